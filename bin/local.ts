@@ -1,0 +1,66 @@
+import { parseArgs } from 'node:util';
+import { join } from 'node:path';
+import { removeRuntimeFile, writeRuntimeFile } from '../lib/local/runtime-file.js';
+import { startLocalRuntime } from '../lib/local/runtime.js';
+
+/**
+ * npm start: the whole service locally.
+ *   --in-memory      keep nothing between runs (default: persist under .data/)
+ *   --data DIR       data folder
+ *   PORT             gateway port (3000)
+ *   DYNAMODB_ENDPOINT, SQS_ENDPOINT   use external engines instead of the embedded ones
+ */
+const { values } = parseArgs({
+  options: { 'in-memory': { type: 'boolean', default: false }, data: { type: 'string', default: '.data' } },
+});
+
+const runtime = await startLocalRuntime({
+  port: Number(process.env.PORT ?? 3000),
+  dataDir: values['in-memory'] ? null : join(process.cwd(), values.data!),
+  dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
+  sqsEndpoint: process.env.SQS_ENDPOINT,
+  logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO',
+});
+writeRuntimeFile({
+  url: runtime.url,
+  pid: process.pid,
+  region: process.env.AWS_REGION ?? 'us-east-1',
+  tableName: runtime.tableName,
+  ...runtime.engines,
+  ...runtime.queues,
+});
+
+const lines = [
+  '',
+  `Customer API listening on ${runtime.url}`,
+  `  DynamoDB ${runtime.engines.dynamoEndpoint}${values['in-memory'] ? ' (in memory)' : ` (data in ${values.data})`}`,
+  `  SQS      ${runtime.engines.sqsEndpoint}`,
+  `  SES v2   ${runtime.engines.sesEndpoint} (sent mail: ${runtime.engines.sesEndpoint}/store)`,
+  `  OpenAPI  ${runtime.url}/v1/openapi.json`,
+];
+if (runtime.demo) {
+  const { clientId, clientSecret, groupId } = runtime.demo;
+  lines.push(
+    '',
+    'Demo application (every scope, group-wide):',
+    `  client_id     ${clientId}`,
+    `  client_secret ${clientSecret}`,
+    '',
+    'Try it:',
+    `  TOKEN=$(curl -s ${runtime.url}/oauth/token -d grant_type=client_credentials -d client_id=${clientId} -d client_secret=${clientSecret} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
+    `  curl -s ${runtime.url}/v1/${groupId}/locations -H "Authorization: Bearer $TOKEN"`,
+  );
+}
+console.log(lines.join('\n'), '\n');
+
+let stopping = false;
+async function shutdown() {
+  if (stopping) return;
+  stopping = true;
+  console.log('\nStopping…');
+  removeRuntimeFile();
+  await runtime.stop();
+  process.exit(0);
+}
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);

@@ -1,0 +1,64 @@
+import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../shared/config.js';
+import { randomSecret, sha256Hex } from '../shared/crypto.js';
+import type { App, CredentialType } from '../shared/data/apps.js';
+import type { Store } from '../shared/data/store.js';
+import { AdminInputError, appInput, parseInput, type AppInput } from './validation.js';
+import { randomBytes } from 'node:crypto';
+
+/** Legacy bearer credentials start with this fixed prefix (contract 5.1 rule 5). */
+export const LEGACY_PREFIX = 'lgcy_';
+/** How much of a legacy credential `tokenPrefix` shows: enough to recognise it, far too little to use it. */
+const SHOWN_PREFIX_LENGTH = LEGACY_PREFIX.length + 6;
+
+export type CreatedApp = { app: App; clientSecret?: string; legacyCredential?: string };
+
+/** Creates an application; the secret (or legacy credential) is returned here once and stored only as a hash. */
+export async function createApp(
+  store: Store,
+  input: AppInput,
+  now: number,
+  credentialType: CredentialType = 'client_credentials',
+): Promise<CreatedApp> {
+  const fields = parseInput(appInput, { rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE, ...input });
+  const group = await store.groups.get(fields.groupId);
+  if (!group) throw new AdminInputError(`group ${fields.groupId} does not exist`);
+  if (fields.allowedLocationIds) {
+    const known = new Set((await store.locations.list(fields.groupId)).map((l) => l.id));
+    const unknown = fields.allowedLocationIds.filter((l) => !known.has(l));
+    if (unknown.length) throw new AdminInputError(`unknown locations in ${fields.groupId}: ${unknown.join(', ')}`);
+  }
+  const createdAt = new Date(now).toISOString();
+  const clientId = `app_${randomBytes(10).toString('hex')}`;
+  const base: App = { clientId, ...fields, status: 'active', credentialType, tokenPrefix: '', createdAt };
+
+  if (credentialType === 'client_credentials') {
+    const clientSecret = randomSecret(32);
+    const app: App = { ...base, secretHash: sha256Hex(clientSecret) };
+    await store.apps.create(app);
+    return { app, clientSecret };
+  }
+  const legacyCredential = `${LEGACY_PREFIX}${randomSecret(32)}`;
+  const app: App = { ...base, tokenPrefix: legacyCredential.slice(0, SHOWN_PREFIX_LENGTH) };
+  await store.apps.create(app);
+  await store.credentials.put({
+    tokenHash: sha256Hex(legacyCredential),
+    clientId,
+    groupId: app.groupId,
+    credentialType: 'legacy_bearer',
+    issuedAt: createdAt,
+    expiresAt: null,
+  });
+  return { app, legacyCredential };
+}
+
+export async function revokeApp(store: Store, clientId: string, now: number): Promise<void> {
+  if (!(await store.apps.revoke(clientId, new Date(now).toISOString()))) {
+    throw new AdminInputError(`application ${clientId} does not exist`);
+  }
+}
+
+/** An application as ops see it: never the secret hash. */
+export function publicApp(app: App) {
+  const { secretHash: _hash, ...rest } = app;
+  return rest;
+}

@@ -1,0 +1,125 @@
+import type { ApiRequest, Operations } from '../shared/api-handler.js';
+import type { App } from '../shared/data/apps.js';
+import type { Location } from '../shared/data/locations.js';
+import type { Deps } from '../shared/deps.js';
+import { ok } from '../shared/envelope.js';
+import { ApiError } from '../shared/errors.js';
+import { jsonResponse } from '../shared/http.js';
+import { openApiDocument } from '../shared/openapi.js';
+import { REFRESH } from '../shared/refresh.js';
+import { isLocationRoute, moduleOfRoute, resourceName, ROUTES } from '../shared/routes.js';
+import { MODULES, type Module, type Scope } from '../shared/scopes.js';
+
+/** Location-level resources the application may read there: held scope and enabled module. */
+export function grantedResources(app: App, location: Location, module?: Module): string[] {
+  return ROUTES.filter(
+    (r) =>
+      r.method === 'GET' &&
+      r.scope !== null &&
+      isLocationRoute(r) &&
+      app.scopes.includes(r.scope) &&
+      (module === undefined || moduleOfRoute(r) === module) &&
+      (moduleOfRoute(r) === null || location.modulesEnabled[moduleOfRoute(r)!]),
+  ).map(resourceName);
+}
+
+function endpoints(baseUrl: string, groupId: string, locationId: string) {
+  const root = `${baseUrl}/v1/${encodeURIComponent(groupId)}/${encodeURIComponent(locationId)}`;
+  return { root, modules: `${root}/modules`, shiftq: `${root}/shiftq`, sportsq: `${root}/sportsq`, matriq: `${root}/matriq` };
+}
+
+function locationItem(req: ApiRequest, app: App, location: Location) {
+  return {
+    id: location.id,
+    name: location.name,
+    locationShortName: location.locationShortName,
+    timezone: location.timezone,
+    slug: location.slug,
+    status: location.status,
+    modulesEnabled: location.modulesEnabled,
+    resources: grantedResources(app, location),
+    endpoints: endpoints(req.baseUrl, location.groupId, location.id),
+  };
+}
+
+function tokenBlock(req: ApiRequest) {
+  const { app, credential } = req.auth!;
+  return {
+    scopeType: app.allowedLocationIds ? ('location' as const) : ('group' as const),
+    scopes: app.scopes,
+    rateLimitPerMinute: app.rateLimitPerMinute,
+    expiresAt: app.expiresAt,
+    accessTokenExpiresAt: credential.expiresAt,
+    credentialType: app.credentialType,
+    status: 'active' as const,
+    ...(app.allowedLocationIds ? { allowedLocationIds: app.allowedLocationIds } : {}),
+    tokenPrefix: app.credentialType === 'legacy_bearer' ? app.tokenPrefix : '',
+  };
+}
+
+/** The group's locations this token may see, in id order. */
+async function accessibleLocations(req: ApiRequest, deps: Deps): Promise<Location[]> {
+  const { app } = req.auth!;
+  const all = await deps.store.locations.list(app.groupId);
+  return app.allowedLocationIds ? all.filter((l) => app.allowedLocationIds!.includes(l.id)) : all;
+}
+
+export const operations: Operations = {
+  async openapi(req) {
+    return jsonResponse(200, openApiDocument(req.baseUrl), { 'Cache-Control': 'public, max-age=300' });
+  },
+
+  async listLocations(req, deps) {
+    const locations = await accessibleLocations(req, deps);
+    return ok(req, {
+      token: tokenBlock(req),
+      locations: locations.map((l) => locationItem(req, req.auth!.app, l)),
+      refresh: REFRESH.discovery,
+    });
+  },
+
+  async groupModules(req, deps) {
+    const { app } = req.auth!;
+    const [group, locations] = await Promise.all([deps.store.groups.get(app.groupId), accessibleLocations(req, deps)]);
+    if (!group) throw new ApiError('not_found');
+    const modules = Object.fromEntries(
+      MODULES.map((m) => [
+        m,
+        {
+          scope: `${m}:read`,
+          granted: app.scopes.includes(`${m}:read` as Scope),
+          locationIds: locations.filter((l) => l.modulesEnabled[m]).map((l) => l.id),
+        },
+      ]),
+    );
+    return ok(req, { group: { id: group.groupId, name: group.name }, modules, refresh: REFRESH.discovery });
+  },
+
+  async locationModules(req) {
+    const { app } = req.auth!;
+    const location = req.location!;
+    const modules = Object.fromEntries(
+      MODULES.map((m) => [
+        m,
+        {
+          scope: `${m}:read`,
+          granted: app.scopes.includes(`${m}:read` as Scope),
+          enabled: location.modulesEnabled[m],
+          resources: grantedResources(app, location, m),
+        },
+      ]),
+    );
+    return ok(req, {
+      location: { id: location.id, name: location.name, timezone: location.timezone },
+      modulesEnabled: location.modulesEnabled,
+      modules,
+      refresh: REFRESH.discovery,
+    });
+  },
+
+  async locationSummary(req) {
+    const { app } = req.auth!;
+    const { resources, endpoints: urls, modulesEnabled, ...location } = locationItem(req, app, req.location!);
+    return ok(req, { location, modulesEnabled, resources, endpoints: urls, refresh: REFRESH.discovery });
+  },
+};

@@ -1,0 +1,130 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { authorize, type AuthContext } from './auth.js';
+import type { Location } from './data/locations.js';
+import type { Deps } from './deps.js';
+import { ApiError } from './errors.js';
+import { baseUrlOf, errorResponse, header, queryOf, type HttpResponse } from './http.js';
+import { resolvePath, routeByTemplate, routesOf, type Family, type Route } from './routes.js';
+
+/** What an operation receives: the resolved route, validated input and the caller's identity. */
+export type ApiRequest = {
+  event: APIGatewayProxyEvent;
+  route: Route;
+  params: Record<string, string>;
+  query: Record<string, string>;
+  requestId: string;
+  /** Base for absolute URLs in responses. */
+  baseUrl: string;
+  /** The request's instant, read once from the injected clock. */
+  now: number;
+  auth: AuthContext | null;
+  location: Location | null;
+};
+
+export type Operation = (req: ApiRequest, deps: Deps) => Promise<HttpResponse>;
+export type Operations = Record<string, Operation>;
+
+type ApiContext = Context & { api?: ApiRequest; extraHeaders?: Record<string, string>; startedAt?: number };
+type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
+
+/**
+ * The fixed chain every /v1 family runs: logger → responses (error shape,
+ * shared headers, access log) → route + auth + rate limit → operation.
+ */
+export function apiHandler(family: Family, operations: Operations, deps: Deps) {
+  for (const route of routesOf(family)) {
+    if (!operations[route.operation]) throw new Error(`family ${family} lacks operation ${route.operation}`);
+  }
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
+    .use(injectLambdaContext(deps.logger, { clearState: true }))
+    .use(responses(deps))
+    .use(routeAndAuthorize(deps))
+    .handler(async (_event, context) => {
+      const api = context.api!;
+      return operations[api.route.operation]!(api, deps);
+    });
+}
+
+function responses(deps: Deps): ApiMiddleware {
+  const finish = (request: { event: APIGatewayProxyEvent; context: ApiContext; response: APIGatewayProxyResult | null }) => {
+    const response = request.response!;
+    const requestId = request.event.requestContext.requestId;
+    response.headers = { ...request.context.extraHeaders, ...response.headers, 'X-Request-Id': requestId };
+    deps.logger.info('request', {
+      requestId,
+      operation: request.context.api?.route.operation ?? 'unmatched',
+      status: response.statusCode,
+      clientId: request.context.api?.auth?.app.clientId,
+      latencyMs: deps.clock.now() - (request.context.startedAt ?? deps.clock.now()),
+    });
+  };
+  return {
+    before: (request) => {
+      request.context.startedAt = deps.clock.now();
+    },
+    after: finish,
+    onError: (request) => {
+      const err = request.error;
+      const requestId = request.event.requestContext.requestId;
+      if (!(err instanceof ApiError)) {
+        deps.logger.error('unhandled error', { requestId, error: err?.name, message: err?.message, stack: err?.stack });
+      }
+      request.response = errorResponse(err instanceof ApiError ? err : new ApiError('internal_error'), requestId);
+      finish(request);
+    },
+  };
+}
+
+function routeAndAuthorize(deps: Deps): ApiMiddleware {
+  return {
+    before: async ({ event, context }) => {
+      const now = deps.clock.now();
+      const { route, params } = resolve(event);
+      const query = route.query ? parseQuery(event, route) : {};
+      const api: ApiRequest = {
+        event,
+        route,
+        params,
+        query,
+        requestId: event.requestContext.requestId,
+        baseUrl: baseUrlOf(event, deps.config),
+        now,
+        auth: null,
+        location: null,
+      };
+      context.api = api;
+      if (route.scope === null) return;
+      const result = await authorize(deps, route, params, header(event, 'authorization'), now);
+      api.auth = result.auth;
+      api.location = result.location;
+      context.extraHeaders = result.rateHeaders;
+    },
+  };
+}
+
+/** API Gateway hands over the matched template; the catch-all (and anything else) is resolved from the path. */
+function resolve(event: APIGatewayProxyEvent): { route: Route; params: Record<string, string> } {
+  const route = routeByTemplate(event.httpMethod, event.resource);
+  if (route) return { route, params: (event.pathParameters ?? {}) as Record<string, string> };
+  const resolution = resolvePath(event.httpMethod, event.path);
+  if (resolution && 'match' in resolution) return resolution.match;
+  if (resolution) {
+    throw new ApiError('method_not_allowed', `Use ${resolution.allowed.join(' or ')} on this resource.`, {
+      Allow: resolution.allowed.join(', '),
+    });
+  }
+  throw new ApiError('not_found', 'No resource exists at this path.');
+}
+
+function parseQuery(event: APIGatewayProxyEvent, route: Route): Record<string, string> {
+  const schema = route.query!;
+  const raw = queryOf(event, Object.keys(schema.shape));
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ApiError('invalid_request', `Query parameter ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data as Record<string, string>;
+}

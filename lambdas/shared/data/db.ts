@@ -1,0 +1,35 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+
+/** What every repository needs: a document client and the table's name. */
+export type Db = { doc: DynamoDBDocumentClient; tableName: string };
+
+/**
+ * Endpoints come from the SDK's own settings (AWS_ENDPOINT_URL_DYNAMODB), so
+ * the local runtime and AWS share this code path.
+ */
+export function createDb(tableName: string, client = new DynamoDBClient({})): Db {
+  const doc = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return { doc, tableName };
+}
+
+export function isConditionFailure(err: unknown): boolean {
+  return (err as { name?: string })?.name === 'ConditionalCheckFailedException';
+}
+
+/** Follows LastEvaluatedKey so callers always get every page. */
+export async function queryAll(
+  doc: DynamoDBDocumentClient,
+  input: ConstructorParameters<typeof QueryCommand>[0],
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}

@@ -1,0 +1,40 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll, type Db } from './db.js';
+
+export type Group = { groupId: string; name: string; createdAt: string };
+
+export const groupKeys = {
+  group: (groupId: string) => ({ PK: `GROUP#${groupId}`, SK: 'GROUP' }),
+  /** GSI1 partition that lists every group. */
+  allGroups: 'GROUPS',
+};
+
+export function groupsRepo({ doc, tableName }: Db) {
+  return {
+    async get(groupId: string): Promise<Group | null> {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: groupKeys.group(groupId) }));
+      return Item ? toGroup(Item) : null;
+    },
+    async put(group: Group): Promise<void> {
+      await doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...groupKeys.group(group.groupId), GSI1PK: groupKeys.allGroups, GSI1SK: group.groupId, ...group },
+        }),
+      );
+    },
+    async list(): Promise<Group[]> {
+      const items = await queryAll(doc, {
+        TableName: tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': groupKeys.allGroups },
+      });
+      return items.map(toGroup);
+    },
+  };
+}
+
+function toGroup(item: Record<string, unknown>): Group {
+  return { groupId: String(item.groupId), name: String(item.name), createdAt: String(item.createdAt) };
+}

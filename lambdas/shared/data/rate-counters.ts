@@ -1,0 +1,35 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Db } from './db.js';
+
+/** Which limit a counter belongs to: an application's API calls, or token-endpoint attempts for a client id. */
+export type CounterKind = 'API' | 'TOKEN';
+
+export const counterKeys = {
+  counter: (kind: CounterKind, subject: string, windowStart: string) => ({
+    PK: `RATE#${kind}#${subject}`,
+    SK: windowStart,
+  }),
+};
+
+export function rateCountersRepo({ doc, tableName }: Db) {
+  return {
+    /**
+     * Counts one request in a window with a single atomic ADD and returns the
+     * new total; each total is seen by exactly one request, which is what
+     * makes "alert once per window" free of extra writes.
+     */
+    async hit(kind: CounterKind, subject: string, windowStart: string, expiresAtSeconds: number): Promise<number> {
+      const { Attributes } = await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: counterKeys.counter(kind, subject, windowStart),
+          UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
+          ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
+          ExpressionAttributeValues: { ':one': 1, ':ttl': expiresAtSeconds },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(Attributes?.count ?? 0);
+    },
+  };
+}

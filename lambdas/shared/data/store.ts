@@ -1,0 +1,19 @@
+import { appsRepo } from './apps.js';
+import { credentialsRepo } from './credentials.js';
+import type { Db } from './db.js';
+import { groupsRepo } from './groups.js';
+import { locationsRepo } from './locations.js';
+import { rateCountersRepo } from './rate-counters.js';
+
+/** Every repository over one table; handlers take this, never a DynamoDB client. */
+export function createStore(db: Db) {
+  return {
+    groups: groupsRepo(db),
+    locations: locationsRepo(db),
+    apps: appsRepo(db),
+    credentials: credentialsRepo(db),
+    rateCounters: rateCountersRepo(db),
+  };
+}
+
+export type Store = ReturnType<typeof createStore>;

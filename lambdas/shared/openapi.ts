@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { ERRORS } from './errors.js';
+import { isLocationRoute, ROUTES, TOKEN_SCHEMAS, type Route } from './routes.js';
+import { envelope, errorBody } from './schemas/common.js';
+
+type JsonSchema = Record<string, unknown>;
+
+function schemaOf(type: z.ZodType): JsonSchema {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(type, { target: 'draft-2020-12', io: 'output' }) as JsonSchema;
+  return schema;
+}
+
+const errorRef = { $ref: '#/components/schemas/Error' };
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorRef } } });
+
+function pathParameters(route: Route) {
+  return [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+}
+
+function queryParameters(route: Route) {
+  if (!route.query) return [];
+  return Object.entries(schemaOf(route.query).properties as Record<string, JsonSchema>).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema,
+  }));
+}
+
+function v1Operation(route: Route) {
+  const data = route.data ?? z.unknown();
+  const responses: Record<string, unknown> = {
+    '200': {
+      description: 'Success, in the common envelope',
+      content: { 'application/json': { schema: schemaOf(envelope(data, { locationLevel: isLocationRoute(route) })) } },
+    },
+  };
+  if (route.scope) {
+    responses['401'] = errorResponse('Token missing or invalid');
+    responses['403'] = errorResponse('Token revoked or expired, outside its locations, or missing the scope');
+    responses['404'] = errorResponse('Group, location or resource not found');
+    responses['429'] = errorResponse('Application rate limit exceeded; see Retry-After');
+  }
+  if (route.query) responses['400'] = errorResponse('Invalid query parameter');
+  return {
+    operationId: route.operation,
+    summary: route.summary,
+    tags: [route.family],
+    ...(route.scope ? { security: [{ bearer: [route.scope] }], 'x-required-scope': route.scope } : { security: [] }),
+    parameters: [...pathParameters(route), ...queryParameters(route)],
+    responses,
+  };
+}
+
+function tokenOperation(route: Route) {
+  const oauthError = (description: string) => ({
+    description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } },
+  });
+  return {
+    operationId: route.operation,
+    summary: route.summary,
+    tags: [route.family],
+    security: [{}, { clientBasic: [] }],
+    requestBody: {
+      required: true,
+      content: { 'application/x-www-form-urlencoded': { schema: schemaOf(TOKEN_SCHEMAS.tokenRequest) } },
+    },
+    responses: {
+      '200': { description: 'Access token', content: { 'application/json': { schema: schemaOf(TOKEN_SCHEMAS.tokenResponse) } } },
+      '400': oauthError('invalid_request or unsupported_grant_type'),
+      '401': oauthError('invalid_client'),
+      '429': oauthError('temporarily_unavailable; see Retry-After'),
+    },
+  };
+}
+
+let cached: { paths: Record<string, Record<string, unknown>>; components: unknown } | undefined;
+
+/** OpenAPI 3.1, generated from the route table and its schemas; built once per process. */
+export function openApiDocument(baseUrl: string) {
+  cached ??= {
+    paths: ROUTES.reduce<Record<string, Record<string, unknown>>>((paths, route) => {
+      const operation = route.family === 'token' ? tokenOperation(route) : v1Operation(route);
+      (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+      return paths;
+    }, {}),
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Access token from /oauth/token, or a legacy bearer credential' },
+        clientBasic: { type: 'http', scheme: 'basic', description: 'Client id and secret, for /oauth/token only' },
+      },
+      schemas: {
+        Error: { ...schemaOf(errorBody), 'x-error-codes': Object.keys(ERRORS) },
+        OAuthError: schemaOf(TOKEN_SCHEMAS.oauthError),
+      },
+    },
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Customer API',
+      version: 'v1',
+      description: 'Venue data, an Auto Scheduler emergency stop and signed beverage-menu webhooks for customer backends.',
+    },
+    servers: [{ url: baseUrl }],
+    ...cached,
+  };
+}

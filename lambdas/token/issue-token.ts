@@ -1,0 +1,139 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { ACCESS_TOKEN_TTL_SECONDS, MAX_REQUEST_BODY_BYTES, TOKEN_REQUESTS_PER_MINUTE } from '../shared/config.js';
+import { randomSecret, safeEqual, sha256Hex } from '../shared/crypto.js';
+import type { Deps } from '../shared/deps.js';
+import { bodyBytes, bodyText, header, jsonResponse, type HttpResponse } from '../shared/http.js';
+import { rateWindow } from '../shared/rate-limit.js';
+import type { OAUTH_ERROR_CODES } from '../shared/schemas/token.js';
+
+type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
+
+const STATUS: Record<OAuthErrorCode, number> = {
+  invalid_request: 400,
+  unsupported_grant_type: 400,
+  invalid_client: 401,
+  temporarily_unavailable: 429,
+};
+
+// RFC 6749 5.1: token responses, including errors, are never cached.
+const NO_CACHE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+class OAuthError extends Error {
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly description: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(description);
+  }
+}
+
+/** A hash no secret has, compared when the client is unknown so timing does not tell unknown ids apart. */
+const UNKNOWN_CLIENT_HASH = sha256Hex('unknown-client');
+
+/**
+ * POST /oauth/token (contract 5.1, 7.2; RFC 6749 4.4): client_credentials
+ * only, client authentication by form body or HTTP Basic, never both.
+ */
+export async function issueToken(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpResponse> {
+  try {
+    return await exchange(event, deps);
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    return jsonResponse(
+      STATUS[err.code],
+      { error: err.code, error_description: err.description },
+      { ...NO_CACHE, ...err.headers },
+    );
+  }
+}
+
+async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpResponse> {
+  const contentType = (header(event, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (contentType !== 'application/x-www-form-urlencoded') {
+    throw new OAuthError('invalid_request', 'Content-Type must be application/x-www-form-urlencoded.');
+  }
+  if (bodyBytes(event) > MAX_REQUEST_BODY_BYTES) {
+    throw new OAuthError('invalid_request', `The request body exceeds ${MAX_REQUEST_BODY_BYTES} bytes.`);
+  }
+  const form = parseForm(bodyText(event));
+  const basic = parseBasic(header(event, 'authorization'));
+  if (basic && form.client_secret !== undefined) {
+    throw new OAuthError('invalid_request', 'Use one client authentication method, not both.');
+  }
+  if (basic && form.client_id !== undefined && form.client_id !== basic.clientId) {
+    throw new OAuthError('invalid_request', 'client_id differs from the Authorization header.');
+  }
+  if (!form.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
+  if (form.grant_type !== 'client_credentials') {
+    throw new OAuthError('unsupported_grant_type', 'Only client_credentials is supported.');
+  }
+
+  const clientId = basic?.clientId ?? form.client_id ?? '';
+  const clientSecret = basic?.clientSecret ?? form.client_secret ?? '';
+  const challenge: Record<string, string> = basic
+    ? { 'WWW-Authenticate': 'Basic realm="customer-api", charset="UTF-8"' }
+    : {};
+  const failed = new OAuthError('invalid_client', 'Client authentication failed.', challenge);
+  if (!clientId || !clientSecret) throw failed;
+
+  const now = deps.clock.now();
+  const window = rateWindow(now);
+  const attempts = await deps.store.rateCounters.hit('TOKEN', sha256Hex(clientId), window.start, window.expiresAtSeconds);
+  if (attempts > TOKEN_REQUESTS_PER_MINUTE) {
+    throw new OAuthError('temporarily_unavailable', 'Too many token requests; retry later.', {
+      'Retry-After': String(window.resetSeconds),
+    });
+  }
+
+  const app = clientId.length <= 128 ? await deps.store.apps.get(clientId) : null;
+  const secretMatches = safeEqual(sha256Hex(clientSecret), app?.secretHash ?? UNKNOWN_CLIENT_HASH);
+  const usable =
+    app !== null &&
+    secretMatches &&
+    app.credentialType === 'client_credentials' &&
+    app.status === 'active' &&
+    (app.expiresAt === null || Date.parse(app.expiresAt) > now);
+  if (!usable) throw failed;
+
+  const accessToken = randomSecret(32);
+  await deps.store.credentials.put({
+    tokenHash: sha256Hex(accessToken),
+    clientId: app.clientId,
+    groupId: app.groupId,
+    credentialType: 'client_credentials',
+    issuedAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + ACCESS_TOKEN_TTL_SECONDS * 1000).toISOString(),
+  });
+  return jsonResponse(
+    200,
+    { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: app.scopes.join(' ') },
+    NO_CACHE,
+  );
+}
+
+/** Form fields; RFC 6749 3.2 forbids repeating a parameter. */
+function parseForm(body: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(body)) {
+    if (name in fields) throw new OAuthError('invalid_request', `Parameter ${name} was given more than once.`);
+    fields[name] = value;
+  }
+  return fields;
+}
+
+/** RFC 6749 2.3.1: Basic credentials are form-urlencoded before base64. */
+function parseBasic(authorization: string | undefined): { clientId: string; clientSecret: string } | null {
+  if (!authorization) return null;
+  const match = /^Basic +([A-Za-z0-9+/]+=*)$/i.exec(authorization.trim());
+  if (!match) throw new OAuthError('invalid_request', 'The Authorization header is not valid HTTP Basic.');
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new OAuthError('invalid_request', 'The Authorization header is not valid HTTP Basic.');
+  try {
+    const unescape = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
+    return { clientId: unescape(decoded.slice(0, colon)), clientSecret: unescape(decoded.slice(colon + 1)) };
+  } catch {
+    throw new OAuthError('invalid_request', 'The Authorization header is not valid HTTP Basic.');
+  }
+}

@@ -1,0 +1,80 @@
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { startFauxqs } from 'fauxqs';
+import dynalite from 'dynalite';
+import sesLocal from 'aws-ses-v2-local';
+
+/** Where the local runtime's AWS-compatible engines answer. */
+export type Engines = {
+  dynamoEndpoint: string;
+  sqsEndpoint: string;
+  sesEndpoint: string;
+  /** True when the caller supplied the endpoint (DynamoDB Local, LocalStack, AWS): use the default credentials chain. */
+  externalDynamo: boolean;
+  externalSqs: boolean;
+  stop(): Promise<void>;
+};
+
+export type EngineOptions = {
+  /** LevelDB folder for dynalite; null keeps everything in memory. */
+  dataDir: string | null;
+  dynamoEndpoint?: string | undefined;
+  sqsEndpoint?: string | undefined;
+};
+
+/** Starts dynalite, fauxqs and a local SES v2 in-process, unless external endpoints are given. */
+export async function startEngines(options: EngineOptions): Promise<Engines> {
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    let dynamoEndpoint = options.dynamoEndpoint;
+    if (!dynamoEndpoint) {
+      if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+      const server = dynalite({
+        ...(options.dataDir ? { path: options.dataDir } : {}),
+        createTableMs: 0,
+        deleteTableMs: 0,
+        updateTableMs: 0,
+      });
+      dynamoEndpoint = `http://127.0.0.1:${await listen(server)}`;
+      stops.push(() => close(server));
+    }
+    let sqsEndpoint = options.sqsEndpoint;
+    if (!sqsEndpoint) {
+      const fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
+      sqsEndpoint = `http://127.0.0.1:${fauxqs.port}`;
+      stops.push(() => fauxqs.stop());
+    }
+    const ses = await sesLocal({ host: '127.0.0.1', port: 0 });
+    stops.push(() => close(ses));
+    return {
+      dynamoEndpoint,
+      sqsEndpoint,
+      sesEndpoint: `http://127.0.0.1:${(ses.address() as AddressInfo).port}`,
+      externalDynamo: Boolean(options.dynamoEndpoint),
+      externalSqs: Boolean(options.sqsEndpoint),
+      stop: () => stopAll(stops),
+    };
+  } catch (err) {
+    await stopAll(stops);
+    throw err;
+  }
+}
+
+async function stopAll(stops: (() => Promise<void>)[]) {
+  for (const stop of stops.reverse()) await stop().catch(() => undefined);
+}
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+export function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections?.();
+  });
+}

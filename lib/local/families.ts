@@ -1,0 +1,20 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { createHandler as discovery } from '../../lambdas/discovery/index.js';
+import type { Deps } from '../../lambdas/shared/deps.js';
+import type { Family } from '../../lambdas/shared/routes.js';
+import { createHandler as token } from '../../lambdas/token/index.js';
+
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** Every family's handler factory; typed by Family so a new family cannot be forgotten here. */
+const FACTORIES: Record<Family, (deps: Deps) => ProxyHandler> = { token, discovery };
+
+export function createFamilyHandlers(deps: Deps): Record<Family, ProxyHandler> {
+  return Object.fromEntries(Object.entries(FACTORIES).map(([family, create]) => [family, create(deps)])) as Record<
+    Family,
+    ProxyHandler
+  >;
+}
+
+/** The family API Gateway's catch-all integration reaches (404/405 for unknown paths and methods). */
+export const CATCH_ALL_FAMILY: Family = 'discovery';

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { resolvePath, type Family } from '../../lambdas/shared/routes.js';
+import { CATCH_ALL_FAMILY, type ProxyHandler } from './families.js';
+
+/** API Gateway's own payload limit; handlers apply their tighter limits. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * A local stand-in for API Gateway: it turns each HTTP request into the same
+ * REST proxy event API Gateway sends and calls the same family handler.
+ */
+export function createGateway(handlers: Record<Family, ProxyHandler>): Server {
+  return createServer((req, res) => {
+    handle(handlers, req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ message: 'Internal server error' }));
+    });
+  });
+}
+
+async function handle(handlers: Record<Family, ProxyHandler>, req: IncomingMessage, res: ServerResponse) {
+  const body = await readBody(req);
+  if (body === null) {
+    res.writeHead(413, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ message: 'Request Too Long' }));
+    return;
+  }
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const method = req.method ?? 'GET';
+  const resolution = resolvePath(method, url.pathname);
+  const match = resolution && 'match' in resolution ? resolution.match : null;
+  const family = match?.route.family ?? CATCH_ALL_FAMILY;
+  const event = toEvent(req, url, method, body, match ? { template: match.route.path, params: match.params } : null);
+  const result = await handlers[family](event, lambdaContext(family, event.requestContext.requestId));
+
+  const headers: Record<string, string | string[]> = { ...result.headers } as Record<string, string>;
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  res.writeHead(result.statusCode, headers);
+  res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  method: string,
+  body: Buffer,
+  match: { template: string; params: Record<string, string> } | null,
+): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const value = req.rawHeaders[i + 1]!;
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  headers['X-Forwarded-Proto'] = 'http';
+  multiValueHeaders['X-Forwarded-Proto'] = ['http'];
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    (multiQuery[name] ??= []).push(value);
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  const requestId = randomUUID();
+  return {
+    httpMethod: method,
+    path: url.pathname,
+    resource: match?.template ?? '/{proxy+}',
+    pathParameters: match ? match.params : { proxy: url.pathname.slice(1) },
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    body: body.length ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+    stageVariables: null,
+    requestContext: {
+      requestId,
+      path: url.pathname,
+      stage: 'local',
+      httpMethod: method,
+      resourcePath: match?.template ?? '/{proxy+}',
+      domainName: req.headers.host ?? 'localhost',
+      requestTimeEpoch: Date.now(),
+      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
+    } as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+function lambdaContext(family: string, requestId: string): Context {
+  return {
+    functionName: `customer-api-local-${family}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:customer-api-local-${family}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/customer-api-local-${family}`,
+    logStreamName: 'local',
+    callbackWaitsForEmptyEventLoop: false,
+    getRemainingTimeInMillis: () => 29_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** The whole body, or null once it passes the limit. */
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,79 @@
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  UpdateTimeToLiveCommand,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { TABLE_KEYS } from '../../lambdas/shared/data/table.js';
+import { WEBHOOK_QUEUES } from '../../lambdas/shared/queues.js';
+
+/** Creates the table from the shared key schema when it is missing (the CDK `Table` uses the same schema). */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (err) {
+    if ((err as Error).name !== 'ResourceNotFoundException') throw err;
+  }
+  const attributes = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, ...TABLE_KEYS.globalIndexes.flatMap((g) => [g.partitionKey, g.sortKey])];
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: attributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+      KeySchema: [
+        { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: TABLE_KEYS.globalIndexes.map((g) => ({
+        IndexName: g.indexName,
+        KeySchema: [
+          { AttributeName: g.partitionKey, KeyType: 'HASH' },
+          { AttributeName: g.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    }),
+  );
+  await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: tableName });
+  try {
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: TABLE_KEYS.ttlAttribute, Enabled: true },
+      }),
+    );
+  } catch {
+    // dynalite has no TTL; reads check expiry themselves, so nothing depends on deletion.
+  }
+}
+
+export type QueueUrls = { webhookQueueUrl: string; webhookDlqUrl: string };
+
+/** Creates the webhook queue and its DLQ with the stack's redrive policy (idempotent). */
+export async function ensureQueues(sqs: SQSClient, prefix: string): Promise<QueueUrls> {
+  const dlq = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: WEBHOOK_QUEUES.dlqName(prefix),
+      Attributes: { MessageRetentionPeriod: String(WEBHOOK_QUEUES.dlqRetentionSeconds) },
+    }),
+  );
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  const queue = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: WEBHOOK_QUEUES.queueName(prefix),
+      Attributes: {
+        VisibilityTimeout: String(WEBHOOK_QUEUES.visibilityTimeoutSeconds),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: Attributes!.QueueArn,
+          maxReceiveCount: String(WEBHOOK_QUEUES.maxReceiveCount),
+        }),
+      },
+    }),
+  );
+  return { webhookQueueUrl: queue.QueueUrl!, webhookDlqUrl: dlq.QueueUrl! };
+}

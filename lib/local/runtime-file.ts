@@ -1,0 +1,43 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/**
+ * While `npm start` runs it records its endpoints here, so the admin CLI can
+ * reach the same engines without flags.
+ */
+export const RUNTIME_FILE = join(process.cwd(), '.local', 'runtime.json');
+
+export type RuntimeFile = {
+  url: string;
+  pid: number;
+  region: string;
+  tableName: string;
+  dynamoEndpoint: string;
+  sqsEndpoint: string;
+  sesEndpoint: string;
+  externalDynamo: boolean;
+  externalSqs: boolean;
+  webhookQueueUrl: string;
+  webhookDlqUrl: string;
+};
+
+export function writeRuntimeFile(info: RuntimeFile): void {
+  mkdirSync(dirname(RUNTIME_FILE), { recursive: true });
+  writeFileSync(RUNTIME_FILE, `${JSON.stringify(info, null, 2)}\n`);
+}
+
+export function removeRuntimeFile(): void {
+  rmSync(RUNTIME_FILE, { force: true });
+}
+
+/** The running local runtime's endpoints, or null when none is running. */
+export function readRuntimeFile(): RuntimeFile | null {
+  if (!existsSync(RUNTIME_FILE)) return null;
+  const info = JSON.parse(readFileSync(RUNTIME_FILE, 'utf8')) as RuntimeFile;
+  try {
+    process.kill(info.pid, 0);
+    return info;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,127 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { systemClock, type Clock } from '../../lambdas/shared/clock.js';
+import { configFromEnv } from '../../lambdas/shared/config.js';
+import { createDb } from '../../lambdas/shared/data/db.js';
+import { createStore, type Store } from '../../lambdas/shared/data/store.js';
+import type { Deps } from '../../lambdas/shared/deps.js';
+import { sesMailer } from '../../lambdas/shared/mailer.js';
+import { close, startEngines, type Engines } from './engines.js';
+import { createFamilyHandlers } from './families.js';
+import { createGateway } from './gateway.js';
+import { ensureQueues, ensureTable, type QueueUrls } from './provision.js';
+import { seedDemo, type DemoCredentials } from './seed.js';
+
+export type LocalRuntimeOptions = {
+  port?: number;
+  host?: string;
+  /** Folder for persisted data; null keeps everything in memory. */
+  dataDir?: string | null;
+  /** External engines (DynamoDB Local, LocalStack, an AWS account) instead of the embedded ones. */
+  dynamoEndpoint?: string | undefined;
+  sqsEndpoint?: string | undefined;
+  tableName?: string;
+  clock?: Clock;
+  /** Seed the demo group and application into an empty table. */
+  seed?: boolean;
+  logLevel?: 'INFO' | 'WARN' | 'ERROR' | 'SILENT' | 'DEBUG';
+};
+
+export type LocalRuntime = {
+  url: string;
+  port: number;
+  tableName: string;
+  queues: QueueUrls;
+  engines: Omit<Engines, 'stop'>;
+  store: Store;
+  deps: Deps;
+  demo: DemoCredentials | null;
+  stop(): Promise<void>;
+};
+
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+const REGION = process.env.AWS_REGION ?? 'us-east-1';
+
+/**
+ * The whole service on one machine: real DynamoDB- and SQS-compatible
+ * engines, the same handlers behind a local API Gateway, and the same SDK
+ * clients pointed at local endpoints.
+ */
+export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
+  const dataDir = options.dataDir ?? null;
+  const engines = await startEngines({
+    dataDir: dataDir ? join(dataDir, 'dynamodb') : null,
+    dynamoEndpoint: options.dynamoEndpoint,
+    sqsEndpoint: options.sqsEndpoint,
+  });
+  try {
+    const clientOptions = (external: boolean, endpoint: string) => ({
+      endpoint,
+      region: REGION,
+      ...(external ? {} : { credentials: LOCAL_CREDENTIALS }),
+    });
+    const dynamo = new DynamoDBClient(clientOptions(engines.externalDynamo, engines.dynamoEndpoint));
+    const sqs = new SQSClient(clientOptions(engines.externalSqs, engines.sqsEndpoint));
+    const tableName = options.tableName ?? 'customer-api-local';
+    await ensureTable(dynamo, tableName);
+    const queues = await ensureQueues(sqs, tableName);
+
+    const config = { ...configFromEnv(), tableName, ...queues, stage: 'local' };
+    const store = createStore(createDb(tableName, dynamo));
+    const clock = options.clock ?? systemClock;
+    const deps: Deps = {
+      config,
+      store,
+      clock,
+      mailer: sesMailer(config.mailFrom, new SESv2Client(clientOptions(false, engines.sesEndpoint))),
+      logger: new Logger({ serviceName: 'customer-api', logLevel: options.logLevel ?? 'INFO' }),
+    };
+    const demo = options.seed === false ? null : await demoCredentials(store, clock, dataDir);
+
+    const server = createGateway(createFamilyHandlers(deps));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve);
+    });
+    const port = (server.address() as AddressInfo).port;
+    const { stop: stopEngines, ...endpoints } = engines;
+    return {
+      url: `http://localhost:${port}`,
+      port,
+      tableName,
+      queues,
+      engines: endpoints,
+      store,
+      deps,
+      demo,
+      async stop() {
+        await close(server);
+        dynamo.destroy();
+        sqs.destroy();
+        await stopEngines();
+      },
+    };
+  } catch (err) {
+    await engines.stop();
+    throw err;
+  }
+}
+
+/**
+ * Seeds an empty table. The demo secret is kept in the local data folder so
+ * a restart can print it again; it exists only for this demo application.
+ */
+async function demoCredentials(store: Store, clock: Clock, dataDir: string | null): Promise<DemoCredentials | null> {
+  const file = dataDir ? join(dataDir, 'demo-credentials.json') : null;
+  if ((await store.groups.list()).length > 0) {
+    return file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials) : null;
+  }
+  const demo = await seedDemo(store, clock.now());
+  if (file) writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  return demo;
+}

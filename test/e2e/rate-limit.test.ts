@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalRuntime } from '../../lib/local/runtime.js';
+import { call, exchange, manualClock, sentMail, startTestRuntime, tokenFor } from '../support/runtime.js';
+import { expectContract } from '../support/openapi.js';
+
+let runtime: LocalRuntime;
+// 20 s into a UTC minute: 40 s until the window resets.
+const clock = manualClock(Date.UTC(2026, 10, 22, 15, 30, 20));
+
+beforeAll(async () => {
+  runtime = await startTestRuntime({ clock });
+});
+afterAll(() => runtime?.stop());
+
+const PATH = '/v1/demo-group/locations';
+
+describe('per-application rate limit', () => {
+  it('counts every token of the application against one quota per UTC minute', async () => {
+    const app = await tokenFor(runtime, { rateLimitPerMinute: 5, ownerEmail: 'ops@tenant.example' });
+    const second = (await exchange(runtime, app.clientId, app.clientSecret)).access_token;
+    const remaining: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const reply = await call(runtime, PATH, { token: i % 2 ? second : app.token });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('ratelimit-limit')).toBe('5');
+      expect(reply.headers.get('ratelimit-reset')).toBe('40');
+      expect(reply.headers.get('ratelimit-policy')).toBe('5;w=60');
+      expect(reply.headers.get('retry-after')).toBeNull();
+      remaining.push(reply.headers.get('ratelimit-remaining')!);
+    }
+    expect(remaining).toEqual(['4', '3', '2', '1', '0']);
+
+    for (const token of [app.token, second, app.token]) {
+      const limited = await call(runtime, PATH, { token });
+      expect(limited.status).toBe(429);
+      expect(limited.body.error.code).toBe('rate_limited');
+      expect(limited.headers.get('retry-after')).toBe('40');
+      expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+      expectContract('GET', PATH, limited);
+    }
+
+    // One warning at 80 % (the 4th request) and one exceeded alert, however many throttled requests follow.
+    const mail = (await sentMail(runtime)).filter((m) => m.to.includes('ops@tenant.example'));
+    expect(mail.map((m) => m.subject)).toEqual([
+      'Customer API: application Test app reached 80% of its rate limit',
+      'Customer API: application Test app exceeded its rate limit',
+    ]);
+    expect(mail.map((m) => m.text).join('\n')).not.toContain(app.token);
+
+    // The next UTC minute starts a fresh window, and alerts may fire once again.
+    clock.advance(40_000);
+    const fresh = await call(runtime, PATH, { token: second });
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers.get('ratelimit-remaining')).toBe('4');
+    expect(fresh.headers.get('ratelimit-reset')).toBe('60');
+  });
+
+  it('keeps applications independent', async () => {
+    const busy = await tokenFor(runtime, { rateLimitPerMinute: 1 });
+    const quiet = await tokenFor(runtime, { rateLimitPerMinute: 1 });
+    expect((await call(runtime, PATH, { token: busy.token })).status).toBe(200);
+    expect((await call(runtime, PATH, { token: busy.token })).status).toBe(429);
+    expect((await call(runtime, PATH, { token: quiet.token })).status).toBe(200);
+  });
+
+  it('does not count unauthenticated requests against anyone', async () => {
+    const app = await tokenFor(runtime, { rateLimitPerMinute: 2 });
+    for (let i = 0; i < 5; i++) expect((await call(runtime, PATH, { token: 'x'.repeat(43) })).status).toBe(401);
+    expect((await call(runtime, PATH, { token: app.token })).headers.get('ratelimit-remaining')).toBe('1');
+  });
+});

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../lambdas/shared/crypto.js';
+import { TOKEN_REQUESTS_PER_MINUTE } from '../../lambdas/shared/config.js';
+import type { LocalRuntime } from '../../lib/local/runtime.js';
+import { call, exchange, manualClock, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
+import { expectContract } from '../support/openapi.js';
+
+let runtime: LocalRuntime;
+const clock = manualClock();
+
+beforeAll(async () => {
+  runtime = await startTestRuntime({ clock });
+});
+afterAll(() => runtime?.stop());
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
+
+function postToken(body: string, headers: Record<string, string> = FORM) {
+  return call(runtime, '/oauth/token', { method: 'POST', body, headers });
+}
+
+const tableItems = () => scanTable(runtime);
+const tokenItems = async () => (await tableItems()).filter((i) => String(i.PK).startsWith('TOKEN#'));
+
+describe('POST /oauth/token', () => {
+  it('issues an opaque 24-hour bearer token to a real OAuth client (secret in the body)', async () => {
+    const app = await newApp(runtime, { scopes: ['locations:read', 'bevq:read'] });
+    const tokens = await exchange(runtime, app.clientId, app.clientSecret, 'post');
+    expect(tokens.token_type.toLowerCase()).toBe('bearer');
+    expect(tokens.expires_in).toBe(86400);
+    expect(tokens.scope).toBe('locations:read bevq:read');
+    expect(tokens.refresh_token).toBeUndefined();
+    // 32 random bytes, base64url: at least 256 bits.
+    expect(tokens.access_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('accepts HTTP Basic client authentication and answers no-store, no-cache', async () => {
+    const app = await newApp(runtime);
+    const basic = Buffer.from(`${app.clientId}:${encodeURIComponent(app.clientSecret)}`).toString('base64');
+    const reply = await postToken(form({ grant_type: 'client_credentials' }), { ...FORM, Authorization: `Basic ${basic}` });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('cache-control')).toBe('no-store');
+    expect(reply.headers.get('pragma')).toBe('no-cache');
+    expect(Object.keys(reply.body).sort()).toEqual(['access_token', 'expires_in', 'scope', 'token_type']);
+    expectContract('POST', '/oauth/token', reply);
+    const viaLibrary = await exchange(runtime, app.clientId, app.clientSecret, 'basic');
+    expect(viaLibrary.access_token).not.toBe(reply.body.access_token);
+  });
+
+  it('stores tokens and client secrets only as SHA-256 hashes', async () => {
+    const app = await newApp(runtime);
+    const { access_token } = await exchange(runtime, app.clientId, app.clientSecret);
+    const items = await tableItems();
+    const everything = JSON.stringify(items);
+    expect(everything).not.toContain(access_token);
+    expect(everything).not.toContain(app.clientSecret);
+    expect(items.some((i) => i.PK === `TOKEN#${sha256Hex(access_token)}`)).toBe(true);
+    expect(items.find((i) => i.PK === `APP#${app.clientId}`)?.secretHash).toBe(sha256Hex(app.clientSecret));
+  });
+
+  it('refuses bad requests with RFC 6749 codes and issues nothing', async () => {
+    const app = await newApp(runtime);
+    const good = { grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret };
+    const before = (await tokenItems()).length;
+    const basic = `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`;
+    const cases: [string, Promise<Awaited<ReturnType<typeof postToken>>>, number, string][] = [
+      ['JSON body', postToken(JSON.stringify(good), { 'Content-Type': 'application/json' }), 400, 'invalid_request'],
+      ['no content type', postToken(form(good), {}), 400, 'invalid_request'],
+      ['missing grant_type', postToken(form({ client_id: app.clientId, client_secret: app.clientSecret })), 400, 'invalid_request'],
+      ['repeated parameter', postToken(`${form(good)}&grant_type=client_credentials`), 400, 'invalid_request'],
+      ['password grant', postToken(form({ ...good, grant_type: 'password' })), 400, 'unsupported_grant_type'],
+      ['authorization_code grant', postToken(form({ ...good, grant_type: 'authorization_code' })), 400, 'unsupported_grant_type'],
+      ['two client authentication methods', postToken(form(good), { ...FORM, Authorization: basic }), 400, 'invalid_request'],
+      ['malformed Basic header', postToken(form({ grant_type: 'client_credentials' }), { ...FORM, Authorization: 'Basic ###' }), 400, 'invalid_request'],
+      ['oversized body', postToken(form({ ...good, padding: 'x'.repeat(20_000) })), 400, 'invalid_request'],
+      ['no client authentication', postToken(form({ grant_type: 'client_credentials' })), 401, 'invalid_client'],
+    ];
+    for (const [name, pending, status, code] of cases) {
+      const reply = await pending;
+      expect({ name, status: reply.status, code: reply.body?.error }).toEqual({ name, status, code });
+      expect(reply.headers.get('cache-control'), name).toBe('no-store');
+      expectContract('POST', '/oauth/token', reply);
+    }
+    expect((await tokenItems()).length).toBe(before);
+  });
+
+  it('answers invalid_client identically for an unknown client, a wrong secret and a revoked application', async () => {
+    const app = await newApp(runtime);
+    const revoked = await newApp(runtime);
+    await runtime.deps.store.apps.revoke(revoked.clientId, new Date(clock.now()).toISOString());
+    const other = await newApp(runtime);
+    const replies = await Promise.all([
+      postToken(form({ grant_type: 'client_credentials', client_id: 'app_doesnotexist', client_secret: app.clientSecret })),
+      postToken(form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: `${app.clientSecret}x` })),
+      postToken(form({ grant_type: 'client_credentials', client_id: revoked.clientId, client_secret: revoked.clientSecret })),
+      postToken(form({ grant_type: 'client_credentials', client_id: other.clientId, client_secret: 'A'.repeat(43) })),
+    ]);
+    for (const reply of replies) {
+      expect(reply.status).toBe(401);
+      expect(reply.body).toEqual(replies[0]!.body);
+      expect(reply.body.error).toBe('invalid_client');
+      // No WWW-Authenticate challenge when the client authenticated in the body.
+      expect(reply.headers.get('www-authenticate')).toBeNull();
+    }
+    expect(replies[0]!.text).not.toMatch(/secret|unknown|revoked|exist/i);
+  });
+
+  it('challenges with WWW-Authenticate: Basic when HTTP Basic authentication fails', async () => {
+    const app = await newApp(runtime);
+    const basic = Buffer.from(`${app.clientId}:wrong`).toString('base64');
+    const reply = await postToken(form({ grant_type: 'client_credentials' }), { ...FORM, Authorization: `Basic ${basic}` });
+    expect(reply.status).toBe(401);
+    expect(reply.body.error).toBe('invalid_client');
+    expect(reply.headers.get('www-authenticate')).toMatch(/^Basic realm="customer-api"/);
+  });
+
+  it('rate-limits token requests per client id with 429 temporarily_unavailable and Retry-After', async () => {
+    clock.set(Date.UTC(2026, 10, 22, 13, 5, 45));
+    const app = await newApp(runtime);
+    const attempt = () =>
+      postToken(form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'wrong' }));
+    for (let i = 0; i < TOKEN_REQUESTS_PER_MINUTE; i++) expect((await attempt()).status).toBe(401);
+    const limited = await attempt();
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toBe('temporarily_unavailable');
+    expect(limited.headers.get('retry-after')).toBe('15');
+    // Even the right secret waits for the next window.
+    const right = await postToken(form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret }));
+    expect(right.status).toBe(429);
+    clock.advance(15_000);
+    expect((await postToken(form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret }))).status).toBe(200);
+  });
+
+  it('answers 405 with Allow for other methods on the token endpoint', async () => {
+    const reply = await call(runtime, '/oauth/token');
+    expect(reply.status).toBe(405);
+    expect(reply.headers.get('allow')).toBe('POST');
+    expect(reply.body.error.code).toBe('method_not_allowed');
+  });
+});

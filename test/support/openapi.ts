@@ -1,0 +1,34 @@
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { expect } from 'vitest';
+import { openApiDocument } from '../../lambdas/shared/openapi.js';
+import { resolvePath } from '../../lambdas/shared/routes.js';
+import type { Reply } from './runtime.js';
+
+const doc = openApiDocument('http://localhost') as any;
+const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, allErrors: true });
+(addFormats as unknown as typeof addFormats.default)(ajv);
+ajv.addSchema({ $id: 'openapi', components: doc.components }, 'openapi');
+
+/**
+ * Asserts a response matches what the OpenAPI document promises for that
+ * route and status; a response the document does not describe fails.
+ */
+export function expectContract(method: string, path: string, reply: Reply): void {
+  const resolution = resolvePath(method, path.split('?')[0]!);
+  const template = resolution && 'match' in resolution ? resolution.match.route.path : null;
+  const described = template ? doc.paths[template]?.[method.toLowerCase()]?.responses?.[String(reply.status)] : null;
+  const schema = described?.content?.['application/json']?.schema ?? (template ? null : { $ref: '#/components/schemas/Error' });
+  expect(schema, `OpenAPI describes ${method} ${template ?? path} → ${reply.status}`).toBeTruthy();
+  const validate = ajv.compile(rebase(schema));
+  const valid = validate(reply.body);
+  expect(validate.errors ?? [], `${method} ${path} → ${reply.status} matches OpenAPI`).toEqual([]);
+  expect(valid).toBe(true);
+}
+
+/** Points local component refs at the registered document. */
+function rebase(schema: unknown): unknown {
+  return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/'));
+}
+
+export { doc as openApiDoc };

@@ -1,0 +1,106 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import * as oauth from 'openid-client';
+import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../lib/local/runtime.js';
+import { createApp } from '../../lambdas/admin/apps.js';
+import type { AppInput } from '../../lambdas/admin/validation.js';
+import type { Clock } from '../../lambdas/shared/clock.js';
+
+/** A clock tests move by hand. */
+export function manualClock(start = Date.UTC(2026, 10, 22, 12, 0, 10)): Clock & { set(ms: number): void; advance(ms: number): void } {
+  let now = start;
+  return {
+    now: () => now,
+    set: (ms) => {
+      now = ms;
+    },
+    advance: (ms) => {
+      now += ms;
+    },
+  };
+}
+
+/** A real local runtime on a free port, in memory, seeded with the demo group. */
+export function startTestRuntime(options: Partial<LocalRuntimeOptions> = {}): Promise<LocalRuntime> {
+  return startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'SILENT', ...options });
+}
+
+/** Creates an application straight in the store (as the admin CLI does) and returns its credentials. */
+export async function newApp(runtime: LocalRuntime, input: Partial<AppInput> = {}) {
+  const created = await createApp(
+    runtime.store,
+    { groupId: 'demo-group', name: 'Test app', scopes: ['locations:read'], ...input },
+    runtime.deps.clock.now(),
+  );
+  return { clientId: created.app.clientId, clientSecret: created.clientSecret!, app: created.app };
+}
+
+/** Token exchange through a real OAuth 2.0 client library, as a customer backend would do it. */
+export async function exchange(
+  runtime: LocalRuntime,
+  clientId: string,
+  clientSecret: string,
+  auth: 'post' | 'basic' = 'post',
+) {
+  const config = new oauth.Configuration(
+    { issuer: runtime.url, token_endpoint: `${runtime.url}/oauth/token` },
+    clientId,
+    undefined,
+    auth === 'basic' ? oauth.ClientSecretBasic(clientSecret) : oauth.ClientSecretPost(clientSecret),
+  );
+  oauth.allowInsecureRequests(config);
+  return oauth.clientCredentialsGrant(config);
+}
+
+export async function tokenFor(runtime: LocalRuntime, input: Partial<AppInput> = {}) {
+  const app = await newApp(runtime, input);
+  const { access_token } = await exchange(runtime, app.clientId, app.clientSecret);
+  return { ...app, token: access_token };
+}
+
+export type Reply = { status: number; headers: Headers; body: any; text: string };
+
+export async function call(runtime: LocalRuntime, path: string, init: RequestInit & { token?: string } = {}): Promise<Reply> {
+  const { token, headers, ...rest } = init;
+  const response = await fetch(`${runtime.url}${path}`, {
+    ...rest,
+    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(headers as Record<string, string>) },
+  });
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  return { status: response.status, headers: response.headers, body, text };
+}
+
+/** Every e-mail the local SES v2 has accepted. */
+export async function sentMail(runtime: LocalRuntime): Promise<{ subject: string; to: string[]; text: string }[]> {
+  const response = await fetch(`${runtime.engines.sesEndpoint}/store`);
+  const { emails } = (await response.json()) as {
+    emails: { subject: string; destination: { to: string[] }; body: { text?: string } }[];
+  };
+  return emails.map((e) => ({ subject: e.subject, to: e.destination.to, text: e.body.text ?? '' }));
+}
+
+/** Every item in the runtime's table (test tables are small). */
+export async function scanTable(runtime: LocalRuntime): Promise<Record<string, any>[]> {
+  const doc = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: runtime.engines.dynamoEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+  const items: Record<string, any>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(new ScanCommand({ TableName: runtime.tableName, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  doc.destroy();
+  return items;
+}
