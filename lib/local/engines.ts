@@ -3,7 +3,10 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { startFauxqs } from 'fauxqs';
 import dynalite from 'dynalite';
-import sesLocal from 'aws-ses-v2-local';
+import sesLocalModule from 'aws-ses-v2-local';
+
+// A CommonJS build with `exports.default`: Node's ESM loader wraps it once more than bundlers do.
+const sesLocal = ((sesLocalModule as unknown as { default?: typeof sesLocalModule }).default ?? sesLocalModule);
 
 /** Where the local runtime's AWS-compatible engines answer. */
 export type Engines = {

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { call, manualClock, startTestRuntime, tokenFor } from '../support/runtime.js';
@@ -67,8 +68,21 @@ describe('GET /v1/{group_id}/locations', () => {
 
   it('builds absolute URLs from the host the client called', async () => {
     const { token } = await tokenFor(runtime);
-    const reply = await call(runtime, '/v1/demo-group/locations', { token, headers: { Host: 'api.example.test:8443' } });
-    expect(reply.body.data.locations[0].endpoints.root).toBe('http://api.example.test:8443/v1/demo-group/denver-union');
+    // fetch may not set Host, so this one request goes through node:http.
+    const body = await new Promise<any>((resolve, reject) => {
+      const req = request(
+        `${runtime.url}/v1/demo-group/locations`,
+        { headers: { Host: 'api.example.test:8443', Authorization: `Bearer ${token}` } },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve(JSON.parse(text)));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(body.data.locations[0].endpoints.root).toBe('http://api.example.test:8443/v1/demo-group/denver-union');
   });
 
   it('shows a location-scoped token only its locations', async () => {

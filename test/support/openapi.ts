@@ -1,13 +1,15 @@
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
 import { openApiDocument } from '../../lambdas/shared/openapi.js';
 import { resolvePath } from '../../lambdas/shared/routes.js';
 import type { Reply } from './runtime.js';
 
 const doc = openApiDocument('http://localhost') as any;
-const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, allErrors: true });
-(addFormats as unknown as typeof addFormats.default)(ajv);
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+// ajv-formats is CommonJS: its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsModule as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => void;
+addFormats(ajv);
 ajv.addSchema({ $id: 'openapi', components: doc.components }, 'openapi');
 
 /**
@@ -27,7 +29,7 @@ export function expectContract(method: string, path: string, reply: Reply): void
 }
 
 /** Points local component refs at the registered document. */
-function rebase(schema: unknown): unknown {
+function rebase(schema: unknown): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/'));
 }
 

@@ -1,0 +1,30 @@
+import { App, Aspects, Tags } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { CustomerApiStack, isStage, STAGES } from '../lib/stack.js';
+
+/**
+ * The CDK app: `cdk synth|deploy -c stage=dev|prod [-c mailFrom=...] [-c publicBaseUrl=...]`.
+ * Environment-agnostic (no account/region, no lookups) so it synthesizes offline.
+ */
+const app = new App();
+
+const stage: unknown = app.node.tryGetContext('stage') ?? 'dev';
+if (!isStage(stage)) {
+  throw new Error(`Unknown stage ${JSON.stringify(stage)}: use -c stage=${STAGES.join(' or -c stage=')}.`);
+}
+const optional = (key: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(key);
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+};
+
+const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, {
+  stage,
+  mailFrom: optional('mailFrom'),
+  publicBaseUrl: optional('publicBaseUrl'),
+  description: `Customer API (${stage})`,
+});
+Tags.of(stack).add('project', 'customer-api');
+Tags.of(stack).add('stage', stage);
+
+// cdk-nag errors fail the synth; justified exceptions live next to the resources they concern.
+Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));

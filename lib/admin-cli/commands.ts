@@ -1,0 +1,239 @@
+import { readFile } from 'node:fs/promises';
+import { createApp, publicApp, revokeApp } from '../../lambdas/admin/apps.js';
+import { AdminInputError, type AppInput } from '../../lambdas/admin/validation.js';
+import { loadVenues, putGroup, putLocation } from '../../lambdas/admin/venues.js';
+import type { App, CredentialType } from '../../lambdas/shared/data/apps.js';
+import type { Location } from '../../lambdas/shared/data/locations.js';
+import type { Store } from '../../lambdas/shared/data/store.js';
+import { MODULES, type ModulesEnabled } from '../../lambdas/shared/scopes.js';
+import { fields, show, table, type Column } from './format.js';
+import { defineCommand, type Command, type Values } from './spec.js';
+
+/**
+ * Every admin command, declared once. Names, flags and the --json shapes are
+ * a public interface for ops scripts: add, never rename.
+ */
+
+const appFlags = {
+  group: { value: 'G', required: true },
+  scopes: { value: 'S1,S2', kind: 'list', required: true },
+  locations: { value: 'L1,L2', kind: 'list' },
+  'rate-limit': { value: 'N', kind: 'int' },
+  'owner-email': { value: 'E' },
+  name: { value: 'N' },
+  'expires-at': { value: 'ISO' },
+} as const;
+
+const appColumns: Column<App>[] = [
+  ['CLIENT ID', (a) => a.clientId],
+  ['GROUP', (a) => a.groupId],
+  ['NAME', (a) => a.name],
+  ['TYPE', (a) => a.credentialType],
+  ['STATUS', (a) => a.status],
+  ['SCOPES', (a) => show(a.scopes)],
+  ['LOCATIONS', (a) => (a.allowedLocationIds ? show(a.allowedLocationIds) : 'all')],
+];
+
+const locationColumns: Column<Location>[] = [
+  ['ID', (l) => l.id],
+  ['NAME', (l) => l.name],
+  ['SHORT NAME', (l) => l.locationShortName],
+  ['TIMEZONE', (l) => l.timezone],
+  ['SLUG', (l) => l.slug],
+  ['STATUS', (l) => l.status],
+  ['MODULES', (l) => show(l.modulesEnabled)],
+];
+
+/** `apps create` and `apps create-legacy` differ only in the credential they hand out. */
+function createAppCommand(credentialType: CredentialType) {
+  const legacy = credentialType === 'legacy_bearer';
+  const secretName = legacy ? 'legacyCredential' : 'clientSecret';
+  return defineCommand({
+    name: legacy ? 'apps create-legacy' : 'apps create',
+    summary: legacy
+      ? 'Create an application with a legacy bearer credential, shown only once.'
+      : 'Create an OAuth client application; its client secret is shown only once. --name defaults to "<G> app".',
+    flags: appFlags,
+    json: `{"app": App, "${secretName}": "..."}`,
+    async run({ flags, store, now }) {
+      const created = await createApp(store, appInput(flags), now, credentialType);
+      const secret = (legacy ? created.legacyCredential : created.clientSecret)!;
+      const label = legacy ? 'legacy_credential' : 'client_secret';
+      return {
+        json: { app: publicApp(created.app), [secretName]: secret },
+        text: [
+          `Created application ${created.app.clientId} in group ${created.app.groupId}.`,
+          fields({ client_id: created.app.clientId, [label]: secret }),
+          `The ${label.replace('_', ' ')} is shown only now: store it safely, it cannot be shown again.`,
+        ].join('\n'),
+      };
+    },
+  });
+}
+
+/** Flags → createApp input; createApp validates every field (scope names included) before writing. */
+function appInput(flags: Values<typeof appFlags>): AppInput {
+  return {
+    groupId: flags.group,
+    name: flags.name ?? `${flags.group} app`,
+    scopes: flags.scopes as AppInput['scopes'],
+    allowedLocationIds: flags.locations ?? null,
+    rateLimitPerMinute: flags['rate-limit'],
+    ownerEmail: flags['owner-email'] ?? null,
+    expiresAt: flags['expires-at'] ?? null,
+  };
+}
+
+async function requireGroup(store: Store, groupId: string): Promise<void> {
+  if (!(await store.groups.get(groupId))) throw new AdminInputError(`group ${groupId} does not exist`);
+}
+
+async function requireApp(store: Store, clientId: string): Promise<App> {
+  const app = await store.apps.get(clientId);
+  if (!app) throw new AdminInputError(`application ${clientId} does not exist`);
+  return app;
+}
+
+/** `--modules a,b` → every module, on when listed. */
+function modulesEnabled(listed: string[]): ModulesEnabled {
+  const unknown = listed.filter((m) => !(MODULES as readonly string[]).includes(m));
+  if (unknown.length) throw new AdminInputError(`unknown modules: ${unknown.join(', ')} (known: ${MODULES.join(', ')})`);
+  return Object.fromEntries(MODULES.map((m) => [m, listed.includes(m)])) as ModulesEnabled;
+}
+
+async function readJsonFile(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new AdminInputError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new AdminInputError(`${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+export const COMMANDS: readonly Command[] = [
+  createAppCommand('client_credentials'),
+  createAppCommand('legacy_bearer'),
+  defineCommand({
+    name: 'apps list',
+    summary: 'List applications, optionally of one group. Never shows a secret or its hash.',
+    flags: { group: { value: 'G' } },
+    json: '{"apps": [App]}',
+    async run({ flags, store }) {
+      if (flags.group) await requireGroup(store, flags.group);
+      const apps = (await store.apps.list()).filter((a) => !flags.group || a.groupId === flags.group);
+      return { json: { apps: apps.map(publicApp) }, text: table(apps, appColumns) };
+    },
+  }),
+  defineCommand({
+    name: 'apps show',
+    summary: 'Show one application.',
+    arg: 'ID',
+    flags: {},
+    json: '{"app": App}',
+    async run({ arg, store }) {
+      const app = publicApp(await requireApp(store, arg));
+      return { json: { app }, text: fields({ ...app, allowedLocationIds: app.allowedLocationIds ?? 'all' }, '') };
+    },
+  }),
+  defineCommand({
+    name: 'apps revoke',
+    summary: 'Revoke an application; its tokens fail on their next use.',
+    arg: 'ID',
+    flags: {},
+    json: '{"revoked": "ID"}',
+    async run({ arg, store, now }) {
+      await revokeApp(store, arg, now);
+      return { json: { revoked: arg }, text: `Revoked application ${arg}.` };
+    },
+  }),
+  defineCommand({
+    name: 'groups list',
+    summary: 'List groups.',
+    flags: {},
+    json: '{"groups": [Group]}',
+    async run({ store }) {
+      const groups = await store.groups.list();
+      const text = table(groups, [
+        ['ID', (g) => g.groupId],
+        ['NAME', (g) => g.name],
+        ['CREATED', (g) => g.createdAt],
+      ]);
+      return { json: { groups }, text };
+    },
+  }),
+  defineCommand({
+    name: 'groups put',
+    summary: 'Create or rename a group.',
+    flags: { id: { value: 'G', required: true }, name: { value: 'N', required: true } },
+    json: '{"group": Group}',
+    async run({ flags, store, now }) {
+      const group = await putGroup(store, { groupId: flags.id, name: flags.name }, now);
+      return { json: { group }, text: `Saved group ${group.groupId} (${group.name}).` };
+    },
+  }),
+  defineCommand({
+    name: 'locations list',
+    summary: 'List the locations of a group.',
+    flags: { group: { value: 'G', required: true } },
+    json: '{"locations": [Location]}',
+    async run({ flags, store }) {
+      await requireGroup(store, flags.group);
+      const locations = await store.locations.list(flags.group);
+      return { json: { locations }, text: table(locations, locationColumns) };
+    },
+  }),
+  defineCommand({
+    name: 'locations put',
+    summary: 'Create or replace a location of an existing group. Modules not listed are disabled.',
+    flags: {
+      group: { value: 'G', required: true },
+      id: { value: 'L', required: true },
+      name: { value: 'N', required: true },
+      'short-name': { value: 'S', required: true },
+      timezone: { value: 'Z', required: true },
+      slug: { value: 'SLUG', required: true },
+      status: { value: 'active|inactive' },
+      modules: { value: 'M1,M2', kind: 'list' },
+    },
+    json: '{"location": Location}',
+    async run({ flags, store, now }) {
+      const location = await putLocation(
+        store,
+        {
+          groupId: flags.group,
+          id: flags.id,
+          name: flags.name,
+          locationShortName: flags['short-name'],
+          timezone: flags.timezone,
+          slug: flags.slug,
+          status: flags.status as 'active' | 'inactive' | undefined,
+          modulesEnabled: modulesEnabled(flags.modules ?? []),
+        },
+        now,
+      );
+      return { json: { location }, text: `Saved location ${location.groupId}/${location.id} (${location.name}).` };
+    },
+  }),
+  defineCommand({
+    name: 'venues load',
+    summary: [
+      'Load a JSON venue file, validating all of it before writing anything:',
+      '{"groups": [{"groupId", "name", "locations": [{"id", "name", "locationShortName", "timezone", "slug",',
+      '"status"?, "modulesEnabled": {"<module>": true|false}}]}]}',
+    ].join('\n'),
+    flags: { file: { value: 'F', required: true } },
+    json: '{"groups": [{"group": Group, "locations": [Location]}]}',
+    async run({ flags, store, now }) {
+      const groups = await loadVenues(store, await readJsonFile(flags.file), now);
+      const text = groups
+        .map(({ group, locations }) => `Loaded group ${group.groupId} (${group.name}) with ${locations.length} location(s).`)
+        .join('\n');
+      return { json: { groups }, text: text || 'The file has no groups.' };
+    },
+  }),
+];

@@ -1,0 +1,51 @@
+import { AdminInputError } from '../../lambdas/admin/validation.js';
+import type { Clock } from '../../lambdas/shared/clock.js';
+import { COMMANDS } from './commands.js';
+import { parseCommandLine, wantsDebug } from './parse.js';
+import { UsageError } from './spec.js';
+import { openTarget, TargetError } from './target.js';
+import { usage } from './usage.js';
+
+export type Io = {
+  out(text: string): void;
+  err(text: string): void;
+  env: NodeJS.ProcessEnv;
+  clock: Clock;
+};
+
+/** Runs one admin command line and returns the exit code: 0 done, 2 bad input or usage, 1 unexpected. */
+export async function runCli(argv: readonly string[], io: Io): Promise<number> {
+  try {
+    const invocation = parseCommandLine(argv, COMMANDS);
+    if (invocation.kind === 'help') {
+      io.out(`${usage(COMMANDS)}\n`);
+      return 0;
+    }
+    const { command, flags, arg, globals } = invocation;
+    const target = await openTarget(globals, io.env);
+    try {
+      if (globals.debug) io.err(`target: ${target.label}, table ${target.tableName}\n`);
+      const output = await command.run({ flags, arg, store: target.store, now: io.clock.now() });
+      io.out(globals.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
+      return 0;
+    } finally {
+      target.close();
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`error: ${err.message}\n\n${usage(COMMANDS)}\n`);
+      return 2;
+    }
+    if (err instanceof AdminInputError || err instanceof TargetError) {
+      io.err(`error: ${err.message}\n`);
+      return 2;
+    }
+    io.err(wantsDebug(argv) ? `${(err as Error)?.stack ?? String(err)}\n` : `unexpected error: ${oneLine(err)} (--debug shows the stack)\n`);
+    return 1;
+  }
+}
+
+function oneLine(err: unknown): string {
+  const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return message.split('\n')[0]!;
+}

@@ -1,0 +1,101 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDb } from '../../lambdas/shared/data/db.js';
+import { createStore, type Store } from '../../lambdas/shared/data/store.js';
+import { readRuntimeFile, RUNTIME_FILE, type RuntimeFile } from '../local/runtime-file.js';
+
+/**
+ * Which deployment the CLI talks to: a deployed stage (its CloudFormation
+ * outputs, default AWS credentials) or the local runtime `npm start` records.
+ */
+
+export const RUNTIME_FILE_ENV = 'CUSTOMER_API_RUNTIME_FILE';
+export const stackName = (stage: string) => `CustomerApi-${stage}`;
+/** The embedded engines accept any credentials; these keep the SDK from looking for real ones. */
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+const NOT_RUNNING = 'the local runtime is not running: start it with `npm start`, or pass --stage';
+
+export type TargetChoice = { stage?: string | undefined; region?: string | undefined; runtimeFile?: string | undefined };
+
+export type Target = {
+  /** For --debug: "stage prod (CustomerApi-prod)", "local runtime (.local/runtime.json)". */
+  label: string;
+  tableName: string;
+  apiUrl: string | null;
+  webhookQueueUrl: string | null;
+  webhookDlqUrl: string | null;
+  store: Store;
+  close(): void;
+};
+
+/** The target cannot be reached as asked (no runtime, no stack); exit code 2. */
+export class TargetError extends Error {}
+
+export function openTarget(choice: TargetChoice, env: NodeJS.ProcessEnv): Promise<Target> {
+  return choice.stage ? openStage(choice.stage, choice.region) : Promise.resolve(openLocal(choice.runtimeFile ?? env[RUNTIME_FILE_ENV]));
+}
+
+async function openStage(stage: string, region: string | undefined): Promise<Target> {
+  const clientConfig = region ? { region } : {};
+  const name = stackName(stage);
+  const cfn = new CloudFormationClient(clientConfig);
+  let outputs: Record<string, string>;
+  try {
+    const { Stacks } = await cfn.send(new DescribeStacksCommand({ StackName: name }));
+    outputs = Object.fromEntries((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']));
+  } catch (err) {
+    if ((err as Error).name === 'ValidationError') throw new TargetError(`stack ${name} not found: is stage ${stage} deployed in this region?`);
+    throw err;
+  } finally {
+    cfn.destroy();
+  }
+  const tableName = outputs.TableName;
+  if (!tableName) throw new TargetError(`stack ${name} has no TableName output`);
+  const dynamo = new DynamoDBClient(clientConfig);
+  return {
+    label: `stage ${stage} (${name})`,
+    tableName,
+    apiUrl: outputs.ApiUrl ?? null,
+    webhookQueueUrl: outputs.WebhookQueueUrl ?? null,
+    webhookDlqUrl: outputs.WebhookDlqUrl ?? null,
+    store: createStore(createDb(tableName, dynamo)),
+    close: () => dynamo.destroy(),
+  };
+}
+
+function openLocal(file: string | undefined): Target {
+  const info = file ? readRuntimeFileAt(file) : readRuntimeFile();
+  if (!info) throw new TargetError(NOT_RUNNING);
+  const dynamo = new DynamoDBClient({
+    endpoint: info.dynamoEndpoint,
+    region: info.region,
+    ...(info.externalDynamo ? {} : { credentials: LOCAL_CREDENTIALS }),
+  });
+  return {
+    label: `local runtime (${file ?? RUNTIME_FILE})`,
+    tableName: info.tableName,
+    apiUrl: info.url,
+    webhookQueueUrl: info.webhookQueueUrl,
+    webhookDlqUrl: info.webhookDlqUrl,
+    store: createStore(createDb(info.tableName, dynamo)),
+    close: () => dynamo.destroy(),
+  };
+}
+
+/** readRuntimeFile()'s rule for a file named by --runtime-file or the environment: present, and its process alive. */
+function readRuntimeFileAt(file: string): RuntimeFile | null {
+  if (!existsSync(file)) return null;
+  let info: RuntimeFile;
+  try {
+    info = JSON.parse(readFileSync(file, 'utf8')) as RuntimeFile;
+  } catch (err) {
+    throw new TargetError(`${file} is not a runtime file: ${(err as Error).message}`);
+  }
+  try {
+    process.kill(info.pid, 0);
+    return info;
+  } catch {
+    return null;
+  }
+}

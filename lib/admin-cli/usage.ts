@@ -1,0 +1,33 @@
+import { MODULES, SCOPES } from '../../lambdas/shared/scopes.js';
+import type { Command } from './spec.js';
+
+/** The usage text, derived from the command table; `help` prints it and every usage error ends with it. */
+export function usage(commands: readonly Command[]): string {
+  const synopsis = (c: Command) =>
+    [
+      c.name,
+      ...(c.arg ? [c.arg] : []),
+      ...Object.entries(c.flags).map(([name, f]) => (f.required ? `--${name} ${f.value}` : `[--${name} ${f.value}]`)),
+    ].join(' ');
+  return [
+    'Usage: npm run admin -- <command> [flags]',
+    '',
+    'Commands:',
+    ...commands.flatMap((c) => [`  ${synopsis(c)}`, ...c.summary.split('\n').map((l) => `      ${l}`), `      json: ${c.json}`]),
+    '  help',
+    '      Show this text (also -h, --help).',
+    '',
+    'Target (default: the local runtime started by `npm start`):',
+    '  --runtime-file F        that local runtime file; also env CUSTOMER_API_RUNTIME_FILE (default .local/runtime.json)',
+    '  --stage S [--region R]  a deployed stage: outputs of stack CustomerApi-S, default AWS credentials',
+    '',
+    'Every command also takes:',
+    '  --json                  print one JSON document on stdout; App, Group and Location are the stored',
+    '                          records, and App never holds a secret or its hash',
+    '  --debug                 print the stack of an unexpected error',
+    '',
+    `Scopes:  ${SCOPES.join(', ')}`,
+    `Modules: ${MODULES.join(', ')}`,
+    'Exit:    0 done; 2 bad input or usage (nothing written, message on stderr); 1 unexpected error',
+  ].join('\n');
+}

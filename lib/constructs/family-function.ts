@@ -1,0 +1,163 @@
+import { fileURLToPath } from 'node:url';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { NagSuppressions } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import { TABLE_KEYS } from '../../lambdas/shared/data/table.js';
+
+/** The DynamoDB actions a family may be granted (written without the `dynamodb:` prefix). */
+export type DynamoAction =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'BatchWriteItem'
+  | 'ConditionCheckItem';
+
+export type TableIndexName = (typeof TABLE_KEYS.globalIndexes)[number]['indexName'];
+
+/** Resource tag naming the family a function serves; tests resolve API integrations through it. */
+export const FAMILY_TAG = 'customer-api:family';
+
+const LAMBDAS_DIR = fileURLToPath(new URL('../../lambdas/', import.meta.url));
+
+export type FamilyFunctionProps = {
+  family: string;
+  memorySize: number;
+  logRetention: RetentionDays;
+  /** For the log group: keep logs of a deleted prod stack, drop dev ones. */
+  removalPolicy: RemovalPolicy;
+  environment?: Record<string, string>;
+};
+
+/**
+ * One family's Lambda with every default set once: arm64, the newest Node.js
+ * runtime, X-Ray, its own log group with retention, ESM bundle with source maps.
+ * Its role starts with nothing but writing to that log group.
+ */
+export class FamilyFunction extends NodejsFunction {
+  readonly family: string;
+  private accessPolicy?: Policy;
+
+  constructor(scope: Construct, id: string, props: FamilyFunctionProps) {
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+    // Own role instead of AWSLambdaBasicExecutionRole: logs go to one known group only.
+    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
+
+    super(scope, id, {
+      entry: `${LAMBDAS_DIR}${props.family}/handler.ts`,
+      handler: 'handler',
+      // cdk-nag AwsSolutions-L1 wants the newest Node.js runtime this aws-cdk-lib knows.
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize,
+      // Well below API Gateway's 29 s integration timeout.
+      timeout: Duration.seconds(10),
+      tracing: Tracing.ACTIVE,
+      logGroup,
+      role,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'customer-api',
+        ...props.environment,
+      },
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        keepNames: true,
+        format: OutputFormat.ESM,
+        // Lets bundled CommonJS dependencies call require() inside the ESM bundle.
+        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        externalModules: [],
+        mainFields: ['module', 'main'],
+        target: 'node22',
+        // No Docker on build machines: bundle with the project's esbuild.
+        forceDockerBundling: false,
+      },
+    });
+    this.family = props.family;
+    Tags.of(this).add(FAMILY_TAG, props.family);
+
+    NagSuppressions.addResourceSuppressions(
+      role,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason: 'X-Ray tracing (tracing ACTIVE): xray:PutTraceSegments and PutTelemetryRecords support no resource-level permissions.',
+          appliesTo: ['Resource::*'],
+        },
+      ],
+      true,
+    );
+  }
+
+  /** Sets TABLE_NAME and grants exactly `actions` on the table, plus Query on each named index's own ARN. */
+  bindTable(table: ITable, actions: readonly DynamoAction[], indexes: readonly TableIndexName[] = []): void {
+    if (actions.length === 0) throw new Error(`${this.family}: bindTable needs at least one action`);
+    this.addEnvironment('TABLE_NAME', table.tableName);
+    this.allow(
+      new PolicyStatement({
+        actions: actions.map((a) => `dynamodb:${a}`),
+        resources: [table.tableArn],
+      }),
+    );
+    const indexActions = actions.filter((a) => a === 'Query');
+    if (indexes.length > 0 && indexActions.length > 0) {
+      this.allow(
+        new PolicyStatement({
+          actions: indexActions.map((a) => `dynamodb:${a}`),
+          resources: indexes.map((name) => `${table.tableArn}/index/${name}`),
+        }),
+      );
+    }
+  }
+
+  /**
+   * Sets MAIL_FROM and allows ses:SendEmail only from that address, through
+   * its own identity or its domain's (whichever is verified in SES).
+   */
+  bindMailer(mailFrom: string): void {
+    const address = emailAddressOf(mailFrom);
+    const domain = address.slice(address.lastIndexOf('@') + 1);
+    const stack = Stack.of(this);
+    const identity = (name: string) =>
+      stack.formatArn({ service: 'ses', resource: 'identity', resourceName: name, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    this.addEnvironment('MAIL_FROM', mailFrom);
+    this.allow(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [identity(address), identity(domain)],
+        conditions: { StringEquals: { 'ses:FromAddress': address } },
+      }),
+    );
+  }
+
+  /** Data-access grants live in their own policy, away from the X-Ray wildcard suppressed on the default one. */
+  private allow(statement: PolicyStatement): void {
+    if (!this.accessPolicy) {
+      // A sibling, not a child: the function depends on it, so it is in place before the first invoke.
+      this.accessPolicy = new Policy(this.node.scope!, `${this.node.id}AccessPolicy`, { roles: [this.role!] });
+      this.node.addDependency(this.accessPolicy);
+    }
+    this.accessPolicy.addStatements(statement);
+  }
+}
+
+/** `Name <a@b.c>` or `a@b.c` → `a@b.c`. */
+export function emailAddressOf(mailFrom: string): string {
+  const address = (/<([^>]+)>\s*$/.exec(mailFrom)?.[1] ?? mailFrom).trim();
+  if (!/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(address)) {
+    throw new Error(`mailFrom "${mailFrom}" is not an e-mail address`);
+  }
+  return address;
+}

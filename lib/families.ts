@@ -1,0 +1,32 @@
+import type { DynamoAction, TableIndexName } from './constructs/family-function.js';
+import type { Family } from '../lambdas/shared/routes.js';
+
+/** What one family's Lambda needs from the infrastructure, and nothing more. */
+export type FamilyInfra = {
+  /** DynamoDB actions on the table. */
+  tableActions: readonly DynamoAction[];
+  /** GSIs the family queries; each is granted by its own ARN (never `index/*`). */
+  queriedIndexes: readonly TableIndexName[];
+  /** ses:SendEmail from MAIL_FROM (owner alerts). */
+  sendsMail: boolean;
+  memorySize: number;
+};
+
+/**
+ * Every /v1 family runs auth → rate limit → route: it reads credentials, apps
+ * and locations, bumps the rate counter and may e-mail the owner an alert.
+ */
+const V1_FAMILY: FamilyInfra = {
+  tableActions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'],
+  queriedIndexes: [],
+  sendsMail: true,
+  memorySize: 1024,
+};
+
+/** Typed by Family: a family added to the route table does not compile until it is declared here. */
+export const FAMILY_INFRA: Record<Family, FamilyInfra> = {
+  // Reads the app, bumps the per-client attempt counter, writes the credential.
+  token: { tableActions: ['GetItem', 'PutItem', 'UpdateItem'], queriedIndexes: [], sendsMail: false, memorySize: 512 },
+  // Locations are listed by base-table Query (PK = group), so no GSI grant.
+  discovery: V1_FAMILY,
+};

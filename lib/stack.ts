@@ -1,0 +1,94 @@
+import { Annotations, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { configFromEnv } from '../lambdas/shared/config.js';
+import { FAMILIES, ROUTES, type Family } from '../lambdas/shared/routes.js';
+import { RouteTableApi } from './constructs/api.js';
+import { DataTable } from './constructs/data-table.js';
+import { FamilyFunction } from './constructs/family-function.js';
+import { WebhookQueues } from './constructs/webhook-queues.js';
+import { FAMILY_INFRA } from './families.js';
+import { CATCH_ALL_FAMILY } from './local/families.js';
+
+/** What differs between stages; everything else is the same everywhere. */
+const STAGE_SETTINGS = {
+  dev: { retain: false, logRetention: RetentionDays.ONE_MONTH, throttling: { rateLimit: 50, burstLimit: 100 } },
+  prod: { retain: true, logRetention: RetentionDays.ONE_YEAR, throttling: { rateLimit: 500, burstLimit: 1000 } },
+} as const;
+
+export type Stage = keyof typeof STAGE_SETTINGS;
+export const STAGES = Object.keys(STAGE_SETTINGS) as Stage[];
+
+export function isStage(value: unknown): value is Stage {
+  return typeof value === 'string' && Object.hasOwn(STAGE_SETTINGS, value);
+}
+
+export type CustomerApiStackProps = StackProps & {
+  stage: Stage;
+  /** Sender of owner e-mails; must be (or belong to a domain) verified in SES. */
+  mailFrom?: string;
+  /** Custom-domain base URL; empty means absolute URLs follow the URL the client called. */
+  publicBaseUrl?: string;
+};
+
+/** The whole service for one stage: table, webhook queues, one function per family, the REST API. */
+export class CustomerApiStack extends Stack {
+  readonly functions: Record<Family, FamilyFunction>;
+
+  constructor(scope: Construct, id: string, props: CustomerApiStackProps) {
+    super(scope, id, props);
+    const settings = STAGE_SETTINGS[props.stage];
+    const removalPolicy = settings.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    // Same fallback as the handlers' own config, so an unset value means the same everywhere.
+    const mailFrom = props.mailFrom ?? configFromEnv({}).mailFrom;
+    if (!props.mailFrom && settings.retain) {
+      Annotations.of(this).addWarningV2('customer-api:mailFrom', `No -c mailFrom: owner alerts go out from ${mailFrom}, which SES will refuse.`);
+    }
+
+    const table = new DataTable(this, 'Table', { retain: settings.retain });
+    const webhooks = new WebhookQueues(this, 'Webhooks', { namePrefix: `customer-api-${props.stage}` });
+
+    const environment = {
+      STAGE: props.stage,
+      MAIL_FROM: mailFrom,
+      PUBLIC_BASE_URL: props.publicBaseUrl ?? '',
+      WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
+      WEBHOOK_DLQ_URL: webhooks.deadLetterQueue.queueUrl,
+    };
+    this.functions = Object.fromEntries(
+      FAMILIES.map((family) => {
+        const infra = FAMILY_INFRA[family];
+        const fn = new FamilyFunction(this, `${pascal(family)}Function`, {
+          family,
+          memorySize: infra.memorySize,
+          logRetention: settings.logRetention,
+          removalPolicy,
+          environment,
+        });
+        fn.bindTable(table, infra.tableActions, infra.queriedIndexes);
+        if (infra.sendsMail) fn.bindMailer(mailFrom);
+        return [family, fn];
+      }),
+    ) as Record<Family, FamilyFunction>;
+
+    const api = new RouteTableApi(this, 'Api', {
+      routes: ROUTES,
+      functions: this.functions,
+      catchAllFamily: CATCH_ALL_FAMILY,
+      stageName: props.stage,
+      throttling: settings.throttling,
+      logRetention: settings.logRetention,
+      removalPolicy,
+    });
+
+    // The admin CLI reads these by key from stack CustomerApi-<stage>.
+    new CfnOutput(this, 'ApiUrl', { value: api.url });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'WebhookQueueUrl', { value: webhooks.queue.queueUrl });
+    new CfnOutput(this, 'WebhookDlqUrl', { value: webhooks.deadLetterQueue.queueUrl });
+  }
+}
+
+function pascal(name: string): string {
+  return name.replace(/(^|[-_])(\w)/g, (_, _sep: string, c: string) => c.toUpperCase());
+}
