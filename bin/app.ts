@@ -1,4 +1,4 @@
-import { App, Aspects, Tags } from 'aws-cdk-lib';
+import { App, Tags, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CustomerApiStack, isStage, STAGES } from '../lib/stack.js';
 
@@ -26,5 +26,6 @@ const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, {
 Tags.of(stack).add('project', 'customer-api');
 Tags.of(stack).add('stage', stage);
 
-// cdk-nag errors fail the synth; justified exceptions live next to the resources they concern.
-Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
+// cdk-nag 3 is a validation plugin: any finding fails the synth. Justified exceptions are
+// acknowledged next to the resources they concern and copied into the template's metadata.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true }));

@@ -1,4 +1,4 @@
-import type { RemovalPolicy } from 'aws-cdk-lib';
+import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -13,7 +13,6 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { ERRORS, type ErrorCode } from '../../lambdas/shared/errors.js';
 import type { Family, Route } from '../../lambdas/shared/routes.js';
@@ -85,6 +84,8 @@ export class RouteTableApi extends Construct {
         accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
       },
     });
+    // The stack publishes the URL under its own output key (ApiUrl).
+    this.restApi.node.tryRemoveChild('Endpoint');
     this.validator = this.restApi.addRequestValidator('Validator', {
       validateRequestParameters: true,
       validateRequestBody: true,
@@ -123,9 +124,8 @@ export class RouteTableApi extends Construct {
     for (const resource of [this.restApi.root, ...this.resources.values()]) resource.addMethod('ANY', catchAll, options);
     this.restApi.root.addProxy({ anyMethod: true, defaultIntegration: catchAll, defaultMethodOptions: options });
 
-    NagSuppressions.addResourceSuppressions(
-      this.restApi,
-      [
+    for (const method of this.restApi.methods) {
+      Validations.of(method).acknowledge(
         {
           id: 'AwsSolutions-APIG4',
           reason:
@@ -134,29 +134,19 @@ export class RouteTableApi extends Construct {
         {
           id: 'AwsSolutions-COG4',
           reason:
-            'Clients are backend applications with OAuth client-credentials tokens issued by this service, not Cognito users; the functions verify those bearer tokens.',
+            'Clients are backend applications holding OAuth client-credentials tokens issued by this service, not Cognito users; the functions verify those bearer tokens.',
         },
-      ],
-      true,
-    );
-    NagSuppressions.addResourceSuppressions(this.restApi.deploymentStage, [
-      {
-        id: 'AwsSolutions-APIG3',
-        reason: 'The WAF web ACL is owned by the platform team and associated per stage outside this stack.',
-      },
-    ]);
-    NagSuppressions.addResourceSuppressions(
-      this.restApi.node.findChild('CloudWatchRole'),
-      [
-        {
-          id: 'AwsSolutions-IAM4',
-          reason:
-            "API Gateway's account-level logging role; AmazonAPIGatewayPushToCloudWatchLogs is the AWS-documented policy for it and API Gateway names the log groups itself.",
-          appliesTo: ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs'],
-        },
-      ],
-      true,
-    );
+      );
+    }
+    Validations.of(this.restApi.deploymentStage).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason: 'The WAF web ACL is owned by the platform team and associated per stage outside this stack.',
+    });
+    Validations.of(this.restApi.node.findChild('CloudWatchRole')).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason:
+        "API Gateway's account-level logging role; AmazonAPIGatewayPushToCloudWatchLogs is the AWS-documented policy for it, and API Gateway creates and names the execution log groups itself.",
+    });
   }
 
   get url(): string {

@@ -38,6 +38,8 @@ export type LocalRuntime = {
   tableName: string;
   queues: QueueUrls;
   engines: Omit<Engines, 'stop'>;
+  /** The runtime's DynamoDB client (benchmarks count its calls). */
+  dynamo: DynamoDBClient;
   store: Store;
   deps: Deps;
   demo: DemoCredentials | null;
@@ -96,6 +98,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       tableName,
       queues,
       engines: endpoints,
+      dynamo,
       store,
       deps,
       demo,

@@ -57,7 +57,11 @@ function admin(args: string[], env: Record<string, string> = {}): Promise<Run> {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'bin/admin.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, CUSTOMER_API_RUNTIME_FILE: runtimeFile, ...env } },
+      {
+        cwd: ROOT,
+        // Unset what vitest.config sets, so stderr shows what an operator sees.
+        env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined, CUSTOMER_API_RUNTIME_FILE: runtimeFile, ...env },
+      },
       (err, stdout, stderr) => {
         const code = err ? Number((err as { code?: unknown }).code ?? 1) : 0;
         let json: unknown = null;

@@ -1,0 +1,77 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHandler as discovery } from '../../lambdas/discovery/index.js';
+import { createHandler as token } from '../../lambdas/token/index.js';
+import type { LocalRuntime } from '../../lib/local/runtime.js';
+import { newApp, startTestRuntime } from '../support/runtime.js';
+
+/** Handlers invoked directly with the events API Gateway sends them, against a real dynalite. */
+let runtime: LocalRuntime;
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+});
+afterAll(() => runtime?.stop());
+
+const HOST = 'abc123.execute-api.eu-west-1.amazonaws.com';
+const context = { functionName: 'f', awsRequestId: 'req-1', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+
+function apiGatewayEvent(method: string, resource: string, path: string, extra: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent {
+  // API Gateway fills pathParameters from the matched template.
+  const names = resource.split('/');
+  const params = Object.fromEntries(
+    path.split('/').flatMap((value, i) => (names[i]?.startsWith('{') ? [[names[i]!.slice(1, -1).replace('+', ''), value]] : [])),
+  );
+  return {
+    httpMethod: method,
+    resource,
+    path,
+    pathParameters: params,
+    headers: { Host: HOST, 'X-Forwarded-Proto': 'https' },
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    body: null,
+    isBase64Encoded: false,
+    stageVariables: null,
+    requestContext: { requestId: 'req-1', path: `/dev${path}`, stage: 'dev', domainName: HOST } as APIGatewayProxyEvent['requestContext'],
+    ...extra,
+  };
+}
+
+describe('handlers behind API Gateway', () => {
+  it('exchange a base64-encoded form body and serve discovery with the stage prefix in absolute URLs', async () => {
+    const app = await newApp(runtime);
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret });
+    const issued = await token(runtime.deps)(
+      apiGatewayEvent('POST', '/oauth/token', '/oauth/token', {
+        headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
+        body: Buffer.from(form.toString()).toString('base64'),
+        isBase64Encoded: true,
+      }),
+      context,
+    );
+    expect(issued.statusCode).toBe(200);
+    const { access_token } = JSON.parse(issued.body);
+
+    const reply = await discovery(runtime.deps)(
+      apiGatewayEvent('GET', '/v1/{group_id}/locations', '/v1/demo-group/locations', {
+        headers: { Host: HOST, 'X-Forwarded-Proto': 'https', authorization: `bearer ${access_token}` },
+      }),
+      context,
+    );
+    expect(reply.statusCode).toBe(200);
+    const body = JSON.parse(reply.body);
+    expect(body.data.locations[0].endpoints.root).toBe(`https://${HOST}/dev/v1/demo-group/denver-union`);
+    expect(reply.headers?.['X-Request-Id']).toBe('req-1');
+  });
+
+  it('answer the catch-all integration with 404 and 405 in the error shape', async () => {
+    const handler = discovery(runtime.deps);
+    const missing = await handler(apiGatewayEvent('GET', '/{proxy+}', '/v2/anything'), context);
+    expect(missing.statusCode).toBe(404);
+    expect(JSON.parse(missing.body).error.code).toBe('not_found');
+    const wrong = await handler(apiGatewayEvent('PUT', '/v1/{group_id}/locations', '/v1/demo-group/locations'), context);
+    expect(wrong.statusCode).toBe(405);
+    expect(wrong.headers?.Allow).toBe('GET');
+  });
+});
