@@ -30,7 +30,9 @@ export const locationInput = z.object({
 export const appInput = z.object({
   groupId: id,
   name: z.string().trim().min(1).max(200),
-  scopes: z.array(z.enum(SCOPES)).min(1).refine((s) => new Set(s).size === s.length, 'scopes repeat'),
+  scopes: z
+    .array(z.enum(SCOPES, { error: (issue) => `unknown scope ${String(issue.input)}` }))
+    .min(1).refine((s) => new Set(s).size === s.length, 'scopes repeat'),
   allowedLocationIds: z.array(id).min(1).nullable().default(null),
   rateLimitPerMinute: z.number().int().min(1).max(100_000).default(600),
   ownerEmail: z.string().email().nullable().default(null),

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createApp, publicApp, revokeApp } from '../../lambdas/admin/apps.js';
 import { AdminInputError, type AppInput } from '../../lambdas/admin/validation.js';
 import { loadVenues, putGroup, putLocation } from '../../lambdas/admin/venues.js';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../../lambdas/shared/config.js';
 import type { App, CredentialType } from '../../lambdas/shared/data/apps.js';
 import type { Location } from '../../lambdas/shared/data/locations.js';
 import type { Store } from '../../lambdas/shared/data/store.js';
@@ -51,8 +52,12 @@ function createAppCommand(credentialType: CredentialType) {
   return defineCommand({
     name: legacy ? 'apps create-legacy' : 'apps create',
     summary: legacy
-      ? 'Create an application with a legacy bearer credential, shown only once.'
-      : 'Create an OAuth client application; its client secret is shown only once. --name defaults to "<G> app".',
+      ? 'Create an application with a legacy bearer credential, shown only once. Flags as for apps create.'
+      : [
+          'Create an OAuth client application; its client secret is shown only once. Defaults: --locations the whole',
+          `group (also locations added later), --rate-limit ${DEFAULT_RATE_LIMIT_PER_MINUTE} a minute, --name "<G> app", no expiry.`,
+          '--expires-at takes an ISO 8601 time with Z or an offset.',
+        ].join('\n'),
     flags: appFlags,
     json: `{"app": App, "${secretName}": "..."}`,
     async run({ flags, store, now }) {

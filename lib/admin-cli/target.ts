@@ -1,9 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDb } from '../../lambdas/shared/data/db.js';
 import { createStore, type Store } from '../../lambdas/shared/data/store.js';
-import { readRuntimeFile, RUNTIME_FILE, type RuntimeFile } from '../local/runtime-file.js';
+import { readRuntimeFile, RUNTIME_FILE } from '../local/runtime-file.js';
 
 /**
  * Which deployment the CLI talks to: a deployed stage (its CloudFormation
@@ -65,7 +64,12 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
 }
 
 function openLocal(file: string | undefined): Target {
-  const info = file ? readRuntimeFileAt(file) : readRuntimeFile();
+  let info;
+  try {
+    info = readRuntimeFile(file ?? RUNTIME_FILE);
+  } catch (err) {
+    throw new TargetError((err as Error).message);
+  }
   if (!info) throw new TargetError(NOT_RUNNING);
   const dynamo = new DynamoDBClient({
     endpoint: info.dynamoEndpoint,
@@ -81,21 +85,4 @@ function openLocal(file: string | undefined): Target {
     store: createStore(createDb(info.tableName, dynamo)),
     close: () => dynamo.destroy(),
   };
-}
-
-/** readRuntimeFile()'s rule for a file named by --runtime-file or the environment: present, and its process alive. */
-function readRuntimeFileAt(file: string): RuntimeFile | null {
-  if (!existsSync(file)) return null;
-  let info: RuntimeFile;
-  try {
-    info = JSON.parse(readFileSync(file, 'utf8')) as RuntimeFile;
-  } catch (err) {
-    throw new TargetError(`${file} is not a runtime file: ${(err as Error).message}`);
-  }
-  try {
-    process.kill(info.pid, 0);
-    return info;
-  } catch {
-    return null;
-  }
 }

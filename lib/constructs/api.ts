@@ -9,7 +9,6 @@ import {
   ResponseType,
   RestApi,
   type IResource,
-  type RequestValidator,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -55,7 +54,6 @@ const GATEWAY_ERRORS: readonly GatewayError[] = [
  */
 export class RouteTableApi extends Construct {
   readonly restApi: RestApi;
-  private readonly validator: RequestValidator;
   private readonly resources = new Map<string, IResource>();
 
   constructor(scope: Construct, id: string, props: RouteTableApiProps) {
@@ -86,7 +84,7 @@ export class RouteTableApi extends Construct {
     });
     // The stack publishes the URL under its own output key (ApiUrl).
     this.restApi.node.tryRemoveChild('Endpoint');
-    this.validator = this.restApi.addRequestValidator('Validator', {
+    const validator = this.restApi.addRequestValidator('Validator', {
       validateRequestParameters: true,
       validateRequestBody: true,
     });
@@ -114,7 +112,7 @@ export class RouteTableApi extends Construct {
       this.resourceFor(route.path).addMethod(route.method, integrations[route.family], {
         operationName: route.operation,
         authorizationType: AuthorizationType.NONE,
-        requestValidator: this.validator,
+        requestValidator: validator,
         requestParameters: Object.fromEntries(pathParameters.map((p) => [`method.request.path.${p}`, true])),
       });
     }

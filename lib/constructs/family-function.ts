@@ -38,7 +38,7 @@ export type FamilyFunctionProps = {
 /**
  * One family's Lambda with every default set once: arm64, the newest Node.js
  * runtime, X-Ray, its own log group with retention, ESM bundle with source maps.
- * Its role starts with nothing but writing to that log group.
+ * Its role starts with writing to that log group and to X-Ray, nothing else.
  */
 export class FamilyFunction extends NodejsFunction {
   readonly family: string;
@@ -147,7 +147,7 @@ export class FamilyFunction extends NodejsFunction {
 }
 
 /** `Name <a@b.c>` or `a@b.c` → `a@b.c`. */
-export function emailAddressOf(mailFrom: string): string {
+function emailAddressOf(mailFrom: string): string {
   const address = (/<([^>]+)>\s*$/.exec(mailFrom)?.[1] ?? mailFrom).trim();
   if (!/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(address)) {
     throw new Error(`mailFrom "${mailFrom}" is not an e-mail address`);

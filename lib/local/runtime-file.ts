@@ -30,10 +30,15 @@ export function removeRuntimeFile(): void {
   rmSync(RUNTIME_FILE, { force: true });
 }
 
-/** The running local runtime's endpoints, or null when none is running. */
-export function readRuntimeFile(): RuntimeFile | null {
-  if (!existsSync(RUNTIME_FILE)) return null;
-  const info = JSON.parse(readFileSync(RUNTIME_FILE, 'utf8')) as RuntimeFile;
+/** The running local runtime's endpoints, or null when none is running (no file, or its process is gone). */
+export function readRuntimeFile(file = RUNTIME_FILE): RuntimeFile | null {
+  if (!existsSync(file)) return null;
+  let info: RuntimeFile;
+  try {
+    info = JSON.parse(readFileSync(file, 'utf8')) as RuntimeFile;
+  } catch (err) {
+    throw new Error(`${file} is not a runtime file: ${(err as Error).message}`);
+  }
   try {
     process.kill(info.pid, 0);
     return info;

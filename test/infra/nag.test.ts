@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { App, Stack, type PolicyValidationPluginReport } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CustomerApiStack, STAGES } from '../../lib/stack.js';
+
+const SYNTH = { timeout: 120_000 };
+const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
+
+/** Rule ids with the construct paths that violate them, for readable failures. */
+const summary = (report: PolicyValidationPluginReport, severity: string) =>
+  report.violations
+    .filter((v) => v.severity === severity)
+    .map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+
+describe.each(STAGES)('cdk-nag AwsSolutions (%s)', (stage) => {
+  let stack: Stack;
+  let template: Template;
+  let report: PolicyValidationPluginReport;
+
+  beforeAll(() => {
+    const app = new App({ context: CONTEXT });
+    // As bin/app.ts does; the scope lets the pack copy acknowledgements into the template metadata.
+    const pack = new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true });
+    stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { stage, mailFrom: 'alerts@example.com' });
+    template = Template.fromStack(stack);
+    report = pack.validateScope(app);
+  }, SYNTH.timeout);
+
+  it('reports no errors', () => {
+    expect(summary(report, 'error')).toEqual([]);
+    expect(Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
+  });
+
+  it('reports no warnings', () => {
+    expect(summary(report, 'warning')).toEqual([]);
+    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+
+  it('gives every acknowledged rule a specific reason', () => {
+    const rules = Object.values(template.toJSON().Resources as Record<string, { Metadata?: any }>).flatMap(
+      (r) => (r.Metadata?.cdk_nag?.rules_to_suppress ?? []) as { id: string; reason: string }[],
+    );
+    expect(rules.length).toBeGreaterThan(0);
+    for (const rule of rules) {
+      expect(rule.id).toMatch(/^AwsSolutions-/);
+      expect(rule.reason?.trim().length ?? 0, rule.id).toBeGreaterThanOrEqual(20);
+    }
+  });
+});
+
+describe('cdk-nag AwsSolutions pack', () => {
+  it('does flag what it should (the checks above are not vacuous)', () => {
+    const app = new App();
+    const stack = new Stack(app, 'Bare');
+    new Queue(stack, 'Queue');
+    const report = new AwsSolutionsChecks(app).validateScope(app);
+    expect(report.violations.map((v) => v.ruleName)).toEqual(expect.arrayContaining(['AwsSolutions-SQS3', 'AwsSolutions-SQS4']));
+  });
+});

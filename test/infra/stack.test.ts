@@ -1,0 +1,398 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TABLE_KEYS } from '../../lambdas/shared/data/table.js';
+import { WEBHOOK_QUEUES } from '../../lambdas/shared/queues.js';
+import { FAMILIES, ROUTES } from '../../lambdas/shared/routes.js';
+import { FAMILY_TAG } from '../../lib/constructs/family-function.js';
+import { FAMILY_INFRA } from '../../lib/families.js';
+import { CATCH_ALL_FAMILY } from '../../lib/local/families.js';
+import { CustomerApiStack, isStage, type Stage } from '../../lib/stack.js';
+
+const SYNTH = { timeout: 120_000 };
+const MAIL_FROM = 'Customer API <alerts@mail.example.com>';
+/** The feature flags `cdk synth` runs with, so these templates are the deployed ones. */
+const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
+
+type Json = Record<string, any>;
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Json };
+
+function synth(stage: Stage): Template {
+  const app = new App({ context: CONTEXT });
+  const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { stage, mailFrom: MAIL_FROM });
+  const template = Template.fromStack(stack);
+  // No CDK warning or error of any kind (deprecations, misconfiguration).
+  expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
+  expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
+  return template;
+}
+
+const of = (template: Template, type: string) => template.findResources(type) as Record<string, Json>;
+const only = (template: Template, type: string): [string, Json] => {
+  const entries = Object.entries(of(template, type));
+  expect(entries).toHaveLength(1);
+  return entries[0]!;
+};
+const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+/** '/v1/{group_id}' for a Ref to an API Gateway resource, '/' for the API's root. */
+function pathOf(template: Template, ref: Json): string {
+  const resources = of(template, 'AWS::ApiGateway::Resource');
+  const segments: string[] = [];
+  let current = ref;
+  while (current.Ref) {
+    const resource = resources[current.Ref];
+    if (!resource) throw new Error(`no API Gateway resource ${current.Ref}`);
+    segments.unshift(resource.Properties.PathPart);
+    current = resource.Properties.ParentId;
+  }
+  expect(current['Fn::GetAtt']?.[1]).toBe('RootResourceId');
+  return `/${segments.join('/')}`;
+}
+
+/** The family tag of the function a proxy integration invokes. */
+function familyOf(template: Template, method: Json): string {
+  const parts: unknown[] = method.Properties.Integration.Uri['Fn::Join'][1];
+  const getAtt = parts.find((p): p is Json => typeof p === 'object' && p !== null && 'Fn::GetAtt' in p);
+  const fn = of(template, 'AWS::Lambda::Function')[getAtt?.['Fn::GetAtt'][0]];
+  if (!fn) throw new Error('integration does not invoke a function of this stack');
+  return (fn.Properties.Tags as { Key: string; Value: string }[]).find((t) => t.Key === FAMILY_TAG)?.Value ?? '';
+}
+
+function methods(template: Template) {
+  return Object.values(of(template, 'AWS::ApiGateway::Method')).map((m) => ({
+    http: m.Properties.HttpMethod as string,
+    path: pathOf(template, m.Properties.ResourceId),
+    family: familyOf(template, m),
+    raw: m,
+  }));
+}
+
+function functionOf(template: Template, family: string): [string, Json] {
+  const matches = Object.entries(of(template, 'AWS::Lambda::Function')).filter(([, fn]) =>
+    (fn.Properties.Tags as { Key: string; Value: string }[]).some((t) => t.Key === FAMILY_TAG && t.Value === family),
+  );
+  expect(matches, `functions tagged ${family}`).toHaveLength(1);
+  return matches[0]!;
+}
+
+function statementsOfRole(template: Template, roleId: string): Statement[] {
+  return Object.values(of(template, 'AWS::IAM::Policy'))
+    .filter((p) => (p.Properties.Roles as Json[]).some((r) => r.Ref === roleId))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+describe('CustomerApiStack (dev)', () => {
+  let template: Template;
+  beforeAll(() => {
+    template = synth('dev');
+  }, SYNTH.timeout);
+
+  it('serves every route with its method, on its path, from its family function', () => {
+    const all = methods(template);
+    for (const route of ROUTES) {
+      const hits = all.filter((m) => m.http === route.method && m.path === route.path);
+      expect(hits, `${route.method} ${route.path}`).toHaveLength(1);
+      expect(hits[0]!.family, `${route.method} ${route.path}`).toBe(route.family);
+      expect(hits[0]!.raw.Properties.Integration.Type).toBe('AWS_PROXY');
+      expect(hits[0]!.raw.Properties.AuthorizationType).toBe('NONE');
+    }
+  });
+
+  it('declares each route path parameter as required, checked by a request validator', () => {
+    const all = methods(template);
+    for (const route of ROUTES) {
+      const method = all.find((m) => m.http === route.method && m.path === route.path)!.raw;
+      const expected = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => `method.request.path.${m[1]}`);
+      expect(Object.keys(method.Properties.RequestParameters ?? {}).sort()).toEqual(expected.sort());
+      expect(method.Properties.RequestValidatorId).toBeDefined();
+    }
+    template.hasResourceProperties('AWS::ApiGateway::RequestValidator', {
+      ValidateRequestBody: true,
+      ValidateRequestParameters: true,
+    });
+  });
+
+  it('sends every other method and path to the catch-all family', () => {
+    const all = methods(template);
+    const resourcePaths = Object.keys(of(template, 'AWS::ApiGateway::Resource')).map((id) => pathOf(template, { Ref: id }));
+    expect(resourcePaths).toContain('/{proxy+}');
+    for (const path of ['/', ...resourcePaths]) {
+      const any = all.filter((m) => m.http === 'ANY' && m.path === path);
+      expect(any, `ANY ${path}`).toHaveLength(1);
+      expect(any[0]!.family, `ANY ${path}`).toBe(CATCH_ALL_FAMILY);
+    }
+    // Exactly the routes plus one ANY per resource and the root: nothing unexplained.
+    expect(all).toHaveLength(ROUTES.length + resourcePaths.length + 1);
+  });
+
+  it('reuses one resource per path', () => {
+    const resourcePaths = Object.keys(of(template, 'AWS::ApiGateway::Resource')).map((id) => pathOf(template, { Ref: id }));
+    expect(new Set(resourcePaths).size).toBe(resourcePaths.length);
+  });
+
+  it('lets API Gateway invoke each function with one API-wide permission', () => {
+    for (const family of FAMILIES) {
+      const [fnId] = functionOf(template, family);
+      const permissions = Object.values(of(template, 'AWS::Lambda::Permission')).filter(
+        (p) => p.Properties.FunctionName['Fn::GetAtt']?.[0] === fnId,
+      );
+      expect(permissions, family).toHaveLength(1);
+      expect(permissions[0]!.Properties.Principal).toBe('apigateway.amazonaws.com');
+    }
+  });
+
+  it('has one arm64, Node.js 22+, traced function per family with its memory and environment', () => {
+    expect(Object.keys(of(template, 'AWS::Lambda::Function'))).toHaveLength(FAMILIES.length);
+    const [tableId] = only(template, 'AWS::DynamoDB::Table');
+    for (const family of FAMILIES) {
+      const [, fn] = functionOf(template, family);
+      const p = fn.Properties;
+      expect(p.Architectures).toEqual(['arm64']);
+      expect(Number(/^nodejs(\d+)\.x$/.exec(p.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
+      expect(p.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(p.Handler).toBe('index.handler');
+      expect(p.MemorySize).toBe(FAMILY_INFRA[family].memorySize);
+      expect(p.LoggingConfig.LogGroup.Ref).toBeDefined();
+      expect(p.Environment.Variables).toMatchObject({
+        TABLE_NAME: { Ref: tableId },
+        STAGE: 'dev',
+        MAIL_FROM,
+        PUBLIC_BASE_URL: '',
+        WEBHOOK_QUEUE_URL: { Ref: expect.any(String) },
+        WEBHOOK_DLQ_URL: { Ref: expect.any(String) },
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'customer-api',
+      });
+    }
+  });
+
+  it('gives each function its own log group kept one month in dev', () => {
+    const groups = of(template, 'AWS::Logs::LogGroup');
+    for (const family of FAMILIES) {
+      const [, fn] = functionOf(template, family);
+      const group = groups[fn.Properties.LoggingConfig.LogGroup.Ref]!;
+      expect(group.Properties.RetentionInDays).toBe(30);
+      expect(group.DeletionPolicy).toBe('Delete');
+    }
+  });
+
+  it('derives the table from TABLE_KEYS, with TTL, PITR and on-demand billing', () => {
+    const [, table] = only(template, 'AWS::DynamoDB::Table');
+    const p = table.Properties;
+    expect(p.KeySchema).toEqual([
+      { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
+      { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
+    ]);
+    const names = [
+      TABLE_KEYS.partitionKey,
+      TABLE_KEYS.sortKey,
+      ...TABLE_KEYS.globalIndexes.flatMap((g) => [g.partitionKey, g.sortKey]),
+    ];
+    expect(p.AttributeDefinitions).toEqual(expect.arrayContaining(names.map((n) => ({ AttributeName: n, AttributeType: 'S' }))));
+    expect(p.AttributeDefinitions).toHaveLength(names.length);
+    expect(p.GlobalSecondaryIndexes).toEqual(
+      TABLE_KEYS.globalIndexes.map((g) => ({
+        IndexName: g.indexName,
+        KeySchema: [
+          { AttributeName: g.partitionKey, KeyType: 'HASH' },
+          { AttributeName: g.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    );
+    expect(p.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+    expect(p.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(p.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(p.SSESpecification).toEqual({ SSEEnabled: true });
+    expect(table.DeletionPolicy).toBe('Delete');
+  });
+
+  it('redrives webhook messages to an encrypted DLQ after five receives', () => {
+    const queues = of(template, 'AWS::SQS::Queue');
+    const [dlqId, dlq] = Object.entries(queues).find(([, q]) => !q.Properties.RedrivePolicy)!;
+    const [, queue] = Object.entries(queues).find(([, q]) => q.Properties.RedrivePolicy)!;
+    expect(Object.keys(queues)).toHaveLength(2);
+    expect(queue.Properties.RedrivePolicy).toEqual({
+      maxReceiveCount: WEBHOOK_QUEUES.maxReceiveCount,
+      deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
+    });
+    expect(WEBHOOK_QUEUES.maxReceiveCount).toBe(5);
+    expect(queue.Properties.VisibilityTimeout).toBe(WEBHOOK_QUEUES.visibilityTimeoutSeconds);
+    expect(queue.Properties.QueueName).toBe(WEBHOOK_QUEUES.queueName('customer-api-dev'));
+    expect(dlq.Properties.QueueName).toBe(WEBHOOK_QUEUES.dlqName('customer-api-dev'));
+    expect(dlq.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    for (const q of [queue, dlq]) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
+    // enforceSSL on both queues.
+    const denials = Object.values(of(template, 'AWS::SQS::QueuePolicy')).filter((p) =>
+      (p.Properties.PolicyDocument.Statement as Statement[]).some(
+        (s) => s.Effect === 'Deny' && s.Condition?.Bool?.['aws:SecureTransport'] === 'false',
+      ),
+    );
+    expect(denials).toHaveLength(2);
+  });
+
+  it('alarms as soon as the DLQ holds a message', () => {
+    const queues = of(template, 'AWS::SQS::Queue');
+    const [dlqId] = Object.entries(queues).find(([, q]) => !q.Properties.RedrivePolicy)!;
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+    });
+  });
+
+  it('logs access as JSON standard fields, throttles, traces and logs errors without bodies', () => {
+    const [, stage] = only(template, 'AWS::ApiGateway::Stage');
+    const p = stage.Properties;
+    expect(p.StageName).toBe('dev');
+    expect(p.TracingEnabled).toBe(true);
+    expect(p.AccessLogSetting.DestinationArn).toBeDefined();
+    const format = JSON.parse(p.AccessLogSetting.Format);
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+    expect(p.AccessLogSetting.Format).not.toMatch(/body|authorization|header/i);
+    expect(p.MethodSettings).toEqual([
+      expect.objectContaining({
+        HttpMethod: '*',
+        ResourcePath: '/*',
+        LoggingLevel: 'ERROR',
+        DataTraceEnabled: false,
+        ThrottlingRateLimit: 50,
+        ThrottlingBurstLimit: 100,
+      }),
+    ]);
+  });
+
+  it('answers API Gateway errors in the /v1 error shape', () => {
+    const responses = Object.values(of(template, 'AWS::ApiGateway::GatewayResponse'));
+    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX', 'MISSING_AUTHENTICATION_TOKEN', 'THROTTLED']) {
+      const response = responses.find((r) => r.Properties.ResponseType === type);
+      expect(response, type).toBeDefined();
+      const body = JSON.parse(response!.Properties.ResponseTemplates['application/json']);
+      expect(body).toEqual({
+        ok: false,
+        version: 'v1',
+        error: {
+          code: expect.any(String),
+          message: expect.any(String),
+          status: Number(response!.Properties.StatusCode),
+          requestId: '$context.requestId',
+        },
+      });
+    }
+    const missing = responses.find((r) => r.Properties.ResponseType === 'MISSING_AUTHENTICATION_TOKEN')!;
+    expect(missing.Properties.StatusCode).toBe('404');
+  });
+
+  it('grants each family exactly its declared DynamoDB actions, on the table ARN', () => {
+    const [tableId] = only(template, 'AWS::DynamoDB::Table');
+    for (const family of FAMILIES) {
+      const [, fn] = functionOf(template, family);
+      const statements = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]);
+      const dynamo = statements.filter((s) => list(s.Action).some((a) => a.startsWith('dynamodb:')));
+      const granted = dynamo.flatMap((s) => list(s.Action)).sort();
+      const expected = FAMILY_INFRA[family].tableActions.map((a) => `dynamodb:${a}`);
+      expect(new Set(granted), family).toEqual(new Set(expected));
+      for (const s of dynamo) {
+        for (const resource of list(s.Resource)) {
+          if (typeof resource === 'string') expect(resource).not.toContain('*');
+          else expect(JSON.stringify(resource)).toContain(tableId);
+        }
+      }
+    }
+  });
+
+  it('never grants dynamodb:* or any DynamoDB action on Resource "*"', () => {
+    const statements = Object.values(of(template, 'AWS::IAM::Policy')).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as Statement[],
+    );
+    for (const s of statements) {
+      const actions = list(s.Action);
+      expect(actions).not.toContain('dynamodb:*');
+      expect(actions).not.toContain('*');
+      if (actions.some((a) => a.startsWith('dynamodb:'))) expect(list(s.Resource)).not.toContain('*');
+    }
+  });
+
+  it('lets only mail-sending families send, and only from MAIL_FROM through its SES identities', () => {
+    for (const family of FAMILIES) {
+      const [, fn] = functionOf(template, family);
+      const ses = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]).filter((s) =>
+        list(s.Action).some((a) => a.startsWith('ses:')),
+      );
+      if (!FAMILY_INFRA[family].sendsMail) {
+        expect(ses, family).toEqual([]);
+        continue;
+      }
+      expect(ses, family).toHaveLength(1);
+      expect(list(ses[0]!.Action)).toEqual(['ses:SendEmail']);
+      expect(ses[0]!.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'alerts@mail.example.com' } });
+      const arns = JSON.stringify(ses[0]!.Resource);
+      expect(arns).toContain(':identity/alerts@mail.example.com');
+      expect(arns).toContain(':identity/mail.example.com');
+      expect(list(ses[0]!.Resource)).not.toContain('*');
+    }
+  });
+
+  it('outputs what the admin CLI reads', () => {
+    const outputs = template.toJSON().Outputs as Json;
+    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'TableName', 'WebhookDlqUrl', 'WebhookQueueUrl']);
+    const [tableId] = only(template, 'AWS::DynamoDB::Table');
+    expect(outputs.TableName.Value).toEqual({ Ref: tableId });
+  });
+});
+
+describe('CustomerApiStack (prod)', () => {
+  let template: Template;
+  beforeAll(() => {
+    template = synth('prod');
+  }, SYNTH.timeout);
+
+  it('retains the table and protects it from deletion', () => {
+    const [, table] = only(template, 'AWS::DynamoDB::Table');
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.UpdateReplacePolicy).toBe('Retain');
+    expect(table.Properties.DeletionProtectionEnabled).toBe(true);
+  });
+
+  it('keeps logs a year and retains them', () => {
+    for (const group of Object.values(of(template, 'AWS::Logs::LogGroup'))) {
+      expect(group.Properties.RetentionInDays).toBe(365);
+      expect(group.DeletionPolicy).toBe('Retain');
+    }
+  });
+
+  it('throttles at the prod rate', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'prod',
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 })],
+    });
+  });
+});
+
+describe('bin/app.ts', () => {
+  it('knows exactly the dev and prod stages', () => {
+    expect(isStage('dev')).toBe(true);
+    expect(isStage('prod')).toBe(true);
+    expect(isStage('staging')).toBe(false);
+    expect(isStage('toString')).toBe(false);
+  });
+
+  it(
+    'refuses an unknown stage with a clear error',
+    () => {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'bin/app.ts'], {
+        env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify({ stage: 'qa' }) },
+        encoding: 'utf8',
+      });
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toContain('Unknown stage "qa": use -c stage=dev or -c stage=prod.');
+    },
+    SYNTH,
+  );
+});
