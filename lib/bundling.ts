@@ -8,7 +8,7 @@ export const LAMBDA_BUNDLING = {
   minify: true,
   sourceMap: true,
   keepNames: true,
-  mainFields: ['module', 'main'],
+  mainFields: ['module', 'main'] as string[],
   // ESM bundles still contain CommonJS dependencies that call require().
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
 };

@@ -6,7 +6,7 @@ import type { Location } from './data/locations.js';
 import type { Deps } from './deps.js';
 import { ApiError } from './errors.js';
 import { baseUrlOf, errorResponse, header, queryOf, type HttpResponse } from './http.js';
-import { resolvePath, routeByTemplate, routesOf, type Family, type Route } from './routes.js';
+import { methodsOf, resolvePath, routeByTemplate, routesOf, type Family, type Route } from './routes.js';
 
 /** What an operation receives: the resolved route, validated input and the caller's identity. */
 export type ApiRequest = {
@@ -40,7 +40,7 @@ export function apiHandler(family: Family, operations: Operations, deps: Deps) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
     .use(injectLambdaContext(deps.logger, { clearState: true }))
     .use(responses(deps))
-    .use(routeAndAuthorize(deps))
+    .use(routeAndAuthorize(family, deps))
     .handler(async (_event, context) => {
       const api = context.api!;
       return operations[api.route.operation]!(api, deps);
@@ -77,11 +77,11 @@ function responses(deps: Deps): ApiMiddleware {
   };
 }
 
-function routeAndAuthorize(deps: Deps): ApiMiddleware {
+function routeAndAuthorize(family: Family, deps: Deps): ApiMiddleware {
   return {
     before: async ({ event, context }) => {
       const now = deps.clock.now();
-      const { route, params } = resolve(event);
+      const { route, params } = resolve(event, family);
       const query = route.query ? parseQuery(event, route) : {};
       const api: ApiRequest = {
         event,
@@ -104,16 +104,27 @@ function routeAndAuthorize(deps: Deps): ApiMiddleware {
   };
 }
 
-/** API Gateway hands over the matched template; the catch-all (and anything else) is resolved from the path. */
-function resolve(event: APIGatewayProxyEvent): { route: Route; params: Record<string, string> } {
-  const route = routeByTemplate(event.httpMethod, event.resource);
-  if (route) return { route, params: (event.pathParameters ?? {}) as Record<string, string> };
-  const resolution = resolvePath(event.httpMethod, event.path);
-  if (resolution && 'match' in resolution) return resolution.match;
-  if (resolution) {
-    throw new ApiError('method_not_allowed', `Use ${resolution.allowed.join(' or ')} on this resource.`, {
-      Allow: resolution.allowed.join(', '),
-    });
+/**
+ * API Gateway hands over the matched template (for the per-resource `ANY`
+ * method too). The root catch-all hands over the path relative to the API,
+ * so a custom domain's base path does not matter.
+ */
+function resolve(event: APIGatewayProxyEvent, family: Family): { route: Route; params: Record<string, string> } {
+  let match: { route: Route; params: Record<string, string> } | null = null;
+  let allowed: string[] = [];
+  if (event.resource === '/{proxy+}') {
+    const resolution = resolvePath(event.httpMethod, `/${event.pathParameters?.proxy ?? ''}`);
+    if (resolution && 'match' in resolution) match = resolution.match;
+    else if (resolution) allowed = resolution.allowed;
+  } else {
+    const route = routeByTemplate(event.httpMethod, event.resource);
+    if (route) match = { route, params: (event.pathParameters ?? {}) as Record<string, string> };
+    else allowed = methodsOf(event.resource);
+  }
+  // A route of another family never runs here: to this function it does not exist.
+  if (match?.route.family === family) return match;
+  if (!match && allowed.length) {
+    throw new ApiError('method_not_allowed', `Use ${allowed.join(' or ')} on this resource.`, { Allow: allowed.join(', ') });
   }
   throw new ApiError('not_found', 'No resource exists at this path.');
 }

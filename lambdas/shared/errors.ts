@@ -11,6 +11,7 @@ export const ERRORS = {
   insufficient_scope: { status: 403, message: 'The token lacks the scope this resource requires.' },
   group_not_allowed: { status: 403, message: 'The token does not cover this group.' },
   location_not_allowed: { status: 403, message: 'The token does not cover this location.' },
+  forbidden: { status: 403, message: 'The request is not allowed.' },
   module_not_enabled: { status: 403, message: 'The module is not enabled for this location.' },
   not_found: { status: 404, message: 'The requested resource was not found.' },
   method_not_allowed: { status: 405, message: 'The method is not allowed on this resource.' },

@@ -147,6 +147,11 @@ export function resolvePath(method: string, path: string): Resolution {
   return { allowed: [...new Set(bestPaths.map((c) => c.route.method))].sort() };
 }
 
+/** The methods routed on one API Gateway resource template, sorted. */
+export function methodsOf(template: string): string[] {
+  return [...new Set(ROUTES.filter((r) => r.path === template).map((r) => r.method))].sort();
+}
+
 /** Looks a route up by its API Gateway resource template, as a Lambda behind API Gateway receives it. */
 export function routeByTemplate(method: string, template: string): Route | undefined {
   return ROUTES.find((r) => r.method === method && r.path === template);

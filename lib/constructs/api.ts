@@ -36,6 +36,8 @@ const GATEWAY_ERRORS: readonly GatewayError[] = [
   // API Gateway's 403 for a path without a resource; the catch-all normally answers first.
   { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, status: 404, code: 'not_found' },
   { type: ResponseType.RESOURCE_NOT_FOUND, status: 404, code: 'not_found' },
+  { type: ResponseType.WAF_FILTERED, status: 403, code: 'forbidden' },
+  { type: ResponseType.ACCESS_DENIED, status: 403, code: 'forbidden' },
   { type: ResponseType.BAD_REQUEST_PARAMETERS, status: 400, code: 'invalid_request' },
   { type: ResponseType.BAD_REQUEST_BODY, status: 400, code: 'invalid_request' },
   { type: ResponseType.REQUEST_TOO_LARGE, status: 413, code: 'payload_too_large' },

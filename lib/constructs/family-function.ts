@@ -7,6 +7,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { TABLE_KEYS } from '../../lambdas/shared/data/table.js';
+import { LAMBDA_BUNDLING } from '../bundling.js';
 
 /** The DynamoDB actions a family may be granted (written without the `dynamodb:` prefix). */
 export type DynamoAction =
@@ -71,15 +72,9 @@ export class FamilyFunction extends NodejsFunction {
         ...props.environment,
       },
       bundling: {
-        minify: true,
-        sourceMap: true,
-        keepNames: true,
+        ...LAMBDA_BUNDLING,
         format: OutputFormat.ESM,
-        // Lets bundled CommonJS dependencies call require() inside the ESM bundle.
-        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
         externalModules: [],
-        mainFields: ['module', 'main'],
-        target: 'node22',
         // No Docker on build machines: bundle with the project's esbuild.
         forceDockerBundling: false,
       },

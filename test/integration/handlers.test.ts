@@ -73,5 +73,15 @@ describe('handlers behind API Gateway', () => {
     const wrong = await handler(apiGatewayEvent('PUT', '/v1/{group_id}/locations', '/v1/demo-group/locations'), context);
     expect(wrong.statusCode).toBe(405);
     expect(wrong.headers?.Allow).toBe('GET');
+    // Behind a custom domain's base path mapping the catch-all still judges the path relative to the API.
+    const mapped = await handler(
+      apiGatewayEvent('DELETE', '/{proxy+}', '/v1/demo-group/locations', {
+        path: '/customers/v1/demo-group/locations',
+        pathParameters: { proxy: 'v1/demo-group/locations' },
+      }),
+      context,
+    );
+    expect(mapped.statusCode).toBe(405);
+    expect(mapped.headers?.Allow).toBe('GET');
   });
 });
