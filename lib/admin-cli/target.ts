@@ -2,14 +2,13 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDb } from '../../lambdas/shared/data/db.js';
 import { createStore, type Store } from '../../lambdas/shared/data/store.js';
-import { readRuntimeFile, RUNTIME_FILE } from '../local/runtime-file.js';
+import { readRuntimeFile, RUNTIME_FILE, RUNTIME_FILE_ENV } from '../local/runtime-file.js';
 
 /**
  * Which deployment the CLI talks to: a deployed stage (its CloudFormation
  * outputs, default AWS credentials) or the local runtime `npm start` records.
  */
 
-export const RUNTIME_FILE_ENV = 'CUSTOMER_API_RUNTIME_FILE';
 export const stackName = (stage: string) => `CustomerApi-${stage}`;
 /** The embedded engines accept any credentials; these keep the SDK from looking for real ones. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };

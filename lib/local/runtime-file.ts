@@ -3,9 +3,10 @@ import { dirname, join } from 'node:path';
 
 /**
  * While `npm start` runs it records its endpoints here, so the admin CLI can
- * reach the same engines without flags.
+ * reach the same engines without flags. CUSTOMER_API_RUNTIME_FILE moves it.
  */
-export const RUNTIME_FILE = join(process.cwd(), '.local', 'runtime.json');
+export const RUNTIME_FILE_ENV = 'CUSTOMER_API_RUNTIME_FILE';
+export const RUNTIME_FILE = process.env[RUNTIME_FILE_ENV] ?? join(process.cwd(), '.local', 'runtime.json');
 
 export type RuntimeFile = {
   url: string;

@@ -1,0 +1,103 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startLocalRuntime } from '../../lib/local/runtime.js';
+import { call, exchange, newApp, startTestRuntime } from '../support/runtime.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const scratch = mkdtempSync(join(tmpdir(), 'customer-api-local-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Runs the real `npm start` entry point until it prints its banner. */
+function start(dataDir: string, runtimeFile: string): Promise<{ child: ChildProcess; output: () => string; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--data', dataDir], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'SILENT', CUSTOMER_API_RUNTIME_FILE: runtimeFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), 30_000);
+    child.stdout!.on('data', () => {
+      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+      if (url && output.includes('curl -s')) {
+        clearTimeout(timer);
+        resolve({ child, output: () => output, url });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}:\n${output}`)));
+  });
+}
+
+function interrupt(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.on('exit', (code) => resolve(code));
+    child.kill('SIGINT');
+  });
+}
+
+describe('npm start', () => {
+  it('prints working demo credentials, stops cleanly on Ctrl-C and keeps its data across a restart', async () => {
+    const dataDir = join(scratch, 'data');
+    const runtimeFile = join(scratch, 'runtime.json');
+    const first = await start(dataDir, runtimeFile);
+    const clientId = /client_id +(\S+)/.exec(first.output())![1]!;
+    const clientSecret = /client_secret +(\S+)/.exec(first.output())![1]!;
+    expect(existsSync(runtimeFile)).toBe(true);
+
+    // The printed curl line's form post, as a customer would paste it.
+    const issued = await fetch(`${first.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+    });
+    const { access_token } = (await issued.json()) as { access_token: string };
+    const listed = await fetch(`${first.url}/v1/demo-group/locations`, { headers: { Authorization: `Bearer ${access_token}` } });
+    expect(listed.status).toBe(200);
+
+    expect(await interrupt(first.child)).toBe(0);
+    expect(existsSync(runtimeFile)).toBe(false);
+
+    const second = await start(dataDir, runtimeFile);
+    try {
+      expect(second.output()).toContain(clientId);
+      const again = await fetch(`${second.url}/v1/demo-group/locations`, { headers: { Authorization: `Bearer ${access_token}` } });
+      expect(again.status).toBe(200);
+    } finally {
+      expect(await interrupt(second.child)).toBe(0);
+    }
+  });
+});
+
+describe('external engines', () => {
+  it('creates its table and queues in engines it is pointed at, and serves from them', async () => {
+    const host = await startTestRuntime();
+    // External engines take credentials from the usual AWS chain, as DynamoDB Local and LocalStack users set them.
+    process.env.AWS_ACCESS_KEY_ID = 'local-user';
+    process.env.AWS_SECRET_ACCESS_KEY = 'local-secret';
+    const guest = await startLocalRuntime({
+      port: 0,
+      dataDir: null,
+      logLevel: 'SILENT',
+      tableName: 'customer-api-guest',
+      dynamoEndpoint: host.engines.dynamoEndpoint,
+      sqsEndpoint: host.engines.sqsEndpoint,
+    });
+    try {
+      expect(guest.engines.dynamoEndpoint).toBe(host.engines.dynamoEndpoint);
+      expect(guest.queues.webhookQueueUrl).toContain('customer-api-guest-webhooks');
+      const app = await newApp(guest);
+      const { access_token } = await exchange(guest, app.clientId, app.clientSecret);
+      expect((await call(guest, '/v1/demo-group/locations', { token: access_token })).status).toBe(200);
+      // Same engine, separate table: the host never saw the guest's application.
+      expect(await host.store.apps.get(app.clientId)).toBeNull();
+    } finally {
+      await guest.stop();
+      await host.stop();
+    }
+  });
+});
