@@ -8,6 +8,12 @@ export type Config = {
   /** Sender of owner e-mails (rate-limit alerts, destination changes). */
   mailFrom: string;
   stage: string;
+  /** Local runtime only: lets webhooks reach 127.0.0.0/8 and ::1 (test receivers). Off unless WEBHOOK_ALLOW_LOOPBACK=1. */
+  webhookAllowLoopback: boolean;
+  /** Multiplies webhook retry waits; 1 in AWS, smaller locally so a retry sequence runs in seconds. */
+  webhookBackoffScale: number;
+  /** Per-attempt wait for a receiver (contract: 10 s). */
+  webhookTimeoutMs: number;
 };
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
@@ -18,6 +24,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? '').replace(/\/+$/, ''),
     mailFrom: env.MAIL_FROM ?? 'no-reply@customer-api.invalid',
     stage: env.STAGE ?? 'local',
+    webhookAllowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === '1',
+    webhookBackoffScale: env.WEBHOOK_BACKOFF_SCALE ? Number(env.WEBHOOK_BACKOFF_SCALE) : 1,
+    webhookTimeoutMs: 10_000,
   };
 }
 

@@ -5,6 +5,9 @@ import { createDb } from './data/db.js';
 import { createStore, type Store } from './data/store.js';
 import { logger } from './logger.js';
 import { sesMailer, type Mailer } from './mailer.js';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { systemResolver } from './resolver.js';
+import type { Resolver } from './url-safety.js';
 
 /** Everything a handler needs from the outside world, injected so tests and the local runtime can supply their own. */
 export type Deps = {
@@ -13,6 +16,10 @@ export type Deps = {
   clock: Clock;
   mailer: Mailer;
   logger: Logger;
+  /** DNS for webhook destinations, injected like the clock. */
+  resolver: Resolver;
+  /** The webhook queue's client. */
+  sqs: SQSClient;
 };
 
 /** The deps a Lambda cold start builds from its environment. */
@@ -24,5 +31,7 @@ export function defaultDeps(overrides: Partial<Deps> = {}): Deps {
     clock: overrides.clock ?? systemClock,
     mailer: overrides.mailer ?? sesMailer(config.mailFrom),
     logger: overrides.logger ?? logger,
+    resolver: overrides.resolver ?? systemResolver,
+    sqs: overrides.sqs ?? new SQSClient({}),
   };
 }

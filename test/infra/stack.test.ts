@@ -393,6 +393,6 @@ describe('bin/app.ts', () => {
       expect(run.status).not.toBe(0);
       expect(run.stderr).toContain('Unknown stage "qa": use -c stage=dev or -c stage=prod.');
     },
-    SYNTH,
+    SYNTH.timeout,
   );
 });

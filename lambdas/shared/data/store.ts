@@ -4,6 +4,9 @@ import type { Db } from './db.js';
 import { groupsRepo } from './groups.js';
 import { locationsRepo } from './locations.js';
 import { rateCountersRepo } from './rate-counters.js';
+import { menusRepo } from './menus.js';
+import { destinationsRepo } from './destinations.js';
+import { deliveriesRepo } from './deliveries.js';
 
 /** Every repository over one table; handlers take this, never a DynamoDB client. */
 export function createStore(db: Db) {
@@ -13,6 +16,9 @@ export function createStore(db: Db) {
     apps: appsRepo(db),
     credentials: credentialsRepo(db),
     rateCounters: rateCountersRepo(db),
+    menus: menusRepo(db),
+    destinations: destinationsRepo(db),
+    deliveries: deliveriesRepo(db),
   };
 }
 

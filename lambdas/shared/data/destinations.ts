@@ -1,0 +1,112 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, queryAll, type Db } from './db.js';
+
+/** Stored health; DISABLED is derived from `enabled` when shown. */
+export type StoredHealth = 'NOT_TESTED' | 'HEALTHY' | 'FAILING';
+export type DestinationHealth = StoredHealth | 'DISABLED';
+
+/** A customer's webhook receiver (contract 6.5). */
+export type Destination = {
+  destinationId: string;
+  clientId: string;
+  groupId: string;
+  name: string;
+  url: string;
+  /** The URL's host, safe to show (no path or query, which may carry customer tokens). */
+  hostname: string;
+  /** null: every location the application covers, now and later; a list never widens. */
+  locationIds: string[] | null;
+  enabled: boolean;
+  /** 32 random bytes, base64url; never leaves the service except once at creation or rotation. */
+  signingSecret: string;
+  health: StoredHealth;
+  consecutiveFailures: number;
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export const destinationKeys = {
+  destination: (id: string) => ({ PK: `DEST#${id}`, SK: 'DEST' }),
+  /** GSI1 partition listing every destination, sorted by group then application. */
+  all: 'DESTINATIONS',
+  sort: (d: Pick<Destination, 'groupId' | 'clientId' | 'destinationId'>) => `${d.groupId}#${d.clientId}#${d.destinationId}`,
+};
+
+export function destinationsRepo({ doc, tableName }: Db) {
+  const list = async (prefix: string) =>
+    (
+      await queryAll(doc, {
+        TableName: tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': destinationKeys.all, ':prefix': prefix },
+      })
+    ).map(toDestination);
+  return {
+    async get(id: string): Promise<Destination | null> {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: destinationKeys.destination(id) }));
+      return Item ? toDestination(Item) : null;
+    },
+    /** Creates or replaces; `mustExist` refuses to resurrect a destination removed meanwhile. */
+    async put(destination: Destination, { mustExist }: { mustExist: boolean }): Promise<boolean> {
+      try {
+        await doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...destinationKeys.destination(destination.destinationId),
+              GSI1PK: destinationKeys.all,
+              GSI1SK: destinationKeys.sort(destination),
+              ...destination,
+            },
+            ConditionExpression: mustExist ? 'attribute_exists(PK)' : 'attribute_not_exists(PK)',
+          }),
+        );
+        return true;
+      } catch (err) {
+        if (isConditionFailure(err)) return false;
+        throw err;
+      }
+    },
+    async remove(id: string): Promise<boolean> {
+      try {
+        await doc.send(
+          new DeleteCommand({ TableName: tableName, Key: destinationKeys.destination(id), ConditionExpression: 'attribute_exists(PK)' }),
+        );
+        return true;
+      } catch (err) {
+        if (isConditionFailure(err)) return false;
+        throw err;
+      }
+    },
+    listAll: () => list(''),
+    listByGroup: (groupId: string) => list(`${groupId}#`),
+    /** Health after an attempt, as one atomic update (no read-modify-write between concurrent deliveries). */
+    async recordAttempt(id: string, succeeded: boolean, at: string): Promise<void> {
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: destinationKeys.destination(id),
+            UpdateExpression: succeeded
+              ? 'SET health = :h, consecutiveFailures = :zero, lastSuccessAt = :at'
+              : 'SET health = :h, lastFailureAt = :at ADD consecutiveFailures :one',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: succeeded
+              ? { ':h': 'HEALTHY', ':zero': 0, ':at': at }
+              : { ':h': 'FAILING', ':at': at, ':one': 1 },
+          }),
+        );
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+    },
+  };
+}
+
+function toDestination(item: Record<string, unknown>): Destination {
+  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ...destination } = item;
+  return destination as Destination;
+}
