@@ -33,12 +33,12 @@ function queryParameters(route: Route) {
 }
 
 function v1Operation(route: Route) {
-  const data = route.data ?? z.unknown();
+  // A route without a data schema answers a document of its own (this OpenAPI document), not an envelope.
+  const success = route.data
+    ? { description: 'Success, in the common envelope', schema: schemaOf(envelope(route.data, { locationLevel: isLocationRoute(route) })) }
+    : { description: 'The document itself', schema: { type: 'object' } };
   const responses: Record<string, unknown> = {
-    '200': {
-      description: 'Success, in the common envelope',
-      content: { 'application/json': { schema: schemaOf(envelope(data, { locationLevel: isLocationRoute(route) })) } },
-    },
+    '200': { description: success.description, content: { 'application/json': { schema: success.schema } } },
   };
   if (route.scope) {
     responses['401'] = errorResponse('Token missing or invalid');

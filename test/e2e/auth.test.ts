@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../lambdas/admin/apps.js';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { call, manualClock, startTestRuntime, tokenFor } from '../support/runtime.js';
-import { expectContract } from '../support/openapi.js';
 
 let runtime: LocalRuntime;
 const clock = manualClock();
@@ -21,7 +20,6 @@ describe('bearer authentication on /v1', () => {
     expect(reply.headers.get('www-authenticate')).toBe('Bearer realm="customer-api"');
     expect(reply.body.error.code).toBe('invalid_token');
     expect(reply.body.error.requestId).toBe(reply.headers.get('x-request-id'));
-    expectContract('GET', LOCATIONS, reply);
   });
 
   it('401 invalid_token for garbage, malformed and unknown tokens', async () => {
@@ -48,7 +46,6 @@ describe('bearer authentication on /v1', () => {
     const reply = await call(runtime, LOCATIONS, { token });
     expect(reply.status).toBe(403);
     expect(reply.body.error.code).toBe('token_expired');
-    expectContract('GET', LOCATIONS, reply);
   });
 
   it('403 token_revoked immediately after the application is revoked, for every outstanding token', async () => {
@@ -111,7 +108,6 @@ describe('group and location boundaries', () => {
     const reply = await call(runtime, '/v1/demo-group/nowhere', { token });
     expect(reply.status).toBe(404);
     expect(reply.body.error.code).toBe('not_found');
-    expectContract('GET', '/v1/demo-group/nowhere', reply);
   });
 
   it('checks the scope before the ids, so a scope-less token learns nothing about ids', async () => {
@@ -151,7 +147,6 @@ describe('unknown routes and methods', () => {
     const unknown = await call(runtime, '/v1/demo-group/nyc-midtown/nope/deeper', { token });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toMatchObject({ ok: false, version: 'v1', error: { code: 'not_found', status: 404 } });
-    expectContract('GET', '/nope', unknown);
     const root = await call(runtime, '/');
     expect(root.status).toBe(404);
     const wrongMethod = await call(runtime, LOCATIONS, { token, method: 'DELETE' });

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import * as oauth from 'openid-client';
+import { expectContract } from './openapi.js';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../lib/local/runtime.js';
 import { createApp } from '../../lambdas/admin/apps.js';
 import type { AppInput } from '../../lambdas/admin/validation.js';
@@ -60,6 +61,10 @@ export async function tokenFor(runtime: LocalRuntime, input: Partial<AppInput> =
 
 export type Reply = { status: number; headers: Headers; body: any; text: string };
 
+/**
+ * One HTTP request to the runtime. Every reply is checked against the
+ * OpenAPI document, so no end-to-end test can pass with an undocumented shape.
+ */
 export async function call(runtime: LocalRuntime, path: string, init: RequestInit & { token?: string } = {}): Promise<Reply> {
   const { token, headers, ...rest } = init;
   const response = await fetch(`${runtime.url}${path}`, {
@@ -73,7 +78,9 @@ export async function call(runtime: LocalRuntime, path: string, init: RequestIni
   } catch {
     body = null;
   }
-  return { status: response.status, headers: response.headers, body, text };
+  const reply = { status: response.status, headers: response.headers, body, text };
+  expectContract(rest.method ?? 'GET', path, reply);
+  return reply;
 }
 
 /** Every e-mail the local SES v2 has accepted. */
