@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { removeRuntimeFile, writeRuntimeFile } from '../lib/local/runtime-file.js';
 import { startLocalRuntime } from '../lib/local/runtime.js';
 
@@ -16,7 +16,7 @@ const { values } = parseArgs({
 
 const runtime = await startLocalRuntime({
   port: Number(process.env.PORT ?? 3000),
-  dataDir: values['in-memory'] ? null : join(process.cwd(), values.data!),
+  dataDir: values['in-memory'] ? null : resolve(values.data!),
   dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
   sqsEndpoint: process.env.SQS_ENDPOINT,
   logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO',
