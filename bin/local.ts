@@ -28,6 +28,7 @@ writeRuntimeFile({
   tableName: runtime.tableName,
   ...runtime.engines,
   ...runtime.queues,
+  webhookAllowLoopback: runtime.deps.config.webhookAllowLoopback,
 });
 
 const lines = [
@@ -37,6 +38,9 @@ const lines = [
   `  SQS      ${runtime.engines.sqsEndpoint}`,
   `  SES v2   ${runtime.engines.sesEndpoint} (sent mail: ${runtime.engines.sesEndpoint}/store)`,
   `  OpenAPI  ${runtime.url}/v1/openapi.json`,
+  ...(runtime.deps.config.webhookAllowLoopback
+    ? ['', '  !!! WEBHOOK_ALLOW_LOOPBACK=1: webhook destinations may point at this machine. Local testing only. !!!']
+    : []),
 ];
 if (runtime.demo) {
   const { clientId, clientSecret, groupId } = runtime.demo;

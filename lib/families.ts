@@ -10,6 +10,8 @@ export type FamilyInfra = {
   /** ses:SendEmail from MAIL_FROM (owner alerts). */
   sendsMail: boolean;
   memorySize: number;
+  /** Repository folders copied next to the bundle (files the function serves). */
+  bundledFolders?: readonly string[];
 };
 
 /**
@@ -29,4 +31,17 @@ export const FAMILY_INFRA: Record<Family, FamilyInfra> = {
   token: { tableActions: ['GetItem', 'PutItem', 'UpdateItem'], queriedIndexes: [], sendsMail: false, memorySize: 512 },
   // Locations are listed by base-table Query (PK = group), so no GSI grant.
   discovery: V1_FAMILY,
+  // Menus are read by key and listed by base-table Query (PK = group).
+  bevq: V1_FAMILY,
+  // shiftq items are read by key (GetItem/BatchGetItem) and reviews paged by base-table Query; no GSI.
+  shiftq: V1_FAMILY,
+  // Sports data is read by key and viewing data by base-table Query (PK = group); no GSI.
+  sportsq: V1_FAMILY,
+  // Also puts emergency-stop commands (conditional PutItem on a deterministic key).
+  matriq: { ...V1_FAMILY, tableActions: [...V1_FAMILY.tableActions, 'PutItem'] },
+  // Campaigns listed by base-table Query (PK = group); devices read by key.
+  campaigns: V1_FAMILY,
+  orderboard: V1_FAMILY,
+  // Public logos from the bundled folder; no auth, so it never touches the table beyond the shared deps' client.
+  assets: { tableActions: ['GetItem'], queriedIndexes: [], sendsMail: false, memorySize: 256, bundledFolders: ['assets/sports-logo'] },
 };

@@ -7,6 +7,7 @@ import { RouteTableApi } from './constructs/api.js';
 import { DataTable } from './constructs/data-table.js';
 import { FamilyFunction } from './constructs/family-function.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
+import { WebhookFunctions } from './constructs/webhooks.js';
 import { FAMILY_INFRA } from './families.js';
 import { CATCH_ALL_FAMILY } from './local/families.js';
 
@@ -64,12 +65,21 @@ export class CustomerApiStack extends Stack {
           logRetention: settings.logRetention,
           removalPolicy,
           environment,
+          bundledFolders: infra.bundledFolders,
         });
         fn.bindTable(table, infra.tableActions, infra.queriedIndexes);
         if (infra.sendsMail) fn.bindMailer(mailFrom);
         return [family, fn];
       }),
     ) as Record<Family, FamilyFunction>;
+
+    new WebhookFunctions(this, 'WebhookFunctions', {
+      table,
+      queues: webhooks,
+      environment,
+      logRetention: settings.logRetention,
+      removalPolicy,
+    });
 
     const api = new RouteTableApi(this, 'Api', {
       routes: ROUTES,

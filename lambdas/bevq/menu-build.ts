@@ -1,6 +1,6 @@
 import { sha256Hex } from '../shared/crypto.js';
 import { strongEtag } from '../shared/etag.js';
-import type { MenuData, MenuInput, MenuItem, MenuSection } from '../shared/schemas/bevq.js';
+import type { MenuData, MenuItem, MenuSection } from '../shared/schemas/bevq.js';
 import { menuInput } from '../shared/schemas/bevq.js';
 import type { z } from 'zod';
 
@@ -123,4 +123,3 @@ export function buildMenu(input: ParsedInput, previous: MenuData | null, now: nu
   return { menu, etag, newRevision, changed };
 }
 
-export type { MenuInput };

@@ -1,6 +1,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { z } from 'zod';
 import { authorize, type AuthContext } from './auth.js';
 import type { Location } from './data/locations.js';
 import type { Deps } from './deps.js';
@@ -82,12 +83,11 @@ function routeAndAuthorize(family: Family, deps: Deps): ApiMiddleware {
     before: async ({ event, context }) => {
       const now = deps.clock.now();
       const { route, params } = resolve(event, family);
-      const query = route.query ? parseQuery(event, route) : {};
       const api: ApiRequest = {
         event,
         route,
         params,
-        query,
+        query: {},
         requestId: event.requestContext.requestId,
         baseUrl: baseUrlOf(event, deps.config),
         now,
@@ -95,11 +95,15 @@ function routeAndAuthorize(family: Family, deps: Deps): ApiMiddleware {
         location: null,
       };
       context.api = api;
-      if (route.scope === null) return;
-      const result = await authorize(deps, route, params, header(event, 'authorization'), now);
-      api.auth = result.auth;
-      api.location = result.location;
-      context.extraHeaders = result.rateHeaders;
+      if (route.scope !== null) {
+        const result = await authorize(deps, route, params, header(event, 'authorization'), now);
+        api.auth = result.auth;
+        api.location = result.location;
+        context.extraHeaders = result.rateHeaders;
+      }
+      // Input is judged after authorization, so a caller without access learns nothing from a 400.
+      if (route.query) api.query = parseQuery(event, route);
+      if (route.params) api.params = { ...params, ...validated(route.params, params, 'Path parameter') };
     },
   };
 }
@@ -131,11 +135,14 @@ function resolve(event: APIGatewayProxyEvent, family: Family): { route: Route; p
 
 function parseQuery(event: APIGatewayProxyEvent, route: Route): Record<string, string> {
   const schema = route.query!;
-  const raw = queryOf(event, Object.keys(schema.shape));
+  return validated(schema, queryOf(event, Object.keys(schema.shape)), 'Query parameter');
+}
+
+function validated(schema: z.ZodObject, raw: Record<string, string>, what: string): Record<string, string> {
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new ApiError('invalid_request', `Query parameter ${issue.path.join('.')}: ${issue.message}`);
+    throw new ApiError('invalid_request', `${what} ${issue.path.join('.')}: ${issue.message}`);
   }
   return parsed.data as Record<string, string>;
 }

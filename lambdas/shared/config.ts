@@ -1,3 +1,5 @@
+import { ATTEMPT_TIMEOUT_MS } from './backoff.js';
+
 /** Deployment settings read from the environment once; every handler gets them through its deps. */
 export type Config = {
   tableName: string;
@@ -14,6 +16,8 @@ export type Config = {
   webhookBackoffScale: number;
   /** Per-attempt wait for a receiver (contract: 10 s). */
   webhookTimeoutMs: number;
+  /** HMAC key of review page tokens (PAGE_TOKEN_KEY); empty → a random key created once and kept in the table. */
+  pageTokenKey: string;
 };
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
@@ -26,7 +30,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     stage: env.STAGE ?? 'local',
     webhookAllowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === '1',
     webhookBackoffScale: env.WEBHOOK_BACKOFF_SCALE ? Number(env.WEBHOOK_BACKOFF_SCALE) : 1,
-    webhookTimeoutMs: 10_000,
+    webhookTimeoutMs: ATTEMPT_TIMEOUT_MS,
+    pageTokenKey: env.PAGE_TOKEN_KEY ?? '',
   };
 }
 

@@ -17,6 +17,7 @@ export const ERRORS = {
   method_not_allowed: { status: 405, message: 'The method is not allowed on this resource.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'The request body has an unsupported content type.' },
+  idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was already used with a different request.' },
   rate_limited: { status: 429, message: 'The application rate limit is exceeded.' },
   internal_error: { status: 500, message: 'An unexpected error occurred.' },
 } as const;

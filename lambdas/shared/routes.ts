@@ -2,6 +2,12 @@ import type { z } from 'zod';
 import { moduleOfScope, type Module, type Scope } from './scopes.js';
 import * as discovery from './schemas/discovery.js';
 import * as token from './schemas/token.js';
+import * as bevq from './schemas/bevq.js';
+import * as sportsq from './schemas/sportsq.js';
+import * as matriq from './schemas/matriq.js';
+import * as campaigns from './schemas/campaigns.js';
+import * as orderboard from './schemas/orderboard.js';
+import * as shiftq from './schemas/shiftq.js';
 
 /**
  * The route table, declared once. API Gateway (lib/), the local gateway, each
@@ -22,9 +28,17 @@ export type Route = {
   /** Envelope `data` schema (OpenAPI); the token endpoint documents its own body. */
   data?: z.ZodType;
   query?: z.ZodObject;
+  /** Path-parameter rules (OpenAPI documents them); a breaking value gets 400, after authorization. */
+  params?: z.ZodObject;
+  /** Optional JSON request body (OpenAPI requestBody); the operation parses it with parseJsonBody and accepts Idempotency-Key. */
+  body?: z.ZodType;
+  /** Media types of a route that serves files instead of the JSON envelope. */
+  produces?: readonly string[];
+  /** Sends an ETag and answers 304 to a matching If-None-Match (OpenAPI documents the 304). */
+  conditional?: true;
 };
 
-export const FAMILIES = ['token', 'discovery'] as const;
+export const FAMILIES = ['token', 'discovery', 'bevq', 'sportsq', 'matriq', 'campaigns', 'orderboard', 'assets', 'shiftq'] as const;
 export type Family = (typeof FAMILIES)[number];
 
 export const ROUTES: readonly Route[] = [
@@ -79,6 +93,283 @@ export const ROUTES: readonly Route[] = [
     scope: 'locations:read',
     summary: 'Location summary (the `root` endpoint)',
     data: discovery.locationSummaryData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/bevq',
+    family: 'bevq',
+    operation: 'bevqGroup',
+    scope: 'bevq:read',
+    summary: 'Beverage-menu availability across the accessible locations of the group',
+    data: bevq.bevqGroupData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/bevq',
+    family: 'bevq',
+    operation: 'bevqLocation',
+    scope: 'bevq:read',
+    summary: "A location's beverage-menu status and menu endpoint",
+    data: bevq.bevqLocationData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/bevq/menu',
+    family: 'bevq',
+    operation: 'bevqMenu',
+    scope: 'bevq:read',
+    summary: 'The complete beverage menu (ETag; If-None-Match gives 304 when unchanged)',
+    data: bevq.bevqMenuData,
+    conditional: true,
+  },
+  // ───────────── sports programming (2.8) ─────────────
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/sportsq',
+    family: 'sportsq',
+    operation: 'sportsGuide',
+    scope: 'sportsq:read',
+    summary: 'Legacy sports guide for one date (default: the current business date); retained for existing integrations',
+    data: sportsq.guideData,
+    query: sportsq.guideQuery,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/sportsq/provider',
+    family: 'sportsq',
+    operation: 'sportsProvider',
+    scope: 'sportsq:read',
+    summary: "The location's sports provider environment and today's provider-availability health",
+    data: sportsq.providerData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/sportsq/packages',
+    family: 'sportsq',
+    operation: 'sportsPackages',
+    scope: 'sportsq:read',
+    summary: 'Legacy package catalog plus the canonical packages projection',
+    data: sportsq.packagesData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/sportsq/{date}',
+    family: 'sportsq',
+    operation: 'sportsProgramming',
+    scope: 'sportsq:read',
+    summary: 'Programming for exactly one date (YYYY-MM-DD) with schedule and provider health; never another day',
+    data: sportsq.programmingData,
+    params: sportsq.programmingDateParams,
+  },
+  // ───────────── display devices (2.9) ─────────────
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/matriq',
+    family: 'matriq',
+    operation: 'matriqOverview',
+    scope: 'matriq:read',
+    summary: 'Display-device overview: device ids, provider count, Auto Scheduler published/running',
+    data: matriq.overviewData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/matriq/gateway',
+    family: 'matriq',
+    operation: 'matriqGateway',
+    scope: 'matriq:read',
+    summary: "The location's device gateway and its health",
+    data: matriq.gatewayData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/matriq/devices',
+    family: 'matriq',
+    operation: 'matriqDevices',
+    scope: 'matriq:read',
+    summary: 'Display devices and their health',
+    data: matriq.devicesData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/matriq/providerAvailable',
+    family: 'matriq',
+    operation: 'matriqProviderAvailable',
+    scope: 'matriq:read',
+    summary: 'Provider availability for the active business date (legacy compatibility shape)',
+    data: matriq.providerAvailableData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/providerAvailable',
+    family: 'matriq',
+    operation: 'providerAvailableAlias',
+    scope: 'matriq:read',
+    summary: 'Direct alias of matriq/providerAvailable',
+    data: matriq.providerAvailableData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/matriq/aiScheduler',
+    family: 'matriq',
+    operation: 'matriqAiScheduler',
+    scope: 'matriq:read',
+    summary: 'Auto Scheduler state, the current published draft and the emergency-stop action',
+    data: matriq.aiSchedulerData,
+  },
+  {
+    method: 'POST',
+    path: '/v1/{group_id}/{location_id}/matriq/aiScheduler/emergency-stop',
+    family: 'matriq',
+    operation: 'matriqEmergencyStop',
+    scope: 'matriq:ai-scheduler:stop',
+    summary: 'Queue an emergency stop of the Auto Scheduler (Idempotency-Key supported)',
+    data: matriq.emergencyStopData,
+    body: matriq.emergencyStopBody,
+  },
+  // ───────────── campaigns and order board (2.10) ─────────────
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/campaigns',
+    family: 'campaigns',
+    operation: 'groupCampaigns',
+    scope: 'campaigns:read',
+    summary: 'Campaigns across the accessible campaign-enabled locations of the group',
+    data: campaigns.groupCampaignsData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/campaigns',
+    family: 'campaigns',
+    operation: 'locationCampaigns',
+    scope: 'campaigns:read',
+    summary: "A location's campaigns and its display-device status",
+    data: campaigns.locationCampaignsData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/orderboard',
+    family: 'orderboard',
+    operation: 'orderboard',
+    scope: 'orderboard:read',
+    summary: 'Order-board placeholder (coming soon)',
+    data: orderboard.orderboardData,
+  },
+  // ───────────── public images ─────────────
+  {
+    method: 'GET',
+    path: '/v1/assets/sports-logo/{name}',
+    family: 'assets',
+    operation: 'sportsLogo',
+    scope: null,
+    summary: 'A sports logo image (public; long-lived cache, ETag)',
+    params: sportsq.sportsLogoParams,
+    produces: ['image/svg+xml', 'image/png'],
+    conditional: true,
+  },
+  // ───────────── staff and operations (2.3–2.7) ─────────────
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/shiftq',
+    family: 'shiftq',
+    operation: 'shiftqOverview',
+    scope: 'shiftq:read',
+    summary: 'Overview: summary counts of the current business date (2.3)',
+    data: shiftq.overviewData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/shiftq/sales',
+    family: 'shiftq',
+    operation: 'shiftqSales',
+    scope: 'shiftq:read',
+    summary: 'Sales snapshot of a business date with a same-weekday prior-week compare',
+    data: shiftq.salesData,
+    query: shiftq.businessDateQuery,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/shiftq/labor',
+    family: 'shiftq',
+    operation: 'shiftqLabor',
+    scope: 'shiftq:read',
+    summary: 'Labor summary of a business date',
+    data: shiftq.laborData,
+    query: shiftq.businessDateQuery,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/shiftq/kitchen',
+    family: 'shiftq',
+    operation: 'shiftqKitchen',
+    scope: 'shiftq:read',
+    summary: 'Kitchen ticket averages: current snapshot and the requested business date (2.4)',
+    data: shiftq.kitchenData,
+    query: shiftq.businessDateQuery,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/shiftq/clock-ins',
+    family: 'shiftq',
+    operation: 'shiftqClockIns',
+    scope: 'shiftq:read',
+    summary: 'Clock-ins, role coverage and attendance exceptions of the current business date',
+    data: shiftq.clockInsData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/shiftq/pos-menu',
+    family: 'shiftq',
+    operation: 'shiftqPosMenu',
+    scope: 'shiftq:read',
+    summary: 'POS menu with its stock overlay',
+    data: shiftq.posMenuData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/shiftq/employees',
+    family: 'shiftq',
+    operation: 'shiftqEmployees',
+    scope: 'shiftq:read',
+    summary: 'Employee, job, shift and time-entry collections',
+    data: shiftq.employeesData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/shiftq/reservations',
+    family: 'shiftq',
+    operation: 'shiftqReservations',
+    scope: 'shiftq:read',
+    summary: 'Reservations from the POS reservation digest (2.5)',
+    data: shiftq.reservationsData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/shiftq/toastReservations',
+    family: 'shiftq',
+    operation: 'shiftqToastReservations',
+    scope: 'shiftq:read',
+    summary: 'Alias of shiftq/reservations (2.5)',
+    data: shiftq.reservationsData,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/{location_id}/shiftq/reviews',
+    family: 'shiftq',
+    operation: 'shiftqReviews',
+    // The contract does not name this scope; reviews are staff-and-operations data, so shiftq:read governs them.
+    scope: 'shiftq:read',
+    summary: 'Provider-neutral reviews, newest first, with bounded filters and opaque signed page tokens (2.6)',
+    data: shiftq.reviewsData,
+    query: shiftq.reviewsQuery,
+  },
+  {
+    method: 'GET',
+    path: '/v1/{group_id}/shiftq/group-leaderboard',
+    family: 'shiftq',
+    operation: 'shiftqGroupLeaderboard',
+    scope: 'shiftq:read',
+    summary: 'Accessible locations ranked by net sales and lowest labor, discounts and voids percentages (2.7)',
+    data: shiftq.groupLeaderboardData,
   },
 ];
 

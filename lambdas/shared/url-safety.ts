@@ -183,32 +183,34 @@ export function literalAddress(host: string): string | null {
   return null;
 }
 
-export type ParsedDestinationUrl = { ok: true; url: URL; hostname: string } | { ok: false; reason: string };
+export type ParsedDestinationUrl =
+  | { ok: true; url: URL; hostname: string }
+  | { ok: false; code: 'invalid_url' | 'blocked_address'; reason: string };
 
 /** Static URL rules: HTTPS, no credentials, no fragment, a host; an IP literal must be public. */
 export function checkDestinationUrl(raw: string, options: SafetyOptions = {}): ParsedDestinationUrl {
-  if (raw.length > 2048) return { ok: false, reason: 'url is longer than 2048 characters' };
-  if (/\s/.test(raw)) return { ok: false, reason: 'url contains whitespace' };
+  if (raw.length > 2048) return { ok: false, code: 'invalid_url', reason: 'url is longer than 2048 characters' };
+  if (/\s/.test(raw)) return { ok: false, code: 'invalid_url', reason: 'url contains whitespace' };
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return { ok: false, reason: 'url is not an absolute URL' };
+    return { ok: false, code: 'invalid_url', reason: 'url is not an absolute URL' };
   }
-  if (url.protocol !== 'https:') return { ok: false, reason: 'url must use https' };
+  if (url.protocol !== 'https:') return { ok: false, code: 'invalid_url', reason: 'url must use https' };
   if (url.username || url.password || /^https:\/\/[^/?#]*@/i.test(raw)) {
-    return { ok: false, reason: 'url must not contain credentials' };
+    return { ok: false, code: 'invalid_url', reason: 'url must not contain credentials' };
   }
   // `new URL` drops an empty fragment, so look at the raw text.
-  if (raw.includes('#')) return { ok: false, reason: 'url must not contain a fragment' };
+  if (raw.includes('#')) return { ok: false, code: 'invalid_url', reason: 'url must not contain a fragment' };
   const hostname = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (!hostname) return { ok: false, reason: 'url has no host' };
+  if (!hostname) return { ok: false, code: 'invalid_url', reason: 'url has no host' };
   const literal = literalAddress(hostname);
   if (literal) {
     const verdict = classifyAddress(literal, options);
-    if (!verdict.allowed) return { ok: false, reason: `url host is a ${verdict.reason} address` };
+    if (!verdict.allowed) return { ok: false, code: 'blocked_address', reason: `url host is a ${verdict.reason} address` };
   } else if (hostname === 'localhost' || hostname.endsWith('.localhost')) {
-    if (!options.allowLoopback) return { ok: false, reason: 'url host is a loopback name' };
+    if (!options.allowLoopback) return { ok: false, code: 'blocked_address', reason: 'url host is a loopback name' };
   }
   return { ok: true, url, hostname };
 }
@@ -228,7 +230,7 @@ export type ResolvedTarget =
  */
 export async function resolveDestination(raw: string, resolve: Resolver, options: SafetyOptions = {}): Promise<ResolvedTarget> {
   const parsed = checkDestinationUrl(raw, options);
-  if (!parsed.ok) return { ok: false, code: parsed.reason.includes(' address') ? 'blocked_address' : 'invalid_url', reason: parsed.reason };
+  if (!parsed.ok) return parsed;
   const literal = literalAddress(parsed.hostname);
   if (literal) {
     const family = parseIPv6(literal) ? 6 : 4;

@@ -1,6 +1,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import { backoffSeconds, visibilitySeconds } from '../shared/backoff.js';
+import type { App } from '../shared/data/apps.js';
 import type { Delivery } from '../shared/data/deliveries.js';
+import type { Destination } from '../shared/data/destinations.js';
 import type { Deps } from '../shared/deps.js';
 import { sign } from '../shared/signature.js';
 import { resolveDestination } from '../shared/url-safety.js';
@@ -31,6 +33,19 @@ export async function processRecord(deps: Deps, record: SQSRecord): Promise<void
   }
 }
 
+/** Why this attempt must not be made (contract 3 and 6.6), or null. */
+function refusalOf(delivery: Delivery, destination: Destination | null, app: App | null, now: number): string | null {
+  if (!destination) return 'destination_removed';
+  if (!destination.enabled) return 'destination_disabled';
+  const ineligible = appIneligibility(app, now);
+  if (ineligible) return ineligible;
+  // A menu event only for locations still covered; a test event was checked for its location when queued.
+  if (delivery.eventType === 'bevq.menu.updated' && !covers(destination, app!, delivery.groupId, delivery.locationId)) {
+    return 'location_not_covered';
+  }
+  return null;
+}
+
 /** null: done with this message; a number: make it visible again after that many seconds. */
 type AttemptResult = { delivery: Delivery | null; retryAfterSeconds: number | null };
 
@@ -42,15 +57,8 @@ export async function attemptDelivery(deps: Deps, deliveryId: string, attempt: n
   // Execution-time re-check: a refused attempt makes no request.
   const destination = await store.destinations.get(delivery.destinationId);
   const app = destination ? await store.apps.get(destination.clientId) : null;
-  const refusal = !destination
-    ? 'destination_removed'
-    : !destination.enabled
-      ? 'destination_disabled'
-      : (appIneligibility(app, clock.now()) ??
-        (delivery.eventType === 'bevq.menu.updated' && !covers(destination, app!, delivery.groupId, delivery.locationId)
-          ? 'location_not_covered'
-          : null));
-  if (refusal || !destination) {
+  const refusal = refusalOf(delivery, destination, app, clock.now());
+  if (refusal !== null || !destination) {
     delivery = state.refuse(delivery, refusal ?? 'destination_removed', clock.now());
     await store.deliveries.save(delivery);
     logger.info('webhook attempt refused', { deliveryId, code: delivery.lastErrorCode });

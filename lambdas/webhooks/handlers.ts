@@ -1,5 +1,5 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { publishMenu, type PublishRequest } from '../admin/menus.js';
 import type { Deps } from '../shared/deps.js';
 import { sweepPendingEvents } from './dispatch.js';
@@ -11,7 +11,7 @@ import { processRecord } from './deliver.js';
 export function createDeliverer(deps: Deps) {
   const processor = new BatchProcessor(EventType.SQS);
   return (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-    processPartialResponse(event, (record) => processRecord(deps, record), processor, {
+    processPartialResponse(event, (record: SQSRecord) => processRecord(deps, record), processor, {
       context,
       throwOnFullBatchFailure: false,
     });

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { createApp, publicApp, revokeApp } from '../../lambdas/admin/apps.js';
 import { AdminInputError, type AppInput } from '../../lambdas/admin/validation.js';
 import { loadVenues, putGroup, putLocation } from '../../lambdas/admin/venues.js';
@@ -9,6 +8,10 @@ import type { Store } from '../../lambdas/shared/data/store.js';
 import { MODULES, type ModulesEnabled } from '../../lambdas/shared/scopes.js';
 import { fields, show, table, type Column } from './format.js';
 import { defineCommand, type Command, type Values } from './spec.js';
+import { BEVQ_COMMANDS } from './bevq-commands.js';
+import { VENUE_MODULE_COMMANDS } from './venue-module-commands.js';
+import { readJsonFile } from './read-json.js';
+import { loadShiftq, shiftqFileEntries } from '../../lambdas/admin/shiftq-ingest.js';
 
 /**
  * Every admin command, declared once. Names, flags and the --json shapes are
@@ -104,20 +107,6 @@ function modulesEnabled(listed: string[]): ModulesEnabled {
   const unknown = listed.filter((m) => !(MODULES as readonly string[]).includes(m));
   if (unknown.length) throw new AdminInputError(`unknown modules: ${unknown.join(', ')} (known: ${MODULES.join(', ')})`);
   return Object.fromEntries(MODULES.map((m) => [m, listed.includes(m)])) as ModulesEnabled;
-}
-
-async function readJsonFile(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new AdminInputError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new AdminInputError(`${file} is not valid JSON: ${(err as Error).message}`);
-  }
 }
 
 export const COMMANDS: readonly Command[] = [
@@ -241,4 +230,25 @@ export const COMMANDS: readonly Command[] = [
       return { json: { groups }, text: text || 'The file has no groups.' };
     },
   }),
+  defineCommand({
+    name: 'shiftq load',
+    summary: [
+      'Load staff-and-operations data for one location from a JSON file: one entry {"kind", "businessDate"?, "data"}',
+      'or {"entries": [...]}. Kinds kitchen, sales, labor, clockIns take businessDate YYYYMMDD (not before the 366-day',
+      'retention, not after the current business date); posMenu, employees, reservations and reviews do not.',
+      'Every entry is validated before anything is written.',
+    ].join('\n'),
+    flags: { group: { value: 'G', required: true }, location: { value: 'L', required: true }, file: { value: 'F', required: true } },
+    json: '{"loaded": [{"kind", "businessDate", "records"}]}',
+    async run({ flags, store, now }) {
+      const entries = shiftqFileEntries(await readJsonFile(flags.file));
+      const loaded = await loadShiftq(store, { groupId: flags.group, locationId: flags.location, entries }, now);
+      const text = loaded
+        .map((l) => `Loaded ${l.kind}${l.businessDate ? ` for ${l.businessDate}` : ''} (${l.records} record(s)) at ${flags.group}/${flags.location}.`)
+        .join('\n');
+      return { json: { loaded }, text };
+    },
+  }),
+  ...BEVQ_COMMANDS,
+  ...VENUE_MODULE_COMMANDS,
 ];

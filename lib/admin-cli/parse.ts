@@ -41,7 +41,9 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Com
     );
   }
   const words = command.name.split(' ').length;
-  const options = Object.fromEntries(Object.keys(command.flags).map((name) => [name, { type: 'string' as const }]));
+  const options = Object.fromEntries(
+    Object.entries(command.flags).map(([name, flag]) => [name, { type: flag.kind === 'switch' ? ('boolean' as const) : ('string' as const) }]),
+  );
   let parsed;
   try {
     parsed = parseArgs({
@@ -58,7 +60,7 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Com
   if (values.help) return { kind: 'help' };
 
   const expected = command.arg ? 1 : 0;
-  if (positionals.length !== expected) {
+  if (positionals.length !== expected && !(command.argOptional && positionals.length === 0)) {
     throw new UsageError(
       command.arg
         ? `${command.name} takes one ${command.arg}`
@@ -73,7 +75,8 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Com
   const flags: Record<string, unknown> = {};
   for (const [name, flag] of Object.entries(command.flags)) {
     const raw = (values as Record<string, unknown>)[name];
-    if (typeof raw === 'string') flags[name] = convert(name, flag, raw);
+    if (typeof raw === 'boolean') flags[name] = raw;
+    else if (typeof raw === 'string') flags[name] = convert(name, flag, raw);
     else if (flag.required) throw new UsageError(`${command.name} needs --${name} ${flag.value}`);
   }
   return {

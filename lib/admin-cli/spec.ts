@@ -1,4 +1,5 @@
 import type { Store } from '../../lambdas/shared/data/store.js';
+import type { Deps } from '../../lambdas/shared/deps.js';
 
 /**
  * How a command is declared: its words, flags, optional positional and run
@@ -6,8 +7,8 @@ import type { Store } from '../../lambdas/shared/data/store.js';
  * these declarations, so a flag exists in exactly one place.
  */
 
-/** text: a string; list: "a,b,c" → string[]; int: a whole number. */
-export type FlagKind = 'text' | 'list' | 'int';
+/** text: a string; list: "a,b,c" → string[]; int: a whole number; switch: present or not (takes no value). */
+export type FlagKind = 'text' | 'list' | 'int' | 'switch';
 
 export type Flag = {
   /** Placeholder shown in the usage text, e.g. "G" or "S1,S2". */
@@ -16,7 +17,13 @@ export type Flag = {
   required?: boolean;
 };
 
-type ValueOf<F extends Flag> = F extends { kind: 'list' } ? string[] : F extends { kind: 'int' } ? number : string;
+type ValueOf<F extends Flag> = F extends { kind: 'list' }
+  ? string[]
+  : F extends { kind: 'int' }
+    ? number
+    : F extends { kind: 'switch' }
+      ? boolean
+      : string;
 
 /** The parsed flags a command's run function receives, typed from its declaration. */
 export type Values<F extends Record<string, Flag>> = {
@@ -32,6 +39,8 @@ export type RunInput<F extends Record<string, Flag>> = {
   arg: string;
   store: Store;
   now: number;
+  /** The target's full deps (queue, mailer, resolver) for commands that do more than read and write the table. */
+  deps: Deps;
 };
 
 export type Command<F extends Record<string, Flag> = Record<string, Flag>> = {
@@ -41,6 +50,8 @@ export type Command<F extends Record<string, Flag> = Record<string, Flag>> = {
   summary: string;
   /** Placeholder of the single positional argument (e.g. "ID"), if the command takes one. */
   arg?: string;
+  /** The positional may be left out (e.g. `dlq redrive ID|--all`); run then gets ''. */
+  argOptional?: true;
   flags: F;
   /** Shape of the --json document, for the usage text. */
   json: string;

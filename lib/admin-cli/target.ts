@@ -2,6 +2,14 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDb } from '../../lambdas/shared/data/db.js';
 import { createStore, type Store } from '../../lambdas/shared/data/store.js';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Clock } from '../../lambdas/shared/clock.js';
+import { configFromEnv } from '../../lambdas/shared/config.js';
+import type { Deps } from '../../lambdas/shared/deps.js';
+import { sesMailer } from '../../lambdas/shared/mailer.js';
+import { systemResolver } from '../../lambdas/shared/resolver.js';
 import { readRuntimeFile, RUNTIME_FILE, RUNTIME_FILE_ENV } from '../local/runtime-file.js';
 
 /**
@@ -24,8 +32,32 @@ export type Target = {
   webhookQueueUrl: string | null;
   webhookDlqUrl: string | null;
   store: Store;
+  /** Deps as the target's functions have them: its queues, its mail, the system resolver. */
+  deps(clock: Clock): Deps;
   close(): void;
 };
+
+type TargetClients = { tableName: string; store: Store; sqs: SQSClient; ses: SESv2Client; queueUrl: string | null; dlqUrl: string | null; allowLoopback: boolean };
+
+function depsOf(t: TargetClients, clock: Clock): Deps {
+  const config = {
+    ...configFromEnv(),
+    tableName: t.tableName,
+    webhookQueueUrl: t.queueUrl ?? '',
+    webhookDlqUrl: t.dlqUrl ?? '',
+    webhookAllowLoopback: t.allowLoopback,
+  };
+  return {
+    config,
+    store: t.store,
+    clock,
+    mailer: sesMailer(config.mailFrom, t.ses),
+    // Admin output goes to stdout; the library's own logs stay quiet.
+    logger: new Logger({ serviceName: 'customer-api-admin', logLevel: 'SILENT' }),
+    resolver: systemResolver,
+    sqs: t.sqs,
+  };
+}
 
 /** The target cannot be reached as asked (no runtime, no stack); exit code 2. */
 export class TargetError extends Error {}
@@ -51,14 +83,23 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
   const tableName = outputs.TableName;
   if (!tableName) throw new TargetError(`stack ${name} has no TableName output`);
   const dynamo = new DynamoDBClient(clientConfig);
+  const store = createStore(createDb(tableName, dynamo));
+  const sqs = new SQSClient(clientConfig);
+  const ses = new SESv2Client(clientConfig);
+  const clients = { tableName, store, sqs, ses, queueUrl: outputs.WebhookQueueUrl ?? null, dlqUrl: outputs.WebhookDlqUrl ?? null, allowLoopback: false };
   return {
     label: `stage ${stage} (${name})`,
     tableName,
     apiUrl: outputs.ApiUrl ?? null,
     webhookQueueUrl: outputs.WebhookQueueUrl ?? null,
     webhookDlqUrl: outputs.WebhookDlqUrl ?? null,
-    store: createStore(createDb(tableName, dynamo)),
-    close: () => dynamo.destroy(),
+    store,
+    deps: (clock) => depsOf(clients, clock),
+    close: () => {
+      dynamo.destroy();
+      sqs.destroy();
+      ses.destroy();
+    },
   };
 }
 
@@ -75,13 +116,30 @@ function openLocal(file: string | undefined): Target {
     region: info.region,
     ...(info.externalDynamo ? {} : { credentials: LOCAL_CREDENTIALS }),
   });
+  const store = createStore(createDb(info.tableName, dynamo));
+  const sqs = new SQSClient({ endpoint: info.sqsEndpoint, region: info.region, ...(info.externalSqs ? {} : { credentials: LOCAL_CREDENTIALS }) });
+  const ses = new SESv2Client({ endpoint: info.sesEndpoint, region: info.region, credentials: LOCAL_CREDENTIALS });
+  const clients = {
+    tableName: info.tableName,
+    store,
+    sqs,
+    ses,
+    queueUrl: info.webhookQueueUrl,
+    dlqUrl: info.webhookDlqUrl,
+    allowLoopback: info.webhookAllowLoopback === true,
+  };
   return {
     label: `local runtime (${file ?? RUNTIME_FILE})`,
     tableName: info.tableName,
     apiUrl: info.url,
     webhookQueueUrl: info.webhookQueueUrl,
     webhookDlqUrl: info.webhookDlqUrl,
-    store: createStore(createDb(info.tableName, dynamo)),
-    close: () => dynamo.destroy(),
+    store,
+    deps: (clock) => depsOf(clients, clock),
+    close: () => {
+      dynamo.destroy();
+      sqs.destroy();
+      ses.destroy();
+    },
   };
 }

@@ -6,8 +6,11 @@ export function usage(commands: readonly Command[]): string {
   const synopsis = (c: Command) =>
     [
       c.name,
-      ...(c.arg ? [c.arg] : []),
-      ...Object.entries(c.flags).map(([name, f]) => (f.required ? `--${name} ${f.value}` : `[--${name} ${f.value}]`)),
+      ...(c.arg ? [c.argOptional ? `[${c.arg}]` : c.arg] : []),
+      ...Object.entries(c.flags).map(([name, f]) => {
+        const text = f.kind === 'switch' ? `--${name}` : `--${name} ${f.value}`;
+        return f.required ? text : `[${text}]`;
+      }),
     ].join(' ');
   return [
     'Usage: npm run admin -- <command> [flags]',

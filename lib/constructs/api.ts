@@ -69,6 +69,8 @@ export class RouteTableApi extends Construct {
       description: 'Customer API: OAuth token endpoint and /v1 resources',
       // Called server to server; no CloudFront edge in front.
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // Binary files of file routes (base64 from Lambda): API Gateway decodes them for clients whose Accept names the type.
+      binaryMediaTypes: [...new Set(props.routes.flatMap((r) => r.produces ?? []).filter((t) => t !== 'image/svg+xml'))],
       // Execution logging needs the account's API Gateway CloudWatch role.
       cloudWatchRole: true,
       deployOptions: {

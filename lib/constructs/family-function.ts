@@ -29,11 +29,15 @@ const LAMBDAS_DIR = fileURLToPath(new URL('../../lambdas/', import.meta.url));
 
 export type FamilyFunctionProps = {
   family: string;
+  /** Handler file below lambdas/; default `<family>/handler.ts` (non-HTTP functions such as `webhooks/deliverer.ts`). */
+  entry?: string;
   memorySize: number;
   logRetention: RetentionDays;
   /** For the log group: keep logs of a deleted prod stack, drop dev ones. */
   removalPolicy: RemovalPolicy;
   environment?: Record<string, string>;
+  /** Repository folders (relative to the project root) copied into the bundle at the same relative path. */
+  bundledFolders?: readonly string[];
 };
 
 /**
@@ -55,7 +59,7 @@ export class FamilyFunction extends NodejsFunction {
     logGroup.grantWrite(role);
 
     super(scope, id, {
-      entry: `${LAMBDAS_DIR}${props.family}/handler.ts`,
+      entry: `${LAMBDAS_DIR}${props.entry ?? `${props.family}/handler.ts`}`,
       handler: 'handler',
       // cdk-nag AwsSolutions-L1 wants the newest Node.js runtime this aws-cdk-lib knows.
       runtime: Runtime.NODEJS_24_X,
@@ -77,6 +81,16 @@ export class FamilyFunction extends NodejsFunction {
         externalModules: [],
         // No Docker on build machines: bundle with the project's esbuild.
         forceDockerBundling: false,
+        ...(props.bundledFolders?.length
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) =>
+                  props.bundledFolders!.map((f) => `mkdir -p "${outputDir}/${f}" && cp -R "${inputDir}/${f}/." "${outputDir}/${f}/"`),
+              },
+            }
+          : {}),
       },
     });
     this.family = props.family;

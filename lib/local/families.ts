@@ -3,11 +3,18 @@ import { createHandler as discovery } from '../../lambdas/discovery/index.js';
 import type { Deps } from '../../lambdas/shared/deps.js';
 import type { Family } from '../../lambdas/shared/routes.js';
 import { createHandler as token } from '../../lambdas/token/index.js';
+import { createHandler as bevq } from '../../lambdas/bevq/index.js';
+import { createHandler as sportsq } from '../../lambdas/sportsq/index.js';
+import { createHandler as matriq } from '../../lambdas/matriq/index.js';
+import { createHandler as campaigns } from '../../lambdas/campaigns/index.js';
+import { createHandler as orderboard } from '../../lambdas/orderboard/index.js';
+import { createHandler as assets } from '../../lambdas/assets/index.js';
+import { createHandler as shiftq } from '../../lambdas/shiftq/index.js';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /** Every family's handler factory; typed by Family so a new family cannot be forgotten here. */
-const FACTORIES: Record<Family, (deps: Deps) => ProxyHandler> = { token, discovery };
+const FACTORIES: Record<Family, (deps: Deps) => ProxyHandler> = { token, discovery, bevq, shiftq, sportsq, matriq, campaigns, orderboard, assets };
 
 export function createFamilyHandlers(deps: Deps): Record<Family, ProxyHandler> {
   return Object.fromEntries(Object.entries(FACTORIES).map(([family, create]) => [family, create(deps)])) as Record<

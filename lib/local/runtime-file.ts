@@ -20,6 +20,8 @@ export type RuntimeFile = {
   externalSqs: boolean;
   webhookQueueUrl: string;
   webhookDlqUrl: string;
+  /** The runtime allows loopback webhook receivers (WEBHOOK_ALLOW_LOOPBACK=1); the CLI validates URLs the same way. */
+  webhookAllowLoopback?: boolean;
 };
 
 export function writeRuntimeFile(info: RuntimeFile): void {

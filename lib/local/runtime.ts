@@ -3,10 +3,15 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { systemClock, type Clock } from '../../lambdas/shared/clock.js';
-import { configFromEnv } from '../../lambdas/shared/config.js';
+import { configFromEnv, type Config } from '../../lambdas/shared/config.js';
+import { systemResolver } from '../../lambdas/shared/resolver.js';
+import type { Resolver } from '../../lambdas/shared/url-safety.js';
+import { createDeliverer, createSweeper } from '../../lambdas/webhooks/handlers.js';
+import { startSchedule } from './schedules.js';
+import { startSqsPoller } from './sqs-poller.js';
 import { createDb } from '../../lambdas/shared/data/db.js';
 import { createStore, type Store } from '../../lambdas/shared/data/store.js';
 import type { Deps } from '../../lambdas/shared/deps.js';
@@ -30,6 +35,12 @@ export type LocalRuntimeOptions = {
   /** Seed the demo group and application into an empty table. */
   seed?: boolean;
   logLevel?: 'INFO' | 'WARN' | 'ERROR' | 'SILENT' | 'DEBUG';
+  /** Overrides of the environment's config (tests: webhookAllowLoopback, webhookBackoffScale, webhookTimeoutMs). */
+  config?: Partial<Config>;
+  /** DNS for webhook destinations (tests inject one they control). */
+  resolver?: Resolver;
+  /** How often the webhook sweeper schedule runs (EventBridge: every minute). */
+  sweepEveryMs?: number;
 };
 
 export type LocalRuntime = {
@@ -43,6 +54,8 @@ export type LocalRuntime = {
   store: Store;
   deps: Deps;
   demo: DemoCredentials | null;
+  /** Runs the webhook sweeper now, as its schedule would. */
+  sweep(): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -73,7 +86,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     await ensureTable(dynamo, tableName);
     const queues = await ensureQueues(sqs, tableName);
 
-    const config = { ...configFromEnv(), tableName, ...queues, stage: 'local' };
+    const config = { ...configFromEnv(), tableName, ...queues, stage: 'local', ...options.config };
     const store = createStore(createDb(tableName, dynamo));
     const clock = options.clock ?? systemClock;
     const deps: Deps = {
@@ -82,7 +95,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       clock,
       mailer: sesMailer(config.mailFrom, new SESv2Client(clientOptions(false, engines.sesEndpoint))),
       logger: new Logger({ serviceName: 'customer-api', logLevel: options.logLevel ?? 'INFO' }),
+      resolver: options.resolver ?? systemResolver,
+      sqs,
     };
+    if (config.webhookAllowLoopback) {
+      deps.logger.warn('WEBHOOK_ALLOW_LOOPBACK is on: webhook destinations may point at this machine (127.0.0.0/8, ::1). Local testing only.');
+    }
     const demo = options.seed === false ? null : await demoCredentials(store, clock, dataDir);
 
     const server = createGateway(createFamilyHandlers(deps));
@@ -91,6 +109,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve);
     });
     const port = (server.address() as AddressInfo).port;
+    // The Lambda SQS event source mapping and the EventBridge sweeper schedule, played locally.
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: queues.webhookQueueUrl, AttributeNames: ['QueueArn'] }),
+    );
+    const poller = startSqsPoller({
+      sqs,
+      queueUrl: queues.webhookQueueUrl,
+      queueArn: Attributes?.QueueArn ?? '',
+      handler: createDeliverer(deps),
+      logger: deps.logger,
+    });
+    const sweeper = startSchedule('webhook-sweeper', options.sweepEveryMs ?? 60_000, createSweeper(deps), deps.logger);
     const { stop: stopEngines, ...endpoints } = engines;
     return {
       url: `http://localhost:${port}`,
@@ -102,7 +132,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       store,
       deps,
       demo,
+      sweep: () => sweeper.runNow(),
       async stop() {
+        await sweeper.stop();
+        await poller.stop();
         await close(server);
         dynamo.destroy();
         sqs.destroy();

@@ -2,6 +2,8 @@ import { createApp } from '../../lambdas/admin/apps.js';
 import { loadVenues, type VenueFile } from '../../lambdas/admin/venues.js';
 import type { Store } from '../../lambdas/shared/data/store.js';
 import { SCOPES } from '../../lambdas/shared/scopes.js';
+import { seedVenueModules } from './seed-venue-modules.js';
+import { seedShiftq } from '../../lambdas/shiftq/demo-data.js';
 
 export const DEMO_GROUP_ID = 'demo-group';
 
@@ -28,6 +30,8 @@ export type DemoCredentials = { groupId: string; clientId: string; clientSecret:
 /** Seeds the demo venues and one group-wide application holding every scope. */
 export async function seedDemo(store: Store, now: number): Promise<DemoCredentials> {
   await loadVenues(store, DEMO_VENUES, now);
+  await seedVenueModules(store, now);
+  await seedShiftq(store, now, DEMO_GROUP_ID);
   const { app, clientSecret } = await createApp(
     store,
     { groupId: DEMO_GROUP_ID, name: 'Demo backend', scopes: [...SCOPES], ownerEmail: 'owner@demo.example' },

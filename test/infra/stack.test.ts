@@ -8,6 +8,7 @@ import { WEBHOOK_QUEUES } from '../../lambdas/shared/queues.js';
 import { FAMILIES, ROUTES } from '../../lambdas/shared/routes.js';
 import { FAMILY_TAG } from '../../lib/constructs/family-function.js';
 import { FAMILY_INFRA } from '../../lib/families.js';
+import { WEBHOOK_FUNCTIONS, type WebhookFunctionName } from '../../lib/constructs/webhooks.js';
 import { CATCH_ALL_FAMILY } from '../../lib/local/families.js';
 import { CustomerApiStack, isStage, type Stage } from '../../lib/stack.js';
 
@@ -145,7 +146,7 @@ describe('CustomerApiStack (dev)', () => {
   });
 
   it('has one arm64, Node.js 22+, traced function per family with its memory and environment', () => {
-    expect(Object.keys(of(template, 'AWS::Lambda::Function'))).toHaveLength(FAMILIES.length);
+    expect(Object.keys(of(template, 'AWS::Lambda::Function'))).toHaveLength(FAMILIES.length + Object.keys(WEBHOOK_FUNCTIONS).length);
     const [tableId] = only(template, 'AWS::DynamoDB::Table');
     for (const family of FAMILIES) {
       const [, fn] = functionOf(template, family);
@@ -305,6 +306,41 @@ describe('CustomerApiStack (dev)', () => {
         }
       }
     }
+  });
+
+  it('runs the webhook dispatcher, deliverer and sweeper with least privilege, batch failures, a schedule and alarms', () => {
+    const [queueId] = Object.entries(of(template, 'AWS::SQS::Queue')).find(([, q]) => q.Properties.RedrivePolicy)!;
+    const sqsActions = (name: WebhookFunctionName) => {
+      const [, fn] = functionOf(template, name);
+      return statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]).filter((s) => list(s.Action).some((a) => a.startsWith('sqs:')));
+    };
+    for (const name of Object.keys(WEBHOOK_FUNCTIONS) as WebhookFunctionName[]) {
+      const [, fn] = functionOf(template, name);
+      const statements = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]);
+      const granted = statements.filter((s) => list(s.Action).some((a) => a.startsWith('dynamodb:'))).flatMap((s) => list(s.Action));
+      expect(new Set(granted), name).toEqual(new Set(WEBHOOK_FUNCTIONS[name].tableActions.map((a) => `dynamodb:${a}`)));
+      expect(statements.some((s) => list(s.Action).some((a) => a.startsWith('ses:'))), name).toBe(false);
+      for (const s of sqsActions(name)) expect(JSON.stringify(s.Resource), name).toContain(queueId);
+    }
+    expect(sqsActions('webhook-dispatcher').flatMap((s) => list(s.Action))).toContain('sqs:SendMessage');
+    expect(sqsActions('webhook-sweeper').flatMap((s) => list(s.Action))).toContain('sqs:SendMessage');
+    const consumer = sqsActions('webhook-deliverer').flatMap((s) => list(s.Action));
+    expect(consumer).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']));
+    expect(consumer).not.toContain('sqs:SendMessage');
+
+    const [delivererId] = functionOf(template, 'webhook-deliverer');
+    const [, mapping] = only(template, 'AWS::Lambda::EventSourceMapping');
+    expect(mapping.Properties).toMatchObject({
+      FunctionName: { Ref: delivererId },
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const [sweeperId] = functionOf(template, 'webhook-sweeper');
+    const [, rule] = only(template, 'AWS::Events::Rule');
+    expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)');
+    expect(rule.Properties.Targets[0].Arn).toEqual({ 'Fn::GetAtt': [sweeperId, 'Arn'] });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'DeliveryFailures', Namespace: 'CustomerApi/Webhooks' });
+    template.hasResourceProperties('AWS::Logs::MetricFilter', { FilterPattern: Match.stringLikeRegexp('webhook attempt') });
   });
 
   it('never grants dynamodb:* or any DynamoDB action on Resource "*"', () => {

@@ -31,6 +31,8 @@ export type Delivery = {
   updatedAt: string;
 };
 
+const RETENTION_SECONDS = 30 * 24 * 3600;
+
 export const deliveryKeys = {
   delivery: (id: string) => ({ PK: `DELIVERY#${id}`, SK: 'DELIVERY' }),
   /** GSI1 partition of one destination's deliveries, newest last. */
@@ -46,6 +48,8 @@ export function deliveriesRepo({ doc, tableName }: Db) {
     GSI1PK: deliveryKeys.ofDestination(d.destinationId),
     GSI1SK: `${d.createdAt}#${d.deliveryId}`,
     ...d,
+    // History only: kept 30 days after its last change (longer than the DLQ's 14-day retention).
+    ttl: Math.floor(Date.parse(d.updatedAt) / 1000) + RETENTION_SECONDS,
   });
   return {
     async get(id: string): Promise<Delivery | null> {
@@ -109,6 +113,6 @@ export function deliveriesRepo({ doc, tableName }: Db) {
 }
 
 function toDelivery(item: Record<string, unknown>): Delivery {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ...delivery } = item;
+  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ttl: _ttl, ...delivery } = item;
   return delivery as Delivery;
 }

@@ -27,6 +27,8 @@ export type Destination = {
   updatedAt: string;
 };
 
+type ConfigField = 'name' | 'url' | 'hostname' | 'locationIds' | 'enabled' | 'signingSecret' | 'updatedAt';
+
 export const destinationKeys = {
   destination: (id: string) => ({ PK: `DEST#${id}`, SK: 'DEST' }),
   /** GSI1 partition listing every destination, sorted by group then application. */
@@ -78,6 +80,27 @@ export function destinationsRepo({ doc, tableName }: Db) {
         return true;
       } catch (err) {
         if (isConditionFailure(err)) return false;
+        throw err;
+      }
+    },
+    /** Changes configuration fields only (health stays with recordAttempt); null when the destination is gone. */
+    async update(id: string, fields: Partial<Pick<Destination, ConfigField>>): Promise<Destination | null> {
+      const names = Object.keys(fields) as ConfigField[];
+      try {
+        const { Attributes } = await doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: destinationKeys.destination(id),
+            UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`,
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeNames: Object.fromEntries(names.map((n) => [`#${n}`, n])),
+            ExpressionAttributeValues: Object.fromEntries(names.map((n) => [`:${n}`, fields[n]])),
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return Attributes ? toDestination(Attributes) : null;
+      } catch (err) {
+        if (isConditionFailure(err)) return null;
         throw err;
       }
     },

@@ -7,6 +7,11 @@ import { rateCountersRepo } from './rate-counters.js';
 import { menusRepo } from './menus.js';
 import { destinationsRepo } from './destinations.js';
 import { deliveriesRepo } from './deliveries.js';
+import { sportsRepo } from './sports.js';
+import { matriqRepo } from './matriq.js';
+import { campaignsRepo } from './campaigns.js';
+import { shiftqRepo } from './shiftq.js';
+import { reviewsRepo } from './reviews.js';
 
 /** Every repository over one table; handlers take this, never a DynamoDB client. */
 export function createStore(db: Db) {
@@ -19,6 +24,11 @@ export function createStore(db: Db) {
     menus: menusRepo(db),
     destinations: destinationsRepo(db),
     deliveries: deliveriesRepo(db),
+    sports: sportsRepo(db),
+    matriq: matriqRepo(db),
+    campaigns: campaignsRepo(db),
+    shiftq: shiftqRepo(db),
+    reviews: reviewsRepo(db),
   };
 }
 

@@ -1,0 +1,230 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { randomSecret } from '../shared/crypto.js';
+import type { App } from '../shared/data/apps.js';
+import type { Delivery } from '../shared/data/deliveries.js';
+import type { Destination, DestinationHealth } from '../shared/data/destinations.js';
+import type { Deps } from '../shared/deps.js';
+import { resolveDestination } from '../shared/url-safety.js';
+import { newDelivery, queueDelivery } from '../webhooks/dispatch.js';
+import { appIneligibility, covers } from '../webhooks/eligibility.js';
+import { testEventId } from '../webhooks/events.js';
+import { AdminInputError, id, parseInput } from './validation.js';
+
+/**
+ * Webhook destinations (contract 6.5), as the admin CLI and console manage
+ * them. Every function validates all input before writing anything.
+ */
+
+/** Recent deliveries shown per destination (contract 8). */
+export const RECENT_DELIVERIES = 3;
+
+const INELIGIBLE: Record<string, string> = {
+  application_removed: 'does not exist',
+  legacy_credential: 'uses a legacy bearer credential, which cannot own webhook destinations',
+  application_revoked: 'is revoked',
+  application_inactive: 'has expired',
+  application_without_bevq: 'does not hold bevq:read',
+};
+
+const destinationId = z.string().regex(/^dst_[0-9a-f]{20}$/, 'a destination id looks like dst_ followed by 20 hex digits');
+const name = z.string().trim().min(1).max(200);
+const locationIds = z
+  .array(id)
+  .min(1)
+  .max(500)
+  .refine((l) => new Set(l).size === l.length, 'locations repeat');
+
+export const addInput = z.object({ clientId: z.string().min(1).max(64), name, url: z.string(), locationIds: locationIds.nullable().default(null) });
+export const editInput = z.object({
+  name: name.optional(),
+  /** Blank keeps the current URL (6.5 rule 5). */
+  url: z.string().optional(),
+  /** null: every location the application covers. */
+  locationIds: locationIds.nullable().optional(),
+});
+
+/** A destination as ops and owners see it: never the signing secret. */
+export type PublicDestination = Omit<Destination, 'signingSecret' | 'health'> & { health: DestinationHealth };
+
+export function publicDestination(d: Destination): PublicDestination {
+  const { signingSecret: _secret, health, ...rest } = d;
+  return { ...rest, health: d.enabled ? health : 'DISABLED' };
+}
+
+/** What `destinations show` lists per delivery: status, safe error code, times; never a body. */
+export function deliverySummary(d: Delivery) {
+  return {
+    deliveryId: d.deliveryId,
+    eventId: d.eventId,
+    eventType: d.eventType,
+    locationId: d.locationId,
+    status: d.status,
+    attempts: d.attempts,
+    errorCode: d.lastErrorCode,
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+  };
+}
+
+async function eligibleApp(deps: Deps, clientId: string): Promise<App> {
+  const app = await deps.store.apps.get(clientId);
+  const problem = appIneligibility(app, deps.clock.now());
+  if (problem) throw new AdminInputError(`application ${clientId} ${INELIGIBLE[problem] ?? problem}`);
+  return app!;
+}
+
+async function checkLocations(deps: Deps, app: App, ids: string[] | null): Promise<void> {
+  if (!ids) return;
+  const known = new Set((await deps.store.locations.list(app.groupId)).map((l) => l.id));
+  const unknown = ids.filter((l) => !known.has(l));
+  if (unknown.length) throw new AdminInputError(`unknown locations in ${app.groupId}: ${unknown.join(', ')}`);
+  // A subscription never reaches beyond what the application may read.
+  const outside = app.allowedLocationIds ? ids.filter((l) => !app.allowedLocationIds!.includes(l)) : [];
+  if (outside.length) throw new AdminInputError(`application ${app.clientId} does not cover: ${outside.join(', ')}`);
+}
+
+/** The URL rules on save: static checks and DNS, every address public. */
+async function checkUrl(deps: Deps, url: string): Promise<string> {
+  const target = await resolveDestination(url, deps.resolver, { allowLoopback: deps.config.webhookAllowLoopback });
+  if (!target.ok) throw new AdminInputError(`url refused: ${target.reason}`);
+  return target.hostname;
+}
+
+export async function requireDestination(deps: Deps, destId: string): Promise<Destination> {
+  parseInput(destinationId, destId);
+  const destination = await deps.store.destinations.get(destId);
+  if (!destination) throw new AdminInputError(`destination ${destId} does not exist`);
+  return destination;
+}
+
+/** Configuration e-mail to the application owner (create, update, remove only); never a secret, never the full URL. */
+async function notifyOwner(deps: Deps, d: Destination, change: 'created' | 'updated' | 'removed'): Promise<void> {
+  const app = await deps.store.apps.get(d.clientId);
+  if (!app?.ownerEmail) return;
+  try {
+    await deps.mailer.send({
+      to: app.ownerEmail,
+      subject: `Customer API: webhook destination "${d.name}" ${change}`,
+      text:
+        `The webhook destination ${d.destinationId} ("${d.name}", host ${d.hostname}) of application ` +
+        `${app.clientId} (${app.name}) was ${change}.\n` +
+        (change === 'removed' ? 'It receives no further events.\n' : `Locations: ${d.locationIds?.join(', ') ?? 'all the application covers'}.\n`) +
+        'If you did not expect this change, contact your administrator.\n',
+    });
+  } catch (err) {
+    deps.logger.warn('destination e-mail not sent', { destinationId: d.destinationId, error: (err as Error).name });
+  }
+}
+
+export async function addDestination(deps: Deps, input: z.input<typeof addInput>) {
+  const fields = parseInput(addInput, input);
+  const app = await eligibleApp(deps, fields.clientId);
+  await checkLocations(deps, app, fields.locationIds);
+  const hostname = await checkUrl(deps, fields.url);
+  const at = new Date(deps.clock.now()).toISOString();
+  const signingSecret = randomSecret(32);
+  const destination: Destination = {
+    destinationId: `dst_${randomBytes(10).toString('hex')}`,
+    clientId: app.clientId,
+    groupId: app.groupId,
+    name: fields.name,
+    url: fields.url,
+    hostname,
+    locationIds: fields.locationIds,
+    enabled: true,
+    signingSecret,
+    health: 'NOT_TESTED',
+    consecutiveFailures: 0,
+    lastSuccessAt: null,
+    lastFailureAt: null,
+    createdAt: at,
+    updatedAt: at,
+  };
+  await deps.store.destinations.put(destination, { mustExist: false });
+  await notifyOwner(deps, destination, 'created');
+  return { destination: publicDestination(destination), signingSecret };
+}
+
+export async function editDestination(deps: Deps, destId: string, input: z.input<typeof editInput>) {
+  const fields = parseInput(editInput, input);
+  const current = await requireDestination(deps, destId);
+  const changes: Partial<Destination> = {};
+  if (fields.name !== undefined) changes.name = fields.name;
+  if (fields.url !== undefined && fields.url.trim() !== '') {
+    changes.hostname = await checkUrl(deps, fields.url);
+    changes.url = fields.url;
+  }
+  if (fields.locationIds !== undefined) {
+    const app = await deps.store.apps.get(current.clientId);
+    if (!app) throw new AdminInputError(`application ${current.clientId} does not exist`);
+    await checkLocations(deps, app, fields.locationIds);
+    changes.locationIds = fields.locationIds;
+  }
+  if (Object.keys(changes).length === 0) throw new AdminInputError('nothing to change: give --name, --url or --locations');
+  const updated = await deps.store.destinations.update(destId, { ...changes, updatedAt: new Date(deps.clock.now()).toISOString() });
+  if (!updated) throw new AdminInputError(`destination ${destId} does not exist`);
+  await notifyOwner(deps, updated, 'updated');
+  return { destination: publicDestination(updated) };
+}
+
+/** A new secret at once; the previous one stops working immediately (no overlap). */
+export async function rotateSecret(deps: Deps, destId: string) {
+  await requireDestination(deps, destId);
+  const signingSecret = randomSecret(32);
+  const updated = await deps.store.destinations.update(destId, { signingSecret, updatedAt: new Date(deps.clock.now()).toISOString() });
+  if (!updated) throw new AdminInputError(`destination ${destId} does not exist`);
+  return { destination: publicDestination(updated), signingSecret };
+}
+
+export async function setEnabled(deps: Deps, destId: string, enabled: boolean) {
+  await requireDestination(deps, destId);
+  const updated = await deps.store.destinations.update(destId, { enabled, updatedAt: new Date(deps.clock.now()).toISOString() });
+  if (!updated) throw new AdminInputError(`destination ${destId} does not exist`);
+  return { destination: publicDestination(updated) };
+}
+
+/** Deletes the destination, its subscription and its secret; queued attempts then fail without a request. */
+export async function removeDestination(deps: Deps, destId: string) {
+  const current = await requireDestination(deps, destId);
+  if (!(await deps.store.destinations.remove(destId))) throw new AdminInputError(`destination ${destId} does not exist`);
+  await notifyOwner(deps, current, 'removed');
+  return { removed: destId };
+}
+
+export async function listDestinations(deps: Deps, clientId?: string) {
+  const all = await deps.store.destinations.listAll();
+  return all.filter((d) => !clientId || d.clientId === clientId).map(publicDestination);
+}
+
+export async function showDestination(deps: Deps, destId: string) {
+  const destination = await requireDestination(deps, destId);
+  const recent = await deps.store.deliveries.recent(destId, RECENT_DELIVERIES);
+  return { destination: publicDestination(destination), recentDeliveries: recent.map(deliverySummary) };
+}
+
+/** Send test (6.5 rule 7): a signed synthetic event through the same queue, worker and retry policy. */
+export async function sendTest(deps: Deps, destId: string, locationId: string) {
+  parseInput(id, locationId);
+  const destination = await requireDestination(deps, destId);
+  if (!destination.enabled) throw new AdminInputError(`destination ${destId} is disabled`);
+  const app = await eligibleApp(deps, destination.clientId);
+  if (!(await deps.store.locations.get(destination.groupId, locationId))) {
+    throw new AdminInputError(`location ${destination.groupId}/${locationId} does not exist`);
+  }
+  if (!covers(destination, app, destination.groupId, locationId)) {
+    throw new AdminInputError(`destination ${destId} does not cover location ${locationId}`);
+  }
+  const now = deps.clock.now();
+  const event = {
+    eventId: testEventId(),
+    eventType: 'customer_api.webhook.test' as const,
+    occurredAt: new Date(now).toISOString(),
+    groupId: destination.groupId,
+    locationId,
+    revision: '',
+  };
+  const delivery = newDelivery(event, destination, now);
+  await queueDelivery(deps, delivery);
+  return { eventId: event.eventId, deliveryId: delivery.deliveryId };
+}

@@ -1,0 +1,82 @@
+import { buildMenu, contentProblems } from '../bevq/menu-build.js';
+import type { MenuEvent, StoredMenu } from '../shared/data/menus.js';
+import { MenuConflictError } from '../shared/data/menus.js';
+import type { Deps } from '../shared/deps.js';
+import { menuInput, type MenuData } from '../shared/schemas/bevq.js';
+import { dispatchMenuEvent } from '../webhooks/dispatch.js';
+import { menuEventId } from '../webhooks/events.js';
+import { AdminInputError, id, parseInput } from './validation.js';
+import { z } from 'zod';
+
+/** A rebuilt menu for one location, as the platform publishes it (admin CLI and the ingest function). */
+export type PublishRequest = { groupId: string; locationId: string; menu: unknown };
+
+export type PublishResult = {
+  menu: MenuData;
+  /** The menu differs from what readers saw (revision or source health) and was written. */
+  written: boolean;
+  newRevision: boolean;
+  /** The `bevq.menu.updated` event of a new revision, else null. */
+  eventId: string | null;
+  /** Deliveries queued now (the sweeper queues any left pending). */
+  deliveries: number;
+};
+
+/** One menu item holds at most DynamoDB's 400 KB; leave room for keys and pending events. */
+const MAX_MENU_BYTES = 350_000;
+const target = z.object({ groupId: id, locationId: id });
+
+/**
+ * First half of publishing: validate, build and write the menu with its new
+ * event kept pending on the same item (the outbox). Nothing is written when
+ * the input is refused or when nothing a reader sees has changed.
+ */
+export async function writeMenu(deps: Deps, request: PublishRequest): Promise<{ stored: StoredMenu; written: boolean; event: MenuEvent | null }> {
+  const { groupId, locationId } = parseInput(target, request);
+  const input = parseInput(menuInput, request.menu);
+  const problems = contentProblems(input);
+  if (problems.length) throw new AdminInputError(problems.join('; '));
+  if (!(await deps.store.locations.get(groupId, locationId))) {
+    throw new AdminInputError(`location ${groupId}/${locationId} does not exist`);
+  }
+  for (let tries = 0; ; tries++) {
+    const previous = await deps.store.menus.get(groupId, locationId);
+    const now = deps.clock.now();
+    const built = buildMenu(input, previous?.menu ?? null, now);
+    if (previous && !built.changed) return { stored: previous, written: false, event: null };
+    if (JSON.stringify(built.menu).length > MAX_MENU_BYTES) {
+      throw new AdminInputError(`the menu is larger than ${MAX_MENU_BYTES} bytes once built`);
+    }
+    const event: MenuEvent | null = built.newRevision
+      ? {
+          eventId: menuEventId(groupId, locationId, built.menu.revision),
+          eventType: 'bevq.menu.updated',
+          occurredAt: new Date(now).toISOString(),
+          groupId,
+          locationId,
+          revision: built.menu.revision,
+        }
+      : null;
+    const stored: StoredMenu = {
+      groupId,
+      locationId,
+      menu: built.menu,
+      etag: built.etag,
+      pendingEvents: { ...previous?.pendingEvents, ...(event ? { [event.eventId]: event } : {}) },
+    };
+    try {
+      await deps.store.menus.put(stored, previous?.etag ?? null);
+      return { stored, written: true, event };
+    } catch (err) {
+      if (!(err instanceof MenuConflictError) || tries >= 3) throw err;
+    }
+  }
+}
+
+/** Write, then fan out every pending event of the location; a failed fan-out stays pending for the sweeper. */
+export async function publishMenu(deps: Deps, request: PublishRequest): Promise<PublishResult> {
+  const { stored, written, event } = await writeMenu(deps, request);
+  let deliveries = 0;
+  for (const pending of Object.values(stored.pendingEvents)) deliveries += await dispatchMenuEvent(deps, pending);
+  return { menu: stored.menu, written, newRevision: event !== null, eventId: event?.eventId ?? null, deliveries };
+}

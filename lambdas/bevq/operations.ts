@@ -1,0 +1,74 @@
+import type { ApiRequest, Operations } from '../shared/api-handler.js';
+import type { Location } from '../shared/data/locations.js';
+import type { StoredMenu } from '../shared/data/menus.js';
+import { ok } from '../shared/envelope.js';
+import { ApiError } from '../shared/errors.js';
+import { header, type HttpResponse } from '../shared/http.js';
+import { ifNoneMatchHits } from '../shared/etag.js';
+import { REFRESH } from '../shared/refresh.js';
+import { menuResourcePath } from '../webhooks/events.js';
+
+/** Menu responses may be kept by the client only to revalidate, and differ per token. */
+const MENU_CACHING = { 'Cache-Control': 'private, no-cache', Vary: 'Authorization' };
+
+const locationOf = (l: Location) => ({ id: l.id, name: l.name, timezone: l.timezone });
+const menuUrl = (req: ApiRequest, l: Location) => `${req.baseUrl}${menuResourcePath(l.groupId, l.id)}`;
+
+function summary(req: ApiRequest, location: Location, stored: StoredMenu | null) {
+  return {
+    available: stored !== null,
+    revision: stored?.menu.revision ?? null,
+    updatedAt: stored?.menu.updatedAt ?? null,
+    endpoint: menuUrl(req, location),
+  };
+}
+
+export const operations: Operations = {
+  async bevqGroup(req, deps) {
+    const { app } = req.auth!;
+    const [group, all, menus] = await Promise.all([
+      deps.store.groups.get(app.groupId),
+      deps.store.locations.list(app.groupId),
+      deps.store.menus.list(app.groupId),
+    ]);
+    if (!group) throw new ApiError('not_found');
+    const byLocation = new Map(menus.map((m) => [m.locationId, m]));
+    const locations = app.allowedLocationIds ? all.filter((l) => app.allowedLocationIds!.includes(l.id)) : all;
+    return ok(req, {
+      group: { id: group.groupId, name: group.name },
+      locations: locations.map((l) => ({
+        ...locationOf(l),
+        bevqEnabled: l.modulesEnabled.bevq,
+        menu: summary(req, l, l.modulesEnabled.bevq ? (byLocation.get(l.id) ?? null) : null),
+      })),
+      refresh: REFRESH.bevq,
+    });
+  },
+
+  async bevqLocation(req, deps) {
+    const location = req.location!;
+    const stored = await deps.store.menus.get(location.groupId, location.id);
+    return ok(req, {
+      location: locationOf(location),
+      status: stored ? 'published' : 'not_published',
+      menu: {
+        ...summary(req, location, stored),
+        sectionCount: stored?.menu.sectionCount ?? 0,
+        itemCount: stored?.menu.itemCount ?? 0,
+        sourceHealth: stored?.menu.sourceHealth ?? null,
+      },
+      refresh: REFRESH.bevq,
+    });
+  },
+
+  async bevqMenu(req, deps): Promise<HttpResponse> {
+    const location = req.location!;
+    const stored = await deps.store.menus.get(location.groupId, location.id);
+    if (!stored) throw new ApiError('not_found', 'No beverage menu has been published for this location yet.');
+    const headers = { ETag: stored.etag, ...MENU_CACHING };
+    if (ifNoneMatchHits(header(req.event, 'if-none-match'), stored.etag)) {
+      return { statusCode: 304, headers, body: '' };
+    }
+    return ok(req, { location: locationOf(location), menu: stored.menu, refresh: REFRESH.bevq }, headers);
+  },
+};

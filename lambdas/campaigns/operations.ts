@@ -1,0 +1,78 @@
+import type { Operations } from '../shared/api-handler.js';
+import type { Campaign } from '../shared/data/campaigns.js';
+import type { Location } from '../shared/data/locations.js';
+import type { Deps } from '../shared/deps.js';
+import { ok } from '../shared/envelope.js';
+import { ApiError } from '../shared/errors.js';
+import { REFRESH } from '../shared/refresh.js';
+import { deviceStatusOf } from '../matriq/device-health.js';
+import { locationRefOf } from '../sportsq/views.js';
+import { campaignStatusOf } from './status.js';
+
+const campaignView = (c: Campaign, now: number) => ({
+  id: c.id,
+  name: c.name,
+  status: campaignStatusOf(c, now),
+  startsAt: c.startsAt,
+  endsAt: c.endsAt,
+});
+
+/** Display-device health at a location; a location without registered devices counts none. */
+async function deviceStatusAt(deps: Deps, location: Location, now: number) {
+  const state = await deps.store.matriq.get(location.groupId, location.id);
+  return deviceStatusOf(state?.devices ?? [], now);
+}
+
+export const operations: Operations = {
+  async locationCampaigns(req, deps) {
+    const location = req.location!;
+    const [all, deviceStatus] = await Promise.all([
+      deps.store.campaigns.list(location.groupId),
+      deviceStatusAt(deps, location, req.now),
+    ]);
+    return ok(req, {
+      location: locationRefOf(location),
+      refresh: REFRESH.campaigns,
+      campaigns: all.filter((c) => c.locationIds.includes(location.id)).map((c) => campaignView(c, req.now)),
+      deviceStatus,
+    });
+  },
+
+  /** Only the token's locations that have campaigns enabled are shown, each campaign limited to them. */
+  async groupCampaigns(req, deps) {
+    const { app } = req.auth!;
+    const [group, locations, all] = await Promise.all([
+      deps.store.groups.get(app.groupId),
+      deps.store.locations.list(app.groupId),
+      deps.store.campaigns.list(app.groupId),
+    ]);
+    if (!group) throw new ApiError('not_found');
+    const visible = locations.filter(
+      (l) => l.modulesEnabled.campaigns && (!app.allowedLocationIds || app.allowedLocationIds.includes(l.id)),
+    );
+    const visibleIds = new Set(visible.map((l) => l.id));
+    const campaigns = all
+      .map((c) => ({ ...campaignView(c, req.now), locationIds: c.locationIds.filter((id) => visibleIds.has(id)) }))
+      .filter((c) => c.locationIds.length > 0);
+    const perLocation = await Promise.all(
+      visible.map(async (l) => ({
+        ...locationRefOf(l),
+        campaignIds: campaigns.filter((c) => c.locationIds.includes(l.id)).map((c) => c.id),
+        deviceStatus: await deviceStatusAt(deps, l, req.now),
+      })),
+    );
+    const total = { healthy: 0, warning: 0, offline: 0 };
+    for (const { deviceStatus } of perLocation) {
+      total.healthy += deviceStatus.healthy;
+      total.warning += deviceStatus.warning;
+      total.offline += deviceStatus.offline;
+    }
+    return ok(req, {
+      group: { id: group.groupId, name: group.name },
+      refresh: REFRESH.campaigns,
+      campaigns,
+      locations: perLocation,
+      deviceStatus: total,
+    });
+  },
+};

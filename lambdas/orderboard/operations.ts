@@ -1,0 +1,15 @@
+import type { Operations } from '../shared/api-handler.js';
+import { ok } from '../shared/envelope.js';
+import { REFRESH } from '../shared/refresh.js';
+import { locationRefOf } from '../sportsq/views.js';
+
+export const operations: Operations = {
+  async orderboard(req) {
+    return ok(req, {
+      location: locationRefOf(req.location!),
+      refresh: REFRESH.orderboard,
+      status: 'coming_soon' as const,
+      message: 'Order-board resources are coming soon; orderboard:read will grant them without a new scope.',
+    });
+  },
+};

@@ -1,0 +1,71 @@
+import type { ClockInsInput } from './inputs.js';
+import { CLOCK_IN_ALERTS } from '../shared/schemas/shiftq.js';
+
+/**
+ * Clock-in alerts, role coverage and attendance exceptions of one business
+ * day, derived from scheduled shifts and punches as of the data's `asOf`.
+ * Pure. The overview counts come from this same function, so they agree.
+ */
+
+/** Punching in more than this before the scheduled start is early. */
+export const EARLY_MINUTES = 10;
+/** Punching in more than this after the scheduled start is late; not in by then is missing. */
+export const GRACE_MINUTES = 5;
+
+type AlertType = (typeof CLOCK_IN_ALERTS)[number];
+const MINUTE = 60_000;
+
+export function clockInsView(input: ClockInsInput) {
+  const asOfMs = Date.parse(input.asOf);
+  const alerts: { type: AlertType; employeeId: string; employeeName: string; roleGroup: string; detail: string }[] = [];
+  const coverage = new Map<string, { roleGroup: string; scheduledCount: number; clockedInCount: number; managerOnDuty: boolean }>();
+  const clockedIn = [];
+  for (const e of input.entries) {
+    const alert = (type: AlertType, detail: string) =>
+      alerts.push({ type, employeeId: e.employeeId, employeeName: e.employeeName, roleGroup: e.roleGroup, detail });
+    const role = coverage.get(e.roleGroup) ?? { roleGroup: e.roleGroup, scheduledCount: 0, clockedInCount: 0, managerOnDuty: false };
+    coverage.set(e.roleGroup, role);
+    if (e.scheduled) role.scheduledCount++;
+    const { scheduled, punch } = e;
+    if (punch && punch.clockedOutAt === null) {
+      role.clockedInCount++;
+      if (e.isManager) role.managerOnDuty = true;
+      clockedIn.push({
+        employeeId: e.employeeId,
+        employeeName: e.employeeName,
+        roleGroup: e.roleGroup,
+        jobCode: punch.jobCode,
+        isManager: e.isManager,
+        clockedInAt: punch.clockedInAt,
+      });
+    }
+    if (scheduled && punch) {
+      const delta = (Date.parse(punch.clockedInAt) - Date.parse(scheduled.start)) / MINUTE;
+      if (punch.jobCode !== scheduled.jobCode) alert('wrong_job_code', `clocked in as ${punch.jobCode}, scheduled as ${scheduled.jobCode}`);
+      if (delta < -EARLY_MINUTES) alert('early_clock_in', `${Math.round(-delta)} minutes before the scheduled start`);
+      if (delta > GRACE_MINUTES) alert('late_clock_in', `${Math.round(delta)} minutes after the scheduled start`);
+    } else if (scheduled && asOfMs > Date.parse(scheduled.start) + GRACE_MINUTES * MINUTE) {
+      alert('scheduled_but_missing', `scheduled from ${scheduled.start}, not clocked in`);
+    } else if (punch && !scheduled) {
+      alert('clocked_in_not_scheduled', 'clocked in without a scheduled shift');
+    }
+  }
+  const count = (type: AlertType) => alerts.filter((a) => a.type === type).length;
+  return {
+    asOf: input.asOf,
+    clockedInCount: clockedIn.length,
+    managerOnDutyCount: clockedIn.filter((c) => c.isManager).length,
+    clockedIn,
+    roleCoverage: [...coverage.values()].sort((a, b) => a.roleGroup.localeCompare(b.roleGroup)),
+    alerts,
+    exceptionCounts: {
+      wrongJobCodeClockIns: count('wrong_job_code'),
+      scheduledButMissing: count('scheduled_but_missing'),
+      clockedInButNotScheduled: count('clocked_in_not_scheduled'),
+      earlyClockIns: count('early_clock_in'),
+      lateClockIns: count('late_clock_in'),
+    },
+  };
+}
+
+export const NO_EXCEPTIONS = clockInsView({ asOf: new Date(0).toISOString(), entries: [] }).exceptionCounts;

@@ -1,0 +1,65 @@
+import { addDays, daysBetween, parseCompactDate, parseIsoDate } from '../shared/business-date.js';
+import type { EmployeesInput, PosMenuInput, ReservationsInput } from './inputs.js';
+
+/** Current-state resources (POS menu, employees, reservations digest) as the API returns them. Pure. */
+
+/** Employees hired within this many days before the business date are new team members. */
+export const NEW_TEAM_MEMBER_DAYS = 30;
+
+export function posMenuView(input: PosMenuInput) {
+  const items = input.groups.flatMap((g) => g.items);
+  return {
+    updatedAt: input.updatedAt,
+    stockUpdatedAt: input.stockUpdatedAt,
+    currency: input.currency,
+    itemCount: items.length,
+    soldOutItemCount: items.filter((i) => i.soldOut).length,
+    groups: input.groups,
+  };
+}
+
+export function employeesView(input: EmployeesInput, businessDate: string) {
+  const today = parseCompactDate(businessDate)!;
+  const isNew = (hiredOn: string) => {
+    const age = daysBetween(parseIsoDate(hiredOn) ?? addDays(today, 1), today);
+    return age >= 0 && age < NEW_TEAM_MEMBER_DAYS;
+  };
+  const employees = input.employees.map((e) => ({ ...e, newTeamMember: isNew(e.hiredOn) }));
+  return {
+    updatedAt: input.updatedAt,
+    newTeamMemberCount: employees.filter((e) => e.newTeamMember).length,
+    employees,
+    jobs: input.jobs,
+    shifts: input.shifts,
+    timeEntries: input.timeEntries,
+  };
+}
+
+const asOfFormats = new Map<string, Intl.DateTimeFormat>();
+function asOfLabel(timeZone: string, iso: string): string {
+  let format = asOfFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+    asOfFormats.set(timeZone, format);
+  }
+  return `As of ${format.format(Date.parse(iso))}`;
+}
+
+export function reservationsView(input: ReservationsInput | null, venueLabel: string, timeZone: string) {
+  const days = (input?.days ?? []).map((d) => ({
+    dayKey: d.dayKey,
+    label: d.label,
+    parties: d.items.length,
+    covers: d.items.reduce((n, i) => n + i.partySize, 0),
+    items: d.items,
+  }));
+  return {
+    venueLabel: input?.venueLabel ?? venueLabel,
+    asOf: input?.asOf ?? null,
+    ...(input ? { asOfLabel: asOfLabel(timeZone, input.asOf) } : {}),
+    dayCount: days.length,
+    totalParties: days.reduce((n, d) => n + d.parties, 0),
+    totalCovers: days.reduce((n, d) => n + d.covers, 0),
+    days,
+  };
+}

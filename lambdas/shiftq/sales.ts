@@ -1,0 +1,92 @@
+import type { SalesSnapshot } from '../shared/schemas/shiftq.js';
+import type { LaborInput, SalesInput } from './inputs.js';
+
+/** Sales and labor figures of one business date, and the group ranking built from them. Pure. */
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+/** part / whole × 100, or null when the whole is not positive. */
+export const percent = (part: number, whole: number): number | null => (whole > 0 ? round2((part / whole) * 100) : null);
+
+const hourFormats = new Map<string, Intl.DateTimeFormat>();
+function hourLabel(timeZone: string, ms: number): string {
+  let format = hourFormats.get(timeZone);
+  if (!format) hourFormats.set(timeZone, (format = new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', minute: '2-digit' })));
+  return format.format(ms);
+}
+
+export function salesView(input: SalesInput, timeZone: string): SalesSnapshot {
+  const ranked = [...input.employees].sort((a, b) => b.netSales - a.netSales || a.employeeId.localeCompare(b.employeeId));
+  return {
+    updatedAt: input.updatedAt,
+    currency: input.currency,
+    grossSales: input.grossSales,
+    netSales: input.netSales,
+    discounts: input.discounts,
+    voids: input.voids,
+    refunds: input.refunds,
+    tax: input.tax,
+    tips: input.tips,
+    orderCount: input.orderCount,
+    guestCount: input.guestCount,
+    averageCheck: input.orderCount > 0 ? round2(input.netSales / input.orderCount) : null,
+    discountsPercent: percent(input.discounts, input.grossSales),
+    voidsPercent: percent(input.voids, input.grossSales),
+    hourly: [...input.hourly]
+      .sort((a, b) => Date.parse(a.hourStartIso) - Date.parse(b.hourStartIso))
+      .map((h) => ({ ...h, label: hourLabel(timeZone, Date.parse(h.hourStartIso)) })),
+    categories: [...input.categories].sort((a, b) => b.netSales - a.netSales || a.category.localeCompare(b.category)),
+    leaderboard: ranked.map((e, i) => ({
+      employeeId: e.employeeId,
+      employeeName: e.employeeName,
+      metric: 'netSales' as const,
+      value: e.netSales,
+      rank: i + 1,
+    })),
+  };
+}
+
+export function laborView(labor: LaborInput, sales: SalesInput | null) {
+  const regularHours = round2(labor.roles.reduce((n, r) => n + r.regularHours, 0));
+  const overtimeHours = round2(labor.roles.reduce((n, r) => n + r.overtimeHours, 0));
+  const laborCost = round2(labor.roles.reduce((n, r) => n + r.laborCost, 0));
+  const totalHours = round2(regularHours + overtimeHours);
+  return {
+    updatedAt: labor.updatedAt,
+    currency: labor.currency,
+    laborCost,
+    regularHours,
+    overtimeHours,
+    totalHours,
+    laborPercent: sales ? percent(laborCost, sales.netSales) : null,
+    salesPerLaborHour: sales && totalHours > 0 ? round2(sales.netSales / totalHours) : null,
+    roles: labor.roles.map((r) => ({
+      roleGroup: r.roleGroup,
+      hours: round2(r.regularHours + r.overtimeHours),
+      laborCost: r.laborCost,
+      employeeCount: r.employeeCount,
+    })),
+  };
+}
+
+export type LeaderboardRow = {
+  locationId: string;
+  locationName: string;
+  locationShortName: string;
+  businessDate: string;
+  netSales: number;
+  discountsPercent: number;
+  laborPercent: number;
+  voidsPercent: number;
+};
+
+/** The four orderings of 2.7; ties go to the location id so the order is stable. */
+export function rankLocations(rows: LeaderboardRow[]) {
+  const by = (pick: (r: LeaderboardRow) => number, descending: boolean) =>
+    [...rows].sort((a, b) => (descending ? pick(b) - pick(a) : pick(a) - pick(b)) || a.locationId.localeCompare(b.locationId));
+  return {
+    byNetSales: by((r) => r.netSales, true),
+    byLowestLaborPercent: by((r) => r.laborPercent, false),
+    byLowestDiscountsPercent: by((r) => r.discountsPercent, false),
+    byLowestVoidsPercent: by((r) => r.voidsPercent, false),
+  };
+}

@@ -1,0 +1,111 @@
+import { sportsLogoUrl } from '../assets/urls.js';
+import type { ApiRequest, Operations } from '../shared/api-handler.js';
+import { envelope, ok } from '../shared/envelope.js';
+import { jsonResponse } from '../shared/http.js';
+import { REFRESH } from '../shared/refresh.js';
+import { availabilityOf, providerStatusOf, scheduleHealthOf } from './health.js';
+import { businessDateAt, eventView, locationRefOf, readSportsDay } from './views.js';
+
+/** Resources without a date in the path describe the location's current business date. */
+const today = (req: ApiRequest) => businessDateAt(req.location!, req.now).calendarDate;
+
+export const operations: Operations = {
+  async sportsProvider(req, deps) {
+    const location = req.location!;
+    const day = await readSportsDay(deps.store, location, today(req));
+    const providers = (day.environment?.providers ?? []).map(({ logo: _logo, ...p }) => p);
+    return ok(req, {
+      location: locationRefOf(location),
+      availability: availabilityOf(day.health),
+      providers,
+      regionalSportsNetworks: day.environment?.regionalSportsNetworks ?? [],
+      refresh: REFRESH.sportsq,
+    });
+  },
+
+  async sportsPackages(req, deps) {
+    const location = req.location!;
+    const day = await readSportsDay(deps.store, location, today(req));
+    const env = day.environment;
+    const packages = env?.packages ?? [];
+    const programming = packages.find((p) => p.id === env?.programmingPackageId) ?? null;
+    const { status, requestedDate, effectiveDate, freshness } = availabilityOf(day.health);
+    return ok(req, {
+      location: locationRefOf(location),
+      refresh: REFRESH.sportsq,
+      catalog: packages.map((p) => ({
+        packageKey: p.id,
+        label: p.name,
+        logo: sportsLogoUrl(req.baseUrl, p.image),
+        category: p.type,
+        selected: p.enabled,
+      })),
+      selectedPackageKeys: packages.filter((p) => p.enabled).map((p) => p.id),
+      programmingPackageKey: programming?.id ?? null,
+      canonical: {
+        location: { groupId: location.groupId, locationId: location.id },
+        availability: { status, requestedDate, effectiveDate, freshness },
+        programmingPackage: programming
+          ? { id: programming.id, name: programming.name, imageUrl: sportsLogoUrl(req.baseUrl, programming.image) }
+          : null,
+        packages: packages.map(({ image, ...p }) => ({ ...p, imageUrl: sportsLogoUrl(req.baseUrl, image) })),
+        regionalSportsNetworks: env?.regionalSportsNetworks ?? [],
+      },
+    });
+  },
+
+  async sportsProgramming(req, deps) {
+    const location = req.location!;
+    // The path date is already a real YYYY-MM-DD (route params); it is the only date read.
+    const date = req.params.date!;
+    const day = await readSportsDay(deps.store, location, date);
+    // The envelope names the concrete date (2.1: `sportsq/<YYYY-MM-DD>`).
+    return jsonResponse(200, envelope(req, {
+      location: { groupId: location.groupId, locationId: location.id, timezone: location.timezone },
+      date,
+      updatedAt: day.schedule?.updatedAt ?? null,
+      health: { schedule: scheduleHealthOf(day.schedule), providerAvailability: availabilityOf(day.health) },
+      events: (day.schedule?.events ?? []).map((e) => eventView(req.baseUrl, e, day.exactViewing)),
+      refresh: REFRESH.sportsq,
+    }, `sportsq/${date}`));
+  },
+
+  async sportsGuide(req, deps) {
+    const location = req.location!;
+    const date = req.query.date ?? today(req);
+    const day = await readSportsDay(deps.store, location, date);
+    const options = Object.values(day.exactViewing?.options ?? {}).flat().filter((o) => o.available);
+    const networks = new Map<string, { networkId: string; name: string; type: string; channels: Set<string> }>();
+    for (const o of options) {
+      const entry = networks.get(o.network.id) ?? { networkId: o.network.id, name: o.network.name, type: o.network.type, channels: new Set<string>() };
+      entry.channels.add(o.channel);
+      networks.set(o.network.id, entry);
+    }
+    return ok(req, {
+      location: locationRefOf(location),
+      date,
+      refresh: REFRESH.sportsq,
+      settings: { timezone: location.timezone, programmingPackageKey: day.environment?.programmingPackageId ?? null },
+      selections: {
+        packageKeys: (day.environment?.packages ?? []).filter((p) => p.enabled).map((p) => p.id),
+        providerIds: (day.environment?.providers ?? []).filter((p) => p.available).map((p) => p.id),
+      },
+      networkCatalog: [...networks.values()]
+        .sort((a, b) => a.networkId.localeCompare(b.networkId))
+        .map((n) => ({ ...n, channels: [...n.channels].sort() })),
+      guide: {
+        scheduleStatus: scheduleHealthOf(day.schedule).status,
+        providerStatus: providerStatusOf(day.health),
+        listings: (day.schedule?.events ?? []).map((e) => ({
+          eventId: e.id,
+          title: e.name,
+          league: e.league.abbreviation,
+          startsAt: e.startsAt,
+          channels: (day.exactViewing?.options[e.id] ?? [])
+            .filter((o) => o.available)
+            .map((o) => ({ providerId: o.provider.id, networkId: o.network.id, channel: o.channel })),
+        })),
+      },
+    });
+  },
+};

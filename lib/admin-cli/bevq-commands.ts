@@ -1,0 +1,235 @@
+import {
+  addDestination,
+  editDestination,
+  listDestinations,
+  removeDestination,
+  rotateSecret,
+  sendTest,
+  setEnabled,
+  showDestination,
+  type PublicDestination,
+} from '../../lambdas/admin/destinations.js';
+import { listDeadLetters, redrive, showDeadLetter } from '../../lambdas/admin/dlq.js';
+import { publishMenu } from '../../lambdas/admin/menus.js';
+import { AdminInputError } from '../../lambdas/admin/validation.js';
+import { readJsonFile } from './read-json.js';
+import { fields, show, table, type Column } from './format.js';
+import { defineCommand, type Command } from './spec.js';
+
+/** Beverage menus, webhook destinations and the webhook dead-letter queue. */
+
+const destinationColumns: Column<PublicDestination>[] = [
+  ['ID', (d) => d.destinationId],
+  ['APP', (d) => d.clientId],
+  ['NAME', (d) => d.name],
+  ['HOST', (d) => d.hostname],
+  ['LOCATIONS', (d) => (d.locationIds ? show(d.locationIds) : 'all')],
+  ['HEALTH', (d) => d.health],
+];
+
+const secretNotice = 'The signing secret is shown only now: store it safely, it cannot be shown again.';
+
+/** "all" → null (every location the application covers), else the list. */
+const locationsOf = (list: string[] | undefined) => (list === undefined ? undefined : list.length === 1 && list[0] === 'all' ? null : list);
+
+const age = (seconds: number) => (seconds < 120 ? `${seconds}s` : seconds < 7200 ? `${Math.round(seconds / 60)}m` : `${Math.round(seconds / 3600)}h`);
+
+export const BEVQ_COMMANDS: readonly Command[] = [
+  defineCommand({
+    name: 'menus publish',
+    summary: [
+      "Publish a rebuilt beverage menu for a location, in the shape of the API's data.menu (revision, counts,",
+      'timestamps and sourceHealth.pos are computed; sourceHealth takes lastPosSyncAt and optional lastPosFailureAt).',
+      'A new revision sends bevq.menu.updated to every covering destination; an unchanged rebuild changes nothing.',
+    ].join('\n'),
+    flags: { group: { value: 'G', required: true }, location: { value: 'L', required: true }, file: { value: 'F', required: true } },
+    json: '{"revision": "...", "written": bool, "newRevision": bool, "eventId": "..."|null, "deliveries": N}',
+    async run({ flags, deps }) {
+      const result = await publishMenu(deps, { groupId: flags.group, locationId: flags.location, menu: await readJsonFile(flags.file) });
+      const { menu, ...rest } = result;
+      return {
+        json: { revision: menu.revision, ...rest },
+        text: result.newRevision
+          ? `Published revision ${menu.revision} for ${flags.group}/${flags.location}: event ${result.eventId}, ${result.deliveries} delivery(ies) queued.`
+          : `Revision ${menu.revision} unchanged for ${flags.group}/${flags.location}${result.written ? ' (source health updated)' : ''}; no event.`,
+      };
+    },
+  }),
+  defineCommand({
+    name: 'destinations add',
+    summary: [
+      'Add a webhook destination for an active client_credentials application holding bevq:read. The URL must be',
+      'public HTTPS (checked with DNS). Without --locations it covers every location the application covers, also',
+      'later ones. Prints the signing secret once.',
+    ].join('\n'),
+    flags: {
+      app: { value: 'CLIENT_ID', required: true },
+      name: { value: 'N', required: true },
+      url: { value: 'URL', required: true },
+      locations: { value: 'L1,L2', kind: 'list' },
+    },
+    json: '{"destination": Destination, "signingSecret": "..."}',
+    async run({ flags, deps }) {
+      const created = await addDestination(deps, {
+        clientId: flags.app,
+        name: flags.name,
+        url: flags.url,
+        locationIds: flags.locations ?? null,
+      });
+      return {
+        json: created,
+        text: [
+          `Added destination ${created.destination.destinationId} (${created.destination.hostname}).`,
+          fields({ destination_id: created.destination.destinationId, signing_secret: created.signingSecret }),
+          secretNotice,
+        ].join('\n'),
+      };
+    },
+  }),
+  defineCommand({
+    name: 'destinations list',
+    summary: 'List webhook destinations, optionally of one application. Never shows a secret.',
+    flags: { app: { value: 'CLIENT_ID' } },
+    json: '{"destinations": [Destination]}',
+    async run({ flags, deps }) {
+      const destinations = await listDestinations(deps, flags.app);
+      return { json: { destinations }, text: table(destinations, destinationColumns) };
+    },
+  }),
+  defineCommand({
+    name: 'destinations show',
+    summary: 'Show a destination: health, safe hostname, last success and failure, the last three deliveries.',
+    arg: 'ID',
+    flags: {},
+    json: '{"destination": Destination, "recentDeliveries": [Delivery]}',
+    async run({ arg, deps }) {
+      const shown = await showDestination(deps, arg);
+      const d = shown.destination;
+      const text = [
+        fields({
+          id: d.destinationId,
+          app: d.clientId,
+          name: d.name,
+          host: d.hostname,
+          locations: d.locationIds ?? 'all',
+          health: d.health,
+          consecutive_failures: d.consecutiveFailures,
+          last_success: d.lastSuccessAt ?? '-',
+          last_failure: d.lastFailureAt ?? '-',
+        }, ''),
+        '',
+        table(shown.recentDeliveries, [
+          ['DELIVERY', (r) => r.deliveryId],
+          ['EVENT', (r) => r.eventType],
+          ['LOCATION', (r) => r.locationId],
+          ['STATUS', (r) => r.status],
+          ['ATTEMPTS', (r) => String(r.attempts)],
+          ['ERROR', (r) => r.errorCode ?? '-'],
+          ['UPDATED', (r) => r.updatedAt],
+        ]),
+      ].join('\n');
+      return { json: shown, text };
+    },
+  }),
+  defineCommand({
+    name: 'destinations edit',
+    summary: 'Change name, URL (blank keeps it) or locations ("all": every location the app covers). The secret is kept.',
+    arg: 'ID',
+    flags: { name: { value: 'N' }, url: { value: 'URL' }, locations: { value: 'L1,L2|all', kind: 'list' } },
+    json: '{"destination": Destination}',
+    async run({ arg, flags, deps }) {
+      const edited = await editDestination(deps, arg, { name: flags.name, url: flags.url, locationIds: locationsOf(flags.locations) });
+      return { json: edited, text: `Updated destination ${arg}.` };
+    },
+  }),
+  defineCommand({
+    name: 'destinations rotate-secret',
+    summary: 'Replace the signing secret; the old one is invalid at once. Prints the new secret once.',
+    arg: 'ID',
+    flags: {},
+    json: '{"destination": Destination, "signingSecret": "..."}',
+    async run({ arg, deps }) {
+      const rotated = await rotateSecret(deps, arg);
+      return { json: rotated, text: [`Rotated the secret of ${arg}.`, fields({ signing_secret: rotated.signingSecret }), secretNotice].join('\n') };
+    },
+  }),
+  defineCommand({
+    name: 'destinations test',
+    summary: 'Queue a signed customer_api.webhook.test for a covered location (same worker and retries); no data changes.',
+    arg: 'ID',
+    flags: { location: { value: 'L', required: true } },
+    json: '{"eventId": "...", "deliveryId": "..."}',
+    async run({ arg, flags, deps }) {
+      const queued = await sendTest(deps, arg, flags.location);
+      return { json: queued, text: `Queued test event ${queued.eventId} (delivery ${queued.deliveryId}).` };
+    },
+  }),
+  ...(['disable', 'enable'] as const).map((verb) =>
+    defineCommand({
+      name: `destinations ${verb}`,
+      summary: verb === 'disable' ? 'Stop dispatching to a destination; queued attempts fail without a request.' : 'Dispatch to a destination again.',
+      arg: 'ID',
+      flags: {},
+      json: '{"destination": Destination}',
+      async run({ arg, deps }) {
+        const result = await setEnabled(deps, arg, verb === 'enable');
+        return { json: result, text: `${verb === 'enable' ? 'Enabled' : 'Disabled'} destination ${arg}.` };
+      },
+    }),
+  ),
+  defineCommand({
+    name: 'destinations remove',
+    summary: 'Delete a destination with its subscription and secret; transmissions stop.',
+    arg: 'ID',
+    flags: {},
+    json: '{"removed": "ID"}',
+    async run({ arg, deps }) {
+      return { json: await removeDestination(deps, arg), text: `Removed destination ${arg}.` };
+    },
+  }),
+  defineCommand({
+    name: 'dlq list',
+    summary: 'List dead-lettered webhook deliveries (event, destination host, attempts, last error code, age).',
+    flags: {},
+    json: '{"deadLetters": [DeadLetter], "dlqMessages": N}',
+    async run({ deps }) {
+      const listed = await listDeadLetters(deps);
+      const text = [
+        table(listed.deadLetters, [
+          ['DELIVERY', (d) => d.deliveryId],
+          ['EVENT', (d) => `${d.eventType} ${d.eventId}`],
+          ['HOST', (d) => d.destinationHost],
+          ['ATTEMPTS', (d) => String(d.attempts)],
+          ['LAST ERROR', (d) => d.lastErrorCode ?? '-'],
+          ['AGE', (d) => age(d.ageSeconds)],
+        ]),
+        `${listed.deadLetters.length} dead letter(s); ${listed.dlqMessages ?? '?'} message(s) in the DLQ.`,
+      ].join('\n');
+      return { json: listed, text };
+    },
+  }),
+  defineCommand({
+    name: 'dlq show',
+    summary: 'Show one dead-lettered delivery with its payload and backoff history.',
+    arg: 'ID',
+    flags: {},
+    json: '{"deadLetter": DeadLetter}',
+    async run({ arg, deps }) {
+      const shown = await showDeadLetter(deps, arg);
+      return { json: shown, text: fields({ ...shown.deadLetter, payload: JSON.stringify(shown.deadLetter.payload) }, '') };
+    },
+  }),
+  defineCommand({
+    name: 'dlq redrive',
+    summary: 'Queue a dead-lettered delivery (or --all) again: attempts start over, the DLQ message is removed.',
+    arg: 'ID',
+    argOptional: true,
+    flags: { all: { value: '', kind: 'switch' } },
+    json: '{"redriven": ["ID"], "removedMessages": N}',
+    async run({ arg, flags, deps }) {
+      if (Boolean(arg) === Boolean(flags.all)) throw new AdminInputError('dlq redrive takes one delivery ID or --all');
+      const result = await redrive(deps, flags.all ? { all: true } : { deliveryId: arg });
+      return { json: result, text: `Redrove ${result.redriven.length} delivery(ies); removed ${result.removedMessages} DLQ message(s).` };
+    },
+  }),
+];

@@ -1,0 +1,137 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../lambdas/admin/apps.js';
+import type { LocalRuntime } from '../../lib/local/runtime.js';
+import { admin, runtimeFileFor } from '../fixtures/admin-cli.js';
+import { sampleMenu } from '../fixtures/menu.js';
+import { waitForStatus } from '../fixtures/wait-for-delivery.js';
+import { startReceiver } from '../fixtures/webhook-receiver.js';
+import { newApp, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';
+
+/** `menus` and `destinations` commands as ops run them: a CLI subprocess against a real local runtime. */
+
+let runtime: LocalRuntime;
+let dir: string;
+let loopbackFile: string;
+let strictFile: string;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let secret = '';
+
+beforeAll(async () => {
+  runtime = await startTestRuntime({ config: { webhookAllowLoopback: true, webhookBackoffScale: 0.01, webhookTimeoutMs: 500 } });
+  dir = mkdtempSync(join(tmpdir(), 'webhook-cli-'));
+  loopbackFile = runtimeFileFor(runtime, dir, 'loopback.json');
+  // The same runtime as a runtime started without WEBHOOK_ALLOW_LOOPBACK would record it.
+  strictFile = runtimeFileFor(runtime, dir, 'strict.json', { webhookAllowLoopback: false });
+  receiver = await startReceiver({ secret: () => secret });
+});
+afterAll(async () => {
+  await receiver?.stop();
+  await runtime?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const snapshot = async () => (await scanTable(runtime)).sort((a, b) => `${a.PK}|${a.SK}`.localeCompare(`${b.PK}|${b.SK}`));
+
+describe('npm run admin -- destinations / menus', () => {
+  it('adds (secret once), lists, shows, edits, tests, rotates, disables, enables and removes a destination', async () => {
+    const app = await newApp(runtime, { scopes: ['bevq:read'], ownerEmail: 'cli-owner@example.test' });
+    const url = `https://127.0.0.1:${receiver.port}/hook?k=secret-query`;
+    const added = await admin(loopbackFile, ['destinations', 'add', '--app', app.clientId, '--name', 'CLI hook', '--url', url, '--locations', 'nyc-midtown', '--json']);
+    expect(added.code, added.stderr).toBe(0);
+    const id = added.json.destination.destinationId;
+    expect(id).toMatch(/^dst_[0-9a-f]{20}$/);
+    expect(added.json.signingSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(added.json.destination).toMatchObject({ hostname: '127.0.0.1', health: 'NOT_TESTED', locationIds: ['nyc-midtown'] });
+    expect(added.json.destination).not.toHaveProperty('signingSecret');
+    secret = added.json.signingSecret;
+
+    const listed = await admin(loopbackFile, ['destinations', 'list', '--app', app.clientId]);
+    expect(listed.stdout).toMatch(new RegExp(`${id}\\s+${app.clientId}\\s+CLI hook\\s+127\\.0\\.0\\.1\\s+nyc-midtown\\s+NOT_TESTED`));
+    expect(listed.stdout).not.toContain(secret);
+    expect(listed.stdout).not.toContain('secret-query');
+
+    const tested = await admin(loopbackFile, ['destinations', 'test', id, '--location', 'nyc-midtown', '--json']);
+    expect(tested.code, tested.stderr).toBe(0);
+    await waitForStatus(runtime, tested.json.deliveryId, ['SUCCEEDED']);
+    expect(receiver.received.at(-1)).toMatchObject({ verified: true, body: { test: true, revision: '', eventId: tested.json.eventId } });
+
+    const shown = await admin(loopbackFile, ['destinations', 'show', id, '--json']);
+    expect(shown.json.destination).toMatchObject({ health: 'HEALTHY', lastSuccessAt: expect.any(String), lastFailureAt: null });
+    expect(shown.json.recentDeliveries).toEqual([
+      expect.objectContaining({ deliveryId: tested.json.deliveryId, status: 'SUCCEEDED', errorCode: null, attempts: 1 }),
+    ]);
+    expect(shown.stdout).not.toContain('receiver body');
+
+    const edited = await admin(loopbackFile, ['destinations', 'edit', id, '--name', 'Renamed', '--url', '', '--json']);
+    expect(edited.json.destination).toMatchObject({ name: 'Renamed', url });
+
+    const rotated = await admin(loopbackFile, ['destinations', 'rotate-secret', id]);
+    const newSecret = /signing_secret\s+(\S+)/.exec(rotated.stdout)![1]!;
+    expect(newSecret).not.toBe(secret);
+    expect(rotated.stdout).toContain('shown only now');
+    secret = newSecret;
+
+    const disabled = await admin(loopbackFile, ['destinations', 'disable', id, '--json']);
+    expect(disabled.json.destination.health).toBe('DISABLED');
+    expect((await admin(loopbackFile, ['destinations', 'test', id, '--location', 'nyc-midtown'])).code).toBe(2);
+    expect((await admin(loopbackFile, ['destinations', 'enable', id, '--json'])).json.destination.health).toBe('HEALTHY');
+
+    // menus publish reaches the destination, signed with the rotated secret.
+    const file = join(dir, 'menu.json');
+    writeFileSync(file, JSON.stringify(sampleMenu({ price: 21 })));
+    const published = await admin(loopbackFile, ['menus', 'publish', '--group', 'demo-group', '--location', 'nyc-midtown', '--file', file, '--json']);
+    expect(published.code, published.stderr).toBe(0);
+    expect(published.json).toMatchObject({ newRevision: true, deliveries: 1, eventId: expect.stringMatching(/^evt_[0-9a-f]{32}$/) });
+    const menuEvent = (await receiver.waitFor(2))[1]!;
+    expect(menuEvent).toMatchObject({ verified: true, body: { eventId: published.json.eventId, revision: published.json.revision } });
+    const again = await admin(loopbackFile, ['menus', 'publish', '--group', 'demo-group', '--location', 'nyc-midtown', '--file', file]);
+    expect(again.stdout).toContain('unchanged');
+
+    expect((await admin(loopbackFile, ['destinations', 'remove', id])).stdout).toContain(`Removed destination ${id}`);
+    const mails = (await sentMail(runtime)).filter((m) => m.to.includes('cli-owner@example.test'));
+    expect(mails.map((m) => m.subject.replace(/"[^"]*"/, 'N'))).toEqual([
+      'Customer API: webhook destination N created',
+      'Customer API: webhook destination N updated',
+      'Customer API: webhook destination N removed',
+    ]);
+    expect(mails.map((m) => m.text).join()).not.toContain(secret);
+  });
+
+  it('refuses ineligible applications, unsafe URLs and malformed input with exit 2, writing nothing', async () => {
+    const revoked = await newApp(runtime, { scopes: ['bevq:read'] });
+    await runtime.store.apps.revoke(revoked.clientId, new Date().toISOString());
+    const legacy = (await createApp(runtime.store, { groupId: 'demo-group', name: 'Legacy', scopes: ['bevq:read'] }, Date.now(), 'legacy_bearer')).app;
+    const expired = await newApp(runtime, { scopes: ['bevq:read'], expiresAt: '2020-01-01T00:00:00Z' });
+    const noBevq = await newApp(runtime, { scopes: ['locations:read'] });
+    const narrow = await newApp(runtime, { scopes: ['bevq:read'], allowedLocationIds: ['denver-union'] });
+    const ok = await newApp(runtime, { scopes: ['bevq:read'] });
+    const loopback = `https://127.0.0.1:${receiver.port}/hook`;
+    const before = await snapshot();
+    const refused: [string, string[]][] = [
+      [loopbackFile, ['destinations', 'add', '--app', revoked.clientId, '--name', 'x', '--url', loopback]],
+      [loopbackFile, ['destinations', 'add', '--app', legacy.clientId, '--name', 'x', '--url', loopback]],
+      [loopbackFile, ['destinations', 'add', '--app', expired.clientId, '--name', 'x', '--url', loopback]],
+      [loopbackFile, ['destinations', 'add', '--app', noBevq.clientId, '--name', 'x', '--url', loopback]],
+      [loopbackFile, ['destinations', 'add', '--app', 'app_missing', '--name', 'x', '--url', loopback]],
+      [loopbackFile, ['destinations', 'add', '--app', narrow.clientId, '--name', 'x', '--url', loopback, '--locations', 'nyc-midtown']],
+      [loopbackFile, ['destinations', 'add', '--app', ok.clientId, '--name', 'x', '--url', loopback, '--locations', 'nowhere']],
+      [loopbackFile, ['destinations', 'add', '--app', ok.clientId, '--name', '', '--url', loopback]],
+      [strictFile, ['destinations', 'add', '--app', ok.clientId, '--name', 'x', '--url', loopback]],
+      [strictFile, ['destinations', 'add', '--app', ok.clientId, '--name', 'x', '--url', 'https://127.1/']],
+      [strictFile, ['destinations', 'add', '--app', ok.clientId, '--name', 'x', '--url', 'https://017700000001/']],
+      [strictFile, ['destinations', 'add', '--app', ok.clientId, '--name', 'x', '--url', 'https://[::ffff:127.0.0.1]/']],
+      [loopbackFile, ['destinations', 'show', 'dst_nope']],
+      [loopbackFile, ['destinations', 'edit', `dst_${'0'.repeat(20)}`, '--name', 'x']],
+      [loopbackFile, ['menus', 'publish', '--group', 'demo-group', '--location', 'nyc-midtown', '--file', join(dir, 'missing.json')]],
+    ];
+    for (const [file, args] of refused) {
+      const run = await admin(file, args);
+      expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(2);
+      expect(run.stderr).toMatch(/^error: /);
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+});

@@ -1,0 +1,354 @@
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addDestination,
+  editDestination,
+  removeDestination,
+  rotateSecret,
+  sendTest,
+  setEnabled,
+  showDestination,
+} from '../../lambdas/admin/destinations.js';
+import { publishMenu, writeMenu } from '../../lambdas/admin/menus.js';
+import { AdminInputError } from '../../lambdas/admin/validation.js';
+import { menuEventId } from '../../lambdas/webhooks/events.js';
+import { createDispatcher } from '../../lambdas/webhooks/handlers.js';
+import { sign } from '../../lambdas/shared/signature.js';
+import type { LocalRuntime } from '../../lib/local/runtime.js';
+import { sampleMenu } from '../fixtures/menu.js';
+import { waitForStatus } from '../fixtures/wait-for-delivery.js';
+import { controlledResolver, startReceiver, type Behaviour } from '../fixtures/webhook-receiver.js';
+import { call, exchange, manualClock, newApp, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';
+
+/**
+ * The webhook pipeline with real parts: the local runtime's SQS engine and
+ * poller, the deliverer, and real HTTPS receivers on loopback that verify
+ * every signature. Retry waits are scaled down (WEBHOOK_BACKOFF_SCALE) while
+ * the nominal sequence is asserted.
+ */
+
+let runtime: LocalRuntime;
+const clock = manualClock();
+const dns = controlledResolver({
+  'hooks.example.test': ['127.0.0.1'],
+  'public.example.test': ['93.184.216.34'],
+  'private.example.test': ['10.1.2.3'],
+  'mixed.example.test': ['93.184.216.34', '192.168.1.1'],
+});
+const receivers: { stop(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  runtime = await startTestRuntime({
+    clock,
+    resolver: dns.resolver,
+    config: { webhookAllowLoopback: true, webhookBackoffScale: 0.01, webhookTimeoutMs: 500 },
+  });
+});
+afterAll(async () => {
+  for (const r of receivers) await r.stop();
+  await runtime?.stop();
+});
+
+async function bevqApp(input: { allowedLocationIds?: string[] } = {}) {
+  return newApp(runtime, { scopes: ['bevq:read'], ownerEmail: 'hooks-owner@example.test', ...input });
+}
+
+/** A receiver plus a destination pointing at it, the test's current secret tracked for verification. */
+async function receiverWithDestination(behave?: (n: number) => Behaviour | Promise<Behaviour>, locationIds: string[] | null = ['nyc-midtown']) {
+  const holder = { secret: '' };
+  const receiver = await startReceiver({ secret: () => holder.secret, behave });
+  receivers.push(receiver);
+  const app = await bevqApp();
+  const created = await addDestination(runtime.deps, { clientId: app.clientId, name: 'Hook', url: receiver.url, locationIds });
+  holder.secret = created.signingSecret;
+  return { receiver, holder, app, destination: created.destination };
+}
+
+describe('a menu revision reaches the receiver, signed', () => {
+  it('delivers one verified bevq.menu.updated with the exact headers and payload, then the re-read is 304', async () => {
+    const { receiver, destination } = await receiverWithDestination(undefined, ['denver-union']);
+    const published = await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'denver-union', menu: sampleMenu({ price: 7 }) });
+    const [request] = await receiver.waitFor(1);
+    const revision = published.menu.revision;
+    const eventId = menuEventId('demo-group', 'denver-union', revision);
+    expect(published.eventId).toBe(eventId);
+    expect(request!.verified).toBe(true);
+    expect(request!.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(request!.headers['user-agent']).toBe('Service-Customer-API-Webhooks/1.0');
+    expect(request!.headers['x-service-event']).toBe('bevq.menu.updated');
+    expect(request!.headers['x-service-event-id']).toBe(eventId);
+    expect(request!.headers['x-service-timestamp']).toBe(String(Math.floor(clock.now() / 1000)));
+    expect(request!.headers['x-service-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(request!.headers.host).toBe(`hooks.example.test:${receiver.port}`);
+    // No delivery id, attempt number or API-version header.
+    expect(Object.keys(request!.headers).filter((h) => h.startsWith('x-')).sort()).toEqual([
+      'x-service-event',
+      'x-service-event-id',
+      'x-service-signature',
+      'x-service-timestamp',
+    ]);
+    expect(request!.body).toEqual({
+      eventId,
+      eventType: 'bevq.menu.updated',
+      occurredAt: new Date(clock.now()).toISOString(),
+      groupId: 'demo-group',
+      locationId: 'denver-union',
+      revision,
+      resource: '/v1/demo-group/denver-union/bevq/menu',
+    });
+
+    // The receiver's follow-up read (6.4 receiver rule 6), with the app's own token.
+    const reader = await newApp(runtime, { scopes: ['bevq:read'] });
+    const { access_token } = await exchange(runtime, reader.clientId, reader.clientSecret);
+    const first = await call(runtime, request!.body.resource, { token: access_token });
+    expect(first.body.data.menu.revision).toBe(revision);
+    const again = await call(runtime, request!.body.resource, { token: access_token, headers: { 'If-None-Match': first.headers.get('etag')! } });
+    expect(again.status).toBe(304);
+
+    const shown = await showDestination(runtime.deps, destination.destinationId);
+    expect(shown.destination).toMatchObject({ health: 'HEALTHY', consecutiveFailures: 0, lastSuccessAt: expect.any(String), hostname: 'hooks.example.test' });
+    expect(shown.recentDeliveries).toEqual([expect.objectContaining({ eventId, status: 'SUCCEEDED', attempts: 1, errorCode: null })]);
+    expect(JSON.stringify(shown)).not.toContain('receiver body');
+    expect(shown.destination).not.toHaveProperty('signingSecret');
+    await removeDestination(runtime.deps, destination.destinationId);
+  });
+
+  it('emits exactly one logical event per revision, whatever the number of publishes and sweeps', async () => {
+    const { receiver, destination } = await receiverWithDestination(undefined, ['london-soho']);
+    const menu = sampleMenu({ price: 12 });
+    const one = await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'london-soho', menu });
+    const two = await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'london-soho', menu });
+    clock.advance(120_000);
+    await runtime.sweep();
+    await receiver.waitFor(1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(one.newRevision).toBe(true);
+    expect(two).toMatchObject({ newRevision: false, written: false });
+    expect(receiver.received).toHaveLength(1);
+    await removeDestination(runtime.deps, destination.destinationId);
+  });
+
+  it('loses no event when the process dies between the menu write and the enqueue', async () => {
+    const { receiver, destination } = await receiverWithDestination(undefined, ['nyc-midtown']);
+    // Interrupted after the write: only the first half of publishing ran.
+    const written = await writeMenu(runtime.deps, { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 3 }) });
+    // And an enqueue that fails outright (queue unreachable): the write stands, the event stays pending.
+    const broken = { ...runtime.deps, config: { ...runtime.deps.config, webhookQueueUrl: `${runtime.deps.config.webhookQueueUrl}-missing` } };
+    await expect(publishMenu(broken, { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 4 }) })).rejects.toThrow();
+    const stored = await runtime.store.menus.get('demo-group', 'nyc-midtown');
+    expect(Object.keys(stored!.pendingEvents)).toHaveLength(2);
+    expect(stored!.pendingEvents[written.event!.eventId]).toBeDefined();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.received).toHaveLength(0);
+
+    // Within the grace period the sweeper leaves them; after it, it dispatches both.
+    await runtime.sweep();
+    expect(Object.keys((await runtime.store.menus.get('demo-group', 'nyc-midtown'))!.pendingEvents)).toHaveLength(2);
+    clock.advance(61_000);
+    await runtime.sweep();
+    const got = await receiver.waitFor(2);
+    expect(new Set(got.map((r) => r.body.revision))).toEqual(new Set(Object.values(stored!.pendingEvents).map((e) => e.revision)));
+    expect(got.every((r) => r.verified)).toBe(true);
+    const after = await runtime.store.menus.get('demo-group', 'nyc-midtown');
+    expect(after!.pendingEvents).toEqual({});
+    expect((await scanTable(runtime)).filter((i) => i.GSI1PK === 'BEVQ_PENDING_EVENTS')).toEqual([]);
+    await removeDestination(runtime.deps, destination.destinationId);
+  });
+});
+
+describe('the ingest function (webhook-dispatcher)', () => {
+  it('publishes like the admin CLI and refuses malformed input', async () => {
+    const dispatcher = createDispatcher(runtime.deps);
+    const result = await dispatcher({ groupId: 'demo-group', locationId: 'sydney-harbour', menu: sampleMenu({ price: 44 }) });
+    expect(result).toEqual({ revision: expect.stringMatching(/^[0-9a-f]{32}$/), newRevision: true, eventId: menuEventId('demo-group', 'sydney-harbour', result.revision) });
+    expect((await dispatcher({ groupId: 'demo-group', locationId: 'sydney-harbour', menu: sampleMenu({ price: 44 }) })).newRevision).toBe(false);
+    await expect(dispatcher({ groupId: 'demo-group', locationId: 'sydney-harbour', menu: { sections: [] } })).rejects.toBeInstanceOf(AdminInputError);
+  });
+});
+
+describe('delivery outcomes', () => {
+  const cases: { name: string; behave: (n: number) => Behaviour; status: string; requests: number; code: string | null }[] = [
+    { name: '200', behave: () => 200, status: 'SUCCEEDED', requests: 1, code: null },
+    { name: '204', behave: () => 204, status: 'SUCCEEDED', requests: 1, code: null },
+    { name: '301 (redirect not followed)', behave: () => 301, status: 'FAILED', requests: 1, code: 'http_301' },
+    { name: '400', behave: () => 400, status: 'FAILED', requests: 1, code: 'http_400' },
+    { name: '401', behave: () => 401, status: 'FAILED', requests: 1, code: 'http_401' },
+    ...[408, 425, 429, 500, 503].map((s) => ({
+      name: `${s} then 200`,
+      behave: (n: number): Behaviour => (n === 1 ? s : 200),
+      status: 'SUCCEEDED',
+      requests: 2,
+      code: null,
+    })),
+    { name: 'timeout then 200', behave: (n: number): Behaviour => (n === 1 ? 'hang' : 200), status: 'SUCCEEDED', requests: 2, code: null },
+    { name: 'reset then 200', behave: (n: number): Behaviour => (n === 1 ? 'reset' : 200), status: 'SUCCEEDED', requests: 2, code: null },
+  ];
+  for (const c of cases) {
+    it(`${c.name} → ${c.status} after ${c.requests} request(s)`, async () => {
+      const { receiver, destination } = await receiverWithDestination(c.behave);
+      const { deliveryId } = await sendTest(runtime.deps, destination.destinationId, 'nyc-midtown');
+      const delivery = await waitForStatus(runtime, deliveryId, ['SUCCEEDED', 'FAILED', 'DEAD_LETTER']);
+      expect(delivery.status).toBe(c.status);
+      expect(delivery.lastErrorCode).toBe(c.code);
+      expect(receiver.received).toHaveLength(c.requests);
+      expect(receiver.received.every((r) => r.verified)).toBe(true);
+      expect(delivery.backoffHistory).toEqual(c.requests === 2 ? [30] : []);
+      const health = (await showDestination(runtime.deps, destination.destinationId)).destination.health;
+      expect(health).toBe(c.status === 'SUCCEEDED' ? 'HEALTHY' : 'FAILING');
+      await removeDestination(runtime.deps, destination.destinationId);
+    });
+  }
+
+  it('retries a refused connection, then dead-letters it after the fifth failure', async () => {
+    const closed = await startReceiver({ secret: () => '' });
+    const url = closed.url;
+    await closed.stop();
+    const app = await bevqApp();
+    const { destination } = await addDestination(runtime.deps, { clientId: app.clientId, name: 'Gone', url, locationIds: null });
+    const { deliveryId } = await sendTest(runtime.deps, destination.destinationId, 'nyc-midtown');
+    const delivery = await waitForStatus(runtime, deliveryId, ['DEAD_LETTER', 'SUCCEEDED', 'FAILED']);
+    expect(delivery).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, lastErrorCode: 'connection_refused' });
+    await removeDestination(runtime.deps, destination.destinationId);
+  });
+});
+
+describe('retry sequence and dead letter', () => {
+  it('makes exactly five attempts with waits 30, 60, 120, 240 s, fresh timestamps, then DEAD_LETTER with the message in the DLQ', async () => {
+    const { receiver, destination } = await receiverWithDestination((n) => {
+      // Let the nominal wait pass on the injected clock before the next attempt.
+      clock.advance([30, 60, 120, 240, 0][n - 1]! * 1000);
+      return 503;
+    });
+    const start = clock.now();
+    const { deliveryId, eventId } = await sendTest(runtime.deps, destination.destinationId, 'nyc-midtown');
+    const delivery = await waitForStatus(runtime, deliveryId, ['DEAD_LETTER', 'SUCCEEDED', 'FAILED'], 30_000);
+    expect(delivery).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, lastErrorCode: 'http_503', backoffHistory: [30, 60, 120, 240] });
+    expect(receiver.received).toHaveLength(5);
+    expect(receiver.received.every((r) => r.verified && r.headers['x-service-event-id'] === eventId)).toBe(true);
+    const stamps = receiver.received.map((r) => Number(r.headers['x-service-timestamp']) - Math.floor(start / 1000));
+    expect(stamps).toEqual([0, 30, 90, 210, 450]);
+    // Same body every attempt; only timestamp and signature change.
+    expect(new Set(receiver.received.map((r) => r.rawBody)).size).toBe(1);
+    expect(new Set(receiver.received.map((r) => r.headers['x-service-signature'])).size).toBe(5);
+
+    const sqs = new SQSClient({ endpoint: runtime.engines.sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+    let found = false;
+    for (let i = 0; i < 50 && !found; i++) {
+      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: runtime.queues.webhookDlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+      found = Messages.some((m) => JSON.parse(m.Body!).deliveryId === deliveryId);
+      if (!found) await new Promise((r) => setTimeout(r, 100));
+    }
+    sqs.destroy();
+    expect(found).toBe(true);
+    expect(await runtime.store.deliveries.deadLetterIds()).toContain(deliveryId);
+    const shown = await showDestination(runtime.deps, destination.destinationId);
+    expect(shown.destination).toMatchObject({ health: 'FAILING', consecutiveFailures: 5 });
+    await removeDestination(runtime.deps, destination.destinationId);
+  });
+
+  it('signs a retry with the rotated secret at once; the old one no longer verifies', async () => {
+    let destinationId = '';
+    let oldSecret = '';
+    const setup = await receiverWithDestination(async (n) => {
+      if (n === 1) {
+        oldSecret = setup.holder.secret;
+        setup.holder.secret = (await rotateSecret(runtime.deps, destinationId)).signingSecret;
+        return 500;
+      }
+      return 200;
+    });
+    destinationId = setup.destination.destinationId;
+    const { deliveryId } = await sendTest(runtime.deps, destinationId, 'nyc-midtown');
+    await waitForStatus(runtime, deliveryId, ['SUCCEEDED', 'FAILED', 'DEAD_LETTER']);
+    const [first, second] = setup.receiver.received;
+    expect(first!.verified).toBe(true);
+    expect(second!.verified).toBe(true);
+    const ts = second!.headers['x-service-timestamp'] as string;
+    expect(sign(oldSecret, ts, second!.rawBody)).not.toBe(second!.headers['x-service-signature']);
+    await removeDestination(runtime.deps, destinationId);
+  });
+
+  for (const [what, change] of [
+    ['disabled', async (id: string) => void (await setEnabled(runtime.deps, id, false))],
+    ['removed', async (id: string) => void (await removeDestination(runtime.deps, id))],
+    ['parent application revoked', async (_id: string, clientId: string) => void (await runtime.store.apps.revoke(clientId, new Date(clock.now()).toISOString()))],
+  ] as const) {
+    it(`fails a queued retry without a request once the destination is ${what}`, async () => {
+      let ids = { destinationId: '', clientId: '' };
+      const setup = await receiverWithDestination(async () => {
+        await change(ids.destinationId, ids.clientId);
+        return 503;
+      });
+      ids = { destinationId: setup.destination.destinationId, clientId: setup.app.clientId };
+      const { deliveryId } = await sendTest(runtime.deps, ids.destinationId, 'nyc-midtown');
+      const delivery = await waitForStatus(runtime, deliveryId, ['FAILED', 'SUCCEEDED', 'DEAD_LETTER']);
+      expect(delivery.status).toBe('FAILED');
+      expect(delivery.lastErrorCode).toBe(
+        { disabled: 'destination_disabled', removed: 'destination_removed', 'parent application revoked': 'application_revoked' }[what],
+      );
+      expect(setup.receiver.received).toHaveLength(1);
+      if (what !== 'removed') await removeDestination(runtime.deps, ids.destinationId);
+    });
+  }
+});
+
+describe('SSRF protection', () => {
+  it('refuses unsafe URLs at save and writes nothing', async () => {
+    const app = await bevqApp();
+    const before = await scanTable(runtime);
+    const urls = [
+      'http://hooks.example.test/hook',
+      'https://user:pw@public.example.test/',
+      'https://public.example.test/hook#frag',
+      'https://10.0.0.1/',
+      'https://0x7f000001.0x0/',
+      'https://[::ffff:10.0.0.1]/',
+      'https://[fd00:ec2::254]/',
+      'https://169.254.169.254/latest/meta-data',
+      'https://private.example.test/',
+      'https://mixed.example.test/',
+      'https://unknown.example.test/',
+      'not a url',
+    ];
+    for (const url of urls) {
+      await expect(addDestination(runtime.deps, { clientId: app.clientId, name: 'x', url }), url).rejects.toBeInstanceOf(AdminInputError);
+    }
+    expect(await scanTable(runtime)).toEqual(before);
+  });
+
+  it('re-validates DNS before every attempt: public at save, private later → FAILED without a request', async () => {
+    dns.set('rebind.example.test', ['93.184.216.34']);
+    const app = await bevqApp();
+    const { destination } = await addDestination(runtime.deps, { clientId: app.clientId, name: 'Rebind', url: 'https://rebind.example.test/hook', locationIds: null });
+    dns.set('rebind.example.test', ['169.254.169.254']);
+    const { deliveryId } = await sendTest(runtime.deps, destination.destinationId, 'nyc-midtown');
+    const delivery = await waitForStatus(runtime, deliveryId, ['FAILED', 'SUCCEEDED', 'DEAD_LETTER']);
+    expect(delivery).toMatchObject({ status: 'FAILED', lastErrorCode: 'blocked_address', attempts: 1 });
+    await removeDestination(runtime.deps, destination.destinationId);
+  });
+});
+
+describe('destination administration', () => {
+  it('mails the owner on create, update and remove only, never the secret', async () => {
+    const app = await bevqApp();
+    const created = await addDestination(runtime.deps, { clientId: app.clientId, name: 'Mailed', url: 'https://public.example.test/h?token=abc', locationIds: null });
+    expect(created.signingSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(created.signingSecret, 'base64url')).toHaveLength(32);
+    const id = created.destination.destinationId;
+    await editDestination(runtime.deps, id, { name: 'Mailed 2', url: '' });
+    const rotated = await rotateSecret(runtime.deps, id);
+    await removeDestination(runtime.deps, id);
+    const mails = (await sentMail(runtime)).filter((m) => m.to.includes('hooks-owner@example.test') && m.text.includes(id));
+    expect(mails.map((m) => m.subject)).toEqual([
+      'Customer API: webhook destination "Mailed" created',
+      'Customer API: webhook destination "Mailed 2" updated',
+      'Customer API: webhook destination "Mailed 2" removed',
+    ]);
+    for (const m of mails) {
+      expect(m.text).not.toContain(created.signingSecret);
+      expect(m.text).not.toContain(rotated.signingSecret);
+      expect(m.text).not.toContain('token=abc');
+    }
+    expect(await runtime.store.destinations.get(id)).toBeNull();
+  });
+});
