@@ -2,6 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startLocalRuntime } from '../lib/local/runtime.js';
 import { measureBundles } from './bundles.js';
+import { benchKitchen } from './kitchen.js';
+import { benchWebhooks } from './webhooks.js';
 import { load, type LoadResult } from './load.js';
 
 /**
@@ -65,6 +67,13 @@ async function main() {
     console.log(
       `  ${b.family.padEnd(12)} ${(b.bytes / 1024).toFixed(0).padStart(6)} KiB  (${(b.gzipBytes / 1024).toFixed(0)} KiB gzip)  cold import ${b.coldImportMs.toFixed(0)} ms`,
     );
+  }
+  for (const [title, bench] of [
+    ['Kitchen endpoint (largest payload)', benchKitchen],
+    ['Webhooks end to end (publish → verified delivery at a local HTTPS receiver)', benchWebhooks],
+  ] as const) {
+    console.log(`\n${title}:`);
+    for (const line of await bench()) console.log(`  ${line}`);
   }
 }
 
