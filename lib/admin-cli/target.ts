@@ -95,11 +95,7 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
     webhookDlqUrl: outputs.WebhookDlqUrl ?? null,
     store,
     deps: (clock) => depsOf(clients, clock),
-    close: () => {
-      dynamo.destroy();
-      sqs.destroy();
-      ses.destroy();
-    },
+    close: () => [dynamo, sqs, ses].forEach((client) => client.destroy()),
   };
 }
 
@@ -136,10 +132,6 @@ function openLocal(file: string | undefined): Target {
     webhookDlqUrl: info.webhookDlqUrl,
     store,
     deps: (clock) => depsOf(clients, clock),
-    close: () => {
-      dynamo.destroy();
-      sqs.destroy();
-      ses.destroy();
-    },
+    close: () => [dynamo, sqs, ses].forEach((client) => client.destroy()),
   };
 }

@@ -1,21 +1,18 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_PREFIX } from '../../lambdas/admin/apps.js';
 import { putGroup } from '../../lambdas/admin/venues.js';
 import { sha256Hex } from '../../lambdas/shared/crypto.js';
 import { COMMANDS } from '../../lib/admin-cli/commands.js';
 import { usage } from '../../lib/admin-cli/usage.js';
-import type { RuntimeFile } from '../../lib/local/runtime-file.js';
 import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
 import { newApp, scanTable } from '../support/runtime.js';
+import { admin as runAdmin, runtimeFileFor, type Run } from '../fixtures/admin-cli.js';
 
 /** The admin CLI as ops run it: a real subprocess against a real local runtime, checked through the store. */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let runtime: LocalRuntime;
 let dir: string;
 let runtimeFile: string;
@@ -23,25 +20,12 @@ let runtimeFile: string;
 beforeAll(async () => {
   runtime = await startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'SILENT' });
   dir = mkdtempSync(join(tmpdir(), 'admin-cli-'));
-  runtimeFile = writeRuntimeFile('runtime.json', {});
+  runtimeFile = runtimeFileFor(runtime, dir, 'runtime.json');
 });
 afterAll(async () => {
   await runtime?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-function writeRuntimeFile(name: string, overrides: Partial<RuntimeFile>): string {
-  const info: RuntimeFile = {
-    url: runtime.url,
-    pid: process.pid,
-    region: 'us-east-1',
-    tableName: runtime.tableName,
-    ...runtime.engines,
-    ...runtime.queues,
-    ...overrides,
-  };
-  return writeFile(name, JSON.stringify(info));
-}
 
 function writeFile(name: string, text: string): string {
   const file = join(dir, name);
@@ -49,31 +33,9 @@ function writeFile(name: string, text: string): string {
   return file;
 }
 
-type Run = { code: number; stdout: string; stderr: string; json: any };
-
-/** One CLI process (~1 s each: keep the count down). */
-function admin(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'bin/admin.ts', ...args],
-      {
-        cwd: ROOT,
-        // Unset what vitest.config sets, so stderr shows what an operator sees.
-        env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined, CUSTOMER_API_RUNTIME_FILE: runtimeFile, ...env },
-      },
-      (err, stdout, stderr) => {
-        const code = err ? Number((err as { code?: unknown }).code ?? 1) : 0;
-        let json: unknown = null;
-        try {
-          json = JSON.parse(stdout);
-        } catch {
-          json = null;
-        }
-        resolve({ code, stdout, stderr, json });
-      },
-    );
-  });
+/** One CLI process (~1 s each: keep the count down); stderr as an operator sees it, SDK notices included. */
+function admin(args: string[], env: Record<string, string> = {}) {
+  return runAdmin(runtimeFile, args, { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined, ...env });
 }
 
 /** Every item in the table, in key order: "nothing changed" means this is equal before and after. */
@@ -301,7 +263,7 @@ describe('admin CLI', { timeout: 60_000 }, () => {
     });
 
     it('reports an unexpected error in one line with exit 1', async () => {
-      const file = writeRuntimeFile('dead.json', { dynamoEndpoint: 'http://127.0.0.1:9' });
+      const file = runtimeFileFor(runtime, dir, 'dead.json', { dynamoEndpoint: 'http://127.0.0.1:9' });
       const run = await admin(['groups', 'list'], { CUSTOMER_API_RUNTIME_FILE: file });
       expect(run.code).toBe(1);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
