@@ -4,7 +4,7 @@ import { addDestination } from '../lambdas/admin/destinations.js';
 import { publishMenu } from '../lambdas/admin/menus.js';
 import { createApp } from '../lambdas/admin/apps.js';
 import { startLocalRuntime } from '../lib/local/runtime.js';
-import { sampleMenu } from '../test/fixtures/menu.js';
+import { sampleMenu } from '../lib/local/demo-menu.js';
 import { controlledResolver, startReceiver } from '../test/fixtures/webhook-receiver.js';
 
 /**

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { removeRuntimeFile, writeRuntimeFile } from '../lib/local/runtime-file.js';
+import { seedDemoMenu } from '../lib/local/demo-menu.js';
 import { startLocalRuntime } from '../lib/local/runtime.js';
 
 /**
@@ -21,6 +22,7 @@ const runtime = await startLocalRuntime({
   sqsEndpoint: process.env.SQS_ENDPOINT,
   logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO',
 });
+if (runtime.demo) await seedDemoMenu(runtime.deps);
 writeRuntimeFile({
   url: runtime.url,
   pid: process.pid,

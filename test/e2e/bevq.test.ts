@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishMenu } from '../../lambdas/admin/menus.js';
 import { AdminInputError } from '../../lambdas/admin/validation.js';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
-import { sampleMenu } from '../fixtures/menu.js';
+import { sampleMenu } from '../../lib/local/demo-menu.js';
 import { expectContract, openApiDoc } from '../support/openapi.js';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 

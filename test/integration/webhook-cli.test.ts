@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../lambdas/admin/apps.js';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { admin, runtimeFileFor } from '../fixtures/admin-cli.js';
-import { sampleMenu } from '../fixtures/menu.js';
+import { sampleMenu } from '../../lib/local/demo-menu.js';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { startReceiver } from '../fixtures/webhook-receiver.js';
 import { newApp, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';

@@ -15,7 +15,7 @@ import { menuEventId } from '../../lambdas/webhooks/events.js';
 import { createDispatcher } from '../../lambdas/webhooks/handlers.js';
 import { sign } from '../../lambdas/shared/signature.js';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
-import { sampleMenu } from '../fixtures/menu.js';
+import { sampleMenu } from '../../lib/local/demo-menu.js';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver, type Behaviour } from '../fixtures/webhook-receiver.js';
 import { call, exchange, manualClock, newApp, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';

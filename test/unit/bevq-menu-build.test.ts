@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildMenu, canonicalJson, posHealth } from '../../lambdas/bevq/menu-build.js';
 import { menuInput } from '../../lambdas/shared/schemas/bevq.js';
-import { sampleMenu } from '../fixtures/menu.js';
+import { sampleMenu } from '../../lib/local/demo-menu.js';
 
 const parse = (m: unknown) => menuInput.parse(m);
 const T1 = Date.UTC(2026, 0, 1);
