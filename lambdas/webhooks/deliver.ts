@@ -102,9 +102,11 @@ export async function attemptDelivery(deps: Deps, deliveryId: string, attempt: n
     // Dead-lettered: visible at once, so the queue's redrive moves it to the DLQ on the next receive.
     retryAfterSeconds = delivery.status === 'DEAD_LETTER' ? 0 : visibilitySeconds(wait, config.webhookBackoffScale);
   }
-  await store.deliveries.save(delivery);
-  if (delivery.status === 'DEAD_LETTER') await store.deliveries.markDeadLetter(delivery);
+  // Side records first, the delivery's outcome last: once the outcome is readable, health and the
+  // dead-letter listing already reflect it, and a crash in between leaves a retry, never a lost entry.
   await store.destinations.recordAttempt(destination.destinationId, verdict === 'success', new Date(now).toISOString());
+  if (delivery.status === 'DEAD_LETTER') await store.deliveries.markDeadLetter(delivery);
+  await store.deliveries.save(delivery);
   logger.info('webhook attempt', {
     deliveryId,
     eventId: delivery.eventId,
