@@ -10,8 +10,6 @@ export type FamilyInfra = {
   /** ses:SendEmail from MAIL_FROM (owner alerts). */
   sendsMail: boolean;
   memorySize: number;
-  /** Repository folders copied next to the bundle (files the function serves). */
-  bundledFolders?: readonly string[];
 };
 
 /**
@@ -42,6 +40,6 @@ export const FAMILY_INFRA: Record<Family, FamilyInfra> = {
   // Campaigns listed by base-table Query (PK = group); devices read by key.
   campaigns: V1_FAMILY,
   orderboard: V1_FAMILY,
-  // Public logos from the bundled folder; no auth, so it never touches the table beyond the shared deps' client.
-  assets: { tableActions: ['GetItem'], queriedIndexes: [], sendsMail: false, memorySize: 256, bundledFolders: ['assets/sports-logo'] },
+  // Public logos from the asset bucket (the stack binds it); no auth, so it never touches the table beyond the shared deps' client.
+  assets: { tableActions: ['GetItem'], queriedIndexes: [], sendsMail: false, memorySize: 256 },
 };

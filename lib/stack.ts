@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import { configFromEnv } from '../lambdas/shared/config.js';
 import { FAMILIES, ROUTES, type Family } from '../lambdas/shared/routes.js';
 import { RouteTableApi } from './constructs/api.js';
+import { AssetBucket } from './constructs/asset-bucket.js';
 import { DataTable } from './constructs/data-table.js';
 import { FamilyFunction } from './constructs/family-function.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
@@ -65,13 +66,15 @@ export class CustomerApiStack extends Stack {
           logRetention: settings.logRetention,
           removalPolicy,
           environment,
-          bundledFolders: infra.bundledFolders,
         });
         fn.bindTable(table, infra.tableActions, infra.queriedIndexes);
         if (infra.sendsMail) fn.bindMailer(mailFrom);
         return [family, fn];
       }),
     ) as Record<Family, FamilyFunction>;
+
+    const assets = new AssetBucket(this, 'Assets', { retain: settings.retain, logRetention: settings.logRetention });
+    this.functions.assets.bindAssetBucket(assets.bucket, assets.sportsLogoPrefix);
 
     new WebhookFunctions(this, 'WebhookFunctions', {
       table,

@@ -8,26 +8,41 @@ import { SPORTS_LOGO_NAME } from '../shared/schemas/sportsq.js';
 /** One stored image, ready to serve. */
 export type Asset = { body: Buffer; contentType: string; etag: string };
 
-/** Where logo files come from (the port; the folder adapter below, an S3 adapter could stand beside it). */
+/** Where logo files come from (the port; a folder adapter here, an S3 one in s3-asset-store.ts). */
 export type AssetStore = { get(name: string): Promise<Asset | null> };
 
 export const CONTENT_TYPES: Record<string, string> = { '.svg': 'image/svg+xml', '.png': 'image/png' };
 
+/** The repository folder of the logos: served from here locally, uploaded from here to S3 by the stack. */
+export const SPORTS_LOGO_DIR = fileURLToPath(new URL('../../assets/sports-logo/', import.meta.url));
+/** Key prefix of the logos in the asset bucket (the stack's deployment and the S3 store agree on it here). */
+export const SPORTS_LOGO_PREFIX = 'sports-logo/';
+
 /**
- * Serves files of one folder. Names are checked against the strict logo
- * pattern again here, so no caller can make it read outside the folder.
- * Files are immutable once deployed, so each is read once per process.
+ * The content type of a servable logo name, or null. Every store checks the
+ * strict pattern again, so no caller can make it read outside its folder or
+ * prefix; the type comes from this table, never from what storage says.
  */
+export function logoContentType(name: string): string | null {
+  const contentType = CONTENT_TYPES[extname(name)];
+  return SPORTS_LOGO_NAME.test(name) && contentType ? contentType : null;
+}
+
+/** The same bytes get the same strong ETag from every store and every process. */
+export function assetOf(body: Buffer, contentType: string): Asset {
+  return { body, contentType, etag: strongEtag(sha256Hex(body.toString('base64')).slice(0, 32)) };
+}
+
+/** Serves files of one folder. Files are immutable once deployed, so each is read once per process. */
 export function folderAssetStore(dir: string): AssetStore {
   const cache = new Map<string, Asset | null>();
   return {
     async get(name) {
-      const contentType = CONTENT_TYPES[extname(name)];
-      if (!SPORTS_LOGO_NAME.test(name) || !contentType) return null;
+      const contentType = logoContentType(name);
+      if (!contentType) return null;
       if (!cache.has(name)) {
         try {
-          const body = await readFile(join(dir, name));
-          cache.set(name, { body, contentType, etag: strongEtag(sha256Hex(body.toString('base64')).slice(0, 32)) });
+          cache.set(name, assetOf(await readFile(join(dir, name)), contentType));
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
           cache.set(name, null);
@@ -36,14 +51,4 @@ export function folderAssetStore(dir: string): AssetStore {
       return cache.get(name)!;
     },
   };
-}
-
-/**
- * The bundled folder: next to the Lambda bundle (the stack copies
- * assets/sports-logo there), or the repository's own folder when run from source.
- */
-export function defaultSportsLogoDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.LAMBDA_TASK_ROOT
-    ? join(env.LAMBDA_TASK_ROOT, 'assets', 'sports-logo')
-    : fileURLToPath(new URL('../../assets/sports-logo/', import.meta.url));
 }

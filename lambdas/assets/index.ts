@@ -1,9 +1,19 @@
+import { S3Client } from '@aws-sdk/client-s3';
 import { apiHandler } from '../shared/api-handler.js';
+import type { Config } from '../shared/config.js';
 import type { Deps } from '../shared/deps.js';
-import { defaultSportsLogoDir, folderAssetStore, type AssetStore } from './asset-store.js';
+import { folderAssetStore, SPORTS_LOGO_DIR, SPORTS_LOGO_PREFIX, type AssetStore } from './asset-store.js';
 import { assetOperations } from './operations.js';
+import { s3AssetStore } from './s3-asset-store.js';
 
 /** Public images (sports logos); the asset store is injected so tests and other storage can stand in. */
-export function createHandler(deps: Deps, assets: AssetStore = folderAssetStore(defaultSportsLogoDir())) {
+export function createHandler(deps: Deps, assets: AssetStore = sportsLogoStore(deps.config)) {
   return apiHandler('assets', assetOperations(assets), deps);
+}
+
+/** The bucket the stack deployed the logos to, or the repository folder when no bucket is configured. */
+function sportsLogoStore(config: Config): AssetStore {
+  return config.assetBucket
+    ? s3AssetStore({ client: new S3Client({}), bucket: config.assetBucket, prefix: SPORTS_LOGO_PREFIX })
+    : folderAssetStore(SPORTS_LOGO_DIR);
 }

@@ -18,6 +18,8 @@ export type Config = {
   webhookTimeoutMs: number;
   /** HMAC key of review page tokens (PAGE_TOKEN_KEY); empty → a random key created once and kept in the table. */
   pageTokenKey: string;
+  /** S3 bucket of the public images (ASSET_BUCKET); empty → the repository folder (the local runtime). */
+  assetBucket: string;
 };
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
@@ -32,6 +34,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     webhookBackoffScale: env.WEBHOOK_BACKOFF_SCALE ? Number(env.WEBHOOK_BACKOFF_SCALE) : 1,
     webhookTimeoutMs: ATTEMPT_TIMEOUT_MS,
     pageTokenKey: env.PAGE_TOKEN_KEY ?? '',
+    assetBucket: env.ASSET_BUCKET ?? '',
   };
 }
 

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { ArnFormat, Duration, Stack, Tags, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -36,8 +37,6 @@ export type FamilyFunctionProps = {
   /** For the log group: keep logs of a deleted prod stack, drop dev ones. */
   removalPolicy: RemovalPolicy;
   environment?: Record<string, string>;
-  /** Repository folders (relative to the project root) copied into the bundle at the same relative path. */
-  bundledFolders?: readonly string[];
 };
 
 /**
@@ -81,16 +80,6 @@ export class FamilyFunction extends NodejsFunction {
         externalModules: [],
         // No Docker on build machines: bundle with the project's esbuild.
         forceDockerBundling: false,
-        ...(props.bundledFolders?.length
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (inputDir: string, outputDir: string) =>
-                  props.bundledFolders!.map((f) => `mkdir -p "${outputDir}/${f}" && cp -R "${inputDir}/${f}/." "${outputDir}/${f}/"`),
-              },
-            }
-          : {}),
       },
     });
     this.family = props.family;
@@ -142,6 +131,30 @@ export class FamilyFunction extends NodejsFunction {
         conditions: { StringEquals: { 'ses:FromAddress': address } },
       }),
     );
+  }
+
+  /**
+   * Sets ASSET_BUCKET and allows reading the objects under `prefix`, nothing
+   * else. Listing is allowed for that prefix only: without it S3 answers a
+   * missing key with AccessDenied instead of NoSuchKey (it evaluates the
+   * ListBucket grant with the key as s3:prefix), and the store turns only
+   * NoSuchKey into a 404.
+   */
+  bindAssetBucket(bucket: Bucket, prefix: string): void {
+    this.addEnvironment('ASSET_BUCKET', bucket.bucketName);
+    this.allow(new PolicyStatement({ actions: ['s3:GetObject'], resources: [bucket.arnForObjects(`${prefix}*`)] }));
+    this.allow(
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': `${prefix}*` } },
+      }),
+    );
+    const bucketId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnBucket);
+    Validations.of(this.accessPolicy!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
+      reason: `The object key is the requested logo name (checked against the strict name pattern first); the wildcard is the ${prefix} prefix only, for s3:GetObject only.`,
+    });
   }
 
   /** Data-access grants live in their own policy, away from the X-Ray wildcard suppressed on the default one. */

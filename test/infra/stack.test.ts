@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SPORTS_LOGO_PREFIX } from '../../lambdas/assets/asset-store.js';
 import { TABLE_KEYS } from '../../lambdas/shared/data/table.js';
 import { WEBHOOK_QUEUES } from '../../lambdas/shared/queues.js';
 import { FAMILIES, ROUTES } from '../../lambdas/shared/routes.js';
@@ -59,7 +60,12 @@ function familyOf(template: Template, method: Json): string {
   const getAtt = parts.find((p): p is Json => typeof p === 'object' && p !== null && 'Fn::GetAtt' in p);
   const fn = of(template, 'AWS::Lambda::Function')[getAtt?.['Fn::GetAtt'][0]];
   if (!fn) throw new Error('integration does not invoke a function of this stack');
-  return (fn.Properties.Tags as { Key: string; Value: string }[]).find((t) => t.Key === FAMILY_TAG)?.Value ?? '';
+  return familyTagOf(fn);
+}
+
+/** The family a function serves; '' for functions aws-cdk-lib adds (the asset deployment's), which carry no tags. */
+function familyTagOf(fn: Json): string {
+  return ((fn.Properties.Tags ?? []) as { Key: string; Value: string }[]).find((t) => t.Key === FAMILY_TAG)?.Value ?? '';
 }
 
 function methods(template: Template) {
@@ -73,7 +79,7 @@ function methods(template: Template) {
 
 function functionOf(template: Template, family: string): [string, Json] {
   const matches = Object.entries(of(template, 'AWS::Lambda::Function')).filter(([, fn]) =>
-    (fn.Properties.Tags as { Key: string; Value: string }[]).some((t) => t.Key === FAMILY_TAG && t.Value === family),
+    familyTagOf(fn) === family,
   );
   expect(matches, `functions tagged ${family}`).toHaveLength(1);
   return matches[0]!;
@@ -146,7 +152,8 @@ describe('CustomerApiStack (dev)', () => {
   });
 
   it('has one arm64, Node.js 22+, traced function per family with its memory and environment', () => {
-    expect(Object.keys(of(template, 'AWS::Lambda::Function'))).toHaveLength(FAMILIES.length + Object.keys(WEBHOOK_FUNCTIONS).length);
+    const ours = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => familyTagOf(fn) !== '');
+    expect(ours).toHaveLength(FAMILIES.length + Object.keys(WEBHOOK_FUNCTIONS).length);
     const [tableId] = only(template, 'AWS::DynamoDB::Table');
     for (const family of FAMILIES) {
       const [, fn] = functionOf(template, family);
@@ -167,6 +174,32 @@ describe('CustomerApiStack (dev)', () => {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'customer-api',
       });
+    }
+  });
+
+  it('serves the logos from a private, encrypted bucket that only the assets function reads, under its prefix', () => {
+    const [bucketId, bucket] = only(template, 'AWS::S3::Bucket');
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault).toEqual({ SSEAlgorithm: 'AES256' });
+    template.hasResourceProperties('Custom::CDKBucketDeployment', { DestinationBucketKeyPrefix: SPORTS_LOGO_PREFIX, Prune: true });
+    for (const family of FAMILIES) {
+      const [, fn] = functionOf(template, family);
+      const s3 = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]).filter((s) => list(s.Action).some((a) => a.startsWith('s3:')));
+      if (family !== 'assets') {
+        expect(s3, family).toEqual([]);
+        expect(fn.Properties.Environment.Variables.ASSET_BUCKET, family).toBeUndefined();
+        continue;
+      }
+      expect(fn.Properties.Environment.Variables.ASSET_BUCKET).toEqual({ Ref: bucketId });
+      expect(s3.map((s) => [s.Action, JSON.stringify(s.Resource)])).toEqual([
+        ['s3:GetObject', JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, `/${SPORTS_LOGO_PREFIX}*`]] })],
+        ['s3:ListBucket', JSON.stringify({ 'Fn::GetAtt': [bucketId, 'Arn'] })],
+      ]);
     }
   });
 
