@@ -1,5 +1,4 @@
 import middy, { type MiddlewareObj } from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { authorize, type AuthContext } from './auth.js';
@@ -7,6 +6,7 @@ import type { Location } from './data/locations.js';
 import type { Deps } from './deps.js';
 import { ApiError } from './errors.js';
 import { baseUrlOf, errorResponse, header, queryOf, type HttpResponse } from './http.js';
+import { count, observability } from './observability.js';
 import { methodsOf, resolvePath, routeByTemplate, routesOf, type Family, type Route } from './routes.js';
 
 /** What an operation receives: the resolved route, validated input and the caller's identity. */
@@ -31,15 +31,16 @@ type ApiContext = Context & { api?: ApiRequest; extraHeaders?: Record<string, st
 type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
 
 /**
- * The fixed chain every /v1 family runs: logger → responses (error shape,
- * shared headers, access log) → route + auth + rate limit → operation.
+ * The fixed chain every /v1 family runs: tracer, metrics, logger → responses
+ * (error shape, shared headers, access log, request counts) → route + auth +
+ * rate limit → operation.
  */
 export function apiHandler(family: Family, operations: Operations, deps: Deps) {
   for (const route of routesOf(family)) {
     if (!operations[route.operation]) throw new Error(`family ${family} lacks operation ${route.operation}`);
   }
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
-    .use(injectLambdaContext(deps.logger, { clearState: true }))
+    .use(observability(deps))
     .use(responses(deps))
     .use(routeAndAuthorize(family, deps))
     .handler(async (_event, context) => {
@@ -53,9 +54,11 @@ function responses(deps: Deps): ApiMiddleware {
     const response = request.response!;
     const requestId = request.event.requestContext.requestId;
     response.headers = { ...request.context.extraHeaders, ...response.headers, 'X-Request-Id': requestId };
+    const operation = request.context.api?.route.operation ?? 'unmatched';
+    countRequest(deps, operation, response.statusCode);
     deps.logger.info('request', {
       requestId,
-      operation: request.context.api?.route.operation ?? 'unmatched',
+      operation,
       status: response.statusCode,
       clientId: request.context.api?.auth?.app.clientId,
       latencyMs: deps.clock.now() - (request.context.startedAt ?? deps.clock.now()),
@@ -76,6 +79,15 @@ function responses(deps: Deps): ApiMiddleware {
       finish(request);
     },
   };
+}
+
+/** One request in the service's counts; the operation rides along as EMF metadata, not as a dimension. */
+function countRequest(deps: Deps, operation: string, status: number) {
+  count(deps, 'Requests');
+  if (status === 429) count(deps, 'RateLimited');
+  if (status >= 500) count(deps, 'ServerErrors');
+  else if (status >= 400) count(deps, 'ClientErrors');
+  deps.metrics?.addMetadata('operation', operation);
 }
 
 function routeAndAuthorize(family: Family, deps: Deps): ApiMiddleware {

@@ -4,6 +4,7 @@ import type { App } from '../shared/data/apps.js';
 import type { Delivery } from '../shared/data/deliveries.js';
 import type { Destination } from '../shared/data/destinations.js';
 import type { Deps } from '../shared/deps.js';
+import { count, type MetricName } from '../shared/observability.js';
 import { sign } from '../shared/signature.js';
 import { resolveDestination } from '../shared/url-safety.js';
 import { classify, errorCodeOf, type AttemptOutcome } from './classify.js';
@@ -45,6 +46,14 @@ function refusalOf(delivery: Delivery, destination: Destination | null, app: App
   }
   return null;
 }
+
+/** How an attempt that was made ended, as counted (a refused attempt makes no request and is not counted). */
+const OUTCOME_METRICS: Partial<Record<Delivery['status'], MetricName>> = {
+  SUCCEEDED: 'DeliverySucceeded',
+  FAILED: 'DeliveryFailed',
+  RETRY_PENDING: 'DeliveryRetried',
+  DEAD_LETTER: 'DeliveryDeadLettered',
+};
 
 /** null: done with this message; a number: make it visible again after that many seconds. */
 type AttemptResult = { delivery: Delivery | null; retryAfterSeconds: number | null };
@@ -107,6 +116,8 @@ export async function attemptDelivery(deps: Deps, deliveryId: string, attempt: n
   await store.destinations.recordAttempt(destination.destinationId, verdict === 'success', new Date(now).toISOString());
   if (delivery.status === 'DEAD_LETTER') await store.deliveries.markDeadLetter(delivery);
   await store.deliveries.save(delivery);
+  const counted = OUTCOME_METRICS[delivery.status];
+  if (counted) count(deps, counted);
   logger.info('webhook attempt', {
     deliveryId,
     eventId: delivery.eventId,

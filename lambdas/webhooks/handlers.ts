@@ -1,31 +1,49 @@
+import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { publishMenu, type PublishRequest } from '../admin/menus.js';
 import type { Deps } from '../shared/deps.js';
+import { count, observability } from '../shared/observability.js';
 import { sweepPendingEvents } from './dispatch.js';
 import { processRecord } from './deliver.js';
 
-/** The three non-HTTP functions of the webhook pipeline, as factories over deps (Lambda and local runtime alike). */
+/**
+ * The three non-HTTP functions of the webhook pipeline, as factories over
+ * deps (Lambda and local runtime alike), each behind the same observability
+ * chain as the API.
+ */
 
 /** SQS event source (reportBatchItemFailures): each record is one attempt; retries come back as batch item failures. */
 export function createDeliverer(deps: Deps) {
   const processor = new BatchProcessor(EventType.SQS);
-  return (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-    processPartialResponse(event, (record: SQSRecord) => processRecord(deps, record), processor, {
-      context,
-      throwOnFullBatchFailure: false,
-    });
+  return middy<SQSEvent, SQSBatchResponse>()
+    .use(observability(deps))
+    .handler((event, context) =>
+      processPartialResponse(event, (record: SQSRecord) => processRecord(deps, record), processor, {
+        context,
+        throwOnFullBatchFailure: false,
+      }),
+    );
 }
 
-/** EventBridge schedule: re-dispatches menu events left pending by a crash or a failed enqueue. */
+/** EventBridge schedule (its event carries nothing used): re-dispatches menu events left pending by a crash or a failed enqueue. */
 export function createSweeper(deps: Deps) {
-  return async (): Promise<{ dispatched: number }> => ({ dispatched: await sweepPendingEvents(deps) });
+  return middy<unknown, { dispatched: number }>()
+    .use(observability(deps))
+    .handler(async () => {
+      const dispatched = await sweepPendingEvents(deps);
+      count(deps, 'SweeperRedispatched', dispatched);
+      return { dispatched };
+    });
 }
 
 /** The ingest path the menu platform invokes with a rebuilt menu: write, then fan out. */
 export function createDispatcher(deps: Deps) {
-  return async (event: PublishRequest) => {
-    const result = await publishMenu(deps, event);
-    return { revision: result.menu.revision, newRevision: result.newRevision, eventId: result.eventId };
-  };
+  return middy<PublishRequest, { revision: string; newRevision: boolean; eventId: string | null }>()
+    .use(observability(deps))
+    .handler(async (event) => {
+      const result = await publishMenu(deps, event);
+      count(deps, 'DeliveriesQueued', result.deliveries);
+      return { revision: result.menu.revision, newRevision: result.newRevision, eventId: result.eventId };
+    });
 }

@@ -91,7 +91,8 @@ function toEvent(
   };
 }
 
-function lambdaContext(family: string, requestId: string): Context {
+/** What Lambda hands a function of `family`, for in-process invocations. */
+export function lambdaContext(family: string, requestId: string): Context {
   return {
     functionName: `customer-api-local-${family}`,
     functionVersion: '$LATEST',

@@ -10,6 +10,7 @@ import { configFromEnv, type Config } from '../../lambdas/shared/config.js';
 import { systemResolver } from '../../lambdas/shared/resolver.js';
 import type { Resolver } from '../../lambdas/shared/url-safety.js';
 import { createDeliverer, createSweeper } from '../../lambdas/webhooks/handlers.js';
+import { createMetrics } from '../../lambdas/shared/observability.js';
 import { startSchedule } from './schedules.js';
 import { startSqsPoller } from './sqs-poller.js';
 import { createDb } from '../../lambdas/shared/data/db.js';
@@ -18,7 +19,7 @@ import type { Deps } from '../../lambdas/shared/deps.js';
 import { sesMailer } from '../../lambdas/shared/mailer.js';
 import { close, startEngines, type Engines } from './engines.js';
 import { createFamilyHandlers } from './families.js';
-import { createGateway } from './gateway.js';
+import { createGateway, lambdaContext } from './gateway.js';
 import { ensureQueues, ensureTable, type QueueUrls } from './provision.js';
 import { seedDemo, type DemoCredentials } from './seed.js';
 
@@ -89,14 +90,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const config = { ...configFromEnv(), tableName, ...queues, stage: 'local', ...options.config };
     const store = createStore(createDb(tableName, dynamo));
     const clock = options.clock ?? systemClock;
+    const logger = new Logger({ serviceName: 'customer-api', logLevel: options.logLevel ?? 'INFO' });
+    // EMF lines are for CloudWatch; here they would only flood the console. Set it to false to see them.
+    process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
     const deps: Deps = {
       config,
       store,
       clock,
       mailer: sesMailer(config.mailFrom, new SESv2Client(clientOptions(false, engines.sesEndpoint))),
-      logger: new Logger({ serviceName: 'customer-api', logLevel: options.logLevel ?? 'INFO' }),
+      logger,
       resolver: options.resolver ?? systemResolver,
       sqs,
+      metrics: createMetrics(config.stage, logger),
     };
     if (config.webhookAllowLoopback) {
       deps.logger.warn('WEBHOOK_ALLOW_LOOPBACK is on: webhook destinations may point at this machine (127.0.0.0/8, ::1). Local testing only.');
@@ -120,7 +125,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       handler: createDeliverer(deps),
       logger: deps.logger,
     });
-    const sweeper = startSchedule('webhook-sweeper', options.sweepEveryMs ?? 60_000, createSweeper(deps), deps.logger);
+    const sweep = createSweeper(deps);
+    const sweeper = startSchedule(
+      'webhook-sweeper',
+      options.sweepEveryMs ?? 60_000,
+      () => sweep(undefined, lambdaContext('webhook-sweeper', `local-${Date.now()}`)),
+      deps.logger,
+    );
     const { stop: stopEngines, ...endpoints } = engines;
     return {
       url: `http://localhost:${port}`,

@@ -1,7 +1,9 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHandler as discovery } from '../../lambdas/discovery/index.js';
 import { createHandler as token } from '../../lambdas/token/index.js';
+import type { Deps } from '../../lambdas/shared/deps.js';
+import { createMetrics, METRICS_NAMESPACE } from '../../lambdas/shared/observability.js';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { newApp, startTestRuntime } from '../support/runtime.js';
 
@@ -83,5 +85,45 @@ describe('handlers behind API Gateway', () => {
     );
     expect(mapped.statusCode).toBe(405);
     expect(mapped.headers?.Allow).toBe('GET');
+  });
+});
+
+describe('metrics', () => {
+  /** The EMF documents a call writes to stdout (where Lambda's log agent picks them up). */
+  async function emfOf(call: (deps: Deps) => Promise<unknown>): Promise<Record<string, unknown>[]> {
+    const previous = process.env.POWERTOOLS_METRICS_DISABLED;
+    process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+    const deps = { ...runtime.deps, metrics: createMetrics('dev', runtime.deps.logger) };
+    if (previous === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
+    else process.env.POWERTOOLS_METRICS_DISABLED = previous;
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      await call(deps);
+    } finally {
+      write.mockRestore();
+    }
+    return lines.flatMap((l) => l.split('\n')).filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l));
+  }
+
+  it('counts requests and refusals by service and stage, never naming a client or a secret', async () => {
+    const app = await newApp(runtime);
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'wrong' });
+    const [tokenEmf] = await emfOf((deps) =>
+      token(deps)(apiGatewayEvent('POST', '/oauth/token', '/oauth/token', { headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }), context),
+    );
+    expect(tokenEmf).toMatchObject({ service: 'customer-api', stage: 'dev', TokenRefused: 1 });
+    expect(tokenEmf!._aws).toMatchObject({ CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['service', 'stage']] }] });
+    expect(JSON.stringify(tokenEmf)).not.toContain(app.clientId);
+
+    const [v1Emf] = await emfOf((deps) =>
+      discovery(deps)(apiGatewayEvent('GET', '/v1/{group_id}/locations', '/v1/demo-group/locations', { headers: { Host: HOST, authorization: 'Bearer garbage' } }), context),
+    );
+    expect(v1Emf).toMatchObject({ Requests: 1, ClientErrors: 1, operation: 'listLocations' });
+    expect(v1Emf).not.toHaveProperty('ServerErrors');
+    expect(JSON.stringify(v1Emf)).not.toContain('garbage');
   });
 });

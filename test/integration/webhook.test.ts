@@ -14,6 +14,7 @@ import { AdminInputError } from '../../lambdas/admin/validation.js';
 import { menuEventId } from '../../lambdas/webhooks/events.js';
 import { createDispatcher } from '../../lambdas/webhooks/handlers.js';
 import { sign } from '../../lambdas/shared/signature.js';
+import { lambdaContext } from '../../lib/local/gateway.js';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { sampleMenu } from '../../lib/local/demo-menu.js';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
@@ -158,7 +159,8 @@ describe('a menu revision reaches the receiver, signed', () => {
 
 describe('the ingest function (webhook-dispatcher)', () => {
   it('publishes like the admin CLI and refuses malformed input', async () => {
-    const dispatcher = createDispatcher(runtime.deps);
+    const handler = createDispatcher(runtime.deps);
+    const dispatcher = (event: Parameters<typeof handler>[0]) => handler(event, lambdaContext('webhook-dispatcher', 'ingest-test'));
     const result = await dispatcher({ groupId: 'demo-group', locationId: 'sydney-harbour', menu: sampleMenu({ price: 44 }) });
     expect(result).toEqual({ revision: expect.stringMatching(/^[0-9a-f]{32}$/), newRevision: true, eventId: menuEventId('demo-group', 'sydney-harbour', result.revision) });
     expect((await dispatcher({ groupId: 'demo-group', locationId: 'sydney-harbour', menu: sampleMenu({ price: 44 }) })).newRevision).toBe(false);
