@@ -10,6 +10,7 @@ import { startLocalRuntime } from '../lib/local/runtime.js';
  *   --data DIR       data folder
  *   PORT             gateway port (3000)
  *   DYNAMODB_ENDPOINT, SQS_ENDPOINT   use external engines instead of the embedded ones
+ *   ADMIN_API_KEY    the admin API's bearer key (default: random, printed)
  */
 const { values } = parseArgs({
   options: { 'in-memory': { type: 'boolean', default: false }, data: { type: 'string', default: '.data' } },
@@ -40,6 +41,7 @@ const lines = [
   `  SQS      ${runtime.engines.sqsEndpoint}`,
   `  SES v2   ${runtime.engines.sesEndpoint} (sent mail: ${runtime.engines.sesEndpoint}/store)`,
   `  OpenAPI  ${runtime.url}/v1/openapi.json`,
+  `  Admin    ${runtime.url}/admin/v1 (Authorization: Bearer ${runtime.adminKey}; ADMIN_API_KEY to fix it)`,
   ...(runtime.deps.config.webhookAllowLoopback
     ? ['', '  !!! WEBHOOK_ALLOW_LOOPBACK=1: webhook destinations may point at this machine. Local testing only. !!!']
     : []),

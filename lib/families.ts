@@ -43,3 +43,15 @@ export const FAMILY_INFRA: Record<Family, FamilyInfra> = {
   // Public logos from the asset bucket (the stack binds it); no auth, so it never touches the table beyond the shared deps' client.
   assets: { tableActions: ['GetItem'], queriedIndexes: [], sendsMail: false, memorySize: 256 },
 };
+
+/**
+ * The admin API's function: apps, destinations (deleted with DeleteItem),
+ * menu publishing, dead letters (listed through GSI1). It also sends to the
+ * webhook queue, consumes the DLQ and e-mails owners; the stack grants those.
+ */
+export const ADMIN_API_INFRA: FamilyInfra = {
+  tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+  queriedIndexes: ['GSI1'],
+  sendsMail: true,
+  memorySize: 512,
+};

@@ -9,7 +9,8 @@ import { DataTable } from './constructs/data-table.js';
 import { FamilyFunction } from './constructs/family-function.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
 import { WebhookFunctions } from './constructs/webhooks.js';
-import { FAMILY_INFRA } from './families.js';
+import { ADMIN_API_INFRA, FAMILY_INFRA } from './families.js';
+import { ADMIN_ROOT, ADMIN_ROUTES } from '../lambdas/admin-api/routes.js';
 import { CATCH_ALL_FAMILY } from './local/families.js';
 
 /** What differs between stages; everything else is the same everywhere. */
@@ -84,10 +85,25 @@ export class CustomerApiStack extends Stack {
       removalPolicy,
     });
 
+    const adminFunction = new FamilyFunction(this, 'AdminApiFunction', {
+      family: 'admin-api',
+      entry: 'admin-api/handler.ts',
+      memorySize: ADMIN_API_INFRA.memorySize,
+      logRetention: settings.logRetention,
+      removalPolicy,
+      environment,
+    });
+    adminFunction.bindTable(table, ADMIN_API_INFRA.tableActions, ADMIN_API_INFRA.queriedIndexes);
+    if (ADMIN_API_INFRA.sendsMail) adminFunction.bindMailer(mailFrom);
+    // Send tests and redrives go to the queue; dead letters are read and removed from the DLQ.
+    webhooks.queue.grantSendMessages(adminFunction);
+    webhooks.deadLetterQueue.grantConsumeMessages(adminFunction);
+
     const api = new RouteTableApi(this, 'Api', {
       routes: ROUTES,
       functions: this.functions,
       catchAllFamily: CATCH_ALL_FAMILY,
+      admin: { routes: ADMIN_ROUTES, function: adminFunction },
       stageName: props.stage,
       throttling: settings.throttling,
       logRetention: settings.logRetention,
@@ -96,6 +112,7 @@ export class CustomerApiStack extends Stack {
 
     // The admin CLI reads these by key from stack CustomerApi-<stage>.
     new CfnOutput(this, 'ApiUrl', { value: api.url });
+    new CfnOutput(this, 'AdminApiUrl', { value: `${api.url}${ADMIN_ROOT.slice(1)}/v1` });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'WebhookQueueUrl', { value: webhooks.queue.queueUrl });
     new CfnOutput(this, 'WebhookDlqUrl', { value: webhooks.deadLetterQueue.queueUrl });

@@ -2,7 +2,8 @@ import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../shared/config.js';
 import { randomSecret, sha256Hex } from '../shared/crypto.js';
 import type { App, CredentialType } from '../shared/data/apps.js';
 import type { Store } from '../shared/data/store.js';
-import { AdminInputError, appInput, parseInput, type AppInput } from './validation.js';
+import { requireGroup } from './venues.js';
+import { AdminInputError, AdminNotFoundError, appInput, parseInput, type AppInput } from './validation.js';
 import { randomBytes } from 'node:crypto';
 
 /** Legacy bearer credentials start with this fixed prefix (contract 5.1 rule 5). */
@@ -20,8 +21,7 @@ export async function createApp(
   credentialType: CredentialType = 'client_credentials',
 ): Promise<CreatedApp> {
   const fields = parseInput(appInput, { rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE, ...input });
-  const group = await store.groups.get(fields.groupId);
-  if (!group) throw new AdminInputError(`group ${fields.groupId} does not exist`);
+  await requireGroup(store, fields.groupId);
   if (fields.allowedLocationIds) {
     const known = new Set((await store.locations.list(fields.groupId)).map((l) => l.id));
     const unknown = fields.allowedLocationIds.filter((l) => !known.has(l));
@@ -51,10 +51,33 @@ export async function createApp(
   return { app, legacyCredential };
 }
 
-export async function revokeApp(store: Store, clientId: string, now: number): Promise<void> {
+export async function revokeApp(store: Store, clientId: string, now: number) {
   if (!(await store.apps.revoke(clientId, new Date(now).toISOString()))) {
-    throw new AdminInputError(`application ${clientId} does not exist`);
+    throw new AdminNotFoundError(`application ${clientId} does not exist`);
   }
+  return { revoked: clientId };
+}
+
+export async function requireApp(store: Store, clientId: string): Promise<App> {
+  const app = await store.apps.get(clientId);
+  if (!app) throw new AdminNotFoundError(`application ${clientId} does not exist`);
+  return app;
+}
+
+export async function showApp(store: Store, clientId: string) {
+  return { app: publicApp(await requireApp(store, clientId)) };
+}
+
+/** Every application, or those of one existing group; never a secret or its hash. */
+export async function listApps(store: Store, groupId?: string) {
+  if (groupId) await requireGroup(store, groupId);
+  const apps = (await store.apps.list()).filter((a) => !groupId || a.groupId === groupId);
+  return { apps: apps.map(publicApp) };
+}
+
+/** What creation hands back, the one time the credential is shown: `clientSecret` or `legacyCredential`. */
+export function createdAppDocument({ app, clientSecret, legacyCredential }: CreatedApp) {
+  return { app: publicApp(app), ...(clientSecret ? { clientSecret } : { legacyCredential }) };
 }
 
 /** An application as ops see it: never the secret hash. */

@@ -9,7 +9,7 @@ import { resolveDestination } from '../shared/url-safety.js';
 import { newDelivery, queueDelivery } from '../webhooks/dispatch.js';
 import { appIneligibility, covers } from '../webhooks/eligibility.js';
 import { testEventId } from '../webhooks/events.js';
-import { AdminInputError, id, parseInput } from './validation.js';
+import { AdminConflictError, AdminInputError, AdminNotFoundError, id, parseInput } from './validation.js';
 
 /**
  * Webhook destinations (contract 6.5), as the admin CLI and console manage
@@ -94,7 +94,7 @@ async function checkUrl(deps: Deps, url: string): Promise<string> {
 export async function requireDestination(deps: Deps, destId: string): Promise<Destination> {
   parseInput(destinationId, destId);
   const destination = await deps.store.destinations.get(destId);
-  if (!destination) throw new AdminInputError(`destination ${destId} does not exist`);
+  if (!destination) throw new AdminNotFoundError(`destination ${destId} does not exist`);
   return destination;
 }
 
@@ -161,9 +161,9 @@ export async function editDestination(deps: Deps, destId: string, input: z.input
     await checkLocations(deps, app, fields.locationIds);
     changes.locationIds = fields.locationIds;
   }
-  if (Object.keys(changes).length === 0) throw new AdminInputError('nothing to change: give --name, --url or --locations');
+  if (Object.keys(changes).length === 0) throw new AdminInputError('nothing to change: give a name, url or locations');
   const updated = await deps.store.destinations.update(destId, { ...changes, updatedAt: new Date(deps.clock.now()).toISOString() });
-  if (!updated) throw new AdminInputError(`destination ${destId} does not exist`);
+  if (!updated) throw new AdminNotFoundError(`destination ${destId} does not exist`);
   await notifyOwner(deps, updated, 'updated');
   return { destination: publicDestination(updated) };
 }
@@ -173,28 +173,28 @@ export async function rotateSecret(deps: Deps, destId: string) {
   await requireDestination(deps, destId);
   const signingSecret = randomSecret(32);
   const updated = await deps.store.destinations.update(destId, { signingSecret, updatedAt: new Date(deps.clock.now()).toISOString() });
-  if (!updated) throw new AdminInputError(`destination ${destId} does not exist`);
+  if (!updated) throw new AdminNotFoundError(`destination ${destId} does not exist`);
   return { destination: publicDestination(updated), signingSecret };
 }
 
 export async function setEnabled(deps: Deps, destId: string, enabled: boolean) {
   await requireDestination(deps, destId);
   const updated = await deps.store.destinations.update(destId, { enabled, updatedAt: new Date(deps.clock.now()).toISOString() });
-  if (!updated) throw new AdminInputError(`destination ${destId} does not exist`);
+  if (!updated) throw new AdminNotFoundError(`destination ${destId} does not exist`);
   return { destination: publicDestination(updated) };
 }
 
 /** Deletes the destination, its subscription and its secret; queued attempts then fail without a request. */
 export async function removeDestination(deps: Deps, destId: string) {
   const current = await requireDestination(deps, destId);
-  if (!(await deps.store.destinations.remove(destId))) throw new AdminInputError(`destination ${destId} does not exist`);
+  if (!(await deps.store.destinations.remove(destId))) throw new AdminNotFoundError(`destination ${destId} does not exist`);
   await notifyOwner(deps, current, 'removed');
   return { removed: destId };
 }
 
 export async function listDestinations(deps: Deps, clientId?: string) {
   const all = await deps.store.destinations.listAll();
-  return all.filter((d) => !clientId || d.clientId === clientId).map(publicDestination);
+  return { destinations: all.filter((d) => !clientId || d.clientId === clientId).map(publicDestination) };
 }
 
 export async function showDestination(deps: Deps, destId: string) {
@@ -207,7 +207,7 @@ export async function showDestination(deps: Deps, destId: string) {
 export async function sendTest(deps: Deps, destId: string, locationId: string) {
   parseInput(id, locationId);
   const destination = await requireDestination(deps, destId);
-  if (!destination.enabled) throw new AdminInputError(`destination ${destId} is disabled`);
+  if (!destination.enabled) throw new AdminConflictError(`destination ${destId} is disabled`);
   const app = await eligibleApp(deps, destination.clientId);
   if (!(await deps.store.locations.get(destination.groupId, locationId))) {
     throw new AdminInputError(`location ${destination.groupId}/${locationId} does not exist`);

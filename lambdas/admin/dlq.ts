@@ -8,7 +8,7 @@ import type { Delivery } from '../shared/data/deliveries.js';
 import type { Deps } from '../shared/deps.js';
 import * as state from '../webhooks/delivery-state.js';
 import { enqueueDelivery, parseDeliveryMessage } from '../webhooks/queue.js';
-import { AdminInputError } from './validation.js';
+import { AdminConflictError, AdminInputError, AdminNotFoundError } from './validation.js';
 
 /**
  * Dead-letter operations for ops. The delivery records say what died and
@@ -71,8 +71,8 @@ export async function showDeadLetter(deps: Deps, deliveryId: string) {
 async function requireDeadLetter(deps: Deps, deliveryId: string): Promise<Delivery> {
   if (!/^dlv_[0-9a-f]{32}$/.test(deliveryId)) throw new AdminInputError('a delivery id looks like dlv_ followed by 32 hex digits');
   const d = await deps.store.deliveries.get(deliveryId);
-  if (!d) throw new AdminInputError(`delivery ${deliveryId} does not exist`);
-  if (d.status !== 'DEAD_LETTER') throw new AdminInputError(`delivery ${deliveryId} is ${d.status}, not DEAD_LETTER`);
+  if (!d) throw new AdminNotFoundError(`delivery ${deliveryId} does not exist`);
+  if (d.status !== 'DEAD_LETTER') throw new AdminConflictError(`delivery ${deliveryId} is ${d.status}, not DEAD_LETTER`);
   return d;
 }
 

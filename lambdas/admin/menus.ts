@@ -5,7 +5,7 @@ import type { Deps } from '../shared/deps.js';
 import { menuInput, type MenuData } from '../shared/schemas/bevq.js';
 import { dispatchMenuEvent } from '../webhooks/dispatch.js';
 import { menuEventId } from '../webhooks/events.js';
-import { AdminInputError, id, parseInput } from './validation.js';
+import { AdminConflictError, AdminInputError, AdminNotFoundError, id, parseInput } from './validation.js';
 import { z } from 'zod';
 
 /** A rebuilt menu for one location, as the platform publishes it (admin CLI and the ingest function). */
@@ -37,7 +37,7 @@ export async function writeMenu(deps: Deps, request: PublishRequest): Promise<{ 
   const problems = contentProblems(input);
   if (problems.length) throw new AdminInputError(problems.join('; '));
   if (!(await deps.store.locations.get(groupId, locationId))) {
-    throw new AdminInputError(`location ${groupId}/${locationId} does not exist`);
+    throw new AdminNotFoundError(`location ${groupId}/${locationId} does not exist`);
   }
   for (let tries = 0; ; tries++) {
     const previous = await deps.store.menus.get(groupId, locationId);
@@ -68,7 +68,8 @@ export async function writeMenu(deps: Deps, request: PublishRequest): Promise<{ 
       await deps.store.menus.put(stored, previous?.etag ?? null);
       return { stored, written: true, event };
     } catch (err) {
-      if (!(err instanceof MenuConflictError) || tries >= 3) throw err;
+      if (!(err instanceof MenuConflictError)) throw err;
+      if (tries >= 3) throw new AdminConflictError(`the menu of ${groupId}/${locationId} keeps changing concurrently; publish again`);
     }
   }
 }
@@ -79,4 +80,9 @@ export async function publishMenu(deps: Deps, request: PublishRequest): Promise<
   let deliveries = 0;
   for (const pending of Object.values(stored.pendingEvents)) deliveries += await dispatchMenuEvent(deps, pending);
   return { menu: stored.menu, written, newRevision: event !== null, eventId: event?.eventId ?? null, deliveries };
+}
+
+/** The published menu as ops see it (CLI --json and the admin API): its revision and what happened, not the whole menu. */
+export function publishDocument({ menu, ...rest }: PublishResult) {
+  return { revision: menu.revision, ...rest };
 }

@@ -46,6 +46,12 @@ export type AppInput = z.input<typeof appInput>;
 /** Thrown for admin input that breaks a rule; nothing has been written when it is thrown. */
 export class AdminInputError extends Error {}
 
+/** The id a request is about names nothing (HTTP 404); to the CLI it is bad input like any other. */
+export class AdminNotFoundError extends AdminInputError {}
+
+/** The request is well formed but the current state forbids it (HTTP 409), e.g. testing a disabled destination. */
+export class AdminConflictError extends AdminInputError {}
+
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const parsed = schema.safeParse(input);
   if (!parsed.success) {

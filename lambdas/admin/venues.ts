@@ -44,3 +44,8 @@ export async function loadVenues(store: Store, file: unknown, now: number) {
   }
   return result;
 }
+
+/** Refuses a group id that names no group. */
+export async function requireGroup(store: Store, groupId: string): Promise<void> {
+  if (!(await store.groups.get(groupId))) throw new AdminInputError(`group ${groupId} does not exist`);
+}

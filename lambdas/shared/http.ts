@@ -14,7 +14,8 @@ export function jsonResponse(statusCode: number, body: unknown, headers: Record<
   };
 }
 
-export function errorResponse(err: ApiError, requestId: string): HttpResponse {
+/** The one error shape; the admin API passes its own codes (e.g. 409 conflict) in the same form. */
+export function errorResponse(err: Pick<ApiError, 'status' | 'message' | 'headers'> & { code: string }, requestId: string): HttpResponse {
   return jsonResponse(
     err.status,
     { ok: false, version: 'v1', error: { code: err.code, message: err.message, status: err.status, requestId } },

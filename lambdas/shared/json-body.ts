@@ -5,14 +5,15 @@ import { ApiError } from './errors.js';
 import { bodyBytes, bodyText, header } from './http.js';
 
 /**
- * Strict JSON request bodies for /v1 POSTs (the shared handler reads none).
- * An absent body means `{}`; a present one must be application/json (UTF-8),
- * at most 16 KiB, a JSON object, and valid for the route's schema. Each
- * refusal is a distinct, clear error and happens before anything is written.
+ * Strict JSON request bodies for /v1 POSTs and the admin API (the shared
+ * handler reads none). An absent body means `{}`; a present one must be
+ * application/json (UTF-8), at most `maxBytes` (16 KiB unless the route says
+ * otherwise), a JSON object, and valid for the route's schema. Each refusal
+ * is a distinct, clear error and happens before anything is written.
  */
-export function parseJsonBody<T extends z.ZodType>(event: APIGatewayProxyEvent, schema: T): z.output<T> {
-  if (bodyBytes(event) > MAX_REQUEST_BODY_BYTES) {
-    throw new ApiError('payload_too_large', `The body must be at most ${MAX_REQUEST_BODY_BYTES} bytes.`);
+export function parseJsonBody<T extends z.ZodType>(event: APIGatewayProxyEvent, schema: T, maxBytes = MAX_REQUEST_BODY_BYTES): z.output<T> {
+  if (bodyBytes(event) > maxBytes) {
+    throw new ApiError('payload_too_large', `The body must be at most ${maxBytes} bytes.`);
   }
   const text = bodyText(event);
   let value: unknown = {};

@@ -29,6 +29,10 @@ export type MetricName =
   | 'DeliveryFailed'
   | 'DeliveryRetried'
   | 'DeliveryDeadLettered'
+  // Admin API requests answered 2xx, 4xx and 5xx.
+  | 'AdminRequests'
+  | 'AdminRefused'
+  | 'AdminServerErrors'
   // Menu events the sweeper had to dispatch again (0 on a quiet run keeps the series continuous).
   | 'SweeperRedispatched';
 

@@ -396,47 +396,53 @@ export function routesOf(family: Family): Route[] {
   return ROUTES.filter((r) => r.family === family);
 }
 
-type Match = { route: Route; params: Record<string, string> };
-export type Resolution = { match: Match } | { allowed: string[] } | null;
-
-const compiled = ROUTES.map((route) => ({ route, segments: route.path.split('/').slice(1) }));
+/** What path resolution needs of a route; the admin route table (lambdas/admin-api) resolves with the same rules. */
+type Routable = { method: string; path: string };
+type Match<R extends Routable> = { route: R; params: Record<string, string> };
+export type Resolution<R extends Routable = Route> = { match: Match<R> } | { allowed: string[] } | null;
 
 /**
- * Resolves a concrete path to its route. Literal segments beat parameters at
- * the same depth, as in API Gateway. Returns the allowed methods when only the
- * method is wrong, and null when no route has the path.
+ * A resolver for one route table: it maps a concrete path to its route.
+ * Literal segments beat parameters at the same depth, as in API Gateway. It
+ * returns the allowed methods when only the method is wrong, and null when
+ * no route has the path.
  */
-export function resolvePath(method: string, path: string): Resolution {
-  const parts = path.split('/').slice(1);
-  const candidates: { route: Route; params: Record<string, string>; rank: string }[] = [];
-  for (const { route, segments } of compiled) {
-    if (segments.length !== parts.length) continue;
-    const params: Record<string, string> = {};
-    let rank = '';
-    const ok = segments.every((seg, i) => {
-      const part = parts[i]!;
-      if (seg.startsWith('{')) {
-        if (part === '') return false;
-        try {
-          params[seg.slice(1, -1)] = decodeURIComponent(part);
-        } catch {
-          return false;
+export function pathResolver<R extends Routable>(routes: readonly R[]): (method: string, path: string) => Resolution<R> {
+  const compiled = routes.map((route) => ({ route, segments: route.path.split('/').slice(1) }));
+  return (method, path) => {
+    const parts = path.split('/').slice(1);
+    const candidates: { route: R; params: Record<string, string>; rank: string }[] = [];
+    for (const { route, segments } of compiled) {
+      if (segments.length !== parts.length) continue;
+      const params: Record<string, string> = {};
+      let rank = '';
+      const ok = segments.every((seg, i) => {
+        const part = parts[i]!;
+        if (seg.startsWith('{')) {
+          if (part === '') return false;
+          try {
+            params[seg.slice(1, -1)] = decodeURIComponent(part);
+          } catch {
+            return false;
+          }
+          rank += '1';
+          return true;
         }
-        rank += '1';
-        return true;
-      }
-      rank += '0';
-      return seg === part;
-    });
-    if (ok) candidates.push({ route, params, rank });
-  }
-  if (candidates.length === 0) return null;
-  const best = candidates.reduce((a, b) => (b.rank < a.rank ? b : a)).rank;
-  const bestPaths = candidates.filter((c) => c.rank === best);
-  const hit = bestPaths.find((c) => c.route.method === method);
-  if (hit) return { match: { route: hit.route, params: hit.params } };
-  return { allowed: [...new Set(bestPaths.map((c) => c.route.method))].sort() };
+        rank += '0';
+        return seg === part;
+      });
+      if (ok) candidates.push({ route, params, rank });
+    }
+    if (candidates.length === 0) return null;
+    const best = candidates.reduce((a, b) => (b.rank < a.rank ? b : a)).rank;
+    const bestPaths = candidates.filter((c) => c.rank === best);
+    const hit = bestPaths.find((c) => c.route.method === method);
+    if (hit) return { match: { route: hit.route, params: hit.params } };
+    return { allowed: [...new Set(bestPaths.map((c) => c.route.method))].sort() };
+  };
 }
+
+export const resolvePath = pathResolver(ROUTES);
 
 /** The methods routed on one API Gateway resource template, sorted. */
 export function methodsOf(template: string): string[] {

@@ -10,7 +10,7 @@ import {
   type PublicDestination,
 } from '../../lambdas/admin/destinations.js';
 import { listDeadLetters, redrive, showDeadLetter } from '../../lambdas/admin/dlq.js';
-import { publishMenu } from '../../lambdas/admin/menus.js';
+import { publishDocument, publishMenu } from '../../lambdas/admin/menus.js';
 import { AdminInputError } from '../../lambdas/admin/validation.js';
 import { readJsonFile } from './read-json.js';
 import { fields, show, table, type Column } from './format.js';
@@ -46,9 +46,9 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     json: '{"revision": "...", "written": bool, "newRevision": bool, "eventId": "..."|null, "deliveries": N}',
     async run({ flags, deps }) {
       const result = await publishMenu(deps, { groupId: flags.group, locationId: flags.location, menu: await readJsonFile(flags.file) });
-      const { menu, ...rest } = result;
+      const { menu } = result;
       return {
-        json: { revision: menu.revision, ...rest },
+        json: publishDocument(result),
         text: result.newRevision
           ? `Published revision ${menu.revision} for ${flags.group}/${flags.location}: event ${result.eventId}, ${result.deliveries} delivery(ies) queued.`
           : `Revision ${menu.revision} unchanged for ${flags.group}/${flags.location}${result.written ? ' (source health updated)' : ''}; no event.`,
@@ -92,8 +92,8 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     flags: { app: { value: 'CLIENT_ID' } },
     json: '{"destinations": [Destination]}',
     async run({ flags, deps }) {
-      const destinations = await listDestinations(deps, flags.app);
-      return { json: { destinations }, text: table(destinations, destinationColumns) };
+      const listed = await listDestinations(deps, flags.app);
+      return { json: listed, text: table(listed.destinations, destinationColumns) };
     },
   }),
   defineCommand({

@@ -1,10 +1,9 @@
-import { createApp, publicApp, revokeApp } from '../../lambdas/admin/apps.js';
+import { createApp, createdAppDocument, listApps, revokeApp, showApp } from '../../lambdas/admin/apps.js';
 import { AdminInputError, type AppInput } from '../../lambdas/admin/validation.js';
-import { loadVenues, putGroup, putLocation } from '../../lambdas/admin/venues.js';
+import { loadVenues, putGroup, putLocation, requireGroup } from '../../lambdas/admin/venues.js';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../../lambdas/shared/config.js';
 import type { App, CredentialType } from '../../lambdas/shared/data/apps.js';
 import type { Location } from '../../lambdas/shared/data/locations.js';
-import type { Store } from '../../lambdas/shared/data/store.js';
 import { MODULES, type ModulesEnabled } from '../../lambdas/shared/scopes.js';
 import { fields, show, table, type Column } from './format.js';
 import { defineCommand, type Command, type Values } from './spec.js';
@@ -68,7 +67,7 @@ function createAppCommand(credentialType: CredentialType) {
       const secret = (legacy ? created.legacyCredential : created.clientSecret)!;
       const label = legacy ? 'legacy_credential' : 'client_secret';
       return {
-        json: { app: publicApp(created.app), [secretName]: secret },
+        json: createdAppDocument(created),
         text: [
           `Created application ${created.app.clientId} in group ${created.app.groupId}.`,
           fields({ client_id: created.app.clientId, [label]: secret }),
@@ -92,16 +91,6 @@ function appInput(flags: Values<typeof appFlags>): AppInput {
   };
 }
 
-async function requireGroup(store: Store, groupId: string): Promise<void> {
-  if (!(await store.groups.get(groupId))) throw new AdminInputError(`group ${groupId} does not exist`);
-}
-
-async function requireApp(store: Store, clientId: string): Promise<App> {
-  const app = await store.apps.get(clientId);
-  if (!app) throw new AdminInputError(`application ${clientId} does not exist`);
-  return app;
-}
-
 /** `--modules a,b` → every module, on when listed. */
 function modulesEnabled(listed: string[]): ModulesEnabled {
   const unknown = listed.filter((m) => !(MODULES as readonly string[]).includes(m));
@@ -118,9 +107,8 @@ export const COMMANDS: readonly Command[] = [
     flags: { group: { value: 'G' } },
     json: '{"apps": [App]}',
     async run({ flags, store }) {
-      if (flags.group) await requireGroup(store, flags.group);
-      const apps = (await store.apps.list()).filter((a) => !flags.group || a.groupId === flags.group);
-      return { json: { apps: apps.map(publicApp) }, text: table(apps, appColumns) };
+      const listed = await listApps(store, flags.group);
+      return { json: listed, text: table(listed.apps, appColumns) };
     },
   }),
   defineCommand({
@@ -130,8 +118,9 @@ export const COMMANDS: readonly Command[] = [
     flags: {},
     json: '{"app": App}',
     async run({ arg, store }) {
-      const app = publicApp(await requireApp(store, arg));
-      return { json: { app }, text: fields({ ...app, allowedLocationIds: app.allowedLocationIds ?? 'all' }, '') };
+      const shown = await showApp(store, arg);
+      const { app } = shown;
+      return { json: shown, text: fields({ ...app, allowedLocationIds: app.allowedLocationIds ?? 'all' }, '') };
     },
   }),
   defineCommand({
@@ -141,8 +130,7 @@ export const COMMANDS: readonly Command[] = [
     flags: {},
     json: '{"revoked": "ID"}',
     async run({ arg, store, now }) {
-      await revokeApp(store, arg, now);
-      return { json: { revoked: arg }, text: `Revoked application ${arg}.` };
+      return { json: await revokeApp(store, arg, now), text: `Revoked application ${arg}.` };
     },
   }),
   defineCommand({

@@ -14,6 +14,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ERRORS, type ErrorCode } from '../../lambdas/shared/errors.js';
+import type { AdminRoute } from '../../lambdas/admin-api/routes.js';
 import type { Family, Route } from '../../lambdas/shared/routes.js';
 
 export type RouteTableApiProps = {
@@ -21,6 +22,8 @@ export type RouteTableApiProps = {
   functions: Record<Family, IFunction>;
   /** Answers every path and method the route table lacks with the service's own 404/405. */
   catchAllFamily: Family;
+  /** The admin API: its routes, each behind IAM (SigV4) authorization, all served by one function. */
+  admin: { routes: readonly AdminRoute[]; function: IFunction };
   stageName: string;
   throttling: { rateLimit: number; burstLimit: number };
   logRetention: RetentionDays;
@@ -38,6 +41,9 @@ const GATEWAY_ERRORS: readonly GatewayError[] = [
   { type: ResponseType.RESOURCE_NOT_FOUND, status: 404, code: 'not_found' },
   { type: ResponseType.WAF_FILTERED, status: 403, code: 'forbidden' },
   { type: ResponseType.ACCESS_DENIED, status: 403, code: 'forbidden' },
+  // IAM-authorized admin methods: a bad or expired SigV4 signature.
+  { type: ResponseType.INVALID_SIGNATURE, status: 403, code: 'forbidden' },
+  { type: ResponseType.EXPIRED_TOKEN, status: 403, code: 'forbidden' },
   { type: ResponseType.BAD_REQUEST_PARAMETERS, status: 400, code: 'invalid_request' },
   { type: ResponseType.BAD_REQUEST_BODY, status: 400, code: 'invalid_request' },
   { type: ResponseType.REQUEST_TOO_LARGE, status: 413, code: 'payload_too_large' },
@@ -66,7 +72,7 @@ export class RouteTableApi extends Construct {
     });
 
     this.restApi = new RestApi(this, 'RestApi', {
-      description: 'Customer API: OAuth token endpoint and /v1 resources',
+      description: 'Customer API: OAuth token endpoint, /v1 resources and the IAM-authorized /admin/v1 API',
       // Called server to server; no CloudFront edge in front.
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       // Binary files of file routes (base64 from Lambda): API Gateway decodes them for clients whose Accept names the type.
@@ -112,21 +118,37 @@ export class RouteTableApi extends Construct {
     ) as Record<Family, LambdaIntegration>;
 
     for (const route of props.routes) {
-      const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
       this.resourceFor(route.path).addMethod(route.method, integrations[route.family], {
         operationName: route.operation,
         authorizationType: AuthorizationType.NONE,
         requestValidator: validator,
-        requestParameters: Object.fromEntries(pathParameters.map((p) => [`method.request.path.${p}`, true])),
+        requestParameters: Object.fromEntries(pathParametersOf(route.path).map((p) => [`method.request.path.${p}`, true])),
       });
     }
+
+    // Admin resources stay out of `this.resources`: no unauthenticated catch-all method ever sits on them.
+    const adminIntegration = new LambdaIntegration(props.admin.function, { proxy: true, scopePermissionToMethod: false });
+    const adminMethods = props.admin.routes.map((route) =>
+      this.restApi.root.resourceForPath(route.path).addMethod(route.method, adminIntegration, {
+        operationName: `admin.${route.operation}`,
+        authorizationType: AuthorizationType.IAM,
+        requestValidator: validator,
+        requestParameters: Object.fromEntries(pathParametersOf(route.path).map((p) => [`method.request.path.${p}`, true])),
+      }),
+    );
 
     const catchAll = integrations[props.catchAllFamily];
     const options = { authorizationType: AuthorizationType.NONE };
     for (const resource of [this.restApi.root, ...this.resources.values()]) resource.addMethod('ANY', catchAll, options);
     this.restApi.root.addProxy({ anyMethod: true, defaultIntegration: catchAll, defaultMethodOptions: options });
 
-    for (const method of this.restApi.methods) {
+    for (const method of adminMethods) {
+      Validations.of(method).acknowledge({
+        id: 'AwsSolutions-COG4',
+        reason: "Admin callers are the account's operators and automation with IAM credentials (SigV4), not Cognito users; IAM policies decide who may call which admin route.",
+      });
+    }
+    for (const method of this.restApi.methods.filter((m) => !adminMethods.includes(m))) {
       Validations.of(method).acknowledge(
         {
           id: 'AwsSolutions-APIG4',
@@ -166,6 +188,10 @@ export class RouteTableApi extends Construct {
     }
     return resource;
   }
+}
+
+function pathParametersOf(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 }
 
 function errorBody(code: ErrorCode, status: number): string {

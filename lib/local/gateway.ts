@@ -1,26 +1,38 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { isAdminPath, resolveAdminPath } from '../../lambdas/admin-api/routes.js';
+import { ApiError } from '../../lambdas/shared/errors.js';
+import { errorResponse } from '../../lambdas/shared/http.js';
 import { resolvePath, type Family } from '../../lambdas/shared/routes.js';
 import { CATCH_ALL_FAMILY, type ProxyHandler } from './families.js';
 
 /** API Gateway's own payload limit; handlers apply their tighter limits. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
+/** The admin API behind the gateway, and the key that stands in locally for IAM authorization. */
+export type LocalAdmin = { handler: ProxyHandler; key: string };
+
 /**
  * A local stand-in for API Gateway: it turns each HTTP request into the same
  * REST proxy event API Gateway sends and calls the same family handler.
  */
-export function createGateway(handlers: Record<Family, ProxyHandler>): Server {
+export function createGateway(handlers: Record<Family, ProxyHandler>, admin: LocalAdmin): Server {
+  const adminKeyHash = sha256(admin.key);
   return createServer((req, res) => {
-    handle(handlers, req, res).catch(() => {
+    handle(handlers, { ...admin, keyHash: adminKeyHash }, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ message: 'Internal server error' }));
     });
   });
 }
 
-async function handle(handlers: Record<Family, ProxyHandler>, req: IncomingMessage, res: ServerResponse) {
+async function handle(
+  handlers: Record<Family, ProxyHandler>,
+  admin: { handler: ProxyHandler; keyHash: Buffer },
+  req: IncomingMessage,
+  res: ServerResponse,
+) {
   const body = await readBody(req);
   if (body === null) {
     res.writeHead(413, { 'Content-Type': 'application/json' });
@@ -29,11 +41,26 @@ async function handle(handlers: Record<Family, ProxyHandler>, req: IncomingMessa
   }
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = req.method ?? 'GET';
-  const resolution = resolvePath(method, url.pathname);
-  const match = resolution && 'match' in resolution ? resolution.match : null;
-  const family = match?.route.family ?? CATCH_ALL_FAMILY;
-  const event = toEvent(req, url, method, body, match ? { template: match.route.path, params: match.params } : null);
-  const result = await handlers[family](event, lambdaContext(family, event.requestContext.requestId));
+  let result: APIGatewayProxyResult;
+  if (isAdminPath(url.pathname)) {
+    // API Gateway refuses an unsigned admin call before any function runs; locally the admin key plays SigV4.
+    if (!adminKeyMatches(req.headers.authorization, admin.keyHash)) {
+      const refusal = errorResponse(new ApiError('forbidden', 'Missing or wrong admin key: send Authorization: Bearer <admin key>.'), randomUUID());
+      res.writeHead(refusal.statusCode, refusal.headers);
+      res.end(refusal.body);
+      return;
+    }
+    const resolution = resolveAdminPath(method, url.pathname);
+    const match = resolution && 'match' in resolution ? resolution.match : null;
+    const event = toEvent(req, url, method, body, match ? { template: match.route.path, params: match.params } : null);
+    result = await admin.handler(event, lambdaContext('admin-api', event.requestContext.requestId));
+  } else {
+    const resolution = resolvePath(method, url.pathname);
+    const match = resolution && 'match' in resolution ? resolution.match : null;
+    const family = match?.route.family ?? CATCH_ALL_FAMILY;
+    const event = toEvent(req, url, method, body, match ? { template: match.route.path, params: match.params } : null);
+    result = await handlers[family](event, lambdaContext(family, event.requestContext.requestId));
+  }
 
   const headers: Record<string, string | string[]> = { ...result.headers } as Record<string, string>;
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
@@ -107,6 +134,14 @@ export function lambdaContext(family: string, requestId: string): Context {
     fail: () => undefined,
     succeed: () => undefined,
   };
+}
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest();
+
+/** Compared as hashes, so the comparison takes the same time whatever the length or content sent. */
+function adminKeyMatches(authorization: string | undefined, keyHash: Buffer): boolean {
+  const sent = /^Bearer (\S+)$/i.exec(authorization ?? '')?.[1];
+  return sent !== undefined && timingSafeEqual(sha256(sent), keyHash);
 }
 
 /** The whole body, or null once it passes the limit. */

@@ -18,6 +18,8 @@ import { createStore, type Store } from '../../lambdas/shared/data/store.js';
 import type { Deps } from '../../lambdas/shared/deps.js';
 import { sesMailer } from '../../lambdas/shared/mailer.js';
 import { close, startEngines, type Engines } from './engines.js';
+import { createHandler as createAdminHandler } from '../../lambdas/admin-api/index.js';
+import { randomSecret } from '../../lambdas/shared/crypto.js';
 import { createFamilyHandlers } from './families.js';
 import { createGateway, lambdaContext } from './gateway.js';
 import { ensureQueues, ensureTable, type QueueUrls } from './provision.js';
@@ -42,6 +44,8 @@ export type LocalRuntimeOptions = {
   resolver?: Resolver;
   /** How often the webhook sweeper schedule runs (EventBridge: every minute). */
   sweepEveryMs?: number;
+  /** Bearer key of the admin API (IAM in AWS); default ADMIN_API_KEY, else a random key for this run. */
+  adminKey?: string;
 };
 
 export type LocalRuntime = {
@@ -55,6 +59,8 @@ export type LocalRuntime = {
   store: Store;
   deps: Deps;
   demo: DemoCredentials | null;
+  /** The admin API's key: `Authorization: Bearer <adminKey>` on /admin/v1 requests. */
+  adminKey: string;
   /** Runs the webhook sweeper now, as its schedule would. */
   sweep(): Promise<void>;
   stop(): Promise<void>;
@@ -108,7 +114,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     }
     const demo = options.seed === false ? null : await demoCredentials(store, clock, dataDir);
 
-    const server = createGateway(createFamilyHandlers(deps));
+    const adminKey = options.adminKey ?? (process.env.ADMIN_API_KEY || randomSecret(32));
+    const server = createGateway(createFamilyHandlers(deps), { handler: createAdminHandler(deps), key: adminKey });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve);
@@ -143,6 +150,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       store,
       deps,
       demo,
+      adminKey,
       sweep: () => sweeper.runNow(),
       async stop() {
         await sweeper.stop();

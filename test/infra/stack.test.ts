@@ -8,7 +8,8 @@ import { TABLE_KEYS } from '../../lambdas/shared/data/table.js';
 import { WEBHOOK_QUEUES } from '../../lambdas/shared/queues.js';
 import { FAMILIES, ROUTES } from '../../lambdas/shared/routes.js';
 import { FAMILY_TAG } from '../../lib/constructs/family-function.js';
-import { FAMILY_INFRA } from '../../lib/families.js';
+import { ADMIN_API_INFRA, FAMILY_INFRA } from '../../lib/families.js';
+import { ADMIN_ROUTES, isAdminPath } from '../../lambdas/admin-api/routes.js';
 import { WEBHOOK_FUNCTIONS, type WebhookFunctionName } from '../../lib/constructs/webhooks.js';
 import { CATCH_ALL_FAMILY } from '../../lib/local/families.js';
 import { CustomerApiStack, isStage, type Stage } from '../../lib/stack.js';
@@ -122,17 +123,40 @@ describe('CustomerApiStack (dev)', () => {
     });
   });
 
-  it('sends every other method and path to the catch-all family', () => {
+  it('sends every other method and path to the catch-all family, except on admin resources', () => {
     const all = methods(template);
     const resourcePaths = Object.keys(of(template, 'AWS::ApiGateway::Resource')).map((id) => pathOf(template, { Ref: id }));
     expect(resourcePaths).toContain('/{proxy+}');
-    for (const path of ['/', ...resourcePaths]) {
+    const [adminPaths, publicPaths] = [resourcePaths.filter(isAdminPath), resourcePaths.filter((p) => !isAdminPath(p))];
+    for (const path of ['/', ...publicPaths]) {
       const any = all.filter((m) => m.http === 'ANY' && m.path === path);
       expect(any, `ANY ${path}`).toHaveLength(1);
       expect(any[0]!.family, `ANY ${path}`).toBe(CATCH_ALL_FAMILY);
     }
-    // Exactly the routes plus one ANY per resource and the root: nothing unexplained.
-    expect(all).toHaveLength(ROUTES.length + resourcePaths.length + 1);
+    for (const path of adminPaths) expect(all.filter((m) => m.http === 'ANY' && m.path === path), `ANY ${path}`).toEqual([]);
+    // Exactly the routes plus one ANY per public resource and the root: nothing unexplained.
+    expect(all).toHaveLength(ROUTES.length + ADMIN_ROUTES.length + publicPaths.length + 1);
+  });
+
+  it('serves every admin route from the admin function behind IAM authorization, and nothing else', () => {
+    const all = methods(template);
+    for (const route of ADMIN_ROUTES) {
+      const hits = all.filter((m) => m.http === route.method && m.path === route.path);
+      expect(hits, `${route.method} ${route.path}`).toHaveLength(1);
+      expect(hits[0]!.family).toBe('admin-api');
+      expect(hits[0]!.raw.Properties.AuthorizationType).toBe('AWS_IAM');
+    }
+    expect(all.filter((m) => m.family === 'admin-api')).toHaveLength(ADMIN_ROUTES.length);
+    expect(all.filter((m) => m.raw.Properties.AuthorizationType !== 'NONE')).toHaveLength(ADMIN_ROUTES.length);
+
+    const [, fn] = functionOf(template, 'admin-api');
+    const statements = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]);
+    const granted = (prefix: string) => [...new Set(statements.flatMap((s) => list(s.Action)).filter((a) => a.startsWith(prefix)))].sort();
+    expect(granted('dynamodb:')).toEqual(ADMIN_API_INFRA.tableActions.map((a) => `dynamodb:${a}`).sort());
+    expect(granted('sqs:')).toEqual(
+      ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'].sort(),
+    );
+    expect(granted('ses:')).toEqual(['ses:SendEmail']);
   });
 
   it('reuses one resource per path', () => {
@@ -153,7 +177,8 @@ describe('CustomerApiStack (dev)', () => {
 
   it('has one arm64, Node.js 22+, traced function per family with its memory and environment', () => {
     const ours = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => familyTagOf(fn) !== '');
-    expect(ours).toHaveLength(FAMILIES.length + Object.keys(WEBHOOK_FUNCTIONS).length);
+    // The /v1 families, the webhook functions and the admin API's.
+    expect(ours).toHaveLength(FAMILIES.length + Object.keys(WEBHOOK_FUNCTIONS).length + 1);
     const [tableId] = only(template, 'AWS::DynamoDB::Table');
     for (const family of FAMILIES) {
       const [, fn] = functionOf(template, family);
@@ -410,7 +435,7 @@ describe('CustomerApiStack (dev)', () => {
 
   it('outputs what the admin CLI reads', () => {
     const outputs = template.toJSON().Outputs as Json;
-    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'TableName', 'WebhookDlqUrl', 'WebhookQueueUrl']);
+    expect(Object.keys(outputs).sort()).toEqual(['AdminApiUrl', 'ApiUrl', 'TableName', 'WebhookDlqUrl', 'WebhookQueueUrl']);
     const [tableId] = only(template, 'AWS::DynamoDB::Table');
     expect(outputs.TableName.Value).toEqual({ Ref: tableId });
   });

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { addInput, editInput } from '../admin/destinations.js';
+import { appInput } from '../admin/validation.js';
+import { MAX_REQUEST_BODY_BYTES } from '../shared/config.js';
+import { pathResolver } from '../shared/routes.js';
+
+/**
+ * The admin route table, declared once. API Gateway (lib/constructs/api.ts,
+ * IAM authorization on every method), the local gateway and the admin
+ * function's dispatch are derived from it. It is kept apart from the /v1
+ * route table so the public OpenAPI document never lists an admin route.
+ */
+export type AdminRoute = {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** API Gateway resource path below ADMIN_ROOT; `{name}` is a path parameter. */
+  path: string;
+  /** Unique name; the admin function's implementation of the route. */
+  operation: string;
+  summary: string;
+  /** Status of success: 201 create, 202 queued, 204 deleted (no body), 200 otherwise. */
+  status: 200 | 201 | 202 | 204;
+  /** JSON body, refused with 400 when it does not fit; every route that changes something has one (`{}` when empty). */
+  body?: z.ZodType;
+  /** A larger body than the usual 16 KiB (a whole menu). */
+  maxBodyBytes?: number;
+  /** Optional query parameters. */
+  query?: z.ZodObject;
+};
+
+/** Every admin path starts here; the local gateway demands the admin key below it. */
+export const ADMIN_ROOT = '/admin';
+const V1 = `${ADMIN_ROOT}/v1`;
+
+/** Routes that take no input still refuse a body with stray fields, so a typo never passes silently. */
+const noInput = z.object({}).strict();
+/** A menu item holds at most 400 KB; publishMenu validates the menu itself and checks the built size. */
+const MAX_MENU_BODY_BYTES = 400_000;
+
+export const ADMIN_ROUTES = [
+  { method: 'POST', path: `${V1}/apps`, operation: 'createApp', status: 201, body: appInput.strict(), summary: 'Create a client_credentials application; the client secret is in this response only' },
+  { method: 'GET', path: `${V1}/apps`, operation: 'listApps', status: 200, query: z.object({ groupId: z.string().optional() }), summary: 'List applications, optionally of one group; never a secret' },
+  { method: 'GET', path: `${V1}/apps/{clientId}`, operation: 'showApp', status: 200, summary: 'Show one application' },
+  { method: 'POST', path: `${V1}/apps/{clientId}/revoke`, operation: 'revokeApp', status: 200, body: noInput, summary: 'Revoke an application; its tokens fail on their next use' },
+  { method: 'POST', path: `${V1}/destinations`, operation: 'addDestination', status: 201, body: addInput.strict(), summary: 'Add a webhook destination; the signing secret is in this response only' },
+  { method: 'GET', path: `${V1}/destinations`, operation: 'listDestinations', status: 200, query: z.object({ clientId: z.string().optional() }), summary: 'List destinations, optionally of one application; never a secret' },
+  { method: 'GET', path: `${V1}/destinations/{destinationId}`, operation: 'showDestination', status: 200, summary: 'Health, safe hostname, last success and failure, the last three deliveries' },
+  { method: 'PATCH', path: `${V1}/destinations/{destinationId}`, operation: 'editDestination', status: 200, body: editInput.strict(), summary: 'Change name, URL (blank keeps it) or locations; the secret is kept' },
+  { method: 'DELETE', path: `${V1}/destinations/{destinationId}`, operation: 'removeDestination', status: 204, summary: 'Delete a destination with its subscription and secret' },
+  { method: 'POST', path: `${V1}/destinations/{destinationId}/rotate-secret`, operation: 'rotateSecret', status: 200, body: noInput, summary: 'New signing secret, in this response only; the old one is invalid at once' },
+  { method: 'POST', path: `${V1}/destinations/{destinationId}/test`, operation: 'sendTest', status: 202, body: z.object({ locationId: z.string() }).strict(), summary: 'Queue a signed customer_api.webhook.test for a covered location' },
+  { method: 'POST', path: `${V1}/destinations/{destinationId}/disable`, operation: 'disableDestination', status: 200, body: noInput, summary: 'Stop dispatching to a destination' },
+  { method: 'POST', path: `${V1}/destinations/{destinationId}/enable`, operation: 'enableDestination', status: 200, body: noInput, summary: 'Dispatch to a destination again' },
+  { method: 'PUT', path: `${V1}/menus/{groupId}/{locationId}`, operation: 'publishMenu', status: 200, body: z.looseObject({}), maxBodyBytes: MAX_MENU_BODY_BYTES, summary: "Publish a rebuilt beverage menu (the shape of the API's data.menu)" },
+  { method: 'GET', path: `${V1}/dead-letters`, operation: 'listDeadLetters', status: 200, summary: 'Dead-lettered webhook deliveries and the DLQ depth' },
+  { method: 'GET', path: `${V1}/dead-letters/{deliveryId}`, operation: 'showDeadLetter', status: 200, summary: 'One dead letter with its payload and backoff history' },
+  { method: 'POST', path: `${V1}/dead-letters/{deliveryId}/redrive`, operation: 'redriveDeadLetter', status: 200, body: noInput, summary: 'Queue one dead letter again; attempts start over' },
+  { method: 'POST', path: `${V1}/dead-letters/redrive`, operation: 'redriveAllDeadLetters', status: 200, body: noInput, summary: 'Queue every dead letter again' },
+] as const satisfies readonly AdminRoute[];
+
+export type AdminOperation = (typeof ADMIN_ROUTES)[number]['operation'];
+
+export const resolveAdminPath = pathResolver<AdminRoute>(ADMIN_ROUTES);
+
+export function isAdminPath(path: string): boolean {
+  return path === ADMIN_ROOT || path.startsWith(`${ADMIN_ROOT}/`);
+}
+
+export const bodyLimitOf = (route: AdminRoute) => route.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES;

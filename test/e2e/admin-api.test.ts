@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalRuntime } from '../../lib/local/runtime.js';
+import { sampleMenu } from '../../lib/local/demo-menu.js';
+import { menuEventId } from '../../lambdas/webhooks/events.js';
+import { waitForStatus } from '../fixtures/wait-for-delivery.js';
+import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
+import { exchange, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';
+
+/**
+ * The admin HTTP API over real HTTP against the local runtime, with a real
+ * HTTPS receiver for send-test. Locally the admin key stands in for the IAM
+ * (SigV4) authorization API Gateway applies in AWS.
+ */
+
+const ADMIN_KEY = 'test-admin-key-0123456789';
+let runtime: LocalRuntime;
+const dns = controlledResolver({ 'hooks.example.test': ['127.0.0.1'], 'private.example.test': ['10.1.2.3'] });
+const receivers: { stop(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  runtime = await startTestRuntime({ adminKey: ADMIN_KEY, resolver: dns.resolver, config: { webhookAllowLoopback: true, webhookTimeoutMs: 2_000 } });
+});
+afterAll(async () => {
+  for (const r of receivers) await r.stop();
+  await runtime?.stop();
+});
+
+type Reply = { status: number; headers: Headers; body: any };
+
+async function admin(method: string, path: string, body?: unknown, init: { key?: string | null; headers?: Record<string, string>; raw?: string } = {}): Promise<Reply> {
+  const key = init.key === undefined ? ADMIN_KEY : init.key;
+  const hasBody = body !== undefined || init.raw !== undefined;
+  const response = await fetch(`${runtime.url}/admin/v1${path}`, {
+    method,
+    headers: {
+      ...(key ? { Authorization: `Bearer ${key}` } : {}),
+      ...(hasBody ? { 'Content-Type': 'application/json' } : {}),
+      ...init.headers,
+    },
+    body: init.raw ?? (body === undefined ? undefined : JSON.stringify(body)),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+}
+
+const newApp = (overrides: Record<string, unknown> = {}) =>
+  admin('POST', '/apps', { groupId: 'demo-group', name: 'Admin API app', scopes: ['bevq:read'], ownerEmail: 'admin-api-owner@example.test', ...overrides });
+
+describe('admin API access', () => {
+  it('refuses a request without the admin key, or with another key, before anything runs', async () => {
+    const before = await scanTable(runtime);
+    for (const key of [null, 'wrong', `${ADMIN_KEY}x`]) {
+      const reply = await admin('POST', '/apps', { groupId: 'demo-group', name: 'x', scopes: ['bevq:read'] }, { key });
+      expect(reply.status, String(key)).toBe(403);
+      expect(reply.body.error.code).toBe('forbidden');
+    }
+    // A /v1 bearer token is not an admin key either.
+    const created = await newApp();
+    const token = await exchange(runtime, created.body.app.clientId, created.body.clientSecret);
+    expect((await admin('GET', '/apps', undefined, { key: token.access_token })).status).toBe(403);
+    expect((await scanTable(runtime)).length).toBeGreaterThan(before.length);
+  });
+});
+
+describe('applications', () => {
+  it('creates an application whose secret is shown once and works at the token endpoint; lists and revokes it', async () => {
+    const created = await newApp();
+    expect(created.status).toBe(201);
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    const { app, clientSecret } = created.body;
+    expect(clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(app).toMatchObject({ groupId: 'demo-group', scopes: ['bevq:read'], credentialType: 'client_credentials' });
+    expect(JSON.stringify(app)).not.toContain(clientSecret);
+    expect(app).not.toHaveProperty('secretHash');
+
+    expect((await exchange(runtime, app.clientId, clientSecret)).access_token).toBeTruthy();
+    const shown = await admin('GET', `/apps/${app.clientId}`);
+    expect(shown.body).toEqual({ app });
+    const listed = await admin('GET', '/apps?groupId=demo-group');
+    expect(listed.body.apps.map((a: { clientId: string }) => a.clientId)).toContain(app.clientId);
+    expect(JSON.stringify(listed.body)).not.toContain(clientSecret);
+
+    expect(await admin('POST', `/apps/${app.clientId}/revoke`, {})).toMatchObject({ status: 200, body: { revoked: app.clientId } });
+    await expect(exchange(runtime, app.clientId, clientSecret)).rejects.toThrow();
+  });
+
+  it('refuses bad application input with a clear 400 or 404 and creates nothing', async () => {
+    const before = (await scanTable(runtime)).length;
+    const cases: [Record<string, unknown> | string, number, RegExp][] = [
+      ['{"groupId": "demo-group",', 400, /not valid JSON/],
+      ['[]', 400, /JSON object/],
+      [{ groupId: 'demo-group', name: 'x', scopes: ['no:such'] }, 400, /unknown scope/],
+      [{ groupId: 'demo-group', name: 'x', scopes: 'bevq:read' }, 400, /scopes/],
+      [{ groupId: 'demo-group', name: 'x', scopes: ['bevq:read'], secretHash: 'mine' }, 400, /secretHash|Unrecognized/i],
+      [{ groupId: 'no-such-group', name: 'x', scopes: ['bevq:read'] }, 400, /group no-such-group does not exist/],
+      [{ groupId: 'demo-group', name: 'x', scopes: ['bevq:read'], allowedLocationIds: ['atlantis'] }, 400, /atlantis/],
+      [{ groupId: 'demo-group', name: 'x', scopes: ['bevq:read'], rateLimitPerMinute: 0 }, 400, /rateLimitPerMinute/],
+    ];
+    for (const [body, status, message] of cases) {
+      const reply = typeof body === 'string' ? await admin('POST', '/apps', undefined, { raw: body }) : await admin('POST', '/apps', body);
+      expect(reply.status, JSON.stringify(body)).toBe(status);
+      expect(reply.body.error.message, JSON.stringify(body)).toMatch(message);
+      expect(reply.body.error.code).toBe('invalid_request');
+    }
+    const wrongType = await admin('POST', '/apps', undefined, { raw: '{}', headers: { 'Content-Type': 'text/plain' } });
+    expect(wrongType.status).toBe(415);
+    const oversized = await admin('POST', '/apps', { groupId: 'demo-group', name: 'x'.repeat(20_000), scopes: ['bevq:read'] });
+    expect(oversized.status).toBe(413);
+    expect((await admin('GET', '/apps/app_unknown')).status).toBe(404);
+    expect((await admin('POST', '/apps/app_unknown/revoke', {})).status).toBe(404);
+    expect((await scanTable(runtime)).length).toBe(before);
+  });
+});
+
+describe('destinations', () => {
+  it('adds, tests, edits, rotates, disables, enables and removes a destination, each over HTTP', async () => {
+    const holder = { secret: '' };
+    const receiver = await startReceiver({ secret: () => holder.secret });
+    receivers.push(receiver);
+    const app = (await newApp()).body.app;
+    const mailBefore = (await sentMail(runtime)).length;
+
+    const added = await admin('POST', '/destinations', { clientId: app.clientId, name: 'Bar hook', url: receiver.url, locationIds: ['nyc-midtown'] });
+    expect(added.status).toBe(201);
+    const { destination, signingSecret } = added.body;
+    holder.secret = signingSecret;
+    expect(signingSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(destination).toMatchObject({ clientId: app.clientId, name: 'Bar hook', url: receiver.url, health: 'NOT_TESTED', enabled: true });
+    expect(JSON.stringify(destination)).not.toContain(signingSecret);
+    const id = destination.destinationId as string;
+
+    const tested = await admin('POST', `/destinations/${id}/test`, { locationId: 'nyc-midtown' });
+    expect(tested.status).toBe(202);
+    const [request] = await receiver.waitFor(1);
+    expect(request!.verified).toBe(true);
+    expect(request!.body).toMatchObject({ eventType: 'customer_api.webhook.test', test: true, revision: '', locationId: 'nyc-midtown' });
+    expect(request!.headers['x-service-event']).toBe('customer_api.webhook.test');
+    await waitForStatus(runtime, tested.body.deliveryId, ['SUCCEEDED']);
+    const shown = await admin('GET', `/destinations/${id}`);
+    expect(shown.body.destination.health).toBe('HEALTHY');
+    expect(shown.body.recentDeliveries[0]).toMatchObject({ deliveryId: tested.body.deliveryId, status: 'SUCCEEDED' });
+    expect(JSON.stringify(shown.body)).not.toContain(signingSecret);
+
+    // A blank URL keeps the URL; the secret is kept through an edit.
+    const edited = await admin('PATCH', `/destinations/${id}`, { name: 'Renamed hook', url: '' });
+    expect(edited.body.destination).toMatchObject({ name: 'Renamed hook', url: receiver.url });
+
+    const rotated = await admin('POST', `/destinations/${id}/rotate-secret`, {});
+    expect(rotated.body.signingSecret).not.toBe(signingSecret);
+    holder.secret = rotated.body.signingSecret;
+    await admin('POST', `/destinations/${id}/test`, { locationId: 'nyc-midtown' });
+    const [, second] = await receiver.waitFor(2);
+    expect(second!.verified).toBe(true);
+
+    expect((await admin('POST', `/destinations/${id}/disable`, {})).body.destination.health).toBe('DISABLED');
+    const refused = await admin('POST', `/destinations/${id}/test`, { locationId: 'nyc-midtown' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('conflict');
+    expect((await admin('POST', `/destinations/${id}/enable`, {})).body.destination.enabled).toBe(true);
+
+    const listed = await admin('GET', `/destinations?clientId=${app.clientId}`);
+    expect(listed.body.destinations.map((d: { destinationId: string }) => d.destinationId)).toEqual([id]);
+
+    const removed = await admin('DELETE', `/destinations/${id}`);
+    expect(removed.status).toBe(204);
+    expect((await admin('GET', `/destinations/${id}`)).status).toBe(404);
+    // Configuration e-mails on create, update and remove only (not on tests, rotation, disable or enable).
+    const subjects = (await sentMail(runtime)).slice(mailBefore).map((m) => m.subject);
+    expect(subjects).toHaveLength(3);
+  });
+
+  it('refuses unsafe URLs and malformed edits with nothing changed', async () => {
+    const app = (await newApp()).body.app;
+    const before = (await scanTable(runtime)).length;
+    for (const url of ['http://hooks.example.test/x', 'https://user:pw@hooks.example.test/x', 'https://private.example.test/x', 'https://169.254.169.254/latest', 'https://0xa9.0xfe.0xa9.0xfe/latest', 'https://[::ffff:10.0.0.1]/x']) {
+      const reply = await admin('POST', '/destinations', { clientId: app.clientId, name: 'Bad', url });
+      expect(reply.status, url).toBe(400);
+      expect(reply.body.error.code).toBe('invalid_request');
+    }
+    expect((await admin('POST', '/destinations', { clientId: app.clientId, name: 'Bad', url: 'https://hooks.example.test/x', locationIds: 'nyc-midtown' })).status).toBe(400);
+    expect((await admin('POST', '/destinations', { clientId: 'app_unknown', name: 'Bad', url: 'https://hooks.example.test/x' })).status).toBe(400);
+    expect((await admin('PATCH', '/destinations/dst_unknown', { name: 'x' })).status).toBe(400);
+    expect((await scanTable(runtime)).length).toBe(before);
+  });
+});
+
+describe('menus and dead letters', () => {
+  it('publishes a menu with PUT, once per revision', async () => {
+    const menu = sampleMenu({ price: 31 });
+    const first = await admin('PUT', '/menus/demo-group/london-soho', menu);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ newRevision: true, eventId: menuEventId('demo-group', 'london-soho', first.body.revision) });
+    const again = await admin('PUT', '/menus/demo-group/london-soho', menu);
+    expect(again.body).toMatchObject({ revision: first.body.revision, newRevision: false, eventId: null });
+    expect((await admin('PUT', '/menus/demo-group/atlantis', menu)).status).toBe(404);
+    expect((await admin('PUT', '/menus/demo-group/london-soho', { sections: 'none' })).status).toBe(400);
+  });
+
+  it('lists dead letters and refuses to redrive what is not one', async () => {
+    const listed = await admin('GET', '/dead-letters');
+    expect(listed.status).toBe(200);
+    expect(Array.isArray(listed.body.deadLetters)).toBe(true);
+    expect((await admin('GET', '/dead-letters/not-an-id')).status).toBe(400);
+    expect((await admin('POST', `/dead-letters/dlv_${'0'.repeat(32)}/redrive`, {})).status).toBe(404);
+  });
+});
+
+describe('routing', () => {
+  it('answers unknown paths with 404, wrong methods with 405 and Allow, and a body where none is taken with 400', async () => {
+    expect((await admin('GET', '/nothing-here')).status).toBe(404);
+    const wrong = await admin('PUT', '/apps', {});
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET, POST');
+    const withBody = await admin('DELETE', '/destinations/dst_unknown', undefined, { raw: '{}' });
+    expect(withBody.status).toBe(400);
+    expect(withBody.body.error.message).toMatch(/takes no body/);
+    expect((await admin('POST', '/dead-letters/redrive', { all: true })).status).toBe(400);
+  });
+});
