@@ -9,7 +9,7 @@ import { DataTable } from './constructs/data-table.js';
 import { FamilyFunction } from './constructs/family-function.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
 import { WebhookFunctions } from './constructs/webhooks.js';
-import { ADMIN_API_INFRA, FAMILY_INFRA } from './families.js';
+import { ADMIN_API_INFRA, FAMILY_INFRA, type FamilyInfra } from './families.js';
 import { ADMIN_ROOT, ADMIN_ROUTES } from '../lambdas/admin-api/routes.js';
 import { CATCH_ALL_FAMILY } from './local/families.js';
 
@@ -58,21 +58,24 @@ export class CustomerApiStack extends Stack {
       WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
       WEBHOOK_DLQ_URL: webhooks.deadLetterQueue.queueUrl,
     };
-    this.functions = Object.fromEntries(
-      FAMILIES.map((family) => {
-        const infra = FAMILY_INFRA[family];
-        const fn = new FamilyFunction(this, `${pascal(family)}Function`, {
-          family,
-          memorySize: infra.memorySize,
-          logRetention: settings.logRetention,
-          removalPolicy,
-          environment,
-        });
-        fn.bindTable(table, infra.tableActions, infra.queriedIndexes);
-        if (infra.sendsMail) fn.bindMailer(mailFrom);
-        return [family, fn];
-      }),
-    ) as Record<Family, FamilyFunction>;
+    /** An API-facing function with exactly the table and mail grants its infra entry declares. */
+    const apiFunction = (family: string, infra: FamilyInfra, entry?: string) => {
+      const fn = new FamilyFunction(this, `${pascal(family)}Function`, {
+        family,
+        entry,
+        memorySize: infra.memorySize,
+        logRetention: settings.logRetention,
+        removalPolicy,
+        environment,
+      });
+      fn.bindTable(table, infra.tableActions, infra.queriedIndexes);
+      if (infra.sendsMail) fn.bindMailer(mailFrom);
+      return fn;
+    };
+    this.functions = Object.fromEntries(FAMILIES.map((family) => [family, apiFunction(family, FAMILY_INFRA[family])])) as Record<
+      Family,
+      FamilyFunction
+    >;
 
     const assets = new AssetBucket(this, 'Assets', { retain: settings.retain, logRetention: settings.logRetention });
     this.functions.assets.bindAssetBucket(assets.bucket, assets.sportsLogoPrefix);
@@ -85,16 +88,7 @@ export class CustomerApiStack extends Stack {
       removalPolicy,
     });
 
-    const adminFunction = new FamilyFunction(this, 'AdminApiFunction', {
-      family: 'admin-api',
-      entry: 'admin-api/handler.ts',
-      memorySize: ADMIN_API_INFRA.memorySize,
-      logRetention: settings.logRetention,
-      removalPolicy,
-      environment,
-    });
-    adminFunction.bindTable(table, ADMIN_API_INFRA.tableActions, ADMIN_API_INFRA.queriedIndexes);
-    if (ADMIN_API_INFRA.sendsMail) adminFunction.bindMailer(mailFrom);
+    const adminFunction = apiFunction('admin-api', ADMIN_API_INFRA, 'admin-api/handler.ts');
     // Send tests and redrives go to the queue; dead letters are read and removed from the DLQ.
     webhooks.queue.grantSendMessages(adminFunction);
     webhooks.deadLetterQueue.grantConsumeMessages(adminFunction);
