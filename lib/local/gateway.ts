@@ -45,8 +45,9 @@ async function handle(
   if (isAdminPath(url.pathname)) {
     // API Gateway refuses an unsigned admin call before any function runs; locally the admin key plays SigV4.
     if (!adminKeyMatches(req.headers.authorization, admin.keyHash)) {
-      const refusal = errorResponse(new ApiError('forbidden', 'Missing or wrong admin key: send Authorization: Bearer <admin key>.'), randomUUID());
-      res.writeHead(refusal.statusCode, refusal.headers);
+      const requestId = randomUUID();
+      const refusal = errorResponse(new ApiError('forbidden', 'Missing or wrong admin key: send Authorization: Bearer <admin key>.'), requestId);
+      res.writeHead(refusal.statusCode, { ...refusal.headers, 'X-Request-Id': requestId });
       res.end(refusal.body);
       return;
     }
