@@ -1,14 +1,13 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { z } from 'zod';
-import { AdminConflictError, AdminInputError, AdminNotFoundError } from '../admin/validation.js';
+import { AdminInputError } from '../admin/validation.js';
 import type { Deps } from '../shared/deps.js';
 import { ApiError } from '../shared/errors.js';
-import { errorResponse, jsonResponse, queryOf, type HttpResponse } from '../shared/http.js';
+import { errorResponse, jsonResponse, validatedQuery, type HttpResponse } from '../shared/http.js';
 import { parseJsonBody } from '../shared/json-body.js';
 import { count, observability } from '../shared/observability.js';
 import { operations } from './operations.js';
-import { ADMIN_ROUTES, bodyLimitOf, resolveAdminPath, type AdminRoute } from './routes.js';
+import { ADMIN_ROUTES, resolveAdminPath, type AdminRoute } from './routes.js';
 
 /**
  * The admin HTTP API: apps, destinations, menu publishing and dead letters,
@@ -50,16 +49,10 @@ function resolve(event: APIGatewayProxyEvent): { route: AdminRoute; params: Reco
 async function run(deps: Deps, event: APIGatewayProxyEvent, route: AdminRoute, params: Record<string, string>): Promise<HttpResponse> {
   const query = route.query ? validatedQuery(event, route.query) : {};
   // Routes without a body schema take no body at all.
-  const body = route.body ? parseJsonBody(event, route.body, bodyLimitOf(route)) : refuseBody(event);
+  const body = route.body ? parseJsonBody(event, route.body, route.maxBodyBytes) : refuseBody(event);
   const document = await operations[route.operation as keyof typeof operations]({ params, query, body, now: deps.clock.now() }, deps);
   if (route.status === 204) return { statusCode: 204, headers: { 'Cache-Control': 'no-store' }, body: '' };
   return jsonResponse(route.status, document);
-}
-
-function validatedQuery(event: APIGatewayProxyEvent, schema: z.ZodObject): Record<string, string> {
-  const parsed = schema.safeParse(queryOf(event, Object.keys(schema.shape)));
-  if (!parsed.success) throw new ApiError('invalid_request', `Query parameter ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`);
-  return parsed.data as Record<string, string>;
 }
 
 function refuseBody(event: APIGatewayProxyEvent): undefined {
@@ -67,14 +60,10 @@ function refuseBody(event: APIGatewayProxyEvent): undefined {
   return undefined;
 }
 
-type Refusal = { code: string; status: number; message: string; headers: Record<string, string> };
-
-/** The domain's errors as statuses; anything unexpected is logged and answered without detail. */
-function refusalOf(err: unknown, deps: Deps, requestId: string): Refusal {
+/** The domain's refusals carry their status; anything unexpected is logged and answered without detail. */
+function refusalOf(err: unknown, deps: Deps, requestId: string): Parameters<typeof errorResponse>[0] {
   if (err instanceof ApiError) return err;
-  if (err instanceof AdminNotFoundError) return { code: 'not_found', status: 404, message: err.message, headers: {} };
-  if (err instanceof AdminConflictError) return { code: 'conflict', status: 409, message: err.message, headers: {} };
-  if (err instanceof AdminInputError) return { code: 'invalid_request', status: 400, message: err.message, headers: {} };
+  if (err instanceof AdminInputError) return { code: err.code, status: err.status, message: err.message, headers: {} };
   deps.logger.error('admin request failed', { requestId, error: err as Error });
   return new ApiError('internal_error');
 }

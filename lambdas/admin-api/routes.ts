@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { addInput, editInput } from '../admin/destinations.js';
 import { appInput } from '../admin/validation.js';
-import { MAX_REQUEST_BODY_BYTES } from '../shared/config.js';
 import { pathResolver } from '../shared/routes.js';
 
 /**
@@ -21,7 +20,7 @@ export type AdminRoute = {
   status: 200 | 201 | 202 | 204;
   /** JSON body, refused with 400 when it does not fit; every route that changes something has one (`{}` when empty). */
   body?: z.ZodType;
-  /** A larger body than the usual 16 KiB (a whole menu). */
+  /** A larger body than the usual 16 KiB (a whole menu); absent → parseJsonBody's default. */
   maxBodyBytes?: number;
   /** Optional query parameters. */
   query?: z.ZodObject;
@@ -64,5 +63,3 @@ export const resolveAdminPath = pathResolver<AdminRoute>(ADMIN_ROUTES);
 export function isAdminPath(path: string): boolean {
   return path === ADMIN_ROOT || path.startsWith(`${ADMIN_ROOT}/`);
 }
-
-export const bodyLimitOf = (route: AdminRoute) => route.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES;

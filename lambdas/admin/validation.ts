@@ -43,14 +43,27 @@ export type GroupInput = z.input<typeof groupInput>;
 export type LocationInput = z.input<typeof locationInput>;
 export type AppInput = z.input<typeof appInput>;
 
-/** Thrown for admin input that breaks a rule; nothing has been written when it is thrown. */
-export class AdminInputError extends Error {}
+/**
+ * Thrown for admin input that breaks a rule; nothing has been written when it
+ * is thrown. Status and code are what the admin API answers; to the CLI every
+ * kind is bad input (exit 2).
+ */
+export class AdminInputError extends Error {
+  readonly status: number = 400;
+  readonly code: string = 'invalid_request';
+}
 
-/** The id a request is about names nothing (HTTP 404); to the CLI it is bad input like any other. */
-export class AdminNotFoundError extends AdminInputError {}
+/** The id a request is about names nothing. */
+export class AdminNotFoundError extends AdminInputError {
+  override readonly status = 404;
+  override readonly code = 'not_found';
+}
 
-/** The request is well formed but the current state forbids it (HTTP 409), e.g. testing a disabled destination. */
-export class AdminConflictError extends AdminInputError {}
+/** The request is well formed but the current state forbids it, e.g. testing a disabled destination. */
+export class AdminConflictError extends AdminInputError {
+  override readonly status = 409;
+  override readonly code = 'conflict';
+}
 
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const parsed = schema.safeParse(input);

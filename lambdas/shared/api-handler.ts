@@ -1,11 +1,10 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { z } from 'zod';
 import { authorize, type AuthContext } from './auth.js';
 import type { Location } from './data/locations.js';
 import type { Deps } from './deps.js';
 import { ApiError } from './errors.js';
-import { baseUrlOf, errorResponse, header, queryOf, type HttpResponse } from './http.js';
+import { baseUrlOf, errorResponse, header, validated, validatedQuery, type HttpResponse } from './http.js';
 import { count, observability } from './observability.js';
 import { methodsOf, resolvePath, routeByTemplate, routesOf, type Family, type Route } from './routes.js';
 
@@ -114,7 +113,7 @@ function routeAndAuthorize(family: Family, deps: Deps): ApiMiddleware {
         context.extraHeaders = result.rateHeaders;
       }
       // Input is judged after authorization, so a caller without access learns nothing from a 400.
-      if (route.query) api.query = parseQuery(event, route);
+      if (route.query) api.query = validatedQuery(event, route.query);
       if (route.params) api.params = { ...params, ...validated(route.params, params, 'Path parameter') };
     },
   };
@@ -145,16 +144,3 @@ function resolve(event: APIGatewayProxyEvent, family: Family): { route: Route; p
   throw new ApiError('not_found', 'No resource exists at this path.');
 }
 
-function parseQuery(event: APIGatewayProxyEvent, route: Route): Record<string, string> {
-  const schema = route.query!;
-  return validated(schema, queryOf(event, Object.keys(schema.shape)), 'Query parameter');
-}
-
-function validated(schema: z.ZodObject, raw: Record<string, string>, what: string): Record<string, string> {
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ApiError('invalid_request', `${what} ${issue.path.join('.')}: ${issue.message}`);
-  }
-  return parsed.data as Record<string, string>;
-}

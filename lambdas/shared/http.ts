@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { z } from 'zod';
 import type { Config } from './config.js';
 import { ApiError } from './errors.js';
 
@@ -44,6 +45,21 @@ export function baseUrlOf(event: APIGatewayProxyEvent, config: Config): string {
   const fullPath = event.requestContext.path ?? event.path;
   const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
   return `${proto}://${host}${prefix}`;
+}
+
+/** String parameters checked against a schema; the first problem is the 400's message. */
+export function validated(schema: z.ZodObject, raw: Record<string, string>, what: string): Record<string, string> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ApiError('invalid_request', `${what} ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data as Record<string, string>;
+}
+
+/** The query parameters a schema names, single-valued and validated. */
+export function validatedQuery(event: APIGatewayProxyEvent, schema: z.ZodObject): Record<string, string> {
+  return validated(schema, queryOf(event, Object.keys(schema.shape)), 'Query parameter');
 }
 
 /** Single-valued query parameters; a parameter given twice is ambiguous and refused. */

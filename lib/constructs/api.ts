@@ -117,24 +117,23 @@ export class RouteTableApi extends Construct {
       ]),
     ) as Record<Family, LambdaIntegration>;
 
+    /** Every routed method: its path parameters required and checked by the validator. */
+    const methodOptions = (path: string, operationName: string, authorizationType: AuthorizationType) => ({
+      operationName,
+      authorizationType,
+      requestValidator: validator,
+      requestParameters: Object.fromEntries([...path.matchAll(/\{(\w+)\}/g)].map((m) => [`method.request.path.${m[1]}`, true])),
+    });
     for (const route of props.routes) {
-      this.resourceFor(route.path).addMethod(route.method, integrations[route.family], {
-        operationName: route.operation,
-        authorizationType: AuthorizationType.NONE,
-        requestValidator: validator,
-        requestParameters: Object.fromEntries(pathParametersOf(route.path).map((p) => [`method.request.path.${p}`, true])),
-      });
+      this.resourceFor(route.path).addMethod(route.method, integrations[route.family], methodOptions(route.path, route.operation, AuthorizationType.NONE));
     }
 
     // Admin resources stay out of `this.resources`: no unauthenticated catch-all method ever sits on them.
     const adminIntegration = new LambdaIntegration(props.admin.function, { proxy: true, scopePermissionToMethod: false });
     const adminMethods = props.admin.routes.map((route) =>
-      this.restApi.root.resourceForPath(route.path).addMethod(route.method, adminIntegration, {
-        operationName: `admin.${route.operation}`,
-        authorizationType: AuthorizationType.IAM,
-        requestValidator: validator,
-        requestParameters: Object.fromEntries(pathParametersOf(route.path).map((p) => [`method.request.path.${p}`, true])),
-      }),
+      this.restApi.root
+        .resourceForPath(route.path)
+        .addMethod(route.method, adminIntegration, methodOptions(route.path, `admin.${route.operation}`, AuthorizationType.IAM)),
     );
 
     const catchAll = integrations[props.catchAllFamily];
@@ -188,10 +187,6 @@ export class RouteTableApi extends Construct {
     }
     return resource;
   }
-}
-
-function pathParametersOf(path: string): string[] {
-  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 }
 
 function errorBody(code: ErrorCode, status: number): string {

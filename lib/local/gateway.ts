@@ -4,7 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { isAdminPath, resolveAdminPath } from '../../lambdas/admin-api/routes.js';
 import { ApiError } from '../../lambdas/shared/errors.js';
 import { errorResponse } from '../../lambdas/shared/http.js';
-import { resolvePath, type Family } from '../../lambdas/shared/routes.js';
+import { resolvePath, type Family, type Resolution } from '../../lambdas/shared/routes.js';
 import { CATCH_ALL_FAMILY, type ProxyHandler } from './families.js';
 
 /** API Gateway's own payload limit; handlers apply their tighter limits. */
@@ -41,28 +41,31 @@ async function handle(
   }
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = req.method ?? 'GET';
-  let result: APIGatewayProxyResult;
-  if (isAdminPath(url.pathname)) {
-    // API Gateway refuses an unsigned admin call before any function runs; locally the admin key plays SigV4.
-    if (!adminKeyMatches(req.headers.authorization, admin.keyHash)) {
-      const requestId = randomUUID();
-      const refusal = errorResponse(new ApiError('forbidden', 'Missing or wrong admin key: send Authorization: Bearer <admin key>.'), requestId);
-      res.writeHead(refusal.statusCode, { ...refusal.headers, 'X-Request-Id': requestId });
-      res.end(refusal.body);
-      return;
-    }
-    const resolution = resolveAdminPath(method, url.pathname);
-    const match = resolution && 'match' in resolution ? resolution.match : null;
-    const event = toEvent(req, url, method, body, match ? { template: match.route.path, params: match.params } : null);
-    result = await admin.handler(event, lambdaContext('admin-api', event.requestContext.requestId));
-  } else {
-    const resolution = resolvePath(method, url.pathname);
-    const match = resolution && 'match' in resolution ? resolution.match : null;
-    const family = match?.route.family ?? CATCH_ALL_FAMILY;
-    const event = toEvent(req, url, method, body, match ? { template: match.route.path, params: match.params } : null);
-    result = await handlers[family](event, lambdaContext(family, event.requestContext.requestId));
+  // API Gateway refuses an unsigned admin call before any function runs; locally the admin key plays SigV4.
+  if (isAdminPath(url.pathname) && !adminKeyMatches(req.headers.authorization, admin.keyHash)) {
+    const requestId = randomUUID();
+    const refusal = errorResponse(new ApiError('forbidden', 'Missing or wrong admin key: send Authorization: Bearer <admin key>.'), requestId);
+    send(res, { ...refusal, headers: { ...refusal.headers, 'X-Request-Id': requestId } });
+    return;
   }
+  const { name, handler, match } = targetOf(handlers, admin.handler, method, url.pathname);
+  const event = toEvent(req, url, method, body, match);
+  send(res, await handler(event, lambdaContext(name, event.requestContext.requestId)));
+}
 
+type Matched = { template: string; params: Record<string, string> } | null;
+
+/** The function API Gateway would invoke for this path, and the template it would hand over. */
+function targetOf(handlers: Record<Family, ProxyHandler>, adminHandler: ProxyHandler, method: string, path: string) {
+  const matched = (r: Resolution<{ method: string; path: string }>): Matched =>
+    r && 'match' in r ? { template: r.match.route.path, params: r.match.params } : null;
+  if (isAdminPath(path)) return { name: 'admin-api', handler: adminHandler, match: matched(resolveAdminPath(method, path)) };
+  const resolution = resolvePath(method, path);
+  const family = resolution && 'match' in resolution ? resolution.match.route.family : CATCH_ALL_FAMILY;
+  return { name: family, handler: handlers[family], match: matched(resolution) };
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyResult): void {
   const headers: Record<string, string | string[]> = { ...result.headers } as Record<string, string>;
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
   res.writeHead(result.statusCode, headers);
@@ -74,7 +77,7 @@ function toEvent(
   url: URL,
   method: string,
   body: Buffer,
-  match: { template: string; params: Record<string, string> } | null,
+  match: Matched,
 ): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
