@@ -10,6 +10,7 @@ import { startLocalRuntime } from '../lib/local/runtime.js';
  *   --data DIR       data folder
  *   PORT             gateway port (3000)
  *   DYNAMODB_ENDPOINT, SQS_ENDPOINT   use external engines instead of the embedded ones
+ *   TABLE_NAME       the table (and queue-name prefix) to use; default customer-api-local
  *   ADMIN_API_KEY    the admin API's bearer key (default: random, printed)
  */
 const { values } = parseArgs({
@@ -21,7 +22,9 @@ const runtime = await startLocalRuntime({
   dataDir: values['in-memory'] ? null : resolve(values.data!),
   dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
   sqsEndpoint: process.env.SQS_ENDPOINT,
+  tableName: process.env.TABLE_NAME || undefined,
   logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO',
+  holdRequests: true,
 });
 if (runtime.demo) await seedDemoMenu(runtime.deps);
 writeRuntimeFile({
@@ -33,6 +36,8 @@ writeRuntimeFile({
   ...runtime.queues,
   webhookAllowLoopback: runtime.deps.config.webhookAllowLoopback,
 });
+// Only now: whoever gets an answer can also find this runtime through its file.
+runtime.open();
 
 const lines = [
   '',

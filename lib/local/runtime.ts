@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -23,7 +24,7 @@ import { randomSecret } from '../../lambdas/shared/crypto.js';
 import { createFamilyHandlers } from './families.js';
 import { createGateway, lambdaContext } from './gateway.js';
 import { ensureQueues, ensureTable, type QueueUrls } from './provision.js';
-import { seedDemo, type DemoCredentials } from './seed.js';
+import { createDemoApp, DEMO_GROUP_ID, seedDemo, type DemoCredentials } from './seed.js';
 
 export type LocalRuntimeOptions = {
   port?: number;
@@ -46,6 +47,8 @@ export type LocalRuntimeOptions = {
   sweepEveryMs?: number;
   /** Bearer key of the admin API (IAM in AWS); default ADMIN_API_KEY, else a random key for this run. */
   adminKey?: string;
+  /** Hold every request until `open()` (npm start opens once its runtime file is written). */
+  holdRequests?: boolean;
 };
 
 export type LocalRuntime = {
@@ -63,6 +66,8 @@ export type LocalRuntime = {
   adminKey: string;
   /** Runs the webhook sweeper now, as its schedule would. */
   sweep(): Promise<void>;
+  /** Lets held requests through (see `holdRequests`). */
+  open(): void;
   stop(): Promise<void>;
 };
 
@@ -116,6 +121,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 
     const adminKey = options.adminKey ?? (process.env.ADMIN_API_KEY || randomSecret(32));
     const server = createGateway(createFamilyHandlers(deps), { handler: createAdminHandler(deps), key: adminKey });
+    const gate = holdUntilOpen(server, options.holdRequests ?? false);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve);
@@ -152,6 +158,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       demo,
       adminKey,
       sweep: () => sweeper.runNow(),
+      open: gate.open,
       async stop() {
         await sweeper.stop();
         await poller.stop();
@@ -173,10 +180,32 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
  */
 async function demoCredentials(store: Store, clock: Clock, dataDir: string | null): Promise<DemoCredentials | null> {
   const file = dataDir ? join(dataDir, 'demo-credentials.json') : null;
-  if ((await store.groups.list()).length > 0) {
-    return file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials) : null;
+  if (file && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials;
+  // A seeded table without the file (an external engine keeps data that this folder never saw, or an
+  // earlier start died before writing it): a new demo application, so every start prints working credentials.
+  let demo: DemoCredentials;
+  if (await store.groups.get(DEMO_GROUP_ID)) demo = await createDemoApp(store, clock.now());
+  else if ((await store.groups.list()).length === 0) demo = await seedDemo(store, clock.now());
+  else return null; // someone's own data: leave it alone
+  if (file) {
+    mkdirSync(dataDir!, { recursive: true });
+    writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   }
-  const demo = await seedDemo(store, clock.now());
-  if (file) writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return demo;
+}
+
+/**
+ * Ready means ready: with `hold`, the port is bound (so its number is known) but
+ * requests wait until `open()`, so nobody is answered before the runtime is whole.
+ */
+function holdUntilOpen(server: Server, hold: boolean): { open(): void } {
+  if (!hold) return { open: () => undefined };
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const listeners = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    void opened.then(() => listeners.forEach((listener) => listener(req, res)));
+  });
+  return { open };
 }

@@ -32,6 +32,11 @@ export async function seedDemo(store: Store, now: number): Promise<DemoCredentia
   await loadVenues(store, DEMO_VENUES, now);
   await seedVenueModules(store, now);
   await seedShiftq(store, now, DEMO_GROUP_ID);
+  return createDemoApp(store, now);
+}
+
+/** The demo group's application holding every scope; its secret is shown once, here. */
+export async function createDemoApp(store: Store, now: number): Promise<DemoCredentials> {
   const { app, clientSecret } = await createApp(
     store,
     { groupId: DEMO_GROUP_ID, name: 'Demo backend', scopes: [...SCOPES], ownerEmail: 'owner@demo.example' },

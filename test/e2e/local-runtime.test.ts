@@ -1,20 +1,25 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalRuntime } from '../../lib/local/runtime.js';
-import { call, exchange, newApp, startTestRuntime } from '../support/runtime.js';
+import { call, exchange, newApp, startTestRuntime, TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), 'customer-api-local-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+// On the engine under test: with TEST_DYNAMODB_ENDPOINT, `npm start` runs as `DYNAMODB_ENDPOINT=… npm start`.
+const tableName = `customer-api-start-${process.pid}`;
+const engineEnv = TEST_DYNAMODB_ENDPOINT ? { DYNAMODB_ENDPOINT: TEST_DYNAMODB_ENDPOINT, TABLE_NAME: tableName } : {};
+
 /** Runs the real `npm start` entry point until it prints its banner. */
-function start(dataDir: string, runtimeFile: string): Promise<{ child: ChildProcess; output: () => string; url: string }> {
+function start(dataDir: string, runtimeFile: string, port = 0): Promise<{ child: ChildProcess; output: () => string; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--data', dataDir], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'SILENT', CUSTOMER_API_RUNTIME_FILE: runtimeFile },
+    env: { ...process.env, ...engineEnv, PORT: String(port), LOG_LEVEL: 'SILENT', CUSTOMER_API_RUNTIME_FILE: runtimeFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -73,12 +78,46 @@ describe('npm start', () => {
   });
 });
 
+describe('ready means ready', () => {
+  it('answers no request before its runtime file is written', async () => {
+    const port = await freePort();
+    const runtimeFile = join(scratch, 'ready-runtime.json');
+    const started = start(join(scratch, 'ready-data'), runtimeFile, port);
+    // Poll the port as hard as a client could; the first answer must find the file in place.
+    let firstAnswerFoundFile: boolean | null = null;
+    while (firstAnswerFoundFile === null) {
+      try {
+        await fetch(`http://127.0.0.1:${port}/v1/openapi.json`);
+        firstAnswerFoundFile = existsSync(runtimeFile);
+      } catch {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    }
+    const { child } = await started;
+    try {
+      expect(firstAnswerFoundFile).toBe(true);
+    } finally {
+      expect(await interrupt(child)).toBe(0);
+    }
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 describe('external engines', () => {
   it('creates its table and queues in engines it is pointed at, and serves from them', async () => {
     const host = await startTestRuntime();
-    // External engines take credentials from the usual AWS chain, as DynamoDB Local and LocalStack users set them.
-    process.env.AWS_ACCESS_KEY_ID = 'local-user';
-    process.env.AWS_SECRET_ACCESS_KEY = 'local-secret';
+    // External engines take credentials from the usual AWS chain, as DynamoDB Local and LocalStack users set them
+    // (DynamoDB Local accepts only letters and digits in the key id).
+    process.env.AWS_ACCESS_KEY_ID ??= 'localuser';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'localsecret';
     const guest = await startLocalRuntime({
       port: 0,
       dataDir: null,

@@ -7,8 +7,8 @@ import { putGroup } from '../../lambdas/admin/venues.js';
 import { sha256Hex } from '../../lambdas/shared/crypto.js';
 import { COMMANDS } from '../../lib/admin-cli/commands.js';
 import { usage } from '../../lib/admin-cli/usage.js';
-import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
-import { newApp, scanTable } from '../support/runtime.js';
+import type { LocalRuntime } from '../../lib/local/runtime.js';
+import { newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 import { admin as runAdmin, runtimeFileFor, type Run } from '../fixtures/admin-cli.js';
 
 /** The admin CLI as ops run it: a real subprocess against a real local runtime, checked through the store. */
@@ -18,7 +18,7 @@ let dir: string;
 let runtimeFile: string;
 
 beforeAll(async () => {
-  runtime = await startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'SILENT' });
+  runtime = await startTestRuntime();
   dir = mkdtempSync(join(tmpdir(), 'admin-cli-'));
   runtimeFile = runtimeFileFor(runtime, dir, 'runtime.json');
 });

@@ -1,4 +1,5 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import * as oauth from 'openid-client';
 import { expectContract } from './openapi.js';
@@ -21,9 +22,35 @@ export function manualClock(start = Date.UTC(2026, 10, 22, 12, 0, 10)): Clock & 
   };
 }
 
+/**
+ * The DynamoDB engine under test: dynalite in-process by default, or the
+ * external engine TEST_DYNAMODB_ENDPOINT names (DynamoDB Local in CI), where
+ * every runtime gets a table of its own that is dropped when it stops.
+ */
+export const TEST_DYNAMODB_ENDPOINT = process.env.TEST_DYNAMODB_ENDPOINT || undefined;
+export const ENGINE_NAME = TEST_DYNAMODB_ENDPOINT ? 'DynamoDB Local' : 'dynalite';
+
 /** A real local runtime on a free port, in memory, seeded with the demo group. */
-export function startTestRuntime(options: Partial<LocalRuntimeOptions> = {}): Promise<LocalRuntime> {
-  return startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'SILENT', ...options });
+export async function startTestRuntime(options: Partial<LocalRuntimeOptions> = {}): Promise<LocalRuntime> {
+  if (!TEST_DYNAMODB_ENDPOINT || options.dynamoEndpoint) {
+    return startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'SILENT', ...options });
+  }
+  const tableName = options.tableName ?? `customer-api-test-${randomUUID().slice(0, 8)}`;
+  const runtime = await startLocalRuntime({
+    port: 0,
+    dataDir: null,
+    seed: true,
+    logLevel: 'SILENT',
+    dynamoEndpoint: TEST_DYNAMODB_ENDPOINT,
+    ...options,
+    tableName,
+  });
+  const stop = runtime.stop;
+  runtime.stop = async () => {
+    await runtime.dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+    await stop();
+  };
+  return runtime;
 }
 
 /** Creates an application straight in the store (as the admin CLI does) and returns its credentials. */
@@ -94,13 +121,8 @@ export async function sentMail(runtime: LocalRuntime): Promise<{ subject: string
 
 /** Every item in the runtime's table (test tables are small). */
 export async function scanTable(runtime: LocalRuntime): Promise<Record<string, any>[]> {
-  const doc = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: runtime.engines.dynamoEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  );
+  // The runtime's own client: DynamoDB Local keeps one database per access key.
+  const doc = DynamoDBDocumentClient.from(runtime.dynamo);
   const items: Record<string, any>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -108,6 +130,5 @@ export async function scanTable(runtime: LocalRuntime): Promise<Record<string, a
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
-  doc.destroy();
   return items;
 }

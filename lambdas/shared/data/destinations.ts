@@ -37,13 +37,14 @@ export const destinationKeys = {
 };
 
 export function destinationsRepo({ doc, tableName }: Db) {
+  // DynamoDB refuses an empty string as a key-condition value, so "every destination" has no begins_with.
   const list = async (prefix: string) =>
     (
       await queryAll(doc, {
         TableName: tableName,
         IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': destinationKeys.all, ':prefix': prefix },
+        KeyConditionExpression: prefix ? 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)' : 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': destinationKeys.all, ...(prefix ? { ':prefix': prefix } : {}) },
       })
     ).map(toDestination);
   return {
