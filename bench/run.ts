@@ -1,15 +1,18 @@
 import { createServer } from 'node:http';
+import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { startLocalRuntime } from '../lib/local/runtime.js';
 import { measureBundles } from './bundles.js';
 import { benchKitchen } from './kitchen.js';
 import { benchWebhooks } from './webhooks.js';
 import { load, type LoadResult } from './load.js';
+import { soak } from './soak.js';
 
 /**
  * npm run bench: figures, never pass/fail. Each load level runs against the
  * service and against a bare node:http baseline in the same process, so the
  * ratio says what the service costs on top of the HTTP stack on this machine.
+ * `--soak [--minutes N] [--rps R]` runs only the memory soak (bench/soak.ts).
  */
 const LEVELS = [1, 8, 32];
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
@@ -77,4 +80,6 @@ async function main() {
   }
 }
 
-await main();
+const { values: flags } = parseArgs({ options: { soak: { type: 'boolean', default: false }, minutes: { type: 'string', default: '10' }, rps: { type: 'string', default: '100' } } });
+if (flags.soak) await soak(Number(flags.minutes), Number(flags.rps));
+else await main();
