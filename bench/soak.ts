@@ -15,11 +15,11 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MiB = 1024 * 1024;
 
-type Sample = { t: number; rss: number; heapUsed: number };
+type Sample = { t: number; rss: number; heapUsed: number; liveHeap?: number };
 type Proc = { child: ChildProcess; probe: string; output: () => string };
 
 function startProcess(args: string[], env: Record<string, string>, probe: string, ready: RegExp): Promise<Proc & { match: RegExpExecArray }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './bench/memory-probe.ts', ...args], {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--import', './bench/memory-probe.ts', ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env, MEMORY_PROBE_FILE: probe, MEMORY_PROBE_MS: '5000' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -141,7 +141,7 @@ export async function soak(minutes: number, rps: number): Promise<string[]> {
 
     const lines: string[] = [
       `Soak: ${minutes} min at ~${rps} req/s from 8 clients, mixed routes; engines and runtime in separate processes (node ${process.version})`,
-      '   min  requests   req/s  5xx/err │ runtime RSS  heap MiB │ engines RSS  heap MiB',
+      '   min  requests   req/s  5xx/err │ runtime RSS   heap   live │ engines RSS   heap   live   (MiB; live = heap after a full GC)',
     ];
     console.log(lines.join('\n'));
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });
@@ -161,12 +161,14 @@ export async function soak(minutes: number, rps: number): Promise<string[]> {
       }
     };
     const row = () => {
-      const last = (file: string) => samples(file).at(-1);
-      const r = last(runtime.probe);
-      const e = last(engines.probe);
       const elapsed = (Date.now() - started) / 60_000;
-      const fmt = (s: Sample | undefined) => (s ? `${(s.rss / MiB).toFixed(0).padStart(8)} ${(s.heapUsed / MiB).toFixed(0).padStart(9)}` : '       –         –');
-      const line = `${elapsed.toFixed(1).padStart(6)} ${String(requests).padStart(9)} ${(requests / ((Date.now() - started) / 1000)).toFixed(0).padStart(7)} ${String(failures).padStart(8)} │ ${fmt(r)}   │ ${fmt(e)}`;
+      const mib = (n: number | undefined, width: number) => (n === undefined ? '–' : (n / MiB).toFixed(0)).padStart(width);
+      const fmt = (file: string) => {
+        const all = samples(file);
+        const s = all.at(-1);
+        return `${mib(s?.rss, 11)} ${mib(s?.heapUsed, 6)} ${mib(all.findLast((x) => x.liveHeap !== undefined)?.liveHeap, 6)}`;
+      };
+      const line = `${elapsed.toFixed(1).padStart(6)} ${String(requests).padStart(9)} ${(requests / ((Date.now() - started) / 1000)).toFixed(0).padStart(7)} ${String(failures).padStart(8)} │ ${fmt(runtime.probe)} │ ${fmt(engines.probe)}`;
       lines.push(line);
       console.log(line);
     };
@@ -179,11 +181,13 @@ export async function soak(minutes: number, rps: number): Promise<string[]> {
     const half = (file: string) => samples(file).filter((s) => s.t >= started + ((end - started) * 1) / 2);
     for (const [name, file] of [['runtime', runtime.probe], ['engines', engines.probe]] as const) {
       const second = half(file);
-      const rss = slopePerMinute(second, (s) => s.rss);
-      const heap = slopePerMinute(second, (s) => s.heapUsed);
+      const live = second.filter((s) => s.liveHeap !== undefined);
+      const liveSlope = slopePerMinute(live, (s) => s.liveHeap!);
       const all = samples(file);
       const peak = Math.max(...all.map((s) => s.rss)) / MiB;
-      const line = `${name}: RSS ${(all[0]!.rss / MiB).toFixed(0)} → ${(all.at(-1)!.rss / MiB).toFixed(0)} MiB (peak ${peak.toFixed(0)}); second half: RSS ${rss.toFixed(2)} MiB/min, heap ${heap.toFixed(2)} MiB/min`;
+      const line =
+        `${name}: RSS ${(all[0]!.rss / MiB).toFixed(0)} → ${(all.at(-1)!.rss / MiB).toFixed(0)} MiB (peak ${peak.toFixed(0)}); ` +
+        `live heap over the second half ${(Math.min(...live.map((s) => s.liveHeap!)) / MiB).toFixed(0)}–${(Math.max(...live.map((s) => s.liveHeap!)) / MiB).toFixed(0)} MiB, trend ${liveSlope.toFixed(2)} MiB/min`;
       lines.push(line);
       console.log(line);
     }
