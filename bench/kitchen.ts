@@ -2,6 +2,7 @@ import { Agent, request } from 'node:http';
 import { createApp } from '../lambdas/admin/apps.js';
 import { loadShiftq } from '../lambdas/admin/shiftq-ingest.js';
 import { activeBusinessDate, addDays, formatCompactDate, parseCompactDate } from '../lambdas/shared/business-date.js';
+import { APP_RATE_CEILING_PER_MINUTE } from '../lambdas/shared/data/rate-counters.js';
 import { demoKitchenDay } from '../lambdas/shiftq/demo-data.js';
 import { startLocalRuntime } from '../lib/local/runtime.js';
 import { median, percentile } from './load.js';
@@ -51,7 +52,7 @@ export async function benchKitchen(): Promise<string[]> {
     );
     const { app, clientSecret } = await createApp(
       runtime.store,
-      { groupId: GROUP, name: 'Kitchen bench', scopes: ['shiftq:read'], rateLimitPerMinute: 100_000 },
+      { groupId: GROUP, name: 'Kitchen bench', scopes: ['shiftq:read'], rateLimitPerMinute: APP_RATE_CEILING_PER_MINUTE },
       now,
     );
     const tokenReply = await fetch(`${runtime.url}/oauth/token`, {

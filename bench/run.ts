@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
+import { APP_RATE_CEILING_PER_MINUTE } from '../lambdas/shared/data/rate-counters.js';
 import { startLocalRuntime } from '../lib/local/runtime.js';
 import { measureBundles } from './bundles.js';
 import { benchKitchen } from './kitchen.js';
@@ -39,7 +40,7 @@ async function main() {
     const { clientId, clientSecret, groupId } = runtime.demo!;
     // A limit high enough that the benchmark measures work, not throttling.
     const app = await runtime.store.apps.get(clientId);
-    await runtime.store.apps.create({ ...app!, clientId: `${clientId}-bench`, rateLimitPerMinute: 100_000 }).catch(() => undefined);
+    await runtime.store.apps.create({ ...app!, clientId: `${clientId}-bench`, rateLimitPerMinute: APP_RATE_CEILING_PER_MINUTE }).catch(() => undefined);
     const tokenReply = await fetch(`${runtime.url}/oauth/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },

@@ -3,55 +3,82 @@ import { fileURLToPath } from 'node:url';
 import { addDestination } from '../lambdas/admin/destinations.js';
 import { publishMenu } from '../lambdas/admin/menus.js';
 import { createApp } from '../lambdas/admin/apps.js';
-import { startLocalRuntime } from '../lib/local/runtime.js';
+import { startLocalRuntime, type LocalRuntimeOptions } from '../lib/local/runtime.js';
 import { sampleMenu } from '../lib/local/demo-menu.js';
+import { FAULTS, runFault, type Tally } from '../test/fixtures/webhook-faults.js';
 import { controlledResolver, startReceiver } from '../test/fixtures/webhook-receiver.js';
 
 /**
  * End-to-end webhook throughput and latency on this machine: menu publishes
  * → outbox → SQS (fauxqs) → local poller → deliverer → HTTPS receiver on
- * loopback that verifies every signature. Bounded: a fixed number of
- * publishes and a deadline. Runs in a child process so the receiver's test
- * CA can be trusted the standard way (NODE_EXTRA_CA_CERTS).
+ * loopback that verifies every signature. Then every injected fault of
+ * test/integration/webhook-faults.test.ts at a larger size, counting per
+ * fault what was published, delivered, dead-lettered (listed by `dlq list`
+ * and in the DLQ) and lost. Bounded: fixed sizes and deadlines. Runs in a
+ * child process so the receiver's test CA can be trusted the standard way
+ * (NODE_EXTRA_CA_CERTS).
+ *
+ *   NODE_EXTRA_CA_CERTS=test/fixtures/tls/ca.pem npx tsx bench/webhooks.ts
  */
 
 const LOCATIONS = ['nyc-midtown', 'denver-union', 'london-soho', 'sydney-harbour'];
 const REVISIONS_PER_LOCATION = Number(process.env.BENCH_WEBHOOK_REVISIONS ?? 40);
 const DESTINATIONS = 2;
 const DEADLINE_MS = 90_000;
+/** Per fault: menu revisions × receivers, on the tests' time scale. */
+const FAULT_EVENTS = Number(process.env.BENCH_FAULT_EVENTS ?? 10);
+const FAULT_DESTINATIONS = 3;
+const FAULT_SCALE = 0.02;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 type Figures = { publishes: number; expected: number; verified: number; unverified: number; seconds: number; p50: number; p99: number };
+type Measured = { throughput: Figures; faults: (Tally & { seconds: number })[] };
 
 export async function benchWebhooks(): Promise<string[]> {
-  const figures = await new Promise<Figures>((resolve, reject) => {
+  const { throughput: figures, faults } = await new Promise<Measured>((resolve, reject) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'bench/webhooks.ts'],
       {
         cwd: ROOT,
-        timeout: DEADLINE_MS + 30_000,
+        timeout: DEADLINE_MS + 30_000 + FAULTS.length * 90_000,
         env: { ...process.env, BENCH_WEBHOOKS_CHILD: '1', NODE_EXTRA_CA_CERTS: 'test/fixtures/tls/ca.pem', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
       },
       (err, stdout, stderr) => {
         if (err) reject(new Error(`webhook benchmark failed: ${stderr.trim().split('\n').at(-1) ?? err.message}`));
-        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as Figures);
+        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as Measured);
       },
     );
   });
+  const column = (text: string | number, width: number) => String(text).padStart(width);
   return [
     `webhooks: ${figures.publishes} menu publishes × ${DESTINATIONS} destinations → ${figures.verified}/${figures.expected} verified deliveries` +
       `${figures.unverified ? ` (${figures.unverified} failed verification)` : ''} in ${figures.seconds.toFixed(2)} s`,
     `  throughput ${(figures.verified / figures.seconds).toFixed(1)} deliveries/s; publish→delivery p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms`,
+    `faults: ${FAULT_EVENTS} revisions × ${FAULT_DESTINATIONS} receivers each, time scale ${FAULT_SCALE} (attempt timeout ${10_000 * FAULT_SCALE} ms)`,
+    `  ${'fault'.padEnd(22)}${['published', 'delivered', 'dead-lettered', 'lost', 'invisible', 'duplicates', 'seconds'].map((h) => column(h, 14)).join('')}`,
+    ...faults.map(
+      (t) =>
+        `  ${t.fault.padEnd(22)}${[t.published, t.delivered, t.deadLettered, t.lost, t.invisible, t.duplicates, t.seconds.toFixed(1)].map((v) => column(v, 14)).join('')}`,
+    ),
   ];
 }
 
-async function measure(): Promise<Figures> {
-  const runtime = await startLocalRuntime({
-    port: 0,
-    dataDir: null,
-    seed: true,
-    logLevel: 'SILENT',
+const startQuiet = (options: Partial<LocalRuntimeOptions>) => startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'SILENT', ...options });
+
+/** Each fault on a runtime of its own, one after the other (so they do not slow each other down). */
+async function measureFaults(): Promise<Measured['faults']> {
+  const tallies: Measured['faults'] = [];
+  for (const fault of FAULTS) {
+    const start = Date.now();
+    const { tally } = await runFault(fault, { start: startQuiet, events: FAULT_EVENTS, destinations: FAULT_DESTINATIONS, scale: FAULT_SCALE });
+    tallies.push({ ...tally, seconds: (Date.now() - start) / 1000 });
+  }
+  return tallies;
+}
+
+async function measureThroughput(): Promise<Figures> {
+  const runtime = await startQuiet({
     resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
     config: { webhookAllowLoopback: true },
   });
@@ -103,7 +130,8 @@ async function measure(): Promise<Figures> {
 }
 
 if (process.env.BENCH_WEBHOOKS_CHILD === '1') {
-  process.stdout.write(`${JSON.stringify(await measure())}\n`);
+  const measured: Measured = { throughput: await measureThroughput(), faults: await measureFaults() };
+  process.stdout.write(`${JSON.stringify(measured)}\n`);
 } else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   for (const line of await benchWebhooks()) console.log(line);
 }

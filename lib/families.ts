@@ -14,12 +14,13 @@ export type FamilyInfra = {
 
 /**
  * Every /v1 family runs auth → rate limit → route: it reads credentials, apps
- * and locations, bumps the rate counter and may e-mail the owner an alert.
+ * and locations, bumps the rate counter and may queue an owner alert (an
+ * UpdateItem; the webhook sweeper sends it), so no /v1 family sends mail.
  */
 const V1_FAMILY: FamilyInfra = {
   tableActions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'],
   queriedIndexes: [],
-  sendsMail: true,
+  sendsMail: false,
   memorySize: 1024,
 };
 

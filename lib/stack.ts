@@ -1,7 +1,6 @@
-import { Annotations, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { configFromEnv } from '../lambdas/shared/config.js';
 import { FAMILIES, ROUTES, type Family } from '../lambdas/shared/routes.js';
 import { RouteTableApi } from './constructs/api.js';
 import { AssetBucket } from './constructs/asset-bucket.js';
@@ -13,7 +12,12 @@ import { ADMIN_API_INFRA, FAMILY_INFRA, type FamilyInfra } from './families.js';
 import { ADMIN_ROOT, ADMIN_ROUTES } from '../lambdas/admin-api/routes.js';
 import { CATCH_ALL_FAMILY } from './local/families.js';
 
-/** What differs between stages; everything else is the same everywhere. */
+/**
+ * What differs between stages; everything else is the same everywhere.
+ * `throttling` is the stage's API Gateway throttle, applied to each route for
+ * all clients together (the service-wide ceiling in the README): no
+ * application may be given a per-minute limit above 60 × `rateLimit`.
+ */
 const STAGE_SETTINGS = {
   dev: { retain: false, logRetention: RetentionDays.ONE_MONTH, throttling: { rateLimit: 50, burstLimit: 100 } },
   prod: { retain: true, logRetention: RetentionDays.ONE_YEAR, throttling: { rateLimit: 500, burstLimit: 1000 } },
@@ -28,13 +32,13 @@ export function isStage(value: unknown): value is Stage {
 
 export type CustomerApiStackProps = StackProps & {
   stage: Stage;
-  /** Sender of owner e-mails; must be (or belong to a domain) verified in SES. */
+  /** Sender of owner e-mails, required for every stage; must be (or belong to a domain) verified in SES. */
   mailFrom?: string;
   /** Custom-domain base URL; empty means absolute URLs follow the URL the client called. */
   publicBaseUrl?: string;
 };
 
-/** The whole service for one stage: table, webhook queues, one function per family, the REST API. */
+/** The whole service for one stage: table, webhook queues, one function per family, the HTTP API. */
 export class CustomerApiStack extends Stack {
   readonly functions: Record<Family, FamilyFunction>;
 
@@ -42,10 +46,10 @@ export class CustomerApiStack extends Stack {
     super(scope, id, props);
     const settings = STAGE_SETTINGS[props.stage];
     const removalPolicy = settings.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
-    // Same fallback as the handlers' own config, so an unset value means the same everywhere.
-    const mailFrom = props.mailFrom ?? configFromEnv({}).mailFrom;
-    if (!props.mailFrom && settings.retain) {
-      Annotations.of(this).addWarningV2('customer-api:mailFrom', `No -c mailFrom: owner alerts go out from ${mailFrom}, which SES will refuse.`);
+    // Every stage sends owner mail, so every stage names a sender SES has verified (no placeholder SES would refuse).
+    const mailFrom = props.mailFrom?.trim();
+    if (!mailFrom) {
+      throw new Error(`${id}: no mail sender for stage ${props.stage}: pass -c mailFrom=<address or "Name <address>"> verified in SES.`);
     }
 
     const table = new DataTable(this, 'Table', { retain: settings.retain });
@@ -55,6 +59,7 @@ export class CustomerApiStack extends Stack {
       STAGE: props.stage,
       MAIL_FROM: mailFrom,
       PUBLIC_BASE_URL: props.publicBaseUrl ?? '',
+      STAGE_RATE_LIMIT: String(settings.throttling.rateLimit),
       WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
       WEBHOOK_DLQ_URL: webhooks.deadLetterQueue.queueUrl,
     };
@@ -83,6 +88,7 @@ export class CustomerApiStack extends Stack {
     new WebhookFunctions(this, 'WebhookFunctions', {
       table,
       queues: webhooks,
+      mailFrom,
       environment,
       logRetention: settings.logRetention,
       removalPolicy,
@@ -110,6 +116,8 @@ export class CustomerApiStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'WebhookQueueUrl', { value: webhooks.queue.queueUrl });
     new CfnOutput(this, 'WebhookDlqUrl', { value: webhooks.deadLetterQueue.queueUrl });
+    // The admin CLI refuses an application limit this stage's throttle cannot serve, as the admin function does.
+    new CfnOutput(this, 'StageRateLimit', { value: String(settings.throttling.rateLimit) });
   }
 }
 

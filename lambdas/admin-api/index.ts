@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AdminInputError } from '../admin/validation.js';
 import type { Deps } from '../shared/deps.js';
 import { ApiError } from '../shared/errors.js';
+import { isId } from '../shared/ids.js';
 import { errorResponse, jsonResponse, validatedQuery, type HttpResponse } from '../shared/http.js';
 import { parseJsonBody } from '../shared/json-body.js';
 import { count, observability } from '../shared/observability.js';
@@ -47,6 +48,8 @@ function resolve(event: APIGatewayProxyEvent): { route: AdminRoute; params: Reco
 }
 
 async function run(deps: Deps, event: APIGatewayProxyEvent, route: AdminRoute, params: Record<string, string>): Promise<HttpResponse> {
+  // Every admin path parameter is an id; one that breaks the id rule names nothing.
+  if (!Object.values(params).every(isId)) throw new ApiError('not_found', 'No admin resource exists at this path.');
   const query = route.query ? validatedQuery(event, route.query) : {};
   // Routes without a body schema take no body at all.
   const body = route.body ? parseJsonBody(event, route.body, route.maxBodyBytes) : refuseBody(event);

@@ -24,7 +24,8 @@ type AdminOperationFn = (req: AdminRequest, deps: Deps) => Promise<unknown>;
 type InputOf<F extends (...args: never[]) => unknown, I extends number> = Parameters<F>[I];
 
 export const operations: Record<AdminOperation, AdminOperationFn> = {
-  createApp: async ({ body, now }, deps) => createdAppDocument(await createApp(deps.store, body as InputOf<typeof createApp, 1>, now)),
+  createApp: async ({ body, now }, deps) =>
+    createdAppDocument(await createApp(deps.store, body as InputOf<typeof createApp, 1>, now, 'client_credentials', deps.config.stageRateLimit)),
   listApps: ({ query }, deps) => listApps(deps.store, query.groupId),
   showApp: ({ params }, deps) => showApp(deps.store, params.clientId!),
   revokeApp: ({ params, now }, deps) => revokeApp(deps.store, params.clientId!, now),

@@ -1,4 +1,5 @@
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../shared/config.js';
+import { APP_RATE_CEILING_PER_MINUTE } from '../shared/data/rate-counters.js';
 import { randomSecret, sha256Hex } from '../shared/crypto.js';
 import type { App, CredentialType } from '../shared/data/apps.js';
 import type { Store } from '../shared/data/store.js';
@@ -13,14 +14,35 @@ const SHOWN_PREFIX_LENGTH = LEGACY_PREFIX.length + 6;
 
 export type CreatedApp = { app: App; clientSecret?: string; legacyCredential?: string };
 
-/** Creates an application; the secret (or legacy credential) is returned here once and stored only as a hash. */
+/**
+ * The largest per-minute limit an application can have on a stage: what its
+ * one counter item can count (the data design) and what the stage's throttle
+ * (requests a second, all clients together) lets through in a minute. Above
+ * it, a tenant within its own limit would meet API Gateway's 429 instead of
+ * the service's own, with its RateLimit-* headers.
+ */
+export function rateLimitCeiling(stageRateLimit: number): number {
+  return Math.min(APP_RATE_CEILING_PER_MINUTE, Math.floor(stageRateLimit * 60));
+}
+
+/**
+ * Creates an application; the secret (or legacy credential) is returned here once and stored only as a hash.
+ * `stageRateLimit` is the target stage's throttle (Config.stageRateLimit).
+ */
 export async function createApp(
   store: Store,
   input: AppInput,
   now: number,
   credentialType: CredentialType = 'client_credentials',
+  stageRateLimit = Infinity,
 ): Promise<CreatedApp> {
   const fields = parseInput(appInput, { rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE, ...input });
+  const ceiling = rateLimitCeiling(stageRateLimit);
+  if (fields.rateLimitPerMinute > ceiling) {
+    throw new AdminInputError(
+      `rateLimitPerMinute: at most ${ceiling} here; the stage's throttle lets ${stageRateLimit} requests a second through for all applications together`,
+    );
+  }
   await requireGroup(store, fields.groupId);
   if (fields.allowedLocationIds) {
     const known = new Set((await store.locations.list(fields.groupId)).map((l) => l.id));

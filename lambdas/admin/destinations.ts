@@ -5,6 +5,7 @@ import type { App } from '../shared/data/apps.js';
 import type { Delivery } from '../shared/data/deliveries.js';
 import type { Destination, DestinationHealth } from '../shared/data/destinations.js';
 import type { Deps } from '../shared/deps.js';
+import { sendMail } from '../shared/mailer.js';
 import { resolveDestination } from '../shared/url-safety.js';
 import { newDelivery, queueDelivery } from '../webhooks/dispatch.js';
 import { appIneligibility, covers } from '../webhooks/eligibility.js';
@@ -102,19 +103,17 @@ export async function requireDestination(deps: Deps, destId: string): Promise<De
 async function notifyOwner(deps: Deps, d: Destination, change: 'created' | 'updated' | 'removed'): Promise<void> {
   const app = await deps.store.apps.get(d.clientId);
   if (!app?.ownerEmail) return;
-  try {
-    await deps.mailer.send({
-      to: app.ownerEmail,
-      subject: `Customer API: webhook destination "${d.name}" ${change}`,
-      text:
-        `The webhook destination ${d.destinationId} ("${d.name}", host ${d.hostname}) of application ` +
-        `${app.clientId} (${app.name}) was ${change}.\n` +
-        (change === 'removed' ? 'It receives no further events.\n' : `Locations: ${d.locationIds?.join(', ') ?? 'all the application covers'}.\n`) +
-        'If you did not expect this change, contact your administrator.\n',
-    });
-  } catch (err) {
-    deps.logger.warn('destination e-mail not sent', { destinationId: d.destinationId, error: (err as Error).name });
-  }
+  const mail = {
+    to: app.ownerEmail,
+    subject: `Customer API: webhook destination "${d.name}" ${change}`,
+    text:
+      `The webhook destination ${d.destinationId} ("${d.name}", host ${d.hostname}) of application ` +
+      `${app.clientId} (${app.name}) was ${change}.\n` +
+      (change === 'removed' ? 'It receives no further events.\n' : `Locations: ${d.locationIds?.join(', ') ?? 'all the application covers'}.\n`) +
+      'If you did not expect this change, contact your administrator.\n',
+  };
+  // A failed send is counted and logged (never the address); the change itself stands.
+  await sendMail(deps, mail, `destination-${change}`);
 }
 
 export async function addDestination(deps: Deps, input: z.input<typeof addInput>) {

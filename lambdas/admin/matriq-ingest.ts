@@ -5,7 +5,7 @@ import type { Store } from '../shared/data/store.js';
 import { hhmm } from '../shared/schemas/matriq.js';
 import { stopTransition, StopTransitionError } from '../matriq/stop-transitions.js';
 import { requireLocations } from './locations-exist.js';
-import { AdminInputError, id, parseInput } from './validation.js';
+import { AdminInputError, fitsOneItem, id, parseInput } from './validation.js';
 
 /**
  * Display-device ingest (what a location's gateway reports) and the gateway's
@@ -55,7 +55,8 @@ const locationState = z
     if (unknown.length) {
       ctx.addIssue({ code: 'custom', path: ['scheduler', 'deviceIds'], message: `not among devices: ${unknown.join(', ')}` });
     }
-  });
+  })
+  .superRefine(fitsOneItem);
 
 export const matriqFile = z.object({ locations: z.array(locationState).min(1) }).strict();
 export type MatriqFile = z.input<typeof matriqFile>;

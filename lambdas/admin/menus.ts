@@ -22,14 +22,14 @@ export type PublishResult = {
   deliveries: number;
 };
 
-/** One menu item holds at most DynamoDB's 400 KB; leave room for keys and pending events. */
-const MAX_MENU_BYTES = 350_000;
 const target = z.object({ groupId: id, locationId: id });
 
 /**
  * First half of publishing: validate, build and write the menu with its new
  * event kept pending on the same item (the outbox). Nothing is written when
- * the input is refused or when nothing a reader sees has changed.
+ * the input is refused or when nothing a reader sees has changed. A menu is
+ * one item: the store refuses one larger than DynamoDB's 400 KB, measured in
+ * UTF-8 bytes as built (StorageLimitError, 413; see docs/decisions/item-sizes.md).
  */
 export async function writeMenu(deps: Deps, request: PublishRequest): Promise<{ stored: StoredMenu; written: boolean; event: MenuEvent | null }> {
   const { groupId, locationId } = parseInput(target, request);
@@ -44,9 +44,6 @@ export async function writeMenu(deps: Deps, request: PublishRequest): Promise<{ 
     const now = deps.clock.now();
     const built = buildMenu(input, previous?.menu ?? null, now);
     if (previous && !built.changed) return { stored: previous, written: false, event: null };
-    if (JSON.stringify(built.menu).length > MAX_MENU_BYTES) {
-      throw new AdminInputError(`the menu is larger than ${MAX_MENU_BYTES} bytes once built`);
-    }
     const event: MenuEvent | null = built.newRevision
       ? {
           eventId: menuEventId(groupId, locationId, built.menu.revision),

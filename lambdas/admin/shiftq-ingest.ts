@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { activeBusinessDate, businessDayEndMs, businessDayStartMs, parseCompactDate } from '../shared/business-date.js';
-import { encodeBody, MAX_BODY_BYTES, retentionEndMs } from '../shared/data/shiftq.js';
+import { ITEM_VALUE_BUDGET_BYTES } from '../shared/data/item-limits.js';
+import { encodeBody, retentionEndMs } from '../shared/data/shiftq.js';
 import type { Store } from '../shared/data/store.js';
 import {
   clockInsInput,
@@ -141,7 +142,7 @@ export async function loadShiftq(store: Store, input: ShiftqLoadInput | unknown,
       return { kind: 'reviews', businessDate: null, reviews, records: reviews.length };
     }
     const body = encodeBody(data);
-    if (body.length > MAX_BODY_BYTES) throw fail(`too large once stored (${body.length} bytes compressed, limit ${MAX_BODY_BYTES})`);
+    if (body.length > ITEM_VALUE_BUDGET_BYTES) throw fail(`too large to store: ${body.length.toLocaleString('en')} bytes compressed, at most ${ITEM_VALUE_BUDGET_BYTES.toLocaleString('en')} in one item`);
     if (!isDated(e.kind)) {
       if (e.businessDate !== undefined) throw fail('businessDate: this resource is current state, not per business date');
       return { kind: e.kind, businessDate: null, body, records: 1 };

@@ -2,12 +2,13 @@ import { z } from 'zod';
 import type { Store } from '../shared/data/store.js';
 import { realIsoDate, SPORTS_LOGO_NAME } from '../shared/schemas/sportsq.js';
 import { requireLocations } from './locations-exist.js';
-import { AdminInputError, id, parseInput } from './validation.js';
+import { AdminInputError, fitsOneItem, id, parseInput } from './validation.js';
 
 /**
  * Sports ingest: league schedules by date, location provider environments and
  * location viewing data. The whole file is validated (shapes, references,
- * locations) before anything is written.
+ * locations, and that each schedule, environment and viewing day fits the one
+ * item it is stored as) before anything is written.
  */
 
 const text = z.string().trim().min(1).max(200);
@@ -23,7 +24,7 @@ const eventInput = z
     name: text,
     startsAt: z.string().datetime({ offset: true }),
     status: z
-      .object({ state: text, label, detail: label, period: z.number().int().min(0), clock: label })
+      .object({ state: text, label, detail: label, period: z.number().int().min(0).max(1000), clock: label })
       .strict()
       .default({ state: 'scheduled', label: 'Scheduled', detail: '', period: 0, clock: '' }),
     sport: named,
@@ -60,7 +61,7 @@ const viewingOptionInput = z
 
 export const sportsFile = z
   .object({
-    schedules: z.array(z.object({ date: realIsoDate, events: z.array(eventInput).max(1000) }).strict()).default([]),
+    schedules: z.array(z.object({ date: realIsoDate, events: z.array(eventInput).max(1000) }).strict().superRefine(fitsOneItem)).default([]),
     environments: z
       .array(
         z
@@ -72,7 +73,8 @@ export const sportsFile = z
             programmingPackageId: text.nullable().default(null),
             packages: z.array(z.object({ id: text, name: text, type: text, image, enabled: z.boolean() }).strict()).max(200),
           })
-          .strict(),
+          .strict()
+          .superRefine(fitsOneItem),
       )
       .default([]),
     viewing: z
@@ -84,7 +86,8 @@ export const sportsFile = z
             date: realIsoDate,
             options: z.record(eventId, z.array(viewingOptionInput).max(50)),
           })
-          .strict(),
+          .strict()
+          .superRefine(fitsOneItem),
       )
       .default([]),
   })

@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { isValidTimeZone } from '../shared/business-date.js';
+import { id } from '../shared/ids.js';
+import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '../shared/data/item-limits.js';
+import { APP_RATE_CEILING_PER_MINUTE } from '../shared/data/rate-counters.js';
 import { MODULES, SCOPES } from '../shared/scopes.js';
 
-/** Ids appear in URL paths: a small safe alphabet, and never a word a route uses at the same depth. */
-const RESERVED_IDS = new Set(['locations', 'modules', 'shiftq', 'bevq', 'campaigns', 'openapi.json', 'assets', 'oauth', 'v1']);
-export const id = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'use 1-64 letters, digits, "-" or "_", starting with a letter or digit')
-  .refine((v) => !RESERVED_IDS.has(v), 'this id is reserved by a route');
+/** The id rule is shared with /v1's path resolution; admin inputs use it as it is. */
+export { id };
 
 export const groupInput = z.object({ groupId: id, name: z.string().trim().min(1).max(200) });
 
@@ -34,7 +33,7 @@ export const appInput = z.object({
     .array(z.enum(SCOPES, { error: (issue) => `unknown scope ${String(issue.input)}` }))
     .min(1).refine((s) => new Set(s).size === s.length, 'scopes repeat'),
   allowedLocationIds: z.array(id).min(1).nullable().default(null),
-  rateLimitPerMinute: z.number().int().min(1).max(100_000).default(600),
+  rateLimitPerMinute: z.number().int().min(1).max(APP_RATE_CEILING_PER_MINUTE).default(600),
   ownerEmail: z.string().email().nullable().default(null),
   expiresAt: z.string().datetime({ offset: true }).nullable().default(null),
 });
@@ -63,6 +62,25 @@ export class AdminNotFoundError extends AdminInputError {
 export class AdminConflictError extends AdminInputError {
   override readonly status = 409;
   override readonly code = 'conflict';
+}
+
+/**
+ * For a value stored as one item (a day's schedule, a location's devices):
+ * refused, with its path, when DynamoDB could not hold it. The store's own
+ * measure, less room for keys and timestamps; checked while validating, so a
+ * load that holds one such value writes nothing.
+ */
+export function fitsOneItem(value: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  try {
+    const bytes = plainItemBytes(value);
+    if (bytes > ITEM_VALUE_BUDGET_BYTES) {
+      ctx.addIssue({ code: 'custom', message: `too large to store: ${bytes.toLocaleString('en')} bytes as DynamoDB counts them, at most ${ITEM_VALUE_BUDGET_BYTES.toLocaleString('en')} in one item` });
+    }
+  } catch (err) {
+    // A value the schema already refuses (e.g. a number DynamoDB cannot hold) is not measured.
+    if (!(err instanceof StorageLimitError)) throw err;
+    ctx.addIssue({ code: 'custom', message: err.message });
+  }
 }
 
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {

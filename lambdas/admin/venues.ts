@@ -17,7 +17,7 @@ export async function putGroup(store: Store, input: GroupInput, now: number): Pr
 export async function putLocation(store: Store, input: LocationInput, now: number): Promise<Location> {
   const fields = parseInput(locationInput, input);
   const [group, existing] = await Promise.all([
-    store.groups.get(fields.groupId),
+    store.groups.get(fields.groupId, { consistent: true }),
     store.locations.get(fields.groupId, fields.id),
   ]);
   if (!group) throw new AdminInputError(`group ${fields.groupId} does not exist`);
@@ -47,5 +47,5 @@ export async function loadVenues(store: Store, file: unknown, now: number) {
 
 /** Refuses a group id that names no group. */
 export async function requireGroup(store: Store, groupId: string): Promise<void> {
-  if (!(await store.groups.get(groupId))) throw new AdminInputError(`group ${groupId} does not exist`);
+  if (!(await store.groups.get(groupId, { consistent: true }))) throw new AdminInputError(`group ${groupId} does not exist`);
 }

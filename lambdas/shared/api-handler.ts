@@ -4,9 +4,10 @@ import { authorize, type AuthContext } from './auth.js';
 import type { Location } from './data/locations.js';
 import type { Deps } from './deps.js';
 import { ApiError } from './errors.js';
+import { isId } from './ids.js';
 import { baseUrlOf, errorResponse, header, validated, validatedQuery, type HttpResponse } from './http.js';
 import { count, observability } from './observability.js';
-import { methodsOf, resolvePath, routeByTemplate, routesOf, type Family, type Route } from './routes.js';
+import { ID_PARAMS, resolvePath, routeByTemplate, routesOf, type Family, type Route } from './routes.js';
 
 /** What an operation receives: the resolved route, validated input and the caller's identity. */
 export type ApiRequest = {
@@ -94,6 +95,10 @@ function routeAndAuthorize(family: Family, deps: Deps): ApiMiddleware {
     before: async ({ event, context }) => {
       const now = deps.clock.now();
       const { route, params } = resolve(event, family);
+      // An id that breaks the id rule names nothing: 404 like an unknown path, before any credential or key is read.
+      if (!ID_PARAMS.every((name) => params[name] === undefined || isId(params[name]))) {
+        throw new ApiError('not_found', 'No resource exists at this path.');
+      }
       const api: ApiRequest = {
         event,
         route,
@@ -120,27 +125,19 @@ function routeAndAuthorize(family: Family, deps: Deps): ApiMiddleware {
 }
 
 /**
- * API Gateway hands over the matched template (for the per-resource `ANY`
- * method too). The root catch-all hands over the path relative to the API,
- * so a custom domain's base path does not matter.
+ * API Gateway names the matched route template (payload 1.0 `resource`). The
+ * `$default` route, which catches every other path and method, hands over the
+ * whole path, already percent-decoded; it is resolved with the same table.
  */
 function resolve(event: APIGatewayProxyEvent, family: Family): { route: Route; params: Record<string, string> } {
-  let match: { route: Route; params: Record<string, string> } | null = null;
-  let allowed: string[] = [];
-  if (event.resource === '/{proxy+}') {
-    const resolution = resolvePath(event.httpMethod, `/${event.pathParameters?.proxy ?? ''}`);
-    if (resolution && 'match' in resolution) match = resolution.match;
-    else if (resolution) allowed = resolution.allowed;
-  } else {
-    const route = routeByTemplate(event.httpMethod, event.resource);
-    if (route) match = { route, params: (event.pathParameters ?? {}) as Record<string, string> };
-    else allowed = methodsOf(event.resource);
-  }
+  const byTemplate = routeByTemplate(event.httpMethod, event.resource);
+  const resolution = byTemplate
+    ? { match: { route: byTemplate, params: (event.pathParameters ?? {}) as Record<string, string> } }
+    : resolvePath(event.httpMethod, event.path);
   // A route of another family never runs here: to this function it does not exist.
-  if (match?.route.family === family) return match;
-  if (!match && allowed.length) {
-    throw new ApiError('method_not_allowed', `Use ${allowed.join(' or ')} on this resource.`, { Allow: allowed.join(', ') });
+  if (resolution && 'match' in resolution && resolution.match.route.family === family) return resolution.match;
+  if (resolution && 'allowed' in resolution) {
+    throw new ApiError('method_not_allowed', `Use ${resolution.allowed.join(' or ')} on this resource.`, { Allow: resolution.allowed.join(', ') });
   }
   throw new ApiError('not_found', 'No resource exists at this path.');
 }
-

@@ -51,7 +51,7 @@ export async function authorize(
   // The application (for revocation and limits), the window counter and the
   // location are independent reads: fetch them together, judge them in order.
   const [app, count, location] = await Promise.all([
-    deps.store.apps.get(credential.clientId),
+    deps.store.apps.get(credential.clientId, { consistent: true }),
     deps.store.rateCounters.hit('API', credential.clientId, window.start, window.expiresAtSeconds),
     groupMatches && isLocationRoute(route) && params.location_id
       ? deps.store.locations.get(credential.groupId, params.location_id)
@@ -62,7 +62,7 @@ export async function authorize(
   if (app.expiresAt && Date.parse(app.expiresAt) <= now) throw new ApiError('application_expired');
 
   const rate = decide(count, app.rateLimitPerMinute, window);
-  if (rate.alert) await sendRateAlert(deps, app, rate.alert, window.start);
+  if (rate.alert) await queueRateAlert(deps, app, rate.alert, window.start, now);
   if (!rate.allowed) throw new ApiError('rate_limited', undefined, rate.headers);
 
   const refuse = (code: ConstructorParameters<typeof ApiError>[0], headers: Record<string, string> = {}) =>
@@ -83,8 +83,8 @@ export async function authorize(
   return { auth: { app, credential }, location, rateHeaders: rate.headers };
 }
 
-/** Owner e-mail at 80 % and on the first throttled request of a window; failures never fail the request. */
-async function sendRateAlert(deps: Deps, app: App, kind: 'warning' | 'exceeded', windowStart: string) {
+/** Owner e-mail at 80 % and on the first throttled request of a window, queued: the sweeper sends it, off the request path. */
+async function queueRateAlert(deps: Deps, app: App, kind: 'warning' | 'exceeded', windowStart: string, now: number) {
   if (!app.ownerEmail) return;
   const subject =
     kind === 'warning'
@@ -94,9 +94,5 @@ async function sendRateAlert(deps: Deps, app: App, kind: 'warning' | 'exceeded',
     `Application ${app.clientId} (${app.name}) ${kind === 'warning' ? 'reached 80% of' : 'exceeded'} ` +
     `its limit of ${app.rateLimitPerMinute} requests per minute in the UTC minute starting ${windowStart}Z.\n` +
     (kind === 'exceeded' ? 'Further requests in this minute receive 429 with Retry-After.\n' : '');
-  try {
-    await deps.mailer.send({ to: app.ownerEmail, subject, text });
-  } catch (err) {
-    deps.logger.warn('rate-limit alert not sent', { clientId: app.clientId, kind, error: (err as Error).name });
-  }
+  await deps.store.mailOutbox.queue(`rate-limit#${app.clientId}#${windowStart}#${kind}`, { to: app.ownerEmail, subject, text }, now);
 }

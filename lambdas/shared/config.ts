@@ -1,5 +1,3 @@
-import { ATTEMPT_TIMEOUT_MS } from './backoff.js';
-
 /** Deployment settings read from the environment once; every handler gets them through its deps. */
 export type Config = {
   tableName: string;
@@ -10,12 +8,15 @@ export type Config = {
   /** Sender of owner e-mails (rate-limit alerts, destination changes). */
   mailFrom: string;
   stage: string;
+  /**
+   * Requests a second the stage's API Gateway throttle lets through, for all clients together (STAGE_RATE_LIMIT,
+   * set by the stack from STAGE_SETTINGS); no application may be given a per-minute limit above 60 times it.
+   */
+  stageRateLimit: number;
   /** Local runtime only: lets webhooks reach 127.0.0.0/8 and ::1 (test receivers). Off unless WEBHOOK_ALLOW_LOOPBACK=1. */
   webhookAllowLoopback: boolean;
-  /** Multiplies webhook retry waits; 1 in AWS, smaller locally so a retry sequence runs in seconds. */
-  webhookBackoffScale: number;
-  /** Per-attempt wait for a receiver (contract: 10 s). */
-  webhookTimeoutMs: number;
+  /** Multiplies every wait of the webhook delivery policy (attempt timeout, backoff, visibility); 1 in AWS, smaller locally so tests run in seconds. */
+  webhookTimeScale: number;
   /** HMAC key of review page tokens (PAGE_TOKEN_KEY); empty → a random key created once and kept in the table. */
   pageTokenKey: string;
   /** S3 bucket of the public images (ASSET_BUCKET); empty → the repository folder (the local runtime). */
@@ -30,9 +31,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? '').replace(/\/+$/, ''),
     mailFrom: env.MAIL_FROM ?? 'no-reply@customer-api.invalid',
     stage: env.STAGE ?? 'local',
+    // Unset outside a stage (tests, tools): no stage throttle, so only the data design bounds a limit.
+    stageRateLimit: env.STAGE_RATE_LIMIT ? Number(env.STAGE_RATE_LIMIT) : Infinity,
     webhookAllowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === '1',
-    webhookBackoffScale: env.WEBHOOK_BACKOFF_SCALE ? Number(env.WEBHOOK_BACKOFF_SCALE) : 1,
-    webhookTimeoutMs: ATTEMPT_TIMEOUT_MS,
+    webhookTimeScale: env.WEBHOOK_TIME_SCALE ? Number(env.WEBHOOK_TIME_SCALE) : 1,
     pageTokenKey: env.PAGE_TOKEN_KEY ?? '',
     assetBucket: env.ASSET_BUCKET ?? '',
   };

@@ -1,4 +1,7 @@
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { MAIL_TRIES } from './data/mail-outbox.js';
+import type { Deps } from './deps.js';
+import { count } from './observability.js';
 
 export type Mail = { to: string; subject: string; text: string };
 export type Mailer = { send(mail: Mail): Promise<void> };
@@ -16,4 +19,39 @@ export function sesMailer(from: string, client = new SESv2Client({})): Mailer {
       );
     },
   };
+}
+
+/**
+ * Sends an owner e-mail; a failure never fails the caller but is always
+ * counted (MailFailed) and logged with what it was for and SES's error
+ * name, never the address, subject or text.
+ */
+export async function sendMail(deps: Pick<Deps, 'mailer' | 'logger' | 'metrics'>, mail: Mail, purpose: string): Promise<boolean> {
+  try {
+    await deps.mailer.send(mail);
+    return true;
+  } catch (err) {
+    count(deps, 'MailFailed');
+    deps.logger.warn('owner mail not sent', { purpose, error: (err as Error).name });
+    return false;
+  }
+}
+
+/** The sweeper's share: sends queued owner mail (rate-limit alerts); a failed one is tried again next sweep. */
+export async function sendQueuedMail(deps: Deps): Promise<number> {
+  let sent = 0;
+  for (const mail of await deps.store.mailOutbox.pending()) {
+    // Keys start with what the mail is for (`rate-limit#…`): safe to log.
+    const purpose = mail.key.split('#')[0]!;
+    if (await sendMail(deps, mail, purpose)) {
+      await deps.store.mailOutbox.done(mail.key);
+      sent++;
+    } else if (mail.failures + 1 >= MAIL_TRIES) {
+      deps.logger.error('owner mail given up', { purpose, tries: MAIL_TRIES });
+      await deps.store.mailOutbox.done(mail.key);
+    } else {
+      await deps.store.mailOutbox.failed(mail.key);
+    }
+  }
+  return sent;
 }

@@ -29,6 +29,10 @@ export type MetricName =
   | 'DeliveryFailed'
   | 'DeliveryRetried'
   | 'DeliveryDeadLettered'
+  // Deliveries the sweeper found in the DLQ with attempts left (receives spent without them).
+  | 'DeliveryStranded'
+  // Owner e-mails SES refused or could not take (each also logged, without address or text).
+  | 'MailFailed'
   // Admin API requests answered 2xx, 4xx and 5xx.
   | 'AdminRequests'
   | 'AdminRefused'

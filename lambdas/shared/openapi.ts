@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERRORS } from './errors.js';
-import { isLocationRoute, ROUTES, TOKEN_SCHEMAS, type Route } from './routes.js';
+import { ID_PARAMS, isLocationRoute, ROUTES, TOKEN_SCHEMAS, type Route } from './routes.js';
+import { id } from './ids.js';
 import { envelope, errorBody } from './schemas/common.js';
 import { webhooksSection } from '../webhooks/openapi.js';
 import { IDEMPOTENCY_KEY } from './json-body.js';
@@ -21,7 +22,7 @@ function pathParameters(route: Route) {
     name,
     in: 'path',
     required: true,
-    schema: rules[name!] ?? { type: 'string' },
+    schema: rules[name!] ?? ((ID_PARAMS as readonly string[]).includes(name!) ? schemaOf(id) : { type: 'string' }),
   }));
 }
 

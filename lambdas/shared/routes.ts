@@ -377,6 +377,9 @@ export const TOKEN_SCHEMAS = token;
 
 const LOCATION_PREFIX = '/v1/{group_id}/{location_id}';
 
+/** Path parameters that hold ids: a segment breaking the id rule (lambdas/shared/ids.ts) names nothing, so 404. */
+export const ID_PARAMS = ['group_id', 'location_id'] as const;
+
 export function isLocationRoute(route: Route): boolean {
   return route.path === LOCATION_PREFIX || route.path.startsWith(`${LOCATION_PREFIX}/`);
 }
@@ -405,7 +408,9 @@ export type Resolution<R extends Routable = Route> = { match: Match<R> } | { all
  * A resolver for one route table: it maps a concrete path to its route.
  * Literal segments beat parameters at the same depth, as in API Gateway. It
  * returns the allowed methods when only the method is wrong, and null when
- * no route has the path.
+ * no route has the path. The path is the one an HTTP API hands a function:
+ * already percent-decoded, so parameters are taken as they stand (decoding
+ * again would turn `%2525` into `%` and `%252F` into a separator).
  */
 export function pathResolver<R extends Routable>(routes: readonly R[]): (method: string, path: string) => Resolution<R> {
   const compiled = routes.map((route) => ({ route, segments: route.path.split('/').slice(1) }));
@@ -420,11 +425,7 @@ export function pathResolver<R extends Routable>(routes: readonly R[]): (method:
         const part = parts[i]!;
         if (seg.startsWith('{')) {
           if (part === '') return false;
-          try {
-            params[seg.slice(1, -1)] = decodeURIComponent(part);
-          } catch {
-            return false;
-          }
+          params[seg.slice(1, -1)] = part;
           rank += '1';
           return true;
         }
@@ -443,11 +444,6 @@ export function pathResolver<R extends Routable>(routes: readonly R[]): (method:
 }
 
 export const resolvePath = pathResolver(ROUTES);
-
-/** The methods routed on one API Gateway resource template, sorted. */
-export function methodsOf(template: string): string[] {
-  return [...new Set(ROUTES.filter((r) => r.path === template).map((r) => r.method))].sort();
-}
 
 /** Looks a route up by its API Gateway resource template, as a Lambda behind API Gateway receives it. */
 export function routeByTemplate(method: string, template: string): Route | undefined {

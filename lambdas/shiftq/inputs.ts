@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decimal, money } from '../shared/schemas/common.js';
 import { isoDate, REVIEW_PROVIDERS } from '../shared/schemas/shiftq.js';
 
 /**
@@ -10,8 +11,8 @@ const ts = z.string().datetime({ offset: true });
 const name = z.string().trim().min(1).max(120);
 const key = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, 'use 1-64 letters, digits, ".", ":", "_" or "-"');
 const count = z.number().int().min(0).max(1_000_000);
-const money = z.number().finite().min(-10_000_000).max(10_000_000);
 const nonNegMoney = money.min(0);
+const hours = decimal(0, 100_000, 2);
 const currency = z.string().regex(/^[A-Z]{3}$/, 'ISO 4217 code');
 
 // ── kitchen: raw tickets of one business day ──
@@ -75,7 +76,7 @@ export const laborInput = z.object({
   updatedAt: ts,
   currency,
   roles: z
-    .array(z.object({ roleGroup: name, regularHours: z.number().min(0).max(100_000), overtimeHours: z.number().min(0).max(100_000), laborCost: nonNegMoney, employeeCount: count }))
+    .array(z.object({ roleGroup: name, regularHours: hours, overtimeHours: hours, laborCost: nonNegMoney, employeeCount: count }))
     .max(100),
 });
 

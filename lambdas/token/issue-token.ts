@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ACCESS_TOKEN_TTL_SECONDS, MAX_REQUEST_BODY_BYTES, TOKEN_REQUESTS_PER_MINUTE } from '../shared/config.js';
 import { randomSecret, safeEqual, sha256Hex } from '../shared/crypto.js';
 import type { Deps } from '../shared/deps.js';
+import { isId } from '../shared/ids.js';
 import { bodyBytes, bodyText, header, jsonResponse, type HttpResponse } from '../shared/http.js';
 import { rateWindow } from '../shared/rate-limit.js';
 import type { OAUTH_ERROR_CODES } from '../shared/schemas/token.js';
@@ -86,7 +87,8 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
     });
   }
 
-  const app = clientId.length <= 128 ? await deps.store.apps.get(clientId) : null;
+  // A client id outside the id rule names no application (and never reaches a key); a revocation made a moment ago counts.
+  const app = isId(clientId) ? await deps.store.apps.get(clientId, { consistent: true }) : null;
   const secretMatches = safeEqual(sha256Hex(clientSecret), app?.secretHash ?? UNKNOWN_CLIENT_HASH);
   const usable =
     app !== null &&
@@ -112,12 +114,18 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
   );
 }
 
-/** Form fields; RFC 6749 3.2 forbids repeating a parameter. */
-function parseForm(body: string): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const [name, value] of new URLSearchParams(body)) {
-    if (name in fields) throw new OAuthError('invalid_request', `Parameter ${name} was given more than once.`);
-    fields[name] = value;
+/** The parameters this endpoint reads; RFC 6749 3.2: any other is ignored, whatever its name. */
+const FORM_FIELDS = ['grant_type', 'client_id', 'client_secret', 'scope'] as const;
+type FormField = (typeof FORM_FIELDS)[number];
+
+/** Known form fields; RFC 6749 3.2 forbids repeating one. Looked up by name, never through an object's prototype. */
+function parseForm(body: string): Partial<Record<FormField, string>> {
+  const params = new URLSearchParams(body);
+  const fields: Partial<Record<FormField, string>> = {};
+  for (const name of FORM_FIELDS) {
+    const values = params.getAll(name);
+    if (values.length > 1) throw new OAuthError('invalid_request', `Parameter ${name} was given more than once.`);
+    if (values.length === 1) fields[name] = values[0]!;
   }
   return fields;
 }

@@ -1,18 +1,24 @@
 import type { Delivery, DeliveryStatus } from '../shared/data/deliveries.js';
-import { MAX_ATTEMPTS } from '../shared/backoff.js';
+import { DELIVERY_POLICY } from '../shared/delivery-policy.js';
 
 /**
  * The delivery lifecycle (contract 3), one function per transition:
  *
- *   PENDING ─start→ DELIVERING ─succeed→ SUCCEEDED
- *   RETRY_PENDING ─start→ DELIVERING ─fail→ FAILED          (non-retryable status)
- *                                    ─retry→ RETRY_PENDING  (retryable, attempts < 5)
- *                                    ─retry→ DEAD_LETTER    (fifth retryable failure)
- *   PENDING | RETRY_PENDING ─refuse→ FAILED                 (destination/app re-check fails; no request)
- *   DEAD_LETTER ─redrive→ PENDING                           (ops; attempts start again)
+ *   PENDING | RETRY_PENDING ─start→ DELIVERING ─succeed→ SUCCEEDED
+ *                                              ─fail→ FAILED            (non-retryable status)
+ *                                              ─retry→ RETRY_PENDING    (retryable, attempts < 5)
+ *                                              ─retry→ DEAD_LETTER      (fifth retryable failure)
+ *                                              ─interrupt→ as retry     (its invocation died mid-attempt)
+ *   PENDING | RETRY_PENDING ─refuse→ FAILED                             (destination/app re-check fails; no request)
+ *   PENDING | RETRY_PENDING | DELIVERING ─strand→ (same status)         (its message reached the DLQ with attempts left)
+ *   DEAD_LETTER or stranded ─redrive→ PENDING                           (ops; five fresh attempts)
+ *
+ * Every result is written conditionally on the version read (the repository's
+ * `write`), so two receives of one delivery can never both start an attempt.
  */
 
 export const TERMINAL: readonly DeliveryStatus[] = ['SUCCEEDED', 'FAILED', 'DEAD_LETTER'];
+const STARTABLE: readonly DeliveryStatus[] = ['PENDING', 'RETRY_PENDING'];
 
 export class TransitionError extends Error {}
 
@@ -24,10 +30,20 @@ function expect(delivery: Delivery, from: readonly DeliveryStatus[], transition:
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** An attempt begins. DELIVERING again after a crash mid-attempt is allowed: the message came back. */
-export function start(d: Delivery, attempt: number, now: number): Delivery {
-  expect(d, ['PENDING', 'RETRY_PENDING', 'DELIVERING'], 'start');
-  return { ...d, status: 'DELIVERING', attempts: attempt, lastAttemptAt: iso(now), updatedAt: iso(now), nextAttemptAt: null };
+/** An attempt begins on receive number `receive` of message `carrier`: it is counted here, before any request. */
+export function start(d: Delivery, carrier: string, receive: number, now: number): Delivery {
+  expect(d, STARTABLE, 'start');
+  return {
+    ...d,
+    status: 'DELIVERING',
+    attempts: d.attempts + 1,
+    carrier,
+    attemptReceive: receive,
+    deadLetterReason: null,
+    lastAttemptAt: iso(now),
+    updatedAt: iso(now),
+    nextAttemptAt: null,
+  };
 }
 
 export function succeed(d: Delivery, httpStatus: number, now: number): Delivery {
@@ -44,7 +60,9 @@ export function fail(d: Delivery, errorCode: string, httpStatus: number | null, 
 export function retry(d: Delivery, errorCode: string, httpStatus: number | null, backoffSeconds: number, now: number): Delivery {
   expect(d, ['DELIVERING'], 'retry');
   const base = { ...d, lastErrorCode: errorCode, lastHttpStatus: httpStatus, updatedAt: iso(now) };
-  if (d.attempts >= MAX_ATTEMPTS) return { ...base, status: 'DEAD_LETTER', completedAt: iso(now), nextAttemptAt: null };
+  if (d.attempts >= DELIVERY_POLICY.attempts) {
+    return { ...base, status: 'DEAD_LETTER', deadLetterReason: 'attempts_exhausted', completedAt: iso(now), nextAttemptAt: null };
+  }
   return {
     ...base,
     status: 'RETRY_PENDING',
@@ -53,14 +71,30 @@ export function retry(d: Delivery, errorCode: string, httpStatus: number | null,
   };
 }
 
-/** The execution-time re-check failed: no request is made. */
-export function refuse(d: Delivery, errorCode: string, now: number): Delivery {
-  expect(d, ['PENDING', 'RETRY_PENDING', 'DELIVERING'], 'refuse');
-  return { ...d, status: 'FAILED', lastErrorCode: errorCode, lastHttpStatus: null, updatedAt: iso(now), completedAt: iso(now) };
+/**
+ * The carrier came back while the record still says DELIVERING: the
+ * invocation died or timed out mid-attempt, so the outcome is unknown. A
+ * request may have reached the receiver; it counts as a retryable failure.
+ */
+export function interrupt(d: Delivery, backoffSeconds: number, now: number): Delivery {
+  return retry(d, 'attempt_interrupted', null, backoffSeconds, now);
 }
 
-export function redrive(d: Delivery, now: number): Delivery {
-  expect(d, ['DEAD_LETTER'], 'redrive');
+/** The execution-time re-check failed: no request is made. */
+export function refuse(d: Delivery, errorCode: string, now: number): Delivery {
+  expect(d, STARTABLE, 'refuse');
+  return { ...d, status: 'FAILED', deadLetterReason: null, lastErrorCode: errorCode, lastHttpStatus: null, updatedAt: iso(now), completedAt: iso(now) };
+}
+
+/** Its message reached the DLQ with attempts left (receives spent without them): the status stays, the reason says so. */
+export function strand(d: Delivery, now: number): Delivery {
+  expect(d, [...STARTABLE, 'DELIVERING'], 'strand');
+  return { ...d, deadLetterReason: 'receives_exhausted', updatedAt: iso(now) };
+}
+
+/** Ops queue it again, carried by the new message `carrier`; attempts start over. */
+export function redrive(d: Delivery, carrier: string, now: number): Delivery {
+  if (d.deadLetterReason === null) throw new TransitionError(`redrive: delivery ${d.deliveryId} is ${d.status}, not dead-lettered`);
   return {
     ...d,
     status: 'PENDING',
@@ -68,6 +102,9 @@ export function redrive(d: Delivery, now: number): Delivery {
     backoffHistory: [],
     nextAttemptAt: null,
     completedAt: null,
+    carrier,
+    attemptReceive: null,
+    deadLetterReason: null,
     redrives: d.redrives + 1,
     updatedAt: iso(now),
   };

@@ -28,6 +28,10 @@ export function newDelivery(event: EventFacts, destination: Destination, now: nu
     nextAttemptAt: null,
     completedAt: null,
     redrives: 0,
+    carrier: null,
+    attemptReceive: null,
+    deadLetterReason: null,
+    version: 0,
     createdAt: at,
     updatedAt: at,
   };
@@ -36,15 +40,17 @@ export function newDelivery(event: EventFacts, destination: Destination, now: nu
 /**
  * Creates the delivery record if missing and queues its message. A record
  * found still PENDING may never have been queued (a crash between the two),
- * so it is queued again: a duplicate message is harmless, a lost one is not.
+ * so it is queued again: a duplicate message is harmless (the first to start
+ * an attempt becomes the carrier; the others are dropped), a lost one is not.
  */
 export async function queueDelivery(deps: Deps, delivery: Delivery): Promise<void> {
-  const created = await deps.store.deliveries.create(delivery);
-  if (!created) {
+  let redrive = delivery.redrives;
+  if (!(await deps.store.deliveries.create(delivery))) {
     const existing = await deps.store.deliveries.get(delivery.deliveryId);
     if (existing && existing.status !== 'PENDING') return;
+    redrive = existing?.redrives ?? redrive;
   }
-  await enqueueDelivery(deps, delivery.deliveryId);
+  await enqueueDelivery(deps, delivery.deliveryId, redrive);
 }
 
 /** Eligible, enabled destinations of the event's group covering its location. */

@@ -3,9 +3,11 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { publishMenu, type PublishRequest } from '../admin/menus.js';
 import type { Deps } from '../shared/deps.js';
+import { sendQueuedMail } from '../shared/mailer.js';
 import { count, observability } from '../shared/observability.js';
 import { sweepPendingEvents } from './dispatch.js';
 import { processRecord } from './deliver.js';
+import { reconcileDlq, type Reconciled } from './reconcile.js';
 
 /**
  * The three non-HTTP functions of the webhook pipeline, as factories over
@@ -13,27 +15,38 @@ import { processRecord } from './deliver.js';
  * chain as the API.
  */
 
-/** SQS event source (reportBatchItemFailures): each record is one attempt; retries come back as batch item failures. */
+/**
+ * SQS event source (reportBatchItemFailures): each record is at most one
+ * attempt, all records in parallel; retries come back as batch item failures.
+ */
 export function createDeliverer(deps: Deps) {
-  const processor = new BatchProcessor(EventType.SQS);
   return middy<SQSEvent, SQSBatchResponse>()
     .use(observability(deps))
     .handler((event, context) =>
-      processPartialResponse(event, (record: SQSRecord) => processRecord(deps, record), processor, {
+      // A processor per invocation: it holds the batch's failures, and the local event source runs invocations side by side.
+      processPartialResponse(event, (record: SQSRecord) => processRecord(deps, record, () => context.getRemainingTimeInMillis()), new BatchProcessor(EventType.SQS), {
         context,
         throwOnFullBatchFailure: false,
       }),
     );
 }
 
-/** EventBridge schedule (its event carries nothing used): re-dispatches menu events left pending by a crash or a failed enqueue. */
+export type SweepResult = { dispatched: number; mailed: number } & Reconciled;
+
+/**
+ * EventBridge schedule (its event carries nothing used): re-dispatches menu
+ * events left pending by a crash or a failed enqueue, lists whatever sits in
+ * the DLQ, and sends queued owner mail.
+ */
 export function createSweeper(deps: Deps) {
-  return middy<unknown, { dispatched: number }>()
+  return middy<unknown, SweepResult>()
     .use(observability(deps))
     .handler(async () => {
       const dispatched = await sweepPendingEvents(deps);
       count(deps, 'SweeperRedispatched', dispatched);
-      return { dispatched };
+      const reconciled = await reconcileDlq(deps);
+      const mailed = await sendQueuedMail(deps);
+      return { dispatched, mailed, ...reconciled };
     });
 }
 

@@ -14,7 +14,8 @@ export type SignedRequest = {
   timestamp: string;
   signature: string;
   body: string;
-  timeoutMs: number;
+  /** Epoch ms by which the status line must have arrived (the attempt's timer started before DNS). */
+  deadline: number;
 };
 
 /**
@@ -65,10 +66,23 @@ export function postWebhook(req: SignedRequest): Promise<AttemptOutcome> {
     const timer = setTimeout(() => {
       done({ error: 'timeout' });
       outgoing.destroy();
-    }, req.timeoutMs);
+    }, Math.max(0, req.deadline - Date.now()));
     outgoing.on('error', (err) => done({ error: errorFromException(err) }));
     outgoing.end(req.body);
   });
+}
+
+/** `work`'s result, or 'timeout' once `deadline` (epoch ms) passes first. */
+export async function withinDeadline<T>(work: Promise<T>, deadline: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function isIp(hostname: string): boolean {

@@ -189,7 +189,7 @@ export const BEVQ_COMMANDS: readonly Command[] = [
   }),
   defineCommand({
     name: 'dlq list',
-    summary: 'List dead-lettered webhook deliveries (event, destination host, attempts, last error code, age).',
+    summary: 'List what is in the webhook DLQ and why (event, destination host, attempts, last error code, age).',
     flags: {},
     json: '{"deadLetters": [DeadLetter], "dlqMessages": N}',
     async run({ deps }) {
@@ -197,11 +197,12 @@ export const BEVQ_COMMANDS: readonly Command[] = [
       const text = [
         table(listed.deadLetters, [
           ['DELIVERY', (d) => d.deliveryId],
-          ['EVENT', (d) => `${d.eventType} ${d.eventId}`],
-          ['HOST', (d) => d.destinationHost],
-          ['ATTEMPTS', (d) => String(d.attempts)],
+          ['REASON', (d) => d.reason],
+          ['EVENT', (d) => (d.eventId ? `${d.eventType} ${d.eventId}` : '-')],
+          ['HOST', (d) => d.destinationHost ?? '-'],
+          ['ATTEMPTS', (d) => String(d.attempts ?? '-')],
           ['LAST ERROR', (d) => d.lastErrorCode ?? '-'],
-          ['AGE', (d) => age(d.ageSeconds)],
+          ['AGE', (d) => (d.ageSeconds === null ? '-' : age(d.ageSeconds))],
         ]),
         `${listed.deadLetters.length} dead letter(s); ${listed.dlqMessages ?? '?'} message(s) in the DLQ.`,
       ].join('\n');

@@ -62,8 +62,8 @@ function createAppCommand(credentialType: CredentialType) {
         ].join('\n'),
     flags: appFlags,
     json: `{"app": App, "${secretName}": "..."}`,
-    async run({ flags, store, now }) {
-      const created = await createApp(store, appInput(flags), now, credentialType);
+    async run({ flags, store, now, deps }) {
+      const created = await createApp(store, appInput(flags), now, credentialType, deps.config.stageRateLimit);
       const secret = (legacy ? created.legacyCredential : created.clientSecret)!;
       const label = legacy ? 'legacy_credential' : 'client_secret';
       return {

@@ -1,5 +1,6 @@
 import { AdminInputError } from '../../lambdas/admin/validation.js';
 import type { Clock } from '../../lambdas/shared/clock.js';
+import { StorageLimitError } from '../../lambdas/shared/data/item-limits.js';
 import { COMMANDS } from './commands.js';
 import { parseCommandLine, wantsDebug } from './parse.js';
 import { UsageError } from './spec.js';
@@ -36,7 +37,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
       io.err(`error: ${err.message}\n\n${usage(COMMANDS)}\n`);
       return 2;
     }
-    if (err instanceof AdminInputError || err instanceof TargetError) {
+    if (err instanceof AdminInputError || err instanceof StorageLimitError || err instanceof TargetError) {
       io.err(`error: ${err.message}\n`);
       return 2;
     }

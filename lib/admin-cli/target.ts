@@ -11,6 +11,7 @@ import type { Deps } from '../../lambdas/shared/deps.js';
 import { sesMailer } from '../../lambdas/shared/mailer.js';
 import { systemResolver } from '../../lambdas/shared/resolver.js';
 import { readRuntimeFile, RUNTIME_FILE, RUNTIME_FILE_ENV } from '../local/runtime-file.js';
+import { LOCAL_THROTTLE } from '../local/stage-throttle.js';
 
 /**
  * Which deployment the CLI talks to: a deployed stage (its CloudFormation
@@ -37,7 +38,17 @@ export type Target = {
   close(): void;
 };
 
-type TargetClients = { tableName: string; store: Store; sqs: SQSClient; ses: SESv2Client; queueUrl: string | null; dlqUrl: string | null; allowLoopback: boolean };
+type TargetClients = {
+  tableName: string;
+  store: Store;
+  sqs: SQSClient;
+  ses: SESv2Client;
+  queueUrl: string | null;
+  dlqUrl: string | null;
+  allowLoopback: boolean;
+  /** The target's throttle, requests a second: no application may be given more than 60 times it a minute. */
+  stageRateLimit: number;
+};
 
 function depsOf(t: TargetClients, clock: Clock): Deps {
   const config = {
@@ -46,6 +57,7 @@ function depsOf(t: TargetClients, clock: Clock): Deps {
     webhookQueueUrl: t.queueUrl ?? '',
     webhookDlqUrl: t.dlqUrl ?? '',
     webhookAllowLoopback: t.allowLoopback,
+    stageRateLimit: t.stageRateLimit,
   };
   return {
     config,
@@ -86,7 +98,17 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
   const store = createStore(createDb(tableName, dynamo));
   const sqs = new SQSClient(clientConfig);
   const ses = new SESv2Client(clientConfig);
-  const clients = { tableName, store, sqs, ses, queueUrl: outputs.WebhookQueueUrl ?? null, dlqUrl: outputs.WebhookDlqUrl ?? null, allowLoopback: false };
+  const clients = {
+    tableName,
+    store,
+    sqs,
+    ses,
+    queueUrl: outputs.WebhookQueueUrl ?? null,
+    dlqUrl: outputs.WebhookDlqUrl ?? null,
+    allowLoopback: false,
+    // The deployed stage's own throttle; a stack deployed before this output existed bounds limits by the data design only.
+    stageRateLimit: outputs.StageRateLimit ? Number(outputs.StageRateLimit) : Infinity,
+  };
   return {
     label: `stage ${stage} (${name})`,
     tableName,
@@ -123,6 +145,7 @@ function openLocal(file: string | undefined): Target {
     queueUrl: info.webhookQueueUrl,
     dlqUrl: info.webhookDlqUrl,
     allowLoopback: info.webhookAllowLoopback === true,
+    stageRateLimit: LOCAL_THROTTLE.rateLimit,
   };
   return {
     label: `local runtime (${file ?? RUNTIME_FILE})`,

@@ -9,11 +9,11 @@ export type WebhookQueuesProps = {
   namePrefix: string;
 };
 
-/** The webhook delivery queue and its DLQ, from the same WEBHOOK_QUEUES the local SQS engine uses. */
+/** The webhook delivery queue and its DLQ, from the same WEBHOOK_QUEUES (derived from the delivery policy) the local SQS engine uses. */
 export class WebhookQueues extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
-  /** Fires when any message reaches the DLQ: a delivery gave up after five retryable failures. */
+  /** Fires when any message reaches the DLQ: five attempts spent, or receives spent without them (`dlq list` says which). */
   readonly deadLetterAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: WebhookQueuesProps) {

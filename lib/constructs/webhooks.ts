@@ -6,7 +6,8 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { WEBHOOK_QUEUES } from '../../lambdas/shared/queues.js';
+import { DELIVERY_POLICY, DERIVED } from '../../lambdas/shared/delivery-policy.js';
+import { DLQ_PASS_SECONDS } from '../../lambdas/webhooks/reconcile.js';
 import { FamilyFunction, type DynamoAction, type TableIndexName } from './family-function.js';
 import type { WebhookQueues } from './webhook-queues.js';
 
@@ -18,28 +19,40 @@ export const WEBHOOK_FUNCTIONS = {
     tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
     queriedIndexes: ['GSI1'],
     memorySize: 512,
+    timeoutSeconds: 10,
+    sendsMail: false,
   },
-  /** SQS consumer: one attempt per record; retries through the message's visibility. */
+  /** SQS consumer: at most one attempt per record; retries through the message's visibility. Unlists a stranded delivery that moves again. */
   'webhook-deliverer': {
     entry: 'webhooks/deliverer.ts',
-    tableActions: ['GetItem', 'PutItem', 'UpdateItem'],
+    tableActions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     queriedIndexes: [],
     memorySize: 512,
+    timeoutSeconds: DERIVED.functionTimeoutSeconds,
+    sendsMail: false,
   },
-  /** Schedule: re-dispatches menu events left pending (the outbox's safety net). */
+  /** Schedule: re-dispatches menu events left pending, lists what is in the DLQ, sends queued owner mail. */
   'webhook-sweeper': {
     entry: 'webhooks/sweeper.ts',
     tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
     queriedIndexes: ['GSI1'],
     memorySize: 512,
+    // The DLQ pass plus room for dispatching and mail, inside the one-minute schedule.
+    timeoutSeconds: DLQ_PASS_SECONDS + 20,
+    sendsMail: true,
   },
-} as const satisfies Record<string, { entry: string; tableActions: readonly DynamoAction[]; queriedIndexes: readonly TableIndexName[]; memorySize: number }>;
+} as const satisfies Record<
+  string,
+  { entry: string; tableActions: readonly DynamoAction[]; queriedIndexes: readonly TableIndexName[]; memorySize: number; timeoutSeconds: number; sendsMail: boolean }
+>;
 
 export type WebhookFunctionName = keyof typeof WEBHOOK_FUNCTIONS;
 
 export type WebhookFunctionsProps = {
   table: ITable;
   queues: WebhookQueues;
+  /** Sender of the owner mail the sweeper sends. */
+  mailFrom: string;
   environment: Record<string, string>;
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
@@ -47,8 +60,9 @@ export type WebhookFunctionsProps = {
 
 /**
  * Dispatcher, deliverer and sweeper with least-privilege grants, the SQS
- * event source (partial batch failures), the sweeper's schedule, and an
- * alarm on delivery failures (the DLQ-depth alarm sits with the queues).
+ * event source (partial batch failures; batch size, concurrency and the
+ * deliverer's timeout from the delivery policy), the sweeper's schedule, and
+ * an alarm on delivery failures (the DLQ-depth alarm sits with the queues).
  */
 export class WebhookFunctions extends Construct {
   readonly functions: Record<WebhookFunctionName, FamilyFunction>;
@@ -62,11 +76,13 @@ export class WebhookFunctions extends Construct {
         family: name,
         entry: infra.entry,
         memorySize: infra.memorySize,
+        timeoutSeconds: infra.timeoutSeconds,
         logRetention: props.logRetention,
         removalPolicy: props.removalPolicy,
         environment: props.environment,
       });
       fn.bindTable(props.table, infra.tableActions, infra.queriedIndexes);
+      if (infra.sendsMail) fn.bindMailer(props.mailFrom);
       return fn;
     };
     const dispatcher = make('webhook-dispatcher');
@@ -76,19 +92,20 @@ export class WebhookFunctions extends Construct {
 
     props.queues.queue.grantSendMessages(dispatcher);
     props.queues.queue.grantSendMessages(sweeper);
-    // Receive, delete, ChangeMessageVisibility and GetQueueAttributes on this queue only.
+    // The sweeper reads the DLQ (and deletes copies a redrive left behind) so every message there is listed.
+    props.queues.deadLetterQueue.grantConsumeMessages(sweeper);
+    // Receive, delete, ChangeMessageVisibility and GetQueueAttributes on this queue only; sizes from the delivery policy.
     deliverer.addEventSource(
       new SqsEventSource(props.queues.queue, {
-        batchSize: 10,
+        batchSize: DELIVERY_POLICY.batchSize,
+        maxConcurrency: DERIVED.maxConcurrency,
         reportBatchItemFailures: true,
         maxBatchingWindow: Duration.seconds(1),
       }),
     );
-    // A batch of ten 10 s attempts must finish inside the queue's visibility timeout.
-    if (WEBHOOK_QUEUES.visibilityTimeoutSeconds < 6 * 10) throw new Error('webhook queue visibility too short for the deliverer');
 
     new Rule(this, 'SweeperSchedule', {
-      description: 'Re-dispatch menu events left pending between the menu write and the enqueue',
+      description: 'Re-dispatch menu events left pending, list every DLQ message, send queued owner mail',
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [new LambdaFunction(sweeper, { retryAttempts: 2 })],
     });

@@ -23,5 +23,5 @@ export function createFamilyHandlers(deps: Deps): Record<Family, ProxyHandler> {
   >;
 }
 
-/** The family API Gateway's catch-all integration reaches (404/405 for unknown paths and methods). */
+/** The family API Gateway's `$default` route reaches: every path and method no route matches (its 404/405). */
 export const CATCH_ALL_FAMILY: Family = 'discovery';

@@ -1,125 +1,195 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { isAdminPath, resolveAdminPath } from '../../lambdas/admin-api/routes.js';
-import { ApiError } from '../../lambdas/shared/errors.js';
-import { errorResponse } from '../../lambdas/shared/http.js';
-import { resolvePath, type Family, type Resolution } from '../../lambdas/shared/routes.js';
+import { ADMIN_PROXY_PATH, ADMIN_ROOT, ADMIN_ROUTES, isAdminPath } from '../../lambdas/admin-api/routes.js';
+import { pathResolver, ROUTES, type Family } from '../../lambdas/shared/routes.js';
 import { CATCH_ALL_FAMILY, type ProxyHandler } from './families.js';
-
-/** API Gateway's own payload limit; handlers apply their tighter limits. */
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
-
-/** The admin API behind the gateway, and the key that stands in locally for IAM authorization. */
-export type LocalAdmin = { handler: ProxyHandler; key: string };
+import { LOCAL_THROTTLE, tokenBucket, type StageThrottle } from './stage-throttle.js';
 
 /**
- * A local stand-in for API Gateway: it turns each HTTP request into the same
- * REST proxy event API Gateway sends and calls the same family handler.
+ * A local stand-in for an API Gateway HTTP API with Lambda proxy integrations
+ * (payload format 1.0), keeping the rules a client can see; each is written
+ * down with its source in docs/decisions/api-gateway.md.
  */
-export function createGateway(handlers: Record<Family, ProxyHandler>, admin: LocalAdmin): Server {
-  const adminKeyHash = sha256(admin.key);
+
+/** API Gateway's payload quota for a request (10 MB, not adjustable). */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** Lambda's quota for a synchronous invocation's payload: the whole event as JSON, not just the body. */
+export const MAX_EVENT_BYTES = 6 * 1024 * 1024;
+
+/** API Gateway's own answers. An HTTP API cannot customise them, so they never carry the contract's error shape. */
+const GATEWAY = {
+  badRequest: [400, 'Bad Request'],
+  forbidden: [403, 'Forbidden'],
+  tooLarge: [413, 'Request Entity Too Large'],
+  throttled: [429, 'Too Many Requests'],
+  integrationFailed: [500, 'Internal Server Error'],
+} as const;
+
+/** Content types passed to the function as text; any other body arrives base64-encoded (isBase64Encoded). */
+const TEXT_TYPE = /^(text\/[^;]+|application\/(json|xml|javascript)|[^;/]+\/[^;]+\+(json|xml))\s*(;|$)/i;
+
+/** The admin API behind the gateway, and the key that stands in locally for IAM (SigV4) authorization. */
+export type LocalAdmin = { handler: ProxyHandler; key: string };
+
+export function createGateway(handlers: Record<Family, ProxyHandler>, admin: LocalAdmin, throttle: StageThrottle = LOCAL_THROTTLE): Server {
+  const route = router(handlers, admin.handler);
+  const keyHash = sha256(admin.key);
+  const buckets = new Map<string, { take(): boolean }>();
+  const bucketOf = (routeKey: string) => buckets.get(routeKey) ?? buckets.set(routeKey, tokenBucket(throttle)).get(routeKey)!;
+
   return createServer((req, res) => {
-    handle(handlers, { ...admin, keyHash: adminKeyHash }, req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ message: 'Internal server error' }));
+    void (async () => {
+      const body = await readBody(req);
+      if (body === null) return refuse(res, GATEWAY.tooLarge);
+      const [rawPath, rawQuery = ''] = (req.url ?? '/').split(/\?(.*)/s);
+      const path = decodedPath(rawPath!);
+      if (path === null) return refuse(res, GATEWAY.badRequest);
+      const method = req.method ?? 'GET';
+      const target = route(method, path);
+      if (!bucketOf(target.routeKey).take()) return refuse(res, GATEWAY.throttled);
+      if (target.iam && !adminKeyMatches(req.headers.authorization, keyHash)) return refuse(res, GATEWAY.forbidden);
+
+      // Lambda receives the event as JSON and hands the function its parse: own properties only, whatever the names.
+      const json = JSON.stringify(toEvent(req, method, path, rawQuery, body, target));
+      if (Buffer.byteLength(json) > MAX_EVENT_BYTES) return refuse(res, GATEWAY.integrationFailed);
+      const event = JSON.parse(json) as APIGatewayProxyEvent;
+      const result = JSON.stringify(await target.handler(event, lambdaContext(target.name, event.requestContext.requestId)));
+      if (Buffer.byteLength(result) > MAX_EVENT_BYTES) return refuse(res, GATEWAY.integrationFailed);
+      send(res, JSON.parse(result) as APIGatewayProxyResult);
+    })().catch(() => {
+      // A function that throws is a failed integration: API Gateway answers 500 without detail.
+      if (!res.headersSent) refuse(res, GATEWAY.integrationFailed);
+      else res.end();
     });
   });
 }
 
-async function handle(
-  handlers: Record<Family, ProxyHandler>,
-  admin: { handler: ProxyHandler; keyHash: Buffer },
-  req: IncomingMessage,
-  res: ServerResponse,
-) {
-  const body = await readBody(req);
-  if (body === null) {
-    res.writeHead(413, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify({ message: 'Request Too Long' }));
-    return;
-  }
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const method = req.method ?? 'GET';
-  // API Gateway refuses an unsigned admin call before any function runs; locally the admin key plays SigV4.
-  if (isAdminPath(url.pathname) && !adminKeyMatches(req.headers.authorization, admin.keyHash)) {
-    const requestId = randomUUID();
-    const refusal = errorResponse(new ApiError('forbidden', 'Missing or wrong admin key: send Authorization: Bearer <admin key>.'), requestId);
-    send(res, { ...refusal, headers: { ...refusal.headers, 'X-Request-Id': requestId } });
-    return;
-  }
-  const { name, handler, match } = targetOf(handlers, admin.handler, method, url.pathname);
-  const event = toEvent(req, url, method, body, match);
-  send(res, await handler(event, lambdaContext(name, event.requestContext.requestId)));
+type Target = {
+  /** Which function runs (names its local Lambda context). */
+  name: string;
+  handler: ProxyHandler;
+  /** The route API Gateway picked; each has its own throttle bucket. */
+  routeKey: string;
+  /** Payload 1.0 `resource`: the route's path, or `$default`. */
+  resource: string;
+  pathParameters: Record<string, string> | null;
+  iam: boolean;
+};
+
+/**
+ * Route selection as an HTTP API does it: a route whose method and path both
+ * match (literal segments before variables), then the IAM-guarded greedy
+ * admin route, then `$default`, which sends every other path and method to
+ * the catch-all family (the contract's 404, or 405 with Allow).
+ */
+function router(handlers: Record<Family, ProxyHandler>, adminHandler: ProxyHandler) {
+  const explicit = [
+    ...ROUTES.map((r) => ({ method: r.method as string, path: r.path, name: r.family as string, handler: handlers[r.family], iam: false })),
+    ...ADMIN_ROUTES.map((r) => ({ method: r.method as string, path: r.path, name: 'admin-api', handler: adminHandler, iam: true })),
+  ];
+  const byMethod = new Map([...new Set(explicit.map((r) => r.method))].map((m) => [m, pathResolver(explicit.filter((r) => r.method === m))]));
+  return (method: string, path: string): Target => {
+    const hit = byMethod.get(method)?.(method, path);
+    if (hit && 'match' in hit) {
+      const { route, params } = hit.match;
+      return { name: route.name, handler: route.handler, routeKey: `${method} ${route.path}`, resource: route.path, pathParameters: params, iam: route.iam };
+    }
+    if (isAdminPath(path)) {
+      const proxy = path.slice(`${ADMIN_ROOT}/`.length);
+      return { name: 'admin-api', handler: adminHandler, routeKey: `ANY ${ADMIN_PROXY_PATH}`, resource: ADMIN_PROXY_PATH, pathParameters: { proxy }, iam: true };
+    }
+    return { name: CATCH_ALL_FAMILY, handler: handlers[CATCH_ALL_FAMILY], routeKey: '$default', resource: '$default', pathParameters: null, iam: false };
+  };
 }
 
-type Matched = { template: string; params: Record<string, string> } | null;
-
-/** The function API Gateway would invoke for this path, and the template it would hand over. */
-function targetOf(handlers: Record<Family, ProxyHandler>, adminHandler: ProxyHandler, method: string, path: string) {
-  const matched = (r: Resolution<{ method: string; path: string }>): Matched =>
-    r && 'match' in r ? { template: r.match.route.path, params: r.match.params } : null;
-  if (isAdminPath(path)) return { name: 'admin-api', handler: adminHandler, match: matched(resolveAdminPath(method, path)) };
-  const resolution = resolvePath(method, path);
-  const family = resolution && 'match' in resolution ? resolution.match.route.family : CATCH_ALL_FAMILY;
-  return { name: family, handler: handlers[family], match: matched(resolution) };
+/**
+ * The path as an HTTP API routes it and hands it over (`path` and path
+ * parameters): percent-decoded before routing, so `%2F` splits a segment.
+ * Live captures show it cut at a decoded `?`, then decoded once more, and a
+ * 400 where a pass meets a malformed escape. Null: that 400.
+ */
+export function decodedPath(raw: string): string | null {
+  try {
+    return decodeURIComponent(decodeURIComponent(raw).split('?')[0]!);
+  } catch {
+    return null;
+  }
 }
 
+function toEvent(req: IncomingMessage, method: string, path: string, rawQuery: string, body: Buffer, target: Target) {
+  // Maps without a prototype: a header or parameter named __proto__ or constructor is just a name.
+  const headers: Record<string, string> = Object.create(null);
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
+  const add = (name: string, value: string) => {
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  };
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    // API Gateway sets the forwarding headers itself; a client's own never reach the function as sent.
+    if (/^(x-forwarded-|forwarded$)/i.test(req.rawHeaders[i]!)) continue;
+    add(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  }
+  const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
+  add('X-Forwarded-For', sourceIp);
+  add('X-Forwarded-Port', String(req.socket.localPort ?? ''));
+  add('X-Forwarded-Proto', 'http');
+
+  const query: Record<string, string> = Object.create(null);
+  const multiQuery: Record<string, string[]> = Object.create(null);
+  for (const [name, value] of new URLSearchParams(rawQuery)) {
+    query[name] = value;
+    (multiQuery[name] ??= []).push(value);
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  const text = TEXT_TYPE.test(req.headers['content-type'] ?? '');
+  const requestId = randomUUID();
+  const now = Date.now();
+  return {
+    version: '1.0',
+    resource: target.resource,
+    path,
+    httpMethod: method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: req.headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      extendedRequestId: requestId,
+      httpMethod: method,
+      identity: { sourceIp, userAgent: req.headers['user-agent'] ?? null, userArn: target.iam ? 'local-admin-key' : null },
+      path,
+      protocol: `HTTP/${req.httpVersion}`,
+      requestId,
+      requestTime: new Date(now).toUTCString(),
+      requestTimeEpoch: now,
+      resourceId: target.resource,
+      resourcePath: target.resource,
+      stage: '$default',
+    },
+    pathParameters: target.pathParameters,
+    stageVariables: null,
+    body: body.length ? body.toString(text ? 'utf8' : 'base64') : null,
+    isBase64Encoded: body.length > 0 && !text,
+  };
+}
+
+/** An HTTP API decodes a base64 body whenever the function says so, whatever the request's Accept. */
 function send(res: ServerResponse, result: APIGatewayProxyResult): void {
-  const headers: Record<string, string | string[]> = { ...result.headers } as Record<string, string>;
+  const headers: Record<string, string | string[]> = Object.create(null);
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
   res.writeHead(result.statusCode, headers);
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-function toEvent(
-  req: IncomingMessage,
-  url: URL,
-  method: string,
-  body: Buffer,
-  match: Matched,
-): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i]!;
-    const value = req.rawHeaders[i + 1]!;
-    headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
-  }
-  headers['X-Forwarded-Proto'] = 'http';
-  multiValueHeaders['X-Forwarded-Proto'] = ['http'];
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) {
-    query[name] = value;
-    (multiQuery[name] ??= []).push(value);
-  }
-  const hasQuery = Object.keys(query).length > 0;
-  const requestId = randomUUID();
-  return {
-    httpMethod: method,
-    path: url.pathname,
-    resource: match?.template ?? '/{proxy+}',
-    pathParameters: match ? match.params : { proxy: url.pathname.slice(1) },
-    headers,
-    multiValueHeaders,
-    queryStringParameters: hasQuery ? query : null,
-    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
-    body: body.length ? body.toString('utf8') : null,
-    isBase64Encoded: false,
-    stageVariables: null,
-    requestContext: {
-      requestId,
-      path: url.pathname,
-      stage: 'local',
-      httpMethod: method,
-      resourcePath: match?.template ?? '/{proxy+}',
-      domainName: req.headers.host ?? 'localhost',
-      requestTimeEpoch: Date.now(),
-      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
-    } as APIGatewayProxyEvent['requestContext'],
-  };
+function refuse(res: ServerResponse, [status, message]: readonly [number, string]): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Apigw-Requestid': randomUUID() });
+  res.end(JSON.stringify({ message }));
 }
 
 /** What Lambda hands a function of `family`, for in-process invocations. */
@@ -148,7 +218,7 @@ function adminKeyMatches(authorization: string | undefined, keyHash: Buffer): bo
   return sent !== undefined && timingSafeEqual(sha256(sent), keyHash);
 }
 
-/** The whole body, or null once it passes the limit. */
+/** The whole body, or null once it passes API Gateway's limit. */
 function readBody(req: IncomingMessage): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

@@ -13,7 +13,8 @@ import type { Resolver } from '../../lambdas/shared/url-safety.js';
 import { createDeliverer, createSweeper } from '../../lambdas/webhooks/handlers.js';
 import { createMetrics } from '../../lambdas/shared/observability.js';
 import { startSchedule } from './schedules.js';
-import { startSqsPoller } from './sqs-poller.js';
+import { startSqsPoller, type PollerFaults, type SqsHandler } from './sqs-poller.js';
+import { DELIVERY_POLICY, DERIVED, scaledTimings } from '../../lambdas/shared/delivery-policy.js';
 import { createDb } from '../../lambdas/shared/data/db.js';
 import { createStore, type Store } from '../../lambdas/shared/data/store.js';
 import type { Deps } from '../../lambdas/shared/deps.js';
@@ -23,6 +24,7 @@ import { createHandler as createAdminHandler } from '../../lambdas/admin-api/ind
 import { randomSecret } from '../../lambdas/shared/crypto.js';
 import { createFamilyHandlers } from './families.js';
 import { createGateway, lambdaContext } from './gateway.js';
+import { LOCAL_THROTTLE, type StageThrottle } from './stage-throttle.js';
 import { ensureQueues, ensureTable, type QueueUrls } from './provision.js';
 import { createDemoApp, DEMO_GROUP_ID, seedDemo, type DemoCredentials } from './seed.js';
 
@@ -39,14 +41,20 @@ export type LocalRuntimeOptions = {
   /** Seed the demo group and application into an empty table. */
   seed?: boolean;
   logLevel?: 'INFO' | 'WARN' | 'ERROR' | 'SILENT' | 'DEBUG';
-  /** Overrides of the environment's config (tests: webhookAllowLoopback, webhookBackoffScale, webhookTimeoutMs). */
+  /** Overrides of the environment's config (tests: webhookAllowLoopback, webhookTimeScale). */
   config?: Partial<Config>;
+  /** Throttled, init-failed and duplicated invocations of the local webhook event source (fault-injection tests). */
+  webhookFaults?: PollerFaults;
+  /** false: no local webhook event source in this process (a test runs the deliverer in a child process instead). */
+  deliverWebhooks?: boolean;
   /** DNS for webhook destinations (tests inject one they control). */
   resolver?: Resolver;
   /** How often the webhook sweeper schedule runs (EventBridge: every minute). */
   sweepEveryMs?: number;
   /** Bearer key of the admin API (IAM in AWS); default ADMIN_API_KEY, else a random key for this run. */
   adminKey?: string;
+  /** The gateway's throttle (API Gateway's stage throttle); default LOCAL_THROTTLE, generous. */
+  throttle?: StageThrottle;
   /** Hold every request until `open()` (npm start opens once its runtime file is written). */
   holdRequests?: boolean;
 };
@@ -98,7 +106,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     await ensureTable(dynamo, tableName);
     const queues = await ensureQueues(sqs, tableName);
 
-    const config = { ...configFromEnv(), tableName, ...queues, stage: 'local', ...options.config };
+    const throttle = options.throttle ?? LOCAL_THROTTLE;
+    const config = { ...configFromEnv(), tableName, ...queues, stage: 'local', stageRateLimit: throttle.rateLimit, ...options.config };
     const store = createStore(createDb(tableName, dynamo));
     const clock = options.clock ?? systemClock;
     const logger = new Logger({ serviceName: 'customer-api', logLevel: options.logLevel ?? 'INFO' });
@@ -120,7 +129,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const demo = options.seed === false ? null : await demoCredentials(store, clock, dataDir);
 
     const adminKey = options.adminKey ?? (process.env.ADMIN_API_KEY || randomSecret(32));
-    const server = createGateway(createFamilyHandlers(deps), { handler: createAdminHandler(deps), key: adminKey });
+    const server = createGateway(createFamilyHandlers(deps), { handler: createAdminHandler(deps), key: adminKey }, throttle);
     const gate = holdUntilOpen(server, options.holdRequests ?? false);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -131,13 +140,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const { Attributes } = await sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: queues.webhookQueueUrl, AttributeNames: ['QueueArn'] }),
     );
-    const poller = startSqsPoller({
-      sqs,
-      queueUrl: queues.webhookQueueUrl,
-      queueArn: Attributes?.QueueArn ?? '',
-      handler: createDeliverer(deps),
-      logger: deps.logger,
-    });
+    const poller =
+      options.deliverWebhooks === false
+        ? null
+        : startDeliveryPoller(deps, Attributes?.QueueArn ?? '', createDeliverer(deps), options.webhookFaults);
     const sweep = createSweeper(deps);
     const sweeper = startSchedule(
       'webhook-sweeper',
@@ -161,7 +167,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       open: gate.open,
       async stop() {
         await sweeper.stop();
-        await poller.stop();
+        await poller?.stop();
         await close(server);
         dynamo.destroy();
         sqs.destroy();
@@ -172,6 +178,23 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     await engines.stop();
     throw err;
   }
+}
+
+/** The deliverer's event source as the stack configures it (batch size, concurrency, timeouts from the delivery policy), on the runtime's time scale. */
+export function startDeliveryPoller(deps: Deps, queueArn: string, handler: SqsHandler, faults?: PollerFaults) {
+  const timings = scaledTimings(deps.config.webhookTimeScale);
+  return startSqsPoller({
+    sqs: deps.sqs,
+    queueUrl: deps.config.webhookQueueUrl,
+    queueArn,
+    handler,
+    logger: deps.logger,
+    batchSize: DELIVERY_POLICY.batchSize,
+    concurrency: DERIVED.maxConcurrency,
+    functionTimeoutMs: timings.functionTimeoutMs,
+    visibilityTimeoutSeconds: timings.visibilityTimeoutSeconds,
+    faults,
+  });
 }
 
 /**

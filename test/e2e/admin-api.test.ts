@@ -18,7 +18,7 @@ const dns = controlledResolver({ 'hooks.example.test': ['127.0.0.1'], 'private.e
 const receivers: { stop(): Promise<void> }[] = [];
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ adminKey: ADMIN_KEY, resolver: dns.resolver, config: { webhookAllowLoopback: true, webhookTimeoutMs: 2_000 } });
+  runtime = await startTestRuntime({ adminKey: ADMIN_KEY, resolver: dns.resolver, config: { webhookAllowLoopback: true, webhookTimeScale: 0.2 } });
 });
 afterAll(async () => {
   for (const r of receivers) await r.stop();
@@ -52,7 +52,8 @@ describe('admin API access', () => {
     for (const key of [null, 'wrong', `${ADMIN_KEY}x`]) {
       const reply = await admin('POST', '/apps', { groupId: 'demo-group', name: 'x', scopes: ['bevq:read'] }, { key });
       expect(reply.status, String(key)).toBe(403);
-      expect(reply.body.error.code).toBe('forbidden');
+      // API Gateway's own refusal of an unsigned request: an HTTP API cannot give it the contract's shape.
+      expect(reply.body).toEqual({ message: 'Forbidden' });
     }
     // A /v1 bearer token is not an admin key either.
     const created = await newApp();

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalRuntime } from '../../lib/local/runtime.js';
@@ -16,10 +15,10 @@ const tableName = `customer-api-start-${process.pid}`;
 const engineEnv = TEST_DYNAMODB_ENDPOINT ? { DYNAMODB_ENDPOINT: TEST_DYNAMODB_ENDPOINT, TABLE_NAME: tableName } : {};
 
 /** Runs the real `npm start` entry point until it prints its banner. */
-function start(dataDir: string, runtimeFile: string, port = 0): Promise<{ child: ChildProcess; output: () => string; url: string }> {
+function start(dataDir: string, runtimeFile: string): Promise<{ child: ChildProcess; output: () => string; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--data', dataDir], {
     cwd: ROOT,
-    env: { ...process.env, ...engineEnv, PORT: String(port), LOG_LEVEL: 'SILENT', CUSTOMER_API_RUNTIME_FILE: runtimeFile },
+    env: { ...process.env, ...engineEnv, PORT: '0', LOG_LEVEL: 'SILENT', CUSTOMER_API_RUNTIME_FILE: runtimeFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -79,37 +78,23 @@ describe('npm start', () => {
 });
 
 describe('ready means ready', () => {
-  it('answers no request before its runtime file is written', async () => {
-    const port = await freePort();
-    const runtimeFile = join(scratch, 'ready-runtime.json');
-    const started = start(join(scratch, 'ready-data'), runtimeFile, port);
-    // Poll the port as hard as a client could; the first answer must find the file in place.
-    let firstAnswerFoundFile: boolean | null = null;
-    while (firstAnswerFoundFile === null) {
-      try {
-        await fetch(`http://127.0.0.1:${port}/v1/openapi.json`);
-        firstAnswerFoundFile = existsSync(runtimeFile);
-      } catch {
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    }
-    const { child } = await started;
+  it('holds every request until the runtime is opened (npm start opens once its runtime file is written)', async () => {
+    const runtime = await startTestRuntime({ holdRequests: true });
     try {
-      expect(firstAnswerFoundFile).toBe(true);
+      let answered = false;
+      const reply = fetch(`${runtime.url}/v1/openapi.json`).then((r) => {
+        answered = true;
+        return r.status;
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(answered).toBe(false);
+      runtime.open();
+      expect(await reply).toBe(200);
     } finally {
-      expect(await interrupt(child)).toBe(0);
+      await runtime.stop();
     }
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('external engines', () => {
   it('creates its table and queues in engines it is pointed at, and serves from them', async () => {

@@ -53,12 +53,17 @@ describe('GET sportsq/{YYYY-MM-DD}', () => {
     ['2025-02-29', 'not a real calendar date'],
     ['2026-02-03T00:00', 'YYYY-MM-DD'],
     ['today', 'YYYY-MM-DD'],
-    ['2026%2F02%2F03', 'YYYY-MM-DD'],
   ])('refuses %s with 400', async (date, message) => {
     const reply = await get(`nyc-midtown/sportsq/${date}`);
     expect(reply.status).toBe(400);
     expect(reply.body.error.code).toBe('invalid_request');
     expect(reply.body.error.message).toContain(message);
+  });
+
+  it('answers 404 for an encoded slash, which API Gateway decodes into another path before routing', async () => {
+    const reply = await get('nyc-midtown/sportsq/2026%2F02%2F03');
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.code).toBe('not_found');
   });
 
   it('accepts a leap day', async () => {

@@ -22,7 +22,7 @@ beforeAll(async () => {
   runtime = await startTestRuntime({
     clock,
     resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
-    config: { webhookAllowLoopback: true, webhookBackoffScale: 0.01, webhookTimeoutMs: 500 },
+    config: { webhookAllowLoopback: true, webhookTimeScale: 0.02 },
   });
   dir = mkdtempSync(join(tmpdir(), 'dlq-'));
   runtimeFile = runtimeFileFor(runtime, dir, 'runtime.json');

@@ -67,24 +67,15 @@ describe('handlers behind API Gateway', () => {
     expect(reply.headers?.['X-Request-Id']).toBe('req-1');
   });
 
-  it('answer the catch-all integration with 404 and 405 in the error shape', async () => {
+  it('answer the $default route with 404 and 405 in the error shape', async () => {
     const handler = discovery(runtime.deps);
-    const missing = await handler(apiGatewayEvent('GET', '/{proxy+}', '/v2/anything'), context);
+    // The HTTP API's $default route names no template and no parameters: the function resolves the (decoded) path.
+    const missing = await handler(apiGatewayEvent('GET', '$default', '/v2/anything', { pathParameters: null }), context);
     expect(missing.statusCode).toBe(404);
     expect(JSON.parse(missing.body).error.code).toBe('not_found');
-    const wrong = await handler(apiGatewayEvent('PUT', '/v1/{group_id}/locations', '/v1/demo-group/locations'), context);
+    const wrong = await handler(apiGatewayEvent('PUT', '$default', '/v1/demo-group/locations', { pathParameters: null }), context);
     expect(wrong.statusCode).toBe(405);
     expect(wrong.headers?.Allow).toBe('GET');
-    // Behind a custom domain's base path mapping the catch-all still judges the path relative to the API.
-    const mapped = await handler(
-      apiGatewayEvent('DELETE', '/{proxy+}', '/v1/demo-group/locations', {
-        path: '/customers/v1/demo-group/locations',
-        pathParameters: { proxy: 'v1/demo-group/locations' },
-      }),
-      context,
-    );
-    expect(mapped.statusCode).toBe(405);
-    expect(mapped.headers?.Allow).toBe('GET');
   });
 });
 

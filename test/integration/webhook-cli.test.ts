@@ -20,7 +20,7 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let secret = '';
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ config: { webhookAllowLoopback: true, webhookBackoffScale: 0.01, webhookTimeoutMs: 500 } });
+  runtime = await startTestRuntime({ config: { webhookAllowLoopback: true, webhookTimeScale: 0.02 } });
   dir = mkdtempSync(join(tmpdir(), 'webhook-cli-'));
   loopbackFile = runtimeFileFor(runtime, dir, 'loopback.json');
   // The same runtime as a runtime started without WEBHOOK_ALLOW_LOOPBACK would record it.

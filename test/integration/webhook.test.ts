@@ -24,8 +24,8 @@ import { call, exchange, manualClock, newApp, scanTable, sentMail, startTestRunt
 /**
  * The webhook pipeline with real parts: the local runtime's SQS engine and
  * poller, the deliverer, and real HTTPS receivers on loopback that verify
- * every signature. Retry waits are scaled down (WEBHOOK_BACKOFF_SCALE) while
- * the nominal sequence is asserted.
+ * every signature. Every wait of the delivery policy is scaled down
+ * (WEBHOOK_TIME_SCALE) while the nominal sequence is asserted.
  */
 
 let runtime: LocalRuntime;
@@ -42,7 +42,7 @@ beforeAll(async () => {
   runtime = await startTestRuntime({
     clock,
     resolver: dns.resolver,
-    config: { webhookAllowLoopback: true, webhookBackoffScale: 0.01, webhookTimeoutMs: 500 },
+    config: { webhookAllowLoopback: true, webhookTimeScale: 0.02 },
   });
 });
 afterAll(async () => {
@@ -168,7 +168,8 @@ describe('the ingest function (webhook-dispatcher)', () => {
   });
 });
 
-describe('delivery outcomes', () => {
+// Independent destinations and receivers, so the cases run side by side.
+describe.concurrent('delivery outcomes', () => {
   const cases: { name: string; behave: (n: number) => Behaviour; status: string; requests: number; code: string | null }[] = [
     { name: '200', behave: () => 200, status: 'SUCCEEDED', requests: 1, code: null },
     { name: '204', behave: () => 204, status: 'SUCCEEDED', requests: 1, code: null },
@@ -242,7 +243,8 @@ describe('retry sequence and dead letter', () => {
     }
     sqs.destroy();
     expect(found).toBe(true);
-    expect(await runtime.store.deliveries.deadLetterIds()).toContain(deliveryId);
+    const listed = await runtime.store.deliveries.deadLetters(Math.floor(clock.now() / 1000));
+    expect(listed).toContainEqual(expect.objectContaining({ deliveryId, reason: 'attempts_exhausted', status: 'DEAD_LETTER', attempts: 5 }));
     const shown = await showDestination(runtime.deps, destination.destinationId);
     expect(shown.destination).toMatchObject({ health: 'FAILING', consecutiveFailures: 5 });
     await removeDestination(runtime.deps, destination.destinationId);

@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
 import { openApiDocument } from '../../lambdas/shared/openapi.js';
 import { resolvePath } from '../../lambdas/shared/routes.js';
+import { decodedPath } from '../../lib/local/gateway.js';
 import type { Reply } from './runtime.js';
 
 const doc = openApiDocument('http://localhost') as any;
@@ -17,7 +18,9 @@ ajv.addSchema({ $id: 'openapi', components: doc.components }, 'openapi');
  * route and status; a response the document does not describe fails.
  */
 export function expectContract(method: string, path: string, reply: Reply): void {
-  const resolution = resolvePath(method, path.split('?')[0]!);
+  // Routed as API Gateway routes it: on the decoded path.
+  const decoded = decodedPath(path.split('?')[0]!);
+  const resolution = decoded === null ? null : resolvePath(method, decoded);
   const template = resolution && 'match' in resolution ? resolution.match.route.path : null;
   const described = template ? doc.paths[template]?.[method.toLowerCase()]?.responses?.[String(reply.status)] : null;
   if (template) expect(described, `OpenAPI describes ${method} ${template} → ${reply.status}`).toBeTruthy();

@@ -21,42 +21,72 @@ const base: Delivery = {
   nextAttemptAt: null,
   completedAt: null,
   redrives: 0,
+  carrier: null,
+  attemptReceive: null,
+  deadLetterReason: null,
+  version: 0,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
 };
 const T = Date.UTC(2026, 0, 1);
 
 describe('delivery transitions', () => {
-  it('PENDING → DELIVERING → SUCCEEDED', () => {
-    const d = state.succeed(state.start(base, 1, T), 204, T);
+  it('PENDING → DELIVERING → SUCCEEDED, the attempt counted when it starts, by its carrier', () => {
+    const started = state.start(base, 'm1', 1, T);
+    expect(started).toMatchObject({ status: 'DELIVERING', attempts: 1, carrier: 'm1', attemptReceive: 1 });
+    const d = state.succeed(started, 204, T);
     expect(d).toMatchObject({ status: 'SUCCEEDED', attempts: 1, lastHttpStatus: 204, lastErrorCode: null, completedAt: new Date(T).toISOString() });
   });
   it('DELIVERING → FAILED on a permanent failure', () => {
-    expect(state.fail(state.start(base, 1, T), 'http_401', 401, T)).toMatchObject({ status: 'FAILED', lastErrorCode: 'http_401' });
+    expect(state.fail(state.start(base, 'm1', 1, T), 'http_401', 401, T)).toMatchObject({ status: 'FAILED', lastErrorCode: 'http_401' });
   });
   it('retries with the given wait until the fifth retryable failure, which dead-letters', () => {
     let d = base;
     for (const [attempt, wait] of [[1, 30], [2, 60], [3, 120], [4, 240]] as const) {
-      d = state.retry(state.start(d, attempt, T), 'http_503', 503, wait, T);
-      expect(d).toMatchObject({ status: 'RETRY_PENDING', attempts: attempt, nextAttemptAt: new Date(T + wait * 1000).toISOString() });
+      d = state.retry(state.start(d, 'm1', attempt + 2, T), 'http_503', 503, wait, T);
+      expect(d).toMatchObject({ status: 'RETRY_PENDING', attempts: attempt, nextAttemptAt: new Date(T + wait * 1000).toISOString(), deadLetterReason: null });
     }
-    d = state.retry(state.start(d, 5, T), 'timeout', null, 480, T);
-    expect(d).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, backoffHistory: [30, 60, 120, 240], nextAttemptAt: null, lastErrorCode: 'timeout' });
+    d = state.retry(state.start(d, 'm1', 9, T), 'timeout', null, 480, T);
+    expect(d).toMatchObject({
+      status: 'DEAD_LETTER',
+      attempts: 5,
+      backoffHistory: [30, 60, 120, 240],
+      nextAttemptAt: null,
+      lastErrorCode: 'timeout',
+      deadLetterReason: 'attempts_exhausted',
+    });
+  });
+  it('counts an interrupted attempt as a retryable failure', () => {
+    const d = state.interrupt(state.start(base, 'm1', 1, T), 30, T);
+    expect(d).toMatchObject({ status: 'RETRY_PENDING', attempts: 1, lastErrorCode: 'attempt_interrupted', backoffHistory: [30] });
+    const fifth = state.interrupt({ ...state.start({ ...base, attempts: 4, status: 'RETRY_PENDING' }, 'm1', 6, T) }, 480, T);
+    expect(fifth).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, deadLetterReason: 'attempts_exhausted' });
   });
   it('refuses without a request from PENDING or RETRY_PENDING', () => {
     expect(state.refuse(base, 'destination_disabled', T)).toMatchObject({ status: 'FAILED', lastErrorCode: 'destination_disabled', attempts: 0 });
   });
-  it('redrives a dead letter to PENDING with attempts reset', () => {
-    const dead = { ...base, status: 'DEAD_LETTER' as const, attempts: 5, backoffHistory: [30, 60, 120, 240] };
-    expect(state.redrive(dead, T)).toMatchObject({ status: 'PENDING', attempts: 0, backoffHistory: [], redrives: 1 });
+  it('strands a delivery whose receives ran out: the status stays, the reason says so', () => {
+    const retrying = state.retry(state.start(base, 'm1', 1, T), 'http_503', 503, 30, T);
+    expect(state.strand(retrying, T)).toMatchObject({ status: 'RETRY_PENDING', attempts: 1, deadLetterReason: 'receives_exhausted' });
+    expect(state.strand(base, T)).toMatchObject({ status: 'PENDING', deadLetterReason: 'receives_exhausted' });
+    expect(() => state.strand({ ...base, status: 'SUCCEEDED' }, T)).toThrow(state.TransitionError);
+    // A stranded delivery that is received again (another message) starts, and is no longer listed.
+    expect(state.start(state.strand(base, T), 'm2', 1, T)).toMatchObject({ status: 'DELIVERING', deadLetterReason: null });
   });
-  it('never leaves a terminal state except DEAD_LETTER by redrive', () => {
+  it('redrives a dead letter or a stranded delivery to PENDING with attempts reset, carried by the new message', () => {
+    const dead = { ...base, status: 'DEAD_LETTER' as const, attempts: 5, backoffHistory: [30, 60, 120, 240], carrier: 'm1', deadLetterReason: 'attempts_exhausted' as const };
+    expect(state.redrive(dead, 'm2', T)).toMatchObject({ status: 'PENDING', attempts: 0, backoffHistory: [], redrives: 1, carrier: 'm2', deadLetterReason: null });
+    const stranded = state.strand({ ...base, status: 'RETRY_PENDING', attempts: 2, carrier: 'm1' }, T);
+    expect(state.redrive(stranded, 'm3', T)).toMatchObject({ status: 'PENDING', attempts: 0, carrier: 'm3' });
+  });
+  it('never leaves a terminal state except a dead letter by redrive', () => {
     for (const status of state.TERMINAL) {
       const d = { ...base, status };
-      expect(() => state.start(d, 1, T), status).toThrow(state.TransitionError);
+      expect(() => state.start(d, 'm1', 1, T), status).toThrow(state.TransitionError);
       expect(() => state.refuse(d, 'x', T), status).toThrow(state.TransitionError);
     }
+    expect(() => state.start({ ...base, status: 'DELIVERING' }, 'm1', 1, T)).toThrow(state.TransitionError);
     expect(() => state.succeed(base, 200, T)).toThrow(state.TransitionError);
-    expect(() => state.redrive({ ...base, status: 'FAILED' }, T)).toThrow(state.TransitionError);
+    expect(() => state.redrive({ ...base, status: 'FAILED' }, 'm2', T)).toThrow(state.TransitionError);
   });
 });

@@ -33,8 +33,9 @@ export const appKeys = {
 
 export function appsRepo({ doc, tableName }: Db) {
   return {
-    async get(clientId: string): Promise<App | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: appKeys.app(clientId) }));
+    /** `consistent` wherever a revocation made a moment ago must count: every authenticated request, the token endpoint, the deliverer's re-check. */
+    async get(clientId: string, { consistent = false } = {}): Promise<App | null> {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: appKeys.app(clientId), ConsistentRead: consistent }));
       return Item ? toApp(Item) : null;
     },
     async create(app: App): Promise<void> {

@@ -23,9 +23,10 @@ export const credentialKeys = {
 
 export function credentialsRepo({ doc, tableName }: Db) {
   return {
+    /** Strongly consistent: a token is usable the moment the token endpoint returns it. */
     async get(tokenHash: string): Promise<Credential | null> {
       const { Item } = await doc.send(
-        new GetCommand({ TableName: tableName, Key: credentialKeys.credential(tokenHash) }),
+        new GetCommand({ TableName: tableName, Key: credentialKeys.credential(tokenHash), ConsistentRead: true }),
       );
       if (!Item) return null;
       const { PK: _pk, SK: _sk, ttl: _ttl, ...credential } = Item;

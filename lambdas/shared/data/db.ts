@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { checkRequest } from './item-limits.js';
 
 /** What every repository needs: a document client and the table's name. */
 export type Db = { doc: DynamoDBDocumentClient; tableName: string };
@@ -12,6 +13,14 @@ export function createDb(tableName: string, client = new DynamoDBClient({})): Db
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
+  // The one gate every request passes, once marshalled (the build step runs
+  // after the document client's marshalling): an item or key that DynamoDB
+  // would refuse throws StorageLimitError and nothing is sent. The document
+  // client shares the client's stack; `override` keeps it single per client.
+  doc.middlewareStack.add((next) => async (args) => {
+    checkRequest(args.input as Record<string, unknown>);
+    return next(args);
+  }, { step: 'build', name: 'dynamoDbStorageLimits', override: true });
   return { doc, tableName };
 }
 

@@ -4,6 +4,13 @@ import { isConditionFailure, queryAll, type Db } from './db.js';
 export type DeliveryStatus = 'PENDING' | 'DELIVERING' | 'RETRY_PENDING' | 'SUCCEEDED' | 'FAILED' | 'DEAD_LETTER';
 export type EventType = 'bevq.menu.updated' | 'customer_api.webhook.test';
 
+/**
+ * Why a delivery's message sits in the DLQ: its five attempts are spent
+ * (status DEAD_LETTER), or its receives were spent without them (status
+ * unchanged), or it has no record at all.
+ */
+export type DeadLetterReason = 'attempts_exhausted' | 'receives_exhausted' | 'record_missing';
+
 /** One event for one destination: created once per (eventId, destinationId), carried by one SQS message. */
 export type Delivery = {
   deliveryId: string;
@@ -17,7 +24,7 @@ export type Delivery = {
   /** The exact payload sent on every attempt (only the timestamp and signature are fresh). */
   body: string;
   status: DeliveryStatus;
-  /** Attempts made so far (the SQS receive count of the current message). */
+  /** Attempts started so far; advanced only by the conditional write that starts one. */
   attempts: number;
   /** Nominal waits chosen after each retryable failure, seconds. */
   backoffHistory: number[];
@@ -27,20 +34,50 @@ export type Delivery = {
   nextAttemptAt: string | null;
   completedAt: string | null;
   redrives: number;
+  /** The SQS message id that carries this delivery; any other message for it is a duplicate. Null until claimed. */
+  carrier: string | null;
+  /** The carrier's receive count when the current attempt started: a receive no later than it is a duplicate, not a return. */
+  attemptReceive: number | null;
+  /** Set while the delivery's message is (or is bound for) the DLQ; shown by `dlq list`. */
+  deadLetterReason: DeadLetterReason | null;
+  /** Bumped by every write; each write is conditional on the version it read. */
+  version: number;
   createdAt: string;
   updatedAt: string;
 };
 
+/** What `dlq list` shows per dead letter, copied onto its marker so the listing is one paged query. */
+export type DeadLetterMarker = {
+  deliveryId: string;
+  reason: DeadLetterReason;
+  since: string;
+  status: DeliveryStatus | null;
+  eventId: string | null;
+  eventType: EventType | null;
+  destinationId: string | null;
+  destinationHost: string | null;
+  attempts: number | null;
+  lastErrorCode: string | null;
+  createdAt: string | null;
+};
+
 const RETENTION_SECONDS = 30 * 24 * 3600;
+/** A record's expiry: 30 days after its last change (longer than the DLQ's 14-day retention). */
+const expiryOf = (updatedAt: string) => Math.floor(Date.parse(updatedAt) / 1000) + RETENTION_SECONDS;
 
 export const deliveryKeys = {
   delivery: (id: string) => ({ PK: `DELIVERY#${id}`, SK: 'DELIVERY' }),
   /** GSI1 partition of one destination's deliveries, newest last. */
   ofDestination: (destinationId: string) => `DEST_DELIVERIES#${destinationId}`,
-  /** A small marker per dead-lettered delivery, listed by ops. */
+  /** A small marker per dead letter, listed by ops. */
   deadLetter: (id: string) => ({ PK: `DEAD_LETTER#${id}`, SK: 'DEAD_LETTER' }),
   deadLetters: 'DEAD_LETTERS',
 };
+
+export function markerOf(d: Delivery, reason: DeadLetterReason): DeadLetterMarker {
+  const { deliveryId, status, eventId, eventType, destinationId, destinationHost, attempts, lastErrorCode, createdAt } = d;
+  return { deliveryId, reason, since: d.updatedAt, status, eventId, eventType, destinationId, destinationHost, attempts, lastErrorCode, createdAt };
+}
 
 export function deliveriesRepo({ doc, tableName }: Db) {
   const item = (d: Delivery) => ({
@@ -48,12 +85,12 @@ export function deliveriesRepo({ doc, tableName }: Db) {
     GSI1PK: deliveryKeys.ofDestination(d.destinationId),
     GSI1SK: `${d.createdAt}#${d.deliveryId}`,
     ...d,
-    // History only: kept 30 days after its last change (longer than the DLQ's 14-day retention).
-    ttl: Math.floor(Date.parse(d.updatedAt) / 1000) + RETENTION_SECONDS,
+    ttl: expiryOf(d.updatedAt),
   });
   return {
+    /** Strongly consistent: a record just created, redriven or finished is never missed or seen in an older state. */
     async get(id: string): Promise<Delivery | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: deliveryKeys.delivery(id) }));
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: deliveryKeys.delivery(id), ConsistentRead: true }));
       return Item ? toDelivery(Item) : null;
     },
     /** Creates the record once; false when it already exists (a re-dispatch). */
@@ -66,8 +103,24 @@ export function deliveriesRepo({ doc, tableName }: Db) {
         throw err;
       }
     },
-    async save(d: Delivery): Promise<void> {
-      await doc.send(new PutCommand({ TableName: tableName, Item: item(d) }));
+    /** Writes `next` if the record is still at `read`'s version; null when someone else wrote first. */
+    async write(next: Delivery, read: Pick<Delivery, 'version'>): Promise<Delivery | null> {
+      const saved = { ...next, version: read.version + 1 };
+      try {
+        await doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: item(saved),
+            // Records written before versions existed read as version 0.
+            ConditionExpression: read.version === 0 ? 'attribute_not_exists(version) OR version = :v' : 'version = :v',
+            ExpressionAttributeValues: { ':v': read.version },
+          }),
+        );
+        return saved;
+      } catch (err) {
+        if (isConditionFailure(err)) return null;
+        throw err;
+      }
     },
     /** The newest `limit` deliveries of a destination, newest first. */
     async recent(destinationId: string, limit: number): Promise<Delivery[]> {
@@ -83,15 +136,17 @@ export function deliveriesRepo({ doc, tableName }: Db) {
       );
       return (Items ?? []).map(toDelivery);
     },
-    async markDeadLetter(d: Delivery): Promise<void> {
+    /** Idempotent; the marker expires with its record (or with the DLQ's retention when there is none). */
+    async markDeadLetter(marker: DeadLetterMarker, expiresAtSeconds = expiryOf(marker.since)): Promise<void> {
       await doc.send(
         new PutCommand({
           TableName: tableName,
           Item: {
-            ...deliveryKeys.deadLetter(d.deliveryId),
+            ...deliveryKeys.deadLetter(marker.deliveryId),
             GSI1PK: deliveryKeys.deadLetters,
-            GSI1SK: `${d.updatedAt}#${d.deliveryId}`,
-            deliveryId: d.deliveryId,
+            GSI1SK: `${marker.since}#${marker.deliveryId}`,
+            ...marker,
+            ttl: expiresAtSeconds,
           },
         }),
       );
@@ -99,20 +154,28 @@ export function deliveriesRepo({ doc, tableName }: Db) {
     async unmarkDeadLetter(id: string): Promise<void> {
       await doc.send(new DeleteCommand({ TableName: tableName, Key: deliveryKeys.deadLetter(id) }));
     },
-    /** Ids of dead-lettered deliveries, oldest first. */
-    async deadLetterIds(): Promise<string[]> {
+    /** Every dead-letter marker, oldest first, read in pages from GSI1 (one query per page, not one read per marker). */
+    async deadLetters(nowSeconds: number): Promise<DeadLetterMarker[]> {
       const items = await queryAll(doc, {
         TableName: tableName,
         IndexName: 'GSI1',
         KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': deliveryKeys.deadLetters },
+        // TTL deletion lags (and dynalite has none): an expired marker is already gone.
+        FilterExpression: '#ttl > :now',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':pk': deliveryKeys.deadLetters, ':now': nowSeconds },
       });
-      return items.map((i) => String(i.deliveryId));
+      return items.map(toMarker);
     },
   };
 }
 
 function toDelivery(item: Record<string, unknown>): Delivery {
   const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ttl: _ttl, ...delivery } = item;
-  return delivery as Delivery;
+  return { carrier: null, attemptReceive: null, deadLetterReason: null, version: 0, ...delivery } as Delivery;
+}
+
+function toMarker(item: Record<string, unknown>): DeadLetterMarker {
+  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ttl: _ttl, ...marker } = item;
+  return marker as DeadLetterMarker;
 }

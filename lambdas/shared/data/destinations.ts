@@ -48,8 +48,9 @@ export function destinationsRepo({ doc, tableName }: Db) {
       })
     ).map(toDestination);
   return {
+    /** Strongly consistent: an attempt signs with the secret of the latest rotation and sees a disable or removal at once. */
     async get(id: string): Promise<Destination | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: destinationKeys.destination(id) }));
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: destinationKeys.destination(id), ConsistentRead: true }));
       return Item ? toDestination(Item) : null;
     },
     /** Creates or replaces; `mustExist` refuses to resurrect a destination removed meanwhile. */

@@ -11,8 +11,9 @@ export const groupKeys = {
 
 export function groupsRepo({ doc, tableName }: Db) {
   return {
-    async get(groupId: string): Promise<Group | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: groupKeys.group(groupId) }));
+    /** `consistent` for admin checks that a group exists: a venue load (or a script) may have written it a moment before. */
+    async get(groupId: string, { consistent = false } = {}): Promise<Group | null> {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: groupKeys.group(groupId), ConsistentRead: consistent }));
       return Item ? toGroup(Item) : null;
     },
     async put(group: Group): Promise<void> {

@@ -32,15 +32,23 @@ export const menuKeys = {
 /** Another writer published between our read and our write. */
 export class MenuConflictError extends Error {}
 
+/**
+ * Menus are always read strongly consistently: a publisher conditions its
+ * write on the version it read, and a webhook receiver re-reads the menu the
+ * moment bevq.menu.updated arrives (contract 6.4) and must see that revision.
+ */
 export function menusRepo({ doc, tableName }: Db) {
   return {
     async get(groupId: string, locationId: string): Promise<StoredMenu | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: menuKeys.menu(groupId, locationId) }));
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: tableName, Key: menuKeys.menu(groupId, locationId), ConsistentRead: true }),
+      );
       return Item ? toMenu(Item) : null;
     },
     async list(groupId: string): Promise<StoredMenu[]> {
       const items = await queryAll(doc, {
         TableName: tableName,
+        ConsistentRead: true,
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
         ExpressionAttributeValues: { ':pk': `GROUP#${groupId}`, ':sk': menuKeys.prefix },
       });

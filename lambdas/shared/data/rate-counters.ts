@@ -4,6 +4,17 @@ import type { Db } from './db.js';
 /** Which limit a counter belongs to: an application's API calls, or token-endpoint attempts for a client id. */
 export type CounterKind = 'API' | 'TOKEN';
 
+/**
+ * Every request of an application in a minute is one ADD on the same small
+ * item (under 1 KB: one write unit), and one item lives in one partition,
+ * which takes at most 1,000 write units a second
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput-scenarios.html,
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/burst-adaptive-capacity.html).
+ * So no application's limit may exceed what that item can count in a minute.
+ */
+export const PARTITION_WRITES_PER_SECOND = 1_000;
+export const APP_RATE_CEILING_PER_MINUTE = PARTITION_WRITES_PER_SECOND * 60;
+
 export const counterKeys = {
   counter: (kind: CounterKind, subject: string, windowStart: string) => ({
     PK: `RATE#${kind}#${subject}`,

@@ -14,8 +14,6 @@ import type { Db } from './db.js';
  */
 
 export const SHIFTQ_RETENTION_DAYS = 366;
-/** Largest gzipped body; the rest of the 400 KB item is keys and attributes. */
-export const MAX_BODY_BYTES = 380_000;
 
 const SK_NAMES: Record<DatedKind | CurrentKind, string> = {
   kitchen: 'KITCHEN',

@@ -7,6 +7,7 @@ import { rateCountersRepo } from './rate-counters.js';
 import { menusRepo } from './menus.js';
 import { destinationsRepo } from './destinations.js';
 import { deliveriesRepo } from './deliveries.js';
+import { mailOutboxRepo } from './mail-outbox.js';
 import { sportsRepo } from './sports.js';
 import { matriqRepo } from './matriq.js';
 import { campaignsRepo } from './campaigns.js';
@@ -24,6 +25,7 @@ export function createStore(db: Db) {
     menus: menusRepo(db),
     destinations: destinationsRepo(db),
     deliveries: deliveriesRepo(db),
+    mailOutbox: mailOutboxRepo(db),
     sports: sportsRepo(db),
     matriq: matriqRepo(db),
     campaigns: campaignsRepo(db),

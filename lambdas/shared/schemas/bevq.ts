@@ -1,17 +1,20 @@
 import { z } from 'zod';
-import { absoluteUrl, isoTimestamp, refresh } from './common.js';
+import { absoluteUrl, decimal, isoTimestamp, money, refresh } from './common.js';
 
 /** Beverage menu (contract 2.11), the bevq resources around it, and the webhook payload (6.3). */
 
 const text = z.string().max(2000);
 const menuId = z.string().min(1).max(128);
+/** Position within a section or menu; only the order matters. */
+const sortOrder = z.number().int().min(-1_000_000).max(1_000_000);
 const location = z.object({ id: z.string(), name: z.string(), timezone: z.string() });
 
 export const menuSize = z.object({
   id: menuId,
   name: z.string().max(200),
-  ounces: z.number().nonnegative(),
-  price: z.number().nonnegative(),
+  /** Up to a half-barrel keg (1,984 oz). */
+  ounces: decimal(0, 2_000, 2),
+  price: money.min(0),
   /** The location's authoritative POS currency, as stored; never derived from locale or symbol. */
   currency: z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code such as USD'),
   available: z.boolean(),
@@ -32,8 +35,8 @@ const itemFields = {
   brand: menuBrand.optional(),
   style: z.string().max(200),
   category: z.string().max(200),
-  abv: z.number().min(0).max(100).nullable(),
-  ibu: z.number().min(0).max(1000).nullable(),
+  abv: decimal(0, 100, 2).nullable(),
+  ibu: decimal(0, 1000, 1).nullable(),
   country: z.string().max(100),
   region: z.string().max(200),
   description: text,
@@ -43,7 +46,7 @@ const itemFields = {
   mapped: z.boolean(),
   available: z.boolean(),
   sizes: z.array(menuSize).max(20),
-  sortOrder: z.number(),
+  sortOrder,
 };
 
 export const menuItem = z.object({ ...itemFields, sectionId: menuId, updatedAt: isoTimestamp });
@@ -52,7 +55,7 @@ export const menuSection = z.object({
   id: menuId,
   name: z.string().max(200),
   description: text,
-  sortOrder: z.number(),
+  sortOrder,
   enabled: z.boolean(),
   itemCount: z.number().int(),
   updatedAt: isoTimestamp,
@@ -101,7 +104,7 @@ export const menuInput = z
             id: menuId,
             name: z.string().max(200),
             description: text.default(''),
-            sortOrder: z.number(),
+            sortOrder,
             enabled: z.boolean(),
             itemCount: z.unknown().optional(),
             updatedAt: z.unknown().optional(),

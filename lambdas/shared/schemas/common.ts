@@ -3,6 +3,21 @@ import { z } from 'zod';
 export const isoTimestamp = z.string().datetime({ offset: true });
 export const absoluteUrl = z.string().url();
 
+/**
+ * A fractional number input, bounded to its domain: within [min, max] and
+ * written with at most `decimals` digits after the point (never as 1e-7).
+ * Such a number has at most 17 significant digits and, unless 0, a magnitude
+ * from 10^-decimals to max: DynamoDB stores it exactly (38 digits, 1E-130 to
+ * under 1E+126). zod's multipleOf is no substitute: it lets 1e-200 through.
+ */
+export function decimal(min: number, max: number, decimals: number) {
+  const plain = new RegExp(`^-?\\d+(\\.\\d{1,${decimals}})?$`);
+  return z.number().min(min).max(max).refine((n) => plain.test(String(n)), `use at most ${decimals} decimals`);
+}
+
+/** An amount in a currency's major unit: up to 10 million either way, at most 4 decimals (the finest ISO 4217 minor unit). */
+export const money = decimal(-10_000_000, 10_000_000, 4);
+
 export const refresh = z.object({ cadence: z.string(), description: z.string() });
 
 /** The common envelope of 2.1 around a resource's `data`. */

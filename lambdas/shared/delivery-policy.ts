@@ -1,0 +1,78 @@
+/**
+ * The webhook delivery policy (contract 6.6, 8), declared once. The
+ * deliverer's function timeout, the event source's batch size and
+ * concurrency, the queue's visibility and its redrive `maxReceiveCount` are
+ * all derived below; the stack, the local runtime and the deliverer read
+ * the derived values, never their own numbers.
+ */
+export const DELIVERY_POLICY = {
+  /** Attempts in total for retryable failures; the fifth retryable failure is DEAD_LETTER. */
+  attempts: 5,
+  /** One timer per attempt from DNS resolution to the response's status line: lookup, connect, TLS, request, answer. */
+  attemptTimeoutSeconds: 10,
+  /** Exponential backoff: 30 s doubling, capped (at most five doublings reach it). */
+  minBackoffSeconds: 30,
+  maxBackoffSeconds: 3_600,
+  /** Records per invocation, all attempted in parallel. */
+  batchSize: 10,
+  /** Outbound attempts in flight at once across every invocation. */
+  maxAttemptsInFlight: 50,
+  /** Reads before an attempt (delivery, destination, application) and the conditional start, SDK retries included. */
+  setupSeconds: 10,
+  /** Writes after an attempt (outcome, health, dead-letter marker) and the message's visibility, SDK retries included. */
+  outcomeSeconds: 10,
+  /**
+   * Receives a message may spend without an attempt before the redrive gives up on it: throttled
+   * or init-failed invocations, batches that timed out, duplicates of an attempt in flight, and
+   * the few receives that carry a spent delivery's message on to the DLQ.
+   */
+  receiveHeadroom: 5,
+} as const;
+
+/** AWS: an SQS event source's queue visibility should be at least six times the function timeout. */
+const VISIBILITY_PER_FUNCTION_TIMEOUT = 6;
+
+/** What the policy implies for the functions and queues, in nominal seconds. */
+export const DERIVED = (() => {
+  const p = DELIVERY_POLICY;
+  // Records run in parallel: an invocation lasts as long as its slowest record, and always outlives it.
+  const functionTimeoutSeconds = p.setupSeconds + p.attemptTimeoutSeconds + p.outcomeSeconds;
+  return {
+    functionTimeoutSeconds,
+    visibilityTimeoutSeconds: VISIBILITY_PER_FUNCTION_TIMEOUT * functionTimeoutSeconds,
+    maxConcurrency: Math.max(2, Math.floor(p.maxAttemptsInFlight / p.batchSize)),
+    maxReceiveCount: p.attempts + p.receiveHeadroom,
+    /** An attempt starts only when the invocation has this long left: it always records its outcome. */
+    startBudgetSeconds: p.attemptTimeoutSeconds + p.outcomeSeconds,
+  } as const;
+})();
+
+/** The nominal wait after retryable failure number `attempt`: 30 s · 2^(attempt−1), capped at 3,600 s. */
+export function backoffSeconds(attempt: number): number {
+  if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be a whole number ≥ 1, got ${attempt}`);
+  return Math.min(DELIVERY_POLICY.minBackoffSeconds * 2 ** (attempt - 1), DELIVERY_POLICY.maxBackoffSeconds);
+}
+
+/**
+ * The policy's waits on a time scale: 1 in AWS (the stack never scales);
+ * the local runtime may shrink every wait alike (WEBHOOK_TIME_SCALE) so
+ * tests run whole retry sequences, timeouts and crashes in seconds.
+ */
+export function scaledTimings(scale: number) {
+  const ms = (seconds: number) => Math.round(seconds * scale * 1000);
+  return {
+    attemptTimeoutMs: ms(DELIVERY_POLICY.attemptTimeoutSeconds),
+    functionTimeoutMs: ms(DERIVED.functionTimeoutSeconds),
+    startBudgetMs: ms(DERIVED.startBudgetSeconds),
+    /** SQS counts visibility in whole seconds. */
+    visibilityTimeoutSeconds: queueSeconds(DERIVED.visibilityTimeoutSeconds, scale, 1),
+    /** The visibility that realises a backoff wait. */
+    backoffVisibilitySeconds: (attempt: number) => queueSeconds(backoffSeconds(attempt), scale, 0),
+  };
+}
+
+export type Timings = ReturnType<typeof scaledTimings>;
+
+function queueSeconds(nominal: number, scale: number, min: number): number {
+  return Math.max(min, Math.min(43_200, Math.round(nominal * scale)));
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import type { QueuedMail } from '../../lambdas/shared/data/mail-outbox.js';
+import { MAIL_TRIES } from '../../lambdas/shared/data/mail-outbox.js';
+import type { Deps } from '../../lambdas/shared/deps.js';
+import { sendMail, sendQueuedMail } from '../../lambdas/shared/mailer.js';
+
+/** Deps whose mailer, logger, metrics and outbox record what happens. */
+function world(fail: boolean, pending: QueuedMail[] = []) {
+  const seen = { sent: [] as string[], logs: [] as unknown[][], metrics: [] as string[], done: [] as string[], failed: [] as string[] };
+  const deps = {
+    mailer: {
+      async send(mail: { to: string }) {
+        if (fail) throw Object.assign(new Error(`554 Message rejected: address not verified: ${mail.to}`), { name: 'MessageRejected' });
+        seen.sent.push(mail.to);
+      },
+    },
+    logger: { warn: (...a: unknown[]) => seen.logs.push(a), error: (...a: unknown[]) => seen.logs.push(a) },
+    metrics: { addMetric: (name: string) => seen.metrics.push(name) },
+    store: {
+      mailOutbox: {
+        pending: async () => pending,
+        done: async (key: string) => void seen.done.push(key),
+        failed: async (key: string) => void seen.failed.push(key),
+      },
+    },
+  } as unknown as Deps;
+  return { deps, seen };
+}
+
+const MAIL = { to: 'owner@tenant.example', subject: 'Customer API: secret-ish subject', text: 'body with sk_live_123' };
+
+describe('sendMail', () => {
+  it('sends, and says so', async () => {
+    const { deps, seen } = world(false);
+    expect(await sendMail(deps, MAIL, 'destination-created')).toBe(true);
+    expect(seen).toMatchObject({ sent: [MAIL.to], metrics: [], logs: [] });
+  });
+
+  it('counts MailFailed and logs what it was for and the error name, never the address, subject, text or message', async () => {
+    const { deps, seen } = world(true);
+    expect(await sendMail(deps, MAIL, 'destination-created')).toBe(false);
+    expect(seen.metrics).toEqual(['MailFailed']);
+    expect(seen.logs).toEqual([['owner mail not sent', { purpose: 'destination-created', error: 'MessageRejected' }]]);
+    const logged = JSON.stringify(seen.logs);
+    for (const secret of [MAIL.to, MAIL.subject, MAIL.text, '554']) expect(logged).not.toContain(secret);
+  });
+});
+
+describe('sendQueuedMail (the sweeper)', () => {
+  const queued = (failures: number): QueuedMail => ({ ...MAIL, key: 'rate-limit#app_1#2026-11-22T15:30#warning', failures });
+
+  it('sends queued mail and takes it off the pending list', async () => {
+    const { deps, seen } = world(false, [queued(0)]);
+    expect(await sendQueuedMail(deps)).toBe(1);
+    expect(seen).toMatchObject({ sent: [MAIL.to], done: [queued(0).key], failed: [] });
+  });
+
+  it('keeps a mail SES refused for the next sweep, and gives it up after the last try', async () => {
+    const first = world(true, [queued(0)]);
+    expect(await sendQueuedMail(first.deps)).toBe(0);
+    expect(first.seen).toMatchObject({ failed: [queued(0).key], done: [], metrics: ['MailFailed'] });
+
+    const last = world(true, [queued(MAIL_TRIES - 1)]);
+    await sendQueuedMail(last.deps);
+    expect(last.seen).toMatchObject({ failed: [], done: [queued(0).key], metrics: ['MailFailed'] });
+    expect(last.seen.logs.at(-1)).toEqual(['owner mail given up', { purpose: 'rate-limit', tries: MAIL_TRIES }]);
+  });
+});
