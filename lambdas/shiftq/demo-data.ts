@@ -11,24 +11,13 @@ import {
 import type { Location } from '../shared/data/locations.js';
 import type { Store } from '../shared/data/store.js';
 import type { KitchenInput } from './inputs.js';
+import { seededRandom } from '../shared/seeded-random.js';
 
 /**
  * Deterministic demo data for shiftq, relative to `now`: the same location
  * and instant always give the same data. Used by `npm start` seeding, tests
  * and the kitchen benchmark.
  */
-
-/** mulberry32: a small seeded pseudo-random generator (uniform in [0, 1)). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function seedOf(text: string): number {
   let h = 2166136261;

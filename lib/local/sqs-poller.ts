@@ -1,5 +1,6 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { seededRandom } from '../../lambdas/shared/seeded-random.js';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
@@ -49,7 +50,7 @@ const WAIT_SECONDS = 20;
  */
 export function startSqsPoller(options: PollerOptions): { stop(): Promise<void> } {
   const { sqs, queueUrl, logger, faults = {} } = options;
-  const random = mulberry32(faults.seed ?? 1);
+  const random = seededRandom(faults.seed ?? 1); // the same faults in the same order on every run
   const aborts = new Set<AbortController>();
   const running = new Set<Promise<unknown>>();
   let stopped = false;
@@ -148,17 +149,5 @@ function toRecord(m: Message, queueArn: string): SQSRecord {
     eventSource: 'aws:sqs',
     eventSourceARN: queueArn,
     awsRegion: 'us-east-1',
-  };
-}
-
-/** A small seeded generator: the same faults in the same order on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
 }

@@ -3,6 +3,7 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_ROUTES } from '../../lambdas/admin-api/routes.js';
 import { ROUTES } from '../../lambdas/shared/routes.js';
+import { seededRandom } from '../../lambdas/shared/seeded-random.js';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { ENGINE_NAME, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
@@ -16,18 +17,6 @@ import { ENGINE_NAME, scanTable, startTestRuntime, tokenFor } from '../support/r
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 2000);
-
-/** mulberry32: small, seeded, good enough to pick cases reproducibly. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PROTO_NAMES = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf', '__defineGetter__'];
 const MULTIBYTE = ['café', 'Ünïcödé', '日本語のメニュー', '🍺🍷🥃', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢', 'ﷺ', '\u202Eevil', 'a\u0000b', '\uFFFD'];
@@ -181,7 +170,7 @@ afterAll(async () => {
 
 describe(`fuzz on ${ENGINE_NAME}: never a 5xx from input`, () => {
   it(`answers ${REQUESTS} hostile requests (seed ${SEED}) with 2xx-4xx, no leak, no state change`, async () => {
-    const random = prng(SEED);
+    const random = seededRandom(SEED);
     const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
     const chance = (p: number) => random() < p;
 

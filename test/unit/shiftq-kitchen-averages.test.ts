@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { businessDayEndMs, businessDayStartMs } from '../../lambdas/shared/business-date.js';
 import type { KitchenInput } from '../../lambdas/shiftq/inputs.js';
 import { bucketLabel, kitchenSnapshot } from '../../lambdas/shiftq/kitchen-averages.js';
-import { seededRandom } from '../../lambdas/shiftq/demo-data.js';
+import { seededRandom } from '../../lambdas/shared/seeded-random.js';
 
 const ZONE = 'America/New_York';
 const DATE = '20261120';
