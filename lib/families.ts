@@ -1,5 +1,5 @@
 import type { DynamoAction, TableIndexName } from './constructs/family-function.js';
-import type { Family } from '../lambdas/shared/routes.js';
+import type { Family } from '#contract/routes';
 
 /** What one family's Lambda needs from the infrastructure, and nothing more. */
 export type FamilyInfra = {

@@ -1,12 +1,12 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AdminInputError } from '../admin/validation.js';
-import type { Deps } from '../shared/deps.js';
-import { ApiError } from '../shared/errors.js';
-import { isId } from '../shared/ids.js';
-import { errorResponse, jsonResponse, validatedQuery, type HttpResponse } from '../shared/http.js';
-import { parseJsonBody } from '../shared/json-body.js';
-import { count, observability } from '../shared/observability.js';
+import type { Deps } from '#platform/deps';
+import { ApiError } from '#contract/errors';
+import { isId } from '#contract/ids';
+import { errorResponse, jsonResponse, validatedQuery, type HttpResponse } from '#platform/http';
+import { parseJsonBody } from '#platform/json-body';
+import { count, observability } from '#platform/observability';
 import { operations } from './operations.js';
 import { ADMIN_ROUTES, resolveAdminPath, type AdminRoute } from './routes.js';
 

@@ -11,7 +11,7 @@ import {
 } from '../admin/destinations.js';
 import { listDeadLetters, redrive, showDeadLetter } from '../admin/dlq.js';
 import { publishDocument, publishMenu } from '../admin/menus.js';
-import type { Deps } from '../shared/deps.js';
+import type { Deps } from '#platform/deps';
 import type { AdminOperation } from './routes.js';
 
 /** What an admin operation receives: path parameters, query and the body its route's schema accepted. */

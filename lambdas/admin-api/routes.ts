@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { addInput, editInput } from '../admin/destinations.js';
 import { appInput } from '../admin/validation.js';
-import { id } from '../shared/ids.js';
-import { pathResolver } from '../shared/routes.js';
+import { id } from '#contract/ids';
+import { pathResolver } from '#contract/routes';
 
 /**
  * The admin route table, declared once. API Gateway (lib/constructs/api.ts,

@@ -1,8 +1,8 @@
-import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../shared/config.js';
-import { APP_RATE_CEILING_PER_MINUTE } from '../shared/data/rate-counters.js';
-import { randomSecret, sha256Hex } from '../shared/crypto.js';
-import type { App, CredentialType } from '../shared/data/apps.js';
-import type { Store } from '../shared/data/store.js';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
+import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
+import { randomSecret, sha256Hex } from '#domain/crypto';
+import type { App, CredentialType } from '#data/apps';
+import type { Store } from '#data/store';
 import { requireGroup } from './venues.js';
 import { AdminInputError, AdminNotFoundError, appInput, parseInput, type AppInput } from './validation.js';
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Store } from '../shared/data/store.js';
+import type { Store } from '#data/store';
 import { requireLocations } from './locations-exist.js';
 import { AdminInputError, id, parseInput } from './validation.js';
 

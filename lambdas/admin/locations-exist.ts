@@ -1,4 +1,4 @@
-import type { Store } from '../shared/data/store.js';
+import type { Store } from '#data/store';
 import { AdminInputError } from './validation.js';
 
 /** Refuses (before any write) a file naming a location that does not exist. */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { parseCompactDate } from '../shared/business-date.js';
-import type { StopCommand } from '../shared/data/matriq.js';
-import type { Store } from '../shared/data/store.js';
-import { hhmm } from '../shared/schemas/matriq.js';
+import { parseCompactDate } from '#contract/business-date';
+import type { StopCommand } from '#data/matriq';
+import type { Store } from '#data/store';
+import { hhmm } from '#contract/schemas/matriq';
 import { stopTransition, StopTransitionError } from '../matriq/stop-transitions.js';
 import { requireLocations } from './locations-exist.js';
 import { AdminInputError, fitsOneItem, id, parseInput } from './validation.js';

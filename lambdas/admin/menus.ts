@@ -1,8 +1,8 @@
 import { buildMenu, contentProblems } from '../bevq/menu-build.js';
-import type { MenuEvent, StoredMenu } from '../shared/data/menus.js';
-import { MenuConflictError } from '../shared/data/menus.js';
-import type { Deps } from '../shared/deps.js';
-import { menuInput, type MenuData } from '../shared/schemas/bevq.js';
+import type { MenuEvent, StoredMenu } from '#data/menus';
+import { MenuConflictError } from '#data/menus';
+import type { Deps } from '#platform/deps';
+import { menuInput, type MenuData } from '#contract/schemas/bevq';
 import { dispatchMenuEvent } from '../webhooks/dispatch.js';
 import { menuEventId } from '../webhooks/events.js';
 import { AdminConflictError, AdminInputError, AdminNotFoundError, id, parseInput } from './validation.js';

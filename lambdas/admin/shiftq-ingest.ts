@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { activeBusinessDate, businessDayEndMs, businessDayStartMs, parseCompactDate } from '../shared/business-date.js';
-import { ITEM_VALUE_BUDGET_BYTES } from '../shared/data/item-limits.js';
-import { encodeBody, retentionEndMs } from '../shared/data/shiftq.js';
-import type { Store } from '../shared/data/store.js';
+import { activeBusinessDate, businessDayEndMs, businessDayStartMs, parseCompactDate } from '#contract/business-date';
+import { ITEM_VALUE_BUDGET_BYTES } from '#data/item-limits';
+import { encodeBody, retentionEndMs } from '#data/shiftq';
+import type { Store } from '#data/store';
 import {
   clockInsInput,
   CURRENT_KINDS,

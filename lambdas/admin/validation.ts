@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { isValidTimeZone } from '../shared/business-date.js';
-import { id } from '../shared/ids.js';
-import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '../shared/data/item-limits.js';
-import { APP_RATE_CEILING_PER_MINUTE } from '../shared/data/rate-counters.js';
-import { MODULES, SCOPES } from '../shared/scopes.js';
+import { isValidTimeZone } from '#contract/business-date';
+import { id } from '#contract/ids';
+import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/item-limits';
+import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
+import { MODULES, SCOPES } from '#contract/scopes';
 
 /** The id rule is shared with /v1's path resolution; admin inputs use it as it is. */
 export { id };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Group } from '../shared/data/groups.js';
-import type { Location } from '../shared/data/locations.js';
-import type { Store } from '../shared/data/store.js';
+import type { Group } from '#data/groups';
+import type { Location } from '#data/locations';
+import type { Store } from '#data/store';
 import { AdminInputError, groupInput, locationInput, parseInput, type GroupInput, type LocationInput } from './validation.js';
 
 /** Creates or renames a group. */

@@ -1,7 +1,7 @@
-import { sha256Hex } from '../shared/crypto.js';
-import { strongEtag } from '../shared/etag.js';
-import type { MenuData, MenuItem, MenuSection } from '../shared/schemas/bevq.js';
-import { menuInput } from '../shared/schemas/bevq.js';
+import { sha256Hex } from '#domain/crypto';
+import { strongEtag } from '#domain/etag';
+import type { MenuData, MenuItem, MenuSection } from '#contract/schemas/bevq';
+import { menuInput } from '#contract/schemas/bevq';
 import type { z } from 'zod';
 
 /**

@@ -1,4 +1,4 @@
-import type { DeviceHealth } from '../shared/schemas/matriq.js';
+import type { DeviceHealth } from '#contract/schemas/matriq';
 
 /** Reporting windows: a device (or gateway) seen within 5 minutes is healthy, within 30 a warning, else offline. */
 export const HEALTHY_WITHIN_MS = 5 * 60_000;

@@ -1,6 +1,6 @@
-import type { Operations } from '../shared/api-handler.js';
-import { ok } from '../shared/envelope.js';
-import { REFRESH } from '../shared/refresh.js';
+import type { Operations } from '#platform/api-handler';
+import { ok } from '#platform/envelope';
+import { REFRESH } from '#contract/refresh';
 import { locationRefOf } from '../sportsq/views.js';
 
 export const operations: Operations = {

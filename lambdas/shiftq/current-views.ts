@@ -1,4 +1,4 @@
-import { addDays, daysBetween, parseCompactDate, parseIsoDate } from '../shared/business-date.js';
+import { addDays, daysBetween, parseCompactDate, parseIsoDate } from '#contract/business-date';
 import type { EmployeesInput, PosMenuInput, ReservationsInput } from './inputs.js';
 
 /** Current-state resources (POS menu, employees, reservations digest) as the API returns them. Pure. */

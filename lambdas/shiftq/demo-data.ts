@@ -7,11 +7,11 @@ import {
   formatCompactDate,
   formatIsoDate,
   parseCompactDate,
-} from '../shared/business-date.js';
-import type { Location } from '../shared/data/locations.js';
-import type { Store } from '../shared/data/store.js';
+} from '#contract/business-date';
+import type { Location } from '#data/locations';
+import type { Store } from '#data/store';
 import type { KitchenInput } from './inputs.js';
-import { seededRandom } from '../shared/seeded-random.js';
+import { seededRandom } from '#domain/seeded-random';
 
 /**
  * Deterministic demo data for shiftq, relative to `now`: the same location

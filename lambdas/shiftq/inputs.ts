@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { decimal, money } from '../shared/schemas/common.js';
-import { isoDate, REVIEW_PROVIDERS } from '../shared/schemas/shiftq.js';
+import { decimal, money } from '#contract/schemas/common';
+import { isoDate, REVIEW_PROVIDERS } from '#contract/schemas/shiftq';
 
 /**
  * What the platform loads per location (admin ingest): validated with these

@@ -1,5 +1,5 @@
-import { businessDayStartMs, formatIsoDate, parseCompactDate } from '../shared/business-date.js';
-import type { KitchenSnapshot, TimeBucket } from '../shared/schemas/shiftq.js';
+import { businessDayStartMs, formatIsoDate, parseCompactDate } from '#contract/business-date';
+import type { KitchenSnapshot, TimeBucket } from '#contract/schemas/shiftq';
 import type { KitchenInput, KitchenTicket } from './inputs.js';
 
 /**

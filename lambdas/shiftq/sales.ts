@@ -1,4 +1,4 @@
-import type { SalesSnapshot } from '../shared/schemas/shiftq.js';
+import type { SalesSnapshot } from '#contract/schemas/shiftq';
 import type { LaborInput, SalesInput } from './inputs.js';
 
 /** Sales and labor figures of one business date, and the group ranking built from them. Pure. */

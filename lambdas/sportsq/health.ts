@@ -1,4 +1,4 @@
-import type { Freshness, ProviderStatus, ScheduleStatus } from '../shared/schemas/sportsq.js';
+import type { Freshness, ProviderStatus, ScheduleStatus } from '#contract/schemas/sportsq';
 
 /**
  * Data-health rules of contract 2.8 and 7.3, pure. Schedule health and

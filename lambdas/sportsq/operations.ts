@@ -1,8 +1,8 @@
 import { sportsLogoUrl } from '../assets/urls.js';
-import type { ApiRequest, Operations } from '../shared/api-handler.js';
-import { envelope, ok } from '../shared/envelope.js';
-import { jsonResponse } from '../shared/http.js';
-import { REFRESH } from '../shared/refresh.js';
+import type { ApiRequest, Operations } from '#platform/api-handler';
+import { envelope, ok } from '#platform/envelope';
+import { jsonResponse } from '#platform/http';
+import { REFRESH } from '#contract/refresh';
 import { availabilityOf, providerStatusOf, scheduleHealthOf } from './health.js';
 import { businessDateAt, eventView, locationRefOf, readSportsDay } from './views.js';
 

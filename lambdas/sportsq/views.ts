@@ -1,9 +1,9 @@
 import { sportsLogoUrl } from '../assets/urls.js';
-import { activeBusinessDate, formatIsoDate, parseCompactDate } from '../shared/business-date.js';
-import type { Location } from '../shared/data/locations.js';
-import type { ProviderEnvironment, Schedule, StoredEvent, ViewingData } from '../shared/data/sports.js';
-import type { Store } from '../shared/data/store.js';
-import type { SportsEvent } from '../shared/schemas/sportsq.js';
+import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
+import type { Location } from '#data/locations';
+import type { ProviderEnvironment, Schedule, StoredEvent, ViewingData } from '#data/sports';
+import type { Store } from '#data/store';
+import type { SportsEvent } from '#contract/schemas/sportsq';
 import type { HealthInputs } from './health.js';
 
 /** The `{id, name, timezone}` location object most resources carry. */

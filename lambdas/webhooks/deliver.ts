@@ -1,7 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
-import { markerOf, type Delivery } from '../shared/data/deliveries.js';
-import { backoffSeconds, scaledTimings } from '../shared/delivery-policy.js';
-import type { Deps } from '../shared/deps.js';
+import { markerOf, type Delivery } from '#data/deliveries';
+import { backoffSeconds, scaledTimings } from '#contract/delivery-policy';
+import type { Deps } from '#platform/deps';
 import { attempt, reportOutcome, type Receipt } from './attempt.js';
 import * as state from './delivery-state.js';
 import { delayMessage, parseDeliveryMessage } from './queue.js';

@@ -1,7 +1,7 @@
-import type { Delivery } from '../shared/data/deliveries.js';
-import type { Destination } from '../shared/data/destinations.js';
-import type { MenuEvent } from '../shared/data/menus.js';
-import type { Deps } from '../shared/deps.js';
+import type { Delivery } from '#data/deliveries';
+import type { Destination } from '#data/destinations';
+import type { MenuEvent } from '#data/menus';
+import type { Deps } from '#platform/deps';
 import { appIneligibility, covers } from './eligibility.js';
 import { deliveryIdOf, payloadOf, type EventFacts } from './events.js';
 import { enqueueDelivery } from './queue.js';

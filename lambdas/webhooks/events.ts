@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../shared/crypto.js';
-import type { EventType } from '../shared/data/deliveries.js';
-import type { WebhookPayload } from '../shared/schemas/bevq.js';
+import { sha256Hex } from '#domain/crypto';
+import type { EventType } from '#data/deliveries';
+import type { WebhookPayload } from '#contract/schemas/bevq';
 
 /**
  * Event and delivery identity. A menu event's id depends only on group,

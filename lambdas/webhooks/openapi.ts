@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { EVENT_TYPES, webhookPayload } from '../shared/schemas/bevq.js';
+import { EVENT_TYPES, webhookPayload } from '#contract/schemas/bevq';
 
 type JsonSchema = Record<string, unknown>;
 

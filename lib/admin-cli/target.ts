@@ -1,15 +1,15 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDb } from '../../lambdas/shared/data/db.js';
-import { createStore, type Store } from '../../lambdas/shared/data/store.js';
+import { createDb } from '#data/db';
+import { createStore, type Store } from '#data/store';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { Clock } from '../../lambdas/shared/clock.js';
-import { configFromEnv } from '../../lambdas/shared/config.js';
-import type { Deps } from '../../lambdas/shared/deps.js';
-import { sesMailer } from '../../lambdas/shared/mailer.js';
-import { systemResolver } from '../../lambdas/shared/resolver.js';
+import type { Clock } from '#platform/clock';
+import { configFromEnv } from '#platform/config';
+import type { Deps } from '#platform/deps';
+import { sesMailer } from '#platform/mailer';
+import { systemResolver } from '#platform/resolver';
 import { readRuntimeFile, RUNTIME_FILE, RUNTIME_FILE_ENV } from '../local/runtime-file.js';
 import { LOCAL_THROTTLE } from '../local/stage-throttle.js';
 

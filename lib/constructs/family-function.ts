@@ -7,7 +7,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { TABLE_KEYS } from '../../lambdas/shared/data/table.js';
+import { TABLE_KEYS } from '#data/table';
 import { LAMBDA_BUNDLING } from '../bundling.js';
 
 /** The DynamoDB actions a family may be granted (written without the `dynamodb:` prefix). */

@@ -6,7 +6,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DELIVERY_POLICY, DERIVED } from '../../lambdas/shared/delivery-policy.js';
+import { DELIVERY_POLICY, DERIVED } from '#contract/delivery-policy';
 import { DLQ_PASS_SECONDS } from '../../lambdas/webhooks/reconcile.js';
 import { FamilyFunction, type DynamoAction, type TableIndexName } from './family-function.js';
 import type { WebhookQueues } from './webhook-queues.js';

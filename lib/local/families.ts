@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { createHandler as discovery } from '../../lambdas/discovery/index.js';
-import type { Deps } from '../../lambdas/shared/deps.js';
-import type { Family } from '../../lambdas/shared/routes.js';
+import type { Deps } from '#platform/deps';
+import type { Family } from '#contract/routes';
 import { createHandler as token } from '../../lambdas/token/index.js';
 import { createHandler as bevq } from '../../lambdas/bevq/index.js';
 import { createHandler as sportsq } from '../../lambdas/sportsq/index.js';

@@ -13,7 +13,7 @@ import { publishMenu, writeMenu } from '../../lambdas/admin/menus.js';
 import { AdminInputError } from '../../lambdas/admin/validation.js';
 import { menuEventId } from '../../lambdas/webhooks/events.js';
 import { createDispatcher } from '../../lambdas/webhooks/handlers.js';
-import { sign } from '../../lambdas/shared/signature.js';
+import { sign } from '#domain/signature';
 import { lambdaContext } from '../../lib/local/gateway.js';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { sampleMenu } from '../../lib/local/demo-menu.js';

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Scope } from '../scopes.js';
+import type { Scope } from '#contract/scopes';
 import { isConditionFailure, queryAll, type Db } from './db.js';
 
 export type CredentialType = 'client_credentials' | 'legacy_bearer';

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { MenuData } from '../schemas/bevq.js';
+import type { MenuData } from '#contract/schemas/bevq';
 import { isConditionFailure, queryAll, type Db } from './db.js';
 
 /** A `bevq.menu.updated` event waiting to be fanned out (the outbox kept on the menu item). */

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { StopStatus } from '../schemas/matriq.js';
+import type { StopStatus } from '#contract/schemas/matriq';
 import { isConditionFailure, type Db } from './db.js';
 
 /** A location's display devices, gateway and Auto Scheduler state, as reported by its gateway. */

@@ -1,11 +1,11 @@
 import type { Deps } from './deps.js';
-import type { App } from './data/apps.js';
-import type { Credential } from './data/credentials.js';
-import type { Location } from './data/locations.js';
-import { sha256Hex } from './crypto.js';
-import { ApiError } from './errors.js';
+import type { App } from '#data/apps';
+import type { Credential } from '#data/credentials';
+import type { Location } from '#data/locations';
+import { sha256Hex } from '#domain/crypto';
+import { ApiError } from '#contract/errors';
 import { decide, rateWindow } from './rate-limit.js';
-import { isLocationRoute, moduleOfRoute, type Route } from './routes.js';
+import { isLocationRoute, moduleOfRoute, type Route } from '#contract/routes';
 
 export type AuthContext = { app: App; credential: Credential };
 

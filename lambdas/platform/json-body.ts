@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { z } from 'zod';
 import { MAX_REQUEST_BODY_BYTES } from './config.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '#contract/errors';
 import { bodyBytes, bodyText, header } from './http.js';
 
 /**

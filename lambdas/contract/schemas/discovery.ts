@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MODULES, SCOPES } from '../scopes.js';
+import { MODULES, SCOPES } from '#contract/scopes';
 import { absoluteUrl, isoTimestamp, refresh } from './common.js';
 
 /** An object with one property per key, all of one schema. */

@@ -1,5 +1,5 @@
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
-import { MAIL_TRIES } from './data/mail-outbox.js';
+import { MAIL_TRIES } from '#data/mail-outbox';
 import type { Deps } from './deps.js';
 import { count } from './observability.js';
 

@@ -5,13 +5,13 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { systemClock, type Clock } from './clock.js';
 import { configFromEnv, type Config } from './config.js';
-import { createDb } from './data/db.js';
-import { createStore, type Store } from './data/store.js';
+import { createDb } from '#data/db';
+import { createStore, type Store } from '#data/store';
 import { logger } from './logger.js';
 import { sesMailer, type Mailer } from './mailer.js';
 import { createMetrics, tracer } from './observability.js';
 import { systemResolver } from './resolver.js';
-import type { Resolver } from './url-safety.js';
+import type { Resolver } from '#domain/url-safety';
 
 /** Everything a handler needs from the outside world, injected so tests and the local runtime can supply their own. */
 export type Deps = {

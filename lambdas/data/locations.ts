@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { MODULES, type ModulesEnabled } from '../scopes.js';
+import { MODULES, type ModulesEnabled } from '#contract/scopes';
 import { queryAll, type Db } from './db.js';
 
 export type Location = {

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Config } from './config.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '#contract/errors';
 
 export type HttpResponse = APIGatewayProxyResult & { headers: Record<string, string> };
 

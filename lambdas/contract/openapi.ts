@@ -4,7 +4,7 @@ import { ID_PARAMS, isLocationRoute, ROUTES, TOKEN_SCHEMAS, type Route } from '.
 import { id } from './ids.js';
 import { envelope, errorBody } from './schemas/common.js';
 import { webhooksSection } from '../webhooks/openapi.js';
-import { IDEMPOTENCY_KEY } from './json-body.js';
+import { IDEMPOTENCY_KEY } from '#platform/json-body';
 
 type JsonSchema = Record<string, unknown>;
 

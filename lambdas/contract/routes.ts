@@ -377,7 +377,7 @@ export const TOKEN_SCHEMAS = token;
 
 const LOCATION_PREFIX = '/v1/{group_id}/{location_id}';
 
-/** Path parameters that hold ids: a segment breaking the id rule (lambdas/shared/ids.ts) names nothing, so 404. */
+/** Path parameters that hold ids: a segment breaking the id rule (lambdas/contract/ids.ts) names nothing, so 404. */
 export const ID_PARAMS = ['group_id', 'location_id'] as const;
 
 export function isLocationRoute(route: Route): boolean {

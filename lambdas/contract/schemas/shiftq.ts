@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseCompactDate } from '../business-date.js';
+import { parseCompactDate } from '#contract/business-date';
 import { absoluteUrl, isoTimestamp, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 

@@ -1,6 +1,6 @@
 import type { ApiRequest } from './api-handler.js';
 import { jsonResponse, type HttpResponse } from './http.js';
-import { isLocationRoute, resourceName } from './routes.js';
+import { isLocationRoute, resourceName } from '#contract/routes';
 
 /** The common envelope of contract 2.1 around a resource's data. */
 export function envelope(req: ApiRequest, data: unknown, resource = resourceName(req.route)) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseIsoDate } from '../business-date.js';
+import { parseIsoDate } from '#contract/business-date';
 import { absoluteUrl, isoTimestamp, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 

@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import type { Resolver } from './url-safety.js';
+import type { Resolver } from '#domain/url-safety';
 
 /** The system resolver, every address of the name (tests inject their own). */
 export const systemResolver: Resolver = async (hostname) =>

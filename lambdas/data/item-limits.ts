@@ -1,5 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { ApiError } from '../errors.js';
+import { ApiError } from '#contract/errors';
 import { TABLE_KEYS } from './table.js';
 
 /**

@@ -1,13 +1,13 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { authorize, type AuthContext } from './auth.js';
-import type { Location } from './data/locations.js';
+import type { Location } from '#data/locations';
 import type { Deps } from './deps.js';
-import { ApiError } from './errors.js';
-import { isId } from './ids.js';
+import { ApiError } from '#contract/errors';
+import { isId } from '#contract/ids';
 import { baseUrlOf, errorResponse, header, validated, validatedQuery, type HttpResponse } from './http.js';
 import { count, observability } from './observability.js';
-import { ID_PARAMS, resolvePath, routeByTemplate, routesOf, type Family, type Route } from './routes.js';
+import { ID_PARAMS, resolvePath, routeByTemplate, routesOf, type Family, type Route } from '#contract/routes';
 
 /** What an operation receives: the resolved route, validated input and the caller's identity. */
 export type ApiRequest = {

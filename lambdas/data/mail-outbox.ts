@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Mail } from '../mailer.js';
+import type { Mail } from '#platform/mailer';
 import { queryAll, type Db } from './db.js';
 
 /**
