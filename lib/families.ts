@@ -56,3 +56,6 @@ export const ADMIN_API_INFRA: FamilyInfra = {
   sendsMail: true,
   memorySize: 512,
 };
+
+/** The family API Gateway's `$default` route reaches: every path and method no route matches (its 404/405). */
+export const CATCH_ALL_FAMILY: Family = 'discovery';

@@ -8,9 +8,8 @@ import { DataTable } from './constructs/data-table.js';
 import { FamilyFunction } from './constructs/family-function.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
 import { WebhookFunctions } from './constructs/webhooks.js';
-import { ADMIN_API_INFRA, FAMILY_INFRA, type FamilyInfra } from './families.js';
-import { ADMIN_ROOT, ADMIN_ROUTES } from '../lambdas/admin-api/routes.js';
-import { CATCH_ALL_FAMILY } from './local/families.js';
+import { ADMIN_API_INFRA, CATCH_ALL_FAMILY, FAMILY_INFRA, type FamilyInfra } from './families.js';
+import { ADMIN_ROOT, ADMIN_ROUTES } from '../lambdas/admin/routes.js';
 
 /**
  * What differs between stages; everything else is the same everywhere.
@@ -94,7 +93,7 @@ export class CustomerApiStack extends Stack {
       removalPolicy,
     });
 
-    const adminFunction = apiFunction('admin-api', ADMIN_API_INFRA, 'admin-api/handler.ts');
+    const adminFunction = apiFunction('admin-api', ADMIN_API_INFRA, 'admin/handler.ts');
     // Send tests and redrives go to the queue; dead letters are read and removed from the DLQ.
     webhooks.queue.grantSendMessages(adminFunction);
     webhooks.deadLetterQueue.grantConsumeMessages(adminFunction);

@@ -3,8 +3,7 @@ import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { randomSecret, sha256Hex } from '#domain/crypto';
 import type { App, CredentialType } from '#data/apps';
 import type { Store } from '#data/store';
-import { requireGroup } from './venues.js';
-import { AdminInputError, AdminNotFoundError, appInput, parseInput, type AppInput } from './validation.js';
+import { AdminInputError, AdminNotFoundError, appInput, parseInput, type AppInput } from '#domain/inputs';
 import { randomBytes } from 'node:crypto';
 
 /** Legacy bearer credentials start with this fixed prefix (contract 5.1 rule 5). */
@@ -106,4 +105,9 @@ export function createdAppDocument({ app, clientSecret, legacyCredential }: Crea
 export function publicApp(app: App) {
   const { secretHash: _hash, ...rest } = app;
   return rest;
+}
+
+/** Refuses a group id that names no group. */
+export async function requireGroup(store: Store, groupId: string): Promise<void> {
+  if (!(await store.groups.get(groupId, { consistent: true }))) throw new AdminInputError(`group ${groupId} does not exist`);
 }

@@ -10,7 +10,7 @@ import { resolveDestination } from '#domain/url-safety';
 import { newDelivery, queueDelivery } from '../webhooks/dispatch.js';
 import { appIneligibility, covers } from '../webhooks/eligibility.js';
 import { testEventId } from '../webhooks/events.js';
-import { AdminConflictError, AdminInputError, AdminNotFoundError, id, parseInput } from './validation.js';
+import { AdminConflictError, AdminInputError, AdminNotFoundError, id, parseInput } from '#domain/inputs';
 
 /**
  * Webhook destinations (contract 6.5), as the admin CLI and console manage

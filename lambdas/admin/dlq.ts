@@ -4,7 +4,7 @@ import type { Deps } from '#platform/deps';
 import * as state from '../webhooks/delivery-state.js';
 import { scanDlq } from '../webhooks/dlq-scan.js';
 import { enqueueDelivery } from '../webhooks/queue.js';
-import { AdminConflictError, AdminInputError, AdminNotFoundError } from './validation.js';
+import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain/inputs';
 
 /**
  * Dead-letter operations for ops. The markers say what is in the DLQ and

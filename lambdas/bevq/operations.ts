@@ -6,7 +6,7 @@ import { ApiError } from '#contract/errors';
 import { header, type HttpResponse } from '#platform/http';
 import { ifNoneMatchHits } from '#domain/etag';
 import { REFRESH } from '#contract/refresh';
-import { menuResourcePath } from '../webhooks/events.js';
+import { menuResourcePath } from '#contract/urls';
 
 /** Menu responses may be kept by the client only to revalidate, and differ per token. */
 const MENU_CACHING = { 'Cache-Control': 'private, no-cache', Vary: 'Authorization' };

@@ -5,8 +5,8 @@ import type { Deps } from '#platform/deps';
 import { ok } from '#platform/envelope';
 import { ApiError } from '#contract/errors';
 import { REFRESH } from '#contract/refresh';
-import { deviceStatusOf } from '../matriq/device-health.js';
-import { locationRefOf } from '../sportsq/views.js';
+import { deviceStatusOf } from '#domain/device-health';
+import { locationRefOf } from '#domain/sports-day';
 import { campaignStatusOf } from './status.js';
 
 const campaignView = (c: Campaign, now: number) => ({

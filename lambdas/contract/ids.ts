@@ -16,3 +16,6 @@ export const id = z
 
 /** A path segment that breaks the id rule names nothing: its path matches no resource (404, before any read). */
 export const isId = (value: string): boolean => id.safeParse(value).success;
+
+/** Client-chosen retry key (for example a UUID), sent as Idempotency-Key. */
+export const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,128}$/;

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { ERRORS } from './errors.js';
 import { ID_PARAMS, isLocationRoute, ROUTES, TOKEN_SCHEMAS, type Route } from './routes.js';
-import { id } from './ids.js';
+import { IDEMPOTENCY_KEY, id } from './ids.js';
 import { envelope, errorBody } from './schemas/common.js';
-import { webhooksSection } from '../webhooks/openapi.js';
-import { IDEMPOTENCY_KEY } from '#platform/json-body';
+import { webhooksSection } from './webhook-openapi.js';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -1,6 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Mail } from '#platform/mailer';
 import { queryAll, type Db } from './db.js';
+
+/** An owner e-mail: what the mailer sends and the outbox keeps until it is sent. */
+export type Mail = { to: string; subject: string; text: string };
 
 /**
  * Owner e-mails queued by a request and sent by the sweeper, so a request

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import type { ReviewInput } from '../shiftq/inputs.js';
+import type { ReviewInput } from '#contract/schemas/shiftq-inputs';
 import type { Db } from './db.js';
 import { shiftqKeys } from './shiftq.js';
 

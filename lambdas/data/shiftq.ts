@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { addDays, businessDayEndMs, formatCompactDate, parseCompactDate } from '#contract/business-date';
-import type { CurrentData, CurrentKind, DatedData, DatedKind } from '../shiftq/inputs.js';
+import type { CurrentData, CurrentKind, DatedData, DatedKind } from '#contract/schemas/shiftq-inputs';
 import type { Db } from './db.js';
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sportsLogoUrl } from '../assets/urls.js';
+import { sportsLogoUrl } from '#contract/urls';
 import type { ApiRequest, Operations } from '#platform/api-handler';
 import { sha256Hex } from '#domain/crypto';
 import type { MatriqState, StopCommand } from '#data/matriq';
@@ -9,8 +9,8 @@ import { ApiError } from '#contract/errors';
 import { idempotencyKeyOf, parseJsonBody } from '#platform/json-body';
 import { REFRESH } from '#contract/refresh';
 import { emergencyStopBody } from '#contract/schemas/matriq';
-import { businessDateAt, locationRefOf, readSportsDay } from '../sportsq/views.js';
-import { deviceHealthOf, deviceStatusOf } from './device-health.js';
+import { businessDateAt, locationRefOf, readSportsDay } from '#domain/sports-day';
+import { deviceHealthOf, deviceStatusOf } from '#domain/device-health';
 
 const MATRIQ_REFRESH = {
   gateway: REFRESH.matriq,

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { MAX_REQUEST_BODY_BYTES } from './config.js';
 import { ApiError } from '#contract/errors';
 import { bodyBytes, bodyText, header } from './http.js';
+import { IDEMPOTENCY_KEY } from '#contract/ids';
 
 /**
  * Strict JSON request bodies for /v1 POSTs and the admin API (the shared
@@ -46,9 +47,6 @@ export function isJsonMediaType(value: string | undefined): boolean {
   if (type !== 'application/json') return false;
   return params.every((p) => !p.startsWith('charset=') || p.replace(/"/g, '') === 'charset=utf-8');
 }
-
-/** Client-chosen retry key (for example a UUID). */
-export const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /** The Idempotency-Key header, or null when absent; a malformed key is refused. */
 export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | null {

@@ -1,9 +1,11 @@
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
-import { MAIL_TRIES } from '#data/mail-outbox';
-import type { Deps } from './deps.js';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { MAIL_TRIES, type Mail } from '#data/mail-outbox';
+import type { Store } from '#data/store';
 import { count } from './observability.js';
 
-export type Mail = { to: string; subject: string; text: string };
+export type { Mail };
 export type Mailer = { send(mail: Mail): Promise<void> };
 
 /** SES v2 in AWS; locally the same client reaches a local SES v2 through AWS_ENDPOINT_URL_SESV2. */
@@ -26,7 +28,7 @@ export function sesMailer(from: string, client = new SESv2Client({})): Mailer {
  * counted (MailFailed) and logged with what it was for and SES's error
  * name, never the address, subject or text.
  */
-export async function sendMail(deps: Pick<Deps, 'mailer' | 'logger' | 'metrics'>, mail: Mail, purpose: string): Promise<boolean> {
+export async function sendMail(deps: { mailer: Mailer; logger: Logger; metrics?: Metrics }, mail: Mail, purpose: string): Promise<boolean> {
   try {
     await deps.mailer.send(mail);
     return true;
@@ -38,7 +40,7 @@ export async function sendMail(deps: Pick<Deps, 'mailer' | 'logger' | 'metrics'>
 }
 
 /** The sweeper's share: sends queued owner mail (rate-limit alerts); a failed one is tried again next sweep. */
-export async function sendQueuedMail(deps: Deps): Promise<number> {
+export async function sendQueuedMail(deps: { store: Pick<Store, 'mailOutbox'>; mailer: Mailer; logger: Logger; metrics?: Metrics }): Promise<number> {
   let sent = 0;
   for (const mail of await deps.store.mailOutbox.pending()) {
     // Keys start with what the mail is for (`rate-limit#…`): safe to log.

@@ -4,7 +4,6 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import type { Deps } from './deps.js';
 
 export const METRICS_NAMESPACE = 'CustomerApi';
 const SERVICE = 'customer-api';
@@ -57,7 +56,7 @@ export function createMetrics(stage: string, logger: Logger): Metrics {
 export const tracer = new Tracer({ serviceName: SERVICE, captureHTTPsRequests: false });
 
 /** Deps without metrics (the admin CLI's: no Lambda, nothing flushes them) count nothing. */
-export function count(deps: Pick<Deps, 'metrics'>, name: MetricName, value = 1): void {
+export function count(deps: { metrics?: Metrics | undefined }, name: MetricName, value = 1): void {
   deps.metrics?.addMetric(name, MetricUnit.Count, value);
 }
 
@@ -65,7 +64,7 @@ export function count(deps: Pick<Deps, 'metrics'>, name: MetricName, value = 1):
  * The head of every handler's middy chain: trace, metrics flush, logger
  * context. Responses are not put into traces: they hold tokens and customer data.
  */
-export function observability(deps: Pick<Deps, 'logger' | 'metrics'>) {
+export function observability(deps: { logger: Logger; metrics?: Metrics | undefined }) {
   return [
     captureLambdaHandler(tracer, { captureResponse: false }),
     ...(deps.metrics ? [logMetrics(deps.metrics, { captureColdStartMetric: true })] : []),

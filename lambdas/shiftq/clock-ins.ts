@@ -1,4 +1,4 @@
-import type { ClockInsInput } from './inputs.js';
+import type { ClockInsInput } from '#contract/schemas/shiftq-inputs';
 import { CLOCK_IN_ALERTS } from '#contract/schemas/shiftq';
 
 /**

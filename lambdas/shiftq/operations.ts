@@ -18,7 +18,7 @@ import { REFRESH } from '#contract/refresh';
 import { REVIEW_MAX_RANGE_DAYS, REVIEW_PAGE_LIMIT } from '#contract/schemas/shiftq';
 import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
-import type { ClockInsInput, DatedKind, KitchenInput, LaborInput, SalesInput } from './inputs.js';
+import type { ClockInsInput, DatedKind, KitchenInput, LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
 import { kitchenSnapshot } from './kitchen-averages.js';
 import { decodePageToken, encodePageToken, pageTokenKey } from './page-token.js';
 import { PROVIDER_POLICY } from './review-providers.js';

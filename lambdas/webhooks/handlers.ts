@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { publishMenu, type PublishRequest } from '../admin/menus.js';
+import { publishMenu, type PublishRequest } from './menu-publish.js';
 import type { Deps } from '#platform/deps';
 import { sendQueuedMail } from '#platform/mailer';
 import { count, observability } from '#platform/observability';

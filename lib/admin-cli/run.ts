@@ -1,4 +1,4 @@
-import { AdminInputError } from '../../lambdas/admin/validation.js';
+import { AdminInputError } from '#domain/inputs';
 import type { Clock } from '#platform/clock';
 import { StorageLimitError } from '#data/item-limits';
 import { COMMANDS } from './commands.js';

@@ -22,6 +22,3 @@ export function createFamilyHandlers(deps: Deps): Record<Family, ProxyHandler> {
     ProxyHandler
   >;
 }
-
-/** The family API Gateway's `$default` route reaches: every path and method no route matches (its 404/405). */
-export const CATCH_ALL_FAMILY: Family = 'discovery';

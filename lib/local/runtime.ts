@@ -20,7 +20,7 @@ import { createStore, type Store } from '#data/store';
 import type { Deps } from '#platform/deps';
 import { sesMailer } from '#platform/mailer';
 import { close, startEngines, type Engines } from './engines.js';
-import { createHandler as createAdminHandler } from '../../lambdas/admin-api/index.js';
+import { createHandler as createAdminHandler } from '../../lambdas/admin/index.js';
 import { randomSecret } from '#domain/crypto';
 import { createFamilyHandlers } from './families.js';
 import { createGateway, lambdaContext } from './gateway.js';

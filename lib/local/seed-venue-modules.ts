@@ -1,6 +1,6 @@
-import { loadCampaigns } from '../../lambdas/admin/campaigns-ingest.js';
-import { loadMatriq } from '../../lambdas/admin/matriq-ingest.js';
-import { loadSports, type SportsFile } from '../../lambdas/admin/sports-ingest.js';
+import { loadCampaigns } from '../ingest/campaigns.js';
+import { loadMatriq } from '../ingest/matriq.js';
+import { loadSports, type SportsFile } from '../ingest/sports.js';
 import { activeBusinessDate, addDays, formatCompactDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import type { Store } from '#data/store';
 

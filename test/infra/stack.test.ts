@@ -10,11 +10,11 @@ import { WEBHOOK_QUEUES } from '#contract/queues';
 import { FAMILIES, ROUTES } from '#contract/routes';
 import { FAMILY_TAG } from '../../lib/constructs/family-function.js';
 import { ADMIN_API_INFRA, FAMILY_INFRA } from '../../lib/families.js';
-import { ADMIN_PROXY_PATH, ADMIN_ROUTES } from '../../lambdas/admin-api/routes.js';
+import { ADMIN_PROXY_PATH, ADMIN_ROUTES } from '../../lambdas/admin/routes.js';
 import { rateLimitCeiling } from '../../lambdas/admin/apps.js';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import { WEBHOOK_FUNCTIONS, type WebhookFunctionName } from '../../lib/constructs/webhooks.js';
-import { CATCH_ALL_FAMILY } from '../../lib/local/families.js';
+import { CATCH_ALL_FAMILY } from '../../lib/families.js';
 import { CustomerApiStack, isStage, type Stage } from '../../lib/stack.js';
 
 const SYNTH = { timeout: 120_000 };

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_PREFIX } from '../../lambdas/admin/apps.js';
-import { putGroup } from '../../lambdas/admin/venues.js';
+import { putGroup } from '../../lib/ingest/venues.js';
 import { sha256Hex } from '#domain/crypto';
 import { COMMANDS } from '../../lib/admin-cli/commands.js';
 import { usage } from '../../lib/admin-cli/usage.js';

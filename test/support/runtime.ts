@@ -5,7 +5,7 @@ import * as oauth from 'openid-client';
 import { expectContract } from './openapi.js';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../lib/local/runtime.js';
 import { createApp } from '../../lambdas/admin/apps.js';
-import type { AppInput } from '../../lambdas/admin/validation.js';
+import type { AppInput } from '#domain/inputs';
 import type { Clock } from '#platform/clock';
 
 /** A clock tests move by hand. */

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { deviceHealthOf, deviceStatusOf } from '../../lambdas/matriq/device-health.js';
+import { deviceHealthOf, deviceStatusOf } from '#domain/device-health';
 import { stopTransition, StopTransitionError } from '../../lambdas/matriq/stop-transitions.js';
 import { ApiError } from '#contract/errors';
 import { idempotencyKeyOf, isJsonMediaType, parseJsonBody } from '#platform/json-body';

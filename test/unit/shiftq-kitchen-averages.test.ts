@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { businessDayEndMs, businessDayStartMs } from '#contract/business-date';
-import type { KitchenInput } from '../../lambdas/shiftq/inputs.js';
+import type { KitchenInput } from '#contract/schemas/shiftq-inputs';
 import { bucketLabel, kitchenSnapshot } from '../../lambdas/shiftq/kitchen-averages.js';
 import { seededRandom } from '#domain/seeded-random';
 

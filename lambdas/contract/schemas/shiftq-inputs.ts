@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { decimal, money } from '#contract/schemas/common';
-import { isoDate, REVIEW_PROVIDERS } from '#contract/schemas/shiftq';
+import { decimal, money } from './common.js';
+import { isoDate, REVIEW_PROVIDERS } from './shiftq.js';
 
 /**
  * What the platform loads per location (admin ingest): validated with these

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { AdminInputError } from '../admin/validation.js';
+import { AdminInputError } from '#domain/inputs';
 import type { Deps } from '#platform/deps';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';

@@ -3,9 +3,9 @@ import { parseCompactDate } from '#contract/business-date';
 import type { StopCommand } from '#data/matriq';
 import type { Store } from '#data/store';
 import { hhmm } from '#contract/schemas/matriq';
-import { stopTransition, StopTransitionError } from '../matriq/stop-transitions.js';
+import { stopTransition, StopTransitionError } from '../../lambdas/matriq/stop-transitions.js';
 import { requireLocations } from './locations-exist.js';
-import { AdminInputError, fitsOneItem, id, parseInput } from './validation.js';
+import { AdminInputError, fitsOneItem, id, parseInput } from '#domain/inputs';
 
 /**
  * Display-device ingest (what a location's gateway reports) and the gateway's

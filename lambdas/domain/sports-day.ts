@@ -1,10 +1,10 @@
-import { sportsLogoUrl } from '../assets/urls.js';
+import { sportsLogoUrl } from '#contract/urls';
 import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import type { Location } from '#data/locations';
 import type { ProviderEnvironment, Schedule, StoredEvent, ViewingData } from '#data/sports';
 import type { Store } from '#data/store';
 import type { SportsEvent } from '#contract/schemas/sportsq';
-import type { HealthInputs } from './health.js';
+import type { HealthInputs } from './sports-health.js';
 
 /** The `{id, name, timezone}` location object most resources carry. */
 export const locationRefOf = (l: Location) => ({ id: l.id, name: l.name, timezone: l.timezone });

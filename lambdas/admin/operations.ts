@@ -1,4 +1,4 @@
-import { createApp, createdAppDocument, listApps, revokeApp, showApp } from '../admin/apps.js';
+import { createApp, createdAppDocument, listApps, revokeApp, showApp } from './apps.js';
 import {
   addDestination,
   editDestination,
@@ -8,9 +8,9 @@ import {
   sendTest,
   setEnabled,
   showDestination,
-} from '../admin/destinations.js';
-import { listDeadLetters, redrive, showDeadLetter } from '../admin/dlq.js';
-import { publishDocument, publishMenu } from '../admin/menus.js';
+} from './destinations.js';
+import { listDeadLetters, redrive, showDeadLetter } from './dlq.js';
+import { publishDocument, publishMenu } from '../webhooks/menu-publish.js';
 import type { Deps } from '#platform/deps';
 import type { AdminOperation } from './routes.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Store } from '#data/store';
 import { requireLocations } from './locations-exist.js';
-import { AdminInputError, id, parseInput } from './validation.js';
+import { AdminInputError, id, parseInput } from '#domain/inputs';
 
 const instant = z.string().datetime({ offset: true });
 

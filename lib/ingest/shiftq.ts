@@ -18,8 +18,8 @@ import {
   type DatedKind,
   type KitchenInput,
   type ReviewInput,
-} from '../shiftq/inputs.js';
-import { AdminInputError, id, parseInput } from './validation.js';
+} from '#contract/schemas/shiftq-inputs';
+import { AdminInputError, id, parseInput } from '#domain/inputs';
 
 /**
  * Loads shiftq data for one location: per-business-date resources (raw

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { addInput, editInput } from '../admin/destinations.js';
-import { appInput } from '../admin/validation.js';
+import { addInput, editInput } from './destinations.js';
+import { appInput } from '#domain/inputs';
 import { id } from '#contract/ids';
 import { pathResolver } from '#contract/routes';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Store } from '#data/store';
 import { realIsoDate, SPORTS_LOGO_NAME } from '#contract/schemas/sportsq';
 import { requireLocations } from './locations-exist.js';
-import { AdminInputError, fitsOneItem, id, parseInput } from './validation.js';
+import { AdminInputError, fitsOneItem, id, parseInput } from '#domain/inputs';
 
 /**
  * Sports ingest: league schedules by date, location provider environments and

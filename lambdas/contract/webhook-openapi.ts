@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { EVENT_TYPES, webhookPayload } from '#contract/schemas/bevq';
+import { EVENT_TYPES, webhookPayload } from './schemas/bevq.js';
 
 type JsonSchema = Record<string, unknown>;
 

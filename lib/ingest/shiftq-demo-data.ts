@@ -1,4 +1,4 @@
-import { loadShiftq, type ShiftqLoadInput } from '../admin/shiftq-ingest.js';
+import { loadShiftq, type ShiftqLoadInput } from './shiftq.js';
 import {
   activeBusinessDate,
   addDays,
@@ -10,7 +10,7 @@ import {
 } from '#contract/business-date';
 import type { Location } from '#data/locations';
 import type { Store } from '#data/store';
-import type { KitchenInput } from './inputs.js';
+import type { KitchenInput } from '#contract/schemas/shiftq-inputs';
 import { seededRandom } from '#domain/seeded-random';
 
 /**

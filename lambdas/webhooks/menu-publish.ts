@@ -1,11 +1,11 @@
-import { buildMenu, contentProblems } from '../bevq/menu-build.js';
+import { buildMenu, contentProblems } from './menu-build.js';
 import type { MenuEvent, StoredMenu } from '#data/menus';
 import { MenuConflictError } from '#data/menus';
 import type { Deps } from '#platform/deps';
 import { menuInput, type MenuData } from '#contract/schemas/bevq';
-import { dispatchMenuEvent } from '../webhooks/dispatch.js';
-import { menuEventId } from '../webhooks/events.js';
-import { AdminConflictError, AdminInputError, AdminNotFoundError, id, parseInput } from './validation.js';
+import { dispatchMenuEvent } from './dispatch.js';
+import { menuEventId } from './events.js';
+import { AdminConflictError, AdminInputError, AdminNotFoundError, id, parseInput } from '#domain/inputs';
 import { z } from 'zod';
 
 /** A rebuilt menu for one location, as the platform publishes it (admin CLI and the ingest function). */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Group } from '#data/groups';
 import type { Location } from '#data/locations';
 import type { Store } from '#data/store';
-import { AdminInputError, groupInput, locationInput, parseInput, type GroupInput, type LocationInput } from './validation.js';
+import { AdminInputError, groupInput, locationInput, parseInput, type GroupInput, type LocationInput } from '#domain/inputs';
 
 /** Creates or renames a group. */
 export async function putGroup(store: Store, input: GroupInput, now: number): Promise<Group> {
@@ -43,9 +43,4 @@ export async function loadVenues(store: Store, file: unknown, now: number) {
     result.push({ group, locations: saved });
   }
   return result;
-}
-
-/** Refuses a group id that names no group. */
-export async function requireGroup(store: Store, groupId: string): Promise<void> {
-  if (!(await store.groups.get(groupId, { consistent: true }))) throw new AdminInputError(`group ${groupId} does not exist`);
 }

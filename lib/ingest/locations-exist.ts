@@ -1,5 +1,5 @@
 import type { Store } from '#data/store';
-import { AdminInputError } from './validation.js';
+import { AdminInputError } from '#domain/inputs';
 
 /** Refuses (before any write) a file naming a location that does not exist. */
 export async function requireLocations(store: Store, refs: readonly { groupId: string; locationId: string }[]) {
