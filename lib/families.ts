@@ -1,4 +1,4 @@
-import type { DynamoAction, TableIndexName } from './constructs/family-function.js';
+import type { DynamoAction, TableIndexName } from './constructs/service-function.js';
 import type { Family } from '#contract/routes';
 
 /** What one family's Lambda needs from the infrastructure, and nothing more. */

@@ -5,7 +5,7 @@ import { FAMILIES, ROUTES, type Family } from '#contract/routes';
 import { RouteTableApi } from './constructs/api.js';
 import { AssetBucket } from './constructs/asset-bucket.js';
 import { DataTable } from './constructs/data-table.js';
-import { FamilyFunction } from './constructs/family-function.js';
+import { ServiceFunction } from './constructs/service-function.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
 import { WebhookFunctions } from './constructs/webhooks.js';
 import { ADMIN_API_INFRA, CATCH_ALL_FAMILY, FAMILY_INFRA, type FamilyInfra } from './families.js';
@@ -39,7 +39,7 @@ export type CustomerApiStackProps = StackProps & {
 
 /** The whole service for one stage: table, webhook queues, one function per family, the HTTP API. */
 export class CustomerApiStack extends Stack {
-  readonly functions: Record<Family, FamilyFunction>;
+  readonly functions: Record<Family, ServiceFunction>;
 
   constructor(scope: Construct, id: string, props: CustomerApiStackProps) {
     super(scope, id, props);
@@ -64,7 +64,7 @@ export class CustomerApiStack extends Stack {
     };
     /** An API-facing function with exactly the table and mail grants its infra entry declares. */
     const apiFunction = (family: string, infra: FamilyInfra, entry?: string) => {
-      const fn = new FamilyFunction(this, `${pascal(family)}Function`, {
+      const fn = new ServiceFunction(this, `${pascal(family)}Function`, {
         family,
         entry,
         memorySize: infra.memorySize,
@@ -78,7 +78,7 @@ export class CustomerApiStack extends Stack {
     };
     this.functions = Object.fromEntries(FAMILIES.map((family) => [family, apiFunction(family, FAMILY_INFRA[family])])) as Record<
       Family,
-      FamilyFunction
+      ServiceFunction
     >;
 
     const assets = new AssetBucket(this, 'Assets', { retain: settings.retain, logRetention: settings.logRetention });

@@ -7,7 +7,7 @@ import type { Destination, DestinationHealth } from '#data/destinations';
 import type { Deps } from '#platform/deps';
 import { sendMail } from '#platform/mailer';
 import { resolveDestination } from '#domain/url-safety';
-import { newDelivery, queueDelivery } from '../webhooks/dispatch.js';
+import { newDelivery, queueDelivery } from '../webhooks/fan-out.js';
 import { appIneligibility, covers } from '../webhooks/eligibility.js';
 import { testEventId } from '../webhooks/events.js';
 import { AdminConflictError, AdminInputError, AdminNotFoundError, id, parseInput } from '#domain/inputs';

@@ -5,8 +5,8 @@ import { publishMenu, type PublishRequest } from './menu-publish.js';
 import type { Deps } from '#platform/deps';
 import { sendQueuedMail } from '#platform/mailer';
 import { count, observability } from '#platform/observability';
-import { sweepPendingEvents } from './dispatch.js';
-import { processRecord } from './deliver.js';
+import { sweepPendingEvents } from './fan-out.js';
+import { processRecord } from './receive.js';
 import { reconcileDlq, type Reconciled } from './reconcile.js';
 
 /**

@@ -3,7 +3,7 @@ import type { MenuEvent, StoredMenu } from '#data/menus';
 import { MenuConflictError } from '#data/menus';
 import type { Deps } from '#platform/deps';
 import { menuInput, type MenuData } from '#contract/schemas/bevq';
-import { dispatchMenuEvent } from './dispatch.js';
+import { dispatchMenuEvent } from './fan-out.js';
 import { menuEventId } from './events.js';
 import { AdminConflictError, AdminInputError, AdminNotFoundError, id, parseInput } from '#domain/inputs';
 import { z } from 'zod';

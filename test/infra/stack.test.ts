@@ -8,7 +8,7 @@ import { TABLE_KEYS } from '#data/table';
 import { DELIVERY_POLICY, DERIVED } from '#contract/delivery-policy';
 import { WEBHOOK_QUEUES } from '#contract/queues';
 import { FAMILIES, ROUTES } from '#contract/routes';
-import { FAMILY_TAG } from '../../lib/constructs/family-function.js';
+import { FAMILY_TAG } from '../../lib/constructs/service-function.js';
 import { ADMIN_API_INFRA, FAMILY_INFRA } from '../../lib/families.js';
 import { ADMIN_PROXY_PATH, ADMIN_ROUTES } from '../../lambdas/admin/routes.js';
 import { rateLimitCeiling } from '../../lambdas/admin/apps.js';

@@ -28,7 +28,7 @@ export const FAMILY_TAG = 'customer-api:family';
 
 const LAMBDAS_DIR = fileURLToPath(new URL('../../lambdas/', import.meta.url));
 
-export type FamilyFunctionProps = {
+export type ServiceFunctionProps = {
   family: string;
   /** Handler file below lambdas/; default `<family>/handler.ts` (non-HTTP functions such as `webhooks/deliverer.ts`). */
   entry?: string;
@@ -42,15 +42,18 @@ export type FamilyFunctionProps = {
 };
 
 /**
- * One family's Lambda with every default set once: arm64, the newest Node.js
- * runtime, X-Ray, its own log group with retention, ESM bundle with source maps.
+ * Any of the service's Lambdas (a /v1 family, the admin API, the webhook
+ * dispatcher, deliverer and sweeper) with every default set once: arm64, the
+ * newest Node.js runtime, X-Ray, its own log group with retention, ESM bundle
+ * with source maps. `family` names what it serves (its tag and log-group
+ * path), not necessarily a route-table family.
  * Its role starts with writing to that log group and to X-Ray, nothing else.
  */
-export class FamilyFunction extends NodejsFunction {
+export class ServiceFunction extends NodejsFunction {
   readonly family: string;
   private accessPolicy?: Policy;
 
-  constructor(scope: Construct, id: string, props: FamilyFunctionProps) {
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: props.logRetention,
       removalPolicy: props.removalPolicy,
