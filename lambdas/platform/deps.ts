@@ -28,18 +28,48 @@ export type Deps = {
   metrics?: Metrics;
 };
 
-/** The deps a Lambda cold start builds from its environment; its AWS clients are traced. */
-export function defaultDeps(overrides: Partial<Deps> = {}): Deps {
-  const config = overrides.config ?? configFromEnv();
-  const log = overrides.logger ?? logger;
+/** Where one AWS client points; absent means AWS itself (region and credentials from the environment). */
+export type Endpoint = { endpoint?: string; region?: string; credentials?: { accessKeyId: string; secretAccessKey: string } };
+export type Endpoints = { dynamodb?: Endpoint; sqs?: Endpoint; ses?: Endpoint };
+export type AwsClients = { dynamodb: DynamoDBClient; sqs: SQSClient; ses: SESv2Client };
+
+/** The three AWS clients at their endpoints; `trace` (Lambda) wraps them for X-Ray. */
+export function awsClients(endpoints: Endpoints = {}, { trace = false } = {}): AwsClients {
+  const wrap = <C>(client: C): C => (trace ? tracer.captureAWSv3Client(client) : client);
+  return {
+    dynamodb: wrap(new DynamoDBClient(endpoints.dynamodb ?? {})),
+    sqs: wrap(new SQSClient(endpoints.sqs ?? {})),
+    ses: wrap(new SESv2Client(endpoints.ses ?? {})),
+  };
+}
+
+export type DepsOptions = Partial<Omit<Deps, 'metrics'>> & {
+  /** null: count nothing (the admin CLI: no Lambda, nothing flushes metrics). */
+  metrics?: Metrics | null;
+};
+
+/**
+ * The one assembly of Deps, used by the Lambda entries (`defaultDeps`), the
+ * local runtime and the admin CLI: they differ only in where the clients
+ * point and in what they override.
+ */
+export function buildDeps(clients: AwsClients, options: DepsOptions = {}): Deps {
+  const config = options.config ?? configFromEnv();
+  const log = options.logger ?? logger;
+  const metrics = options.metrics === null ? undefined : (options.metrics ?? createMetrics(config.stage, log));
   return {
     config,
-    store: overrides.store ?? createStore(createDb(config.tableName, tracer.captureAWSv3Client(new DynamoDBClient({})))),
-    clock: overrides.clock ?? systemClock,
-    mailer: overrides.mailer ?? sesMailer(config.mailFrom, tracer.captureAWSv3Client(new SESv2Client({}))),
+    store: options.store ?? createStore(createDb(config.tableName, clients.dynamodb)),
+    clock: options.clock ?? systemClock,
+    mailer: options.mailer ?? sesMailer(config.mailFrom, clients.ses),
     logger: log,
-    resolver: overrides.resolver ?? systemResolver,
-    sqs: overrides.sqs ?? tracer.captureAWSv3Client(new SQSClient({})),
-    metrics: overrides.metrics ?? createMetrics(config.stage, log),
+    resolver: options.resolver ?? systemResolver,
+    sqs: options.sqs ?? clients.sqs,
+    ...(metrics ? { metrics } : {}),
   };
+}
+
+/** The deps a Lambda cold start builds from its environment; its AWS clients are traced. */
+export function defaultDeps(overrides: DepsOptions = {}): Deps {
+  return buildDeps(awsClients({}, { trace: true }), overrides);
 }
