@@ -5,7 +5,7 @@ import { FAMILIES, ROUTES, type Family } from '#contract/routes';
 import { RouteTableApi } from './constructs/api.js';
 import { AssetBucket } from './constructs/asset-bucket.js';
 import { DataTable } from './constructs/data-table.js';
-import { ServiceFunction } from './constructs/service-function.js';
+import { pascal, ServiceFunction } from './constructs/service-function.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
 import { WebhookFunctions } from './constructs/webhooks.js';
 import { ADMIN_API_INFRA, CATCH_ALL_FAMILY, FAMILY_INFRA, type FamilyInfra } from './families.js';
@@ -118,8 +118,4 @@ export class CustomerApiStack extends Stack {
     // The admin CLI refuses an application limit this stage's throttle cannot serve, as the admin function does.
     new CfnOutput(this, 'StageRateLimit', { value: String(settings.throttling.rateLimit) });
   }
-}
-
-function pascal(name: string): string {
-  return name.replace(/(^|[-_])(\w)/g, (_, _sep: string, c: string) => c.toUpperCase());
 }

@@ -1,5 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type Db } from './db.js';
+import { groupPartition } from './groups.js';
 
 /** A campaign of a group, shown at the locations it lists. */
 export type Campaign = {
@@ -15,7 +16,7 @@ export type Campaign = {
 };
 
 export const campaignKeys = {
-  campaign: (groupId: string, campaignId: string) => ({ PK: `GROUP#${groupId}`, SK: `CAMPAIGN#${campaignId}` }),
+  campaign: (groupId: string, campaignId: string) => ({ PK: groupPartition(groupId), SK: `CAMPAIGN#${campaignId}` }),
   prefix: 'CAMPAIGN#',
 };
 
@@ -31,7 +32,7 @@ export function campaignsRepo({ doc, tableName }: Db) {
       const items = await queryAll(doc, {
         TableName: tableName,
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': `GROUP#${groupId}`, ':sk': campaignKeys.prefix },
+        ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':sk': campaignKeys.prefix },
       });
       return items.map(({ PK: _pk, SK: _sk, ...rest }) => rest as Campaign);
     },

@@ -1,10 +1,13 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type Db } from './db.js';
 
+/** The partition every item of a group lives in (locations, menus, sports, matriq, campaigns): the only spelling of it. */
+export const groupPartition = (groupId: string): string => `GROUP#${groupId}`;
+
 export type Group = { groupId: string; name: string; createdAt: string };
 
 export const groupKeys = {
-  group: (groupId: string) => ({ PK: `GROUP#${groupId}`, SK: 'GROUP' }),
+  group: (groupId: string) => ({ PK: groupPartition(groupId), SK: 'GROUP' }),
   /** GSI1 partition that lists every group. */
   allGroups: 'GROUPS',
 };

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { MODULES, type ModulesEnabled } from '#contract/scopes';
 import { queryAll, type Db } from './db.js';
+import { groupPartition } from './groups.js';
 
 export type Location = {
   groupId: string;
@@ -15,7 +16,7 @@ export type Location = {
 };
 
 export const locationKeys = {
-  location: (groupId: string, locationId: string) => ({ PK: `GROUP#${groupId}`, SK: `LOCATION#${locationId}` }),
+  location: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `LOCATION#${locationId}` }),
   prefix: 'LOCATION#',
 };
 
@@ -40,7 +41,7 @@ export function locationsRepo({ doc, tableName }: Db) {
       const items = await queryAll(doc, {
         TableName: tableName,
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': `GROUP#${groupId}`, ':sk': locationKeys.prefix },
+        ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':sk': locationKeys.prefix },
       });
       return items.map(toLocation);
     },

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopStatus } from '#contract/schemas/matriq';
 import { isConditionFailure, type Db } from './db.js';
+import { groupPartition } from './groups.js';
 
 /** A location's display devices, gateway and Auto Scheduler state, as reported by its gateway. */
 export type MatriqState = {
@@ -43,7 +44,7 @@ export type StopCommand = {
 };
 
 export const matriqKeys = {
-  state: (groupId: string, locationId: string) => ({ PK: `GROUP#${groupId}`, SK: `MATRIQ#${locationId}` }),
+  state: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `MATRIQ#${locationId}` }),
   /** Commands are found by id alone (the gateway reports results by command id). */
   command: (commandId: string) => ({ PK: `MATRIQ_COMMAND#${commandId}`, SK: 'COMMAND' }),
 };

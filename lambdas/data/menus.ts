@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MenuData } from '#contract/schemas/bevq';
 import { isConditionFailure, queryAll, type Db } from './db.js';
+import { groupPartition } from './groups.js';
 
 /** A `bevq.menu.updated` event waiting to be fanned out (the outbox kept on the menu item). */
 export type MenuEvent = {
@@ -23,7 +24,7 @@ export type StoredMenu = {
 };
 
 export const menuKeys = {
-  menu: (groupId: string, locationId: string) => ({ PK: `GROUP#${groupId}`, SK: `BEVQ_MENU#${locationId}` }),
+  menu: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `BEVQ_MENU#${locationId}` }),
   prefix: 'BEVQ_MENU#',
   /** GSI1 partition of menu items holding pending events; the sweeper reads it. */
   pending: 'BEVQ_PENDING_EVENTS',
@@ -50,7 +51,7 @@ export function menusRepo({ doc, tableName }: Db) {
         TableName: tableName,
         ConsistentRead: true,
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': `GROUP#${groupId}`, ':sk': menuKeys.prefix },
+        ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':sk': menuKeys.prefix },
       });
       return items.map(toMenu);
     },

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.js';
+import { groupPartition } from './groups.js';
 
 /**
  * Sports programming storage. Schedules are league data, the same for every
@@ -75,10 +76,10 @@ export type ViewingData = {
 };
 
 export const sportsKeys = {
-  provider: (groupId: string, locationId: string) => ({ PK: `GROUP#${groupId}`, SK: `SPORTS_PROVIDER#${locationId}` }),
+  provider: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `SPORTS_PROVIDER#${locationId}` }),
   schedule: (date: string) => ({ PK: 'SPORTS_SCHEDULE', SK: `DATE#${date}` }),
   viewing: (groupId: string, locationId: string, date: string) => ({
-    PK: `GROUP#${groupId}`,
+    PK: groupPartition(groupId),
     SK: `${sportsKeys.viewingPrefix(locationId)}${date}`,
   }),
   viewingPrefix: (locationId: string) => `SPORTS_VIEWING#${locationId}#`,
@@ -113,7 +114,7 @@ export function sportsRepo({ doc, tableName }: Db) {
         new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': `GROUP#${groupId}`, ':from': prefix, ':to': `${prefix}${date}` },
+          ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':from': prefix, ':to': `${prefix}${date}` },
           ScanIndexForward: false,
           Limit: 1,
         }),

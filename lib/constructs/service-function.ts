@@ -184,3 +184,8 @@ function emailAddressOf(mailFrom: string): string {
   }
   return address;
 }
+
+/** A construct id from a function's name (`admin-api` → `AdminApi`); construct ids make logical ids, so this never changes. */
+export function pascal(name: string): string {
+  return name.replace(/(^|[-_])(\w)/g, (_, _sep: string, c: string) => c.toUpperCase());
+}

@@ -8,7 +8,7 @@ import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws
 import { Construct } from 'constructs';
 import { DELIVERY_POLICY, DERIVED } from '#contract/delivery-policy';
 import { DLQ_PASS_SECONDS } from '../../lambdas/webhooks/reconcile.js';
-import { ServiceFunction, type DynamoAction, type TableIndexName } from './service-function.js';
+import { pascal, ServiceFunction, type DynamoAction, type TableIndexName } from './service-function.js';
 import type { WebhookQueues } from './webhook-queues.js';
 
 /** The non-HTTP webhook functions: declared once, like FAMILY_INFRA, with exactly what each needs. */
@@ -139,8 +139,4 @@ export class WebhookFunctions extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
   }
-}
-
-function pascal(name: string): string {
-  return name.replace(/(^|[-_])(\w)/g, (_, _sep: string, c: string) => c.toUpperCase());
 }
