@@ -10,7 +10,15 @@ import { resolveDestination } from '#domain/url-safety';
 import { newDelivery, queueDelivery } from '../webhooks/fan-out.js';
 import { appIneligibility, covers } from '../webhooks/eligibility.js';
 import { testEventId } from '../webhooks/events.js';
-import { AdminConflictError, AdminInputError, AdminNotFoundError, id, parseInput } from '#domain/inputs';
+import {
+  addDestinationInput as addInput,
+  AdminConflictError,
+  AdminInputError,
+  AdminNotFoundError,
+  editDestinationInput as editInput,
+  id,
+  parseInput,
+} from '#domain/inputs';
 
 /**
  * Webhook destinations (contract 6.5), as the admin CLI and console manage
@@ -29,21 +37,6 @@ const INELIGIBLE: Record<string, string> = {
 };
 
 const destinationId = z.string().regex(/^dst_[0-9a-f]{20}$/, 'a destination id looks like dst_ followed by 20 hex digits');
-const name = z.string().trim().min(1).max(200);
-const locationIds = z
-  .array(id)
-  .min(1)
-  .max(500)
-  .refine((l) => new Set(l).size === l.length, 'locations repeat');
-
-export const addInput = z.object({ clientId: z.string().min(1).max(64), name, url: z.string(), locationIds: locationIds.nullable().default(null) });
-export const editInput = z.object({
-  name: name.optional(),
-  /** Blank keeps the current URL (6.5 rule 5). */
-  url: z.string().optional(),
-  /** null: every location the application covers. */
-  locationIds: locationIds.nullable().optional(),
-});
 
 /** A destination as ops and owners see it: never the signing secret. */
 export type PublicDestination = Omit<Destination, 'signingSecret' | 'health'> & { health: DestinationHealth };

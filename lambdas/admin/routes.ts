@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { addInput, editInput } from './destinations.js';
-import { appInput } from '#domain/inputs';
+import { addDestinationInput as addInput, appInput, editDestinationInput as editInput } from '#domain/inputs';
 import { id } from '#contract/ids';
 import { pathResolver } from '#contract/routes';
 

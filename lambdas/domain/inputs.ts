@@ -90,3 +90,25 @@ export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.ou
   }
   return parsed.data;
 }
+
+const destinationName = z.string().trim().min(1).max(200);
+const destinationLocationIds = z
+  .array(id)
+  .min(1)
+  .max(500)
+  .refine((l) => new Set(l).size === l.length, 'locations repeat');
+
+/** A webhook destination to add (contract 6.5); the URL's safety is checked when it is saved. */
+export const addDestinationInput = z.object({
+  clientId: z.string().min(1).max(64),
+  name: destinationName,
+  url: z.string(),
+  locationIds: destinationLocationIds.nullable().default(null),
+});
+export const editDestinationInput = z.object({
+  name: destinationName.optional(),
+  /** Blank keeps the current URL (6.5 rule 5). */
+  url: z.string().optional(),
+  /** null: every location the application covers. */
+  locationIds: destinationLocationIds.nullable().optional(),
+});
