@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { FAMILIES } from '../lambdas/shared/routes.js';
+import { FAMILIES } from '#contract/routes';
 import { LAMBDA_BUNDLING } from '../lib/bundling.js';
 import { median } from './load.js';
 

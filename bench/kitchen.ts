@@ -1,9 +1,9 @@
 import { Agent, request } from 'node:http';
 import { createApp } from '../lambdas/admin/apps.js';
-import { loadShiftq } from '../lambdas/admin/shiftq-ingest.js';
-import { activeBusinessDate, addDays, formatCompactDate, parseCompactDate } from '../lambdas/shared/business-date.js';
-import { APP_RATE_CEILING_PER_MINUTE } from '../lambdas/shared/data/rate-counters.js';
-import { demoKitchenDay } from '../lambdas/shiftq/demo-data.js';
+import { loadShiftq } from '../lib/ingest/shiftq.js';
+import { activeBusinessDate, addDays, formatCompactDate, parseCompactDate } from '#contract/business-date';
+import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
+import { demoKitchenDay } from '../lib/ingest/shiftq-demo-data.js';
 import { startLocalRuntime } from '../lib/local/runtime.js';
 import { median, percentile } from './load.js';
 

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
-import { APP_RATE_CEILING_PER_MINUTE } from '../lambdas/shared/data/rate-counters.js';
+import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { startLocalRuntime } from '../lib/local/runtime.js';
 import { measureBundles } from './bundles.js';
 import { benchKitchen } from './kitchen.js';

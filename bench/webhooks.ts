@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { addDestination } from '../lambdas/admin/destinations.js';
-import { publishMenu } from '../lambdas/admin/menus.js';
+import { publishMenu } from '../lambdas/webhooks/menu-publish.js';
 import { createApp } from '../lambdas/admin/apps.js';
 import { startLocalRuntime, type LocalRuntimeOptions } from '../lib/local/runtime.js';
 import { sampleMenu } from '../lib/local/demo-menu.js';

@@ -1,4 +1,4 @@
-import { systemClock } from '../lambdas/shared/clock.js';
+import { systemClock } from '#platform/clock';
 import { runCli } from '../lib/admin-cli/run.js';
 
 /** npm run admin -- <command> [flags]; `npm run admin -- help` lists the commands. */

@@ -1,5 +1,5 @@
-import type { DynamoAction, TableIndexName } from './constructs/family-function.js';
-import type { Family } from '../lambdas/shared/routes.js';
+import type { DynamoAction, TableIndexName } from './constructs/service-function.js';
+import type { Family } from '#contract/routes';
 
 /** What one family's Lambda needs from the infrastructure, and nothing more. */
 export type FamilyInfra = {
@@ -56,3 +56,6 @@ export const ADMIN_API_INFRA: FamilyInfra = {
   sendsMail: true,
   memorySize: 512,
 };
+
+/** The family API Gateway's `$default` route reaches: every path and method no route matches (its 404/405). */
+export const CATCH_ALL_FAMILY: Family = 'discovery';

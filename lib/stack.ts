@@ -1,16 +1,15 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { FAMILIES, ROUTES, type Family } from '../lambdas/shared/routes.js';
+import { FAMILIES, ROUTES, type Family } from '#contract/routes';
 import { RouteTableApi } from './constructs/api.js';
 import { AssetBucket } from './constructs/asset-bucket.js';
 import { DataTable } from './constructs/data-table.js';
-import { FamilyFunction } from './constructs/family-function.js';
+import { pascal, ServiceFunction } from './constructs/service-function.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
 import { WebhookFunctions } from './constructs/webhooks.js';
-import { ADMIN_API_INFRA, FAMILY_INFRA, type FamilyInfra } from './families.js';
-import { ADMIN_ROOT, ADMIN_ROUTES } from '../lambdas/admin-api/routes.js';
-import { CATCH_ALL_FAMILY } from './local/families.js';
+import { ADMIN_API_INFRA, CATCH_ALL_FAMILY, FAMILY_INFRA, type FamilyInfra } from './families.js';
+import { ADMIN_ROOT, ADMIN_ROUTES } from '../lambdas/admin/routes.js';
 
 /**
  * What differs between stages; everything else is the same everywhere.
@@ -40,7 +39,7 @@ export type CustomerApiStackProps = StackProps & {
 
 /** The whole service for one stage: table, webhook queues, one function per family, the HTTP API. */
 export class CustomerApiStack extends Stack {
-  readonly functions: Record<Family, FamilyFunction>;
+  readonly functions: Record<Family, ServiceFunction>;
 
   constructor(scope: Construct, id: string, props: CustomerApiStackProps) {
     super(scope, id, props);
@@ -65,7 +64,7 @@ export class CustomerApiStack extends Stack {
     };
     /** An API-facing function with exactly the table and mail grants its infra entry declares. */
     const apiFunction = (family: string, infra: FamilyInfra, entry?: string) => {
-      const fn = new FamilyFunction(this, `${pascal(family)}Function`, {
+      const fn = new ServiceFunction(this, `${pascal(family)}Function`, {
         family,
         entry,
         memorySize: infra.memorySize,
@@ -79,7 +78,7 @@ export class CustomerApiStack extends Stack {
     };
     this.functions = Object.fromEntries(FAMILIES.map((family) => [family, apiFunction(family, FAMILY_INFRA[family])])) as Record<
       Family,
-      FamilyFunction
+      ServiceFunction
     >;
 
     const assets = new AssetBucket(this, 'Assets', { retain: settings.retain, logRetention: settings.logRetention });
@@ -94,7 +93,7 @@ export class CustomerApiStack extends Stack {
       removalPolicy,
     });
 
-    const adminFunction = apiFunction('admin-api', ADMIN_API_INFRA, 'admin-api/handler.ts');
+    const adminFunction = apiFunction('admin-api', ADMIN_API_INFRA, 'admin/handler.ts');
     // Send tests and redrives go to the queue; dead letters are read and removed from the DLQ.
     webhooks.queue.grantSendMessages(adminFunction);
     webhooks.deadLetterQueue.grantConsumeMessages(adminFunction);
@@ -119,8 +118,4 @@ export class CustomerApiStack extends Stack {
     // The admin CLI refuses an application limit this stage's throttle cannot serve, as the admin function does.
     new CfnOutput(this, 'StageRateLimit', { value: String(settings.throttling.rateLimit) });
   }
-}
-
-function pascal(name: string): string {
-  return name.replace(/(^|[-_])(\w)/g, (_, _sep: string, c: string) => c.toUpperCase());
 }

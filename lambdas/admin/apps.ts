@@ -1,10 +1,9 @@
-import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../shared/config.js';
-import { APP_RATE_CEILING_PER_MINUTE } from '../shared/data/rate-counters.js';
-import { randomSecret, sha256Hex } from '../shared/crypto.js';
-import type { App, CredentialType } from '../shared/data/apps.js';
-import type { Store } from '../shared/data/store.js';
-import { requireGroup } from './venues.js';
-import { AdminInputError, AdminNotFoundError, appInput, parseInput, type AppInput } from './validation.js';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
+import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
+import { randomSecret, sha256Hex } from '#domain/crypto';
+import type { App, CredentialType } from '#data/apps';
+import type { Store } from '#data/store';
+import { AdminInputError, AdminNotFoundError, appInput, parseInput, type AppInput } from '#domain/inputs';
 import { randomBytes } from 'node:crypto';
 
 /** Legacy bearer credentials start with this fixed prefix (contract 5.1 rule 5). */
@@ -106,4 +105,9 @@ export function createdAppDocument({ app, clientSecret, legacyCredential }: Crea
 export function publicApp(app: App) {
   const { secretHash: _hash, ...rest } = app;
   return rest;
+}
+
+/** Refuses a group id that names no group. */
+export async function requireGroup(store: Store, groupId: string): Promise<void> {
+  if (!(await store.groups.get(groupId, { consistent: true }))) throw new AdminInputError(`group ${groupId} does not exist`);
 }

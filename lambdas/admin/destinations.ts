@@ -1,16 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { randomSecret } from '../shared/crypto.js';
-import type { App } from '../shared/data/apps.js';
-import type { Delivery } from '../shared/data/deliveries.js';
-import type { Destination, DestinationHealth } from '../shared/data/destinations.js';
-import type { Deps } from '../shared/deps.js';
-import { sendMail } from '../shared/mailer.js';
-import { resolveDestination } from '../shared/url-safety.js';
-import { newDelivery, queueDelivery } from '../webhooks/dispatch.js';
+import { randomSecret } from '#domain/crypto';
+import type { App } from '#data/apps';
+import type { Delivery } from '#data/deliveries';
+import type { Destination, DestinationHealth } from '#data/destinations';
+import type { Deps } from '#platform/deps';
+import { sendMail } from '#platform/mailer';
+import { resolveDestination } from '#domain/url-safety';
+import { newDelivery, queueDelivery } from '../webhooks/fan-out.js';
 import { appIneligibility, covers } from '../webhooks/eligibility.js';
 import { testEventId } from '../webhooks/events.js';
-import { AdminConflictError, AdminInputError, AdminNotFoundError, id, parseInput } from './validation.js';
+import {
+  addDestinationInput as addInput,
+  AdminConflictError,
+  AdminInputError,
+  AdminNotFoundError,
+  editDestinationInput as editInput,
+  id,
+  parseInput,
+} from '#domain/inputs';
 
 /**
  * Webhook destinations (contract 6.5), as the admin CLI and console manage
@@ -29,21 +37,6 @@ const INELIGIBLE: Record<string, string> = {
 };
 
 const destinationId = z.string().regex(/^dst_[0-9a-f]{20}$/, 'a destination id looks like dst_ followed by 20 hex digits');
-const name = z.string().trim().min(1).max(200);
-const locationIds = z
-  .array(id)
-  .min(1)
-  .max(500)
-  .refine((l) => new Set(l).size === l.length, 'locations repeat');
-
-export const addInput = z.object({ clientId: z.string().min(1).max(64), name, url: z.string(), locationIds: locationIds.nullable().default(null) });
-export const editInput = z.object({
-  name: name.optional(),
-  /** Blank keeps the current URL (6.5 rule 5). */
-  url: z.string().optional(),
-  /** null: every location the application covers. */
-  locationIds: locationIds.nullable().optional(),
-});
 
 /** A destination as ops and owners see it: never the signing secret. */
 export type PublicDestination = Omit<Destination, 'signingSecret' | 'health'> & { health: DestinationHealth };

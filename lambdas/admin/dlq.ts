@@ -1,10 +1,10 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { markerOf, type DeadLetterMarker, type Delivery } from '../shared/data/deliveries.js';
-import type { Deps } from '../shared/deps.js';
+import { markerOf, type DeadLetterMarker, type Delivery } from '#data/deliveries';
+import type { Deps } from '#platform/deps';
 import * as state from '../webhooks/delivery-state.js';
 import { scanDlq } from '../webhooks/dlq-scan.js';
 import { enqueueDelivery } from '../webhooks/queue.js';
-import { AdminConflictError, AdminInputError, AdminNotFoundError } from './validation.js';
+import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain/inputs';
 
 /**
  * Dead-letter operations for ops. The markers say what is in the DLQ and

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sha256Hex } from '../shared/crypto.js';
-import { strongEtag } from '../shared/etag.js';
-import { SPORTS_LOGO_NAME } from '../shared/schemas/sportsq.js';
+import { sha256Hex } from '#domain/crypto';
+import { strongEtag } from '#domain/etag';
+import { SPORTS_LOGO_NAME } from '#contract/schemas/sportsq';
 
 /** One stored image, ready to serve. */
 export type Asset = { body: Buffer; contentType: string; etag: string };

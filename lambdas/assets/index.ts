@@ -1,7 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import { apiHandler } from '../shared/api-handler.js';
-import type { Config } from '../shared/config.js';
-import type { Deps } from '../shared/deps.js';
+import { apiHandler } from '#platform/api-handler';
+import type { Config } from '#platform/config';
+import type { Deps } from '#platform/deps';
 import { folderAssetStore, SPORTS_LOGO_DIR, SPORTS_LOGO_PREFIX, type AssetStore } from './asset-store.js';
 import { assetOperations } from './operations.js';
 import { s3AssetStore } from './s3-asset-store.js';

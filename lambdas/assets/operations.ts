@@ -1,7 +1,7 @@
-import type { Operations } from '../shared/api-handler.js';
-import { ApiError } from '../shared/errors.js';
-import { ifNoneMatchHits } from '../shared/etag.js';
-import { header } from '../shared/http.js';
+import type { Operations } from '#platform/api-handler';
+import { ApiError } from '#contract/errors';
+import { ifNoneMatchHits } from '#domain/etag';
+import { header } from '#platform/http';
 import type { AssetStore } from './asset-store.js';
 
 /** Logos never change under a name (a new image gets a new name), so caches may keep them for a day without asking. */

@@ -1,5 +1,5 @@
-import { apiHandler } from '../shared/api-handler.js';
-import type { Deps } from '../shared/deps.js';
+import { apiHandler } from '#platform/api-handler';
+import type { Deps } from '#platform/deps';
 import { operations } from './operations.js';
 
 /** Beverage-menu family: group availability, location status and the menu with conditional reads. */

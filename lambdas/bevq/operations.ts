@@ -1,12 +1,12 @@
-import type { ApiRequest, Operations } from '../shared/api-handler.js';
-import type { Location } from '../shared/data/locations.js';
-import type { StoredMenu } from '../shared/data/menus.js';
-import { ok } from '../shared/envelope.js';
-import { ApiError } from '../shared/errors.js';
-import { header, type HttpResponse } from '../shared/http.js';
-import { ifNoneMatchHits } from '../shared/etag.js';
-import { REFRESH } from '../shared/refresh.js';
-import { menuResourcePath } from '../webhooks/events.js';
+import type { ApiRequest, Operations } from '#platform/api-handler';
+import type { Location } from '#data/locations';
+import type { StoredMenu } from '#data/menus';
+import { ok } from '#platform/envelope';
+import { ApiError } from '#contract/errors';
+import { header, type HttpResponse } from '#platform/http';
+import { ifNoneMatchHits } from '#domain/etag';
+import { REFRESH } from '#contract/refresh';
+import { menuResourcePath } from '#contract/urls';
 
 /** Menu responses may be kept by the client only to revalidate, and differ per token. */
 const MENU_CACHING = { 'Cache-Control': 'private, no-cache', Vary: 'Authorization' };

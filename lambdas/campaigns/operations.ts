@@ -1,12 +1,12 @@
-import type { Operations } from '../shared/api-handler.js';
-import type { Campaign } from '../shared/data/campaigns.js';
-import type { Location } from '../shared/data/locations.js';
-import type { Deps } from '../shared/deps.js';
-import { ok } from '../shared/envelope.js';
-import { ApiError } from '../shared/errors.js';
-import { REFRESH } from '../shared/refresh.js';
-import { deviceStatusOf } from '../matriq/device-health.js';
-import { locationRefOf } from '../sportsq/views.js';
+import type { Operations } from '#platform/api-handler';
+import type { Campaign } from '#data/campaigns';
+import type { Location } from '#data/locations';
+import type { Deps } from '#platform/deps';
+import { ok } from '#platform/envelope';
+import { ApiError } from '#contract/errors';
+import { REFRESH } from '#contract/refresh';
+import { deviceStatusOf } from '#domain/device-health';
+import { locationRefOf } from '#domain/sports-day';
 import { campaignStatusOf } from './status.js';
 
 const campaignView = (c: Campaign, now: number) => ({

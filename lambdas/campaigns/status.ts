@@ -1,4 +1,4 @@
-import type { CampaignStatus } from '../shared/schemas/campaigns.js';
+import type { CampaignStatus } from '#contract/schemas/campaigns';
 
 /** A campaign's status at an instant: ended once past endsAt, else paused if paused, else by its start. */
 export function campaignStatusOf(campaign: { startsAt: string; endsAt: string; paused: boolean }, now: number): CampaignStatus {

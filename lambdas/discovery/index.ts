@@ -1,5 +1,5 @@
-import { apiHandler } from '../shared/api-handler.js';
-import type { Deps } from '../shared/deps.js';
+import { apiHandler } from '#platform/api-handler';
+import type { Deps } from '#platform/deps';
 import { operations } from './operations.js';
 
 /** Discovery family; also API Gateway's catch-all, answering 404/405 for unknown paths and methods. */

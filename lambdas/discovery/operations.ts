@@ -1,14 +1,14 @@
-import type { ApiRequest, Operations } from '../shared/api-handler.js';
-import type { App } from '../shared/data/apps.js';
-import type { Location } from '../shared/data/locations.js';
-import type { Deps } from '../shared/deps.js';
-import { ok } from '../shared/envelope.js';
-import { ApiError } from '../shared/errors.js';
-import { jsonResponse } from '../shared/http.js';
-import { openApiDocument } from '../shared/openapi.js';
-import { REFRESH } from '../shared/refresh.js';
-import { isLocationRoute, moduleOfRoute, resourceName, ROUTES } from '../shared/routes.js';
-import { MODULES, type Module, type Scope } from '../shared/scopes.js';
+import type { ApiRequest, Operations } from '#platform/api-handler';
+import type { App } from '#data/apps';
+import type { Location } from '#data/locations';
+import type { Deps } from '#platform/deps';
+import { ok } from '#platform/envelope';
+import { ApiError } from '#contract/errors';
+import { jsonResponse } from '#platform/http';
+import { openApiDocument } from '#contract/openapi';
+import { REFRESH } from '#contract/refresh';
+import { isLocationRoute, moduleOfRoute, resourceName, ROUTES } from '#contract/routes';
+import { MODULES, type Module, type Scope } from '#contract/scopes';
 
 /** Location-level resources the application may read there: held scope and enabled module. */
 export function grantedResources(app: App, location: Location, module?: Module): string[] {

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { sportsLogoUrl } from '../assets/urls.js';
-import type { ApiRequest, Operations } from '../shared/api-handler.js';
-import { sha256Hex } from '../shared/crypto.js';
-import type { MatriqState, StopCommand } from '../shared/data/matriq.js';
-import type { Deps } from '../shared/deps.js';
-import { ok } from '../shared/envelope.js';
-import { ApiError } from '../shared/errors.js';
-import { idempotencyKeyOf, parseJsonBody } from '../shared/json-body.js';
-import { REFRESH } from '../shared/refresh.js';
-import { emergencyStopBody } from '../shared/schemas/matriq.js';
-import { businessDateAt, locationRefOf, readSportsDay } from '../sportsq/views.js';
-import { deviceHealthOf, deviceStatusOf } from './device-health.js';
+import { sportsLogoUrl } from '#contract/urls';
+import type { ApiRequest, Operations } from '#platform/api-handler';
+import { sha256Hex } from '#domain/crypto';
+import type { MatriqState, StopCommand } from '#data/matriq';
+import type { Deps } from '#platform/deps';
+import { ok } from '#platform/envelope';
+import { ApiError } from '#contract/errors';
+import { idempotencyKeyOf, parseJsonBody } from '#platform/json-body';
+import { REFRESH } from '#contract/refresh';
+import { emergencyStopBody } from '#contract/schemas/matriq';
+import { businessDateAt, locationRefOf, readSportsDay } from '#domain/sports-day';
+import { deviceHealthOf, deviceStatusOf } from '#domain/device-health';
 
 const MATRIQ_REFRESH = {
   gateway: REFRESH.matriq,

@@ -1,4 +1,4 @@
-import type { StopStatus } from '../shared/schemas/matriq.js';
+import type { StopStatus } from '#contract/schemas/matriq';
 
 /**
  * Emergency-stop command states (contract 3): a command is `queued` at once

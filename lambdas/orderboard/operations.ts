@@ -1,7 +1,7 @@
-import type { Operations } from '../shared/api-handler.js';
-import { ok } from '../shared/envelope.js';
-import { REFRESH } from '../shared/refresh.js';
-import { locationRefOf } from '../sportsq/views.js';
+import type { Operations } from '#platform/api-handler';
+import { ok } from '#platform/envelope';
+import { REFRESH } from '#contract/refresh';
+import { locationRefOf } from '#domain/sports-day';
 
 export const operations: Operations = {
   async orderboard(req) {

@@ -1,6 +1,6 @@
-import { businessDayStartMs, formatIsoDate, parseCompactDate } from '../shared/business-date.js';
-import type { KitchenSnapshot, TimeBucket } from '../shared/schemas/shiftq.js';
-import type { KitchenInput, KitchenTicket } from './inputs.js';
+import { businessDayStartMs, formatIsoDate, parseCompactDate } from '#contract/business-date';
+import type { KitchenSnapshot, TimeBucket } from '#contract/schemas/shiftq';
+import type { KitchenInput, KitchenTicket } from '#contract/schemas/shiftq-inputs';
 
 /**
  * Kitchen ticket averages of contract 2.4, computed from one business day's

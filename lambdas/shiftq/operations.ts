@@ -1,4 +1,4 @@
-import type { ApiRequest, Operations } from '../shared/api-handler.js';
+import type { ApiRequest, Operations } from '#platform/api-handler';
 import {
   activeBusinessDate,
   addDays,
@@ -7,18 +7,18 @@ import {
   parseCompactDate,
   parseIsoDate,
   zonedTimeToUtcMs,
-} from '../shared/business-date.js';
-import type { Location } from '../shared/data/locations.js';
-import { SHIFTQ_RETENTION_DAYS, type Stored } from '../shared/data/shiftq.js';
-import { reviewKeys } from '../shared/data/reviews.js';
-import type { Deps } from '../shared/deps.js';
-import { ok } from '../shared/envelope.js';
-import { ApiError } from '../shared/errors.js';
-import { REFRESH } from '../shared/refresh.js';
-import { REVIEW_MAX_RANGE_DAYS, REVIEW_PAGE_LIMIT } from '../shared/schemas/shiftq.js';
+} from '#contract/business-date';
+import type { Location } from '#data/locations';
+import { SHIFTQ_RETENTION_DAYS, type Stored } from '#data/shiftq';
+import { reviewKeys } from '#data/reviews';
+import type { Deps } from '#platform/deps';
+import { ok } from '#platform/envelope';
+import { ApiError } from '#contract/errors';
+import { REFRESH } from '#contract/refresh';
+import { REVIEW_MAX_RANGE_DAYS, REVIEW_PAGE_LIMIT } from '#contract/schemas/shiftq';
 import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
-import type { ClockInsInput, DatedKind, KitchenInput, LaborInput, SalesInput } from './inputs.js';
+import type { ClockInsInput, DatedKind, KitchenInput, LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
 import { kitchenSnapshot } from './kitchen-averages.js';
 import { decodePageToken, encodePageToken, pageTokenKey } from './page-token.js';
 import { PROVIDER_POLICY } from './review-providers.js';

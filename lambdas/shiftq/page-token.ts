@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { randomSecret, safeEqual } from '../shared/crypto.js';
-import type { Deps } from '../shared/deps.js';
-import { ApiError } from '../shared/errors.js';
+import { randomSecret, safeEqual } from '#domain/crypto';
+import type { Deps } from '#platform/deps';
+import { ApiError } from '#contract/errors';
 
 /**
  * Opaque review page tokens: the position (last sort key returned) bound to

@@ -1,4 +1,4 @@
-import type { REVIEW_PROVIDERS } from '../shared/schemas/shiftq.js';
+import type { REVIEW_PROVIDERS } from '#contract/schemas/shiftq';
 
 /**
  * What each review provider's display policy allows. Where a provider does

@@ -1,5 +1,5 @@
-import type { SalesSnapshot } from '../shared/schemas/shiftq.js';
-import type { LaborInput, SalesInput } from './inputs.js';
+import type { SalesSnapshot } from '#contract/schemas/shiftq';
+import type { LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
 
 /** Sales and labor figures of one business date, and the group ranking built from them. Pure. */
 

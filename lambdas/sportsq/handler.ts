@@ -1,4 +1,4 @@
-import { defaultDeps } from '../shared/deps.js';
+import { defaultDeps } from '#platform/deps';
 import { createHandler } from './index.js';
 
 export const handler = createHandler(defaultDeps());

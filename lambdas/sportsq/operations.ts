@@ -1,10 +1,10 @@
-import { sportsLogoUrl } from '../assets/urls.js';
-import type { ApiRequest, Operations } from '../shared/api-handler.js';
-import { envelope, ok } from '../shared/envelope.js';
-import { jsonResponse } from '../shared/http.js';
-import { REFRESH } from '../shared/refresh.js';
-import { availabilityOf, providerStatusOf, scheduleHealthOf } from './health.js';
-import { businessDateAt, eventView, locationRefOf, readSportsDay } from './views.js';
+import { sportsLogoUrl } from '#contract/urls';
+import type { ApiRequest, Operations } from '#platform/api-handler';
+import { envelope, ok } from '#platform/envelope';
+import { jsonResponse } from '#platform/http';
+import { REFRESH } from '#contract/refresh';
+import { availabilityOf, providerStatusOf, scheduleHealthOf } from '#domain/sports-health';
+import { businessDateAt, eventView, locationRefOf, readSportsDay } from '#domain/sports-day';
 
 /** Resources without a date in the path describe the location's current business date. */
 const today = (req: ApiRequest) => businessDateAt(req.location!, req.now).calendarDate;

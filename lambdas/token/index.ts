@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { Deps } from '../shared/deps.js';
-import { count, observability } from '../shared/observability.js';
+import type { Deps } from '#platform/deps';
+import { count, observability } from '#platform/observability';
 import { issueToken } from './issue-token.js';
 
 /** The token family: POST /oauth/token, with OAuth error bodies rather than the /v1 error shape. */

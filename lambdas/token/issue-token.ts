@@ -1,11 +1,11 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ACCESS_TOKEN_TTL_SECONDS, MAX_REQUEST_BODY_BYTES, TOKEN_REQUESTS_PER_MINUTE } from '../shared/config.js';
-import { randomSecret, safeEqual, sha256Hex } from '../shared/crypto.js';
-import type { Deps } from '../shared/deps.js';
-import { isId } from '../shared/ids.js';
-import { bodyBytes, bodyText, header, jsonResponse, type HttpResponse } from '../shared/http.js';
-import { rateWindow } from '../shared/rate-limit.js';
-import type { OAUTH_ERROR_CODES } from '../shared/schemas/token.js';
+import { ACCESS_TOKEN_TTL_SECONDS, MAX_REQUEST_BODY_BYTES, TOKEN_REQUESTS_PER_MINUTE } from '#platform/config';
+import { randomSecret, safeEqual, sha256Hex } from '#domain/crypto';
+import type { Deps } from '#platform/deps';
+import { isId } from '#contract/ids';
+import { bodyBytes, bodyText, header, jsonResponse, type HttpResponse } from '#platform/http';
+import { rateWindow } from '#platform/rate-limit';
+import type { OAUTH_ERROR_CODES } from '#contract/schemas/token';
 
 type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 

@@ -1,4 +1,4 @@
-import { defaultDeps } from '../shared/deps.js';
+import { defaultDeps } from '#platform/deps';
 import { createDeliverer } from './handlers.js';
 
 export const handler = createDeliverer(defaultDeps());

@@ -1,5 +1,5 @@
-import type { Delivery, DeliveryStatus } from '../shared/data/deliveries.js';
-import { DELIVERY_POLICY } from '../shared/delivery-policy.js';
+import type { Delivery, DeliveryStatus } from '#data/deliveries';
+import { DELIVERY_POLICY } from '#contract/delivery-policy';
 
 /**
  * The delivery lifecycle (contract 3), one function per transition:

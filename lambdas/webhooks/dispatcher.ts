@@ -1,4 +1,4 @@
-import { defaultDeps } from '../shared/deps.js';
+import { defaultDeps } from '#platform/deps';
 import { createDispatcher } from './handlers.js';
 
 export const handler = createDispatcher(defaultDeps());

@@ -4,7 +4,7 @@ import {
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
-import type { Deps } from '../shared/deps.js';
+import type { Deps } from '#platform/deps';
 import { parseDeliveryMessage, type DeliveryMessage } from './queue.js';
 
 /** A DLQ message as a visit sees it; `message` is null for a body that is not a delivery message. */

@@ -1,5 +1,5 @@
-import type { App } from '../shared/data/apps.js';
-import type { Destination } from '../shared/data/destinations.js';
+import type { App } from '#data/apps';
+import type { Destination } from '#data/destinations';
 
 /**
  * Who may own a destination and which locations it covers (contract 6.5

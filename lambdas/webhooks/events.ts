@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../shared/crypto.js';
-import type { EventType } from '../shared/data/deliveries.js';
-import type { WebhookPayload } from '../shared/schemas/bevq.js';
+import { sha256Hex } from '#domain/crypto';
+import type { EventType } from '#data/deliveries';
+import type { WebhookPayload } from '#contract/schemas/bevq';
+import { menuResourcePath } from '#contract/urls';
 
 /**
  * Event and delivery identity. A menu event's id depends only on group,
@@ -20,10 +21,6 @@ export function testEventId(): string {
 
 export function deliveryIdOf(eventId: string, destinationId: string): string {
   return `dlv_${sha256Hex(`${eventId}\n${destinationId}`).slice(0, 32)}`;
-}
-
-export function menuResourcePath(groupId: string, locationId: string): string {
-  return `/v1/${encodeURIComponent(groupId)}/${encodeURIComponent(locationId)}/bevq/menu`;
 }
 
 export type EventFacts = {

@@ -1,12 +1,12 @@
 import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { publishMenu, type PublishRequest } from '../admin/menus.js';
-import type { Deps } from '../shared/deps.js';
-import { sendQueuedMail } from '../shared/mailer.js';
-import { count, observability } from '../shared/observability.js';
-import { sweepPendingEvents } from './dispatch.js';
-import { processRecord } from './deliver.js';
+import { publishMenu, type PublishRequest } from './menu-publish.js';
+import type { Deps } from '#platform/deps';
+import { sendQueuedMail } from '#platform/mailer';
+import { count, observability } from '#platform/observability';
+import { sweepPendingEvents } from './fan-out.js';
+import { processRecord } from './receive.js';
 import { reconcileDlq, type Reconciled } from './reconcile.js';
 
 /**

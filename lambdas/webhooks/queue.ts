@@ -1,5 +1,5 @@
 import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { Deps } from '../shared/deps.js';
+import type { Deps } from '#platform/deps';
 
 /**
  * One SQS message per delivery record; the record holds everything else (and

@@ -1,7 +1,7 @@
-import { markerOf, type DeadLetterMarker } from '../shared/data/deliveries.js';
-import type { Deps } from '../shared/deps.js';
-import { count } from '../shared/observability.js';
-import { WEBHOOK_QUEUES } from '../shared/queues.js';
+import { markerOf, type DeadLetterMarker } from '#data/deliveries';
+import type { Deps } from '#platform/deps';
+import { count } from '#platform/observability';
+import { WEBHOOK_QUEUES } from '#contract/queues';
 import * as state from './delivery-state.js';
 import { scanDlq, type DlqMessage } from './dlq-scan.js';
 

@@ -1,6 +1,6 @@
 import { request } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { ResolvedAddress } from '../shared/url-safety.js';
+import type { ResolvedAddress } from '#domain/url-safety';
 import { errorFromException, type AttemptOutcome } from './classify.js';
 
 export const USER_AGENT = 'Service-Customer-API-Webhooks/1.0';

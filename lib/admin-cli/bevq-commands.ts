@@ -10,8 +10,8 @@ import {
   type PublicDestination,
 } from '../../lambdas/admin/destinations.js';
 import { listDeadLetters, redrive, showDeadLetter } from '../../lambdas/admin/dlq.js';
-import { publishDocument, publishMenu } from '../../lambdas/admin/menus.js';
-import { AdminInputError } from '../../lambdas/admin/validation.js';
+import { publishDocument, publishMenu } from '../../lambdas/webhooks/menu-publish.js';
+import { AdminInputError } from '#domain/inputs';
 import { readJsonFile } from './read-json.js';
 import { fields, show, table, type Column } from './format.js';
 import { defineCommand, type Command } from './spec.js';

@@ -1,16 +1,17 @@
 import { createApp, createdAppDocument, listApps, revokeApp, showApp } from '../../lambdas/admin/apps.js';
-import { AdminInputError, type AppInput } from '../../lambdas/admin/validation.js';
-import { loadVenues, putGroup, putLocation, requireGroup } from '../../lambdas/admin/venues.js';
-import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../../lambdas/shared/config.js';
-import type { App, CredentialType } from '../../lambdas/shared/data/apps.js';
-import type { Location } from '../../lambdas/shared/data/locations.js';
-import { MODULES, type ModulesEnabled } from '../../lambdas/shared/scopes.js';
+import { AdminInputError, type AppInput } from '#domain/inputs';
+import { loadVenues, putGroup, putLocation } from '../ingest/venues.js';
+import { requireGroup } from '../../lambdas/admin/apps.js';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
+import type { App, CredentialType } from '#data/apps';
+import type { Location } from '#data/locations';
+import { MODULES, type ModulesEnabled } from '#contract/scopes';
 import { fields, show, table, type Column } from './format.js';
 import { defineCommand, type Command, type Values } from './spec.js';
 import { BEVQ_COMMANDS } from './bevq-commands.js';
 import { VENUE_MODULE_COMMANDS } from './venue-module-commands.js';
 import { readJsonFile } from './read-json.js';
-import { loadShiftq, shiftqFileEntries } from '../../lambdas/admin/shiftq-ingest.js';
+import { loadShiftq, shiftqFileEntries } from '../ingest/shiftq.js';
 
 /**
  * Every admin command, declared once. Names, flags and the --json shapes are

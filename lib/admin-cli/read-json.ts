@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { AdminInputError } from '../../lambdas/admin/validation.js';
+import { AdminInputError } from '#domain/inputs';
 
 /** A JSON input file (venues, menus); unreadable or invalid files are bad input. */
 export async function readJsonFile(file: string): Promise<unknown> {

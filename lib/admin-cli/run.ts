@@ -1,6 +1,6 @@
-import { AdminInputError } from '../../lambdas/admin/validation.js';
-import type { Clock } from '../../lambdas/shared/clock.js';
-import { StorageLimitError } from '../../lambdas/shared/data/item-limits.js';
+import { AdminInputError } from '#domain/inputs';
+import type { Clock } from '#platform/clock';
+import { StorageLimitError } from '#data/item-limits';
 import { COMMANDS } from './commands.js';
 import { parseCommandLine, wantsDebug } from './parse.js';
 import { UsageError } from './spec.js';

@@ -1,5 +1,5 @@
-import type { Store } from '../../lambdas/shared/data/store.js';
-import type { Deps } from '../../lambdas/shared/deps.js';
+import type { Store } from '#data/store';
+import type { Deps } from '#platform/deps';
 
 /**
  * How a command is declared: its words, flags, optional positional and run

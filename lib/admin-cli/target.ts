@@ -1,15 +1,11 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDb } from '../../lambdas/shared/data/db.js';
-import { createStore, type Store } from '../../lambdas/shared/data/store.js';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { createDb } from '#data/db';
+import { createStore, type Store } from '#data/store';
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { Clock } from '../../lambdas/shared/clock.js';
-import { configFromEnv } from '../../lambdas/shared/config.js';
-import type { Deps } from '../../lambdas/shared/deps.js';
-import { sesMailer } from '../../lambdas/shared/mailer.js';
-import { systemResolver } from '../../lambdas/shared/resolver.js';
+import type { Clock } from '#platform/clock';
+import { configFromEnv } from '#platform/config';
+import { awsClients, buildDeps, type AwsClients, type Deps } from '#platform/deps';
+import { localEndpoint } from '../local/endpoints.js';
 import { readRuntimeFile, RUNTIME_FILE, RUNTIME_FILE_ENV } from '../local/runtime-file.js';
 import { LOCAL_THROTTLE } from '../local/stage-throttle.js';
 
@@ -19,8 +15,6 @@ import { LOCAL_THROTTLE } from '../local/stage-throttle.js';
  */
 
 export const stackName = (stage: string) => `CustomerApi-${stage}`;
-/** The embedded engines accept any credentials; these keep the SDK from looking for real ones. */
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const NOT_RUNNING = 'the local runtime is not running: start it with `npm start`, or pass --stage';
 
 export type TargetChoice = { stage?: string | undefined; region?: string | undefined; runtimeFile?: string | undefined };
@@ -40,9 +34,8 @@ export type Target = {
 
 type TargetClients = {
   tableName: string;
+  clients: AwsClients;
   store: Store;
-  sqs: SQSClient;
-  ses: SESv2Client;
   queueUrl: string | null;
   dlqUrl: string | null;
   allowLoopback: boolean;
@@ -59,16 +52,15 @@ function depsOf(t: TargetClients, clock: Clock): Deps {
     webhookAllowLoopback: t.allowLoopback,
     stageRateLimit: t.stageRateLimit,
   };
-  return {
+  return buildDeps(t.clients, {
     config,
     store: t.store,
     clock,
-    mailer: sesMailer(config.mailFrom, t.ses),
     // Admin output goes to stdout; the library's own logs stay quiet.
     logger: new Logger({ serviceName: 'customer-api-admin', logLevel: 'SILENT' }),
-    resolver: systemResolver,
-    sqs: t.sqs,
-  };
+    // No Lambda flushes metrics here.
+    metrics: null,
+  });
 }
 
 /** The target cannot be reached as asked (no runtime, no stack); exit code 2. */
@@ -94,15 +86,12 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
   }
   const tableName = outputs.TableName;
   if (!tableName) throw new TargetError(`stack ${name} has no TableName output`);
-  const dynamo = new DynamoDBClient(clientConfig);
-  const store = createStore(createDb(tableName, dynamo));
-  const sqs = new SQSClient(clientConfig);
-  const ses = new SESv2Client(clientConfig);
+  const aws = awsClients({ dynamodb: clientConfig, sqs: clientConfig, ses: clientConfig });
+  const store = createStore(createDb(tableName, aws.dynamodb));
   const clients = {
     tableName,
+    clients: aws,
     store,
-    sqs,
-    ses,
     queueUrl: outputs.WebhookQueueUrl ?? null,
     dlqUrl: outputs.WebhookDlqUrl ?? null,
     allowLoopback: false,
@@ -117,7 +106,7 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
     webhookDlqUrl: outputs.WebhookDlqUrl ?? null,
     store,
     deps: (clock) => depsOf(clients, clock),
-    close: () => [dynamo, sqs, ses].forEach((client) => client.destroy()),
+    close: () => Object.values(aws).forEach((client) => client.destroy()),
   };
 }
 
@@ -129,19 +118,16 @@ function openLocal(file: string | undefined): Target {
     throw new TargetError((err as Error).message);
   }
   if (!info) throw new TargetError(NOT_RUNNING);
-  const dynamo = new DynamoDBClient({
-    endpoint: info.dynamoEndpoint,
-    region: info.region,
-    ...(info.externalDynamo ? {} : { credentials: LOCAL_CREDENTIALS }),
+  const aws = awsClients({
+    dynamodb: localEndpoint(info.dynamoEndpoint, info.region, info.externalDynamo),
+    sqs: localEndpoint(info.sqsEndpoint, info.region, info.externalSqs),
+    ses: localEndpoint(info.sesEndpoint, info.region),
   });
-  const store = createStore(createDb(info.tableName, dynamo));
-  const sqs = new SQSClient({ endpoint: info.sqsEndpoint, region: info.region, ...(info.externalSqs ? {} : { credentials: LOCAL_CREDENTIALS }) });
-  const ses = new SESv2Client({ endpoint: info.sesEndpoint, region: info.region, credentials: LOCAL_CREDENTIALS });
+  const store = createStore(createDb(info.tableName, aws.dynamodb));
   const clients = {
     tableName: info.tableName,
+    clients: aws,
     store,
-    sqs,
-    ses,
     queueUrl: info.webhookQueueUrl,
     dlqUrl: info.webhookDlqUrl,
     allowLoopback: info.webhookAllowLoopback === true,
@@ -155,6 +141,6 @@ function openLocal(file: string | undefined): Target {
     webhookDlqUrl: info.webhookDlqUrl,
     store,
     deps: (clock) => depsOf(clients, clock),
-    close: () => [dynamo, sqs, ses].forEach((client) => client.destroy()),
+    close: () => Object.values(aws).forEach((client) => client.destroy()),
   };
 }

@@ -1,4 +1,4 @@
-import { MODULES, SCOPES } from '../../lambdas/shared/scopes.js';
+import { MODULES, SCOPES } from '#contract/scopes';
 import type { Command } from './spec.js';
 
 /** The usage text, derived from the command table; `help` prints it and every usage error ends with it. */

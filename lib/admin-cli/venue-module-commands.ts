@@ -1,7 +1,7 @@
-import { loadCampaigns } from '../../lambdas/admin/campaigns-ingest.js';
-import { loadMatriq, recordStopResult } from '../../lambdas/admin/matriq-ingest.js';
-import { loadSports } from '../../lambdas/admin/sports-ingest.js';
-import { AdminInputError } from '../../lambdas/admin/validation.js';
+import { loadCampaigns } from '../ingest/campaigns.js';
+import { loadMatriq, recordStopResult } from '../ingest/matriq.js';
+import { loadSports } from '../ingest/sports.js';
+import { AdminInputError } from '#domain/inputs';
 import { fields } from './format.js';
 import { readJsonFile } from './read-json.js';
 import { defineCommand, type Command } from './spec.js';

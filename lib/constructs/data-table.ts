@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { TABLE_KEYS } from '../../lambdas/shared/data/table.js';
+import { TABLE_KEYS } from '#data/table';
 
 export type DataTableProps = {
   /** Prod keeps the table (RETAIN + deletion protection); dev tears it down with the stack. */

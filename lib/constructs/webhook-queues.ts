@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { WEBHOOK_QUEUES } from '../../lambdas/shared/queues.js';
+import { WEBHOOK_QUEUES } from '#contract/queues';
 
 export type WebhookQueuesProps = {
   /** Queue names are `<prefix>-webhooks` and `<prefix>-webhooks-dlq`, as locally. */

@@ -6,9 +6,9 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DELIVERY_POLICY, DERIVED } from '../../lambdas/shared/delivery-policy.js';
+import { DELIVERY_POLICY, DERIVED } from '#contract/delivery-policy';
 import { DLQ_PASS_SECONDS } from '../../lambdas/webhooks/reconcile.js';
-import { FamilyFunction, type DynamoAction, type TableIndexName } from './family-function.js';
+import { pascal, ServiceFunction, type DynamoAction, type TableIndexName } from './service-function.js';
 import type { WebhookQueues } from './webhook-queues.js';
 
 /** The non-HTTP webhook functions: declared once, like FAMILY_INFRA, with exactly what each needs. */
@@ -65,14 +65,14 @@ export type WebhookFunctionsProps = {
  * an alarm on delivery failures (the DLQ-depth alarm sits with the queues).
  */
 export class WebhookFunctions extends Construct {
-  readonly functions: Record<WebhookFunctionName, FamilyFunction>;
+  readonly functions: Record<WebhookFunctionName, ServiceFunction>;
   readonly deliveryFailureAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: WebhookFunctionsProps) {
     super(scope, id);
     const make = (name: WebhookFunctionName) => {
       const infra = WEBHOOK_FUNCTIONS[name];
-      const fn = new FamilyFunction(this, pascal(name), {
+      const fn = new ServiceFunction(this, pascal(name), {
         family: name,
         entry: infra.entry,
         memorySize: infra.memorySize,
@@ -139,8 +139,4 @@ export class WebhookFunctions extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
   }
-}
-
-function pascal(name: string): string {
-  return name.replace(/(^|[-_])(\w)/g, (_, _sep: string, c: string) => c.toUpperCase());
 }

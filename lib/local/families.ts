@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { createHandler as discovery } from '../../lambdas/discovery/index.js';
-import type { Deps } from '../../lambdas/shared/deps.js';
-import type { Family } from '../../lambdas/shared/routes.js';
+import type { Deps } from '#platform/deps';
+import type { Family } from '#contract/routes';
 import { createHandler as token } from '../../lambdas/token/index.js';
 import { createHandler as bevq } from '../../lambdas/bevq/index.js';
 import { createHandler as sportsq } from '../../lambdas/sportsq/index.js';
@@ -22,6 +22,3 @@ export function createFamilyHandlers(deps: Deps): Record<Family, ProxyHandler> {
     ProxyHandler
   >;
 }
-
-/** The family API Gateway's `$default` route reaches: every path and method no route matches (its 404/405). */
-export const CATCH_ALL_FAMILY: Family = 'discovery';

@@ -6,8 +6,8 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { TABLE_KEYS } from '../../lambdas/shared/data/table.js';
-import { WEBHOOK_QUEUES } from '../../lambdas/shared/queues.js';
+import { TABLE_KEYS } from '#data/table';
+import { WEBHOOK_QUEUES } from '#contract/queues';
 
 /** Creates the table from the shared key schema when it is missing (the CDK `Table` uses the same schema). */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {

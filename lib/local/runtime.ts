@@ -3,25 +3,21 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { systemClock, type Clock } from '../../lambdas/shared/clock.js';
-import { configFromEnv, type Config } from '../../lambdas/shared/config.js';
-import { systemResolver } from '../../lambdas/shared/resolver.js';
-import type { Resolver } from '../../lambdas/shared/url-safety.js';
+import { systemClock, type Clock } from '#platform/clock';
+import { configFromEnv, type Config } from '#platform/config';
+import type { Resolver } from '#domain/url-safety';
 import { createDeliverer, createSweeper } from '../../lambdas/webhooks/handlers.js';
-import { createMetrics } from '../../lambdas/shared/observability.js';
 import { startSchedule } from './schedules.js';
 import { startSqsPoller, type PollerFaults, type SqsHandler } from './sqs-poller.js';
-import { DELIVERY_POLICY, DERIVED, scaledTimings } from '../../lambdas/shared/delivery-policy.js';
-import { createDb } from '../../lambdas/shared/data/db.js';
-import { createStore, type Store } from '../../lambdas/shared/data/store.js';
-import type { Deps } from '../../lambdas/shared/deps.js';
-import { sesMailer } from '../../lambdas/shared/mailer.js';
+import { DELIVERY_POLICY, DERIVED, scaledTimings } from '#contract/delivery-policy';
+import type { Store } from '#data/store';
+import { awsClients, buildDeps, type Deps } from '#platform/deps';
+import { localEndpoint } from './endpoints.js';
 import { close, startEngines, type Engines } from './engines.js';
-import { createHandler as createAdminHandler } from '../../lambdas/admin-api/index.js';
-import { randomSecret } from '../../lambdas/shared/crypto.js';
+import { createHandler as createAdminHandler } from '../../lambdas/admin/index.js';
+import { randomSecret } from '#domain/crypto';
 import { createFamilyHandlers } from './families.js';
 import { createGateway, lambdaContext } from './gateway.js';
 import { LOCAL_THROTTLE, type StageThrottle } from './stage-throttle.js';
@@ -79,7 +75,6 @@ export type LocalRuntime = {
   stop(): Promise<void>;
 };
 
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const REGION = process.env.AWS_REGION ?? 'us-east-1';
 
 /**
@@ -95,34 +90,24 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     sqsEndpoint: options.sqsEndpoint,
   });
   try {
-    const clientOptions = (external: boolean, endpoint: string) => ({
-      endpoint,
-      region: REGION,
-      ...(external ? {} : { credentials: LOCAL_CREDENTIALS }),
+    const clients = awsClients({
+      dynamodb: localEndpoint(engines.dynamoEndpoint, REGION, engines.externalDynamo),
+      sqs: localEndpoint(engines.sqsEndpoint, REGION, engines.externalSqs),
+      ses: localEndpoint(engines.sesEndpoint, REGION),
     });
-    const dynamo = new DynamoDBClient(clientOptions(engines.externalDynamo, engines.dynamoEndpoint));
-    const sqs = new SQSClient(clientOptions(engines.externalSqs, engines.sqsEndpoint));
+    const { dynamodb: dynamo, sqs } = clients;
     const tableName = options.tableName ?? 'customer-api-local';
     await ensureTable(dynamo, tableName);
     const queues = await ensureQueues(sqs, tableName);
 
     const throttle = options.throttle ?? LOCAL_THROTTLE;
     const config = { ...configFromEnv(), tableName, ...queues, stage: 'local', stageRateLimit: throttle.rateLimit, ...options.config };
-    const store = createStore(createDb(tableName, dynamo));
     const clock = options.clock ?? systemClock;
     const logger = new Logger({ serviceName: 'customer-api', logLevel: options.logLevel ?? 'INFO' });
     // EMF lines are for CloudWatch; here they would only flood the console. Set it to false to see them.
     process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-    const deps: Deps = {
-      config,
-      store,
-      clock,
-      mailer: sesMailer(config.mailFrom, new SESv2Client(clientOptions(false, engines.sesEndpoint))),
-      logger,
-      resolver: options.resolver ?? systemResolver,
-      sqs,
-      metrics: createMetrics(config.stage, logger),
-    };
+    const deps = buildDeps(clients, { config, clock, logger, ...(options.resolver ? { resolver: options.resolver } : {}) });
+    const store = deps.store;
     if (config.webhookAllowLoopback) {
       deps.logger.warn('WEBHOOK_ALLOW_LOOPBACK is on: webhook destinations may point at this machine (127.0.0.0/8, ::1). Local testing only.');
     }

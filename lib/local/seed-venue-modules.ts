@@ -1,8 +1,8 @@
-import { loadCampaigns } from '../../lambdas/admin/campaigns-ingest.js';
-import { loadMatriq } from '../../lambdas/admin/matriq-ingest.js';
-import { loadSports, type SportsFile } from '../../lambdas/admin/sports-ingest.js';
-import { activeBusinessDate, addDays, formatCompactDate, formatIsoDate, parseCompactDate } from '../../lambdas/shared/business-date.js';
-import type { Store } from '../../lambdas/shared/data/store.js';
+import { loadCampaigns } from '../ingest/campaigns.js';
+import { loadMatriq } from '../ingest/matriq.js';
+import { loadSports, type SportsFile } from '../ingest/sports.js';
+import { activeBusinessDate, addDays, formatCompactDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
+import type { Store } from '#data/store';
 
 /**
  * Demo sports, display-device and campaign data for the demo group, relative

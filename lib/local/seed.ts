@@ -1,9 +1,9 @@
 import { createApp } from '../../lambdas/admin/apps.js';
-import { loadVenues, type VenueFile } from '../../lambdas/admin/venues.js';
-import type { Store } from '../../lambdas/shared/data/store.js';
-import { SCOPES } from '../../lambdas/shared/scopes.js';
+import { loadVenues, type VenueFile } from '../ingest/venues.js';
+import type { Store } from '#data/store';
+import { SCOPES } from '#contract/scopes';
 import { seedVenueModules } from './seed-venue-modules.js';
-import { seedShiftq } from '../../lambdas/shiftq/demo-data.js';
+import { seedShiftq } from '../ingest/shiftq-demo-data.js';
 
 export const DEMO_GROUP_ID = 'demo-group';
 

@@ -1,4 +1,4 @@
-import { resourceName } from '../../lambdas/shared/routes.js';
+import { resourceName } from '#contract/routes';
 import type { Context } from './context.js';
 import { bearer, pathOf, route } from './http.js';
 import { Check } from './report.js';

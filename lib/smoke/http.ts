@@ -1,4 +1,4 @@
-import { ROUTES, type Route } from '../../lambdas/shared/routes.js';
+import { ROUTES, type Route } from '#contract/routes';
 
 export type Reply = { status: number; headers: Headers; bytes: Buffer; text: string; json: any };
 export type Http = (path: string, init?: { method?: string; headers?: Record<string, string>; body?: string }) => Promise<Reply>;

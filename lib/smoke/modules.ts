@@ -1,5 +1,5 @@
-import { resourceName } from '../../lambdas/shared/routes.js';
-import { MODULES, type Module } from '../../lambdas/shared/scopes.js';
+import { resourceName } from '#contract/routes';
+import { MODULES, type Module } from '#contract/scopes';
 import type { Context } from './context.js';
 import type { Discovery, Location } from './discovery.js';
 import { bearer, pathOf, route, type Reply } from './http.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishMenu } from '../../lambdas/admin/menus.js';
-import { AdminInputError } from '../../lambdas/admin/validation.js';
+import { publishMenu } from '../../lambdas/webhooks/menu-publish.js';
+import { AdminInputError } from '#domain/inputs';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { sampleMenu } from '../../lib/local/demo-menu.js';
 import { expectContract, openApiDoc } from '../support/openapi.js';

@@ -1,9 +1,9 @@
 import { request, Agent } from 'node:http';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_ROUTES } from '../../lambdas/admin-api/routes.js';
-import { ROUTES } from '../../lambdas/shared/routes.js';
-import { seededRandom } from '../../lambdas/shared/seeded-random.js';
+import { ADMIN_ROUTES } from '../../lambdas/admin/routes.js';
+import { ROUTES } from '#contract/routes';
+import { seededRandom } from '#domain/seeded-random';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { ENGINE_NAME, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 

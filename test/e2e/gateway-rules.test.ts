@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAMILIES, type Family } from '../../lambdas/shared/routes.js';
+import { FAMILIES, type Family } from '#contract/routes';
 import type { ProxyHandler } from '../../lib/local/families.js';
 import { createGateway, MAX_BODY_BYTES, MAX_EVENT_BYTES } from '../../lib/local/gateway.js';
 import type { LocalRuntime } from '../../lib/local/runtime.js';

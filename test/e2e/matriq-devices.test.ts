@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordStopResult } from '../../lambdas/admin/matriq-ingest.js';
-import { AdminInputError } from '../../lambdas/admin/validation.js';
+import { recordStopResult } from '../../lib/ingest/matriq.js';
+import { AdminInputError } from '#domain/inputs';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
-import { loadShiftq } from '../../lambdas/admin/shiftq-ingest.js';
-import { putLocation } from '../../lambdas/admin/venues.js';
-import { parseCompactDate, zonedTimeToUtcMs } from '../../lambdas/shared/business-date.js';
-import { encodeBody, retentionEndMs } from '../../lambdas/shared/data/shiftq.js';
-import { demoKitchenDay } from '../../lambdas/shiftq/demo-data.js';
+import { loadShiftq } from '../../lib/ingest/shiftq.js';
+import { putLocation } from '../../lib/ingest/venues.js';
+import { parseCompactDate, zonedTimeToUtcMs } from '#contract/business-date';
+import { encodeBody, retentionEndMs } from '#data/shiftq';
+import { demoKitchenDay } from '../../lib/ingest/shiftq-demo-data.js';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 let runtime: LocalRuntime;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
-import { loadShiftq } from '../../lambdas/admin/shiftq-ingest.js';
-import { putLocation } from '../../lambdas/admin/venues.js';
-import { createDb } from '../../lambdas/shared/data/db.js';
-import { createStore } from '../../lambdas/shared/data/store.js';
+import { loadShiftq } from '../../lib/ingest/shiftq.js';
+import { putLocation } from '../../lib/ingest/venues.js';
+import { createDb } from '#data/db';
+import { createStore } from '#data/store';
 import { encodePageToken, pageTokenKey } from '../../lambdas/shiftq/page-token.js';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 

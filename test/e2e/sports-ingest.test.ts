@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCampaigns } from '../../lambdas/admin/campaigns-ingest.js';
-import { loadMatriq } from '../../lambdas/admin/matriq-ingest.js';
-import { loadSports } from '../../lambdas/admin/sports-ingest.js';
-import { AdminInputError } from '../../lambdas/admin/validation.js';
+import { loadCampaigns } from '../../lib/ingest/campaigns.js';
+import { loadMatriq } from '../../lib/ingest/matriq.js';
+import { loadSports } from '../../lib/ingest/sports.js';
+import { AdminInputError } from '#domain/inputs';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { demoCampaignsFile, demoMatriqFile, demoSportsFile } from '../../lib/local/seed-venue-modules.js';
 import { manualClock, scanTable, startTestRuntime } from '../support/runtime.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MenuInput } from '../../lambdas/shared/schemas/bevq.js';
+import type { MenuInput } from '#contract/schemas/bevq';
 import { sampleMenu } from '../../lib/local/demo-menu.js';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { admin as cli, runtimeFileFor } from '../fixtures/admin-cli.js';

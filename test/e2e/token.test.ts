@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../lambdas/shared/crypto.js';
-import { TOKEN_REQUESTS_PER_MINUTE } from '../../lambdas/shared/config.js';
+import { sha256Hex } from '#domain/crypto';
+import { TOKEN_REQUESTS_PER_MINUTE } from '#platform/config';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { call, exchange, manualClock, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 

@@ -2,8 +2,8 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHandler as discovery } from '../../lambdas/discovery/index.js';
 import { createHandler as token } from '../../lambdas/token/index.js';
-import type { Deps } from '../../lambdas/shared/deps.js';
-import { createMetrics, METRICS_NAMESPACE } from '../../lambdas/shared/observability.js';
+import type { Deps } from '#platform/deps';
+import { createMetrics, METRICS_NAMESPACE } from '#platform/observability';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { newApp, startTestRuntime } from '../support/runtime.js';
 

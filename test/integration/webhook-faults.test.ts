@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addDestination, sendTest } from '../../lambdas/admin/destinations.js';
 import { listDeadLetters, redrive } from '../../lambdas/admin/dlq.js';
-import { AdminNotFoundError } from '../../lambdas/admin/validation.js';
+import { AdminNotFoundError } from '#domain/inputs';
 import { enqueueDelivery } from '../../lambdas/webhooks/queue.js';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { dlqDeliveryIds, runFault, type FaultRun } from '../fixtures/webhook-faults.js';

@@ -9,11 +9,11 @@ import {
   setEnabled,
   showDestination,
 } from '../../lambdas/admin/destinations.js';
-import { publishMenu, writeMenu } from '../../lambdas/admin/menus.js';
-import { AdminInputError } from '../../lambdas/admin/validation.js';
+import { publishMenu, writeMenu } from '../../lambdas/webhooks/menu-publish.js';
+import { AdminInputError } from '#domain/inputs';
 import { menuEventId } from '../../lambdas/webhooks/events.js';
 import { createDispatcher } from '../../lambdas/webhooks/handlers.js';
-import { sign } from '../../lambdas/shared/signature.js';
+import { sign } from '#domain/signature';
 import { lambdaContext } from '../../lib/local/gateway.js';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { sampleMenu } from '../../lib/local/demo-menu.js';

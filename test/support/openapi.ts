@@ -1,8 +1,8 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
-import { openApiDocument } from '../../lambdas/shared/openapi.js';
-import { resolvePath } from '../../lambdas/shared/routes.js';
+import { openApiDocument } from '#contract/openapi';
+import { resolvePath } from '#contract/routes';
 import { decodedPath } from '../../lib/local/gateway.js';
 import type { Reply } from './runtime.js';
 

@@ -5,8 +5,8 @@ import * as oauth from 'openid-client';
 import { expectContract } from './openapi.js';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../lib/local/runtime.js';
 import { createApp } from '../../lambdas/admin/apps.js';
-import type { AppInput } from '../../lambdas/admin/validation.js';
-import type { Clock } from '../../lambdas/shared/clock.js';
+import type { AppInput } from '#domain/inputs';
+import type { Clock } from '#platform/clock';
 
 /** A clock tests move by hand. */
 export function manualClock(start = Date.UTC(2026, 10, 22, 12, 0, 10)): Clock & { set(ms: number): void; advance(ms: number): void } {

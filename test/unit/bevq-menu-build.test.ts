@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildMenu, canonicalJson, posHealth } from '../../lambdas/bevq/menu-build.js';
-import { menuInput } from '../../lambdas/shared/schemas/bevq.js';
+import { buildMenu, canonicalJson, posHealth } from '../../lambdas/webhooks/menu-build.js';
+import { menuInput } from '#contract/schemas/bevq';
 import { sampleMenu } from '../../lib/local/demo-menu.js';
 
 const parse = (m: unknown) => menuInput.parse(m);

@@ -13,7 +13,7 @@ import {
   parseIsoDate,
   zonedTimeToUtcMs,
   type CalendarDate,
-} from '../../lambdas/shared/business-date.js';
+} from '#contract/business-date';
 
 const HOUR = 3_600_000;
 

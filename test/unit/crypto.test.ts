@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomSecret, safeEqual, sha256Hex } from '../../lambdas/shared/crypto.js';
+import { randomSecret, safeEqual, sha256Hex } from '#domain/crypto';
 
 describe('crypto helpers', () => {
   it('makes 256-bit base64url secrets that do not repeat', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backoffSeconds, DELIVERY_POLICY, DERIVED, scaledTimings } from '../../lambdas/shared/delivery-policy.js';
-import { WEBHOOK_QUEUES } from '../../lambdas/shared/queues.js';
+import { backoffSeconds, DELIVERY_POLICY, DERIVED, scaledTimings } from '#contract/delivery-policy';
+import { WEBHOOK_QUEUES } from '#contract/queues';
 
 describe('the delivery policy (contract 6.6, 8)', () => {
   it('makes five attempts, waiting 10 s for each receiver', () => {

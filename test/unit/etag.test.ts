@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ifNoneMatchHits, parseIfNoneMatch, strongEtag } from '../../lambdas/shared/etag.js';
+import { ifNoneMatchHits, parseIfNoneMatch, strongEtag } from '#domain/etag';
 
 const etag = strongEtag('abc-123');
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { QueuedMail } from '../../lambdas/shared/data/mail-outbox.js';
-import { MAIL_TRIES } from '../../lambdas/shared/data/mail-outbox.js';
-import type { Deps } from '../../lambdas/shared/deps.js';
-import { sendMail, sendQueuedMail } from '../../lambdas/shared/mailer.js';
+import type { QueuedMail } from '#data/mail-outbox';
+import { MAIL_TRIES } from '#data/mail-outbox';
+import type { Deps } from '#platform/deps';
+import { sendMail, sendQueuedMail } from '#platform/mailer';
 
 /** Deps whose mailer, logger, metrics and outbox record what happens. */
 function world(fail: boolean, pending: QueuedMail[] = []) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide, rateWindow } from '../../lambdas/shared/rate-limit.js';
+import { decide, rateWindow } from '#platform/rate-limit';
 
 describe('rateWindow', () => {
   it('is the UTC minute containing the instant', () => {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { resolvePath, resourceName, ROUTES, routeByTemplate } from '../../lambdas/shared/routes.js';
+import { resolvePath, resourceName, ROUTES, routeByTemplate } from '#contract/routes';
 
 const SPEC = new URL('../../../shared/spec/customer-api-v1.md', import.meta.url);
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { businessDayEndMs, businessDayStartMs } from '../../lambdas/shared/business-date.js';
-import type { KitchenInput } from '../../lambdas/shiftq/inputs.js';
+import { businessDayEndMs, businessDayStartMs } from '#contract/business-date';
+import type { KitchenInput } from '#contract/schemas/shiftq-inputs';
 import { bucketLabel, kitchenSnapshot } from '../../lambdas/shiftq/kitchen-averages.js';
-import { seededRandom } from '../../lambdas/shared/seeded-random.js';
+import { seededRandom } from '#domain/seeded-random';
 
 const ZONE = 'America/New_York';
 const DATE = '20261120';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { businessDayStartMs } from '../../lambdas/shared/business-date.js';
-import { retentionEndMs } from '../../lambdas/shared/data/shiftq.js';
-import { businessDateQuery } from '../../lambdas/shared/schemas/shiftq.js';
+import { businessDayStartMs } from '#contract/business-date';
+import { retentionEndMs } from '#data/shiftq';
+import { businessDateQuery } from '#contract/schemas/shiftq';
 import { clockInsView } from '../../lambdas/shiftq/clock-ins.js';
 import { employeesView } from '../../lambdas/shiftq/current-views.js';
 import { decodePageToken, encodePageToken } from '../../lambdas/shiftq/page-token.js';

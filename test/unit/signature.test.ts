@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { sign, verify } from '../../lambdas/shared/signature.js';
+import { sign, verify } from '#domain/signature';
 
 describe('sign', () => {
   it('is sha256= and lowercase hex HMAC-SHA256 of timestamp.rawBody', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkDestinationUrl, classifyAddress, parseIPv4, parseIPv6, resolveDestination } from '../../lambdas/shared/url-safety.js';
+import { checkDestinationUrl, classifyAddress, parseIPv4, parseIPv6, resolveDestination } from '#domain/url-safety';
 
 describe('parseIPv4', () => {
   it('reads every inet_aton notation', () => {

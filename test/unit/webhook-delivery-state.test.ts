@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Delivery } from '../../lambdas/shared/data/deliveries.js';
+import type { Delivery } from '#data/deliveries';
 import * as state from '../../lambdas/webhooks/delivery-state.js';
 
 const base: Delivery = {

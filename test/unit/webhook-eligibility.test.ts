@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { App } from '../../lambdas/shared/data/apps.js';
+import type { App } from '#data/apps';
 import { appIneligibility, coveredLocationIds, covers } from '../../lambdas/webhooks/eligibility.js';
 import { deliveryIdOf, menuEventId, payloadOf, testEventId } from '../../lambdas/webhooks/events.js';
 

@@ -1,0 +1,47 @@
+import { createApp, createdAppDocument, listApps, revokeApp, showApp } from './apps.js';
+import {
+  addDestination,
+  editDestination,
+  listDestinations,
+  removeDestination,
+  rotateSecret,
+  sendTest,
+  setEnabled,
+  showDestination,
+} from './destinations.js';
+import { listDeadLetters, redrive, showDeadLetter } from './dlq.js';
+import { publishDocument, publishMenu } from '../webhooks/menu-publish.js';
+import type { Deps } from '#platform/deps';
+import type { AdminOperation } from './routes.js';
+
+/** What an admin operation receives: path parameters, query and the body its route's schema accepted. */
+export type AdminRequest = { params: Record<string, string>; query: Record<string, string>; body: unknown; now: number };
+
+/** Each returns the document the admin CLI prints with --json (nothing for 204). */
+type AdminOperationFn = (req: AdminRequest, deps: Deps) => Promise<unknown>;
+
+/** The domain functions validate their own input again; the casts only name what they will check. */
+type InputOf<F extends (...args: never[]) => unknown, I extends number> = Parameters<F>[I];
+
+export const operations: Record<AdminOperation, AdminOperationFn> = {
+  createApp: async ({ body, now }, deps) =>
+    createdAppDocument(await createApp(deps.store, body as InputOf<typeof createApp, 1>, now, 'client_credentials', deps.config.stageRateLimit)),
+  listApps: ({ query }, deps) => listApps(deps.store, query.groupId),
+  showApp: ({ params }, deps) => showApp(deps.store, params.clientId!),
+  revokeApp: ({ params, now }, deps) => revokeApp(deps.store, params.clientId!, now),
+  addDestination: ({ body }, deps) => addDestination(deps, body as InputOf<typeof addDestination, 1>),
+  listDestinations: ({ query }, deps) => listDestinations(deps, query.clientId),
+  showDestination: ({ params }, deps) => showDestination(deps, params.destinationId!),
+  editDestination: ({ params, body }, deps) => editDestination(deps, params.destinationId!, body as InputOf<typeof editDestination, 2>),
+  removeDestination: ({ params }, deps) => removeDestination(deps, params.destinationId!),
+  rotateSecret: ({ params }, deps) => rotateSecret(deps, params.destinationId!),
+  sendTest: ({ params, body }, deps) => sendTest(deps, params.destinationId!, (body as { locationId: string }).locationId),
+  disableDestination: ({ params }, deps) => setEnabled(deps, params.destinationId!, false),
+  enableDestination: ({ params }, deps) => setEnabled(deps, params.destinationId!, true),
+  publishMenu: async ({ params, body }, deps) =>
+    publishDocument(await publishMenu(deps, { groupId: params.groupId!, locationId: params.locationId!, menu: body })),
+  listDeadLetters: (_req, deps) => listDeadLetters(deps),
+  showDeadLetter: ({ params }, deps) => showDeadLetter(deps, params.deliveryId!),
+  redriveDeadLetter: ({ params }, deps) => redrive(deps, { deliveryId: params.deliveryId! }),
+  redriveAllDeadLetters: (_req, deps) => redrive(deps, { all: true }),
+};

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+
+/** Words a route uses where an id may stand; an id equal to one could never be reached by its path. */
+const RESERVED_IDS = new Set(['locations', 'modules', 'shiftq', 'bevq', 'campaigns', 'openapi.json', 'assets', 'oauth', 'v1']);
+
+/**
+ * The id rule, for every id a client or operator names (groups, locations,
+ * applications, destinations, deliveries, campaigns): ids appear in URL paths
+ * and inside table keys, so a small safe alphabet and 1-64 characters, which
+ * keeps every key far inside DynamoDB's key limits.
+ */
+export const id = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'use 1-64 letters, digits, "-" or "_", starting with a letter or digit')
+  .refine((v) => !RESERVED_IDS.has(v), 'this id is reserved by a route');
+
+/** A path segment that breaks the id rule names nothing: its path matches no resource (404, before any read). */
+export const isId = (value: string): boolean => id.safeParse(value).success;
+
+/** Client-chosen retry key (for example a UUID), sent as Idempotency-Key. */
+export const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,128}$/;

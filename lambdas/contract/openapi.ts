@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { ERRORS } from './errors.js';
+import { ID_PARAMS, isLocationRoute, ROUTES, TOKEN_SCHEMAS, type Route } from './routes.js';
+import { IDEMPOTENCY_KEY, id } from './ids.js';
+import { envelope, errorBody } from './schemas/common.js';
+import { webhooksSection } from './webhook-openapi.js';
+
+type JsonSchema = Record<string, unknown>;
+
+function schemaOf(type: z.ZodType): JsonSchema {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(type, { target: 'draft-2020-12', io: 'output' }) as JsonSchema;
+  return schema;
+}
+
+const errorRef = { $ref: '#/components/schemas/Error' };
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorRef } } });
+
+function pathParameters(route: Route) {
+  const rules = route.params ? (schemaOf(route.params).properties as Record<string, JsonSchema>) : {};
+  return [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: rules[name!] ?? ((ID_PARAMS as readonly string[]).includes(name!) ? schemaOf(id) : { type: 'string' }),
+  }));
+}
+
+function queryParameters(route: Route) {
+  if (!route.query) return [];
+  return Object.entries(schemaOf(route.query).properties as Record<string, JsonSchema>).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema,
+  }));
+}
+
+function v1Operation(route: Route) {
+  // A route without a data schema answers a document of its own (this OpenAPI document), not an envelope.
+  const success = route.data
+    ? { description: 'Success, in the common envelope', schema: schemaOf(envelope(route.data, { locationLevel: isLocationRoute(route) })) }
+    : { description: 'The document itself', schema: { type: 'object' } };
+  const responses: Record<string, unknown> = {
+    '200': route.produces
+      ? {
+          description: 'The file, with Cache-Control and ETag',
+          headers: { ETag: { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string' } } },
+          content: Object.fromEntries(route.produces.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+        }
+      : { description: success.description, content: { 'application/json': { schema: success.schema } } },
+  };
+  if (route.scope) {
+    responses['401'] = errorResponse('Token missing or invalid');
+    responses['403'] = errorResponse('Token revoked or expired, outside its locations, or missing the scope');
+    responses['429'] = errorResponse('Application rate limit exceeded; see Retry-After');
+  }
+  if (route.scope || route.params) responses['404'] = errorResponse('Group, location or resource not found');
+  if (route.query || route.params || route.body) responses['400'] = errorResponse('Invalid query parameter, path parameter or body');
+  if (route.body) {
+    responses['413'] = errorResponse('Body larger than 16 KiB');
+    responses['415'] = errorResponse('Body is not application/json');
+    responses['422'] = errorResponse('Idempotency-Key already used with a different body (idempotency_key_reused)');
+  }
+  if (route.conditional) {
+    responses['304'] = {
+      description: 'Unchanged for the If-None-Match validator; empty body, same ETag, Cache-Control and Vary as a 200',
+      headers: { ETag: { schema: { type: 'string' } } },
+    };
+  }
+  return {
+    operationId: route.operation,
+    summary: route.summary,
+    tags: [route.family],
+    ...(route.scope ? { security: [{ bearer: [route.scope] }], 'x-required-scope': route.scope } : { security: [] }),
+    parameters: [
+      ...pathParameters(route),
+      ...queryParameters(route),
+      ...(route.conditional ? [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }] : []),
+      ...(route.body ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source } }] : []),
+    ],
+    ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: schemaOf(route.body) } } } } : {}),
+    responses,
+  };
+}
+
+function tokenOperation(route: Route) {
+  const oauthError = (description: string) => ({
+    description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } },
+  });
+  return {
+    operationId: route.operation,
+    summary: route.summary,
+    tags: [route.family],
+    security: [{}, { clientBasic: [] }],
+    requestBody: {
+      required: true,
+      content: { 'application/x-www-form-urlencoded': { schema: schemaOf(TOKEN_SCHEMAS.tokenRequest) } },
+    },
+    responses: {
+      '200': { description: 'Access token', content: { 'application/json': { schema: schemaOf(TOKEN_SCHEMAS.tokenResponse) } } },
+      '400': oauthError('invalid_request or unsupported_grant_type'),
+      '401': oauthError('invalid_client'),
+      '429': oauthError('temporarily_unavailable; see Retry-After'),
+    },
+  };
+}
+
+let cached: { paths: Record<string, Record<string, unknown>>; webhooks: unknown; components: unknown } | undefined;
+
+/** OpenAPI 3.1, generated from the route table and its schemas; built once per process. */
+export function openApiDocument(baseUrl: string) {
+  const hooks = cached ? null : webhooksSection(schemaOf);
+  cached ??= {
+    webhooks: hooks!.webhooks,
+    paths: ROUTES.reduce<Record<string, Record<string, unknown>>>((paths, route) => {
+      const operation = route.family === 'token' ? tokenOperation(route) : v1Operation(route);
+      (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+      return paths;
+    }, {}),
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Access token from /oauth/token, or a legacy bearer credential' },
+        clientBasic: { type: 'http', scheme: 'basic', description: 'Client id and secret, for /oauth/token only' },
+      },
+      schemas: {
+        Error: { ...schemaOf(errorBody), 'x-error-codes': Object.keys(ERRORS) },
+        OAuthError: schemaOf(TOKEN_SCHEMAS.oauthError),
+        WebhookPayload: hooks!.schema,
+      },
+    },
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Customer API',
+      version: 'v1',
+      description: 'Venue data, an Auto Scheduler emergency stop and signed beverage-menu webhooks for customer backends.',
+    },
+    servers: [{ url: baseUrl }],
+    ...cached,
+  };
+}

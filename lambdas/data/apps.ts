@@ -1,0 +1,84 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Scope } from '#contract/scopes';
+import { isConditionFailure, queryAll, type Db } from './db.js';
+
+export type CredentialType = 'client_credentials' | 'legacy_bearer';
+
+/** An application: the unit of scopes, locations, rate limit and revocation. */
+export type App = {
+  clientId: string;
+  groupId: string;
+  name: string;
+  scopes: Scope[];
+  /** null: the whole group, including locations added later. */
+  allowedLocationIds: string[] | null;
+  rateLimitPerMinute: number;
+  ownerEmail: string | null;
+  status: 'active' | 'revoked';
+  credentialType: CredentialType;
+  /** SHA-256 of the client secret; absent for legacy bearer applications. */
+  secretHash?: string;
+  /** First characters of a legacy bearer credential, for recognising it; empty otherwise. */
+  tokenPrefix: string;
+  expiresAt: string | null;
+  createdAt: string;
+  revokedAt?: string;
+};
+
+export const appKeys = {
+  app: (clientId: string) => ({ PK: `APP#${clientId}`, SK: 'APP' }),
+  /** GSI1 partition that lists every application. */
+  allApps: 'APPS',
+};
+
+export function appsRepo({ doc, tableName }: Db) {
+  return {
+    /** `consistent` wherever a revocation made a moment ago must count: every authenticated request, the token endpoint, the deliverer's re-check. */
+    async get(clientId: string, { consistent = false } = {}): Promise<App | null> {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: appKeys.app(clientId), ConsistentRead: consistent }));
+      return Item ? toApp(Item) : null;
+    },
+    async create(app: App): Promise<void> {
+      await doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...appKeys.app(app.clientId), GSI1PK: appKeys.allApps, GSI1SK: `${app.createdAt}#${app.clientId}`, ...app },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+    },
+    async list(): Promise<App[]> {
+      const items = await queryAll(doc, {
+        TableName: tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': appKeys.allApps },
+      });
+      return items.map(toApp);
+    },
+    /** Marks the application revoked; its tokens fail on their next use. Returns false for an unknown id. */
+    async revoke(clientId: string, at: string): Promise<boolean> {
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: appKeys.app(clientId),
+            UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :at)',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at },
+          }),
+        );
+        return true;
+      } catch (err) {
+        if (isConditionFailure(err)) return false;
+        throw err;
+      }
+    },
+  };
+}
+
+function toApp(item: Record<string, unknown>): App {
+  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ...app } = item;
+  return app as App;
+}

@@ -1,0 +1,44 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll, type Db } from './db.js';
+
+/** The partition every item of a group lives in (locations, menus, sports, matriq, campaigns): the only spelling of it. */
+export const groupPartition = (groupId: string): string => `GROUP#${groupId}`;
+
+export type Group = { groupId: string; name: string; createdAt: string };
+
+export const groupKeys = {
+  group: (groupId: string) => ({ PK: groupPartition(groupId), SK: 'GROUP' }),
+  /** GSI1 partition that lists every group. */
+  allGroups: 'GROUPS',
+};
+
+export function groupsRepo({ doc, tableName }: Db) {
+  return {
+    /** `consistent` for admin checks that a group exists: a venue load (or a script) may have written it a moment before. */
+    async get(groupId: string, { consistent = false } = {}): Promise<Group | null> {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: groupKeys.group(groupId), ConsistentRead: consistent }));
+      return Item ? toGroup(Item) : null;
+    },
+    async put(group: Group): Promise<void> {
+      await doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...groupKeys.group(group.groupId), GSI1PK: groupKeys.allGroups, GSI1SK: group.groupId, ...group },
+        }),
+      );
+    },
+    async list(): Promise<Group[]> {
+      const items = await queryAll(doc, {
+        TableName: tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': groupKeys.allGroups },
+      });
+      return items.map(toGroup);
+    },
+  };
+}
+
+function toGroup(item: Record<string, unknown>): Group {
+  return { groupId: String(item.groupId), name: String(item.name), createdAt: String(item.createdAt) };
+}

@@ -1,0 +1,64 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { MODULES, type ModulesEnabled } from '#contract/scopes';
+import { queryAll, type Db } from './db.js';
+import { groupPartition } from './groups.js';
+
+export type Location = {
+  groupId: string;
+  id: string;
+  name: string;
+  locationShortName: string;
+  timezone: string;
+  slug: string;
+  status: string;
+  modulesEnabled: ModulesEnabled;
+  createdAt: string;
+};
+
+export const locationKeys = {
+  location: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `LOCATION#${locationId}` }),
+  prefix: 'LOCATION#',
+};
+
+export function locationsRepo({ doc, tableName }: Db) {
+  return {
+    async get(groupId: string, locationId: string): Promise<Location | null> {
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: tableName, Key: locationKeys.location(groupId, locationId) }),
+      );
+      return Item ? toLocation(Item) : null;
+    },
+    async put(location: Location): Promise<void> {
+      await doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...locationKeys.location(location.groupId, location.id), ...location },
+        }),
+      );
+    },
+    /** Every location of a group, in id order. */
+    async list(groupId: string): Promise<Location[]> {
+      const items = await queryAll(doc, {
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':sk': locationKeys.prefix },
+      });
+      return items.map(toLocation);
+    },
+  };
+}
+
+function toLocation(item: Record<string, unknown>): Location {
+  const modules = (item.modulesEnabled ?? {}) as Partial<ModulesEnabled>;
+  return {
+    groupId: String(item.groupId),
+    id: String(item.id),
+    name: String(item.name),
+    locationShortName: String(item.locationShortName),
+    timezone: String(item.timezone),
+    slug: String(item.slug),
+    status: String(item.status),
+    modulesEnabled: Object.fromEntries(MODULES.map((m) => [m, modules[m] === true])) as ModulesEnabled,
+    createdAt: String(item.createdAt),
+  };
+}

@@ -1,0 +1,77 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll, type Db } from './db.js';
+
+/** An owner e-mail: what the mailer sends and the outbox keeps until it is sent. */
+export type Mail = { to: string; subject: string; text: string };
+
+/**
+ * Owner e-mails queued by a request and sent by the sweeper, so a request
+ * never waits on (or fails with) SES. Queued with UpdateItem, which every
+ * API function already holds; a sent mail leaves the GSI1 listing and expires.
+ */
+export type QueuedMail = Mail & { key: string; failures: number };
+
+/** Sends tried before a mail is given up (one per sweep, about a minute apart). */
+export const MAIL_TRIES = 5;
+const RETENTION_SECONDS = 24 * 3600;
+
+export const mailKeys = {
+  mail: (key: string) => ({ PK: `MAIL#${key}`, SK: 'MAIL' }),
+  pending: 'MAIL_PENDING',
+};
+
+export function mailOutboxRepo({ doc, tableName }: Db) {
+  const update = (key: string, expression: string, names?: Record<string, string>, values?: Record<string, unknown>) =>
+    doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: mailKeys.mail(key),
+        UpdateExpression: expression,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  return {
+    /** One mail per key, however often it is queued. */
+    async queue(key: string, mail: Mail, now: number): Promise<void> {
+      const queuedAt = new Date(now).toISOString();
+      await update(
+        key,
+        'SET #to = :to, subject = :subject, #text = :text, failures = if_not_exists(failures, :zero), GSI1PK = :pk, GSI1SK = :sk, #ttl = :ttl',
+        { '#to': 'to', '#text': 'text', '#ttl': 'ttl' },
+        {
+          ':to': mail.to,
+          ':subject': mail.subject,
+          ':text': mail.text,
+          ':zero': 0,
+          ':pk': mailKeys.pending,
+          ':sk': `${queuedAt}#${key}`,
+          ':ttl': Math.floor(now / 1000) + RETENTION_SECONDS,
+        },
+      );
+    },
+    /** Mail still to send, oldest first. */
+    async pending(): Promise<QueuedMail[]> {
+      const items = await queryAll(doc, {
+        TableName: tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': mailKeys.pending },
+      });
+      return items.map((i) => ({
+        key: String(i.PK).slice('MAIL#'.length),
+        to: String(i.to),
+        subject: String(i.subject),
+        text: String(i.text),
+        failures: Number(i.failures ?? 0),
+      }));
+    },
+    /** Out of the pending listing: sent, or given up. */
+    async done(key: string): Promise<void> {
+      await update(key, 'REMOVE GSI1PK, GSI1SK');
+    },
+    async failed(key: string): Promise<void> {
+      await update(key, 'ADD failures :one', undefined, { ':one': 1 });
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { StopStatus } from '#contract/schemas/matriq';
+import { isConditionFailure, type Db } from './db.js';
+import { groupPartition } from './groups.js';
+
+/** A location's display devices, gateway and Auto Scheduler state, as reported by its gateway. */
+export type MatriqState = {
+  groupId: string;
+  locationId: string;
+  updatedAt: string;
+  gateway: { id: string; name: string; model: string; firmwareVersion: string; lastSeenAt: string | null };
+  devices: { id: string; name: string; type: string; zone: string; lastSeenAt: string | null }[];
+  scheduler: {
+    deviceIds: string[];
+    running: boolean;
+    statusUpdatedAt: string;
+    lastStartAt: string | null;
+    lastStopAt: string | null;
+    emergencyStopActive: boolean;
+    publishedDraftUpdatedAt: string | null;
+    draft: {
+      businessDay: string;
+      published: boolean;
+      status: string;
+      title: string;
+      items: { id: string; start: string; end: string; eventTitle: string }[];
+    } | null;
+  };
+};
+
+/** One emergency-stop command, from the POST that queued it to the gateway's result. */
+export type StopCommand = {
+  commandId: string;
+  groupId: string;
+  locationId: string;
+  deviceId: string;
+  reason: string;
+  requestedAt: string;
+  status: StopStatus;
+  completedAt: string | null;
+  /** Who asked, and a hash of what they asked: an Idempotency-Key retry must match both. */
+  clientId: string;
+  requestFingerprint: string;
+};
+
+export const matriqKeys = {
+  state: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `MATRIQ#${locationId}` }),
+  /** Commands are found by id alone (the gateway reports results by command id). */
+  command: (commandId: string) => ({ PK: `MATRIQ_COMMAND#${commandId}`, SK: 'COMMAND' }),
+};
+
+const strip = <T>({ PK: _pk, SK: _sk, ...rest }: Record<string, unknown>): T => rest as T;
+
+export function matriqRepo({ doc, tableName }: Db) {
+  return {
+    async get(groupId: string, locationId: string): Promise<MatriqState | null> {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: matriqKeys.state(groupId, locationId) }));
+      return Item ? strip<MatriqState>(Item) : null;
+    },
+    async put(state: MatriqState): Promise<void> {
+      await doc.send(
+        new PutCommand({ TableName: tableName, Item: { ...matriqKeys.state(state.groupId, state.locationId), ...state } }),
+      );
+    },
+    /** The scheduler's runtime after the gateway applied a stop; setting the same values twice is harmless. */
+    async markStopped(groupId: string, locationId: string, at: string): Promise<void> {
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: matriqKeys.state(groupId, locationId),
+          ConditionExpression: 'attribute_exists(PK)',
+          UpdateExpression:
+            'SET scheduler.emergencyStopActive = :true, scheduler.running = :false, scheduler.lastStopAt = :at, scheduler.statusUpdatedAt = :at, updatedAt = :at',
+          ExpressionAttributeValues: { ':true': true, ':false': false, ':at': at },
+        }),
+      );
+    },
+    async getCommand(commandId: string): Promise<StopCommand | null> {
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: tableName, Key: matriqKeys.command(commandId), ConsistentRead: true }),
+      );
+      return Item ? strip<StopCommand>(Item) : null;
+    },
+    /** Creates the command unless its id exists; false when it already did (an idempotent retry). */
+    async createCommand(command: StopCommand): Promise<boolean> {
+      try {
+        await doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...matriqKeys.command(command.commandId), ...command },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        );
+        return true;
+      } catch (err) {
+        if (isConditionFailure(err)) return false;
+        throw err;
+      }
+    },
+    /** Moves a queued command to its result; false when it is not queued any more. */
+    async completeCommand(commandId: string, status: Exclude<StopStatus, 'queued'>, at: string): Promise<boolean> {
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: matriqKeys.command(commandId),
+            ConditionExpression: '#status = :queued',
+            UpdateExpression: 'SET #status = :status, completedAt = :at',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':queued': 'queued', ':status': status, ':at': at },
+          }),
+        );
+        return true;
+      } catch (err) {
+        if (isConditionFailure(err)) return false;
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import type { ReviewInput } from '#contract/schemas/shiftq-inputs';
+import type { Db } from './db.js';
+import { shiftqKeys } from './shiftq.js';
+
+/**
+ * Reviews of one location, one item each, sorted by createdAt (UTC ISO, so
+ * the sort key orders chronologically) and then id. Pages are read newest
+ * first; a page's position is the sort key of its last review.
+ */
+
+export type StoredReview = ReviewInput;
+
+const REVIEW_PREFIX = 'SHIFTQ#REVIEW#';
+
+export const reviewKeys = {
+  review: (groupId: string, locationId: string, createdAt: string, id: string) => ({
+    PK: shiftqKeys.partition(groupId, locationId),
+    SK: `${REVIEW_PREFIX}${new Date(createdAt).toISOString()}#${id}`,
+  }),
+  /** Sort-key bounds of reviews created in [fromMs, toMs); null leaves that side open. */
+  range: (fromMs: number | null, toMs: number | null) => ({
+    low: fromMs === null ? REVIEW_PREFIX : `${REVIEW_PREFIX}${new Date(fromMs).toISOString()}`,
+    high: toMs === null ? `${REVIEW_PREFIX}\uffff` : `${REVIEW_PREFIX}${new Date(toMs).toISOString()}`,
+  }),
+  /** Providers that have delivered reviews for the location (the reviews capability). */
+  meta: (groupId: string, locationId: string) => ({ PK: shiftqKeys.partition(groupId, locationId), SK: 'SHIFTQ#REVIEWS_META' }),
+};
+
+export type ReviewFilter = { minRating?: number; maxRating?: number; provider?: string };
+
+/** Sort keys are bounded by `low` and exclusive `high`; `after` is the previous page's last key (exclusive). */
+export type ReviewPageRequest = { low: string; high: string; after: string | null; limit: number; filter: ReviewFilter };
+
+const QUERY_BATCH = 200;
+
+export function reviewsRepo({ doc, tableName }: Db) {
+  return {
+    async put(groupId: string, locationId: string, review: StoredReview): Promise<void> {
+      await doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...reviewKeys.review(groupId, locationId, review.createdAt, review.id), review, rating: review.rating, provider: review.provider },
+        }),
+      );
+    },
+
+    /** Providers that delivered reviews, sorted; null when none ever did. */
+    async activeProviders(groupId: string, locationId: string): Promise<string[] | null> {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: reviewKeys.meta(groupId, locationId) }));
+      return Item ? [...((Item.activeProviders as Set<string> | undefined) ?? [])].sort() : null;
+    },
+
+    /** Adds to the provider set atomically (a string-set ADD), so concurrent loads lose nothing. */
+    async addActiveProviders(groupId: string, locationId: string, providers: string[]): Promise<void> {
+      if (providers.length === 0) return;
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: reviewKeys.meta(groupId, locationId),
+          UpdateExpression: 'ADD activeProviders :providers',
+          ExpressionAttributeValues: { ':providers': new Set(providers) },
+        }),
+      );
+    },
+
+    /**
+     * Newest-first page of matching reviews. Reads until `limit + 1` matches
+     * are found (the extra one only tells whether more exist) or the range ends.
+     */
+    async page(groupId: string, locationId: string, req: ReviewPageRequest): Promise<{ reviews: StoredReview[]; lastKey: string | null; hasMore: boolean }> {
+      const filters: string[] = [];
+      const values: Record<string, unknown> = {
+        ':pk': shiftqKeys.partition(groupId, locationId),
+        ':low': req.low,
+        ':high': req.after !== null && req.after < req.high ? req.after : req.high,
+      };
+      if (req.filter.minRating !== undefined) (filters.push('rating >= :minRating'), (values[':minRating'] = req.filter.minRating));
+      if (req.filter.maxRating !== undefined) (filters.push('rating <= :maxRating'), (values[':maxRating'] = req.filter.maxRating));
+      if (req.filter.provider !== undefined) (filters.push('provider = :provider'), (values[':provider'] = req.filter.provider));
+      const found: Record<string, unknown>[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const reply: QueryCommandOutput = await doc.send(
+          new QueryCommand({
+            TableName: tableName,
+            // [low, high): BETWEEN is inclusive, so the exclusive top is handled by the < condition.
+            KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
+            ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+            ExpressionAttributeValues: values,
+            ScanIndexForward: false,
+            Limit: QUERY_BATCH,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of reply.Items ?? []) if (String(item.SK) < String(values[':high'])) found.push(item);
+        startKey = reply.LastEvaluatedKey;
+      } while (startKey && found.length <= req.limit);
+      const page = found.slice(0, req.limit);
+      return {
+        reviews: page.map((item) => item.review as StoredReview),
+        lastKey: page.length ? String(page[page.length - 1]!.SK) : null,
+        hasMore: found.length > req.limit,
+      };
+    },
+  };
+}

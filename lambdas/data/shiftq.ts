@@ -1,0 +1,146 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { addDays, businessDayEndMs, formatCompactDate, parseCompactDate } from '#contract/business-date';
+import type { CurrentData, CurrentKind, DatedData, DatedKind } from '#contract/schemas/shiftq-inputs';
+import type { Db } from './db.js';
+
+/**
+ * shiftq data of one location. Per-business-date resources (kitchen tickets,
+ * sales, labor, clock-ins) are one item per (group, location, kind, date),
+ * expiring 366 business days later; current-state resources (POS menu,
+ * employees, reservations digest) are one item per kind, replaced on load.
+ * Bodies are gzipped JSON: a busy kitchen day of raw tickets is far larger
+ * than DynamoDB's 400 KB item limit as plain attributes.
+ */
+
+export const SHIFTQ_RETENTION_DAYS = 366;
+
+const SK_NAMES: Record<DatedKind | CurrentKind, string> = {
+  kitchen: 'KITCHEN',
+  sales: 'SALES',
+  labor: 'LABOR',
+  clockIns: 'CLOCKINS',
+  posMenu: 'POSMENU',
+  employees: 'EMPLOYEES',
+  reservations: 'RESERVATIONS',
+};
+
+export const shiftqKeys = {
+  partition: (groupId: string, locationId: string) => `LOC#${groupId}#${locationId}`,
+  dated: (groupId: string, locationId: string, kind: DatedKind, businessDate: string) => ({
+    PK: shiftqKeys.partition(groupId, locationId),
+    SK: `SHIFTQ#${SK_NAMES[kind]}#${businessDate}`,
+  }),
+  current: (groupId: string, locationId: string, kind: CurrentKind) => ({
+    PK: shiftqKeys.partition(groupId, locationId),
+    SK: `SHIFTQ#${SK_NAMES[kind]}`,
+  }),
+  /** The review page-token HMAC key used when PAGE_TOKEN_KEY is not configured. */
+  pageTokenKey: { PK: 'SHIFTQ', SK: 'PAGE_TOKEN_KEY' },
+};
+
+/**
+ * Epoch ms at which a business date's data expires: the end of the business
+ * date 366 days later, so the date is readable while the current business
+ * date is at most 366 days after it (local calendar days, DST-proof).
+ */
+export function retentionEndMs(timeZone: string, businessDate: string): number {
+  return businessDayEndMs(timeZone, formatCompactDate(addDays(parseCompactDate(businessDate)!, SHIFTQ_RETENTION_DAYS)));
+}
+
+export type Stored<T> = { data: T; loadedAt: string };
+
+export function encodeBody(data: unknown): Uint8Array {
+  return gzipSync(JSON.stringify(data));
+}
+
+function decode<T>(item: Record<string, unknown>): Stored<T> {
+  return { data: JSON.parse(gunzipSync(item.body as Uint8Array).toString('utf8')) as T, loadedAt: String(item.loadedAt) };
+}
+
+/** dynalite keeps expired items, and DynamoDB deletes them lazily: expiry is checked on every read. */
+const live = (item: Record<string, unknown> | undefined, nowMs: number) =>
+  item !== undefined && (typeof item.ttl !== 'number' || item.ttl * 1000 > nowMs);
+
+export function shiftqRepo({ doc, tableName }: Db) {
+  return {
+    async getDated<K extends DatedKind>(
+      groupId: string,
+      locationId: string,
+      kind: K,
+      businessDate: string,
+      nowMs: number,
+    ): Promise<Stored<DatedData[K]> | null> {
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: tableName, Key: shiftqKeys.dated(groupId, locationId, kind, businessDate) }),
+      );
+      return live(Item, nowMs) ? decode<DatedData[K]>(Item!) : null;
+    },
+
+    /** Several dated items in one round trip, in the order asked; null where missing or expired. */
+    async getDatedMany(
+      requests: { groupId: string; locationId: string; kind: DatedKind; businessDate: string }[],
+      nowMs: number,
+    ): Promise<(Stored<unknown> | null)[]> {
+      if (requests.length === 0) return [];
+      const keys = requests.map((r) => shiftqKeys.dated(r.groupId, r.locationId, r.kind, r.businessDate));
+      const found = new Map<string, Record<string, unknown>>();
+      for (let i = 0; i < keys.length; i += 100) {
+        let pending: Record<string, unknown>[] | undefined = keys.slice(i, i + 100);
+        while (pending && pending.length) {
+          const reply: BatchGetCommandOutput = await doc.send(
+            new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }),
+          );
+          for (const item of reply.Responses?.[tableName] ?? []) found.set(`${item.PK}|${item.SK}`, item);
+          pending = reply.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
+        }
+      }
+      return keys.map((k) => {
+        const item = found.get(`${k.PK}|${k.SK}`);
+        return live(item, nowMs) ? decode(item!) : null;
+      });
+    },
+
+    async putDated<K extends DatedKind>(
+      groupId: string,
+      locationId: string,
+      kind: K,
+      businessDate: string,
+      body: Uint8Array,
+      ttlSeconds: number,
+      loadedAt: string,
+    ): Promise<void> {
+      await doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...shiftqKeys.dated(groupId, locationId, kind, businessDate), body, loadedAt, ttl: ttlSeconds },
+        }),
+      );
+    },
+
+    async getCurrent<K extends CurrentKind>(groupId: string, locationId: string, kind: K): Promise<Stored<CurrentData[K]> | null> {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: shiftqKeys.current(groupId, locationId, kind) }));
+      return Item ? decode<CurrentData[K]>(Item) : null;
+    },
+
+    /** The stored page-token key; the first caller's candidate becomes it (one atomic UpdateItem, no race). */
+    async pageTokenKey(candidate: string): Promise<string> {
+      const { Attributes } = await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: shiftqKeys.pageTokenKey,
+          UpdateExpression: 'SET secret = if_not_exists(secret, :candidate)',
+          ExpressionAttributeValues: { ':candidate': candidate },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return String(Attributes!.secret);
+    },
+
+    async putCurrent(groupId: string, locationId: string, kind: CurrentKind, body: Uint8Array, loadedAt: string): Promise<void> {
+      await doc.send(
+        new PutCommand({ TableName: tableName, Item: { ...shiftqKeys.current(groupId, locationId, kind), body, loadedAt } }),
+      );
+    },
+  };
+}

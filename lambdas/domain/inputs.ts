@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { isValidTimeZone } from '#contract/business-date';
+import { id } from '#contract/ids';
+import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/item-limits';
+import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
+import { MODULES, SCOPES } from '#contract/scopes';
+
+/** The id rule is shared with /v1's path resolution; admin inputs use it as it is. */
+export { id };
+
+export const groupInput = z.object({ groupId: id, name: z.string().trim().min(1).max(200) });
+
+export const locationInput = z.object({
+  groupId: id,
+  id,
+  name: z.string().trim().min(1).max(200),
+  locationShortName: z.string().trim().min(1).max(60),
+  timezone: z.string().refine(isValidTimeZone, 'must be an IANA time zone such as America/New_York'),
+  slug: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lowercase words joined by "-"'),
+  status: z.enum(['active', 'inactive']).default('active'),
+  modulesEnabled: z
+    .object(Object.fromEntries(MODULES.map((m) => [m, z.boolean().default(false)])) as Record<
+      (typeof MODULES)[number],
+      z.ZodDefault<z.ZodBoolean>
+    >)
+    .strict(),
+});
+
+export const appInput = z.object({
+  groupId: id,
+  name: z.string().trim().min(1).max(200),
+  scopes: z
+    .array(z.enum(SCOPES, { error: (issue) => `unknown scope ${String(issue.input)}` }))
+    .min(1).refine((s) => new Set(s).size === s.length, 'scopes repeat'),
+  allowedLocationIds: z.array(id).min(1).nullable().default(null),
+  rateLimitPerMinute: z.number().int().min(1).max(APP_RATE_CEILING_PER_MINUTE).default(600),
+  ownerEmail: z.string().email().nullable().default(null),
+  expiresAt: z.string().datetime({ offset: true }).nullable().default(null),
+});
+
+export type GroupInput = z.input<typeof groupInput>;
+export type LocationInput = z.input<typeof locationInput>;
+export type AppInput = z.input<typeof appInput>;
+
+/**
+ * Thrown for admin input that breaks a rule; nothing has been written when it
+ * is thrown. Status and code are what the admin API answers; to the CLI every
+ * kind is bad input (exit 2).
+ */
+export class AdminInputError extends Error {
+  readonly status: number = 400;
+  readonly code: string = 'invalid_request';
+}
+
+/** The id a request is about names nothing. */
+export class AdminNotFoundError extends AdminInputError {
+  override readonly status = 404;
+  override readonly code = 'not_found';
+}
+
+/** The request is well formed but the current state forbids it, e.g. testing a disabled destination. */
+export class AdminConflictError extends AdminInputError {
+  override readonly status = 409;
+  override readonly code = 'conflict';
+}
+
+/**
+ * For a value stored as one item (a day's schedule, a location's devices):
+ * refused, with its path, when DynamoDB could not hold it. The store's own
+ * measure, less room for keys and timestamps; checked while validating, so a
+ * load that holds one such value writes nothing.
+ */
+export function fitsOneItem(value: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  try {
+    const bytes = plainItemBytes(value);
+    if (bytes > ITEM_VALUE_BUDGET_BYTES) {
+      ctx.addIssue({ code: 'custom', message: `too large to store: ${bytes.toLocaleString('en')} bytes as DynamoDB counts them, at most ${ITEM_VALUE_BUDGET_BYTES.toLocaleString('en')} in one item` });
+    }
+  } catch (err) {
+    // A value the schema already refuses (e.g. a number DynamoDB cannot hold) is not measured.
+    if (!(err instanceof StorageLimitError)) throw err;
+    ctx.addIssue({ code: 'custom', message: err.message });
+  }
+}
+
+export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    throw new AdminInputError(parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; '));
+  }
+  return parsed.data;
+}
+
+const destinationName = z.string().trim().min(1).max(200);
+const destinationLocationIds = z
+  .array(id)
+  .min(1)
+  .max(500)
+  .refine((l) => new Set(l).size === l.length, 'locations repeat');
+
+/** A webhook destination to add (contract 6.5); the URL's safety is checked when it is saved. */
+export const addDestinationInput = z.object({
+  clientId: z.string().min(1).max(64),
+  name: destinationName,
+  url: z.string(),
+  locationIds: destinationLocationIds.nullable().default(null),
+});
+export const editDestinationInput = z.object({
+  name: destinationName.optional(),
+  /** Blank keeps the current URL (6.5 rule 5). */
+  url: z.string().optional(),
+  /** null: every location the application covers. */
+  locationIds: destinationLocationIds.nullable().optional(),
+});

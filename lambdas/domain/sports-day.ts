@@ -1,0 +1,51 @@
+import { sportsLogoUrl } from '#contract/urls';
+import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
+import type { Location } from '#data/locations';
+import type { ProviderEnvironment, Schedule, StoredEvent, ViewingData } from '#data/sports';
+import type { Store } from '#data/store';
+import type { SportsEvent } from '#contract/schemas/sportsq';
+import type { HealthInputs } from './sports-health.js';
+
+/** The `{id, name, timezone}` location object most resources carry. */
+export const locationRefOf = (l: Location) => ({ id: l.id, name: l.name, timezone: l.timezone });
+
+/** The active business date at the location, as YYYYMMDD and as the calendar date YYYY-MM-DD. */
+export function businessDateAt(location: Location, now: number): { active: string; calendarDate: string } {
+  const active = activeBusinessDate(location.timezone, now);
+  return { active, calendarDate: formatIsoDate(parseCompactDate(active)!) };
+}
+
+export type SportsDay = {
+  environment: ProviderEnvironment | null;
+  schedule: Schedule | null;
+  /** Viewing data for exactly this date at this location; never another day's. */
+  exactViewing: ViewingData | null;
+  health: HealthInputs;
+};
+
+/** Everything about one date at one location, read together. */
+export async function readSportsDay(store: Store, location: Location, date: string): Promise<SportsDay> {
+  const [environment, schedule, viewing] = await Promise.all([
+    store.sports.getProvider(location.groupId, location.id),
+    store.sports.getSchedule(date),
+    store.sports.viewingAtOrBefore(location.groupId, location.id, date),
+  ]);
+  return {
+    environment,
+    schedule,
+    exactViewing: viewing?.date === date ? viewing : null,
+    health: { requestedDate: date, environment, viewing, scheduledEventIds: schedule?.events.map((e) => e.id) ?? null },
+  };
+}
+
+export function eventView(baseUrl: string, event: StoredEvent, viewing: ViewingData | null): SportsEvent {
+  const { league, participants, eventImage, ...rest } = event;
+  const { image: leagueImage, ...leagueFields } = league;
+  return {
+    ...rest,
+    league: { ...leagueFields, imageUrl: sportsLogoUrl(baseUrl, leagueImage) },
+    participants: participants.map(({ image, ...p }) => ({ ...p, imageUrl: sportsLogoUrl(baseUrl, image) })),
+    eventImageUrl: sportsLogoUrl(baseUrl, eventImage),
+    viewingOptions: viewing?.options[event.id] ?? [],
+  };
+}

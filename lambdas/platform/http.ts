@@ -1,0 +1,86 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { z } from 'zod';
+import type { Config } from './config.js';
+import { ApiError } from '#contract/errors';
+
+export type HttpResponse = APIGatewayProxyResult & { headers: Record<string, string> };
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return {
+    statusCode,
+    headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+/** The one error shape; the admin API passes its own codes (e.g. 409 conflict) in the same form. */
+export function errorResponse(err: Pick<ApiError, 'status' | 'message' | 'headers'> & { code: string }, requestId: string): HttpResponse {
+  return jsonResponse(
+    err.status,
+    { ok: false, version: 'v1', error: { code: err.code, message: err.message, status: err.status, requestId } },
+    err.headers,
+  );
+}
+
+/** Case-insensitive header lookup; API Gateway keeps the client's casing. */
+export function header(event: Pick<APIGatewayProxyEvent, 'headers'>, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(event.headers ?? {})) {
+    if (key.toLowerCase() === wanted && value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/**
+ * The base URL the client called, so absolute URLs in responses work behind
+ * the default execute-api host (with its stage prefix), a custom domain, or
+ * the local gateway. A configured public base URL wins.
+ */
+export function baseUrlOf(event: APIGatewayProxyEvent, config: Config): string {
+  if (config.publicBaseUrl) return config.publicBaseUrl;
+  const proto = header(event, 'x-forwarded-proto') ?? 'https';
+  const host = header(event, 'host') ?? event.requestContext.domainName ?? 'localhost';
+  const fullPath = event.requestContext.path ?? event.path;
+  const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
+  return `${proto}://${host}${prefix}`;
+}
+
+/** String parameters checked against a schema; the first problem is the 400's message. */
+export function validated(schema: z.ZodObject, raw: Record<string, string>, what: string): Record<string, string> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ApiError('invalid_request', `${what} ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data as Record<string, string>;
+}
+
+/** The query parameters a schema names, single-valued and validated. */
+export function validatedQuery(event: APIGatewayProxyEvent, schema: z.ZodObject): Record<string, string> {
+  return validated(schema, queryOf(event, Object.keys(schema.shape)), 'Query parameter');
+}
+
+/** Single-valued query parameters; a parameter given twice is ambiguous and refused. */
+export function queryOf(event: APIGatewayProxyEvent, known: readonly string[]): Record<string, string> {
+  const multi = event.multiValueQueryStringParameters ?? {};
+  const query: Record<string, string> = {};
+  for (const name of known) {
+    const values = multi[name] ?? (event.queryStringParameters?.[name] !== undefined ? [event.queryStringParameters[name]!] : []);
+    if (values.length > 1) throw new ApiError('invalid_request', `Query parameter ${name} was given more than once.`);
+    if (values.length === 1) query[name] = values[0]!;
+  }
+  return query;
+}
+
+/** The raw request body as bytes-as-text, decoding API Gateway's base64 form. */
+export function bodyText(event: APIGatewayProxyEvent): string {
+  if (!event.body) return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+export function bodyBytes(event: APIGatewayProxyEvent): number {
+  if (!event.body) return 0;
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body, 'utf8');
+}

@@ -1,0 +1,59 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { z } from 'zod';
+import { MAX_REQUEST_BODY_BYTES } from './config.js';
+import { ApiError } from '#contract/errors';
+import { bodyBytes, bodyText, header } from './http.js';
+import { IDEMPOTENCY_KEY } from '#contract/ids';
+
+/**
+ * Strict JSON request bodies for /v1 POSTs and the admin API (the shared
+ * handler reads none). An absent body means `{}`; a present one must be
+ * application/json (UTF-8), at most `maxBytes` (16 KiB unless the route says
+ * otherwise), a JSON object, and valid for the route's schema. Each refusal
+ * is a distinct, clear error and happens before anything is written.
+ */
+export function parseJsonBody<T extends z.ZodType>(event: APIGatewayProxyEvent, schema: T, maxBytes = MAX_REQUEST_BODY_BYTES): z.output<T> {
+  if (bodyBytes(event) > maxBytes) {
+    throw new ApiError('payload_too_large', `The body must be at most ${maxBytes} bytes.`);
+  }
+  const text = bodyText(event);
+  let value: unknown = {};
+  if (text !== '') {
+    if (!isJsonMediaType(header(event, 'content-type'))) {
+      throw new ApiError('unsupported_media_type', 'Send the body as Content-Type: application/json.');
+    }
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new ApiError('invalid_request', 'The body is not valid JSON.');
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new ApiError('invalid_request', 'The body must be a JSON object.');
+    }
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length ? `Body field ${issue.path.join('.')}` : 'Body';
+    throw new ApiError('invalid_request', `${where}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** application/json, optionally with charset=utf-8. */
+export function isJsonMediaType(value: string | undefined): boolean {
+  if (!value) return false;
+  const [type, ...params] = value.split(';').map((p) => p.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  return params.every((p) => !p.startsWith('charset=') || p.replace(/"/g, '') === 'charset=utf-8');
+}
+
+/** The Idempotency-Key header, or null when absent; a malformed key is refused. */
+export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | null {
+  const value = header(event, 'idempotency-key');
+  if (value === undefined) return null;
+  if (!IDEMPOTENCY_KEY.test(value)) {
+    throw new ApiError('invalid_request', 'Idempotency-Key must be 8-128 letters, digits, ".", "_", ":" or "-".');
+  }
+  return value;
+}

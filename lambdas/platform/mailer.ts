@@ -1,0 +1,59 @@
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { MAIL_TRIES, type Mail } from '#data/mail-outbox';
+import type { Store } from '#data/store';
+import { count } from './observability.js';
+
+export type { Mail };
+export type Mailer = { send(mail: Mail): Promise<void> };
+
+/** SES v2 in AWS; locally the same client reaches a local SES v2 through AWS_ENDPOINT_URL_SESV2. */
+export function sesMailer(from: string, client = new SESv2Client({})): Mailer {
+  return {
+    async send({ to, subject, text }) {
+      await client.send(
+        new SendEmailCommand({
+          FromEmailAddress: from,
+          Destination: { ToAddresses: [to] },
+          Content: { Simple: { Subject: { Data: subject }, Body: { Text: { Data: text } } } },
+        }),
+      );
+    },
+  };
+}
+
+/**
+ * Sends an owner e-mail; a failure never fails the caller but is always
+ * counted (MailFailed) and logged with what it was for and SES's error
+ * name, never the address, subject or text.
+ */
+export async function sendMail(deps: { mailer: Mailer; logger: Logger; metrics?: Metrics }, mail: Mail, purpose: string): Promise<boolean> {
+  try {
+    await deps.mailer.send(mail);
+    return true;
+  } catch (err) {
+    count(deps, 'MailFailed');
+    deps.logger.warn('owner mail not sent', { purpose, error: (err as Error).name });
+    return false;
+  }
+}
+
+/** The sweeper's share: sends queued owner mail (rate-limit alerts); a failed one is tried again next sweep. */
+export async function sendQueuedMail(deps: { store: Pick<Store, 'mailOutbox'>; mailer: Mailer; logger: Logger; metrics?: Metrics }): Promise<number> {
+  let sent = 0;
+  for (const mail of await deps.store.mailOutbox.pending()) {
+    // Keys start with what the mail is for (`rate-limit#…`): safe to log.
+    const purpose = mail.key.split('#')[0]!;
+    if (await sendMail(deps, mail, purpose)) {
+      await deps.store.mailOutbox.done(mail.key);
+      sent++;
+    } else if (mail.failures + 1 >= MAIL_TRIES) {
+      deps.logger.error('owner mail given up', { purpose, tries: MAIL_TRIES });
+      await deps.store.mailOutbox.done(mail.key);
+    } else {
+      await deps.store.mailOutbox.failed(mail.key);
+    }
+  }
+  return sent;
+}

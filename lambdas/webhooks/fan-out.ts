@@ -1,0 +1,101 @@
+import type { Delivery } from '#data/deliveries';
+import type { Destination } from '#data/destinations';
+import type { MenuEvent } from '#data/menus';
+import type { Deps } from '#platform/deps';
+import { appIneligibility, covers } from './eligibility.js';
+import { deliveryIdOf, payloadOf, type EventFacts } from './events.js';
+import { enqueueDelivery } from './queue.js';
+
+/** A fresh delivery record for one event and one destination. */
+export function newDelivery(event: EventFacts, destination: Destination, now: number): Delivery {
+  const at = new Date(now).toISOString();
+  return {
+    deliveryId: deliveryIdOf(event.eventId, destination.destinationId),
+    eventId: event.eventId,
+    eventType: event.eventType,
+    destinationId: destination.destinationId,
+    destinationHost: destination.hostname,
+    clientId: destination.clientId,
+    groupId: event.groupId,
+    locationId: event.locationId,
+    body: payloadOf(event),
+    status: 'PENDING',
+    attempts: 0,
+    backoffHistory: [],
+    lastErrorCode: null,
+    lastHttpStatus: null,
+    lastAttemptAt: null,
+    nextAttemptAt: null,
+    completedAt: null,
+    redrives: 0,
+    carrier: null,
+    attemptReceive: null,
+    deadLetterReason: null,
+    version: 0,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/**
+ * Creates the delivery record if missing and queues its message. A record
+ * found still PENDING may never have been queued (a crash between the two),
+ * so it is queued again: a duplicate message is harmless (the first to start
+ * an attempt becomes the carrier; the others are dropped), a lost one is not.
+ */
+export async function queueDelivery(deps: Deps, delivery: Delivery): Promise<void> {
+  let redrive = delivery.redrives;
+  if (!(await deps.store.deliveries.create(delivery))) {
+    const existing = await deps.store.deliveries.get(delivery.deliveryId);
+    if (existing && existing.status !== 'PENDING') return;
+    redrive = existing?.redrives ?? redrive;
+  }
+  await enqueueDelivery(deps, delivery.deliveryId, redrive);
+}
+
+/** Eligible, enabled destinations of the event's group covering its location. */
+export async function destinationsFor(deps: Deps, groupId: string, locationId: string): Promise<Destination[]> {
+  const destinations = (await deps.store.destinations.listByGroup(groupId)).filter((d) => d.enabled);
+  const apps = new Map(
+    await Promise.all([...new Set(destinations.map((d) => d.clientId))].map(async (id) => [id, await deps.store.apps.get(id)] as const)),
+  );
+  const now = deps.clock.now();
+  return destinations.filter((d) => {
+    const app = apps.get(d.clientId) ?? null;
+    return app !== null && appIneligibility(app, now) === null && covers(d, app, groupId, locationId);
+  });
+}
+
+/**
+ * Fans one pending menu event out (the outbox's second half), then clears it
+ * from the menu item. Safe to repeat: ids are deterministic and records are
+ * created with a condition. Throws when queueing fails, leaving the event
+ * pending for the sweeper.
+ */
+export async function dispatchMenuEvent(deps: Deps, event: MenuEvent): Promise<number> {
+  const location = await deps.store.locations.get(event.groupId, event.locationId);
+  const targets = location?.modulesEnabled.bevq ? await destinationsFor(deps, event.groupId, event.locationId) : [];
+  const now = deps.clock.now();
+  for (const destination of targets) await queueDelivery(deps, newDelivery(event, destination, now));
+  await deps.store.menus.clearPendingEvent(event.groupId, event.locationId, event.eventId);
+  deps.logger.info('menu event dispatched', { eventId: event.eventId, deliveries: targets.length });
+  return targets.length;
+}
+
+/** Re-dispatches events left pending longer than `graceMs` (a crash or a failed enqueue). */
+export async function sweepPendingEvents(deps: Deps, graceMs = 60_000): Promise<number> {
+  const before = new Date(deps.clock.now() - graceMs).toISOString();
+  const menus = await deps.store.menus.withPendingEvents(before);
+  let dispatched = 0;
+  for (const menu of menus) {
+    for (const event of Object.values(menu.pendingEvents)) {
+      try {
+        await dispatchMenuEvent(deps, event);
+        dispatched++;
+      } catch (err) {
+        deps.logger.error('sweeper could not dispatch', { eventId: event.eventId, error: (err as Error).name });
+      }
+    }
+  }
+  return dispatched;
+}

@@ -1,0 +1,85 @@
+import { buildMenu, contentProblems } from './menu-build.js';
+import type { MenuEvent, StoredMenu } from '#data/menus';
+import { MenuConflictError } from '#data/menus';
+import type { Deps } from '#platform/deps';
+import { menuInput, type MenuData } from '#contract/schemas/bevq';
+import { dispatchMenuEvent } from './fan-out.js';
+import { menuEventId } from './events.js';
+import { AdminConflictError, AdminInputError, AdminNotFoundError, id, parseInput } from '#domain/inputs';
+import { z } from 'zod';
+
+/** A rebuilt menu for one location, as the platform publishes it (admin CLI and the ingest function). */
+export type PublishRequest = { groupId: string; locationId: string; menu: unknown };
+
+export type PublishResult = {
+  menu: MenuData;
+  /** The menu differs from what readers saw (revision or source health) and was written. */
+  written: boolean;
+  newRevision: boolean;
+  /** The `bevq.menu.updated` event of a new revision, else null. */
+  eventId: string | null;
+  /** Deliveries queued now (the sweeper queues any left pending). */
+  deliveries: number;
+};
+
+const target = z.object({ groupId: id, locationId: id });
+
+/**
+ * First half of publishing: validate, build and write the menu with its new
+ * event kept pending on the same item (the outbox). Nothing is written when
+ * the input is refused or when nothing a reader sees has changed. A menu is
+ * one item: the store refuses one larger than DynamoDB's 400 KB, measured in
+ * UTF-8 bytes as built (StorageLimitError, 413; see docs/decisions/item-sizes.md).
+ */
+export async function writeMenu(deps: Deps, request: PublishRequest): Promise<{ stored: StoredMenu; written: boolean; event: MenuEvent | null }> {
+  const { groupId, locationId } = parseInput(target, request);
+  const input = parseInput(menuInput, request.menu);
+  const problems = contentProblems(input);
+  if (problems.length) throw new AdminInputError(problems.join('; '));
+  if (!(await deps.store.locations.get(groupId, locationId))) {
+    throw new AdminNotFoundError(`location ${groupId}/${locationId} does not exist`);
+  }
+  for (let tries = 0; ; tries++) {
+    const previous = await deps.store.menus.get(groupId, locationId);
+    const now = deps.clock.now();
+    const built = buildMenu(input, previous?.menu ?? null, now);
+    if (previous && !built.changed) return { stored: previous, written: false, event: null };
+    const event: MenuEvent | null = built.newRevision
+      ? {
+          eventId: menuEventId(groupId, locationId, built.menu.revision),
+          eventType: 'bevq.menu.updated',
+          occurredAt: new Date(now).toISOString(),
+          groupId,
+          locationId,
+          revision: built.menu.revision,
+        }
+      : null;
+    const stored: StoredMenu = {
+      groupId,
+      locationId,
+      menu: built.menu,
+      etag: built.etag,
+      pendingEvents: { ...previous?.pendingEvents, ...(event ? { [event.eventId]: event } : {}) },
+    };
+    try {
+      await deps.store.menus.put(stored, previous?.etag ?? null);
+      return { stored, written: true, event };
+    } catch (err) {
+      if (!(err instanceof MenuConflictError)) throw err;
+      if (tries >= 3) throw new AdminConflictError(`the menu of ${groupId}/${locationId} keeps changing concurrently; publish again`);
+    }
+  }
+}
+
+/** Write, then fan out every pending event of the location; a failed fan-out stays pending for the sweeper. */
+export async function publishMenu(deps: Deps, request: PublishRequest): Promise<PublishResult> {
+  const { stored, written, event } = await writeMenu(deps, request);
+  let deliveries = 0;
+  for (const pending of Object.values(stored.pendingEvents)) deliveries += await dispatchMenuEvent(deps, pending);
+  return { menu: stored.menu, written, newRevision: event !== null, eventId: event?.eventId ?? null, deliveries };
+}
+
+/** The published menu as ops see it (CLI --json and the admin API): its revision and what happened, not the whole menu. */
+export function publishDocument({ menu, ...rest }: PublishResult) {
+  return { revision: menu.revision, ...rest };
+}

@@ -1,0 +1,80 @@
+import type { SQSRecord } from 'aws-lambda';
+import { markerOf, type Delivery } from '#data/deliveries';
+import { backoffSeconds, scaledTimings } from '#contract/delivery-policy';
+import type { Deps } from '#platform/deps';
+import { attempt, reportOutcome, type Receipt } from './attempt.js';
+import * as state from './delivery-state.js';
+import { delayMessage, parseDeliveryMessage } from './queue.js';
+
+/** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
+export class RetryLater extends Error {}
+
+/**
+ * What one receive of a delivery's message does. The record decides, read
+ * strongly consistently; the message is only a wake-up, so a receive that
+ * makes no attempt (a duplicate, a throttled retry, a spent delivery on its
+ * way to the DLQ) never uses one up.
+ *
+ * - 'done': the ESM deletes the message (finished, or a duplicate of the carrier).
+ * - seconds: visible again after that long (a backoff; 0 hands a spent delivery to the redrive).
+ * - 'hold': left as it is, back after the visibility timeout or whatever the receive in charge sets.
+ */
+type Fate = 'done' | 'hold' | number;
+
+export async function processRecord(deps: Deps, record: SQSRecord, remainingMs: () => number): Promise<void> {
+  const message = parseDeliveryMessage(record.body);
+  if (!message) {
+    // Nothing of ours sends it, so it is not a delivery: dropped, not left to poison the queue.
+    deps.logger.error('unreadable webhook message dropped', { messageId: record.messageId });
+    return;
+  }
+  const receipt = { messageId: record.messageId, redrive: message.redrive, receive: Number(record.attributes.ApproximateReceiveCount) || 1 };
+  const fate = await receive(deps, message.deliveryId, receipt, remainingMs);
+  if (fate === 'done') return;
+  if (fate !== 'hold') await delayMessage(deps, record.receiptHandle, fate);
+  throw new RetryLater(`delivery ${message.deliveryId}: ${fate === 'hold' ? 'held' : `back in ${fate}s`}`);
+}
+
+async function receive(deps: Deps, deliveryId: string, receipt: Receipt, remainingMs: () => number): Promise<Fate> {
+  const timings = scaledTimings(deps.config.webhookTimeScale);
+  const d = await deps.store.deliveries.get(deliveryId);
+  // Records are written before their message is sent: missing means not readable yet, never done.
+  if (!d) return 'hold';
+  // Sent by a redrive whose record write is not visible yet: it will be.
+  if (receipt.redrive > d.redrives) return 'hold';
+  // From before a redrive, or a duplicate of the message that carries the delivery.
+  if (receipt.redrive < d.redrives || (d.carrier !== null && d.carrier !== receipt.messageId)) return 'done';
+  // A second copy of the receive that started the last attempt (SQS delivers at least once): that
+  // receive decides the message's visibility; this one must neither attempt early nor interrupt it.
+  const repeat = d.carrier === receipt.messageId && receipt.receive <= (d.attemptReceive ?? 0);
+  switch (d.status) {
+    case 'SUCCEEDED':
+    case 'FAILED':
+      return 'done';
+    case 'DEAD_LETTER':
+      return 0;
+    case 'DELIVERING': {
+      if (repeat) return 'hold';
+      // The carrier is back mid-attempt: the invocation that held it died or timed out.
+      const interrupted = await deps.store.deliveries.write(state.interrupt(d, backoffSeconds(d.attempts), deps.clock.now()), d);
+      if (!interrupted) return 'hold';
+      reportOutcome(deps, interrupted);
+      return settle(deps, interrupted);
+    }
+    default: {
+      // Too little time left to record an outcome: no attempt, nothing counted.
+      if (repeat || remainingMs() < timings.startBudgetMs) return 'hold';
+      const after = await attempt(deps, d, receipt, timings.attemptTimeoutMs);
+      return after ? settle(deps, after) : 'hold';
+    }
+  }
+}
+
+/** After a write: a retry waits its backoff, a dead letter is listed and handed to the redrive, the rest is done. */
+async function settle(deps: Deps, d: Delivery): Promise<Fate> {
+  if (d.status === 'RETRY_PENDING') return scaledTimings(deps.config.webhookTimeScale).backoffVisibilitySeconds(d.attempts);
+  if (d.status !== 'DEAD_LETTER') return 'done';
+  // After the record: a crash in between leaves a DEAD_LETTER record whose marker the sweeper restores.
+  await deps.store.deliveries.markDeadLetter(markerOf(d, 'attempts_exhausted'));
+  return 0;
+}

@@ -1,0 +1,191 @@
+import { fileURLToPath } from 'node:url';
+import { ArnFormat, Duration, Stack, Tags, Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { TABLE_KEYS } from '#data/table';
+import { LAMBDA_BUNDLING } from '../bundling.js';
+
+/** The DynamoDB actions a family may be granted (written without the `dynamodb:` prefix). */
+export type DynamoAction =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'BatchWriteItem'
+  | 'ConditionCheckItem';
+
+export type TableIndexName = (typeof TABLE_KEYS.globalIndexes)[number]['indexName'];
+
+/** Resource tag naming the family a function serves; tests resolve API integrations through it. */
+export const FAMILY_TAG = 'customer-api:family';
+
+const LAMBDAS_DIR = fileURLToPath(new URL('../../lambdas/', import.meta.url));
+
+export type ServiceFunctionProps = {
+  family: string;
+  /** Handler file below lambdas/; default `<family>/handler.ts` (non-HTTP functions such as `webhooks/deliverer.ts`). */
+  entry?: string;
+  memorySize: number;
+  logRetention: RetentionDays;
+  /** For the log group: keep logs of a deleted prod stack, drop dev ones. */
+  removalPolicy: RemovalPolicy;
+  environment?: Record<string, string>;
+  /** Default 10 s, well below API Gateway's 29 s integration timeout; non-HTTP functions set their own. */
+  timeoutSeconds?: number;
+};
+
+/**
+ * Any of the service's Lambdas (a /v1 family, the admin API, the webhook
+ * dispatcher, deliverer and sweeper) with every default set once: arm64, the
+ * newest Node.js runtime, X-Ray, its own log group with retention, ESM bundle
+ * with source maps. `family` names what it serves (its tag and log-group
+ * path), not necessarily a route-table family.
+ * Its role starts with writing to that log group and to X-Ray, nothing else.
+ */
+export class ServiceFunction extends NodejsFunction {
+  readonly family: string;
+  private accessPolicy?: Policy;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+    // Own role instead of AWSLambdaBasicExecutionRole: logs go to one known group only.
+    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
+
+    super(scope, id, {
+      entry: `${LAMBDAS_DIR}${props.entry ?? `${props.family}/handler.ts`}`,
+      handler: 'handler',
+      // cdk-nag AwsSolutions-L1 wants the newest Node.js runtime this aws-cdk-lib knows.
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: Duration.seconds(props.timeoutSeconds ?? 10),
+      tracing: Tracing.ACTIVE,
+      logGroup,
+      role,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'customer-api',
+        ...props.environment,
+      },
+      bundling: {
+        ...LAMBDA_BUNDLING,
+        format: OutputFormat.ESM,
+        externalModules: [],
+        // No Docker on build machines: bundle with the project's esbuild.
+        forceDockerBundling: false,
+      },
+    });
+    this.family = props.family;
+    Tags.of(this).add(FAMILY_TAG, props.family);
+
+    // Only the role's default policy: data-access grants go to a separate policy and stay checked.
+    Validations.of(role.node.findChild('DefaultPolicy')).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray tracing (tracing ACTIVE): xray:PutTraceSegments and PutTelemetryRecords support no resource-level permissions.',
+    });
+  }
+
+  /** Sets TABLE_NAME and grants exactly `actions` on the table, plus Query on each named index's own ARN. */
+  bindTable(table: ITable, actions: readonly DynamoAction[], indexes: readonly TableIndexName[] = []): void {
+    if (actions.length === 0) throw new Error(`${this.family}: bindTable needs at least one action`);
+    this.addEnvironment('TABLE_NAME', table.tableName);
+    this.allow(
+      new PolicyStatement({
+        actions: actions.map((a) => `dynamodb:${a}`),
+        resources: [table.tableArn],
+      }),
+    );
+    const indexActions = actions.filter((a) => a === 'Query');
+    if (indexes.length > 0 && indexActions.length > 0) {
+      this.allow(
+        new PolicyStatement({
+          actions: indexActions.map((a) => `dynamodb:${a}`),
+          resources: indexes.map((name) => `${table.tableArn}/index/${name}`),
+        }),
+      );
+    }
+  }
+
+  /**
+   * Sets MAIL_FROM and allows ses:SendEmail only with that address as sender.
+   * SES authorises a send against every identity it involves: the sender's
+   * (address or domain) and, in the SES sandbox, each verified recipient's
+   * too. Owners are arbitrary addresses, so the grant names every identity
+   * and the `ses:FromAddress` condition is what limits it.
+   */
+  bindMailer(mailFrom: string): void {
+    const address = emailAddressOf(mailFrom);
+    const identities = Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    this.addEnvironment('MAIL_FROM', mailFrom);
+    this.allow(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [identities],
+        conditions: { StringEquals: { 'ses:FromAddress': address } },
+      }),
+    );
+    Validations.of(this.accessPolicy!).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+      reason: `In the SES sandbox a send is also authorised against each recipient's identity, and owners are any address; ses:FromAddress limits the sender to ${address}.`,
+    });
+  }
+
+  /**
+   * Sets ASSET_BUCKET and allows reading the objects under `prefix`, nothing
+   * else. Listing is allowed for that prefix only: without it S3 answers a
+   * missing key with AccessDenied instead of NoSuchKey (it evaluates the
+   * ListBucket grant with the key as s3:prefix), and the store turns only
+   * NoSuchKey into a 404.
+   */
+  bindAssetBucket(bucket: Bucket, prefix: string): void {
+    this.addEnvironment('ASSET_BUCKET', bucket.bucketName);
+    this.allow(new PolicyStatement({ actions: ['s3:GetObject'], resources: [bucket.arnForObjects(`${prefix}*`)] }));
+    this.allow(
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': `${prefix}*` } },
+      }),
+    );
+    const bucketId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnBucket);
+    Validations.of(this.accessPolicy!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
+      reason: `The object key is the requested logo name (checked against the strict name pattern first); the wildcard is the ${prefix} prefix only, for s3:GetObject only.`,
+    });
+  }
+
+  /** Data-access grants live in their own policy, away from the X-Ray wildcard suppressed on the default one. */
+  private allow(statement: PolicyStatement): void {
+    if (!this.accessPolicy) {
+      // A sibling, not a child: the function depends on it, so it is in place before the first invoke.
+      this.accessPolicy = new Policy(this.node.scope!, `${this.node.id}AccessPolicy`, { roles: [this.role!] });
+      this.node.addDependency(this.accessPolicy);
+    }
+    this.accessPolicy.addStatements(statement);
+  }
+}
+
+/** `Name <a@b.c>` or `a@b.c` → `a@b.c`. */
+function emailAddressOf(mailFrom: string): string {
+  const address = (/<([^>]+)>\s*$/.exec(mailFrom)?.[1] ?? mailFrom).trim();
+  if (!/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(address)) {
+    throw new Error(`mailFrom "${mailFrom}" is not an e-mail address`);
+  }
+  return address;
+}
+
+/** A construct id from a function's name (`admin-api` → `AdminApi`); construct ids make logical ids, so this never changes. */
+export function pascal(name: string): string {
+  return name.replace(/(^|[-_])(\w)/g, (_, _sep: string, c: string) => c.toUpperCase());
+}

@@ -1,0 +1,179 @@
+import { z } from 'zod';
+import { activeBusinessDate, businessDayEndMs, businessDayStartMs, parseCompactDate } from '#contract/business-date';
+import { ITEM_VALUE_BUDGET_BYTES } from '#data/item-limits';
+import { encodeBody, retentionEndMs } from '#data/shiftq';
+import type { Store } from '#data/store';
+import {
+  clockInsInput,
+  CURRENT_KINDS,
+  DATED_KINDS,
+  employeesInput,
+  kitchenInput,
+  laborInput,
+  posMenuInput,
+  reservationsInput,
+  reviewsInput,
+  salesInput,
+  type CurrentKind,
+  type DatedKind,
+  type KitchenInput,
+  type ReviewInput,
+} from '#contract/schemas/shiftq-inputs';
+import { AdminInputError, id, parseInput } from '#domain/inputs';
+
+/**
+ * Loads shiftq data for one location: per-business-date resources (raw
+ * kitchen tickets, sales, labor, clock-ins), current-state resources (POS
+ * menu, employees, reservations digest) and reviews. Every entry is validated
+ * before anything is written; a refused load writes nothing.
+ */
+
+export const SHIFTQ_KINDS = [...DATED_KINDS, ...CURRENT_KINDS, 'reviews'] as const;
+export type ShiftqKind = (typeof SHIFTQ_KINDS)[number];
+
+const DATA_SCHEMAS = {
+  kitchen: kitchenInput,
+  sales: salesInput,
+  labor: laborInput,
+  clockIns: clockInsInput,
+  posMenu: posMenuInput,
+  employees: employeesInput,
+  reservations: reservationsInput,
+  reviews: reviewsInput,
+} as const;
+
+const entry = z
+  .object({
+    kind: z.enum(SHIFTQ_KINDS),
+    businessDate: z.string().regex(/^\d{8}$/, 'use YYYYMMDD').refine((d) => parseCompactDate(d) !== null, 'is not a real calendar date').optional(),
+    data: z.unknown(),
+  })
+  .strict();
+
+/** One location's load: a single entry or a list of them (the `shiftq load` file). */
+export const shiftqLoadInput = z.object({
+  groupId: id,
+  locationId: id,
+  entries: z.array(entry).min(1).max(200),
+});
+export type ShiftqLoadInput = z.input<typeof shiftqLoadInput>;
+
+export type ShiftqLoaded = { kind: ShiftqKind; businessDate: string | null; records: number };
+
+/** The entries of a `shiftq load` file: one entry object, or `{"entries": [...]}`. */
+export function shiftqFileEntries(file: unknown): unknown {
+  if (file !== null && typeof file === 'object' && 'entries' in file) return (file as { entries: unknown }).entries;
+  return [file];
+}
+
+const isDated = (kind: ShiftqKind): kind is DatedKind => (DATED_KINDS as readonly string[]).includes(kind);
+
+/** Rules the kitchen schema cannot express: references resolve, times are in order and inside the business day. */
+function kitchenProblems(data: KitchenInput, timeZone: string, businessDate: string): string[] {
+  const problems: string[] = [];
+  const stations = new Map(data.stations.map((s) => [s.id, s]));
+  if (stations.size !== data.stations.length) problems.push('stations: ids repeat');
+  for (const tracked of data.trackedPrepStations ?? []) {
+    if (stations.get(tracked)?.kind !== 'prep') problems.push(`trackedPrepStations: ${tracked} is not a prep station`);
+  }
+  const start = businessDayStartMs(timeZone, businessDate);
+  const end = businessDayEndMs(timeZone, businessDate);
+  const ids = new Set<string>();
+  for (const [i, t] of data.tickets.entries()) {
+    const at = `tickets.${i}`;
+    if (ids.has(t.id)) problems.push(`${at}: ticket id ${t.id} repeats`);
+    ids.add(t.id);
+    const fired = Date.parse(t.firedAt);
+    if (fired < start || fired >= end) problems.push(`${at}.firedAt: outside business date ${businessDate} (${timeZone})`);
+    for (const p of t.prep) {
+      if (stations.get(p.stationId)?.kind !== 'prep') problems.push(`${at}.prep: ${p.stationId} is not a prep station`);
+      if (p.doneAt !== null && Date.parse(p.doneAt) < fired) problems.push(`${at}.prep: doneAt before firedAt`);
+    }
+    const levels = new Set<number>();
+    for (const e of t.expo) {
+      if (stations.get(e.stationId)?.kind !== 'expediter') problems.push(`${at}.expo: ${e.stationId} is not an expediter station`);
+      if (e.clearedAt !== null && Date.parse(e.clearedAt) < fired) problems.push(`${at}.expo: clearedAt before firedAt`);
+      if (levels.has(e.fulfillmentLevel)) problems.push(`${at}.expo: level ${e.fulfillmentLevel} repeats`);
+      levels.add(e.fulfillmentLevel);
+    }
+    if (problems.length > 20) break;
+  }
+  return problems;
+}
+
+function reviewProblems(reviews: ReviewInput[]): string[] {
+  const problems: string[] = [];
+  const ids = new Set<string>();
+  for (const [i, r] of reviews.entries()) {
+    if (ids.has(r.id)) problems.push(`reviews.${i}: id ${r.id} repeats`);
+    ids.add(r.id);
+    if (Date.parse(r.updatedAt) < Date.parse(r.createdAt)) problems.push(`reviews.${i}: updatedAt before createdAt`);
+  }
+  return problems;
+}
+
+type Prepared =
+  | { kind: DatedKind; businessDate: string; body: Uint8Array; ttl: number; records: number }
+  | { kind: CurrentKind; businessDate: null; body: Uint8Array; records: number }
+  | { kind: 'reviews'; businessDate: null; reviews: ReviewInput[]; records: number };
+
+/** Validates every entry and writes them only when all are valid. */
+export async function loadShiftq(store: Store, input: ShiftqLoadInput | unknown, now: number): Promise<ShiftqLoaded[]> {
+  const { groupId, locationId, entries } = parseInput(shiftqLoadInput, input);
+  const location = await store.locations.get(groupId, locationId);
+  if (!location) throw new AdminInputError(`location ${groupId}/${locationId} does not exist`);
+  const zone = location.timezone;
+  const current = activeBusinessDate(zone, now);
+
+  const prepared: Prepared[] = entries.map((e, i) => {
+    const where = `entries.${i} (${e.kind})`;
+    const fail = (message: string) => new AdminInputError(`${where}: ${message}`);
+    let data: unknown;
+    try {
+      data = parseInput(DATA_SCHEMAS[e.kind], e.data);
+    } catch (err) {
+      throw fail((err as Error).message);
+    }
+    if (e.kind === 'reviews') {
+      if (e.businessDate !== undefined) throw fail('businessDate: reviews are not per business date');
+      const reviews = (data as { reviews: ReviewInput[] }).reviews;
+      const problems = reviewProblems(reviews);
+      if (problems.length) throw fail(problems.join('; '));
+      return { kind: 'reviews', businessDate: null, reviews, records: reviews.length };
+    }
+    const body = encodeBody(data);
+    if (body.length > ITEM_VALUE_BUDGET_BYTES) throw fail(`too large to store: ${body.length.toLocaleString('en')} bytes compressed, at most ${ITEM_VALUE_BUDGET_BYTES.toLocaleString('en')} in one item`);
+    if (!isDated(e.kind)) {
+      if (e.businessDate !== undefined) throw fail('businessDate: this resource is current state, not per business date');
+      return { kind: e.kind, businessDate: null, body, records: 1 };
+    }
+    const date = e.businessDate;
+    if (date === undefined) throw fail('businessDate: required (YYYYMMDD)');
+    if (date > current) throw fail(`businessDate: ${date} has not started at ${location.id} (current ${current})`);
+    const expiresMs = retentionEndMs(zone, date);
+    if (expiresMs <= now) throw fail(`businessDate: ${date} is past the 366-day retention`);
+    if (e.kind === 'kitchen') {
+      const problems = kitchenProblems(data as KitchenInput, zone, date);
+      if (problems.length) throw fail(problems.slice(0, 20).join('; '));
+    }
+    const records = e.kind === 'kitchen' ? (data as KitchenInput).tickets.length : 1;
+    return { kind: e.kind, businessDate: date, body, ttl: Math.floor(expiresMs / 1000), records };
+  });
+
+  const loadedAt = new Date(now).toISOString();
+  const newProviders = new Set<string>();
+  for (const p of prepared) {
+    if (p.kind === 'reviews') {
+      for (const r of p.reviews) {
+        await store.reviews.put(groupId, locationId, r);
+        newProviders.add(r.provider);
+      }
+    } else if (p.businessDate === null) {
+      await store.shiftq.putCurrent(groupId, locationId, p.kind, p.body, loadedAt);
+    } else {
+      await store.shiftq.putDated(groupId, locationId, p.kind, p.businessDate, p.body, p.ttl, loadedAt);
+    }
+  }
+  await store.reviews.addActiveProviders(groupId, locationId, [...newProviders]);
+  return prepared.map((p) => ({ kind: p.kind, businessDate: p.businessDate, records: p.records }));
+}

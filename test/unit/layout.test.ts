@@ -1,0 +1,151 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { FAMILIES } from '#contract/routes';
+
+/**
+ * The layout's arrows, read from the import graph (the TypeScript
+ * preprocessor lists every static, dynamic and type-only import):
+ *   bin → lib → lambdas/admin → lambdas/<family> → platform → domain → data → contract
+ * Never up, never family to family, never a circle.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BASE_ROOMS = ['contract', 'data', 'domain', 'platform'] as const;
+const RANK: Record<string, number> = { contract: 0, data: 1, domain: 2, platform: 3 };
+const FAMILY_FOLDERS = new Set<string>([...FAMILIES, 'webhooks']);
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(join(ROOT, path)).isDirectory()) return tsFiles(path);
+    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+type Edge = { from: string; to: string; specifier: string };
+
+/** A specifier's file, or null for a package (node:, npm). */
+function resolveSpecifier(from: string, specifier: string): string | null {
+  let path: string;
+  if (specifier.startsWith('#')) {
+    const [room, ...rest] = specifier.slice(1).split('/');
+    path = join('lambdas', room!, `${rest.join('/')}.ts`);
+  } else if (specifier.startsWith('.')) {
+    path = normalize(join(dirname(from), specifier)).replace(/\.js$/, '.ts');
+  } else {
+    return null;
+  }
+  if (!existsSync(join(ROOT, path)) && existsSync(join(ROOT, path.replace(/\.ts$/, ''), 'index.ts'))) {
+    path = join(path.replace(/\.ts$/, ''), 'index.ts');
+  }
+  return path;
+}
+
+const FILES = ['lambdas', 'lib', 'bin', 'test', 'bench'].flatMap(tsFiles);
+const EDGES: Edge[] = FILES.flatMap((from) =>
+  ts
+    .preProcessFile(readFileSync(join(ROOT, from), 'utf8'), true, true)
+    .importedFiles.map(({ fileName: specifier }) => ({ from, specifier, to: resolveSpecifier(from, specifier) }))
+    .filter((edge): edge is Edge => edge.to !== null),
+);
+
+/** Where a file lives: 'contract' … 'platform', 'family:<name>', 'admin', 'lib/local', 'cdk', 'lib', 'bin', 'test', 'bench'. */
+function roomOf(file: string): string {
+  const [top, second] = file.split('/');
+  if (top === 'lambdas') {
+    if ((BASE_ROOMS as readonly string[]).includes(second!)) return second!;
+    if (FAMILY_FOLDERS.has(second!)) return `family:${second}`;
+    return second!;
+  }
+  if (top === 'lib') {
+    if (second === 'local') return 'lib/local';
+    if (file === 'lib/stack.ts' || second === 'constructs') return 'cdk';
+    return 'lib';
+  }
+  return top!;
+}
+
+const show = (edges: Edge[]) => edges.map((e) => `${e.from} → ${e.specifier}`);
+
+describe('layout: every arrow points down', () => {
+  it('reads a real graph whose every local import resolves to a file', () => {
+    expect(FILES.length).toBeGreaterThan(150);
+    expect(EDGES.length).toBeGreaterThan(500);
+    expect(show(EDGES.filter((e) => !existsSync(join(ROOT, e.to))))).toEqual([]);
+  });
+
+  it('has no folder in lambdas/ outside the base rooms, the families and admin', () => {
+    const folders = readdirSync(join(ROOT, 'lambdas')).filter((n) => statSync(join(ROOT, 'lambdas', n)).isDirectory());
+    const known = new Set<string>([...BASE_ROOMS, ...FAMILY_FOLDERS, 'admin']);
+    expect(folders.filter((f) => !known.has(f))).toEqual([]);
+  });
+
+  it('has no circle in runtime, infrastructure or bench code', () => {
+    const next = new Map<string, string[]>();
+    for (const e of EDGES) next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
+    const state = new Map<string, 'open' | 'done'>();
+    const circles: string[] = [];
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        circles.push([...path.slice(path.indexOf(file)), file].join(' → '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const to of next.get(file) ?? []) visit(to, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of FILES.filter((f) => !f.startsWith('test/'))) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+
+  it('orders the base rooms contract ← data ← domain ← platform (contract imports none of them)', () => {
+    const wrong = EDGES.filter((e) => {
+      const [from, to] = [roomOf(e.from), roomOf(e.to)];
+      return from in RANK && to in RANK && from !== to && RANK[to]! > RANK[from]!;
+    });
+    expect(show(wrong)).toEqual([]);
+  });
+
+  it('never imports a family or admin from a base room', () => {
+    const wrong = EDGES.filter((e) => roomOf(e.from) in RANK && (roomOf(e.to).startsWith('family:') || roomOf(e.to) === 'admin'));
+    expect(show(wrong)).toEqual([]);
+  });
+
+  it('never imports another family or admin from a family', () => {
+    const wrong = EDGES.filter((e) => {
+      const [from, to] = [roomOf(e.from), roomOf(e.to)];
+      return from.startsWith('family:') && ((to.startsWith('family:') && to !== from) || to === 'admin');
+    });
+    expect(show(wrong)).toEqual([]);
+  });
+
+  it('never imports lib/ or bin/ (or tests and benches) from lambdas/', () => {
+    const wrong = EDGES.filter((e) => e.from.startsWith('lambdas/') && !e.to.startsWith('lambdas/'));
+    expect(show(wrong)).toEqual([]);
+  });
+
+  it('keeps the local runtime out of the CDK files, directly and through what they import', () => {
+    const next = new Map<string, string[]>();
+    for (const e of EDGES) next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
+    const reached = new Set<string>();
+    const walk = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const to of next.get(file) ?? []) walk(to);
+    };
+    for (const file of FILES.filter((f) => roomOf(f) === 'cdk')) walk(file);
+    expect([...reached].filter((f) => roomOf(f) === 'lib/local')).toEqual([]);
+  });
+
+  it('reaches a base room from outside it by its #subpath, never by a relative ladder', () => {
+    const wrong = EDGES.filter(
+      (e) => roomOf(e.to) in RANK && roomOf(e.from) !== roomOf(e.to) && e.specifier.startsWith('.'),
+    );
+    expect(show(wrong)).toEqual([]);
+    const ladders = EDGES.filter((e) => e.specifier.includes('../../') && e.to.startsWith('lambdas/') && roomOf(e.to) in RANK);
+    expect(show(ladders)).toEqual([]);
+  });
+});
