@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { addDestinationInput as addInput, appInput, editDestinationInput as editInput } from '#domain/inputs';
-import { id } from '#contract/ids';
+import { id } from '#contract/schemas/common';
 import { pathResolver } from '#contract/routes';
 
 /**

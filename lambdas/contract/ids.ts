@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /** Words a route uses where an id may stand; an id equal to one could never be reached by its path. */
 const RESERVED_IDS = new Set(['locations', 'modules', 'shiftq', 'bevq', 'campaigns', 'openapi.json', 'assets', 'oauth', 'v1']);
 
@@ -7,15 +5,16 @@ const RESERVED_IDS = new Set(['locations', 'modules', 'shiftq', 'bevq', 'campaig
  * The id rule, for every id a client or operator names (groups, locations,
  * applications, destinations, deliveries, campaigns): ids appear in URL paths
  * and inside table keys, so a small safe alphabet and 1-64 characters, which
- * keeps every key far inside DynamoDB's key limits.
+ * keeps every key far inside DynamoDB's key limits. Plain code, no schema
+ * library: the token function checks ids too and stays light.
  */
-export const id = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'use 1-64 letters, digits, "-" or "_", starting with a letter or digit')
-  .refine((v) => !RESERVED_IDS.has(v), 'this id is reserved by a route');
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+export const ID_RULE = 'use 1-64 letters, digits, "-" or "_", starting with a letter or digit';
+
+export const isReservedId = (value: string): boolean => RESERVED_IDS.has(value);
 
 /** A path segment that breaks the id rule names nothing: its path matches no resource (404, before any read). */
-export const isId = (value: string): boolean => id.safeParse(value).success;
+export const isId = (value: string): boolean => ID_PATTERN.test(value) && !isReservedId(value);
 
 /** Client-chosen retry key (for example a UUID), sent as Idempotency-Key. */
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,128}$/;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ERRORS } from './errors.js';
 import { ID_PARAMS, isLocationRoute, ROUTES, TOKEN_SCHEMAS, type Route } from './routes.js';
-import { IDEMPOTENCY_KEY, id } from './ids.js';
-import { envelope, errorBody } from './schemas/common.js';
+import { IDEMPOTENCY_KEY } from './ids.js';
+import { envelope, errorBody, id } from './schemas/common.js';
 import { webhooksSection } from './webhook-openapi.js';
 
 type JsonSchema = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isValidTimeZone } from '#contract/business-date';
-import { id } from '#contract/ids';
+import { id } from '#contract/schemas/common';
 import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/item-limits';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { MODULES, SCOPES } from '#contract/scopes';

@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import { ID_PATTERN, ID_RULE, isReservedId } from '../ids.js';
+
+/** The id rule (lambdas/contract/ids.ts) as a schema, for inputs that name ids. */
+export const id = z
+  .string()
+  .regex(ID_PATTERN, ID_RULE)
+  .refine((v) => !isReservedId(v), 'this id is reserved by a route');
 
 export const isoTimestamp = z.string().datetime({ offset: true });
 export const absoluteUrl = z.string().url();
