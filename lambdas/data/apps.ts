@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '#contract/scopes';
-import { isConditionFailure, queryAll, type Db } from './db.js';
+import { applied, queryAll, type Db } from './db.js';
 
 export type CredentialType = 'client_credentials' | 'legacy_bearer';
 
@@ -58,22 +58,16 @@ export function appsRepo({ doc, tableName }: Db) {
     },
     /** Marks the application revoked; its tokens fail on their next use. Returns false for an unknown id. */
     async revoke(clientId: string, at: string): Promise<boolean> {
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: appKeys.app(clientId),
-            UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :at)',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at },
-          }),
-        );
-        return true;
-      } catch (err) {
-        if (isConditionFailure(err)) return false;
-        throw err;
-      }
+      return applied(doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: appKeys.app(clientId),
+          UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :at)',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at },
+        }),
+      ));
     },
   };
 }

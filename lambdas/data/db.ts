@@ -28,6 +28,17 @@ export function isConditionFailure(err: unknown): boolean {
   return (err as { name?: string })?.name === 'ConditionalCheckFailedException';
 }
 
+/** A conditional write: true when it applied, false when its condition failed; any other error is thrown. */
+export async function applied(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
 /** Follows LastEvaluatedKey so callers always get every page. */
 export async function queryAll(
   doc: DynamoDBDocumentClient,

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, queryAll, type Db } from './db.js';
+import { applied, isConditionFailure, queryAll, type Db } from './db.js';
 
 export type DeliveryStatus = 'PENDING' | 'DELIVERING' | 'RETRY_PENDING' | 'SUCCEEDED' | 'FAILED' | 'DEAD_LETTER';
 export type EventType = 'bevq.menu.updated' | 'customer_api.webhook.test';
@@ -95,13 +95,7 @@ export function deliveriesRepo({ doc, tableName }: Db) {
     },
     /** Creates the record once; false when it already exists (a re-dispatch). */
     async create(d: Delivery): Promise<boolean> {
-      try {
-        await doc.send(new PutCommand({ TableName: tableName, Item: item(d), ConditionExpression: 'attribute_not_exists(PK)' }));
-        return true;
-      } catch (err) {
-        if (isConditionFailure(err)) return false;
-        throw err;
-      }
+      return applied(doc.send(new PutCommand({ TableName: tableName, Item: item(d), ConditionExpression: 'attribute_not_exists(PK)' })));
     },
     /** Writes `next` if the record is still at `read`'s version; null when someone else wrote first. */
     async write(next: Delivery, read: Pick<Delivery, 'version'>): Promise<Delivery | null> {

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, queryAll, type Db } from './db.js';
+import { applied, isConditionFailure, queryAll, type Db } from './db.js';
 
 /** Stored health; DISABLED is derived from `enabled` when shown. */
 export type StoredHealth = 'NOT_TESTED' | 'HEALTHY' | 'FAILING';
@@ -55,35 +55,23 @@ export function destinationsRepo({ doc, tableName }: Db) {
     },
     /** Creates or replaces; `mustExist` refuses to resurrect a destination removed meanwhile. */
     async put(destination: Destination, { mustExist }: { mustExist: boolean }): Promise<boolean> {
-      try {
-        await doc.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: {
-              ...destinationKeys.destination(destination.destinationId),
-              GSI1PK: destinationKeys.all,
-              GSI1SK: destinationKeys.sort(destination),
-              ...destination,
-            },
-            ConditionExpression: mustExist ? 'attribute_exists(PK)' : 'attribute_not_exists(PK)',
-          }),
-        );
-        return true;
-      } catch (err) {
-        if (isConditionFailure(err)) return false;
-        throw err;
-      }
+      return applied(doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...destinationKeys.destination(destination.destinationId),
+            GSI1PK: destinationKeys.all,
+            GSI1SK: destinationKeys.sort(destination),
+            ...destination,
+          },
+          ConditionExpression: mustExist ? 'attribute_exists(PK)' : 'attribute_not_exists(PK)',
+        }),
+      ));
     },
     async remove(id: string): Promise<boolean> {
-      try {
-        await doc.send(
-          new DeleteCommand({ TableName: tableName, Key: destinationKeys.destination(id), ConditionExpression: 'attribute_exists(PK)' }),
-        );
-        return true;
-      } catch (err) {
-        if (isConditionFailure(err)) return false;
-        throw err;
-      }
+      return applied(doc.send(
+        new DeleteCommand({ TableName: tableName, Key: destinationKeys.destination(id), ConditionExpression: 'attribute_exists(PK)' }),
+      ));
     },
     /** Changes configuration fields only (health stays with recordAttempt); null when the destination is gone. */
     async update(id: string, fields: Partial<Pick<Destination, ConfigField>>): Promise<Destination | null> {

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopStatus } from '#contract/schemas/matriq';
-import { isConditionFailure, type Db } from './db.js';
+import { applied, type Db } from './db.js';
 import { groupPartition } from './groups.js';
 
 /** A location's display devices, gateway and Auto Scheduler state, as reported by its gateway. */
@@ -83,38 +83,26 @@ export function matriqRepo({ doc, tableName }: Db) {
     },
     /** Creates the command unless its id exists; false when it already did (an idempotent retry). */
     async createCommand(command: StopCommand): Promise<boolean> {
-      try {
-        await doc.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...matriqKeys.command(command.commandId), ...command },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        );
-        return true;
-      } catch (err) {
-        if (isConditionFailure(err)) return false;
-        throw err;
-      }
+      return applied(doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...matriqKeys.command(command.commandId), ...command },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      ));
     },
     /** Moves a queued command to its result; false when it is not queued any more. */
     async completeCommand(commandId: string, status: Exclude<StopStatus, 'queued'>, at: string): Promise<boolean> {
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: matriqKeys.command(commandId),
-            ConditionExpression: '#status = :queued',
-            UpdateExpression: 'SET #status = :status, completedAt = :at',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':queued': 'queued', ':status': status, ':at': at },
-          }),
-        );
-        return true;
-      } catch (err) {
-        if (isConditionFailure(err)) return false;
-        throw err;
-      }
+      return applied(doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: matriqKeys.command(commandId),
+          ConditionExpression: '#status = :queued',
+          UpdateExpression: 'SET #status = :status, completedAt = :at',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':queued': 'queued', ':status': status, ':at': at },
+        }),
+      ));
     },
   };
 }
