@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { startFauxqs } from 'fauxqs';
 import dynalite from 'dynalite';
 import sesLocalModule from 'aws-ses-v2-local';
+import { patchFauxqsTimers } from './fauxqs-timers.js';
 
 // A CommonJS build with `exports.default`: Node's ESM loader wraps it once more than bundlers do.
 const sesLocal = ((sesLocalModule as unknown as { default?: typeof sesLocalModule }).default ?? sesLocalModule);
@@ -44,6 +45,7 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
     }
     let sqsEndpoint = options.sqsEndpoint;
     if (!sqsEndpoint) {
+      patchFauxqsTimers();
       const fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
       sqsEndpoint = `http://127.0.0.1:${fauxqs.port}`;
       stops.push(() => fauxqs.stop());
