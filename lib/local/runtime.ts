@@ -1,3 +1,5 @@
+// First: keeps the X-Ray SDK's async hook out of this process (see the module).
+import './tracing-off.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
