@@ -103,8 +103,8 @@ export async function soak(minutes: number, rps: number): Promise<string[]> {
       body: JSON.stringify({ groupId, name: 'soak', scopes: ['locations:read', 'shiftq:read', 'sportsq:read', 'matriq:read', 'campaigns:read', 'orderboard:read', 'bevq:read'], rateLimitPerMinute: Math.ceil(rps * 60 * 2) }),
     });
     if (created.status !== 201) throw new Error(`soak app refused: ${created.status} ${await created.text()}`);
-    const { clientId, clientSecret } = (await created.json()) as { clientId: string; clientSecret: string };
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString();
+    const { app, clientSecret } = (await created.json()) as { app: { clientId: string }; clientSecret: string };
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: clientSecret }).toString();
     const tokenReply = await fetch(`${base}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form });
     const { access_token } = (await tokenReply.json()) as { access_token: string };
     const auth = { Authorization: `Bearer ${access_token}` };
