@@ -34,6 +34,11 @@ export type LocalRuntimeOptions = {
   /** External engines (DynamoDB Local, LocalStack, an AWS account) instead of the embedded ones. */
   dynamoEndpoint?: string | undefined;
   sqsEndpoint?: string | undefined;
+  /**
+   * Engines the caller started (startEngines) and stops itself: the runtime uses their endpoints and
+   * credentials as if it had started them (a benchmark puts a delaying proxy in front of DynamoDB this way).
+   */
+  engines?: Engines;
   tableName?: string;
   clock?: Clock;
   /** Seed the demo group and application into an empty table. */
@@ -86,11 +91,14 @@ const REGION = process.env.AWS_REGION ?? 'us-east-1';
  */
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const dataDir = options.dataDir ?? null;
-  const engines = await startEngines({
-    dataDir: dataDir ? join(dataDir, 'dynamodb') : null,
-    dynamoEndpoint: options.dynamoEndpoint,
-    sqsEndpoint: options.sqsEndpoint,
-  });
+  const ownEngines = !options.engines;
+  const engines =
+    options.engines ??
+    (await startEngines({
+      dataDir: dataDir ? join(dataDir, 'dynamodb') : null,
+      dynamoEndpoint: options.dynamoEndpoint,
+      sqsEndpoint: options.sqsEndpoint,
+    }));
   try {
     const clients = awsClients({
       dynamodb: localEndpoint(engines.dynamoEndpoint, REGION, engines.externalDynamo),
@@ -158,11 +166,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         await close(server);
         dynamo.destroy();
         sqs.destroy();
-        await stopEngines();
+        if (ownEngines) await stopEngines();
       },
     };
   } catch (err) {
-    await engines.stop();
+    if (ownEngines) await engines.stop();
     throw err;
   }
 }
