@@ -1,0 +1,165 @@
+import { createServer, Agent, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { createApp } from '../lambdas/admin/apps.js';
+import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
+import { ROUTES } from '#contract/routes';
+import { SCOPES } from '#contract/scopes';
+import { locationKeys } from '#data/locations';
+import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
+import { seedDemoMenu } from '../lib/local/demo-menu.js';
+import { localEndpoint } from '../lib/local/endpoints.js';
+import { startEngines } from '../lib/local/engines.js';
+import { startLocalRuntime } from '../lib/local/runtime.js';
+import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
+import { median } from './load.js';
+
+/**
+ * Sequential DynamoDB round trips per request, for every authenticated GET
+ * route of the route table. The runtime's DynamoDB engine sits behind a TCP
+ * proxy (bench/delay-proxy.ts) that holds each request to the engine for D
+ * ms: calls a handler makes in parallel wait side by side, calls it makes
+ * one after another each wait in turn. One client, sequential requests:
+ * round trips ≈ (median latency with the delay − median without) ÷ D′,
+ * where D′ is what one round trip gains in the same run: the one-GetItem
+ * baseline's increase (a little over D: timers run late, never early).
+ * DynamoDB calls per request are counted on the runtime's client (a middleware).
+ * Baselines, measured the same way in the same run: a bare node:http handler
+ * doing one GetItem (1 call, 1 round trip) and two GetItems in parallel
+ * (2 calls, 1 round trip), which shows the method tells the two apart.
+ */
+const DELAY_MS = Number(process.env.BENCH_RT_DELAY_MS ?? 20);
+const REQUESTS = Number(process.env.BENCH_RT_REQUESTS ?? 10);
+const GROUP = 'demo-group';
+const LOCATION = 'nyc-midtown';
+
+type Measured = { status: number; calls: number; fastMs: number; slowMs: number };
+
+function get(url: string, headers: Record<string, string>, agent: Agent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers, agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Median latency of `requests` sequential requests (after two warm-ups) without and with the delay, and the calls `counter` saw per request. */
+async function measure(url: string, headers: Record<string, string>, proxy: DelayProxy, counter: () => number, requests = REQUESTS): Promise<Measured> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const phase = async (delayMs: number) => {
+      proxy.delayMs = delayMs;
+      for (let i = 0; i < 2; i++) await get(url, headers, agent);
+      const before = counter();
+      const latencies: number[] = [];
+      let status = 0;
+      for (let i = 0; i < requests; i++) {
+        const t0 = performance.now();
+        status = await get(url, headers, agent);
+        latencies.push(performance.now() - t0);
+      }
+      return { status, calls: (counter() - before) / requests, ms: median(latencies) };
+    };
+    const fast = await phase(0);
+    const slow = await phase(DELAY_MS);
+    proxy.delayMs = 0;
+    return { status: fast.status, calls: fast.calls, fastMs: fast.ms, slowMs: slow.ms };
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** Fills a route's path parameters: the demo group and location, today's business date there for dates. */
+function concretePath(path: string, today: string): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    if (name === 'group_id') return GROUP;
+    if (name === 'location_id') return LOCATION;
+    if (name === 'date') return today;
+    throw new Error(`roundtrips: no value for path parameter {${name}} in ${path}`);
+  });
+}
+
+export async function benchRoundTrips(): Promise<string[]> {
+  const engines = await startEngines({ dataDir: null });
+  const proxy = await startDelayProxy(engines.dynamoEndpoint);
+  const runtime = await startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'SILENT', engines: { ...engines, dynamoEndpoint: proxy.url } });
+  let calls = 0;
+  runtime.dynamo.middlewareStack.add(
+    (next) => async (args) => {
+      calls++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCallCounter' },
+  );
+  let baseline: Server | null = null;
+  try {
+    // Baselines: one GetItem, and two in parallel, through the same proxy, on a client of their own.
+    let baselineCalls = 0;
+    const client = new DynamoDBClient(localEndpoint(proxy.url, process.env.AWS_REGION ?? 'us-east-1'));
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        baselineCalls++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'benchCallCounter' },
+    );
+    const doc = DynamoDBDocumentClient.from(client);
+    const getLocation = (id: string) => doc.send(new GetCommand({ TableName: runtime.tableName, Key: locationKeys.location(GROUP, id) }));
+    baseline = createServer((req, res) => {
+      const reads = req.url === '/two' ? [getLocation(LOCATION), getLocation('denver-union')] : [getLocation(LOCATION)];
+      Promise.all(reads).then(
+        (items) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(items.map((i) => i.Item))),
+        () => res.writeHead(500).end(),
+      );
+    });
+    await new Promise<void>((resolve) => baseline!.listen(0, '127.0.0.1', resolve));
+    const baselineUrl = `http://127.0.0.1:${(baseline.address() as AddressInfo).port}`;
+
+    const now = runtime.deps.clock.now();
+    const { app, clientSecret } = await createApp(
+      runtime.store,
+      { groupId: GROUP, name: 'Round-trip bench', scopes: [...SCOPES], rateLimitPerMinute: APP_RATE_CEILING_PER_MINUTE },
+      now,
+    );
+    const tokenReply = await fetch(`${runtime.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: clientSecret! }),
+    });
+    const { access_token } = (await tokenReply.json()) as { access_token: string };
+    const headers = { Authorization: `Bearer ${access_token}` };
+    await seedDemoMenu(runtime.deps); // as npm start does, so the menu routes answer 200
+    const location = (await runtime.store.locations.get(GROUP, LOCATION))!;
+    const today = formatIsoDate(parseCompactDate(activeBusinessDate(location.timezone, now))!);
+
+    // The yardstick: more samples than a route gets, since every row is divided by it.
+    const one = await measure(`${baselineUrl}/one`, {}, proxy, () => baselineCalls, REQUESTS * 4);
+    const perTrip = one.slowMs - one.fastMs;
+    const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+    const figures = (m: Measured) => [m.status, m.calls.toFixed(1), ((m.slowMs - m.fastMs) / perTrip).toFixed(1), m.fastMs.toFixed(1), m.slowMs.toFixed(1)];
+    const lines = [
+      `Every authenticated GET route, 1 client, ${REQUESTS} sequential requests per route and delay (median); D = ${DELAY_MS} ms added to each request to the DynamoDB engine by a proxy.`,
+      `Path parameters: group ${GROUP}, location ${LOCATION}, date ${today} (today there). Round trips = (p50 with D − p50 without) ÷ D′,`,
+      `D′ = ${perTrip.toFixed(1)} ms: what one round trip gained in this run (the 1-GetItem baseline, 1 by construction).`,
+      row(['route', 'status', 'DynamoDB calls', 'sequential round trips', `p50 ms`, `p50 ms, D = ${DELAY_MS} ms`]),
+      row(['---', '---:', '---:', '---:', '---:', '---:']),
+      row(['baseline: node:http, 1 GetItem', ...figures(one)]),
+      row(['baseline: node:http, 2 GetItems in parallel', ...figures(await measure(`${baselineUrl}/two`, {}, proxy, () => baselineCalls))]),
+    ];
+    for (const route of ROUTES.filter((r) => r.method === 'GET' && r.scope !== null)) {
+      const m = await measure(`${runtime.url}${concretePath(route.path, today)}`, headers, proxy, () => calls);
+      lines.push(row([`GET ${route.path}`, ...figures(m)]));
+    }
+    client.destroy();
+    return lines;
+  } finally {
+    await new Promise((resolve) => (baseline ? baseline.close(resolve) : resolve(null)));
+    await runtime.stop();
+    await proxy.close();
+    await engines.stop();
+  }
+}

@@ -1,0 +1,67 @@
+import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
+import { load, type LoadResult } from './load.js';
+import { benchToken, readyLine, startChild, startRuntimeChild, type Child } from './processes.js';
+
+/**
+ * GET /v1/{group_id}/locations at 1, 8 and 32 clients against `npm start`
+ * (a child process: gateway, handlers and the embedded engines in one
+ * process, logs off), beside two baselines, each a child process of its own
+ * measured in the same run, one after the other:
+ *   - GetItem: bare node:http doing one document-client GetItem against the
+ *     same embedded engines in its own process (bench/getitem-server.ts),
+ *     the fair floor for a request that needs the table;
+ *   - bare: node:http answering a fixed body (bench/bare-server.ts), the
+ *     HTTP stack alone.
+ * The load generator runs in this process, so each server has a core to itself.
+ */
+const LEVELS = [1, 8, 32];
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+/** The goal: at 8 clients the service serves at least half the GetItem baseline's requests a second. */
+const GOAL_AT = 8;
+const GOAL_RATIO = 0.5;
+
+const fmt = (r: LoadResult) =>
+  `${String(r.concurrency).padStart(3)} clients  ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(7)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms${r.errors ? `  ${r.errors} errors` : ''}`;
+
+export async function benchThroughput(): Promise<string[]> {
+  const children: Child[] = [];
+  try {
+    const runtime = await startRuntimeChild();
+    children.push(runtime);
+    const getItem = startChild(['bench/getitem-server.ts']);
+    children.push(getItem);
+    const bare = startChild(['bench/bare-server.ts']);
+    children.push(bare);
+    const { url: getItemUrl } = await readyLine<{ url: string }>(getItem);
+    const { url: bareUrl } = await readyLine<{ url: string }>(bare);
+
+    const token = await benchToken(runtime, APP_RATE_CEILING_PER_MINUTE);
+    const url = `${runtime.url}/v1/${runtime.groupId}/locations`;
+    const headers = { Authorization: `Bearer ${token}` };
+
+    const lines = [
+      `GET /v1/{group_id}/locations, npm start in a child process (LOG_LEVEL=SILENT), ${REQUESTS} requests per level (node ${process.version})`,
+      '  baselines, each a child process too: GetItem = node:http + one document-client GetItem on the same embedded engines; bare = node:http alone',
+    ];
+    // Warm-up: JIT, connection pools, the runtime's caches.
+    await load(url, headers, 4, 300);
+    await load(getItemUrl, {}, 4, 300);
+    await load(bareUrl, {}, 4, 300);
+    for (const level of LEVELS) {
+      const service = await load(url, headers, level, REQUESTS);
+      const floor = await load(getItemUrl, {}, level, REQUESTS);
+      const http = await load(bareUrl, {}, level, REQUESTS);
+      const ratio = service.rps / floor.rps;
+      lines.push(
+        `  service  ${fmt(service)}`,
+        `  GetItem  ${fmt(floor)}`,
+        `  bare     ${fmt(http)}`,
+        `  service ÷ GetItem: throughput ×${ratio.toFixed(2)}${level === GOAL_AT ? ` (goal ≥ ×${GOAL_RATIO})` : ''}` +
+          `, p50 ×${(service.p50Ms / floor.p50Ms).toFixed(1)}; service ÷ bare: throughput ×${(service.rps / http.rps).toFixed(3)}`,
+      );
+    }
+    return lines;
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+  }
+}
