@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { startFauxqs } from 'fauxqs';
 import dynalite from 'dynalite';
 import sesLocalModule from 'aws-ses-v2-local';
+import { patchDynaliteIterators } from './dynalite-iterators.js';
 import { patchFauxqsTimers } from './fauxqs-timers.js';
 
 // A CommonJS build with `exports.default`: Node's ESM loader wraps it once more than bundlers do.
@@ -34,6 +35,7 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
     let dynamoEndpoint = options.dynamoEndpoint;
     if (!dynamoEndpoint) {
       if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+      patchDynaliteIterators();
       const server = dynalite({
         ...(options.dataDir ? { path: options.dataDir } : {}),
         createTableMs: 0,
