@@ -113,49 +113,56 @@ export async function soak(minutes: number, rps: number): Promise<string[]> {
     const today = new Date().toISOString().slice(0, 10);
 
     // A mix like a customer backend's: discovery, every module, conditional menu reads, images, some errors.
-    const mix: [number, (agent: Agent) => Promise<number>][] = [
-      [20, (a) => get(a, `${base}/v1/${groupId}/locations`, auth)],
-      [5, (a) => get(a, `${base}/v1/${groupId}/modules`, auth)],
-      [5, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown`, auth)],
-      [15, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/bevq/menu`, { ...auth, 'If-None-Match': etag })],
-      [5, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/bevq/menu`, auth)],
-      [5, (a) => get(a, `${base}/v1/${groupId}/bevq`, auth)],
-      [8, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/shiftq`, auth)],
-      [5, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/shiftq/kitchen`, auth)],
-      [5, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/sportsq/provider`, auth)],
-      [5, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/sportsq/${today}`, auth)],
-      [5, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/matriq`, auth)],
-      [4, (a) => get(a, `${base}/v1/${groupId}/campaigns`, auth)],
-      [3, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/orderboard`, auth)],
-      [4, (a) => get(a, `${base}/v1/assets/sports-logo/team-badge.png`, { Accept: '*/*' })],
-      [2, (a) => get(a, `${base}/v1/${groupId}/locations`, { Authorization: 'Bearer not-a-token-at-all' })],
-      [2, (a) => get(a, `${base}/v1/${groupId}/nowhere/at/all`, auth)],
-      [1, (a) => get(a, `${base}/oauth/token`, { 'Content-Type': 'application/x-www-form-urlencoded' }, 'POST', form)],
+    // Each with the status it must get: anything else counts as unexpected (a soak of 401s measures nothing).
+    const mix: [number, (agent: Agent) => Promise<number>, number][] = [
+      [20, (a) => get(a, `${base}/v1/${groupId}/locations`, auth), 200],
+      [5, (a) => get(a, `${base}/v1/${groupId}/modules`, auth), 200],
+      [5, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown`, auth), 200],
+      [15, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/bevq/menu`, { ...auth, 'If-None-Match': etag }), 304],
+      [5, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/bevq/menu`, auth), 200],
+      [5, (a) => get(a, `${base}/v1/${groupId}/bevq`, auth), 200],
+      [8, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/shiftq`, auth), 200],
+      [5, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/shiftq/kitchen`, auth), 200],
+      [5, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/sportsq/provider`, auth), 200],
+      [5, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/sportsq/${today}`, auth), 200],
+      [5, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/matriq`, auth), 200],
+      [4, (a) => get(a, `${base}/v1/${groupId}/campaigns`, auth), 200],
+      [3, (a) => get(a, `${base}/v1/${groupId}/nyc-midtown/orderboard`, auth), 200],
+      [4, (a) => get(a, `${base}/v1/assets/sports-logo/team-badge.png`, { Accept: '*/*' }), 200],
+      [2, (a) => get(a, `${base}/v1/${groupId}/locations`, { Authorization: 'Bearer not-a-token-at-all' }), 401],
+      [2, (a) => get(a, `${base}/v1/${groupId}/nowhere/at/all`, auth), 404],
+      [1, (a) => get(a, `${base}/oauth/token`, { 'Content-Type': 'application/x-www-form-urlencoded' }, 'POST', form), 200],
     ];
     const weights = mix.reduce((a, [w]) => a + w, 0);
     const pickCall = () => {
       let r = Math.random() * weights;
-      for (const [w, call] of mix) if ((r -= w) < 0) return call;
-      return mix[0]![1];
+      for (const entry of mix) if ((r -= entry[0]) < 0) return entry;
+      return mix[0]!;
     };
 
     const lines: string[] = [
       `Soak: ${minutes} min at ~${rps} req/s from 8 clients, mixed routes; engines and runtime in separate processes (node ${process.version})`,
-      '   min  requests   req/s  5xx/err │ runtime RSS   heap   live │ engines RSS   heap   live   (MiB; live = heap after a full GC)',
+      '   min  requests   req/s  unexpected │ runtime RSS   heap   live │ engines RSS   heap   live   (MiB; live = heap after a full GC)',
     ];
     console.log(lines.join('\n'));
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });
     const started = Date.now();
     const end = started + minutes * 60_000;
     let requests = 0;
-    let failures = 0;
+    let unexpected = 0;
+    const statuses = new Map<string, number>();
     const perClientGapMs = (8 * 1000) / rps;
     const client = async () => {
       while (Date.now() < end) {
         const t0 = Date.now();
-        const status = await pickCall()(agent);
+        const [, call, expected] = pickCall();
+        const status = await call(agent);
         requests++;
-        if (status === 0 || status >= 500) failures++;
+        if (status !== expected) {
+          unexpected++;
+          const key = `${status} (expected ${expected})`;
+          statuses.set(key, (statuses.get(key) ?? 0) + 1);
+        }
         const wait = perClientGapMs - (Date.now() - t0);
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       }
@@ -168,7 +175,7 @@ export async function soak(minutes: number, rps: number): Promise<string[]> {
         const s = all.at(-1);
         return `${mib(s?.rss, 11)} ${mib(s?.heapUsed, 6)} ${mib(all.findLast((x) => x.liveHeap !== undefined)?.liveHeap, 6)}`;
       };
-      const line = `${elapsed.toFixed(1).padStart(6)} ${String(requests).padStart(9)} ${(requests / ((Date.now() - started) / 1000)).toFixed(0).padStart(7)} ${String(failures).padStart(8)} │ ${fmt(runtime.probe)} │ ${fmt(engines.probe)}`;
+      const line = `${elapsed.toFixed(1).padStart(6)} ${String(requests).padStart(9)} ${(requests / ((Date.now() - started) / 1000)).toFixed(0).padStart(7)} ${String(unexpected).padStart(11)} │ ${fmt(runtime.probe)} │ ${fmt(engines.probe)}`;
       lines.push(line);
       console.log(line);
     };
@@ -177,6 +184,11 @@ export async function soak(minutes: number, rps: number): Promise<string[]> {
     clearInterval(ticker);
     row();
     agent.destroy();
+    if (unexpected) {
+      const line = `unexpected answers: ${[...statuses].map(([status, n]) => `${n} × ${status}`).join(', ')}`;
+      lines.push(line);
+      console.log(line);
+    }
 
     const half = (file: string) => samples(file).filter((s) => s.t >= started + ((end - started) * 1) / 2);
     for (const [name, file] of [['runtime', runtime.probe], ['engines', engines.probe]] as const) {
