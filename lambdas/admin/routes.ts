@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { addDestinationInput as addInput, appInput, editDestinationInput as editInput } from '#domain/inputs';
 import { id } from '#contract/schemas/common';
-import { pathResolver } from '#contract/routes';
 
 /**
  * The admin route table, declared once. API Gateway (lib/constructs/api.ts,
@@ -62,8 +61,6 @@ export const ADMIN_ROUTES = [
 ] as const satisfies readonly AdminRoute[];
 
 export type AdminOperation = (typeof ADMIN_ROUTES)[number]['operation'];
-
-export const resolveAdminPath = pathResolver<AdminRoute>(ADMIN_ROUTES);
 
 /**
  * The admin API's IAM-authorized catch-all: any other method or path below

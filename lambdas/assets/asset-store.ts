@@ -3,7 +3,7 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sha256Hex } from '#domain/crypto';
 import { strongEtag } from '#domain/etag';
-import { SPORTS_LOGO_NAME } from '#contract/schemas/sportsq';
+import { SPORTS_LOGO_NAME } from '#contract/schemas/requests';
 
 /** One stored image, ready to serve. */
 export type Asset = { body: Buffer; contentType: string; etag: string };

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { ERRORS } from './errors.js';
-import { ID_PARAMS, isLocationRoute, ROUTES, TOKEN_SCHEMAS, type Route } from './routes.js';
+import { ID_PARAMS, isLocationRoute, ROUTES, type Route } from './routes.js';
 import { IDEMPOTENCY_KEY } from './ids.js';
 import { envelope, errorBody, id } from './schemas/common.js';
+import { RESPONSE_DATA } from './schemas/responses.js';
+import * as token from './schemas/token.js';
 import { webhooksSection } from './webhook-openapi.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -37,8 +39,9 @@ function queryParameters(route: Route) {
 
 function v1Operation(route: Route) {
   // A route without a data schema answers a document of its own (this OpenAPI document), not an envelope.
-  const success = route.data
-    ? { description: 'Success, in the common envelope', schema: schemaOf(envelope(route.data, { locationLevel: isLocationRoute(route) })) }
+  const data = RESPONSE_DATA[route.operation];
+  const success = data
+    ? { description: 'Success, in the common envelope', schema: schemaOf(envelope(data, { locationLevel: isLocationRoute(route) })) }
     : { description: 'The document itself', schema: { type: 'object' } };
   const responses: Record<string, unknown> = {
     '200': route.produces
@@ -95,10 +98,10 @@ function tokenOperation(route: Route) {
     security: [{}, { clientBasic: [] }],
     requestBody: {
       required: true,
-      content: { 'application/x-www-form-urlencoded': { schema: schemaOf(TOKEN_SCHEMAS.tokenRequest) } },
+      content: { 'application/x-www-form-urlencoded': { schema: schemaOf(token.tokenRequest) } },
     },
     responses: {
-      '200': { description: 'Access token', content: { 'application/json': { schema: schemaOf(TOKEN_SCHEMAS.tokenResponse) } } },
+      '200': { description: 'Access token', content: { 'application/json': { schema: schemaOf(token.tokenResponse) } } },
       '400': oauthError('invalid_request or unsupported_grant_type'),
       '401': oauthError('invalid_client'),
       '429': oauthError('temporarily_unavailable; see Retry-After'),
@@ -125,7 +128,7 @@ export function openApiDocument(baseUrl: string) {
       },
       schemas: {
         Error: { ...schemaOf(errorBody), 'x-error-codes': Object.keys(ERRORS) },
-        OAuthError: schemaOf(TOKEN_SCHEMAS.oauthError),
+        OAuthError: schemaOf(token.oauthError),
         WebhookPayload: hooks!.schema,
       },
     },

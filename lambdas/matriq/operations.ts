@@ -8,7 +8,7 @@ import { ok } from '#platform/envelope';
 import { ApiError } from '#contract/errors';
 import { idempotencyKeyOf, parseJsonBody } from '#platform/json-body';
 import { REFRESH } from '#contract/refresh';
-import { emergencyStopBody } from '#contract/schemas/matriq';
+import { emergencyStopBody } from '#contract/schemas/requests';
 import { businessDateAt, locationRefOf, readSportsDay } from '#domain/sports-day';
 import { deviceHealthOf, deviceStatusOf } from '#domain/device-health';
 

@@ -10,18 +10,15 @@ const SERVICE = 'customer-api';
 
 /**
  * Every metric the service emits, all counts with the same dimensions
- * (service, stage). A closed list, so no name or dimension can ever carry a
- * client id, a token or a destination.
+ * (service, stage; and api for HTTP requests). A closed list, so no name or
+ * dimension can ever carry a client id, a token or a destination.
  */
 export type MetricName =
-  // /v1 requests, and those answered 4xx, 5xx and 429.
+  // HTTP requests (dimension `api`: v1, token, admin), and those answered 4xx, 5xx and 429.
   | 'Requests'
   | 'ClientErrors'
   | 'ServerErrors'
   | 'RateLimited'
-  // POST /oauth/token answered with a token, or with any OAuth error.
-  | 'TokenIssued'
-  | 'TokenRefused'
   // Webhook deliveries queued by a menu publish (0 when nothing changed), and how their attempts end.
   | 'DeliveriesQueued'
   | 'DeliverySucceeded'
@@ -32,10 +29,6 @@ export type MetricName =
   | 'DeliveryStranded'
   // Owner e-mails SES refused or could not take (each also logged, without address or text).
   | 'MailFailed'
-  // Admin API requests answered 2xx, 4xx and 5xx.
-  | 'AdminRequests'
-  | 'AdminRefused'
-  | 'AdminServerErrors'
   // Menu events the sweeper had to dispatch again (0 on a quiet run keeps the series continuous).
   | 'SweeperRedispatched';
 

@@ -15,7 +15,7 @@ import type { Deps } from '#platform/deps';
 import { ok } from '#platform/envelope';
 import { ApiError } from '#contract/errors';
 import { REFRESH } from '#contract/refresh';
-import { REVIEW_MAX_RANGE_DAYS, REVIEW_PAGE_LIMIT } from '#contract/schemas/shiftq';
+import { REVIEW_MAX_RANGE_DAYS, REVIEW_PAGE_LIMIT } from '#contract/schemas/requests';
 import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
 import type { ClockInsInput, DatedKind, KitchenInput, LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';

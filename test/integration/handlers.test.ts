@@ -2,6 +2,8 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHandler as discovery } from '../../lambdas/discovery/index.js';
 import { createHandler as token } from '../../lambdas/token/index.js';
+import { createHandler as admin } from '../../lambdas/admin/index.js';
+import { Logger } from '@aws-lambda-powertools/logger';
 import type { Deps } from '#platform/deps';
 import { createMetrics, METRICS_NAMESPACE } from '#platform/observability';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
@@ -106,15 +108,83 @@ describe('metrics', () => {
     const [tokenEmf] = await emfOf((deps) =>
       token(deps)(apiGatewayEvent('POST', '/oauth/token', '/oauth/token', { headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }), context),
     );
-    expect(tokenEmf).toMatchObject({ service: 'customer-api', stage: 'dev', TokenRefused: 1 });
-    expect(tokenEmf!._aws).toMatchObject({ CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['service', 'stage']] }] });
+    expect(tokenEmf).toMatchObject({ service: 'customer-api', stage: 'dev', api: 'token', Requests: 1, ClientErrors: 1, operation: 'issueToken' });
+    expect(tokenEmf!._aws).toMatchObject({ CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['service', 'stage', 'api']] }] });
     expect(JSON.stringify(tokenEmf)).not.toContain(app.clientId);
 
     const [v1Emf] = await emfOf((deps) =>
       discovery(deps)(apiGatewayEvent('GET', '/v1/{group_id}/locations', '/v1/demo-group/locations', { headers: { Host: HOST, authorization: 'Bearer garbage' } }), context),
     );
-    expect(v1Emf).toMatchObject({ Requests: 1, ClientErrors: 1, operation: 'listLocations' });
+    expect(v1Emf).toMatchObject({ api: 'v1', Requests: 1, ClientErrors: 1, operation: 'listLocations' });
     expect(v1Emf).not.toHaveProperty('ServerErrors');
     expect(JSON.stringify(v1Emf)).not.toContain('garbage');
+  });
+});
+
+describe('one HTTP shell for /v1, token and admin', () => {
+  /** The access-log lines a call writes, from a logger at INFO (the test runtime's is silent). */
+  async function accessLogOf(call: (deps: Deps) => Promise<unknown>): Promise<{ lines: Record<string, unknown>[]; raw: string }> {
+    const deps = { ...runtime.deps, logger: new Logger({ serviceName: 'customer-api', logLevel: 'INFO' }) };
+    const chunks: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      chunks.push(String(chunk));
+      return true;
+    });
+    try {
+      await call(deps);
+    } finally {
+      write.mockRestore();
+    }
+    const raw = chunks.join('');
+    const lines = raw.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    return { lines: lines.filter((l) => l.message === 'request'), raw };
+  }
+
+  it('writes the same access-log line for every API, with the caller and never a secret', async () => {
+    const app = await newApp(runtime);
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret });
+    let accessToken = '';
+    let createdSecret = '';
+    const { lines, raw } = await accessLogOf(async (deps) => {
+      const issued = await token(deps)(
+        apiGatewayEvent('POST', '/oauth/token', '/oauth/token', { headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }),
+        context,
+      );
+      accessToken = JSON.parse(issued.body).access_token;
+      await discovery(deps)(
+        apiGatewayEvent('GET', '/v1/{group_id}/locations', '/v1/demo-group/locations', { headers: { Host: HOST, authorization: `Bearer ${accessToken}` } }),
+        context,
+      );
+      const body = JSON.stringify({ groupId: 'demo-group', name: 'Shell check', scopes: ['locations:read'] });
+      const created = await admin(deps)(
+        apiGatewayEvent('POST', '/admin/v1/apps', '/admin/v1/apps', {
+          headers: { Host: HOST, 'content-type': 'application/json' },
+          body,
+          requestContext: { requestId: 'req-2', identity: { userArn: 'arn:aws:iam::123456789012:user/ops' } } as APIGatewayProxyEvent['requestContext'],
+        }),
+        context,
+      );
+      createdSecret = JSON.parse(created.body).clientSecret;
+    });
+    expect(lines.map((l) => [l.api, l.operation, l.status, l.caller])).toEqual([
+      ['token', 'issueToken', 200, undefined],
+      ['v1', 'listLocations', 200, app.clientId],
+      ['admin', 'createApp', 201, 'arn:aws:iam::123456789012:user/ops'],
+    ]);
+    for (const line of lines) expect(Object.keys(line)).toEqual(expect.arrayContaining(['requestId', 'api', 'operation', 'status', 'latencyMs']));
+    expect(createdSecret).toMatch(/.{20,}/);
+    for (const secret of [app.clientSecret, accessToken, createdSecret]) expect(raw).not.toContain(secret);
+  });
+
+  it('answers an unexpected failure of the token function with a 500 in the error shape and its request id', async () => {
+    const broken = { ...runtime.deps, store: { ...runtime.deps.store, rateCounters: { hit: () => Promise.reject(new Error('engine down')) } } } as unknown as Deps;
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'someone', client_secret: 'x' });
+    const reply = await token(broken)(
+      apiGatewayEvent('POST', '/oauth/token', '/oauth/token', { headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }),
+      context,
+    );
+    expect(reply.statusCode).toBe(500);
+    expect(JSON.parse(reply.body).error.code).toBe('internal_error');
+    expect(reply.headers?.['X-Request-Id']).toBe('req-1');
   });
 });

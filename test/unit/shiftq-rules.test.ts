@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { businessDayStartMs } from '#contract/business-date';
 import { retentionEndMs } from '#data/shiftq';
-import { businessDateQuery } from '#contract/schemas/shiftq';
+import { businessDateQuery } from '#contract/schemas/requests';
 import { clockInsView } from '../../lambdas/shiftq/clock-ins.js';
 import { employeesView } from '../../lambdas/shiftq/current-views.js';
 import { decodePageToken, encodePageToken } from '../../lambdas/shiftq/page-token.js';

@@ -3,9 +3,8 @@ import { absoluteUrl, isoTimestamp, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 
 /**
- * Display devices (contract 2.9): response `data` schemas and the
- * emergency-stop request body. Shapes the contract does not show are
- * explained in docs/decisions/matriq.md.
+ * Display devices (contract 2.9): response `data` schemas. Shapes the
+ * contract does not show are explained in docs/decisions/matriq.md.
  */
 
 export const DEVICE_HEALTH = ['healthy', 'warning', 'offline'] as const;
@@ -123,14 +122,6 @@ export const aiSchedulerData = z.object({
   refresh,
 });
 
-/** Emergency-stop request body: JSON object, both fields optional, nothing else allowed. */
-export const emergencyStopBody = z
-  .object({
-    reason: z.string().trim().min(1).max(500).optional().describe('Why the stop is requested; a default text when absent'),
-    deviceId: z.string().min(1).max(64).optional().describe("One of the Auto Scheduler's deviceIds; default: its first"),
-  })
-  .strict();
-export type EmergencyStopBody = z.infer<typeof emergencyStopBody>;
 
 export const emergencyStopData = z.object({
   status: z.enum(STOP_STATUSES),
