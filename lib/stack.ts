@@ -9,7 +9,7 @@ import { pascal, ServiceFunction } from './constructs/service-function.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
 import { WebhookFunctions } from './constructs/webhooks.js';
 import { ADMIN_API_INFRA, CATCH_ALL_FAMILY, FAMILY_INFRA, type FamilyInfra } from './families.js';
-import { ADMIN_ROOT, ADMIN_ROUTES } from '../lambdas/admin/routes.js';
+import { ADMIN_ROOT, ADMIN_ROUTES } from '#contract/admin-routes';
 
 /**
  * What differs between stages; everything else is the same everywhere.

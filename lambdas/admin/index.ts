@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { AdminInputError } from '#domain/inputs';
 import type { Deps } from '#platform/deps';
+import { ADMIN_ROUTES, type AdminRoute } from '#contract/admin-routes';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
 import { jsonResponse, validatedQuery, type HttpResponse } from '#platform/http';
@@ -8,7 +9,7 @@ import { httpShell, routeOfEvent, type Refusal } from '#platform/http-shell';
 import { parseJsonBody } from '#platform/json-body';
 import { pathResolver } from '#platform/path-resolver';
 import { operations } from './operations.js';
-import { ADMIN_ROUTES, type AdminRoute } from './routes.js';
+import { ADMIN_INPUTS } from './inputs.js';
 
 const resolveAdminPath = pathResolver<AdminRoute>(ADMIN_ROUTES);
 const NOT_FOUND = 'No admin resource exists at this path.';
@@ -32,10 +33,12 @@ export function createHandler(deps: Deps) {
 async function run(deps: Deps, event: APIGatewayProxyEvent, route: AdminRoute, params: Record<string, string>): Promise<HttpResponse> {
   // Every admin path parameter is an id; one that breaks the id rule names nothing.
   if (!Object.values(params).every(isId)) throw new ApiError('not_found', NOT_FOUND);
-  const query = route.query ? validatedQuery(event, route.query) : {};
+  const operation = route.operation as keyof typeof operations;
+  const input = ADMIN_INPUTS[operation];
+  const query = input.query ? validatedQuery(event, input.query) : {};
   // Routes without a body schema take no body at all.
-  const body = route.body ? parseJsonBody(event, route.body, route.maxBodyBytes) : refuseBody(event);
-  const document = await operations[route.operation as keyof typeof operations]({ params, query, body, now: deps.clock.now() }, deps);
+  const body = input.body ? parseJsonBody(event, input.body, route.maxBodyBytes) : refuseBody(event);
+  const document = await operations[operation]({ params, query, body, now: deps.clock.now() }, deps);
   if (route.status === 204) return { statusCode: 204, headers: { 'Cache-Control': 'no-store' }, body: '' };
   return jsonResponse(route.status, document);
 }

@@ -12,7 +12,7 @@ import {
 import { listDeadLetters, redrive, showDeadLetter } from './dlq.js';
 import { publishDocument, publishMenu } from '../webhooks/menu-publish.js';
 import type { Deps } from '#platform/deps';
-import type { AdminOperation } from './routes.js';
+import type { AdminOperation } from '#contract/admin-routes';
 
 /** What an admin operation receives: path parameters, query and the body its route's schema accepted. */
 export type AdminRequest = { params: Record<string, string>; query: Record<string, string>; body: unknown; now: number };

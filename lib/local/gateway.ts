@@ -1,7 +1,7 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { ADMIN_PROXY_PATH, ADMIN_ROOT, ADMIN_ROUTES, isAdminPath } from '../../lambdas/admin/routes.js';
+import { ADMIN_PROXY_PATH, ADMIN_ROOT, ADMIN_ROUTES, isAdminPath } from '#contract/admin-routes';
 import { ROUTES, type Family } from '#contract/routes';
 import { pathResolver } from '#platform/path-resolver';
 import { CATCH_ALL_FAMILY } from '../families.js';

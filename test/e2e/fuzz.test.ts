@@ -1,7 +1,7 @@
 import { request, Agent } from 'node:http';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_ROUTES } from '../../lambdas/admin/routes.js';
+import { ADMIN_ROUTES } from '#contract/admin-routes';
 import { ROUTES } from '#contract/routes';
 import { seededRandom } from '#domain/seeded-random';
 import type { LocalRuntime } from '../../lib/local/runtime.js';

@@ -10,7 +10,7 @@ import { WEBHOOK_QUEUES } from '#contract/queues';
 import { FAMILIES, ROUTES } from '#contract/routes';
 import { FAMILY_TAG } from '../../lib/constructs/service-function.js';
 import { ADMIN_API_INFRA, FAMILY_INFRA } from '../../lib/families.js';
-import { ADMIN_PROXY_PATH, ADMIN_ROUTES } from '../../lambdas/admin/routes.js';
+import { ADMIN_PROXY_PATH, ADMIN_ROUTES } from '#contract/admin-routes';
 import { rateLimitCeiling } from '../../lambdas/admin/apps.js';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import { WEBHOOK_FUNCTIONS, type WebhookFunctionName } from '../../lib/constructs/webhooks.js';
