@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type * as zc from 'zod/v4/core';
 import { ERRORS } from './errors.js';
 import { ID_PARAMS, isLocationRoute, ROUTES, type Route } from './routes.js';
 import { IDEMPOTENCY_KEY } from './ids.js';
@@ -9,7 +10,7 @@ import { webhooksSection } from './webhook-openapi.js';
 
 type JsonSchema = Record<string, unknown>;
 
-function schemaOf(type: z.ZodType): JsonSchema {
+function schemaOf(type: zc.$ZodType): JsonSchema {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(type, { target: 'draft-2020-12', io: 'output' }) as JsonSchema;
   return schema;
 }

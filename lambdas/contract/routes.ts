@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as zc from 'zod/v4/core';
 import { moduleOfScope, type Module, type Scope } from './scopes.js';
 import * as requests from './schemas/requests.js';
 
@@ -20,11 +20,11 @@ export type Route = {
   /** Bearer scope required; null for the unauthenticated routes. */
   scope: Scope | null;
   summary: string;
-  query?: z.ZodObject;
+  query?: zc.$ZodObject;
   /** Path-parameter rules (OpenAPI documents them); a breaking value gets 400, after authorization. */
-  params?: z.ZodObject;
+  params?: zc.$ZodObject;
   /** Optional JSON request body (OpenAPI requestBody); the operation parses it with parseJsonBody and accepts Idempotency-Key. */
-  body?: z.ZodType;
+  body?: zc.$ZodType;
   /** Media types of a route that serves files instead of the JSON envelope. */
   produces?: readonly string[];
   /** Sends an ETag and answers 304 to a matching If-None-Match (OpenAPI documents the 304). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { absoluteUrl, isoTimestamp, refresh } from './common.js';
+import { absoluteUrl, compactDate, isoDate, isoTimestamp, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 
 /**
@@ -13,7 +13,6 @@ export type DeviceHealth = (typeof DEVICE_HEALTH)[number];
 export const STOP_STATUSES = ['queued', 'applied', 'failed'] as const;
 export type StopStatus = (typeof STOP_STATUSES)[number];
 
-const compactDate = z.string().regex(/^\d{8}$/);
 const health = z.enum(DEVICE_HEALTH).describe('healthy: seen within 5 minutes; warning: within 30; offline: later or never');
 
 export const deviceStatus = z.object({
@@ -66,7 +65,7 @@ export const devicesData = z.object({
 
 export const providerAvailableData = z.object({
   location: locationRef,
-  businessDate: z.object({ active: compactDate, calendarDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), timezone: z.string() }),
+  businessDate: z.object({ active: compactDate, calendarDate: isoDate, timezone: z.string() }),
   providers: z.array(z.object({ providerKey: z.string(), providerLabel: z.string(), providerLogo: absoluteUrl.nullable() })),
   providersAvailable: z.array(
     z.object({

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { absoluteUrl, isoTimestamp, refresh } from './common.js';
+import { absoluteUrl, compactDate, isoDate, isoTimestamp, refresh } from './common.js';
 import { locationRef } from './discovery.js';
-import { compactDate, isoDate } from './requests.js';
 
 /**
  * Response `data` schemas of the shiftq module (OpenAPI is generated from

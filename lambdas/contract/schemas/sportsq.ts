@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { absoluteUrl, isoTimestamp, refresh } from './common.js';
+import { absoluteUrl, isoDate, isoTimestamp, refresh } from './common.js';
 import { locationRef } from './discovery.js';
-import { isoDate } from './requests.js';
 
 /**
  * Sports programming (contract 2.8): response `data` schemas. Shapes the
