@@ -1,4 +1,3 @@
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { markerOf, type DeadLetterMarker, type Delivery } from '#data/deliveries';
 import type { Deps } from '#platform/deps';
 import * as state from '../webhooks/delivery-state.js';
@@ -35,10 +34,7 @@ export function deadLetterSummary(m: DeadLetterMarker, now: number) {
 
 async function dlqDepth(deps: Deps): Promise<number | null> {
   if (!deps.config.webhookDlqUrl) return null;
-  const { Attributes } = await deps.sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: deps.config.webhookDlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
-  );
-  return Number(Attributes?.ApproximateNumberOfMessages ?? 0);
+  return (await deps.queue.dlq.depth()).visible;
 }
 
 export async function listDeadLetters(deps: Deps) {
