@@ -13,3 +13,6 @@ export const WEBHOOK_QUEUES = {
   maxReceiveCount: DERIVED.maxReceiveCount,
   dlqRetentionSeconds: 14 * 24 * 3600,
 } as const;
+
+/** Nominal seconds the sweeper gives one pass over the DLQ (its function timeout derives from it). */
+export const DLQ_PASS_SECONDS = 30;
