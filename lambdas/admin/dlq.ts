@@ -9,8 +9,8 @@ import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain
  * Dead-letter operations for ops. The markers say what is in the DLQ and
  * why (`attempts_exhausted`: DEAD_LETTER; `receives_exhausted`: attempts
  * left but the receives ran out; `record_missing`); the DLQ holds the
- * messages. A redrive makes a fresh message the delivery's carrier (so five
- * attempts start again), then removes the old copy from the DLQ.
+ * messages. A redrive makes a fresh message the delivery's carrier (so the
+ * policy's attempts start again), then removes the old copy from the DLQ.
  */
 
 /** Nominal seconds a redrive spends removing DLQ copies; the sweeper removes any it could not reach. */

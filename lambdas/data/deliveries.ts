@@ -5,7 +5,7 @@ export type DeliveryStatus = 'PENDING' | 'DELIVERING' | 'RETRY_PENDING' | 'SUCCE
 export type EventType = 'bevq.menu.updated' | 'customer_api.webhook.test';
 
 /**
- * Why a delivery's message sits in the DLQ: its five attempts are spent
+ * Why a delivery's message sits in the DLQ: the policy's attempts are spent
  * (status DEAD_LETTER), or its receives were spent without them (status
  * unchanged), or it has no record at all.
  */

@@ -243,7 +243,7 @@ describe('CustomerApiStack (dev)', () => {
     expect(table.DeletionPolicy).toBe('Delete');
   });
 
-  it('redrives webhook messages to an encrypted DLQ after the five attempts plus the receive headroom', () => {
+  it("redrives webhook messages to an encrypted DLQ after the policy's attempts plus the receive headroom", () => {
     const queues = of(template, 'AWS::SQS::Queue');
     const [dlqId, dlq] = Object.entries(queues).find(([, q]) => !q.Properties.RedrivePolicy)!;
     const [, queue] = Object.entries(queues).find(([, q]) => q.Properties.RedrivePolicy)!;
