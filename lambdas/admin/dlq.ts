@@ -1,4 +1,3 @@
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { markerOf, type DeadLetterMarker, type Delivery } from '#data/deliveries';
 import type { Deps } from '#platform/deps';
 import * as state from '../webhooks/delivery-state.js';
@@ -10,8 +9,8 @@ import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain
  * Dead-letter operations for ops. The markers say what is in the DLQ and
  * why (`attempts_exhausted`: DEAD_LETTER; `receives_exhausted`: attempts
  * left but the receives ran out; `record_missing`); the DLQ holds the
- * messages. A redrive makes a fresh message the delivery's carrier (so five
- * attempts start again), then removes the old copy from the DLQ.
+ * messages. A redrive makes a fresh message the delivery's carrier (so the
+ * policy's attempts start again), then removes the old copy from the DLQ.
  */
 
 /** Nominal seconds a redrive spends removing DLQ copies; the sweeper removes any it could not reach. */
@@ -35,10 +34,7 @@ export function deadLetterSummary(m: DeadLetterMarker, now: number) {
 
 async function dlqDepth(deps: Deps): Promise<number | null> {
   if (!deps.config.webhookDlqUrl) return null;
-  const { Attributes } = await deps.sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: deps.config.webhookDlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
-  );
-  return Number(Attributes?.ApproximateNumberOfMessages ?? 0);
+  return (await deps.queue.dlq.depth()).visible;
 }
 
 export async function listDeadLetters(deps: Deps) {

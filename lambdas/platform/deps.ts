@@ -2,11 +2,12 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { systemClock, type Clock } from './clock.js';
 import { configFromEnv, type Config } from './config.js';
 import { createDb } from '#data/db';
+import { sqsClient, sqsWebhookQueue, type SQSClient } from '#data/sqs-webhook-queue';
 import { createStore, type Store } from '#data/store';
+import type { WebhookQueue } from '#data/webhook-queue';
 import { logger } from './logger.js';
 import { sesMailer, type Mailer } from './mailer.js';
 import { createMetrics, tracer } from './observability.js';
@@ -22,8 +23,8 @@ export type Deps = {
   logger: Logger;
   /** DNS for webhook destinations, injected like the clock. */
   resolver: Resolver;
-  /** The webhook queue's client. */
-  sqs: SQSClient;
+  /** The webhook queue and its DLQ. */
+  queue: WebhookQueue;
   /** CloudWatch metrics (EMF); absent where nothing flushes them (the admin CLI). */
   metrics?: Metrics;
 };
@@ -38,7 +39,7 @@ export function awsClients(endpoints: Endpoints = {}, { trace = false } = {}): A
   const wrap = <C>(client: C): C => (trace ? tracer.captureAWSv3Client(client) : client);
   return {
     dynamodb: wrap(new DynamoDBClient(endpoints.dynamodb ?? {})),
-    sqs: wrap(new SQSClient(endpoints.sqs ?? {})),
+    sqs: wrap(sqsClient(endpoints.sqs ?? {})),
     ses: wrap(new SESv2Client(endpoints.ses ?? {})),
   };
 }
@@ -64,7 +65,7 @@ export function buildDeps(clients: AwsClients, options: DepsOptions = {}): Deps 
     mailer: options.mailer ?? sesMailer(config.mailFrom, clients.ses),
     logger: log,
     resolver: options.resolver ?? systemResolver,
-    sqs: options.sqs ?? clients.sqs,
+    queue: options.queue ?? sqsWebhookQueue(clients.sqs, config),
     ...(metrics ? { metrics } : {}),
   };
 }

@@ -4,7 +4,7 @@ import { backoffSeconds, scaledTimings } from '#contract/delivery-policy';
 import type { Deps } from '#platform/deps';
 import { attempt, reportOutcome, type Receipt } from './attempt.js';
 import * as state from './delivery-state.js';
-import { delayMessage, parseDeliveryMessage } from './queue.js';
+import { parseDeliveryMessage } from './queue.js';
 
 /** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
 export class RetryLater extends Error {}
@@ -31,7 +31,7 @@ export async function processRecord(deps: Deps, record: SQSRecord, remainingMs: 
   const receipt = { messageId: record.messageId, redrive: message.redrive, receive: Number(record.attributes.ApproximateReceiveCount) || 1 };
   const fate = await receive(deps, message.deliveryId, receipt, remainingMs);
   if (fate === 'done') return;
-  if (fate !== 'hold') await delayMessage(deps, record.receiptHandle, fate);
+  if (fate !== 'hold') await deps.queue.delay(record.receiptHandle, fate);
   throw new RetryLater(`delivery ${message.deliveryId}: ${fate === 'hold' ? 'held' : `back in ${fate}s`}`);
 }
 

@@ -1,12 +1,9 @@
 import { markerOf, type DeadLetterMarker } from '#data/deliveries';
 import type { Deps } from '#platform/deps';
 import { count } from '#platform/observability';
-import { WEBHOOK_QUEUES } from '#contract/queues';
+import { DLQ_PASS_SECONDS, WEBHOOK_QUEUES } from '#contract/queues';
 import * as state from './delivery-state.js';
 import { scanDlq, type DlqMessage } from './dlq-scan.js';
-
-/** Nominal seconds the sweeper gives one pass over the DLQ (its function timeout derives from it). */
-export const DLQ_PASS_SECONDS = 30;
 
 export type Reconciled = { stranded: number; relisted: number; removed: number };
 

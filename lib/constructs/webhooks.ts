@@ -7,7 +7,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DELIVERY_POLICY, DERIVED } from '#contract/delivery-policy';
-import { DLQ_PASS_SECONDS } from '../../lambdas/webhooks/reconcile.js';
+import { DLQ_PASS_SECONDS } from '#contract/queues';
 import { pascal, ServiceFunction, type DynamoAction, type TableIndexName } from './service-function.js';
 import type { WebhookQueues } from './webhook-queues.js';
 

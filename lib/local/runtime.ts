@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { systemClock, type Clock } from '#platform/clock';
 import { configFromEnv, type Config } from '#platform/config';
@@ -63,6 +63,8 @@ export type LocalRuntime = {
   engines: Omit<Engines, 'stop'>;
   /** The runtime's DynamoDB client (benchmarks count its calls). */
   dynamo: DynamoDBClient;
+  /** The runtime's SQS client (the local event source; tests read queue attributes with it). */
+  sqs: SQSClient;
   store: Store;
   deps: Deps;
   demo: DemoCredentials | null;
@@ -128,7 +130,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const poller =
       options.deliverWebhooks === false
         ? null
-        : startDeliveryPoller(deps, Attributes?.QueueArn ?? '', createDeliverer(deps), options.webhookFaults);
+        : startDeliveryPoller(deps, sqs, Attributes?.QueueArn ?? '', createDeliverer(deps), options.webhookFaults);
     const sweep = createSweeper(deps);
     const sweeper = startSchedule(
       'webhook-sweeper',
@@ -144,6 +146,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       queues,
       engines: endpoints,
       dynamo,
+      sqs,
       store,
       deps,
       demo,
@@ -166,10 +169,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 }
 
 /** The deliverer's event source as the stack configures it (batch size, concurrency, timeouts from the delivery policy), on the runtime's time scale. */
-export function startDeliveryPoller(deps: Deps, queueArn: string, handler: SqsHandler, faults?: PollerFaults) {
+export function startDeliveryPoller(deps: Deps, sqs: SQSClient, queueArn: string, handler: SqsHandler, faults?: PollerFaults) {
   const timings = scaledTimings(deps.config.webhookTimeScale);
   return startSqsPoller({
-    sqs: deps.sqs,
+    sqs,
     queueUrl: deps.config.webhookQueueUrl,
     queueArn,
     handler,

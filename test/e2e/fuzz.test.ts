@@ -141,7 +141,7 @@ async function stateOf(runtime: LocalRuntime) {
   const rows = items.map((item) => JSON.stringify(item, Object.keys(item).sort())).sort();
   const queues = await Promise.all(
     [runtime.queues.webhookQueueUrl, runtime.queues.webhookDlqUrl].map(async (QueueUrl) => {
-      const { Attributes } = await runtime.deps.sqs.send(
+      const { Attributes } = await runtime.sqs.send(
         new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
       );
       return Attributes;

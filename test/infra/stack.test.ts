@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SPORTS_LOGO_PREFIX } from '../../lambdas/assets/asset-store.js';
+import { SPORTS_LOGO_PREFIX } from '#contract/assets';
 import { TABLE_KEYS } from '#data/table';
 import { DELIVERY_POLICY, DERIVED } from '#contract/delivery-policy';
 import { WEBHOOK_QUEUES } from '#contract/queues';
@@ -243,7 +243,7 @@ describe('CustomerApiStack (dev)', () => {
     expect(table.DeletionPolicy).toBe('Delete');
   });
 
-  it('redrives webhook messages to an encrypted DLQ after the five attempts plus the receive headroom', () => {
+  it("redrives webhook messages to an encrypted DLQ after the policy's attempts plus the receive headroom", () => {
     const queues = of(template, 'AWS::SQS::Queue');
     const [dlqId, dlq] = Object.entries(queues).find(([, q]) => !q.Properties.RedrivePolicy)!;
     const [, queue] = Object.entries(queues).find(([, q]) => q.Properties.RedrivePolicy)!;

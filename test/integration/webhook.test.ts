@@ -134,7 +134,7 @@ describe('a menu revision reaches the receiver, signed', () => {
     // Interrupted after the write: only the first half of publishing ran.
     const written = await writeMenu(runtime.deps, { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 3 }) });
     // And an enqueue that fails outright (queue unreachable): the write stands, the event stays pending.
-    const broken = { ...runtime.deps, config: { ...runtime.deps.config, webhookQueueUrl: `${runtime.deps.config.webhookQueueUrl}-missing` } };
+    const broken = { ...runtime.deps, queue: { ...runtime.deps.queue, send: () => Promise.reject(new Error('queue unreachable')) } };
     await expect(publishMenu(broken, { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 4 }) })).rejects.toThrow();
     const stored = await runtime.store.menus.get('demo-group', 'nyc-midtown');
     expect(Object.keys(stored!.pendingEvents)).toHaveLength(2);
