@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { AdminInputError } from '#domain/inputs';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 import { ADMIN_ROUTES, type AdminRoute } from '#contract/admin-routes';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
@@ -20,7 +20,7 @@ const NOT_FOUND = 'No admin resource exists at this path.';
  * before this runs (IAM on every method in AWS, the admin key locally), so it
  * only routes, validates and maps the domain's refusals to statuses.
  */
-export function createHandler(deps: Deps) {
+export function createHandler(deps: MessagingDeps) {
   return httpShell('admin', deps, { refusalOf }).handler(async (event, context) => {
     // The IAM principal API Gateway verified; null locally, where the admin key stands in for it.
     context.caller = event.requestContext.identity?.userArn ?? null;
@@ -30,7 +30,7 @@ export function createHandler(deps: Deps) {
   });
 }
 
-async function run(deps: Deps, event: APIGatewayProxyEvent, route: AdminRoute, params: Record<string, string>): Promise<HttpResponse> {
+async function run(deps: MessagingDeps, event: APIGatewayProxyEvent, route: AdminRoute, params: Record<string, string>): Promise<HttpResponse> {
   // Every admin path parameter is an id; one that breaks the id rule names nothing.
   if (!Object.values(params).every(isId)) throw new ApiError('not_found', NOT_FOUND);
   const operation = route.operation as keyof typeof operations;

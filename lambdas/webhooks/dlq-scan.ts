@@ -1,4 +1,4 @@
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 import { parseDeliveryMessage, type DeliveryMessage } from './queue.js';
 
 /** A DLQ message as a visit sees it; `message` is null for a body that is not a delivery message. */
@@ -22,7 +22,7 @@ const POLL_SECONDS = 2;
  * pass's hands (none visible, none in flight elsewhere); short polls would
  * sample a few servers and may answer empty while messages remain.
  */
-export async function scanDlq(deps: Deps, visit: (m: DlqMessage) => Promise<'delete' | 'keep'>, options: ScanOptions): Promise<number> {
+export async function scanDlq(deps: MessagingDeps, visit: (m: DlqMessage) => Promise<'delete' | 'keep'>, options: ScanOptions): Promise<number> {
   const { dlq } = deps.queue;
   const scale = deps.config.webhookTimeScale;
   const waitSeconds = Math.max(1, Math.round(POLL_SECONDS * scale));

@@ -1,4 +1,4 @@
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 
 /**
  * One SQS message per delivery record; the record holds everything else (and
@@ -10,7 +10,7 @@ import type { Deps } from '#platform/deps';
 export type DeliveryMessage = { deliveryId: string; redrive: number };
 
 /** Sends the delivery's message; returns its id (a redrive makes it the delivery's carrier). */
-export async function enqueueDelivery(deps: Deps, deliveryId: string, redrive: number): Promise<string> {
+export async function enqueueDelivery(deps: MessagingDeps, deliveryId: string, redrive: number): Promise<string> {
   const body: DeliveryMessage = { deliveryId, redrive };
   return deps.queue.send(JSON.stringify(body));
 }

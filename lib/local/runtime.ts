@@ -13,7 +13,7 @@ import { startSchedule } from './schedules.js';
 import { startSqsPoller, type PollerFaults, type SqsHandler } from './sqs-poller.js';
 import { DELIVERY_POLICY, DERIVED, scaledTimings } from '#contract/delivery-policy';
 import type { Store } from '#data/store';
-import { awsClients, buildDeps, type Deps } from '#platform/deps';
+import { awsClients, buildMessagingDeps, type MessagingDeps } from '#platform/messaging-deps';
 import { localEndpoint } from './endpoints.js';
 import { close, startEngines, type Engines } from './engines.js';
 import { createHandler as createAdminHandler } from '../../lambdas/admin/index.js';
@@ -66,7 +66,7 @@ export type LocalRuntime = {
   /** The runtime's SQS client (the local event source; tests read queue attributes with it). */
   sqs: SQSClient;
   store: Store;
-  deps: Deps;
+  deps: MessagingDeps;
   demo: DemoCredentials | null;
   /** The admin API's key: `Authorization: Bearer <adminKey>` on /admin/v1 requests. */
   adminKey: string;
@@ -108,7 +108,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const logger = new Logger({ serviceName: 'customer-api', logLevel: options.logLevel ?? 'INFO' });
     // EMF lines are for CloudWatch; here they would only flood the console. Set it to false to see them.
     process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-    const deps = buildDeps(clients, { config, clock, logger, ...(options.resolver ? { resolver: options.resolver } : {}) });
+    const deps = buildMessagingDeps(clients, { config, clock, logger, ...(options.resolver ? { resolver: options.resolver } : {}) });
     const store = deps.store;
     if (config.webhookAllowLoopback) {
       deps.logger.warn('WEBHOOK_ALLOW_LOOPBACK is on: webhook destinations may point at this machine (127.0.0.0/8, ::1). Local testing only.');
@@ -169,7 +169,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 }
 
 /** The deliverer's event source as the stack configures it (batch size, concurrency, timeouts from the delivery policy), on the runtime's time scale. */
-export function startDeliveryPoller(deps: Deps, sqs: SQSClient, queueArn: string, handler: SqsHandler, faults?: PollerFaults) {
+export function startDeliveryPoller(deps: MessagingDeps, sqs: SQSClient, queueArn: string, handler: SqsHandler, faults?: PollerFaults) {
   const timings = scaledTimings(deps.config.webhookTimeScale);
   return startSqsPoller({
     sqs,

@@ -4,7 +4,7 @@ import { createHandler as discovery } from '../../lambdas/discovery/index.js';
 import { createHandler as token } from '../../lambdas/token/index.js';
 import { createHandler as admin } from '../../lambdas/admin/index.js';
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 import { createMetrics, METRICS_NAMESPACE } from '#platform/observability';
 import type { LocalRuntime } from '../../lib/local/runtime.js';
 import { newApp, startTestRuntime } from '../support/runtime.js';
@@ -83,7 +83,7 @@ describe('handlers behind API Gateway', () => {
 
 describe('metrics', () => {
   /** The EMF documents a call writes to stdout (where Lambda's log agent picks them up). */
-  async function emfOf(call: (deps: Deps) => Promise<unknown>): Promise<Record<string, unknown>[]> {
+  async function emfOf(call: (deps: MessagingDeps) => Promise<unknown>): Promise<Record<string, unknown>[]> {
     const previous = process.env.POWERTOOLS_METRICS_DISABLED;
     process.env.POWERTOOLS_METRICS_DISABLED = 'false';
     const deps = { ...runtime.deps, metrics: createMetrics('dev', runtime.deps.logger) };
@@ -123,7 +123,7 @@ describe('metrics', () => {
 
 describe('one HTTP shell for /v1, token and admin', () => {
   /** The access-log lines a call writes, from a logger at INFO (the test runtime's is silent). */
-  async function accessLogOf(call: (deps: Deps) => Promise<unknown>): Promise<{ lines: Record<string, unknown>[]; raw: string }> {
+  async function accessLogOf(call: (deps: MessagingDeps) => Promise<unknown>): Promise<{ lines: Record<string, unknown>[]; raw: string }> {
     const deps = { ...runtime.deps, logger: new Logger({ serviceName: 'customer-api', logLevel: 'INFO' }) };
     const chunks: string[] = [];
     const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
@@ -177,7 +177,7 @@ describe('one HTTP shell for /v1, token and admin', () => {
   });
 
   it('answers an unexpected failure of the token function with a 500 in the error shape and its request id', async () => {
-    const broken = { ...runtime.deps, store: { ...runtime.deps.store, rateCounters: { hit: () => Promise.reject(new Error('engine down')) } } } as unknown as Deps;
+    const broken = { ...runtime.deps, store: { ...runtime.deps.store, rateCounters: { hit: () => Promise.reject(new Error('engine down')) } } } as unknown as MessagingDeps;
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'someone', client_secret: 'x' });
     const reply = await token(broken)(
       apiGatewayEvent('POST', '/oauth/token', '/oauth/token', { headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }),
