@@ -3,7 +3,7 @@ import { parseCompactDate } from '#contract/business-date';
 import type { StopCommand } from '#data/matriq';
 import type { Store } from '#data/store';
 import { hhmm } from '#contract/schemas/matriq';
-import { stopTransition, StopTransitionError } from '../../lambdas/matriq/stop-transitions.js';
+import { stopTransition, StopTransitionError } from '#lambdas/matriq/stop-transitions';
 import { requireLocations } from './locations-exist.js';
 import { AdminInputError, fitsOneItem, id, parseInput } from '#domain/inputs';
 

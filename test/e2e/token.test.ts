@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '#domain/crypto';
 import { TOKEN_REQUESTS_PER_MINUTE } from '#platform/config';
-import type { LocalRuntime } from '../../lib/local/runtime.js';
+import type { LocalRuntime } from '#lib/local/runtime';
 import { call, exchange, manualClock, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 
 let runtime: LocalRuntime;

@@ -1,12 +1,12 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createHandler as discovery } from '../../lambdas/discovery/index.js';
-import { createHandler as token } from '../../lambdas/token/index.js';
-import { createHandler as admin } from '../../lambdas/admin/index.js';
+import { createHandler as discovery } from '#lambdas/discovery/index';
+import { createHandler as token } from '#lambdas/token/index';
+import { createHandler as admin } from '#lambdas/admin/index';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { createMetrics, METRICS_NAMESPACE } from '#platform/observability';
-import type { LocalRuntime } from '../../lib/local/runtime.js';
+import type { LocalRuntime } from '#lib/local/runtime';
 import { newApp, startTestRuntime } from '../support/runtime.js';
 
 /** Handlers invoked directly with the events API Gateway sends them, against a real dynalite. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { addDestination, sendTest } from '../../lambdas/admin/destinations.js';
-import { listDeadLetters, redrive } from '../../lambdas/admin/dlq.js';
+import { addDestination, sendTest } from '#lambdas/admin/destinations';
+import { listDeadLetters, redrive } from '#lambdas/admin/dlq';
 import { DELIVERY_POLICY } from '#contract/delivery-policy';
 import { AdminNotFoundError } from '#domain/inputs';
-import { enqueueDelivery } from '../../lambdas/webhooks/queue.js';
+import { enqueueDelivery } from '#lambdas/webhooks/queue';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { dlqDeliveryIds, runFault, type FaultRun } from '../fixtures/webhook-faults.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';

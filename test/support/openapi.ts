@@ -3,7 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
 import { openApiDocument } from '#contract/openapi';
 import { resolvePath } from '#platform/path-resolver';
-import { decodedPath } from '../../lib/local/gateway.js';
+import { decodedPath } from '#lib/local/gateway';
 import type { Reply } from './runtime.js';
 
 const doc = openApiDocument('http://localhost') as any;
