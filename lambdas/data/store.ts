@@ -13,6 +13,8 @@ import { matriqRepo, type MatriqRepo } from './matriq.js';
 import { campaignsRepo, type CampaignsRepo } from './campaigns.js';
 import { shiftqRepo, type ShiftqRepo } from './shiftq.js';
 import { reviewsRepo, type ReviewsRepo } from './reviews.js';
+import { preloadedDb, readItems, type ItemKey } from './preload.js';
+import { tokenKeysRepo, type TokenKeysRepo } from './token-keys.js';
 
 /** The data port: every repository over one table; handlers take this, never a DynamoDB client. */
 export type Store = {
@@ -30,6 +32,14 @@ export type Store = {
   campaigns: CampaignsRepo;
   shiftq: ShiftqRepo;
   reviews: ReviewsRepo;
+  tokenKeys: TokenKeysRepo;
+  /**
+   * The same store, with these items already read in one strongly consistent
+   * round trip: its repositories answer GetItems of them from memory. The
+   * /v1 pipeline reads a request's credential, application, location and
+   * path-keyed data this way.
+   */
+  preload(keys: readonly ItemKey[]): Promise<Store>;
 };
 
 /** The Store's DynamoDB adapter: every repository over one table. */
@@ -49,5 +59,7 @@ export function createStore(db: Db): Store {
     campaigns: campaignsRepo(db),
     shiftq: shiftqRepo(db),
     reviews: reviewsRepo(db),
+    tokenKeys: tokenKeysRepo(db),
+    preload: async (keys) => createStore(preloadedDb(db, await readItems(db, keys))),
   };
 }

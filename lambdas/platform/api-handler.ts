@@ -2,6 +2,8 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { authorize, type AuthContext } from './auth.js';
 import type { Location } from '#data/locations';
+import type { ItemKey } from '#data/preload';
+import type { Store } from '#data/store';
 import type { Deps } from './deps.js';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
@@ -28,25 +30,34 @@ export type ApiRequest = {
 export type Operation = (req: ApiRequest, deps: Deps) => Promise<HttpResponse>;
 export type Operations = Record<string, Operation>;
 
-type ApiContext = ShellContext & { api?: ApiRequest };
+/**
+ * The items an operation reads by the path alone (its path parameters are
+ * valid ids by then), by operation name: they are fetched in the same round
+ * trip as the credential, so such a read costs one round trip in all.
+ */
+export type PathReads = Record<string, (params: Record<string, string>) => ItemKey[]>;
+
+type ApiContext = ShellContext & { api?: ApiRequest; store?: Store };
 type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
 
 /** A /v1 family's function: the HTTP shell → route + auth + rate limit → operation. */
-export function apiHandler(family: Family, operations: Operations, deps: Deps) {
+export function apiHandler(family: Family, operations: Operations, deps: Deps, reads: PathReads = {}) {
   for (const route of routesOf(family)) {
     if (!operations[route.operation]) throw new Error(`family ${family} lacks operation ${route.operation}`);
   }
   return httpShell('v1', deps)
-    .use(routeAndAuthorize(family, deps))
+    .use(routeAndAuthorize(family, deps, reads))
     .handler(async (_event, context: ApiContext) => {
       const api = context.api!;
-      return operations[api.route.operation]!(api, deps);
+      // An authorized operation reads through the store its authorization filled.
+      return operations[api.route.operation]!(api, context.store ? { ...deps, store: context.store } : deps);
     });
 }
 
-function routeAndAuthorize(family: Family, deps: Deps): ApiMiddleware {
+function routeAndAuthorize(family: Family, deps: Deps, reads: PathReads): ApiMiddleware {
   return {
     before: async ({ event, context }) => {
+      Object.assign(context, { api: undefined, store: undefined });
       const now = deps.clock.now();
       const { route, params } = routeOfEvent(event, ROUTES, resolvePath, NOT_FOUND);
       // A route of another family never runs here: to this function it does not exist.
@@ -69,11 +80,12 @@ function routeAndAuthorize(family: Family, deps: Deps): ApiMiddleware {
       };
       context.api = api;
       if (route.scope !== null) {
-        const result = await authorize(deps, route, params, header(event, 'authorization'), now);
+        const result = await authorize(deps, route, params, header(event, 'authorization'), now, reads[route.operation]?.(params) ?? []);
         api.auth = result.auth;
         api.location = result.location;
         context.caller = result.auth.app.clientId;
         context.extraHeaders = result.rateHeaders;
+        context.store = result.store;
       }
       // Input is judged after authorization, so a caller without access learns nothing from a 400.
       if (route.query) api.query = validatedQuery(event, route.query);

@@ -1,4 +1,5 @@
-import type { Operations } from '#platform/api-handler';
+import { shiftqKeys } from '#data/shiftq';
+import type { Operations, PathReads } from '#platform/api-handler';
 import { shiftqClockIns, shiftqKitchen, shiftqLabor, shiftqSales } from './dated-reads.js';
 import { shiftqEmployees, shiftqPosMenu, shiftqReservations, shiftqToastReservations } from './current-reads.js';
 import { shiftqGroupLeaderboard } from './group-leaderboard.js';
@@ -18,4 +19,17 @@ export const operations: Operations = {
   shiftqToastReservations,
   shiftqReviews,
   shiftqGroupLeaderboard,
+};
+
+/** The current-state items (replaced on every load) that these routes read, named by the path. */
+const current =
+  (...kinds: ('posMenu' | 'employees' | 'reservations')[]) =>
+  (p: Record<string, string>) =>
+    kinds.map((kind) => shiftqKeys.current(p.group_id!, p.location_id!, kind));
+export const reads: PathReads = {
+  shiftqOverview: current('posMenu', 'employees', 'reservations'),
+  shiftqPosMenu: current('posMenu'),
+  shiftqEmployees: current('employees'),
+  shiftqReservations: current('reservations'),
+  shiftqToastReservations: current('reservations'),
 };
