@@ -26,7 +26,8 @@ type Json = Record<string, any>;
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Json };
 
 function synth(stage: Stage): Template {
-  const app = new App({ context: CONTEXT });
+  // Function bundles are not what these assertions read: skip esbuild (`cdk synth` still bundles).
+  const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
   const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { stage, mailFrom: MAIL_FROM });
   const template = Template.fromStack(stack);
   // No CDK warning or error of any kind (deprecations, misconfiguration).
