@@ -81,6 +81,21 @@ describe('handlers behind API Gateway', () => {
   });
 });
 
+/** What a call writes to stdout (where Lambda's log agent picks up logs and EMF). */
+async function stdoutOf(call: () => Promise<unknown>): Promise<string> {
+  const chunks: string[] = [];
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    chunks.push(String(chunk));
+    return true;
+  });
+  try {
+    await call();
+  } finally {
+    write.mockRestore();
+  }
+  return chunks.join('');
+}
+
 describe('metrics', () => {
   /** The EMF documents a call writes to stdout (where Lambda's log agent picks them up). */
   async function emfOf(call: (deps: MessagingDeps) => Promise<unknown>): Promise<Record<string, unknown>[]> {
@@ -89,17 +104,8 @@ describe('metrics', () => {
     const deps = { ...runtime.deps, metrics: createMetrics('dev', runtime.deps.logger) };
     if (previous === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
     else process.env.POWERTOOLS_METRICS_DISABLED = previous;
-    const lines: string[] = [];
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      lines.push(String(chunk));
-      return true;
-    });
-    try {
-      await call(deps);
-    } finally {
-      write.mockRestore();
-    }
-    return lines.flatMap((l) => l.split('\n')).filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l));
+    const raw = await stdoutOf(() => call(deps));
+    return raw.split('\n').filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l));
   }
 
   it('counts requests and refusals by service and stage, never naming a client or a secret', async () => {
@@ -125,17 +131,7 @@ describe('one HTTP shell for /v1, token and admin', () => {
   /** The access-log lines a call writes, from a logger at INFO (the test runtime's is silent). */
   async function accessLogOf(call: (deps: MessagingDeps) => Promise<unknown>): Promise<{ lines: Record<string, unknown>[]; raw: string }> {
     const deps = { ...runtime.deps, logger: new Logger({ serviceName: 'customer-api', logLevel: 'INFO' }) };
-    const chunks: string[] = [];
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      chunks.push(String(chunk));
-      return true;
-    });
-    try {
-      await call(deps);
-    } finally {
-      write.mockRestore();
-    }
-    const raw = chunks.join('');
+    const raw = await stdoutOf(() => call(deps));
     const lines = raw.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     return { lines: lines.filter((l) => l.message === 'request'), raw };
   }
