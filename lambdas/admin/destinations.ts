@@ -16,9 +16,9 @@ import {
   AdminInputError,
   AdminNotFoundError,
   editDestinationInput as editInput,
-  id,
   parseInput,
 } from '#domain/inputs';
+import { id } from '#contract/schemas/common';
 
 /**
  * Webhook destinations (contract 6.5), as the admin CLI and console manage

@@ -5,7 +5,8 @@ import type { MessagingDeps } from '#platform/messaging-deps';
 import { menuInput, type MenuData } from '#contract/schemas/bevq';
 import { dispatchMenuEvent } from './fan-out.js';
 import { menuEventId } from './events.js';
-import { AdminConflictError, AdminInputError, AdminNotFoundError, id, parseInput } from '#domain/inputs';
+import { AdminConflictError, AdminInputError, AdminNotFoundError, parseInput } from '#domain/inputs';
+import { id } from '#contract/schemas/common';
 import { z } from 'zod';
 
 /** A rebuilt menu for one location, as the platform publishes it (admin CLI and the ingest function). */
