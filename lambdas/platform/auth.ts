@@ -58,11 +58,16 @@ export async function authorize(
   const window = rateWindow(now);
   const locationKey = isLocationRoute(route) && params.location_id ? locationKeys.location(params.group_id!, params.location_id) : null;
   // The application, its window counter, the location and the operation's items are independent: fetch them together, judge them in order.
-  const fetchFor = (clientId: string, first: ItemKey[]) =>
-    Promise.all([
+  // An application this process has already seen past its limit in this window is not counted again: refused traffic writes nothing.
+  let remembered: number | undefined;
+  const hit = (clientId: string) => deps.store.rateCounters.hit('API', clientId, window.start, window.expiresAtSeconds);
+  const fetchFor = (clientId: string, first: ItemKey[]) => {
+    remembered = OVER_LIMIT.countIn(clientId, window.start);
+    return Promise.all([
       deps.store.preload([...first, appKeys.app(clientId), ...(locationKey ? [locationKey] : []), ...reads]),
-      deps.store.rateCounters.hit('API', clientId, window.start, window.expiresAtSeconds),
+      remembered ?? hit(clientId),
     ]);
+  };
 
   let store: Store;
   let count: number;
@@ -86,9 +91,18 @@ export async function authorize(
   if (app.status === 'revoked') throw new ApiError('token_revoked');
   if (app.expiresAt && Date.parse(app.expiresAt) <= now) throw new ApiError('application_expired');
 
+  if (remembered !== undefined && remembered <= app.rateLimitPerMinute) {
+    // The limit was raised since this process remembered the count: count this request after all.
+    OVER_LIMIT.forget(app.clientId);
+    [count, remembered] = [await hit(app.clientId), undefined];
+  }
   const rate = decide(count, app.rateLimitPerMinute, window);
-  if (rate.alert) await queueRateAlert(deps, app, rate.alert, window.start, now);
-  if (!rate.allowed) throw new ApiError('rate_limited', undefined, rate.headers);
+  // Each written count reaches one request, which alone may alert; a remembered count was alerted on already.
+  if (rate.alert && remembered === undefined) await queueRateAlert(deps, app, rate.alert, window.start, now);
+  if (!rate.allowed) {
+    OVER_LIMIT.remember(app.clientId, window.start, count);
+    throw new ApiError('rate_limited', undefined, rate.headers);
+  }
 
   const refuse = (code: ConstructorParameters<typeof ApiError>[0], headers: Record<string, string> = {}) =>
     new ApiError(code, undefined, { ...rate.headers, ...headers });
@@ -109,6 +123,27 @@ export async function authorize(
   }
   return { auth: { app, credential }, location, rateHeaders: rate.headers, store };
 }
+
+/**
+ * Applications this process has seen past their limit, with the count then,
+ * for the current window only. Counts only grow within a window, so a
+ * request of such an application would be refused anyway: it is judged with
+ * the remembered count and writes nothing. Other processes still count; the
+ * window's end clears the memory.
+ */
+const OVER_LIMIT = (() => {
+  let windowStart = '';
+  let counts = new Map<string, number>();
+  const current = (start: string) => {
+    if (start !== windowStart) [windowStart, counts] = [start, new Map()];
+    return counts;
+  };
+  return {
+    countIn: (clientId: string, start: string): number | undefined => current(start).get(clientId),
+    remember: (clientId: string, start: string, count: number) => void current(start).set(clientId, count),
+    forget: (clientId: string) => void counts.delete(clientId),
+  };
+})();
 
 function isExpired(credential: Credential, now: number): boolean {
   return credential.expiresAt !== null && Date.parse(credential.expiresAt) <= now;
