@@ -10,6 +10,8 @@ import { WebhookQueues } from './constructs/webhook-queues.js';
 import { WebhookFunctions } from './constructs/webhooks.js';
 import { ADMIN_API_INFRA, CATCH_ALL_FAMILY, FAMILY_INFRA, type FamilyInfra } from './families.js';
 import { ADMIN_ROOT, ADMIN_ROUTES } from '#contract/admin-routes';
+import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
+import { writeOpenApiArtefact } from './openapi-artefact.js';
 
 /**
  * What differs between stages; everything else is the same everywhere.
@@ -62,15 +64,21 @@ export class CustomerApiStack extends Stack {
       WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
       WEBHOOK_DLQ_URL: webhooks.deadLetterQueue.queueUrl,
     };
+    // The OpenAPI document is generated here, at synth time, and shipped beside the bundle of the family that serves
+    // it: the generator, zod and the response schemas stay out of that bundle (the function only fills in the server URL).
+    const openApiFamily = ROUTES.find((r) => r.operation === 'openapi')!.family;
+    const openApiFiles = { [OPENAPI_ARTEFACT]: writeOpenApiArtefact() };
     /** An API-facing function with exactly the table and mail grants its infra entry declares. */
     const apiFunction = (family: string, infra: FamilyInfra, entry?: string) => {
+      const servesOpenApi = family === openApiFamily;
       const fn = new ServiceFunction(this, `${pascal(family)}Function`, {
         family,
         entry,
         memorySize: infra.memorySize,
         logRetention: settings.logRetention,
         removalPolicy,
-        environment,
+        environment: servesOpenApi ? { ...environment, OPENAPI_DOCUMENT_PATH: OPENAPI_ARTEFACT } : environment,
+        ...(servesOpenApi ? { assetFiles: openApiFiles } : {}),
       });
       fn.bindTable(table, infra.tableActions, infra.queriedIndexes);
       if (infra.sendsMail) fn.bindMailer(mailFrom);

@@ -3,6 +3,7 @@ import type * as zc from 'zod/v4/core';
 import { ERRORS } from './errors.js';
 import { ID_PARAMS, isLocationRoute, ROUTES, type Route } from './routes.js';
 import { IDEMPOTENCY_KEY } from './ids.js';
+import { SERVER_URL_PLACEHOLDER } from './openapi-artefact.js';
 import { envelope, errorBody, id } from './schemas/common.js';
 import { RESPONSE_DATA } from './schemas/responses.js';
 import * as token from './schemas/token.js';
@@ -144,4 +145,16 @@ export function openApiDocument(baseUrl: string) {
     servers: [{ url: baseUrl }],
     ...cached,
   };
+}
+
+/**
+ * The document as the discovery function serves it, with SERVER_URL_PLACEHOLDER for the server URL (see
+ * openapi-artefact.ts): written beside the discovery bundle at synth time and by the local runtime at start.
+ */
+export function openApiArtefact(): string {
+  const text = JSON.stringify(openApiDocument(SERVER_URL_PLACEHOLDER));
+  if (text.split(JSON.stringify(SERVER_URL_PLACEHOLDER)).length !== 2) {
+    throw new Error(`OpenAPI artefact: ${SERVER_URL_PLACEHOLDER} must appear exactly once, as the server URL`);
+  }
+  return text;
 }

@@ -9,11 +9,12 @@ export type HttpResponse = APIGatewayProxyResult & { headers: Record<string, str
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
-  return {
-    statusCode,
-    headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers },
-    body: JSON.stringify(body),
-  };
+  return jsonTextResponse(statusCode, JSON.stringify(body), headers);
+}
+
+/** A JSON body serialised already (the OpenAPI artefact), with jsonResponse's headers. */
+export function jsonTextResponse(statusCode: number, body: string, headers: Record<string, string> = {}): HttpResponse {
+  return { statusCode, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers }, body };
 }
 
 /** The one error shape; the admin API passes its own codes (e.g. 409 conflict) in the same form. */

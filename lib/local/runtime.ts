@@ -23,6 +23,7 @@ import { createGateway, lambdaContext } from './gateway.js';
 import { LOCAL_THROTTLE, type StageThrottle } from './stage-throttle.js';
 import { ensureQueues, ensureTable, type QueueUrls } from './provision.js';
 import { createDemoApp, DEMO_GROUP_ID, seedDemo, type DemoCredentials } from './seed.js';
+import { writeOpenApiArtefact } from '../openapi-artefact.js';
 
 export type LocalRuntimeOptions = {
   port?: number;
@@ -103,7 +104,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const queues = await ensureQueues(sqs, tableName);
 
     const throttle = options.throttle ?? LOCAL_THROTTLE;
-    const config = { ...configFromEnv(), tableName, ...queues, stage: 'local', stageRateLimit: throttle.rateLimit, ...options.config };
+    const config = {
+      ...configFromEnv(),
+      tableName,
+      ...queues,
+      stage: 'local',
+      stageRateLimit: throttle.rateLimit,
+      // What the stack ships beside the discovery bundle, generated from this checkout's contract.
+      openApiDocumentPath: writeOpenApiArtefact(),
+      ...options.config,
+    };
     const clock = options.clock ?? systemClock;
     const logger = new Logger({ serviceName: 'customer-api', logLevel: options.logLevel ?? 'INFO' });
     // EMF lines are for CloudWatch; here they would only flood the console. Set it to false to see them.

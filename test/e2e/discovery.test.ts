@@ -152,4 +152,12 @@ describe('GET /v1/openapi.json', () => {
       expect(reply.body.paths[route.path]?.[route.method.toLowerCase()]?.operationId, route.path).toBe(route.operation);
     }
   });
+
+  it('serves the artefact generated outside the function, byte for byte the generator\'s document for this base URL', async () => {
+    const reply = await call(runtime, '/v1/openapi.json');
+    expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(reply.headers.get('cache-control')).toBe('public, max-age=300');
+    const { openApiDocument } = await import('#contract/openapi');
+    expect(reply.text).toBe(JSON.stringify(openApiDocument(runtime.url)));
+  });
 });

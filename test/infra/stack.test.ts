@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,8 @@ import { TABLE_KEYS } from '#data/table';
 import { DELIVERY_POLICY, DERIVED } from '#contract/delivery-policy';
 import { WEBHOOK_QUEUES } from '#contract/queues';
 import { FAMILIES, ROUTES } from '#contract/routes';
+import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
+import { openApiArtefact } from '#contract/openapi';
 import { FAMILY_TAG } from '#lib/constructs/service-function';
 import { ADMIN_API_INFRA, FAMILY_INFRA } from '#lib/families';
 import { ADMIN_PROXY_PATH, ADMIN_ROUTES } from '#contract/admin-routes';
@@ -25,11 +28,15 @@ const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
 type Json = Record<string, any>;
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Json };
 
-function synth(stage: Stage): Template {
-  // Function bundles are not what these assertions read: skip esbuild (`cdk synth` still bundles).
-  const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+/** The cloud assembly folder of the last synth (its asset.<hash> folders are the bundles). */
+let assemblyDir = '';
+
+/** `bundle`: run esbuild for every function as `cdk synth` does; the assertions that only read the template skip it. */
+function synth(stage: Stage, { bundle = false } = {}): Template {
+  const app = new App({ context: bundle ? CONTEXT : { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
   const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { stage, mailFrom: MAIL_FROM });
   const template = Template.fromStack(stack);
+  assemblyDir = app.outdir;
   // No CDK warning or error of any kind (deprecations, misconfiguration).
   expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
   expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
@@ -82,7 +89,8 @@ function statementsOfRole(template: Template, roleId: string): Statement[] {
 describe('CustomerApiStack (dev)', () => {
   let template: Template;
   beforeAll(() => {
-    template = synth('dev');
+    // The dev synth bundles, so the assets the stack ships (the bundles, the OpenAPI artefact) can be checked.
+    template = synth('dev', { bundle: true });
   }, SYNTH.timeout);
 
   it('is an HTTP API whose Lambda integrations get the payload 1.0 event the handlers parse (docs/decisions/api-gateway.md)', () => {
@@ -174,6 +182,21 @@ describe('CustomerApiStack (dev)', () => {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'customer-api',
       });
+    }
+  });
+
+  it('ships the OpenAPI document generated at synth time beside the discovery bundle, and tells only that function', () => {
+    for (const family of FAMILIES) {
+      const [, fn] = functionOf(template, family);
+      const path = fn.Properties.Environment.Variables.OPENAPI_DOCUMENT_PATH;
+      if (family !== 'discovery') {
+        expect(path, family).toBeUndefined();
+        continue;
+      }
+      expect(path).toBe(OPENAPI_ARTEFACT);
+      const assetDir = join(assemblyDir, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
+      expect(readdirSync(assetDir).sort()).toEqual(['index.mjs', 'index.mjs.map', OPENAPI_ARTEFACT]);
+      expect(readFileSync(join(assetDir, OPENAPI_ARTEFACT), 'utf8')).toBe(openApiArtefact());
     }
   });
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHandler as discovery } from '#lambdas/discovery/index';
 import { createHandler as token } from '#lambdas/token/index';
 import { createHandler as admin } from '#lambdas/admin/index';
+import { openApiDocument } from '#contract/openapi';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { createMetrics, METRICS_NAMESPACE } from '#platform/observability';
@@ -78,6 +79,17 @@ describe('handlers behind API Gateway', () => {
     const wrong = await handler(apiGatewayEvent('PUT', '$default', '/v1/demo-group/locations', { pathParameters: null }), context);
     expect(wrong.statusCode).toBe(405);
     expect(wrong.headers?.Allow).toBe('GET');
+  });
+
+  it('serve the OpenAPI artefact with the stage prefix as server URL, and a 500 when the artefact is missing', async () => {
+    const event = apiGatewayEvent('GET', '/v1/openapi.json', '/v1/openapi.json');
+    const reply = await discovery(runtime.deps)(event, context);
+    expect(reply.statusCode).toBe(200);
+    expect(reply.body).toBe(JSON.stringify(openApiDocument(`https://${HOST}/dev`)));
+    const config = { ...runtime.deps.config, openApiDocumentPath: '/nonexistent/openapi.json' };
+    const broken = await discovery({ ...runtime.deps, config })(event, context);
+    expect(broken.statusCode).toBe(500);
+    expect(JSON.parse(broken.body).error.code).toBe('internal_error');
   });
 });
 
