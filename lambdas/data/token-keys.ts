@@ -8,43 +8,44 @@ export const tokenKeyKeys = {
 };
 
 export type TokenKeysRepo = {
-  /** The service's key for access-token tags: read once per process (created by the first caller that finds none). */
-  current(): Promise<Buffer>;
+  /** The service's key for access-token tags, or null while no token was ever issued; read once per process once found. */
+  find(): Promise<Buffer | null>;
+  /** The key, created by the first caller that finds none (the token function: only it writes). */
+  ensure(): Promise<Buffer>;
 };
 
 /** Per table, for the life of the process: the key never changes under a running function. */
-const cache = new Map<string, Promise<Buffer>>();
+const found = new Map<string, Promise<Buffer | null>>();
 
 export function tokenKeysRepo({ doc, tableName }: Db): TokenKeysRepo {
-  const read = async (): Promise<Buffer | null> => {
-    const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: tokenKeyKeys.current, ConsistentRead: true }));
-    return Item ? Buffer.from(Item.key as string, 'base64') : null;
-  };
-  const load = async (): Promise<Buffer> => {
-    const found = await read();
-    if (found) return found;
-    // Two first callers race: one write wins, both then use the stored key.
-    await applied(
-      doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...tokenKeyKeys.current, key: randomBytes(32).toString('base64') },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      ),
-    );
-    return (await read())!;
+  const find = (): Promise<Buffer | null> => {
+    let key = found.get(tableName);
+    if (!key) {
+      key = doc
+        .send(new GetCommand({ TableName: tableName, Key: tokenKeyKeys.current, ConsistentRead: true }))
+        .then(({ Item }) => (Item ? Buffer.from(Item.key as string, 'base64') : null));
+      found.set(tableName, key);
+      // Only a key is remembered: a failed read, or none yet, is asked again next time.
+      key.then((k) => k ?? found.delete(tableName), () => found.delete(tableName));
+    }
+    return key;
   };
   return {
-    current() {
-      let key = cache.get(tableName);
-      if (!key) {
-        key = load();
-        cache.set(tableName, key);
-        // A failed read is not remembered: the next request tries again.
-        key.catch(() => cache.delete(tableName));
-      }
-      return key;
+    find,
+    async ensure() {
+      const existing = await find();
+      if (existing) return existing;
+      // Two first callers race: one write wins, both then use the stored key.
+      await applied(
+        doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...tokenKeyKeys.current, key: randomBytes(32).toString('base64') },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        ),
+      );
+      return (await find())!;
     },
   };
 }

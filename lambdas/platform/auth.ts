@@ -73,7 +73,9 @@ export async function authorize(
   let count: number;
   let credential: Credential | null;
   if (namesApplication(token)) {
-    const named = readAccessToken(await deps.store.tokenKeys.current(), token);
+    // No key yet: no such token was ever issued.
+    const key = await deps.store.tokenKeys.find();
+    const named = key && readAccessToken(key, token);
     if (!named) throw invalid;
     if (named.expiresAtSeconds * 1000 <= now) throw new ApiError('token_expired');
     [store, count] = await fetchFor(named.clientId, [credentialKeys.credential(tokenHash)]);

@@ -100,7 +100,7 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
   if (!usable) throw failed;
 
   const expiresAtSeconds = Math.floor(now / 1000) + ACCESS_TOKEN_TTL_SECONDS;
-  const accessToken = mintAccessToken(await deps.store.tokenKeys.current(), app.clientId, expiresAtSeconds);
+  const accessToken = mintAccessToken(await deps.store.tokenKeys.ensure(), app.clientId, expiresAtSeconds);
   await deps.store.credentials.put({
     tokenHash: sha256Hex(accessToken),
     clientId: app.clientId,

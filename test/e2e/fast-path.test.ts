@@ -67,6 +67,13 @@ function roundTrips(list: Call[]): number {
 const MENU = '/v1/demo-group/denver-union/bevq/menu';
 
 describe('authorize and read in one round trip', () => {
+  // First in this file: before any token is issued there is no token key, and a token of the named shape is nobody's.
+  it('refuses a named token before any token was ever issued, reading only for the key', async () => {
+    const shaped = `demo-app.${Math.floor(runtime.deps.clock.now() / 1000) + 60}.${randomBytes(32).toString('base64url')}.${randomBytes(16).toString('base64url')}`;
+    const seen = await recorded(() => call(runtime, MENU, { token: shaped }).then((r) => expect([r.status, r.body.error.code]).toEqual([401, 'invalid_token'])));
+    expect(seen.map((c) => c.name)).toEqual(['GetItem']);
+  });
+
   it('reads a path-keyed resource with one BatchGetItem beside the counter write: one round trip, two calls', async () => {
     const { token } = await tokenFor(runtime, { scopes: ['bevq:read'] });
     await call(runtime, MENU, { token }); // the token key is read once per process
@@ -113,7 +120,7 @@ describe('authorize and read in one round trip', () => {
 
   it('refuses an expired token of ours from memory, before the counter', async () => {
     const { clientId } = await tokenFor(runtime, { scopes: ['bevq:read'] });
-    const key = await runtime.store.tokenKeys.current();
+    const key = (await runtime.store.tokenKeys.find())!;
     const expired = mintAccessToken(key, clientId, Math.floor(runtime.deps.clock.now() / 1000) - 1);
     await runtime.store.credentials.put({
       tokenHash: sha256Hex(expired),
