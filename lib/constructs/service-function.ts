@@ -31,8 +31,8 @@ const LAMBDAS_DIR = fileURLToPath(new URL('../../lambdas/', import.meta.url));
 
 export type ServiceFunctionProps = {
   family: string;
-  /** Handler file below lambdas/; default `<family>/handler.ts` (non-HTTP functions such as `webhooks/deliverer.ts`). */
-  entry?: string;
+  /** Handler file below lambdas/. */
+  entry: string;
   memorySize: number;
   logRetention: RetentionDays;
   /** For the log group: keep logs of a deleted prod stack, drop dev ones. */
@@ -66,7 +66,7 @@ export class ServiceFunction extends NodejsFunction {
     logGroup.grantWrite(role);
 
     super(scope, id, {
-      entry: `${LAMBDAS_DIR}${props.entry ?? `${props.family}/handler.ts`}`,
+      entry: `${LAMBDAS_DIR}${props.entry}`,
       handler: 'handler',
       // cdk-nag AwsSolutions-L1 wants the newest Node.js runtime this aws-cdk-lib knows.
       runtime: Runtime.NODEJS_24_X,

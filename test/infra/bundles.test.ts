@@ -8,7 +8,7 @@ import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
 import { openApiDocument } from '#contract/openapi';
 import { FAMILIES } from '#contract/routes';
 import { LAMBDA_BUNDLING } from '#lib/bundling';
-import { WEBHOOK_FUNCTIONS } from '#lib/constructs/webhooks';
+import { FUNCTIONS, WEBHOOK_FUNCTION_NAMES } from '#lib/functions';
 import { writeOpenApiArtefact } from '#lib/openapi-artefact';
 
 /**
@@ -47,12 +47,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('function bundles', () => {
   it.each(FAMILIES)('%s builds without the full zod, SES or SQS (it only reads DynamoDB)', async (family) => {
-    const inputs = Object.keys(await bundle(`${family}/handler.ts`, `/tmp/unwritten-${family}.mjs`));
+    const inputs = Object.keys(await bundle(FUNCTIONS[family].entry, `/tmp/unwritten-${family}.mjs`));
     expect(inputs).toContainEqual(expect.stringContaining('lambdas/platform/deps.ts'));
     expect(inputs.filter((f) => HEAVY.some((p) => p.test(f)))).toEqual([]);
   }, 30_000);
 
-  it.each(['admin/handler.ts', ...Object.values(WEBHOOK_FUNCTIONS).map((f) => f.entry)])('%s builds', async (entry) => {
+  it.each([FUNCTIONS['admin-api'].entry, ...WEBHOOK_FUNCTION_NAMES.map((name) => FUNCTIONS[name].entry)])('%s builds', async (entry) => {
     expect(Object.keys(await bundle(entry, `/tmp/unwritten-${entry.replace('/', '-')}.mjs`))).toContainEqual(
       expect.stringContaining('lambdas/platform/messaging-deps.ts'),
     );
