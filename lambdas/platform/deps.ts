@@ -6,7 +6,7 @@ import { configFromEnv, type Config } from './config.js';
 import { createDb } from '#data/db';
 import { createStore, type Store } from '#data/store';
 import { logger } from './logger.js';
-import { createMetrics, tracer } from './observability.js';
+import { createMetrics } from './observability.js';
 import { systemResolver } from './resolver.js';
 import type { Resolver } from '#domain/url-safety';
 
@@ -29,11 +29,6 @@ export type Deps = {
 
 /** Where one AWS client points; absent means AWS itself (region and credentials from the environment). */
 export type Endpoint = { endpoint?: string; region?: string; credentials?: { accessKeyId: string; secretAccessKey: string } };
-
-/** `trace` (Lambda) wraps an AWS client for X-Ray. */
-export function traced<C>(client: C, trace: boolean): C {
-  return trace ? tracer.captureAWSv3Client(client) : client;
-}
 
 export type DepsOptions = Partial<Omit<Deps, 'metrics'>> & {
   /** null: count nothing (the admin CLI: no Lambda, nothing flushes metrics). */
@@ -59,7 +54,7 @@ export function buildDeps(dynamodb: DynamoDBClient, options: DepsOptions = {}): 
   };
 }
 
-/** The deps a /v1 or token function's cold start builds from its environment: DynamoDB only, traced. */
+/** The deps a /v1 or token function's cold start builds from its environment: DynamoDB only. */
 export function defaultDeps(): Deps {
-  return buildDeps(traced(new DynamoDBClient({}), true));
+  return buildDeps(new DynamoDBClient({}));
 }

@@ -31,7 +31,7 @@ type ShellOptions = {
 type ShellMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ShellContext>;
 
 /**
- * The one HTTP shell of `/v1`, token and admin: tracer, metrics, logger →
+ * The one HTTP shell of `/v1`, token and admin: metrics, logger →
  * request id on every answer, the error shape for anything thrown, one
  * access-log line and the same counts for every request. What differs per
  * API (routing, authentication) runs after it.

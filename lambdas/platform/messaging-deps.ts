@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { sqsClient, sqsWebhookQueue, type SQSClient } from '#data/sqs-webhook-queue';
 import type { WebhookQueue } from '#data/webhook-queue';
-import { buildDeps, traced, type Deps, type DepsOptions, type Endpoint } from './deps.js';
+import { buildDeps, type Deps, type DepsOptions, type Endpoint } from './deps.js';
 import { sesMailer, type Mailer } from './mailer.js';
 
 /** Deps of the functions that queue webhooks or mail owners: admin, dispatcher, deliverer, sweeper (and the local runtime, the CLI). */
@@ -15,12 +15,12 @@ export type MessagingDeps = Deps & {
 export type Endpoints = { dynamodb?: Endpoint; sqs?: Endpoint; ses?: Endpoint };
 export type AwsClients = { dynamodb: DynamoDBClient; sqs: SQSClient; ses: SESv2Client };
 
-/** The three AWS clients at their endpoints; `trace` (Lambda) wraps them for X-Ray. */
-export function awsClients(endpoints: Endpoints = {}, { trace = false } = {}): AwsClients {
+/** The three AWS clients at their endpoints (absent: AWS itself). */
+export function awsClients(endpoints: Endpoints = {}): AwsClients {
   return {
-    dynamodb: traced(new DynamoDBClient(endpoints.dynamodb ?? {}), trace),
-    sqs: traced(sqsClient(endpoints.sqs ?? {}), trace),
-    ses: traced(new SESv2Client(endpoints.ses ?? {}), trace),
+    dynamodb: new DynamoDBClient(endpoints.dynamodb ?? {}),
+    sqs: sqsClient(endpoints.sqs ?? {}),
+    ses: new SESv2Client(endpoints.ses ?? {}),
   };
 }
 
@@ -35,7 +35,7 @@ export function buildMessagingDeps(clients: AwsClients, options: MessagingDepsOp
   };
 }
 
-/** The deps an admin or webhook function's cold start builds from its environment; its AWS clients are traced. */
+/** The deps an admin or webhook function's cold start builds from its environment. */
 export function defaultMessagingDeps(): MessagingDeps {
-  return buildMessagingDeps(awsClients({}, { trace: true }));
+  return buildMessagingDeps(awsClients());
 }
