@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { scaledTimings } from '#contract/delivery-policy';
 import { addDestination } from '../lambdas/admin/destinations.js';
 import { publishMenu } from '../lambdas/webhooks/menu-publish.js';
 import { createApp } from '../lambdas/admin/apps.js';
@@ -55,7 +56,7 @@ export async function benchWebhooks(): Promise<string[]> {
     `webhooks: ${figures.publishes} menu publishes × ${DESTINATIONS} destinations → ${figures.verified}/${figures.expected} verified deliveries` +
       `${figures.unverified ? ` (${figures.unverified} failed verification)` : ''} in ${figures.seconds.toFixed(2)} s`,
     `  throughput ${(figures.verified / figures.seconds).toFixed(1)} deliveries/s; publish→delivery p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms`,
-    `faults: ${FAULT_EVENTS} revisions × ${FAULT_DESTINATIONS} receivers each, time scale ${FAULT_SCALE} (attempt timeout ${10_000 * FAULT_SCALE} ms)`,
+    `faults: ${FAULT_EVENTS} revisions × ${FAULT_DESTINATIONS} receivers each, time scale ${FAULT_SCALE} (attempt timeout ${scaledTimings(FAULT_SCALE).attemptTimeoutMs} ms)`,
     `  ${'fault'.padEnd(22)}${['published', 'delivered', 'dead-lettered', 'lost', 'invisible', 'duplicates', 'seconds'].map((h) => column(h, 14)).join('')}`,
     ...faults.map(
       (t) =>

@@ -8,8 +8,10 @@ import { DataTable } from './constructs/data-table.js';
 import { pascal, ServiceFunction } from './constructs/service-function.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
 import { WebhookFunctions } from './constructs/webhooks.js';
-import { ADMIN_API_INFRA, CATCH_ALL_FAMILY, FAMILY_INFRA, type FamilyInfra } from './families.js';
-import { ADMIN_ROOT, ADMIN_ROUTES } from '../lambdas/admin/routes.js';
+import { CATCH_ALL_FAMILY, FUNCTIONS, type FunctionName } from './functions.js';
+import { ADMIN_ROOT, ADMIN_ROUTES } from '#contract/admin-routes';
+import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
+import { writeOpenApiArtefact } from './openapi-artefact.js';
 
 /**
  * What differs between stages; everything else is the same everywhere.
@@ -62,21 +64,28 @@ export class CustomerApiStack extends Stack {
       WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
       WEBHOOK_DLQ_URL: webhooks.deadLetterQueue.queueUrl,
     };
-    /** An API-facing function with exactly the table and mail grants its infra entry declares. */
-    const apiFunction = (family: string, infra: FamilyInfra, entry?: string) => {
+    // The OpenAPI document is generated here, at synth time, and shipped beside the bundle of the family that serves
+    // it: the generator, zod and the response schemas stay out of that bundle (the function only fills in the server URL).
+    const openApiFamily = ROUTES.find((r) => r.operation === 'openapi')!.family;
+    const openApiFiles = { [OPENAPI_ARTEFACT]: writeOpenApiArtefact() };
+    /** An API-facing function with exactly the table and mail grants its row declares. */
+    const apiFunction = (family: FunctionName) => {
+      const infra = FUNCTIONS[family];
+      const servesOpenApi = family === openApiFamily;
       const fn = new ServiceFunction(this, `${pascal(family)}Function`, {
         family,
-        entry,
+        entry: infra.entry,
         memorySize: infra.memorySize,
         logRetention: settings.logRetention,
         removalPolicy,
-        environment,
+        environment: servesOpenApi ? { ...environment, OPENAPI_DOCUMENT_PATH: OPENAPI_ARTEFACT } : environment,
+        ...(servesOpenApi ? { assetFiles: openApiFiles } : {}),
       });
       fn.bindTable(table, infra.tableActions, infra.queriedIndexes);
       if (infra.sendsMail) fn.bindMailer(mailFrom);
       return fn;
     };
-    this.functions = Object.fromEntries(FAMILIES.map((family) => [family, apiFunction(family, FAMILY_INFRA[family])])) as Record<
+    this.functions = Object.fromEntries(FAMILIES.map((family) => [family, apiFunction(family)])) as Record<
       Family,
       ServiceFunction
     >;
@@ -93,7 +102,7 @@ export class CustomerApiStack extends Stack {
       removalPolicy,
     });
 
-    const adminFunction = apiFunction('admin-api', ADMIN_API_INFRA, 'admin/handler.ts');
+    const adminFunction = apiFunction('admin-api');
     // Send tests and redrives go to the queue; dead letters are read and removed from the DLQ.
     webhooks.queue.grantSendMessages(adminFunction);
     webhooks.deadLetterQueue.grantConsumeMessages(adminFunction);

@@ -4,7 +4,7 @@ import { randomSecret } from '#domain/crypto';
 import type { App } from '#data/apps';
 import type { Delivery } from '#data/deliveries';
 import type { Destination, DestinationHealth } from '#data/destinations';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 import { sendMail } from '#platform/mailer';
 import { resolveDestination } from '#domain/url-safety';
 import { newDelivery, queueDelivery } from '../webhooks/fan-out.js';
@@ -16,9 +16,9 @@ import {
   AdminInputError,
   AdminNotFoundError,
   editDestinationInput as editInput,
-  id,
   parseInput,
 } from '#domain/inputs';
+import { id } from '#contract/schemas/common';
 
 /**
  * Webhook destinations (contract 6.5), as the admin CLI and console manage
@@ -61,14 +61,14 @@ export function deliverySummary(d: Delivery) {
   };
 }
 
-async function eligibleApp(deps: Deps, clientId: string): Promise<App> {
+async function eligibleApp(deps: MessagingDeps, clientId: string): Promise<App> {
   const app = await deps.store.apps.get(clientId);
   const problem = appIneligibility(app, deps.clock.now());
   if (problem) throw new AdminInputError(`application ${clientId} ${INELIGIBLE[problem] ?? problem}`);
   return app!;
 }
 
-async function checkLocations(deps: Deps, app: App, ids: string[] | null): Promise<void> {
+async function checkLocations(deps: MessagingDeps, app: App, ids: string[] | null): Promise<void> {
   if (!ids) return;
   const known = new Set((await deps.store.locations.list(app.groupId)).map((l) => l.id));
   const unknown = ids.filter((l) => !known.has(l));
@@ -79,13 +79,13 @@ async function checkLocations(deps: Deps, app: App, ids: string[] | null): Promi
 }
 
 /** The URL rules on save: static checks and DNS, every address public. */
-async function checkUrl(deps: Deps, url: string): Promise<string> {
+async function checkUrl(deps: MessagingDeps, url: string): Promise<string> {
   const target = await resolveDestination(url, deps.resolver, { allowLoopback: deps.config.webhookAllowLoopback });
   if (!target.ok) throw new AdminInputError(`url refused: ${target.reason}`);
   return target.hostname;
 }
 
-export async function requireDestination(deps: Deps, destId: string): Promise<Destination> {
+export async function requireDestination(deps: MessagingDeps, destId: string): Promise<Destination> {
   parseInput(destinationId, destId);
   const destination = await deps.store.destinations.get(destId);
   if (!destination) throw new AdminNotFoundError(`destination ${destId} does not exist`);
@@ -93,7 +93,7 @@ export async function requireDestination(deps: Deps, destId: string): Promise<De
 }
 
 /** Configuration e-mail to the application owner (create, update, remove only); never a secret, never the full URL. */
-async function notifyOwner(deps: Deps, d: Destination, change: 'created' | 'updated' | 'removed'): Promise<void> {
+async function notifyOwner(deps: MessagingDeps, d: Destination, change: 'created' | 'updated' | 'removed'): Promise<void> {
   const app = await deps.store.apps.get(d.clientId);
   if (!app?.ownerEmail) return;
   const mail = {
@@ -109,7 +109,7 @@ async function notifyOwner(deps: Deps, d: Destination, change: 'created' | 'upda
   await sendMail(deps, mail, `destination-${change}`);
 }
 
-export async function addDestination(deps: Deps, input: z.input<typeof addInput>) {
+export async function addDestination(deps: MessagingDeps, input: z.input<typeof addInput>) {
   const fields = parseInput(addInput, input);
   const app = await eligibleApp(deps, fields.clientId);
   await checkLocations(deps, app, fields.locationIds);
@@ -138,7 +138,7 @@ export async function addDestination(deps: Deps, input: z.input<typeof addInput>
   return { destination: publicDestination(destination), signingSecret };
 }
 
-export async function editDestination(deps: Deps, destId: string, input: z.input<typeof editInput>) {
+export async function editDestination(deps: MessagingDeps, destId: string, input: z.input<typeof editInput>) {
   const fields = parseInput(editInput, input);
   const current = await requireDestination(deps, destId);
   const changes: Partial<Destination> = {};
@@ -161,7 +161,7 @@ export async function editDestination(deps: Deps, destId: string, input: z.input
 }
 
 /** A new secret at once; the previous one stops working immediately (no overlap). */
-export async function rotateSecret(deps: Deps, destId: string) {
+export async function rotateSecret(deps: MessagingDeps, destId: string) {
   await requireDestination(deps, destId);
   const signingSecret = randomSecret(32);
   const updated = await deps.store.destinations.update(destId, { signingSecret, updatedAt: new Date(deps.clock.now()).toISOString() });
@@ -169,7 +169,7 @@ export async function rotateSecret(deps: Deps, destId: string) {
   return { destination: publicDestination(updated), signingSecret };
 }
 
-export async function setEnabled(deps: Deps, destId: string, enabled: boolean) {
+export async function setEnabled(deps: MessagingDeps, destId: string, enabled: boolean) {
   await requireDestination(deps, destId);
   const updated = await deps.store.destinations.update(destId, { enabled, updatedAt: new Date(deps.clock.now()).toISOString() });
   if (!updated) throw new AdminNotFoundError(`destination ${destId} does not exist`);
@@ -177,26 +177,26 @@ export async function setEnabled(deps: Deps, destId: string, enabled: boolean) {
 }
 
 /** Deletes the destination, its subscription and its secret; queued attempts then fail without a request. */
-export async function removeDestination(deps: Deps, destId: string) {
+export async function removeDestination(deps: MessagingDeps, destId: string) {
   const current = await requireDestination(deps, destId);
   if (!(await deps.store.destinations.remove(destId))) throw new AdminNotFoundError(`destination ${destId} does not exist`);
   await notifyOwner(deps, current, 'removed');
   return { removed: destId };
 }
 
-export async function listDestinations(deps: Deps, clientId?: string) {
+export async function listDestinations(deps: MessagingDeps, clientId?: string) {
   const all = await deps.store.destinations.listAll();
   return { destinations: all.filter((d) => !clientId || d.clientId === clientId).map(publicDestination) };
 }
 
-export async function showDestination(deps: Deps, destId: string) {
+export async function showDestination(deps: MessagingDeps, destId: string) {
   const destination = await requireDestination(deps, destId);
   const recent = await deps.store.deliveries.recent(destId, RECENT_DELIVERIES);
   return { destination: publicDestination(destination), recentDeliveries: recent.map(deliverySummary) };
 }
 
 /** Send test (6.5 rule 7): a signed synthetic event through the same queue, worker and retry policy. */
-export async function sendTest(deps: Deps, destId: string, locationId: string) {
+export async function sendTest(deps: MessagingDeps, destId: string, locationId: string) {
   parseInput(id, locationId);
   const destination = await requireDestination(deps, destId);
   if (!destination.enabled) throw new AdminConflictError(`destination ${destId} is disabled`);

@@ -1,6 +1,5 @@
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { markerOf, type DeadLetterMarker, type Delivery } from '#data/deliveries';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 import * as state from '../webhooks/delivery-state.js';
 import { scanDlq } from '../webhooks/dlq-scan.js';
 import { enqueueDelivery } from '../webhooks/queue.js';
@@ -10,8 +9,8 @@ import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain
  * Dead-letter operations for ops. The markers say what is in the DLQ and
  * why (`attempts_exhausted`: DEAD_LETTER; `receives_exhausted`: attempts
  * left but the receives ran out; `record_missing`); the DLQ holds the
- * messages. A redrive makes a fresh message the delivery's carrier (so five
- * attempts start again), then removes the old copy from the DLQ.
+ * messages. A redrive makes a fresh message the delivery's carrier (so the
+ * policy's attempts start again), then removes the old copy from the DLQ.
  */
 
 /** Nominal seconds a redrive spends removing DLQ copies; the sweeper removes any it could not reach. */
@@ -33,21 +32,18 @@ export function deadLetterSummary(m: DeadLetterMarker, now: number) {
   };
 }
 
-async function dlqDepth(deps: Deps): Promise<number | null> {
+async function dlqDepth(deps: MessagingDeps): Promise<number | null> {
   if (!deps.config.webhookDlqUrl) return null;
-  const { Attributes } = await deps.sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: deps.config.webhookDlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
-  );
-  return Number(Attributes?.ApproximateNumberOfMessages ?? 0);
+  return (await deps.queue.dlq.depth()).visible;
 }
 
-export async function listDeadLetters(deps: Deps) {
+export async function listDeadLetters(deps: MessagingDeps) {
   const now = deps.clock.now();
   const [markers, depth] = await Promise.all([deps.store.deliveries.deadLetters(Math.floor(now / 1000)), dlqDepth(deps)]);
   return { deadLetters: markers.map((m) => deadLetterSummary(m, now)), dlqMessages: depth };
 }
 
-export async function showDeadLetter(deps: Deps, deliveryId: string) {
+export async function showDeadLetter(deps: MessagingDeps, deliveryId: string) {
   const d = await requireDeadLetter(deps, deliveryId);
   return {
     deadLetter: {
@@ -64,7 +60,7 @@ export async function showDeadLetter(deps: Deps, deliveryId: string) {
   };
 }
 
-async function requireDeadLetter(deps: Deps, deliveryId: string): Promise<Delivery> {
+async function requireDeadLetter(deps: MessagingDeps, deliveryId: string): Promise<Delivery> {
   if (!/^dlv_[0-9a-f]{32}$/.test(deliveryId)) throw new AdminInputError('a delivery id looks like dlv_ followed by 32 hex digits');
   const d = await deps.store.deliveries.get(deliveryId);
   if (!d) throw new AdminNotFoundError(`delivery ${deliveryId} does not exist`);
@@ -73,7 +69,7 @@ async function requireDeadLetter(deps: Deps, deliveryId: string): Promise<Delive
 }
 
 /** Redrives one dead letter, or all of them; returns what was queued again. */
-export async function redrive(deps: Deps, target: { deliveryId: string } | { all: true }) {
+export async function redrive(deps: MessagingDeps, target: { deliveryId: string } | { all: true }) {
   const items = 'all' in target ? await allDeadLetters(deps) : [await requireDeadLetter(deps, target.deliveryId)];
   const redriven: string[] = [];
   for (const d of items) {
@@ -99,7 +95,7 @@ export async function redrive(deps: Deps, target: { deliveryId: string } | { all
   return { redriven, removedMessages };
 }
 
-async function allDeadLetters(deps: Deps): Promise<Delivery[]> {
+async function allDeadLetters(deps: MessagingDeps): Promise<Delivery[]> {
   const markers = await deps.store.deliveries.deadLetters(Math.floor(deps.clock.now() / 1000));
   const records = await Promise.all(markers.map((m) => deps.store.deliveries.get(m.deliveryId)));
   return records.filter((d): d is Delivery => d !== null && d.deadLetterReason !== null);

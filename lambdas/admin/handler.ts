@@ -1,4 +1,4 @@
-import { defaultDeps } from '#platform/deps';
+import { defaultMessagingDeps } from '#platform/messaging-deps';
 import { createHandler } from './index.js';
 
-export const handler = createHandler(defaultDeps());
+export const handler = createHandler(defaultMessagingDeps());

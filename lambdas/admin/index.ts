@@ -1,14 +1,18 @@
-import middy from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { AdminInputError } from '#domain/inputs';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
+import { ADMIN_ROUTES, type AdminRoute } from '#contract/admin-routes';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
-import { errorResponse, jsonResponse, validatedQuery, type HttpResponse } from '#platform/http';
+import { jsonResponse, validatedQuery, type HttpResponse } from '#platform/http';
+import { httpShell, routeOfEvent, type Refusal } from '#platform/http-shell';
 import { parseJsonBody } from '#platform/json-body';
-import { count, observability } from '#platform/observability';
+import { pathResolver } from '#platform/path-resolver';
 import { operations } from './operations.js';
-import { ADMIN_ROUTES, resolveAdminPath, type AdminRoute } from './routes.js';
+import { ADMIN_INPUTS } from './inputs.js';
+
+const resolveAdminPath = pathResolver<AdminRoute>(ADMIN_ROUTES);
+const NOT_FOUND = 'No admin resource exists at this path.';
 
 /**
  * The admin HTTP API: apps, destinations, menu publishing and dead letters,
@@ -16,44 +20,25 @@ import { ADMIN_ROUTES, resolveAdminPath, type AdminRoute } from './routes.js';
  * before this runs (IAM on every method in AWS, the admin key locally), so it
  * only routes, validates and maps the domain's refusals to statuses.
  */
-export function createHandler(deps: Deps) {
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(observability(deps))
-    .handler(async (event) => {
-      const requestId = event.requestContext.requestId;
-      let operation = 'unmatched';
-      let response: HttpResponse;
-      try {
-        const { route, params } = resolve(event);
-        operation = route.operation;
-        response = await run(deps, event, route, params);
-      } catch (err) {
-        response = errorResponse(refusalOf(err, deps, requestId), requestId);
-      }
-      count(deps, response.statusCode >= 500 ? 'AdminServerErrors' : response.statusCode >= 400 ? 'AdminRefused' : 'AdminRequests');
-      // Never the body: created apps and destinations carry their secret in it.
-      deps.logger.info('admin request', { requestId, operation, status: response.statusCode, caller: event.requestContext.identity?.userArn ?? null });
-      return { ...response, headers: { ...response.headers, 'X-Request-Id': requestId } };
-    });
+export function createHandler(deps: MessagingDeps) {
+  return httpShell('admin', deps, { refusalOf }).handler(async (event, context) => {
+    // The IAM principal API Gateway verified; null locally, where the admin key stands in for it.
+    context.caller = event.requestContext.identity?.userArn ?? null;
+    const { route, params } = routeOfEvent<AdminRoute>(event, ADMIN_ROUTES, resolveAdminPath, NOT_FOUND);
+    context.operation = route.operation;
+    return run(deps, event, route, params);
+  });
 }
 
-/** API Gateway names the matched template; the local gateway does the same for routes it knows. */
-function resolve(event: APIGatewayProxyEvent): { route: AdminRoute; params: Record<string, string> } {
-  const byTemplate = ADMIN_ROUTES.find((r) => r.path === event.resource && r.method === event.httpMethod);
-  if (byTemplate) return { route: byTemplate, params: (event.pathParameters ?? {}) as Record<string, string> };
-  const resolution = resolveAdminPath(event.httpMethod, event.path);
-  if (resolution && 'match' in resolution) return resolution.match;
-  if (resolution) throw new ApiError('method_not_allowed', `Use ${resolution.allowed.join(' or ')} on this resource.`, { Allow: resolution.allowed.join(', ') });
-  throw new ApiError('not_found', 'No admin resource exists at this path.');
-}
-
-async function run(deps: Deps, event: APIGatewayProxyEvent, route: AdminRoute, params: Record<string, string>): Promise<HttpResponse> {
+async function run(deps: MessagingDeps, event: APIGatewayProxyEvent, route: AdminRoute, params: Record<string, string>): Promise<HttpResponse> {
   // Every admin path parameter is an id; one that breaks the id rule names nothing.
-  if (!Object.values(params).every(isId)) throw new ApiError('not_found', 'No admin resource exists at this path.');
-  const query = route.query ? validatedQuery(event, route.query) : {};
+  if (!Object.values(params).every(isId)) throw new ApiError('not_found', NOT_FOUND);
+  const operation = route.operation as keyof typeof operations;
+  const input = ADMIN_INPUTS[operation];
+  const query = input.query ? validatedQuery(event, input.query) : {};
   // Routes without a body schema take no body at all.
-  const body = route.body ? parseJsonBody(event, route.body, route.maxBodyBytes) : refuseBody(event);
-  const document = await operations[route.operation as keyof typeof operations]({ params, query, body, now: deps.clock.now() }, deps);
+  const body = input.body ? parseJsonBody(event, input.body, route.maxBodyBytes) : refuseBody(event);
+  const document = await operations[operation]({ params, query, body, now: deps.clock.now() }, deps);
   if (route.status === 204) return { statusCode: 204, headers: { 'Cache-Control': 'no-store' }, body: '' };
   return jsonResponse(route.status, document);
 }
@@ -63,10 +48,7 @@ function refuseBody(event: APIGatewayProxyEvent): undefined {
   return undefined;
 }
 
-/** The domain's refusals carry their status; anything unexpected is logged and answered without detail. */
-function refusalOf(err: unknown, deps: Deps, requestId: string): Parameters<typeof errorResponse>[0] {
-  if (err instanceof ApiError) return err;
-  if (err instanceof AdminInputError) return { code: err.code, status: err.status, message: err.message, headers: {} };
-  deps.logger.error('admin request failed', { requestId, error: err as Error });
-  return new ApiError('internal_error');
+/** The domain's refusals carry their status. */
+function refusalOf(err: unknown): Refusal | null {
+  return err instanceof AdminInputError ? { code: err.code, status: err.status, message: err.message, headers: {} } : null;
 }

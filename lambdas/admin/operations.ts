@@ -11,14 +11,14 @@ import {
 } from './destinations.js';
 import { listDeadLetters, redrive, showDeadLetter } from './dlq.js';
 import { publishDocument, publishMenu } from '../webhooks/menu-publish.js';
-import type { Deps } from '#platform/deps';
-import type { AdminOperation } from './routes.js';
+import type { MessagingDeps } from '#platform/messaging-deps';
+import type { AdminOperation } from '#contract/admin-routes';
 
 /** What an admin operation receives: path parameters, query and the body its route's schema accepted. */
 export type AdminRequest = { params: Record<string, string>; query: Record<string, string>; body: unknown; now: number };
 
 /** Each returns the document the admin CLI prints with --json (nothing for 204). */
-type AdminOperationFn = (req: AdminRequest, deps: Deps) => Promise<unknown>;
+type AdminOperationFn = (req: AdminRequest, deps: MessagingDeps) => Promise<unknown>;
 
 /** The domain functions validate their own input again; the casts only name what they will check. */
 type InputOf<F extends (...args: never[]) => unknown, I extends number> = Parameters<F>[I];

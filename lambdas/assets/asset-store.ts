@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sha256Hex } from '#domain/crypto';
 import { strongEtag } from '#domain/etag';
-import { SPORTS_LOGO_NAME } from '#contract/schemas/sportsq';
+import { SPORTS_LOGO_NAME } from '#contract/schemas/requests';
 
 /** One stored image, ready to serve. */
 export type Asset = { body: Buffer; contentType: string; etag: string };
@@ -12,11 +11,6 @@ export type Asset = { body: Buffer; contentType: string; etag: string };
 export type AssetStore = { get(name: string): Promise<Asset | null> };
 
 export const CONTENT_TYPES: Record<string, string> = { '.svg': 'image/svg+xml', '.png': 'image/png' };
-
-/** The repository folder of the logos: served from here locally, uploaded from here to S3 by the stack. */
-export const SPORTS_LOGO_DIR = fileURLToPath(new URL('../../assets/sports-logo/', import.meta.url));
-/** Key prefix of the logos in the asset bucket (the stack's deployment and the S3 store agree on it here). */
-export const SPORTS_LOGO_PREFIX = 'sports-logo/';
 
 /**
  * The content type of a servable logo name, or null. Every store checks the

@@ -2,7 +2,8 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { apiHandler } from '#platform/api-handler';
 import type { Config } from '#platform/config';
 import type { Deps } from '#platform/deps';
-import { folderAssetStore, SPORTS_LOGO_DIR, SPORTS_LOGO_PREFIX, type AssetStore } from './asset-store.js';
+import { SPORTS_LOGO_DIR, SPORTS_LOGO_PREFIX } from '#contract/assets';
+import { folderAssetStore, type AssetStore } from './asset-store.js';
 import { assetOperations } from './operations.js';
 import { s3AssetStore } from './s3-asset-store.js';
 

@@ -1,4 +1,5 @@
-import type { ApiRequest, Operations } from '#platform/api-handler';
+import type { ApiRequest, Operations, PathReads } from '#platform/api-handler';
+import { menuKeys } from '#data/menus';
 import type { Location } from '#data/locations';
 import type { StoredMenu } from '#data/menus';
 import { ok } from '#platform/envelope';
@@ -72,3 +73,7 @@ export const operations: Operations = {
     return ok(req, { location: locationOf(location), menu: stored.menu, refresh: REFRESH.bevq }, headers);
   },
 };
+
+/** A location's status and menu read its menu item, named by the path. */
+const menuOf = (p: Record<string, string>) => [menuKeys.menu(p.group_id!, p.location_id!)];
+export const reads: PathReads = { bevqLocation: menuOf, bevqMenu: menuOf };

@@ -1,8 +1,8 @@
 import { apiHandler } from '#platform/api-handler';
 import type { Deps } from '#platform/deps';
-import { operations } from './operations.js';
+import { operations, reads } from './operations.js';
 
 /** Campaigns of a group or a location, with display-device status. */
 export function createHandler(deps: Deps) {
-  return apiHandler('campaigns', operations, deps);
+  return apiHandler('campaigns', operations, deps, reads);
 }

@@ -1,4 +1,5 @@
-import type { Operations } from '#platform/api-handler';
+import type { Operations, PathReads } from '#platform/api-handler';
+import { matriqKeys } from '#data/matriq';
 import type { Campaign } from '#data/campaigns';
 import type { Location } from '#data/locations';
 import type { Deps } from '#platform/deps';
@@ -76,3 +77,6 @@ export const operations: Operations = {
     });
   },
 };
+
+/** A location's campaigns start from its device state, named by the path. */
+export const reads: PathReads = { locationCampaigns: (p) => [matriqKeys.state(p.group_id!, p.location_id!)] };

@@ -6,11 +6,11 @@
  * the derived values, never their own numbers.
  */
 export const DELIVERY_POLICY = {
-  /** Attempts in total for retryable failures; the fifth retryable failure is DEAD_LETTER. */
+  /** Attempts in total for retryable failures; a retryable failure of the last one is DEAD_LETTER. */
   attempts: 5,
   /** One timer per attempt from DNS resolution to the response's status line: lookup, connect, TLS, request, answer. */
   attemptTimeoutSeconds: 10,
-  /** Exponential backoff: 30 s doubling, capped (at most five doublings reach it). */
+  /** Exponential backoff: the minimum, doubling after each retryable failure, up to the cap. */
   minBackoffSeconds: 30,
   maxBackoffSeconds: 3_600,
   /** Records per invocation, all attempted in parallel. */
@@ -47,7 +47,7 @@ export const DERIVED = (() => {
   } as const;
 })();
 
-/** The nominal wait after retryable failure number `attempt`: 30 s · 2^(attempt−1), capped at 3,600 s. */
+/** The nominal wait after retryable failure number `attempt`: minBackoffSeconds · 2^(attempt−1), capped at maxBackoffSeconds. */
 export function backoffSeconds(attempt: number): number {
   if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be a whole number ≥ 1, got ${attempt}`);
   return Math.min(DELIVERY_POLICY.minBackoffSeconds * 2 ** (attempt - 1), DELIVERY_POLICY.maxBackoffSeconds);

@@ -1,13 +1,17 @@
 import { z } from 'zod';
+import type * as zc from 'zod/v4/core';
 import { ERRORS } from './errors.js';
-import { ID_PARAMS, isLocationRoute, ROUTES, TOKEN_SCHEMAS, type Route } from './routes.js';
+import { ID_PARAMS, isLocationRoute, ROUTES, type Route } from './routes.js';
 import { IDEMPOTENCY_KEY } from './ids.js';
+import { SERVER_URL_PLACEHOLDER } from './openapi-artefact.js';
 import { envelope, errorBody, id } from './schemas/common.js';
+import { RESPONSE_DATA } from './schemas/responses.js';
+import * as token from './schemas/token.js';
 import { webhooksSection } from './webhook-openapi.js';
 
 type JsonSchema = Record<string, unknown>;
 
-function schemaOf(type: z.ZodType): JsonSchema {
+function schemaOf(type: zc.$ZodType): JsonSchema {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(type, { target: 'draft-2020-12', io: 'output' }) as JsonSchema;
   return schema;
 }
@@ -37,8 +41,9 @@ function queryParameters(route: Route) {
 
 function v1Operation(route: Route) {
   // A route without a data schema answers a document of its own (this OpenAPI document), not an envelope.
-  const success = route.data
-    ? { description: 'Success, in the common envelope', schema: schemaOf(envelope(route.data, { locationLevel: isLocationRoute(route) })) }
+  const data = RESPONSE_DATA[route.operation];
+  const success = data
+    ? { description: 'Success, in the common envelope', schema: schemaOf(envelope(data, { locationLevel: isLocationRoute(route) })) }
     : { description: 'The document itself', schema: { type: 'object' } };
   const responses: Record<string, unknown> = {
     '200': route.produces
@@ -95,10 +100,10 @@ function tokenOperation(route: Route) {
     security: [{}, { clientBasic: [] }],
     requestBody: {
       required: true,
-      content: { 'application/x-www-form-urlencoded': { schema: schemaOf(TOKEN_SCHEMAS.tokenRequest) } },
+      content: { 'application/x-www-form-urlencoded': { schema: schemaOf(token.tokenRequest) } },
     },
     responses: {
-      '200': { description: 'Access token', content: { 'application/json': { schema: schemaOf(TOKEN_SCHEMAS.tokenResponse) } } },
+      '200': { description: 'Access token', content: { 'application/json': { schema: schemaOf(token.tokenResponse) } } },
       '400': oauthError('invalid_request or unsupported_grant_type'),
       '401': oauthError('invalid_client'),
       '429': oauthError('temporarily_unavailable; see Retry-After'),
@@ -125,7 +130,7 @@ export function openApiDocument(baseUrl: string) {
       },
       schemas: {
         Error: { ...schemaOf(errorBody), 'x-error-codes': Object.keys(ERRORS) },
-        OAuthError: schemaOf(TOKEN_SCHEMAS.oauthError),
+        OAuthError: schemaOf(token.oauthError),
         WebhookPayload: hooks!.schema,
       },
     },
@@ -140,4 +145,16 @@ export function openApiDocument(baseUrl: string) {
     servers: [{ url: baseUrl }],
     ...cached,
   };
+}
+
+/**
+ * The document as the discovery function serves it, with SERVER_URL_PLACEHOLDER for the server URL (see
+ * openapi-artefact.ts): written beside the discovery bundle at synth time and by the local runtime at start.
+ */
+export function openApiArtefact(): string {
+  const text = JSON.stringify(openApiDocument(SERVER_URL_PLACEHOLDER));
+  if (text.split(JSON.stringify(SERVER_URL_PLACEHOLDER)).length !== 2) {
+    throw new Error(`OpenAPI artefact: ${SERVER_URL_PLACEHOLDER} must appear exactly once, as the server URL`);
+  }
+  return text;
 }

@@ -1,18 +1,13 @@
-import type { z } from 'zod';
+import type * as zc from 'zod/v4/core';
 import { moduleOfScope, type Module, type Scope } from './scopes.js';
-import * as discovery from './schemas/discovery.js';
-import * as token from './schemas/token.js';
-import * as bevq from './schemas/bevq.js';
-import * as sportsq from './schemas/sportsq.js';
-import * as matriq from './schemas/matriq.js';
-import * as campaigns from './schemas/campaigns.js';
-import * as orderboard from './schemas/orderboard.js';
-import * as shiftq from './schemas/shiftq.js';
+import * as requests from './schemas/requests.js';
 
 /**
- * The route table, declared once. API Gateway (lib/), the local gateway, each
- * family Lambda's dispatch, the OpenAPI document and the discovery
- * `resources` list are all derived from it.
+ * The route table, declared once, as data. API Gateway (lib/), the local
+ * gateway, each family Lambda's dispatch, the OpenAPI document and the
+ * discovery `resources` list are all derived from it. It names the request
+ * rules each function validates; the response schemas, which only the
+ * OpenAPI document needs, are in schemas/responses.ts.
  */
 export type Route = {
   method: 'GET' | 'POST';
@@ -25,13 +20,11 @@ export type Route = {
   /** Bearer scope required; null for the unauthenticated routes. */
   scope: Scope | null;
   summary: string;
-  /** Envelope `data` schema (OpenAPI); the token endpoint documents its own body. */
-  data?: z.ZodType;
-  query?: z.ZodObject;
+  query?: zc.$ZodObject;
   /** Path-parameter rules (OpenAPI documents them); a breaking value gets 400, after authorization. */
-  params?: z.ZodObject;
+  params?: zc.$ZodObject;
   /** Optional JSON request body (OpenAPI requestBody); the operation parses it with parseJsonBody and accepts Idempotency-Key. */
-  body?: z.ZodType;
+  body?: zc.$ZodType;
   /** Media types of a route that serves files instead of the JSON envelope. */
   produces?: readonly string[];
   /** Sends an ETag and answers 304 to a matching If-None-Match (OpenAPI documents the 304). */
@@ -65,7 +58,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'listLocations',
     scope: 'locations:read',
     summary: 'Accessible locations, enabled modules, granted resources and the token block',
-    data: discovery.locationsData,
   },
   {
     method: 'GET',
@@ -74,7 +66,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'groupModules',
     scope: 'locations:read',
     summary: 'Modules of the group and which accessible locations have each enabled',
-    data: discovery.groupModulesData,
   },
   {
     method: 'GET',
@@ -83,7 +74,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'locationModules',
     scope: 'locations:read',
     summary: "A location's modules, whether each is granted, and its granted resources",
-    data: discovery.locationModulesData,
   },
   {
     method: 'GET',
@@ -92,7 +82,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'locationSummary',
     scope: 'locations:read',
     summary: 'Location summary (the `root` endpoint)',
-    data: discovery.locationSummaryData,
   },
   {
     method: 'GET',
@@ -101,7 +90,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'bevqGroup',
     scope: 'bevq:read',
     summary: 'Beverage-menu availability across the accessible locations of the group',
-    data: bevq.bevqGroupData,
   },
   {
     method: 'GET',
@@ -110,7 +98,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'bevqLocation',
     scope: 'bevq:read',
     summary: "A location's beverage-menu status and menu endpoint",
-    data: bevq.bevqLocationData,
   },
   {
     method: 'GET',
@@ -119,7 +106,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'bevqMenu',
     scope: 'bevq:read',
     summary: 'The complete beverage menu (ETag; If-None-Match gives 304 when unchanged)',
-    data: bevq.bevqMenuData,
     conditional: true,
   },
   // ───────────── sports programming (2.8) ─────────────
@@ -130,8 +116,7 @@ export const ROUTES: readonly Route[] = [
     operation: 'sportsGuide',
     scope: 'sportsq:read',
     summary: 'Legacy sports guide for one date (default: the current business date); retained for existing integrations',
-    data: sportsq.guideData,
-    query: sportsq.guideQuery,
+    query: requests.guideQuery,
   },
   {
     method: 'GET',
@@ -140,7 +125,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'sportsProvider',
     scope: 'sportsq:read',
     summary: "The location's sports provider environment and today's provider-availability health",
-    data: sportsq.providerData,
   },
   {
     method: 'GET',
@@ -149,7 +133,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'sportsPackages',
     scope: 'sportsq:read',
     summary: 'Legacy package catalog plus the canonical packages projection',
-    data: sportsq.packagesData,
   },
   {
     method: 'GET',
@@ -158,8 +141,7 @@ export const ROUTES: readonly Route[] = [
     operation: 'sportsProgramming',
     scope: 'sportsq:read',
     summary: 'Programming for exactly one date (YYYY-MM-DD) with schedule and provider health; never another day',
-    data: sportsq.programmingData,
-    params: sportsq.programmingDateParams,
+    params: requests.programmingDateParams,
   },
   // ───────────── display devices (2.9) ─────────────
   {
@@ -169,7 +151,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'matriqOverview',
     scope: 'matriq:read',
     summary: 'Display-device overview: device ids, provider count, Auto Scheduler published/running',
-    data: matriq.overviewData,
   },
   {
     method: 'GET',
@@ -178,7 +159,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'matriqGateway',
     scope: 'matriq:read',
     summary: "The location's device gateway and its health",
-    data: matriq.gatewayData,
   },
   {
     method: 'GET',
@@ -187,7 +167,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'matriqDevices',
     scope: 'matriq:read',
     summary: 'Display devices and their health',
-    data: matriq.devicesData,
   },
   {
     method: 'GET',
@@ -196,7 +175,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'matriqProviderAvailable',
     scope: 'matriq:read',
     summary: 'Provider availability for the active business date (legacy compatibility shape)',
-    data: matriq.providerAvailableData,
   },
   {
     method: 'GET',
@@ -205,7 +183,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'providerAvailableAlias',
     scope: 'matriq:read',
     summary: 'Direct alias of matriq/providerAvailable',
-    data: matriq.providerAvailableData,
   },
   {
     method: 'GET',
@@ -214,7 +191,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'matriqAiScheduler',
     scope: 'matriq:read',
     summary: 'Auto Scheduler state, the current published draft and the emergency-stop action',
-    data: matriq.aiSchedulerData,
   },
   {
     method: 'POST',
@@ -223,8 +199,7 @@ export const ROUTES: readonly Route[] = [
     operation: 'matriqEmergencyStop',
     scope: 'matriq:ai-scheduler:stop',
     summary: 'Queue an emergency stop of the Auto Scheduler (Idempotency-Key supported)',
-    data: matriq.emergencyStopData,
-    body: matriq.emergencyStopBody,
+    body: requests.emergencyStopBody,
   },
   // ───────────── campaigns and order board (2.10) ─────────────
   {
@@ -234,7 +209,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'groupCampaigns',
     scope: 'campaigns:read',
     summary: 'Campaigns across the accessible campaign-enabled locations of the group',
-    data: campaigns.groupCampaignsData,
   },
   {
     method: 'GET',
@@ -243,7 +217,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'locationCampaigns',
     scope: 'campaigns:read',
     summary: "A location's campaigns and its display-device status",
-    data: campaigns.locationCampaignsData,
   },
   {
     method: 'GET',
@@ -252,7 +225,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'orderboard',
     scope: 'orderboard:read',
     summary: 'Order-board placeholder (coming soon)',
-    data: orderboard.orderboardData,
   },
   // ───────────── public images ─────────────
   {
@@ -262,7 +234,7 @@ export const ROUTES: readonly Route[] = [
     operation: 'sportsLogo',
     scope: null,
     summary: 'A sports logo image (public; long-lived cache, ETag)',
-    params: sportsq.sportsLogoParams,
+    params: requests.sportsLogoParams,
     produces: ['image/svg+xml', 'image/png'],
     conditional: true,
   },
@@ -274,7 +246,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'shiftqOverview',
     scope: 'shiftq:read',
     summary: 'Overview: summary counts of the current business date (2.3)',
-    data: shiftq.overviewData,
   },
   {
     method: 'GET',
@@ -283,8 +254,7 @@ export const ROUTES: readonly Route[] = [
     operation: 'shiftqSales',
     scope: 'shiftq:read',
     summary: 'Sales snapshot of a business date with a same-weekday prior-week compare',
-    data: shiftq.salesData,
-    query: shiftq.businessDateQuery,
+    query: requests.businessDateQuery,
   },
   {
     method: 'GET',
@@ -293,8 +263,7 @@ export const ROUTES: readonly Route[] = [
     operation: 'shiftqLabor',
     scope: 'shiftq:read',
     summary: 'Labor summary of a business date',
-    data: shiftq.laborData,
-    query: shiftq.businessDateQuery,
+    query: requests.businessDateQuery,
   },
   {
     method: 'GET',
@@ -303,8 +272,7 @@ export const ROUTES: readonly Route[] = [
     operation: 'shiftqKitchen',
     scope: 'shiftq:read',
     summary: 'Kitchen ticket averages: current snapshot and the requested business date (2.4)',
-    data: shiftq.kitchenData,
-    query: shiftq.businessDateQuery,
+    query: requests.businessDateQuery,
   },
   {
     method: 'GET',
@@ -313,7 +281,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'shiftqClockIns',
     scope: 'shiftq:read',
     summary: 'Clock-ins, role coverage and attendance exceptions of the current business date',
-    data: shiftq.clockInsData,
   },
   {
     method: 'GET',
@@ -322,7 +289,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'shiftqPosMenu',
     scope: 'shiftq:read',
     summary: 'POS menu with its stock overlay',
-    data: shiftq.posMenuData,
   },
   {
     method: 'GET',
@@ -331,7 +297,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'shiftqEmployees',
     scope: 'shiftq:read',
     summary: 'Employee, job, shift and time-entry collections',
-    data: shiftq.employeesData,
   },
   {
     method: 'GET',
@@ -340,7 +305,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'shiftqReservations',
     scope: 'shiftq:read',
     summary: 'Reservations from the POS reservation digest (2.5)',
-    data: shiftq.reservationsData,
   },
   {
     method: 'GET',
@@ -349,7 +313,6 @@ export const ROUTES: readonly Route[] = [
     operation: 'shiftqToastReservations',
     scope: 'shiftq:read',
     summary: 'Alias of shiftq/reservations (2.5)',
-    data: shiftq.reservationsData,
   },
   {
     method: 'GET',
@@ -359,8 +322,7 @@ export const ROUTES: readonly Route[] = [
     // The contract does not name this scope; reviews are staff-and-operations data, so shiftq:read governs them.
     scope: 'shiftq:read',
     summary: 'Provider-neutral reviews, newest first, with bounded filters and opaque signed page tokens (2.6)',
-    data: shiftq.reviewsData,
-    query: shiftq.reviewsQuery,
+    query: requests.reviewsQuery,
   },
   {
     method: 'GET',
@@ -369,11 +331,8 @@ export const ROUTES: readonly Route[] = [
     operation: 'shiftqGroupLeaderboard',
     scope: 'shiftq:read',
     summary: 'Accessible locations ranked by net sales and lowest labor, discounts and voids percentages (2.7)',
-    data: shiftq.groupLeaderboardData,
   },
 ];
-
-export const TOKEN_SCHEMAS = token;
 
 const LOCATION_PREFIX = '/v1/{group_id}/{location_id}';
 
@@ -397,55 +356,4 @@ export function resourceName(route: Route): string {
 
 export function routesOf(family: Family): Route[] {
   return ROUTES.filter((r) => r.family === family);
-}
-
-/** What path resolution needs of a route; the admin route table (lambdas/admin-api) resolves with the same rules. */
-type Routable = { method: string; path: string };
-type Match<R extends Routable> = { route: R; params: Record<string, string> };
-export type Resolution<R extends Routable = Route> = { match: Match<R> } | { allowed: string[] } | null;
-
-/**
- * A resolver for one route table: it maps a concrete path to its route.
- * Literal segments beat parameters at the same depth, as in API Gateway. It
- * returns the allowed methods when only the method is wrong, and null when
- * no route has the path. The path is the one an HTTP API hands a function:
- * already percent-decoded, so parameters are taken as they stand (decoding
- * again would turn `%2525` into `%` and `%252F` into a separator).
- */
-export function pathResolver<R extends Routable>(routes: readonly R[]): (method: string, path: string) => Resolution<R> {
-  const compiled = routes.map((route) => ({ route, segments: route.path.split('/').slice(1) }));
-  return (method, path) => {
-    const parts = path.split('/').slice(1);
-    const candidates: { route: R; params: Record<string, string>; rank: string }[] = [];
-    for (const { route, segments } of compiled) {
-      if (segments.length !== parts.length) continue;
-      const params: Record<string, string> = {};
-      let rank = '';
-      const ok = segments.every((seg, i) => {
-        const part = parts[i]!;
-        if (seg.startsWith('{')) {
-          if (part === '') return false;
-          params[seg.slice(1, -1)] = part;
-          rank += '1';
-          return true;
-        }
-        rank += '0';
-        return seg === part;
-      });
-      if (ok) candidates.push({ route, params, rank });
-    }
-    if (candidates.length === 0) return null;
-    const best = candidates.reduce((a, b) => (b.rank < a.rank ? b : a)).rank;
-    const bestPaths = candidates.filter((c) => c.rank === best);
-    const hit = bestPaths.find((c) => c.route.method === method);
-    if (hit) return { match: { route: hit.route, params: hit.params } };
-    return { allowed: [...new Set(bestPaths.map((c) => c.route.method))].sort() };
-  };
-}
-
-export const resolvePath = pathResolver(ROUTES);
-
-/** Looks a route up by its API Gateway resource template, as a Lambda behind API Gateway receives it. */
-export function routeByTemplate(method: string, template: string): Route | undefined {
-  return ROUTES.find((r) => r.method === method && r.path === template);
 }

@@ -31,7 +31,14 @@ export const appKeys = {
   allApps: 'APPS',
 };
 
-export function appsRepo({ doc, tableName }: Db) {
+export type AppsRepo = {
+  get(clientId: string, options?: { consistent?: boolean }): Promise<App | null>;
+  create(app: App): Promise<void>;
+  list(): Promise<App[]>;
+  revoke(clientId: string, at: string): Promise<boolean>;
+};
+
+export function appsRepo({ doc, tableName }: Db): AppsRepo {
   return {
     /** `consistent` wherever a revocation made a moment ago must count: every authenticated request, the token endpoint, the deliverer's re-check. */
     async get(clientId: string, { consistent = false } = {}): Promise<App | null> {

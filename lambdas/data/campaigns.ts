@@ -20,7 +20,12 @@ export const campaignKeys = {
   prefix: 'CAMPAIGN#',
 };
 
-export function campaignsRepo({ doc, tableName }: Db) {
+export type CampaignsRepo = {
+  put(campaign: Campaign): Promise<void>;
+  list(groupId: string): Promise<Campaign[]>;
+};
+
+export function campaignsRepo({ doc, tableName }: Db): CampaignsRepo {
   return {
     async put(campaign: Campaign): Promise<void> {
       await doc.send(

@@ -21,7 +21,12 @@ export const credentialKeys = {
   credential: (tokenHash: string) => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
 };
 
-export function credentialsRepo({ doc, tableName }: Db) {
+export type CredentialsRepo = {
+  get(tokenHash: string): Promise<Credential | null>;
+  put(credential: Credential): Promise<void>;
+};
+
+export function credentialsRepo({ doc, tableName }: Db): CredentialsRepo {
   return {
     /** Strongly consistent: a token is usable the moment the token endpoint returns it. */
     async get(tokenHash: string): Promise<Credential | null> {

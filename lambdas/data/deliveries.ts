@@ -5,7 +5,7 @@ export type DeliveryStatus = 'PENDING' | 'DELIVERING' | 'RETRY_PENDING' | 'SUCCE
 export type EventType = 'bevq.menu.updated' | 'customer_api.webhook.test';
 
 /**
- * Why a delivery's message sits in the DLQ: its five attempts are spent
+ * Why a delivery's message sits in the DLQ: the policy's attempts are spent
  * (status DEAD_LETTER), or its receives were spent without them (status
  * unchanged), or it has no record at all.
  */
@@ -79,7 +79,17 @@ export function markerOf(d: Delivery, reason: DeadLetterReason): DeadLetterMarke
   return { deliveryId, reason, since: d.updatedAt, status, eventId, eventType, destinationId, destinationHost, attempts, lastErrorCode, createdAt };
 }
 
-export function deliveriesRepo({ doc, tableName }: Db) {
+export type DeliveriesRepo = {
+  get(id: string): Promise<Delivery | null>;
+  create(d: Delivery): Promise<boolean>;
+  write(next: Delivery, read: Pick<Delivery, 'version'>): Promise<Delivery | null>;
+  recent(destinationId: string, limit: number): Promise<Delivery[]>;
+  markDeadLetter(marker: DeadLetterMarker, expiresAtSeconds?: number): Promise<void>;
+  unmarkDeadLetter(id: string): Promise<void>;
+  deadLetters(nowSeconds: number): Promise<DeadLetterMarker[]>;
+};
+
+export function deliveriesRepo({ doc, tableName }: Db): DeliveriesRepo {
   const item = (d: Delivery) => ({
     ...deliveryKeys.delivery(d.deliveryId),
     GSI1PK: deliveryKeys.ofDestination(d.destinationId),

@@ -36,7 +36,17 @@ export const destinationKeys = {
   sort: (d: Pick<Destination, 'groupId' | 'clientId' | 'destinationId'>) => `${d.groupId}#${d.clientId}#${d.destinationId}`,
 };
 
-export function destinationsRepo({ doc, tableName }: Db) {
+export type DestinationsRepo = {
+  get(id: string): Promise<Destination | null>;
+  put(destination: Destination, options: { mustExist: boolean }): Promise<boolean>;
+  remove(id: string): Promise<boolean>;
+  update(id: string, fields: Partial<Pick<Destination, ConfigField>>): Promise<Destination | null>;
+  listAll(): Promise<Destination[]>;
+  listByGroup(groupId: string): Promise<Destination[]>;
+  recordAttempt(id: string, succeeded: boolean, at: string): Promise<void>;
+};
+
+export function destinationsRepo({ doc, tableName }: Db): DestinationsRepo {
   // DynamoDB refuses an empty string as a key-condition value, so "every destination" has no begins_with.
   const list = async (prefix: string) =>
     (

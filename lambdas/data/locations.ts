@@ -20,7 +20,13 @@ export const locationKeys = {
   prefix: 'LOCATION#',
 };
 
-export function locationsRepo({ doc, tableName }: Db) {
+export type LocationsRepo = {
+  get(groupId: string, locationId: string): Promise<Location | null>;
+  put(location: Location): Promise<void>;
+  list(groupId: string): Promise<Location[]>;
+};
+
+export function locationsRepo({ doc, tableName }: Db): LocationsRepo {
   return {
     async get(groupId: string, locationId: string): Promise<Location | null> {
       const { Item } = await doc.send(

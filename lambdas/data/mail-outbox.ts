@@ -20,7 +20,14 @@ export const mailKeys = {
   pending: 'MAIL_PENDING',
 };
 
-export function mailOutboxRepo({ doc, tableName }: Db) {
+export type MailOutboxRepo = {
+  queue(key: string, mail: Mail, now: number): Promise<void>;
+  pending(): Promise<QueuedMail[]>;
+  done(key: string): Promise<void>;
+  failed(key: string): Promise<void>;
+};
+
+export function mailOutboxRepo({ doc, tableName }: Db): MailOutboxRepo {
   const update = (key: string, expression: string, names?: Record<string, string>, values?: Record<string, unknown>) =>
     doc.send(
       new UpdateCommand({

@@ -51,7 +51,16 @@ export const matriqKeys = {
 
 const strip = <T>({ PK: _pk, SK: _sk, ...rest }: Record<string, unknown>): T => rest as T;
 
-export function matriqRepo({ doc, tableName }: Db) {
+export type MatriqRepo = {
+  get(groupId: string, locationId: string): Promise<MatriqState | null>;
+  put(state: MatriqState): Promise<void>;
+  markStopped(groupId: string, locationId: string, at: string): Promise<void>;
+  getCommand(commandId: string): Promise<StopCommand | null>;
+  createCommand(command: StopCommand): Promise<boolean>;
+  completeCommand(commandId: string, status: Exclude<StopStatus, 'queued'>, at: string): Promise<boolean>;
+};
+
+export function matriqRepo({ doc, tableName }: Db): MatriqRepo {
   return {
     async get(groupId: string, locationId: string): Promise<MatriqState | null> {
       const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: matriqKeys.state(groupId, locationId) }));

@@ -33,12 +33,20 @@ export const menuKeys = {
 /** Another writer published between our read and our write. */
 export class MenuConflictError extends Error {}
 
+export type MenusRepo = {
+  get(groupId: string, locationId: string): Promise<StoredMenu | null>;
+  list(groupId: string): Promise<StoredMenu[]>;
+  put(menu: StoredMenu, previousEtag: string | null): Promise<void>;
+  withPendingEvents(before: string): Promise<StoredMenu[]>;
+  clearPendingEvent(groupId: string, locationId: string, eventId: string): Promise<void>;
+};
+
 /**
  * Menus are always read strongly consistently: a publisher conditions its
  * write on the version it read, and a webhook receiver re-reads the menu the
  * moment bevq.menu.updated arrives (contract 6.4) and must see that revision.
  */
-export function menusRepo({ doc, tableName }: Db) {
+export function menusRepo({ doc, tableName }: Db): MenusRepo {
   return {
     async get(groupId: string, locationId: string): Promise<StoredMenu | null> {
       const { Item } = await doc.send(

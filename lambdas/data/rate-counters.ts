@@ -22,7 +22,11 @@ export const counterKeys = {
   }),
 };
 
-export function rateCountersRepo({ doc, tableName }: Db) {
+export type RateCountersRepo = {
+  hit(kind: CounterKind, subject: string, windowStart: string, expiresAtSeconds: number): Promise<number>;
+};
+
+export function rateCountersRepo({ doc, tableName }: Db): RateCountersRepo {
   return {
     /**
      * Counts one request in a window with a single atomic ADD and returns the

@@ -32,9 +32,18 @@ export type ReviewFilter = { minRating?: number; maxRating?: number; provider?: 
 /** Sort keys are bounded by `low` and exclusive `high`; `after` is the previous page's last key (exclusive). */
 export type ReviewPageRequest = { low: string; high: string; after: string | null; limit: number; filter: ReviewFilter };
 
+export type ReviewPage = { reviews: StoredReview[]; lastKey: string | null; hasMore: boolean };
+
+export type ReviewsRepo = {
+  put(groupId: string, locationId: string, review: StoredReview): Promise<void>;
+  activeProviders(groupId: string, locationId: string): Promise<string[] | null>;
+  addActiveProviders(groupId: string, locationId: string, providers: string[]): Promise<void>;
+  page(groupId: string, locationId: string, req: ReviewPageRequest): Promise<ReviewPage>;
+};
+
 const QUERY_BATCH = 200;
 
-export function reviewsRepo({ doc, tableName }: Db) {
+export function reviewsRepo({ doc, tableName }: Db): ReviewsRepo {
   return {
     async put(groupId: string, locationId: string, review: StoredReview): Promise<void> {
       await doc.send(
@@ -68,7 +77,7 @@ export function reviewsRepo({ doc, tableName }: Db) {
      * Newest-first page of matching reviews. Reads until `limit + 1` matches
      * are found (the extra one only tells whether more exist) or the range ends.
      */
-    async page(groupId: string, locationId: string, req: ReviewPageRequest): Promise<{ reviews: StoredReview[]; lastKey: string | null; hasMore: boolean }> {
+    async page(groupId: string, locationId: string, req: ReviewPageRequest): Promise<ReviewPage> {
       const filters: string[] = [];
       const values: Record<string, unknown> = {
         ':pk': shiftqKeys.partition(groupId, locationId),

@@ -62,7 +62,18 @@ function decode<T>(item: Record<string, unknown>): Stored<T> {
 const live = (item: Record<string, unknown> | undefined, nowMs: number) =>
   item !== undefined && (typeof item.ttl !== 'number' || item.ttl * 1000 > nowMs);
 
-export function shiftqRepo({ doc, tableName }: Db) {
+export type DatedRequest = { groupId: string; locationId: string; kind: DatedKind; businessDate: string };
+
+export type ShiftqRepo = {
+  getDated<K extends DatedKind>(groupId: string, locationId: string, kind: K, businessDate: string, nowMs: number): Promise<Stored<DatedData[K]> | null>;
+  getDatedMany(requests: DatedRequest[], nowMs: number): Promise<(Stored<unknown> | null)[]>;
+  putDated(groupId: string, locationId: string, kind: DatedKind, businessDate: string, body: Uint8Array, ttlSeconds: number, loadedAt: string): Promise<void>;
+  getCurrent<K extends CurrentKind>(groupId: string, locationId: string, kind: K): Promise<Stored<CurrentData[K]> | null>;
+  pageTokenKey(candidate: string): Promise<string>;
+  putCurrent(groupId: string, locationId: string, kind: CurrentKind, body: Uint8Array, loadedAt: string): Promise<void>;
+};
+
+export function shiftqRepo({ doc, tableName }: Db): ShiftqRepo {
   return {
     async getDated<K extends DatedKind>(
       groupId: string,
@@ -78,10 +89,7 @@ export function shiftqRepo({ doc, tableName }: Db) {
     },
 
     /** Several dated items in one round trip, in the order asked; null where missing or expired. */
-    async getDatedMany(
-      requests: { groupId: string; locationId: string; kind: DatedKind; businessDate: string }[],
-      nowMs: number,
-    ): Promise<(Stored<unknown> | null)[]> {
+    async getDatedMany(requests: DatedRequest[], nowMs: number): Promise<(Stored<unknown> | null)[]> {
       if (requests.length === 0) return [];
       const keys = requests.map((r) => shiftqKeys.dated(r.groupId, r.locationId, r.kind, r.businessDate));
       const found = new Map<string, Record<string, unknown>>();

@@ -89,13 +89,23 @@ const KEY_ATTRIBUTES = ['PK', 'SK'];
 const strip = <T>(item: Record<string, unknown>): T =>
   Object.fromEntries(Object.entries(item).filter(([k]) => !KEY_ATTRIBUTES.includes(k))) as T;
 
-export function sportsRepo({ doc, tableName }: Db) {
+export type SportsRepo = {
+  getProvider(groupId: string, locationId: string): Promise<ProviderEnvironment | null>;
+  putProvider(env: ProviderEnvironment): Promise<void>;
+  getSchedule(date: string): Promise<Schedule | null>;
+  putSchedule(schedule: Schedule): Promise<void>;
+  putViewing(viewing: ViewingData): Promise<void>;
+  viewingAtOrBefore(groupId: string, locationId: string, date: string): Promise<ViewingData | null>;
+};
+
+export function sportsRepo({ doc, tableName }: Db): SportsRepo {
   const get = async <T>(Key: Record<string, string>): Promise<T | null> => {
     const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key }));
     return Item ? strip<T>(Item) : null;
   };
-  const put = (Key: Record<string, string>, value: object) =>
-    doc.send(new PutCommand({ TableName: tableName, Item: { ...Key, ...value } }));
+  const put = async (Key: Record<string, string>, value: object): Promise<void> => {
+    await doc.send(new PutCommand({ TableName: tableName, Item: { ...Key, ...value } }));
+  };
   return {
     getProvider: (groupId: string, locationId: string) =>
       get<ProviderEnvironment>(sportsKeys.provider(groupId, locationId)),

@@ -1,21 +1,49 @@
-import { appsRepo } from './apps.js';
-import { credentialsRepo } from './credentials.js';
+import { appsRepo, type AppsRepo } from './apps.js';
+import { credentialsRepo, type CredentialsRepo } from './credentials.js';
 import type { Db } from './db.js';
-import { groupsRepo } from './groups.js';
-import { locationsRepo } from './locations.js';
-import { rateCountersRepo } from './rate-counters.js';
-import { menusRepo } from './menus.js';
-import { destinationsRepo } from './destinations.js';
-import { deliveriesRepo } from './deliveries.js';
-import { mailOutboxRepo } from './mail-outbox.js';
-import { sportsRepo } from './sports.js';
-import { matriqRepo } from './matriq.js';
-import { campaignsRepo } from './campaigns.js';
-import { shiftqRepo } from './shiftq.js';
-import { reviewsRepo } from './reviews.js';
+import { groupsRepo, type GroupsRepo } from './groups.js';
+import { locationsRepo, type LocationsRepo } from './locations.js';
+import { rateCountersRepo, type RateCountersRepo } from './rate-counters.js';
+import { menusRepo, type MenusRepo } from './menus.js';
+import { destinationsRepo, type DestinationsRepo } from './destinations.js';
+import { deliveriesRepo, type DeliveriesRepo } from './deliveries.js';
+import { mailOutboxRepo, type MailOutboxRepo } from './mail-outbox.js';
+import { sportsRepo, type SportsRepo } from './sports.js';
+import { matriqRepo, type MatriqRepo } from './matriq.js';
+import { campaignsRepo, type CampaignsRepo } from './campaigns.js';
+import { shiftqRepo, type ShiftqRepo } from './shiftq.js';
+import { reviewsRepo, type ReviewsRepo } from './reviews.js';
+import { preloadedDb, readItems, type ItemKey } from './preload.js';
+import { tokenKeysRepo, type TokenKeysRepo } from './token-keys.js';
 
-/** Every repository over one table; handlers take this, never a DynamoDB client. */
-export function createStore(db: Db) {
+/** The data port: every repository over one table; handlers take this, never a DynamoDB client. */
+export type Store = {
+  groups: GroupsRepo;
+  locations: LocationsRepo;
+  apps: AppsRepo;
+  credentials: CredentialsRepo;
+  rateCounters: RateCountersRepo;
+  menus: MenusRepo;
+  destinations: DestinationsRepo;
+  deliveries: DeliveriesRepo;
+  mailOutbox: MailOutboxRepo;
+  sports: SportsRepo;
+  matriq: MatriqRepo;
+  campaigns: CampaignsRepo;
+  shiftq: ShiftqRepo;
+  reviews: ReviewsRepo;
+  tokenKeys: TokenKeysRepo;
+  /**
+   * The same store, with these items already read in one strongly consistent
+   * round trip: its repositories answer GetItems of them from memory. The
+   * /v1 pipeline reads a request's credential, application, location and
+   * path-keyed data this way.
+   */
+  preload(keys: readonly ItemKey[]): Promise<Store>;
+};
+
+/** The Store's DynamoDB adapter: every repository over one table. */
+export function createStore(db: Db): Store {
   return {
     groups: groupsRepo(db),
     locations: locationsRepo(db),
@@ -31,7 +59,7 @@ export function createStore(db: Db) {
     campaigns: campaignsRepo(db),
     shiftq: shiftqRepo(db),
     reviews: reviewsRepo(db),
+    tokenKeys: tokenKeysRepo(db),
+    preload: async (keys) => createStore(preloadedDb(db, await readItems(db, keys))),
   };
 }
-
-export type Store = ReturnType<typeof createStore>;

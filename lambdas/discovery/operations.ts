@@ -1,11 +1,12 @@
+import { readFile } from 'node:fs/promises';
 import type { ApiRequest, Operations } from '#platform/api-handler';
 import type { App } from '#data/apps';
 import type { Location } from '#data/locations';
 import type { Deps } from '#platform/deps';
 import { ok } from '#platform/envelope';
 import { ApiError } from '#contract/errors';
-import { jsonResponse } from '#platform/http';
-import { openApiDocument } from '#contract/openapi';
+import { jsonTextResponse } from '#platform/http';
+import { withServerUrl } from '#contract/openapi-artefact';
 import { REFRESH } from '#contract/refresh';
 import { isLocationRoute, moduleOfRoute, resourceName, ROUTES } from '#contract/routes';
 import { MODULES, type Module, type Scope } from '#contract/scopes';
@@ -64,9 +65,24 @@ async function accessibleLocations(req: ApiRequest, deps: Deps): Promise<Locatio
   return app.allowedLocationIds ? all.filter((l) => app.allowedLocationIds!.includes(l.id)) : all;
 }
 
+/** The OpenAPI artefact by path, read once per container (a failed read is tried again on the next request). */
+const artefacts = new Map<string, Promise<string>>();
+
+function openApiArtefact(path: string): Promise<string> {
+  let artefact = artefacts.get(path);
+  if (!artefact) {
+    artefact = readFile(path, 'utf8');
+    artefacts.set(path, artefact);
+    artefact.catch(() => artefacts.delete(path));
+  }
+  return artefact;
+}
+
 export const operations: Operations = {
-  async openapi(req) {
-    return jsonResponse(200, openApiDocument(req.baseUrl), { 'Cache-Control': 'public, max-age=300' });
+  /** Generated at synth time (zod and the response schemas stay out of this bundle); only the server URL is filled in here. */
+  async openapi(req, deps) {
+    const artefact = await openApiArtefact(deps.config.openApiDocumentPath);
+    return jsonTextResponse(200, withServerUrl(artefact, req.baseUrl), { 'Cache-Control': 'public, max-age=300' });
   },
 
   async listLocations(req, deps) {

@@ -5,9 +5,6 @@ import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#dat
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { MODULES, SCOPES } from '#contract/scopes';
 
-/** The id rule is shared with /v1's path resolution; admin inputs use it as it is. */
-export { id };
-
 export const groupInput = z.object({ groupId: id, name: z.string().trim().min(1).max(200) });
 
 export const locationInput = z.object({

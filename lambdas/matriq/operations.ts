@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { matriqKeys } from '#data/matriq';
 import { sportsLogoUrl } from '#contract/urls';
-import type { ApiRequest, Operations } from '#platform/api-handler';
+import type { ApiRequest, Operations, PathReads } from '#platform/api-handler';
 import { sha256Hex } from '#domain/crypto';
 import type { MatriqState, StopCommand } from '#data/matriq';
 import type { Deps } from '#platform/deps';
@@ -8,7 +9,7 @@ import { ok } from '#platform/envelope';
 import { ApiError } from '#contract/errors';
 import { idempotencyKeyOf, parseJsonBody } from '#platform/json-body';
 import { REFRESH } from '#contract/refresh';
-import { emergencyStopBody } from '#contract/schemas/matriq';
+import { emergencyStopBody } from '#contract/schemas/requests';
 import { businessDateAt, locationRefOf, readSportsDay } from '#domain/sports-day';
 import { deviceHealthOf, deviceStatusOf } from '#domain/device-health';
 
@@ -201,3 +202,7 @@ export const operations: Operations = {
     return ok(req, stopView(existing), { 'Idempotent-Replayed': 'true' });
   },
 };
+
+/** Every location route reads the location's device state, named by the path. */
+const deviceState = (p: Record<string, string>) => [matriqKeys.state(p.group_id!, p.location_id!)];
+export const reads: PathReads = Object.fromEntries(Object.keys(operations).map((name) => [name, deviceState]));

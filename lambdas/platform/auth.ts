@@ -1,7 +1,10 @@
 import type { Deps } from './deps.js';
-import type { App } from '#data/apps';
-import type { Credential } from '#data/credentials';
-import type { Location } from '#data/locations';
+import { appKeys, type App } from '#data/apps';
+import { credentialKeys, type Credential } from '#data/credentials';
+import { locationKeys, type Location } from '#data/locations';
+import type { ItemKey } from '#data/preload';
+import type { Store } from '#data/store';
+import { namesApplication, readAccessToken } from '#domain/access-token';
 import { sha256Hex } from '#domain/crypto';
 import { ApiError } from '#contract/errors';
 import { decide, rateWindow } from './rate-limit.js';
@@ -14,6 +17,8 @@ export type Authorized = {
   /** The path's location, loaded while authorizing location routes. */
   location: Location | null;
   rateHeaders: Record<string, string>;
+  /** The store with this request's items already read: hand it to the operation only once authorization passed. */
+  store: Store;
 };
 
 const REALM = 'Bearer realm="customer-api"';
@@ -26,8 +31,14 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]{16,512}=*)$/i;
  * (2) not expired or revoked, (3) within the rate limit, (4) scope held,
  * (5) path group is the token's group, (6) location allowed, (7) location
  * exists, (8) module enabled there. Ids outside the token's reach are refused
- * with 403 before anything about them is read, so 404 can only be seen for
- * the token's own group.
+ * with 403 before anything about them is returned, so 404 can only be seen
+ * for the token's own group.
+ *
+ * Round trips: a token that names its application (domain/access-token.ts)
+ * is checked from memory, then its credential, application, location and
+ * the path-keyed items the operation declared (`reads`) are fetched in one
+ * strongly consistent BatchGetItem while the rate counter's UpdateItem runs
+ * beside it. A legacy credential must be found by hash first: one round trip more.
  */
 export async function authorize(
   deps: Deps,
@@ -35,6 +46,7 @@ export async function authorize(
   params: Record<string, string>,
   authorization: string | undefined,
   now: number,
+  reads: readonly ItemKey[],
 ): Promise<Authorized> {
   if (!authorization) throw new ApiError('invalid_token', undefined, { 'WWW-Authenticate': REALM });
   const invalid = new ApiError('invalid_token', undefined, {
@@ -42,28 +54,57 @@ export async function authorize(
   });
   const token = BEARER.exec(authorization.trim())?.[1];
   if (!token) throw invalid;
-  const credential = await deps.store.credentials.get(sha256Hex(token));
-  if (!credential) throw invalid;
-  if (credential.expiresAt !== null && Date.parse(credential.expiresAt) <= now) throw new ApiError('token_expired');
-
-  const groupMatches = params.group_id === credential.groupId;
+  const tokenHash = sha256Hex(token);
   const window = rateWindow(now);
-  // The application (for revocation and limits), the window counter and the
-  // location are independent reads: fetch them together, judge them in order.
-  const [app, count, location] = await Promise.all([
-    deps.store.apps.get(credential.clientId, { consistent: true }),
-    deps.store.rateCounters.hit('API', credential.clientId, window.start, window.expiresAtSeconds),
-    groupMatches && isLocationRoute(route) && params.location_id
-      ? deps.store.locations.get(credential.groupId, params.location_id)
-      : Promise.resolve(null),
-  ]);
+  const locationKey = isLocationRoute(route) && params.location_id ? locationKeys.location(params.group_id!, params.location_id) : null;
+  // The application, its window counter, the location and the operation's items are independent: fetch them together, judge them in order.
+  // An application this process has already seen past its limit in this window is not counted again: refused traffic writes nothing.
+  let remembered: number | undefined;
+  const hit = (clientId: string) => deps.store.rateCounters.hit('API', clientId, window.start, window.expiresAtSeconds);
+  const fetchFor = (clientId: string, first: ItemKey[]) => {
+    remembered = OVER_LIMIT.countIn(clientId, window.start);
+    return Promise.all([
+      deps.store.preload([...first, appKeys.app(clientId), ...(locationKey ? [locationKey] : []), ...reads]),
+      remembered ?? hit(clientId),
+    ]);
+  };
+
+  let store: Store;
+  let count: number;
+  let credential: Credential | null;
+  if (namesApplication(token)) {
+    // No key yet: no such token was ever issued.
+    const key = await deps.store.tokenKeys.find();
+    const named = key && readAccessToken(key, token);
+    if (!named) throw invalid;
+    if (named.expiresAtSeconds * 1000 <= now) throw new ApiError('token_expired');
+    [store, count] = await fetchFor(named.clientId, [credentialKeys.credential(tokenHash)]);
+    credential = await store.credentials.get(tokenHash);
+    if (credential?.clientId !== named.clientId) throw invalid;
+  } else {
+    credential = await deps.store.credentials.get(tokenHash);
+    if (!credential) throw invalid;
+    if (isExpired(credential, now)) throw new ApiError('token_expired');
+    [store, count] = await fetchFor(credential.clientId, []);
+  }
+  if (isExpired(credential, now)) throw new ApiError('token_expired');
+  const app = await store.apps.get(credential.clientId, { consistent: true });
   if (!app) throw invalid;
   if (app.status === 'revoked') throw new ApiError('token_revoked');
   if (app.expiresAt && Date.parse(app.expiresAt) <= now) throw new ApiError('application_expired');
 
+  if (remembered !== undefined && remembered <= app.rateLimitPerMinute) {
+    // The limit was raised since this process remembered the count: count this request after all.
+    OVER_LIMIT.forget(app.clientId);
+    [count, remembered] = [await hit(app.clientId), undefined];
+  }
   const rate = decide(count, app.rateLimitPerMinute, window);
-  if (rate.alert) await queueRateAlert(deps, app, rate.alert, window.start, now);
-  if (!rate.allowed) throw new ApiError('rate_limited', undefined, rate.headers);
+  // Each written count reaches one request, which alone may alert; a remembered count was alerted on already.
+  if (rate.alert && remembered === undefined) await queueRateAlert(deps, app, rate.alert, window.start, now);
+  if (!rate.allowed) {
+    OVER_LIMIT.remember(app.clientId, window.start, count);
+    throw new ApiError('rate_limited', undefined, rate.headers);
+  }
 
   const refuse = (code: ConstructorParameters<typeof ApiError>[0], headers: Record<string, string> = {}) =>
     new ApiError(code, undefined, { ...rate.headers, ...headers });
@@ -72,15 +113,42 @@ export async function authorize(
       'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${route.scope}"`,
     });
   }
-  if (!groupMatches) throw refuse('group_not_allowed');
+  if (params.group_id !== credential.groupId) throw refuse('group_not_allowed');
+  let location: Location | null = null;
   if (isLocationRoute(route)) {
     const locationId = params.location_id!;
     if (app.allowedLocationIds && !app.allowedLocationIds.includes(locationId)) throw refuse('location_not_allowed');
+    location = await store.locations.get(credential.groupId, locationId);
     if (!location) throw refuse('not_found');
     const module = moduleOfRoute(route);
     if (module && !location.modulesEnabled[module]) throw refuse('module_not_enabled');
   }
-  return { auth: { app, credential }, location, rateHeaders: rate.headers };
+  return { auth: { app, credential }, location, rateHeaders: rate.headers, store };
+}
+
+/**
+ * Applications this process has seen past their limit, with the count then,
+ * for the current window only. Counts only grow within a window, so a
+ * request of such an application would be refused anyway: it is judged with
+ * the remembered count and writes nothing. Other processes still count; the
+ * window's end clears the memory.
+ */
+const OVER_LIMIT = (() => {
+  let windowStart = '';
+  let counts = new Map<string, number>();
+  const current = (start: string) => {
+    if (start !== windowStart) [windowStart, counts] = [start, new Map()];
+    return counts;
+  };
+  return {
+    countIn: (clientId: string, start: string): number | undefined => current(start).get(clientId),
+    remember: (clientId: string, start: string, count: number) => void current(start).set(clientId, count),
+    forget: (clientId: string) => void counts.delete(clientId),
+  };
+})();
+
+function isExpired(credential: Credential, now: number): boolean {
+  return credential.expiresAt !== null && Date.parse(credential.expiresAt) <= now;
 }
 
 /** Owner e-mail at 80 % and on the first throttled request of a window, queued: the sweeper sends it, off the request path. */

@@ -1,3 +1,7 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
+
 /** Deployment settings read from the environment once; every handler gets them through its deps. */
 export type Config = {
   tableName: string;
@@ -21,7 +25,15 @@ export type Config = {
   pageTokenKey: string;
   /** S3 bucket of the public images (ASSET_BUCKET); empty → the repository folder (the local runtime). */
   assetBucket: string;
+  /**
+   * The OpenAPI artefact the discovery function serves (OPENAPI_DOCUMENT_PATH, relative to the bundle's folder):
+   * the stack ships it beside the bundle, the local runtime writes one at start and passes its absolute path.
+   */
+  openApiDocumentPath: string;
 };
+
+/** The folder of the running bundle (in Lambda, the asset's root); relative paths in the environment start here. */
+const BUNDLE_DIR = dirname(fileURLToPath(import.meta.url));
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   return {
@@ -37,6 +49,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeScale: env.WEBHOOK_TIME_SCALE ? Number(env.WEBHOOK_TIME_SCALE) : 1,
     pageTokenKey: env.PAGE_TOKEN_KEY ?? '',
     assetBucket: env.ASSET_BUCKET ?? '',
+    openApiDocumentPath: resolve(BUNDLE_DIR, env.OPENAPI_DOCUMENT_PATH || OPENAPI_ARTEFACT),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { z } from 'zod';
+import { safeParse } from 'zod/mini';
+import type * as zc from 'zod/v4/core';
 import type { Config } from './config.js';
 import { ApiError } from '#contract/errors';
 
@@ -8,11 +9,12 @@ export type HttpResponse = APIGatewayProxyResult & { headers: Record<string, str
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
-  return {
-    statusCode,
-    headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers },
-    body: JSON.stringify(body),
-  };
+  return jsonTextResponse(statusCode, JSON.stringify(body), headers);
+}
+
+/** A JSON body serialised already (the OpenAPI artefact), with jsonResponse's headers. */
+export function jsonTextResponse(statusCode: number, body: string, headers: Record<string, string> = {}): HttpResponse {
+  return { statusCode, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers }, body };
 }
 
 /** The one error shape; the admin API passes its own codes (e.g. 409 conflict) in the same form. */
@@ -48,8 +50,8 @@ export function baseUrlOf(event: APIGatewayProxyEvent, config: Config): string {
 }
 
 /** String parameters checked against a schema; the first problem is the 400's message. */
-export function validated(schema: z.ZodObject, raw: Record<string, string>, what: string): Record<string, string> {
-  const parsed = schema.safeParse(raw);
+export function validated(schema: zc.$ZodObject, raw: Record<string, string>, what: string): Record<string, string> {
+  const parsed = safeParse(schema, raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ApiError('invalid_request', `${what} ${issue.path.join('.')}: ${issue.message}`);
@@ -58,8 +60,8 @@ export function validated(schema: z.ZodObject, raw: Record<string, string>, what
 }
 
 /** The query parameters a schema names, single-valued and validated. */
-export function validatedQuery(event: APIGatewayProxyEvent, schema: z.ZodObject): Record<string, string> {
-  return validated(schema, queryOf(event, Object.keys(schema.shape)), 'Query parameter');
+export function validatedQuery(event: APIGatewayProxyEvent, schema: zc.$ZodObject): Record<string, string> {
+  return validated(schema, queryOf(event, Object.keys(schema._zod.def.shape)), 'Query parameter');
 }
 
 /** Single-valued query parameters; a parameter given twice is ambiguous and refused. */

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { z } from 'zod';
+import { safeParse } from 'zod/mini';
+import type * as zc from 'zod/v4/core';
 import { MAX_REQUEST_BODY_BYTES } from './config.js';
 import { ApiError } from '#contract/errors';
 import { bodyBytes, bodyText, header } from './http.js';
@@ -12,7 +13,7 @@ import { IDEMPOTENCY_KEY } from '#contract/ids';
  * otherwise), a JSON object, and valid for the route's schema. Each refusal
  * is a distinct, clear error and happens before anything is written.
  */
-export function parseJsonBody<T extends z.ZodType>(event: APIGatewayProxyEvent, schema: T, maxBytes = MAX_REQUEST_BODY_BYTES): z.output<T> {
+export function parseJsonBody<T extends zc.$ZodType>(event: APIGatewayProxyEvent, schema: T, maxBytes = MAX_REQUEST_BODY_BYTES): zc.output<T> {
   if (bodyBytes(event) > maxBytes) {
     throw new ApiError('payload_too_large', `The body must be at most ${maxBytes} bytes.`);
   }
@@ -31,7 +32,7 @@ export function parseJsonBody<T extends z.ZodType>(event: APIGatewayProxyEvent, 
       throw new ApiError('invalid_request', 'The body must be a JSON object.');
     }
   }
-  const parsed = schema.safeParse(value);
+  const parsed = safeParse(schema, value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.length ? `Body field ${issue.path.join('.')}` : 'Body';

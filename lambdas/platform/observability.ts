@@ -2,26 +2,21 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { Tracer } from '@aws-lambda-powertools/tracer';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 
 export const METRICS_NAMESPACE = 'CustomerApi';
 const SERVICE = 'customer-api';
 
 /**
  * Every metric the service emits, all counts with the same dimensions
- * (service, stage). A closed list, so no name or dimension can ever carry a
- * client id, a token or a destination.
+ * (service, stage; and api for HTTP requests). A closed list, so no name or
+ * dimension can ever carry a client id, a token or a destination.
  */
 export type MetricName =
-  // /v1 requests, and those answered 4xx, 5xx and 429.
+  // HTTP requests (dimension `api`: v1, token, admin), and those answered 4xx, 5xx and 429.
   | 'Requests'
   | 'ClientErrors'
   | 'ServerErrors'
   | 'RateLimited'
-  // POST /oauth/token answered with a token, or with any OAuth error.
-  | 'TokenIssued'
-  | 'TokenRefused'
   // Webhook deliveries queued by a menu publish (0 when nothing changed), and how their attempts end.
   | 'DeliveriesQueued'
   | 'DeliverySucceeded'
@@ -32,10 +27,6 @@ export type MetricName =
   | 'DeliveryStranded'
   // Owner e-mails SES refused or could not take (each also logged, without address or text).
   | 'MailFailed'
-  // Admin API requests answered 2xx, 4xx and 5xx.
-  | 'AdminRequests'
-  | 'AdminRefused'
-  | 'AdminServerErrors'
   // Menu events the sweeper had to dispatch again (0 on a quiet run keeps the series continuous).
   | 'SweeperRedispatched';
 
@@ -48,25 +39,18 @@ export function createMetrics(stage: string, logger: Logger): Metrics {
   return new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE, defaultDimensions: { stage }, logger });
 }
 
-/**
- * Off outside Lambda (no AWS_EXECUTION_ENV), so tests and the local runtime
- * trace nothing. HTTPS is not captured globally: webhook URLs are customers'
- * and may carry credentials in their query.
- */
-export const tracer = new Tracer({ serviceName: SERVICE, captureHTTPsRequests: false });
-
 /** Deps without metrics (the admin CLI's: no Lambda, nothing flushes them) count nothing. */
 export function count(deps: { metrics?: Metrics | undefined }, name: MetricName, value = 1): void {
   deps.metrics?.addMetric(name, MetricUnit.Count, value);
 }
 
 /**
- * The head of every handler's middy chain: trace, metrics flush, logger
- * context. Responses are not put into traces: they hold tokens and customer data.
+ * The head of every handler's middy chain: metrics flush, logger context.
+ * No tracing SDK: Lambda's own active tracing records each invocation
+ * (README, "Observability", says why the X-Ray SDK is not bundled).
  */
 export function observability(deps: { logger: Logger; metrics?: Metrics | undefined }) {
   return [
-    captureLambdaHandler(tracer, { captureResponse: false }),
     ...(deps.metrics ? [logMetrics(deps.metrics, { captureColdStartMetric: true })] : []),
     injectLambdaContext(deps.logger, { clearState: true }),
   ];

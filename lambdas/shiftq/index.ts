@@ -1,8 +1,8 @@
 import { apiHandler } from '#platform/api-handler';
 import type { Deps } from '#platform/deps';
-import { operations } from './operations.js';
+import { operations, reads } from './operations.js';
 
 /** Staff and operations family: overview, sales, labor, kitchen, staff, reservations, reviews, group leaderboard. */
 export function createHandler(deps: Deps) {
-  return apiHandler('shiftq', operations, deps);
+  return apiHandler('shiftq', operations, deps, reads);
 }

@@ -1,4 +1,4 @@
-import type { REVIEW_PROVIDERS } from '#contract/schemas/shiftq';
+import type { REVIEW_PROVIDERS } from '#contract/schemas/requests';
 
 /**
  * What each review provider's display policy allows. Where a provider does

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ACCESS_TOKEN_TTL_SECONDS, MAX_REQUEST_BODY_BYTES, TOKEN_REQUESTS_PER_MINUTE } from '#platform/config';
-import { randomSecret, safeEqual, sha256Hex } from '#domain/crypto';
+import { mintAccessToken } from '#domain/access-token';
+import { safeEqual, sha256Hex } from '#domain/crypto';
 import type { Deps } from '#platform/deps';
 import { isId } from '#contract/ids';
 import { bodyBytes, bodyText, header, jsonResponse, type HttpResponse } from '#platform/http';
@@ -98,14 +99,15 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
     (app.expiresAt === null || Date.parse(app.expiresAt) > now);
   if (!usable) throw failed;
 
-  const accessToken = randomSecret(32);
+  const expiresAtSeconds = Math.floor(now / 1000) + ACCESS_TOKEN_TTL_SECONDS;
+  const accessToken = mintAccessToken(await deps.store.tokenKeys.ensure(), app.clientId, expiresAtSeconds);
   await deps.store.credentials.put({
     tokenHash: sha256Hex(accessToken),
     clientId: app.clientId,
     groupId: app.groupId,
     credentialType: 'client_credentials',
     issuedAt: new Date(now).toISOString(),
-    expiresAt: new Date(now + ACCESS_TOKEN_TTL_SECONDS * 1000).toISOString(),
+    expiresAt: new Date(expiresAtSeconds * 1000).toISOString(),
   });
   return jsonResponse(
     200,

@@ -2,7 +2,7 @@ import type { App } from '#data/apps';
 import type { Delivery } from '#data/deliveries';
 import type { Destination } from '#data/destinations';
 import { backoffSeconds } from '#contract/delivery-policy';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 import { count, type MetricName } from '#platform/observability';
 import { sign } from '#domain/signature';
 import { resolveDestination } from '#domain/url-safety';
@@ -19,7 +19,7 @@ export type Receipt = { messageId: string; redrive: number; receive: number };
  * conditional write, POST, and return the record as the attempt left it
  * (null when another receive got there first and this one must stand back).
  */
-export async function attempt(deps: Deps, d: Delivery, receipt: Receipt, attemptTimeoutMs: number): Promise<Delivery | null> {
+export async function attempt(deps: MessagingDeps, d: Delivery, receipt: Receipt, attemptTimeoutMs: number): Promise<Delivery | null> {
   const { store, clock, logger } = deps;
   // Strongly consistent: a disable, removal, revocation or rotation made a moment ago applies to this attempt.
   const destination = await store.destinations.get(d.destinationId);
@@ -65,7 +65,7 @@ const OUTCOME_METRICS: Partial<Record<Delivery['status'], MetricName>> = {
 };
 
 /** The metric and the log line (read by the stack's DeliveryFailures filter) of a recorded outcome; never a URL or secret. */
-export function reportOutcome(deps: Deps, d: Delivery): void {
+export function reportOutcome(deps: MessagingDeps, d: Delivery): void {
   const metric = OUTCOME_METRICS[d.status];
   if (metric) count(deps, metric);
   deps.logger.info('webhook attempt', {
@@ -92,7 +92,7 @@ function refusalOf(delivery: Delivery, destination: Destination | null, app: App
 }
 
 /** DNS, the address check, connect, TLS and the answer's status line, all inside one attempt timeout. */
-async function send(deps: Deps, destination: Destination, d: Delivery, timeoutMs: number): Promise<AttemptOutcome> {
+async function send(deps: MessagingDeps, destination: Destination, d: Delivery, timeoutMs: number): Promise<AttemptOutcome> {
   const deadline = Date.now() + timeoutMs;
   const target = await withinDeadline(
     resolveDestination(destination.url, deps.resolver, { allowLoopback: deps.config.webhookAllowLoopback }),

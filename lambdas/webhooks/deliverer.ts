@@ -1,4 +1,4 @@
-import { defaultDeps } from '#platform/deps';
+import { defaultMessagingDeps } from '#platform/messaging-deps';
 import { createDeliverer } from './handlers.js';
 
-export const handler = createDeliverer(defaultDeps());
+export const handler = createDeliverer(defaultMessagingDeps());

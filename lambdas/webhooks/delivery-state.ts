@@ -6,12 +6,12 @@ import { DELIVERY_POLICY } from '#contract/delivery-policy';
  *
  *   PENDING | RETRY_PENDING ─start→ DELIVERING ─succeed→ SUCCEEDED
  *                                              ─fail→ FAILED            (non-retryable status)
- *                                              ─retry→ RETRY_PENDING    (retryable, attempts < 5)
- *                                              ─retry→ DEAD_LETTER      (fifth retryable failure)
+ *                                              ─retry→ RETRY_PENDING    (retryable, attempts left)
+ *                                              ─retry→ DEAD_LETTER      (retryable, the policy's last attempt)
  *                                              ─interrupt→ as retry     (its invocation died mid-attempt)
  *   PENDING | RETRY_PENDING ─refuse→ FAILED                             (destination/app re-check fails; no request)
  *   PENDING | RETRY_PENDING | DELIVERING ─strand→ (same status)         (its message reached the DLQ with attempts left)
- *   DEAD_LETTER or stranded ─redrive→ PENDING                           (ops; five fresh attempts)
+ *   DEAD_LETTER or stranded ─redrive→ PENDING                           (ops; the policy's attempts afresh)
  *
  * Every result is written conditionally on the version read (the repository's
  * `write`), so two receives of one delivery can never both start an attempt.

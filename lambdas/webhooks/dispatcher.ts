@@ -1,4 +1,4 @@
-import { defaultDeps } from '#platform/deps';
+import { defaultMessagingDeps } from '#platform/messaging-deps';
 import { createDispatcher } from './handlers.js';
 
-export const handler = createDispatcher(defaultDeps());
+export const handler = createDispatcher(defaultMessagingDeps());

@@ -1,10 +1,4 @@
-import {
-  ChangeMessageVisibilityCommand,
-  DeleteMessageCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-} from '@aws-sdk/client-sqs';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 import { parseDeliveryMessage, type DeliveryMessage } from './queue.js';
 
 /** A DLQ message as a visit sees it; `message` is null for a body that is not a delivery message. */
@@ -28,8 +22,8 @@ const POLL_SECONDS = 2;
  * pass's hands (none visible, none in flight elsewhere); short polls would
  * sample a few servers and may answer empty while messages remain.
  */
-export async function scanDlq(deps: Deps, visit: (m: DlqMessage) => Promise<'delete' | 'keep'>, options: ScanOptions): Promise<number> {
-  const url = deps.config.webhookDlqUrl;
+export async function scanDlq(deps: MessagingDeps, visit: (m: DlqMessage) => Promise<'delete' | 'keep'>, options: ScanOptions): Promise<number> {
+  const { dlq } = deps.queue;
   const scale = deps.config.webhookTimeScale;
   const waitSeconds = Math.max(1, Math.round(POLL_SECONDS * scale));
   const deadline = Date.now() + options.budgetSeconds * scale * 1000;
@@ -38,43 +32,30 @@ export async function scanDlq(deps: Deps, visit: (m: DlqMessage) => Promise<'del
   let deleted = 0;
   try {
     while (!options.done?.(deleted) && Date.now() < deadline) {
-      const { Messages = [] } = await deps.sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: url,
-          MaxNumberOfMessages: 10,
-          WaitTimeSeconds: waitSeconds,
-          VisibilityTimeout: Math.ceil(options.budgetSeconds * scale) + waitSeconds + 1,
-        }),
-      );
-      if (Messages.length === 0) {
-        if (await nothingElseIn(deps, url, kept.length)) break;
+      const messages = await dlq.receive({
+        waitSeconds,
+        hideSeconds: Math.ceil(options.budgetSeconds * scale) + waitSeconds + 1,
+      });
+      if (messages.length === 0) {
+        const depth = await dlq.depth();
+        if (depth.visible === 0 && depth.inFlight <= kept.length) break;
         continue;
       }
-      for (const m of Messages) {
-        const messageId = m.MessageId!;
-        const verdict = seen.has(messageId) ? 'keep' : await visit({ messageId, message: parseDeliveryMessage(m.Body ?? '') });
-        seen.add(messageId);
+      for (const m of messages) {
+        const verdict = seen.has(m.messageId) ? 'keep' : await visit({ messageId: m.messageId, message: parseDeliveryMessage(m.body) });
+        seen.add(m.messageId);
         if (verdict === 'delete') {
-          await deps.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle! }));
+          await dlq.delete(m.receiptHandle);
           deleted++;
         } else {
-          kept.push(m.ReceiptHandle!);
+          kept.push(m.receiptHandle);
         }
       }
     }
   } finally {
     for (const handle of kept) {
-      await deps.sqs
-        .send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: handle, VisibilityTimeout: 0 }))
-        .catch(() => undefined); // it comes back on its own when its visibility ends
+      await dlq.release(handle).catch(() => undefined); // it comes back on its own when its visibility ends
     }
   }
   return deleted;
-}
-
-async function nothingElseIn(deps: Deps, url: string, heldByUs: number): Promise<boolean> {
-  const { Attributes = {} } = await deps.sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
-  );
-  return Number(Attributes.ApproximateNumberOfMessages ?? 0) === 0 && Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) <= heldByUs;
 }

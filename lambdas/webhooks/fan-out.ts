@@ -1,7 +1,7 @@
 import type { Delivery } from '#data/deliveries';
 import type { Destination } from '#data/destinations';
 import type { MenuEvent } from '#data/menus';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 import { appIneligibility, covers } from './eligibility.js';
 import { deliveryIdOf, payloadOf, type EventFacts } from './events.js';
 import { enqueueDelivery } from './queue.js';
@@ -43,7 +43,7 @@ export function newDelivery(event: EventFacts, destination: Destination, now: nu
  * so it is queued again: a duplicate message is harmless (the first to start
  * an attempt becomes the carrier; the others are dropped), a lost one is not.
  */
-export async function queueDelivery(deps: Deps, delivery: Delivery): Promise<void> {
+export async function queueDelivery(deps: MessagingDeps, delivery: Delivery): Promise<void> {
   let redrive = delivery.redrives;
   if (!(await deps.store.deliveries.create(delivery))) {
     const existing = await deps.store.deliveries.get(delivery.deliveryId);
@@ -54,7 +54,7 @@ export async function queueDelivery(deps: Deps, delivery: Delivery): Promise<voi
 }
 
 /** Eligible, enabled destinations of the event's group covering its location. */
-export async function destinationsFor(deps: Deps, groupId: string, locationId: string): Promise<Destination[]> {
+export async function destinationsFor(deps: MessagingDeps, groupId: string, locationId: string): Promise<Destination[]> {
   const destinations = (await deps.store.destinations.listByGroup(groupId)).filter((d) => d.enabled);
   const apps = new Map(
     await Promise.all([...new Set(destinations.map((d) => d.clientId))].map(async (id) => [id, await deps.store.apps.get(id)] as const)),
@@ -72,7 +72,7 @@ export async function destinationsFor(deps: Deps, groupId: string, locationId: s
  * created with a condition. Throws when queueing fails, leaving the event
  * pending for the sweeper.
  */
-export async function dispatchMenuEvent(deps: Deps, event: MenuEvent): Promise<number> {
+export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent): Promise<number> {
   const location = await deps.store.locations.get(event.groupId, event.locationId);
   const targets = location?.modulesEnabled.bevq ? await destinationsFor(deps, event.groupId, event.locationId) : [];
   const now = deps.clock.now();
@@ -83,7 +83,7 @@ export async function dispatchMenuEvent(deps: Deps, event: MenuEvent): Promise<n
 }
 
 /** Re-dispatches events left pending longer than `graceMs` (a crash or a failed enqueue). */
-export async function sweepPendingEvents(deps: Deps, graceMs = 60_000): Promise<number> {
+export async function sweepPendingEvents(deps: MessagingDeps, graceMs = 60_000): Promise<number> {
   const before = new Date(deps.clock.now() - graceMs).toISOString();
   const menus = await deps.store.menus.withPendingEvents(before);
   let dispatched = 0;

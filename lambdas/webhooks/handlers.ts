@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { publishMenu, type PublishRequest } from './menu-publish.js';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 import { sendQueuedMail } from '#platform/mailer';
 import { count, observability } from '#platform/observability';
 import { sweepPendingEvents } from './fan-out.js';
@@ -19,7 +19,7 @@ import { reconcileDlq, type Reconciled } from './reconcile.js';
  * SQS event source (reportBatchItemFailures): each record is at most one
  * attempt, all records in parallel; retries come back as batch item failures.
  */
-export function createDeliverer(deps: Deps) {
+export function createDeliverer(deps: MessagingDeps) {
   return middy<SQSEvent, SQSBatchResponse>()
     .use(observability(deps))
     .handler((event, context) =>
@@ -38,7 +38,7 @@ export type SweepResult = { dispatched: number; mailed: number } & Reconciled;
  * events left pending by a crash or a failed enqueue, lists whatever sits in
  * the DLQ, and sends queued owner mail.
  */
-export function createSweeper(deps: Deps) {
+export function createSweeper(deps: MessagingDeps) {
   return middy<unknown, SweepResult>()
     .use(observability(deps))
     .handler(async () => {
@@ -51,7 +51,7 @@ export function createSweeper(deps: Deps) {
 }
 
 /** The ingest path the menu platform invokes with a rebuilt menu: write, then fan out. */
-export function createDispatcher(deps: Deps) {
+export function createDispatcher(deps: MessagingDeps) {
   return middy<PublishRequest, { revision: string; newRevision: boolean; eventId: string | null }>()
     .use(observability(deps))
     .handler(async (event) => {

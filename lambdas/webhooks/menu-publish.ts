@@ -1,11 +1,12 @@
 import { buildMenu, contentProblems } from './menu-build.js';
 import type { MenuEvent, StoredMenu } from '#data/menus';
 import { MenuConflictError } from '#data/menus';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 import { menuInput, type MenuData } from '#contract/schemas/bevq';
 import { dispatchMenuEvent } from './fan-out.js';
 import { menuEventId } from './events.js';
-import { AdminConflictError, AdminInputError, AdminNotFoundError, id, parseInput } from '#domain/inputs';
+import { AdminConflictError, AdminInputError, AdminNotFoundError, parseInput } from '#domain/inputs';
+import { id } from '#contract/schemas/common';
 import { z } from 'zod';
 
 /** A rebuilt menu for one location, as the platform publishes it (admin CLI and the ingest function). */
@@ -31,7 +32,7 @@ const target = z.object({ groupId: id, locationId: id });
  * one item: the store refuses one larger than DynamoDB's 400 KB, measured in
  * UTF-8 bytes as built (StorageLimitError, 413; see docs/decisions/item-sizes.md).
  */
-export async function writeMenu(deps: Deps, request: PublishRequest): Promise<{ stored: StoredMenu; written: boolean; event: MenuEvent | null }> {
+export async function writeMenu(deps: MessagingDeps, request: PublishRequest): Promise<{ stored: StoredMenu; written: boolean; event: MenuEvent | null }> {
   const { groupId, locationId } = parseInput(target, request);
   const input = parseInput(menuInput, request.menu);
   const problems = contentProblems(input);
@@ -72,7 +73,7 @@ export async function writeMenu(deps: Deps, request: PublishRequest): Promise<{ 
 }
 
 /** Write, then fan out every pending event of the location; a failed fan-out stays pending for the sweeper. */
-export async function publishMenu(deps: Deps, request: PublishRequest): Promise<PublishResult> {
+export async function publishMenu(deps: MessagingDeps, request: PublishRequest): Promise<PublishResult> {
   const { stored, written, event } = await writeMenu(deps, request);
   let deliveries = 0;
   for (const pending of Object.values(stored.pendingEvents)) deliveries += await dispatchMenuEvent(deps, pending);

@@ -1,5 +1,4 @@
-import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 
 /**
  * One SQS message per delivery record; the record holds everything else (and
@@ -11,10 +10,9 @@ import type { Deps } from '#platform/deps';
 export type DeliveryMessage = { deliveryId: string; redrive: number };
 
 /** Sends the delivery's message; returns its id (a redrive makes it the delivery's carrier). */
-export async function enqueueDelivery(deps: Deps, deliveryId: string, redrive: number): Promise<string> {
+export async function enqueueDelivery(deps: MessagingDeps, deliveryId: string, redrive: number): Promise<string> {
   const body: DeliveryMessage = { deliveryId, redrive };
-  const { MessageId } = await deps.sqs.send(new SendMessageCommand({ QueueUrl: deps.config.webhookQueueUrl, MessageBody: JSON.stringify(body) }));
-  return MessageId!;
+  return deps.queue.send(JSON.stringify(body));
 }
 
 export function parseDeliveryMessage(body: string): DeliveryMessage | null {
@@ -26,15 +24,4 @@ export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   } catch {
     return null;
   }
-}
-
-/** The retry wait is the message's visibility: SQS hands it back when the wait is over. */
-export async function delayMessage(deps: Deps, receiptHandle: string, seconds: number): Promise<void> {
-  await deps.sqs.send(
-    new ChangeMessageVisibilityCommand({
-      QueueUrl: deps.config.webhookQueueUrl,
-      ReceiptHandle: receiptHandle,
-      VisibilityTimeout: seconds,
-    }),
-  );
 }

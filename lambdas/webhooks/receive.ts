@@ -1,10 +1,10 @@
 import type { SQSRecord } from 'aws-lambda';
 import { markerOf, type Delivery } from '#data/deliveries';
 import { backoffSeconds, scaledTimings } from '#contract/delivery-policy';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 import { attempt, reportOutcome, type Receipt } from './attempt.js';
 import * as state from './delivery-state.js';
-import { delayMessage, parseDeliveryMessage } from './queue.js';
+import { parseDeliveryMessage } from './queue.js';
 
 /** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
 export class RetryLater extends Error {}
@@ -21,7 +21,7 @@ export class RetryLater extends Error {}
  */
 type Fate = 'done' | 'hold' | number;
 
-export async function processRecord(deps: Deps, record: SQSRecord, remainingMs: () => number): Promise<void> {
+export async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs: () => number): Promise<void> {
   const message = parseDeliveryMessage(record.body);
   if (!message) {
     // Nothing of ours sends it, so it is not a delivery: dropped, not left to poison the queue.
@@ -31,11 +31,11 @@ export async function processRecord(deps: Deps, record: SQSRecord, remainingMs: 
   const receipt = { messageId: record.messageId, redrive: message.redrive, receive: Number(record.attributes.ApproximateReceiveCount) || 1 };
   const fate = await receive(deps, message.deliveryId, receipt, remainingMs);
   if (fate === 'done') return;
-  if (fate !== 'hold') await delayMessage(deps, record.receiptHandle, fate);
+  if (fate !== 'hold') await deps.queue.delay(record.receiptHandle, fate);
   throw new RetryLater(`delivery ${message.deliveryId}: ${fate === 'hold' ? 'held' : `back in ${fate}s`}`);
 }
 
-async function receive(deps: Deps, deliveryId: string, receipt: Receipt, remainingMs: () => number): Promise<Fate> {
+async function receive(deps: MessagingDeps, deliveryId: string, receipt: Receipt, remainingMs: () => number): Promise<Fate> {
   const timings = scaledTimings(deps.config.webhookTimeScale);
   const d = await deps.store.deliveries.get(deliveryId);
   // Records are written before their message is sent: missing means not readable yet, never done.
@@ -71,7 +71,7 @@ async function receive(deps: Deps, deliveryId: string, receipt: Receipt, remaini
 }
 
 /** After a write: a retry waits its backoff, a dead letter is listed and handed to the redrive, the rest is done. */
-async function settle(deps: Deps, d: Delivery): Promise<Fate> {
+async function settle(deps: MessagingDeps, d: Delivery): Promise<Fate> {
   if (d.status === 'RETRY_PENDING') return scaledTimings(deps.config.webhookTimeScale).backoffVisibilitySeconds(d.attempts);
   if (d.status !== 'DEAD_LETTER') return 'done';
   // After the record: a crash in between leaves a DEAD_LETTER record whose marker the sweeper restores.

@@ -1,12 +1,9 @@
 import { markerOf, type DeadLetterMarker } from '#data/deliveries';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 import { count } from '#platform/observability';
-import { WEBHOOK_QUEUES } from '#contract/queues';
+import { DLQ_PASS_SECONDS, WEBHOOK_QUEUES } from '#contract/queues';
 import * as state from './delivery-state.js';
 import { scanDlq, type DlqMessage } from './dlq-scan.js';
-
-/** Nominal seconds the sweeper gives one pass over the DLQ (its function timeout derives from it). */
-export const DLQ_PASS_SECONDS = 30;
 
 export type Reconciled = { stranded: number; relisted: number; removed: number };
 
@@ -20,7 +17,7 @@ export type Reconciled = { stranded: number; relisted: number; removed: number }
  * the delivery's carrier (left behind by a redrive, orphaned by a redrive that
  * failed half-way, or duplicates) and copies of finished deliveries are deleted.
  */
-export async function reconcileDlq(deps: Deps): Promise<Reconciled> {
+export async function reconcileDlq(deps: MessagingDeps): Promise<Reconciled> {
   const { store, clock, logger } = deps;
   const listed = new Set((await store.deliveries.deadLetters(Math.floor(clock.now() / 1000))).map((m) => m.deliveryId));
   const result: Reconciled = { stranded: 0, relisted: 0, removed: 0 };

@@ -1,4 +1,4 @@
-import { defaultDeps } from '#platform/deps';
+import { defaultMessagingDeps } from '#platform/messaging-deps';
 import { createSweeper } from './handlers.js';
 
-export const handler = createSweeper(defaultDeps());
+export const handler = createSweeper(defaultMessagingDeps());

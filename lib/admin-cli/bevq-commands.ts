@@ -8,9 +8,9 @@ import {
   setEnabled,
   showDestination,
   type PublicDestination,
-} from '../../lambdas/admin/destinations.js';
-import { listDeadLetters, redrive, showDeadLetter } from '../../lambdas/admin/dlq.js';
-import { publishDocument, publishMenu } from '../../lambdas/webhooks/menu-publish.js';
+} from '#lambdas/admin/destinations';
+import { listDeadLetters, redrive, showDeadLetter } from '#lambdas/admin/dlq';
+import { publishDocument, publishMenu } from '#lambdas/webhooks/menu-publish';
 import { AdminInputError } from '#domain/inputs';
 import { readJsonFile } from './read-json.js';
 import { fields, show, table, type Column } from './format.js';

@@ -1,7 +1,7 @@
-import { createApp, createdAppDocument, listApps, revokeApp, showApp } from '../../lambdas/admin/apps.js';
+import { createApp, createdAppDocument, listApps, revokeApp, showApp } from '#lambdas/admin/apps';
 import { AdminInputError, type AppInput } from '#domain/inputs';
 import { loadVenues, putGroup, putLocation } from '../ingest/venues.js';
-import { requireGroup } from '../../lambdas/admin/apps.js';
+import { requireGroup } from '#lambdas/admin/apps';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import type { App, CredentialType } from '#data/apps';
 import type { Location } from '#data/locations';

@@ -1,5 +1,5 @@
 import type { Store } from '#data/store';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 
 /**
  * How a command is declared: its words, flags, optional positional and run
@@ -40,7 +40,7 @@ export type RunInput<F extends Record<string, Flag>> = {
   store: Store;
   now: number;
   /** The target's full deps (queue, mailer, resolver) for commands that do more than read and write the table. */
-  deps: Deps;
+  deps: MessagingDeps;
 };
 
 export type Command<F extends Record<string, Flag> = Record<string, Flag>> = {

@@ -4,7 +4,7 @@ import { createStore, type Store } from '#data/store';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Clock } from '#platform/clock';
 import { configFromEnv } from '#platform/config';
-import { awsClients, buildDeps, type AwsClients, type Deps } from '#platform/deps';
+import { awsClients, buildMessagingDeps, type AwsClients, type MessagingDeps } from '#platform/messaging-deps';
 import { localEndpoint } from '../local/endpoints.js';
 import { readRuntimeFile, RUNTIME_FILE, RUNTIME_FILE_ENV } from '../local/runtime-file.js';
 import { LOCAL_THROTTLE } from '../local/stage-throttle.js';
@@ -27,8 +27,8 @@ export type Target = {
   webhookQueueUrl: string | null;
   webhookDlqUrl: string | null;
   store: Store;
-  /** Deps as the target's functions have them: its queues, its mail, the system resolver. */
-  deps(clock: Clock): Deps;
+  /** MessagingDeps as the target's functions have them: its queues, its mail, the system resolver. */
+  deps(clock: Clock): MessagingDeps;
   close(): void;
 };
 
@@ -43,7 +43,7 @@ type TargetClients = {
   stageRateLimit: number;
 };
 
-function depsOf(t: TargetClients, clock: Clock): Deps {
+function depsOf(t: TargetClients, clock: Clock): MessagingDeps {
   const config = {
     ...configFromEnv(),
     tableName: t.tableName,
@@ -52,7 +52,7 @@ function depsOf(t: TargetClients, clock: Clock): Deps {
     webhookAllowLoopback: t.allowLoopback,
     stageRateLimit: t.stageRateLimit,
   };
-  return buildDeps(t.clients, {
+  return buildMessagingDeps(t.clients, {
     config,
     store: t.store,
     clock,

@@ -14,7 +14,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ADMIN_PROXY_PATH, type AdminRoute } from '../../lambdas/admin/routes.js';
+import { ADMIN_PROXY_PATH, type AdminRoute } from '#contract/admin-routes';
 import type { Family, Route } from '#contract/routes';
 
 export type RouteTableApiProps = {

@@ -3,7 +3,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { SPORTS_LOGO_DIR, SPORTS_LOGO_PREFIX } from '../../lambdas/assets/asset-store.js';
+import { SPORTS_LOGO_DIR, SPORTS_LOGO_PREFIX } from '#contract/assets';
 
 export type AssetBucketProps = {
   /** Prod keeps the bucket (and the deployment's logs) when the stack goes; dev deletes both, objects included. */

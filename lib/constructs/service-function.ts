@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ArnFormat, Duration, Stack, Tags, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -30,8 +31,8 @@ const LAMBDAS_DIR = fileURLToPath(new URL('../../lambdas/', import.meta.url));
 
 export type ServiceFunctionProps = {
   family: string;
-  /** Handler file below lambdas/; default `<family>/handler.ts` (non-HTTP functions such as `webhooks/deliverer.ts`). */
-  entry?: string;
+  /** Handler file below lambdas/. */
+  entry: string;
   memorySize: number;
   logRetention: RetentionDays;
   /** For the log group: keep logs of a deleted prod stack, drop dev ones. */
@@ -39,6 +40,8 @@ export type ServiceFunctionProps = {
   environment?: Record<string, string>;
   /** Default 10 s, well below API Gateway's 29 s integration timeout; non-HTTP functions set their own. */
   timeoutSeconds?: number;
+  /** Files shipped beside the bundle, by their name in the asset (the discovery function's OpenAPI document). */
+  assetFiles?: Record<string, string>;
 };
 
 /**
@@ -63,7 +66,7 @@ export class ServiceFunction extends NodejsFunction {
     logGroup.grantWrite(role);
 
     super(scope, id, {
-      entry: `${LAMBDAS_DIR}${props.entry ?? `${props.family}/handler.ts`}`,
+      entry: `${LAMBDAS_DIR}${props.entry}`,
       handler: 'handler',
       // cdk-nag AwsSolutions-L1 wants the newest Node.js runtime this aws-cdk-lib knows.
       runtime: Runtime.NODEJS_24_X,
@@ -84,6 +87,7 @@ export class ServiceFunction extends NodejsFunction {
         externalModules: [],
         // No Docker on build machines: bundle with the project's esbuild.
         forceDockerBundling: false,
+        ...(props.assetFiles ? { commandHooks: copyHooks(props.assetFiles) } : {}),
       },
     });
     this.family = props.family;
@@ -174,6 +178,18 @@ export class ServiceFunction extends NodejsFunction {
     }
     this.accessPolicy.addStatements(statement);
   }
+}
+
+/** Bundling hooks copying `files` (name in the asset → source path) into the bundle's folder; local bundling runs them in bash, or cmd on Windows. */
+function copyHooks(files: Record<string, string>) {
+  const quote = (path: string) => (process.platform === 'win32' ? `"${path}"` : `'${path.replaceAll("'", `'\\''`)}'`);
+  const copy = process.platform === 'win32' ? 'copy /Y' : 'cp';
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (_inputDir: string, outputDir: string) =>
+      Object.entries(files).map(([name, source]) => `${copy} ${quote(source)} ${quote(join(outputDir, name))}`),
+  };
 }
 
 /** `Name <a@b.c>` or `a@b.c` → `a@b.c`. */

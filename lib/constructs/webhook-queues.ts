@@ -13,7 +13,7 @@ export type WebhookQueuesProps = {
 export class WebhookQueues extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
-  /** Fires when any message reaches the DLQ: five attempts spent, or receives spent without them (`dlq list` says which). */
+  /** Fires when any message reaches the DLQ: the policy's attempts spent, or receives spent without them (`dlq list` says which). */
   readonly deadLetterAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: WebhookQueuesProps) {

@@ -7,46 +7,10 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DELIVERY_POLICY, DERIVED } from '#contract/delivery-policy';
-import { DLQ_PASS_SECONDS } from '../../lambdas/webhooks/reconcile.js';
-import { pascal, ServiceFunction, type DynamoAction, type TableIndexName } from './service-function.js';
+import { FUNCTIONS, type WebhookFunctionName } from '../functions.js';
+import { pascal, ServiceFunction } from './service-function.js';
 import type { WebhookQueues } from './webhook-queues.js';
 
-/** The non-HTTP webhook functions: declared once, like FAMILY_INFRA, with exactly what each needs. */
-export const WEBHOOK_FUNCTIONS = {
-  /** The ingest path: writes a rebuilt menu, then fans its event out (SendMessage). */
-  'webhook-dispatcher': {
-    entry: 'webhooks/dispatcher.ts',
-    tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
-    queriedIndexes: ['GSI1'],
-    memorySize: 512,
-    timeoutSeconds: 10,
-    sendsMail: false,
-  },
-  /** SQS consumer: at most one attempt per record; retries through the message's visibility. Unlists a stranded delivery that moves again. */
-  'webhook-deliverer': {
-    entry: 'webhooks/deliverer.ts',
-    tableActions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
-    queriedIndexes: [],
-    memorySize: 512,
-    timeoutSeconds: DERIVED.functionTimeoutSeconds,
-    sendsMail: false,
-  },
-  /** Schedule: re-dispatches menu events left pending, lists what is in the DLQ, sends queued owner mail. */
-  'webhook-sweeper': {
-    entry: 'webhooks/sweeper.ts',
-    tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
-    queriedIndexes: ['GSI1'],
-    memorySize: 512,
-    // The DLQ pass plus room for dispatching and mail, inside the one-minute schedule.
-    timeoutSeconds: DLQ_PASS_SECONDS + 20,
-    sendsMail: true,
-  },
-} as const satisfies Record<
-  string,
-  { entry: string; tableActions: readonly DynamoAction[]; queriedIndexes: readonly TableIndexName[]; memorySize: number; timeoutSeconds: number; sendsMail: boolean }
->;
-
-export type WebhookFunctionName = keyof typeof WEBHOOK_FUNCTIONS;
 
 export type WebhookFunctionsProps = {
   table: ITable;
@@ -71,7 +35,7 @@ export class WebhookFunctions extends Construct {
   constructor(scope: Construct, id: string, props: WebhookFunctionsProps) {
     super(scope, id);
     const make = (name: WebhookFunctionName) => {
-      const infra = WEBHOOK_FUNCTIONS[name];
+      const infra = FUNCTIONS[name];
       const fn = new ServiceFunction(this, pascal(name), {
         family: name,
         entry: infra.entry,

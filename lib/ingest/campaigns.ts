@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Store } from '#data/store';
 import { requireLocations } from './locations-exist.js';
-import { AdminInputError, id, parseInput } from '#domain/inputs';
+import { AdminInputError, parseInput } from '#domain/inputs';
+import { id } from '#contract/schemas/common';
 
 const instant = z.string().datetime({ offset: true });
 

@@ -3,9 +3,10 @@ import { parseCompactDate } from '#contract/business-date';
 import type { StopCommand } from '#data/matriq';
 import type { Store } from '#data/store';
 import { hhmm } from '#contract/schemas/matriq';
-import { stopTransition, StopTransitionError } from '../../lambdas/matriq/stop-transitions.js';
+import { stopTransition, StopTransitionError } from '#lambdas/matriq/stop-transitions';
 import { requireLocations } from './locations-exist.js';
-import { AdminInputError, fitsOneItem, id, parseInput } from '#domain/inputs';
+import { AdminInputError, fitsOneItem, parseInput } from '#domain/inputs';
+import { id } from '#contract/schemas/common';
 
 /**
  * Display-device ingest (what a location's gateway reports) and the gateway's

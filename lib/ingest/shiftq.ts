@@ -19,7 +19,8 @@ import {
   type KitchenInput,
   type ReviewInput,
 } from '#contract/schemas/shiftq-inputs';
-import { AdminInputError, id, parseInput } from '#domain/inputs';
+import { AdminInputError, parseInput } from '#domain/inputs';
+import { id } from '#contract/schemas/common';
 
 /**
  * Loads shiftq data for one location: per-business-date resources (raw

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { Store } from '#data/store';
-import { realIsoDate, SPORTS_LOGO_NAME } from '#contract/schemas/sportsq';
+import { realIsoDate, SPORTS_LOGO_NAME } from '#contract/schemas/requests';
 import { requireLocations } from './locations-exist.js';
-import { AdminInputError, fitsOneItem, id, parseInput } from '#domain/inputs';
+import { AdminInputError, fitsOneItem, parseInput } from '#domain/inputs';
+import { id } from '#contract/schemas/common';
 
 /**
  * Sports ingest: league schedules by date, location provider environments and

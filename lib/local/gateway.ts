@@ -1,9 +1,10 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { ADMIN_PROXY_PATH, ADMIN_ROOT, ADMIN_ROUTES, isAdminPath } from '../../lambdas/admin/routes.js';
-import { pathResolver, ROUTES, type Family } from '#contract/routes';
-import { CATCH_ALL_FAMILY } from '../families.js';
+import { ADMIN_PROXY_PATH, ADMIN_ROOT, ADMIN_ROUTES, isAdminPath } from '#contract/admin-routes';
+import { ROUTES, type Family } from '#contract/routes';
+import { pathResolver } from '#platform/path-resolver';
+import { CATCH_ALL_FAMILY } from '../functions.js';
 import type { ProxyHandler } from './families.js';
 import { LOCAL_THROTTLE, tokenBucket, type StageThrottle } from './stage-throttle.js';
 

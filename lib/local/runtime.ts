@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { systemClock, type Clock } from '#platform/clock';
 import { configFromEnv, type Config } from '#platform/config';
@@ -15,7 +15,7 @@ import { startSchedule } from './schedules.js';
 import { startSqsPoller, type PollerFaults, type SqsHandler } from './sqs-poller.js';
 import { DELIVERY_POLICY, DERIVED, scaledTimings } from '#contract/delivery-policy';
 import type { Store } from '#data/store';
-import { awsClients, buildDeps, type Deps } from '#platform/deps';
+import { awsClients, buildMessagingDeps, type MessagingDeps } from '#platform/messaging-deps';
 import { localEndpoint } from './endpoints.js';
 import { close, startEngines, type Engines } from './engines.js';
 import { createHandler as createAdminHandler } from '../../lambdas/admin/index.js';
@@ -25,6 +25,7 @@ import { createGateway, lambdaContext } from './gateway.js';
 import { LOCAL_THROTTLE, type StageThrottle } from './stage-throttle.js';
 import { ensureQueues, ensureTable, type QueueUrls } from './provision.js';
 import { createDemoApp, DEMO_GROUP_ID, seedDemo, type DemoCredentials } from './seed.js';
+import { writeOpenApiArtefact } from '../openapi-artefact.js';
 
 export type LocalRuntimeOptions = {
   port?: number;
@@ -70,8 +71,10 @@ export type LocalRuntime = {
   engines: Omit<Engines, 'stop'>;
   /** The runtime's DynamoDB client (benchmarks count its calls). */
   dynamo: DynamoDBClient;
+  /** The runtime's SQS client (the local event source; tests read queue attributes with it). */
+  sqs: SQSClient;
   store: Store;
-  deps: Deps;
+  deps: MessagingDeps;
   demo: DemoCredentials | null;
   /** The admin API's key: `Authorization: Bearer <adminKey>` on /admin/v1 requests. */
   adminKey: string;
@@ -111,12 +114,21 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const queues = await ensureQueues(sqs, tableName);
 
     const throttle = options.throttle ?? LOCAL_THROTTLE;
-    const config = { ...configFromEnv(), tableName, ...queues, stage: 'local', stageRateLimit: throttle.rateLimit, ...options.config };
+    const config = {
+      ...configFromEnv(),
+      tableName,
+      ...queues,
+      stage: 'local',
+      stageRateLimit: throttle.rateLimit,
+      // What the stack ships beside the discovery bundle, generated from this checkout's contract.
+      openApiDocumentPath: writeOpenApiArtefact(),
+      ...options.config,
+    };
     const clock = options.clock ?? systemClock;
     const logger = new Logger({ serviceName: 'customer-api', logLevel: options.logLevel ?? 'INFO' });
     // EMF lines are for CloudWatch; here they would only flood the console. Set it to false to see them.
     process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-    const deps = buildDeps(clients, { config, clock, logger, ...(options.resolver ? { resolver: options.resolver } : {}) });
+    const deps = buildMessagingDeps(clients, { config, clock, logger, ...(options.resolver ? { resolver: options.resolver } : {}) });
     const store = deps.store;
     if (config.webhookAllowLoopback) {
       deps.logger.warn('WEBHOOK_ALLOW_LOOPBACK is on: webhook destinations may point at this machine (127.0.0.0/8, ::1). Local testing only.');
@@ -138,7 +150,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const poller =
       options.deliverWebhooks === false
         ? null
-        : startDeliveryPoller(deps, Attributes?.QueueArn ?? '', createDeliverer(deps), options.webhookFaults);
+        : startDeliveryPoller(deps, sqs, Attributes?.QueueArn ?? '', createDeliverer(deps), options.webhookFaults);
     const sweep = createSweeper(deps);
     const sweeper = startSchedule(
       'webhook-sweeper',
@@ -154,6 +166,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       queues,
       engines: endpoints,
       dynamo,
+      sqs,
       store,
       deps,
       demo,
@@ -176,10 +189,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 }
 
 /** The deliverer's event source as the stack configures it (batch size, concurrency, timeouts from the delivery policy), on the runtime's time scale. */
-export function startDeliveryPoller(deps: Deps, queueArn: string, handler: SqsHandler, faults?: PollerFaults) {
+export function startDeliveryPoller(deps: MessagingDeps, sqs: SQSClient, queueArn: string, handler: SqsHandler, faults?: PollerFaults) {
   const timings = scaledTimings(deps.config.webhookTimeScale);
   return startSqsPoller({
-    sqs: deps.sqs,
+    sqs,
     queueUrl: deps.config.webhookQueueUrl,
     queueArn,
     handler,

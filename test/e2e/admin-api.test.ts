@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '../../lib/local/runtime.js';
-import { sampleMenu } from '../../lib/local/demo-menu.js';
-import { menuEventId } from '../../lambdas/webhooks/events.js';
+import type { LocalRuntime } from '#lib/local/runtime';
+import { sampleMenu } from '#lib/local/demo-menu';
+import { menuEventId } from '#lambdas/webhooks/events';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { exchange, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishMenu } from '../../lambdas/webhooks/menu-publish.js';
+import { publishMenu } from '#lambdas/webhooks/menu-publish';
 import { AdminInputError } from '#domain/inputs';
-import type { LocalRuntime } from '../../lib/local/runtime.js';
-import { sampleMenu } from '../../lib/local/demo-menu.js';
+import type { LocalRuntime } from '#lib/local/runtime';
+import { sampleMenu } from '#lib/local/demo-menu';
 import { expectContract, openApiDoc } from '../support/openapi.js';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 

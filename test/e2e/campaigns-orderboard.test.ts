@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '../../lib/local/runtime.js';
+import type { LocalRuntime } from '#lib/local/runtime';
 import { call, manualClock, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 const clock = manualClock(Date.UTC(2026, 10, 22, 12, 0, 0));

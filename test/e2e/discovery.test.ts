@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '../../lib/local/runtime.js';
+import type { LocalRuntime } from '#lib/local/runtime';
 import { call, manualClock, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 let runtime: LocalRuntime;
@@ -151,5 +151,13 @@ describe('GET /v1/openapi.json', () => {
     for (const route of ROUTES) {
       expect(reply.body.paths[route.path]?.[route.method.toLowerCase()]?.operationId, route.path).toBe(route.operation);
     }
+  });
+
+  it('serves the artefact generated outside the function, byte for byte the generator\'s document for this base URL', async () => {
+    const reply = await call(runtime, '/v1/openapi.json');
+    expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(reply.headers.get('cache-control')).toBe('public, max-age=300');
+    const { openApiDocument } = await import('#contract/openapi');
+    expect(reply.text).toBe(JSON.stringify(openApiDocument(runtime.url)));
   });
 });

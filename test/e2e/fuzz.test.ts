@@ -1,10 +1,10 @@
 import { request, Agent } from 'node:http';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_ROUTES } from '../../lambdas/admin/routes.js';
+import { ADMIN_ROUTES } from '#contract/admin-routes';
 import { ROUTES } from '#contract/routes';
 import { seededRandom } from '#domain/seeded-random';
-import type { LocalRuntime } from '../../lib/local/runtime.js';
+import type { LocalRuntime } from '#lib/local/runtime';
 import { ENGINE_NAME, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 /**
@@ -141,7 +141,7 @@ async function stateOf(runtime: LocalRuntime) {
   const rows = items.map((item) => JSON.stringify(item, Object.keys(item).sort())).sort();
   const queues = await Promise.all(
     [runtime.queues.webhookQueueUrl, runtime.queues.webhookDlqUrl].map(async (QueueUrl) => {
-      const { Attributes } = await runtime.deps.sqs.send(
+      const { Attributes } = await runtime.sqs.send(
         new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
       );
       return Attributes;

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startLocalRuntime } from '../../lib/local/runtime.js';
+import { startLocalRuntime } from '#lib/local/runtime';
 import { call, exchange, newApp, startTestRuntime, TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '../../lib/local/runtime.js';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { appKeys } from '#data/apps';
+import { counterKeys } from '#data/rate-counters';
+import { rateWindow } from '#platform/rate-limit';
+import type { LocalRuntime } from '#lib/local/runtime';
 import { call, exchange, manualClock, sentMail, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 let runtime: LocalRuntime;
@@ -56,6 +60,19 @@ describe('per-application rate limit', () => {
     expect(fresh.headers.get('ratelimit-reset')).toBe('60');
   });
 
+  it('writes nothing for requests refused once the process has seen the window pass the limit, and still refuses them', async () => {
+    const app = await tokenFor(runtime, { rateLimitPerMinute: 2 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await call(runtime, PATH, { token: app.token })).status);
+    expect(statuses).toEqual([200, 200, 429, 429, 429, 429]);
+    // Two admitted requests and the first refused one were counted; the three after it were refused from memory.
+    expect(await counterValue(app.clientId)).toBe(3);
+    // A raised limit takes effect within the window: the remembered count no longer refuses, and the request is counted.
+    await setLimit(app.clientId, 10);
+    expect((await call(runtime, PATH, { token: app.token })).status).toBe(200);
+    expect(await counterValue(app.clientId)).toBe(4);
+  });
+
   it('keeps applications independent', async () => {
     const busy = await tokenFor(runtime, { rateLimitPerMinute: 1 });
     const quiet = await tokenFor(runtime, { rateLimitPerMinute: 1 });
@@ -70,3 +87,17 @@ describe('per-application rate limit', () => {
     expect((await call(runtime, PATH, { token: app.token })).headers.get('ratelimit-remaining')).toBe('1');
   });
 });
+
+/** The application's count in the current window, read straight from the table. */
+async function counterValue(clientId: string): Promise<number> {
+  const key = counterKeys.counter('API', clientId, rateWindow(clock.now()).start);
+  const { Item } = await DynamoDBDocumentClient.from(runtime.dynamo).send(new GetCommand({ TableName: runtime.tableName, Key: key, ConsistentRead: true }));
+  return Number(Item?.count ?? 0);
+}
+
+/** An operator raising an application's limit (as the admin API's edit would). */
+async function setLimit(clientId: string, limit: number): Promise<void> {
+  await DynamoDBDocumentClient.from(runtime.dynamo).send(
+    new UpdateCommand({ TableName: runtime.tableName, Key: appKeys.app(clientId), UpdateExpression: 'SET rateLimitPerMinute = :l', ExpressionAttributeValues: { ':l': limit } }),
+  );
+}

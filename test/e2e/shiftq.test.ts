@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '../../lib/local/runtime.js';
-import { loadShiftq } from '../../lib/ingest/shiftq.js';
-import { putLocation } from '../../lib/ingest/venues.js';
+import type { LocalRuntime } from '#lib/local/runtime';
+import { loadShiftq } from '#lib/ingest/shiftq';
+import { putLocation } from '#lib/ingest/venues';
 import { createDb } from '#data/db';
 import { createStore } from '#data/store';
-import { encodePageToken, pageTokenKey } from '../../lambdas/shiftq/page-token.js';
+import { encodePageToken, pageTokenKey } from '#lambdas/shiftq/page-token';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 let runtime: LocalRuntime;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '#domain/crypto';
 import { TOKEN_REQUESTS_PER_MINUTE } from '#platform/config';
-import type { LocalRuntime } from '../../lib/local/runtime.js';
+import type { LocalRuntime } from '#lib/local/runtime';
 import { call, exchange, manualClock, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 
 let runtime: LocalRuntime;
@@ -30,8 +30,13 @@ describe('POST /oauth/token', () => {
     expect(tokens.expires_in).toBe(86400);
     expect(tokens.scope).toBe('locations:read bevq:read');
     expect(tokens.refresh_token).toBeUndefined();
-    // 32 random bytes, base64url: at least 256 bits.
-    expect(tokens.access_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // It names its application and expiry, then 32 random bytes (base64url: 256 bits), then a 128-bit tag.
+    const [clientId, expiresAt, secret, tag, ...rest] = tokens.access_token.split('.');
+    expect([clientId, rest]).toEqual([app.clientId, []]);
+    expect(Number(expiresAt) * 1000 - runtime.deps.clock.now()).toBeGreaterThan(86_399_000);
+    expect(Number(expiresAt) * 1000 - runtime.deps.clock.now()).toBeLessThanOrEqual(86_400_000);
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(tag).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 
   it('accepts HTTP Basic client authentication and answers no-store, no-cache', async () => {

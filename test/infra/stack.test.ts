@@ -1,21 +1,22 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SPORTS_LOGO_PREFIX } from '../../lambdas/assets/asset-store.js';
+import { SPORTS_LOGO_PREFIX } from '#contract/assets';
 import { TABLE_KEYS } from '#data/table';
 import { DELIVERY_POLICY, DERIVED } from '#contract/delivery-policy';
 import { WEBHOOK_QUEUES } from '#contract/queues';
 import { FAMILIES, ROUTES } from '#contract/routes';
-import { FAMILY_TAG } from '../../lib/constructs/service-function.js';
-import { ADMIN_API_INFRA, FAMILY_INFRA } from '../../lib/families.js';
-import { ADMIN_PROXY_PATH, ADMIN_ROUTES } from '../../lambdas/admin/routes.js';
-import { rateLimitCeiling } from '../../lambdas/admin/apps.js';
+import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
+import { openApiArtefact } from '#contract/openapi';
+import { FAMILY_TAG } from '#lib/constructs/service-function';
+import { ADMIN_PROXY_PATH, ADMIN_ROUTES } from '#contract/admin-routes';
+import { rateLimitCeiling } from '#lambdas/admin/apps';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
-import { WEBHOOK_FUNCTIONS, type WebhookFunctionName } from '../../lib/constructs/webhooks.js';
-import { CATCH_ALL_FAMILY } from '../../lib/families.js';
-import { CustomerApiStack, isStage, type Stage } from '../../lib/stack.js';
+import { CATCH_ALL_FAMILY, FUNCTIONS, WEBHOOK_FUNCTION_NAMES, type WebhookFunctionName } from '#lib/functions';
+import { CustomerApiStack, isStage, type Stage } from '#lib/stack';
 
 const SYNTH = { timeout: 120_000 };
 const MAIL_FROM = 'Customer API <alerts@mail.example.com>';
@@ -25,10 +26,15 @@ const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
 type Json = Record<string, any>;
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Json };
 
-function synth(stage: Stage): Template {
-  const app = new App({ context: CONTEXT });
+/** The cloud assembly folder of the last synth (its asset.<hash> folders are the bundles). */
+let assemblyDir = '';
+
+/** `bundle`: run esbuild for every function as `cdk synth` does; the assertions that only read the template skip it. */
+function synth(stage: Stage, { bundle = false } = {}): Template {
+  const app = new App({ context: bundle ? CONTEXT : { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
   const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { stage, mailFrom: MAIL_FROM });
   const template = Template.fromStack(stack);
+  assemblyDir = app.outdir;
   // No CDK warning or error of any kind (deprecations, misconfiguration).
   expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
   expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
@@ -81,7 +87,8 @@ function statementsOfRole(template: Template, roleId: string): Statement[] {
 describe('CustomerApiStack (dev)', () => {
   let template: Template;
   beforeAll(() => {
-    template = synth('dev');
+    // The dev synth bundles, so the assets the stack ships (the bundles, the OpenAPI artefact) can be checked.
+    template = synth('dev', { bundle: true });
   }, SYNTH.timeout);
 
   it('is an HTTP API whose Lambda integrations get the payload 1.0 event the handlers parse (docs/decisions/api-gateway.md)', () => {
@@ -131,7 +138,7 @@ describe('CustomerApiStack (dev)', () => {
     const [, fn] = functionOf(template, 'admin-api');
     const statements = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]);
     const granted = (prefix: string) => [...new Set(statements.flatMap((s) => list(s.Action)).filter((a) => a.startsWith(prefix)))].sort();
-    expect(granted('dynamodb:')).toEqual(ADMIN_API_INFRA.tableActions.map((a) => `dynamodb:${a}`).sort());
+    expect(granted('dynamodb:')).toEqual(FUNCTIONS['admin-api'].tableActions.map((a) => `dynamodb:${a}`).sort());
     expect(granted('sqs:')).toEqual(
       ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'].sort(),
     );
@@ -152,7 +159,7 @@ describe('CustomerApiStack (dev)', () => {
   it('has one arm64, Node.js 22+, traced function per family with its memory and environment', () => {
     const ours = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => familyTagOf(fn) !== '');
     // The /v1 families, the webhook functions and the admin API's.
-    expect(ours).toHaveLength(FAMILIES.length + Object.keys(WEBHOOK_FUNCTIONS).length + 1);
+    expect(ours).toHaveLength(FAMILIES.length + WEBHOOK_FUNCTION_NAMES.length + 1);
     const [tableId] = only(template, 'AWS::DynamoDB::Table');
     for (const family of FAMILIES) {
       const [, fn] = functionOf(template, family);
@@ -161,7 +168,7 @@ describe('CustomerApiStack (dev)', () => {
       expect(Number(/^nodejs(\d+)\.x$/.exec(p.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
       expect(p.TracingConfig).toEqual({ Mode: 'Active' });
       expect(p.Handler).toBe('index.handler');
-      expect(p.MemorySize).toBe(FAMILY_INFRA[family].memorySize);
+      expect(p.MemorySize).toBe(FUNCTIONS[family].memorySize);
       expect(p.LoggingConfig.LogGroup.Ref).toBeDefined();
       expect(p.Environment.Variables).toMatchObject({
         TABLE_NAME: { Ref: tableId },
@@ -173,6 +180,21 @@ describe('CustomerApiStack (dev)', () => {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'customer-api',
       });
+    }
+  });
+
+  it('ships the OpenAPI document generated at synth time beside the discovery bundle, and tells only that function', () => {
+    for (const family of FAMILIES) {
+      const [, fn] = functionOf(template, family);
+      const path = fn.Properties.Environment.Variables.OPENAPI_DOCUMENT_PATH;
+      if (family !== 'discovery') {
+        expect(path, family).toBeUndefined();
+        continue;
+      }
+      expect(path).toBe(OPENAPI_ARTEFACT);
+      const assetDir = join(assemblyDir, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
+      expect(readdirSync(assetDir).sort()).toEqual(['index.mjs', 'index.mjs.map', OPENAPI_ARTEFACT]);
+      expect(readFileSync(join(assetDir, OPENAPI_ARTEFACT), 'utf8')).toBe(openApiArtefact());
     }
   });
 
@@ -243,7 +265,7 @@ describe('CustomerApiStack (dev)', () => {
     expect(table.DeletionPolicy).toBe('Delete');
   });
 
-  it('redrives webhook messages to an encrypted DLQ after the five attempts plus the receive headroom', () => {
+  it("redrives webhook messages to an encrypted DLQ after the policy's attempts plus the receive headroom", () => {
     const queues = of(template, 'AWS::SQS::Queue');
     const [dlqId, dlq] = Object.entries(queues).find(([, q]) => !q.Properties.RedrivePolicy)!;
     const [, queue] = Object.entries(queues).find(([, q]) => q.Properties.RedrivePolicy)!;
@@ -313,7 +335,7 @@ describe('CustomerApiStack (dev)', () => {
       const statements = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]);
       const dynamo = statements.filter((s) => list(s.Action).some((a) => a.startsWith('dynamodb:')));
       const granted = dynamo.flatMap((s) => list(s.Action)).sort();
-      const expected = FAMILY_INFRA[family].tableActions.map((a) => `dynamodb:${a}`);
+      const expected = FUNCTIONS[family].tableActions.map((a) => `dynamodb:${a}`);
       expect(new Set(granted), family).toEqual(new Set(expected));
       for (const s of dynamo) {
         for (const resource of list(s.Resource)) {
@@ -331,13 +353,13 @@ describe('CustomerApiStack (dev)', () => {
       const [, fn] = functionOf(template, name);
       return statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]).filter((s) => list(s.Action).some((a) => a.startsWith('sqs:')));
     };
-    for (const name of Object.keys(WEBHOOK_FUNCTIONS) as WebhookFunctionName[]) {
+    for (const name of WEBHOOK_FUNCTION_NAMES) {
       const [, fn] = functionOf(template, name);
       const statements = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]);
       const granted = statements.filter((s) => list(s.Action).some((a) => a.startsWith('dynamodb:'))).flatMap((s) => list(s.Action));
-      expect(new Set(granted), name).toEqual(new Set(WEBHOOK_FUNCTIONS[name].tableActions.map((a) => `dynamodb:${a}`)));
-      expect(statements.some((s) => list(s.Action).some((a) => a.startsWith('ses:'))), name).toBe(WEBHOOK_FUNCTIONS[name].sendsMail);
-      expect(fn.Properties.Timeout, name).toBe(WEBHOOK_FUNCTIONS[name].timeoutSeconds);
+      expect(new Set(granted), name).toEqual(new Set(FUNCTIONS[name].tableActions.map((a) => `dynamodb:${a}`)));
+      expect(statements.some((s) => list(s.Action).some((a) => a.startsWith('ses:'))), name).toBe(FUNCTIONS[name].sendsMail);
+      expect(fn.Properties.Timeout, name).toBe(FUNCTIONS[name].timeoutSeconds);
       // The webhook queue, and for the sweeper the DLQ it reconciles; nothing else.
       for (const s of sqsActions(name)) expect(JSON.stringify(s.Resource), name).toMatch(new RegExp(name === 'webhook-sweeper' ? `${queueId}|${dlqId}` : queueId));
     }
@@ -380,9 +402,9 @@ describe('CustomerApiStack (dev)', () => {
 
   it('lets only the functions that send owner mail send, only from MAIL_FROM, to any identity (the SES sandbox checks recipients too)', () => {
     const senders = [
-      ...FAMILIES.map((family) => [family, FAMILY_INFRA[family].sendsMail] as const),
-      ['admin-api', ADMIN_API_INFRA.sendsMail] as const,
-      ...(Object.keys(WEBHOOK_FUNCTIONS) as WebhookFunctionName[]).map((name) => [name, WEBHOOK_FUNCTIONS[name].sendsMail] as const),
+      ...FAMILIES.map((family) => [family, FUNCTIONS[family].sendsMail] as const),
+      ['admin-api', FUNCTIONS['admin-api'].sendsMail] as const,
+      ...WEBHOOK_FUNCTION_NAMES.map((name) => [name, FUNCTIONS[name].sendsMail] as const),
     ];
     // Rate-limit alerts are queued by the /v1 families and sent by the sweeper, off the request path.
     expect(senders.filter(([, sends]) => sends).map(([name]) => name).sort()).toEqual(['admin-api', 'webhook-sweeper']);

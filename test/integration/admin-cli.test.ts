@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEGACY_PREFIX } from '../../lambdas/admin/apps.js';
-import { putGroup } from '../../lib/ingest/venues.js';
+import { LEGACY_PREFIX } from '#lambdas/admin/apps';
+import { putGroup } from '#lib/ingest/venues';
 import { sha256Hex } from '#domain/crypto';
-import { COMMANDS } from '../../lib/admin-cli/commands.js';
-import { usage } from '../../lib/admin-cli/usage.js';
-import type { LocalRuntime } from '../../lib/local/runtime.js';
+import { COMMANDS } from '#lib/admin-cli/commands';
+import { usage } from '#lib/admin-cli/usage';
+import type { LocalRuntime } from '#lib/local/runtime';
 import { newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 import { admin as runAdmin, runtimeFileFor, type Run } from '../fixtures/admin-cli.js';
 

@@ -1,10 +1,13 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createHandler as discovery } from '../../lambdas/discovery/index.js';
-import { createHandler as token } from '../../lambdas/token/index.js';
-import type { Deps } from '#platform/deps';
+import { createHandler as discovery } from '#lambdas/discovery/index';
+import { createHandler as token } from '#lambdas/token/index';
+import { createHandler as admin } from '#lambdas/admin/index';
+import { openApiDocument } from '#contract/openapi';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { MessagingDeps } from '#platform/messaging-deps';
 import { createMetrics, METRICS_NAMESPACE } from '#platform/observability';
-import type { LocalRuntime } from '../../lib/local/runtime.js';
+import type { LocalRuntime } from '#lib/local/runtime';
 import { newApp, startTestRuntime } from '../support/runtime.js';
 
 /** Handlers invoked directly with the events API Gateway sends them, against a real dynalite. */
@@ -77,27 +80,44 @@ describe('handlers behind API Gateway', () => {
     expect(wrong.statusCode).toBe(405);
     expect(wrong.headers?.Allow).toBe('GET');
   });
+
+  it('serve the OpenAPI artefact with the stage prefix as server URL, and a 500 when the artefact is missing', async () => {
+    const event = apiGatewayEvent('GET', '/v1/openapi.json', '/v1/openapi.json');
+    const reply = await discovery(runtime.deps)(event, context);
+    expect(reply.statusCode).toBe(200);
+    expect(reply.body).toBe(JSON.stringify(openApiDocument(`https://${HOST}/dev`)));
+    const config = { ...runtime.deps.config, openApiDocumentPath: '/nonexistent/openapi.json' };
+    const broken = await discovery({ ...runtime.deps, config })(event, context);
+    expect(broken.statusCode).toBe(500);
+    expect(JSON.parse(broken.body).error.code).toBe('internal_error');
+  });
 });
+
+/** What a call writes to stdout (where Lambda's log agent picks up logs and EMF). */
+async function stdoutOf(call: () => Promise<unknown>): Promise<string> {
+  const chunks: string[] = [];
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    chunks.push(String(chunk));
+    return true;
+  });
+  try {
+    await call();
+  } finally {
+    write.mockRestore();
+  }
+  return chunks.join('');
+}
 
 describe('metrics', () => {
   /** The EMF documents a call writes to stdout (where Lambda's log agent picks them up). */
-  async function emfOf(call: (deps: Deps) => Promise<unknown>): Promise<Record<string, unknown>[]> {
+  async function emfOf(call: (deps: MessagingDeps) => Promise<unknown>): Promise<Record<string, unknown>[]> {
     const previous = process.env.POWERTOOLS_METRICS_DISABLED;
     process.env.POWERTOOLS_METRICS_DISABLED = 'false';
     const deps = { ...runtime.deps, metrics: createMetrics('dev', runtime.deps.logger) };
     if (previous === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
     else process.env.POWERTOOLS_METRICS_DISABLED = previous;
-    const lines: string[] = [];
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      lines.push(String(chunk));
-      return true;
-    });
-    try {
-      await call(deps);
-    } finally {
-      write.mockRestore();
-    }
-    return lines.flatMap((l) => l.split('\n')).filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l));
+    const raw = await stdoutOf(() => call(deps));
+    return raw.split('\n').filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l));
   }
 
   it('counts requests and refusals by service and stage, never naming a client or a secret', async () => {
@@ -106,15 +126,73 @@ describe('metrics', () => {
     const [tokenEmf] = await emfOf((deps) =>
       token(deps)(apiGatewayEvent('POST', '/oauth/token', '/oauth/token', { headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }), context),
     );
-    expect(tokenEmf).toMatchObject({ service: 'customer-api', stage: 'dev', TokenRefused: 1 });
-    expect(tokenEmf!._aws).toMatchObject({ CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['service', 'stage']] }] });
+    expect(tokenEmf).toMatchObject({ service: 'customer-api', stage: 'dev', api: 'token', Requests: 1, ClientErrors: 1, operation: 'issueToken' });
+    expect(tokenEmf!._aws).toMatchObject({ CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['service', 'stage', 'api']] }] });
     expect(JSON.stringify(tokenEmf)).not.toContain(app.clientId);
 
     const [v1Emf] = await emfOf((deps) =>
       discovery(deps)(apiGatewayEvent('GET', '/v1/{group_id}/locations', '/v1/demo-group/locations', { headers: { Host: HOST, authorization: 'Bearer garbage' } }), context),
     );
-    expect(v1Emf).toMatchObject({ Requests: 1, ClientErrors: 1, operation: 'listLocations' });
+    expect(v1Emf).toMatchObject({ api: 'v1', Requests: 1, ClientErrors: 1, operation: 'listLocations' });
     expect(v1Emf).not.toHaveProperty('ServerErrors');
     expect(JSON.stringify(v1Emf)).not.toContain('garbage');
+  });
+});
+
+describe('one HTTP shell for /v1, token and admin', () => {
+  /** The access-log lines a call writes, from a logger at INFO (the test runtime's is silent). */
+  async function accessLogOf(call: (deps: MessagingDeps) => Promise<unknown>): Promise<{ lines: Record<string, unknown>[]; raw: string }> {
+    const deps = { ...runtime.deps, logger: new Logger({ serviceName: 'customer-api', logLevel: 'INFO' }) };
+    const raw = await stdoutOf(() => call(deps));
+    const lines = raw.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    return { lines: lines.filter((l) => l.message === 'request'), raw };
+  }
+
+  it('writes the same access-log line for every API, with the caller and never a secret', async () => {
+    const app = await newApp(runtime);
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret });
+    let accessToken = '';
+    let createdSecret = '';
+    const { lines, raw } = await accessLogOf(async (deps) => {
+      const issued = await token(deps)(
+        apiGatewayEvent('POST', '/oauth/token', '/oauth/token', { headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }),
+        context,
+      );
+      accessToken = JSON.parse(issued.body).access_token;
+      await discovery(deps)(
+        apiGatewayEvent('GET', '/v1/{group_id}/locations', '/v1/demo-group/locations', { headers: { Host: HOST, authorization: `Bearer ${accessToken}` } }),
+        context,
+      );
+      const body = JSON.stringify({ groupId: 'demo-group', name: 'Shell check', scopes: ['locations:read'] });
+      const created = await admin(deps)(
+        apiGatewayEvent('POST', '/admin/v1/apps', '/admin/v1/apps', {
+          headers: { Host: HOST, 'content-type': 'application/json' },
+          body,
+          requestContext: { requestId: 'req-2', identity: { userArn: 'arn:aws:iam::123456789012:user/ops' } } as APIGatewayProxyEvent['requestContext'],
+        }),
+        context,
+      );
+      createdSecret = JSON.parse(created.body).clientSecret;
+    });
+    expect(lines.map((l) => [l.api, l.operation, l.status, l.caller])).toEqual([
+      ['token', 'issueToken', 200, undefined],
+      ['v1', 'listLocations', 200, app.clientId],
+      ['admin', 'createApp', 201, 'arn:aws:iam::123456789012:user/ops'],
+    ]);
+    for (const line of lines) expect(Object.keys(line)).toEqual(expect.arrayContaining(['requestId', 'api', 'operation', 'status', 'latencyMs']));
+    expect(createdSecret).toMatch(/.{20,}/);
+    for (const secret of [app.clientSecret, accessToken, createdSecret]) expect(raw).not.toContain(secret);
+  });
+
+  it('answers an unexpected failure of the token function with a 500 in the error shape and its request id', async () => {
+    const broken = { ...runtime.deps, store: { ...runtime.deps.store, rateCounters: { hit: () => Promise.reject(new Error('engine down')) } } } as unknown as MessagingDeps;
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'someone', client_secret: 'x' });
+    const reply = await token(broken)(
+      apiGatewayEvent('POST', '/oauth/token', '/oauth/token', { headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }),
+      context,
+    );
+    expect(reply.statusCode).toBe(500);
+    expect(JSON.parse(reply.body).error.code).toBe('internal_error');
+    expect(reply.headers?.['X-Request-Id']).toBe('req-1');
   });
 });

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { folderAssetStore, SPORTS_LOGO_DIR, SPORTS_LOGO_PREFIX } from '../../lambdas/assets/asset-store.js';
-import { s3AssetStore } from '../../lambdas/assets/s3-asset-store.js';
-import { startEngines, type Engines } from '../../lib/local/engines.js';
+import { SPORTS_LOGO_DIR, SPORTS_LOGO_PREFIX } from '#contract/assets';
+import { folderAssetStore } from '#lambdas/assets/asset-store';
+import { s3AssetStore } from '#lambdas/assets/s3-asset-store';
+import { startEngines, type Engines } from '#lib/local/engines';
 
 /** The S3 adapter against fauxqs, the local runtime's engine (it answers S3 on the same endpoint as SQS). */
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { addDestination, sendTest } from '../../lambdas/admin/destinations.js';
-import { listDeadLetters, redrive } from '../../lambdas/admin/dlq.js';
+import { addDestination, sendTest } from '#lambdas/admin/destinations';
+import { listDeadLetters, redrive } from '#lambdas/admin/dlq';
+import { DELIVERY_POLICY } from '#contract/delivery-policy';
 import { AdminNotFoundError } from '#domain/inputs';
-import { enqueueDelivery } from '../../lambdas/webhooks/queue.js';
+import { enqueueDelivery } from '#lambdas/webhooks/queue';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { dlqDeliveryIds, runFault, type FaultRun } from '../fixtures/webhook-faults.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
@@ -10,7 +11,7 @@ import { ENGINE_NAME, newApp, startTestRuntime } from '../support/runtime.js';
 
 /**
  * Faults injected on the webhook path, each on a runtime of its own, on the
- * scaled clock (0.02: attempt timeout 200 ms, function timeout 600 ms, backoffs 1, 1, 2, 5 s, visibility 4 s).
+ * scaled clock (0.02: every wait of the delivery policy at a fiftieth, in whole seconds where SQS counts seconds).
  * Every test asserts the final state of every (event, destination): zero
  * lost, zero dead letters missing from `dlq list`, and duplicates only where
  * the receiver had already accepted the event (same event id). Under load an
@@ -30,18 +31,18 @@ function expectDelivered({ finals }: FaultRun) {
   for (const f of finals) {
     expect(f, f.deliveryId).toMatchObject({ status: 'SUCCEEDED', reason: null, listed: false, inDlq: false });
     expect(f.verified, f.deliveryId).toBeGreaterThan(0);
-    expect(f.attempts, f.deliveryId).toBeLessThanOrEqual(5);
+    expect(f.attempts, f.deliveryId).toBeLessThanOrEqual(DELIVERY_POLICY.attempts);
   }
 }
 
 // Wasted receives each wait out a (scaled) visibility timeout: some runs take a while.
 describe.concurrent(`webhook faults (${ENGINE_NAME})`, { timeout: 90_000 }, () => {
-  it('a receiver that never answers: five timed-out attempts, then DEAD_LETTER, listed and in the DLQ', async () => {
+  it('a receiver that never answers: every attempt the policy allows times out, then DEAD_LETTER, listed and in the DLQ', async () => {
     const result = await run('never-answers');
     expectNothingLost(result);
     for (const f of result.finals) {
-      expect(f, f.deliveryId).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, reason: 'attempts_exhausted', listed: true, inDlq: true, accepted: 0 });
-      expect(f.requests).toBeLessThanOrEqual(5);
+      expect(f, f.deliveryId).toMatchObject({ status: 'DEAD_LETTER', attempts: DELIVERY_POLICY.attempts, reason: 'attempts_exhausted', listed: true, inDlq: true, accepted: 0 });
+      expect(f.requests).toBeLessThanOrEqual(DELIVERY_POLICY.attempts);
     }
   });
 
@@ -86,9 +87,9 @@ describe.concurrent(`webhook faults (${ENGINE_NAME})`, { timeout: 90_000 }, () =
     expectNothingLost(result);
     expectDelivered(result);
     for (const f of result.finals) {
-      // One redrive applied (the other answered 409), and its attempts are the only ones after the first five.
+      // One redrive applied (the other answered 409), and its attempts are the only ones after the policy's first run of them.
       expect(f, f.deliveryId).toMatchObject({ redrives: 1 });
-      expect(f.requests, f.deliveryId).toBeLessThanOrEqual(5 + f.attempts);
+      expect(f.requests, f.deliveryId).toBeLessThanOrEqual(DELIVERY_POLICY.attempts + f.attempts);
     }
   });
 
@@ -99,7 +100,7 @@ describe.concurrent(`webhook faults (${ENGINE_NAME})`, { timeout: 90_000 }, () =
   });
 
   it('receives spent without an attempt: the sweeper lists the message as receives_exhausted, status kept; a redrive delivers it; a message without a record is listed too', async () => {
-    // Every invocation throttled until the message has gone to the DLQ (a shorter scale: ten receives each wait out a visibility).
+    // Every invocation throttled until the message has gone to the DLQ (a shorter scale: each of maxReceiveCount receives waits out a visibility).
     const faults = { throttled: 1 };
     const runtime = await startTestRuntime({
       resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,

@@ -8,15 +8,15 @@ import {
   sendTest,
   setEnabled,
   showDestination,
-} from '../../lambdas/admin/destinations.js';
-import { publishMenu, writeMenu } from '../../lambdas/webhooks/menu-publish.js';
+} from '#lambdas/admin/destinations';
+import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
 import { AdminInputError } from '#domain/inputs';
-import { menuEventId } from '../../lambdas/webhooks/events.js';
-import { createDispatcher } from '../../lambdas/webhooks/handlers.js';
+import { menuEventId } from '#lambdas/webhooks/events';
+import { createDispatcher } from '#lambdas/webhooks/handlers';
 import { sign } from '#domain/signature';
-import { lambdaContext } from '../../lib/local/gateway.js';
-import type { LocalRuntime } from '../../lib/local/runtime.js';
-import { sampleMenu } from '../../lib/local/demo-menu.js';
+import { lambdaContext } from '#lib/local/gateway';
+import type { LocalRuntime } from '#lib/local/runtime';
+import { sampleMenu } from '#lib/local/demo-menu';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver, type Behaviour } from '../fixtures/webhook-receiver.js';
 import { call, exchange, manualClock, newApp, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';
@@ -134,7 +134,7 @@ describe('a menu revision reaches the receiver, signed', () => {
     // Interrupted after the write: only the first half of publishing ran.
     const written = await writeMenu(runtime.deps, { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 3 }) });
     // And an enqueue that fails outright (queue unreachable): the write stands, the event stays pending.
-    const broken = { ...runtime.deps, config: { ...runtime.deps.config, webhookQueueUrl: `${runtime.deps.config.webhookQueueUrl}-missing` } };
+    const broken = { ...runtime.deps, queue: { ...runtime.deps.queue, send: () => Promise.reject(new Error('queue unreachable')) } };
     await expect(publishMenu(broken, { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 4 }) })).rejects.toThrow();
     const stored = await runtime.store.menus.get('demo-group', 'nyc-midtown');
     expect(Object.keys(stored!.pendingEvents)).toHaveLength(2);

@@ -2,8 +2,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
 import { openApiDocument } from '#contract/openapi';
-import { resolvePath } from '#contract/routes';
-import { decodedPath } from '../../lib/local/gateway.js';
+import { resolvePath } from '#platform/path-resolver';
+import { decodedPath } from '#lib/local/gateway';
 import type { Reply } from './runtime.js';
 
 const doc = openApiDocument('http://localhost') as any;

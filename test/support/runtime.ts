@@ -3,8 +3,8 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import * as oauth from 'openid-client';
 import { expectContract } from './openapi.js';
-import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../../lib/local/runtime.js';
-import { createApp } from '../../lambdas/admin/apps.js';
+import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#lib/local/runtime';
+import { createApp } from '#lambdas/admin/apps';
 import type { AppInput } from '#domain/inputs';
 import type { Clock } from '#platform/clock';
 

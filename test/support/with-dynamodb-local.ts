@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { DYNAMODB_LOCAL_CREDENTIALS, startDynamoDbLocal } from '../../lib/local/dynamodb-local.js';
+import { DYNAMODB_LOCAL_CREDENTIALS, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 
 /**
  * Runs a command with DynamoDB Local (AWS's own engine) beside it:

@@ -28,7 +28,7 @@ describe('what the policy implies for the functions and queues', () => {
   it('keeps the queue visibility at least six times the function timeout (AWS guidance for SQS event sources)', () => {
     expect(WEBHOOK_QUEUES.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * DERIVED.functionTimeoutSeconds);
   });
-  it('redrives after the five attempts plus the headroom for receives without one', () => {
+  it("redrives after the policy's attempts plus the headroom for receives without one", () => {
     expect(WEBHOOK_QUEUES.maxReceiveCount).toBe(DELIVERY_POLICY.attempts + DELIVERY_POLICY.receiveHeadroom);
     expect(WEBHOOK_QUEUES.maxReceiveCount).toBeGreaterThan(DELIVERY_POLICY.attempts);
   });

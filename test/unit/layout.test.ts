@@ -26,12 +26,15 @@ function tsFiles(dir: string): string[] {
 
 type Edge = { from: string; to: string; specifier: string };
 
+/** package.json's `imports`: `#contract/*` → `./lambdas/contract/*.ts`, … */
+const SUBPATHS: Record<string, string> = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).imports;
+
 /** A specifier's file, or null for a package (node:, npm). */
 function resolveSpecifier(from: string, specifier: string): string | null {
   let path: string;
   if (specifier.startsWith('#')) {
-    const [room, ...rest] = specifier.slice(1).split('/');
-    path = join('lambdas', room!, `${rest.join('/')}.ts`);
+    const [pattern, target] = Object.entries(SUBPATHS).find(([key]) => specifier.startsWith(key.replace('*', '')))!;
+    path = normalize(target.replace('*', specifier.slice(pattern.length - 1)));
   } else if (specifier.startsWith('.')) {
     path = normalize(join(dirname(from), specifier)).replace(/\.js$/, '.ts');
   } else {

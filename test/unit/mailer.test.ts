@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { QueuedMail } from '#data/mail-outbox';
 import { MAIL_TRIES } from '#data/mail-outbox';
-import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#platform/messaging-deps';
 import { sendMail, sendQueuedMail } from '#platform/mailer';
 
-/** Deps whose mailer, logger, metrics and outbox record what happens. */
+/** MessagingDeps whose mailer, logger, metrics and outbox record what happens. */
 function world(fail: boolean, pending: QueuedMail[] = []) {
   const seen = { sent: [] as string[], logs: [] as unknown[][], metrics: [] as string[], done: [] as string[], failed: [] as string[] };
   const deps = {
@@ -23,7 +23,7 @@ function world(fail: boolean, pending: QueuedMail[] = []) {
         failed: async (key: string) => void seen.failed.push(key),
       },
     },
-  } as unknown as Deps;
+  } as unknown as MessagingDeps;
   return { deps, seen };
 }
 

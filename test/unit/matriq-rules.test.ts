@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { deviceHealthOf, deviceStatusOf } from '#domain/device-health';
-import { stopTransition, StopTransitionError } from '../../lambdas/matriq/stop-transitions.js';
+import { stopTransition, StopTransitionError } from '#lambdas/matriq/stop-transitions';
 import { ApiError } from '#contract/errors';
 import { idempotencyKeyOf, isJsonMediaType, parseJsonBody } from '#platform/json-body';
-import { emergencyStopBody } from '#contract/schemas/matriq';
+import { emergencyStopBody } from '#contract/schemas/requests';
 
 const NOW = Date.UTC(2026, 10, 22, 12);
 const ago = (min: number) => new Date(NOW - min * 60_000).toISOString();

@@ -1,6 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { resolvePath, resourceName, ROUTES, routeByTemplate } from '#contract/routes';
+import { resourceName, ROUTES } from '#contract/routes';
+import { resolvePath } from '#platform/path-resolver';
+
+const routeByTemplate = (method: string, path: string) => ROUTES.find((r) => r.method === method && r.path === path);
 
 const SPEC = new URL('../../../shared/spec/customer-api-v1.md', import.meta.url);
 

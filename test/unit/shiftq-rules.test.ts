@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { businessDayStartMs } from '#contract/business-date';
 import { retentionEndMs } from '#data/shiftq';
-import { businessDateQuery } from '#contract/schemas/shiftq';
-import { clockInsView } from '../../lambdas/shiftq/clock-ins.js';
-import { employeesView } from '../../lambdas/shiftq/current-views.js';
-import { decodePageToken, encodePageToken } from '../../lambdas/shiftq/page-token.js';
-import { laborView, rankLocations, salesView } from '../../lambdas/shiftq/sales.js';
+import { businessDateQuery } from '#contract/schemas/requests';
+import { clockInsView } from '#lambdas/shiftq/clock-ins';
+import { employeesView } from '#lambdas/shiftq/current-views';
+import { decodePageToken, encodePageToken } from '#lambdas/shiftq/page-token';
+import { laborView, rankLocations, salesView } from '#lambdas/shiftq/sales';
 
 describe('review page tokens', () => {
   const binding = { groupId: 'g1', locationId: 'l1', filters: '{"minRating":4}' };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { availabilityOf, freshnessOf, providerStatusOf, scheduleHealthOf, type HealthInputs } from '#domain/sports-health';
-import { programmingDateParams, sportsLogoParams } from '#contract/schemas/sportsq';
+import { programmingDateParams, sportsLogoParams } from '#contract/schemas/requests';
 
 const env = (providers = [{ available: true, channels: [1, 2] }], updatedAt = '2026-11-22T10:00:00Z') => ({ updatedAt, providers, packages: [1, 2, 3] });
 const viewing = (date: string, updatedAt = '2026-11-22T11:00:00Z', options: Record<string, unknown[]> = { e1: [1], e2: [] }) => ({ date, updatedAt, options });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify, errorCodeOf, errorFromException } from '../../lambdas/webhooks/classify.js';
+import { classify, errorCodeOf, errorFromException } from '#lambdas/webhooks/classify';
 
 describe('classify', () => {
   it('succeeds on every 2xx', () => {

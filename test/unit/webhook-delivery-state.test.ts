@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Delivery } from '#data/deliveries';
-import * as state from '../../lambdas/webhooks/delivery-state.js';
+import * as state from '#lambdas/webhooks/delivery-state';
 
 const base: Delivery = {
   deliveryId: 'dlv_1',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ID_PATTERN, ID_RULE, isReservedId } from '../ids.js';
+import { COMPACT_DATE, ISO_DATE } from './requests.js';
 
 /** The id rule (lambdas/contract/ids.ts) as a schema, for inputs that name ids. */
 export const id = z
@@ -8,6 +9,9 @@ export const id = z
   .refine((v) => !isReservedId(v), 'this id is reserved by a route');
 
 export const isoTimestamp = z.string().datetime({ offset: true });
+/** The date shapes of responses (the request rules, which also check the calendar, are in requests.ts). */
+export const compactDate = z.string().regex(COMPACT_DATE);
+export const isoDate = z.string().regex(ISO_DATE);
 export const absoluteUrl = z.string().url();
 
 /**

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { absoluteUrl, isoTimestamp, refresh } from './common.js';
+import { absoluteUrl, compactDate, isoDate, isoTimestamp, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 
 /**
- * Display devices (contract 2.9): response `data` schemas and the
- * emergency-stop request body. Shapes the contract does not show are
- * explained in docs/decisions/matriq.md.
+ * Display devices (contract 2.9): response `data` schemas. Shapes the
+ * contract does not show are explained in docs/decisions/matriq.md.
  */
 
 export const DEVICE_HEALTH = ['healthy', 'warning', 'offline'] as const;
@@ -14,7 +13,6 @@ export type DeviceHealth = (typeof DEVICE_HEALTH)[number];
 export const STOP_STATUSES = ['queued', 'applied', 'failed'] as const;
 export type StopStatus = (typeof STOP_STATUSES)[number];
 
-const compactDate = z.string().regex(/^\d{8}$/);
 const health = z.enum(DEVICE_HEALTH).describe('healthy: seen within 5 minutes; warning: within 30; offline: later or never');
 
 export const deviceStatus = z.object({
@@ -67,7 +65,7 @@ export const devicesData = z.object({
 
 export const providerAvailableData = z.object({
   location: locationRef,
-  businessDate: z.object({ active: compactDate, calendarDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), timezone: z.string() }),
+  businessDate: z.object({ active: compactDate, calendarDate: isoDate, timezone: z.string() }),
   providers: z.array(z.object({ providerKey: z.string(), providerLabel: z.string(), providerLogo: absoluteUrl.nullable() })),
   providersAvailable: z.array(
     z.object({
@@ -123,14 +121,6 @@ export const aiSchedulerData = z.object({
   refresh,
 });
 
-/** Emergency-stop request body: JSON object, both fields optional, nothing else allowed. */
-export const emergencyStopBody = z
-  .object({
-    reason: z.string().trim().min(1).max(500).optional().describe('Why the stop is requested; a default text when absent'),
-    deviceId: z.string().min(1).max(64).optional().describe("One of the Auto Scheduler's deviceIds; default: its first"),
-  })
-  .strict();
-export type EmergencyStopBody = z.infer<typeof emergencyStopBody>;
 
 export const emergencyStopData = z.object({
   status: z.enum(STOP_STATUSES),

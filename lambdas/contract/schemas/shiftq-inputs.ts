@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { decimal, money } from './common.js';
-import { isoDate, REVIEW_PROVIDERS } from './shiftq.js';
+import { isoDate, REVIEW_PROVIDERS } from './requests.js';
 
 /**
  * What the platform loads per location (admin ingest): validated with these

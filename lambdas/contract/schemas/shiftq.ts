@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { parseCompactDate } from '#contract/business-date';
-import { absoluteUrl, isoTimestamp, refresh } from './common.js';
+import { absoluteUrl, compactDate, isoDate, isoTimestamp, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 
 /**
@@ -8,23 +7,6 @@ import { locationRef } from './discovery.js';
  * them). Fields the contract names keep its names and types; shapes it does
  * not show are designed here and explained in docs/decisions/shiftq.md.
  */
-
-export const compactDate = z.string().regex(/^\d{8}$/, 'use YYYYMMDD');
-export const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'use YYYY-MM-DD');
-
-const realCompactDate = compactDate.refine((v) => parseCompactDate(v) !== null, 'is not a real calendar date');
-
-/** `businessDate` and its alias `businessDay` (9.4); both given must agree. */
-export const businessDateQuery = z
-  .object({
-    businessDate: realCompactDate.optional().describe('Business date YYYYMMDD; default: the current business date'),
-    businessDay: realCompactDate.optional().describe('Alias of businessDate'),
-  })
-  .superRefine((q, ctx) => {
-    if (q.businessDate && q.businessDay && q.businessDate !== q.businessDay) {
-      ctx.addIssue({ code: 'custom', path: ['businessDay'], message: 'differs from businessDate; give one of them' });
-    }
-  });
 
 // ───────────────────────── kitchen (2.4) ─────────────────────────
 
@@ -371,29 +353,6 @@ export const reservationsData = z.object({
 });
 
 // ───────────────────────── reviews (2.6) ─────────────────────────
-
-export const REVIEW_PROVIDERS = ['google', 'yelp', 'tripadvisor', 'opentable'] as const;
-export const REVIEW_PAGE_LIMIT = { min: 1, max: 50, default: 20 } as const;
-/** Widest createdFrom..createdTo window a filter may ask for. */
-export const REVIEW_MAX_RANGE_DAYS = 366;
-
-const rating = z.coerce.number().int().min(1).max(5);
-
-export const reviewsQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(REVIEW_PAGE_LIMIT.min)
-    .max(REVIEW_PAGE_LIMIT.max)
-    .optional()
-    .describe(`Page size ${REVIEW_PAGE_LIMIT.min}-${REVIEW_PAGE_LIMIT.max}, default ${REVIEW_PAGE_LIMIT.default}`),
-  pageToken: z.string().max(1024).optional().describe('Opaque nextPageToken of the previous page, with the same filters'),
-  minRating: rating.optional().describe('Lowest rating, 1-5'),
-  maxRating: rating.optional().describe('Highest rating, 1-5'),
-  provider: z.enum(REVIEW_PROVIDERS).optional(),
-  createdFrom: isoDate.optional().describe('First local calendar day (YYYY-MM-DD) of createdAt, inclusive'),
-  createdTo: isoDate.optional().describe('Last local calendar day (YYYY-MM-DD) of createdAt, inclusive'),
-});
 
 export const reviewsData = z.object({
   location: z.object({ groupId: z.string(), locationId: z.string(), name: z.string() }),

@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import { parseIsoDate } from '#contract/business-date';
-import { absoluteUrl, isoTimestamp, refresh } from './common.js';
+import { absoluteUrl, isoDate, isoTimestamp, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 
 /**
- * Sports programming (contract 2.8): response `data` schemas and the date
- * path rule. Shapes the contract does not show are explained in
- * docs/decisions/sportsq.md.
+ * Sports programming (contract 2.8): response `data` schemas. Shapes the
+ * contract does not show are explained in docs/decisions/sportsq.md.
  */
 
 export const SCHEDULE_STATUSES = ['AVAILABLE', 'SCHEDULE_DATA_UNAVAILABLE'] as const;
@@ -21,21 +19,6 @@ export const FRESHNESS = ['EXACT_DATE', 'STALE_DATE', 'MISSING'] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
 export type Freshness = (typeof FRESHNESS)[number];
-
-const ISO_DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
-
-/** A real, zero-padded calendar date YYYY-MM-DD (2026-02-30, 2026-2-3 and 20260203 are refused). */
-export const realIsoDate = z
-  .string()
-  .regex(ISO_DATE_SHAPE, 'use a zero-padded date YYYY-MM-DD')
-  .refine((v) => parseIsoDate(v) !== null, 'is not a real calendar date');
-
-export const programmingDateParams = z.object({ date: realIsoDate.describe('Programming date YYYY-MM-DD') });
-export const guideQuery = z.object({
-  date: realIsoDate.optional().describe('Guide date YYYY-MM-DD; default: the current business date at the location'),
-});
-
-const isoDate = z.string().regex(ISO_DATE_SHAPE);
 
 export const availability = z.object({
   status: z.enum(PROVIDER_STATUSES),
@@ -168,11 +151,3 @@ export const guideData = z.object({
 export type SportsEvent = z.infer<typeof sportsEvent>;
 export type ViewingOption = z.infer<typeof viewingOption>;
 
-/**
- * Logo file names: lowercase words, one known extension. Nothing else can
- * reach the asset store, so no path (`..`, `/`, `%2F`) ever does.
- */
-export const SPORTS_LOGO_NAME = /^[a-z0-9][a-z0-9-]{0,62}\.(svg|png)$/;
-export const sportsLogoParams = z.object({
-  name: z.string().regex(SPORTS_LOGO_NAME, 'use a logo file name such as nfl.svg').describe('Logo file name, e.g. nfl.svg'),
-});

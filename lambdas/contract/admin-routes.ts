@@ -1,0 +1,67 @@
+/**
+ * The admin route table, declared once, as data. API Gateway
+ * (lib/constructs/api.ts, IAM authorization on every method), the local
+ * gateway and the admin function's dispatch are derived from it; the admin
+ * function's input rules are keyed by operation in lambdas/admin/inputs.ts.
+ * It is kept apart from the /v1 route table so the public OpenAPI document
+ * never lists an admin route.
+ */
+export type AdminRoute = {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** API Gateway resource path below ADMIN_ROOT; `{name}` is a path parameter. */
+  path: string;
+  /** Unique name; the admin function's implementation of the route. */
+  operation: string;
+  summary: string;
+  /** Status of success: 201 create, 202 queued, 204 deleted (no body), 200 otherwise. */
+  status: 200 | 201 | 202 | 204;
+  /** A larger body than the usual 16 KiB (a whole menu); absent → parseJsonBody's default. */
+  maxBodyBytes?: number;
+};
+
+/** Every admin path starts here; IAM guards everything below it (the local gateway: the admin key). */
+export const ADMIN_ROOT = '/admin';
+const V1 = `${ADMIN_ROOT}/v1`;
+
+/**
+ * Bounds parsing only: what decides is the size of the item the menu builds,
+ * which the store measures (413 past DynamoDB's 400 KB). JSON spends more
+ * bytes on names and quotes than DynamoDB does, so a storable menu's body may
+ * be larger than 400 KB.
+ */
+const MAX_MENU_BODY_BYTES = 1024 * 1024;
+
+export const ADMIN_ROUTES = [
+  { method: 'POST', path: `${V1}/apps`, operation: 'createApp', status: 201, summary: 'Create a client_credentials application; the client secret is in this response only' },
+  { method: 'GET', path: `${V1}/apps`, operation: 'listApps', status: 200, summary: 'List applications, optionally of one group; never a secret' },
+  { method: 'GET', path: `${V1}/apps/{clientId}`, operation: 'showApp', status: 200, summary: 'Show one application' },
+  { method: 'POST', path: `${V1}/apps/{clientId}/revoke`, operation: 'revokeApp', status: 200, summary: 'Revoke an application; its tokens fail on their next use' },
+  { method: 'POST', path: `${V1}/destinations`, operation: 'addDestination', status: 201, summary: 'Add a webhook destination; the signing secret is in this response only' },
+  { method: 'GET', path: `${V1}/destinations`, operation: 'listDestinations', status: 200, summary: 'List destinations, optionally of one application; never a secret' },
+  { method: 'GET', path: `${V1}/destinations/{destinationId}`, operation: 'showDestination', status: 200, summary: 'Health, safe hostname, last success and failure, the last three deliveries' },
+  { method: 'PATCH', path: `${V1}/destinations/{destinationId}`, operation: 'editDestination', status: 200, summary: 'Change name, URL (blank keeps it) or locations; the secret is kept' },
+  { method: 'DELETE', path: `${V1}/destinations/{destinationId}`, operation: 'removeDestination', status: 204, summary: 'Delete a destination with its subscription and secret' },
+  { method: 'POST', path: `${V1}/destinations/{destinationId}/rotate-secret`, operation: 'rotateSecret', status: 200, summary: 'New signing secret, in this response only; the old one is invalid at once' },
+  { method: 'POST', path: `${V1}/destinations/{destinationId}/test`, operation: 'sendTest', status: 202, summary: 'Queue a signed customer_api.webhook.test for a covered location' },
+  { method: 'POST', path: `${V1}/destinations/{destinationId}/disable`, operation: 'disableDestination', status: 200, summary: 'Stop dispatching to a destination' },
+  { method: 'POST', path: `${V1}/destinations/{destinationId}/enable`, operation: 'enableDestination', status: 200, summary: 'Dispatch to a destination again' },
+  { method: 'PUT', path: `${V1}/menus/{groupId}/{locationId}`, operation: 'publishMenu', status: 200, maxBodyBytes: MAX_MENU_BODY_BYTES, summary: "Publish a rebuilt beverage menu (the shape of the API's data.menu)" },
+  { method: 'GET', path: `${V1}/dead-letters`, operation: 'listDeadLetters', status: 200, summary: 'Dead-lettered webhook deliveries and the DLQ depth' },
+  { method: 'GET', path: `${V1}/dead-letters/{deliveryId}`, operation: 'showDeadLetter', status: 200, summary: 'One dead letter with its payload and backoff history' },
+  { method: 'POST', path: `${V1}/dead-letters/{deliveryId}/redrive`, operation: 'redriveDeadLetter', status: 200, summary: 'Queue one dead letter again; attempts start over' },
+  { method: 'POST', path: `${V1}/dead-letters/redrive`, operation: 'redriveAllDeadLetters', status: 200, summary: 'Queue every dead letter again' },
+] as const satisfies readonly AdminRoute[];
+
+export type AdminOperation = (typeof ADMIN_ROUTES)[number]['operation'];
+
+/**
+ * The admin API's IAM-authorized catch-all: any other method or path below
+ * ADMIN_ROOT reaches the admin function (its 404, or 405 with Allow), never
+ * the unauthenticated `$default` route. A greedy variable takes one segment or more.
+ */
+export const ADMIN_PROXY_PATH = `${ADMIN_ROOT}/{proxy+}`;
+
+/** Whether API Gateway sends this (decoded) path to an admin route, and so asks for a SigV4 signature first. */
+export function isAdminPath(path: string): boolean {
+  return path.startsWith(`${ADMIN_ROOT}/`) && path.length > ADMIN_ROOT.length + 1;
+}

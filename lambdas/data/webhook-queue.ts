@@ -1,0 +1,26 @@
+/**
+ * The webhook queue and its DLQ (the port; the SQS adapter is
+ * sqs-webhook-queue.ts). Bodies are opaque here: the webhook functions own
+ * what a message says.
+ */
+
+/** A message received from the DLQ, hidden from other receives until deleted or released. */
+export type ReceivedMessage = { messageId: string; body: string; receiptHandle: string };
+
+/** Approximate counts: messages waiting, and messages received but neither deleted nor visible again. */
+export type QueueDepth = { visible: number; inFlight: number };
+
+export type WebhookQueue = {
+  /** Sends one message to the webhook queue; returns its message id. */
+  send(body: string): Promise<string>;
+  /** Hands a received message back after `seconds`: a retry's wait is its message's visibility. */
+  delay(receiptHandle: string, seconds: number): Promise<void>;
+  dlq: {
+    /** One receive of up to 10 messages, waiting up to `waitSeconds` for one; each stays hidden for `hideSeconds`. */
+    receive(options: { waitSeconds: number; hideSeconds: number }): Promise<ReceivedMessage[]>;
+    delete(receiptHandle: string): Promise<void>;
+    /** Visible again at once. */
+    release(receiptHandle: string): Promise<void>;
+    depth(): Promise<QueueDepth>;
+  };
+};

@@ -1,0 +1,66 @@
+import type { ApiRequest, Operation } from '#platform/api-handler';
+import { activeBusinessDate } from '#contract/business-date';
+import type { Deps } from '#platform/deps';
+import { ok } from '#platform/envelope';
+import { REFRESH } from '#contract/refresh';
+import { employeesView, posMenuView, reservationsView } from './current-views.js';
+import { locationRef } from './location-ref.js';
+
+/** The routes that read one location's current state, replaced on every load: POS menu, employees, reservations. */
+
+export const shiftqPosMenu: Operation = async (req, deps) => {
+  const l = req.location!;
+  const stored = await deps.store.shiftq.getCurrent(l.groupId, l.id, 'posMenu');
+  const view = stored ? posMenuView(stored.data) : null;
+  return ok(req, {
+    location: locationRef(l),
+    refresh: REFRESH.shiftq.posMenu,
+    available: view !== null,
+    updatedAt: view?.updatedAt ?? null,
+    stockUpdatedAt: view?.stockUpdatedAt ?? null,
+    currency: view?.currency ?? null,
+    itemCount: view?.itemCount ?? 0,
+    soldOutItemCount: view?.soldOutItemCount ?? 0,
+    groups: view?.groups ?? [],
+  });
+};
+
+export const shiftqEmployees: Operation = async (req, deps) => {
+  const l = req.location!;
+  const date = activeBusinessDate(l.timezone, req.now);
+  const stored = await deps.store.shiftq.getCurrent(l.groupId, l.id, 'employees');
+  const view = stored ? employeesView(stored.data, date) : null;
+  return ok(req, {
+    location: locationRef(l),
+    refresh: REFRESH.shiftq.employees,
+    available: view !== null,
+    updatedAt: view?.updatedAt ?? null,
+    businessDate: date,
+    newTeamMemberCount: view?.newTeamMemberCount ?? 0,
+    employees: view?.employees ?? [],
+    jobs: view?.jobs ?? [],
+    shifts: view?.shifts ?? [],
+    timeEntries: view?.timeEntries ?? [],
+  });
+};
+
+async function reservations(req: ApiRequest, deps: Deps, withLabel: boolean) {
+  const l = req.location!;
+  const stored = await deps.store.shiftq.getCurrent(l.groupId, l.id, 'reservations');
+  const { asOfLabel, ...rest } = reservationsView(stored?.data ?? null, l.name, l.timezone);
+  return {
+    location: locationRef(l),
+    refresh: REFRESH.shiftq.reservations,
+    source: 'pos_reservations_digest' as const,
+    available: stored !== null,
+    reservations: withLabel && asOfLabel !== undefined ? { ...rest, asOfLabel } : rest,
+  };
+}
+
+export const shiftqReservations: Operation = async (req, deps) => {
+  return ok(req, await reservations(req, deps, true));
+};
+
+export const shiftqToastReservations: Operation = async (req, deps) => {
+  return ok(req, await reservations(req, deps, false));
+};

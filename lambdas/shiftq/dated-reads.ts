@@ -1,0 +1,144 @@
+import type { ApiRequest, Operation } from '#platform/api-handler';
+import { activeBusinessDate } from '#contract/business-date';
+import { SHIFTQ_RETENTION_DAYS } from '#data/shiftq';
+import type { Deps } from '#platform/deps';
+import { ok } from '#platform/envelope';
+import { REFRESH } from '#contract/refresh';
+import type { DatedKind } from '#contract/schemas/shiftq-inputs';
+import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
+import { kitchenSnapshot } from './kitchen-averages.js';
+import { locationPath, locationRef } from './location-ref.js';
+import { retained, unavailableReason } from './retention.js';
+import { laborView, salesView } from './sales.js';
+import { priorWeekDate, salesCompare } from './sales-compare.js';
+
+/** The routes that read one location's data of a business date: sales, labor, kitchen, clock-ins. */
+
+/** The business date a request reads: `businessDate` / `businessDay` (validated by the route's query schema) or the current one. */
+function requestedDate(req: ApiRequest, current: string): string {
+  return req.query.businessDate ?? req.query.businessDay ?? current;
+}
+
+/** The request location's item of one kind and date; null when missing, or past retention (not even read). */
+async function dated<K extends DatedKind>(
+  deps: Deps,
+  req: ApiRequest,
+  kind: K,
+  date: string,
+  current: string,
+) {
+  const l = req.location!;
+  if (!retained(date, current)) return null;
+  return deps.store.shiftq.getDated(l.groupId, l.id, kind, date, req.now);
+}
+
+export const shiftqSales: Operation = async (req, deps) => {
+  const l = req.location!;
+  const current = activeBusinessDate(l.timezone, req.now);
+  const date = requestedDate(req, current);
+  const [sales, prior] = await Promise.all([
+    dated(deps, req, 'sales', date, current),
+    dated(deps, req, 'sales', priorWeekDate(date), current),
+  ]);
+  return ok(req, {
+    location: locationRef(l),
+    refresh: REFRESH.shiftq.sales,
+    businessDate: date,
+    available: sales !== null,
+    unavailableReason: unavailableReason(sales, date, current),
+    sales: sales ? salesView(sales.data, l.timezone) : null,
+    compare: salesCompare(date, sales, prior),
+  });
+};
+
+export const shiftqLabor: Operation = async (req, deps) => {
+  const l = req.location!;
+  const current = activeBusinessDate(l.timezone, req.now);
+  const date = requestedDate(req, current);
+  const [labor, sales] = await Promise.all([
+    dated(deps, req, 'labor', date, current),
+    dated(deps, req, 'sales', date, current),
+  ]);
+  return ok(req, {
+    location: locationRef(l),
+    refresh: REFRESH.shiftq.labor,
+    businessDate: date,
+    available: labor !== null,
+    unavailableReason: unavailableReason(labor, date, current),
+    labor: labor ? laborView(labor.data, sales?.data ?? null) : null,
+  });
+};
+
+export const shiftqKitchen: Operation = async (req, deps) => {
+  const l = req.location!;
+  const current = activeBusinessDate(l.timezone, req.now);
+  const requested = requestedDate(req, current);
+  const [currentStored, requestedStored] = await Promise.all([
+    dated(deps, req, 'kitchen', current, current),
+    requested === current ? null : dated(deps, req, 'kitchen', requested, current),
+  ]);
+  const currentSnapshot = currentStored ? kitchenSnapshot(currentStored.data, current, l.timezone) : null;
+  const requestedBucket =
+    requested === current ? currentSnapshot : requestedStored ? kitchenSnapshot(requestedStored.data, requested, l.timezone) : null;
+  const kitchenUrl = `${locationPath(req, l)}/kitchen`;
+  return ok(req, {
+    location: locationRef(l),
+    refresh: REFRESH.shiftq.kitchen,
+    currentBusinessDate: current,
+    requestedBusinessDate: requested,
+    bucketAvailable: requestedBucket !== null,
+    bucketUnavailableReason: unavailableReason(requestedBucket, requested, current),
+    retentionDays: SHIFTQ_RETENTION_DAYS,
+    latestMetadata: currentSnapshot && {
+      updatedAt: currentSnapshot.updatedAt,
+      businessDate: currentSnapshot.businessDate,
+      dateKey: currentSnapshot.dateKey,
+      liveBusinessDate: current,
+      bucketIntervalMinutes: currentSnapshot.bucketIntervalMinutes,
+      lastStatus: currentSnapshot.status.state,
+      lastHttpStatus: currentSnapshot.status.httpStatus,
+      ...(currentSnapshot.status.error !== undefined ? { lastError: currentSnapshot.status.error } : {}),
+      averageBasis: currentSnapshot.averages.averageBasis,
+      avgKitchenTicketTimeMinutes: currentSnapshot.averages.avgKitchenTicketTimeMinutes,
+      avgKitchenTicketTimeDivisorField: currentSnapshot.averages.avgKitchenTicketTimeDivisorField,
+      avgKitchenTicketTimeDivisorValue: currentSnapshot.averages.avgKitchenTicketTimeDivisorValue,
+      avgExpediterTicketTimeMinutes: currentSnapshot.averages.avgExpediterTicketTimeMinutes,
+      avgExpediterTicketTimeDivisorField: currentSnapshot.averages.avgExpediterTicketTimeDivisorField,
+      avgExpediterTicketTimeDivisorValue: currentSnapshot.averages.avgExpediterTicketTimeDivisorValue,
+      avgExpoClearMinutes: currentSnapshot.averages.avgExpoClearMinutes,
+      prepTicketCount: currentSnapshot.counts.prepTicketCount,
+      prepRowCount: currentSnapshot.counts.prepRowCount,
+      expediterTicketCount: currentSnapshot.counts.expediterTicketCount,
+      expediterRowCount: currentSnapshot.counts.expediterRowCount,
+      expediterLevelCount: currentSnapshot.counts.expediterLevelCount,
+      stationCount: currentSnapshot.counts.stationCount,
+      salesCategoryCount: currentSnapshot.counts.salesCategoryCount,
+      timeBucketCount: currentSnapshot.counts.timeBucketCount,
+      thirtyMinuteBucketCount: currentSnapshot.counts.thirtyMinuteBucketCount,
+    },
+    currentSnapshot,
+    requestedBucket,
+    endpoints: { current: kitchenUrl, byBusinessDate: `${kitchenUrl}?businessDate=${requested}` },
+    thirtyMinuteBuckets: requestedBucket?.timeBuckets ?? [],
+  });
+};
+
+export const shiftqClockIns: Operation = async (req, deps) => {
+  const l = req.location!;
+  const date = activeBusinessDate(l.timezone, req.now);
+  const stored = await deps.store.shiftq.getDated(l.groupId, l.id, 'clockIns', date, req.now);
+  const view = stored ? clockInsView(stored.data) : null;
+  return ok(req, {
+    location: locationRef(l),
+    refresh: REFRESH.shiftq.clockIns,
+    businessDate: date,
+    available: view !== null,
+    asOf: view?.asOf ?? null,
+    clockedInCount: view?.clockedInCount ?? 0,
+    managerOnDutyCount: view?.managerOnDutyCount ?? 0,
+    clockedIn: view?.clockedIn ?? [],
+    roleCoverage: view?.roleCoverage ?? [],
+    alerts: view?.alerts ?? [],
+    exceptionCounts: view?.exceptionCounts ?? NO_EXCEPTIONS,
+  });
+};

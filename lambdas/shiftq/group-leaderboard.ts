@@ -1,0 +1,59 @@
+import type { Operation } from '#platform/api-handler';
+import { activeBusinessDate } from '#contract/business-date';
+import type { Stored } from '#data/shiftq';
+import { ok } from '#platform/envelope';
+import { REFRESH } from '#contract/refresh';
+import type { LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
+import { locationPath } from './location-ref.js';
+import { laborView, rankLocations, salesView, type LeaderboardRow } from './sales.js';
+
+/** The group's shiftq locations the token may see, ranked on their current business date's sales and labor. */
+
+export const shiftqGroupLeaderboard: Operation = async (req, deps) => {
+  const { app } = req.auth!;
+  const all = await deps.store.locations.list(app.groupId);
+  const locations = all.filter((l) => l.modulesEnabled.shiftq && (!app.allowedLocationIds || app.allowedLocationIds.includes(l.id)));
+  const dates = locations.map((l) => activeBusinessDate(l.timezone, req.now));
+  const stored = await deps.store.shiftq.getDatedMany(
+    locations.flatMap((l, i) => [
+      { groupId: l.groupId, locationId: l.id, kind: 'sales' as const, businessDate: dates[i]! },
+      { groupId: l.groupId, locationId: l.id, kind: 'labor' as const, businessDate: dates[i]! },
+    ]),
+    req.now,
+  );
+  const rows: LeaderboardRow[] = [];
+  const updates: string[] = [];
+  locations.forEach((l, i) => {
+    const sales = stored[2 * i] as Stored<SalesInput> | null;
+    const labor = stored[2 * i + 1] as Stored<LaborInput> | null;
+    if (!sales || !labor) return;
+    const s = salesView(sales.data, l.timezone);
+    const laborPercent = laborView(labor.data, sales.data).laborPercent;
+    if (s.discountsPercent === null || s.voidsPercent === null || laborPercent === null) return;
+    updates.push(sales.data.updatedAt, labor.data.updatedAt);
+    rows.push({
+      locationId: l.id,
+      locationName: l.name,
+      locationShortName: l.locationShortName,
+      businessDate: dates[i]!,
+      netSales: s.netSales,
+      discountsPercent: s.discountsPercent,
+      laborPercent,
+      voidsPercent: s.voidsPercent,
+    });
+  });
+  const latest = updates.length ? new Date(Math.max(...updates.map((u) => Date.parse(u)))).toISOString() : null;
+  return ok(req, {
+    groupId: app.groupId,
+    refresh: REFRESH.shiftq.groupLeaderboard,
+    updatedAt: latest,
+    count: rows.length,
+    leaderboard: rankLocations(rows),
+    locationEndpoints: locations.map((l) => ({
+      id: l.id,
+      name: l.name,
+      shiftq: locationPath(req, l),
+      sales: `${locationPath(req, l)}/sales`,
+    })),
+  });
+};

@@ -1,0 +1,69 @@
+import type { Operation } from '#platform/api-handler';
+import { activeBusinessDate } from '#contract/business-date';
+import type { Stored } from '#data/shiftq';
+import { ok } from '#platform/envelope';
+import { REFRESH } from '#contract/refresh';
+import type { ClockInsInput, KitchenInput, LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
+import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
+import { employeesView, posMenuView, reservationsView } from './current-views.js';
+import { kitchenSnapshot } from './kitchen-averages.js';
+import { locationPath, locationRef } from './location-ref.js';
+import { salesView } from './sales.js';
+
+/** A location's shiftq at a glance: the current business date's figures from every resource, and their links. */
+
+export const shiftqOverview: Operation = async (req, deps) => {
+  const l = req.location!;
+  const date = activeBusinessDate(l.timezone, req.now);
+  const key = { groupId: l.groupId, locationId: l.id, businessDate: date };
+  const [[kitchen, sales, labor, clockIns], posMenu, employees, digest] = await Promise.all([
+    deps.store.shiftq.getDatedMany(
+      (['kitchen', 'sales', 'labor', 'clockIns'] as const).map((kind) => ({ ...key, kind })),
+      req.now,
+    ) as Promise<[Stored<KitchenInput> | null, Stored<SalesInput> | null, Stored<LaborInput> | null, Stored<ClockInsInput> | null]>,
+    deps.store.shiftq.getCurrent(l.groupId, l.id, 'posMenu'),
+    deps.store.shiftq.getCurrent(l.groupId, l.id, 'employees'),
+    deps.store.shiftq.getCurrent(l.groupId, l.id, 'reservations'),
+  ]);
+  const snapshot = kitchen ? kitchenSnapshot(kitchen.data, date, l.timezone) : null;
+  const staff = clockIns ? clockInsView(clockIns.data) : null;
+  const board = sales ? salesView(sales.data, l.timezone).leaderboard.slice(0, 5) : [];
+  const reservationsSummary = reservationsView(digest?.data ?? null, l.name, l.timezone);
+  const base = locationPath(req, l);
+  return ok(req, {
+    location: locationRef(l),
+    refresh: {
+      sales: REFRESH.shiftq.sales,
+      labor: REFRESH.shiftq.labor,
+      kitchen: REFRESH.shiftq.kitchen,
+      posMenu: REFRESH.shiftq.posMenu,
+      clockIns: REFRESH.shiftq.clockIns,
+      employees: REFRESH.shiftq.employees,
+      reservations: REFRESH.shiftq.reservations,
+    },
+    summary: {
+      businessDate: date,
+      salesUpdatedAt: sales?.data.updatedAt ?? null,
+      laborUpdatedAt: labor?.data.updatedAt ?? null,
+      top5Leaderboard: board,
+      clockedInCount: staff?.clockedInCount ?? 0,
+      soldOutItemCount: posMenu ? posMenuView(posMenu.data).soldOutItemCount : 0,
+      managerOnDutyCount: staff?.managerOnDutyCount ?? 0,
+      roleGroupCount: staff?.roleCoverage.length ?? 0,
+      newTeamMemberCount: employees ? employeesView(employees.data, date).newTeamMemberCount : 0,
+      reservationDayCount: reservationsSummary.dayCount,
+      reservationPartyCount: reservationsSummary.totalParties,
+      kitchenReadyQueueCount: snapshot?.queue.readyQueueCount ?? 0,
+      kitchenInProgressCount: snapshot?.queue.inProgressCount ?? 0,
+      kitchenStationCount: snapshot?.counts.stationCount ?? 0,
+      exceptionCounts: staff?.exceptionCounts ?? NO_EXCEPTIONS,
+      kitchenAvgTicketTimeMinutes: snapshot?.averages.avgKitchenTicketTimeMinutes ?? 0,
+      kitchenExpediterAvgTicketTimeMinutes: snapshot?.averages.avgExpediterTicketTimeMinutes ?? 0,
+    },
+    endpoints: Object.fromEntries(
+      ['sales', 'labor', 'kitchen', 'clock-ins', 'pos-menu', 'employees', 'reservations', 'toastReservations', 'reviews'].map(
+        (r) => [r, `${base}/${r}`],
+      ),
+    ),
+  });
+};

@@ -1,0 +1,57 @@
+import type { Operation } from '#platform/api-handler';
+import { ok } from '#platform/envelope';
+import { REFRESH } from '#contract/refresh';
+import { REVIEW_PAGE_LIMIT } from '#contract/schemas/requests';
+import { decodePageToken, encodePageToken, pageTokenKey } from './page-token.js';
+import { PROVIDER_POLICY } from './review-providers.js';
+import { reviewFilters } from './review-filters.js';
+
+/** A location's reviews, newest first, filtered and paged by signed tokens bound to the filters. */
+
+export const shiftqReviews: Operation = async (req, deps) => {
+  const l = req.location!;
+  const { filters, range } = reviewFilters(req);
+  const fingerprint = JSON.stringify(filters);
+  const limit = (req.query.limit as unknown as number | undefined) ?? REVIEW_PAGE_LIMIT.default;
+  const binding = { groupId: l.groupId, locationId: l.id, filters: fingerprint };
+  const key = await pageTokenKey(deps);
+  const after = req.query.pageToken ? decodePageToken(key, req.query.pageToken, binding) : null;
+  const [providers, page] = await Promise.all([
+    deps.store.reviews.activeProviders(l.groupId, l.id),
+    deps.store.reviews.page(l.groupId, l.id, {
+      ...range,
+      after,
+      limit,
+      filter: {
+        ...(filters.minRating !== null ? { minRating: filters.minRating } : {}),
+        ...(filters.maxRating !== null ? { maxRating: filters.maxRating } : {}),
+        ...(filters.provider !== null ? { provider: filters.provider } : {}),
+      },
+    }),
+  ]);
+  const nextPageToken =
+    page.hasMore && page.lastKey ? encodePageToken(key, { ...binding, after: page.lastKey }) : null;
+  return ok(req, {
+    location: { groupId: l.groupId, locationId: l.id, name: l.name },
+    refresh: REFRESH.shiftq.reviews,
+    capability: { available: (providers ?? []).length > 0, configured: providers !== null, activeProviders: providers ?? [] },
+    filters,
+    reviews: page.reviews.map((r) => {
+      const policy = PROVIDER_POLICY[r.provider];
+      return {
+        id: r.id,
+        provider: r.provider,
+        rating: r.rating,
+        reviewerDisplayName: policy.showsReviewerNames ? r.reviewerName : `${policy.label} reviewer`,
+        text: r.text,
+        createdAt: r.createdAt,
+        updatedAt: r.updatedAt,
+        reviewUrl: r.reviewUrl,
+        workflow: { status: r.workflowStatus },
+        response: { state: r.responseState },
+        attribution: { provider: r.provider, label: policy.label, url: policy.url },
+      };
+    }),
+    page: { limit, count: page.reviews.length, nextPageToken, hasMore: page.hasMore },
+  });
+};

@@ -1,0 +1,107 @@
+import { DERIVED } from '#contract/delivery-policy';
+import { DLQ_PASS_SECONDS } from '#contract/queues';
+import type { Family } from '#contract/routes';
+import type { DynamoAction, TableIndexName } from './constructs/service-function.js';
+
+/** What one function needs from the infrastructure, and nothing more. */
+export type FunctionSpec = {
+  /** Handler file below lambdas/. */
+  entry: string;
+  /** DynamoDB actions on the table. */
+  tableActions: readonly DynamoAction[];
+  /** GSIs the family queries; each is granted by its own ARN (never `index/*`). */
+  queriedIndexes: readonly TableIndexName[];
+  /** ses:SendEmail from MAIL_FROM (owner alerts). */
+  sendsMail: boolean;
+  memorySize: number;
+  /** Default 10 s, well below API Gateway's 29 s integration timeout. */
+  timeoutSeconds?: number;
+};
+
+/**
+ * Every /v1 family runs auth → rate limit → route: it reads credentials, apps
+ * and locations, bumps the rate counter and may queue an owner alert (an
+ * UpdateItem; the webhook sweeper sends it), so no /v1 family sends mail.
+ */
+const V1_FAMILY = {
+  tableActions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'],
+  queriedIndexes: [],
+  sendsMail: false,
+  memorySize: 1024,
+} as const;
+const v1 = (family: Family, extra: Partial<FunctionSpec> = {}): FunctionSpec => ({ entry: `${family}/handler.ts`, ...V1_FAMILY, ...extra });
+
+/**
+ * Every function of the stack, declared once: its entry, table grants, mail,
+ * memory and timeout. The stack builds each from its row; the tests check the
+ * deployed grants against it. Typed by Family: a family added to the route
+ * table does not compile until it is declared here.
+ */
+export const FUNCTIONS = {
+  // Reads the app and the token key, bumps the per-client attempt counter, writes the credential (and the key, once).
+  token: { entry: 'token/handler.ts', tableActions: ['GetItem', 'PutItem', 'UpdateItem'], queriedIndexes: [], sendsMail: false, memorySize: 512 },
+  // Locations are listed by base-table Query (PK = group), so no GSI grant.
+  discovery: v1('discovery'),
+  // Menus are read by key and listed by base-table Query (PK = group).
+  bevq: v1('bevq'),
+  // shiftq items are read by key (GetItem/BatchGetItem) and reviews paged by base-table Query; no GSI.
+  shiftq: v1('shiftq'),
+  // Sports data is read by key and viewing data by base-table Query (PK = group); no GSI.
+  sportsq: v1('sportsq'),
+  // Also puts emergency-stop commands (conditional PutItem on a deterministic key).
+  matriq: v1('matriq', { tableActions: [...V1_FAMILY.tableActions, 'PutItem'] }),
+  // Campaigns listed by base-table Query (PK = group); devices read by key.
+  campaigns: v1('campaigns'),
+  orderboard: v1('orderboard'),
+  // Public logos from the asset bucket (the stack binds it); no auth, so it never touches the table beyond the shared deps' client.
+  assets: { entry: 'assets/handler.ts', tableActions: ['GetItem'], queriedIndexes: [], sendsMail: false, memorySize: 256 },
+  /**
+   * The admin API: apps, destinations (deleted with DeleteItem), menu
+   * publishing, dead letters (listed through GSI1). It also sends to the
+   * webhook queue, consumes the DLQ and e-mails owners; the stack grants those.
+   */
+  'admin-api': {
+    entry: 'admin/handler.ts',
+    tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    queriedIndexes: ['GSI1'],
+    sendsMail: true,
+    memorySize: 512,
+  },
+
+  /** The ingest path: writes a rebuilt menu, then fans its event out (SendMessage). */
+  'webhook-dispatcher': {
+    entry: 'webhooks/dispatcher.ts',
+    tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
+    queriedIndexes: ['GSI1'],
+    memorySize: 512,
+    timeoutSeconds: 10,
+    sendsMail: false,
+  },
+  /** SQS consumer: at most one attempt per record; retries through the message's visibility. Unlists a stranded delivery that moves again. */
+  'webhook-deliverer': {
+    entry: 'webhooks/deliverer.ts',
+    tableActions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    queriedIndexes: [],
+    memorySize: 512,
+    timeoutSeconds: DERIVED.functionTimeoutSeconds,
+    sendsMail: false,
+  },
+  /** Schedule: re-dispatches menu events left pending, lists what is in the DLQ, sends queued owner mail. */
+  'webhook-sweeper': {
+    entry: 'webhooks/sweeper.ts',
+    tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
+    queriedIndexes: ['GSI1'],
+    memorySize: 512,
+    // The DLQ pass plus room for dispatching and mail, inside the one-minute schedule.
+    timeoutSeconds: DLQ_PASS_SECONDS + 20,
+    sendsMail: true,
+  },
+} as const satisfies Record<Family | 'admin-api' | `webhook-${string}`, FunctionSpec>;
+
+export type FunctionName = keyof typeof FUNCTIONS;
+/** The non-HTTP webhook functions (their own construct adds the queue, schedule and alarm). */
+export const WEBHOOK_FUNCTION_NAMES = ['webhook-dispatcher', 'webhook-deliverer', 'webhook-sweeper'] as const satisfies readonly FunctionName[];
+export type WebhookFunctionName = (typeof WEBHOOK_FUNCTION_NAMES)[number];
+
+/** The family API Gateway's `$default` route reaches: every path and method no route matches (its 404/405). */
+export const CATCH_ALL_FAMILY: Family = 'discovery';

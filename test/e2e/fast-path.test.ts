@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { counterKeys } from '#data/rate-counters';
+import { mintAccessToken } from '#domain/access-token';
+import { sha256Hex } from '#domain/crypto';
+import { rateWindow } from '#platform/rate-limit';
+import { publishMenu } from '#lambdas/webhooks/menu-publish';
+import { sampleMenu } from '#lib/local/demo-menu';
+import type { LocalRuntime } from '#lib/local/runtime';
+import { call, startTestRuntime, tokenFor } from '../support/runtime.js';
+
+/**
+ * The /v1 fast path, measured on the runtime's own DynamoDB client: every
+ * call is held for DELAY_MS, so calls that overlap ran in one round trip
+ * and calls that do not ran one after the other. A structural check, not a
+ * timing one: the delay only has to exceed the calls' own latency spread.
+ */
+const DELAY_MS = 80;
+type Call = { name: string; start: number; end: number };
+
+let runtime: LocalRuntime;
+let calls: Call[] = [];
+let recording = false;
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'denver-union', menu: sampleMenu() });
+  runtime.dynamo.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (!recording) return next(args);
+      const call = { name: String(context.commandName).replace(/Command$/, ''), start: performance.now(), end: 0 };
+      calls.push(call);
+      await new Promise((r) => setTimeout(r, DELAY_MS));
+      try {
+        return await next(args);
+      } finally {
+        call.end = performance.now();
+      }
+    },
+    { step: 'initialize', name: 'fastPathProbe' },
+  );
+});
+afterAll(() => runtime?.stop());
+
+async function recorded(run: () => Promise<unknown>): Promise<Call[]> {
+  calls = [];
+  recording = true;
+  try {
+    await run();
+  } finally {
+    recording = false;
+  }
+  return calls;
+}
+
+/** Sequential round trips: calls that start after every earlier call ended open a new one. */
+function roundTrips(list: Call[]): number {
+  let trips = 0;
+  let frontier = -Infinity;
+  for (const c of [...list].sort((a, b) => a.start - b.start)) {
+    if (c.start >= frontier) trips++;
+    frontier = Math.max(frontier === -Infinity ? 0 : frontier, c.end);
+  }
+  return trips;
+}
+
+const MENU = '/v1/demo-group/denver-union/bevq/menu';
+
+describe('authorize and read in one round trip', () => {
+  // First in this file: before any token is issued there is no token key, and a token of the named shape is nobody's.
+  it('refuses a named token before any token was ever issued, reading only for the key', async () => {
+    const shaped = `demo-app.${Math.floor(runtime.deps.clock.now() / 1000) + 60}.${randomBytes(32).toString('base64url')}.${randomBytes(16).toString('base64url')}`;
+    const seen = await recorded(() => call(runtime, MENU, { token: shaped }).then((r) => expect([r.status, r.body.error.code]).toEqual([401, 'invalid_token'])));
+    expect(seen.map((c) => c.name)).toEqual(['GetItem']);
+  });
+
+  it('reads a path-keyed resource with one BatchGetItem beside the counter write: one round trip, two calls', async () => {
+    const { token } = await tokenFor(runtime, { scopes: ['bevq:read'] });
+    await call(runtime, MENU, { token }); // the token key is read once per process
+    const seen = await recorded(() => call(runtime, MENU, { token }).then((r) => expect(r.status).toBe(200)));
+    expect(seen.map((c) => c.name).sort()).toEqual(['BatchGetItem', 'UpdateItem']);
+    expect(roundTrips(seen)).toBe(1);
+  });
+
+  it('takes one round trip more for a legacy credential, which must be found by hash first', async () => {
+    const { clientId, app } = await tokenFor(runtime, { scopes: ['bevq:read'] });
+    const legacy = randomBytes(32).toString('base64url');
+    await runtime.store.credentials.put({
+      tokenHash: sha256Hex(legacy),
+      clientId,
+      groupId: app.groupId,
+      credentialType: 'client_credentials',
+      issuedAt: new Date(runtime.deps.clock.now()).toISOString(),
+      expiresAt: new Date(runtime.deps.clock.now() + 3_600_000).toISOString(),
+    });
+    const seen = await recorded(() => call(runtime, MENU, { token: legacy }).then((r) => expect(r.status).toBe(200)));
+    expect(seen.map((c) => c.name)).toEqual(['GetItem', expect.any(String), expect.any(String)]);
+    expect(roundTrips(seen)).toBe(2);
+  });
+
+  it('lists a group in two round trips: authorization, then the query', async () => {
+    const { token } = await tokenFor(runtime);
+    const seen = await recorded(() => call(runtime, '/v1/demo-group/locations', { token }).then((r) => expect(r.status).toBe(200)));
+    expect(roundTrips(seen)).toBe(2);
+  });
+
+  it('refuses a token nobody issued from memory: nothing read, no rate limit spent', async () => {
+    const { token, clientId } = await tokenFor(runtime, { scopes: ['bevq:read'] });
+    await call(runtime, MENU, { token });
+    const [id, exp, , tag] = token.split('.');
+    const forged = `${id}.${exp}.${randomBytes(32).toString('base64url')}.${tag}`;
+    const altered = `${id}.${Number(exp) + 3600}.${token.split('.')[2]}.${tag}`;
+    const before = await counterValue(clientId);
+    for (const bad of [forged, altered]) {
+      const seen = await recorded(() => call(runtime, MENU, { token: bad }).then((r) => expect([r.status, r.body.error.code]).toEqual([401, 'invalid_token'])));
+      expect(seen).toEqual([]);
+    }
+    expect(await counterValue(clientId)).toBe(before);
+  });
+
+  it('refuses an expired token of ours from memory, before the counter', async () => {
+    const { clientId } = await tokenFor(runtime, { scopes: ['bevq:read'] });
+    const key = (await runtime.store.tokenKeys.find())!;
+    const expired = mintAccessToken(key, clientId, Math.floor(runtime.deps.clock.now() / 1000) - 1);
+    await runtime.store.credentials.put({
+      tokenHash: sha256Hex(expired),
+      clientId,
+      groupId: 'demo-group',
+      credentialType: 'client_credentials',
+      issuedAt: new Date(runtime.deps.clock.now() - 86_400_000).toISOString(),
+      expiresAt: new Date((Math.floor(runtime.deps.clock.now() / 1000) - 1) * 1000).toISOString(),
+    });
+    const before = await counterValue(clientId);
+    const seen = await recorded(() => call(runtime, MENU, { token: expired }).then((r) => expect([r.status, r.body.error.code]).toEqual([403, 'token_expired'])));
+    expect(seen).toEqual([]);
+    expect(await counterValue(clientId)).toBe(before);
+  });
+});
+
+/** The application's count in the current window, read straight from the table. */
+async function counterValue(clientId: string): Promise<number> {
+  const key = counterKeys.counter('API', clientId, rateWindow(runtime.deps.clock.now()).start);
+  const { Item } = await DynamoDBDocumentClient.from(runtime.dynamo).send(new GetCommand({ TableName: runtime.tableName, Key: key, ConsistentRead: true }));
+  return Number(Item?.count ?? 0);
+}
