@@ -1,6 +1,16 @@
 import { Agent, request } from 'node:http';
 
-export type LoadResult = { concurrency: number; requests: number; rps: number; p50Ms: number; p99Ms: number; errors: number };
+export type LoadResult = {
+  concurrency: number;
+  requests: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  /** Wall time of the run and every latency, sorted: what `merge` combines. */
+  seconds: number;
+  latenciesMs: number[];
+};
 
 /**
  * Closed-loop load over keep-alive HTTP: `concurrency` clients each send a
@@ -33,6 +43,24 @@ export async function load(url: string, headers: Record<string, string>, concurr
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
     errors,
+    seconds,
+    latenciesMs: latencies,
+  };
+}
+
+/** Runs of the same load as one: requests over the summed wall time, percentiles of all latencies. */
+export function merge(runs: LoadResult[]): LoadResult {
+  const latencies = runs.flatMap((r) => r.latenciesMs).sort((a, b) => a - b);
+  const seconds = runs.reduce((sum, r) => sum + r.seconds, 0);
+  return {
+    concurrency: runs[0]!.concurrency,
+    requests: latencies.length,
+    rps: latencies.length / seconds,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    seconds,
+    latenciesMs: latencies,
   };
 }
 
