@@ -37,7 +37,10 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       })),
     }),
   );
-  await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: tableName });
+  // The SDK's table waiter sleeps 20 s after a first look that finds the table still CREATING; the embedded
+  // engine creates it in a moment but answers CREATING to about one describe in ten sent right after the create
+  // (a cold npm start, every test runtime): poll briskly instead.
+  await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 0.05, maxDelay: 1 }, { TableName: tableName });
   try {
     await client.send(
       new UpdateTimeToLiveCommand({
