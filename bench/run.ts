@@ -1,5 +1,3 @@
-// First: runtimes started in this process (round trips, kitchen) run as npm start does, without the X-Ray SDK's async hook.
-import '../lib/local/tracing-off.js';
 import { parseArgs } from 'node:util';
 import { benchBundles } from './bundles.js';
 import { benchIdle } from './idle.js';

@@ -1,5 +1,3 @@
-// First, before any handler code loads: keeps the X-Ray SDK's async hook out of this process.
-import '../lib/local/tracing-off.js';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { removeRuntimeFile, writeRuntimeFile } from '../lib/local/runtime-file.js';

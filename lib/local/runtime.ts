@@ -1,5 +1,3 @@
-// First: keeps the X-Ray SDK's async hook out of this process (see the module).
-import './tracing-off.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
