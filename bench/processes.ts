@@ -29,7 +29,8 @@ export function startChild(args: string[], env: Record<string, string> = {}, nod
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {
     // Keep the head (banners) and a tail; a chatty child must not grow this without bound.
-    output = output.length > 1_000_000 ? output.slice(0, 100_000) + output.slice(-100_000) : output + chunk.toString();
+    if (output.length > 1_000_000) output = output.slice(0, 100_000) + output.slice(-100_000);
+    output += chunk.toString();
     for (const listener of listeners) listener();
   };
   child.stdout!.on('data', onData);

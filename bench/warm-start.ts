@@ -31,13 +31,15 @@ async function timeStart(launch: (port: number) => Child | { child: ReturnType<t
     let answerMs: number | null = null;
     while (answerMs === null) {
       if (performance.now() > deadline) throw new Error(`no answer on port ${port} within 60 s`);
+      if (proc.child.exitCode !== null) throw new Error(`the process exited (${proc.child.exitCode}) before answering`);
       try {
         const reply = await fetch(`http://127.0.0.1:${port}${path}`);
         await reply.arrayBuffer();
         if (reply.status === 200) answerMs = performance.now() - started;
       } catch {
-        await sleep(10);
+        // not listening yet
       }
+      if (answerMs === null) await sleep(10);
     }
     let tokenMs: number | null = null;
     if (token) {
