@@ -47,7 +47,7 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
     }
     let sqsEndpoint = options.sqsEndpoint;
     if (!sqsEndpoint) {
-      patchFauxqsTimers();
+      await patchFauxqsTimers();
       const fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
       sqsEndpoint = `http://127.0.0.1:${fauxqs.port}`;
       stops.push(() => fauxqs.stop());

@@ -1,5 +1,7 @@
-// fauxqs's queue class is not among the package's exports; this is the very module its server loads (ESM resolves the real path).
-import { SqsQueue } from '../../node_modules/fauxqs/dist/sqs/sqsStore.js';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /**
  * fauxqs answers a long poll (WaitTimeSeconds) at once when a message is
@@ -26,7 +28,25 @@ type Internals = {
 const PATCHED = Symbol.for('customer-api.fauxqs-deadline-timer');
 const armedAt = new WeakMap<Internals, { timer: NodeJS.Timeout; at: number }>();
 
-export function patchFauxqsTimers(): boolean {
+/**
+ * fauxqs's queue class is not among the package's exports, so it is loaded by
+ * its file: the very module fauxqs's server imports (ESM loads a file once, by
+ * its real path).
+ */
+async function fauxqsQueueClass(): Promise<{ prototype: object } | null> {
+  const folder = createRequire(import.meta.url)
+    .resolve.paths('fauxqs')
+    ?.map((dir) => join(dir, 'fauxqs'))
+    .find((dir) => existsSync(join(dir, 'package.json')));
+  const file = folder && join(folder, 'dist', 'sqs', 'sqsStore.js');
+  if (!file || !existsSync(file)) return null;
+  const { SqsQueue } = (await import(pathToFileURL(file).href)) as { SqsQueue?: { prototype: object } };
+  return SqsQueue ?? null;
+}
+
+export async function patchFauxqsTimers(): Promise<boolean> {
+  const SqsQueue = await fauxqsQueueClass();
+  if (!SqsQueue) return false;
   const proto = SqsQueue.prototype as unknown as Record<string | symbol, unknown>;
   if (proto[PATCHED]) return true;
   const names = ['startPollTimerIfNeeded', 'dequeue', 'dequeueFifo', 'changeVisibility', 'enqueue', 'processTimers'];
