@@ -1,15 +1,15 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { createHandler as discovery } from '../../lambdas/discovery/index.js';
+import { createHandler as discovery } from '#lambdas/discovery/index';
 import type { Deps } from '#platform/deps';
 import type { Family } from '#contract/routes';
-import { createHandler as token } from '../../lambdas/token/index.js';
-import { createHandler as bevq } from '../../lambdas/bevq/index.js';
-import { createHandler as sportsq } from '../../lambdas/sportsq/index.js';
-import { createHandler as matriq } from '../../lambdas/matriq/index.js';
-import { createHandler as campaigns } from '../../lambdas/campaigns/index.js';
-import { createHandler as orderboard } from '../../lambdas/orderboard/index.js';
-import { createHandler as assets } from '../../lambdas/assets/index.js';
-import { createHandler as shiftq } from '../../lambdas/shiftq/index.js';
+import { createHandler as token } from '#lambdas/token/index';
+import { createHandler as bevq } from '#lambdas/bevq/index';
+import { createHandler as sportsq } from '#lambdas/sportsq/index';
+import { createHandler as matriq } from '#lambdas/matriq/index';
+import { createHandler as campaigns } from '#lambdas/campaigns/index';
+import { createHandler as orderboard } from '#lambdas/orderboard/index';
+import { createHandler as assets } from '#lambdas/assets/index';
+import { createHandler as shiftq } from '#lambdas/shiftq/index';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 

@@ -1,4 +1,4 @@
-import { createApp } from '../../lambdas/admin/apps.js';
+import { createApp } from '#lambdas/admin/apps';
 import { loadVenues, type VenueFile } from '../ingest/venues.js';
 import type { Store } from '#data/store';
 import { SCOPES } from '#contract/scopes';
