@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { FAMILIES } from '#contract/routes';
-import { LAMBDA_BUNDLING } from '../lib/bundling.js';
+import { lambdaBuildOptions } from '#lib/bundling';
 import { FUNCTIONS } from '../lib/functions.js';
 import { median } from './load.js';
 
@@ -37,19 +37,7 @@ export async function measureBundles(runs = RUNS): Promise<{ baseline: BundleFig
   try {
     const measure = async ({ name, entry }: { name: string; entry: string }): Promise<BundleFigure> => {
       const outfile = join(dir, `${name}.mjs`);
-      await build({
-        entryPoints: [entry],
-        outfile,
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: LAMBDA_BUNDLING.target,
-        minify: LAMBDA_BUNDLING.minify,
-        keepNames: LAMBDA_BUNDLING.keepNames,
-        mainFields: LAMBDA_BUNDLING.mainFields,
-        banner: { js: LAMBDA_BUNDLING.banner },
-        logLevel: 'silent',
-      });
+      await build(lambdaBuildOptions(entry, outfile));
       const times = Array.from({ length: runs }, () => coldImport(outfile));
       return { name, entry, bytes: statSync(outfile).size, gzipBytes: gzipSync(readFileSync(outfile)).length, coldImportMs: median(times) };
     };

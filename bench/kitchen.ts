@@ -1,8 +1,7 @@
 import { Agent, request } from 'node:http';
-import { createApp } from '../lambdas/admin/apps.js';
+import { benchAuthHeaders } from './bench-app.js';
 import { loadShiftq } from '../lib/ingest/shiftq.js';
 import { activeBusinessDate, addDays, formatCompactDate, parseCompactDate } from '#contract/business-date';
-import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { demoKitchenDay } from '../lib/ingest/shiftq-demo-data.js';
 import { startLocalRuntime } from '../lib/local/runtime.js';
 import { median, percentile } from './load.js';
@@ -50,18 +49,7 @@ export async function benchKitchen(): Promise<string[]> {
       },
       now,
     );
-    const { app, clientSecret } = await createApp(
-      runtime.store,
-      { groupId: GROUP, name: 'Kitchen bench', scopes: ['shiftq:read'], rateLimitPerMinute: APP_RATE_CEILING_PER_MINUTE },
-      now,
-    );
-    const tokenReply = await fetch(`${runtime.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: clientSecret! }),
-    });
-    const { access_token } = (await tokenReply.json()) as { access_token: string };
-    const headers = { Authorization: `Bearer ${access_token}` };
+    const headers = await benchAuthHeaders(runtime, GROUP, 'Kitchen bench', ['shiftq:read']);
     const base = `${runtime.url}/v1/${GROUP}/${LOCATION}/shiftq/kitchen`;
 
     const lines = [`GET …/shiftq/kitchen, ${TICKETS} tickets per business day, ${REQUESTS} sequential requests (node ${process.version})`];

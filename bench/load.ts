@@ -64,7 +64,8 @@ export function merge(runs: LoadResult[]): LoadResult {
   };
 }
 
-function get(url: string, headers: Record<string, string>, agent: Agent): Promise<number> {
+/** One GET over a keep-alive agent; resolves with the status once the body is read. */
+export function get(url: string, headers: Record<string, string>, agent: Agent): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers, agent }, (res) => {
       res.resume();

@@ -1,13 +1,13 @@
-import { createServer, Agent, request, type Server } from 'node:http';
+import { createServer, Agent, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { createApp } from '../lambdas/admin/apps.js';
+import { benchAuthHeaders } from './bench-app.js';
+import { get } from './load.js';
 import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import { ROUTES } from '#contract/routes';
 import { SCOPES } from '#contract/scopes';
 import { locationKeys } from '#data/locations';
-import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { seedDemoMenu } from '../lib/local/demo-menu.js';
 import { localEndpoint } from '../lib/local/endpoints.js';
 import { startEngines } from '../lib/local/engines.js';
@@ -35,17 +35,6 @@ const GROUP = 'demo-group';
 const LOCATION = 'nyc-midtown';
 
 type Measured = { status: number; calls: number; fastMs: number; slowMs: number };
-
-function get(url: string, headers: Record<string, string>, agent: Agent): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { headers, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 /** Median latency of `requests` sequential requests (after two warm-ups) without and with the delay, and the calls `counter` saw per request. */
 async function measure(url: string, headers: Record<string, string>, proxy: DelayProxy, counter: () => number, requests = REQUESTS): Promise<Measured> {
@@ -120,18 +109,7 @@ export async function benchRoundTrips(): Promise<string[]> {
     const baselineUrl = `http://127.0.0.1:${(baseline.address() as AddressInfo).port}`;
 
     const now = runtime.deps.clock.now();
-    const { app, clientSecret } = await createApp(
-      runtime.store,
-      { groupId: GROUP, name: 'Round-trip bench', scopes: [...SCOPES], rateLimitPerMinute: APP_RATE_CEILING_PER_MINUTE },
-      now,
-    );
-    const tokenReply = await fetch(`${runtime.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: clientSecret! }),
-    });
-    const { access_token } = (await tokenReply.json()) as { access_token: string };
-    const headers = { Authorization: `Bearer ${access_token}` };
+    const headers = await benchAuthHeaders(runtime, GROUP, 'Round-trip bench', SCOPES);
     await seedDemoMenu(runtime.deps); // as npm start does, so the menu routes answer 200
     const location = (await runtime.store.locations.get(GROUP, LOCATION))!;
     const today = formatIsoDate(parseCompactDate(activeBusinessDate(location.timezone, now))!);

@@ -1,3 +1,5 @@
+import type { BuildOptions } from 'esbuild';
+
 /**
  * The one esbuild preset for Lambda bundles: the stack's NodejsFunction and
  * the benchmark's bundle measurements both use it, so the figures describe
@@ -12,3 +14,20 @@ export const LAMBDA_BUNDLING = {
   // ESM bundles still contain CommonJS dependencies that call require().
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
 };
+
+/** esbuild's options for one function's bundle as NodejsFunction builds it with this preset (the bench and the bundle tests build with them). */
+export function lambdaBuildOptions(entry: string, outfile: string): BuildOptions {
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: LAMBDA_BUNDLING.target,
+    minify: LAMBDA_BUNDLING.minify,
+    keepNames: LAMBDA_BUNDLING.keepNames,
+    mainFields: LAMBDA_BUNDLING.mainFields,
+    banner: { js: LAMBDA_BUNDLING.banner },
+    logLevel: 'silent',
+  };
+}

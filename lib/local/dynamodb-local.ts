@@ -20,7 +20,8 @@ function jarFolder(): string {
   return join(lib, folder);
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free right now on loopback. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
 import { openApiDocument } from '#contract/openapi';
 import { FAMILIES } from '#contract/routes';
-import { LAMBDA_BUNDLING } from '#lib/bundling';
+import { lambdaBuildOptions } from '#lib/bundling';
 import { FUNCTIONS, WEBHOOK_FUNCTION_NAMES } from '#lib/functions';
 import { writeOpenApiArtefact } from '#lib/openapi-artefact';
 
@@ -18,21 +18,7 @@ import { writeOpenApiArtefact } from '#lib/openapi-artefact';
  * discovery bundle serving the OpenAPI artefact shipped beside it.
  */
 async function bundle(entry: string, outfile: string): Promise<Metafile['outputs'][string]['inputs']> {
-  const { metafile, errors } = await build({
-    entryPoints: [join('lambdas', entry)],
-    outfile,
-    write: outfile.startsWith(dir),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: LAMBDA_BUNDLING.target,
-    minify: LAMBDA_BUNDLING.minify,
-    keepNames: LAMBDA_BUNDLING.keepNames,
-    mainFields: LAMBDA_BUNDLING.mainFields,
-    banner: { js: LAMBDA_BUNDLING.banner },
-    metafile: true,
-    logLevel: 'silent',
-  });
+  const { metafile, errors } = await build({ ...lambdaBuildOptions(join('lambdas', entry), outfile), write: outfile.startsWith(dir), metafile: true });
   expect(errors).toEqual([]);
   return Object.values(metafile.outputs)[0]!.inputs;
 }
