@@ -49,11 +49,10 @@ export async function authorize(
   reads: readonly ItemKey[],
 ): Promise<Authorized> {
   if (!authorization) throw new ApiError('invalid_token', undefined, { 'WWW-Authenticate': REALM });
-  const invalid = new ApiError('invalid_token', undefined, {
-    'WWW-Authenticate': `${REALM}, error="invalid_token"`,
-  });
+  // Built only when thrown: an error's stack trace is not free on the success path.
+  const invalid = () => new ApiError('invalid_token', undefined, { 'WWW-Authenticate': `${REALM}, error="invalid_token"` });
   const token = BEARER.exec(authorization.trim())?.[1];
-  if (!token) throw invalid;
+  if (!token) throw invalid();
   const tokenHash = sha256Hex(token);
   const window = rateWindow(now);
   const locationKey = isLocationRoute(route) && params.location_id ? locationKeys.location(params.group_id!, params.location_id) : null;
@@ -76,20 +75,20 @@ export async function authorize(
     // No key yet: no such token was ever issued.
     const key = await deps.store.tokenKeys.find();
     const named = key && readAccessToken(key, token);
-    if (!named) throw invalid;
+    if (!named) throw invalid();
     if (named.expiresAtSeconds * 1000 <= now) throw new ApiError('token_expired');
     [store, count] = await fetchFor(named.clientId, [credentialKeys.credential(tokenHash)]);
     credential = await store.credentials.get(tokenHash);
-    if (credential?.clientId !== named.clientId) throw invalid;
+    if (credential?.clientId !== named.clientId) throw invalid();
+    if (isExpired(credential, now)) throw new ApiError('token_expired');
   } else {
     credential = await deps.store.credentials.get(tokenHash);
-    if (!credential) throw invalid;
+    if (!credential) throw invalid();
     if (isExpired(credential, now)) throw new ApiError('token_expired');
     [store, count] = await fetchFor(credential.clientId, []);
   }
-  if (isExpired(credential, now)) throw new ApiError('token_expired');
   const app = await store.apps.get(credential.clientId, { consistent: true });
-  if (!app) throw invalid;
+  if (!app) throw invalid();
   if (app.status === 'revoked') throw new ApiError('token_revoked');
   if (app.expiresAt && Date.parse(app.expiresAt) <= now) throw new ApiError('application_expired');
 
