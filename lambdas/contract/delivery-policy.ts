@@ -15,6 +15,12 @@ export const DELIVERY_POLICY = {
   maxBackoffSeconds: 3_600,
   /** Records per invocation, all attempted in parallel. */
   batchSize: 10,
+  /**
+   * How long the event source may wait to fill a batch: none, so a message is delivered as soon as it is
+   * polled (latency first; an invocation's fixed cost is small). AWS allows 0 while the batch size is at
+   * most 10 (a larger batch requires a window of at least 1 s).
+   */
+  batchingWindowSeconds: 0,
   /** Outbound attempts in flight at once across every invocation. */
   maxAttemptsInFlight: 50,
   /** Reads before an attempt (delivery, destination, application) and the conditional start, SDK retries included. */

@@ -64,7 +64,7 @@ export class WebhookFunctions extends Construct {
         batchSize: DELIVERY_POLICY.batchSize,
         maxConcurrency: DERIVED.maxConcurrency,
         reportBatchItemFailures: true,
-        maxBatchingWindow: Duration.seconds(1),
+        maxBatchingWindow: Duration.seconds(DELIVERY_POLICY.batchingWindowSeconds),
       }),
     );
 

@@ -378,6 +378,7 @@ describe('CustomerApiStack (dev)', () => {
       EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BatchSize: DELIVERY_POLICY.batchSize,
+      MaximumBatchingWindowInSeconds: DELIVERY_POLICY.batchingWindowSeconds,
       ScalingConfig: { MaximumConcurrency: DERIVED.maxConcurrency },
     });
     const [sweeperId] = functionOf(template, 'webhook-sweeper');
