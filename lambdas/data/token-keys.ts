@@ -26,7 +26,8 @@ export function tokenKeysRepo({ doc, tableName }: Db): TokenKeysRepo {
         .then(({ Item }) => (Item ? Buffer.from(Item.key as string, 'base64') : null));
       found.set(tableName, key);
       // Only a key is remembered: a failed read, or none yet, is asked again next time.
-      key.then((k) => k ?? found.delete(tableName), () => found.delete(tableName));
+      const forget = () => void found.delete(tableName);
+      key.then((k) => k ?? forget(), forget);
     }
     return key;
   };

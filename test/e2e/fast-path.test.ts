@@ -1,14 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { counterKeys } from '#data/rate-counters';
 import { mintAccessToken } from '#domain/access-token';
 import { sha256Hex } from '#domain/crypto';
-import { rateWindow } from '#platform/rate-limit';
 import { publishMenu } from '#lambdas/webhooks/menu-publish';
 import { sampleMenu } from '#lib/local/demo-menu';
 import type { LocalRuntime } from '#lib/local/runtime';
-import { call, startTestRuntime, tokenFor } from '../support/runtime.js';
+import { call, startTestRuntime, tokenFor, rateCount } from '../support/runtime.js';
 
 /**
  * The /v1 fast path, measured on the runtime's own DynamoDB client: every
@@ -59,7 +56,7 @@ function roundTrips(list: Call[]): number {
   let frontier = -Infinity;
   for (const c of [...list].sort((a, b) => a.start - b.start)) {
     if (c.start >= frontier) trips++;
-    frontier = Math.max(frontier === -Infinity ? 0 : frontier, c.end);
+    frontier = Math.max(frontier, c.end);
   }
   return trips;
 }
@@ -110,12 +107,12 @@ describe('authorize and read in one round trip', () => {
     const [id, exp, , tag] = token.split('.');
     const forged = `${id}.${exp}.${randomBytes(32).toString('base64url')}.${tag}`;
     const altered = `${id}.${Number(exp) + 3600}.${token.split('.')[2]}.${tag}`;
-    const before = await counterValue(clientId);
+    const before = await rateCount(runtime, clientId);
     for (const bad of [forged, altered]) {
       const seen = await recorded(() => call(runtime, MENU, { token: bad }).then((r) => expect([r.status, r.body.error.code]).toEqual([401, 'invalid_token'])));
       expect(seen).toEqual([]);
     }
-    expect(await counterValue(clientId)).toBe(before);
+    expect(await rateCount(runtime, clientId)).toBe(before);
   });
 
   it('refuses an expired token of ours from memory, before the counter', async () => {
@@ -130,16 +127,9 @@ describe('authorize and read in one round trip', () => {
       issuedAt: new Date(runtime.deps.clock.now() - 86_400_000).toISOString(),
       expiresAt: new Date((Math.floor(runtime.deps.clock.now() / 1000) - 1) * 1000).toISOString(),
     });
-    const before = await counterValue(clientId);
+    const before = await rateCount(runtime, clientId);
     const seen = await recorded(() => call(runtime, MENU, { token: expired }).then((r) => expect([r.status, r.body.error.code]).toEqual([403, 'token_expired'])));
     expect(seen).toEqual([]);
-    expect(await counterValue(clientId)).toBe(before);
+    expect(await rateCount(runtime, clientId)).toBe(before);
   });
 });
-
-/** The application's count in the current window, read straight from the table. */
-async function counterValue(clientId: string): Promise<number> {
-  const key = counterKeys.counter('API', clientId, rateWindow(runtime.deps.clock.now()).start);
-  const { Item } = await DynamoDBDocumentClient.from(runtime.dynamo).send(new GetCommand({ TableName: runtime.tableName, Key: key, ConsistentRead: true }));
-  return Number(Item?.count ?? 0);
-}

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { appKeys } from '#data/apps';
-import { counterKeys } from '#data/rate-counters';
-import { rateWindow } from '#platform/rate-limit';
 import type { LocalRuntime } from '#lib/local/runtime';
-import { call, exchange, manualClock, sentMail, startTestRuntime, tokenFor } from '../support/runtime.js';
+import { call, exchange, manualClock, sentMail, startTestRuntime, tokenFor, rateCount } from '../support/runtime.js';
 
 let runtime: LocalRuntime;
 // 20 s into a UTC minute: 40 s until the window resets.
@@ -66,11 +64,11 @@ describe('per-application rate limit', () => {
     for (let i = 0; i < 6; i++) statuses.push((await call(runtime, PATH, { token: app.token })).status);
     expect(statuses).toEqual([200, 200, 429, 429, 429, 429]);
     // Two admitted requests and the first refused one were counted; the three after it were refused from memory.
-    expect(await counterValue(app.clientId)).toBe(3);
+    expect(await rateCount(runtime, app.clientId)).toBe(3);
     // A raised limit takes effect within the window: the remembered count no longer refuses, and the request is counted.
     await setLimit(app.clientId, 10);
     expect((await call(runtime, PATH, { token: app.token })).status).toBe(200);
-    expect(await counterValue(app.clientId)).toBe(4);
+    expect(await rateCount(runtime, app.clientId)).toBe(4);
   });
 
   it('keeps applications independent', async () => {
@@ -88,12 +86,6 @@ describe('per-application rate limit', () => {
   });
 });
 
-/** The application's count in the current window, read straight from the table. */
-async function counterValue(clientId: string): Promise<number> {
-  const key = counterKeys.counter('API', clientId, rateWindow(clock.now()).start);
-  const { Item } = await DynamoDBDocumentClient.from(runtime.dynamo).send(new GetCommand({ TableName: runtime.tableName, Key: key, ConsistentRead: true }));
-  return Number(Item?.count ?? 0);
-}
 
 /** An operator raising an application's limit (as the admin API's edit would). */
 async function setLimit(clientId: string, limit: number): Promise<void> {

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { counterKeys } from '#data/rate-counters';
+import { rateWindow } from '#platform/rate-limit';
 import * as oauth from 'openid-client';
 import { expectContract } from './openapi.js';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#lib/local/runtime';
@@ -131,4 +133,11 @@ export async function scanTable(runtime: LocalRuntime): Promise<Record<string, a
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items;
+}
+
+/** An application's count in the runtime clock's current window, read straight from the table. */
+export async function rateCount(runtime: LocalRuntime, clientId: string): Promise<number> {
+  const key = counterKeys.counter('API', clientId, rateWindow(runtime.deps.clock.now()).start);
+  const { Item } = await DynamoDBDocumentClient.from(runtime.dynamo).send(new GetCommand({ TableName: runtime.tableName, Key: key, ConsistentRead: true }));
+  return Number(Item?.count ?? 0);
 }
