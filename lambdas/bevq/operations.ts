@@ -1,4 +1,4 @@
-import type { ApiRequest, Operations, PathReads } from '#platform/api-handler';
+import type { ApiRequest, Operations, PathReads, ReadHints } from '#platform/api-handler';
 import { menuKeys } from '#data/menus';
 import type { Location } from '#data/locations';
 import type { StoredMenu } from '#data/menus';
@@ -75,5 +75,5 @@ export const operations: Operations = {
 };
 
 /** A location's status and menu read its menu item, named by the path. */
-const menuOf = (p: Record<string, string>) => [menuKeys.menu(p.group_id!, p.location_id!)];
+const menuOf = ({ params: p }: ReadHints) => [menuKeys.menu(p.group_id!, p.location_id!)];
 export const reads: PathReads = { bevqLocation: menuOf, bevqMenu: menuOf };

@@ -1,7 +1,8 @@
 import type { Operations, PathReads } from '#platform/api-handler';
 import { matriqKeys } from '#data/matriq';
-import type { Campaign } from '#data/campaigns';
-import type { Location } from '#data/locations';
+import { campaignKeys, type Campaign } from '#data/campaigns';
+import { groupKeys } from '#data/groups';
+import { locationKeys, type Location } from '#data/locations';
 import type { Deps } from '#platform/deps';
 import { ok } from '#platform/envelope';
 import { ApiError } from '#contract/errors';
@@ -55,13 +56,12 @@ export const operations: Operations = {
     const campaigns = all
       .map((c) => ({ ...campaignView(c, req.now), locationIds: c.locationIds.filter((id) => visibleIds.has(id)) }))
       .filter((c) => c.locationIds.length > 0);
-    const perLocation = await Promise.all(
-      visible.map(async (l) => ({
-        ...locationRefOf(l),
-        campaignIds: campaigns.filter((c) => c.locationIds.includes(l.id)).map((c) => c.id),
-        deviceStatus: await deviceStatusAt(deps, l, req.now),
-      })),
-    );
+    const states = await deps.store.matriq.getMany(app.groupId, visible.map((l) => l.id));
+    const perLocation = visible.map((l, i) => ({
+      ...locationRefOf(l),
+      campaignIds: campaigns.filter((c) => c.locationIds.includes(l.id)).map((c) => c.id),
+      deviceStatus: deviceStatusOf(states[i]?.devices ?? [], req.now),
+    }));
     const total = { healthy: 0, warning: 0, offline: 0 };
     for (const { deviceStatus } of perLocation) {
       total.healthy += deviceStatus.healthy;
@@ -78,5 +78,8 @@ export const operations: Operations = {
   },
 };
 
-/** A location's campaigns start from its device state, named by the path. */
-export const reads: PathReads = { locationCampaigns: (p) => [matriqKeys.state(p.group_id!, p.location_id!)] };
+/** Both read the group's campaigns; a location's start from its device state, the group's from the group and its locations. */
+export const reads: PathReads = {
+  locationCampaigns: ({ params: p }) => [matriqKeys.state(p.group_id!, p.location_id!), campaignKeys.ofGroup(p.group_id!)],
+  groupCampaigns: ({ params: p }) => [groupKeys.group(p.group_id!), locationKeys.ofGroup(p.group_id!), campaignKeys.ofGroup(p.group_id!)],
+};

@@ -1,6 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type Db } from './db.js';
 import { groupPartition } from './groups.js';
+import type { ItemQuery } from './preload.js';
 
 /** A campaign of a group, shown at the locations it lists. */
 export type Campaign = {
@@ -18,6 +19,11 @@ export type Campaign = {
 export const campaignKeys = {
   campaign: (groupId: string, campaignId: string) => ({ PK: groupPartition(groupId), SK: `CAMPAIGN#${campaignId}` }),
   prefix: 'CAMPAIGN#',
+  /** The Query that lists a group's campaigns, in id order. */
+  ofGroup: (groupId: string): ItemQuery => ({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+    ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':sk': campaignKeys.prefix },
+  }),
 };
 
 export type CampaignsRepo = {
@@ -34,11 +40,7 @@ export function campaignsRepo({ doc, tableName }: Db): CampaignsRepo {
     },
     /** Every campaign of a group, in id order. */
     async list(groupId: string): Promise<Campaign[]> {
-      const items = await queryAll(doc, {
-        TableName: tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':sk': campaignKeys.prefix },
-      });
+      const items = await queryAll(doc, { TableName: tableName, ...campaignKeys.ofGroup(groupId) });
       return items.map(({ PK: _pk, SK: _sk, ...rest }) => rest as Campaign);
     },
   };

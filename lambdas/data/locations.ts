@@ -2,6 +2,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { MODULES, type ModulesEnabled } from '#contract/scopes';
 import { queryAll, type Db } from './db.js';
 import { groupPartition } from './groups.js';
+import type { ItemQuery } from './preload.js';
 
 export type Location = {
   groupId: string;
@@ -18,6 +19,11 @@ export type Location = {
 export const locationKeys = {
   location: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `LOCATION#${locationId}` }),
   prefix: 'LOCATION#',
+  /** The Query that lists a group's locations, in id order. */
+  ofGroup: (groupId: string): ItemQuery => ({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+    ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':sk': locationKeys.prefix },
+  }),
 };
 
 export type LocationsRepo = {
@@ -44,11 +50,7 @@ export function locationsRepo({ doc, tableName }: Db): LocationsRepo {
     },
     /** Every location of a group, in id order. */
     async list(groupId: string): Promise<Location[]> {
-      const items = await queryAll(doc, {
-        TableName: tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':sk': locationKeys.prefix },
-      });
+      const items = await queryAll(doc, { TableName: tableName, ...locationKeys.ofGroup(groupId) });
       return items.map(toLocation);
     },
   };

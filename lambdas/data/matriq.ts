@@ -2,6 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopStatus } from '#contract/schemas/matriq';
 import { applied, type Db } from './db.js';
 import { groupPartition } from './groups.js';
+import { itemOf, readItems } from './preload.js';
 
 /** A location's display devices, gateway and Auto Scheduler state, as reported by its gateway. */
 export type MatriqState = {
@@ -53,6 +54,8 @@ const strip = <T>({ PK: _pk, SK: _sk, ...rest }: Record<string, unknown>): T => 
 
 export type MatriqRepo = {
   get(groupId: string, locationId: string): Promise<MatriqState | null>;
+  /** Several locations' states in one round trip, in the order asked. */
+  getMany(groupId: string, locationIds: readonly string[]): Promise<(MatriqState | null)[]>;
   put(state: MatriqState): Promise<void>;
   markStopped(groupId: string, locationId: string, at: string): Promise<void>;
   getCommand(commandId: string): Promise<StopCommand | null>;
@@ -65,6 +68,14 @@ export function matriqRepo({ doc, tableName }: Db): MatriqRepo {
     async get(groupId: string, locationId: string): Promise<MatriqState | null> {
       const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: matriqKeys.state(groupId, locationId) }));
       return Item ? strip<MatriqState>(Item) : null;
+    },
+    async getMany(groupId: string, locationIds: readonly string[]): Promise<(MatriqState | null)[]> {
+      const keys = locationIds.map((id) => matriqKeys.state(groupId, id));
+      const found = await readItems({ doc, tableName }, keys, false);
+      return keys.map((key) => {
+        const item = itemOf(found, key);
+        return item ? strip<MatriqState>(item) : null;
+      });
     },
     async put(state: MatriqState): Promise<void> {
       await doc.send(

@@ -1,8 +1,9 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, businessDayEndMs, formatCompactDate, parseCompactDate } from '#contract/business-date';
 import type { CurrentData, CurrentKind, DatedData, DatedKind } from '#contract/schemas/shiftq-inputs';
 import type { Db } from './db.js';
+import { itemOf, readItems } from './preload.js';
 
 /**
  * shiftq data of one location. Per-business-date resources (kitchen tickets,
@@ -88,23 +89,12 @@ export function shiftqRepo({ doc, tableName }: Db): ShiftqRepo {
       return live(Item, nowMs) ? decode<DatedData[K]>(Item!) : null;
     },
 
-    /** Several dated items in one round trip, in the order asked; null where missing or expired. */
+    /** Several dated items in one round trip (batches in parallel, unprocessed keys retried with backoff), in the order asked; null where missing or expired. */
     async getDatedMany(requests: DatedRequest[], nowMs: number): Promise<(Stored<unknown> | null)[]> {
-      if (requests.length === 0) return [];
       const keys = requests.map((r) => shiftqKeys.dated(r.groupId, r.locationId, r.kind, r.businessDate));
-      const found = new Map<string, Record<string, unknown>>();
-      for (let i = 0; i < keys.length; i += 100) {
-        let pending: Record<string, unknown>[] | undefined = keys.slice(i, i + 100);
-        while (pending && pending.length) {
-          const reply: BatchGetCommandOutput = await doc.send(
-            new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }),
-          );
-          for (const item of reply.Responses?.[tableName] ?? []) found.set(`${item.PK}|${item.SK}`, item);
-          pending = reply.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
-        }
-      }
+      const found = await readItems({ doc, tableName }, keys, false);
       return keys.map((k) => {
-        const item = found.get(`${k.PK}|${k.SK}`);
+        const item = itemOf(found, k) ?? undefined;
         return live(item, nowMs) ? decode(item!) : null;
       });
     },

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.js';
 import { groupPartition } from './groups.js';
+import type { ItemQuery } from './preload.js';
 
 /**
  * Sports programming storage. Schedules are league data, the same for every
@@ -83,6 +84,16 @@ export const sportsKeys = {
     SK: `${sportsKeys.viewingPrefix(locationId)}${date}`,
   }),
   viewingPrefix: (locationId: string) => `SPORTS_VIEWING#${locationId}#`,
+  /** The Query for the location's viewing data of `date`, or else its newest earlier one. */
+  viewingAtOrBefore: (groupId: string, locationId: string, date: string): ItemQuery => {
+    const prefix = sportsKeys.viewingPrefix(locationId);
+    return {
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':from': prefix, ':to': `${prefix}${date}` },
+      ScanIndexForward: false,
+      Limit: 1,
+    };
+  },
 };
 
 const KEY_ATTRIBUTES = ['PK', 'SK'];
@@ -119,15 +130,8 @@ export function sportsRepo({ doc, tableName }: Db): SportsRepo {
      * (for the freshness report only; callers never show another day's options).
      */
     async viewingAtOrBefore(groupId: string, locationId: string, date: string): Promise<ViewingData | null> {
-      const prefix = sportsKeys.viewingPrefix(locationId);
       const { Items } = await doc.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':from': prefix, ':to': `${prefix}${date}` },
-          ScanIndexForward: false,
-          Limit: 1,
-        }),
+        new QueryCommand({ TableName: tableName, ...sportsKeys.viewingAtOrBefore(groupId, locationId, date) }),
       );
       const item = Items?.[0];
       return item ? strip<ViewingData>(item) : null;

@@ -13,7 +13,7 @@ import { matriqRepo, type MatriqRepo } from './matriq.js';
 import { campaignsRepo, type CampaignsRepo } from './campaigns.js';
 import { shiftqRepo, type ShiftqRepo } from './shiftq.js';
 import { reviewsRepo, type ReviewsRepo } from './reviews.js';
-import { preloadedDb, readItems, type ItemKey } from './preload.js';
+import { preloadedDb, type Read } from './preload.js';
 import { tokenKeysRepo, type TokenKeysRepo } from './token-keys.js';
 
 /** The data port: every repository over one table; handlers take this, never a DynamoDB client. */
@@ -35,11 +35,11 @@ export type Store = {
   tokenKeys: TokenKeysRepo;
   /**
    * The same store, with these items already read in one strongly consistent
-   * round trip: its repositories answer GetItems of them from memory. The
-   * /v1 pipeline reads a request's credential, application, location and
-   * path-keyed data this way.
+   * round trip and these Queries started beside it: its repositories answer
+   * reads of them from memory. The /v1 pipeline reads a request's credential,
+   * application, location and path-keyed data this way.
    */
-  preload(keys: readonly ItemKey[]): Promise<Store>;
+  preload(reads: readonly Read[]): Promise<Store>;
 };
 
 /** The Store's DynamoDB adapter: every repository over one table. */
@@ -60,6 +60,6 @@ export function createStore(db: Db): Store {
     shiftq: shiftqRepo(db),
     reviews: reviewsRepo(db),
     tokenKeys: tokenKeysRepo(db),
-    preload: async (keys) => createStore(preloadedDb(db, await readItems(db, keys))),
+    preload: async (reads) => createStore(await preloadedDb(db, reads)),
   };
 }

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import type { ApiRequest, Operations } from '#platform/api-handler';
+import type { ApiRequest, Operations, PathReads } from '#platform/api-handler';
+import { groupKeys } from '#data/groups';
 import type { App } from '#data/apps';
-import type { Location } from '#data/locations';
+import { locationKeys, type Location } from '#data/locations';
 import type { Deps } from '#platform/deps';
 import { ok } from '#platform/envelope';
 import { ApiError } from '#contract/errors';
@@ -138,4 +139,10 @@ export const operations: Operations = {
     const { resources, endpoints: urls, modulesEnabled, ...location } = locationItem(req, app, req.location!);
     return ok(req, { location, modulesEnabled, resources, endpoints: urls, refresh: REFRESH.discovery });
   },
+};
+
+/** The group lists read the group's locations (and the group), named by the path. */
+export const reads: PathReads = {
+  listLocations: ({ params }) => [locationKeys.ofGroup(params.group_id!)],
+  groupModules: ({ params }) => [groupKeys.group(params.group_id!), locationKeys.ofGroup(params.group_id!)],
 };

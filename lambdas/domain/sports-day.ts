@@ -1,7 +1,8 @@
 import { sportsLogoUrl } from '#contract/urls';
 import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import type { Location } from '#data/locations';
-import type { ProviderEnvironment, Schedule, StoredEvent, ViewingData } from '#data/sports';
+import { sportsKeys, type ProviderEnvironment, type Schedule, type StoredEvent, type ViewingData } from '#data/sports';
+import type { Read } from '#data/preload';
 import type { Store } from '#data/store';
 import type { SportsEvent } from '#contract/schemas/sportsq';
 import type { HealthInputs } from './sports-health.js';
@@ -10,7 +11,7 @@ import type { HealthInputs } from './sports-health.js';
 export const locationRefOf = (l: Location) => ({ id: l.id, name: l.name, timezone: l.timezone });
 
 /** The active business date at the location, as YYYYMMDD and as the calendar date YYYY-MM-DD. */
-export function businessDateAt(location: Location, now: number): { active: string; calendarDate: string } {
+export function businessDateAt(location: Pick<Location, 'timezone'>, now: number): { active: string; calendarDate: string } {
   const active = activeBusinessDate(location.timezone, now);
   return { active, calendarDate: formatIsoDate(parseCompactDate(active)!) };
 }
@@ -22,6 +23,16 @@ export type SportsDay = {
   exactViewing: ViewingData | null;
   health: HealthInputs;
 };
+
+/** Today's calendar date in a time zone, when the zone is known. */
+export const todayIn = (timezone: string | undefined, now: number): string | undefined =>
+  timezone === undefined ? undefined : businessDateAt({ timezone }, now).calendarDate;
+
+/** What readSportsDay reads, to read it ahead; without the date (not known yet), what does not depend on it. */
+export const sportsDayReads = (groupId: string, locationId: string, date: string | undefined): Read[] => [
+  sportsKeys.provider(groupId, locationId),
+  ...(date ? [sportsKeys.schedule(date), sportsKeys.viewingAtOrBefore(groupId, locationId, date)] : []),
+];
 
 /** Everything about one date at one location, read together. */
 export async function readSportsDay(store: Store, location: Location, date: string): Promise<SportsDay> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { matriqKeys } from '#data/matriq';
 import { sportsLogoUrl } from '#contract/urls';
-import type { ApiRequest, Operations, PathReads } from '#platform/api-handler';
+import type { ApiRequest, Operations, PathReads, ReadHints } from '#platform/api-handler';
 import { sha256Hex } from '#domain/crypto';
 import type { MatriqState, StopCommand } from '#data/matriq';
 import type { Deps } from '#platform/deps';
@@ -10,7 +10,8 @@ import { ApiError } from '#contract/errors';
 import { idempotencyKeyOf, parseJsonBody } from '#platform/json-body';
 import { REFRESH } from '#contract/refresh';
 import { emergencyStopBody } from '#contract/schemas/requests';
-import { businessDateAt, locationRefOf, readSportsDay } from '#domain/sports-day';
+import { businessDateAt, locationRefOf, readSportsDay, sportsDayReads, todayIn } from '#domain/sports-day';
+import { sportsKeys } from '#data/sports';
 import { deviceHealthOf, deviceStatusOf } from '#domain/device-health';
 
 const MATRIQ_REFRESH = {
@@ -203,6 +204,15 @@ export const operations: Operations = {
   },
 };
 
-/** Every location route reads the location's device state, named by the path. */
-const deviceState = (p: Record<string, string>) => [matriqKeys.state(p.group_id!, p.location_id!)];
-export const reads: PathReads = Object.fromEntries(Object.keys(operations).map((name) => [name, deviceState]));
+/** Most routes read the location's device state, named by the path; provider availability reads today's sports day there. */
+const deviceState = ({ params: p }: ReadHints) => [matriqKeys.state(p.group_id!, p.location_id!)];
+const todaysSports = ({ params: p, timezone, now }: ReadHints) => sportsDayReads(p.group_id!, p.location_id!, todayIn(timezone, now));
+export const reads: PathReads = {
+  matriqOverview: (hints) => [...deviceState(hints), sportsKeys.provider(hints.params.group_id!, hints.params.location_id!)],
+  matriqGateway: deviceState,
+  matriqDevices: deviceState,
+  matriqAiScheduler: deviceState,
+  matriqEmergencyStop: deviceState,
+  matriqProviderAvailable: todaysSports,
+  providerAvailableAlias: todaysSports,
+};

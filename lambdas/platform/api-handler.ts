@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { authorize, type AuthContext } from './auth.js';
 import type { Location } from '#data/locations';
-import type { ItemKey } from '#data/preload';
+import type { Read } from '#data/preload';
 import type { Store } from '#data/store';
 import type { Deps } from './deps.js';
 import { ApiError } from '#contract/errors';
@@ -30,12 +30,24 @@ export type ApiRequest = {
 export type Operation = (req: ApiRequest, deps: Deps) => Promise<HttpResponse>;
 export type Operations = Record<string, Operation>;
 
+/** What is known of a request before it is authorized: enough to name what its operation will read. */
+export type ReadHints = {
+  params: Record<string, string>;
+  /** The path and query have passed the route's rules by then. */
+  query: Record<string, string>;
+  now: number;
+  /** The path location's time zone as last seen by this process; undefined until then. */
+  timezone: string | undefined;
+};
+
 /**
- * The items an operation reads by the path alone (its path parameters are
- * valid ids by then), by operation name: they are fetched in the same round
- * trip as the credential, so such a read costs one round trip in all.
+ * The items and Query pages an operation will read, by operation name (its
+ * path parameters are valid ids by then): they are read in the same round
+ * trip as the credential, so such a read costs one round trip in all. A
+ * guess that turns out wrong (a location's time zone changed) costs only
+ * its own read: the operation reads what it needs and misses the guess.
  */
-export type PathReads = Record<string, (params: Record<string, string>) => ItemKey[]>;
+export type PathReads = Record<string, (hints: ReadHints) => Read[]>;
 
 type ApiContext = ShellContext & { api?: ApiRequest; store?: Store };
 type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
@@ -80,7 +92,9 @@ function routeAndAuthorize(family: Family, deps: Deps, reads: PathReads): ApiMid
       };
       context.api = api;
       if (route.scope !== null) {
-        const result = await authorize(deps, route, params, header(event, 'authorization'), now, reads[route.operation]?.(params) ?? []);
+        const ahead = readsAhead(reads[route.operation], route, event, params, now);
+        const result = await authorize(deps, route, params, header(event, 'authorization'), now, ahead);
+        if (result.location) TIME_ZONES.saw(result.location);
         api.auth = result.auth;
         api.location = result.location;
         context.caller = result.auth.app.clientId;
@@ -95,3 +109,40 @@ function routeAndAuthorize(family: Family, deps: Deps, reads: PathReads): ApiMid
 }
 
 const NOT_FOUND = 'No resource exists at this path.';
+
+/** What the operation declared it will read; input that breaks a rule reads nothing ahead (it is judged after authorization). */
+function readsAhead(
+  readsOf: PathReads[string] | undefined,
+  route: Route,
+  event: APIGatewayProxyEvent,
+  params: Record<string, string>,
+  now: number,
+): Read[] {
+  if (!readsOf) return [];
+  try {
+    const checked = route.params ? { ...params, ...validated(route.params, params, 'Path parameter') } : params;
+    const query = route.query ? validatedQuery(event, route.query) : {};
+    return readsOf({ params: checked, query, now, timezone: TIME_ZONES.of(params) });
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Locations' time zones as this process last saw them, so a read keyed by
+ * the location's business date can start before the location is read. A
+ * hint only picks what to read ahead; answers always use the location read
+ * with the request. Bounded: a full map starts again.
+ */
+const TIME_ZONES = (() => {
+  const MAX = 10_000;
+  const zones = new Map<string, string>();
+  const keyOf = (groupId: string, locationId: string) => `${groupId}/${locationId}`;
+  return {
+    of: (params: Record<string, string>) => (params.location_id ? zones.get(keyOf(params.group_id!, params.location_id)) : undefined),
+    saw: (location: Location) => {
+      if (zones.size >= MAX) zones.clear();
+      zones.set(keyOf(location.groupId, location.id), location.timezone);
+    },
+  };
+})();

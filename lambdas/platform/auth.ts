@@ -2,7 +2,7 @@ import type { Deps } from './deps.js';
 import { appKeys, type App } from '#data/apps';
 import { credentialKeys, type Credential } from '#data/credentials';
 import { locationKeys, type Location } from '#data/locations';
-import type { ItemKey } from '#data/preload';
+import type { ItemKey, Read } from '#data/preload';
 import type { Store } from '#data/store';
 import { namesApplication, readAccessToken } from '#domain/access-token';
 import { sha256Hex } from '#domain/crypto';
@@ -36,9 +36,12 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]{16,512}=*)$/i;
  *
  * Round trips: a token that names its application (domain/access-token.ts)
  * is checked from memory, then its credential, application, location and
- * the path-keyed items the operation declared (`reads`) are fetched in one
- * strongly consistent BatchGetItem while the rate counter's UpdateItem runs
- * beside it. A legacy credential must be found by hash first: one round trip more.
+ * the items the operation declared (`reads`) are fetched in one strongly
+ * consistent BatchGetItem while the rate counter's UpdateItem and the
+ * operation's declared Queries run beside it. Only a token whose signature
+ * holds starts them, and what they read reaches the operation only once
+ * authorization passed. A legacy credential must be found by hash first:
+ * one round trip more.
  */
 export async function authorize(
   deps: Deps,
@@ -46,7 +49,7 @@ export async function authorize(
   params: Record<string, string>,
   authorization: string | undefined,
   now: number,
-  reads: readonly ItemKey[],
+  reads: readonly Read[],
 ): Promise<Authorized> {
   if (!authorization) throw new ApiError('invalid_token', undefined, { 'WWW-Authenticate': REALM });
   // Built only when thrown: an error's stack trace is not free on the success path.
@@ -62,8 +65,10 @@ export async function authorize(
   const hit = (clientId: string) => deps.store.rateCounters.hit('API', clientId, window.start, window.expiresAtSeconds);
   const fetchFor = (clientId: string, first: ItemKey[]) => {
     remembered = OVER_LIMIT.countIn(clientId, window.start);
+    // A request that will be refused reads nothing ahead.
+    const ahead = remembered === undefined ? reads : [];
     return Promise.all([
-      deps.store.preload([...first, appKeys.app(clientId), ...(locationKey ? [locationKey] : []), ...reads]),
+      deps.store.preload([...first, appKeys.app(clientId), ...(locationKey ? [locationKey] : []), ...ahead]),
       remembered ?? hit(clientId),
     ]);
   };

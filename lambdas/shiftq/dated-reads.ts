@@ -15,8 +15,8 @@ import { priorWeekDate, salesCompare } from './sales-compare.js';
 /** The routes that read one location's data of a business date: sales, labor, kitchen, clock-ins. */
 
 /** The business date a request reads: `businessDate` / `businessDay` (validated by the route's query schema) or the current one. */
-function requestedDate(req: ApiRequest, current: string): string {
-  return req.query.businessDate ?? req.query.businessDay ?? current;
+export function requestedDate(query: Record<string, string>, current: string): string {
+  return query.businessDate ?? query.businessDay ?? current;
 }
 
 /** The request location's item of one kind and date; null when missing, or past retention (not even read). */
@@ -35,7 +35,7 @@ async function dated<K extends DatedKind>(
 export const shiftqSales: Operation = async (req, deps) => {
   const l = req.location!;
   const current = activeBusinessDate(l.timezone, req.now);
-  const date = requestedDate(req, current);
+  const date = requestedDate(req.query, current);
   const [sales, prior] = await Promise.all([
     dated(deps, req, 'sales', date, current),
     dated(deps, req, 'sales', priorWeekDate(date), current),
@@ -54,7 +54,7 @@ export const shiftqSales: Operation = async (req, deps) => {
 export const shiftqLabor: Operation = async (req, deps) => {
   const l = req.location!;
   const current = activeBusinessDate(l.timezone, req.now);
-  const date = requestedDate(req, current);
+  const date = requestedDate(req.query, current);
   const [labor, sales] = await Promise.all([
     dated(deps, req, 'labor', date, current),
     dated(deps, req, 'sales', date, current),
@@ -72,7 +72,7 @@ export const shiftqLabor: Operation = async (req, deps) => {
 export const shiftqKitchen: Operation = async (req, deps) => {
   const l = req.location!;
   const current = activeBusinessDate(l.timezone, req.now);
-  const requested = requestedDate(req, current);
+  const requested = requestedDate(req.query, current);
   const [currentStored, requestedStored] = await Promise.all([
     dated(deps, req, 'kitchen', current, current),
     requested === current ? null : dated(deps, req, 'kitchen', requested, current),

@@ -1,6 +1,11 @@
 import { shiftqKeys } from '#data/shiftq';
-import type { Operations, PathReads } from '#platform/api-handler';
-import { shiftqClockIns, shiftqKitchen, shiftqLabor, shiftqSales } from './dated-reads.js';
+import { activeBusinessDate } from '#contract/business-date';
+import type { CurrentKind, DatedKind } from '#contract/schemas/shiftq-inputs';
+import { locationKeys } from '#data/locations';
+import { reviewKeys } from '#data/reviews';
+import type { Operations, PathReads, ReadHints } from '#platform/api-handler';
+import { requestedDate, shiftqClockIns, shiftqKitchen, shiftqLabor, shiftqSales } from './dated-reads.js';
+import { priorWeekDate } from './sales-compare.js';
 import { shiftqEmployees, shiftqPosMenu, shiftqReservations, shiftqToastReservations } from './current-reads.js';
 import { shiftqGroupLeaderboard } from './group-leaderboard.js';
 import { shiftqOverview } from './overview.js';
@@ -21,15 +26,35 @@ export const operations: Operations = {
   shiftqGroupLeaderboard,
 };
 
+/** Today's business date at the path's location, by the zone this process last saw there. */
+const todayAt = ({ timezone, now }: ReadHints) => (timezone === undefined ? undefined : activeBusinessDate(timezone, now));
+const path = ({ params }: ReadHints) => [params.group_id!, params.location_id!] as const;
 /** The current-state items (replaced on every load) that these routes read, named by the path. */
-const current =
-  (...kinds: ('posMenu' | 'employees' | 'reservations')[]) =>
-  (p: Record<string, string>) =>
-    kinds.map((kind) => shiftqKeys.current(p.group_id!, p.location_id!, kind));
+const current = (hints: ReadHints, ...kinds: CurrentKind[]) => kinds.map((kind) => shiftqKeys.current(...path(hints), kind));
+/** Dated items of known dates; an unknown date (no zone seen yet) reads nothing ahead. */
+const dated = (hints: ReadHints, ...items: [DatedKind, string | undefined][]) =>
+  items.flatMap(([kind, date]) => (date === undefined ? [] : [shiftqKeys.dated(...path(hints), kind, date)]));
+const requestedAt = (hints: ReadHints) => {
+  const today = todayAt(hints);
+  return today === undefined ? undefined : requestedDate(hints.query, today);
+};
+
 export const reads: PathReads = {
-  shiftqOverview: current('posMenu', 'employees', 'reservations'),
-  shiftqPosMenu: current('posMenu'),
-  shiftqEmployees: current('employees'),
-  shiftqReservations: current('reservations'),
-  shiftqToastReservations: current('reservations'),
+  shiftqOverview: (h) => [
+    ...current(h, 'posMenu', 'employees', 'reservations'),
+    ...dated(h, ...(['kitchen', 'sales', 'labor', 'clockIns'] as const).map((kind): [DatedKind, string | undefined] => [kind, todayAt(h)])),
+  ],
+  shiftqSales: (h) => {
+    const date = requestedAt(h);
+    return dated(h, ['sales', date], ['sales', date && priorWeekDate(date)]);
+  },
+  shiftqLabor: (h) => dated(h, ['labor', requestedAt(h)], ['sales', requestedAt(h)]),
+  shiftqKitchen: (h) => dated(h, ['kitchen', todayAt(h)], ['kitchen', requestedAt(h)]),
+  shiftqClockIns: (h) => dated(h, ['clockIns', todayAt(h)]),
+  shiftqPosMenu: (h) => current(h, 'posMenu'),
+  shiftqEmployees: (h) => current(h, 'employees'),
+  shiftqReservations: (h) => current(h, 'reservations'),
+  shiftqToastReservations: (h) => current(h, 'reservations'),
+  shiftqReviews: (h) => [reviewKeys.meta(...path(h))],
+  shiftqGroupLeaderboard: ({ params }) => [locationKeys.ofGroup(params.group_id!)],
 };

@@ -15,7 +15,8 @@ export type PagePosition = { groupId: string; locationId: string; filters: strin
 
 const sign = (key: string, payload: string) => createHmac('sha256', key).update(payload, 'utf8').digest('base64url');
 
-const storedKeys = new WeakMap<Deps['store'], Promise<string>>();
+/** By configuration, which lives as long as the process's dependencies (a request's store is its own). */
+const storedKeys = new WeakMap<Deps['config'], Promise<string>>();
 
 /**
  * The server key: PAGE_TOKEN_KEY when configured, otherwise a random key
@@ -23,11 +24,11 @@ const storedKeys = new WeakMap<Deps['store'], Promise<string>>();
  */
 export function pageTokenKey(deps: Pick<Deps, 'config' | 'store'>): Promise<string> {
   if (deps.config.pageTokenKey) return Promise.resolve(deps.config.pageTokenKey);
-  let key = storedKeys.get(deps.store);
+  let key = storedKeys.get(deps.config);
   if (!key) {
     key = deps.store.shiftq.pageTokenKey(randomSecret());
-    storedKeys.set(deps.store, key);
-    key.catch(() => storedKeys.delete(deps.store));
+    storedKeys.set(deps.config, key);
+    key.catch(() => storedKeys.delete(deps.config));
   }
   return key;
 }

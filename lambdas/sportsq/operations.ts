@@ -1,10 +1,10 @@
 import { sportsLogoUrl } from '#contract/urls';
-import type { ApiRequest, Operations } from '#platform/api-handler';
+import type { ApiRequest, Operations, PathReads, ReadHints } from '#platform/api-handler';
 import { envelope, ok } from '#platform/envelope';
 import { jsonResponse } from '#platform/http';
 import { REFRESH } from '#contract/refresh';
 import { availabilityOf, providerStatusOf, scheduleHealthOf } from '#domain/sports-health';
-import { businessDateAt, eventView, locationRefOf, readSportsDay } from '#domain/sports-day';
+import { businessDateAt, eventView, locationRefOf, readSportsDay, sportsDayReads, todayIn } from '#domain/sports-day';
 
 /** Resources without a date in the path describe the location's current business date. */
 const today = (req: ApiRequest) => businessDateAt(req.location!, req.now).calendarDate;
@@ -108,4 +108,17 @@ export const operations: Operations = {
       },
     });
   },
+};
+
+/** Each route reads one sports day of the path's location: the path's date, the query's, or today's there (by the zone last seen). */
+const dayOf =
+  (dateOf: (hints: ReadHints) => string | undefined) =>
+  (hints: ReadHints) =>
+    sportsDayReads(hints.params.group_id!, hints.params.location_id!, dateOf(hints));
+const todayThere = ({ timezone, now }: ReadHints) => todayIn(timezone, now);
+export const reads: PathReads = {
+  sportsProvider: dayOf(todayThere),
+  sportsPackages: dayOf(todayThere),
+  sportsProgramming: dayOf(({ params }) => params.date),
+  sportsGuide: dayOf((hints) => hints.query.date ?? todayThere(hints)),
 };
