@@ -12,6 +12,8 @@ import { seedDemoMenu } from '../lib/local/demo-menu.js';
 import { localEndpoint } from '../lib/local/endpoints.js';
 import { startEngines } from '../lib/local/engines.js';
 import { startLocalRuntime } from '../lib/local/runtime.js';
+import { FUNCTIONS } from '#lib/functions';
+import { costLines, dollars, PRICES } from './cost.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { median } from './load.js';
 
@@ -35,6 +37,14 @@ const GROUP = 'demo-group';
 const LOCATION = 'nyc-midtown';
 
 type Measured = { status: number; calls: number; fastMs: number; slowMs: number };
+/** Consumed capacity (ReturnConsumedCapacity on every call), response and log bytes of one request, averaged. */
+type Footprint = { readUnits: number; writeUnits: number; responseBytes: number; logBytes: number };
+
+/** Lambda's active tracing samples 1 request a second and 5 % of the rest; at volume, 5 %. */
+const LAMBDA_TRACED_SHARE = 0.05;
+/** DynamoDB's round trip in the same Region as the function: single-digit milliseconds; the estimate takes 5. */
+const AWS_DYNAMODB_MS = 5;
+const FOOTPRINT_REQUESTS = 5;
 
 /** Median latency of `requests` sequential requests (after two warm-ups) without and with the delay, and the calls `counter` saw per request. */
 async function measure(url: string, headers: Record<string, string>, proxy: DelayProxy, counter: () => number, requests = REQUESTS): Promise<Measured> {
@@ -75,15 +85,37 @@ function concretePath(path: string, today: string): string {
 export async function benchRoundTrips(): Promise<string[]> {
   const engines = await startEngines({ dataDir: null });
   const proxy = await startDelayProxy(engines.dynamoEndpoint);
-  const runtime = await startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'SILENT', engines: { ...engines, dynamoEndpoint: proxy.url } });
+  // INFO, as deployed: the bench counts the log bytes a request writes, and keeps them off its own output.
+  const runtime = await startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'INFO', engines: { ...engines, dynamoEndpoint: proxy.url } });
+  const stdoutWrite = process.stdout.write.bind(process.stdout);
+  let logBytes = 0;
+  process.stdout.write = ((chunk: string | Uint8Array) => ((logBytes += Buffer.byteLength(chunk)), true)) as typeof process.stdout.write;
   let calls = 0;
+  const units = { read: 0, write: 0 };
   runtime.dynamo.middlewareStack.add(
-    (next) => async (args) => {
+    (next, context) => async (args) => {
       calls++;
-      return next(args);
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
+      const total = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+      units[/^(Get|BatchGet|Query|Scan)/.test(String(context.commandName)) ? 'read' : 'write'] += total;
+      return result;
     },
     { step: 'initialize', name: 'benchCallCounter' },
   );
+  /** One request's consumed units, response and log bytes, over a few sequential requests. */
+  const footprint = async (url: string, headers: Record<string, string>): Promise<Footprint> => {
+    const before = { ...units, logBytes };
+    let responseBytes = 0;
+    for (let i = 0; i < FOOTPRINT_REQUESTS; i++) {
+      const reply = await fetch(url, { headers });
+      const head = [...reply.headers].reduce((sum, [k, v]) => sum + k.length + v.length + 4, `HTTP/1.1 ${reply.status} \r\n\r\n`.length);
+      responseBytes += head + Buffer.byteLength(await reply.text());
+    }
+    const per = (n: number) => n / FOOTPRINT_REQUESTS;
+    return { readUnits: per(units.read - before.read), writeUnits: per(units.write - before.write), responseBytes: per(responseBytes), logBytes: per(logBytes - before.logBytes) };
+  };
   let baseline: Server | null = null;
   try {
     // Baselines: one GetItem, and two in parallel, through the same proxy, on a client of their own.
@@ -123,21 +155,39 @@ export async function benchRoundTrips(): Promise<string[]> {
       `Every authenticated GET route, 1 client, ${REQUESTS} sequential requests per route and delay (median); D = ${DELAY_MS} ms added to each request to the DynamoDB engine by a proxy.`,
       `Path parameters: group ${GROUP}, location ${LOCATION}, date ${today} (today there). Round trips = (p50 with D − p50 without) ÷ D′,`,
       `D′ = ${perTrip.toFixed(1)} ms: what one round trip gained in this run (the 1-GetItem baseline, 1 by construction).`,
-      row(['route', 'status', 'DynamoDB calls', 'sequential round trips', `p50 ms`, `p50 ms, D = ${DELAY_MS} ms`]),
-      row(['---', '---:', '---:', '---:', '---:', '---:']),
+      row(['route', 'status', 'DynamoDB calls', 'sequential round trips', `p50 ms`, `p50 ms, D = ${DELAY_MS} ms`, 'read units', 'write units', 'response bytes']),
+      row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
       row(['baseline: node:http, 1 GetItem', ...figures(one)]),
       row(['baseline: node:http, 2 GetItems in parallel', ...figures(await measure(`${baselineUrl}/two`, {}, proxy, () => baselineCalls))]),
     ];
-    const routes: Measured[] = [];
+    const routes: (Measured & Footprint & { memoryMb: number })[] = [];
     for (const route of ROUTES.filter((r) => r.method === 'GET' && r.scope !== null)) {
-      const m = await measure(`${runtime.url}${concretePath(route.path, today)}`, headers, proxy, () => calls);
+      const url = `${runtime.url}${concretePath(route.path, today)}`;
+      const m = { ...(await measure(url, headers, proxy, () => calls)), ...(await footprint(url, headers)), memoryMb: FUNCTIONS[route.family].memorySize };
       routes.push(m);
-      lines.push(row([`GET ${route.path}`, ...figures(m)]));
+      lines.push(row([`GET ${route.path}`, ...figures(m), m.readUnits.toFixed(1), m.writeUnits.toFixed(1), Math.round(m.responseBytes)]));
     }
     const trips = routes.map((m) => (m.slowMs - m.fastMs) / perTrip);
+    const mean = (f: (m: (typeof routes)[number], i: number) => number) => routes.reduce((sum, m, i) => sum + f(m, i), 0) / routes.length;
     lines.push(
       `Mean over ${routes.length} routes: ${(routes.reduce((sum, m) => sum + m.calls, 0) / routes.length).toFixed(2)} DynamoDB calls per read (goal ≤ 3.5); ` +
         `most round trips ${Math.max(...trips).toFixed(1)} (goal ≤ 2; 1 for reads keyed by the path).`,
+      '',
+      ...costLines(
+        `authenticated reads (the mean of the ${routes.length} routes above)`,
+        {
+          readUnits: mean((m) => m.readUnits),
+          writeUnits: mean((m) => m.writeUnits),
+          // Billed: the local handling time (an upper bound: it includes the embedded engine's own work) plus each sequential round trip at AWS's latency.
+          billedMs: mean((m, i) => Math.ceil(m.fastMs + Math.max(1, Math.round(trips[i]!)) * AWS_DYNAMODB_MS)),
+          memoryMb: mean((m) => m.memoryMb),
+          logBytes: mean((m) => m.logBytes),
+          tracedShare: LAMBDA_TRACED_SHARE,
+          responseBytes: mean((m) => m.responseBytes),
+        },
+        1.5,
+        [`  The gateway's own price beside it: HTTP API ${dollars(PRICES.httpApiRequest * 1e6)} per million requests (the stage's API type; a REST API would be $3.50).`],
+      ),
     );
     client.destroy();
     return lines;
@@ -146,5 +196,6 @@ export async function benchRoundTrips(): Promise<string[]> {
     await runtime.stop();
     await proxy.close();
     await engines.stop();
+    process.stdout.write = stdoutWrite;
   }
 }

@@ -66,10 +66,12 @@ export async function preloadedDb(db: Db, reads: readonly Read[]): Promise<Db> {
   const queries = new Map<string, Promise<QueryCommandOutput>>();
   for (const query of reads.filter(isQuery)) {
     const input = { ...query, TableName: db.tableName };
+    // Named before sending: a client's middleware may add to the input it sends.
+    const id = queryId(input);
     const running = db.doc.send(new QueryCommand(input));
     // Nobody may ever ask (authorization failed): a failure then is nobody's to handle.
     running.catch(() => undefined);
-    queries.set(queryId(input), running);
+    queries.set(id, running);
   }
   const items = await readItems(db, reads.filter((r): r is ItemKey => !isQuery(r)));
 

@@ -1,0 +1,76 @@
+/**
+ * What a million requests cost at AWS's on-demand list prices, from what the
+ * bench measured per request. The prices are us-east-1's published list
+ * prices (no free tier, first pricing tier); every figure below is one of
+ * them times a measured quantity, so a change of price is one line here.
+ */
+export const PRICES = {
+  region: 'us-east-1',
+  /** DynamoDB on-demand, standard table class: per read request unit (4 KB strongly consistent, or 2 × 4 KB eventually) and write request unit (1 KB). */
+  dynamoReadUnit: 0.125e-6,
+  dynamoWriteUnit: 0.625e-6,
+  /** Lambda, arm64: per GB-second and per request. */
+  lambdaGbSecond: 0.0000133334,
+  lambdaRequest: 0.2e-6,
+  /** CloudWatch Logs, standard class: per GB ingested. */
+  logsGb: 0.5,
+  /** X-Ray: per trace recorded. */
+  xrayTrace: 5e-6,
+  /** Data transfer out to the internet, first 10 TB: per GB. */
+  transferGb: 0.09,
+  /** API Gateway HTTP API, first 300 million a month: per request (of up to 512 KB). */
+  httpApiRequest: 1e-6,
+  /** SQS standard queue: per request (of up to 64 KB). */
+  sqsRequest: 0.4e-6,
+} as const;
+
+/** What one request used, averaged over the requests measured. */
+export type PerRequest = {
+  readUnits: number;
+  writeUnits: number;
+  /** Wall time the function would be billed for, ms (Lambda rounds up to 1 ms). */
+  billedMs: number;
+  memoryMb: number;
+  /** Bytes written to the function's log group. */
+  logBytes: number;
+  /** Share of requests X-Ray records a trace of (the stack's sampling rule). */
+  tracedShare: number;
+  /** Bytes sent back to the client (status line, headers and body). */
+  responseBytes: number;
+  /** SQS requests (send, receive, delete, change visibility). */
+  sqsRequests?: number;
+};
+
+const GB = 1024 ** 3;
+
+/** Each part's cost per million requests, in US dollars. */
+export function costPerMillion(r: PerRequest): Record<'dynamodb' | 'lambda' | 'logs' | 'xray' | 'transfer' | 'sqs', number> {
+  const million = 1e6;
+  return {
+    dynamodb: million * (r.readUnits * PRICES.dynamoReadUnit + r.writeUnits * PRICES.dynamoWriteUnit),
+    lambda: million * ((r.memoryMb / 1024) * (Math.ceil(r.billedMs) / 1000) * PRICES.lambdaGbSecond + PRICES.lambdaRequest),
+    logs: (million * r.logBytes * PRICES.logsGb) / GB,
+    xray: million * r.tracedShare * PRICES.xrayTrace,
+    transfer: (million * r.responseBytes * PRICES.transferGb) / GB,
+    sqs: million * (r.sqsRequests ?? 0) * PRICES.sqsRequest,
+  };
+}
+
+export const dollars = (value: number) => `$${value.toFixed(2)}`;
+
+/** The cost lines of one kind of request: its inputs, each part, and the total beside the goal. */
+export function costLines(what: string, r: PerRequest, goal: number | null, extra: string[] = []): string[] {
+  const parts = costPerMillion(r);
+  const total = Object.values(parts).reduce((sum, v) => sum + v, 0);
+  return [
+    `Cost per million ${what} at on-demand list prices (${PRICES.region}; no free tier):`,
+    `  measured per request: ${r.readUnits.toFixed(2)} read units, ${r.writeUnits.toFixed(2)} write units, ${Math.ceil(r.billedMs)} ms billed at ${r.memoryMb} MB arm64, ` +
+      `${Math.round(r.logBytes)} log bytes, ${Math.round(r.responseBytes)} response bytes, ${(r.tracedShare * 100).toFixed(1)} % traced` +
+      (r.sqsRequests ? `, ${r.sqsRequests.toFixed(2)} SQS requests` : ''),
+    `  | DynamoDB | Lambda | logs | X-Ray | transfer out |${r.sqsRequests ? ' SQS |' : ''} total | goal |`,
+    `  | ---: | ---: | ---: | ---: | ---: |${r.sqsRequests ? ' ---: |' : ''} ---: | ---: |`,
+    `  | ${dollars(parts.dynamodb)} | ${dollars(parts.lambda)} | ${dollars(parts.logs)} | ${dollars(parts.xray)} | ${dollars(parts.transfer)} |` +
+      `${r.sqsRequests ? ` ${dollars(parts.sqs)} |` : ''} ${dollars(total)} | ${goal === null ? '—' : `≤ ${dollars(goal)}`} |`,
+    ...extra,
+  ];
+}
