@@ -2,7 +2,8 @@ import type { Operation } from '#platform/api-handler';
 import { ok } from '#platform/envelope';
 import { REFRESH } from '#contract/refresh';
 import { REVIEW_PAGE_LIMIT } from '#contract/schemas/requests';
-import { decodePageToken, encodePageToken, pageTokenKey } from './page-token.js';
+import { pageKey } from '#platform/page-cursor';
+import { decodePageToken, encodePageToken } from './page-token.js';
 import { PROVIDER_POLICY } from './review-providers.js';
 import { reviewFilters } from './review-filters.js';
 
@@ -14,7 +15,7 @@ export const shiftqReviews: Operation = async (req, deps) => {
   const fingerprint = JSON.stringify(filters);
   const limit = (req.query.limit as unknown as number | undefined) ?? REVIEW_PAGE_LIMIT.default;
   const binding = { groupId: l.groupId, locationId: l.id, filters: fingerprint };
-  const key = await pageTokenKey(deps);
+  const key = await pageKey(deps);
   const after = req.query.pageToken ? decodePageToken(key, req.query.pageToken, binding) : null;
   const [providers, page] = await Promise.all([
     deps.store.reviews.activeProviders(l.groupId, l.id),

@@ -4,7 +4,8 @@ import { loadShiftq } from '#lib/ingest/shiftq';
 import { putLocation } from '#lib/ingest/venues';
 import { createDb } from '#data/db';
 import { createStore } from '#data/store';
-import { encodePageToken, pageTokenKey } from '#lambdas/shiftq/page-token';
+import { encodePageToken } from '#lambdas/shiftq/page-token';
+import { pageKey } from '#platform/page-cursor';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 let runtime: LocalRuntime;
@@ -330,12 +331,12 @@ describe('shiftq/reviews', () => {
 
   it('signs with one key shared by every instance when PAGE_TOKEN_KEY is unset', async () => {
     expect(runtime.deps.config.pageTokenKey).toBe('');
-    const first = await pageTokenKey(runtime.deps);
+    const first = await pageKey(runtime.deps);
     // Another Lambda instance: its own store object over the same table.
-    const other = await pageTokenKey({ config: runtime.deps.config, store: createStore(createDb(runtime.tableName, runtime.dynamo)) });
+    const other = await pageKey({ config: runtime.deps.config, store: createStore(createDb(runtime.tableName, runtime.dynamo)) });
     expect(other).toBe(first);
     expect(first.length).toBeGreaterThanOrEqual(43);
-    expect(await pageTokenKey({ config: { ...runtime.deps.config, pageTokenKey: 'configured' }, store: runtime.store })).toBe('configured');
+    expect(await pageKey({ config: { ...runtime.deps.config, pageTokenKey: 'configured' }, store: runtime.store })).toBe('configured');
   });
 
   it('refuses out-of-bounds filters with 400', async () => {
