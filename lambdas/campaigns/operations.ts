@@ -2,7 +2,8 @@ import type { Operations, PathReads } from '#platform/api-handler';
 import { matriqKeys } from '#data/matriq';
 import { campaignKeys, type Campaign } from '#data/campaigns';
 import { groupKeys } from '#data/groups';
-import { locationKeys, type Location } from '#data/locations';
+import type { Location } from '#data/locations';
+import { groupPage, groupPageReads } from '#platform/group-page';
 import type { Deps } from '#platform/deps';
 import { ok } from '#platform/envelope';
 import { ApiError } from '#contract/errors';
@@ -43,15 +44,13 @@ export const operations: Operations = {
   /** Only the token's locations that have campaigns enabled are shown, each campaign limited to them. */
   async groupCampaigns(req, deps) {
     const { app } = req.auth!;
-    const [group, locations, all] = await Promise.all([
+    const [group, { locations, nextCursor }, all] = await Promise.all([
       deps.store.groups.get(app.groupId),
-      deps.store.locations.list(app.groupId),
+      groupPage(req, deps, 'campaigns'),
       deps.store.campaigns.list(app.groupId),
     ]);
     if (!group) throw new ApiError('not_found');
-    const visible = locations.filter(
-      (l) => l.modulesEnabled.campaigns && (!app.allowedLocationIds || app.allowedLocationIds.includes(l.id)),
-    );
+    const visible = locations.filter((l) => l.modulesEnabled.campaigns);
     const visibleIds = new Set(visible.map((l) => l.id));
     const campaigns = all
       .map((c) => ({ ...campaignView(c, req.now), locationIds: c.locationIds.filter((id) => visibleIds.has(id)) }))
@@ -74,6 +73,7 @@ export const operations: Operations = {
       campaigns,
       locations: perLocation,
       deviceStatus: total,
+      ...(nextCursor ? { nextCursor } : {}),
     });
   },
 };
@@ -81,5 +81,5 @@ export const operations: Operations = {
 /** Both read the group's campaigns; a location's start from its device state, the group's from the group and its locations. */
 export const reads: PathReads = {
   locationCampaigns: ({ params: p }) => [matriqKeys.state(p.group_id!, p.location_id!), campaignKeys.ofGroup(p.group_id!)],
-  groupCampaigns: ({ params: p }) => [groupKeys.group(p.group_id!), locationKeys.ofGroup(p.group_id!), campaignKeys.ofGroup(p.group_id!)],
+  groupCampaigns: (hints) => [groupKeys.group(hints.params.group_id!), ...groupPageReads(hints), campaignKeys.ofGroup(hints.params.group_id!)],
 };

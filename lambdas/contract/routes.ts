@@ -58,6 +58,7 @@ export const ROUTES: readonly Route[] = [
     operation: 'listLocations',
     scope: 'locations:read',
     summary: 'Accessible locations, enabled modules, granted resources and the token block',
+    query: requests.groupPageQuery,
   },
   {
     method: 'GET',
@@ -66,6 +67,7 @@ export const ROUTES: readonly Route[] = [
     operation: 'groupModules',
     scope: 'locations:read',
     summary: 'Modules of the group and which accessible locations have each enabled',
+    query: requests.groupPageQuery,
   },
   {
     method: 'GET',
@@ -209,6 +211,7 @@ export const ROUTES: readonly Route[] = [
     operation: 'groupCampaigns',
     scope: 'campaigns:read',
     summary: 'Campaigns across the accessible campaign-enabled locations of the group',
+    query: requests.groupPageQuery,
   },
   {
     method: 'GET',

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { MODULES, type ModulesEnabled } from '#contract/scopes';
 import { queryAll, type Db } from './db.js';
 import { groupPartition } from './groups.js';
@@ -19,17 +19,28 @@ export type Location = {
 export const locationKeys = {
   location: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `LOCATION#${locationId}` }),
   prefix: 'LOCATION#',
-  /** The Query that lists a group's locations, in id order. */
-  ofGroup: (groupId: string): ItemQuery => ({
+  /**
+   * The Query that lists a group's locations in id order: all of them, or
+   * one page (one more than asked, to know whether more follow) after a location id.
+   */
+  ofGroup: (groupId: string, page?: LocationPageRequest): ItemQuery => ({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
     ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':sk': locationKeys.prefix },
+    ...(page ? { Limit: page.limit + 1 } : {}),
+    ...(page?.after !== undefined ? { ExclusiveStartKey: locationKeys.location(groupId, page.after) } : {}),
   }),
 };
+
+export type LocationPageRequest = { limit: number; after?: string };
+/** A page of locations, and the id to continue after when more follow. */
+export type LocationPage = { locations: Location[]; next: string | null };
 
 export type LocationsRepo = {
   get(groupId: string, locationId: string): Promise<Location | null>;
   put(location: Location): Promise<void>;
   list(groupId: string): Promise<Location[]>;
+  /** One page in id order: one Query call (DynamoDB's 1 MB page may end it sooner; `next` then says where to go on). */
+  page(groupId: string, request: LocationPageRequest): Promise<LocationPage>;
 };
 
 export function locationsRepo({ doc, tableName }: Db): LocationsRepo {
@@ -52,6 +63,14 @@ export function locationsRepo({ doc, tableName }: Db): LocationsRepo {
     async list(groupId: string): Promise<Location[]> {
       const items = await queryAll(doc, { TableName: tableName, ...locationKeys.ofGroup(groupId) });
       return items.map(toLocation);
+    },
+    async page(groupId: string, request: LocationPageRequest): Promise<LocationPage> {
+      const { Items = [], LastEvaluatedKey } = await doc.send(
+        new QueryCommand({ TableName: tableName, ...locationKeys.ofGroup(groupId, request) }),
+      );
+      const locations = Items.slice(0, request.limit).map(toLocation);
+      const more = Items.length > request.limit || (LastEvaluatedKey !== undefined && locations.length > 0);
+      return { locations, next: more ? locations[locations.length - 1]!.id : null };
     },
   };
 }

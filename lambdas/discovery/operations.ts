@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { ApiRequest, Operations, PathReads } from '#platform/api-handler';
 import { groupKeys } from '#data/groups';
 import type { App } from '#data/apps';
-import { locationKeys, type Location } from '#data/locations';
-import type { Deps } from '#platform/deps';
+import type { Location } from '#data/locations';
+import { groupPage, groupPageReads } from '#platform/group-page';
 import { ok } from '#platform/envelope';
 import { ApiError } from '#contract/errors';
 import { jsonTextResponse } from '#platform/http';
@@ -59,13 +59,6 @@ function tokenBlock(req: ApiRequest) {
   };
 }
 
-/** The group's locations this token may see, in id order. */
-async function accessibleLocations(req: ApiRequest, deps: Deps): Promise<Location[]> {
-  const { app } = req.auth!;
-  const all = await deps.store.locations.list(app.groupId);
-  return app.allowedLocationIds ? all.filter((l) => app.allowedLocationIds!.includes(l.id)) : all;
-}
-
 /** The OpenAPI artefact by path, read once per container (a failed read is tried again on the next request). */
 const artefacts = new Map<string, Promise<string>>();
 
@@ -87,17 +80,18 @@ export const operations: Operations = {
   },
 
   async listLocations(req, deps) {
-    const locations = await accessibleLocations(req, deps);
+    const { locations, nextCursor } = await groupPage(req, deps, 'locations');
     return ok(req, {
       token: tokenBlock(req),
       locations: locations.map((l) => locationItem(req, req.auth!.app, l)),
       refresh: REFRESH.discovery,
+      ...(nextCursor ? { nextCursor } : {}),
     });
   },
 
   async groupModules(req, deps) {
     const { app } = req.auth!;
-    const [group, locations] = await Promise.all([deps.store.groups.get(app.groupId), accessibleLocations(req, deps)]);
+    const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'modules')]);
     if (!group) throw new ApiError('not_found');
     const modules = Object.fromEntries(
       MODULES.map((m) => [
@@ -109,7 +103,7 @@ export const operations: Operations = {
         },
       ]),
     );
-    return ok(req, { group: { id: group.groupId, name: group.name }, modules, refresh: REFRESH.discovery });
+    return ok(req, { group: { id: group.groupId, name: group.name }, modules, refresh: REFRESH.discovery, ...(nextCursor ? { nextCursor } : {}) });
   },
 
   async locationModules(req) {
@@ -143,6 +137,6 @@ export const operations: Operations = {
 
 /** The group lists read the group's locations (and the group), named by the path. */
 export const reads: PathReads = {
-  listLocations: ({ params }) => [locationKeys.ofGroup(params.group_id!)],
-  groupModules: ({ params }) => [groupKeys.group(params.group_id!), locationKeys.ofGroup(params.group_id!)],
+  listLocations: groupPageReads,
+  groupModules: (hints) => [groupKeys.group(hints.params.group_id!), ...groupPageReads(hints)],
 };

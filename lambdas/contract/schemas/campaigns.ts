@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTimestamp, refresh } from './common.js';
+import { isoTimestamp, nextCursor, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 import { deviceStatus } from './matriq.js';
 
@@ -29,4 +29,5 @@ export const groupCampaignsData = z.object({
   campaigns: z.array(campaign.extend({ locationIds: z.array(z.string()) })),
   locations: z.array(locationRef.extend({ campaignIds: z.array(z.string()), deviceStatus })),
   deviceStatus,
+  nextCursor,
 });

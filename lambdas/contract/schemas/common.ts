@@ -13,6 +13,8 @@ export const isoTimestamp = z.string().datetime({ offset: true });
 export const compactDate = z.string().regex(COMPACT_DATE);
 export const isoDate = z.string().regex(ISO_DATE);
 export const absoluteUrl = z.string().url();
+/** A group list's paging field: present only when more locations follow (docs/decisions/paging.md). */
+export const nextCursor = z.string().optional().describe('Opaque cursor of the next page; absent on the last page');
 
 /**
  * A fractional number input, bounded to its domain: within [min, max] and

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MODULES, SCOPES } from '#contract/scopes';
-import { absoluteUrl, isoTimestamp, refresh } from './common.js';
+import { absoluteUrl, isoTimestamp, nextCursor, refresh } from './common.js';
 
 /** An object with one property per key, all of one schema. */
 function keyed<T extends z.ZodType>(keys: readonly string[], schema: T) {
@@ -41,6 +41,7 @@ export const locationsData = z.object({
   token: tokenBlock,
   locations: z.array(locationItem),
   refresh,
+  nextCursor,
 });
 
 const moduleGrant = z.object({
@@ -52,9 +53,10 @@ export const groupModulesData = z.object({
   group: z.object({ id: z.string(), name: z.string() }),
   modules: keyed(
     MODULES,
-    moduleGrant.extend({ locationIds: z.array(z.string()).describe('Accessible locations with the module enabled') }),
+    moduleGrant.extend({ locationIds: z.array(z.string()).describe('Accessible locations of this page with the module enabled') }),
   ),
   refresh,
+  nextCursor,
 });
 
 export const locationModulesData = z.object({

@@ -55,6 +55,18 @@ export const sportsLogoParams = z.object({
   name: z.string().check(z.regex(SPORTS_LOGO_NAME, 'use a logo file name such as nfl.svg'), z.describe('Logo file name, e.g. nfl.svg')),
 });
 
+// ───────────────────────── group lists ─────────────────────────
+
+/** Locations per page of a group list: the default holds every location of a group of up to 500 (docs/decisions/paging.md). */
+export const GROUP_PAGE_LIMIT = { min: 1, max: 1000, default: 500 } as const;
+
+export const groupPageQuery = z.object({
+  limit: z
+    .optional(z.coerce.number().check(z.int(), z.minimum(GROUP_PAGE_LIMIT.min), z.maximum(GROUP_PAGE_LIMIT.max)))
+    .check(z.describe(`Locations per page ${GROUP_PAGE_LIMIT.min}-${GROUP_PAGE_LIMIT.max}, default ${GROUP_PAGE_LIMIT.default}`)),
+  cursor: z.optional(z.string().check(z.maxLength(1024))).check(z.describe('Opaque nextCursor of the previous page of this list')),
+});
+
 // ───────────────────────── reviews ─────────────────────────
 
 export const REVIEW_PROVIDERS = ['google', 'yelp', 'tripadvisor', 'opentable'] as const;
