@@ -13,6 +13,7 @@ import { localEndpoint } from '../lib/local/endpoints.js';
 import { startEngines } from '../lib/local/engines.js';
 import { startLocalRuntime } from '../lib/local/runtime.js';
 import { FUNCTIONS } from '#lib/functions';
+import { meterCapacity, perRequest } from './capacity.js';
 import { costLines, dollars, PRICES } from './cost.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { median } from './load.js';
@@ -90,23 +91,10 @@ export async function benchRoundTrips(): Promise<string[]> {
   const stdoutWrite = process.stdout.write.bind(process.stdout);
   let logBytes = 0;
   process.stdout.write = ((chunk: string | Uint8Array) => ((logBytes += Buffer.byteLength(chunk)), true)) as typeof process.stdout.write;
-  let calls = 0;
-  const units = { read: 0, write: 0 };
-  runtime.dynamo.middlewareStack.add(
-    (next, context) => async (args) => {
-      calls++;
-      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
-      const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
-      const total = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
-      units[/^(Get|BatchGet|Query|Scan)/.test(String(context.commandName)) ? 'read' : 'write'] += total;
-      return result;
-    },
-    { step: 'initialize', name: 'benchCallCounter' },
-  );
+  const metered = meterCapacity(runtime.dynamo);
   /** One request's consumed units, response and log bytes, over a few sequential requests. */
   const footprint = async (url: string, headers: Record<string, string>): Promise<Footprint> => {
-    const before = { ...units, logBytes };
+    const before = { ...metered, logBytes };
     let responseBytes = 0;
     for (let i = 0; i < FOOTPRINT_REQUESTS; i++) {
       const reply = await fetch(url, { headers });
@@ -114,7 +102,8 @@ export async function benchRoundTrips(): Promise<string[]> {
       responseBytes += head + Buffer.byteLength(await reply.text());
     }
     const per = (n: number) => n / FOOTPRINT_REQUESTS;
-    return { readUnits: per(units.read - before.read), writeUnits: per(units.write - before.write), responseBytes: per(responseBytes), logBytes: per(logBytes - before.logBytes) };
+    const { readUnits, writeUnits } = perRequest(before, metered, FOOTPRINT_REQUESTS);
+    return { readUnits, writeUnits, responseBytes: per(responseBytes), logBytes: per(logBytes - before.logBytes) };
   };
   let baseline: Server | null = null;
   try {
@@ -163,7 +152,7 @@ export async function benchRoundTrips(): Promise<string[]> {
     const routes: (Measured & Footprint & { memoryMb: number })[] = [];
     for (const route of ROUTES.filter((r) => r.method === 'GET' && r.scope !== null)) {
       const url = `${runtime.url}${concretePath(route.path, today)}`;
-      const m = { ...(await measure(url, headers, proxy, () => calls)), ...(await footprint(url, headers)), memoryMb: FUNCTIONS[route.family].memorySize };
+      const m = { ...(await measure(url, headers, proxy, () => metered.calls)), ...(await footprint(url, headers)), memoryMb: FUNCTIONS[route.family].memorySize };
       routes.push(m);
       lines.push(row([`GET ${route.path}`, ...figures(m), m.readUnits.toFixed(1), m.writeUnits.toFixed(1), Math.round(m.responseBytes)]));
     }

@@ -3,6 +3,7 @@ import { benchBundles } from './bundles.js';
 import { benchIdle } from './idle.js';
 import { benchKitchen } from './kitchen.js';
 import { benchRoundTrips } from './roundtrips.js';
+import { benchScale } from './scale.js';
 import { soak } from './soak.js';
 import { benchThroughput } from './throughput.js';
 import { benchWarmStart } from './warm-start.js';
@@ -24,6 +25,7 @@ const SECTIONS = {
   bundles: ['Lambda bundles', benchBundles],
   kitchen: ['Kitchen endpoint (largest payload)', benchKitchen],
   webhooks: ['Webhooks end to end (publish → verified delivery at a local HTTPS receiver)', benchWebhooks],
+  scale: ['At any size: per-request cost as a group grows', benchScale],
 } as const satisfies Record<string, readonly [string, () => Promise<string[]>]>;
 type Section = keyof typeof SECTIONS;
 
