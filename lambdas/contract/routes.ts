@@ -334,6 +334,7 @@ export const ROUTES: readonly Route[] = [
     operation: 'shiftqGroupLeaderboard',
     scope: 'shiftq:read',
     summary: 'Accessible locations ranked by net sales and lowest labor, discounts and voids percentages (2.7)',
+    query: requests.groupPageQuery,
   },
 ];
 

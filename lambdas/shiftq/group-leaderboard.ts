@@ -2,17 +2,22 @@ import type { Operation } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
 import type { Stored } from '#data/shiftq';
 import { ok } from '#platform/envelope';
+import { groupPage } from '#platform/group-page';
 import { REFRESH } from '#contract/refresh';
 import type { LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
 import { locationPath } from './location-ref.js';
 import { laborView, rankLocations, salesView, type LeaderboardRow } from './sales.js';
 
-/** The group's shiftq locations the token may see, ranked on their current business date's sales and labor. */
+/**
+ * The group's shiftq locations the token may see, ranked on their current
+ * business date's sales and labor: one page of the group's locations at a
+ * time (docs/decisions/paging.md), so the reads are bounded by the page.
+ */
 
 export const shiftqGroupLeaderboard: Operation = async (req, deps) => {
   const { app } = req.auth!;
-  const all = await deps.store.locations.list(app.groupId);
-  const locations = all.filter((l) => l.modulesEnabled.shiftq && (!app.allowedLocationIds || app.allowedLocationIds.includes(l.id)));
+  const page = await groupPage(req, deps, 'leaderboard');
+  const locations = page.locations.filter((l) => l.modulesEnabled.shiftq);
   const dates = locations.map((l) => activeBusinessDate(l.timezone, req.now));
   const stored = await deps.store.shiftq.getDatedMany(
     locations.flatMap((l, i) => [
@@ -55,5 +60,6 @@ export const shiftqGroupLeaderboard: Operation = async (req, deps) => {
       shiftq: locationPath(req, l),
       sales: `${locationPath(req, l)}/sales`,
     })),
+    ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
   });
 };

@@ -1,9 +1,9 @@
 import { shiftqKeys } from '#data/shiftq';
 import { activeBusinessDate } from '#contract/business-date';
 import type { CurrentKind, DatedKind } from '#contract/schemas/shiftq-inputs';
-import { locationKeys } from '#data/locations';
 import { reviewKeys } from '#data/reviews';
 import type { Operations, PathReads, ReadHints } from '#platform/api-handler';
+import { groupPageReads } from '#platform/group-page';
 import { requestedDate, shiftqClockIns, shiftqKitchen, shiftqLabor, shiftqSales } from './dated-reads.js';
 import { priorWeekDate } from './sales-compare.js';
 import { shiftqEmployees, shiftqPosMenu, shiftqReservations, shiftqToastReservations } from './current-reads.js';
@@ -56,5 +56,5 @@ export const reads: PathReads = {
   shiftqReservations: (h) => current(h, 'reservations'),
   shiftqToastReservations: (h) => current(h, 'reservations'),
   shiftqReviews: (h) => [reviewKeys.meta(...path(h))],
-  shiftqGroupLeaderboard: ({ params }) => [locationKeys.ofGroup(params.group_id!)],
+  shiftqGroupLeaderboard: groupPageReads,
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { absoluteUrl, compactDate, isoDate, isoTimestamp, refresh } from './common.js';
+import { absoluteUrl, compactDate, isoDate, isoTimestamp, nextCursor, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 
 /**
@@ -434,7 +434,7 @@ export const groupLeaderboardData = z.object({
   groupId: z.string(),
   refresh,
   updatedAt: isoTimestamp.nullable().describe('Latest sales/labor update among ranked locations; null when none is ranked'),
-  count: z.number().int().describe('Ranked locations: accessible, shiftq enabled, with sales and labor for their current business date'),
+  count: z.number().int().describe('Ranked locations of this page: accessible, shiftq enabled, with sales and labor for their current business date'),
   leaderboard: z.object({
     byNetSales: z.array(leaderboardRow),
     byLowestLaborPercent: z.array(leaderboardRow),
@@ -442,6 +442,7 @@ export const groupLeaderboardData = z.object({
     byLowestVoidsPercent: z.array(leaderboardRow),
   }),
   locationEndpoints: z.array(z.object({ id: z.string(), name: z.string(), shiftq: absoluteUrl, sales: absoluteUrl })),
+  nextCursor,
 });
 
 export type KitchenSnapshot = z.infer<typeof kitchenSnapshot>;
