@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { benchAuthHeaders } from './bench-app.js';
-import { get } from './load.js';
+import { get, getWire } from './load.js';
 import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import { ROUTES } from '#contract/routes';
 import { SCOPES } from '#contract/scopes';
@@ -97,9 +97,7 @@ export async function benchRoundTrips(): Promise<string[]> {
     const before = { ...metered, logBytes };
     let responseBytes = 0;
     for (let i = 0; i < FOOTPRINT_REQUESTS; i++) {
-      const reply = await fetch(url, { headers });
-      const head = [...reply.headers].reduce((sum, [k, v]) => sum + k.length + v.length + 4, `HTTP/1.1 ${reply.status} \r\n\r\n`.length);
-      responseBytes += head + Buffer.byteLength(await reply.text());
+      responseBytes += (await getWire(url, headers)).bytes;
     }
     const per = (n: number) => n / FOOTPRINT_REQUESTS;
     const { readUnits, writeUnits } = perRequest(before, metered, FOOTPRINT_REQUESTS);
@@ -144,7 +142,7 @@ export async function benchRoundTrips(): Promise<string[]> {
       `Every authenticated GET route, 1 client, ${REQUESTS} sequential requests per route and delay (median); D = ${DELAY_MS} ms added to each request to the DynamoDB engine by a proxy.`,
       `Path parameters: group ${GROUP}, location ${LOCATION}, date ${today} (today there). Round trips = (p50 with D − p50 without) ÷ D′,`,
       `D′ = ${perTrip.toFixed(1)} ms: what one round trip gained in this run (the 1-GetItem baseline, 1 by construction).`,
-      row(['route', 'status', 'DynamoDB calls', 'sequential round trips', `p50 ms`, `p50 ms, D = ${DELAY_MS} ms`, 'read units', 'write units', 'response bytes']),
+      row(['route', 'status', 'DynamoDB calls', 'sequential round trips', `p50 ms`, `p50 ms, D = ${DELAY_MS} ms`, 'read units', 'write units', 'bytes on the wire (gzip)']),
       row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
       row(['baseline: node:http, 1 GetItem', ...figures(one)]),
       row(['baseline: node:http, 2 GetItems in parallel', ...figures(await measure(`${baselineUrl}/two`, {}, proxy, () => baselineCalls))]),

@@ -8,11 +8,12 @@ import { startEngines } from '../lib/local/engines.js';
 import { startLocalRuntime, type LocalRuntime } from '../lib/local/runtime.js';
 import { benchAuthHeaders } from './bench-app.js';
 import { meterCapacity, perRequest, type Capacity } from './capacity.js';
+import { getWire } from './load.js';
 
 /**
  * Per-request cost as a group grows: for every authenticated GET route,
  * DynamoDB calls, consumed read/write units (ReturnConsumedCapacity) and
- * response bytes, on groups of 10, 1,000 and 10,000 locations (each with a
+ * response bytes on the wire (gzip accepted), on groups of 10, 1,000 and 10,000 locations (each with a
  * published demo menu and campaigns) on the embedded engine. Path-keyed
  * reads should stay flat in N; lists bounded by their page.
  * BENCH_SCALE_SIZES=10,100 runs other sizes.
@@ -85,9 +86,9 @@ export async function benchScale(): Promise<string[]> {
         let bytes = 0;
         let status = 0;
         for (let i = 0; i < REQUESTS; i++) {
-          const reply = await fetch(url, { headers });
+          const reply = await getWire(url, headers);
           status = reply.status;
-          bytes += (await reply.arrayBuffer()).byteLength;
+          bytes += reply.bytes;
         }
         results.get(route.path)!.push({ ...perRequest(before, metered, REQUESTS), status, bytes: bytes / REQUESTS });
       }

@@ -2,6 +2,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ApiError } from '#contract/errors';
 import type { Deps } from './deps.js';
+import { negotiated } from './compression.js';
 import { errorResponse } from './http.js';
 import { count, observability } from './observability.js';
 import type { Resolver, Routable } from './path-resolver.js';
@@ -44,10 +45,11 @@ export function httpShell(api: HttpApi, deps: Deps, options: ShellOptions = {}) 
 
 function responses(api: HttpApi, deps: Deps, { refusalOf }: ShellOptions): ShellMiddleware {
   const finish = (request: { event: APIGatewayProxyEvent; context: ShellContext; response: APIGatewayProxyResult | null }) => {
-    const response = request.response!;
     const { context } = request;
     const requestId = request.event.requestContext.requestId;
+    const response = negotiated(request.event, request.response!);
     response.headers = { ...context.extraHeaders, ...response.headers, 'X-Request-Id': requestId };
+    request.response = response;
     const operation = context.operation ?? 'unmatched';
     countRequest(deps, api, operation, response.statusCode);
     // Never a body: token responses and created apps and destinations carry secrets.

@@ -12,11 +12,13 @@ const logo = (name: string, headers: Record<string, string> = {}) => call(runtim
 
 describe('GET /v1/assets/sports-logo/{name}', () => {
   it('serves SVG publicly with its content type, long caching and an ETag', async () => {
-    const reply = await logo('nfl.svg');
+    const reply = await logo('nfl.svg', { 'Accept-Encoding': 'identity' });
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toBe('image/svg+xml');
     expect(reply.headers.get('cache-control')).toBe('public, max-age=86400, immutable');
     expect(reply.headers.get('etag')).toMatch(/^"[0-9a-f]{32}"$/);
+    // A client that takes gzip gets the weak form of the same tag (docs/decisions/compression.md).
+    expect((await logo('nfl.svg', { 'Accept-Encoding': 'gzip' })).headers.get('etag')).toBe(`W/${reply.headers.get('etag')}`);
     expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
     expect(reply.text).toContain('<svg');
   });

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishMenu } from '#lambdas/webhooks/menu-publish';
 import { AdminInputError } from '#domain/inputs';
@@ -10,6 +11,8 @@ let runtime: LocalRuntime;
 const clock = manualClock();
 let token: string;
 const MENU = '/v1/demo-group/denver-union/bevq/menu';
+/** A client that takes no compression: the validator is the strong one the contract shows. */
+const IDENTITY = { 'Accept-Encoding': 'identity' };
 
 beforeAll(async () => {
   runtime = await startTestRuntime({ clock });
@@ -20,7 +23,7 @@ afterAll(() => runtime?.stop());
 
 describe('GET /v1/{group_id}/{location_id}/bevq/menu', () => {
   it('returns every field of 2.11 in the configured order, currency per size as stored', async () => {
-    const reply = await call(runtime, MENU, { token });
+    const reply = await call(runtime, MENU, { token, headers: IDENTITY });
     expect(reply.status).toBe(200);
     expectContract('GET', MENU, reply);
     expect(reply.body).toMatchObject({ ok: true, version: 'v1', resource: 'bevq/menu', groupId: 'demo-group', locationId: 'denver-union' });
@@ -41,41 +44,58 @@ describe('GET /v1/{group_id}/{location_id}/bevq/menu', () => {
     expect(reply.body.data.refresh.cadence).toBe('targeted_projection_updates');
     expect(reply.headers.get('etag')).toMatch(/^"[0-9a-f]{32}-[0-9a-f]{8}"$/);
     expect(reply.headers.get('cache-control')).toBe('private, no-cache');
-    expect(reply.headers.get('vary')).toBe('Authorization');
+    expect(reply.headers.get('vary')).toBe('Authorization, Accept-Encoding');
+    expect(reply.headers.get('content-encoding')).toBeNull();
+  });
+
+  it('sends the menu gzipped to a client that accepts it, under the weak form of the same validator, which a conditional read matches either way', async () => {
+    const plain = await call(runtime, MENU, { token, headers: IDENTITY });
+    const raw = await fetch(`${runtime.url}${MENU}`, { headers: { Authorization: `Bearer ${token}`, 'Accept-Encoding': 'gzip' } });
+    expect(raw.headers.get('content-encoding')).toBe('gzip');
+    expect(raw.headers.get('etag')).toBe(`W/${plain.headers.get('etag')}`);
+    expect(raw.headers.get('vary')).toBe('Authorization, Accept-Encoding');
+    const bytes = Buffer.from(await raw.arrayBuffer());
+    // fetch may already have decoded it; either way the menu is the one sent uncompressed.
+    const text = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
+    expect(JSON.parse(text).data.menu).toEqual(plain.body.data.menu);
+    for (const validator of [raw.headers.get('etag')!, plain.headers.get('etag')!]) {
+      const reply = await call(runtime, MENU, { token, headers: { 'Accept-Encoding': 'gzip', 'If-None-Match': validator } });
+      expect([reply.status, reply.headers.get('etag')]).toEqual([304, raw.headers.get('etag')]);
+    }
   });
 
   it('answers 304 with an empty body for the exact, weak, listed and * validators, keeping the caching headers', async () => {
-    const etag = (await call(runtime, MENU, { token })).headers.get('etag')!;
+    const etag = (await call(runtime, MENU, { token, headers: IDENTITY })).headers.get('etag')!;
     for (const validator of [etag, `W/${etag}`, `"nope", ${etag}`, `W/"x",W/${etag}`, '*']) {
-      const reply = await call(runtime, MENU, { token, headers: { 'If-None-Match': validator } });
+      const reply = await call(runtime, MENU, { token, headers: { ...IDENTITY, 'If-None-Match': validator } });
       expect(reply.status, validator).toBe(304);
       expect(reply.text).toBe('');
       expect(reply.headers.get('etag')).toBe(etag);
       expect(reply.headers.get('cache-control')).toBe('private, no-cache');
-      expect(reply.headers.get('vary')).toBe('Authorization');
+      expect(reply.headers.get('vary')).toBe('Authorization, Accept-Encoding');
     }
   });
 
   it('answers 200 for any other validator, malformed ones included', async () => {
-    const etag = (await call(runtime, MENU, { token })).headers.get('etag')!;
+    const etag = (await call(runtime, MENU, { token, headers: IDENTITY })).headers.get('etag')!;
     for (const validator of ['"other"', etag.slice(1, -1), `${etag.slice(0, -2)}"`, 'W/', '"unterminated', `${etag}; x`, '']) {
-      const reply = await call(runtime, MENU, { token, headers: { 'If-None-Match': validator } });
+      const reply = await call(runtime, MENU, { token, headers: { ...IDENTITY, 'If-None-Match': validator } });
       expect(reply.status, validator).toBe(200);
       expectContract('GET', MENU, reply);
     }
   });
 
   it('keeps revision and ETag for an unchanged rebuild and changes both for new content', async () => {
-    const before = await call(runtime, MENU, { token });
+    const before = await call(runtime, MENU, { token, headers: IDENTITY });
     clock.advance(60_000);
     const same = await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'denver-union', menu: sampleMenu() });
     expect(same).toMatchObject({ written: false, newRevision: false, eventId: null });
-    const after = await call(runtime, MENU, { token, headers: { 'If-None-Match': before.headers.get('etag')! } });
+    const after = await call(runtime, MENU, { token, headers: { ...IDENTITY, 'If-None-Match': before.headers.get('etag')! } });
     expect(after.status).toBe(304);
 
     const changed = await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'denver-union', menu: sampleMenu({ price: 9 }) });
     expect(changed.newRevision).toBe(true);
-    const reread = await call(runtime, MENU, { token, headers: { 'If-None-Match': before.headers.get('etag')! } });
+    const reread = await call(runtime, MENU, { token, headers: { ...IDENTITY, 'If-None-Match': before.headers.get('etag')! } });
     expect(reread.status).toBe(200);
     expect(reread.body.data.menu.revision).not.toBe(before.body.data.menu.revision);
     expect(reread.headers.get('etag')).not.toBe(before.headers.get('etag'));

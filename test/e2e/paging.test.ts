@@ -1,3 +1,5 @@
+import { request } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODULES } from '#contract/scopes';
 import type { Location } from '#data/locations';
@@ -78,6 +80,23 @@ describe(`group lists page by location (${ENGINE_NAME})`, () => {
     const pages = await allPages(`/v1/${BIG}/locations`, big);
     expect(pages.map((p) => p.locations.length)).toEqual([500, 1]);
     expect(pages[1].locations[0].id).toBe('site-0500');
+  });
+
+  it('sends a full default page gzipped to a client that accepts it: a fraction of 512 KB on the wire', async () => {
+    const { token: big } = await tokenFor(runtime, { groupId: BIG, scopes: ['locations:read'] });
+    // node:http decodes nothing: these are the bytes the gateway sent.
+    const wire = await new Promise<{ encoding?: string; bytes: Buffer }>((resolve, reject) => {
+      request(`${runtime.url}/v1/${BIG}/locations`, { headers: { Authorization: `Bearer ${big}`, 'Accept-Encoding': 'gzip' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ encoding: res.headers['content-encoding'], bytes: Buffer.concat(chunks) }));
+      }).on('error', reject).end();
+    });
+    expect(wire.encoding).toBe('gzip');
+    const json = gunzipSync(wire.bytes);
+    expect(JSON.parse(json.toString('utf8')).data.locations).toHaveLength(500);
+    expect(wire.bytes.length).toBeLessThan(512 * 1024);
+    expect(wire.bytes.length).toBeLessThan(json.length / 5);
   });
 
   it('gives a location-scoped token only its locations, page by page', async () => {
