@@ -3,6 +3,8 @@ import { menuKeys } from '#data/menus';
 import type { Location } from '#data/locations';
 import type { StoredMenu } from '#data/menus';
 import { ok } from '#platform/envelope';
+import { groupPage, groupPageReads } from '#platform/group-page';
+import { groupKeys } from '#data/groups';
 import { ApiError } from '#contract/errors';
 import { header, type HttpResponse } from '#platform/http';
 import { ifNoneMatchHits } from '#domain/etag';
@@ -27,22 +29,19 @@ function summary(req: ApiRequest, location: Location, stored: StoredMenu | null)
 export const operations: Operations = {
   async bevqGroup(req, deps) {
     const { app } = req.auth!;
-    const [group, all, menus] = await Promise.all([
-      deps.store.groups.get(app.groupId),
-      deps.store.locations.list(app.groupId),
-      deps.store.menus.list(app.groupId),
-    ]);
+    const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'bevq')]);
     if (!group) throw new ApiError('not_found');
-    const byLocation = new Map(menus.map((m) => [m.locationId, m]));
-    const locations = app.allowedLocationIds ? all.filter((l) => app.allowedLocationIds!.includes(l.id)) : all;
+    const enabled = locations.filter((l) => l.modulesEnabled.bevq);
+    const menus = new Map((await deps.store.menus.getMany(app.groupId, enabled.map((l) => l.id))).map((m, i) => [enabled[i]!.id, m]));
     return ok(req, {
       group: { id: group.groupId, name: group.name },
       locations: locations.map((l) => ({
         ...locationOf(l),
         bevqEnabled: l.modulesEnabled.bevq,
-        menu: summary(req, l, l.modulesEnabled.bevq ? (byLocation.get(l.id) ?? null) : null),
+        menu: summary(req, l, menus.get(l.id) ?? null),
       })),
       refresh: REFRESH.bevq,
+      ...(nextCursor ? { nextCursor } : {}),
     });
   },
 
@@ -76,4 +75,8 @@ export const operations: Operations = {
 
 /** A location's status and menu read its menu item, named by the path. */
 const menuOf = ({ params: p }: ReadHints) => [menuKeys.menu(p.group_id!, p.location_id!)];
-export const reads: PathReads = { bevqLocation: menuOf, bevqMenu: menuOf };
+export const reads: PathReads = {
+  bevqLocation: menuOf,
+  bevqMenu: menuOf,
+  bevqGroup: (hints) => [groupKeys.group(hints.params.group_id!), ...groupPageReads(hints)],
+};

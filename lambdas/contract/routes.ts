@@ -92,6 +92,7 @@ export const ROUTES: readonly Route[] = [
     operation: 'bevqGroup',
     scope: 'bevq:read',
     summary: 'Beverage-menu availability across the accessible locations of the group',
+    query: requests.groupPageQuery,
   },
   {
     method: 'GET',

@@ -2,6 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MenuData } from '#contract/schemas/bevq';
 import { isConditionFailure, queryAll, type Db } from './db.js';
 import { groupPartition } from './groups.js';
+import { itemOf, readItems } from './preload.js';
 
 /** A `bevq.menu.updated` event waiting to be fanned out (the outbox kept on the menu item). */
 export type MenuEvent = {
@@ -35,7 +36,8 @@ export class MenuConflictError extends Error {}
 
 export type MenusRepo = {
   get(groupId: string, locationId: string): Promise<StoredMenu | null>;
-  list(groupId: string): Promise<StoredMenu[]>;
+  /** Several locations' menus in one round trip (strongly consistent), in the order asked. */
+  getMany(groupId: string, locationIds: readonly string[]): Promise<(StoredMenu | null)[]>;
   put(menu: StoredMenu, previousEtag: string | null): Promise<void>;
   withPendingEvents(before: string): Promise<StoredMenu[]>;
   clearPendingEvent(groupId: string, locationId: string, eventId: string): Promise<void>;
@@ -54,14 +56,13 @@ export function menusRepo({ doc, tableName }: Db): MenusRepo {
       );
       return Item ? toMenu(Item) : null;
     },
-    async list(groupId: string): Promise<StoredMenu[]> {
-      const items = await queryAll(doc, {
-        TableName: tableName,
-        ConsistentRead: true,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':sk': menuKeys.prefix },
+    async getMany(groupId: string, locationIds: readonly string[]): Promise<(StoredMenu | null)[]> {
+      const keys = locationIds.map((id) => menuKeys.menu(groupId, id));
+      const found = await readItems({ doc, tableName }, keys);
+      return keys.map((key) => {
+        const item = itemOf(found, key);
+        return item ? toMenu(item) : null;
       });
-      return items.map(toMenu);
     },
     /**
      * Writes the menu only if it is still the version read (`previousEtag`,

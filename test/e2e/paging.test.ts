@@ -10,7 +10,7 @@ import { call, ENGINE_NAME, startTestRuntime, tokenFor } from '../support/runtim
 
 const GROUP = 'paged-group';
 const BIG = 'big-group';
-const SCOPES = ['locations:read', 'campaigns:read', 'shiftq:read'] as const;
+const SCOPES = ['locations:read', 'campaigns:read', 'shiftq:read', 'bevq:read'] as const;
 const ids = Array.from({ length: 7 }, (_, i) => `venue-${String(i + 1).padStart(2, '0')}`);
 
 let runtime: LocalRuntime;
@@ -63,11 +63,13 @@ describe(`group lists page by location (${ENGINE_NAME})`, () => {
     expect(pages.at(-1)).not.toHaveProperty('nextCursor');
   });
 
-  it('pages /modules, /campaigns and the shiftq group leaderboard over the same locations', async () => {
+  it('pages /modules, /campaigns, /bevq and the shiftq group leaderboard over the same locations', async () => {
     const modules = await allPages(`/v1/${GROUP}/modules`, token, 4);
     expect(modules.map((p) => p.modules.shiftq.locationIds)).toEqual([ids.slice(0, 4), ids.slice(4)]);
     const campaigns = await allPages(`/v1/${GROUP}/campaigns`, token, 5);
     expect(campaigns.map((p) => p.locations.map((l: { id: string }) => l.id))).toEqual([ids.slice(0, 5), ids.slice(5)]);
+    const menus = await allPages(`/v1/${GROUP}/bevq`, token, 2);
+    expect(menus.map((p) => p.locations.map((l: { id: string }) => l.id))).toEqual([ids.slice(0, 2), ids.slice(2, 4), ids.slice(4, 6), ids.slice(6)]);
     const leaderboard = await allPages(`/v1/${GROUP}/shiftq/group-leaderboard`, token, 6);
     expect(leaderboard.map((p) => p.locationEndpoints.map((l: { id: string }) => l.id))).toEqual([ids.slice(0, 6), ids.slice(6)]);
   });

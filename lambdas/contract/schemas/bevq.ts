@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { absoluteUrl, decimal, isoTimestamp, money, refresh } from './common.js';
+import { absoluteUrl, decimal, isoTimestamp, money, nextCursor, refresh } from './common.js';
 
 /** Beverage menu (contract 2.11), the bevq resources around it, and the webhook payload (6.3). */
 
@@ -135,6 +135,7 @@ export const bevqGroupData = z.object({
   group: z.object({ id: z.string(), name: z.string() }),
   locations: z.array(location.extend({ bevqEnabled: z.boolean(), menu: menuSummary })),
   refresh,
+  nextCursor,
 });
 
 export const bevqLocationData = z.object({
