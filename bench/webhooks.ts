@@ -32,7 +32,36 @@ const FAULT_DESTINATIONS = 3;
 const FAULT_SCALE = 0.02;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-type Figures = { publishes: number; expected: number; verified: number; unverified: number; seconds: number; p50: number; p99: number };
+type Figures = {
+  publishes: number;
+  expected: number;
+  verified: number;
+  unverified: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  /** DynamoDB calls of the whole run by what they were for. */
+  calls: Record<CallKind, number>;
+};
+
+/** What a DynamoDB call of the webhook path was for, told by its command and the item it names. */
+type CallKind = 'create' | 'read' | 'attempt start and outcome' | 'health' | 'publish and dispatch';
+const DELIVERY_KINDS: CallKind[] = ['create', 'read', 'attempt start and outcome', 'health'];
+
+function kindOf(command: string, input: Record<string, any>): CallKind {
+  const keyOf = (k: Record<string, any> | undefined) => String(k?.PK?.S ?? k?.PK ?? '');
+  const batch = Object.values((input.RequestItems ?? {}) as Record<string, { Keys?: Record<string, any>[] }>)[0]?.Keys?.[0];
+  const pk = keyOf(input.Key ?? input.Item ?? batch);
+  const strong = input.ConsistentRead === true || batch !== undefined;
+  if (pk.startsWith('DELIVERY#')) {
+    if (/^(Get|BatchGet)/.test(command)) return 'read';
+    return command === 'PutItem' && String(input.ConditionExpression ?? '').startsWith('attribute_not_exists') ? 'create' : 'attempt start and outcome';
+  }
+  // The deliverer reads the destination and its application strongly; the dispatcher's lists and app checks are the publish's.
+  if ((pk.startsWith('DEST#') || pk.startsWith('APP#')) && command === 'GetItem' && strong) return 'read';
+  if (pk.startsWith('DEST#') && command === 'UpdateItem') return 'health';
+  return 'publish and dispatch';
+}
 type Measured = { throughput: Figures; faults: (Tally & { seconds: number })[] };
 
 export async function benchWebhooks(): Promise<string[]> {
@@ -55,7 +84,10 @@ export async function benchWebhooks(): Promise<string[]> {
   return [
     `webhooks: ${figures.publishes} menu publishes × ${DESTINATIONS} destinations → ${figures.verified}/${figures.expected} verified deliveries` +
       `${figures.unverified ? ` (${figures.unverified} failed verification)` : ''} in ${figures.seconds.toFixed(2)} s`,
-    `  throughput ${(figures.verified / figures.seconds).toFixed(1)} deliveries/s; publish→delivery p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms`,
+    `  throughput ${(figures.verified / figures.seconds).toFixed(1)} deliveries/s; publish→delivery p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms (goal p50 ≤ 300 ms)`,
+    `  DynamoDB calls per delivered webhook: ${DELIVERY_KINDS.map((k) => `${k} ${(figures.calls[k] / figures.verified).toFixed(2)}`).join(', ')}; ` +
+      `total ${(DELIVERY_KINDS.reduce((n, k) => n + figures.calls[k], 0) / figures.verified).toFixed(2)} (goal ≤ 5); ` +
+      `besides, per publish (menu write, outbox, the dispatcher's lists): ${(figures.calls['publish and dispatch'] / figures.publishes).toFixed(1)}`,
     `faults: ${FAULT_EVENTS} revisions × ${FAULT_DESTINATIONS} receivers each, time scale ${FAULT_SCALE} (attempt timeout ${scaledTimings(FAULT_SCALE).attemptTimeoutMs} ms)`,
     `  ${'fault'.padEnd(22)}${['published', 'delivered', 'dead-lettered', 'lost', 'invisible', 'duplicates', 'seconds'].map((h) => column(h, 14)).join('')}`,
     ...faults.map(
@@ -83,6 +115,14 @@ async function measureThroughput(): Promise<Figures> {
     resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
     config: { webhookAllowLoopback: true },
   });
+  const calls = Object.fromEntries([...DELIVERY_KINDS, 'publish and dispatch'].map((k) => [k, 0])) as Record<CallKind, number>;
+  runtime.dynamo.middlewareStack.add(
+    (next, context) => async (args) => {
+      calls[kindOf(String(context.commandName).replace(/Command$/, ''), args.input as Record<string, any>)]++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchWebhookCalls' },
+  );
   const secrets: string[] = [];
   const receivers = await Promise.all(
     Array.from({ length: DESTINATIONS }, (_, i) => startReceiver({ secret: () => secrets[i]! })),
@@ -123,6 +163,7 @@ async function measureThroughput(): Promise<Figures> {
       seconds: (last - start) / 1000,
       p50: pct(50),
       p99: pct(99),
+      calls,
     };
   } finally {
     for (const r of receivers) await r.stop();

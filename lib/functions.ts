@@ -80,7 +80,8 @@ export const FUNCTIONS = {
   /** SQS consumer: at most one attempt per record; retries through the message's visibility. Unlists a stranded delivery that moves again. */
   'webhook-deliverer': {
     entry: 'webhooks/deliverer.ts',
-    tableActions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    // BatchGetItem: the record, its destination and application in one round trip.
+    tableActions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     queriedIndexes: [],
     memorySize: 512,
     timeoutSeconds: DERIVED.functionTimeoutSeconds,

@@ -75,7 +75,7 @@ export async function redrive(deps: MessagingDeps, target: { deliveryId: string 
   for (const d of items) {
     // The new message first, then the record naming it as carrier: a crash in between leaves the
     // delivery dead-lettered (and listed) and the message an orphan, never a loss.
-    const carrier = await enqueueDelivery(deps, d.deliveryId, d.redrives + 1);
+    const carrier = await enqueueDelivery(deps, d, d.redrives + 1);
     if (!(await deps.store.deliveries.write(state.redrive(d, carrier, deps.clock.now()), d))) {
       // A concurrent redrive (or the sweeper) wrote first; exactly one message carries the delivery.
       if ('deliveryId' in target) throw new AdminConflictError(`delivery ${d.deliveryId} changed meanwhile; list again`);

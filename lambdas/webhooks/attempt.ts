@@ -13,17 +13,19 @@ import { postWebhook, withinDeadline } from './send.js';
 
 /** The message a receive holds: its id, the redrive it was sent for, and how many times SQS has handed it out. */
 export type Receipt = { messageId: string; redrive: number; receive: number };
+/** The destination and its application as read with the record (strongly consistent, this receive). */
+export type Known = { destination: Destination | null; app: App | null };
 
 /**
  * One attempt of a delivery that is due: re-check, count the attempt with a
  * conditional write, POST, and return the record as the attempt left it
  * (null when another receive got there first and this one must stand back).
  */
-export async function attempt(deps: MessagingDeps, d: Delivery, receipt: Receipt, attemptTimeoutMs: number): Promise<Delivery | null> {
+export async function attempt(deps: MessagingDeps, d: Delivery, receipt: Receipt, attemptTimeoutMs: number, known?: Known): Promise<Delivery | null> {
   const { store, clock, logger } = deps;
   // Strongly consistent: a disable, removal, revocation or rotation made a moment ago applies to this attempt.
-  const destination = await store.destinations.get(d.destinationId);
-  const app = destination ? await store.apps.get(destination.clientId, { consistent: true }) : null;
+  const destination = known ? known.destination : await store.destinations.get(d.destinationId);
+  const app = known ? known.app : destination ? await store.apps.get(destination.clientId, { consistent: true }) : null;
   const refusal = refusalOf(d, destination, app, clock.now());
   if (refusal !== null || !destination) {
     const refused = await store.deliveries.write(state.refuse(d, refusal ?? 'destination_removed', clock.now()), d);

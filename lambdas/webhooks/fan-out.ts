@@ -50,7 +50,7 @@ export async function queueDelivery(deps: MessagingDeps, delivery: Delivery): Pr
     if (existing && existing.status !== 'PENDING') return;
     redrive = existing?.redrives ?? redrive;
   }
-  await enqueueDelivery(deps, delivery.deliveryId, redrive);
+  await enqueueDelivery(deps, delivery, redrive);
 }
 
 /** Eligible, enabled destinations of the event's group covering its location. */

@@ -1,4 +1,6 @@
+import type { Delivery } from '#data/deliveries';
 import type { MessagingDeps } from '#platform/messaging-deps';
+import { isId } from '#contract/ids';
 
 /**
  * One SQS message per delivery record; the record holds everything else (and
@@ -7,11 +9,26 @@ import type { MessagingDeps } from '#platform/messaging-deps';
  * from a later redrive than the record shows is early, one from an earlier
  * redrive is stale.
  */
-export type DeliveryMessage = { deliveryId: string; redrive: number };
+export type DeliveryMessage = {
+  deliveryId: string;
+  redrive: number;
+  /**
+   * Where the delivery goes and whose it is, so a receive reads the record,
+   * the destination and the application in one round trip. Hints only: the
+   * record decides, and a message without them (sent before they existed)
+   * reads one after the other.
+   */
+  destinationId?: string;
+  clientId?: string;
+};
 
 /** Sends the delivery's message; returns its id (a redrive makes it the delivery's carrier). */
-export async function enqueueDelivery(deps: MessagingDeps, deliveryId: string, redrive: number): Promise<string> {
-  const body: DeliveryMessage = { deliveryId, redrive };
+export async function enqueueDelivery(
+  deps: MessagingDeps,
+  { deliveryId, destinationId, clientId }: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>,
+  redrive: number,
+): Promise<string> {
+  const body: DeliveryMessage = { deliveryId, redrive, destinationId, clientId };
   return deps.queue.send(JSON.stringify(body));
 }
 
@@ -20,7 +37,10 @@ export function parseDeliveryMessage(body: string): DeliveryMessage | null {
     const parsed = JSON.parse(body) as Partial<DeliveryMessage>;
     if (typeof parsed.deliveryId !== 'string' || !/^dlv_[0-9a-f]{32}$/.test(parsed.deliveryId)) return null;
     const redrive = parsed.redrive ?? 0;
-    return Number.isInteger(redrive) && redrive >= 0 ? { deliveryId: parsed.deliveryId, redrive } : null;
+    if (!Number.isInteger(redrive) || redrive < 0) return null;
+    const hint = (value: unknown) => (typeof value === 'string' && isId(value) ? value : undefined);
+    const [destinationId, clientId] = [hint(parsed.destinationId), hint(parsed.clientId)];
+    return { deliveryId: parsed.deliveryId, redrive, ...(destinationId && clientId ? { destinationId, clientId } : {}) };
   } catch {
     return null;
   }

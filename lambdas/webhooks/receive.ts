@@ -1,10 +1,12 @@
 import type { SQSRecord } from 'aws-lambda';
-import { markerOf, type Delivery } from '#data/deliveries';
+import { appKeys } from '#data/apps';
+import { deliveryKeys, markerOf, type Delivery } from '#data/deliveries';
+import { destinationKeys } from '#data/destinations';
 import { backoffSeconds, scaledTimings } from '#contract/delivery-policy';
 import type { MessagingDeps } from '#platform/messaging-deps';
-import { attempt, reportOutcome, type Receipt } from './attempt.js';
+import { attempt, reportOutcome, type Known, type Receipt } from './attempt.js';
 import * as state from './delivery-state.js';
-import { parseDeliveryMessage } from './queue.js';
+import { parseDeliveryMessage, type DeliveryMessage } from './queue.js';
 
 /** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
 export class RetryLater extends Error {}
@@ -29,15 +31,33 @@ export async function processRecord(deps: MessagingDeps, record: SQSRecord, rema
     return;
   }
   const receipt = { messageId: record.messageId, redrive: message.redrive, receive: Number(record.attributes.ApproximateReceiveCount) || 1 };
-  const fate = await receive(deps, message.deliveryId, receipt, remainingMs);
+  const fate = await receive(deps, message, receipt, remainingMs);
   if (fate === 'done') return;
   if (fate !== 'hold') await deps.queue.delay(record.receiptHandle, fate);
   throw new RetryLater(`delivery ${message.deliveryId}: ${fate === 'hold' ? 'held' : `back in ${fate}s`}`);
 }
 
-async function receive(deps: MessagingDeps, deliveryId: string, receipt: Receipt, remainingMs: () => number): Promise<Fate> {
+/**
+ * The record, and (when the message names them) its destination and
+ * application, strongly consistent, in one BatchGetItem. What the record
+ * does not confirm is dropped: the attempt then reads it itself.
+ */
+async function readAhead(deps: MessagingDeps, message: DeliveryMessage): Promise<{ d: Delivery | null; known?: Known }> {
+  const { deliveryId, destinationId, clientId } = message;
+  if (!destinationId || !clientId) return { d: await deps.store.deliveries.get(deliveryId) };
+  const store = await deps.store.preload([deliveryKeys.delivery(deliveryId), destinationKeys.destination(destinationId), appKeys.app(clientId)]);
+  const [d, destination, app] = await Promise.all([
+    store.deliveries.get(deliveryId),
+    store.destinations.get(destinationId),
+    store.apps.get(clientId, { consistent: true }),
+  ]);
+  const confirmed = d !== null && d.destinationId === destinationId && (destination === null || destination.clientId === clientId);
+  return { d, ...(confirmed ? { known: { destination, app: destination ? app : null } } : {}) };
+}
+
+async function receive(deps: MessagingDeps, message: DeliveryMessage, receipt: Receipt, remainingMs: () => number): Promise<Fate> {
   const timings = scaledTimings(deps.config.webhookTimeScale);
-  const d = await deps.store.deliveries.get(deliveryId);
+  const { d, known } = await readAhead(deps, message);
   // Records are written before their message is sent: missing means not readable yet, never done.
   if (!d) return 'hold';
   // Sent by a redrive whose record write is not visible yet: it will be.
@@ -64,7 +84,7 @@ async function receive(deps: MessagingDeps, deliveryId: string, receipt: Receipt
     default: {
       // Too little time left to record an outcome: no attempt, nothing counted.
       if (repeat || remainingMs() < timings.startBudgetMs) return 'hold';
-      const after = await attempt(deps, d, receipt, timings.attemptTimeoutMs);
+      const after = await attempt(deps, d, receipt, timings.attemptTimeoutMs, known);
       return after ? settle(deps, after) : 'hold';
     }
   }

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { parseDeliveryMessage } from '#lambdas/webhooks/queue';
+
+const id = `dlv_${'a'.repeat(32)}`;
+
+describe('delivery messages', () => {
+  it('reads a message with its hints, and one sent before hints existed', () => {
+    expect(parseDeliveryMessage(JSON.stringify({ deliveryId: id, redrive: 1, destinationId: 'dst_1', clientId: 'app_1' }))).toEqual({
+      deliveryId: id,
+      redrive: 1,
+      destinationId: 'dst_1',
+      clientId: 'app_1',
+    });
+    expect(parseDeliveryMessage(JSON.stringify({ deliveryId: id, redrive: 0 }))).toEqual({ deliveryId: id, redrive: 0 });
+  });
+
+  it('drops hints that are not ids, or come alone, and keeps the message', () => {
+    for (const hints of [{ destinationId: 'dst_1' }, { destinationId: 'dst 1', clientId: 'app_1' }, { destinationId: 7, clientId: 'app_1' }, { destinationId: 'x'.repeat(65), clientId: 'app_1' }]) {
+      expect(parseDeliveryMessage(JSON.stringify({ deliveryId: id, redrive: 0, ...hints }))).toEqual({ deliveryId: id, redrive: 0 });
+    }
+  });
+
+  it('refuses what is not a delivery message', () => {
+    for (const body of ['', 'null', '{}', JSON.stringify({ deliveryId: 'dlv_x', redrive: 0 }), JSON.stringify({ deliveryId: id, redrive: -1 })]) {
+      expect(parseDeliveryMessage(body)).toBeNull();
+    }
+  });
+});
