@@ -55,7 +55,7 @@ function kindOf(command: string, input: Record<string, any>): CallKind {
   const strong = input.ConsistentRead === true || batch !== undefined;
   if (pk.startsWith('DELIVERY#')) {
     if (/^(Get|BatchGet)/.test(command)) return 'read';
-    return command === 'PutItem' && String(input.ConditionExpression ?? '').startsWith('attribute_not_exists') ? 'create' : 'attempt start and outcome';
+    return command === 'PutItem' && input.ConditionExpression === 'attribute_not_exists(PK)' ? 'create' : 'attempt start and outcome';
   }
   // The deliverer reads the destination and its application strongly; the dispatcher's lists and app checks are the publish's.
   if ((pk.startsWith('DEST#') || pk.startsWith('APP#')) && command === 'GetItem' && strong) return 'read';
