@@ -13,6 +13,8 @@ export type QueueDepth = { visible: number; inFlight: number };
 export type WebhookQueue = {
   /** Sends one message to the webhook queue; returns its message id. */
   send(body: string): Promise<string>;
+  /** Sends every message, as few requests as the queue allows; returns their ids in order. Throws unless all were sent. */
+  sendAll(bodies: readonly string[]): Promise<string[]>;
   /** Hands a received message back after `seconds`: a retry's wait is its message's visibility. */
   delay(receiptHandle: string, seconds: number): Promise<void>;
   dlq: {

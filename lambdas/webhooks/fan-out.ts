@@ -4,7 +4,7 @@ import type { MenuEvent } from '#data/menus';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { appIneligibility, covers } from './eligibility.js';
 import { deliveryIdOf, payloadOf, type EventFacts } from './events.js';
-import { enqueueDelivery } from './queue.js';
+import { enqueueDeliveries } from './queue.js';
 
 /** A fresh delivery record for one event and one destination. */
 export function newDelivery(event: EventFacts, destination: Destination, now: number): Delivery {
@@ -37,21 +37,32 @@ export function newDelivery(event: EventFacts, destination: Destination, now: nu
   };
 }
 
+/** Conditional creates in flight at once: enough to overlap round trips, few enough to stay polite to the table. */
+const CREATE_CONCURRENCY = 25;
+
 /**
- * Creates the delivery record if missing and queues its message. A record
- * found still PENDING may never have been queued (a crash between the two),
- * so it is queued again: a duplicate message is harmless (the first to start
- * an attempt becomes the carrier; the others are dropped), a lost one is not.
+ * Creates each delivery record if missing, then queues the messages in
+ * batches. A record found still PENDING may never have been queued (a crash
+ * between the two), so it is queued again: a duplicate message is harmless
+ * (the first to start an attempt becomes the carrier; the others are
+ * dropped), a lost one is not. A record never overwrites one that exists.
  */
-export async function queueDelivery(deps: MessagingDeps, delivery: Delivery): Promise<void> {
-  let redrive = delivery.redrives;
-  if (!(await deps.store.deliveries.create(delivery))) {
-    const existing = await deps.store.deliveries.get(delivery.deliveryId);
-    if (existing && existing.status !== 'PENDING') return;
-    redrive = existing?.redrives ?? redrive;
+export async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<void> {
+  const toQueue: { delivery: Delivery; redrive: number }[] = [];
+  for (let i = 0; i < deliveries.length; i += CREATE_CONCURRENCY) {
+    await Promise.all(
+      deliveries.slice(i, i + CREATE_CONCURRENCY).map(async (delivery) => {
+        if (await deps.store.deliveries.create(delivery)) return void toQueue.push({ delivery, redrive: delivery.redrives });
+        const existing = await deps.store.deliveries.get(delivery.deliveryId);
+        if (existing && existing.status !== 'PENDING') return;
+        toQueue.push({ delivery, redrive: existing?.redrives ?? delivery.redrives });
+      }),
+    );
   }
-  await enqueueDelivery(deps, delivery, redrive);
+  await enqueueDeliveries(deps, toQueue);
 }
+
+export const queueDelivery = (deps: MessagingDeps, delivery: Delivery): Promise<void> => queueDeliveries(deps, [delivery]);
 
 /** Eligible, enabled destinations of the event's group covering its location. */
 export async function destinationsFor(deps: MessagingDeps, groupId: string, locationId: string): Promise<Destination[]> {
@@ -76,7 +87,7 @@ export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent): 
   const location = await deps.store.locations.get(event.groupId, event.locationId);
   const targets = location?.modulesEnabled.bevq ? await destinationsFor(deps, event.groupId, event.locationId) : [];
   const now = deps.clock.now();
-  for (const destination of targets) await queueDelivery(deps, newDelivery(event, destination, now));
+  await queueDeliveries(deps, targets.map((destination) => newDelivery(event, destination, now)));
   await deps.store.menus.clearPendingEvent(event.groupId, event.locationId, event.eventId);
   deps.logger.info('menu event dispatched', { eventId: event.eventId, deliveries: targets.length });
   return targets.length;

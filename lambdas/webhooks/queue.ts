@@ -23,14 +23,17 @@ export type DeliveryMessage = {
 };
 
 /** Sends the delivery's message; returns its id (a redrive makes it the delivery's carrier). */
-export async function enqueueDelivery(
-  deps: MessagingDeps,
-  { deliveryId, destinationId, clientId }: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>,
-  redrive: number,
-): Promise<string> {
-  const body: DeliveryMessage = { deliveryId, redrive, destinationId, clientId };
-  return deps.queue.send(JSON.stringify(body));
+export async function enqueueDelivery(deps: MessagingDeps, delivery: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>, redrive: number): Promise<string> {
+  return deps.queue.send(messageBody(delivery, redrive));
 }
+
+/** Sends the messages of several deliveries, in batches; returns their ids in order. */
+export function enqueueDeliveries(deps: MessagingDeps, deliveries: readonly { delivery: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>; redrive: number }[]): Promise<string[]> {
+  return deps.queue.sendAll(deliveries.map(({ delivery, redrive }) => messageBody(delivery, redrive)));
+}
+
+const messageBody = ({ deliveryId, destinationId, clientId }: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>, redrive: number) =>
+  JSON.stringify({ deliveryId, redrive, destinationId, clientId } satisfies DeliveryMessage);
 
 export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   try {

@@ -134,7 +134,8 @@ describe('a menu revision reaches the receiver, signed', () => {
     // Interrupted after the write: only the first half of publishing ran.
     const written = await writeMenu(runtime.deps, { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 3 }) });
     // And an enqueue that fails outright (queue unreachable): the write stands, the event stays pending.
-    const broken = { ...runtime.deps, queue: { ...runtime.deps.queue, send: () => Promise.reject(new Error('queue unreachable')) } };
+    const unreachable = () => Promise.reject(new Error('queue unreachable'));
+    const broken = { ...runtime.deps, queue: { ...runtime.deps.queue, send: unreachable, sendAll: unreachable } };
     await expect(publishMenu(broken, { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 4 }) })).rejects.toThrow();
     const stored = await runtime.store.menus.get('demo-group', 'nyc-midtown');
     expect(Object.keys(stored!.pendingEvents)).toHaveLength(2);

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDestination } from '#lambdas/admin/destinations';
+import { dispatchMenuEvent } from '#lambdas/webhooks/fan-out';
+import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
+import type { LocalRuntime } from '#lib/local/runtime';
+import { sampleMenu } from '#lib/local/demo-menu';
+import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
+import { newApp, scanTable, startTestRuntime } from '../support/runtime.js';
+
+/**
+ * One event to many receivers: records created in parallel (conditionally),
+ * messages sent in batches of 10. More destinations than one round of
+ * creates (25) and than one batch (10), each a real HTTPS receiver with its
+ * own secret.
+ */
+const DESTINATIONS = 40;
+
+let runtime: LocalRuntime;
+let firstEventId = '';
+const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
+const dns = controlledResolver({ 'hooks.example.test': ['127.0.0.1'] });
+
+beforeAll(async () => {
+  runtime = await startTestRuntime({ resolver: dns.resolver, config: { webhookAllowLoopback: true, webhookTimeScale: 0.02 } });
+  const app = await newApp(runtime, { scopes: ['bevq:read'] });
+  for (let i = 0; i < DESTINATIONS; i++) {
+    const holder = { secret: '' };
+    const receiver = await startReceiver({ secret: () => holder.secret });
+    receivers.push(receiver);
+    holder.secret = (await addDestination(runtime.deps, { clientId: app.clientId, name: `fan-${i}`, url: receiver.url, locationIds: ['london-soho'] })).signingSecret;
+  }
+}, 60_000);
+afterAll(async () => {
+  for (const r of receivers) await r.stop();
+  await runtime?.stop();
+});
+
+const recordsOf = async (eventId: string) => (await scanTable(runtime)).filter((i) => String(i.PK).startsWith('DELIVERY#') && i.eventId === eventId);
+
+describe(`fan-out to ${DESTINATIONS} receivers`, () => {
+  it('delivers one verified request to each, with exactly one record per receiver', async () => {
+    const published = await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'london-soho', menu: sampleMenu({ price: 11 }) });
+    expect(published.deliveries).toBe(DESTINATIONS);
+    firstEventId = published.eventId!;
+    const got = await Promise.all(receivers.map((r) => r.waitFor(1)));
+    expect(got.every(([request]) => request!.verified && request!.body.eventId === published.eventId)).toBe(true);
+    const records = await recordsOf(published.eventId!);
+    expect(records).toHaveLength(DESTINATIONS);
+    expect(new Set(records.map((r) => r.destinationId)).size).toBe(DESTINATIONS);
+  });
+
+  it('never overwrites a record or sends again when the same event is dispatched again', async () => {
+    const written = await writeMenu(runtime.deps, { groupId: 'demo-group', locationId: 'london-soho', menu: sampleMenu({ price: 12 }) });
+    const event = written.event!;
+    await dispatchMenuEvent(runtime.deps, event);
+    await Promise.all(receivers.map((r) => r.waitFor(2)));
+    // The outcome is written once the receiver has answered: wait until every record says so.
+    let before = await recordsOf(event.eventId);
+    for (let tries = 0; tries < 100 && !before.every((r) => r.status === 'SUCCEEDED'); tries++) {
+      await new Promise((r) => setTimeout(r, 50));
+      before = await recordsOf(event.eventId);
+    }
+    expect(before.map((r) => r.status)).toEqual(before.map(() => 'SUCCEEDED'));
+    expect(before).toHaveLength(DESTINATIONS);
+    // A second dispatch of the same event (the sweeper after a crash): the records stand, nothing is queued again.
+    let queued = 0;
+    const counting = { ...runtime.deps.queue, sendAll: (bodies: readonly string[]) => ((queued += bodies.length), runtime.deps.queue.sendAll(bodies)) };
+    await dispatchMenuEvent({ ...runtime.deps, queue: counting }, event);
+    expect(queued).toBe(0);
+    const after = await recordsOf(event.eventId);
+    expect(after.map((r) => [r.deliveryId, r.status, r.version]).sort()).toEqual(before.map((r) => [r.deliveryId, r.status, r.version]).sort());
+    // Each receiver heard of exactly these two events (a late answer may bring a second POST of the same event: at least once).
+    const events = (r: (typeof receivers)[number]) => [...new Set(r.received.map((q) => q.body.eventId as string))].sort();
+    expect(receivers.map(events)).toEqual(receivers.map(() => [firstEventId, event.eventId].sort()));
+  });
+});
