@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { scaledTimings } from '#contract/delivery-policy';
 import { addDestination } from '../lambdas/admin/destinations.js';
 import { publishMenu } from '../lambdas/webhooks/menu-publish.js';
 import { createApp } from '../lambdas/admin/apps.js';
-import { startLocalRuntime, type LocalRuntimeOptions } from '../lib/local/runtime.js';
+import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../lib/local/runtime.js';
 import { sampleMenu } from '../lib/local/demo-menu.js';
 import { FAULTS, runFault, type Tally } from '../test/fixtures/webhook-faults.js';
 import { controlledResolver, startReceiver } from '../test/fixtures/webhook-receiver.js';
@@ -62,16 +63,31 @@ function kindOf(command: string, input: Record<string, any>): CallKind {
   if (pk.startsWith('DEST#') && command === 'UpdateItem') return 'health';
   return 'publish and dispatch';
 }
-type Measured = { throughput: Figures; faults: (Tally & { seconds: number })[] };
+/** One publish to many receivers. */
+type Fanout = {
+  destinations: number;
+  delivered: number;
+  duplicates: number;
+  /** Delivery records of the event, and how many destinations had other than exactly one. */
+  records: number;
+  notOne: number;
+  publishSeconds: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+};
+type Measured = { throughput: Figures; fanout: Fanout; faults: (Tally & { seconds: number })[] };
+const FANOUT_DESTINATIONS = Number(process.env.BENCH_FANOUT_DESTINATIONS ?? 1000);
+const FANOUT_DEADLINE_MS = 60_000;
 
 export async function benchWebhooks(): Promise<string[]> {
-  const { throughput: figures, faults } = await new Promise<Measured>((resolve, reject) => {
+  const { throughput: figures, fanout, faults } = await new Promise<Measured>((resolve, reject) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'bench/webhooks.ts'],
       {
         cwd: ROOT,
-        timeout: DEADLINE_MS + 30_000 + FAULTS.length * 90_000,
+        timeout: DEADLINE_MS + FANOUT_DEADLINE_MS + 90_000 + FAULTS.length * 90_000,
         env: { ...process.env, BENCH_WEBHOOKS_CHILD: '1', NODE_EXTRA_CA_CERTS: 'test/fixtures/tls/ca.pem', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
       },
       (err, stdout, stderr) => {
@@ -88,6 +104,11 @@ export async function benchWebhooks(): Promise<string[]> {
     `  DynamoDB calls per delivered webhook: ${DELIVERY_KINDS.map((k) => `${k} ${(figures.calls[k] / figures.verified).toFixed(2)}`).join(', ')}; ` +
       `total ${(DELIVERY_KINDS.reduce((n, k) => n + figures.calls[k], 0) / figures.verified).toFixed(2)} (goal ≤ 5); ` +
       `besides, per publish (menu write, outbox, the dispatcher's lists): ${(figures.calls['publish and dispatch'] / figures.publishes).toFixed(1)}`,
+    `fan-out: one publish to ${fanout.destinations.toLocaleString('en-US')} destinations (HTTPS, one loopback receiver, a secret per destination): ` +
+      `${fanout.delivered.toLocaleString('en-US')} delivered and verified in ${fanout.seconds.toFixed(1)} s (goal: all within 60 s), ` +
+      `publish→delivery p50 ${fanout.p50.toFixed(0)} ms, p99 ${fanout.p99.toFixed(0)} ms; lost ${fanout.destinations - fanout.delivered}; ` +
+      `${fanout.records.toLocaleString('en-US')} delivery records, ${fanout.notOne} destinations with other than exactly one; ${fanout.duplicates} repeated POSTs (same event id); ` +
+      `the publish with its inline dispatch took ${fanout.publishSeconds.toFixed(1)} s of the dispatcher's 10 s timeout`,
     `faults: ${FAULT_EVENTS} revisions × ${FAULT_DESTINATIONS} receivers each, time scale ${FAULT_SCALE} (attempt timeout ${scaledTimings(FAULT_SCALE).attemptTimeoutMs} ms)`,
     `  ${'fault'.padEnd(22)}${['published', 'delivered', 'dead-lettered', 'lost', 'invisible', 'duplicates', 'seconds'].map((h) => column(h, 14)).join('')}`,
     ...faults.map(
@@ -171,8 +192,74 @@ async function measureThroughput(): Promise<Figures> {
   }
 }
 
+async function measureFanout(): Promise<Fanout> {
+  const runtime = await startQuiet({
+    resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
+    config: { webhookAllowLoopback: true },
+  });
+  const secrets = new Map<string, string>();
+  const receiver = await startReceiver({ secret: (path) => secrets.get(path) ?? '' });
+  try {
+    const { app } = await createApp(runtime.store, { groupId: 'demo-group', name: 'Fan-out bench', scopes: ['bevq:read'] }, Date.now());
+    for (let i = 0; i < FANOUT_DESTINATIONS; i++) {
+      const url = `${receiver.url}/${i}`;
+      const created = await addDestination(runtime.deps, { clientId: app.clientId, name: `fan-${i}`, url, locationIds: ['london-soho'] });
+      secrets.set(new URL(url).pathname, created.signingSecret);
+    }
+    const start = Date.now();
+    const published = await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'london-soho', menu: sampleMenu({ price: 99 }) });
+    const publishSeconds = (Date.now() - start) / 1000;
+    const ofEvent = () => receiver.received.filter((r) => r.verified && r.body?.eventId === published.eventId);
+    while (new Set(ofEvent().map((r) => r.path)).size < FANOUT_DESTINATIONS && Date.now() < start + FANOUT_DEADLINE_MS) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const got = ofEvent();
+    const firstAt = new Map<string, number>();
+    for (const r of got) if (!firstAt.has(r.path)) firstAt.set(r.path, r.at);
+    const latencies = [...firstAt.values()].map((at) => at - start).sort((a, b) => a - b);
+    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
+    const records = await deliveriesOf(runtime, published.eventId!);
+    const perDestination = new Map<string, number>();
+    for (const item of records) perDestination.set(String(item.destinationId), (perDestination.get(String(item.destinationId)) ?? 0) + 1);
+    return {
+      destinations: FANOUT_DESTINATIONS,
+      delivered: firstAt.size,
+      duplicates: got.length - firstAt.size,
+      records: records.length,
+      notOne: FANOUT_DESTINATIONS - [...perDestination.values()].filter((n) => n === 1).length,
+      publishSeconds,
+      seconds: (Math.max(...firstAt.values(), start) - start) / 1000,
+      p50: pct(50),
+      p99: pct(99),
+    };
+  } finally {
+    await receiver.stop();
+    await runtime.stop();
+  }
+}
+
+/** The event's delivery records, by a paged scan of the table (a bench's census, never a service path). */
+async function deliveriesOf(runtime: LocalRuntime, eventId: string): Promise<Record<string, unknown>[]> {
+  const doc = DynamoDBDocumentClient.from(runtime.dynamo);
+  const found: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new ScanCommand({
+        TableName: runtime.tableName,
+        FilterExpression: 'eventId = :e AND begins_with(PK, :p)',
+        ExpressionAttributeValues: { ':e': eventId, ':p': 'DELIVERY#' },
+        ExclusiveStartKey,
+      }),
+    );
+    found.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return found;
+}
+
 if (process.env.BENCH_WEBHOOKS_CHILD === '1') {
-  const measured: Measured = { throughput: await measureThroughput(), faults: await measureFaults() };
+  const measured: Measured = { throughput: await measureThroughput(), fanout: await measureFanout(), faults: await measureFaults() };
   process.stdout.write(`${JSON.stringify(measured)}\n`);
 } else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   for (const line of await benchWebhooks()) console.log(line);

@@ -62,7 +62,8 @@ export const FUNCTIONS = {
    */
   'admin-api': {
     entry: 'admin/handler.ts',
-    tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    // BatchGetItem: destinations' health items beside them.
+    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     queriedIndexes: ['GSI1'],
     sendsMail: true,
     memorySize: 512,

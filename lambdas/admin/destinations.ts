@@ -46,6 +46,12 @@ export function publicDestination(d: Destination): PublicDestination {
   return { ...rest, health: d.enabled ? health : 'DISABLED' };
 }
 
+/** A destination as shown after a change: with the health its attempts recorded. */
+async function shown(deps: MessagingDeps, d: Destination): Promise<PublicDestination> {
+  const [withHealth] = await deps.store.destinations.withHealth([d]);
+  return publicDestination(withHealth!);
+}
+
 /** What `destinations show` lists per delivery: status, safe error code, times; never a body. */
 export function deliverySummary(d: Delivery) {
   return {
@@ -157,7 +163,7 @@ export async function editDestination(deps: MessagingDeps, destId: string, input
   const updated = await deps.store.destinations.update(destId, { ...changes, updatedAt: new Date(deps.clock.now()).toISOString() });
   if (!updated) throw new AdminNotFoundError(`destination ${destId} does not exist`);
   await notifyOwner(deps, updated, 'updated');
-  return { destination: publicDestination(updated) };
+  return { destination: await shown(deps, updated) };
 }
 
 /** A new secret at once; the previous one stops working immediately (no overlap). */
@@ -166,14 +172,14 @@ export async function rotateSecret(deps: MessagingDeps, destId: string) {
   const signingSecret = randomSecret(32);
   const updated = await deps.store.destinations.update(destId, { signingSecret, updatedAt: new Date(deps.clock.now()).toISOString() });
   if (!updated) throw new AdminNotFoundError(`destination ${destId} does not exist`);
-  return { destination: publicDestination(updated), signingSecret };
+  return { destination: await shown(deps, updated), signingSecret };
 }
 
 export async function setEnabled(deps: MessagingDeps, destId: string, enabled: boolean) {
   await requireDestination(deps, destId);
   const updated = await deps.store.destinations.update(destId, { enabled, updatedAt: new Date(deps.clock.now()).toISOString() });
   if (!updated) throw new AdminNotFoundError(`destination ${destId} does not exist`);
-  return { destination: publicDestination(updated) };
+  return { destination: await shown(deps, updated) };
 }
 
 /** Deletes the destination, its subscription and its secret; queued attempts then fail without a request. */
@@ -186,13 +192,14 @@ export async function removeDestination(deps: MessagingDeps, destId: string) {
 
 export async function listDestinations(deps: MessagingDeps, clientId?: string) {
   const all = await deps.store.destinations.listAll();
-  return { destinations: all.filter((d) => !clientId || d.clientId === clientId).map(publicDestination) };
+  const listed = await deps.store.destinations.withHealth(all.filter((d) => !clientId || d.clientId === clientId));
+  return { destinations: listed.map(publicDestination) };
 }
 
 export async function showDestination(deps: MessagingDeps, destId: string) {
   const destination = await requireDestination(deps, destId);
-  const recent = await deps.store.deliveries.recent(destId, RECENT_DELIVERIES);
-  return { destination: publicDestination(destination), recentDeliveries: recent.map(deliverySummary) };
+  const [shownDestination, recent] = await Promise.all([shown(deps, destination), deps.store.deliveries.recent(destId, RECENT_DELIVERIES)]);
+  return { destination: shownDestination, recentDeliveries: recent.map(deliverySummary) };
 }
 
 /** Send test (6.5 rule 7): a signed synthetic event through the same queue, worker and retry policy. */

@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, isConditionFailure, queryAll, type Db } from './db.js';
+import { itemOf, readItems } from './preload.js';
 
 /** Stored health; DISABLED is derived from `enabled` when shown. */
 export type StoredHealth = 'NOT_TESTED' | 'HEALTHY' | 'FAILING';
@@ -31,6 +32,12 @@ type ConfigField = 'name' | 'url' | 'hostname' | 'locationIds' | 'enabled' | 'si
 
 export const destinationKeys = {
   destination: (id: string) => ({ PK: `DEST#${id}`, SK: 'DEST' }),
+  /**
+   * Health after attempts, beside the destination but apart from it: the
+   * destination item is in the destinations index, and an index entry
+   * rewritten on every attempt would make its partition a hot key.
+   */
+  health: (id: string) => ({ PK: `DEST#${id}`, SK: 'HEALTH' }),
   /** GSI1 partition listing every destination, sorted by group then application. */
   all: 'DESTINATIONS',
   sort: (d: Pick<Destination, 'groupId' | 'clientId' | 'destinationId'>) => `${d.groupId}#${d.clientId}#${d.destinationId}`,
@@ -44,7 +51,13 @@ export type DestinationsRepo = {
   listAll(): Promise<Destination[]>;
   listByGroup(groupId: string): Promise<Destination[]>;
   recordAttempt(id: string, succeeded: boolean, at: string): Promise<void>;
+  /** The destinations with the health their attempts recorded (ops' views; an attempt needs none). */
+  withHealth(destinations: Destination[]): Promise<Destination[]>;
 };
+
+type HealthFields = Pick<Destination, 'health' | 'consecutiveFailures' | 'lastSuccessAt' | 'lastFailureAt'>;
+/** A health item outlives a removed destination only this long (an attempt may finish after the removal). */
+const HEALTH_TTL_SECONDS = 400 * 86_400;
 
 export function destinationsRepo({ doc, tableName }: Db): DestinationsRepo {
   // DynamoDB refuses an empty string as a key-condition value, so "every destination" has no begins_with.
@@ -79,9 +92,11 @@ export function destinationsRepo({ doc, tableName }: Db): DestinationsRepo {
       ));
     },
     async remove(id: string): Promise<boolean> {
-      return applied(doc.send(
+      const removed = await applied(doc.send(
         new DeleteCommand({ TableName: tableName, Key: destinationKeys.destination(id), ConditionExpression: 'attribute_exists(PK)' }),
       ));
+      if (removed) await doc.send(new DeleteCommand({ TableName: tableName, Key: destinationKeys.health(id) }));
+      return removed;
     },
     /** Changes configuration fields only (health stays with recordAttempt); null when the destination is gone. */
     async update(id: string, fields: Partial<Pick<Destination, ConfigField>>): Promise<Destination | null> {
@@ -106,25 +121,37 @@ export function destinationsRepo({ doc, tableName }: Db): DestinationsRepo {
     },
     listAll: () => list(''),
     listByGroup: (groupId: string) => list(`${groupId}#`),
-    /** Health after an attempt, as one atomic update (no read-modify-write between concurrent deliveries). */
+    /** Health after an attempt, as one atomic update of the health item (no read-modify-write between concurrent deliveries). */
     async recordAttempt(id: string, succeeded: boolean, at: string): Promise<void> {
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: destinationKeys.destination(id),
-            UpdateExpression: succeeded
-              ? 'SET health = :h, consecutiveFailures = :zero, lastSuccessAt = :at'
-              : 'SET health = :h, lastFailureAt = :at ADD consecutiveFailures :one',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: succeeded
-              ? { ':h': 'HEALTHY', ':zero': 0, ':at': at }
-              : { ':h': 'FAILING', ':at': at, ':one': 1 },
-          }),
-        );
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-      }
+      const ttl = Math.floor(Date.parse(at) / 1000) + HEALTH_TTL_SECONDS;
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: destinationKeys.health(id),
+          UpdateExpression: succeeded
+            ? 'SET health = :h, consecutiveFailures = :zero, lastSuccessAt = :at, #ttl = :ttl'
+            : 'SET health = :h, lastFailureAt = :at, #ttl = :ttl ADD consecutiveFailures :one',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: succeeded
+            ? { ':h': 'HEALTHY', ':zero': 0, ':at': at, ':ttl': ttl }
+            : { ':h': 'FAILING', ':at': at, ':one': 1, ':ttl': ttl },
+        }),
+      );
+    },
+    /** A destination without a health item shows what its own item holds (what attempts before the health item recorded there). */
+    async withHealth(destinations: Destination[]): Promise<Destination[]> {
+      const found = await readItems({ doc, tableName }, destinations.map((d) => destinationKeys.health(d.destinationId)), false);
+      return destinations.map((d) => {
+        const item = itemOf(found, destinationKeys.health(d.destinationId));
+        if (!item) return d;
+        const health: HealthFields = {
+          health: item.health as HealthFields['health'],
+          consecutiveFailures: Number(item.consecutiveFailures ?? 0),
+          lastSuccessAt: (item.lastSuccessAt as string | undefined) ?? d.lastSuccessAt,
+          lastFailureAt: (item.lastFailureAt as string | undefined) ?? d.lastFailureAt,
+        };
+        return { ...d, ...health };
+      });
     },
   };
 }

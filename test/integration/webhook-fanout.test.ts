@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDestination } from '#lambdas/admin/destinations';
+import { DeleteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { addDestination, listDestinations, showDestination } from '#lambdas/admin/destinations';
 import { dispatchMenuEvent } from '#lambdas/webhooks/fan-out';
 import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
 import type { LocalRuntime } from '#lib/local/runtime';
@@ -72,5 +73,34 @@ describe(`fan-out to ${DESTINATIONS} receivers`, () => {
     // Each receiver heard of exactly these two events (a late answer may bring a second POST of the same event: at least once).
     const events = (r: (typeof receivers)[number]) => [...new Set(r.received.map((q) => q.body.eventId as string))].sort();
     expect(receivers.map(events)).toEqual(receivers.map(() => [firstEventId, event.eventId].sort()));
+  });
+
+  it('records health apart from the indexed destination item, and shows the health an item of the old shape holds', async () => {
+    const items = await scanTable(runtime);
+    const indexed = items.filter((i) => i.GSI1PK === 'DESTINATIONS');
+    // Attempts never rewrote an index entry: the destination items are as created.
+    expect(indexed).toHaveLength(DESTINATIONS);
+    expect(indexed.every((i) => i.health === 'NOT_TESTED' && i.lastSuccessAt === null)).toBe(true);
+    const health = items.filter((i) => i.SK === 'HEALTH');
+    expect(health).toHaveLength(DESTINATIONS);
+    expect(health.every((i) => i.health === 'HEALTHY' && typeof i.lastSuccessAt === 'string' && i.GSI1PK === undefined)).toBe(true);
+    expect((await listDestinations(runtime.deps)).destinations.every((d) => d.health === 'HEALTHY')).toBe(true);
+
+    // A destination written before health items existed keeps showing the health its own item recorded.
+    const [old] = indexed;
+    const doc = DynamoDBDocumentClient.from(runtime.dynamo);
+    await doc.send(
+      new DeleteCommand({ TableName: runtime.tableName, Key: { PK: old!.PK, SK: 'HEALTH' } }),
+    );
+    await doc.send(
+      new UpdateCommand({
+        TableName: runtime.tableName,
+        Key: { PK: old!.PK, SK: 'DEST' },
+        UpdateExpression: 'SET health = :h, consecutiveFailures = :n, lastFailureAt = :at',
+        ExpressionAttributeValues: { ':h': 'FAILING', ':n': 3, ':at': '2026-11-01T00:00:00.000Z' },
+      }),
+    );
+    const shown = (await showDestination(runtime.deps, String(old!.destinationId))).destination;
+    expect(shown).toMatchObject({ health: 'FAILING', consecutiveFailures: 3, lastFailureAt: '2026-11-01T00:00:00.000Z' });
   });
 });
