@@ -5,6 +5,8 @@ import type { App, CredentialType } from '#data/apps';
 import type { Store } from '#data/store';
 import { AdminInputError, AdminNotFoundError, appInput, parseInput, type AppInput } from '#domain/inputs';
 import { randomBytes } from 'node:crypto';
+import type { MessagingDeps } from '#platform/messaging-deps';
+import { adminPage, type PageQuery } from './paging.js';
 
 /** Legacy bearer credentials start with this fixed prefix (contract 5.1 rule 5). */
 export const LEGACY_PREFIX = 'lgcy_';
@@ -89,11 +91,14 @@ export async function showApp(store: Store, clientId: string) {
   return { app: publicApp(await requireApp(store, clientId)) };
 }
 
-/** Every application, or those of one existing group; never a secret or its hash. */
-export async function listApps(store: Store, groupId?: string) {
-  if (groupId) await requireGroup(store, groupId);
-  const apps = (await store.apps.list()).filter((a) => !groupId || a.groupId === groupId);
-  return { apps: apps.map(publicApp) };
+/** A page of applications, or of those of one existing group; never a secret or its hash. */
+export async function listApps(deps: MessagingDeps, { groupId, ...query }: { groupId?: string } & PageQuery = {}) {
+  if (groupId) await requireGroup(deps.store, groupId);
+  const { items, nextCursor } = await adminPage(deps, { r: 'apps', g: groupId ?? '' }, query, async (limit, startKey) => {
+    const { apps, lastKey } = await deps.store.apps.page({ limit, ...(groupId ? { groupId } : {}), ...(startKey ? { startKey } : {}) });
+    return { items: apps, ...(lastKey ? { lastKey } : {}) };
+  });
+  return { apps: items.map(publicApp), ...(nextCursor ? { nextCursor } : {}) };
 }
 
 /** What creation hands back, the one time the credential is shown: `clientSecret` or `legacyCredential`. */

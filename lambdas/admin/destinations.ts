@@ -10,6 +10,7 @@ import { resolveDestination } from '#domain/url-safety';
 import { newDelivery, queueDelivery } from '../webhooks/fan-out.js';
 import { appIneligibility, covers } from '../webhooks/eligibility.js';
 import { testEventId } from '../webhooks/events.js';
+import { adminPage, type PageQuery } from './paging.js';
 import {
   addDestinationInput as addInput,
   AdminConflictError,
@@ -190,10 +191,13 @@ export async function removeDestination(deps: MessagingDeps, destId: string) {
   return { removed: destId };
 }
 
-export async function listDestinations(deps: MessagingDeps, clientId?: string) {
-  const all = await deps.store.destinations.listAll();
-  const listed = await deps.store.destinations.withHealth(all.filter((d) => !clientId || d.clientId === clientId));
-  return { destinations: listed.map(publicDestination) };
+/** A page of destinations, or of one application's; never a secret. */
+export async function listDestinations(deps: MessagingDeps, { clientId, ...query }: { clientId?: string } & PageQuery = {}) {
+  const { items, nextCursor } = await adminPage(deps, { r: 'destinations', c: clientId ?? '' }, query, async (limit, startKey) => {
+    const { destinations, lastKey } = await deps.store.destinations.page({ limit, ...(clientId ? { clientId } : {}), ...(startKey ? { startKey } : {}) });
+    return { items: await deps.store.destinations.withHealth(destinations), ...(lastKey ? { lastKey } : {}) };
+  });
+  return { destinations: items.map(publicDestination), ...(nextCursor ? { nextCursor } : {}) };
 }
 
 export async function showDestination(deps: MessagingDeps, destId: string) {

@@ -4,6 +4,7 @@ import * as state from '../webhooks/delivery-state.js';
 import { scanDlq } from '../webhooks/dlq-scan.js';
 import { enqueueDelivery } from '../webhooks/queue.js';
 import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain/inputs';
+import { adminPage, type PageQuery } from './paging.js';
 
 /**
  * Dead-letter operations for ops. The markers say what is in the DLQ and
@@ -37,10 +38,17 @@ async function dlqDepth(deps: MessagingDeps): Promise<number | null> {
   return (await deps.queue.dlq.depth()).visible;
 }
 
-export async function listDeadLetters(deps: MessagingDeps) {
+/** A page of dead letters, oldest first, and the DLQ's depth. */
+export async function listDeadLetters(deps: MessagingDeps, query: PageQuery = {}) {
   const now = deps.clock.now();
-  const [markers, depth] = await Promise.all([deps.store.deliveries.deadLetters(Math.floor(now / 1000)), dlqDepth(deps)]);
-  return { deadLetters: markers.map((m) => deadLetterSummary(m, now)), dlqMessages: depth };
+  const [{ items, nextCursor }, depth] = await Promise.all([
+    adminPage(deps, { r: 'dead-letters' }, query, async (limit, startKey) => {
+      const { markers, lastKey } = await deps.store.deliveries.deadLetterPage(Math.floor(now / 1000), limit, startKey);
+      return { items: markers, ...(lastKey ? { lastKey } : {}) };
+    }),
+    dlqDepth(deps),
+  ]);
+  return { deadLetters: items.map((m) => deadLetterSummary(m, now)), dlqMessages: depth, ...(nextCursor ? { nextCursor } : {}) };
 }
 
 export async function showDeadLetter(deps: MessagingDeps, deliveryId: string) {

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import type { AdminOperation } from '#contract/admin-routes';
 import { id } from '#contract/schemas/common';
+import { ADMIN_PAGE_LIMIT } from './paging.js';
 import { addDestinationInput as addInput, appInput, editDestinationInput as editInput } from '#domain/inputs';
+
+/** The admin lists' paging (admin/paging.ts). */
+const pageQuery = {
+  limit: z.coerce.number().int().min(ADMIN_PAGE_LIMIT.min).max(ADMIN_PAGE_LIMIT.max).optional(),
+  cursor: z.string().max(2048).optional(),
+};
 
 /** Routes that take no input still refuse a body with stray fields, so a typo never passes silently. */
 const noInput = z.object({}).strict();
@@ -13,11 +20,11 @@ const noInput = z.object({}).strict();
  */
 export const ADMIN_INPUTS: Record<AdminOperation, { body?: z.ZodType; query?: z.ZodObject }> = {
   createApp: { body: appInput.strict() },
-  listApps: { query: z.object({ groupId: id.optional() }) },
+  listApps: { query: z.object({ groupId: id.optional(), ...pageQuery }) },
   showApp: {},
   revokeApp: { body: noInput },
   addDestination: { body: addInput.strict() },
-  listDestinations: { query: z.object({ clientId: id.optional() }) },
+  listDestinations: { query: z.object({ clientId: id.optional(), ...pageQuery }) },
   showDestination: {},
   editDestination: { body: editInput.strict() },
   removeDestination: {},
@@ -26,7 +33,7 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: z.ZodType; query?: z.
   disableDestination: { body: noInput },
   enableDestination: { body: noInput },
   publishMenu: { body: z.looseObject({}) },
-  listDeadLetters: {},
+  listDeadLetters: { query: z.object(pageQuery) },
   showDeadLetter: {},
   redriveDeadLetter: { body: noInput },
   redriveAllDeadLetters: { body: noInput },

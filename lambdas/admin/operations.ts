@@ -26,11 +26,11 @@ type InputOf<F extends (...args: never[]) => unknown, I extends number> = Parame
 export const operations: Record<AdminOperation, AdminOperationFn> = {
   createApp: async ({ body, now }, deps) =>
     createdAppDocument(await createApp(deps.store, body as InputOf<typeof createApp, 1>, now, 'client_credentials', deps.config.stageRateLimit)),
-  listApps: ({ query }, deps) => listApps(deps.store, query.groupId),
+  listApps: ({ query }, deps) => listApps(deps, query as InputOf<typeof listApps, 1>),
   showApp: ({ params }, deps) => showApp(deps.store, params.clientId!),
   revokeApp: ({ params, now }, deps) => revokeApp(deps.store, params.clientId!, now),
   addDestination: ({ body }, deps) => addDestination(deps, body as InputOf<typeof addDestination, 1>),
-  listDestinations: ({ query }, deps) => listDestinations(deps, query.clientId),
+  listDestinations: ({ query }, deps) => listDestinations(deps, query as InputOf<typeof listDestinations, 1>),
   showDestination: ({ params }, deps) => showDestination(deps, params.destinationId!),
   editDestination: ({ params, body }, deps) => editDestination(deps, params.destinationId!, body as InputOf<typeof editDestination, 2>),
   removeDestination: ({ params }, deps) => removeDestination(deps, params.destinationId!),
@@ -40,7 +40,7 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   enableDestination: ({ params }, deps) => setEnabled(deps, params.destinationId!, true),
   publishMenu: async ({ params, body }, deps) =>
     publishDocument(await publishMenu(deps, { groupId: params.groupId!, locationId: params.locationId!, menu: body })),
-  listDeadLetters: (_req, deps) => listDeadLetters(deps),
+  listDeadLetters: ({ query }, deps) => listDeadLetters(deps, query as InputOf<typeof listDeadLetters, 1>),
   showDeadLetter: ({ params }, deps) => showDeadLetter(deps, params.deliveryId!),
   redriveDeadLetter: ({ params }, deps) => redrive(deps, { deliveryId: params.deliveryId! }),
   redriveAllDeadLetters: (_req, deps) => redrive(deps, { all: true }),

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '#contract/scopes';
-import { applied, queryAll, type Db } from './db.js';
+import { applied, queryAll, queryPage, type Db } from './db.js';
 
 export type CredentialType = 'client_credentials' | 'legacy_bearer';
 
@@ -35,6 +35,8 @@ export type AppsRepo = {
   get(clientId: string, options?: { consistent?: boolean }): Promise<App | null>;
   create(app: App): Promise<void>;
   list(): Promise<App[]>;
+  /** A page of applications, oldest first, optionally of one group (filtered within the page, so it may hold fewer). */
+  page(request: { groupId?: string; limit: number; startKey?: Record<string, unknown> }): Promise<{ apps: App[]; lastKey?: Record<string, unknown> }>;
   revoke(clientId: string, at: string): Promise<boolean>;
 };
 
@@ -54,14 +56,12 @@ export function appsRepo({ doc, tableName }: Db): AppsRepo {
         }),
       );
     },
+    async page({ groupId, limit, startKey }) {
+      const { items, lastKey } = await queryPage(doc, { ...listQuery(tableName), ...byGroup(groupId) }, limit, startKey);
+      return { apps: items.map(toApp), ...(lastKey ? { lastKey } : {}) };
+    },
     async list(): Promise<App[]> {
-      const items = await queryAll(doc, {
-        TableName: tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': appKeys.allApps },
-      });
-      return items.map(toApp);
+      return (await queryAll(doc, listQuery(tableName))).map(toApp);
     },
     /** Marks the application revoked; its tokens fail on their next use. Returns false for an unknown id. */
     async revoke(clientId: string, at: string): Promise<boolean> {
@@ -78,6 +78,15 @@ export function appsRepo({ doc, tableName }: Db): AppsRepo {
     },
   };
 }
+
+const listQuery = (tableName: string) => ({
+  TableName: tableName,
+  IndexName: 'GSI1',
+  KeyConditionExpression: 'GSI1PK = :pk',
+  ExpressionAttributeValues: { ':pk': appKeys.allApps } as Record<string, unknown>,
+});
+const byGroup = (groupId: string | undefined) =>
+  groupId ? { FilterExpression: 'groupId = :g', ExpressionAttributeValues: { ':pk': appKeys.allApps, ':g': groupId } } : {};
 
 function toApp(item: Record<string, unknown>): App {
   const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ...app } = item;

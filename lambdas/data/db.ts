@@ -39,6 +39,20 @@ export async function applied(write: Promise<unknown>): Promise<boolean> {
   }
 }
 
+/** A page of a Query, and the key to continue from when DynamoDB says more may follow. */
+export type QueryPage = { items: Record<string, unknown>[]; lastKey?: Record<string, unknown> };
+
+/** One Query call: at most `limit` items evaluated (DynamoDB's Limit, before any filter), from `startKey`. */
+export async function queryPage(
+  doc: DynamoDBDocumentClient,
+  input: ConstructorParameters<typeof QueryCommand>[0],
+  limit: number,
+  startKey?: Record<string, unknown>,
+): Promise<QueryPage> {
+  const { Items = [], LastEvaluatedKey } = await doc.send(new QueryCommand({ ...input, Limit: limit, ExclusiveStartKey: startKey }));
+  return { items: Items, ...(LastEvaluatedKey ? { lastKey: LastEvaluatedKey } : {}) };
+}
+
 /** Follows LastEvaluatedKey so callers always get every page. */
 export async function queryAll(
   doc: DynamoDBDocumentClient,

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, isConditionFailure, queryAll, type Db } from './db.js';
+import { applied, isConditionFailure, queryAll, queryPage, type Db } from './db.js';
 
 export type DeliveryStatus = 'PENDING' | 'DELIVERING' | 'RETRY_PENDING' | 'SUCCEEDED' | 'FAILED' | 'DEAD_LETTER';
 export type EventType = 'bevq.menu.updated' | 'customer_api.webhook.test';
@@ -87,6 +87,8 @@ export type DeliveriesRepo = {
   markDeadLetter(marker: DeadLetterMarker, expiresAtSeconds?: number): Promise<void>;
   unmarkDeadLetter(id: string): Promise<void>;
   deadLetters(nowSeconds: number): Promise<DeadLetterMarker[]>;
+  /** One page of the markers, oldest first. */
+  deadLetterPage(nowSeconds: number, limit: number, startKey?: Record<string, unknown>): Promise<{ markers: DeadLetterMarker[]; lastKey?: Record<string, unknown> }>;
 };
 
 export function deliveriesRepo({ doc, tableName }: Db): DeliveriesRepo {
@@ -160,19 +162,24 @@ export function deliveriesRepo({ doc, tableName }: Db): DeliveriesRepo {
     },
     /** Every dead-letter marker, oldest first, read in pages from GSI1 (one query per page, not one read per marker). */
     async deadLetters(nowSeconds: number): Promise<DeadLetterMarker[]> {
-      const items = await queryAll(doc, {
-        TableName: tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        // TTL deletion lags (and dynalite has none): an expired marker is already gone.
-        FilterExpression: '#ttl > :now',
-        ExpressionAttributeNames: { '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':pk': deliveryKeys.deadLetters, ':now': nowSeconds },
-      });
-      return items.map(toMarker);
+      return (await queryAll(doc, deadLetterQuery(tableName, nowSeconds))).map(toMarker);
+    },
+    async deadLetterPage(nowSeconds, limit, startKey) {
+      const { items, lastKey } = await queryPage(doc, deadLetterQuery(tableName, nowSeconds), limit, startKey);
+      return { markers: items.map(toMarker), ...(lastKey ? { lastKey } : {}) };
     },
   };
 }
+
+const deadLetterQuery = (tableName: string, nowSeconds: number) => ({
+  TableName: tableName,
+  IndexName: 'GSI1',
+  KeyConditionExpression: 'GSI1PK = :pk',
+  // TTL deletion lags (and dynalite has none): an expired marker is already gone.
+  FilterExpression: '#ttl > :now',
+  ExpressionAttributeNames: { '#ttl': 'ttl' },
+  ExpressionAttributeValues: { ':pk': deliveryKeys.deadLetters, ':now': nowSeconds },
+});
 
 function toDelivery(item: Record<string, unknown>): Delivery {
   const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ttl: _ttl, ...delivery } = item;

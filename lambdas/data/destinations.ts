@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, isConditionFailure, queryAll, type Db } from './db.js';
+import { applied, isConditionFailure, queryAll, queryPage, type Db } from './db.js';
 import { itemOf, readItems } from './preload.js';
 
 /** Stored health; DISABLED is derived from `enabled` when shown. */
@@ -48,7 +48,8 @@ export type DestinationsRepo = {
   put(destination: Destination, options: { mustExist: boolean }): Promise<boolean>;
   remove(id: string): Promise<boolean>;
   update(id: string, fields: Partial<Pick<Destination, ConfigField>>): Promise<Destination | null>;
-  listAll(): Promise<Destination[]>;
+  /** A page of every destination, by group then application, optionally of one application (filtered within the page). */
+  page(request: { clientId?: string; limit: number; startKey?: Record<string, unknown> }): Promise<{ destinations: Destination[]; lastKey?: Record<string, unknown> }>;
   listByGroup(groupId: string): Promise<Destination[]>;
   recordAttempt(id: string, succeeded: boolean, at: string): Promise<void>;
   /** The destinations with the health their attempts recorded (ops' views; an attempt needs none). */
@@ -60,14 +61,13 @@ type HealthFields = Pick<Destination, 'health' | 'consecutiveFailures' | 'lastSu
 const HEALTH_TTL_SECONDS = 400 * 86_400;
 
 export function destinationsRepo({ doc, tableName }: Db): DestinationsRepo {
-  // DynamoDB refuses an empty string as a key-condition value, so "every destination" has no begins_with.
   const list = async (prefix: string) =>
     (
       await queryAll(doc, {
         TableName: tableName,
         IndexName: 'GSI1',
-        KeyConditionExpression: prefix ? 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)' : 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': destinationKeys.all, ...(prefix ? { ':prefix': prefix } : {}) },
+        KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': destinationKeys.all, ':prefix': prefix },
       })
     ).map(toDestination);
   return {
@@ -119,7 +119,21 @@ export function destinationsRepo({ doc, tableName }: Db): DestinationsRepo {
         throw err;
       }
     },
-    listAll: () => list(''),
+    async page({ clientId, limit, startKey }) {
+      const { items, lastKey } = await queryPage(
+        doc,
+        {
+          TableName: tableName,
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ...(clientId ? { FilterExpression: 'clientId = :c' } : {}),
+          ExpressionAttributeValues: { ':pk': destinationKeys.all, ...(clientId ? { ':c': clientId } : {}) },
+        },
+        limit,
+        startKey,
+      );
+      return { destinations: items.map(toDestination), ...(lastKey ? { lastKey } : {}) };
+    },
     listByGroup: (groupId: string) => list(`${groupId}#`),
     /** Health after an attempt, as one atomic update of the health item (no read-modify-write between concurrent deliveries). */
     async recordAttempt(id: string, succeeded: boolean, at: string): Promise<void> {

@@ -10,6 +10,7 @@ import {
   type PublicDestination,
 } from '#lambdas/admin/destinations';
 import { listDeadLetters, redrive, showDeadLetter } from '#lambdas/admin/dlq';
+import { allPages } from '#lambdas/admin/paging';
 import { publishDocument, publishMenu } from '#lambdas/webhooks/menu-publish';
 import { AdminInputError } from '#domain/inputs';
 import { readJsonFile } from './read-json.js';
@@ -92,7 +93,8 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     flags: { app: { value: 'CLIENT_ID' } },
     json: '{"destinations": [Destination]}',
     async run({ flags, deps }) {
-      const listed = await listDestinations(deps, flags.app);
+      const pages = await allPages((cursor) => listDestinations(deps, { ...(flags.app ? { clientId: flags.app } : {}), ...(cursor ? { cursor } : {}) }));
+      const listed = { destinations: pages.flatMap((p) => p.destinations) };
       return { json: listed, text: table(listed.destinations, destinationColumns) };
     },
   }),
@@ -193,7 +195,8 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     flags: {},
     json: '{"deadLetters": [DeadLetter], "dlqMessages": N}',
     async run({ deps }) {
-      const listed = await listDeadLetters(deps);
+      const pages = await allPages((cursor) => listDeadLetters(deps, cursor ? { cursor } : {}));
+      const listed = { deadLetters: pages.flatMap((p) => p.deadLetters), dlqMessages: pages[0]!.dlqMessages };
       const text = [
         table(listed.deadLetters, [
           ['DELIVERY', (d) => d.deliveryId],

@@ -1,4 +1,5 @@
 import { createApp, createdAppDocument, listApps, revokeApp, showApp } from '#lambdas/admin/apps';
+import { allPages } from '#lambdas/admin/paging';
 import { AdminInputError, type AppInput } from '#domain/inputs';
 import { loadVenues, putGroup, putLocation } from '../ingest/venues.js';
 import { requireGroup } from '#lambdas/admin/apps';
@@ -107,8 +108,9 @@ export const COMMANDS: readonly Command[] = [
     summary: 'List applications, optionally of one group. Never shows a secret or its hash.',
     flags: { group: { value: 'G' } },
     json: '{"apps": [App]}',
-    async run({ flags, store }) {
-      const listed = await listApps(store, flags.group);
+    async run({ flags, deps }) {
+      const pages = await allPages((cursor) => listApps(deps, { ...(flags.group ? { groupId: flags.group } : {}), ...(cursor ? { cursor } : {}) }));
+      const listed = { apps: pages.flatMap((p) => p.apps) };
       return { json: listed, text: table(listed.apps, appColumns) };
     },
   }),

@@ -218,3 +218,37 @@ describe('routing', () => {
     expect((await admin('POST', '/dead-letters/redrive', { all: true })).status).toBe(400);
   });
 });
+
+describe('admin lists page', () => {
+  it('walks the applications of a group in pages of `limit`, each once, and refuses a cursor it did not issue for that list and filter', async () => {
+    await runtime.deps.store.groups.put({ groupId: 'pager-group', name: 'Pager', createdAt: new Date().toISOString() });
+    const created: string[] = [];
+    for (let i = 0; i < 5; i++) created.push((await newApp({ groupId: 'pager-group', name: `Pager ${i}` })).body.app.clientId);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await admin('GET', `/apps?groupId=pager-group&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      expect(page.status).toBe(200);
+      expect(page.body.apps.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.apps.map((a: { clientId: string }) => a.clientId));
+      cursor = page.body.nextCursor;
+      pages++;
+    } while (cursor && pages < 100);
+    expect(seen.sort()).toEqual([...created].sort());
+    expect(pages).toBeGreaterThanOrEqual(3);
+
+    const first = await admin('GET', '/apps?groupId=pager-group&limit=2');
+    const issued: string = first.body.nextCursor;
+    for (const [path, bad] of [
+      ['/apps?groupId=pager-group', `${issued.slice(0, -2)}AA`],
+      ['/apps?groupId=demo-group', issued],
+      ['/destinations', issued],
+      ['/dead-letters', issued],
+    ] as const) {
+      const refused = await admin('GET', `${path}${path.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(bad)}`);
+      expect([refused.status, refused.body.error.code]).toEqual([400, 'invalid_request']);
+    }
+    for (const limit of ['0', '1001', 'x']) expect((await admin('GET', `/dead-letters?limit=${limit}`)).status).toBe(400);
+  });
+});
