@@ -1,7 +1,8 @@
 import type { ApiRequest, Operations, PathReads, ReadHints } from '#platform/api-handler';
 import { menuKeys } from '#data/menus';
 import type { Location } from '#data/locations';
-import type { StoredMenu } from '#data/menus';
+import { headOf, type MenuHead } from '#data/menus';
+import type { Deps } from '#platform/deps';
 import { ok } from '#platform/envelope';
 import { groupPage, groupPageReads } from '#platform/group-page';
 import { groupKeys } from '#data/groups';
@@ -17,13 +18,26 @@ const MENU_CACHING = { 'Cache-Control': 'private, no-cache', Vary: 'Authorizatio
 const locationOf = (l: Location) => ({ id: l.id, name: l.name, timezone: l.timezone });
 const menuUrl = (req: ApiRequest, l: Location) => `${req.baseUrl}${menuResourcePath(l.groupId, l.id)}`;
 
-function summary(req: ApiRequest, location: Location, stored: StoredMenu | null) {
+function summary(req: ApiRequest, location: Location, head: MenuHead | null) {
   return {
-    available: stored !== null,
-    revision: stored?.menu.revision ?? null,
-    updatedAt: stored?.menu.updatedAt ?? null,
+    available: head !== null,
+    revision: head?.revision ?? null,
+    updatedAt: head?.updatedAt ?? null,
     endpoint: menuUrl(req, location),
   };
+}
+
+/**
+ * Heads of these locations' menus. A menu published before heads existed
+ * has none until the backfill (`npm run admin -- menus backfill-heads`):
+ * its body answers instead.
+ */
+async function headsOf(deps: Deps, groupId: string, locationIds: string[]): Promise<(MenuHead | null)[]> {
+  const heads = await deps.store.menus.getHeads(groupId, locationIds);
+  const missing = locationIds.filter((_, i) => heads[i] === null);
+  if (missing.length === 0) return heads;
+  const bodies = new Map((await deps.store.menus.getMany(groupId, missing)).map((m, i) => [missing[i]!, m]));
+  return heads.map((h, i) => h ?? (bodies.get(locationIds[i]!) ? headOf(bodies.get(locationIds[i]!)!) : null));
 }
 
 export const operations: Operations = {
@@ -32,13 +46,13 @@ export const operations: Operations = {
     const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'bevq')]);
     if (!group) throw new ApiError('not_found');
     const enabled = locations.filter((l) => l.modulesEnabled.bevq);
-    const menus = new Map((await deps.store.menus.getMany(app.groupId, enabled.map((l) => l.id))).map((m, i) => [enabled[i]!.id, m]));
+    const heads = new Map((await headsOf(deps, app.groupId, enabled.map((l) => l.id))).map((h, i) => [enabled[i]!.id, h]));
     return ok(req, {
       group: { id: group.groupId, name: group.name },
       locations: locations.map((l) => ({
         ...locationOf(l),
         bevqEnabled: l.modulesEnabled.bevq,
-        menu: summary(req, l, menus.get(l.id) ?? null),
+        menu: summary(req, l, heads.get(l.id) ?? null),
       })),
       refresh: REFRESH.bevq,
       ...(nextCursor ? { nextCursor } : {}),
@@ -47,36 +61,41 @@ export const operations: Operations = {
 
   async bevqLocation(req, deps) {
     const location = req.location!;
-    const stored = await deps.store.menus.get(location.groupId, location.id);
+    const [head] = await headsOf(deps, location.groupId, [location.id]);
     return ok(req, {
       location: locationOf(location),
-      status: stored ? 'published' : 'not_published',
+      status: head ? 'published' : 'not_published',
       menu: {
-        ...summary(req, location, stored),
-        sectionCount: stored?.menu.sectionCount ?? 0,
-        itemCount: stored?.menu.itemCount ?? 0,
-        sourceHealth: stored?.menu.sourceHealth ?? null,
+        ...summary(req, location, head ?? null),
+        sectionCount: head?.sectionCount ?? 0,
+        itemCount: head?.itemCount ?? 0,
+        sourceHealth: head?.sourceHealth ?? null,
       },
       refresh: REFRESH.bevq,
     });
   },
 
+  /** A conditional read is answered from the head when it matches (a 304 never reads the body); anything else reads the body. */
   async bevqMenu(req, deps): Promise<HttpResponse> {
     const location = req.location!;
+    const ifNoneMatch = header(req.event, 'if-none-match');
+    if (ifNoneMatch !== undefined) {
+      const head = await deps.store.menus.getHead(location.groupId, location.id);
+      if (head && ifNoneMatchHits(ifNoneMatch, head.etag)) return { statusCode: 304, headers: { ETag: head.etag, ...MENU_CACHING }, body: '' };
+    }
     const stored = await deps.store.menus.get(location.groupId, location.id);
     if (!stored) throw new ApiError('not_found', 'No beverage menu has been published for this location yet.');
     const headers = { ETag: stored.etag, ...MENU_CACHING };
-    if (ifNoneMatchHits(header(req.event, 'if-none-match'), stored.etag)) {
-      return { statusCode: 304, headers, body: '' };
-    }
+    if (ifNoneMatch !== undefined && ifNoneMatchHits(ifNoneMatch, stored.etag)) return { statusCode: 304, headers, body: '' };
     return ok(req, { location: locationOf(location), menu: stored.menu, refresh: REFRESH.bevq }, headers);
   },
 };
 
-/** A location's status and menu read its menu item, named by the path. */
-const menuOf = ({ params: p }: ReadHints) => [menuKeys.menu(p.group_id!, p.location_id!)];
+/** A location's status reads its head; the menu its body, or only its head when the read is conditional. */
+const headOfPath = ({ params: p }: ReadHints) => [menuKeys.head(p.group_id!, p.location_id!)];
 export const reads: PathReads = {
-  bevqLocation: menuOf,
-  bevqMenu: menuOf,
+  bevqLocation: headOfPath,
+  bevqMenu: (hints) =>
+    hints.header('if-none-match') !== undefined ? headOfPath(hints) : [menuKeys.menu(hints.params.group_id!, hints.params.location_id!)],
   bevqGroup: (hints) => [groupKeys.group(hints.params.group_id!), ...groupPageReads(hints)],
 };

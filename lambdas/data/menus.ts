@@ -22,10 +22,37 @@ export type StoredMenu = {
   etag: string;
   /** Keyed by event id; non-empty only between the menu write and the end of dispatch. */
   pendingEvents: Record<string, MenuEvent>;
+  /** Counts the menu's writes (0 before menus counted them): a head is replaced only by a later one. */
+  seq: number;
 };
+
+/**
+ * What the summaries and a conditional read need of a menu, as a small item
+ * beside it (docs/decisions/menu-head.md): a 304, a location's status and a
+ * group's page read this, never the body (~1 read unit against up to ~88).
+ */
+export type MenuHead = Pick<MenuData, 'revision' | 'updatedAt' | 'sectionCount' | 'itemCount' | 'sourceHealth'> & {
+  groupId: string;
+  locationId: string;
+  etag: string;
+  seq: number;
+};
+
+export const headOf = (m: StoredMenu): MenuHead => ({
+  groupId: m.groupId,
+  locationId: m.locationId,
+  etag: m.etag,
+  seq: m.seq,
+  revision: m.menu.revision,
+  updatedAt: m.menu.updatedAt,
+  sectionCount: m.menu.sectionCount,
+  itemCount: m.menu.itemCount,
+  sourceHealth: m.menu.sourceHealth,
+});
 
 export const menuKeys = {
   menu: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `BEVQ_MENU#${locationId}` }),
+  head: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `BEVQ_HEAD#${locationId}` }),
   prefix: 'BEVQ_MENU#',
   /** GSI1 partition of menu items holding pending events; the sweeper reads it. */
   pending: 'BEVQ_PENDING_EVENTS',
@@ -38,6 +65,11 @@ export type MenusRepo = {
   get(groupId: string, locationId: string): Promise<StoredMenu | null>;
   /** Several locations' menus in one round trip (strongly consistent), in the order asked. */
   getMany(groupId: string, locationIds: readonly string[]): Promise<(StoredMenu | null)[]>;
+  /** Written after its body; kept only if no later one is there (a slower writer never winds it back). */
+  putHead(head: MenuHead): Promise<void>;
+  getHead(groupId: string, locationId: string): Promise<MenuHead | null>;
+  /** Several locations' heads in one round trip (strongly consistent), in the order asked. */
+  getHeads(groupId: string, locationIds: readonly string[]): Promise<(MenuHead | null)[]>;
   put(menu: StoredMenu, previousEtag: string | null): Promise<void>;
   withPendingEvents(before: string): Promise<StoredMenu[]>;
   clearPendingEvent(groupId: string, locationId: string, eventId: string): Promise<void>;
@@ -62,6 +94,32 @@ export function menusRepo({ doc, tableName }: Db): MenusRepo {
       return keys.map((key) => {
         const item = itemOf(found, key);
         return item ? toMenu(item) : null;
+      });
+    },
+    async putHead(head: MenuHead): Promise<void> {
+      try {
+        await doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...menuKeys.head(head.groupId, head.locationId), ...head },
+            ConditionExpression: 'attribute_not_exists(PK) OR seq < :seq',
+            ExpressionAttributeValues: { ':seq': head.seq },
+          }),
+        );
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+    },
+    async getHead(groupId: string, locationId: string): Promise<MenuHead | null> {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: menuKeys.head(groupId, locationId), ConsistentRead: true }));
+      return Item ? toHead(Item) : null;
+    },
+    async getHeads(groupId: string, locationIds: readonly string[]): Promise<(MenuHead | null)[]> {
+      const keys = locationIds.map((id) => menuKeys.head(groupId, id));
+      const found = await readItems({ doc, tableName }, keys);
+      return keys.map((key) => {
+        const item = itemOf(found, key);
+        return item ? toHead(item) : null;
       });
     },
     /**
@@ -146,5 +204,11 @@ function toMenu(item: Record<string, unknown>): StoredMenu {
     menu: item.menu as MenuData,
     etag: String(item.etag),
     pendingEvents: (item.pendingEvents ?? {}) as Record<string, MenuEvent>,
+    seq: Number(item.seq ?? 0),
   };
+}
+
+function toHead(item: Record<string, unknown>): MenuHead {
+  const { PK: _pk, SK: _sk, ...head } = item;
+  return head as MenuHead;
 }

@@ -38,6 +38,8 @@ export type ReadHints = {
   now: number;
   /** The path location's time zone as last seen by this process; undefined until then. */
   timezone: string | undefined;
+  /** A request header (a conditional read reads less). */
+  header(name: string): string | undefined;
 };
 
 /**
@@ -122,7 +124,7 @@ function readsAhead(
   try {
     const checked = route.params ? { ...params, ...validated(route.params, params, 'Path parameter') } : params;
     const query = route.query ? validatedQuery(event, route.query) : {};
-    return readsOf({ params: checked, query, now, timezone: TIME_ZONES.of(params) });
+    return readsOf({ params: checked, query, now, timezone: TIME_ZONES.of(params), header: (name) => header(event, name) });
   } catch {
     return [];
   }

@@ -1,6 +1,6 @@
 import type { Delivery } from '#data/deliveries';
 import type { Destination } from '#data/destinations';
-import type { MenuEvent } from '#data/menus';
+import { headOf, type MenuEvent } from '#data/menus';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { appIneligibility, covers } from './eligibility.js';
 import { deliveryIdOf, payloadOf, type EventFacts } from './events.js';
@@ -99,6 +99,9 @@ export async function sweepPendingEvents(deps: MessagingDeps, graceMs = 60_000):
   const menus = await deps.store.menus.withPendingEvents(before);
   let dispatched = 0;
   for (const menu of menus) {
+    // A publish that died between its body and its head left the head behind: receivers re-read with
+    // If-None-Match, answered from the head, so it names this revision (or a later one) before they hear of it.
+    await deps.store.menus.putHead(headOf(menu));
     for (const event of Object.values(menu.pendingEvents)) {
       try {
         await dispatchMenuEvent(deps, event);

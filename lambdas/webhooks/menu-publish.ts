@@ -1,6 +1,6 @@
 import { buildMenu, contentProblems } from './menu-build.js';
 import type { MenuEvent, StoredMenu } from '#data/menus';
-import { MenuConflictError } from '#data/menus';
+import { headOf, MenuConflictError } from '#data/menus';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { menuInput, type MenuData } from '#contract/schemas/bevq';
 import { dispatchMenuEvent } from './fan-out.js';
@@ -61,9 +61,12 @@ export async function writeMenu(deps: MessagingDeps, request: PublishRequest): P
       menu: built.menu,
       etag: built.etag,
       pendingEvents: { ...previous?.pendingEvents, ...(event ? { [event.eventId]: event } : {}) },
+      seq: (previous?.seq ?? 0) + 1,
     };
     try {
       await deps.store.menus.put(stored, previous?.etag ?? null);
+      // After the body: a head never names a revision before its body is written. Should this be lost, the event's dispatch writes it.
+      await deps.store.menus.putHead(headOf(stored));
       return { stored, written: true, event };
     } catch (err) {
       if (!(err instanceof MenuConflictError)) throw err;

@@ -1,6 +1,9 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishMenu } from '#lambdas/webhooks/menu-publish';
+import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { menuKeys } from '#data/menus';
+import { backfillMenuHeads } from '#lambdas/admin/backfill';
+import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
 import { AdminInputError } from '#domain/inputs';
 import type { LocalRuntime } from '#lib/local/runtime';
 import { sampleMenu } from '#lib/local/demo-menu';
@@ -196,5 +199,80 @@ describe('menu publishing input', () => {
     await expect(publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'nowhere', menu: sampleMenu() })).rejects.toBeInstanceOf(AdminInputError);
     await expect(publishMenu(runtime.deps, { groupId: 'demo-group', locationId: '../x', menu: sampleMenu() })).rejects.toBeInstanceOf(AdminInputError);
     expect(await scanTable(runtime)).toEqual(before);
+  });
+});
+
+describe('menu heads', () => {
+  const LOCATION = 'nyc-midtown';
+  const PATH = `/v1/demo-group/${LOCATION}/bevq/menu`;
+  const doc = () => DynamoDBDocumentClient.from(runtime.dynamo);
+  const headKey = () => menuKeys.head('demo-group', LOCATION);
+
+  /** The sort keys of the items read while `run` runs (GetItem and BatchGetItem). */
+  async function itemsRead(run: () => Promise<unknown>): Promise<string[]> {
+    const read: string[] = [];
+    const probe = (next: any) => async (args: any) => {
+      const input = args.input as { Key?: { SK?: string }; RequestItems?: Record<string, { Keys: { SK: string }[] }> };
+      if (input.Key?.SK) read.push(input.Key.SK);
+      for (const request of Object.values(input.RequestItems ?? {})) read.push(...request.Keys.map((k) => k.SK));
+      return next(args);
+    };
+    runtime.dynamo.middlewareStack.add(probe, { step: 'initialize', name: 'headProbe' });
+    try {
+      await run();
+    } finally {
+      runtime.dynamo.middlewareStack.remove('headProbe');
+    }
+    return read;
+  }
+
+  beforeAll(async () => {
+    await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: LOCATION, menu: sampleMenu({ price: 21 }) });
+  });
+
+  it('answers a matching conditional read from the head alone, and any other read from the body', async () => {
+    const etag = (await call(runtime, PATH, { token, headers: IDENTITY })).headers.get('etag')!;
+    let reply: Awaited<ReturnType<typeof call>> | undefined;
+    const conditional = await itemsRead(async () => void (reply = await call(runtime, PATH, { token, headers: { ...IDENTITY, 'If-None-Match': etag } })));
+    expect(reply!.status).toBe(304);
+    expect(conditional).toContain(`BEVQ_HEAD#${LOCATION}`);
+    expect(conditional).not.toContain(`BEVQ_MENU#${LOCATION}`);
+    const plain = await itemsRead(() => call(runtime, PATH, { token, headers: IDENTITY }));
+    expect(plain).toContain(`BEVQ_MENU#${LOCATION}`);
+    const status = await itemsRead(() => call(runtime, `/v1/demo-group/${LOCATION}/bevq`, { token }));
+    expect(status).not.toContain(`BEVQ_MENU#${LOCATION}`);
+  });
+
+  it('answers from the body where a menu has no head yet (published before heads), and the backfill writes it', async () => {
+    const before = await runtime.store.menus.getHead('demo-group', LOCATION);
+    await doc().send(new DeleteCommand({ TableName: runtime.tableName, Key: headKey() }));
+    const etag = before!.etag;
+    const status = await call(runtime, `/v1/demo-group/${LOCATION}/bevq`, { token });
+    expect(status.body.data).toMatchObject({ status: 'published', menu: { revision: before!.revision, itemCount: before!.itemCount } });
+    const group = await call(runtime, '/v1/demo-group/bevq', { token });
+    expect(group.body.data.locations.find((l: { id: string }) => l.id === LOCATION).menu).toMatchObject({ available: true, revision: before!.revision });
+    expect((await call(runtime, PATH, { token, headers: { ...IDENTITY, 'If-None-Match': etag } })).status).toBe(304);
+
+    expect(await backfillMenuHeads(runtime.deps)).toMatchObject({ menus: expect.any(Number) });
+    expect(await runtime.store.menus.getHead('demo-group', LOCATION)).toEqual(before);
+  });
+
+  it('never winds a head back: an older head written late changes nothing', async () => {
+    const current = (await runtime.store.menus.getHead('demo-group', LOCATION))!;
+    await runtime.store.menus.putHead({ ...current, seq: current.seq - 1, etag: '"older"', revision: 'older' });
+    expect(await runtime.store.menus.getHead('demo-group', LOCATION)).toEqual(current);
+  });
+
+  it('has the sweeper rewrite a head that a publish left behind, before it dispatches the event', async () => {
+    const old = (await runtime.store.menus.getHead('demo-group', LOCATION))!;
+    // The publish died after its body: its head and its dispatch never happened.
+    const written = await writeMenu(runtime.deps, { groupId: 'demo-group', locationId: LOCATION, menu: sampleMenu({ price: 22 }) });
+    await doc().send(new PutCommand({ TableName: runtime.tableName, Item: { ...headKey(), ...old } }));
+    expect((await call(runtime, PATH, { token, headers: { ...IDENTITY, 'If-None-Match': old.etag } })).status).toBe(304);
+    clock.advance(61_000);
+    await runtime.sweep();
+    const head = await runtime.store.menus.getHead('demo-group', LOCATION);
+    expect(head).toMatchObject({ revision: written.stored.menu.revision, etag: written.stored.etag });
+    expect((await call(runtime, PATH, { token, headers: { ...IDENTITY, 'If-None-Match': old.etag } })).status).toBe(200);
   });
 });

@@ -1,0 +1,31 @@
+import { headOf } from '#data/menus';
+import type { MessagingDeps } from '#platform/messaging-deps';
+
+/** Locations read per step: one Query page of locations, then their menus in BatchGetItems of 100. */
+const STEP = 500;
+
+/**
+ * The one-off step that moves a stage to menu heads (docs/decisions/menu-head.md):
+ * a head for every published menu that has none or an older one. Until it
+ * has run, reads answer from the body where a head is missing, so nothing a
+ * client sees depends on it; it only makes those reads cheap. Safe to repeat
+ * and to run beside publishing (a head is replaced only by a later one).
+ */
+export async function backfillMenuHeads(deps: MessagingDeps): Promise<{ groups: number; menus: number }> {
+  let menus = 0;
+  const groups = await deps.store.groups.list();
+  for (const { groupId } of groups) {
+    let after: string | undefined;
+    do {
+      const page = await deps.store.locations.page(groupId, { limit: STEP, ...(after !== undefined ? { after } : {}) });
+      const bodies = await deps.store.menus.getMany(groupId, page.locations.map((l) => l.id));
+      for (const body of bodies) {
+        if (!body) continue;
+        await deps.store.menus.putHead(headOf(body));
+        menus++;
+      }
+      after = page.next ?? undefined;
+    } while (after !== undefined);
+  }
+  return { groups: groups.length, menus };
+}
