@@ -6,6 +6,7 @@ import { publishMenu } from '#lambdas/webhooks/menu-publish';
 import { sampleMenu } from '../lib/local/demo-menu.js';
 import { startEngines } from '../lib/local/engines.js';
 import { startLocalRuntime, type LocalRuntime } from '../lib/local/runtime.js';
+import { createApp } from '#lambdas/admin/apps';
 import { benchAuthHeaders } from './bench-app.js';
 import { meterCapacity, perRequest, type Capacity } from './capacity.js';
 import { getWire } from './load.js';
@@ -26,6 +27,58 @@ const SEED_CONCURRENCY = 50;
 type Figures = Capacity & { status: number; bytes: number };
 
 const locationId = (i: number) => `site-${String(i).padStart(5, '0')}`;
+
+/** Seeds the service-wide sets the admin lists read: an application, a destination and a dead letter per location (destinations up to 1,000). */
+async function seedAdminSets(runtime: LocalRuntime, groupId: string, size: number): Promise<void> {
+  const at = new Date(runtime.deps.clock.now()).toISOString();
+  const expires = Math.floor(runtime.deps.clock.now() / 1000) + 86_400;
+  for (let start = 0; start < size; start += SEED_CONCURRENCY) {
+    await Promise.all(
+      Array.from({ length: Math.min(SEED_CONCURRENCY, size - start) }, async (_, k) => {
+        const i = start + k;
+        const { app } = await createApp(runtime.store, { groupId, name: `Scale app ${i}`, scopes: ['bevq:read'] }, runtime.deps.clock.now());
+        if (i < 1000) {
+          await runtime.store.destinations.put(
+            {
+              destinationId: `dst_${groupId}_${i}`,
+              clientId: app.clientId,
+              groupId,
+              name: `Scale ${i}`,
+              url: `https://hooks.example.test/${i}`,
+              hostname: 'hooks.example.test',
+              locationIds: null,
+              enabled: true,
+              signingSecret: 'x'.repeat(43),
+              health: 'NOT_TESTED',
+              consecutiveFailures: 0,
+              lastSuccessAt: null,
+              lastFailureAt: null,
+              createdAt: at,
+              updatedAt: at,
+            },
+            { mustExist: false },
+          );
+        }
+        await runtime.store.deliveries.markDeadLetter(
+          {
+            deliveryId: `dlv_${String(i).padStart(8, '0')}${groupId.length.toString(16).padStart(24, '0')}`,
+            reason: 'attempts_exhausted',
+            since: at,
+            status: 'DEAD_LETTER',
+            eventId: `evt_${'0'.repeat(32)}`,
+            eventType: 'bevq.menu.updated',
+            destinationId: `dst_${groupId}_${i % 1000}`,
+            destinationHost: 'hooks.example.test',
+            attempts: 5,
+            lastErrorCode: 'http_503',
+            createdAt: at,
+          },
+          expires,
+        );
+      }),
+    );
+  }
+}
 
 async function seedGroup(runtime: LocalRuntime, groupId: string, size: number): Promise<void> {
   const at = new Date(runtime.deps.clock.now()).toISOString();
@@ -69,29 +122,34 @@ export async function benchScale(): Promise<string[]> {
   const runtime = await startLocalRuntime({ port: 0, dataDir: null, seed: false, logLevel: 'SILENT', engines });
   const metered = meterCapacity(runtime.dynamo);
   const routes = ROUTES.filter((r) => r.method === 'GET' && r.scope !== null);
-  const results = new Map<string, Figures[]>(routes.map((r) => [r.path, []]));
+  const adminLists = ['/admin/v1/apps', '/admin/v1/destinations', '/admin/v1/dead-letters'];
+  const results = new Map<string, Figures[]>([...routes.map((r) => [r.path, []] as [string, Figures[]]), ...adminLists.map((p) => [p, []] as [string, Figures[]])]);
   const seedSeconds: string[] = [];
   try {
     for (const size of SIZES) {
       const groupId = `scale-${size}`;
       const t0 = performance.now();
       await seedGroup(runtime, groupId, size);
+      await seedAdminSets(runtime, groupId, size);
       seedSeconds.push(`${size}: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
       const headers = await benchAuthHeaders(runtime, groupId, `Scale bench ${size}`, SCOPES);
       const today = formatIsoDate(parseCompactDate(activeBusinessDate('America/Chicago', runtime.deps.clock.now()))!);
-      for (const route of routes) {
-        const url = `${runtime.url}${route.path.replace('{group_id}', groupId).replace('{location_id}', locationId(0)).replace('{date}', today)}`;
-        await fetch(url, { headers }).then((r) => r.arrayBuffer()); // warm: the token key, the location's zone
+      const measure = async (path: string, url: string, requestHeaders: Record<string, string>) => {
+        await fetch(url, { headers: requestHeaders }).then((r) => r.arrayBuffer()); // warm: the token and page keys, the location's zone
         const before = { ...metered };
         let bytes = 0;
         let status = 0;
         for (let i = 0; i < REQUESTS; i++) {
-          const reply = await getWire(url, headers);
+          const reply = await getWire(url, requestHeaders);
           status = reply.status;
           bytes += reply.bytes;
         }
-        results.get(route.path)!.push({ ...perRequest(before, metered, REQUESTS), status, bytes: bytes / REQUESTS });
+        results.get(path)!.push({ ...perRequest(before, metered, REQUESTS), status, bytes: bytes / REQUESTS });
+      };
+      for (const route of routes) {
+        await measure(route.path, `${runtime.url}${route.path.replace('{group_id}', groupId).replace('{location_id}', locationId(0)).replace('{date}', today)}`, headers);
       }
+      for (const path of adminLists) await measure(path, `${runtime.url}${path}`, { Authorization: `Bearer ${runtime.adminKey}` });
     }
   } finally {
     await runtime.stop();
@@ -108,9 +166,10 @@ export async function benchScale(): Promise<string[]> {
     `Seeded with a published demo menu per location and ${CAMPAIGNS} campaigns (seeding took ${seedSeconds.join(', ')}).`,
     `| route | status | DynamoDB calls | read units | write units | response bytes | in N |`,
     `| --- | --- | ---: | ---: | ---: | ---: | --- |`,
-    ...routes.map((r) => {
-      const list = results.get(r.path)!;
-      return `| GET ${r.path} | ${cells(list, (f) => String(f.status))} | ${cells(list, (f) => f.calls.toFixed(1))} | ${cells(list, (f) => f.readUnits.toFixed(1))} | ${cells(list, (f) => f.writeUnits.toFixed(1))} | ${cells(list, (f) => Math.round(f.bytes).toLocaleString('en-US'))} | ${shape(list)} |`;
+    ...[...routes.map((r) => r.path), ...adminLists].map((path) => {
+      const list = results.get(path)!;
+      return `| GET ${path} | ${cells(list, (f) => String(f.status))} | ${cells(list, (f) => f.calls.toFixed(1))} | ${cells(list, (f) => f.readUnits.toFixed(1))} | ${cells(list, (f) => f.writeUnits.toFixed(1))} | ${cells(list, (f) => Math.round(f.bytes).toLocaleString('en-US'))} | ${shape(list)} |`;
     }),
+    `The admin lists read service-wide sets, growing with every size seeded so far: an application and a dead letter per location, a destination per location up to 1,000 a group.`,
   ];
 }
