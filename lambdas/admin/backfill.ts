@@ -27,5 +27,6 @@ export async function backfillMenuHeads(deps: MessagingDeps): Promise<{ groups: 
       after = page.next ?? undefined;
     } while (after !== undefined);
   }
+  await deps.store.menus.markHeadsComplete(new Date(deps.clock.now()).toISOString());
   return { groups: groups.length, menus };
 }

@@ -35,7 +35,8 @@ function summary(req: ApiRequest, location: Location, head: MenuHead | null) {
 async function headsOf(deps: Deps, groupId: string, locationIds: string[]): Promise<(MenuHead | null)[]> {
   const heads = await deps.store.menus.getHeads(groupId, locationIds);
   const missing = locationIds.filter((_, i) => heads[i] === null);
-  if (missing.length === 0) return heads;
+  // Once the backfill has run, a missing head means no menu.
+  if (missing.length === 0 || (await deps.store.menus.headsComplete())) return heads;
   const bodies = new Map((await deps.store.menus.getMany(groupId, missing)).map((m, i) => [missing[i]!, m]));
   return heads.map((h, i) => h ?? (bodies.get(locationIds[i]!) ? headOf(bodies.get(locationIds[i]!)!) : null));
 }
@@ -94,8 +95,8 @@ export const operations: Operations = {
 /** A location's status reads its head; the menu its body, or only its head when the read is conditional. */
 const headOfPath = ({ params: p }: ReadHints) => [menuKeys.head(p.group_id!, p.location_id!)];
 export const reads: PathReads = {
-  bevqLocation: headOfPath,
+  bevqLocation: (hints) => [...headOfPath(hints), menuKeys.headsComplete],
   bevqMenu: (hints) =>
     hints.header('if-none-match') !== undefined ? headOfPath(hints) : [menuKeys.menu(hints.params.group_id!, hints.params.location_id!)],
-  bevqGroup: (hints) => [groupKeys.group(hints.params.group_id!), ...groupPageReads(hints)],
+  bevqGroup: (hints) => [groupKeys.group(hints.params.group_id!), menuKeys.headsComplete, ...groupPageReads(hints)],
 };

@@ -53,6 +53,8 @@ export const headOf = (m: StoredMenu): MenuHead => ({
 export const menuKeys = {
   menu: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `BEVQ_MENU#${locationId}` }),
   head: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `BEVQ_HEAD#${locationId}` }),
+  /** Written once the backfill has given every menu its head: from then on a missing head means no menu. */
+  headsComplete: { PK: 'SCHEMA', SK: 'MENU_HEADS' },
   prefix: 'BEVQ_MENU#',
   /** GSI1 partition of menu items holding pending events; the sweeper reads it. */
   pending: 'BEVQ_PENDING_EVENTS',
@@ -68,6 +70,8 @@ export type MenusRepo = {
   /** Written after its body; kept only if no later one is there (a slower writer never winds it back). */
   putHead(head: MenuHead): Promise<void>;
   getHead(groupId: string, locationId: string): Promise<MenuHead | null>;
+  headsComplete(): Promise<boolean>;
+  markHeadsComplete(at: string): Promise<void>;
   /** Several locations' heads in one round trip (strongly consistent), in the order asked. */
   getHeads(groupId: string, locationIds: readonly string[]): Promise<(MenuHead | null)[]>;
   put(menu: StoredMenu, previousEtag: string | null): Promise<void>;
@@ -113,6 +117,13 @@ export function menusRepo({ doc, tableName }: Db): MenusRepo {
     async getHead(groupId: string, locationId: string): Promise<MenuHead | null> {
       const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: menuKeys.head(groupId, locationId), ConsistentRead: true }));
       return Item ? toHead(Item) : null;
+    },
+    async headsComplete(): Promise<boolean> {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: menuKeys.headsComplete }));
+      return Item !== undefined;
+    },
+    async markHeadsComplete(at: string): Promise<void> {
+      await doc.send(new PutCommand({ TableName: tableName, Item: { ...menuKeys.headsComplete, at } }));
     },
     async getHeads(groupId: string, locationIds: readonly string[]): Promise<(MenuHead | null)[]> {
       const keys = locationIds.map((id) => menuKeys.head(groupId, id));

@@ -255,6 +255,10 @@ describe('menu heads', () => {
 
     expect(await backfillMenuHeads(runtime.deps)).toMatchObject({ menus: expect.any(Number) });
     expect(await runtime.store.menus.getHead('demo-group', LOCATION)).toEqual(before);
+    // From then on a missing head means no menu: the body is no longer looked for.
+    await doc().send(new DeleteCommand({ TableName: runtime.tableName, Key: headKey() }));
+    expect((await call(runtime, `/v1/demo-group/${LOCATION}/bevq`, { token })).body.data.status).toBe('not_published');
+    await runtime.store.menus.putHead(before!);
   });
 
   it('never winds a head back: an older head written late changes nothing', async () => {
