@@ -50,11 +50,15 @@ export async function attempt(deps: MessagingDeps, d: Delivery, receipt: Receipt
       : verdict === 'permanent'
         ? state.fail(started, code, httpStatus, now)
         : state.retry(started, code, httpStatus, backoffSeconds(started.attempts), now);
-  await store.destinations.recordAttempt(destination.destinationId, verdict === 'success', new Date(now).toISOString());
   const saved = await store.deliveries.write(next, started);
-  // Only when this invocation was taken for dead (its carrier came back and recorded an interruption).
-  if (!saved) logger.warn('webhook outcome superseded', { deliveryId: d.deliveryId, attempt: started.attempts, status: next.status });
-  else reportOutcome(deps, saved);
+  // Only when this invocation was taken for dead (its carrier came back and recorded an interruption): a later
+  // attempt has spoken for the destination's health too, so this late outcome leaves it alone.
+  if (!saved) {
+    logger.warn('webhook outcome superseded', { deliveryId: d.deliveryId, attempt: started.attempts, status: next.status });
+    return null;
+  }
+  await store.destinations.recordAttempt(destination.destinationId, verdict === 'success', new Date(now).toISOString());
+  reportOutcome(deps, saved);
   return saved;
 }
 

@@ -9,8 +9,13 @@ import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@
 import { TABLE_KEYS } from '#data/table';
 import { WEBHOOK_QUEUES } from '#contract/queues';
 
-/** Creates the table from the shared key schema when it is missing (the CDK `Table` uses the same schema). */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+/**
+ * Creates the table from the shared key schema when it is missing (the CDK `Table` uses the same schema).
+ * `expireItems: false` leaves TTL off: an engine's TTL judges by the machine's clock, so a runtime on a
+ * clock moved by hand (tests) would see items deleted that its own time says are live. In AWS the clock is
+ * real and deletion is only best-effort (typically within two days), so reads never depend on it.
+ */
+export async function ensureTable(client: DynamoDBClient, tableName: string, { expireItems = true } = {}): Promise<void> {
   try {
     await client.send(new DescribeTableCommand({ TableName: tableName }));
     return;
@@ -41,6 +46,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   // engine creates it in a moment but answers CREATING to about one describe in ten sent right after the create
   // (a cold npm start, every test runtime): poll briskly instead.
   await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 0.05, maxDelay: 1 }, { TableName: tableName });
+  if (!expireItems) return;
   try {
     await client.send(
       new UpdateTimeToLiveCommand({

@@ -108,7 +108,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     });
     const { dynamodb: dynamo, sqs } = clients;
     const tableName = options.tableName ?? 'customer-api-local';
-    await ensureTable(dynamo, tableName);
+    await ensureTable(dynamo, tableName, { expireItems: !options.clock });
     const queues = await ensureQueues(sqs, tableName);
 
     const throttle = options.throttle ?? LOCAL_THROTTLE;

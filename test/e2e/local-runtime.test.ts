@@ -3,8 +3,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startLocalRuntime } from '#lib/local/runtime';
-import { call, exchange, newApp, startTestRuntime, TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
+import { DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { startLocalRuntime, type LocalRuntime } from '#lib/local/runtime';
+import { call, exchange, manualClock, newApp, rateCount, startTestRuntime, TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), 'customer-api-local-'));
@@ -122,6 +123,38 @@ describe('external engines', () => {
     } finally {
       await guest.stop();
       await host.stop();
+    }
+  });
+});
+
+describe('item expiry (TTL)', () => {
+  const expiry = async (runtime: LocalRuntime) =>
+    (await runtime.dynamo.send(new DescribeTimeToLiveCommand({ TableName: runtime.tableName }))).TimeToLiveDescription?.TimeToLiveStatus;
+
+  it('is on where the runtime keeps real time, as the stack sets it', async () => {
+    const runtime = await startTestRuntime();
+    try {
+      // dynalite answers the question but refuses to turn TTL on (it never deletes).
+      expect(await expiry(runtime)).toBe(TEST_DYNAMODB_ENDPOINT ? 'ENABLED' : 'DISABLED');
+    } finally {
+      await runtime.stop();
+    }
+  });
+
+  it('is off on a clock moved by hand, so the engine never deletes what that clock says is live', async () => {
+    // Two days behind the machine: every TTL written by this runtime (a rate counter keeps 1 h) is past for the engine.
+    const clock = manualClock(Date.now() - 2 * 86_400_000);
+    const runtime = await startTestRuntime({ clock });
+    try {
+      expect(await expiry(runtime)).not.toBe('ENABLED');
+      const app = await newApp(runtime);
+      const { access_token } = await exchange(runtime, app.clientId, app.clientSecret);
+      expect((await call(runtime, '/v1/demo-group/locations', { token: access_token })).status).toBe(200);
+      // DynamoDB Local deletes an item past its TTL within about a second when TTL is on.
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(await rateCount(runtime, app.clientId)).toBe(1);
+    } finally {
+      await runtime.stop();
     }
   });
 });

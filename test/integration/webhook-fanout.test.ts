@@ -76,7 +76,13 @@ describe(`fan-out to ${DESTINATIONS} receivers`, () => {
   });
 
   it('records health apart from the indexed destination item, and shows the health an item of the old shape holds', async () => {
-    const items = await scanTable(runtime);
+    // Health is recorded just after the outcome it follows: wait until every destination's last outcome is in.
+    const healthy = (all: Record<string, any>[]) => all.filter((i) => i.SK === 'HEALTH' && i.health === 'HEALTHY').length === DESTINATIONS;
+    let items = await scanTable(runtime);
+    for (let tries = 0; tries < 100 && !healthy(items); tries++) {
+      await new Promise((r) => setTimeout(r, 50));
+      items = await scanTable(runtime);
+    }
     const indexed = items.filter((i) => i.GSI1PK === 'DESTINATIONS');
     // Attempts never rewrote an index entry: the destination items are as created.
     expect(indexed).toHaveLength(DESTINATIONS);
