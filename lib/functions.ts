@@ -69,10 +69,10 @@ export const FUNCTIONS = {
     memorySize: 512,
   },
 
-  /** The ingest path: writes a rebuilt menu, then fans its event out (SendMessage). */
+  /** The ingest path: writes a rebuilt menu, then fans its event out (SendMessage) and takes it out of the outbox (DeleteItem). */
   'webhook-dispatcher': {
     entry: 'webhooks/dispatcher.ts',
-    tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
+    tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     queriedIndexes: ['GSI1'],
     memorySize: 512,
     timeoutSeconds: 10,
@@ -88,10 +88,10 @@ export const FUNCTIONS = {
     timeoutSeconds: DERIVED.functionTimeoutSeconds,
     sendsMail: false,
   },
-  /** Schedule: re-dispatches menu events left pending, lists what is in the DLQ, sends queued owner mail. */
+  /** Schedule: settles menu events left in the outbox (DeleteItem), lists what is in the DLQ, sends queued owner mail. */
   'webhook-sweeper': {
     entry: 'webhooks/sweeper.ts',
-    tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
+    tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     queriedIndexes: ['GSI1'],
     memorySize: 512,
     // The DLQ pass plus room for dispatching and mail, inside the one-minute schedule.

@@ -1,5 +1,6 @@
 import { headOf } from '#data/menus';
 import type { MessagingDeps } from '#platform/messaging-deps';
+import { moveLegacyEvents } from '#lambdas/webhooks/fan-out';
 
 /** Locations read per step: one Query page of locations, then their menus in BatchGetItems of 100. */
 const STEP = 500;
@@ -29,4 +30,18 @@ export async function backfillMenuHeads(deps: MessagingDeps): Promise<{ groups: 
   }
   await deps.store.menus.markHeadsComplete(new Date(deps.clock.now()).toISOString());
   return { groups: groups.length, menus };
+}
+
+/**
+ * The one-off step that moves a stage to outbox items (docs/decisions/webhooks.md,
+ * "Outbox"): every event a menu item of the earlier shape still holds moves
+ * to the outbox, then the move is marked complete and nothing looks for such
+ * events again. Until then the sweeper moves a page a run, so no event waits
+ * on this; safe to repeat and to run beside publishing.
+ */
+export async function backfillOutbox(deps: MessagingDeps): Promise<{ menus: number }> {
+  let menus = 0;
+  for (let moved = await moveLegacyEvents(deps, STEP); moved > 0; moved = await moveLegacyEvents(deps, STEP)) menus += moved;
+  await deps.store.menus.markOutboxComplete(new Date(deps.clock.now()).toISOString());
+  return { menus };
 }

@@ -1,29 +1,20 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MenuData } from '#contract/schemas/bevq';
-import { isConditionFailure, queryAll, type Db } from './db.js';
+import { applied, isConditionFailure, queryPage, type Db } from './db.js';
 import { groupPartition } from './groups.js';
+import type { MenuEvent } from './outbox.js';
 import { itemOf, readItems } from './preload.js';
 
-/** A `bevq.menu.updated` event waiting to be fanned out (the outbox kept on the menu item). */
-export type MenuEvent = {
-  eventId: string;
-  eventType: 'bevq.menu.updated';
-  occurredAt: string;
-  groupId: string;
-  locationId: string;
-  revision: string;
-};
-
-/** A location's published menu as the API returns it, its validator, and its undispatched events. */
+/** A location's published menu as the API returns it, and its validator. */
 export type StoredMenu = {
   groupId: string;
   locationId: string;
   menu: MenuData;
   etag: string;
-  /** Keyed by event id; non-empty only between the menu write and the end of dispatch. */
-  pendingEvents: Record<string, MenuEvent>;
   /** Counts the menu's writes (0 before menus counted them): a head is replaced only by a later one. */
   seq: number;
+  /** Undispatched events an item of the earlier shape still holds; the next write or the sweeper moves them to the outbox. */
+  legacyEvents?: MenuEvent[];
 };
 
 /**
@@ -56,8 +47,10 @@ export const menuKeys = {
   /** Written once the backfill has given every menu its head: from then on a missing head means no menu. */
   headsComplete: { PK: 'SCHEMA', SK: 'MENU_HEADS' },
   prefix: 'BEVQ_MENU#',
-  /** GSI1 partition of menu items holding pending events; the sweeper reads it. */
-  pending: 'BEVQ_PENDING_EVENTS',
+  /** GSI1 partition of menu items of the earlier shape that still hold pending events. */
+  legacyPending: 'BEVQ_PENDING_EVENTS',
+  /** Written once every menu's pending events have moved to the outbox: from then on none is looked for. */
+  outboxComplete: { PK: 'SCHEMA', SK: 'OUTBOX' },
 };
 
 /** Another writer published between our read and our write. */
@@ -75,8 +68,12 @@ export type MenusRepo = {
   /** Several locations' heads in one round trip (strongly consistent), in the order asked. */
   getHeads(groupId: string, locationIds: readonly string[]): Promise<(MenuHead | null)[]>;
   put(menu: StoredMenu, previousEtag: string | null): Promise<void>;
-  withPendingEvents(before: string): Promise<StoredMenu[]>;
-  clearPendingEvent(groupId: string, locationId: string, eventId: string): Promise<void>;
+  /** A page of menus still holding events in the earlier shape. */
+  withLegacyEvents(limit: number): Promise<StoredMenu[]>;
+  /** Their events moved to the outbox: off the item, unless the menu was rewritten meanwhile (the writer moved them). */
+  clearLegacyEvents(menu: StoredMenu): Promise<void>;
+  outboxComplete(): Promise<boolean>;
+  markOutboxComplete(at: string): Promise<void>;
 };
 
 /**
@@ -133,23 +130,14 @@ export function menusRepo({ doc, tableName }: Db): MenusRepo {
         return item ? toHead(item) : null;
       });
     },
-    /**
-     * Writes the menu only if it is still the version read (`previousEtag`,
-     * null for the first one), so concurrent publishes cannot drop each
-     * other's pending events.
-     */
+    /** Writes the menu only if it is still the version read (`previousEtag`, null for the first one). */
     async put(menu: StoredMenu, previousEtag: string | null): Promise<void> {
-      const pending = Object.values(menu.pendingEvents);
-      const oldest = pending.map((e) => e.occurredAt).sort()[0];
+      const { legacyEvents: _moved, ...item } = menu;
       try {
         await doc.send(
           new PutCommand({
             TableName: tableName,
-            Item: {
-              ...menuKeys.menu(menu.groupId, menu.locationId),
-              ...(oldest ? { GSI1PK: menuKeys.pending, GSI1SK: `${oldest}#${menu.groupId}#${menu.locationId}` } : {}),
-              ...menu,
-            },
+            Item: { ...menuKeys.menu(menu.groupId, menu.locationId), ...item },
             ...(previousEtag === null
               ? { ConditionExpression: 'attribute_not_exists(PK)' }
               : { ConditionExpression: 'etag = :etag', ExpressionAttributeValues: { ':etag': previousEtag } }),
@@ -160,50 +148,33 @@ export function menusRepo({ doc, tableName }: Db): MenusRepo {
         throw err;
       }
     },
-    /** Menus with pending events whose oldest event occurred at or before `before` (ISO). */
-    async withPendingEvents(before: string): Promise<StoredMenu[]> {
-      const items = await queryAll(doc, {
-        TableName: tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :before',
-        ExpressionAttributeValues: { ':pk': menuKeys.pending, ':before': `${before}#\uffff` },
-      });
+    async withLegacyEvents(limit: number): Promise<StoredMenu[]> {
+      const { items } = await queryPage(
+        doc,
+        { TableName: tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': menuKeys.legacyPending } },
+        limit,
+      );
       return items.map(toMenu);
     },
-    /** Marks one event dispatched; the last one also takes the item out of the sweeper's partition. */
-    async clearPendingEvent(groupId: string, locationId: string, eventId: string): Promise<void> {
-      const key = menuKeys.menu(groupId, locationId);
-      let remaining: Record<string, unknown>;
-      try {
-        const { Attributes } = await doc.send(
+    async clearLegacyEvents(menu: StoredMenu): Promise<void> {
+      await applied(
+        doc.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: key,
-            UpdateExpression: 'REMOVE pendingEvents.#id',
-            ConditionExpression: 'attribute_exists(pendingEvents.#id)',
-            ExpressionAttributeNames: { '#id': eventId },
-            ReturnValues: 'ALL_NEW',
+            Key: menuKeys.menu(menu.groupId, menu.locationId),
+            UpdateExpression: 'REMOVE pendingEvents, GSI1PK, GSI1SK',
+            ConditionExpression: 'etag = :etag',
+            ExpressionAttributeValues: { ':etag': menu.etag },
           }),
-        );
-        remaining = (Attributes?.pendingEvents ?? {}) as Record<string, unknown>;
-      } catch (err) {
-        if (isConditionFailure(err)) return;
-        throw err;
-      }
-      if (Object.keys(remaining).length > 0) return;
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: key,
-            UpdateExpression: 'REMOVE GSI1PK, GSI1SK',
-            ConditionExpression: 'size(pendingEvents) = :zero',
-            ExpressionAttributeValues: { ':zero': 0 },
-          }),
-        );
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-      }
+        ),
+      );
+    },
+    async outboxComplete(): Promise<boolean> {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: menuKeys.outboxComplete }));
+      return Item !== undefined;
+    },
+    async markOutboxComplete(at: string): Promise<void> {
+      await doc.send(new PutCommand({ TableName: tableName, Item: { ...menuKeys.outboxComplete, at } }));
     },
   };
 }
@@ -214,8 +185,8 @@ function toMenu(item: Record<string, unknown>): StoredMenu {
     locationId: String(item.locationId),
     menu: item.menu as MenuData,
     etag: String(item.etag),
-    pendingEvents: (item.pendingEvents ?? {}) as Record<string, MenuEvent>,
     seq: Number(item.seq ?? 0),
+    ...(item.pendingEvents ? { legacyEvents: Object.values(item.pendingEvents as Record<string, MenuEvent>) } : {}),
   };
 }
 

@@ -8,6 +8,8 @@ import { menusRepo, type MenusRepo } from './menus.js';
 import { destinationsRepo, type DestinationsRepo } from './destinations.js';
 import { deliveriesRepo, type DeliveriesRepo } from './deliveries.js';
 import { mailOutboxRepo, type MailOutboxRepo } from './mail-outbox.js';
+import { outboxRepo, type OutboxRepo } from './outbox.js';
+import { holdsRepo, type HoldsRepo } from './holds.js';
 import { sportsRepo, type SportsRepo } from './sports.js';
 import { matriqRepo, type MatriqRepo } from './matriq.js';
 import { campaignsRepo, type CampaignsRepo } from './campaigns.js';
@@ -27,6 +29,8 @@ export type Store = {
   destinations: DestinationsRepo;
   deliveries: DeliveriesRepo;
   mailOutbox: MailOutboxRepo;
+  outbox: OutboxRepo;
+  holds: HoldsRepo;
   sports: SportsRepo;
   matriq: MatriqRepo;
   campaigns: CampaignsRepo;
@@ -54,6 +58,8 @@ export function createStore(db: Db): Store {
     destinations: destinationsRepo(db),
     deliveries: deliveriesRepo(db),
     mailOutbox: mailOutboxRepo(db),
+    outbox: outboxRepo(db),
+    holds: holdsRepo(db),
     sports: sportsRepo(db),
     matriq: matriqRepo(db),
     campaigns: campaignsRepo(db),

@@ -1,12 +1,14 @@
 import type { Delivery } from '#data/deliveries';
 import type { Destination } from '#data/destinations';
-import { headOf, type MenuEvent } from '#data/menus';
+import { headOf } from '#data/menus';
+import { outboxKeys, type MenuEvent, type OutboxEntry } from '#data/outbox';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { appIneligibility, covers } from './eligibility.js';
 import { deliveryIdOf, payloadOf, type EventFacts } from './events.js';
+import { waitsWhilePaused } from './pause.js';
 import { enqueueDeliveries } from './queue.js';
 
-/** A fresh delivery record for one event and one destination. */
+/** A fresh delivery record for one event and one destination; held when the destination is paused. */
 export function newDelivery(event: EventFacts, destination: Destination, now: number): Delivery {
   const at = new Date(now).toISOString();
   return {
@@ -31,6 +33,7 @@ export function newDelivery(event: EventFacts, destination: Destination, now: nu
     carrier: null,
     attemptReceive: null,
     deadLetterReason: null,
+    heldSince: waitsWhilePaused(event, destination) ? at : null,
     version: 0,
     createdAt: at,
     updatedAt: at,
@@ -46,15 +49,20 @@ const CREATE_CONCURRENCY = 25;
  * between the two), so it is queued again: a duplicate message is harmless
  * (the first to start an attempt becomes the carrier; the others are
  * dropped), a lost one is not. A record never overwrites one that exists.
+ * A held delivery (its destination paused) gets its marker and no message.
  */
 export async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<void> {
   const toQueue: { delivery: Delivery; redrive: number }[] = [];
   for (let i = 0; i < deliveries.length; i += CREATE_CONCURRENCY) {
     await Promise.all(
       deliveries.slice(i, i + CREATE_CONCURRENCY).map(async (delivery) => {
-        if (await deps.store.deliveries.create(delivery)) return void toQueue.push({ delivery, redrive: delivery.redrives });
+        if (delivery.heldSince) await deps.store.holds.hold(delivery.destinationId, delivery.deliveryId, delivery.heldSince);
+        if (await deps.store.deliveries.create(delivery)) {
+          if (!delivery.heldSince) toQueue.push({ delivery, redrive: delivery.redrives });
+          return;
+        }
         const existing = await deps.store.deliveries.get(delivery.deliveryId);
-        if (existing && existing.status !== 'PENDING') return;
+        if (existing && (existing.status !== 'PENDING' || existing.heldSince)) return;
         toQueue.push({ delivery, redrive: existing?.redrives ?? delivery.redrives });
       }),
     );
@@ -78,38 +86,79 @@ export async function destinationsFor(deps: MessagingDeps, groupId: string, loca
 }
 
 /**
- * Fans one pending menu event out (the outbox's second half), then clears it
- * from the menu item. Safe to repeat: ids are deterministic and records are
- * created with a condition. Throws when queueing fails, leaving the event
- * pending for the sweeper.
+ * Fans one menu event out, then takes it out of the outbox. Safe to repeat:
+ * ids are deterministic and records are created with a condition. Throws
+ * when queueing fails, leaving the entry for the sweeper.
  */
 export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent): Promise<number> {
   const location = await deps.store.locations.get(event.groupId, event.locationId);
   const targets = location?.modulesEnabled.bevq ? await destinationsFor(deps, event.groupId, event.locationId) : [];
   const now = deps.clock.now();
   await queueDeliveries(deps, targets.map((destination) => newDelivery(event, destination, now)));
-  await deps.store.menus.clearPendingEvent(event.groupId, event.locationId, event.eventId);
+  await deps.store.outbox.remove(event.eventId);
   deps.logger.info('menu event dispatched', { eventId: event.eventId, deliveries: targets.length });
   return targets.length;
 }
 
-/** Re-dispatches events left pending longer than `graceMs` (a crash or a failed enqueue). */
-export async function sweepPendingEvents(deps: MessagingDeps, graceMs = 60_000): Promise<number> {
+/** Entries one sweep settles per outbox shard at most: a backlog drains over several runs, each inside its timeout. */
+export const SWEEP_PAGE = 25;
+
+/**
+ * Settles outbox entries older than `graceMs` (a publish that crashed or whose
+ * enqueue failed; a publish's own run ends well inside the grace), a bounded
+ * page per shard. Returns the events dispatched.
+ */
+export async function sweepOutbox(deps: MessagingDeps, graceMs = 60_000): Promise<number> {
   const before = new Date(deps.clock.now() - graceMs).toISOString();
-  const menus = await deps.store.menus.withPendingEvents(before);
   let dispatched = 0;
-  for (const menu of menus) {
-    // A publish that died between its body and its head left the head behind: receivers re-read with
-    // If-None-Match, answered from the head, so it names this revision (or a later one) before they hear of it.
-    await deps.store.menus.putHead(headOf(menu));
-    for (const event of Object.values(menu.pendingEvents)) {
+  for (const shard of outboxKeys.shards()) {
+    const { entries } = await deps.store.outbox.due(shard, before, SWEEP_PAGE);
+    for (const entry of entries) {
       try {
-        await dispatchMenuEvent(deps, event);
-        dispatched++;
+        if (await settle(deps, entry)) dispatched++;
       } catch (err) {
-        deps.logger.error('sweeper could not dispatch', { eventId: event.eventId, error: (err as Error).name });
+        deps.logger.error('sweeper could not dispatch', { eventId: entry.eventId, error: (err as Error).name });
       }
     }
   }
   return dispatched;
+}
+
+/**
+ * An entry's body was written if a later publish confirmed it or the menu
+ * holds its revision now; otherwise it never landed and the entry goes. The
+ * menu is read before the entry: a publish confirms the entry before its own
+ * body replaces the one it announces, so an entry read after a replaced
+ * body shows the confirmation.
+ */
+async function settle(deps: MessagingDeps, seen: OutboxEntry): Promise<boolean> {
+  const stored = await deps.store.menus.get(seen.groupId, seen.locationId);
+  const entry = await deps.store.outbox.get(seen.eventId);
+  if (!entry) return false;
+  const written = entry.confirmed || stored?.menu.revision === entry.revision || !(await deps.store.outbox.dropUnconfirmed(entry.eventId));
+  if (!written) {
+    deps.logger.info('outbox entry dropped: its menu was never written', { eventId: entry.eventId });
+    return false;
+  }
+  // A publish that died between its body and its head left the head behind: receivers re-read with
+  // If-None-Match, answered from the head, so it names this revision (or a later one) before they hear of it.
+  if (stored) await deps.store.menus.putHead(headOf(stored));
+  const { confirmed: _c, ...event } = entry;
+  await dispatchMenuEvent(deps, event);
+  return true;
+}
+
+/**
+ * Moves the events that menu items of the earlier shape still hold into the
+ * outbox (written with their bodies, so confirmed), a page at a time, until
+ * `menus backfill-outbox` has marked the move complete. Returns the menus moved.
+ */
+export async function moveLegacyEvents(deps: MessagingDeps, pageSize: number): Promise<number> {
+  if (await deps.store.menus.outboxComplete()) return 0;
+  const menus = await deps.store.menus.withLegacyEvents(pageSize);
+  for (const menu of menus) {
+    for (const event of menu.legacyEvents ?? []) await deps.store.outbox.add(event, true);
+    await deps.store.menus.clearLegacyEvents(menu);
+  }
+  return menus.length;
 }

@@ -5,7 +5,8 @@ import { publishMenu, type PublishRequest } from './menu-publish.js';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { sendQueuedMail } from '#platform/mailer';
 import { count, observability } from '#platform/observability';
-import { sweepPendingEvents } from './fan-out.js';
+import { moveLegacyEvents, SWEEP_PAGE, sweepOutbox } from './fan-out.js';
+import { sweepPauses } from './pause.js';
 import { processRecord } from './receive.js';
 import { reconcileDlq, type Reconciled } from './reconcile.js';
 
@@ -31,22 +32,25 @@ export function createDeliverer(deps: MessagingDeps) {
     );
 }
 
-export type SweepResult = { dispatched: number; mailed: number } & Reconciled;
+export type SweepResult = { dispatched: number; mailed: number; probes: number; released: number } & Reconciled;
 
 /**
- * EventBridge schedule (its event carries nothing used): re-dispatches menu
- * events left pending by a crash or a failed enqueue, lists whatever sits in
- * the DLQ, and sends queued owner mail.
+ * EventBridge schedule (its event carries nothing used): settles menu events
+ * an interrupted publish left in the outbox, probes paused destinations and
+ * queues what waited for resumed ones, lists whatever sits in the DLQ, and
+ * sends queued owner mail.
  */
 export function createSweeper(deps: MessagingDeps) {
   return middy<unknown, SweepResult>()
     .use(observability(deps))
     .handler(async () => {
-      const dispatched = await sweepPendingEvents(deps);
+      await moveLegacyEvents(deps, SWEEP_PAGE);
+      const dispatched = await sweepOutbox(deps);
       count(deps, 'SweeperRedispatched', dispatched);
+      const paused = await sweepPauses(deps);
       const reconciled = await reconcileDlq(deps);
       const mailed = await sendQueuedMail(deps);
-      return { dispatched, mailed, ...reconciled };
+      return { dispatched, mailed, ...paused, ...reconciled };
     });
 }
 

@@ -1,6 +1,8 @@
 import { buildMenu, contentProblems } from './menu-build.js';
-import type { MenuEvent, StoredMenu } from '#data/menus';
+import type { StoredMenu } from '#data/menus';
 import { headOf, MenuConflictError } from '#data/menus';
+import { StorageLimitError } from '#data/item-limits';
+import type { MenuEvent } from '#data/outbox';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { menuInput, type MenuData } from '#contract/schemas/bevq';
 import { dispatchMenuEvent } from './fan-out.js';
@@ -26,10 +28,10 @@ export type PublishResult = {
 const target = z.object({ groupId: id, locationId: id });
 
 /**
- * First half of publishing: validate, build and write the menu with its new
- * event kept pending on the same item (the outbox). Nothing is written when
- * the input is refused or when nothing a reader sees has changed. A menu is
- * one item: the store refuses one larger than DynamoDB's 400 KB, measured in
+ * First half of publishing: validate, build, record the new revision's event
+ * in the outbox, then write the menu (docs/decisions/webhooks.md, "Outbox").
+ * Nothing is written when the input is refused or when nothing a reader sees
+ * has changed. A menu is one item: the store refuses one larger than DynamoDB's 400 KB, measured in
  * UTF-8 bytes as built (StorageLimitError, 413; see docs/decisions/item-sizes.md).
  */
 export async function writeMenu(deps: MessagingDeps, request: PublishRequest): Promise<{ stored: StoredMenu; written: boolean; event: MenuEvent | null }> {
@@ -55,31 +57,40 @@ export async function writeMenu(deps: MessagingDeps, request: PublishRequest): P
           revision: built.menu.revision,
         }
       : null;
-    const stored: StoredMenu = {
-      groupId,
-      locationId,
-      menu: built.menu,
-      etag: built.etag,
-      pendingEvents: { ...previous?.pendingEvents, ...(event ? { [event.eventId]: event } : {}) },
-      seq: (previous?.seq ?? 0) + 1,
-    };
+    const stored: StoredMenu = { groupId, locationId, menu: built.menu, etag: built.etag, seq: (previous?.seq ?? 0) + 1 };
+    // The entry before the body it announces: should the body never land, the sweeper finds the menu without it and drops the entry.
+    if (event) await deps.store.outbox.add(event);
+    if (previous) await keepEventsOf(deps, previous);
     try {
       await deps.store.menus.put(stored, previous?.etag ?? null);
-      // After the body: a head never names a revision before its body is written. Should this be lost, the event's dispatch writes it.
+      // After the body: a head never names a revision before its body is written. Should this be lost, the sweeper writes it.
       await deps.store.menus.putHead(headOf(stored));
       return { stored, written: true, event };
     } catch (err) {
+      // Refused before it was sent (too large for an item): this body never lands, so its entry goes now. After
+      // any other failure the write may still have landed: the sweeper decides.
+      if (err instanceof StorageLimitError && event) await deps.store.outbox.dropUnconfirmed(event.eventId);
       if (!(err instanceof MenuConflictError)) throw err;
       if (tries >= 3) throw new AdminConflictError(`the menu of ${groupId}/${locationId} keeps changing concurrently; publish again`);
     }
   }
 }
 
-/** Write, then fan out every pending event of the location; a failed fan-out stays pending for the sweeper. */
+/**
+ * The body about to be replaced was written, so its revision's event, if still
+ * in the outbox, is confirmed before the replacement (the sweeper could no
+ * longer see that body); events an item of the earlier shape holds move to
+ * the outbox, as written.
+ */
+async function keepEventsOf(deps: MessagingDeps, previous: StoredMenu): Promise<void> {
+  await deps.store.outbox.confirm(menuEventId(previous.groupId, previous.locationId, previous.menu.revision));
+  for (const event of previous.legacyEvents ?? []) await deps.store.outbox.add(event, true);
+}
+
+/** Write, then fan out the new revision's event; a failed fan-out stays in the outbox for the sweeper. */
 export async function publishMenu(deps: MessagingDeps, request: PublishRequest): Promise<PublishResult> {
   const { stored, written, event } = await writeMenu(deps, request);
-  let deliveries = 0;
-  for (const pending of Object.values(stored.pendingEvents)) deliveries += await dispatchMenuEvent(deps, pending);
+  const deliveries = event ? await dispatchMenuEvent(deps, event) : 0;
   return { menu: stored.menu, written, newRevision: event !== null, eventId: event?.eventId ?? null, deliveries };
 }
 

@@ -11,7 +11,7 @@ import {
 } from '#lambdas/admin/destinations';
 import { listDeadLetters, redrive, showDeadLetter } from '#lambdas/admin/dlq';
 import { allPages } from '#lambdas/admin/paging';
-import { backfillMenuHeads } from '#lambdas/admin/backfill';
+import { backfillMenuHeads, backfillOutbox } from '#lambdas/admin/backfill';
 import { publishDocument, publishMenu } from '#lambdas/webhooks/menu-publish';
 import { AdminInputError } from '#domain/inputs';
 import { readJsonFile } from './read-json.js';
@@ -48,6 +48,19 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     async run({ deps }) {
       const done = await backfillMenuHeads(deps);
       return { json: done, text: `Wrote the heads of ${done.menus} menus in ${done.groups} groups.` };
+    },
+  }),
+  defineCommand({
+    name: 'menus backfill-outbox',
+    summary: [
+      'Move the webhook events menus of the earlier shape still hold into the outbox (once, after deploying the',
+      'version with outbox items). The sweeper moves them a page a minute meanwhile, so no event waits; safe to repeat.',
+    ].join('\n'),
+    flags: {},
+    json: '{"menus": N}',
+    async run({ deps }) {
+      const done = await backfillOutbox(deps);
+      return { json: done, text: `Moved the pending events of ${done.menus} menus to the outbox.` };
     },
   }),
   defineCommand({

@@ -12,6 +12,11 @@ import {
 import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
 import { AdminInputError } from '#domain/inputs';
 import { menuEventId } from '#lambdas/webhooks/events';
+import { SWEEP_PAGE } from '#lambdas/webhooks/fan-out';
+import { backfillOutbox } from '#lambdas/admin/backfill';
+import { menuKeys } from '#data/menus';
+import { outboxKeys } from '#data/outbox';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createDispatcher } from '#lambdas/webhooks/handlers';
 import { sign } from '#domain/signature';
 import { lambdaContext } from '#lib/local/gateway';
@@ -133,30 +138,98 @@ describe('a menu revision reaches the receiver, signed', () => {
     const { receiver, destination } = await receiverWithDestination(undefined, ['nyc-midtown']);
     // Interrupted after the write: only the first half of publishing ran.
     const written = await writeMenu(runtime.deps, { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 3 }) });
-    // And an enqueue that fails outright (queue unreachable): the write stands, the event stays pending.
+    // And an enqueue that fails outright (queue unreachable): the write stands, the event stays in the outbox.
     const unreachable = () => Promise.reject(new Error('queue unreachable'));
     const broken = { ...runtime.deps, queue: { ...runtime.deps.queue, send: unreachable, sendAll: unreachable } };
     await expect(publishMenu(broken, { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 4 }) })).rejects.toThrow();
-    const stored = await runtime.store.menus.get('demo-group', 'nyc-midtown');
-    expect(Object.keys(stored!.pendingEvents)).toHaveLength(2);
-    expect(stored!.pendingEvents[written.event!.eventId]).toBeDefined();
+    const latest = (await runtime.store.menus.get('demo-group', 'nyc-midtown'))!;
+    const second = menuEventId('demo-group', 'nyc-midtown', latest.menu.revision);
+    // The first body was replaced before its event went out: the second publish confirmed it first.
+    expect(await runtime.store.outbox.get(written.event!.eventId)).toMatchObject({ confirmed: true, revision: written.event!.revision });
+    expect(await runtime.store.outbox.get(second)).toMatchObject({ confirmed: false, revision: latest.menu.revision });
+    // The menu item holds the body only: an event never grows it.
+    const items = await scanTable(runtime);
+    expect(items.find((i) => i.SK === 'BEVQ_MENU#nyc-midtown')).not.toHaveProperty('pendingEvents');
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.received).toHaveLength(0);
 
     // Within the grace period the sweeper leaves them; after it, it dispatches both.
     await runtime.sweep();
-    expect(Object.keys((await runtime.store.menus.get('demo-group', 'nyc-midtown'))!.pendingEvents)).toHaveLength(2);
+    expect(await outboxEntries()).toHaveLength(2);
     clock.advance(61_000);
     await runtime.sweep();
     const got = await receiver.waitFor(2);
-    expect(new Set(got.map((r) => r.body.revision))).toEqual(new Set(Object.values(stored!.pendingEvents).map((e) => e.revision)));
+    expect(new Set(got.map((r) => r.body.eventId))).toEqual(new Set([written.event!.eventId, second]));
     expect(got.every((r) => r.verified)).toBe(true);
-    const after = await runtime.store.menus.get('demo-group', 'nyc-midtown');
-    expect(after!.pendingEvents).toEqual({});
-    expect((await scanTable(runtime)).filter((i) => i.GSI1PK === 'BEVQ_PENDING_EVENTS')).toEqual([]);
+    expect(await outboxEntries()).toEqual([]);
+    await removeDestination(runtime.deps, destination.destinationId);
+  });
+
+  it('drops an outbox entry whose menu body never landed, and sends nothing for it', async () => {
+    const { receiver, destination } = await receiverWithDestination(undefined, ['nyc-midtown']);
+    const revision = 'f'.repeat(32);
+    // A publish that died after its entry and before its body (or lost its conditional write for good).
+    const eventId = menuEventId('demo-group', 'nyc-midtown', revision);
+    await runtime.store.outbox.add({ eventId, eventType: 'bevq.menu.updated', occurredAt: new Date(clock.now()).toISOString(), groupId: 'demo-group', locationId: 'nyc-midtown', revision });
+    clock.advance(61_000);
+    await runtime.sweep();
+    expect(await runtime.store.outbox.get(eventId)).toBeNull();
+    expect((await scanTable(runtime)).filter((i) => i.eventId === eventId)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.received).toHaveLength(0);
+    await removeDestination(runtime.deps, destination.destinationId);
+  });
+
+  it('settles a bounded page of each outbox shard per sweep, so a backlog drains over runs', async () => {
+    // 30 stranded entries in one shard (ids ending in 0), more than one sweep takes from a shard.
+    const ids = Array.from({ length: SWEEP_PAGE + 5 }, (_, i) => `evt_${String(i).padStart(31, 'a')}0`);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(new Set(ids.map(outboxKeys.shard)).size).toBe(1);
+    const at = new Date(clock.now()).toISOString();
+    for (const eventId of ids) {
+      await runtime.store.outbox.add({ eventId, eventType: 'bevq.menu.updated', occurredAt: at, groupId: 'demo-group', locationId: 'london-soho', revision: eventId });
+    }
+    clock.advance(61_000);
+    await runtime.sweep();
+    expect(await outboxEntries()).toHaveLength(5);
+    await runtime.sweep();
+    expect(await outboxEntries()).toEqual([]);
+  });
+
+  it('moves events a menu item of the earlier shape holds into the outbox, then marks the move complete', async () => {
+    const { receiver, destination } = await receiverWithDestination(undefined, ['sydney-harbour']);
+    await writeMenu(runtime.deps, { groupId: 'demo-group', locationId: 'sydney-harbour', menu: sampleMenu({ price: 81 }) });
+    const stored = (await runtime.store.menus.get('demo-group', 'sydney-harbour'))!;
+    const eventId = menuEventId('demo-group', 'sydney-harbour', stored.menu.revision);
+    // The earlier shape: the event on the menu item, the item listed in the pending-menus index partition.
+    await runtime.store.outbox.remove(eventId);
+    const event = { eventId, eventType: 'bevq.menu.updated', occurredAt: new Date(clock.now()).toISOString(), groupId: 'demo-group', locationId: 'sydney-harbour', revision: stored.menu.revision };
+    const doc = DynamoDBDocumentClient.from(runtime.dynamo);
+    await doc.send(
+      new UpdateCommand({
+        TableName: runtime.tableName,
+        Key: menuKeys.menu('demo-group', 'sydney-harbour'),
+        UpdateExpression: 'SET pendingEvents = :p, GSI1PK = :pk, GSI1SK = :sk',
+        ExpressionAttributeValues: { ':p': { [eventId]: event }, ':pk': menuKeys.legacyPending, ':sk': `${event.occurredAt}#demo-group#sydney-harbour` },
+      }),
+    );
+    clock.advance(61_000);
+    await runtime.sweep();
+    const [got] = await receiver.waitFor(1);
+    expect(got!.body.eventId).toBe(eventId);
+    const items = await scanTable(runtime);
+    expect(items.filter((i) => i.GSI1PK === menuKeys.legacyPending)).toEqual([]);
+    expect(items.find((i) => i.SK === 'BEVQ_MENU#sydney-harbour')).not.toHaveProperty('pendingEvents');
+    expect(await outboxEntries()).toEqual([]);
+
+    expect(await runtime.store.menus.outboxComplete()).toBe(false);
+    expect(await backfillOutbox(runtime.deps)).toEqual({ menus: 0 });
+    expect(await runtime.store.menus.outboxComplete()).toBe(true);
     await removeDestination(runtime.deps, destination.destinationId);
   });
 });
+
+const outboxEntries = async () => (await scanTable(runtime)).filter((i) => String(i.PK).startsWith('OUTBOX#'));
 
 describe('the ingest function (webhook-dispatcher)', () => {
   it('publishes like the admin CLI and refuses malformed input', async () => {

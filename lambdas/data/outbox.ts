@@ -1,0 +1,113 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { applied, queryPage, type Db } from './db.js';
+
+/** A `bevq.menu.updated` event waiting to be fanned out. */
+export type MenuEvent = {
+  eventId: string;
+  eventType: 'bevq.menu.updated';
+  occurredAt: string;
+  groupId: string;
+  locationId: string;
+  revision: string;
+};
+
+/**
+ * The outbox: one small item per undispatched event, apart from the menu
+ * (docs/decisions/webhooks.md, "Outbox"). Written before the menu body it
+ * announces; `confirmed` once a later publish has seen that body, so the
+ * sweeper can tell an event whose body never landed from one whose body was
+ * since replaced.
+ */
+export type OutboxEntry = MenuEvent & { confirmed: boolean };
+
+/** Index partitions the entries spread over: no single index key takes every publish. */
+export const OUTBOX_SHARDS = 8;
+
+export const outboxKeys = {
+  event: (eventId: string) => ({ PK: `OUTBOX#${eventId}`, SK: 'EVENT' }),
+  /** Event ids end in hex (a hash): their last digit spreads them evenly. */
+  shard: (eventId: string) => `OUTBOX#${parseInt(eventId.slice(-1), 16) % OUTBOX_SHARDS}`,
+  shards: () => Array.from({ length: OUTBOX_SHARDS }, (_, i) => `OUTBOX#${i}`),
+};
+
+export type OutboxRepo = {
+  /** The intent, before its body is written (confirmed: the body is known written); an entry already there is kept as it is. */
+  add(event: MenuEvent, confirmed?: boolean): Promise<void>;
+  /** Marks an entry's body as written; nothing when there is no entry. */
+  confirm(eventId: string): Promise<void>;
+  get(eventId: string): Promise<OutboxEntry | null>;
+  /** Dispatched: out of the outbox. */
+  remove(eventId: string): Promise<void>;
+  /** Removes an entry only while unconfirmed; false when it was confirmed meanwhile (or is gone). */
+  dropUnconfirmed(eventId: string): Promise<boolean>;
+  /** A page of one shard's entries that occurred at or before `before` (ISO), oldest first. */
+  due(shard: string, before: string, limit: number, startKey?: Record<string, unknown>): Promise<{ entries: OutboxEntry[]; lastKey?: Record<string, unknown> }>;
+};
+
+export function outboxRepo({ doc, tableName }: Db): OutboxRepo {
+  const key = outboxKeys.event;
+  return {
+    async add(event: MenuEvent, confirmed = false): Promise<void> {
+      await applied(
+        doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...key(event.eventId), GSI1PK: outboxKeys.shard(event.eventId), GSI1SK: `${event.occurredAt}#${event.eventId}`, ...event, confirmed },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        ),
+      );
+    },
+    async confirm(eventId: string): Promise<void> {
+      await applied(
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key(eventId),
+            UpdateExpression: 'SET confirmed = :yes',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':yes': true },
+          }),
+        ),
+      );
+    },
+    /** Strongly consistent: the sweeper decides on what a publish confirmed a moment ago. */
+    async get(eventId: string): Promise<OutboxEntry | null> {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: key(eventId), ConsistentRead: true }));
+      return Item ? toEntry(Item) : null;
+    },
+    async remove(eventId: string): Promise<void> {
+      await doc.send(new DeleteCommand({ TableName: tableName, Key: key(eventId) }));
+    },
+    dropUnconfirmed: (eventId: string) =>
+      applied(
+        doc.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: key(eventId),
+            ConditionExpression: 'confirmed = :no',
+            ExpressionAttributeValues: { ':no': false },
+          }),
+        ),
+      ),
+    async due(shard, before, limit, startKey) {
+      const { items, lastKey } = await queryPage(
+        doc,
+        {
+          TableName: tableName,
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :before',
+          ExpressionAttributeValues: { ':pk': shard, ':before': `${before}#\uffff` },
+        },
+        limit,
+        startKey,
+      );
+      return { entries: items.map(toEntry), ...(lastKey ? { lastKey } : {}) };
+    },
+  };
+}
+
+function toEntry(item: Record<string, unknown>): OutboxEntry {
+  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ...entry } = item;
+  return { ...(entry as MenuEvent), confirmed: entry.confirmed === true };
+}
