@@ -33,15 +33,6 @@ export const DELIVERY_POLICY = {
    * the few receives that carry a spent delivery's message on to the DLQ.
    */
   receiveHeadroom: 5,
-  /**
-   * Consecutive failed attempts (across its deliveries) after which a destination is paused as a whole:
-   * its deliveries are recorded but wait unqueued, so a dead receiver cannot fill the queue's in-flight
-   * capacity. A probe (one held delivery, or a Send test) that succeeds resumes it.
-   */
-  pauseAfterFailures: 10,
-  /** A paused destination's first probe comes this long after the pause, the wait doubling after each failed probe up to the cap. */
-  firstProbeSeconds: 60,
-  maxProbeSeconds: 3_600,
 } as const;
 
 /** AWS: an SQS event source's queue visibility should be at least six times the function timeout. */
@@ -83,8 +74,6 @@ export function scaledTimings(scale: number) {
     visibilityTimeoutSeconds: queueSeconds(DERIVED.visibilityTimeoutSeconds, scale, 1),
     /** The visibility that realises a backoff wait. */
     backoffVisibilitySeconds: (attempt: number) => queueSeconds(backoffSeconds(attempt), scale, 0),
-    /** A paused destination's wait before a probe of `seconds` nominal. */
-    probeWaitMs: ms,
   };
 }
 

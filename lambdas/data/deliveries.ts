@@ -40,8 +40,6 @@ export type Delivery = {
   attemptReceive: number | null;
   /** Set while the delivery's message is (or is bound for) the DLQ; shown by `dlq list`. */
   deadLetterReason: DeadLetterReason | null;
-  /** Set while it waits unqueued for its paused destination (its status stays PENDING or RETRY_PENDING). */
-  heldSince: string | null;
   /** Bumped by every write; each write is conditional on the version it read. */
   version: number;
   createdAt: string;
@@ -185,7 +183,7 @@ const deadLetterQuery = (tableName: string, nowSeconds: number) => ({
 
 function toDelivery(item: Record<string, unknown>): Delivery {
   const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ttl: _ttl, ...delivery } = item;
-  return { carrier: null, attemptReceive: null, deadLetterReason: null, heldSince: null, version: 0, ...delivery } as Delivery;
+  return { carrier: null, attemptReceive: null, deadLetterReason: null, version: 0, ...delivery } as Delivery;
 }
 
 function toMarker(item: Record<string, unknown>): DeadLetterMarker {

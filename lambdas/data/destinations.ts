@@ -26,8 +26,6 @@ export type Destination = {
   lastFailureAt: string | null;
   createdAt: string;
   updatedAt: string;
-  /** Set while paused after repeated failures (docs/decisions/webhooks.md, "Paused destinations"); written only when that changes. */
-  pausedSince?: string;
 };
 
 type ConfigField = 'name' | 'url' | 'hostname' | 'locationIds' | 'enabled' | 'signingSecret' | 'updatedAt';
@@ -53,12 +51,7 @@ export type DestinationsRepo = {
   /** A page of every destination, by group then application, optionally of one application (filtered within the page). */
   page(request: { clientId?: string; limit: number; startKey?: Record<string, unknown> }): Promise<{ destinations: Destination[]; lastKey?: Record<string, unknown> }>;
   listByGroup(groupId: string): Promise<Destination[]>;
-  /** Returns the consecutive failures after this attempt. */
-  recordAttempt(id: string, succeeded: boolean, at: string): Promise<number>;
-  /** false when it was already paused (or is gone). */
-  pause(id: string, at: string): Promise<boolean>;
-  /** false when it was not paused (or is gone). */
-  resume(id: string): Promise<boolean>;
+  recordAttempt(id: string, succeeded: boolean, at: string): Promise<void>;
   /** The destinations with the health their attempts recorded (ops' views; an attempt needs none). */
   withHealth(destinations: Destination[]): Promise<Destination[]>;
 };
@@ -143,9 +136,9 @@ export function destinationsRepo({ doc, tableName }: Db): DestinationsRepo {
     },
     listByGroup: (groupId: string) => list(`${groupId}#`),
     /** Health after an attempt, as one atomic update of the health item (no read-modify-write between concurrent deliveries). */
-    async recordAttempt(id: string, succeeded: boolean, at: string): Promise<number> {
+    async recordAttempt(id: string, succeeded: boolean, at: string): Promise<void> {
       const ttl = Math.floor(Date.parse(at) / 1000) + HEALTH_TTL_SECONDS;
-      const { Attributes } = await doc.send(
+      await doc.send(
         new UpdateCommand({
           TableName: tableName,
           Key: destinationKeys.health(id),
@@ -156,34 +149,9 @@ export function destinationsRepo({ doc, tableName }: Db): DestinationsRepo {
           ExpressionAttributeValues: succeeded
             ? { ':h': 'HEALTHY', ':zero': 0, ':at': at, ':ttl': ttl }
             : { ':h': 'FAILING', ':at': at, ':one': 1, ':ttl': ttl },
-          ReturnValues: 'UPDATED_NEW',
         }),
       );
-      return Number(Attributes?.consecutiveFailures ?? 0);
     },
-    pause: (id: string, at: string) =>
-      applied(
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: destinationKeys.destination(id),
-            UpdateExpression: 'SET pausedSince = :at',
-            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(pausedSince)',
-            ExpressionAttributeValues: { ':at': at },
-          }),
-        ),
-      ),
-    resume: (id: string) =>
-      applied(
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: destinationKeys.destination(id),
-            UpdateExpression: 'REMOVE pausedSince',
-            ConditionExpression: 'attribute_exists(pausedSince)',
-          }),
-        ),
-      ),
     /** A destination without a health item shows what its own item holds (what attempts before the health item recorded there). */
     async withHealth(destinations: Destination[]): Promise<Destination[]> {
       const found = await readItems({ doc, tableName }, destinations.map((d) => destinationKeys.health(d.destinationId)), false);

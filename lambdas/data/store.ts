@@ -9,7 +9,6 @@ import { destinationsRepo, type DestinationsRepo } from './destinations.js';
 import { deliveriesRepo, type DeliveriesRepo } from './deliveries.js';
 import { mailOutboxRepo, type MailOutboxRepo } from './mail-outbox.js';
 import { outboxRepo, type OutboxRepo } from './outbox.js';
-import { holdsRepo, type HoldsRepo } from './holds.js';
 import { sportsRepo, type SportsRepo } from './sports.js';
 import { matriqRepo, type MatriqRepo } from './matriq.js';
 import { campaignsRepo, type CampaignsRepo } from './campaigns.js';
@@ -30,7 +29,6 @@ export type Store = {
   deliveries: DeliveriesRepo;
   mailOutbox: MailOutboxRepo;
   outbox: OutboxRepo;
-  holds: HoldsRepo;
   sports: SportsRepo;
   matriq: MatriqRepo;
   campaigns: CampaignsRepo;
@@ -59,7 +57,6 @@ export function createStore(db: Db): Store {
     deliveries: deliveriesRepo(db),
     mailOutbox: mailOutboxRepo(db),
     outbox: outboxRepo(db),
-    holds: holdsRepo(db),
     sports: sportsRepo(db),
     matriq: matriqRepo(db),
     campaigns: campaignsRepo(db),

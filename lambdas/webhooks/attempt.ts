@@ -9,11 +9,10 @@ import { resolveDestination } from '#domain/url-safety';
 import { classify, errorCodeOf, type AttemptOutcome } from './classify.js';
 import * as state from './delivery-state.js';
 import { appIneligibility, covers } from './eligibility.js';
-import { holdDelivery, pauseIfFailing, resumeIfPaused, waitsWhilePaused } from './pause.js';
 import { postWebhook, withinDeadline } from './send.js';
 
-/** The message a receive holds: its id, the redrive it was sent for, how many times SQS has handed it out, and whether it is a probe. */
-export type Receipt = { messageId: string; redrive: number; receive: number; probe?: boolean };
+/** The message a receive holds: its id, the redrive it was sent for, and how many times SQS has handed it out. */
+export type Receipt = { messageId: string; redrive: number; receive: number };
 /** The destination and its application as read with the record (strongly consistent, this receive). */
 export type Known = { destination: Destination | null; app: App | null };
 
@@ -34,9 +33,6 @@ export async function attempt(deps: MessagingDeps, d: Delivery, receipt: Receipt
     if (refused && d.deadLetterReason) await store.deliveries.unmarkDeadLetter(d.deliveryId);
     return refused;
   }
-
-  // A paused destination gets probes and Send tests only; the rest wait unqueued.
-  if (waitsWhilePaused(d, destination) && !receipt.probe) return holdDelivery(deps, d);
 
   const started = await store.deliveries.write(state.start(d, receipt.messageId, receipt.receive, clock.now()), d);
   if (!started) return null;
@@ -61,11 +57,8 @@ export async function attempt(deps: MessagingDeps, d: Delivery, receipt: Receipt
     logger.warn('webhook outcome superseded', { deliveryId: d.deliveryId, attempt: started.attempts, status: next.status });
     return null;
   }
-  const failures = await store.destinations.recordAttempt(destination.destinationId, verdict === 'success', new Date(now).toISOString());
-  await (verdict === 'success' ? resumeIfPaused(deps, destination) : pauseIfFailing(deps, destination, failures));
+  await store.destinations.recordAttempt(destination.destinationId, verdict === 'success', new Date(now).toISOString());
   reportOutcome(deps, saved);
-  // A probe is one attempt: failed, its delivery waits with the rest rather than retrying on its own.
-  if (receipt.probe && saved.status === 'RETRY_PENDING') return (await holdDelivery(deps, saved)) ?? saved;
   return saved;
 }
 

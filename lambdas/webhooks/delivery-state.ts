@@ -12,8 +12,6 @@ import { DELIVERY_POLICY } from '#contract/delivery-policy';
  *   PENDING | RETRY_PENDING ─refuse→ FAILED                             (destination/app re-check fails; no request)
  *   PENDING | RETRY_PENDING | DELIVERING ─strand→ (same status)         (its message reached the DLQ with attempts left)
  *   DEAD_LETTER or stranded ─redrive→ PENDING                           (ops; the policy's attempts afresh)
- *   PENDING | RETRY_PENDING ─hold→ (same status, held)                  (its destination is paused; unqueued)
- *   held ─release→ (same status)                                        (a probe, or the destination resumed)
  *
  * Every result is written conditionally on the version read (the repository's
  * `write`), so two receives of one delivery can never both start an attempt.
@@ -92,18 +90,6 @@ export function refuse(d: Delivery, errorCode: string, now: number): Delivery {
 export function strand(d: Delivery, now: number): Delivery {
   expect(d, [...STARTABLE, 'DELIVERING'], 'strand');
   return { ...d, deadLetterReason: 'receives_exhausted', updatedAt: iso(now) };
-}
-
-/** Its destination is paused: it waits unqueued, its message gone, so the next message to come claims it. */
-export function hold(d: Delivery, now: number): Delivery {
-  expect(d, STARTABLE, 'hold');
-  return { ...d, heldSince: iso(now), carrier: null, attemptReceive: null, nextAttemptAt: null, updatedAt: iso(now) };
-}
-
-/** Queued again (a probe, or its destination resumed); attempts go on where they were. */
-export function release(d: Delivery, now: number): Delivery {
-  expect(d, STARTABLE, 'release');
-  return { ...d, heldSince: null, updatedAt: iso(now) };
 }
 
 /** Ops queue it again, carried by the new message `carrier`; attempts start over. */

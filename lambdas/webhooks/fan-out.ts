@@ -5,10 +5,9 @@ import { outboxKeys, type MenuEvent, type OutboxEntry } from '#data/outbox';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { appIneligibility, covers } from './eligibility.js';
 import { deliveryIdOf, payloadOf, type EventFacts } from './events.js';
-import { waitsWhilePaused } from './pause.js';
 import { enqueueDeliveries } from './queue.js';
 
-/** A fresh delivery record for one event and one destination; held when the destination is paused. */
+/** A fresh delivery record for one event and one destination. */
 export function newDelivery(event: EventFacts, destination: Destination, now: number): Delivery {
   const at = new Date(now).toISOString();
   return {
@@ -33,7 +32,6 @@ export function newDelivery(event: EventFacts, destination: Destination, now: nu
     carrier: null,
     attemptReceive: null,
     deadLetterReason: null,
-    heldSince: waitsWhilePaused(event, destination) ? at : null,
     version: 0,
     createdAt: at,
     updatedAt: at,
@@ -49,20 +47,15 @@ const CREATE_CONCURRENCY = 25;
  * between the two), so it is queued again: a duplicate message is harmless
  * (the first to start an attempt becomes the carrier; the others are
  * dropped), a lost one is not. A record never overwrites one that exists.
- * A held delivery (its destination paused) gets its marker and no message.
  */
 export async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<void> {
   const toQueue: { delivery: Delivery; redrive: number }[] = [];
   for (let i = 0; i < deliveries.length; i += CREATE_CONCURRENCY) {
     await Promise.all(
       deliveries.slice(i, i + CREATE_CONCURRENCY).map(async (delivery) => {
-        if (delivery.heldSince) await deps.store.holds.hold(delivery.destinationId, delivery.deliveryId, delivery.heldSince);
-        if (await deps.store.deliveries.create(delivery)) {
-          if (!delivery.heldSince) toQueue.push({ delivery, redrive: delivery.redrives });
-          return;
-        }
+        if (await deps.store.deliveries.create(delivery)) return void toQueue.push({ delivery, redrive: delivery.redrives });
         const existing = await deps.store.deliveries.get(delivery.deliveryId);
-        if (existing && (existing.status !== 'PENDING' || existing.heldSince)) return;
+        if (existing && existing.status !== 'PENDING') return;
         toQueue.push({ delivery, redrive: existing?.redrives ?? delivery.redrives });
       }),
     );

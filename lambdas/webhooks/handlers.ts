@@ -6,7 +6,6 @@ import type { MessagingDeps } from '#platform/messaging-deps';
 import { sendQueuedMail } from '#platform/mailer';
 import { count, observability } from '#platform/observability';
 import { moveLegacyEvents, SWEEP_PAGE, sweepOutbox } from './fan-out.js';
-import { sweepPauses } from './pause.js';
 import { processRecord } from './receive.js';
 import { reconcileDlq, type Reconciled } from './reconcile.js';
 
@@ -32,13 +31,12 @@ export function createDeliverer(deps: MessagingDeps) {
     );
 }
 
-export type SweepResult = { dispatched: number; mailed: number; probes: number; released: number } & Reconciled;
+export type SweepResult = { dispatched: number; mailed: number } & Reconciled;
 
 /**
  * EventBridge schedule (its event carries nothing used): settles menu events
- * an interrupted publish left in the outbox, probes paused destinations and
- * queues what waited for resumed ones, lists whatever sits in the DLQ, and
- * sends queued owner mail.
+ * an interrupted publish left in the outbox, lists whatever sits in the DLQ,
+ * and sends queued owner mail.
  */
 export function createSweeper(deps: MessagingDeps) {
   return middy<unknown, SweepResult>()
@@ -47,10 +45,9 @@ export function createSweeper(deps: MessagingDeps) {
       await moveLegacyEvents(deps, SWEEP_PAGE);
       const dispatched = await sweepOutbox(deps);
       count(deps, 'SweeperRedispatched', dispatched);
-      const paused = await sweepPauses(deps);
       const reconciled = await reconcileDlq(deps);
       const mailed = await sendQueuedMail(deps);
-      return { dispatched, mailed, ...paused, ...reconciled };
+      return { dispatched, mailed, ...reconciled };
     });
 }
 

@@ -20,8 +20,6 @@ export type DeliveryMessage = {
    */
   destinationId?: string;
   clientId?: string;
-  /** A paused destination's probe: attempted although the destination is paused. */
-  probe?: true;
 };
 
 /** Sends the delivery's message; returns its id (a redrive makes it the delivery's carrier). */
@@ -30,15 +28,12 @@ export async function enqueueDelivery(deps: MessagingDeps, delivery: Pick<Delive
 }
 
 /** Sends the messages of several deliveries, in batches; returns their ids in order. */
-export function enqueueDeliveries(
-  deps: MessagingDeps,
-  deliveries: readonly { delivery: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>; redrive: number; probe?: boolean }[],
-): Promise<string[]> {
-  return deps.queue.sendAll(deliveries.map(({ delivery, redrive, probe }) => messageBody(delivery, redrive, probe)));
+export function enqueueDeliveries(deps: MessagingDeps, deliveries: readonly { delivery: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>; redrive: number }[]): Promise<string[]> {
+  return deps.queue.sendAll(deliveries.map(({ delivery, redrive }) => messageBody(delivery, redrive)));
 }
 
-const messageBody = ({ deliveryId, destinationId, clientId }: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>, redrive: number, probe = false) =>
-  JSON.stringify({ deliveryId, redrive, destinationId, clientId, ...(probe ? { probe: true as const } : {}) } satisfies DeliveryMessage);
+const messageBody = ({ deliveryId, destinationId, clientId }: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>, redrive: number) =>
+  JSON.stringify({ deliveryId, redrive, destinationId, clientId } satisfies DeliveryMessage);
 
 export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   try {
@@ -48,12 +43,7 @@ export function parseDeliveryMessage(body: string): DeliveryMessage | null {
     if (!Number.isInteger(redrive) || redrive < 0) return null;
     const hint = (value: unknown) => (typeof value === 'string' && isId(value) ? value : undefined);
     const [destinationId, clientId] = [hint(parsed.destinationId), hint(parsed.clientId)];
-    return {
-      deliveryId: parsed.deliveryId,
-      redrive,
-      ...(destinationId && clientId ? { destinationId, clientId } : {}),
-      ...(parsed.probe === true ? { probe: true as const } : {}),
-    };
+    return { deliveryId: parsed.deliveryId, redrive, ...(destinationId && clientId ? { destinationId, clientId } : {}) };
   } catch {
     return null;
   }

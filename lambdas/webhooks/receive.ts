@@ -30,12 +30,7 @@ export async function processRecord(deps: MessagingDeps, record: SQSRecord, rema
     deps.logger.error('unreadable webhook message dropped', { messageId: record.messageId });
     return;
   }
-  const receipt = {
-    messageId: record.messageId,
-    redrive: message.redrive,
-    receive: Number(record.attributes.ApproximateReceiveCount) || 1,
-    probe: message.probe === true,
-  };
+  const receipt = { messageId: record.messageId, redrive: message.redrive, receive: Number(record.attributes.ApproximateReceiveCount) || 1 };
   const fate = await receive(deps, message, receipt, remainingMs);
   if (fate === 'done') return;
   if (fate !== 'hold') await deps.queue.delay(record.receiptHandle, fate);
@@ -95,9 +90,8 @@ async function receive(deps: MessagingDeps, message: DeliveryMessage, receipt: R
   }
 }
 
-/** After a write: a held delivery's message goes, a retry waits its backoff, a dead letter is listed and handed to the redrive, the rest is done. */
+/** After a write: a retry waits its backoff, a dead letter is listed and handed to the redrive, the rest is done. */
 async function settle(deps: MessagingDeps, d: Delivery): Promise<Fate> {
-  if (d.heldSince) return 'done';
   if (d.status === 'RETRY_PENDING') return scaledTimings(deps.config.webhookTimeScale).backoffVisibilitySeconds(d.attempts);
   if (d.status !== 'DEAD_LETTER') return 'done';
   // After the record: a crash in between leaves a DEAD_LETTER record whose marker the sweeper restores.
