@@ -4,6 +4,20 @@
  * prices (no free tier, first pricing tier); every figure below is one of
  * them times a measured quantity, so a change of price is one line here.
  */
+/** The stage whose settings the cost lines follow (tracing; memory and logging are the same in every stage). */
+export const COSTED_STAGE = 'prod';
+
+/**
+ * Share of invocations X-Ray records under the stage's tracing setting:
+ * Lambda's active tracing samples 1 request a second and 5 % of the rest
+ * (at volume, 5 %); off, none. Loaded on demand: the stack pulls in aws-cdk-lib.
+ */
+export async function tracedShare(): Promise<{ share: number; note: string }> {
+  const { STAGE_SETTINGS } = await import('#lib/stack');
+  const on = STAGE_SETTINGS[COSTED_STAGE].tracing;
+  return { share: on ? 0.05 : 0, note: `X-Ray ${on ? 'active (5 % sampled)' : 'off'}, stage ${COSTED_STAGE}'s setting` };
+}
+
 export const PRICES = {
   region: 'us-east-1',
   /** DynamoDB on-demand, standard table class: per read request unit (4 KB strongly consistent, or 2 × 4 KB eventually) and write request unit (1 KB). */

@@ -15,7 +15,7 @@ import { startLocalRuntime } from '../lib/local/runtime.js';
 import { FUNCTIONS } from '#lib/functions';
 import { backfillMenuHeads } from '#lambdas/admin/backfill';
 import { meterCapacity, perRequest } from './capacity.js';
-import { costLines, dollars, PRICES } from './cost.js';
+import { costLines, dollars, PRICES, tracedShare } from './cost.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { median } from './load.js';
 
@@ -42,8 +42,6 @@ type Measured = { status: number; calls: number; fastMs: number; slowMs: number 
 /** Consumed capacity (ReturnConsumedCapacity on every call), response and log bytes of one request, averaged. */
 type Footprint = { readUnits: number; writeUnits: number; responseBytes: number; logBytes: number };
 
-/** Lambda's active tracing samples 1 request a second and 5 % of the rest; at volume, 5 %. */
-const LAMBDA_TRACED_SHARE = 0.05;
 /** DynamoDB's round trip in the same Region as the function: single-digit milliseconds; the estimate takes 5. */
 const AWS_DYNAMODB_MS = 5;
 const FOOTPRINT_REQUESTS = 5;
@@ -157,6 +155,7 @@ export async function benchRoundTrips(): Promise<string[]> {
       lines.push(row([`GET ${route.path}`, ...figures(m), m.readUnits.toFixed(1), m.writeUnits.toFixed(1), Math.round(m.responseBytes)]));
     }
     const trips = routes.map((m) => (m.slowMs - m.fastMs) / perTrip);
+    const traced = await tracedShare();
     const mean = (f: (m: (typeof routes)[number], i: number) => number) => routes.reduce((sum, m, i) => sum + f(m, i), 0) / routes.length;
     lines.push(
       `Mean over ${routes.length} routes: ${(routes.reduce((sum, m) => sum + m.calls, 0) / routes.length).toFixed(2)} DynamoDB calls per read (goal ≤ 3.5); ` +
@@ -171,11 +170,11 @@ export async function benchRoundTrips(): Promise<string[]> {
           billedMs: mean((m, i) => Math.ceil(m.fastMs + Math.max(1, Math.round(trips[i]!)) * AWS_DYNAMODB_MS)),
           memoryMb: mean((m) => m.memoryMb),
           logBytes: mean((m) => m.logBytes),
-          tracedShare: LAMBDA_TRACED_SHARE,
+          tracedShare: traced.share,
           responseBytes: mean((m) => m.responseBytes),
         },
         1.5,
-        [`  The gateway's own price beside it: HTTP API ${dollars(PRICES.httpApiRequest * 1e6)} per million requests (the stage's API type; a REST API would be $3.50).`],
+        [`  Traced: ${traced.note}.`, `  The gateway's own price beside it: HTTP API ${dollars(PRICES.httpApiRequest * 1e6)} per million requests (the stage's API type; a REST API would be $3.50).`],
       ),
     );
     client.destroy();

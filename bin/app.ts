@@ -3,7 +3,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { CustomerApiStack, isStage, STAGES } from '../lib/stack.js';
 
 /**
- * The CDK app: `cdk synth|deploy -c stage=dev|prod [-c mailFrom=...] [-c publicBaseUrl=...]`.
+ * The CDK app: `cdk synth|deploy -c stage=dev|prod [-c mailFrom=...] [-c publicBaseUrl=...] [-c tracing=true|false]`.
+ * `tracing` overrides the stage's X-Ray setting (off in every stage) for one deployment.
  * Environment-agnostic (no account/region, no lookups) so it synthesizes offline.
  */
 const app = new App();
@@ -17,10 +18,17 @@ const optional = (key: string): string | undefined => {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 };
 
+// A string on the command line, a boolean in cdk.json; absent: the stage's own setting.
+const tracing: unknown = app.node.tryGetContext('tracing');
+if (tracing !== undefined && !['true', 'false', true, false].includes(tracing as string | boolean)) {
+  throw new Error(`-c tracing=${String(tracing)}: use true or false.`);
+}
+
 const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, {
   stage,
   mailFrom: optional('mailFrom'),
   publicBaseUrl: optional('publicBaseUrl'),
+  ...(tracing === undefined ? {} : { tracing: String(tracing) === 'true' }),
   description: `Customer API (${stage})`,
 });
 Tags.of(stack).add('project', 'customer-api');

@@ -18,10 +18,12 @@ import { writeOpenApiArtefact } from './openapi-artefact.js';
  * `throttling` is the stage's API Gateway throttle, applied to each route for
  * all clients together (the service-wide ceiling in the README): no
  * application may be given a per-minute limit above 60 × `rateLimit`.
+ * `tracing`: Lambda active tracing (X-Ray) on every function. Off: with no
+ * tracing SDK it records only Lambda's own segments, at $5 per million traces.
  */
-const STAGE_SETTINGS = {
-  dev: { retain: false, logRetention: RetentionDays.ONE_MONTH, throttling: { rateLimit: 50, burstLimit: 100 } },
-  prod: { retain: true, logRetention: RetentionDays.ONE_YEAR, throttling: { rateLimit: 500, burstLimit: 1000 } },
+export const STAGE_SETTINGS = {
+  dev: { retain: false, logRetention: RetentionDays.ONE_MONTH, throttling: { rateLimit: 50, burstLimit: 100 }, tracing: false },
+  prod: { retain: true, logRetention: RetentionDays.ONE_YEAR, throttling: { rateLimit: 500, burstLimit: 1000 }, tracing: false },
 } as const;
 
 export type Stage = keyof typeof STAGE_SETTINGS;
@@ -37,6 +39,8 @@ export type CustomerApiStackProps = StackProps & {
   mailFrom?: string;
   /** Custom-domain base URL; empty means absolute URLs follow the URL the client called. */
   publicBaseUrl?: string;
+  /** Lambda active tracing for this deployment; default: the stage's setting. */
+  tracing?: boolean;
 };
 
 /** The whole service for one stage: table, webhook queues, one function per family, the HTTP API. */
@@ -46,6 +50,7 @@ export class CustomerApiStack extends Stack {
   constructor(scope: Construct, id: string, props: CustomerApiStackProps) {
     super(scope, id, props);
     const settings = STAGE_SETTINGS[props.stage];
+    const tracing = props.tracing ?? settings.tracing;
     const removalPolicy = settings.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     // Every stage sends owner mail, so every stage names a sender SES has verified (no placeholder SES would refuse).
     const mailFrom = props.mailFrom?.trim();
@@ -78,6 +83,7 @@ export class CustomerApiStack extends Stack {
         memorySize: infra.memorySize,
         logRetention: settings.logRetention,
         removalPolicy,
+        tracing,
         environment: servesOpenApi ? { ...environment, OPENAPI_DOCUMENT_PATH: OPENAPI_ARTEFACT } : environment,
         ...(servesOpenApi ? { assetFiles: openApiFiles } : {}),
       });
@@ -100,6 +106,7 @@ export class CustomerApiStack extends Stack {
       environment,
       logRetention: settings.logRetention,
       removalPolicy,
+      tracing,
     });
 
     const adminFunction = apiFunction('admin-api');

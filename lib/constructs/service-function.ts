@@ -37,6 +37,8 @@ export type ServiceFunctionProps = {
   logRetention: RetentionDays;
   /** For the log group: keep logs of a deleted prod stack, drop dev ones. */
   removalPolicy: RemovalPolicy;
+  /** Lambda active tracing (X-Ray), the stage's setting; off, the function has no tracing config and no X-Ray grant. */
+  tracing: boolean;
   environment?: Record<string, string>;
   /** Default 10 s, well below API Gateway's 29 s integration timeout; non-HTTP functions set their own. */
   timeoutSeconds?: number;
@@ -47,10 +49,11 @@ export type ServiceFunctionProps = {
 /**
  * Any of the service's Lambdas (a /v1 family, the admin API, the webhook
  * dispatcher, deliverer and sweeper) with every default set once: arm64, the
- * newest Node.js runtime, X-Ray, its own log group with retention, ESM bundle
- * with source maps. `family` names what it serves (its tag and log-group
- * path), not necessarily a route-table family.
- * Its role starts with writing to that log group and to X-Ray, nothing else.
+ * newest Node.js runtime, its own log group with retention, ESM bundle with
+ * source maps, and X-Ray active tracing where the stage turns it on. `family`
+ * names what it serves (its tag and log-group path), not necessarily a
+ * route-table family. Its role starts with writing to that log group (and to
+ * X-Ray when traced), nothing else.
  */
 export class ServiceFunction extends NodejsFunction {
   readonly family: string;
@@ -73,7 +76,9 @@ export class ServiceFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
       timeout: Duration.seconds(props.timeoutSeconds ?? 10),
-      tracing: Tracing.ACTIVE,
+      // DISABLED, not PASS_THROUGH: no upstream here samples (HTTP APIs have no X-Ray; the queue's sender is
+      // untraced), so PassThrough would record nothing and still need the xray:* grant.
+      tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       logGroup,
       role,
       environment: {
@@ -93,11 +98,13 @@ export class ServiceFunction extends NodejsFunction {
     this.family = props.family;
     Tags.of(this).add(FAMILY_TAG, props.family);
 
-    // Only the role's default policy: data-access grants go to a separate policy and stay checked.
-    Validations.of(role.node.findChild('DefaultPolicy')).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'X-Ray tracing (tracing ACTIVE): xray:PutTraceSegments and PutTelemetryRecords support no resource-level permissions.',
-    });
+    // Only the role's default policy, and only when traced: data-access grants go to a separate policy and stay checked.
+    if (props.tracing) {
+      Validations.of(role.node.findChild('DefaultPolicy')).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray tracing (tracing ACTIVE): xray:PutTraceSegments and PutTelemetryRecords support no resource-level permissions.',
+      });
+    }
   }
 
   /** Sets TABLE_NAME and grants exactly `actions` on the table, plus Query on each named index's own ARN. */
@@ -169,7 +176,7 @@ export class ServiceFunction extends NodejsFunction {
     });
   }
 
-  /** Data-access grants live in their own policy, away from the X-Ray wildcard suppressed on the default one. */
+  /** Data-access grants live in their own policy, away from the X-Ray wildcard suppressed on the default one (when traced). */
   private allow(statement: PolicyStatement): void {
     if (!this.accessPolicy) {
       // A sibling, not a child: the function depends on it, so it is in place before the first invoke.

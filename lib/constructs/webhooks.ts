@@ -20,6 +20,8 @@ export type WebhookFunctionsProps = {
   environment: Record<string, string>;
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
+  /** Lambda active tracing (the stage's setting). */
+  tracing: boolean;
 };
 
 /**
@@ -43,6 +45,7 @@ export class WebhookFunctions extends Construct {
         timeoutSeconds: infra.timeoutSeconds,
         logRetention: props.logRetention,
         removalPolicy: props.removalPolicy,
+        tracing: props.tracing,
         environment: props.environment,
       });
       fn.bindTable(props.table, infra.tableActions, infra.queriedIndexes);

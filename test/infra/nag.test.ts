@@ -4,7 +4,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CustomerApiStack, STAGES } from '#lib/stack';
+import { CustomerApiStack, STAGE_SETTINGS, STAGES } from '#lib/stack';
 
 const SYNTH = { timeout: 120_000 };
 const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
@@ -15,7 +15,10 @@ const summary = (report: PolicyValidationPluginReport, severity: string) =>
     .filter((v) => v.severity === severity)
     .map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
 
-describe.each(STAGES)('cdk-nag AwsSolutions (%s)', (stage) => {
+/** Every stage as configured, and one with X-Ray tracing switched on (its wildcard grant is then acknowledged). */
+const CASES = [...STAGES.map((stage) => ({ stage, tracing: undefined })), { stage: 'prod' as const, tracing: true }];
+
+describe.each(CASES)('cdk-nag AwsSolutions ($stage, tracing $tracing)', ({ stage, tracing }) => {
   let stack: Stack;
   let template: Template;
   let report: PolicyValidationPluginReport;
@@ -25,7 +28,7 @@ describe.each(STAGES)('cdk-nag AwsSolutions (%s)', (stage) => {
     const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
     // As bin/app.ts does; the scope lets the pack copy acknowledgements into the template metadata.
     const pack = new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true });
-    stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { stage, mailFrom: 'alerts@example.com' });
+    stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { stage, mailFrom: 'alerts@example.com', ...(tracing === undefined ? {} : { tracing }) });
     template = Template.fromStack(stack);
     report = pack.validateScope(app);
   }, SYNTH.timeout);
@@ -50,6 +53,16 @@ describe.each(STAGES)('cdk-nag AwsSolutions (%s)', (stage) => {
       expect(rule.id).toMatch(/^AwsSolutions-/);
       expect(rule.reason?.trim().length ?? 0, rule.id).toBeGreaterThanOrEqual(20);
     }
+  });
+
+  it('acknowledges the X-Ray wildcard only where tracing grants it', () => {
+    const acknowledged = Object.values(template.toJSON().Resources as Record<string, { Type: string; Metadata?: any }>).filter((r) =>
+      ((r.Metadata?.cdk_nag?.rules_to_suppress ?? []) as { id: string }[]).some((rule) => rule.id === 'AwsSolutions-IAM5[Resource::*]'),
+    );
+    // One default policy per function (the /v1 families, the admin API, the three webhook functions) when traced; none otherwise.
+    const traced = tracing ?? STAGE_SETTINGS[stage].tracing;
+    expect(acknowledged.length > 0).toBe(traced);
+    for (const r of acknowledged) expect(r.Type).toBe('AWS::IAM::Policy');
   });
 });
 

@@ -30,9 +30,9 @@ type Statement = { Effect: string; Action: string | string[]; Resource: unknown;
 let assemblyDir = '';
 
 /** `bundle`: run esbuild for every function as `cdk synth` does; the assertions that only read the template skip it. */
-function synth(stage: Stage, { bundle = false } = {}): Template {
+function synth(stage: Stage, { bundle = false, tracing }: { bundle?: boolean; tracing?: boolean } = {}): Template {
   const app = new App({ context: bundle ? CONTEXT : { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
-  const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { stage, mailFrom: MAIL_FROM });
+  const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { stage, mailFrom: MAIL_FROM, ...(tracing === undefined ? {} : { tracing }) });
   const template = Template.fromStack(stack);
   assemblyDir = app.outdir;
   // No CDK warning or error of any kind (deprecations, misconfiguration).
@@ -156,7 +156,7 @@ describe('CustomerApiStack (dev)', () => {
     }
   });
 
-  it('has one arm64, Node.js 22+, traced function per family with its memory and environment', () => {
+  it('has one arm64, Node.js 22+ function per family with its memory and environment', () => {
     const ours = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => familyTagOf(fn) !== '');
     // The /v1 families, the webhook functions and the admin API's.
     expect(ours).toHaveLength(FAMILIES.length + WEBHOOK_FUNCTION_NAMES.length + 1);
@@ -166,7 +166,6 @@ describe('CustomerApiStack (dev)', () => {
       const p = fn.Properties;
       expect(p.Architectures).toEqual(['arm64']);
       expect(Number(/^nodejs(\d+)\.x$/.exec(p.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
-      expect(p.TracingConfig).toEqual({ Mode: 'Active' });
       expect(p.Handler).toBe('index.handler');
       expect(p.MemorySize).toBe(FUNCTIONS[family].memorySize);
       expect(p.LoggingConfig.LogGroup.Ref).toBeDefined();
@@ -196,6 +195,13 @@ describe('CustomerApiStack (dev)', () => {
       expect(readdirSync(assetDir).sort()).toEqual(['index.mjs', 'index.mjs.map', OPENAPI_ARTEFACT]);
       expect(readFileSync(join(assetDir, OPENAPI_ARTEFACT), 'utf8')).toBe(openApiArtefact());
     }
+  });
+
+  it('traces nothing by default: no tracing config, no X-Ray grant', () => {
+    const ours = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => familyTagOf(fn) !== '');
+    for (const fn of ours) expect(fn.Properties.TracingConfig, familyTagOf(fn)).toBeUndefined();
+    const actions = Object.values(of(template, 'AWS::IAM::Policy')).flatMap((p) => (p.Properties.PolicyDocument.Statement as Statement[]).flatMap((s) => list(s.Action)));
+    expect(actions.filter((a) => a.startsWith('xray:'))).toEqual([]);
   });
 
   it('serves the logos from a private, encrypted bucket that only the assets function reads, under its prefix', () => {
@@ -449,6 +455,11 @@ describe('CustomerApiStack (prod)', () => {
     template = synth('prod');
   }, SYNTH.timeout);
 
+  it('traces nothing unless switched on (the stage setting is off)', () => {
+    const ours = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => familyTagOf(fn) !== '');
+    for (const fn of ours) expect(fn.Properties.TracingConfig, familyTagOf(fn)).toBeUndefined();
+  });
+
   it('retains the table and protects it from deletion', () => {
     const [, table] = only(template, 'AWS::DynamoDB::Table');
     expect(table.DeletionPolicy).toBe('Retain');
@@ -473,6 +484,33 @@ describe('CustomerApiStack (prod)', () => {
   });
 });
 
+describe('CustomerApiStack (tracing switched on for a stage)', () => {
+  let template: Template;
+  beforeAll(() => {
+    template = synth('prod', { tracing: true });
+  }, SYNTH.timeout);
+
+  it('traces every function actively, each allowed to write to X-Ray from its default policy', () => {
+    const ours = Object.entries(of(template, 'AWS::Lambda::Function')).filter(([, fn]) => familyTagOf(fn) !== '');
+    expect(ours).toHaveLength(FAMILIES.length + WEBHOOK_FUNCTION_NAMES.length + 1);
+    for (const [, fn] of ours) {
+      const family = familyTagOf(fn);
+      expect(fn.Properties.TracingConfig, family).toEqual({ Mode: 'Active' });
+      const roleId = fn.Properties.Role['Fn::GetAtt'][0];
+      const xray = statementsOfRole(template, roleId).filter((s) => list(s.Action).some((a) => a.startsWith('xray:')));
+      expect(xray.flatMap((s) => list(s.Action)).sort(), family).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+      expect(xray.map((s) => s.Resource), family).toEqual(['*']);
+      // Only in the role's default policy (acknowledged there); the data-access policy stays checked by cdk-nag.
+      const holders = Object.entries(of(template, 'AWS::IAM::Policy')).filter(
+        ([, p]) =>
+          (p.Properties.Roles as Json[]).some((r) => r.Ref === roleId) &&
+          (p.Properties.PolicyDocument.Statement as Statement[]).some((s) => list(s.Action).some((a) => a.startsWith('xray:'))),
+      );
+      expect(holders.map(([id]) => id), family).toEqual([expect.stringMatching(/RoleDefaultPolicy/)]);
+    }
+  });
+});
+
 describe('bin/app.ts', () => {
   it('knows exactly the dev and prod stages', () => {
     expect(isStage('dev')).toBe(true);
@@ -490,6 +528,19 @@ describe('bin/app.ts', () => {
       });
       expect(run.status).not.toBe(0);
       expect(run.stderr).toContain('Unknown stage "qa": use -c stage=dev or -c stage=prod.');
+    },
+    SYNTH.timeout,
+  );
+
+  it(
+    'refuses a tracing switch other than true or false',
+    () => {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'bin/app.ts'], {
+        env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify({ stage: 'dev', tracing: 'yes' }) },
+        encoding: 'utf8',
+      });
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toContain('-c tracing=yes: use true or false.');
     },
     SYNTH.timeout,
   );
