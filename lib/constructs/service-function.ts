@@ -4,12 +4,13 @@ import { ArnFormat, Duration, Stack, Tags, Validations, type RemovalPolicy } fro
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { TABLE_KEYS } from '#data/table';
 import { LAMBDA_BUNDLING } from '../bundling.js';
+import { LAMBDA_LOGGING } from '../lambda-logging.js';
 
 /** The DynamoDB actions a family may be granted (written without the `dynamodb:` prefix). */
 export type DynamoAction =
@@ -49,7 +50,8 @@ export type ServiceFunctionProps = {
 /**
  * Any of the service's Lambdas (a /v1 family, the admin API, the webhook
  * dispatcher, deliverer and sweeper) with every default set once: arm64, the
- * newest Node.js runtime, its own log group with retention, ESM bundle with
+ * newest Node.js runtime, its own log group with retention and JSON log
+ * format (application INFO, system WARN), ESM bundle with
  * source maps, and X-Ray active tracing where the stage turns it on. `family`
  * names what it serves (its tag and log-group path), not necessarily a
  * route-table family. Its role starts with writing to that log group (and to
@@ -80,6 +82,10 @@ export class ServiceFunction extends NodejsFunction {
       // untraced), so PassThrough would record nothing and still need the xray:* grant.
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       logGroup,
+      // lib/lambda-logging.ts says why JSON, INFO and WARN.
+      loggingFormat: LoggingFormat[LAMBDA_LOGGING.format],
+      applicationLogLevelV2: ApplicationLogLevel[LAMBDA_LOGGING.applicationLevel],
+      systemLogLevelV2: SystemLogLevel[LAMBDA_LOGGING.systemLevel],
       role,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',

@@ -16,6 +16,12 @@ import { ADMIN_PROXY_PATH, ADMIN_ROUTES } from '#contract/admin-routes';
 import { rateLimitCeiling } from '#lambdas/admin/apps';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import { CATCH_ALL_FAMILY, FUNCTIONS, WEBHOOK_FUNCTION_NAMES, type WebhookFunctionName } from '#lib/functions';
+import { LAMBDA_LOGGING } from '#lib/lambda-logging';
+import { logger } from '#platform/logger';
+import { createMetrics } from '#platform/observability';
+import type { MessagingDeps } from '#platform/messaging-deps';
+import type { Delivery } from '#data/deliveries';
+import { reportOutcome } from '#lambdas/webhooks/attempt';
 import { CustomerApiStack, isStage, type Stage } from '#lib/stack';
 
 const SYNTH = { timeout: 120_000 };
@@ -48,6 +54,27 @@ const only = (template: Template, type: string): [string, Json] => {
   return entries[0]!;
 };
 const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+/** The lines `write` puts on stdout, parsed: Powertools writes there itself (its own Console), as in Lambda. */
+function linesWritten(write: () => void): Json[] {
+  const original = process.stdout.write;
+  let out = '';
+  process.stdout.write = ((chunk: string | Uint8Array) => ((out += chunk.toString()), true)) as typeof process.stdout.write;
+  try {
+    write();
+  } finally {
+    process.stdout.write = original;
+  }
+  return out.trim().split('\n').map((line) => JSON.parse(line) as Json);
+}
+
+/** CloudWatch Logs' JSON filter syntax, the part the stack uses: `$.field = "text"` terms, &&, || and parentheses. */
+function filterMatches(pattern: string, event: Json): boolean {
+  const term = /\$\.(\w+)\s*=\s*("(?:[^"\\]|\\.)*")/g;
+  const body = pattern.trim().replace(/^\{([\s\S]*)\}$/, '$1');
+  if (/[^\s()&|]/.test(body.replace(term, ''))) throw new Error(`filter syntax beyond this evaluator: ${pattern}`);
+  return new Function('e', `return ${body.replace(term, (_, key: string, text: string) => `(e[${JSON.stringify(key)}] === ${text})`)};`)(event) as boolean;
+}
 
 /** The family tag of the function an HTTP API integration invokes. */
 function familyOfIntegration(template: Template, integration: Json): string {
@@ -227,6 +254,52 @@ describe('CustomerApiStack (dev)', () => {
         ['s3:GetObject', JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, `/${SPORTS_LOGO_PREFIX}*`]] })],
         ['s3:ListBucket', JSON.stringify({ 'Fn::GetAtt': [bucketId, 'Arn'] })],
       ]);
+    }
+  });
+
+  it('logs JSON with application level INFO and system level WARN, every function', () => {
+    const ours = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => familyTagOf(fn) !== '');
+    expect(ours).toHaveLength(FAMILIES.length + WEBHOOK_FUNCTION_NAMES.length + 1);
+    expect(LAMBDA_LOGGING).toEqual({ format: 'JSON', applicationLevel: 'INFO', systemLevel: 'WARN' });
+    for (const fn of ours) {
+      expect(fn.Properties.LoggingConfig, familyTagOf(fn)).toEqual({
+        LogFormat: 'JSON',
+        ApplicationLogLevel: 'INFO',
+        SystemLogLevel: 'WARN',
+        LogGroup: { Ref: expect.any(String) },
+      });
+    }
+  });
+
+  it('keeps what Lambda lets through at INFO matching: the attempt lines the failure filter counts, and the EMF line', () => {
+    const [, filter] = only(template, 'AWS::Logs::MetricFilter');
+    const pattern = filter.Properties.FilterPattern as string;
+    const line = (status: Delivery['status']) => {
+      const delivery = { deliveryId: 'd-1', eventId: 'e-1', destinationHost: 'hooks.example.test', attempts: 3, status, lastErrorCode: 'http_500' } as Delivery;
+      const lines = linesWritten(() => reportOutcome({ logger } as unknown as MessagingDeps, delivery));
+      expect(lines).toHaveLength(1);
+      return lines[0]!;
+    };
+    for (const status of ['FAILED', 'DEAD_LETTER'] as const) {
+      const written = line(status);
+      // Lambda drops application lines below the configured level; these are INFO, which INFO keeps.
+      expect(written.level, status).toBe(LAMBDA_LOGGING.applicationLevel);
+      expect(filterMatches(pattern, written), status).toBe(true);
+    }
+    for (const status of ['SUCCEEDED', 'RETRY_PENDING'] as const) expect(filterMatches(pattern, line(status)), status).toBe(false);
+
+    // The EMF line carries no `level`: Lambda files it at INFO, so an application level above INFO would drop the metrics.
+    const disabled = process.env.POWERTOOLS_METRICS_DISABLED;
+    process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+    try {
+      const metrics = createMetrics('prod', logger);
+      metrics.addMetric('Requests', 'Count', 1);
+      const [emf] = linesWritten(() => metrics.publishStoredMetrics());
+      expect(emf!._aws.CloudWatchMetrics[0].Metrics).toEqual([{ Name: 'Requests', Unit: 'Count' }]);
+      expect(emf!.level).toBeUndefined();
+    } finally {
+      if (disabled === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
+      else process.env.POWERTOOLS_METRICS_DISABLED = disabled;
     }
   });
 
