@@ -4,6 +4,8 @@
  * prices (no free tier, first pricing tier); every figure below is one of
  * them times a measured quantity, so a change of price is one line here.
  */
+import { LAMBDA_LOGGING } from '#lib/lambda-logging';
+
 /** The stage whose settings the cost lines follow (tracing; memory and logging are the same in every stage). */
 export const COSTED_STAGE = 'prod';
 
@@ -17,6 +19,24 @@ export async function tracedShare(): Promise<{ share: number; note: string }> {
   const on = STAGE_SETTINGS[COSTED_STAGE].tracing;
   return { share: on ? 0.05 : 0, note: `X-Ray ${on ? 'active (5 % sampled)' : 'off'}, stage ${COSTED_STAGE}'s setting` };
 }
+
+/**
+ * Lambda's own lines per invocation in JSON format (platform.start and
+ * platform.report, ~130 and ~230 bytes with a request id and the report's
+ * metrics), sent only at system log level INFO or DEBUG.
+ */
+const PLATFORM_LINES_BYTES = 360;
+
+/** Lambda's platform log bytes per invocation at the functions' system log level (lib/lambda-logging.ts): none at WARN. */
+export function platformLogBytes(): { bytes: number; note: string } {
+  const level = LAMBDA_LOGGING.systemLevel as string;
+  return level === 'WARN'
+    ? { bytes: 0, note: 'none at system level WARN' }
+    : { bytes: PLATFORM_LINES_BYTES, note: `~${PLATFORM_LINES_BYTES} for platform.start and platform.report at system level ${level}` };
+}
+
+/** An EMF metrics line as Powertools Metrics prints it when a handler's middleware flushes. */
+export const isEmfLine = (chunk: string) => chunk.startsWith('{"_aws":');
 
 export const PRICES = {
   region: 'us-east-1',

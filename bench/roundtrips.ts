@@ -15,7 +15,7 @@ import { startLocalRuntime } from '../lib/local/runtime.js';
 import { FUNCTIONS } from '#lib/functions';
 import { backfillMenuHeads } from '#lambdas/admin/backfill';
 import { meterCapacity, perRequest } from './capacity.js';
-import { costLines, dollars, PRICES, tracedShare } from './cost.js';
+import { costLines, dollars, isEmfLine, platformLogBytes, PRICES, tracedShare } from './cost.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { median } from './load.js';
 
@@ -39,8 +39,8 @@ const GROUP = 'demo-group';
 const LOCATION = 'nyc-midtown';
 
 type Measured = { status: number; calls: number; fastMs: number; slowMs: number };
-/** Consumed capacity (ReturnConsumedCapacity on every call), response and log bytes of one request, averaged. */
-type Footprint = { readUnits: number; writeUnits: number; responseBytes: number; logBytes: number };
+/** Consumed capacity (ReturnConsumedCapacity on every call), response and log bytes (application lines, EMF line) of one request, averaged. */
+type Footprint = { readUnits: number; writeUnits: number; responseBytes: number; logBytes: number; emfBytes: number };
 
 /** DynamoDB's round trip in the same Region as the function: single-digit milliseconds; the estimate takes 5. */
 const AWS_DYNAMODB_MS = 5;
@@ -85,22 +85,30 @@ function concretePath(path: string, today: string): string {
 export async function benchRoundTrips(): Promise<string[]> {
   const engines = await startEngines({ dataDir: null });
   const proxy = await startDelayProxy(engines.dynamoEndpoint);
-  // INFO, as deployed: the bench counts the log bytes a request writes, and keeps them off its own output.
+  // INFO and metrics on, as deployed: the bench counts the log bytes a request writes (its EMF line too), and keeps them off its own output.
+  const metricsDisabled = process.env.POWERTOOLS_METRICS_DISABLED;
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
   const runtime = await startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'INFO', engines: { ...engines, dynamoEndpoint: proxy.url } });
   const stdoutWrite = process.stdout.write.bind(process.stdout);
   let logBytes = 0;
-  process.stdout.write = ((chunk: string | Uint8Array) => ((logBytes += Buffer.byteLength(chunk)), true)) as typeof process.stdout.write;
+  let emfBytes = 0;
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    const bytes = Buffer.byteLength(chunk);
+    if (isEmfLine(String(chunk))) emfBytes += bytes;
+    else logBytes += bytes;
+    return true;
+  }) as typeof process.stdout.write;
   const metered = meterCapacity(runtime.dynamo);
   /** One request's consumed units, response and log bytes, over a few sequential requests. */
   const footprint = async (url: string, headers: Record<string, string>): Promise<Footprint> => {
-    const before = { ...metered, logBytes };
+    const before = { ...metered, logBytes, emfBytes };
     let responseBytes = 0;
     for (let i = 0; i < FOOTPRINT_REQUESTS; i++) {
       responseBytes += (await getWire(url, headers)).bytes;
     }
     const per = (n: number) => n / FOOTPRINT_REQUESTS;
     const { readUnits, writeUnits } = perRequest(before, metered, FOOTPRINT_REQUESTS);
-    return { readUnits, writeUnits, responseBytes: per(responseBytes), logBytes: per(logBytes - before.logBytes) };
+    return { readUnits, writeUnits, responseBytes: per(responseBytes), logBytes: per(logBytes - before.logBytes), emfBytes: per(emfBytes - before.emfBytes) };
   };
   let baseline: Server | null = null;
   try {
@@ -155,8 +163,11 @@ export async function benchRoundTrips(): Promise<string[]> {
       lines.push(row([`GET ${route.path}`, ...figures(m), m.readUnits.toFixed(1), m.writeUnits.toFixed(1), Math.round(m.responseBytes)]));
     }
     const trips = routes.map((m) => (m.slowMs - m.fastMs) / perTrip);
-    const traced = await tracedShare();
     const mean = (f: (m: (typeof routes)[number], i: number) => number) => routes.reduce((sum, m, i) => sum + f(m, i), 0) / routes.length;
+    const traced = await tracedShare();
+    const platform = platformLogBytes();
+    const appLog = mean((m) => m.logBytes);
+    const emfLog = mean((m) => m.emfBytes);
     lines.push(
       `Mean over ${routes.length} routes: ${(routes.reduce((sum, m) => sum + m.calls, 0) / routes.length).toFixed(2)} DynamoDB calls per read (goal ≤ 3.5); ` +
         `most round trips ${Math.max(...trips).toFixed(1)} (goal ≤ 2; 1 for reads keyed by the path).`,
@@ -169,12 +180,17 @@ export async function benchRoundTrips(): Promise<string[]> {
           // Billed: the local handling time (an upper bound: it includes the embedded engine's own work) plus each sequential round trip at AWS's latency.
           billedMs: mean((m, i) => Math.ceil(m.fastMs + Math.max(1, Math.round(trips[i]!)) * AWS_DYNAMODB_MS)),
           memoryMb: mean((m) => m.memoryMb),
-          logBytes: mean((m) => m.logBytes),
+          logBytes: appLog + emfLog + platform.bytes,
           tracedShare: traced.share,
           responseBytes: mean((m) => m.responseBytes),
         },
         1.5,
-        [`  Traced: ${traced.note}.`, `  The gateway's own price beside it: HTTP API ${dollars(PRICES.httpApiRequest * 1e6)} per million requests (the stage's API type; a REST API would be $3.50).`],
+        [
+          `  Log bytes per request: ${Math.round(appLog)} of application lines (the Powertools logger at INFO), ${Math.round(emfLog)} of the EMF metrics line, ` +
+            `${platform.bytes} of Lambda's own lines (${platform.note}).`,
+          `  Traced: ${traced.note}.`,
+          `  The gateway's own price beside it: HTTP API ${dollars(PRICES.httpApiRequest * 1e6)} per million requests (the stage's API type; a REST API would be $3.50).`,
+        ],
       ),
     );
     client.destroy();
@@ -185,5 +201,7 @@ export async function benchRoundTrips(): Promise<string[]> {
     await proxy.close();
     await engines.stop();
     process.stdout.write = stdoutWrite;
+    if (metricsDisabled === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
+    else process.env.POWERTOOLS_METRICS_DISABLED = metricsDisabled;
   }
 }
