@@ -15,7 +15,7 @@ import { startLocalRuntime } from '../lib/local/runtime.js';
 import { FUNCTIONS } from '#lib/functions';
 import { backfillMenuHeads } from '#lambdas/admin/backfill';
 import { meterCapacity, perRequest } from './capacity.js';
-import { costLines, dollars, isEmfLine, platformLogBytes, PRICES, tracedShare } from './cost.js';
+import { costLines, costPerMillion, dollars, isEmfLine, platformLogBytes, PRICES, tracedShare, type PerRequest } from './cost.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { median } from './load.js';
 
@@ -44,6 +44,17 @@ type Footprint = { readUnits: number; writeUnits: number; responseBytes: number;
 
 /** DynamoDB's round trip in the same Region as the function: single-digit milliseconds; the estimate takes 5. */
 const AWS_DYNAMODB_MS = 5;
+/** Lambda gives a function CPU in proportion to its memory, one vCPU at 1,769 MB (docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html). */
+const FULL_VCPU_MB = 1769;
+
+/**
+ * Billed ms of one request at `memoryMb`: the local handling time, CPU on a
+ * full core here (an upper bound: the embedded engine's work is in it),
+ * stretched by the share of a vCPU that memory gets, plus each sequential
+ * round trip at AWS's latency (a wait, which memory does not shorten).
+ */
+const billedMsAt = (handlingMs: number, trips: number, memoryMb: number) =>
+  Math.ceil(handlingMs * Math.max(1, FULL_VCPU_MB / memoryMb) + Math.max(1, Math.round(trips)) * AWS_DYNAMODB_MS);
 const FOOTPRINT_REQUESTS = 5;
 
 /** Median latency of `requests` sequential requests (after two warm-ups) without and with the delay, and the calls `counter` saw per request. */
@@ -168,30 +179,32 @@ export async function benchRoundTrips(): Promise<string[]> {
     const platform = platformLogBytes();
     const appLog = mean((m) => m.logBytes);
     const emfLog = mean((m) => m.emfBytes);
+    const perRead = (memoryMb: number): PerRequest => ({
+      readUnits: mean((m) => m.readUnits),
+      writeUnits: mean((m) => m.writeUnits),
+      billedMs: mean((m, i) => billedMsAt(m.fastMs, trips[i]!, memoryMb)),
+      memoryMb,
+      logBytes: appLog + emfLog + platform.bytes,
+      tracedShare: traced.share,
+      responseBytes: mean((m) => m.responseBytes),
+    });
+    const memoryMb = mean((m) => m.memoryMb);
+    const atMemory = (mb: number) => {
+      const r = perRead(mb);
+      return `${mb} MB ${Math.ceil(r.billedMs)} ms ${dollars(costPerMillion(r).lambda)}`;
+    };
     lines.push(
       `Mean over ${routes.length} routes: ${(routes.reduce((sum, m) => sum + m.calls, 0) / routes.length).toFixed(2)} DynamoDB calls per read (goal ≤ 3.5); ` +
         `most round trips ${Math.max(...trips).toFixed(1)} (goal ≤ 2; 1 for reads keyed by the path).`,
       '',
-      ...costLines(
-        `authenticated reads (the mean of the ${routes.length} routes above)`,
-        {
-          readUnits: mean((m) => m.readUnits),
-          writeUnits: mean((m) => m.writeUnits),
-          // Billed: the local handling time (an upper bound: it includes the embedded engine's own work) plus each sequential round trip at AWS's latency.
-          billedMs: mean((m, i) => Math.ceil(m.fastMs + Math.max(1, Math.round(trips[i]!)) * AWS_DYNAMODB_MS)),
-          memoryMb: mean((m) => m.memoryMb),
-          logBytes: appLog + emfLog + platform.bytes,
-          tracedShare: traced.share,
-          responseBytes: mean((m) => m.responseBytes),
-        },
-        1.5,
-        [
-          `  Log bytes per request: ${Math.round(appLog)} of application lines (the Powertools logger at INFO), ${Math.round(emfLog)} of the EMF metrics line, ` +
-            `${platform.bytes} of Lambda's own lines (${platform.note}).`,
-          `  Traced: ${traced.note}.`,
-          `  The gateway's own price beside it: HTTP API ${dollars(PRICES.httpApiRequest * 1e6)} per million requests (the stage's API type; a REST API would be $3.50).`,
-        ],
-      ),
+      ...costLines(`authenticated reads (the mean of the ${routes.length} routes above)`, perRead(memoryMb), 1.5, [
+        `  Billed ms: the local handling time (${mean((m) => m.fastMs).toFixed(1)} ms mean, CPU on a full core, an upper bound) × ${FULL_VCPU_MB} ÷ memory ` +
+          `(Lambda's share of a vCPU), plus ${AWS_DYNAMODB_MS} ms per sequential round trip. Lambda per million at ${[512, 1024, FULL_VCPU_MB].map(atMemory).join('; ')}.`,
+        `  Log bytes per request: ${Math.round(appLog)} of application lines (the Powertools logger at INFO), ${Math.round(emfLog)} of the EMF metrics line, ` +
+          `${platform.bytes} of Lambda's own lines (${platform.note}).`,
+        `  Traced: ${traced.note}.`,
+        `  The gateway's own price beside it: HTTP API ${dollars(PRICES.httpApiRequest * 1e6)} per million requests (the stage's API type; a REST API would be $3.50).`,
+      ]),
     );
     client.destroy();
     return lines;
