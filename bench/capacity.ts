@@ -17,15 +17,21 @@ export function meterCapacity(client: DynamoDBClient, name = 'benchCapacity'): C
       totals.calls++;
       (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
       const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity;
-      const units = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
-      if (/^(Get|BatchGet|Query|Scan)/.test(String(context.commandName))) totals.readUnits += units;
-      else totals.writeUnits += units;
+      const { readUnits, writeUnits } = consumedUnits(String(context.commandName), result.output);
+      totals.readUnits += readUnits;
+      totals.writeUnits += writeUnits;
       return result;
     },
     { step: 'initialize', name },
   );
   return totals;
+}
+
+/** The units a call's output reports (it must have asked with ReturnConsumedCapacity): read units for reads, write units for the rest. */
+export function consumedUnits(commandName: string, output: unknown): { readUnits: number; writeUnits: number } {
+  const consumed = (output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity;
+  const units = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+  return /^(Get|BatchGet|Query|Scan)/.test(commandName) ? { readUnits: units, writeUnits: 0 } : { readUnits: 0, writeUnits: units };
 }
 
 /** What happened between two readings, per request. */

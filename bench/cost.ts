@@ -73,16 +73,23 @@ export type PerRequest = {
   responseBytes: number;
   /** SQS requests (send, receive, delete, change visibility). */
   sqsRequests?: number;
+  /**
+   * Lambda invocations per unit (default 1: one request, one invocation). When
+   * set, `billedMs` is the unit's share of their billed time, each invocation
+   * already rounded up to 1 ms, and the request fee is charged per invocation.
+   */
+  invocations?: number;
 };
 
 const GB = 1024 ** 3;
+const billedOf = (r: PerRequest) => (r.invocations === undefined ? Math.ceil(r.billedMs) : r.billedMs);
 
 /** Each part's cost per million requests, in US dollars. */
 export function costPerMillion(r: PerRequest): Record<'dynamodb' | 'lambda' | 'logs' | 'xray' | 'transfer' | 'sqs', number> {
   const million = 1e6;
   return {
     dynamodb: million * (r.readUnits * PRICES.dynamoReadUnit + r.writeUnits * PRICES.dynamoWriteUnit),
-    lambda: million * ((r.memoryMb / 1024) * (Math.ceil(r.billedMs) / 1000) * PRICES.lambdaGbSecond + PRICES.lambdaRequest),
+    lambda: million * ((r.memoryMb / 1024) * (billedOf(r) / 1000) * PRICES.lambdaGbSecond + (r.invocations ?? 1) * PRICES.lambdaRequest),
     logs: (million * r.logBytes * PRICES.logsGb) / GB,
     xray: million * r.tracedShare * PRICES.xrayTrace,
     transfer: (million * r.responseBytes * PRICES.transferGb) / GB,
@@ -93,13 +100,14 @@ export function costPerMillion(r: PerRequest): Record<'dynamodb' | 'lambda' | 'l
 export const dollars = (value: number) => `$${value.toFixed(2)}`;
 
 /** The cost lines of one kind of request: its inputs, each part, and the total beside the goal. */
-export function costLines(what: string, r: PerRequest, goal: number | null, extra: string[] = []): string[] {
+export function costLines(what: string, r: PerRequest, goal: number | null, extra: string[] = [], unit = 'request'): string[] {
   const parts = costPerMillion(r);
   const total = Object.values(parts).reduce((sum, v) => sum + v, 0);
   return [
     `Cost per million ${what} at on-demand list prices (${PRICES.region}; no free tier):`,
-    `  measured per request: ${r.readUnits.toFixed(2)} read units, ${r.writeUnits.toFixed(2)} write units, ${Math.ceil(r.billedMs)} ms billed at ${r.memoryMb} MB arm64, ` +
-      `${Math.round(r.logBytes)} log bytes, ${Math.round(r.responseBytes)} response bytes, ${(r.tracedShare * 100).toFixed(1)} % traced` +
+    `  measured per ${unit}: ${r.readUnits.toFixed(2)} read units, ${r.writeUnits.toFixed(2)} write units, ` +
+      (r.invocations === undefined ? `${Math.ceil(r.billedMs)} ms billed` : `${r.invocations.toFixed(2)} invocations, ${r.billedMs.toFixed(1)} ms billed`) +
+      ` at ${r.memoryMb} MB arm64, ${Math.round(r.logBytes)} log bytes, ${Math.round(r.responseBytes)} ${unit === 'request' ? 'response' : 'sent'} bytes, ${(r.tracedShare * 100).toFixed(1)} % traced` +
       (r.sqsRequests ? `, ${r.sqsRequests.toFixed(2)} SQS requests` : ''),
     `  | DynamoDB | Lambda | logs | X-Ray | transfer out |${r.sqsRequests ? ' SQS |' : ''} total | goal |`,
     `  | ---: | ---: | ---: | ---: | ---: |${r.sqsRequests ? ' ---: |' : ''} ---: | ---: |`,

@@ -1,11 +1,16 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { scaledTimings } from '#contract/delivery-policy';
 import { addDestination } from '../lambdas/admin/destinations.js';
 import { publishMenu } from '../lambdas/webhooks/menu-publish.js';
 import { createApp } from '../lambdas/admin/apps.js';
-import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../lib/local/runtime.js';
+import { startDeliveryPoller, startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../lib/local/runtime.js';
+import { createDeliverer } from '#lambdas/webhooks/handlers';
+import { FUNCTIONS } from '#lib/functions';
+import { consumedUnits } from './capacity.js';
+import { costLines, dollars, isEmfLine, platformLogBytes, PRICES, tracedShare } from './cost.js';
 import { sampleMenu } from '../lib/local/demo-menu.js';
 import { FAULTS, runFault, type Tally } from '../test/fixtures/webhook-faults.js';
 import { controlledResolver, startReceiver } from '../test/fixtures/webhook-receiver.js';
@@ -41,8 +46,21 @@ type Figures = {
   seconds: number;
   p50: number;
   p99: number;
-  /** DynamoDB calls of the whole run by what they were for. */
+  /** DynamoDB calls of the whole run by what they were for, and the units they consumed. */
   calls: Record<CallKind, number>;
+  units: Record<CallKind, { readUnits: number; writeUnits: number }>;
+  /** SQS requests of the whole run by command; receives counted only when they returned messages. */
+  sqs: Record<string, number>;
+  /** Empty long polls of the local event source (Lambda's pollers make them too, a fixed cost however few deliveries). */
+  emptyReceives: number;
+  /** Deliverer invocations: how many, and their billed ms (each rounded up to 1 ms) summed. */
+  invocations: number;
+  billedMs: number;
+  /** Bytes the deliverer wrote to its log: application lines, EMF lines. */
+  delivererLogBytes: number;
+  delivererEmfBytes: number;
+  /** Bytes of the verified POSTs as the receivers got them (request line, headers, body; TLS not counted), summed. */
+  sentBytes: number;
 };
 
 /** What a DynamoDB call of the webhook path was for, told by its command and the item it names. */
@@ -104,6 +122,9 @@ export async function benchWebhooks(): Promise<string[]> {
     `  DynamoDB calls per delivered webhook: ${DELIVERY_KINDS.map((k) => `${k} ${(figures.calls[k] / figures.verified).toFixed(2)}`).join(', ')}; ` +
       `total ${(DELIVERY_KINDS.reduce((n, k) => n + figures.calls[k], 0) / figures.verified).toFixed(2)} (goal ≤ 5); ` +
       `besides, per publish (menu write, outbox, the dispatcher's lists): ${(figures.calls['publish and dispatch'] / figures.publishes).toFixed(1)}`,
+    '',
+    ...(await deliveryCost(figures)),
+    '',
     `fan-out: one publish to ${fanout.destinations.toLocaleString('en-US')} destinations (HTTPS, one loopback receiver, a secret per destination): ` +
       `${fanout.delivered.toLocaleString('en-US')} delivered and verified in ${fanout.seconds.toFixed(1)} s (goal: all within 60 s), ` +
       `publish→delivery p50 ${fanout.p50.toFixed(0)} ms, p99 ${fanout.p99.toFixed(0)} ms; lost ${fanout.destinations - fanout.delivered}; ` +
@@ -116,6 +137,46 @@ export async function benchWebhooks(): Promise<string[]> {
         `  ${t.fault.padEnd(22)}${[t.published, t.delivered, t.deadLettered, t.lost, t.invisible, t.duplicates, t.seconds.toFixed(1)].map((v) => column(v, 14)).join('')}`,
     ),
   ];
+}
+
+/** SQS requests a delivery makes: its send (a batch counts once), the receive that hands it over, its delete; plus any visibility change. */
+const DELIVERY_SQS = /^(SendMessage|SendMessageBatch|ReceiveMessage|DeleteMessage|DeleteMessageBatch|ChangeMessageVisibility|ChangeMessageVisibilityBatch)$/;
+
+/** Cost per million deliveries from the throughput run: the delivery's DynamoDB units, the deliverer's Lambda time, SQS, its logs. */
+async function deliveryCost(f: Figures): Promise<string[]> {
+  const per = (n: number) => n / f.verified;
+  const sum = (pick: (u: { readUnits: number; writeUnits: number }) => number) => DELIVERY_KINDS.reduce((n, k) => n + pick(f.units[k]), 0);
+  const sqs = Object.entries(f.sqs).filter(([command]) => DELIVERY_SQS.test(command));
+  const traced = await tracedShare();
+  const platform = platformLogBytes();
+  const invocations = per(f.invocations);
+  const memoryMb = FUNCTIONS['webhook-deliverer'].memorySize;
+  return costLines(
+    'webhook deliveries (the throughput run above; the deliverer, its queue and the delivery record)',
+    {
+      readUnits: per(sum((u) => u.readUnits)),
+      writeUnits: per(sum((u) => u.writeUnits)),
+      billedMs: per(f.billedMs),
+      invocations,
+      memoryMb,
+      logBytes: per(f.delivererLogBytes + f.delivererEmfBytes) + invocations * platform.bytes,
+      tracedShare: traced.share * invocations,
+      responseBytes: per(f.sentBytes),
+      sqsRequests: per(sqs.reduce((n, [, count]) => n + count, 0)),
+    },
+    null,
+    [
+      `  DynamoDB units per delivery by purpose: ${DELIVERY_KINDS.map((k) => `${k} ${per(f.units[k].readUnits).toFixed(2)} R / ${per(f.units[k].writeUnits).toFixed(2)} W`).join(', ')}; ` +
+        `the publish's own units (menu write, outbox, the dispatcher's lists) are the publish's, not counted here.`,
+      `  Lambda: ${f.invocations} deliverer invocations for ${f.verified} deliveries (SQS batches), billed their wall time here, each rounded up to 1 ms, at ${memoryMb} MB ` +
+        `(its memory in lib/functions.ts). Here the receiver answers at once on loopback; a real receiver's answer time is billed too, ${memoryMb} MB × its duration.`,
+      `  SQS requests per delivery: ${sqs.map(([command, count]) => `${command} ${per(count).toFixed(2)}`).join(', ')} at ${dollars(PRICES.sqsRequest * 1e6)} per million; ` +
+        `besides, ${f.emptyReceives} empty long polls in ${f.seconds.toFixed(0)} s: the event source polls whether or not there is work, a fixed cost, not per delivery.`,
+      `  Log bytes per delivery: ${Math.round(per(f.delivererLogBytes))} of the deliverer's application lines, ${Math.round(per(f.delivererEmfBytes))} of its EMF lines, ` +
+        `${Math.round(invocations * platform.bytes)} of Lambda's own lines (${platform.note}). Traced: ${traced.note}. Sent bytes: the POSTs to receivers, transfer out.`,
+    ],
+    'delivery',
+  );
 }
 
 const startQuiet = (options: Partial<LocalRuntimeOptions>) => startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'SILENT', ...options });
@@ -131,19 +192,70 @@ async function measureFaults(): Promise<Measured['faults']> {
   return tallies;
 }
 
+/** The deliverer's metrics (lambdas/webhooks/attempt.ts) and log messages; the rest of what this process writes is the publish side's. */
+const DELIVERER_METRICS = /"(DeliverySucceeded|DeliveryFailed|DeliveryRetried|DeliveryDeadLettered)":/;
+const DELIVERER_MESSAGES = /^\{.*"message":"(webhook attempt|webhook attempt refused|webhook outcome superseded|unreadable webhook message dropped)"/;
+
 async function measureThroughput(): Promise<Figures> {
+  // Metrics on and INFO, as deployed, so the deliverer's log bytes are what it would write; the lines are counted, not shown.
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
   const runtime = await startQuiet({
     resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
     config: { webhookAllowLoopback: true },
+    logLevel: 'INFO',
+    deliverWebhooks: false,
   });
+  const stdoutWrite = process.stdout.write.bind(process.stdout);
+  const logs = { delivererLogBytes: 0, delivererEmfBytes: 0 };
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    for (const line of String(chunk).split('\n').filter(Boolean)) {
+      const bytes = Buffer.byteLength(line) + 1;
+      if (isEmfLine(line)) logs.delivererEmfBytes += DELIVERER_METRICS.test(line) ? bytes : 0;
+      else if (DELIVERER_MESSAGES.test(line)) logs.delivererLogBytes += bytes;
+    }
+    return true;
+  }) as typeof process.stdout.write;
   const calls = Object.fromEntries([...DELIVERY_KINDS, 'publish and dispatch'].map((k) => [k, 0])) as Record<CallKind, number>;
+  const units = Object.fromEntries([...DELIVERY_KINDS, 'publish and dispatch'].map((k) => [k, { readUnits: 0, writeUnits: 0 }])) as Figures['units'];
   runtime.dynamo.middlewareStack.add(
     (next, context) => async (args) => {
-      calls[kindOf(String(context.commandName).replace(/Command$/, ''), args.input as Record<string, any>)]++;
-      return next(args);
+      const command = String(context.commandName).replace(/Command$/, '');
+      const kind = kindOf(command, args.input as Record<string, any>);
+      calls[kind]++;
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      const used = consumedUnits(command, result.output);
+      units[kind].readUnits += used.readUnits;
+      units[kind].writeUnits += used.writeUnits;
+      return result;
     },
     { step: 'initialize', name: 'benchWebhookCalls' },
   );
+  const sqs: Record<string, number> = {};
+  let emptyReceives = 0;
+  runtime.sqs.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      const command = String(context.commandName).replace(/Command$/, '');
+      if (command === 'ReceiveMessage' && !((result.output as { Messages?: unknown[] }).Messages?.length ?? 0)) emptyReceives++;
+      else sqs[command] = (sqs[command] ?? 0) + 1;
+      return result;
+    },
+    { step: 'initialize', name: 'benchWebhookSqs' },
+  );
+  // The event source as the runtime plays it, around the deliverer as deployed, timing each invocation.
+  const { Attributes } = await runtime.sqs.send(new GetQueueAttributesCommand({ QueueUrl: runtime.queues.webhookQueueUrl, AttributeNames: ['QueueArn'] }));
+  const deliver = createDeliverer(runtime.deps);
+  const billed = { invocations: 0, billedMs: 0 };
+  const poller = startDeliveryPoller(runtime.deps, runtime.sqs, Attributes?.QueueArn ?? '', async (event, context) => {
+    const started = performance.now();
+    try {
+      return await deliver(event, context);
+    } finally {
+      billed.invocations++;
+      billed.billedMs += Math.ceil(performance.now() - started);
+    }
+  });
   const secrets: string[] = [];
   const receivers = await Promise.all(
     Array.from({ length: DESTINATIONS }, (_, i) => startReceiver({ secret: () => secrets[i]! })),
@@ -185,10 +297,21 @@ async function measureThroughput(): Promise<Figures> {
       p50: pct(50),
       p99: pct(99),
       calls,
+      units,
+      sqs,
+      emptyReceives,
+      ...billed,
+      ...logs,
+      sentBytes: all
+        .filter((r) => r.verified)
+        .reduce((n, r) => n + Buffer.byteLength(`POST ${r.path} HTTP/1.1\r\n${Object.entries(r.headers).map(([k, v]) => `${k}: ${String(v)}\r\n`).join('')}\r\n${r.rawBody}`), 0),
     };
   } finally {
+    await poller.stop();
+    process.stdout.write = stdoutWrite;
     for (const r of receivers) await r.stop();
     await runtime.stop();
+    delete process.env.POWERTOOLS_METRICS_DISABLED;
   }
 }
 
