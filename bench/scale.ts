@@ -62,6 +62,7 @@ async function seedAdminSets(runtime: LocalRuntime, groupId: string, size: numbe
         await runtime.store.deliveries.markDeadLetter(
           {
             deliveryId: `dlv_${String(i).padStart(8, '0')}${groupId.length.toString(16).padStart(24, '0')}`,
+            groupId,
             reason: 'attempts_exhausted',
             since: at,
             status: 'DEAD_LETTER',

@@ -82,12 +82,17 @@ export const FUNCTIONS = {
     timeoutSeconds: 10,
     sendsMail: false,
   },
-  /** SQS consumer: at most one attempt per record; retries through the message's visibility. Unlists a stranded delivery that moves again. */
+  /**
+   * SQS consumer: at most one attempt per record; retries through the
+   * message's visibility. Unlists a stranded delivery that moves again. Also
+   * dispatches the fan-out pages after a publish's first (a page of the
+   * group's destinations from GSI1, its records, the outbox entry's cursor).
+   */
   'webhook-deliverer': {
     entry: 'webhooks/deliverer.ts',
     // BatchGetItem: the record, its destination and application in one round trip.
-    tableActions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
-    queriedIndexes: [],
+    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    queriedIndexes: ['GSI1'],
     memorySize: 512,
     timeoutSeconds: DERIVED.functionTimeoutSeconds,
     sendsMail: false,

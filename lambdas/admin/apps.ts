@@ -2,6 +2,7 @@ import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { randomSecret, sha256Hex } from '#domain/crypto';
 import type { App, CredentialType } from '#data/apps';
+import type { WalkKey } from '#data/group-index';
 import type { Store } from '#data/store';
 import { AdminInputError, AdminNotFoundError, appInput, parseInput, type AppInput } from '#domain/inputs';
 import { randomBytes } from 'node:crypto';
@@ -94,7 +95,7 @@ export async function showApp(store: Store, clientId: string) {
 /** A page of applications, or of those of one existing group; never a secret or its hash. */
 export async function listApps(deps: MessagingDeps, { groupId, ...query }: { groupId?: string } & PageQuery = {}) {
   if (groupId) await requireGroup(deps.store, groupId);
-  const { items, nextCursor } = await adminPage(deps, { r: 'apps', g: groupId ?? '' }, query, async (limit, startKey) => {
+  const { items, nextCursor } = await adminPage<App, WalkKey>(deps, { r: 'apps', g: groupId ?? '' }, query, async (limit, startKey) => {
     const { apps, lastKey } = await deps.store.apps.page({ limit, ...(groupId ? { groupId } : {}), ...(startKey ? { startKey } : {}) });
     return { items: apps, ...(lastKey ? { lastKey } : {}) };
   });

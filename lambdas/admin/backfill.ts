@@ -1,3 +1,4 @@
+import { GROUP_INDEXED, type GroupIndexed } from '#data/group-index-backfill';
 import { headOf } from '#data/menus';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { moveLegacyEvents } from '#lambdas/webhooks/fan-out';
@@ -44,4 +45,21 @@ export async function backfillOutbox(deps: MessagingDeps): Promise<{ menus: numb
   for (let moved = await moveLegacyEvents(deps, STEP); moved > 0; moved = await moveLegacyEvents(deps, STEP)) menus += moved;
   await deps.store.menus.markOutboxComplete(new Date(deps.clock.now()).toISOString());
   return { menus };
+}
+
+/**
+ * The one-off step that moves a stage to per-group index partitions
+ * (docs/decisions/group-index.md): applications, destinations and dead-letter
+ * markers of the earlier shape leave their single partition for their
+ * group's, then the move is marked complete. Until then every list also reads
+ * the earlier partition, so nothing is missed meanwhile; safe to repeat and
+ * to run beside traffic (each move is conditional on the item's partition).
+ */
+export async function backfillGroupIndex(deps: MessagingDeps): Promise<Record<GroupIndexed, number>> {
+  const moved = { apps: 0, destinations: 0, deadLetters: 0 };
+  for (const kind of GROUP_INDEXED) {
+    for (let page = await deps.store.groupIndex.moveLegacy(kind, STEP); page.seen > 0; page = await deps.store.groupIndex.moveLegacy(kind, STEP)) moved[kind] += page.moved;
+  }
+  await deps.store.groupIndex.markComplete(new Date(deps.clock.now()).toISOString());
+  return moved;
 }

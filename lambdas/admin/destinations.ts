@@ -4,6 +4,7 @@ import { randomSecret } from '#domain/crypto';
 import type { App } from '#data/apps';
 import type { Delivery } from '#data/deliveries';
 import type { Destination, DestinationHealth } from '#data/destinations';
+import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { sendMail } from '#platform/mailer';
 import { resolveDestination } from '#domain/url-safety';
@@ -191,10 +192,14 @@ export async function removeDestination(deps: MessagingDeps, destId: string) {
   return { removed: destId };
 }
 
-/** A page of destinations, or of one application's; never a secret. */
+/** A page of destinations, or of one application's (read from its group's partition); never a secret. */
 export async function listDestinations(deps: MessagingDeps, { clientId, ...query }: { clientId?: string } & PageQuery = {}) {
-  const { items, nextCursor } = await adminPage(deps, { r: 'destinations', c: clientId ?? '' }, query, async (limit, startKey) => {
-    const { destinations, lastKey } = await deps.store.destinations.page({ limit, ...(clientId ? { clientId } : {}), ...(startKey ? { startKey } : {}) });
+  const app = clientId ? await deps.store.apps.get(clientId) : null;
+  const { items, nextCursor } = await adminPage<Destination, WalkKey>(deps, { r: 'destinations', c: clientId ?? '' }, query, async (limit, startKey) => {
+    // An application that does not exist owns nothing.
+    if (clientId && !app) return { items: [] };
+    const scope = app ? { groupId: app.groupId, clientId: app.clientId } : undefined;
+    const { destinations, lastKey } = await deps.store.destinations.page({ limit, ...(scope ? { scope } : {}), ...(startKey ? { startKey } : {}) });
     return { items: await deps.store.destinations.withHealth(destinations), ...(lastKey ? { lastKey } : {}) };
   });
   return { destinations: items.map(publicDestination), ...(nextCursor ? { nextCursor } : {}) };

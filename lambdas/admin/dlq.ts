@@ -1,4 +1,5 @@
 import { markerOf, type DeadLetterMarker, type Delivery } from '#data/deliveries';
+import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import * as state from '../webhooks/delivery-state.js';
 import { scanDlq } from '../webhooks/dlq-scan.js';
@@ -20,6 +21,7 @@ const REMOVAL_SECONDS = 5;
 export function deadLetterSummary(m: DeadLetterMarker, now: number) {
   return {
     deliveryId: m.deliveryId,
+    groupId: m.groupId ?? null,
     reason: m.reason,
     status: m.status,
     eventId: m.eventId,
@@ -42,7 +44,7 @@ async function dlqDepth(deps: MessagingDeps): Promise<number | null> {
 export async function listDeadLetters(deps: MessagingDeps, query: PageQuery = {}) {
   const now = deps.clock.now();
   const [{ items, nextCursor }, depth] = await Promise.all([
-    adminPage(deps, { r: 'dead-letters' }, query, async (limit, startKey) => {
+    adminPage<DeadLetterMarker, WalkKey>(deps, { r: 'dead-letters' }, query, async (limit, startKey) => {
       const { markers, lastKey } = await deps.store.deliveries.deadLetterPage(Math.floor(now / 1000), limit, startKey);
       return { items: markers, ...(lastKey ? { lastKey } : {}) };
     }),

@@ -11,15 +11,21 @@ import { decodeCursor, encodeCursor, pageKey, type CursorBinding } from '#platfo
 export const ADMIN_PAGE_LIMIT = { min: 1, max: 1000, default: 100 } as const;
 
 export type PageQuery = { limit?: number; cursor?: string };
-type Read<T> = (limit: number, startKey?: Record<string, unknown>) => Promise<{ items: T[]; lastKey?: Record<string, unknown> }>;
+type Read<T, K> = (limit: number, startKey?: K) => Promise<{ items: T[]; lastKey?: K }>;
 
-export async function adminPage<T>(deps: MessagingDeps, binding: CursorBinding, query: PageQuery, read: Read<T>): Promise<{ items: T[]; nextCursor?: string }> {
+/** `K`: the position a list's store pages from (an index key, or a walk over partitions). */
+export async function adminPage<T, K extends object = Record<string, unknown>>(
+  deps: MessagingDeps,
+  binding: CursorBinding,
+  query: PageQuery,
+  read: Read<T, K>,
+): Promise<{ items: T[]; nextCursor?: string }> {
   const key = await pageKey(deps);
-  let startKey: Record<string, unknown> | undefined;
+  let startKey: K | undefined;
   if (query.cursor !== undefined) {
     try {
       // Signed by this service: the position is a key it wrote itself.
-      startKey = JSON.parse(decodeCursor(key, query.cursor, binding, 'cursor')) as Record<string, unknown>;
+      startKey = JSON.parse(decodeCursor(key, query.cursor, binding, 'cursor')) as K;
     } catch {
       throw new AdminInputError('cursor: not a cursor of this list and filter; start again without it');
     }

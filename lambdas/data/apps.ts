@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '#contract/scopes';
-import { applied, queryAll, queryPage, type Db } from './db.js';
+import { applied, type Db } from './db.js';
+import { everyGroupPage, groupPage, type GroupIndex, type WalkKey } from './group-index.js';
 
 export type CredentialType = 'client_credentials' | 'legacy_bearer';
 
@@ -27,20 +28,20 @@ export type App = {
 
 export const appKeys = {
   app: (clientId: string) => ({ PK: `APP#${clientId}`, SK: 'APP' }),
-  /** GSI1 partition that lists every application. */
-  allApps: 'APPS',
+  /** GSI1 partitions listing applications: one per group (and the earlier shape's single one). */
+  index: { of: (groupId: string) => `APPS#${groupId}`, legacy: 'APPS' } satisfies GroupIndex,
 };
 
 export type AppsRepo = {
   get(clientId: string, options?: { consistent?: boolean }): Promise<App | null>;
   create(app: App): Promise<void>;
-  list(): Promise<App[]>;
-  /** A page of applications, oldest first, optionally of one group (filtered within the page, so it may hold fewer). */
-  page(request: { groupId?: string; limit: number; startKey?: Record<string, unknown> }): Promise<{ apps: App[]; lastKey?: Record<string, unknown> }>;
+  /** A page of applications, oldest first within a group, of one group or of every group in turn (a page may hold fewer than `limit` and still have a next). */
+  page(request: { groupId?: string; limit: number; startKey?: WalkKey }): Promise<{ apps: App[]; lastKey?: WalkKey }>;
   revoke(clientId: string, at: string): Promise<boolean>;
 };
 
-export function appsRepo({ doc, tableName }: Db): AppsRepo {
+export function appsRepo(db: Db): AppsRepo {
+  const { doc, tableName } = db;
   return {
     /** `consistent` wherever a revocation made a moment ago must count: every authenticated request, the token endpoint, the deliverer's re-check. */
     async get(clientId: string, { consistent = false } = {}): Promise<App | null> {
@@ -51,17 +52,16 @@ export function appsRepo({ doc, tableName }: Db): AppsRepo {
       await doc.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...appKeys.app(app.clientId), GSI1PK: appKeys.allApps, GSI1SK: `${app.createdAt}#${app.clientId}`, ...app },
+          Item: { ...appKeys.app(app.clientId), GSI1PK: appKeys.index.of(app.groupId), GSI1SK: `${app.createdAt}#${app.clientId}`, ...app },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       );
     },
     async page({ groupId, limit, startKey }) {
-      const { items, lastKey } = await queryPage(doc, { ...listQuery(tableName), ...byGroup(groupId) }, limit, startKey);
+      const { items, lastKey } = groupId
+        ? await groupPage(db, appKeys.index, groupId, { legacy: { filter: { expression: 'groupId = :g', values: { ':g': groupId } } } }, limit, startKey)
+        : await everyGroupPage(db, appKeys.index, {}, limit, startKey);
       return { apps: items.map(toApp), ...(lastKey ? { lastKey } : {}) };
-    },
-    async list(): Promise<App[]> {
-      return (await queryAll(doc, listQuery(tableName))).map(toApp);
     },
     /** Marks the application revoked; its tokens fail on their next use. Returns false for an unknown id. */
     async revoke(clientId: string, at: string): Promise<boolean> {
@@ -78,15 +78,6 @@ export function appsRepo({ doc, tableName }: Db): AppsRepo {
     },
   };
 }
-
-const listQuery = (tableName: string) => ({
-  TableName: tableName,
-  IndexName: 'GSI1',
-  KeyConditionExpression: 'GSI1PK = :pk',
-  ExpressionAttributeValues: { ':pk': appKeys.allApps } as Record<string, unknown>,
-});
-const byGroup = (groupId: string | undefined) =>
-  groupId ? { FilterExpression: 'groupId = :g', ExpressionAttributeValues: { ':pk': appKeys.allApps, ':g': groupId } } : {};
 
 function toApp(item: Record<string, unknown>): App {
   const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ...app } = item;

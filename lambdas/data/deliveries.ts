@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, isConditionFailure, queryAll, queryPage, type Db } from './db.js';
+import { applied, isConditionFailure, type Db } from './db.js';
+import { everyGroupPage, type GroupIndex, type WalkKey } from './group-index.js';
 
 export type DeliveryStatus = 'PENDING' | 'DELIVERING' | 'RETRY_PENDING' | 'SUCCEEDED' | 'FAILED' | 'DEAD_LETTER';
 export type EventType = 'bevq.menu.updated' | 'customer_api.webhook.test';
@@ -49,6 +50,8 @@ export type Delivery = {
 /** What `dlq list` shows per dead letter, copied onto its marker so the listing is one paged query. */
 export type DeadLetterMarker = {
   deliveryId: string;
+  /** The delivery's group (its index partition); null without a record. Markers of the earlier shape have none. */
+  groupId?: string | null;
   reason: DeadLetterReason;
   since: string;
   status: DeliveryStatus | null;
@@ -71,12 +74,13 @@ export const deliveryKeys = {
   ofDestination: (destinationId: string) => `DEST_DELIVERIES#${destinationId}`,
   /** A small marker per dead letter, listed by ops. */
   deadLetter: (id: string) => ({ PK: `DEAD_LETTER#${id}`, SK: 'DEAD_LETTER' }),
-  deadLetters: 'DEAD_LETTERS',
+  /** GSI1 partitions listing the markers: one per group, one for messages without a record, and the earlier shape's single one. */
+  deadLetters: { of: (groupId: string) => `DEAD_LETTERS#${groupId}`, legacy: 'DEAD_LETTERS', unowned: 'DEAD_LETTERS_UNOWNED' } satisfies GroupIndex,
 };
 
 export function markerOf(d: Delivery, reason: DeadLetterReason): DeadLetterMarker {
-  const { deliveryId, status, eventId, eventType, destinationId, destinationHost, attempts, lastErrorCode, createdAt } = d;
-  return { deliveryId, reason, since: d.updatedAt, status, eventId, eventType, destinationId, destinationHost, attempts, lastErrorCode, createdAt };
+  const { deliveryId, groupId, status, eventId, eventType, destinationId, destinationHost, attempts, lastErrorCode, createdAt } = d;
+  return { deliveryId, groupId, reason, since: d.updatedAt, status, eventId, eventType, destinationId, destinationHost, attempts, lastErrorCode, createdAt };
 }
 
 export type DeliveriesRepo = {
@@ -86,12 +90,22 @@ export type DeliveriesRepo = {
   recent(destinationId: string, limit: number): Promise<Delivery[]>;
   markDeadLetter(marker: DeadLetterMarker, expiresAtSeconds?: number): Promise<void>;
   unmarkDeadLetter(id: string): Promise<void>;
+  /** Whether a delivery is listed as a dead letter (strongly consistent: the sweeper relists what a moment ago was not). */
+  isDeadLetter(id: string, nowSeconds: number): Promise<boolean>;
+  /** Every marker, page by page (an operator's bulk action). */
   deadLetters(nowSeconds: number): Promise<DeadLetterMarker[]>;
-  /** One page of the markers, oldest first. */
-  deadLetterPage(nowSeconds: number, limit: number, startKey?: Record<string, unknown>): Promise<{ markers: DeadLetterMarker[]; lastKey?: Record<string, unknown> }>;
+  /** One page of the markers, group by group, oldest first within each; it may hold fewer than `limit` and still have a next. */
+  deadLetterPage(nowSeconds: number, limit: number, startKey?: WalkKey): Promise<{ markers: DeadLetterMarker[]; lastKey?: WalkKey }>;
 };
 
-export function deliveriesRepo({ doc, tableName }: Db): DeliveriesRepo {
+export function deliveriesRepo(db: Db): DeliveriesRepo {
+  const { doc, tableName } = db;
+  const deadLetterPage: DeliveriesRepo['deadLetterPage'] = async (nowSeconds, limit, startKey) => {
+    // TTL deletion lags (and dynalite has none): an expired marker is already gone.
+    const unexpired = { expression: '#ttl > :now', names: { '#ttl': 'ttl' }, values: { ':now': nowSeconds } };
+    const { items, lastKey } = await everyGroupPage(db, deliveryKeys.deadLetters, { filter: unexpired }, limit, startKey);
+    return { markers: items.map(toMarker), ...(lastKey ? { lastKey } : {}) };
+  };
   const item = (d: Delivery) => ({
     ...deliveryKeys.delivery(d.deliveryId),
     GSI1PK: deliveryKeys.ofDestination(d.destinationId),
@@ -149,7 +163,7 @@ export function deliveriesRepo({ doc, tableName }: Db): DeliveriesRepo {
           TableName: tableName,
           Item: {
             ...deliveryKeys.deadLetter(marker.deliveryId),
-            GSI1PK: deliveryKeys.deadLetters,
+            GSI1PK: marker.groupId ? deliveryKeys.deadLetters.of(marker.groupId) : deliveryKeys.deadLetters.unowned,
             GSI1SK: `${marker.since}#${marker.deliveryId}`,
             ...marker,
             ttl: expiresAtSeconds,
@@ -160,26 +174,23 @@ export function deliveriesRepo({ doc, tableName }: Db): DeliveriesRepo {
     async unmarkDeadLetter(id: string): Promise<void> {
       await doc.send(new DeleteCommand({ TableName: tableName, Key: deliveryKeys.deadLetter(id) }));
     },
-    /** Every dead-letter marker, oldest first, read in pages from GSI1 (one query per page, not one read per marker). */
-    async deadLetters(nowSeconds: number): Promise<DeadLetterMarker[]> {
-      return (await queryAll(doc, deadLetterQuery(tableName, nowSeconds))).map(toMarker);
+    async isDeadLetter(id, nowSeconds) {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: deliveryKeys.deadLetter(id), ConsistentRead: true }));
+      return Item !== undefined && Number(Item.ttl) > nowSeconds;
     },
-    async deadLetterPage(nowSeconds, limit, startKey) {
-      const { items, lastKey } = await queryPage(doc, deadLetterQuery(tableName, nowSeconds), limit, startKey);
-      return { markers: items.map(toMarker), ...(lastKey ? { lastKey } : {}) };
+    async deadLetters(nowSeconds) {
+      const markers: DeadLetterMarker[] = [];
+      let startKey: WalkKey | undefined;
+      do {
+        const page = await deadLetterPage(nowSeconds, 1000, startKey);
+        markers.push(...page.markers);
+        startKey = page.lastKey;
+      } while (startKey);
+      return markers;
     },
+    deadLetterPage,
   };
 }
-
-const deadLetterQuery = (tableName: string, nowSeconds: number) => ({
-  TableName: tableName,
-  IndexName: 'GSI1',
-  KeyConditionExpression: 'GSI1PK = :pk',
-  // TTL deletion lags (and dynalite has none): an expired marker is already gone.
-  FilterExpression: '#ttl > :now',
-  ExpressionAttributeNames: { '#ttl': 'ttl' },
-  ExpressionAttributeValues: { ':pk': deliveryKeys.deadLetters, ':now': nowSeconds },
-});
 
 function toDelivery(item: Record<string, unknown>): Delivery {
   const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ttl: _ttl, ...delivery } = item;

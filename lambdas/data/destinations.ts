@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, isConditionFailure, queryAll, queryPage, type Db } from './db.js';
+import { applied, isConditionFailure, type Db } from './db.js';
+import { everyGroupPage, groupPage, type GroupIndex, type WalkKey } from './group-index.js';
 import { itemOf, readItems } from './preload.js';
 
 /** Stored health; DISABLED is derived from `enabled` when shown. */
@@ -38,8 +39,8 @@ export const destinationKeys = {
    * rewritten on every attempt would make its partition a hot key.
    */
   health: (id: string) => ({ PK: `DEST#${id}`, SK: 'HEALTH' }),
-  /** GSI1 partition listing every destination, sorted by group then application. */
-  all: 'DESTINATIONS',
+  /** GSI1 partitions listing destinations: one per group (and the earlier shape's single one), sorted by group then application. */
+  index: { of: (groupId: string) => `DESTINATIONS#${groupId}`, legacy: 'DESTINATIONS' } satisfies GroupIndex,
   sort: (d: Pick<Destination, 'groupId' | 'clientId' | 'destinationId'>) => `${d.groupId}#${d.clientId}#${d.destinationId}`,
 };
 
@@ -48,9 +49,12 @@ export type DestinationsRepo = {
   put(destination: Destination, options: { mustExist: boolean }): Promise<boolean>;
   remove(id: string): Promise<boolean>;
   update(id: string, fields: Partial<Pick<Destination, ConfigField>>): Promise<Destination | null>;
-  /** A page of every destination, by group then application, optionally of one application (filtered within the page). */
-  page(request: { clientId?: string; limit: number; startKey?: Record<string, unknown> }): Promise<{ destinations: Destination[]; lastKey?: Record<string, unknown> }>;
-  listByGroup(groupId: string): Promise<Destination[]>;
+  /**
+   * A page of destinations by group then application: of one application
+   * (in its group), of one group, or of every group in turn. A page may hold
+   * fewer than `limit` and still have a next.
+   */
+  page(request: { scope?: { groupId: string; clientId?: string }; limit: number; startKey?: WalkKey }): Promise<{ destinations: Destination[]; lastKey?: WalkKey }>;
   recordAttempt(id: string, succeeded: boolean, at: string): Promise<void>;
   /** The destinations with the health their attempts recorded (ops' views; an attempt needs none). */
   withHealth(destinations: Destination[]): Promise<Destination[]>;
@@ -60,16 +64,8 @@ type HealthFields = Pick<Destination, 'health' | 'consecutiveFailures' | 'lastSu
 /** A health item outlives a removed destination only this long (an attempt may finish after the removal). */
 const HEALTH_TTL_SECONDS = 400 * 86_400;
 
-export function destinationsRepo({ doc, tableName }: Db): DestinationsRepo {
-  const list = async (prefix: string) =>
-    (
-      await queryAll(doc, {
-        TableName: tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': destinationKeys.all, ':prefix': prefix },
-      })
-    ).map(toDestination);
+export function destinationsRepo(db: Db): DestinationsRepo {
+  const { doc, tableName } = db;
   return {
     /** Strongly consistent: an attempt signs with the secret of the latest rotation and sees a disable or removal at once. */
     async get(id: string): Promise<Destination | null> {
@@ -83,7 +79,7 @@ export function destinationsRepo({ doc, tableName }: Db): DestinationsRepo {
           TableName: tableName,
           Item: {
             ...destinationKeys.destination(destination.destinationId),
-            GSI1PK: destinationKeys.all,
+            GSI1PK: destinationKeys.index.of(destination.groupId),
             GSI1SK: destinationKeys.sort(destination),
             ...destination,
           },
@@ -119,22 +115,14 @@ export function destinationsRepo({ doc, tableName }: Db): DestinationsRepo {
         throw err;
       }
     },
-    async page({ clientId, limit, startKey }) {
-      const { items, lastKey } = await queryPage(
-        doc,
-        {
-          TableName: tableName,
-          IndexName: 'GSI1',
-          KeyConditionExpression: 'GSI1PK = :pk',
-          ...(clientId ? { FilterExpression: 'clientId = :c' } : {}),
-          ExpressionAttributeValues: { ':pk': destinationKeys.all, ...(clientId ? { ':c': clientId } : {}) },
-        },
-        limit,
-        startKey,
-      );
+    async page({ scope, limit, startKey }) {
+      const prefix = scope && (scope.clientId ? `${scope.groupId}#${scope.clientId}#` : `${scope.groupId}#`);
+      const query = { prefix, legacy: { prefix } };
+      const { items, lastKey } = scope
+        ? await groupPage(db, destinationKeys.index, scope.groupId, query, limit, startKey)
+        : await everyGroupPage(db, destinationKeys.index, {}, limit, startKey);
       return { destinations: items.map(toDestination), ...(lastKey ? { lastKey } : {}) };
     },
-    listByGroup: (groupId: string) => list(`${groupId}#`),
     /** Health after an attempt, as one atomic update of the health item (no read-modify-write between concurrent deliveries). */
     async recordAttempt(id: string, succeeded: boolean, at: string): Promise<void> {
       const ttl = Math.floor(Date.parse(at) / 1000) + HEALTH_TTL_SECONDS;

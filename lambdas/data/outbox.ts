@@ -18,7 +18,15 @@ export type MenuEvent = {
  * sweeper can tell an event whose body never landed from one whose body was
  * since replaced.
  */
-export type OutboxEntry = MenuEvent & { confirmed: boolean };
+export type OutboxEntry = MenuEvent & {
+  confirmed: boolean;
+  /**
+   * Where the fan-out goes on: the destinations index key the next page
+   * starts after (opaque, JSON), null before the first page. The fan-out
+   * moves it forward one page at a time; the entry goes after the last.
+   */
+  cursor: string | null;
+};
 
 /** Index partitions the entries spread over: no single index key takes every publish. */
 export const OUTBOX_SHARDS = 8;
@@ -38,6 +46,12 @@ export type OutboxRepo = {
   get(eventId: string): Promise<OutboxEntry | null>;
   /** Dispatched: out of the outbox. */
   remove(eventId: string): Promise<void>;
+  /**
+   * Records a page as dispatched: the cursor moves from `from` to `to` (and
+   * the entry is due again only a grace after `at`). False when the cursor
+   * was no longer `from`: another run took the fan-out on, and this one stops.
+   */
+  advance(eventId: string, from: string | null, to: string, at: string): Promise<boolean>;
   /** Removes an entry only while unconfirmed; false when it was confirmed meanwhile (or is gone). */
   dropUnconfirmed(eventId: string): Promise<boolean>;
   /** A page of one shard's entries that occurred at or before `before` (ISO), oldest first. */
@@ -79,6 +93,20 @@ export function outboxRepo({ doc, tableName }: Db): OutboxRepo {
     async remove(eventId: string): Promise<void> {
       await doc.send(new DeleteCommand({ TableName: tableName, Key: key(eventId) }));
     },
+    advance: (eventId, from, to, at) =>
+      applied(
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key(eventId),
+            // Confirmed too: a page was dispatched only for a body known written.
+            UpdateExpression: 'SET #cursor = :to, confirmed = :yes, GSI1SK = :sk',
+            ConditionExpression: from === null ? 'attribute_exists(PK) AND attribute_not_exists(#cursor)' : '#cursor = :from',
+            ExpressionAttributeNames: { '#cursor': 'cursor' },
+            ExpressionAttributeValues: { ':to': to, ':yes': true, ':sk': `${at}#${eventId}`, ...(from === null ? {} : { ':from': from }) },
+          }),
+        ),
+      ),
     dropUnconfirmed: (eventId: string) =>
       applied(
         doc.send(
@@ -109,5 +137,5 @@ export function outboxRepo({ doc, tableName }: Db): OutboxRepo {
 
 function toEntry(item: Record<string, unknown>): OutboxEntry {
   const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ...entry } = item;
-  return { ...(entry as MenuEvent), confirmed: entry.confirmed === true };
+  return { ...(entry as MenuEvent), confirmed: entry.confirmed === true, cursor: typeof entry.cursor === 'string' ? entry.cursor : null };
 }

@@ -16,6 +16,7 @@ import { shiftqRepo, type ShiftqRepo } from './shiftq.js';
 import { reviewsRepo, type ReviewsRepo } from './reviews.js';
 import { preloadedDb, type Read } from './preload.js';
 import { tokenKeysRepo, type TokenKeysRepo } from './token-keys.js';
+import { groupIndexRepo, type GroupIndexRepo } from './group-index-backfill.js';
 
 /** The data port: every repository over one table; handlers take this, never a DynamoDB client. */
 export type Store = {
@@ -35,6 +36,7 @@ export type Store = {
   shiftq: ShiftqRepo;
   reviews: ReviewsRepo;
   tokenKeys: TokenKeysRepo;
+  groupIndex: GroupIndexRepo;
   /**
    * The same store, with these items already read in one strongly consistent
    * round trip and these Queries started beside it: its repositories answer
@@ -63,6 +65,7 @@ export function createStore(db: Db): Store {
     shiftq: shiftqRepo(db),
     reviews: reviewsRepo(db),
     tokenKeys: tokenKeysRepo(db),
+    groupIndex: groupIndexRepo(db),
     preload: async (reads) => createStore(await preloadedDb(db, reads)),
   };
 }

@@ -1,5 +1,5 @@
 import type { MessagingDeps } from '#platform/messaging-deps';
-import { parseDeliveryMessage, type DeliveryMessage } from './queue.js';
+import { parseQueueMessage, type DeliveryMessage } from './queue.js';
 
 /** A DLQ message as a visit sees it; `message` is null for a body that is not a delivery message. */
 export type DlqMessage = { messageId: string; message: DeliveryMessage | null };
@@ -42,7 +42,9 @@ export async function scanDlq(deps: MessagingDeps, visit: (m: DlqMessage) => Pro
         continue;
       }
       for (const m of messages) {
-        const verdict = seen.has(m.messageId) ? 'keep' : await visit({ messageId: m.messageId, message: parseDeliveryMessage(m.body) });
+        const message = parseQueueMessage(m.body);
+        // A fan-out page's wake-up: its outbox entry keeps the cursor, and the sweeper goes on from there.
+        const verdict = seen.has(m.messageId) ? 'keep' : message?.kind === 'dispatch' ? 'delete' : await visit({ messageId: m.messageId, message });
         seen.add(m.messageId);
         if (verdict === 'delete') {
           await dlq.delete(m.receiptHandle);

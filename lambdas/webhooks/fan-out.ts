@@ -1,11 +1,12 @@
 import type { Delivery } from '#data/deliveries';
 import type { Destination } from '#data/destinations';
+import type { WalkKey } from '#data/group-index';
 import { headOf } from '#data/menus';
 import { outboxKeys, type MenuEvent, type OutboxEntry } from '#data/outbox';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { appIneligibility, covers } from './eligibility.js';
 import { deliveryIdOf, payloadOf, type EventFacts } from './events.js';
-import { enqueueDeliveries } from './queue.js';
+import { enqueueDeliveries, enqueueDispatch } from './queue.js';
 
 /** A fresh delivery record for one event and one destination. */
 export function newDelivery(event: EventFacts, destination: Destination, now: number): Delivery {
@@ -65,33 +66,62 @@ export async function queueDeliveries(deps: MessagingDeps, deliveries: readonly 
 
 export const queueDelivery = (deps: MessagingDeps, delivery: Delivery): Promise<void> => queueDeliveries(deps, [delivery]);
 
-/** Eligible, enabled destinations of the event's group covering its location. */
-export async function destinationsFor(deps: MessagingDeps, groupId: string, locationId: string): Promise<Destination[]> {
-  const destinations = (await deps.store.destinations.listByGroup(groupId)).filter((d) => d.enabled);
+/** Destinations one fan-out page takes: one invocation's work stays the same however many a group has. */
+export const DISPATCH_PAGE = 100;
+
+/** The eligible, enabled destinations among one page of the group's, covering the location. */
+async function eligibleAmong(deps: MessagingDeps, destinations: readonly Destination[], groupId: string, locationId: string): Promise<Destination[]> {
+  const enabled = destinations.filter((d) => d.enabled);
   const apps = new Map(
-    await Promise.all([...new Set(destinations.map((d) => d.clientId))].map(async (id) => [id, await deps.store.apps.get(id)] as const)),
+    await Promise.all([...new Set(enabled.map((d) => d.clientId))].map(async (id) => [id, await deps.store.apps.get(id)] as const)),
   );
   const now = deps.clock.now();
-  return destinations.filter((d) => {
+  return enabled.filter((d) => {
     const app = apps.get(d.clientId) ?? null;
     return app !== null && appIneligibility(app, now) === null && covers(d, app, groupId, locationId);
   });
 }
 
 /**
- * Fans one menu event out, then takes it out of the outbox. Safe to repeat:
- * ids are deterministic and records are created with a condition. Throws
- * when queueing fails, leaving the entry for the sweeper.
+ * Fans one page of a menu event out, from the entry's `cursor` (null: the
+ * first page). After the last page the event leaves the outbox; otherwise
+ * the entry records the next cursor and a message on the webhook queue wakes
+ * a deliverer for that page, so no invocation's work grows with the number
+ * of receivers. Safe to repeat: ids are deterministic and records are
+ * created with a condition; of two runs on the same page only the one that
+ * moves the cursor goes on. Throws when queueing fails, leaving the entry
+ * (and its cursor) for the sweeper. Returns the deliveries this page queued.
  */
-export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent): Promise<number> {
+export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent, cursor: string | null = null): Promise<number> {
   const location = await deps.store.locations.get(event.groupId, event.locationId);
-  const targets = location?.modulesEnabled.bevq ? await destinationsFor(deps, event.groupId, event.locationId) : [];
+  if (!location?.modulesEnabled.bevq) {
+    await deps.store.outbox.remove(event.eventId);
+    return 0;
+  }
+  const startKey = cursor === null ? undefined : (JSON.parse(cursor) as WalkKey);
+  const page = await deps.store.destinations.page({ scope: { groupId: event.groupId }, limit: DISPATCH_PAGE, ...(startKey ? { startKey } : {}) });
+  const targets = await eligibleAmong(deps, page.destinations, event.groupId, event.locationId);
   const now = deps.clock.now();
   await queueDeliveries(deps, targets.map((destination) => newDelivery(event, destination, now)));
-  await deps.store.outbox.remove(event.eventId);
-  deps.logger.info('menu event dispatched', { eventId: event.eventId, deliveries: targets.length });
+  deps.logger.info('menu event dispatched', { eventId: event.eventId, deliveries: targets.length, more: page.lastKey !== undefined });
+  if (!page.lastKey) {
+    await deps.store.outbox.remove(event.eventId);
+    return targets.length;
+  }
+  const next = JSON.stringify(page.lastKey);
+  if (await deps.store.outbox.advance(event.eventId, cursor, next, new Date(now).toISOString())) await enqueueDispatch(deps, event.eventId, next);
   return targets.length;
 }
+
+/** A deliverer's part of a fan-out: the page a dispatch message names, if its entry still waits on it. */
+export async function continueDispatch(deps: MessagingDeps, eventId: string, cursor: string): Promise<void> {
+  const entry = await deps.store.outbox.get(eventId);
+  // Gone: the fan-out finished. Another cursor: another run took it on.
+  if (!entry || entry.cursor !== cursor) return;
+  await dispatchMenuEvent(deps, eventOf(entry), cursor);
+}
+
+const eventOf = ({ confirmed: _c, cursor: _k, ...event }: OutboxEntry): MenuEvent => event;
 
 /** Entries one sweep settles per outbox shard at most: a backlog drains over several runs, each inside its timeout. */
 export const SWEEP_PAGE = 25;
@@ -136,8 +166,7 @@ async function settle(deps: MessagingDeps, seen: OutboxEntry): Promise<boolean> 
   // A publish that died between its body and its head left the head behind: receivers re-read with
   // If-None-Match, answered from the head, so it names this revision (or a later one) before they hear of it.
   if (stored) await deps.store.menus.putHead(headOf(stored));
-  const { confirmed: _c, ...event } = entry;
-  await dispatchMenuEvent(deps, event);
+  await dispatchMenuEvent(deps, eventOf(entry), entry.cursor);
   return true;
 }
 

@@ -35,6 +35,31 @@ export function enqueueDeliveries(deps: MessagingDeps, deliveries: readonly { de
 const messageBody = ({ deliveryId, destinationId, clientId }: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>, redrive: number) =>
   JSON.stringify({ deliveryId, redrive, destinationId, clientId } satisfies DeliveryMessage);
 
+/**
+ * A menu event's fan-out goes on from `cursor`: the next page of its
+ * destinations, dispatched by whichever deliverer receives it. Only a wake-up
+ * too: the outbox entry decides, and a cursor it no longer holds is stale.
+ */
+export type DispatchMessage = { dispatch: string; cursor: string };
+
+export const enqueueDispatch = (deps: MessagingDeps, eventId: string, cursor: string): Promise<string> =>
+  deps.queue.send(JSON.stringify({ dispatch: eventId, cursor } satisfies DispatchMessage));
+
+export type QueueMessage = ({ kind: 'delivery' } & DeliveryMessage) | ({ kind: 'dispatch' } & DispatchMessage);
+
+/** Either kind the webhook queue carries; null for anything else. */
+export function parseQueueMessage(body: string): QueueMessage | null {
+  const delivery = parseDeliveryMessage(body);
+  if (delivery) return { kind: 'delivery', ...delivery };
+  try {
+    const { dispatch, cursor } = JSON.parse(body) as Partial<DispatchMessage>;
+    if (typeof dispatch !== 'string' || !/^evt_[0-9a-f]{32}$/.test(dispatch) || typeof cursor !== 'string') return null;
+    return { kind: 'dispatch', dispatch, cursor };
+  } catch {
+    return null;
+  }
+}
+
 export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   try {
     const parsed = JSON.parse(body) as Partial<DeliveryMessage>;

@@ -6,7 +6,8 @@ import { backoffSeconds, scaledTimings } from '#contract/delivery-policy';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { attempt, reportOutcome, type Known, type Receipt } from './attempt.js';
 import * as state from './delivery-state.js';
-import { parseDeliveryMessage, type DeliveryMessage } from './queue.js';
+import { continueDispatch } from './fan-out.js';
+import { parseQueueMessage, type DeliveryMessage } from './queue.js';
 
 /** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
 export class RetryLater extends Error {}
@@ -24,17 +25,30 @@ export class RetryLater extends Error {}
 type Fate = 'done' | 'hold' | number;
 
 export async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs: () => number): Promise<void> {
-  const message = parseDeliveryMessage(record.body);
+  const message = parseQueueMessage(record.body);
   if (!message) {
     // Nothing of ours sends it, so it is not a delivery: dropped, not left to poison the queue.
     deps.logger.error('unreadable webhook message dropped', { messageId: record.messageId });
     return;
   }
+  if (message.kind === 'dispatch') return dispatchPage(deps, message.dispatch, message.cursor);
   const receipt = { messageId: record.messageId, redrive: message.redrive, receive: Number(record.attributes.ApproximateReceiveCount) || 1 };
   const fate = await receive(deps, message, receipt, remainingMs);
   if (fate === 'done') return;
   if (fate !== 'hold') await deps.queue.delay(record.receiptHandle, fate);
   throw new RetryLater(`delivery ${message.deliveryId}: ${fate === 'hold' ? 'held' : `back in ${fate}s`}`);
+}
+
+/**
+ * A fan-out page. Its message is done either way: should the page fail, the
+ * outbox entry still holds the cursor, and the sweeper goes on from there.
+ */
+async function dispatchPage(deps: MessagingDeps, eventId: string, cursor: string): Promise<void> {
+  try {
+    await continueDispatch(deps, eventId, cursor);
+  } catch (err) {
+    deps.logger.error('fan-out page failed; the sweeper resumes it', { eventId, error: (err as Error).name });
+  }
 }
 
 /**

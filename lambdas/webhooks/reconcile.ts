@@ -19,12 +19,11 @@ export type Reconciled = { stranded: number; relisted: number; removed: number }
  */
 export async function reconcileDlq(deps: MessagingDeps): Promise<Reconciled> {
   const { store, clock, logger } = deps;
-  const listed = new Set((await store.deliveries.deadLetters(Math.floor(clock.now() / 1000))).map((m) => m.deliveryId));
   const result: Reconciled = { stranded: 0, relisted: 0, removed: 0 };
+  // One read per message visited (the pass has a time budget), never a read of every marker.
   const list = async (marker: DeadLetterMarker, expiresAtSeconds?: number) => {
-    if (listed.has(marker.deliveryId)) return;
+    if (await store.deliveries.isDeadLetter(marker.deliveryId, Math.floor(clock.now() / 1000))) return;
     await store.deliveries.markDeadLetter(marker, expiresAtSeconds);
-    listed.add(marker.deliveryId);
     result.relisted++;
   };
 
@@ -50,7 +49,6 @@ export async function reconcileDlq(deps: MessagingDeps): Promise<Reconciled> {
     const stranded = await store.deliveries.write(state.strand(d, now), d);
     if (stranded) {
       await store.deliveries.markDeadLetter(markerOf(stranded, 'receives_exhausted'));
-      listed.add(deliveryId);
       result.stranded++;
       count(deps, 'DeliveryStranded');
       logger.warn('webhook delivery stranded in the DLQ', { deliveryId, status: d.status, attempts: d.attempts });
@@ -63,5 +61,5 @@ export async function reconcileDlq(deps: MessagingDeps): Promise<Reconciled> {
 
 function missingMarker(deliveryId: string, now: number): DeadLetterMarker {
   const none = { status: null, eventId: null, eventType: null, destinationId: null, destinationHost: null, attempts: null, lastErrorCode: null, createdAt: null };
-  return { deliveryId, reason: 'record_missing', since: new Date(now).toISOString(), ...none };
+  return { deliveryId, groupId: null, reason: 'record_missing', since: new Date(now).toISOString(), ...none };
 }

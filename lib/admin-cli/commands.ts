@@ -1,5 +1,6 @@
 import { createApp, createdAppDocument, listApps, revokeApp, showApp } from '#lambdas/admin/apps';
 import { allPages } from '#lambdas/admin/paging';
+import { backfillGroupIndex } from '#lambdas/admin/backfill';
 import { AdminInputError, type AppInput } from '#domain/inputs';
 import { loadVenues, putGroup, putLocation } from '../ingest/venues.js';
 import { requireGroup } from '#lambdas/admin/apps';
@@ -149,6 +150,19 @@ export const COMMANDS: readonly Command[] = [
         ['CREATED', (g) => g.createdAt],
       ]);
       return { json: { groups }, text };
+    },
+  }),
+  defineCommand({
+    name: 'index backfill-groups',
+    summary: [
+      'Move applications, destinations and dead letters to their group\'s index partition (once, after deploying the',
+      'version with per-group partitions). Lists read the earlier partition too until this has run; safe to repeat.',
+    ].join('\n'),
+    flags: {},
+    json: '{"apps": N, "destinations": N, "deadLetters": N}',
+    async run({ deps }) {
+      const moved = await backfillGroupIndex(deps);
+      return { json: moved, text: `Moved ${moved.apps} applications, ${moved.destinations} destinations and ${moved.deadLetters} dead letters to their groups' partitions.` };
     },
   }),
   defineCommand({

@@ -59,6 +59,8 @@ export class WebhookFunctions extends Construct {
 
     props.queues.queue.grantSendMessages(dispatcher);
     props.queues.queue.grantSendMessages(sweeper);
+    // A deliverer that dispatches a fan-out page queues that page's deliveries and the wake-up for the next.
+    props.queues.queue.grantSendMessages(deliverer);
     // The sweeper reads the DLQ (and deletes copies a redrive left behind) so every message there is listed.
     props.queues.deadLetterQueue.grantConsumeMessages(sweeper);
     // Receive, delete, ChangeMessageVisibility and GetQueueAttributes on this queue only; sizes from the delivery policy.

@@ -112,7 +112,10 @@ describe('admin CLI', { timeout: 60_000 }, () => {
     it('list shows every application and never a secret hash', async () => {
       const run = await admin(['apps', 'list', '--json']);
       expect(run.code).toBe(0);
-      const stored = await runtime.store.apps.list();
+      // Group by group, oldest first within each.
+      const stored = (await scanTable(runtime))
+        .filter((i) => i.SK === 'APP')
+        .sort((a, b) => `${a.groupId}\n${a.createdAt}#${a.clientId}`.localeCompare(`${b.groupId}\n${b.createdAt}#${b.clientId}`));
       expect(run.json.apps.map((a: { clientId: string }) => a.clientId)).toEqual(stored.map((a) => a.clientId));
       expect(run.stdout).not.toContain('secretHash');
       for (const app of stored) if (app.secretHash) expect(run.stdout).not.toContain(app.secretHash);

@@ -55,6 +55,7 @@ describe('npm run admin -- dlq', () => {
     expect(listed.json.deadLetters).toEqual([
       expect.objectContaining({
         deliveryId,
+        groupId: 'demo-group',
         eventId,
         eventType: 'customer_api.webhook.test',
         destinationHost: 'hooks.example.test',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeleteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { destinationKeys } from '#data/destinations';
 import { addDestination, listDestinations, showDestination } from '#lambdas/admin/destinations';
 import { dispatchMenuEvent } from '#lambdas/webhooks/fan-out';
 import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
@@ -83,7 +84,7 @@ describe(`fan-out to ${DESTINATIONS} receivers`, () => {
       await new Promise((r) => setTimeout(r, 50));
       items = await scanTable(runtime);
     }
-    const indexed = items.filter((i) => i.GSI1PK === 'DESTINATIONS');
+    const indexed = items.filter((i) => i.GSI1PK === destinationKeys.index.of('demo-group'));
     // Attempts never rewrote an index entry: the destination items are as created.
     expect(indexed).toHaveLength(DESTINATIONS);
     expect(indexed.every((i) => i.health === 'NOT_TESTED' && i.lastSuccessAt === null)).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDeliveryMessage } from '#lambdas/webhooks/queue';
+import { parseDeliveryMessage, parseQueueMessage } from '#lambdas/webhooks/queue';
 
 const id = `dlv_${'a'.repeat(32)}`;
 
@@ -23,6 +23,20 @@ describe('delivery messages', () => {
   it('refuses what is not a delivery message', () => {
     for (const body of ['', 'null', '{}', JSON.stringify({ deliveryId: 'dlv_x', redrive: 0 }), JSON.stringify({ deliveryId: id, redrive: -1 })]) {
       expect(parseDeliveryMessage(body)).toBeNull();
+    }
+  });
+});
+
+describe('queue messages', () => {
+  const eventId = `evt_${'b'.repeat(32)}`;
+  it('tells a delivery from a fan-out page', () => {
+    expect(parseQueueMessage(JSON.stringify({ deliveryId: id, redrive: 2 }))).toEqual({ kind: 'delivery', deliveryId: id, redrive: 2 });
+    expect(parseQueueMessage(JSON.stringify({ dispatch: eventId, cursor: '{"PK":"DEST#d"}' }))).toEqual({ kind: 'dispatch', dispatch: eventId, cursor: '{"PK":"DEST#d"}' });
+  });
+
+  it('refuses a page without an event id or a cursor, and anything else', () => {
+    for (const body of ['[]', JSON.stringify({ dispatch: 'evt_x', cursor: '{}' }), JSON.stringify({ dispatch: eventId }), JSON.stringify({ dispatch: eventId, cursor: 7 }), 'not json']) {
+      expect(parseQueueMessage(body)).toBeNull();
     }
   });
 });
