@@ -73,10 +73,13 @@ export const FUNCTIONS = {
     memorySize: 512,
   },
 
-  /** The ingest path: writes a rebuilt menu, then fans its event out (SendMessage) and takes it out of the outbox (DeleteItem). */
+  /**
+   * The ingest path: writes a rebuilt menu, then fans its event out (SendMessage) and takes it out of the
+   * outbox (DeleteItem). BatchGetItem: the page's destination health items (a paused one's deliveries are held).
+   */
   'webhook-dispatcher': {
     entry: 'webhooks/dispatcher.ts',
-    tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     queriedIndexes: ['GSI1'],
     memorySize: 512,
     timeoutSeconds: 10,
@@ -86,21 +89,27 @@ export const FUNCTIONS = {
    * SQS consumer: at most one attempt per record; retries through the
    * message's visibility. Unlists a stranded delivery that moves again. Also
    * dispatches the fan-out pages after a publish's first (a page of the
-   * group's destinations from GSI1, its records, the outbox entry's cursor).
+   * group's destinations from GSI1, its records, the outbox entry's cursor),
+   * and releases a resumed destination's held deliveries (BatchWriteItem
+   * drops their held items).
    */
   'webhook-deliverer': {
     entry: 'webhooks/deliverer.ts',
     // BatchGetItem: the record, its destination and application in one round trip.
-    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     queriedIndexes: ['GSI1'],
     memorySize: 512,
     timeoutSeconds: DERIVED.functionTimeoutSeconds,
     sendsMail: false,
   },
-  /** Schedule: settles menu events left in the outbox (DeleteItem), lists what is in the DLQ, sends queued owner mail. */
+  /**
+   * Schedule: settles menu events left in the outbox (DeleteItem), probes, releases and dead-letters paused
+   * destinations' held deliveries (BatchGetItem of health, BatchWriteItem of held items), lists what is in
+   * the DLQ, sends queued owner mail.
+   */
   'webhook-sweeper': {
     entry: 'webhooks/sweeper.ts',
-    tableActions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     queriedIndexes: ['GSI1'],
     memorySize: 512,
     // The DLQ pass plus room for dispatching and mail, inside the one-minute schedule.

@@ -7,6 +7,7 @@ import type { Destination, DestinationHealth } from '#data/destinations';
 import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { sendMail } from '#platform/mailer';
+import { isPaused } from '../webhooks/pause-policy.js';
 import { resolveDestination } from '#domain/url-safety';
 import { newDelivery, queueDelivery } from '../webhooks/fan-out.js';
 import { appIneligibility, covers } from '../webhooks/eligibility.js';
@@ -41,11 +42,12 @@ const INELIGIBLE: Record<string, string> = {
 const destinationId = z.string().regex(/^dst_[0-9a-f]{20}$/, 'a destination id looks like dst_ followed by 20 hex digits');
 
 /** A destination as ops and owners see it: never the signing secret. */
-export type PublicDestination = Omit<Destination, 'signingSecret' | 'health'> & { health: DestinationHealth };
+/** `paused`: its new deliveries are held until it answers again (docs/decisions/webhooks.md). */
+export type PublicDestination = Omit<Destination, 'signingSecret' | 'health'> & { health: DestinationHealth; paused: boolean };
 
 export function publicDestination(d: Destination): PublicDestination {
   const { signingSecret: _secret, health, ...rest } = d;
-  return { ...rest, health: d.enabled ? health : 'DISABLED' };
+  return { ...rest, health: d.enabled ? health : 'DISABLED', paused: d.enabled && isPaused(d) };
 }
 
 /** A destination as shown after a change: with the health its attempts recorded. */

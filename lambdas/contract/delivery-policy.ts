@@ -33,6 +33,14 @@ export const DELIVERY_POLICY = {
    * the few receives that carry a spent delivery's message on to the DLQ.
    */
   receiveHeadroom: 5,
+  /**
+   * Consecutive failed attempts after which a destination is paused: its new deliveries are recorded and
+   * held, not queued, so a dead receiver of a large fan-out cannot fill the queue's in-flight capacity.
+   * Two deliveries' whole retry sequences; a success resets the count and ends the pause.
+   */
+  pauseAfterFailures: 10,
+  /** While paused, the oldest held delivery is sent as a probe at most this often. */
+  probeEverySeconds: 300,
 } as const;
 
 /** AWS: an SQS event source's queue visibility should be at least six times the function timeout. */
@@ -50,6 +58,8 @@ export const DERIVED = (() => {
     maxReceiveCount: p.attempts + p.receiveHeadroom,
     /** An attempt starts only when the invocation has this long left: it always records its outcome. */
     startBudgetSeconds: p.attemptTimeoutSeconds + p.outcomeSeconds,
+    /** As long as a delivery's attempts may take, each one and the backoffs between: a held delivery waits no longer. */
+    retrySpanSeconds: Array.from({ length: p.attempts - 1 }, (_, i) => backoffSeconds(i + 1)).reduce((a, b) => a + b, 0) + p.attempts * functionTimeoutSeconds,
   } as const;
 })();
 
@@ -72,6 +82,8 @@ export function scaledTimings(scale: number) {
     startBudgetMs: ms(DERIVED.startBudgetSeconds),
     /** SQS counts visibility in whole seconds. */
     visibilityTimeoutSeconds: queueSeconds(DERIVED.visibilityTimeoutSeconds, scale, 1),
+    retrySpanMs: ms(DERIVED.retrySpanSeconds),
+    probeEveryMs: ms(DELIVERY_POLICY.probeEverySeconds),
     /** The visibility that realises a backoff wait. */
     backoffVisibilitySeconds: (attempt: number) => queueSeconds(backoffSeconds(attempt), scale, 0),
   };

@@ -10,7 +10,7 @@ export type EventType = 'bevq.menu.updated' | 'customer_api.webhook.test';
  * (status DEAD_LETTER), or its receives were spent without them (status
  * unchanged), or it has no record at all.
  */
-export type DeadLetterReason = 'attempts_exhausted' | 'receives_exhausted' | 'record_missing';
+export type DeadLetterReason = 'attempts_exhausted' | 'receives_exhausted' | 'record_missing' | 'destination_paused';
 
 /** One event for one destination: created once per (eventId, destinationId), carried by one SQS message. */
 export type Delivery = {

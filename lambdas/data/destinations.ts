@@ -55,7 +55,8 @@ export type DestinationsRepo = {
    * fewer than `limit` and still have a next.
    */
   page(request: { scope?: { groupId: string; clientId?: string }; limit: number; startKey?: WalkKey }): Promise<{ destinations: Destination[]; lastKey?: WalkKey }>;
-  recordAttempt(id: string, succeeded: boolean, at: string): Promise<void>;
+  /** Returns the consecutive failures recorded before this attempt. */
+  recordAttempt(id: string, succeeded: boolean, at: string): Promise<{ failuresBefore: number }>;
   /** The destinations with the health their attempts recorded (ops' views; an attempt needs none). */
   withHealth(destinations: Destination[]): Promise<Destination[]>;
 };
@@ -124,9 +125,9 @@ export function destinationsRepo(db: Db): DestinationsRepo {
       return { destinations: items.map(toDestination), ...(lastKey ? { lastKey } : {}) };
     },
     /** Health after an attempt, as one atomic update of the health item (no read-modify-write between concurrent deliveries). */
-    async recordAttempt(id: string, succeeded: boolean, at: string): Promise<void> {
+    async recordAttempt(id, succeeded, at) {
       const ttl = Math.floor(Date.parse(at) / 1000) + HEALTH_TTL_SECONDS;
-      await doc.send(
+      const { Attributes } = await doc.send(
         new UpdateCommand({
           TableName: tableName,
           Key: destinationKeys.health(id),
@@ -137,8 +138,10 @@ export function destinationsRepo(db: Db): DestinationsRepo {
           ExpressionAttributeValues: succeeded
             ? { ':h': 'HEALTHY', ':zero': 0, ':at': at, ':ttl': ttl }
             : { ':h': 'FAILING', ':at': at, ':one': 1, ':ttl': ttl },
+          ReturnValues: 'UPDATED_OLD',
         }),
       );
+      return { failuresBefore: Number(Attributes?.consecutiveFailures ?? 0) };
     },
     /** A destination without a health item shows what its own item holds (what attempts before the health item recorded there). */
     async withHealth(destinations: Destination[]): Promise<Destination[]> {

@@ -9,6 +9,7 @@ import { destinationsRepo, type DestinationsRepo } from './destinations.js';
 import { deliveriesRepo, type DeliveriesRepo } from './deliveries.js';
 import { mailOutboxRepo, type MailOutboxRepo } from './mail-outbox.js';
 import { outboxRepo, type OutboxRepo } from './outbox.js';
+import { holdsRepo, type HoldsRepo } from './holds.js';
 import { sportsRepo, type SportsRepo } from './sports.js';
 import { matriqRepo, type MatriqRepo } from './matriq.js';
 import { campaignsRepo, type CampaignsRepo } from './campaigns.js';
@@ -30,6 +31,7 @@ export type Store = {
   deliveries: DeliveriesRepo;
   mailOutbox: MailOutboxRepo;
   outbox: OutboxRepo;
+  holds: HoldsRepo;
   sports: SportsRepo;
   matriq: MatriqRepo;
   campaigns: CampaignsRepo;
@@ -66,6 +68,7 @@ export function createStore(db: Db): Store {
     reviews: reviewsRepo(db),
     tokenKeys: tokenKeysRepo(db),
     groupIndex: groupIndexRepo(db),
+    holds: holdsRepo(db),
     preload: async (reads) => createStore(await preloadedDb(db, reads)),
   };
 }

@@ -43,8 +43,9 @@ export async function scanDlq(deps: MessagingDeps, visit: (m: DlqMessage) => Pro
       }
       for (const m of messages) {
         const message = parseQueueMessage(m.body);
-        // A fan-out page's wake-up: its outbox entry keeps the cursor, and the sweeper goes on from there.
-        const verdict = seen.has(m.messageId) ? 'keep' : message?.kind === 'dispatch' ? 'delete' : await visit({ messageId: m.messageId, message });
+        // A wake-up (a fan-out page, a release of held deliveries): its entry or marker stays, and the sweeper goes on from there.
+        const wakeUp = message?.kind === 'dispatch' || message?.kind === 'release';
+        const verdict = seen.has(m.messageId) ? 'keep' : wakeUp ? 'delete' : await visit({ messageId: m.messageId, message: message?.kind === 'delivery' ? message : null });
         seen.add(m.messageId);
         if (verdict === 'delete') {
           await dlq.delete(m.receiptHandle);

@@ -6,6 +6,7 @@ import { outboxKeys, type MenuEvent, type OutboxEntry } from '#data/outbox';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { appIneligibility, covers } from './eligibility.js';
 import { deliveryIdOf, payloadOf, type EventFacts } from './events.js';
+import { isPaused } from './pause-policy.js';
 import { enqueueDeliveries, enqueueDispatch } from './queue.js';
 
 /** A fresh delivery record for one event and one destination. */
@@ -43,25 +44,47 @@ export function newDelivery(event: EventFacts, destination: Destination, now: nu
 const CREATE_CONCURRENCY = 25;
 
 /**
- * Creates each delivery record if missing, then queues the messages in
- * batches. A record found still PENDING may never have been queued (a crash
- * between the two), so it is queued again: a duplicate message is harmless
- * (the first to start an attempt becomes the carrier; the others are
- * dropped), a lost one is not. A record never overwrites one that exists.
+ * Creates each delivery record if missing; returns those to send. A record
+ * found still PENDING may never have been sent (a crash between the two), so
+ * it is sent again: a duplicate message is harmless (the first to start an
+ * attempt becomes the carrier; the others are dropped), a lost one is not. A
+ * record never overwrites one that exists.
  */
-export async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<void> {
-  const toQueue: { delivery: Delivery; redrive: number }[] = [];
+async function recordDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<{ delivery: Delivery; redrive: number }[]> {
+  const toSend: { delivery: Delivery; redrive: number }[] = [];
   for (let i = 0; i < deliveries.length; i += CREATE_CONCURRENCY) {
     await Promise.all(
       deliveries.slice(i, i + CREATE_CONCURRENCY).map(async (delivery) => {
-        if (await deps.store.deliveries.create(delivery)) return void toQueue.push({ delivery, redrive: delivery.redrives });
+        if (await deps.store.deliveries.create(delivery)) return void toSend.push({ delivery, redrive: delivery.redrives });
         const existing = await deps.store.deliveries.get(delivery.deliveryId);
         if (existing && existing.status !== 'PENDING') return;
-        toQueue.push({ delivery, redrive: existing?.redrives ?? delivery.redrives });
+        toSend.push({ delivery, redrive: existing?.redrives ?? delivery.redrives });
       }),
     );
   }
-  await enqueueDeliveries(deps, toQueue);
+  return toSend;
+}
+
+/** Records the deliveries, then queues their messages in batches. */
+export async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<void> {
+  await enqueueDeliveries(deps, await recordDeliveries(deps, deliveries));
+}
+
+/**
+ * Records the deliveries of paused destinations and holds them instead of
+ * queueing: each gets a held item, and each destination its paused marker
+ * (after the held items, so the sweeper that finds a marker gone can look
+ * for late ones: see pause.ts).
+ */
+async function holdDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<void> {
+  const toHold = await recordDeliveries(deps, deliveries);
+  await Promise.all(
+    toHold.map(({ delivery: d, redrive }) =>
+      deps.store.holds.hold({ destinationId: d.destinationId, deliveryId: d.deliveryId, clientId: d.clientId, createdAt: d.createdAt, redrive }),
+    ),
+  );
+  const at = new Date(deps.clock.now()).toISOString();
+  await Promise.all([...new Set(toHold.map(({ delivery }) => delivery.destinationId))].map((id) => deps.store.holds.markPaused(id, at)));
 }
 
 export const queueDelivery = (deps: MessagingDeps, delivery: Delivery): Promise<void> => queueDeliveries(deps, [delivery]);
@@ -100,9 +123,13 @@ export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent, c
   }
   const startKey = cursor === null ? undefined : (JSON.parse(cursor) as WalkKey);
   const page = await deps.store.destinations.page({ scope: { groupId: event.groupId }, limit: DISPATCH_PAGE, ...(startKey ? { startKey } : {}) });
-  const targets = await eligibleAmong(deps, page.destinations, event.groupId, event.locationId);
+  const targets = await deps.store.destinations.withHealth(await eligibleAmong(deps, page.destinations, event.groupId, event.locationId));
   const now = deps.clock.now();
-  await queueDeliveries(deps, targets.map((destination) => newDelivery(event, destination, now)));
+  const deliveryOf = (destination: Destination) => newDelivery(event, destination, now);
+  await Promise.all([
+    queueDeliveries(deps, targets.filter((d) => !isPaused(d)).map(deliveryOf)),
+    holdDeliveries(deps, targets.filter(isPaused).map(deliveryOf)),
+  ]);
   deps.logger.info('menu event dispatched', { eventId: event.eventId, deliveries: targets.length, more: page.lastKey !== undefined });
   if (!page.lastKey) {
     await deps.store.outbox.remove(event.eventId);

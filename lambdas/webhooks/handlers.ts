@@ -6,6 +6,7 @@ import type { MessagingDeps } from '#platform/messaging-deps';
 import { sendQueuedMail } from '#platform/mailer';
 import { count, observability } from '#platform/observability';
 import { moveLegacyEvents, SWEEP_PAGE, sweepOutbox } from './fan-out.js';
+import { sweepPaused } from './pause.js';
 import { processRecord } from './receive.js';
 import { reconcileDlq, type Reconciled } from './reconcile.js';
 
@@ -31,7 +32,7 @@ export function createDeliverer(deps: MessagingDeps) {
     );
 }
 
-export type SweepResult = { dispatched: number; mailed: number } & Reconciled;
+export type SweepResult = { dispatched: number; mailed: number; paused: Awaited<ReturnType<typeof sweepPaused>> } & Reconciled;
 
 /**
  * EventBridge schedule (its event carries nothing used): settles menu events
@@ -45,9 +46,10 @@ export function createSweeper(deps: MessagingDeps) {
       await moveLegacyEvents(deps, SWEEP_PAGE);
       const dispatched = await sweepOutbox(deps);
       count(deps, 'SweeperRedispatched', dispatched);
+      const paused = await sweepPaused(deps);
       const reconciled = await reconcileDlq(deps);
       const mailed = await sendQueuedMail(deps);
-      return { dispatched, mailed, ...reconciled };
+      return { dispatched, mailed, paused, ...reconciled };
     });
 }
 

@@ -45,14 +45,21 @@ export type DispatchMessage = { dispatch: string; cursor: string };
 export const enqueueDispatch = (deps: MessagingDeps, eventId: string, cursor: string): Promise<string> =>
   deps.queue.send(JSON.stringify({ dispatch: eventId, cursor } satisfies DispatchMessage));
 
-export type QueueMessage = ({ kind: 'delivery' } & DeliveryMessage) | ({ kind: 'dispatch' } & DispatchMessage);
+/** A destination's held deliveries go out, a page per message: a wake-up whose receive checks the destination first. */
+export type ReleaseMessage = { release: string };
 
-/** Either kind the webhook queue carries; null for anything else. */
+export const enqueueRelease = (deps: MessagingDeps, destinationId: string): Promise<string> =>
+  deps.queue.send(JSON.stringify({ release: destinationId } satisfies ReleaseMessage));
+
+export type QueueMessage = ({ kind: 'delivery' } & DeliveryMessage) | ({ kind: 'dispatch' } & DispatchMessage) | ({ kind: 'release' } & ReleaseMessage);
+
+/** Any kind the webhook queue carries; null for anything else. */
 export function parseQueueMessage(body: string): QueueMessage | null {
   const delivery = parseDeliveryMessage(body);
   if (delivery) return { kind: 'delivery', ...delivery };
   try {
-    const { dispatch, cursor } = JSON.parse(body) as Partial<DispatchMessage>;
+    const { dispatch, cursor, release } = JSON.parse(body) as Partial<DispatchMessage & ReleaseMessage>;
+    if (typeof release === 'string' && isId(release)) return { kind: 'release', release };
     if (typeof dispatch !== 'string' || !/^evt_[0-9a-f]{32}$/.test(dispatch) || typeof cursor !== 'string') return null;
     return { kind: 'dispatch', dispatch, cursor };
   } catch {

@@ -7,6 +7,7 @@ import type { MessagingDeps } from '#platform/messaging-deps';
 import { attempt, reportOutcome, type Known, type Receipt } from './attempt.js';
 import * as state from './delivery-state.js';
 import { continueDispatch } from './fan-out.js';
+import { releaseIfResumed } from './pause.js';
 import { parseQueueMessage, type DeliveryMessage } from './queue.js';
 
 /** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
@@ -32,6 +33,7 @@ export async function processRecord(deps: MessagingDeps, record: SQSRecord, rema
     return;
   }
   if (message.kind === 'dispatch') return dispatchPage(deps, message.dispatch, message.cursor);
+  if (message.kind === 'release') return releasePage(deps, message.release);
   const receipt = { messageId: record.messageId, redrive: message.redrive, receive: Number(record.attributes.ApproximateReceiveCount) || 1 };
   const fate = await receive(deps, message, receipt, remainingMs);
   if (fate === 'done') return;
@@ -48,6 +50,15 @@ async function dispatchPage(deps: MessagingDeps, eventId: string, cursor: string
     await continueDispatch(deps, eventId, cursor);
   } catch (err) {
     deps.logger.error('fan-out page failed; the sweeper resumes it', { eventId, error: (err as Error).name });
+  }
+}
+
+/** A page of a resumed destination's held deliveries. Done either way: the paused marker stays, and the sweeper releases what is left. */
+async function releasePage(deps: MessagingDeps, destinationId: string): Promise<void> {
+  try {
+    await releaseIfResumed(deps, destinationId);
+  } catch (err) {
+    deps.logger.error('release of held deliveries failed; the sweeper resumes it', { destinationId, error: (err as Error).name });
   }
 }
 

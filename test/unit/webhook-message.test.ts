@@ -29,13 +29,23 @@ describe('delivery messages', () => {
 
 describe('queue messages', () => {
   const eventId = `evt_${'b'.repeat(32)}`;
-  it('tells a delivery from a fan-out page', () => {
+  it('tells a delivery from a fan-out page and a release of held deliveries', () => {
     expect(parseQueueMessage(JSON.stringify({ deliveryId: id, redrive: 2 }))).toEqual({ kind: 'delivery', deliveryId: id, redrive: 2 });
     expect(parseQueueMessage(JSON.stringify({ dispatch: eventId, cursor: '{"PK":"DEST#d"}' }))).toEqual({ kind: 'dispatch', dispatch: eventId, cursor: '{"PK":"DEST#d"}' });
+    expect(parseQueueMessage(JSON.stringify({ release: 'dst_0123456789abcdef0123' }))).toEqual({ kind: 'release', release: 'dst_0123456789abcdef0123' });
   });
 
-  it('refuses a page without an event id or a cursor, and anything else', () => {
-    for (const body of ['[]', JSON.stringify({ dispatch: 'evt_x', cursor: '{}' }), JSON.stringify({ dispatch: eventId }), JSON.stringify({ dispatch: eventId, cursor: 7 }), 'not json']) {
+  it('refuses a page without an event id or a cursor, a release without a destination id, and anything else', () => {
+    const bad = [
+      '[]',
+      JSON.stringify({ dispatch: 'evt_x', cursor: '{}' }),
+      JSON.stringify({ dispatch: eventId }),
+      JSON.stringify({ dispatch: eventId, cursor: 7 }),
+      JSON.stringify({ release: 7 }),
+      JSON.stringify({ release: 'dst/../x' }),
+      'not json',
+    ];
+    for (const body of bad) {
       expect(parseQueueMessage(body)).toBeNull();
     }
   });

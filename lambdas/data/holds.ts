@@ -1,0 +1,115 @@
+import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { applied, type Db } from './db.js';
+
+/**
+ * Deliveries held for a paused destination (docs/decisions/webhooks.md,
+ * "Pausing a failing destination"): a small item per held delivery under the
+ * destination's own partition, oldest first, and one marker per paused
+ * destination in a sharded index partition, so the sweeper finds them
+ * without reading every destination. The marker is written once when the
+ * first delivery is held, never per attempt.
+ */
+const PAUSED_SHARDS = 8;
+
+export const holdKeys = {
+  held: (destinationId: string, createdAt: string, deliveryId: string) => ({ PK: `HELD#${destinationId}`, SK: `${createdAt}#${deliveryId}` }),
+  marker: (destinationId: string) => ({ PK: `PAUSED#${destinationId}`, SK: 'PAUSED' }),
+  shard: (destinationId: string) => `PAUSED#${destinationId.charCodeAt(destinationId.length - 1) % PAUSED_SHARDS}`,
+  shards: () => Array.from({ length: PAUSED_SHARDS }, (_, i) => `PAUSED#${i}`),
+};
+
+/** `redrive`: the record's redrive count its message is sent for. */
+export type Held = { destinationId: string; deliveryId: string; clientId: string; createdAt: string; redrive: number };
+/** A destination with held deliveries: `since` names this marker (a new one after removal), `probedAt` its last probe (at first, `since`). */
+export type PausedMarker = { destinationId: string; since: string; probedAt: string };
+
+export type HoldsRepo = {
+  hold(held: Held): Promise<void>;
+  /** Writes the destination's marker unless one exists. */
+  markPaused(destinationId: string, at: string): Promise<void>;
+  /** The oldest held deliveries of a destination (strongly consistent: the sweeper decides on them). */
+  oldest(destinationId: string, limit: number): Promise<Held[]>;
+  release(held: readonly Held[]): Promise<void>;
+  /** A page of one shard's markers. */
+  paused(shard: string, limit: number): Promise<PausedMarker[]>;
+  /** Records a probe unless another run recorded one since `probedAt`; true when this run takes the probe. */
+  takeProbe(marker: PausedMarker, at: string): Promise<boolean>;
+  /** Removes the marker it names (a marker written since stays). */
+  unmarkPaused(marker: PausedMarker): Promise<boolean>;
+};
+
+/** BatchWriteItem takes at most 25 requests. */
+const WRITE_BATCH = 25;
+
+export function holdsRepo({ doc, tableName }: Db): HoldsRepo {
+  return {
+    async hold(held) {
+      await doc.send(new PutCommand({ TableName: tableName, Item: { ...holdKeys.held(held.destinationId, held.createdAt, held.deliveryId), ...held } }));
+    },
+    async markPaused(destinationId, at) {
+      await applied(
+        doc.send(
+          new PutCommand({
+            TableName: tableName,
+            // The first probe is due a probe interval after the pause began.
+            Item: { ...holdKeys.marker(destinationId), GSI1PK: holdKeys.shard(destinationId), GSI1SK: `${at}#${destinationId}`, destinationId, since: at, probedAt: at },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        ),
+      );
+    },
+    async oldest(destinationId, limit) {
+      const { Items = [] } = await doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': `HELD#${destinationId}` },
+          ConsistentRead: true,
+          Limit: limit,
+        }),
+      );
+      return Items.map(({ destinationId, deliveryId, clientId, createdAt, redrive }) => ({ destinationId, deliveryId, clientId, createdAt, redrive: Number(redrive ?? 0) }) as Held);
+    },
+    async release(held) {
+      for (let i = 0; i < held.length; i += WRITE_BATCH) {
+        let requests: Record<string, unknown[]> | undefined = {
+          [tableName]: held.slice(i, i + WRITE_BATCH).map((h) => ({ DeleteRequest: { Key: holdKeys.held(h.destinationId, h.createdAt, h.deliveryId) } })),
+        };
+        // Unprocessed deletes are retried; a held item left behind is only released twice (a duplicate message is harmless).
+        for (let tries = 0; requests && Object.keys(requests).length && tries < 5; tries++) {
+          const { UnprocessedItems } = await doc.send(new BatchWriteCommand({ RequestItems: requests as never }));
+          requests = UnprocessedItems as Record<string, unknown[]> | undefined;
+        }
+      }
+    },
+    async paused(shard, limit) {
+      const { Items = [] } = await doc.send(
+        new QueryCommand({ TableName: tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': shard }, Limit: limit }),
+      );
+      return Items.map(({ destinationId, since, probedAt }) => ({ destinationId, since, probedAt }) as PausedMarker);
+    },
+    takeProbe: (marker, at) =>
+      applied(
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: holdKeys.marker(marker.destinationId),
+            UpdateExpression: 'SET probedAt = :at',
+            ConditionExpression: 'since = :since AND probedAt = :was',
+            ExpressionAttributeValues: { ':at': at, ':since': marker.since, ':was': marker.probedAt },
+          }),
+        ),
+      ),
+    unmarkPaused: (marker) =>
+      applied(
+        doc.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: holdKeys.marker(marker.destinationId),
+            ConditionExpression: 'since = :since',
+            ExpressionAttributeValues: { ':since': marker.since },
+          }),
+        ),
+      ),
+  };
+}
