@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, type Db } from './db.js';
+import { queryPage, type Db } from './db.js';
 
 /** An owner e-mail: what the mailer sends and the outbox keeps until it is sent. */
 export type Mail = { to: string; subject: string; text: string };
@@ -15,14 +15,21 @@ export type QueuedMail = Mail & { key: string; failures: number };
 export const MAIL_TRIES = 5;
 const RETENTION_SECONDS = 24 * 3600;
 
+/** Pending mail is listed from eight index partitions, so no one partition value takes every application's alerts. */
+const PENDING_SHARDS = 8;
+const hashOf = (key: string) => [...key].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 0);
+
 export const mailKeys = {
   mail: (key: string) => ({ PK: `MAIL#${key}`, SK: 'MAIL' }),
-  pending: 'MAIL_PENDING',
+  pending: (key: string) => `MAIL_PENDING#${hashOf(key) % PENDING_SHARDS}`,
+  /** Every partition a pending mail may sit in: the shards, and the single one of the earlier shape (drained by its 24-hour expiry). */
+  pendingPartitions: () => [...Array.from({ length: PENDING_SHARDS }, (_, i) => `MAIL_PENDING#${i}`), 'MAIL_PENDING'],
 };
 
 export type MailOutboxRepo = {
   queue(key: string, mail: Mail, now: number): Promise<void>;
-  pending(): Promise<QueuedMail[]>;
+  /** Mail still to send, oldest first within each partition: at most `perPartition` of each (a backlog drains over several sweeps). */
+  pending(perPartition: number): Promise<QueuedMail[]>;
   done(key: string): Promise<void>;
   failed(key: string): Promise<void>;
 };
@@ -51,21 +58,26 @@ export function mailOutboxRepo({ doc, tableName }: Db): MailOutboxRepo {
           ':subject': mail.subject,
           ':text': mail.text,
           ':zero': 0,
-          ':pk': mailKeys.pending,
+          ':pk': mailKeys.pending(key),
           ':sk': `${queuedAt}#${key}`,
           ':ttl': Math.floor(now / 1000) + RETENTION_SECONDS,
         },
       );
     },
-    /** Mail still to send, oldest first. */
-    async pending(): Promise<QueuedMail[]> {
-      const items = await queryAll(doc, {
-        TableName: tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': mailKeys.pending },
-      });
-      return items.map((i) => ({
+    async pending(perPartition) {
+      const pages = await Promise.all(
+        mailKeys.pendingPartitions().map(
+          async (pk) =>
+            (
+              await queryPage(
+                doc,
+                { TableName: tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': pk } },
+                perPartition,
+              )
+            ).items,
+        ),
+      );
+      return pages.flat().map((i) => ({
         key: String(i.PK).slice('MAIL#'.length),
         to: String(i.to),
         subject: String(i.subject),

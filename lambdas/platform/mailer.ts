@@ -39,10 +39,13 @@ export async function sendMail(deps: { mailer: Mailer; logger: Logger; metrics?:
   }
 }
 
+/** Queued mails one sweep sends per outbox partition: a sweep's mail stays a few seconds of its minute. */
+export const MAIL_SWEEP_PAGE = 10;
+
 /** The sweeper's share: sends queued owner mail (rate-limit alerts); a failed one is tried again next sweep. */
 export async function sendQueuedMail(deps: { store: Pick<Store, 'mailOutbox'>; mailer: Mailer; logger: Logger; metrics?: Metrics }): Promise<number> {
   let sent = 0;
-  for (const mail of await deps.store.mailOutbox.pending()) {
+  for (const mail of await deps.store.mailOutbox.pending(MAIL_SWEEP_PAGE)) {
     // Keys start with what the mail is for (`rate-limit#…`): safe to log.
     const purpose = mail.key.split('#')[0]!;
     if (await sendMail(deps, mail, purpose)) {
