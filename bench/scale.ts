@@ -171,6 +171,6 @@ export async function benchScale(): Promise<string[]> {
       const list = results.get(path)!;
       return `| GET ${path} | ${cells(list, (f) => String(f.status))} | ${cells(list, (f) => f.calls.toFixed(1))} | ${cells(list, (f) => f.readUnits.toFixed(1))} | ${cells(list, (f) => f.writeUnits.toFixed(1))} | ${cells(list, (f) => Math.round(f.bytes).toLocaleString('en-US'))} | ${shape(list)} |`;
     }),
-    `The admin lists read service-wide sets, growing with every size seeded so far: an application and a dead letter per location, a destination per location up to 1,000 a group.`,
+    `The admin lists (of every group, first page of 100) walk the groups' index partitions, at most ten a page, over what every size seeded so far holds: an application and a dead letter per location, a destination per location up to 1,000 a group.`,
   ];
 }

@@ -1,4 +1,3 @@
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MAIL_TRIES, type Mail } from '#data/mail-outbox';
@@ -8,20 +7,12 @@ import { count } from './observability.js';
 export type { Mail };
 export type Mailer = { send(mail: Mail): Promise<void> };
 
-/** SES v2 in AWS; locally the same client reaches a local SES v2 through AWS_ENDPOINT_URL_SESV2. */
-export function sesMailer(from: string, client = new SESv2Client({})): Mailer {
-  return {
-    async send({ to, subject, text }) {
-      await client.send(
-        new SendEmailCommand({
-          FromEmailAddress: from,
-          Destination: { ToAddresses: [to] },
-          Content: { Simple: { Subject: { Data: subject }, Body: { Text: { Data: text } } } },
-        }),
-      );
-    },
-  };
-}
+/** For functions that send no mail: a use would be a wiring mistake, which sendMail counts and logs like any failed send. */
+export const NO_MAILER: Mailer = {
+  async send() {
+    throw Object.assign(new Error('this function has no mailer'), { name: 'NoMailer' });
+  },
+};
 
 /**
  * Sends an owner e-mail; a failure never fails the caller but is always

@@ -1,9 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { sqsClient, sqsWebhookQueue, type SQSClient } from '#data/sqs-webhook-queue';
 import type { WebhookQueue } from '#data/webhook-queue';
 import { buildDeps, type Deps, type DepsOptions, type Endpoint } from './deps.js';
-import { sesMailer, type Mailer } from './mailer.js';
+import { NO_MAILER, type Mailer } from './mailer.js';
 
 /** Deps of the functions that queue webhooks or mail owners: admin, dispatcher, deliverer, sweeper (and the local runtime, the CLI). */
 export type MessagingDeps = Deps & {
@@ -12,30 +11,30 @@ export type MessagingDeps = Deps & {
   queue: WebhookQueue;
 };
 
-export type Endpoints = { dynamodb?: Endpoint; sqs?: Endpoint; ses?: Endpoint };
-export type AwsClients = { dynamodb: DynamoDBClient; sqs: SQSClient; ses: SESv2Client };
+export type Endpoints = { dynamodb?: Endpoint; sqs?: Endpoint };
+export type AwsClients = { dynamodb: DynamoDBClient; sqs: SQSClient };
 
-/** The three AWS clients at their endpoints (absent: AWS itself). */
+/** The DynamoDB and SQS clients at their endpoints (absent: AWS itself). SES is the mailing functions' own (ses-mailer.ts). */
 export function awsClients(endpoints: Endpoints = {}): AwsClients {
   return {
     dynamodb: new DynamoDBClient(endpoints.dynamodb ?? {}),
     sqs: sqsClient(endpoints.sqs ?? {}),
-    ses: new SESv2Client(endpoints.ses ?? {}),
   };
 }
 
+/** `mailer`: absent for the functions that mail no one. */
 export type MessagingDepsOptions = DepsOptions & Partial<Pick<MessagingDeps, 'mailer' | 'queue'>>;
 
 export function buildMessagingDeps(clients: AwsClients, options: MessagingDepsOptions = {}): MessagingDeps {
   const deps = buildDeps(clients.dynamodb, options);
   return {
     ...deps,
-    mailer: options.mailer ?? sesMailer(deps.config.mailFrom, clients.ses),
+    mailer: options.mailer ?? NO_MAILER,
     queue: options.queue ?? sqsWebhookQueue(clients.sqs, deps.config),
   };
 }
 
 /** The deps an admin or webhook function's cold start builds from its environment. */
-export function defaultMessagingDeps(): MessagingDeps {
-  return buildMessagingDeps(awsClients());
+export function defaultMessagingDeps(options: Pick<MessagingDepsOptions, 'mailer'> = {}): MessagingDeps {
+  return buildMessagingDeps(awsClients(), options);
 }

@@ -1,7 +1,6 @@
 import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { publishMenu, type PublishRequest } from './menu-publish.js';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { sendQueuedMail } from '#platform/mailer';
 import { count, observability } from '#platform/observability';
@@ -11,9 +10,10 @@ import { processRecord } from './receive.js';
 import { reconcileDlq, type Reconciled } from './reconcile.js';
 
 /**
- * The three non-HTTP functions of the webhook pipeline, as factories over
- * deps (Lambda and local runtime alike), each behind the same observability
- * chain as the API.
+ * The deliverer and the sweeper, as factories over deps (Lambda and local
+ * runtime alike), each behind the same observability chain as the API. The
+ * dispatcher has a module of its own (publish-handler.ts): only it validates
+ * menus, so only its bundle carries the menu schema.
  */
 
 /**
@@ -50,16 +50,5 @@ export function createSweeper(deps: MessagingDeps) {
       const reconciled = await reconcileDlq(deps);
       const mailed = await sendQueuedMail(deps);
       return { dispatched, mailed, paused, ...reconciled };
-    });
-}
-
-/** The ingest path the menu platform invokes with a rebuilt menu: write, then fan out. */
-export function createDispatcher(deps: MessagingDeps) {
-  return middy<PublishRequest, { revision: string; newRevision: boolean; eventId: string | null }>()
-    .use(observability(deps))
-    .handler(async (event) => {
-      const result = await publishMenu(deps, event);
-      count(deps, 'DeliveriesQueued', result.deliveries);
-      return { revision: result.menu.revision, newRevision: result.newRevision, eventId: result.eventId };
     });
 }

@@ -1,4 +1,6 @@
+import { configFromEnv } from '#platform/config';
 import { defaultMessagingDeps } from '#platform/messaging-deps';
+import { sesMailer } from '#platform/ses-mailer';
 import { createSweeper } from './handlers.js';
 
-export const handler = createSweeper(defaultMessagingDeps());
+export const handler = createSweeper(defaultMessagingDeps({ mailer: sesMailer(configFromEnv().mailFrom) }));

@@ -4,7 +4,9 @@ import { createStore, type Store } from '#data/store';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Clock } from '#platform/clock';
 import { configFromEnv } from '#platform/config';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { awsClients, buildMessagingDeps, type AwsClients, type MessagingDeps } from '#platform/messaging-deps';
+import { sesMailer } from '#platform/ses-mailer';
 import { localEndpoint } from '../local/endpoints.js';
 import { readRuntimeFile, RUNTIME_FILE, RUNTIME_FILE_ENV } from '../local/runtime-file.js';
 import { LOCAL_THROTTLE } from '../local/stage-throttle.js';
@@ -34,7 +36,7 @@ export type Target = {
 
 type TargetClients = {
   tableName: string;
-  clients: AwsClients;
+  clients: AwsClients & { ses: SESv2Client };
   store: Store;
   queueUrl: string | null;
   dlqUrl: string | null;
@@ -54,6 +56,7 @@ function depsOf(t: TargetClients, clock: Clock): MessagingDeps {
   };
   return buildMessagingDeps(t.clients, {
     config,
+    mailer: sesMailer(config.mailFrom, t.clients.ses),
     store: t.store,
     clock,
     // Admin output goes to stdout; the library's own logs stay quiet.
@@ -86,7 +89,7 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
   }
   const tableName = outputs.TableName;
   if (!tableName) throw new TargetError(`stack ${name} has no TableName output`);
-  const aws = awsClients({ dynamodb: clientConfig, sqs: clientConfig, ses: clientConfig });
+  const aws = { ...awsClients({ dynamodb: clientConfig, sqs: clientConfig }), ses: new SESv2Client(clientConfig) };
   const store = createStore(createDb(tableName, aws.dynamodb));
   const clients = {
     tableName,
@@ -118,11 +121,13 @@ function openLocal(file: string | undefined): Target {
     throw new TargetError((err as Error).message);
   }
   if (!info) throw new TargetError(NOT_RUNNING);
-  const aws = awsClients({
-    dynamodb: localEndpoint(info.dynamoEndpoint, info.region, info.externalDynamo),
-    sqs: localEndpoint(info.sqsEndpoint, info.region, info.externalSqs),
-    ses: localEndpoint(info.sesEndpoint, info.region),
-  });
+  const aws = {
+    ...awsClients({
+      dynamodb: localEndpoint(info.dynamoEndpoint, info.region, info.externalDynamo),
+      sqs: localEndpoint(info.sqsEndpoint, info.region, info.externalSqs),
+    }),
+    ses: new SESv2Client(localEndpoint(info.sesEndpoint, info.region)),
+  };
   const store = createStore(createDb(info.tableName, aws.dynamodb));
   const clients = {
     tableName: info.tableName,

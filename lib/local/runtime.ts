@@ -13,7 +13,9 @@ import { startSchedule } from './schedules.js';
 import { startSqsPoller, type PollerFaults, type SqsHandler } from './sqs-poller.js';
 import { DELIVERY_POLICY, DERIVED, scaledTimings } from '#contract/delivery-policy';
 import type { Store } from '#data/store';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { awsClients, buildMessagingDeps, type MessagingDeps } from '#platform/messaging-deps';
+import { sesMailer } from '#platform/ses-mailer';
 import { localEndpoint } from './endpoints.js';
 import { close, startEngines, type Engines } from './engines.js';
 import { createHandler as createAdminHandler } from '#lambdas/admin/index';
@@ -104,8 +106,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const clients = awsClients({
       dynamodb: localEndpoint(engines.dynamoEndpoint, REGION, engines.externalDynamo),
       sqs: localEndpoint(engines.sqsEndpoint, REGION, engines.externalSqs),
-      ses: localEndpoint(engines.sesEndpoint, REGION),
     });
+    const ses = new SESv2Client(localEndpoint(engines.sesEndpoint, REGION));
     const { dynamodb: dynamo, sqs } = clients;
     const tableName = options.tableName ?? 'customer-api-local';
     await ensureTable(dynamo, tableName, { expireItems: !options.clock });
@@ -126,7 +128,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const logger = new Logger({ serviceName: 'customer-api', logLevel: options.logLevel ?? 'INFO' });
     // EMF lines are for CloudWatch; here they would only flood the console. Set it to false to see them.
     process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-    const deps = buildMessagingDeps(clients, { config, clock, logger, ...(options.resolver ? { resolver: options.resolver } : {}) });
+    const deps = buildMessagingDeps(clients, {
+      config,
+      clock,
+      logger,
+      mailer: sesMailer(config.mailFrom, ses),
+      ...(options.resolver ? { resolver: options.resolver } : {}),
+    });
     const store = deps.store;
     if (config.webhookAllowLoopback) {
       deps.logger.warn('WEBHOOK_ALLOW_LOOPBACK is on: webhook destinations may point at this machine (127.0.0.0/8, ::1). Local testing only.');
@@ -177,6 +185,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         await close(server);
         dynamo.destroy();
         sqs.destroy();
+        ses.destroy();
         if (ownEngines) await stopEngines();
       },
     };

@@ -17,7 +17,7 @@ import { backfillOutbox } from '#lambdas/admin/backfill';
 import { menuKeys } from '#data/menus';
 import { outboxKeys } from '#data/outbox';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createDispatcher } from '#lambdas/webhooks/handlers';
+import { createDispatcher } from '#lambdas/webhooks/publish-handler';
 import { sign } from '#domain/signature';
 import { lambdaContext } from '#lib/local/gateway';
 import type { LocalRuntime } from '#lib/local/runtime';
