@@ -63,3 +63,22 @@ export async function backfillGroupIndex(deps: MessagingDeps): Promise<Record<Gr
   await deps.store.groupIndex.markComplete(new Date(deps.clock.now()).toISOString());
   return moved;
 }
+
+/**
+ * The one-off step that moves a stage to campaign links (docs/decisions/campaigns.md):
+ * every campaign's links are written, then the move is marked complete. Until
+ * then the campaigns routes read a group's campaigns whole, as before, so
+ * nothing a client sees depends on it. Safe to repeat and to run beside a load.
+ */
+export async function backfillCampaignLinks(deps: MessagingDeps): Promise<{ groups: number; campaigns: number }> {
+  let campaigns = 0;
+  const groups = await deps.store.groups.list();
+  for (const { groupId } of groups) {
+    for (const campaign of await deps.store.campaigns.list(groupId)) {
+      await deps.store.campaigns.put(campaign);
+      campaigns++;
+    }
+  }
+  await deps.store.campaigns.markLinksComplete(new Date(deps.clock.now()).toISOString());
+  return { groups: groups.length, campaigns };
+}

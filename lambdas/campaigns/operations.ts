@@ -1,6 +1,6 @@
 import type { Operations, PathReads } from '#platform/api-handler';
 import { matriqKeys } from '#data/matriq';
-import { campaignKeys, type Campaign } from '#data/campaigns';
+import { campaignKeys, type Campaign, type CampaignLink } from '#data/campaigns';
 import { groupKeys } from '#data/groups';
 import type { Location } from '#data/locations';
 import { groupPage, groupPageReads } from '#platform/group-page';
@@ -12,7 +12,7 @@ import { deviceStatusOf } from '#domain/device-health';
 import { locationRefOf } from '#domain/sports-day';
 import { campaignStatusOf } from './status.js';
 
-const campaignView = (c: Campaign, now: number) => ({
+const campaignView = (c: Omit<CampaignLink, 'locationId'>, now: number) => ({
   id: c.id,
   name: c.name,
   status: campaignStatusOf(c, now),
@@ -26,17 +26,35 @@ async function deviceStatusAt(deps: Deps, location: Location, now: number) {
   return deviceStatusOf(state?.devices ?? [], now);
 }
 
+/** A campaign of the earlier shape as the links a location shows (read while the links are not complete). */
+const linksOf = (campaigns: Campaign[], locationIds: ReadonlySet<string>): CampaignLink[] =>
+  campaigns.flatMap(({ locationIds: at, updatedAt: _u, ...c }) =>
+    at.flatMap((locationId, position) => (locationIds.has(locationId) ? [{ ...c, locationId, position }] : [])),
+  );
+
+/** The campaign links of the given locations, the page's range of them (`locations` in id order). */
+async function linksAt(deps: Deps, groupId: string, locations: readonly Location[]): Promise<CampaignLink[]> {
+  if (locations.length === 0) return [];
+  const ids = new Set(locations.map((l) => l.id));
+  // Until `campaigns backfill-links` has run, campaigns of the earlier shape are read whole, as before.
+  if (!(await deps.store.campaigns.linksComplete())) return linksOf(await deps.store.campaigns.list(groupId), ids);
+  const found = await deps.store.campaigns.atLocations(groupId, locations[0]!.id, locations.at(-1)!.id);
+  return found.filter((link) => ids.has(link.locationId));
+}
+
 export const operations: Operations = {
   async locationCampaigns(req, deps) {
     const location = req.location!;
-    const [all, deviceStatus] = await Promise.all([
-      deps.store.campaigns.list(location.groupId),
+    const [links, deviceStatus] = await Promise.all([
+      (await deps.store.campaigns.linksComplete())
+        ? deps.store.campaigns.atLocation(location.groupId, location.id)
+        : deps.store.campaigns.list(location.groupId).then((all) => linksOf(all, new Set([location.id]))),
       deviceStatusAt(deps, location, req.now),
     ]);
     return ok(req, {
       location: locationRefOf(location),
       refresh: REFRESH.campaigns,
-      campaigns: all.filter((c) => c.locationIds.includes(location.id)).map((c) => campaignView(c, req.now)),
+      campaigns: links.map((c) => campaignView(c, req.now)),
       deviceStatus,
     });
   },
@@ -44,18 +62,19 @@ export const operations: Operations = {
   /** Only the token's locations that have campaigns enabled are shown, each campaign limited to them. */
   async groupCampaigns(req, deps) {
     const { app } = req.auth!;
-    const [group, { locations, nextCursor }, all] = await Promise.all([
-      deps.store.groups.get(app.groupId),
-      groupPage(req, deps, 'campaigns'),
-      deps.store.campaigns.list(app.groupId),
-    ]);
+    const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'campaigns')]);
     if (!group) throw new ApiError('not_found');
     const visible = locations.filter((l) => l.modulesEnabled.campaigns);
-    const visibleIds = new Set(visible.map((l) => l.id));
-    const campaigns = all
-      .map((c) => ({ ...campaignView(c, req.now), locationIds: c.locationIds.filter((id) => visibleIds.has(id)) }))
-      .filter((c) => c.locationIds.length > 0);
-    const states = await deps.store.matriq.getMany(app.groupId, visible.map((l) => l.id));
+    const [links, states] = await Promise.all([linksAt(deps, app.groupId, visible), deps.store.matriq.getMany(app.groupId, visible.map((l) => l.id))]);
+    // One entry per campaign, in id order, with the page's visible locations it names.
+    const byId = new Map<string, ReturnType<typeof campaignView> & { locationIds: string[] }>();
+    const order = (a: CampaignLink, b: CampaignLink) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.position - b.position);
+    for (const link of [...links].sort(order)) {
+      const entry = byId.get(link.id) ?? { ...campaignView(link, req.now), locationIds: [] };
+      entry.locationIds.push(link.locationId);
+      byId.set(link.id, entry);
+    }
+    const campaigns = [...byId.values()];
     const perLocation = visible.map((l, i) => ({
       ...locationRefOf(l),
       campaignIds: campaigns.filter((c) => c.locationIds.includes(l.id)).map((c) => c.id),
@@ -78,8 +97,8 @@ export const operations: Operations = {
   },
 };
 
-/** Both read the group's campaigns; a location's start from its device state, the group's from the group and its locations. */
+/** A location's campaign links start beside its device state and the links marker; the group's links follow its page of locations. */
 export const reads: PathReads = {
-  locationCampaigns: ({ params: p }) => [matriqKeys.state(p.group_id!, p.location_id!), campaignKeys.ofGroup(p.group_id!)],
-  groupCampaigns: (hints) => [groupKeys.group(hints.params.group_id!), ...groupPageReads(hints), campaignKeys.ofGroup(hints.params.group_id!)],
+  locationCampaigns: ({ params: p }) => [matriqKeys.state(p.group_id!, p.location_id!), campaignKeys.linksComplete, campaignKeys.atLocation(p.group_id!, p.location_id!)],
+  groupCampaigns: (hints) => [groupKeys.group(hints.params.group_id!), campaignKeys.linksComplete, ...groupPageReads(hints)],
 };

@@ -1,4 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, type Db } from './db.js';
 import { groupPartition } from './groups.js';
 import type { ItemQuery } from './preload.js';
@@ -16,6 +16,20 @@ export type Campaign = {
   updatedAt: string;
 };
 
+/**
+ * What a location shows of a campaign: one small link item per (location,
+ * campaign), sorted by location, so a location's campaigns and a page of
+ * locations' campaigns are each one Query over just them, never every
+ * campaign of the group (docs/decisions/campaigns.md).
+ */
+export type CampaignLink = Omit<Campaign, 'locationIds' | 'updatedAt'> & {
+  locationId: string;
+  /** Where the campaign lists this location: a group's campaigns show their locations in the campaign's order. */
+  position: number;
+};
+
+const LINK = 'CAMPAIGN_AT#';
+
 export const campaignKeys = {
   campaign: (groupId: string, campaignId: string) => ({ PK: groupPartition(groupId), SK: `CAMPAIGN#${campaignId}` }),
   prefix: 'CAMPAIGN#',
@@ -24,24 +38,76 @@ export const campaignKeys = {
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
     ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':sk': campaignKeys.prefix },
   }),
+  link: (groupId: string, locationId: string, campaignId: string) => ({ PK: groupPartition(groupId), SK: `${LINK}${locationId}#${campaignId}` }),
+  /** A location's campaign links. */
+  atLocation: (groupId: string, locationId: string): ItemQuery => ({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+    ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':sk': `${LINK}${locationId}#` },
+  }),
+  /** The links of the locations from `first` to `last` in id order (a page of locations). */
+  atLocations: (groupId: string, first: string, last: string): ItemQuery => ({
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':from': `${LINK}${first}#`, ':to': `${LINK}${last}#\uffff` },
+  }),
+  /** Written once every campaign has its links (`campaigns backfill-links`); never removed. */
+  linksComplete: { PK: 'SCHEMA', SK: 'CAMPAIGN_LINKS' },
 };
 
 export type CampaignsRepo = {
+  /** Writes the campaign and its links; links of locations it no longer lists go. */
   put(campaign: Campaign): Promise<void>;
+  /** Every campaign of a group (loads, the backfill, and reads until the links are complete). */
   list(groupId: string): Promise<Campaign[]>;
+  atLocation(groupId: string, locationId: string): Promise<CampaignLink[]>;
+  atLocations(groupId: string, first: string, last: string): Promise<CampaignLink[]>;
+  linksComplete(): Promise<boolean>;
+  markLinksComplete(at: string): Promise<void>;
 };
 
+/** BatchWriteItem takes at most 25 requests. */
+const WRITE_BATCH = 25;
 export function campaignsRepo({ doc, tableName }: Db): CampaignsRepo {
+  const write = async (requests: Record<string, unknown>[]) => {
+    for (let i = 0; i < requests.length; i += WRITE_BATCH) {
+      let pending: Record<string, unknown[]> | undefined = { [tableName]: requests.slice(i, i + WRITE_BATCH) };
+      for (let tries = 0; pending && Object.keys(pending).length > 0; tries++) {
+        if (tries === 5) throw new Error('campaign links: unprocessed writes after 5 tries');
+        if (tries > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** tries));
+        pending = (await doc.send(new BatchWriteCommand({ RequestItems: pending as never }))).UnprocessedItems as Record<string, unknown[]> | undefined;
+      }
+    }
+  };
+  const links = async (query: ItemQuery) => (await queryAll(doc, { TableName: tableName, ...query })).map(toLink);
   return {
-    async put(campaign: Campaign): Promise<void> {
-      await doc.send(
-        new PutCommand({ TableName: tableName, Item: { ...campaignKeys.campaign(campaign.groupId, campaign.id), ...campaign } }),
-      );
+    async put(campaign) {
+      const { Item: before } = await doc.send(new GetCommand({ TableName: tableName, Key: campaignKeys.campaign(campaign.groupId, campaign.id), ConsistentRead: true }));
+      await doc.send(new PutCommand({ TableName: tableName, Item: { ...campaignKeys.campaign(campaign.groupId, campaign.id), ...campaign } }));
+      const { locationIds, updatedAt: _u, ...shown } = campaign;
+      const gone = ((before?.locationIds as string[] | undefined) ?? []).filter((l) => !locationIds.includes(l));
+      await write([
+        ...locationIds.map((locationId, position) => ({
+          PutRequest: { Item: { ...campaignKeys.link(campaign.groupId, locationId, campaign.id), ...shown, locationId, position } },
+        })),
+        ...gone.map((locationId) => ({ DeleteRequest: { Key: campaignKeys.link(campaign.groupId, locationId, campaign.id) } })),
+      ]);
     },
-    /** Every campaign of a group, in id order. */
-    async list(groupId: string): Promise<Campaign[]> {
+    async list(groupId) {
       const items = await queryAll(doc, { TableName: tableName, ...campaignKeys.ofGroup(groupId) });
       return items.map(({ PK: _pk, SK: _sk, ...rest }) => rest as Campaign);
     },
+    atLocation: (groupId, locationId) => links(campaignKeys.atLocation(groupId, locationId)),
+    atLocations: (groupId, first, last) => links(campaignKeys.atLocations(groupId, first, last)),
+    /** Strongly consistent; the campaigns routes read the marker ahead with their other items, so it costs no round trip. */
+    async linksComplete() {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: campaignKeys.linksComplete, ConsistentRead: true }));
+      return Item !== undefined;
+    },
+    async markLinksComplete(at) {
+      await doc.send(new PutCommand({ TableName: tableName, Item: { ...campaignKeys.linksComplete, at } }));
+    },
   };
+}
+
+function toLink({ PK: _pk, SK: _sk, ...rest }: Record<string, unknown>): CampaignLink {
+  return rest as CampaignLink;
 }

@@ -1,6 +1,6 @@
 import { createApp, createdAppDocument, listApps, revokeApp, showApp } from '#lambdas/admin/apps';
 import { allPages } from '#lambdas/admin/paging';
-import { backfillGroupIndex } from '#lambdas/admin/backfill';
+import { backfillCampaignLinks, backfillGroupIndex } from '#lambdas/admin/backfill';
 import { AdminInputError, type AppInput } from '#domain/inputs';
 import { loadVenues, putGroup, putLocation } from '../ingest/venues.js';
 import { requireGroup } from '#lambdas/admin/apps';
@@ -150,6 +150,19 @@ export const COMMANDS: readonly Command[] = [
         ['CREATED', (g) => g.createdAt],
       ]);
       return { json: { groups }, text };
+    },
+  }),
+  defineCommand({
+    name: 'campaigns backfill-links',
+    summary: [
+      "Write every campaign's per-location links (once, after deploying the version with campaign links). The",
+      'campaigns routes read whole campaigns until this has run; safe to repeat.',
+    ].join('\n'),
+    flags: {},
+    json: '{"groups": N, "campaigns": N}',
+    async run({ deps }) {
+      const done = await backfillCampaignLinks(deps);
+      return { json: done, text: `Linked ${done.campaigns} campaigns of ${done.groups} groups.` };
     },
   }),
   defineCommand({

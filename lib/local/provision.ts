@@ -15,10 +15,11 @@ import { WEBHOOK_QUEUES } from '#contract/queues';
  * clock moved by hand (tests) would see items deleted that its own time says are live. In AWS the clock is
  * real and deletion is only best-effort (typically within two days), so reads never depend on it.
  */
-export async function ensureTable(client: DynamoDBClient, tableName: string, { expireItems = true } = {}): Promise<void> {
+/** Creates the table unless it exists; true when it created it. */
+export async function ensureTable(client: DynamoDBClient, tableName: string, { expireItems = true } = {}): Promise<boolean> {
   try {
     await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return;
+    return false;
   } catch (err) {
     if ((err as Error).name !== 'ResourceNotFoundException') throw err;
   }
@@ -46,7 +47,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, { e
   // engine creates it in a moment but answers CREATING to about one describe in ten sent right after the create
   // (a cold npm start, every test runtime): poll briskly instead.
   await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 0.05, maxDelay: 1 }, { TableName: tableName });
-  if (!expireItems) return;
+  if (!expireItems) return true;
   try {
     await client.send(
       new UpdateTimeToLiveCommand({
@@ -57,6 +58,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, { e
   } catch {
     // dynalite has no TTL; reads check expiry themselves, so nothing depends on deletion.
   }
+  return true;
 }
 
 export type QueueUrls = { webhookQueueUrl: string; webhookDlqUrl: string };

@@ -1,6 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeleteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { campaignKeys } from '#data/campaigns';
+import { loadCampaigns } from '#lib/ingest/campaigns';
 import type { LocalRuntime } from '#lib/local/runtime';
-import { call, manualClock, startTestRuntime, tokenFor } from '../support/runtime.js';
+import { admin, runtimeFileFor } from '../fixtures/admin-cli.js';
+import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 const clock = manualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
 let runtime: LocalRuntime;
@@ -46,6 +53,72 @@ describe('campaigns', () => {
     expect(narrow.locations.map((l: { id: string }) => l.id)).toEqual(['denver-union']);
     expect(narrow.campaigns.map((c: { id: string }) => c.id).sort()).toEqual(['autumn-menu', 'game-day-specials']);
     expect(narrow.campaigns.every((c: { locationIds: string[] }) => c.locationIds.join() === 'denver-union')).toBe(true);
+  });
+});
+
+describe('campaign links (one small item per location and campaign)', () => {
+  /** The Queries' sort-key conditions sent while `run` runs. */
+  async function queriesSent(run: () => Promise<unknown>): Promise<string[]> {
+    const sent: string[] = [];
+    const probe = (next: any) => async (args: any) => {
+      const values = args.input?.ExpressionAttributeValues;
+      if (args.input?.KeyConditionExpression) sent.push(String(values?.[':sk'] ?? `${values?.[':from']}..${values?.[':to']}`));
+      return next(args);
+    };
+    runtime.dynamo.middlewareStack.add(probe, { step: 'initialize', name: 'campaignQueries' });
+    try {
+      await run();
+    } finally {
+      runtime.dynamo.middlewareStack.remove('campaignQueries');
+    }
+    return sent;
+  }
+  const locationCampaigns = async (token: string) => (await call(runtime, '/v1/demo-group/nyc-midtown/campaigns', { token })).body.data.campaigns;
+  const groupCampaigns = async (token: string) => (await call(runtime, '/v1/demo-group/campaigns', { token })).body.data.campaigns;
+
+  it("a location reads its own campaigns' links, never the group's campaigns; a page reads its locations' range", async () => {
+    const { token } = await tokenFor(runtime, { scopes: ['campaigns:read'] });
+    const location = await queriesSent(() => locationCampaigns(token));
+    expect(location).toContain('CAMPAIGN_AT#nyc-midtown#');
+    expect(location).not.toContain(campaignKeys.prefix);
+    const group = await queriesSent(() => groupCampaigns(token));
+    expect(group).toContain('CAMPAIGN_AT#denver-union#..CAMPAIGN_AT#sydney-harbour#\uffff');
+    expect(group).not.toContain(campaignKeys.prefix);
+  });
+
+  it('a campaign loaded again with fewer locations leaves the ones it dropped', async () => {
+    const { token } = await tokenFor(runtime, { scopes: ['campaigns:read'] });
+    const campaign = { groupId: 'demo-group', id: 'links-test', name: 'Links', startsAt: '2026-11-01T00:00:00Z', endsAt: '2026-12-01T00:00:00Z' };
+    await loadCampaigns(runtime.store, { campaigns: [{ ...campaign, locationIds: ['nyc-midtown', 'denver-union'] }] }, clock.now());
+    expect((await locationCampaigns(token)).map((c: { id: string }) => c.id)).toContain('links-test');
+    await loadCampaigns(runtime.store, { campaigns: [{ ...campaign, locationIds: ['denver-union'] }] }, clock.now());
+    expect((await locationCampaigns(token)).map((c: { id: string }) => c.id)).not.toContain('links-test');
+    expect((await groupCampaigns(token)).find((c: { id: string }) => c.id === 'links-test').locationIds).toEqual(['denver-union']);
+  });
+
+  it('campaigns of the earlier shape (no links) answer the same until `campaigns backfill-links` links them', async () => {
+    const { token } = await tokenFor(runtime, { scopes: ['campaigns:read'] });
+    const before = { location: await locationCampaigns(token), group: await groupCampaigns(token) };
+    // The earlier shape: campaign items only, and no marker.
+    const doc = DynamoDBDocumentClient.from(runtime.dynamo);
+    const links = (await scanTable(runtime)).filter((i) => String(i.SK).startsWith('CAMPAIGN_AT#'));
+    expect(links.length).toBeGreaterThan(0);
+    for (const key of [...links.map(({ PK, SK }) => ({ PK, SK })), campaignKeys.linksComplete]) {
+      await doc.send(new DeleteCommand({ TableName: runtime.tableName, Key: key }));
+    }
+    expect({ location: await locationCampaigns(token), group: await groupCampaigns(token) }).toEqual(before);
+
+    const dir = mkdtempSync(join(tmpdir(), 'campaign-links-'));
+    try {
+      const done = await admin(runtimeFileFor(runtime, dir, 'runtime.json'), ['campaigns', 'backfill-links', '--json']);
+      expect(done.code, done.stderr).toBe(0);
+      expect(done.json.campaigns).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect((await scanTable(runtime)).filter((i) => String(i.SK).startsWith('CAMPAIGN_AT#'))).toHaveLength(links.length);
+    expect(await queriesSent(() => locationCampaigns(token))).not.toContain(campaignKeys.prefix);
+    expect({ location: await locationCampaigns(token), group: await groupCampaigns(token) }).toEqual(before);
   });
 });
 
