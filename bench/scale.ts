@@ -10,6 +10,7 @@ import { createApp } from '#lambdas/admin/apps';
 import { benchAuthHeaders } from './bench-app.js';
 import { meterCapacity, perRequest, type Capacity } from './capacity.js';
 import { getWire } from './load.js';
+import { storedDestination } from '../test/fixtures/stored-destination.js';
 
 /**
  * Per-request cost as a group grows: for every authenticated GET route,
@@ -39,23 +40,7 @@ async function seedAdminSets(runtime: LocalRuntime, groupId: string, size: numbe
         const { app } = await createApp(runtime.store, { groupId, name: `Scale app ${i}`, scopes: ['bevq:read'] }, runtime.deps.clock.now());
         if (i < 1000) {
           await runtime.store.destinations.put(
-            {
-              destinationId: `dst_${groupId}_${i}`,
-              clientId: app.clientId,
-              groupId,
-              name: `Scale ${i}`,
-              url: `https://hooks.example.test/${i}`,
-              hostname: 'hooks.example.test',
-              locationIds: null,
-              enabled: true,
-              signingSecret: 'x'.repeat(43),
-              health: 'NOT_TESTED',
-              consecutiveFailures: 0,
-              lastSuccessAt: null,
-              lastFailureAt: null,
-              createdAt: at,
-              updatedAt: at,
-            },
+            storedDestination({ destinationId: `dst_${groupId}_${i}`, clientId: app.clientId, groupId, url: `https://hooks.example.test/${i}` }, at),
             { mustExist: false },
           );
         }

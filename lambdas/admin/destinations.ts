@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { randomSecret } from '#domain/crypto';
 import type { App } from '#data/apps';
 import type { Delivery } from '#data/deliveries';
-import type { Destination, DestinationHealth } from '#data/destinations';
+import { UNTESTED, type Destination, type DestinationHealth } from '#data/destinations';
 import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { sendMail } from '#platform/mailer';
@@ -136,10 +136,7 @@ export async function addDestination(deps: MessagingDeps, input: z.input<typeof 
     locationIds: fields.locationIds,
     enabled: true,
     signingSecret,
-    health: 'NOT_TESTED',
-    consecutiveFailures: 0,
-    lastSuccessAt: null,
-    lastFailureAt: null,
+    ...UNTESTED,
     createdAt: at,
     updatedAt: at,
   };

@@ -62,6 +62,8 @@ export type DestinationsRepo = {
 };
 
 type HealthFields = Pick<Destination, 'health' | 'consecutiveFailures' | 'lastSuccessAt' | 'lastFailureAt'>;
+/** The health of a destination no attempt has reached yet. */
+export const UNTESTED: HealthFields = { health: 'NOT_TESTED', consecutiveFailures: 0, lastSuccessAt: null, lastFailureAt: null };
 /** A health item outlives a removed destination only this long (an attempt may finish after the removal). */
 const HEALTH_TTL_SECONDS = 400 * 86_400;
 

@@ -8,7 +8,7 @@ import { AdminInputError } from '#domain/inputs';
 import type { LocalRuntime } from '#lib/local/runtime';
 import { sampleMenu } from '#lib/local/demo-menu';
 import { expectContract, openApiDoc } from '../support/openapi.js';
-import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
+import { call, manualClock, scanTable, startTestRuntime, tokenFor, watchingDynamo } from '../support/runtime.js';
 
 let runtime: LocalRuntime;
 const clock = manualClock();
@@ -211,18 +211,14 @@ describe('menu heads', () => {
   /** The sort keys of the items read while `run` runs (GetItem and BatchGetItem). */
   async function itemsRead(run: () => Promise<unknown>): Promise<string[]> {
     const read: string[] = [];
-    const probe = (next: any) => async (args: any) => {
-      const input = args.input as { Key?: { SK?: string }; RequestItems?: Record<string, { Keys: { SK: string }[] }> };
-      if (input.Key?.SK) read.push(input.Key.SK);
-      for (const request of Object.values(input.RequestItems ?? {})) read.push(...request.Keys.map((k) => k.SK));
-      return next(args);
-    };
-    runtime.dynamo.middlewareStack.add(probe, { step: 'initialize', name: 'headProbe' });
-    try {
-      await run();
-    } finally {
-      runtime.dynamo.middlewareStack.remove('headProbe');
-    }
+    await watchingDynamo(
+      runtime,
+      (input: { Key?: { SK?: string }; RequestItems?: Record<string, { Keys: { SK: string }[] }> }) => {
+        if (input.Key?.SK) read.push(input.Key.SK);
+        for (const request of Object.values(input.RequestItems ?? {})) read.push(...request.Keys.map((k) => k.SK));
+      },
+      run,
+    );
     return read;
   }
 

@@ -7,7 +7,7 @@ import { campaignKeys } from '#data/campaigns';
 import { loadCampaigns } from '#lib/ingest/campaigns';
 import type { LocalRuntime } from '#lib/local/runtime';
 import { admin, runtimeFileFor } from '../fixtures/admin-cli.js';
-import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
+import { call, manualClock, scanTable, startTestRuntime, tokenFor, watchingDynamo } from '../support/runtime.js';
 
 const clock = manualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
 let runtime: LocalRuntime;
@@ -60,17 +60,14 @@ describe('campaign links (one small item per location and campaign)', () => {
   /** The Queries' sort-key conditions sent while `run` runs. */
   async function queriesSent(run: () => Promise<unknown>): Promise<string[]> {
     const sent: string[] = [];
-    const probe = (next: any) => async (args: any) => {
-      const values = args.input?.ExpressionAttributeValues;
-      if (args.input?.KeyConditionExpression) sent.push(String(values?.[':sk'] ?? `${values?.[':from']}..${values?.[':to']}`));
-      return next(args);
-    };
-    runtime.dynamo.middlewareStack.add(probe, { step: 'initialize', name: 'campaignQueries' });
-    try {
-      await run();
-    } finally {
-      runtime.dynamo.middlewareStack.remove('campaignQueries');
-    }
+    await watchingDynamo(
+      runtime,
+      (input) => {
+        const values = input.ExpressionAttributeValues;
+        if (input.KeyConditionExpression) sent.push(String(values?.[':sk'] ?? `${values?.[':from']}..${values?.[':to']}`));
+      },
+      run,
+    );
     return sent;
   }
   const locationCampaigns = async (token: string) => (await call(runtime, '/v1/demo-group/nyc-midtown/campaigns', { token })).body.data.campaigns;

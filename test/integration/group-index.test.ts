@@ -11,8 +11,9 @@ import { backfillGroupIndex } from '#lambdas/admin/backfill';
 import { listDestinations } from '#lambdas/admin/destinations';
 import { listDeadLetters } from '#lambdas/admin/dlq';
 import type { LocalRuntime } from '#lib/local/runtime';
+import { storedDestination } from '../fixtures/stored-destination.js';
 import { admin, runtimeFileFor } from '../fixtures/admin-cli.js';
-import { ENGINE_NAME, manualClock, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
+import { ENGINE_NAME, manualClock, newApp, scanTable, startTestRuntime, watchingDynamo } from '../support/runtime.js';
 
 /**
  * Applications, destinations and dead letters are listed from one GSI1
@@ -28,23 +29,8 @@ const GROUPS = Array.from({ length: 29 }, (_, i) => `gi-${String(i).padStart(2, 
 const filled = GROUPS.filter((_, i) => i % 14 === 0);
 
 const at = () => new Date(clock.now()).toISOString();
-const destination = (clientId: string, groupId: string, n: number): Destination => ({
-  destinationId: `dst_${groupId}_${n}`,
-  clientId,
-  groupId,
-  name: `d ${n}`,
-  url: 'https://hooks.example.test/x',
-  hostname: 'hooks.example.test',
-  locationIds: null,
-  enabled: true,
-  signingSecret: 'x'.repeat(43),
-  health: 'NOT_TESTED',
-  consecutiveFailures: 0,
-  lastSuccessAt: null,
-  lastFailureAt: null,
-  createdAt: at(),
-  updatedAt: at(),
-});
+const destination = (clientId: string, groupId: string, n: number): Destination =>
+  storedDestination({ destinationId: `dst_${groupId}_${n}`, clientId, groupId, url: 'https://hooks.example.test/x' }, at());
 const marker = (groupId: string | undefined, n: number): DeadLetterMarker => ({
   deliveryId: `dlv_${n.toString(16).padStart(32, '0')}`,
   ...(groupId === undefined ? {} : { groupId }),
@@ -68,15 +54,9 @@ async function allPages<T>(list: (query: { limit: number; cursor?: string }) => 
   let cursor: string | undefined;
   do {
     let n = 0;
-    const counter = (next: any) => async (args: any) => (n++, next(args));
-    runtime.dynamo.middlewareStack.add(counter, { step: 'initialize', name: 'groupIndexCounter' });
-    try {
-      const page = await list({ limit, ...(cursor ? { cursor } : {}) });
-      items.push(...(page[key] as T[]));
-      cursor = page.nextCursor;
-    } finally {
-      runtime.dynamo.middlewareStack.remove('groupIndexCounter');
-    }
+    const page = await watchingDynamo(runtime, () => n++, () => list({ limit, ...(cursor ? { cursor } : {}) }));
+    items.push(...(page[key] as T[]));
+    cursor = page.nextCursor;
     calls.push(n);
   } while (cursor);
   return { items, calls };

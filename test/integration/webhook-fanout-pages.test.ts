@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Destination } from '#data/destinations';
 import { continueDispatch, DISPATCH_PAGE, dispatchMenuEvent } from '#lambdas/webhooks/fan-out';
 import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
 import { parseQueueMessage } from '#lambdas/webhooks/queue';
 import type { LocalRuntime } from '#lib/local/runtime';
 import { sampleMenu } from '#lib/local/demo-menu';
+import { storedDestination } from '../fixtures/stored-destination.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { manualClock, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 
@@ -31,23 +31,10 @@ beforeAll(async () => {
   await Promise.all(
     Array.from({ length: DESTINATIONS }, (_, i) => {
       const path = `/d/${i}`;
-      const destination: Destination = {
-        destinationId: `dst_page_${String(i).padStart(4, '0')}`,
-        clientId: app.clientId,
-        groupId: 'demo-group',
-        name: `page ${i}`,
-        url: `https://hooks.example.test:${base.port}${path}`,
-        hostname: 'hooks.example.test',
-        locationIds: null,
-        enabled: true,
-        signingSecret: secretOf(path),
-        health: 'NOT_TESTED',
-        consecutiveFailures: 0,
-        lastSuccessAt: null,
-        lastFailureAt: null,
-        createdAt: at,
-        updatedAt: at,
-      };
+      const destination = storedDestination(
+        { destinationId: `dst_page_${String(i).padStart(4, '0')}`, clientId: app.clientId, groupId: 'demo-group', url: `https://hooks.example.test:${base.port}${path}`, signingSecret: secretOf(path) },
+        at,
+      );
       return runtime.store.destinations.put(destination, { mustExist: false });
     }),
   );

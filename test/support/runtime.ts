@@ -121,6 +121,17 @@ export async function sentMail(runtime: LocalRuntime): Promise<{ subject: string
   return emails.map((e) => ({ subject: e.subject, to: e.destination.to, text: e.body.text ?? '' }));
 }
 
+/** Runs `run` while every DynamoDB command the runtime sends is shown to `see` (its input), then stops watching. */
+export async function watchingDynamo<T>(runtime: LocalRuntime, see: (input: Record<string, any>) => void, run: () => Promise<T>): Promise<T> {
+  const name = `watch-${randomUUID()}`;
+  runtime.dynamo.middlewareStack.add((next) => async (args) => (see(args.input as Record<string, any>), next(args)), { step: 'initialize', name });
+  try {
+    return await run();
+  } finally {
+    runtime.dynamo.middlewareStack.remove(name);
+  }
+}
+
 /** Every item in the runtime's table (test tables are small). */
 export async function scanTable(runtime: LocalRuntime): Promise<Record<string, any>[]> {
   // The runtime's own client: DynamoDB Local keeps one database per access key.
