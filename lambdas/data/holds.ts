@@ -34,6 +34,8 @@ export type HoldsRepo = {
   paused(shard: string, limit: number): Promise<PausedMarker[]>;
   /** Records a probe unless another run recorded one since `probedAt`; true when this run takes the probe. */
   takeProbe(marker: PausedMarker, at: string): Promise<boolean>;
+  /** Puts the marker at the back of its shard's order, so a sweep's bounded page reaches every paused destination in turn. */
+  requeue(marker: PausedMarker, at: string): Promise<void>;
   /** Removes the marker it names (a marker written since stays). */
   unmarkPaused(marker: PausedMarker): Promise<boolean>;
 };
@@ -100,6 +102,19 @@ export function holdsRepo({ doc, tableName }: Db): HoldsRepo {
           }),
         ),
       ),
+    async requeue(marker, at) {
+      await applied(
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: holdKeys.marker(marker.destinationId),
+            UpdateExpression: 'SET GSI1SK = :sk',
+            ConditionExpression: 'since = :since',
+            ExpressionAttributeValues: { ':sk': `${at}#${marker.destinationId}`, ':since': marker.since },
+          }),
+        ),
+      );
+    },
     unmarkPaused: (marker) =>
       applied(
         doc.send(

@@ -69,11 +69,18 @@ export async function sweepPaused(deps: MessagingDeps): Promise<{ released: numb
 }
 
 async function sweepOne(deps: MessagingDeps, marker: PausedMarker) {
+  const done = await settleOne(deps, marker);
+  // A marker that stays goes to the back of its shard: the next sweeps reach the others first.
+  if (!done.unmarked) await deps.store.holds.requeue(marker, new Date(deps.clock.now()).toISOString());
+  return done;
+}
+
+async function settleOne(deps: MessagingDeps, marker: PausedMarker) {
   const { destinationId } = marker;
   if (!(await pausedNow(deps, destinationId))) {
     const released = await releaseHeld(deps, destinationId);
     if (released === 0) await unmark(deps, marker);
-    return { released, probed: 0, abandoned: 0 };
+    return { released, probed: 0, abandoned: 0, unmarked: released === 0 };
   }
   const now = deps.clock.now();
   const timings = scaledTimings(deps.config.webhookTimeScale);
@@ -83,14 +90,16 @@ async function sweepOne(deps: MessagingDeps, marker: PausedMarker) {
   const waiting = held.slice(expired.length);
   if (waiting.length === 0) {
     await unmark(deps, marker);
-    return { released: 0, probed: 0, abandoned: expired.length };
+    return { released: 0, probed: 0, abandoned: expired.length, unmarked: true };
   }
   const probeDue = Date.parse(marker.probedAt) <= now - timings.probeEveryMs;
-  if (!probeDue || !(await deps.store.holds.takeProbe(marker, new Date(now).toISOString()))) return { released: 0, probed: 0, abandoned: expired.length };
+  if (!probeDue || !(await deps.store.holds.takeProbe(marker, new Date(now).toISOString()))) {
+    return { released: 0, probed: 0, abandoned: expired.length, unmarked: false };
+  }
   // The oldest held delivery tries the destination; its success ends the pause and releases the rest.
   await send(deps, waiting.slice(0, 1));
   await deps.store.holds.release(waiting.slice(0, 1));
-  return { released: 0, probed: 1, abandoned: expired.length };
+  return { released: 0, probed: 1, abandoned: expired.length, unmarked: false };
 }
 
 /** Dead-letters a held delivery (still PENDING, never sent): listed with the others and redrivable. */

@@ -10,7 +10,7 @@ import type { LocalRuntime } from '#lib/local/runtime';
 import { sampleMenu } from '#lib/local/demo-menu';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { ENGINE_NAME, manualClock, newApp, startTestRuntime } from '../support/runtime.js';
+import { ENGINE_NAME, manualClock, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 
 /**
  * A destination that keeps failing is paused as a whole: its new deliveries
@@ -132,6 +132,9 @@ describe(`pausing a failing destination (${ENGINE_NAME})`, { timeout: 60_000 }, 
     await settled();
     expect(heard(rest!, id)).toEqual([]);
     expect((await held(id)).map((h) => h.deliveryId)).toEqual([rest!.deliveryId]);
+    // A marker that stays goes to the back of its shard, so a bounded sweep reaches every paused destination in turn.
+    const marker = (await scanTable(runtime)).find((i) => i.PK === holdKeys.marker(id).PK);
+    expect(marker?.GSI1SK).toBe(`${new Date(clock.now()).toISOString()}#${id}`);
     expect((await showDestination(runtime.deps, id)).destination).toMatchObject({ health: 'FAILING', paused: true });
   });
 
