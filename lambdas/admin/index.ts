@@ -8,6 +8,7 @@ import { jsonResponse, validatedQuery, type HttpResponse } from '#platform/http'
 import { httpShell, routeOfEvent, type Refusal } from '#platform/http-shell';
 import { parseJsonBody } from '#platform/json-body';
 import { pathResolver } from '#platform/path-resolver';
+import { destinationOwner, recordChange } from './audit.js';
 import { operations } from './operations.js';
 import { ADMIN_INPUTS } from './inputs.js';
 
@@ -26,11 +27,14 @@ export function createHandler(deps: MessagingDeps) {
     context.caller = event.requestContext.identity?.userArn ?? null;
     const { route, params } = routeOfEvent<AdminRoute>(event, ADMIN_ROUTES, resolveAdminPath, NOT_FOUND);
     context.operation = route.operation;
-    return run(deps, event, route, params);
+    return run(deps, event, route, params, context.caller ?? LOCAL_ACTOR);
   });
 }
 
-async function run(deps: MessagingDeps, event: APIGatewayProxyEvent, route: AdminRoute, params: Record<string, string>): Promise<HttpResponse> {
+/** Who changed something locally, where the admin key stands in for IAM. */
+const LOCAL_ACTOR = 'local-admin-key';
+
+async function run(deps: MessagingDeps, event: APIGatewayProxyEvent, route: AdminRoute, params: Record<string, string>, actor: string): Promise<HttpResponse> {
   // Every admin path parameter is an id; one that breaks the id rule names nothing.
   if (!Object.values(params).every(isId)) throw new ApiError('not_found', NOT_FOUND);
   const operation = route.operation as keyof typeof operations;
@@ -38,7 +42,17 @@ async function run(deps: MessagingDeps, event: APIGatewayProxyEvent, route: Admi
   const query = input.query ? validatedQuery(event, input.query) : {};
   // Routes without a body schema take no body at all.
   const body = input.body ? parseJsonBody(event, input.body, route.maxBodyBytes) : refuseBody(event);
-  const document = await operations[operation]({ params, query, body, now: deps.clock.now() }, deps);
+  // Every route but a read changes something: it is recorded once it has succeeded (docs/decisions/audit.md).
+  const changes = route.method !== 'GET';
+  const before = changes ? await destinationOwner(deps, params) : {};
+  const now = deps.clock.now();
+  const document = await operations[operation]({ params, query, body, now }, deps);
+  if (changes) {
+    // The change is made: a trail that cannot be written is an operator's alarm, never the caller's error (a retry would change twice).
+    await recordChange(deps, { operation, requestId: event.requestContext.requestId, actor, at: now, params, before, document }).catch((err: Error) =>
+      deps.logger.error('audit entry not written', { requestId: event.requestContext.requestId, operation, error: err.name }),
+    );
+  }
   if (route.status === 204) return { statusCode: 204, headers: { 'Cache-Control': 'no-store' }, body: '' };
   return jsonResponse(route.status, document);
 }

@@ -37,4 +37,5 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: z.ZodType; query?: z.
   showDeadLetter: {},
   redriveDeadLetter: { body: noInput },
   redriveAllDeadLetters: { body: noInput },
+  listAudit: { query: z.object({ clientId: id.optional(), destinationId: id.optional(), ...pageQuery }) },
 };

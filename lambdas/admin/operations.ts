@@ -9,6 +9,7 @@ import {
   setEnabled,
   showDestination,
 } from './destinations.js';
+import { listAudit } from './audit.js';
 import { listDeadLetters, redrive, showDeadLetter } from './dlq.js';
 import { publishDocument, publishMenu } from '../webhooks/menu-publish.js';
 import type { MessagingDeps } from '#platform/messaging-deps';
@@ -44,4 +45,5 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   showDeadLetter: ({ params }, deps) => showDeadLetter(deps, params.deliveryId!),
   redriveDeadLetter: ({ params }, deps) => redrive(deps, { deliveryId: params.deliveryId! }),
   redriveAllDeadLetters: (_req, deps) => redrive(deps, { all: true }),
+  listAudit: ({ query }, deps) => listAudit(deps, query as InputOf<typeof listAudit, 1>),
 };

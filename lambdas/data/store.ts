@@ -10,6 +10,7 @@ import { deliveriesRepo, type DeliveriesRepo } from './deliveries.js';
 import { mailOutboxRepo, type MailOutboxRepo } from './mail-outbox.js';
 import { outboxRepo, type OutboxRepo } from './outbox.js';
 import { holdsRepo, type HoldsRepo } from './holds.js';
+import { auditRepo, type AuditRepo } from './audit.js';
 import { sportsRepo, type SportsRepo } from './sports.js';
 import { matriqRepo, type MatriqRepo } from './matriq.js';
 import { campaignsRepo, type CampaignsRepo } from './campaigns.js';
@@ -32,6 +33,7 @@ export type Store = {
   mailOutbox: MailOutboxRepo;
   outbox: OutboxRepo;
   holds: HoldsRepo;
+  audit: AuditRepo;
   sports: SportsRepo;
   matriq: MatriqRepo;
   campaigns: CampaignsRepo;
@@ -69,6 +71,7 @@ export function createStore(db: Db): Store {
     tokenKeys: tokenKeysRepo(db),
     groupIndex: groupIndexRepo(db),
     holds: holdsRepo(db),
+    audit: auditRepo(db),
     preload: async (reads) => createStore(await preloadedDb(db, reads)),
   };
 }

@@ -185,6 +185,58 @@ describe('destinations', () => {
   });
 });
 
+describe('audit trail', () => {
+  it('records each change with who, what, when and the request id, never a secret; lists it newest first, by application or destination, in pages', async () => {
+    const receiver = await startReceiver({ secret: () => '' });
+    receivers.push(receiver);
+    const created = (await newApp()).body;
+    const clientId = created.app.clientId as string;
+    const added = (await admin('POST', '/destinations', { clientId, name: 'Audited', url: receiver.url })).body;
+    const id = added.destination.destinationId as string;
+    const rotated = (await admin('POST', `/destinations/${id}/rotate-secret`, {})).body;
+    await admin('POST', `/destinations/${id}/disable`, {});
+    // Refused: nothing changed, nothing recorded.
+    expect((await admin('POST', `/destinations/${id}/test`, { locationId: 'nyc-midtown' })).status).toBe(409);
+    expect((await admin('POST', '/apps', { groupId: 'demo-group', name: '', scopes: [] })).status).toBe(400);
+    expect((await admin('DELETE', `/destinations/${id}`)).status).toBe(204);
+
+    const ofDestination = await admin('GET', `/audit?destinationId=${id}`);
+    expect(ofDestination.status).toBe(200);
+    expect(ofDestination.body.entries.map((e: { operation: string }) => e.operation)).toEqual([
+      'removeDestination',
+      'disableDestination',
+      'rotateSecret',
+      'addDestination',
+    ]);
+    for (const entry of ofDestination.body.entries) {
+      expect(entry).toMatchObject({ actor: 'local-admin-key', clientId, destinationId: id, requestId: expect.stringMatching(/.+/) });
+      expect(Date.parse(entry.at)).not.toBeNaN();
+    }
+    const ofApp = await admin('GET', `/audit?clientId=${clientId}`);
+    expect(ofApp.body.entries.map((e: { operation: string }) => e.operation).at(-1)).toBe('createApp');
+    expect(ofApp.body.entries).toHaveLength(5);
+    const trail = JSON.stringify([ofDestination.body, ofApp.body]);
+    for (const secret of [created.clientSecret, added.signingSecret, rotated.signingSecret]) expect(trail).not.toContain(secret);
+
+    // Pages of two: the same entries, each once.
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await admin('GET', `/audit?clientId=${clientId}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      expect(page.status).toBe(200);
+      paged.push(...page.body.entries.map((e: { requestId: string }) => e.requestId));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(paged).toEqual(ofApp.body.entries.map((e: { requestId: string }) => e.requestId));
+    // A cursor of another filter, a limit out of range and an id that breaks the id rule are refused.
+    const other = await admin('GET', `/audit?limit=1`);
+    expect(other.body.nextCursor).toEqual(expect.any(String));
+    expect((await admin('GET', `/audit?clientId=${clientId}&cursor=${encodeURIComponent(other.body.nextCursor)}`)).status).toBe(400);
+    expect((await admin('GET', '/audit?limit=0')).status).toBe(400);
+    expect((await admin('GET', '/audit?destinationId=a%2Fb')).status).toBe(400);
+  });
+});
+
 describe('menus and dead letters', () => {
   it('publishes a menu with PUT, once per revision', async () => {
     const menu = sampleMenu({ price: 31 });

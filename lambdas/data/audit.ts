@@ -1,0 +1,84 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPage, type Db } from './db.js';
+
+/**
+ * The admin API's record of changes (docs/decisions/audit.md): one small
+ * item per change, in a partition per UTC day, newest first within it. A day
+ * is written only by administrators' changes, never by client traffic, so
+ * its partition is far below DynamoDB's per-partition limits.
+ */
+export type AuditEntry = {
+  at: string;
+  requestId: string;
+  /** Who: the IAM principal API Gateway verified, or the local admin key. */
+  actor: string;
+  /** The admin operation (its route's name), e.g. `rotateSecret`. */
+  operation: string;
+  /** What it touched, as far as it is named: never a secret. */
+  clientId: string | null;
+  destinationId: string | null;
+  deliveryId: string | null;
+  groupId: string | null;
+  locationId: string | null;
+};
+
+/** Kept a little over a year, like the health items. */
+const RETENTION_DAYS = 400;
+const DAY_MS = 86_400_000;
+
+export const auditKeys = {
+  day: (isoDay: string) => `AUDIT#${isoDay}`,
+  entry: (e: Pick<AuditEntry, 'at' | 'requestId'>) => ({ PK: auditKeys.day(e.at.slice(0, 10)), SK: `${e.at}#${e.requestId}` }),
+};
+
+/** Where a page of the trail stops: the day being read and the key within it. */
+export type AuditPosition = { day: string; key?: Record<string, unknown> };
+
+export type AuditRepo = {
+  record(entry: AuditEntry): Promise<void>;
+  /**
+   * A page of entries, newest first, from `start` (today when absent), of
+   * one application or destination if asked; at most `maxDays` day
+   * partitions a page, never past the retention. A page may hold fewer than
+   * `limit` and still have a next.
+   */
+  page(request: { limit: number; today: string; maxDays: number; filter?: Partial<Pick<AuditEntry, 'clientId' | 'destinationId'>>; start?: AuditPosition }): Promise<{
+    entries: AuditEntry[];
+    next?: AuditPosition;
+  }>;
+};
+
+const dayBefore = (isoDay: string) => new Date(Date.parse(`${isoDay}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10);
+
+export function auditRepo({ doc, tableName }: Db): AuditRepo {
+  return {
+    async record(entry) {
+      const ttl = Math.floor(Date.parse(entry.at) / 1000) + RETENTION_DAYS * 86_400;
+      await doc.send(new PutCommand({ TableName: tableName, Item: { ...auditKeys.entry(entry), ...entry, ttl } }));
+    },
+    async page({ limit, today, maxDays, filter = {}, start }) {
+      const oldest = new Date(Date.parse(`${today}T00:00:00Z`) - RETENTION_DAYS * DAY_MS).toISOString().slice(0, 10);
+      const conditions = Object.entries(filter).filter(([, v]) => v !== undefined);
+      const entries: AuditEntry[] = [];
+      let position: AuditPosition | undefined = start ?? { day: today };
+      for (let days = 0; position && days < maxDays && entries.length < limit; days++) {
+        const { items, lastKey } = await queryPage(
+          doc,
+          {
+            TableName: tableName,
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': auditKeys.day(position.day), ...Object.fromEntries(conditions.map(([k, v]) => [`:${k}`, v])) },
+            ...(conditions.length ? { FilterExpression: conditions.map(([k]) => `${k} = :${k}`).join(' AND ') } : {}),
+            ScanIndexForward: false,
+          },
+          limit - entries.length,
+          position.key,
+        );
+        entries.push(...items.map(({ PK: _pk, SK: _sk, ttl: _ttl, ...e }) => e as AuditEntry));
+        if (lastKey) position = { day: position.day, key: lastKey };
+        else position = position.day > oldest ? { day: dayBefore(position.day) } : undefined;
+      }
+      return { entries, ...(position ? { next: position } : {}) };
+    },
+  };
+}
