@@ -34,7 +34,10 @@ const TEXT_TYPE = /^(text\/[^;]+|application\/(json|xml|javascript)|[^;/]+\/[^;]
 /** The admin API behind the gateway, and the key that stands in locally for IAM (SigV4) authorization. */
 export type LocalAdmin = { handler: ProxyHandler; key: string };
 
-export function createGateway(handlers: Record<Family, ProxyHandler>, admin: LocalAdmin, throttle: StageThrottle = LOCAL_THROTTLE): Server {
+/** Static files served beside the API (the console); answers true when it took the request. */
+export type Site = (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+
+export function createGateway(handlers: Record<Family, ProxyHandler>, admin: LocalAdmin, throttle: StageThrottle = LOCAL_THROTTLE, site?: Site): Server {
   const route = router(handlers, admin.handler);
   const keyHash = sha256(admin.key);
   const buckets = new Map<string, { take(): boolean }>();
@@ -47,6 +50,8 @@ export function createGateway(handlers: Record<Family, ProxyHandler>, admin: Loc
       const [rawPath, rawQuery = ''] = (req.url ?? '/').split(/\?(.*)/s);
       const path = decodedPath(rawPath!);
       if (path === null) return refuse(res, GATEWAY.badRequest);
+      // In AWS the console comes from its own distribution, not through the API.
+      if (site?.(req, res, path)) return;
       const method = req.method ?? 'GET';
       const target = route(method, path);
       if (!bucketOf(target.routeKey).take()) return refuse(res, GATEWAY.throttled);

@@ -21,6 +21,7 @@ import { close, startEngines, type Engines } from './engines.js';
 import { createHandler as createAdminHandler } from '#lambdas/admin/index';
 import { randomSecret } from '#domain/crypto';
 import { createFamilyHandlers } from './families.js';
+import { consoleSite } from './console-site.js';
 import { createGateway, lambdaContext } from './gateway.js';
 import { LOCAL_THROTTLE, type StageThrottle } from './stage-throttle.js';
 import { ensureQueues, ensureTable, type QueueUrls } from './provision.js';
@@ -144,7 +145,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const demo = options.seed === false ? null : await demoCredentials(store, clock, dataDir);
 
     const adminKey = options.adminKey ?? (process.env.ADMIN_API_KEY || randomSecret(32));
-    const server = createGateway(createFamilyHandlers(deps), { handler: createAdminHandler(deps), key: adminKey }, throttle);
+    const server = createGateway(createFamilyHandlers(deps), { handler: createAdminHandler(deps), key: adminKey }, throttle, consoleSite());
     const gate = holdUntilOpen(server, options.holdRequests ?? false);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -1,0 +1,35 @@
+/**
+ * The admin HTTP API, with the signed-in credential held in memory only:
+ * never in storage or a cookie, so a reload signs out and no other page can
+ * send it (no cookie: no cross-site request forgery).
+ */
+let credential: string | null = null;
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const signIn = (key: string) => void (credential = key);
+export const signOut = () => void (credential = null);
+export const signedIn = () => credential !== null;
+
+export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`/admin/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${credential ?? ''}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  const parsed = text ? (JSON.parse(text) as any) : undefined;
+  if (!response.ok) {
+    // The API's own message; the gateway's refusals carry {"message"} only.
+    throw new ApiFailure(response.status, parsed?.error?.message ?? parsed?.message ?? `HTTP ${response.status}`);
+  }
+  return parsed as T;
+}

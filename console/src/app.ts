@@ -1,0 +1,97 @@
+import { ApiFailure, api, signIn, signOut } from './api.js';
+import { field, h } from './dom.js';
+import { applicationsPage, auditPage, deadLettersPage, destinationPage, destinationsPage, type Shell } from './pages.js';
+
+/** The console: a sign-in, then one page at a time, drawn from the admin API. */
+const PAGES = { applications: 'Applications', destinations: 'Destinations', 'dead-letters': 'Dead letters', audit: 'Audit trail' } as const;
+type Page = keyof typeof PAGES;
+
+const main = document.getElementById('main')!;
+const nav = document.getElementById('nav')!;
+const errorBox = document.getElementById('error')!;
+const statusBox = document.getElementById('status')!;
+let page: Page = 'applications';
+let destination: string | null = null;
+
+const shell: Shell = {
+  say: (message) => statusBox.replaceChildren(message),
+  async act(action) {
+    errorBox.replaceChildren();
+    try {
+      await action();
+    } catch (err) {
+      showError(err);
+    }
+  },
+  redraw: () => void draw(),
+};
+
+function showError(err: unknown): void {
+  if (err instanceof ApiFailure && err.status === 403) return void signInPage('The admin key was refused. Sign in again.');
+  errorBox.replaceChildren(err instanceof Error ? err.message : 'Something went wrong.');
+}
+
+async function draw(): Promise<void> {
+  for (const button of nav.querySelectorAll<HTMLButtonElement>('button[data-page]')) {
+    if (button.dataset.page === page && destination === null) button.setAttribute('aria-current', 'page');
+    else button.removeAttribute('aria-current');
+  }
+  await shell.act(async () => {
+    const content =
+      destination !== null
+        ? await destinationPage(shell, destination)
+        : page === 'applications'
+          ? await applicationsPage(shell)
+          : page === 'destinations'
+            ? await destinationsPage(shell, (id) => {
+                destination = id;
+                void draw();
+              })
+            : page === 'dead-letters'
+              ? await deadLettersPage(shell)
+              : await auditPage();
+    main.replaceChildren(content);
+    content.querySelector('h2')?.setAttribute('tabindex', '-1');
+    (content.querySelector('h2') as HTMLElement | null)?.focus();
+  });
+}
+
+function go(to: Page): void {
+  page = to;
+  destination = null;
+  statusBox.replaceChildren();
+  void draw();
+}
+
+function signInPage(message?: string): void {
+  signOut();
+  nav.hidden = true;
+  const key = h('input', { type: 'password', name: 'adminKey', autocomplete: 'off', required: true }) as HTMLInputElement;
+  const form = h(
+    'form',
+    {
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        signIn(key.value);
+        void shell.act(async () => {
+          await api('GET', '/apps?limit=1');
+          nav.hidden = false;
+          go('applications');
+        });
+      },
+    },
+    h('h2', {}, 'Sign in'),
+    h('p', {}, 'Locally, the admin key `npm start` printed. It is kept in this page only: a reload signs you out.'),
+    field('Admin key', key),
+    h('button', { type: 'submit' }, 'Sign in'),
+  );
+  errorBox.replaceChildren(message ?? '');
+  main.replaceChildren(form);
+  key.focus();
+}
+
+nav.replaceChildren(
+  ...Object.entries(PAGES).map(([id, label]) => h('button', { type: 'button', 'data-page': id, onclick: () => go(id as Page) }, label)),
+  h('button', { type: 'button', onclick: () => signInPage() }, 'Sign out'),
+);
+signInPage();

@@ -1,0 +1,220 @@
+import { SCOPES } from '#contract/scopes';
+import { api } from './api.js';
+import { field, h, input, table, time } from './dom.js';
+
+/** What a page may ask of the shell: show a message, run an action with its errors shown, draw a page again. */
+export type Shell = { say(message: string): void; act(action: () => Promise<void>): Promise<void>; redraw(): void };
+
+/** A secret shown once: with a copy button and a warning, gone from the page at the next redraw. */
+function secretOnce(label: string, secret: string): HTMLElement {
+  const code = h('code', { id: 'secret-value' }, secret);
+  return h(
+    'div',
+    { class: 'secret', role: 'region', 'aria-label': label },
+    h('p', {}, h('strong', {}, `${label}: shown this once.`), ' Copy it now; it cannot be shown again.'),
+    code,
+    ' ',
+    h('button', { type: 'button', onclick: () => void navigator.clipboard?.writeText(secret) }, 'Copy'),
+  );
+}
+
+export async function applicationsPage(shell: Shell): Promise<HTMLElement> {
+  const list = h('div', {});
+  const refresh = async () => list.replaceChildren(appsTable(shell, (await api<{ apps: any[] }>('GET', '/apps?limit=1000')).apps));
+  await refresh();
+  const group = input({ name: 'groupId', required: true, value: 'demo-group' });
+  const name = input({ name: 'name', required: true });
+  const scopes = SCOPES.map((scope) => h('label', {}, h('input', { type: 'checkbox', name: 'scope', value: scope }), ` ${scope}`) as HTMLElement);
+  const created = h('div', {});
+  const form = h(
+    'form',
+    {
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        void shell.act(async () => {
+          const chosen = scopes.map((l) => l.querySelector('input') as HTMLInputElement).filter((c) => c.checked).map((c) => c.value);
+          const result = await api('POST', '/apps', { groupId: group.value, name: name.value, scopes: chosen });
+          created.replaceChildren(h('p', {}, `Created ${result.app.clientId}.`), secretOnce('Client secret', result.clientSecret));
+          shell.say(`Application ${result.app.clientId} created.`);
+          await refresh();
+        });
+      },
+    },
+    h('fieldset', {}, h('legend', {}, 'Create an application'), field('Group', group), field('Name', name), h('div', { role: 'group', 'aria-label': 'Scopes' }, ...scopes), h('button', { type: 'submit' }, 'Create')),
+  );
+  return h('section', {}, h('h2', {}, 'Applications'), form, created, list);
+}
+
+function appsTable(shell: Shell, apps: any[]): HTMLElement {
+  const rows = apps.map((a) => [
+    h('code', {}, a.clientId),
+    a.name,
+    a.groupId,
+    a.status,
+    a.scopes.join(', '),
+    a.allowedLocationIds ? a.allowedLocationIds.join(', ') : 'all',
+    a.rateLimitPerMinute,
+    a.status === 'active'
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            onclick: () => {
+              if (!confirm(`Revoke ${a.clientId}? Its tokens stop working at once.`)) return;
+              void shell.act(async () => {
+                await api('POST', `/apps/${a.clientId}/revoke`, {});
+                shell.say(`Application ${a.clientId} revoked.`);
+                shell.redraw();
+              });
+            },
+          },
+          'Revoke',
+        )
+      : '',
+  ]);
+  return table('Applications', ['Client id', 'Name', 'Group', 'Status', 'Scopes', 'Locations', 'Requests a minute', ''], rows);
+}
+
+const healthBadge = (health: string) => h('span', { class: `health health-${health}` }, health);
+
+export async function destinationsPage(shell: Shell, open: (id: string) => void): Promise<HTMLElement> {
+  const list = h('div', {});
+  const refresh = async () => list.replaceChildren(destinationsTable((await api<{ destinations: any[] }>('GET', '/destinations?limit=1000')).destinations, open));
+  const [{ apps }] = await Promise.all([api<{ apps: any[] }>('GET', '/apps?limit=1000'), refresh()]);
+  const app = h('select', { name: 'clientId', required: true }, ...apps.filter((a) => a.status === 'active').map((a) => h('option', { value: a.clientId }, `${a.name} (${a.clientId})`))) as HTMLSelectElement;
+  const name = input({ name: 'name', required: true });
+  const url = input({ type: 'url', name: 'url', required: true, placeholder: 'https://…' });
+  const created = h('div', {});
+  const form = h(
+    'form',
+    {
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        void shell.act(async () => {
+          const result = await api('POST', '/destinations', { clientId: app.value, name: name.value, url: url.value });
+          created.replaceChildren(h('p', {}, `Added ${result.destination.destinationId}.`), secretOnce('Signing secret', result.signingSecret));
+          shell.say(`Destination ${result.destination.destinationId} added.`);
+          await refresh();
+        });
+      },
+    },
+    h('fieldset', {}, h('legend', {}, 'Add a destination'), field('Application', app), field('Name', name), field('URL', url), h('button', { type: 'submit' }, 'Add')),
+  );
+  return h('section', {}, h('h2', {}, 'Destinations'), form, created, list);
+}
+
+function destinationsTable(destinations: any[], open: (id: string) => void): HTMLElement {
+  const rows = destinations.map((d) => [
+    h('button', { type: 'button', onclick: () => open(d.destinationId) }, d.name),
+    d.hostname,
+    healthBadge(d.health),
+    d.locationIds ? d.locationIds.join(', ') : 'all',
+    time(d.lastSuccessAt),
+    time(d.lastFailureAt),
+  ]);
+  return table('Destinations', ['Name', 'Host', 'Health', 'Locations', 'Last success', 'Last failure'], rows);
+}
+
+export async function destinationPage(shell: Shell, id: string): Promise<HTMLElement> {
+  const { destination: d, recentDeliveries } = await api('GET', `/destinations/${id}`);
+  const location = input({ name: 'locationId', required: true, value: d.locationIds?.[0] ?? '' });
+  const result = h('div', { id: 'test-result' });
+  const act = (label: string, path: string, confirmText?: string, after?: (r: any) => void) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: confirmText ? 'danger' : undefined,
+        onclick: () => {
+          if (confirmText && !confirm(confirmText)) return;
+          void shell.act(async () => {
+            const r = path === 'DELETE' ? await api('DELETE', `/destinations/${id}`) : await api('POST', `/destinations/${id}/${path}`, {});
+            after?.(r);
+            shell.say(`${label}: done.`);
+            if (!after) shell.redraw();
+          });
+        },
+      },
+      label,
+    );
+  const secret = h('div', {});
+  const test = h(
+    'form',
+    {
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        void shell.act(async () => {
+          const queued = await api('POST', `/destinations/${id}/test`, { locationId: location.value });
+          result.replaceChildren(`Test ${queued.deliveryId} queued…`);
+          // Its outcome appears here without a reload.
+          for (let tries = 0; tries < 60; tries++) {
+            const shown = await api('GET', `/destinations/${id}`);
+            const delivery = shown.recentDeliveries.find((r: any) => r.deliveryId === queued.deliveryId);
+            if (delivery && ['SUCCEEDED', 'FAILED', 'DEAD_LETTER', 'RETRY_PENDING'].includes(delivery.status)) {
+              result.replaceChildren(`Test ${queued.deliveryId}: ${delivery.status}${delivery.errorCode ? ` (${delivery.errorCode})` : ''}. Health: `, healthBadge(shown.destination.health));
+              return;
+            }
+            await new Promise((r) => setTimeout(r, 500));
+          }
+        });
+      },
+    },
+    h('fieldset', {}, h('legend', {}, 'Send test'), field('Location', location), h('button', { type: 'submit' }, 'Send test')),
+  );
+  const deliveries = recentDeliveries.map((r: any) => [h('code', {}, r.deliveryId), r.eventType, r.status, r.attempts, r.errorCode ?? '—', time(r.updatedAt)]);
+  return h(
+    'section',
+    {},
+    h('h2', {}, `Destination ${d.name}`),
+    h('p', {}, 'Health: ', healthBadge(d.health), d.paused ? ' (paused: new deliveries are held until it answers)' : '', ` · ${d.hostname} · application ${d.clientId}`),
+    test,
+    result,
+    h(
+      'div',
+      { role: 'group', 'aria-label': 'Actions' },
+      d.enabled ? act('Disable', 'disable') : act('Enable', 'enable'),
+      ' ',
+      act('Rotate secret', 'rotate-secret', 'Rotate the signing secret? The old one stops verifying at once.', (r) => secret.replaceChildren(secretOnce('Signing secret', r.signingSecret))),
+      ' ',
+      act('Remove', 'DELETE', `Remove ${d.name}? Its subscription and secret are deleted.`),
+    ),
+    secret,
+    table('Last deliveries', ['Delivery', 'Event', 'Status', 'Attempts', 'Error', 'Updated'], deliveries),
+  );
+}
+
+export async function deadLettersPage(shell: Shell): Promise<HTMLElement> {
+  const { deadLetters, dlqMessages } = await api<{ deadLetters: any[]; dlqMessages: number | null }>('GET', '/dead-letters?limit=1000');
+  const redrive = (target: string, label: string, question: string) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: () => {
+          if (!confirm(question)) return;
+          void shell.act(async () => {
+            const r = await api('POST', target, {});
+            shell.say(`${label}: ${r.redriven.length} queued again.`);
+            shell.redraw();
+          });
+        },
+      },
+      label,
+    );
+  const rows = deadLetters.map((d) => [h('code', {}, d.deliveryId), d.reason, d.destinationHost, d.attempts, d.lastErrorCode ?? '—', time(d.deadSince), redrive(`/dead-letters/${d.deliveryId}/redrive`, 'Redrive', `Redrive ${d.deliveryId}?`)]);
+  return h(
+    'section',
+    {},
+    h('h2', {}, 'Dead letters'),
+    h('p', {}, `Messages in the DLQ: ${dlqMessages ?? 'unknown'}.`),
+    deadLetters.length ? redrive('/dead-letters/redrive', 'Redrive all', `Redrive all ${deadLetters.length} dead letters?`) : 'Nothing is dead-lettered.',
+    table('Dead letters', ['Delivery', 'Reason', 'Host', 'Attempts', 'Last error', 'Since', ''], rows),
+  );
+}
+
+export async function auditPage(): Promise<HTMLElement> {
+  const { entries } = await api<{ entries: any[] }>('GET', '/audit?limit=200');
+  const rows = entries.map((e) => [time(e.at), e.actor, e.operation, e.clientId ?? '—', e.destinationId ?? '—', h('code', {}, e.requestId)]);
+  return h('section', {}, h('h2', {}, 'Audit trail'), table('Changes, newest first', ['When', 'Who', 'What', 'Application', 'Destination', 'Request'], rows));
+}
