@@ -1,0 +1,63 @@
+import { mkdirSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import { addDestination, sendTest } from '#lambdas/admin/destinations';
+import { waitForStatus } from '../fixtures/wait-for-delivery.js';
+import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
+import { createApp } from '#lambdas/admin/apps';
+import { startLocalRuntime } from '#lib/local/runtime';
+
+/**
+ * Screenshots of each console page for the README (docs/console/): a runtime
+ * with the demo data, a destination tested once against a real receiver,
+ * and one dead letter. `npm run console:screenshots`.
+ */
+const OUT = 'docs/console';
+const KEY = 'screenshots-admin-key-0123456789';
+
+const runtime = await startLocalRuntime({
+  port: 0,
+  dataDir: null,
+  seed: true,
+  logLevel: 'SILENT',
+  adminKey: KEY,
+  resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
+  config: { webhookAllowLoopback: true, webhookTimeScale: 0.01 },
+});
+let secret = '';
+let answer = 200;
+const receiver = await startReceiver({ secret: () => secret, behave: () => answer });
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+try {
+  const { app } = await createApp(runtime.store, { groupId: 'demo-group', name: 'Bar group backend', scopes: ['bevq:read', 'locations:read'] }, Date.now());
+  const clientId = app.clientId;
+  const added = await addDestination(runtime.deps, { clientId, name: 'Bar hook', url: receiver.url, locationIds: ['nyc-midtown'] });
+  secret = added.signingSecret;
+  const id = added.destination.destinationId;
+  await waitForStatus(runtime, (await sendTest(runtime.deps, id, 'nyc-midtown')).deliveryId, ['SUCCEEDED']);
+  answer = 503;
+  await waitForStatus(runtime, (await sendTest(runtime.deps, id, 'nyc-midtown')).deliveryId, ['DEAD_LETTER'], 30_000);
+
+  mkdirSync(OUT, { recursive: true });
+  const page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
+  const shot = (name: string) => page.screenshot({ path: `${OUT}/${name}.png`, fullPage: true });
+  await page.goto(`${runtime.url}/console/`);
+  await shot('sign-in');
+  await page.getByLabel('Admin key').fill(KEY);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Applications' }).waitFor();
+  await shot('applications');
+  for (const [nav, heading, name] of [['Destinations', 'Destinations', 'destinations'], ['Dead letters', 'Dead letters', 'dead-letters'], ['Audit trail', 'Audit trail', 'audit']] as const) {
+    await page.getByRole('navigation').getByRole('button', { name: nav }).click();
+    await page.getByRole('heading', { name: heading }).waitFor();
+    await shot(name);
+  }
+  await page.getByRole('navigation').getByRole('button', { name: 'Destinations' }).click();
+  await page.getByRole('button', { name: 'Bar hook' }).click();
+  await page.getByRole('heading', { name: 'Destination Bar hook' }).waitFor();
+  await shot('destination');
+  console.log(`screenshots in ${OUT}/`);
+} finally {
+  await browser.close();
+  await receiver.stop();
+  await runtime.stop();
+}
