@@ -1,3 +1,4 @@
+import { DELIVERY_STATUSES } from '#contract/delivery-policy';
 import { SCOPES } from '#contract/scopes';
 import { api } from './api.js';
 import { field, h, input, table, time } from './dom.js';
@@ -162,7 +163,9 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
     },
     h('fieldset', {}, h('legend', {}, 'Send test'), field('Location', location), h('button', { type: 'submit' }, 'Send test')),
   );
-  const deliveries = recentDeliveries.map((r: any) => [h('code', {}, r.deliveryId), r.eventType, r.status, r.attempts, r.errorCode ?? '—', time(r.updatedAt)]);
+  const deliveryRow = (r: any) => [h('code', {}, r.deliveryId), r.eventType, r.status, r.attempts, time(r.nextAttemptAt), r.errorCode ?? '—', time(r.updatedAt)];
+  const deliveryColumns = ['Delivery', 'Event', 'Status', 'Attempts', 'Next attempt', 'Error', 'Updated'];
+  const [hourly, history] = await Promise.all([api('GET', `/destinations/${id}/hourly`), historySection(id, deliveryRow, deliveryColumns)]);
   return h(
     'section',
     {},
@@ -180,8 +183,56 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
       act('Remove', 'DELETE', `Remove ${d.name}? Its subscription and secret are deleted.`),
     ),
     secret,
-    table('Last deliveries', ['Delivery', 'Event', 'Status', 'Attempts', 'Error', 'Updated'], deliveries),
+    table('Last three deliveries', deliveryColumns, recentDeliveries.map(deliveryRow)),
+    hourlyChart(hourly),
+    history,
   );
+}
+
+/** A destination's longer history, filtered by status, 50 a page. */
+async function historySection(id: string, row: (r: any) => unknown[], columns: string[]): Promise<HTMLElement> {
+  const status = h('select', { name: 'status' }, h('option', { value: '' }, 'any'), ...DELIVERY_STATUSES.map((s) => h('option', { value: s }, s))) as HTMLSelectElement;
+  const list = h('div', {});
+  let cursor: string | undefined;
+  const load = async (more: boolean) => {
+    const query = new URLSearchParams({ limit: '50', ...(status.value ? { status: status.value } : {}), ...(more && cursor ? { cursor } : {}) });
+    const page = await api('GET', `/destinations/${id}/deliveries?${query}`);
+    cursor = page.nextCursor;
+    const rows = page.deliveries.map(row);
+    list.replaceChildren(table('Deliveries of the last 24 hours', columns, rows), cursor ? h('button', { type: 'button', onclick: () => void load(true) }, 'Older') : '');
+  };
+  status.addEventListener('change', () => void load(false));
+  await load(false);
+  return h('section', {}, h('h3', {}, 'History'), field('Status', status), list);
+}
+
+const OUTCOME_COLOURS: Record<string, string> = { SUCCEEDED: '#1a7f37', FAILED: '#cf222e', DEAD_LETTER: '#82071e', RETRY_PENDING: '#bf8700' };
+
+/** Deliveries per hour by outcome over 24 hours, as an SVG bar chart with a text summary for screen readers. */
+function hourlyChart({ hours, truncated }: { hours: { hour: string; counts: Record<string, number> }[]; truncated: boolean }): HTMLElement {
+  const ns = 'http://www.w3.org/2000/svg';
+  const max = Math.max(1, ...hours.map((x) => Object.values(x.counts).reduce((a, b) => a + b, 0)));
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 480 120');
+  svg.setAttribute('role', 'img');
+  const totals: Record<string, number> = {};
+  hours.forEach((x, i) => {
+    let y = 110;
+    for (const [status, n] of Object.entries(x.counts)) {
+      totals[status] = (totals[status] ?? 0) + n;
+      const height = (n / max) * 100;
+      y -= height;
+      const bar = document.createElementNS(ns, 'rect');
+      for (const [k, v] of Object.entries({ x: i * 20 + 2, y, width: 16, height, fill: OUTCOME_COLOURS[status] ?? '#8c959f' })) bar.setAttribute(k, String(v));
+      const title = document.createElementNS(ns, 'title');
+      title.textContent = `${new Date(x.hour).toLocaleString()}: ${n} ${status}`;
+      bar.append(title);
+      svg.append(bar);
+    }
+  });
+  const summary = Object.entries(totals).map(([status, n]) => `${n} ${status}`).join(', ') || 'no deliveries';
+  svg.setAttribute('aria-label', `Deliveries per hour, last 24 hours: ${summary}`);
+  return h('figure', {}, svg, h('figcaption', {}, `Last 24 hours by hour: ${summary}${truncated ? ' (the newest 1,000 counted)' : ''}.`));
 }
 
 export async function deadLettersPage(shell: Shell): Promise<HTMLElement> {
@@ -202,11 +253,40 @@ export async function deadLettersPage(shell: Shell): Promise<HTMLElement> {
       },
       label,
     );
-  const rows = deadLetters.map((d) => [h('code', {}, d.deliveryId), d.reason, d.destinationHost, d.attempts, d.lastErrorCode ?? '—', time(d.deadSince), redrive(`/dead-letters/${d.deliveryId}/redrive`, 'Redrive', `Redrive ${d.deliveryId}?`)]);
+  const detail = h('div', { id: 'dead-letter' });
+  const inspect = (deliveryId: string) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: () =>
+          void shell.act(async () => {
+            const { deadLetter: d } = await api('GET', `/dead-letters/${deliveryId}`);
+            detail.replaceChildren(
+              h('h3', { tabindex: '-1' }, `Dead letter ${d.deliveryId}`),
+              h('p', {}, `${d.reason} · ${d.attempts} attempts · last HTTP status ${d.lastHttpStatus ?? '—'} · backoffs ${d.backoffSeconds.join(', ') || '—'} s · redriven ${d.redrives} times`),
+              // The payload as it was signed and sent; it never holds a secret.
+              h('pre', {}, JSON.stringify(d.payload, null, 2)),
+            );
+            (detail.querySelector('h3') as HTMLElement).focus();
+          }),
+      },
+      'Inspect',
+    );
+  const rows = deadLetters.map((d) => [
+    h('code', {}, d.deliveryId),
+    d.reason,
+    d.destinationHost,
+    d.attempts,
+    d.lastErrorCode ?? '—',
+    time(d.deadSince),
+    h('span', {}, inspect(d.deliveryId), ' ', redrive(`/dead-letters/${d.deliveryId}/redrive`, 'Redrive', `Redrive ${d.deliveryId}?`)),
+  ]);
   return h(
     'section',
     {},
     h('h2', {}, 'Dead letters'),
+    detail,
     h('p', {}, `Messages in the DLQ: ${dlqMessages ?? 'unknown'}.`),
     deadLetters.length ? redrive('/dead-letters/redrive', 'Redrive all', `Redrive all ${deadLetters.length} dead letters?`) : 'Nothing is dead-lettered.',
     table('Dead letters', ['Delivery', 'Reason', 'Host', 'Attempts', 'Last error', 'Since', ''], rows),

@@ -65,6 +65,7 @@ export function deliverySummary(d: Delivery) {
     locationId: d.locationId,
     status: d.status,
     attempts: d.attempts,
+    nextAttemptAt: d.nextAttemptAt,
     errorCode: d.lastErrorCode,
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,

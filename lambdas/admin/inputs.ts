@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AdminOperation } from '#contract/admin-routes';
+import { DELIVERY_STATUSES } from '#contract/delivery-policy';
 import { id } from '#contract/schemas/common';
 import { ADMIN_PAGE_LIMIT } from './paging.js';
 import { addDestinationInput as addInput, appInput, editDestinationInput as editInput } from '#domain/inputs';
@@ -37,5 +38,13 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: z.ZodType; query?: z.
   showDeadLetter: {},
   redriveDeadLetter: { body: noInput },
   redriveAllDeadLetters: { body: noInput },
+  listDeliveries: {
+    query: z.object({
+      status: z.enum(DELIVERY_STATUSES).optional(),
+      since: z.string().datetime({ offset: false }).optional(),
+      ...pageQuery,
+    }),
+  },
+  hourlyOutcomes: {},
   listAudit: { query: z.object({ clientId: id.optional(), destinationId: id.optional(), ...pageQuery }) },
 };

@@ -10,6 +10,7 @@ import {
   showDestination,
 } from './destinations.js';
 import { listAudit } from './audit.js';
+import { deliveryHistory, hourlyOutcomes } from './delivery-history.js';
 import { listDeadLetters, redrive, showDeadLetter } from './dlq.js';
 import { publishDocument, publishMenu } from '../webhooks/menu-publish.js';
 import type { MessagingDeps } from '#platform/messaging-deps';
@@ -45,5 +46,7 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   showDeadLetter: ({ params }, deps) => showDeadLetter(deps, params.deliveryId!),
   redriveDeadLetter: ({ params }, deps) => redrive(deps, { deliveryId: params.deliveryId! }),
   redriveAllDeadLetters: (_req, deps) => redrive(deps, { all: true }),
+  listDeliveries: ({ params, query }, deps) => deliveryHistory(deps, params.destinationId!, query as InputOf<typeof deliveryHistory, 2>),
+  hourlyOutcomes: ({ params }, deps) => hourlyOutcomes(deps, params.destinationId!),
   listAudit: ({ query }, deps) => listAudit(deps, query as InputOf<typeof listAudit, 1>),
 };

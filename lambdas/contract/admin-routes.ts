@@ -41,6 +41,8 @@ export const ADMIN_ROUTES = [
   { method: 'GET', path: `${V1}/destinations/{destinationId}`, operation: 'showDestination', status: 200, summary: 'Health, safe hostname, last success and failure, the last three deliveries' },
   { method: 'PATCH', path: `${V1}/destinations/{destinationId}`, operation: 'editDestination', status: 200, summary: 'Change name, URL (blank keeps it) or locations; the secret is kept' },
   { method: 'DELETE', path: `${V1}/destinations/{destinationId}`, operation: 'removeDestination', status: 204, summary: 'Delete a destination with its subscription and secret' },
+  { method: 'GET', path: `${V1}/destinations/{destinationId}/deliveries`, operation: 'listDeliveries', status: 200, summary: "A destination's deliveries, newest first, since a time, of one status if asked" },
+  { method: 'GET', path: `${V1}/destinations/{destinationId}/hourly`, operation: 'hourlyOutcomes', status: 200, summary: "A destination's deliveries of the last 24 hours by hour and status" },
   { method: 'POST', path: `${V1}/destinations/{destinationId}/rotate-secret`, operation: 'rotateSecret', status: 200, summary: 'New signing secret, in this response only; the old one is invalid at once' },
   { method: 'POST', path: `${V1}/destinations/{destinationId}/test`, operation: 'sendTest', status: 202, summary: 'Queue a signed customer_api.webhook.test for a covered location' },
   { method: 'POST', path: `${V1}/destinations/{destinationId}/disable`, operation: 'disableDestination', status: 200, summary: 'Stop dispatching to a destination' },

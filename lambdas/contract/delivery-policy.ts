@@ -1,3 +1,6 @@
+/** Webhook delivery statuses (contract 3). */
+export const DELIVERY_STATUSES = ['PENDING', 'DELIVERING', 'RETRY_PENDING', 'SUCCEEDED', 'FAILED', 'DEAD_LETTER'] as const;
+
 /**
  * The webhook delivery policy (contract 6.6, 8), declared once. The
  * deliverer's function timeout, the event source's batch size and

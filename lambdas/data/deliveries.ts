@@ -1,8 +1,9 @@
+import { DELIVERY_STATUSES } from '#contract/delivery-policy';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, isConditionFailure, type Db } from './db.js';
+import { applied, isConditionFailure, queryPage, type Db } from './db.js';
 import { everyGroupPage, type GroupIndex, type WalkKey } from './group-index.js';
 
-export type DeliveryStatus = 'PENDING' | 'DELIVERING' | 'RETRY_PENDING' | 'SUCCEEDED' | 'FAILED' | 'DEAD_LETTER';
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type EventType = 'bevq.menu.updated' | 'customer_api.webhook.test';
 
 /**
@@ -88,6 +89,11 @@ export type DeliveriesRepo = {
   create(d: Delivery): Promise<boolean>;
   write(next: Delivery, read: Pick<Delivery, 'version'>): Promise<Delivery | null>;
   recent(destinationId: string, limit: number): Promise<Delivery[]>;
+  /** A page of a destination's deliveries, newest first, created at or after `since`, of one status if asked (filtered within the page). */
+  history(
+    destinationId: string,
+    request: { since: string; status?: DeliveryStatus; limit: number; startKey?: Record<string, unknown> },
+  ): Promise<{ deliveries: Delivery[]; lastKey?: Record<string, unknown> }>;
   markDeadLetter(marker: DeadLetterMarker, expiresAtSeconds?: number): Promise<void>;
   unmarkDeadLetter(id: string): Promise<void>;
   /** Whether a delivery is listed as a dead letter (strongly consistent: the sweeper relists what a moment ago was not). */
@@ -155,6 +161,22 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
         }),
       );
       return (Items ?? []).map(toDelivery);
+    },
+    async history(destinationId, { since, status, limit, startKey }) {
+      const { items, lastKey } = await queryPage(
+        doc,
+        {
+          TableName: tableName,
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK >= :since',
+          ...(status ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } } : {}),
+          ExpressionAttributeValues: { ':pk': deliveryKeys.ofDestination(destinationId), ':since': since, ...(status ? { ':status': status } : {}) },
+          ScanIndexForward: false,
+        },
+        limit,
+        startKey,
+      );
+      return { deliveries: items.map(toDelivery), ...(lastKey ? { lastKey } : {}) };
     },
     /** Idempotent; the marker expires with its record (or with the DLQ's retention when there is none). */
     async markDeadLetter(marker: DeadLetterMarker, expiresAtSeconds = expiryOf(marker.since)): Promise<void> {

@@ -124,9 +124,22 @@ describe('administration console (Chromium)', { timeout: 60_000 }, () => {
     answer = 200;
     await nav('Dead letters');
     const row = page.getByRole('row').filter({ hasText: failing });
+    await row.getByRole('button', { name: 'Inspect' }).click();
+    await expect.poll(() => page.locator('#dead-letter').textContent()).toContain('attempts_exhausted');
+    const detail = (await page.locator('#dead-letter').textContent())!;
+    expect(detail).toContain('customer_api.webhook.test');
+    expect(detail).not.toContain(secret);
     await row.getByRole('button', { name: 'Redrive' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('1 queued again');
     expect(await waitForStatus(runtime, failing, ['SUCCEEDED', 'DEAD_LETTER'], 20_000)).toMatchObject({ status: 'SUCCEEDED', redrives: 1 });
+
+    // The destination's history and its 24-hour chart.
+    await nav('Destinations');
+    await page.getByRole('button', { name: 'Bar hook' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Deliveries of the last 24 hours' }).textContent()).toContain(failing);
+    expect(await page.locator('figcaption').textContent()).toMatch(/SUCCEEDED/);
+    await page.getByLabel('Status').selectOption('DEAD_LETTER');
+    await expect.poll(() => page.getByRole('table', { name: 'Deliveries of the last 24 hours' }).textContent()).not.toContain(failing);
 
     // A rotated secret signs the next delivery.
     await nav('Destinations');

@@ -185,6 +185,44 @@ describe('destinations', () => {
   });
 });
 
+describe("a destination's deliveries", () => {
+  it('pages its history newest first, by status and since a time, and counts the last 24 hours by hour', async () => {
+    const holder = { secret: '' };
+    const receiver = await startReceiver({ secret: () => holder.secret });
+    receivers.push(receiver);
+    const app = (await newApp()).body.app;
+    const added = (await admin('POST', '/destinations', { clientId: app.clientId, name: 'History', url: receiver.url })).body;
+    holder.secret = added.signingSecret;
+    const id = added.destination.destinationId as string;
+    const tests: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { deliveryId } = (await admin('POST', `/destinations/${id}/test`, { locationId: 'nyc-midtown' })).body;
+      await waitForStatus(runtime, deliveryId, ['SUCCEEDED']);
+      tests.push(deliveryId);
+    }
+    const all = await admin('GET', `/destinations/${id}/deliveries`);
+    expect(all.status).toBe(200);
+    expect(all.body.deliveries.map((d: { deliveryId: string }) => d.deliveryId).sort()).toEqual([...tests].sort());
+    expect(all.body.deliveries[0]).toMatchObject({ status: 'SUCCEEDED', attempts: 1, nextAttemptAt: null, errorCode: null });
+    expect(JSON.stringify(all.body)).not.toContain(holder.secret);
+
+    const first = await admin('GET', `/destinations/${id}/deliveries?limit=2`);
+    expect(first.body.deliveries).toHaveLength(2);
+    const second = await admin('GET', `/destinations/${id}/deliveries?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+    expect([...first.body.deliveries, ...second.body.deliveries].map((d: { deliveryId: string }) => d.deliveryId)).toEqual(all.body.deliveries.map((d: { deliveryId: string }) => d.deliveryId));
+    expect((await admin('GET', `/destinations/${id}/deliveries?status=FAILED`)).body.deliveries).toEqual([]);
+    expect((await admin('GET', `/destinations/${id}/deliveries?since=2099-01-01T00:00:00Z`)).body.deliveries).toEqual([]);
+    for (const bad of ['status=LOST', 'since=yesterday', 'limit=0']) expect((await admin('GET', `/destinations/${id}/deliveries?${bad}`)).status, bad).toBe(400);
+    expect((await admin('GET', '/destinations/dst_00000000000000000000/deliveries')).status).toBe(404);
+
+    const hourly = await admin('GET', `/destinations/${id}/hourly`);
+    expect(hourly.body.hours).toHaveLength(24);
+    expect(hourly.body.truncated).toBe(false);
+    expect(hourly.body.hours.reduce((n: number, x: { counts: { SUCCEEDED?: number } }) => n + (x.counts.SUCCEEDED ?? 0), 0)).toBe(3);
+    expect(hourly.body.hours.at(-1).counts).toEqual({ SUCCEEDED: 3 });
+  });
+});
+
 describe('audit trail', () => {
   it('records each change with who, what, when and the request id, never a secret; lists it newest first, by application or destination, in pages', async () => {
     const receiver = await startReceiver({ secret: () => '' });

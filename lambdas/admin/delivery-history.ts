@@ -1,0 +1,44 @@
+import type { DeliveryStatus } from '#data/deliveries';
+import type { MessagingDeps } from '#platform/messaging-deps';
+import { deliverySummary, requireDestination } from './destinations.js';
+import { adminPage, type PageQuery } from './paging.js';
+
+/** How far back a destination's history goes by default, and the chart always: a day. */
+const DAY_MS = 86_400_000;
+/** Deliveries the hourly chart counts at most: one or two Query pages, however busy the destination. */
+export const CHART_DELIVERIES = 1000;
+
+/** A page of a destination's deliveries, newest first, since a time (default: a day ago), of one status if asked. */
+export async function deliveryHistory(deps: MessagingDeps, destId: string, { status, since, ...query }: { status?: DeliveryStatus; since?: string } & PageQuery = {}) {
+  await requireDestination(deps, destId);
+  const from = since ?? new Date(deps.clock.now() - DAY_MS).toISOString();
+  const { items, nextCursor } = await adminPage(deps, { r: 'deliveries', d: destId, s: status ?? '', f: since ?? '' }, query, async (limit, startKey) => {
+    const { deliveries, lastKey } = await deps.store.deliveries.history(destId, { since: from, limit, ...(status ? { status } : {}), ...(startKey ? { startKey } : {}) });
+    return { items: deliveries, ...(lastKey ? { lastKey } : {}) };
+  });
+  return { deliveries: items.map(deliverySummary), ...(nextCursor ? { nextCursor } : {}) };
+}
+
+/**
+ * Deliveries of the last 24 hours by the hour they were created and their
+ * status now, oldest hour first (the console's chart). Counts at most
+ * CHART_DELIVERIES, newest first; `truncated` says when there were more.
+ */
+export async function hourlyOutcomes(deps: MessagingDeps, destId: string) {
+  await requireDestination(deps, destId);
+  const now = deps.clock.now();
+  const firstHour = Math.floor((now - DAY_MS) / 3_600_000) * 3_600_000 + 3_600_000;
+  const hours = Array.from({ length: 24 }, (_, i) => ({ hour: new Date(firstHour + i * 3_600_000).toISOString(), counts: {} as Partial<Record<DeliveryStatus, number>> }));
+  let counted = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.store.deliveries.history(destId, { since: hours[0]!.hour, limit: CHART_DELIVERIES - counted, ...(startKey ? { startKey } : {}) });
+    for (const d of page.deliveries) {
+      const slot = hours[Math.floor((Date.parse(d.createdAt) - firstHour) / 3_600_000)];
+      if (slot) slot.counts[d.status] = (slot.counts[d.status] ?? 0) + 1;
+    }
+    counted += page.deliveries.length;
+    startKey = page.lastKey;
+  } while (startKey && counted < CHART_DELIVERIES);
+  return { hours, truncated: startKey !== undefined };
+}
