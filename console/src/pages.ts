@@ -54,7 +54,7 @@ function appsTable(shell: Shell, apps: any[]): HTMLElement {
     a.status,
     a.scopes.join(', '),
     a.allowedLocationIds ? a.allowedLocationIds.join(', ') : 'all',
-    a.rateLimitPerMinute,
+    `${a.requestsThisMinute} / ${a.rateLimitPerMinute}`,
     a.status === 'active'
       ? h(
           'button',
@@ -74,7 +74,7 @@ function appsTable(shell: Shell, apps: any[]): HTMLElement {
         )
       : '',
   ]);
-  return table('Applications', ['Client id', 'Name', 'Group', 'Status', 'Scopes', 'Locations', 'Requests a minute', ''], rows);
+  return table('Applications', ['Client id', 'Name', 'Group', 'Status', 'Scopes', 'Locations', 'This minute / limit', ''], rows);
 }
 
 const healthBadge = (health: string) => h('span', { class: `health health-${health}` }, health);

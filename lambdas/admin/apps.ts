@@ -1,4 +1,5 @@
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
+import { rateWindow } from '#platform/rate-limit';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { randomSecret, sha256Hex } from '#domain/crypto';
 import type { App, CredentialType } from '#data/apps';
@@ -99,7 +100,14 @@ export async function listApps(deps: MessagingDeps, { groupId, ...query }: { gro
     const { apps, lastKey } = await deps.store.apps.page({ limit, ...(groupId ? { groupId } : {}), ...(startKey ? { startKey } : {}) });
     return { items: apps, ...(lastKey ? { lastKey } : {}) };
   });
-  return { apps: items.map(publicApp), ...(nextCursor ? { nextCursor } : {}) };
+  // The current minute's count beside each: one BatchGetItem for the page.
+  const window = rateWindow(deps.clock.now());
+  const used = await deps.store.rateCounters.counts(items.map((a) => a.clientId), window.start);
+  return {
+    apps: items.map((a) => ({ ...publicApp(a), requestsThisMinute: used.get(a.clientId) ?? 0 })),
+    minute: window.start,
+    ...(nextCursor ? { nextCursor } : {}),
+  };
 }
 
 /** What creation hands back, the one time the credential is shown: `clientSecret` or `legacyCredential`. */

@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.js';
+import { itemOf, readItems } from './preload.js';
 
 /** Which limit a counter belongs to: an application's API calls, or token-endpoint attempts for a client id. */
 export type CounterKind = 'API' | 'TOKEN';
@@ -24,6 +25,8 @@ export const counterKeys = {
 
 export type RateCountersRepo = {
   hit(kind: CounterKind, subject: string, windowStart: string, expiresAtSeconds: number): Promise<number>;
+  /** Several applications' counts in one window (eventually consistent: an operator's view), 0 for none. */
+  counts(subjects: readonly string[], windowStart: string): Promise<Map<string, number>>;
 };
 
 export function rateCountersRepo({ doc, tableName }: Db): RateCountersRepo {
@@ -45,6 +48,10 @@ export function rateCountersRepo({ doc, tableName }: Db): RateCountersRepo {
         }),
       );
       return Number(Attributes?.count ?? 0);
+    },
+    async counts(subjects, windowStart) {
+      const found = await readItems({ doc, tableName }, subjects.map((s) => counterKeys.counter('API', s, windowStart)), false);
+      return new Map(subjects.map((s) => [s, Number(itemOf(found, counterKeys.counter('API', s, windowStart))?.count ?? 0)]));
     },
   };
 }

@@ -4,7 +4,7 @@ import { sampleMenu } from '#lib/local/demo-menu';
 import { menuEventId } from '#lambdas/webhooks/events';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { exchange, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';
+import { call, exchange, rateCount, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';
 
 /**
  * The admin HTTP API over real HTTP against the local runtime, with a real
@@ -64,6 +64,20 @@ describe('admin API access', () => {
 });
 
 describe('applications', () => {
+  it("shows each application's requests in the current minute beside its limit", async () => {
+    const { app, clientSecret } = (await newApp({ scopes: ['locations:read'] })).body;
+    const token = await exchange(runtime, app.clientId, clientSecret);
+    for (let i = 0; i < 3; i++) {
+      expect((await call(runtime, '/v1/demo-group/locations', { token: token.access_token })).status).toBe(200);
+    }
+    const listed = await admin('GET', '/apps?groupId=demo-group&limit=1000');
+    expect(listed.body.minute).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
+    const shown = listed.body.apps.find((a: { clientId: string }) => a.clientId === app.clientId);
+    // The window's counter as the table holds it (the minute may have turned since the calls).
+    expect(shown.requestsThisMinute).toBe(await rateCount(runtime, app.clientId));
+    expect(shown.rateLimitPerMinute).toEqual(expect.any(Number));
+  });
+
   it('creates an application whose secret is shown once and works at the token endpoint; lists and revokes it', async () => {
     const created = await newApp();
     expect(created.status).toBe(201);
