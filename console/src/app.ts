@@ -1,9 +1,9 @@
 import { ApiFailure, api, signIn, signOut } from './api.js';
 import { field, h } from './dom.js';
-import { applicationsPage, auditPage, deadLettersPage, destinationPage, destinationsPage, type Shell } from './pages.js';
+import { applicationsPage, auditPage, deadLettersPage, destinationPage, destinationsPage, menusPage, type Shell } from './pages.js';
 
 /** The console: a sign-in, then one page at a time, drawn from the admin API. */
-const PAGES = { applications: 'Applications', destinations: 'Destinations', 'dead-letters': 'Dead letters', audit: 'Audit trail' } as const;
+const PAGES = { applications: 'Applications', destinations: 'Destinations', 'dead-letters': 'Dead letters', menus: 'Menus', audit: 'Audit trail' } as const;
 type Page = keyof typeof PAGES;
 
 const main = document.getElementById('main')!;
@@ -31,25 +31,26 @@ function showError(err: unknown): void {
   errorBox.replaceChildren(err instanceof Error ? err.message : 'Something went wrong.');
 }
 
+const openDestination = (id: string) => {
+  destination = id;
+  void draw();
+};
+
+const RENDER: Record<Page, () => Promise<HTMLElement>> = {
+  applications: () => applicationsPage(shell),
+  destinations: () => destinationsPage(shell, openDestination),
+  'dead-letters': () => deadLettersPage(shell),
+  menus: () => menusPage(shell),
+  audit: () => auditPage(),
+};
+
 async function draw(): Promise<void> {
   for (const button of nav.querySelectorAll<HTMLButtonElement>('button[data-page]')) {
     if (button.dataset.page === page && destination === null) button.setAttribute('aria-current', 'page');
     else button.removeAttribute('aria-current');
   }
   await shell.act(async () => {
-    const content =
-      destination !== null
-        ? await destinationPage(shell, destination)
-        : page === 'applications'
-          ? await applicationsPage(shell)
-          : page === 'destinations'
-            ? await destinationsPage(shell, (id) => {
-                destination = id;
-                void draw();
-              })
-            : page === 'dead-letters'
-              ? await deadLettersPage(shell)
-              : await auditPage();
+    const content = destination !== null ? await destinationPage(shell, destination) : await RENDER[page]();
     main.replaceChildren(content);
     content.querySelector('h2')?.setAttribute('tabindex', '-1');
     (content.querySelector('h2') as HTMLElement | null)?.focus();

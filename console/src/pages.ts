@@ -298,3 +298,29 @@ export async function auditPage(): Promise<HTMLElement> {
   const rows = entries.map((e) => [time(e.at), e.actor, e.operation, e.clientId ?? '—', e.destinationId ?? '—', h('code', {}, e.requestId)]);
   return h('section', {}, h('h2', {}, 'Audit trail'), table('Changes, newest first', ['When', 'Who', 'What', 'Application', 'Destination', 'Request'], rows));
 }
+
+export async function menusPage(shell: Shell): Promise<HTMLElement> {
+  const group = input({ name: 'groupId', required: true, value: 'demo-group' });
+  const list = h('div', {});
+  const load = async () => {
+    const { menus } = await api<{ menus: any[] }>('GET', `/menus?groupId=${encodeURIComponent(group.value)}&limit=500`);
+    const rows = menus.map((m) => [
+      m.name,
+      h('code', {}, m.locationId),
+      m.published ? h('code', {}, m.revision) : 'not published',
+      time(m.updatedAt),
+      m.sourceHealth ? m.sourceHealth.pos : '—',
+      `${m.sectionCount} / ${m.itemCount}`,
+      m.pendingEvents,
+    ]);
+    list.replaceChildren(table('Menus by location', ['Location', 'Id', 'Revision', 'Last publish', 'POS source', 'Sections / items', 'Events waiting'], rows));
+  };
+  const form = h(
+    'form',
+    { onsubmit: (event: Event) => (event.preventDefault(), void shell.act(load)) },
+    field('Group', group),
+    h('button', { type: 'submit' }, 'Show'),
+  );
+  await load();
+  return h('section', {}, h('h2', {}, 'Menus'), form, list);
+}

@@ -46,5 +46,6 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: z.ZodType; query?: z.
     }),
   },
   hourlyOutcomes: {},
+  listMenus: { query: z.object({ groupId: id, ...pageQuery }) },
   listAudit: { query: z.object({ clientId: id.optional(), destinationId: id.optional(), ...pageQuery }) },
 };

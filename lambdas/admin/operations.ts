@@ -12,6 +12,7 @@ import {
 import { listAudit } from './audit.js';
 import { deliveryHistory, hourlyOutcomes } from './delivery-history.js';
 import { listDeadLetters, redrive, showDeadLetter } from './dlq.js';
+import { listMenus } from './menus.js';
 import { publishDocument, publishMenu } from '../webhooks/menu-publish.js';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import type { AdminOperation } from '#contract/admin-routes';
@@ -48,5 +49,6 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   redriveAllDeadLetters: (_req, deps) => redrive(deps, { all: true }),
   listDeliveries: ({ params, query }, deps) => deliveryHistory(deps, params.destinationId!, query as InputOf<typeof deliveryHistory, 2>),
   hourlyOutcomes: ({ params }, deps) => hourlyOutcomes(deps, params.destinationId!),
+  listMenus: ({ query }, deps) => listMenus(deps, query as unknown as InputOf<typeof listMenus, 1>),
   listAudit: ({ query }, deps) => listAudit(deps, query as InputOf<typeof listAudit, 1>),
 };

@@ -47,6 +47,7 @@ export const ADMIN_ROUTES = [
   { method: 'POST', path: `${V1}/destinations/{destinationId}/test`, operation: 'sendTest', status: 202, summary: 'Queue a signed customer_api.webhook.test for a covered location' },
   { method: 'POST', path: `${V1}/destinations/{destinationId}/disable`, operation: 'disableDestination', status: 200, summary: 'Stop dispatching to a destination' },
   { method: 'POST', path: `${V1}/destinations/{destinationId}/enable`, operation: 'enableDestination', status: 200, summary: 'Dispatch to a destination again' },
+  { method: 'GET', path: `${V1}/menus`, operation: 'listMenus', status: 200, summary: "A group's locations with their menus' revision, last publish, source health and waiting events" },
   { method: 'PUT', path: `${V1}/menus/{groupId}/{locationId}`, operation: 'publishMenu', status: 200, maxBodyBytes: MAX_MENU_BODY_BYTES, summary: "Publish a rebuilt beverage menu (the shape of the API's data.menu)" },
   { method: 'GET', path: `${V1}/dead-letters`, operation: 'listDeadLetters', status: 200, summary: 'Dead-lettered webhook deliveries and the DLQ depth' },
   { method: 'GET', path: `${V1}/dead-letters/{deliveryId}`, operation: 'showDeadLetter', status: 200, summary: 'One dead letter with its payload and backoff history' },

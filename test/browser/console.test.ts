@@ -153,6 +153,10 @@ describe('administration console (Chromium)', { timeout: 60_000 }, () => {
     await expect.poll(() => page.locator('#test-result').textContent(), { timeout: 20_000 }).toContain('SUCCEEDED');
     expect(receiver.received.at(-1)?.verified).toBe(true);
 
+    // The menus page shows the demo group's published menu.
+    await nav('Menus');
+    await expect.poll(() => page.getByRole('table', { name: 'Menus by location' }).textContent()).toContain('nyc-midtown');
+
     // Every change is on the audit page.
     await nav('Audit trail');
     const audit = (await page.getByRole('table', { name: 'Changes, newest first' }).textContent())!;

@@ -301,6 +301,22 @@ describe('menus and dead letters', () => {
     expect((await admin('PUT', '/menus/demo-group/london-soho', { sections: 'none' })).status).toBe(400);
   });
 
+  it("lists a group's menus by location: revision, last publish, source health, events waiting", async () => {
+    const listed = await admin('GET', '/menus?groupId=demo-group');
+    expect(listed.status).toBe(200);
+    const byId = new Map(listed.body.menus.map((m: { locationId: string }) => [m.locationId, m]));
+    // Published by the test before; the others have no menu yet.
+    const published = (await admin('PUT', '/menus/demo-group/london-soho', sampleMenu({ price: 31 }))).body;
+    expect(byId.get('london-soho')).toMatchObject({ published: true, revision: published.revision, sourceHealth: { pos: expect.any(String) }, pendingEvents: 0 });
+    expect(byId.get('denver-union')).toMatchObject({ published: false, revision: null, pendingEvents: 0 });
+    expect([...byId.keys()]).toEqual(expect.arrayContaining(['nyc-midtown', 'denver-union', 'london-soho', 'sydney-harbour']));
+    const page = await admin('GET', '/menus?groupId=demo-group&limit=1');
+    expect(page.body.menus).toHaveLength(1);
+    expect(page.body.nextCursor).toEqual(expect.any(String));
+    expect((await admin('GET', '/menus')).status).toBe(400);
+    expect((await admin('GET', '/menus?groupId=atlantis')).status).toBe(400);
+  });
+
   it('lists dead letters and refuses to redrive what is not one', async () => {
     const listed = await admin('GET', '/dead-letters');
     expect(listed.status).toBe(200);

@@ -46,7 +46,7 @@ try {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Applications' }).waitFor();
   await shot('applications');
-  for (const [nav, heading, name] of [['Destinations', 'Destinations', 'destinations'], ['Dead letters', 'Dead letters', 'dead-letters'], ['Audit trail', 'Audit trail', 'audit']] as const) {
+  for (const [nav, heading, name] of [['Destinations', 'Destinations', 'destinations'], ['Dead letters', 'Dead letters', 'dead-letters'], ['Menus', 'Menus', 'menus'], ['Audit trail', 'Audit trail', 'audit']] as const) {
     await page.getByRole('navigation').getByRole('button', { name: nav }).click();
     await page.getByRole('heading', { name: heading }).waitFor();
     await shot(name);

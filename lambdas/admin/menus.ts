@@ -1,0 +1,53 @@
+import { headOf, type MenuHead } from '#data/menus';
+import { outboxKeys } from '#data/outbox';
+import type { MessagingDeps } from '#platform/messaging-deps';
+import { requireGroup } from './apps.js';
+import { adminPage, type PageQuery } from './paging.js';
+
+/** Outbox entries one listing reads per shard: the oldest waiting events, a bounded read however many wait. */
+const PENDING_PER_SHARD = 25;
+
+/**
+ * A page of a group's locations with their menus as published (revision,
+ * last publish, counts, `sourceHealth`, from the menu heads; a menu without
+ * a head yet from its body) and the events still waiting in the outbox.
+ */
+export async function listMenus(deps: MessagingDeps, { groupId, ...query }: { groupId: string } & PageQuery) {
+  await requireGroup(deps.store, groupId);
+  const { items, nextCursor } = await adminPage<MenuRow, { after: string }>(deps, { r: 'menus', g: groupId }, query, async (limit, start) => {
+    const page = await deps.store.locations.page(groupId, { limit, ...(start ? { after: start.after } : {}) });
+    const ids = page.locations.map((l) => l.id);
+    const heads = await deps.store.menus.getHeads(groupId, ids);
+    const missing = ids.filter((_, i) => heads[i] === null);
+    const bodies = new Map((await deps.store.menus.getMany(groupId, missing)).flatMap((m) => (m ? [[m.locationId, headOf(m)] as const] : [])));
+    const pending = await pendingByLocation(deps, groupId);
+    const rows = page.locations.map((l, i) => rowOf(l.id, l.name, heads[i] ?? bodies.get(l.id) ?? null, pending.get(l.id) ?? 0));
+    return { items: rows, ...(page.next !== null ? { lastKey: { after: page.next } } : {}) };
+  });
+  return { menus: items, ...(nextCursor ? { nextCursor } : {}) };
+}
+
+type MenuRow = ReturnType<typeof rowOf>;
+
+function rowOf(locationId: string, name: string, head: MenuHead | null, pendingEvents: number) {
+  return {
+    locationId,
+    name,
+    published: head !== null,
+    revision: head?.revision ?? null,
+    updatedAt: head?.updatedAt ?? null,
+    sectionCount: head?.sectionCount ?? 0,
+    itemCount: head?.itemCount ?? 0,
+    sourceHealth: head?.sourceHealth ?? null,
+    pendingEvents,
+  };
+}
+
+/** The group's events waiting in the outbox, by location (the oldest of each shard). */
+async function pendingByLocation(deps: MessagingDeps, groupId: string): Promise<Map<string, number>> {
+  const now = new Date(deps.clock.now()).toISOString();
+  const pages = await Promise.all(outboxKeys.shards().map((shard) => deps.store.outbox.due(shard, now, PENDING_PER_SHARD)));
+  const counts = new Map<string, number>();
+  for (const { entries } of pages) for (const e of entries) if (e.groupId === groupId) counts.set(e.locationId, (counts.get(e.locationId) ?? 0) + 1);
+  return counts;
+}
