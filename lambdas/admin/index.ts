@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { AdminInputError } from '#domain/inputs';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { ADMIN_ROUTES, type AdminRoute } from '#contract/admin-routes';
+import { fromConsole } from './console-access.js';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
 import { jsonResponse, validatedQuery, type HttpResponse } from '#platform/http';
@@ -22,9 +23,10 @@ const NOT_FOUND = 'No admin resource exists at this path.';
  * only routes, validates and maps the domain's refusals to statuses.
  */
 export function createHandler(deps: MessagingDeps) {
-  return httpShell('admin', deps, { refusalOf }).handler(async (event, context) => {
-    // The IAM principal API Gateway verified; null locally, where the admin key stands in for it.
-    context.caller = event.requestContext.identity?.userArn ?? null;
+  return httpShell('admin', deps, { refusalOf }).handler(async (originalEvent, context) => {
+    const { event, consoleUser } = fromConsole(originalEvent);
+    // The IAM principal API Gateway verified, or the console's signed-in user; null locally, where the admin key stands in.
+    context.caller = consoleUser ?? event.requestContext.identity?.userArn ?? null;
     const { route, params } = routeOfEvent<AdminRoute>(event, ADMIN_ROUTES, resolveAdminPath, NOT_FOUND);
     context.operation = route.operation;
     return run(deps, event, route, params, context.caller ?? LOCAL_ACTOR);

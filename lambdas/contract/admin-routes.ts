@@ -69,3 +69,15 @@ export const ADMIN_PROXY_PATH = `${ADMIN_ROOT}/{proxy+}`;
 export function isAdminPath(path: string): boolean {
   return path.startsWith(`${ADMIN_ROOT}/`) && path.length > ADMIN_ROOT.length + 1;
 }
+
+/**
+ * The console's prefix to the same admin function (docs/decisions/console.md):
+ * API Gateway allows one authorizer per route, so the console's Cognito
+ * (JWT) routes mirror the IAM-authorized ones below another prefix.
+ */
+export const CONSOLE_API_ROOT = '/console-api';
+/** The Cognito group whose members may use the console. */
+export const CONSOLE_ADMIN_GROUP = 'admins';
+export const consolePathOf = (adminPath: string): string => `${CONSOLE_API_ROOT}${adminPath.slice(ADMIN_ROOT.length)}`;
+/** The admin path a console path stands for; null for any other path. */
+export const adminPathOf = (path: string): string | null => (path.startsWith(`${CONSOLE_API_ROOT}/`) ? `${ADMIN_ROOT}${path.slice(CONSOLE_API_ROOT.length)}` : null);

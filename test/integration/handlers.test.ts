@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHandler as discovery } from '#lambdas/discovery/index';
 import { createHandler as token } from '#lambdas/token/index';
 import { createHandler as admin } from '#lambdas/admin/index';
+import { listAudit } from '#lambdas/admin/audit';
 import { openApiDocument } from '#contract/openapi';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { MessagingDeps } from '#platform/messaging-deps';
@@ -194,5 +195,33 @@ describe('one HTTP shell for /v1, token and admin', () => {
     expect(reply.statusCode).toBe(500);
     expect(JSON.parse(reply.body).error.code).toBe('internal_error');
     expect(reply.headers?.['X-Request-Id']).toBe('req-1');
+  });
+
+  it("answers the console's prefix as the admin route it mirrors, for members of the admins group only, and audits the console user", async () => {
+    const handler = admin(runtime.deps as MessagingDeps);
+    const consoleEvent = (groups: unknown) =>
+      apiGatewayEvent('POST', '/console-api/v1/dead-letters/redrive', '/console-api/v1/dead-letters/redrive', {
+        body: '{}',
+        headers: { Host: HOST, 'Content-Type': 'application/json' },
+        requestContext: {
+          requestId: `req-console-${String(groups)}`,
+          path: '/console-api/v1/dead-letters/redrive',
+          stage: '$default',
+          domainName: HOST,
+          authorizer: { claims: { username: 'ops-alice', 'cognito:groups': groups, sub: 'u-1' } },
+        } as unknown as APIGatewayProxyEvent['requestContext'],
+      });
+    // API Gateway hands a JWT's array claim on as a bracketed string.
+    for (const groups of ['[admins]', '[readers admins]', ['admins']]) {
+      const reply = await handler(consoleEvent(groups), context);
+      expect(reply.statusCode, String(groups)).toBe(200);
+    }
+    for (const groups of ['[readers]', undefined, []]) {
+      const reply = await handler(consoleEvent(groups), context);
+      expect(reply.statusCode, String(groups)).toBe(403);
+      expect(JSON.parse(reply.body).error.code).toBe('forbidden');
+    }
+    const { entries } = await listAudit(runtime.deps as MessagingDeps, { limit: 10 });
+    expect(entries.filter((e) => e.operation === 'redriveAllDeadLetters').map((e) => e.actor)).toEqual(['cognito:ops-alice', 'cognito:ops-alice', 'cognito:ops-alice']);
   });
 });

@@ -1,0 +1,34 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { adminPathOf, CONSOLE_ADMIN_GROUP } from '#contract/admin-routes';
+import { ApiError } from '#contract/errors';
+
+/**
+ * A request through the console's prefix: API Gateway's JWT authorizer has
+ * checked the Cognito token (signature, issuer, client, expiry); this checks
+ * that its user is in the admins group, then hands on the same request as
+ * the admin route it mirrors. Any other request passes unchanged.
+ */
+export function fromConsole(event: APIGatewayProxyEvent): { event: APIGatewayProxyEvent; consoleUser: string | null } {
+  const path = adminPathOf(event.path);
+  if (path === null) return { event, consoleUser: null };
+  const claims = claimsOf(event);
+  if (!claims || !groupsOf(claims['cognito:groups']).includes(CONSOLE_ADMIN_GROUP)) throw new ApiError('forbidden', 'Only members of the admins group may use the console.');
+  const user = String(claims.username ?? claims['cognito:username'] ?? claims.sub ?? 'unknown');
+  return {
+    event: { ...event, path, resource: adminPathOf(event.resource) ?? event.resource },
+    consoleUser: `cognito:${user}`,
+  };
+}
+
+/** Payload 1.0 carries a JWT authorizer's claims flat under `authorizer.claims`; 2.0 under `authorizer.jwt.claims`. */
+function claimsOf(event: APIGatewayProxyEvent): Record<string, unknown> | null {
+  const authorizer = event.requestContext.authorizer as { claims?: Record<string, unknown>; jwt?: { claims?: Record<string, unknown> } } | null | undefined;
+  return authorizer?.claims ?? authorizer?.jwt?.claims ?? null;
+}
+
+/** Cognito's groups claim: an array, or as API Gateway passes it on, a bracketed, space-separated string. */
+function groupsOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map(String);
+  if (typeof value === 'string') return value.replace(/^\[|\]$/g, '').split(/[\s,]+/).filter(Boolean);
+  return [];
+}
