@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { FAMILIES, ROUTES, type Family } from '#contract/routes';
+import { AdminConsole } from './constructs/admin-console.js';
 import { RouteTableApi } from './constructs/api.js';
 import { AssetBucket } from './constructs/asset-bucket.js';
 import { DataTable } from './constructs/data-table.js';
@@ -124,6 +125,11 @@ export class CustomerApiStack extends Stack {
       logRetention: settings.logRetention,
       removalPolicy,
     });
+
+    const adminConsole = new AdminConsole(this, 'Console', { stageName: props.stage, apiUrl: api.url, retain: settings.retain, logRetention: settings.logRetention });
+    api.addConsoleRoutes(adminConsole.userPool, adminConsole.client);
+    new CfnOutput(this, 'ConsoleUrl', { value: adminConsole.url });
+    new CfnOutput(this, 'ConsoleUserPoolId', { value: adminConsole.userPool.userPoolId });
 
     // The admin CLI reads these by key from stack CustomerApi-<stage>.
     new CfnOutput(this, 'ApiUrl', { value: api.url });

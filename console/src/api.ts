@@ -4,6 +4,9 @@
  * send it (no cookie: no cross-site request forgery).
  */
 let credential: string | null = null;
+/** The admin API's base path: /admin/v1 locally, the console's prefix in AWS (config.json). */
+let base = '/admin/v1';
+export const useApi = (apiBase: string) => void (base = apiBase);
 
 export class ApiFailure extends Error {
   constructor(
@@ -19,7 +22,7 @@ export const signOut = () => void (credential = null);
 export const signedIn = () => credential !== null;
 
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`/admin/v1${path}`, {
+  const response = await fetch(`${base}${path}`, {
     method,
     headers: { Authorization: `Bearer ${credential ?? ''}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),

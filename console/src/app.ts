@@ -1,4 +1,6 @@
-import { ApiFailure, api, signIn, signOut } from './api.js';
+import { ApiFailure, api, signIn, signOut, useApi } from './api.js';
+import type { ConsoleConfig } from '#contract/console-config';
+import { finishSignIn, signOutOf, startSignIn } from './auth.js';
 import { field, h } from './dom.js';
 import { applicationsPage, auditPage, deadLettersPage, destinationPage, destinationsPage, menusPage, type Shell } from './pages.js';
 
@@ -27,7 +29,9 @@ const shell: Shell = {
 };
 
 function showError(err: unknown): void {
-  if (err instanceof ApiFailure && err.status === 403) return void signInPage('The admin key was refused. Sign in again.');
+  if (err instanceof ApiFailure && (err.status === 401 || err.status === 403)) {
+    return void signInPage(config.signIn === 'cognito' ? 'You are signed out, or not in the admins group. Sign in again.' : 'The admin key was refused. Sign in again.');
+  }
   errorBox.replaceChildren(err instanceof Error ? err.message : 'Something went wrong.');
 }
 
@@ -64,9 +68,21 @@ function go(to: Page): void {
   void draw();
 }
 
+let config: ConsoleConfig = { apiBase: '/admin/v1', signIn: 'admin-key' };
+
 function signInPage(message?: string): void {
   signOut();
   nav.hidden = true;
+  if (config.signIn === 'cognito') {
+    const cognito = config;
+    errorBox.replaceChildren(message ?? '');
+    main.replaceChildren(
+      h('h2', {}, 'Sign in'),
+      h('p', {}, 'With your administrator account (a member of the admins group), on the sign-in page of this stage.'),
+      h('button', { type: 'button', onclick: () => void shell.act(() => startSignIn(cognito)) }, 'Sign in'),
+    );
+    return;
+  }
   const key = h('input', { type: 'password', name: 'adminKey', autocomplete: 'off', required: true }) as HTMLInputElement;
   const form = h(
     'form',
@@ -93,6 +109,17 @@ function signInPage(message?: string): void {
 
 nav.replaceChildren(
   ...Object.entries(PAGES).map(([id, label]) => h('button', { type: 'button', 'data-page': id, onclick: () => go(id as Page) }, label)),
-  h('button', { type: 'button', onclick: () => signInPage() }, 'Sign out'),
+  h('button', { type: 'button', onclick: () => (config.signIn === 'cognito' ? (signOut(), signOutOf(config)) : signInPage()) }, 'Sign out'),
 );
-signInPage();
+
+/** Where the page runs decides how it signs in (config.json, beside the page). */
+async function start(): Promise<void> {
+  config = (await (await fetch('config.json')).json()) as ConsoleConfig;
+  useApi(config.apiBase);
+  const token = config.signIn === 'cognito' ? await finishSignIn(config) : null;
+  if (!token) return signInPage();
+  signIn(token);
+  nav.hidden = false;
+  go('applications');
+}
+start().catch(showError);

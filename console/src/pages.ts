@@ -152,7 +152,9 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
           for (let tries = 0; tries < 60; tries++) {
             const shown = await api('GET', `/destinations/${id}`);
             const delivery = shown.recentDeliveries.find((r: any) => r.deliveryId === queued.deliveryId);
-            if (delivery && ['SUCCEEDED', 'FAILED', 'DEAD_LETTER', 'RETRY_PENDING'].includes(delivery.status)) {
+            // Health is recorded just after the outcome: wait for it to follow (a success makes it HEALTHY, a failure FAILING).
+            const expected = delivery?.status === 'SUCCEEDED' ? 'HEALTHY' : 'FAILING';
+            if (delivery && ['SUCCEEDED', 'FAILED', 'DEAD_LETTER', 'RETRY_PENDING'].includes(delivery.status) && (shown.destination.health === expected || tries > 50)) {
               result.replaceChildren(`Test ${queued.deliveryId}: ${delivery.status}${delivery.errorCode ? ` (${delivery.errorCode})` : ''}. Health: `, healthBadge(shown.destination.health));
               return;
             }

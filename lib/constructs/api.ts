@@ -9,12 +9,13 @@ import {
   PayloadFormatVersion,
   type IHttpRouteAuthorizer,
 } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpIamAuthorizer, HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import type { IUserPool, IUserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ADMIN_PROXY_PATH, type AdminRoute } from '#contract/admin-routes';
+import { ADMIN_PROXY_PATH, consolePathOf, type AdminRoute } from '#contract/admin-routes';
 import type { Family, Route } from '#contract/routes';
 
 export type RouteTableApiProps = {
@@ -65,6 +66,7 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 export class RouteTableApi extends Construct {
   readonly httpApi: HttpApi;
   readonly stage: HttpStage;
+  private readonly admin: { integration: HttpLambdaIntegration; routes: readonly AdminRoute[] };
 
   constructor(scope: Construct, id: string, props: RouteTableApiProps) {
     super(scope, id);
@@ -100,10 +102,10 @@ export class RouteTableApi extends Construct {
       this.httpApi.addRoutes({ path, methods: [method as HttpMethod], integration, ...(authorizer ? { authorizer } : {}) });
     for (const route of props.routes) add(route.method, route.path, integrations[route.family]);
     const iam = new HttpIamAuthorizer();
-    const admin = integrationOf('admin-api', props.admin.function);
-    for (const route of props.admin.routes) add(route.method, route.path, admin, iam);
+    this.admin = { integration: integrationOf('admin-api', props.admin.function), routes: props.admin.routes };
+    for (const route of props.admin.routes) add(route.method, route.path, this.admin.integration, iam);
     // Any other method or path below /admin still needs a signature, and the admin function answers 404, or 405 with Allow.
-    add(HttpMethod.ANY, ADMIN_PROXY_PATH, admin, iam);
+    add(HttpMethod.ANY, ADMIN_PROXY_PATH, this.admin.integration, iam);
 
     for (const route of this.httpApi.node.findAll().filter((c): c is CfnRoute => c instanceof CfnRoute && c.authorizationType === 'NONE')) {
       Validations.of(route).acknowledge({
@@ -112,6 +114,19 @@ export class RouteTableApi extends Construct {
           'No API Gateway authorizer by design: /oauth/token and /v1/openapi.json are public, the $default route answers 404/405, and every other /v1 function verifies the bearer token itself (hash lookup, expiry, revocation, scope, location) before any data access; API Gateway could not answer its challenges (RFC 6750 WWW-Authenticate) as the contract wants.',
       });
     }
+  }
+
+  /**
+   * The console's prefix: every admin route again below CONSOLE_API_ROOT, and
+   * its catch-all, to the same function, behind a JWT authorizer of the
+   * console's user pool (one authorizer per route: IAM stays on /admin for scripts).
+   */
+  addConsoleRoutes(userPool: IUserPool, client: IUserPoolClient): void {
+    const jwt = new HttpUserPoolAuthorizer('ConsoleAuthorizer', userPool, { userPoolClients: [client] });
+    const add = (method: string, path: string) =>
+      this.httpApi.addRoutes({ path, methods: [method as HttpMethod], integration: this.admin.integration, authorizer: jwt });
+    for (const route of this.admin.routes) add(route.method, consolePathOf(route.path));
+    add(HttpMethod.ANY, consolePathOf(ADMIN_PROXY_PATH));
   }
 
   get url(): string {

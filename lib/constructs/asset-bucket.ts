@@ -48,7 +48,7 @@ export class AssetBucket extends Construct {
       prune: true,
       logGroup: new LogGroup(this, 'DeploymentLogs', { retention: props.logRetention, removalPolicy }),
     });
-    acknowledgeDeploymentHandler(deployment, this.bucket);
+    acknowledgeDeploymentHandler(deployment, this.bucket, 'The deployment handler copies the logo zip from the CDK staging bucket into the asset bucket with `aws s3 sync`');
   }
 }
 
@@ -57,11 +57,10 @@ export class AssetBucket extends Construct {
  * its runtime, role and grants are not configurable here, and it runs only
  * while CloudFormation deploys, never on a request.
  */
-function acknowledgeDeploymentHandler(deployment: BucketDeployment, bucket: Bucket): void {
+export function acknowledgeDeploymentHandler(deployment: BucketDeployment, bucket: Bucket, copies: string): void {
   const stack = Stack.of(bucket);
   const bucketId = stack.getLogicalId(bucket.node.defaultChild as CfnBucket);
   const stagingBucket = `arn:<AWS::Partition>:s3:::cdk-${DefaultStackSynthesizer.DEFAULT_QUALIFIER}-assets-<AWS::AccountId>-<AWS::Region>/*`;
-  const copies = 'The deployment handler copies the logo zip from the CDK staging bucket into the asset bucket with `aws s3 sync`';
   // The role's scope is the singleton function: acknowledging there covers its role, policy and function only.
   Validations.of(deployment.handlerRole.node.scope!).acknowledge(
     {
@@ -72,9 +71,9 @@ function acknowledgeDeploymentHandler(deployment: BucketDeployment, bucket: Buck
     { id: 'AwsSolutions-IAM5[Action::s3:GetBucket*]', reason: `${copies}; aws-cdk-lib grants GetBucket* (location, versioning) for the sync.` },
     { id: 'AwsSolutions-IAM5[Action::s3:List*]', reason: `${copies}; sync lists both sides to compare them and to prune.` },
     { id: 'AwsSolutions-IAM5[Action::s3:Abort*]', reason: `${copies}; Abort* lets it cancel its own multipart uploads.` },
-    { id: 'AwsSolutions-IAM5[Action::s3:DeleteObject*]', reason: `${copies}; prune deletes logos removed from the repository folder.` },
+    { id: 'AwsSolutions-IAM5[Action::s3:DeleteObject*]', reason: `${copies}; prune deletes files removed from the repository.` },
     { id: `AwsSolutions-IAM5[Resource::${stagingBucket}]`, reason: `${copies}; the asset's object key is only known at deploy time.` },
-    { id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`, reason: `${copies}; aws-cdk-lib grants on the whole destination bucket, which holds nothing but these images.` },
+    { id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`, reason: `${copies}; aws-cdk-lib grants on the whole destination bucket, which holds nothing but these files.` },
     {
       id: 'AwsSolutions-L1',
       reason: "BucketDeployment's handler runtime (Python with the AWS CLI layer) is fixed by aws-cdk-lib and moves with its upgrades; it runs only during deployments.",

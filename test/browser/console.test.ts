@@ -167,7 +167,8 @@ describe('administration console (Chromium)', { timeout: 60_000 }, () => {
   it('works by keyboard alone, and reads at 320 px without sideways scrolling', async () => {
     await page.setViewportSize({ width: 320, height: 640 });
     await page.goto(`${runtime.url}/console/`);
-    // The key field has the focus; Enter submits.
+    // The key field has the focus once the page has started; Enter submits.
+    await expect.poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.name)).toBe('adminKey');
     await page.keyboard.type(ADMIN_KEY);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Applications' }).waitFor();

@@ -12,7 +12,7 @@ import { FAMILIES, ROUTES } from '#contract/routes';
 import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
 import { openApiArtefact } from '#contract/openapi';
 import { FAMILY_TAG } from '#lib/constructs/service-function';
-import { ADMIN_PROXY_PATH, ADMIN_ROUTES } from '#contract/admin-routes';
+import { ADMIN_PROXY_PATH, ADMIN_ROUTES, CONSOLE_ADMIN_GROUP, CONSOLE_API_ROOT, consolePathOf } from '#contract/admin-routes';
 import { rateLimitCeiling } from '#lambdas/admin/apps';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import { CATCH_ALL_FAMILY, FUNCTIONS, WEBHOOK_FUNCTION_NAMES, type WebhookFunctionName } from '#lib/functions';
@@ -147,8 +147,9 @@ describe('CustomerApiStack (dev)', () => {
     expect(all.filter((r) => r.key === '$default')).toEqual([expect.objectContaining({ family: CATCH_ALL_FAMILY, auth: 'NONE' })]);
     // A wrong method or unknown path below /admin reaches the admin function (404, or 405 with Allow), signed.
     expect(all.filter((r) => r.key === `ANY ${ADMIN_PROXY_PATH}`)).toEqual([expect.objectContaining({ family: 'admin-api', auth: 'AWS_IAM' })]);
-    // Exactly the route tables plus those two: nothing unexplained.
-    expect(all).toHaveLength(ROUTES.length + ADMIN_ROUTES.length + 2);
+    expect(all.filter((r) => r.key === `ANY ${consolePathOf(ADMIN_PROXY_PATH)}`)).toEqual([expect.objectContaining({ family: 'admin-api', auth: 'JWT' })]);
+    // Exactly the route tables, the admin routes again below the console's prefix, and the three catch-alls: nothing unexplained.
+    expect(all).toHaveLength(ROUTES.length + 2 * ADMIN_ROUTES.length + 3);
   });
 
   it('serves every admin route from the admin function behind IAM authorization, and nothing else', () => {
@@ -159,8 +160,15 @@ describe('CustomerApiStack (dev)', () => {
       expect(hits[0]!.family).toBe('admin-api');
       expect(hits[0]!.auth).toBe('AWS_IAM');
     }
-    expect(all.filter((r) => r.family === 'admin-api')).toHaveLength(ADMIN_ROUTES.length + 1);
-    expect(all.filter((r) => r.auth !== 'NONE')).toHaveLength(ADMIN_ROUTES.length + 1);
+    // Each again below the console's prefix, behind the console's JWT authorizer (one authorizer per route).
+    for (const route of ADMIN_ROUTES) {
+      const hits = all.filter((r) => r.key === `${route.method} ${consolePathOf(route.path)}`);
+      expect(hits, consolePathOf(route.path)).toEqual([expect.objectContaining({ family: 'admin-api', auth: 'JWT' })]);
+    }
+    expect(all.filter((r) => r.family === 'admin-api')).toHaveLength(2 * (ADMIN_ROUTES.length + 1));
+    expect(all.filter((r) => r.auth === 'AWS_IAM')).toHaveLength(ADMIN_ROUTES.length + 1);
+    expect(all.filter((r) => r.auth === 'JWT')).toHaveLength(ADMIN_ROUTES.length + 1);
+    expect(all.filter((r) => r.auth !== 'NONE' && r.family !== 'admin-api')).toEqual([]);
 
     const [, fn] = functionOf(template, 'admin-api');
     const statements = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]);
@@ -232,7 +240,7 @@ describe('CustomerApiStack (dev)', () => {
   });
 
   it('serves the logos from a private, encrypted bucket that only the assets function reads, under its prefix', () => {
-    const [bucketId, bucket] = only(template, 'AWS::S3::Bucket');
+    const [bucketId, bucket] = Object.entries(of(template, 'AWS::S3::Bucket')).find(([id]) => id.startsWith('Assets'))!;
     expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
       BlockPublicAcls: true,
       BlockPublicPolicy: true,
@@ -517,9 +525,52 @@ describe('CustomerApiStack (dev)', () => {
 
   it('outputs what the admin CLI reads', () => {
     const outputs = template.toJSON().Outputs as Json;
-    expect(Object.keys(outputs).sort()).toEqual(['AdminApiUrl', 'ApiUrl', 'StageRateLimit', 'TableName', 'WebhookDlqUrl', 'WebhookQueueUrl']);
+    expect(Object.keys(outputs).sort()).toEqual(['AdminApiUrl', 'ApiUrl', 'ConsoleUrl', 'ConsoleUserPoolId', 'StageRateLimit', 'TableName', 'WebhookDlqUrl', 'WebhookQueueUrl']);
     const [tableId] = only(template, 'AWS::DynamoDB::Table');
     expect(outputs.TableName.Value).toEqual({ Ref: tableId });
+  });
+});
+
+describe('CustomerApiStack (dev): the administration console', () => {
+  let template: Template;
+  beforeAll(() => {
+    template = synth('dev');
+  }, SYNTH.timeout);
+
+  it('has a user pool without self sign-up, with MFA and an admins group, and a public client for the code flow back to the console', () => {
+    const [poolId, pool] = only(template, 'AWS::Cognito::UserPool');
+    expect(pool.Properties.AdminCreateUserConfig.AllowAdminCreateUserOnly).toBe(true);
+    expect(pool.Properties.MfaConfiguration).toBe('ON');
+    expect(pool.Properties.Policies.PasswordPolicy.MinimumLength).toBeGreaterThanOrEqual(14);
+    template.hasResourceProperties('AWS::Cognito::UserPoolGroup', { GroupName: CONSOLE_ADMIN_GROUP, UserPoolId: { Ref: poolId } });
+    const [clientId, client] = only(template, 'AWS::Cognito::UserPoolClient');
+    expect(client.Properties.GenerateSecret).toBe(false);
+    expect(client.Properties.AllowedOAuthFlows).toEqual(['code']);
+    expect(JSON.stringify(client.Properties.CallbackURLs)).toContain('/console/');
+    // The JWT authorizer trusts that pool and that client only.
+    const [, authorizer] = only(template, 'AWS::ApiGatewayV2::Authorizer');
+    expect(authorizer.Properties.AuthorizerType).toBe('JWT');
+    expect(authorizer.Properties.JwtConfiguration.Audience).toEqual([{ Ref: clientId }]);
+    expect(JSON.stringify(authorizer.Properties.JwtConfiguration.Issuer)).toContain(poolId);
+  });
+
+  it('serves the page from a private bucket through CloudFront with origin access control, security headers, and the console prefix on the same origin', () => {
+    const [bucketId, bucket] = Object.entries(of(template, 'AWS::S3::Bucket')).find(([id]) => id.startsWith('Console'))!;
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    only(template, 'AWS::CloudFront::OriginAccessControl');
+    const [, distribution] = only(template, 'AWS::CloudFront::Distribution');
+    const config = distribution.Properties.DistributionConfig;
+    expect(config.Origins.find((o: Json) => JSON.stringify(o.DomainName).includes(bucketId)).OriginAccessControlId).toBeDefined();
+    const apiBehaviour = config.CacheBehaviors.find((b: Json) => b.PathPattern === `${CONSOLE_API_ROOT}/*`);
+    expect(apiBehaviour.AllowedMethods).toContain('POST');
+    expect(apiBehaviour.ViewerProtocolPolicy).toBe('https-only');
+    const [, headers] = only(template, 'AWS::CloudFront::ResponseHeadersPolicy');
+    const security = headers.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
+    expect(JSON.stringify(security.ContentSecurityPolicy.ContentSecurityPolicy)).toContain("script-src 'self'");
+    expect(JSON.stringify(security.ContentSecurityPolicy.ContentSecurityPolicy)).toContain("frame-ancestors 'none'");
+    expect(security.FrameOptions.FrameOption).toBe('DENY');
+    expect(security.StrictTransportSecurity.AccessControlMaxAgeSec).toBeGreaterThanOrEqual(31_536_000);
+    template.hasResourceProperties('Custom::CDKBucketDeployment', { DestinationBucketKeyPrefix: 'console/', Prune: true });
   });
 });
 

@@ -1,0 +1,161 @@
+import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import {
+  AllowedMethods,
+  CachePolicy,
+  Distribution,
+  HeadersFrameOption,
+  HeadersReferrerPolicy,
+  OriginRequestPolicy,
+  ResponseHeadersPolicy,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { AccountRecovery, CfnUserPoolGroup, Mfa, OAuthScope, UserPool, type UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
+import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
+import { Construct } from 'constructs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CONSOLE_ADMIN_GROUP, CONSOLE_API_ROOT } from '#contract/admin-routes';
+import type { ConsoleConfig } from '#contract/console-config';
+import { buildConsole, CONSOLE_ROOT, consoleCsp, HSTS_SECONDS } from '../console-build.js';
+import { acknowledgeDeploymentHandler } from './asset-bucket.js';
+
+export type AdminConsoleProps = {
+  stageName: string;
+  /** The HTTP API's URL: CloudFront sends the console's API calls there, so page and API share one origin. */
+  apiUrl: string;
+  retain: boolean;
+  logRetention: RetentionDays;
+};
+
+/**
+ * The administration console in AWS (docs/decisions/console.md): a Cognito
+ * user pool (no self sign-up, an `admins` group) whose tokens API Gateway's
+ * JWT authorizer checks on the console's prefix; the page's files in a
+ * private bucket read by CloudFront through origin access control; and the
+ * prefix served by the same distribution, so page and API share an origin
+ * and no CORS is needed.
+ */
+export class AdminConsole extends Construct {
+  readonly userPool: UserPool;
+  readonly client: UserPoolClient;
+  readonly distribution: Distribution;
+
+  constructor(scope: Construct, id: string, props: AdminConsoleProps) {
+    super(scope, id);
+    const removalPolicy = props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    this.userPool = new UserPool(this, 'Users', {
+      userPoolName: `customer-api-${props.stageName}-console`,
+      // Administrators are created by an administrator (README: the first console user).
+      selfSignUpEnabled: false,
+      signInAliases: { email: true, username: true },
+      passwordPolicy: { minLength: 14, requireDigits: true, requireLowercase: true, requireUppercase: true, requireSymbols: true, tempPasswordValidity: Duration.days(3) },
+      mfa: Mfa.REQUIRED,
+      mfaSecondFactor: { otp: true, sms: false },
+      accountRecovery: AccountRecovery.EMAIL_ONLY,
+      removalPolicy,
+    });
+    Validations.of(this.userPool).acknowledge({
+      id: 'AwsSolutions-COG8',
+      reason:
+        "Threat protection (the Plus feature plan) is priced per monthly active user; the pool holds a handful of administrators, each created by hand with MFA required, and every change they make is in the admin API's audit trail.",
+    });
+    new CfnUserPoolGroup(this, 'Admins', {
+      userPoolId: this.userPool.userPoolId,
+      groupName: CONSOLE_ADMIN_GROUP,
+      description: 'May use the administration console',
+    });
+    const domain = this.userPool.addDomain('SignIn', { cognitoDomain: { domainPrefix: `customer-api-${props.stageName}-${Stack.of(this).account}` } });
+
+    const bucket = new Bucket(this, 'Files', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      encryption: BucketEncryption.S3_MANAGED,
+      removalPolicy,
+      autoDeleteObjects: !props.retain,
+    });
+    Validations.of(bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'Only CloudFront reads this bucket (origin access control) and only the deployment writes it; the files are the console page from the repository.',
+    });
+
+    const authOrigin = domain.baseUrl();
+    const headers = new ResponseHeadersPolicy(this, 'Headers', {
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy: consoleCsp([authOrigin]), override: true },
+        strictTransportSecurity: { accessControlMaxAge: Duration.seconds(HSTS_SECONDS), includeSubdomains: true, override: true },
+        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+        contentTypeOptions: { override: true },
+        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
+      },
+    });
+    const apiDomain = Fn.select(2, Fn.split('/', props.apiUrl));
+    this.distribution = new Distribution(this, 'Distribution', {
+      comment: `Customer API ${props.stageName} administration console`,
+      defaultBehavior: {
+        origin: S3BucketOrigin.withOriginAccessControl(bucket),
+        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        responseHeadersPolicy: headers,
+        cachePolicy: CachePolicy.CACHING_DISABLED,
+      },
+      additionalBehaviors: {
+        [`${CONSOLE_API_ROOT}/*`]: {
+          origin: new HttpOrigin(apiDomain),
+          viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+          allowedMethods: AllowedMethods.ALLOW_ALL,
+          cachePolicy: CachePolicy.CACHING_DISABLED,
+          originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+          responseHeadersPolicy: headers,
+        },
+      },
+    });
+    Validations.of(this.distribution).acknowledge(
+      { id: 'AwsSolutions-CFR1', reason: 'Administrators sign in from wherever they work; access is decided by Cognito with MFA, not by country.' },
+      { id: 'AwsSolutions-CFR2', reason: 'Every API call through the distribution needs a Cognito token of the admins group (the JWT authorizer, then the function); the page itself is static.' },
+      { id: 'AwsSolutions-CFR3', reason: "The admin API's calls are in the API Gateway access log and the audit trail; standard CloudFront logs need an ACL-enabled bucket for a few static files." },
+      { id: 'AwsSolutions-CFR4', reason: 'The default CloudFront certificate (*.cloudfront.net) allows TLS 1.2 and up for viewers; a custom domain with its own certificate is a deployment choice.' },
+    );
+
+    const consoleUrl = `https://${this.distribution.distributionDomainName}${CONSOLE_ROOT}`;
+    this.client = this.userPool.addClient('Console', {
+      generateSecret: false,
+      authFlows: { userSrp: true },
+      oAuth: { flows: { authorizationCodeGrant: true }, scopes: [OAuthScope.OPENID, OAuthScope.EMAIL], callbackUrls: [consoleUrl], logoutUrls: [consoleUrl] },
+      accessTokenValidity: Duration.hours(1),
+      idTokenValidity: Duration.hours(1),
+      refreshTokenValidity: Duration.hours(8),
+      preventUserExistenceErrors: true,
+    });
+
+    const config: ConsoleConfig = {
+      apiBase: `${CONSOLE_API_ROOT}/v1`,
+      signIn: 'cognito',
+      authDomain: authOrigin,
+      clientId: this.client.userPoolClientId,
+      redirectUri: consoleUrl,
+    };
+    const deployment = new BucketDeployment(this, 'Deploy', {
+      sources: [Source.asset(builtConsole()), Source.jsonData('config.json', config)],
+      destinationBucket: bucket,
+      destinationKeyPrefix: CONSOLE_ROOT.slice(1),
+      // Nothing to invalidate: the distribution caches none of the console (CACHING_DISABLED), so a deploy shows at once.
+      prune: true,
+      logGroup: new LogGroup(this, 'DeploymentLogs', { retention: props.logRetention, removalPolicy }),
+    });
+    acknowledgeDeploymentHandler(deployment, bucket, 'The deployment handler copies the console files from the CDK staging bucket into the console bucket with `aws s3 sync`');
+  }
+
+  get url(): string {
+    return `https://${this.distribution.distributionDomainName}${CONSOLE_ROOT}`;
+  }
+}
+
+/** The page built at synth time into a folder of its own, for the deployment's asset. */
+function builtConsole(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'console-'));
+  for (const [name, file] of buildConsole()) writeFileSync(join(dir, name), file.body);
+  return dir;
+}
