@@ -45,7 +45,7 @@ const RENDER: Record<Page, () => Promise<HTMLElement>> = {
   destinations: () => destinationsPage(shell, openDestination),
   'dead-letters': () => deadLettersPage(shell),
   menus: () => menusPage(shell),
-  audit: () => auditPage(),
+  audit: () => auditPage(shell),
 };
 
 async function draw(): Promise<void> {

@@ -119,7 +119,26 @@ function destinationsTable(destinations: any[], open: (id: string) => void): HTM
 
 export async function destinationPage(shell: Shell, id: string): Promise<HTMLElement> {
   const { destination: d, recentDeliveries } = await api('GET', `/destinations/${id}`);
-  const location = input({ name: 'locationId', required: true, value: d.locationIds?.[0] ?? '' });
+  // The locations a test may name: the group's, narrowed to the destination's and the application's.
+  const [{ menus }, { app }] = await Promise.all([api('GET', `/menus?groupId=${encodeURIComponent(d.groupId)}&limit=1000`), api('GET', `/apps/${d.clientId}`)]);
+  const covered = (menus as any[]).filter((m) => (!d.locationIds || d.locationIds.includes(m.locationId)) && (!app.allowedLocationIds || app.allowedLocationIds.includes(m.locationId)));
+  const location = h('select', { name: 'locationId', required: true }, ...covered.map((m) => h('option', { value: m.locationId }, `${m.name} (${m.locationId})`))) as HTMLSelectElement;
+  const editName = input({ name: 'name', required: true, value: d.name });
+  const editUrl = input({ type: 'url', name: 'url', placeholder: 'blank keeps the current URL' });
+  const edit = h(
+    'form',
+    {
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        void shell.act(async () => {
+          await api('PATCH', `/destinations/${id}`, { name: editName.value, url: editUrl.value });
+          shell.say('Destination saved.');
+          shell.redraw();
+        });
+      },
+    },
+    h('fieldset', {}, h('legend', {}, 'Edit'), field('New name', editName), field('New URL', editUrl), h('button', { type: 'submit' }, 'Save')),
+  );
   const result = h('div', { id: 'test-result' });
   const act = (label: string, path: string, confirmText?: string, after?: (r: any) => void) =>
     h(
@@ -175,6 +194,7 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
     h('p', {}, 'Health: ', healthBadge(d.health), d.paused ? ' (paused: new deliveries are held until it answers)' : '', ` · ${d.hostname} · application ${d.clientId}`),
     test,
     result,
+    edit,
     h(
       'div',
       { role: 'group', 'aria-label': 'Actions' },
@@ -295,10 +315,23 @@ export async function deadLettersPage(shell: Shell): Promise<HTMLElement> {
   );
 }
 
-export async function auditPage(): Promise<HTMLElement> {
-  const { entries } = await api<{ entries: any[] }>('GET', '/audit?limit=200');
-  const rows = entries.map((e) => [time(e.at), e.actor, e.operation, e.clientId ?? '—', e.destinationId ?? '—', h('code', {}, e.requestId)]);
-  return h('section', {}, h('h2', {}, 'Audit trail'), table('Changes, newest first', ['When', 'Who', 'What', 'Application', 'Destination', 'Request'], rows));
+export async function auditPage(shell: Shell): Promise<HTMLElement> {
+  const clientId = input({ name: 'clientId', placeholder: 'any' });
+  const destinationId = input({ name: 'destinationId', placeholder: 'any' });
+  const list = h('div', {});
+  const load = async () => {
+    const query = new URLSearchParams({ limit: '200', ...(clientId.value ? { clientId: clientId.value } : {}), ...(destinationId.value ? { destinationId: destinationId.value } : {}) });
+    const { entries } = await api<{ entries: any[] }>('GET', `/audit?${query}`);
+    const rows = entries.map((e) => [time(e.at), e.actor, e.operation, e.clientId ?? '—', e.destinationId ?? '—', h('code', {}, e.requestId)]);
+    list.replaceChildren(table('Changes, newest first', ['When', 'Who', 'What', 'Application', 'Destination', 'Request'], rows));
+  };
+  const form = h(
+    'form',
+    { onsubmit: (event: Event) => (event.preventDefault(), void shell.act(load)) },
+    h('fieldset', {}, h('legend', {}, 'Filter'), field('Application id', clientId), field('Destination id', destinationId), h('button', { type: 'submit' }, 'Filter')),
+  );
+  await load();
+  return h('section', {}, h('h2', {}, 'Audit trail'), form, list);
 }
 
 export async function menusPage(shell: Shell): Promise<HTMLElement> {

@@ -106,7 +106,8 @@ describe('administration console (Chromium)', { timeout: 60_000 }, () => {
     await nav('Destinations');
     await page.getByRole('button', { name: 'Bar hook' }).click();
 
-    await page.getByLabel('Location').fill('nyc-midtown');
+    // Only the locations the destination and its application cover are offered.
+    await page.getByLabel('Location').selectOption('nyc-midtown');
     await page.getByRole('button', { name: 'Send test' }).click();
     await expect.poll(() => page.locator('#test-result').textContent(), { timeout: 20_000 }).toContain('SUCCEEDED');
     expect(await page.locator('#test-result').textContent()).toContain('HEALTHY');
@@ -148,7 +149,7 @@ describe('administration console (Chromium)', { timeout: 60_000 }, () => {
     const rotated = (await page.getByRole('region', { name: 'Signing secret' }).locator('code').textContent())!;
     expect(rotated).not.toBe(secret);
     secret = rotated;
-    await page.getByLabel('Location').fill('nyc-midtown');
+    await page.getByLabel('Location').selectOption('nyc-midtown');
     await page.getByRole('button', { name: 'Send test' }).click();
     await expect.poll(() => page.locator('#test-result').textContent(), { timeout: 20_000 }).toContain('SUCCEEDED');
     expect(receiver.received.at(-1)?.verified).toBe(true);
@@ -157,11 +158,24 @@ describe('administration console (Chromium)', { timeout: 60_000 }, () => {
     await nav('Menus');
     await expect.poll(() => page.getByRole('table', { name: 'Menus by location' }).textContent()).toContain('nyc-midtown');
 
-    // Every change is on the audit page.
+    // An edit with a blank URL keeps the URL.
+    await nav('Destinations');
+    await page.getByRole('button', { name: 'Bar hook' }).click();
+    await page.getByLabel('New name').fill('Renamed hook');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { name: 'Destination Renamed hook' }).waitFor();
+    expect(await page.locator('section p').first().textContent()).toContain('hooks.example.test');
+
+    // Every change is on the audit page, and the filter narrows it to one destination's.
     await nav('Audit trail');
     const audit = (await page.getByRole('table', { name: 'Changes, newest first' }).textContent())!;
-    for (const operation of ['createApp', 'addDestination', 'sendTest', 'redriveDeadLetter', 'rotateSecret']) expect(audit).toContain(operation);
+    for (const operation of ['createApp', 'addDestination', 'sendTest', 'redriveDeadLetter', 'rotateSecret', 'editDestination']) expect(audit).toContain(operation);
     expect(audit).not.toContain(secret);
+    const id = (await runtime.store.destinations.page({ limit: 1000 })).destinations.find((d) => d.name === 'Renamed hook')!.destinationId;
+    await page.getByLabel('Destination id').fill(id);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Changes, newest first' }).textContent()).not.toContain('createApp');
+    expect(await page.getByRole('table', { name: 'Changes, newest first' }).textContent()).toContain('editDestination');
   });
 
   it('works by keyboard alone, and reads at 320 px without sideways scrolling', async () => {
