@@ -214,19 +214,24 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
 /** A destination's longer history, filtered by status, 50 a page. */
 async function historySection(id: string, row: (r: any) => unknown[], columns: string[]): Promise<HTMLElement> {
   const status = h('select', { name: 'status' }, h('option', { value: '' }, 'any'), ...DELIVERY_STATUSES.map((s) => h('option', { value: s }, s))) as HTMLSelectElement;
+  const since = h('select', { name: 'since' }, ...Object.entries(PERIODS).map(([label, hours]) => h('option', { value: String(hours), selected: hours === 24 }, label))) as HTMLSelectElement;
   const list = h('div', {});
   let cursor: string | undefined;
   const load = async (more: boolean) => {
-    const query = new URLSearchParams({ limit: '50', ...(status.value ? { status: status.value } : {}), ...(more && cursor ? { cursor } : {}) });
+    const from = new Date(Date.now() - Number(since.value) * 3_600_000).toISOString();
+    const query = new URLSearchParams({ limit: '50', since: from, ...(status.value ? { status: status.value } : {}), ...(more && cursor ? { cursor } : {}) });
     const page = await api('GET', `/destinations/${id}/deliveries?${query}`);
     cursor = page.nextCursor;
     const rows = page.deliveries.map(row);
-    list.replaceChildren(table('Deliveries of the last 24 hours', columns, rows), cursor ? h('button', { type: 'button', onclick: () => void load(true) }, 'Older') : '');
+    list.replaceChildren(table('Delivery history', columns, rows), cursor ? h('button', { type: 'button', onclick: () => void load(true) }, 'Older') : '');
   };
-  status.addEventListener('change', () => void load(false));
+  for (const filter of [status, since]) filter.addEventListener('change', () => void load(false));
   await load(false);
-  return h('section', {}, h('h3', {}, 'History'), field('Status', status), list);
+  return h('section', {}, h('h3', {}, 'History'), field('Status', status), field('Since', since), list);
 }
+
+/** The history's periods, in hours back from now (deliveries are kept 30 days). */
+const PERIODS = { 'the last hour': 1, 'the last 6 hours': 6, 'the last 24 hours': 24, 'the last 7 days': 168, 'the last 30 days': 720 } as const;
 
 const OUTCOME_COLOURS: Record<string, string> = { SUCCEEDED: '#1a7f37', FAILED: '#cf222e', DEAD_LETTER: '#82071e', RETRY_PENDING: '#bf8700' };
 

@@ -137,10 +137,16 @@ describe('administration console (Chromium)', { timeout: 60_000 }, () => {
     // The destination's history and its 24-hour chart.
     await nav('Destinations');
     await page.getByRole('button', { name: 'Bar hook' }).click();
-    await expect.poll(() => page.getByRole('table', { name: 'Deliveries of the last 24 hours' }).textContent()).toContain(failing);
+    const history = page.getByRole('table', { name: 'Delivery history' });
+    await expect.poll(() => history.textContent()).toContain(failing);
     expect(await page.locator('figcaption').textContent()).toMatch(/SUCCEEDED/);
+    // Filtered by status (it succeeded after its redrive), then by a period.
     await page.getByLabel('Status').selectOption('DEAD_LETTER');
-    await expect.poll(() => page.getByRole('table', { name: 'Deliveries of the last 24 hours' }).textContent()).not.toContain(failing);
+    await expect.poll(() => history.textContent()).not.toContain(failing);
+    await page.getByLabel('Status').selectOption('SUCCEEDED');
+    await expect.poll(() => history.textContent()).toContain(failing);
+    await page.getByLabel('Since').selectOption({ label: 'the last hour' });
+    await expect.poll(() => history.textContent()).toContain(failing);
 
     // A rotated secret signs the next delivery.
     await nav('Destinations');
