@@ -6,6 +6,20 @@ import { field, h, input, table, time } from './dom.js';
 /** What a page may ask of the shell: show a message, run an action with its errors shown, draw a page again. */
 export type Shell = { say(message: string): void; act(action: () => Promise<void>): Promise<void>; redraw(): void };
 
+/** A form whose submission runs `action` through the shell (its errors shown), never a page load. */
+function submitForm(shell: Shell, action: () => Promise<void>, ...children: Parameters<typeof h>[2][]): HTMLElement {
+  return h(
+    'form',
+    {
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        void shell.act(action);
+      },
+    },
+    ...children,
+  );
+}
+
 /** A secret shown once: with a copy button and a warning, gone from the page at the next redraw. */
 function secretOnce(label: string, secret: string): HTMLElement {
   const code = h('code', { id: 'secret-value' }, secret);
@@ -27,19 +41,14 @@ export async function applicationsPage(shell: Shell): Promise<HTMLElement> {
   const name = input({ name: 'name', required: true });
   const scopes = SCOPES.map((scope) => h('label', {}, h('input', { type: 'checkbox', name: 'scope', value: scope }), ` ${scope}`) as HTMLElement);
   const created = h('div', {});
-  const form = h(
-    'form',
-    {
-      onsubmit: (event: Event) => {
-        event.preventDefault();
-        void shell.act(async () => {
-          const chosen = scopes.map((l) => l.querySelector('input') as HTMLInputElement).filter((c) => c.checked).map((c) => c.value);
-          const result = await api('POST', '/apps', { groupId: group.value, name: name.value, scopes: chosen });
-          created.replaceChildren(h('p', {}, `Created ${result.app.clientId}.`), secretOnce('Client secret', result.clientSecret));
-          shell.say(`Application ${result.app.clientId} created.`);
-          await refresh();
-        });
-      },
+  const form = submitForm(
+    shell,
+    async () => {
+      const chosen = scopes.map((l) => l.querySelector('input') as HTMLInputElement).filter((c) => c.checked).map((c) => c.value);
+      const result = await api('POST', '/apps', { groupId: group.value, name: name.value, scopes: chosen });
+      created.replaceChildren(h('p', {}, `Created ${result.app.clientId}.`), secretOnce('Client secret', result.clientSecret));
+      shell.say(`Application ${result.app.clientId} created.`);
+      await refresh();
     },
     h('fieldset', {}, h('legend', {}, 'Create an application'), field('Group', group), field('Name', name), h('div', { role: 'group', 'aria-label': 'Scopes' }, ...scopes), h('button', { type: 'submit' }, 'Create')),
   );
@@ -87,18 +96,13 @@ export async function destinationsPage(shell: Shell, open: (id: string) => void)
   const name = input({ name: 'name', required: true });
   const url = input({ type: 'url', name: 'url', required: true, placeholder: 'https://…' });
   const created = h('div', {});
-  const form = h(
-    'form',
-    {
-      onsubmit: (event: Event) => {
-        event.preventDefault();
-        void shell.act(async () => {
-          const result = await api('POST', '/destinations', { clientId: app.value, name: name.value, url: url.value });
-          created.replaceChildren(h('p', {}, `Added ${result.destination.destinationId}.`), secretOnce('Signing secret', result.signingSecret));
-          shell.say(`Destination ${result.destination.destinationId} added.`);
-          await refresh();
-        });
-      },
+  const form = submitForm(
+    shell,
+    async () => {
+      const result = await api('POST', '/destinations', { clientId: app.value, name: name.value, url: url.value });
+      created.replaceChildren(h('p', {}, `Added ${result.destination.destinationId}.`), secretOnce('Signing secret', result.signingSecret));
+      shell.say(`Destination ${result.destination.destinationId} added.`);
+      await refresh();
     },
     h('fieldset', {}, h('legend', {}, 'Add a destination'), field('Application', app), field('Name', name), field('URL', url), h('button', { type: 'submit' }, 'Add')),
   );
@@ -125,17 +129,12 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
   const location = h('select', { name: 'locationId', required: true }, ...covered.map((m) => h('option', { value: m.locationId }, `${m.name} (${m.locationId})`))) as HTMLSelectElement;
   const editName = input({ name: 'name', required: true, value: d.name });
   const editUrl = input({ type: 'url', name: 'url', placeholder: 'blank keeps the current URL' });
-  const edit = h(
-    'form',
-    {
-      onsubmit: (event: Event) => {
-        event.preventDefault();
-        void shell.act(async () => {
-          await api('PATCH', `/destinations/${id}`, { name: editName.value, url: editUrl.value });
-          shell.say('Destination saved.');
-          shell.redraw();
-        });
-      },
+  const edit = submitForm(
+    shell,
+    async () => {
+      await api('PATCH', `/destinations/${id}`, { name: editName.value, url: editUrl.value });
+      shell.say('Destination saved.');
+      shell.redraw();
     },
     h('fieldset', {}, h('legend', {}, 'Edit'), field('New name', editName), field('New URL', editUrl), h('button', { type: 'submit' }, 'Save')),
   );
@@ -159,28 +158,23 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
       label,
     );
   const secret = h('div', {});
-  const test = h(
-    'form',
-    {
-      onsubmit: (event: Event) => {
-        event.preventDefault();
-        void shell.act(async () => {
-          const queued = await api('POST', `/destinations/${id}/test`, { locationId: location.value });
-          result.replaceChildren(`Test ${queued.deliveryId} queued…`);
-          // Its outcome appears here without a reload.
-          for (let tries = 0; tries < 60; tries++) {
-            const shown = await api('GET', `/destinations/${id}`);
-            const delivery = shown.recentDeliveries.find((r: any) => r.deliveryId === queued.deliveryId);
-            // Health is recorded just after the outcome: wait for it to follow (a success makes it HEALTHY, a failure FAILING).
-            const expected = delivery?.status === 'SUCCEEDED' ? 'HEALTHY' : 'FAILING';
-            if (delivery && ['SUCCEEDED', 'FAILED', 'DEAD_LETTER', 'RETRY_PENDING'].includes(delivery.status) && (shown.destination.health === expected || tries > 50)) {
-              result.replaceChildren(`Test ${queued.deliveryId}: ${delivery.status}${delivery.errorCode ? ` (${delivery.errorCode})` : ''}. Health: `, healthBadge(shown.destination.health));
-              return;
-            }
-            await new Promise((r) => setTimeout(r, 500));
-          }
-        });
-      },
+  const test = submitForm(
+    shell,
+    async () => {
+      const queued = await api('POST', `/destinations/${id}/test`, { locationId: location.value });
+      result.replaceChildren(`Test ${queued.deliveryId} queued…`);
+      // Its outcome appears here without a reload.
+      for (let tries = 0; tries < 60; tries++) {
+        const shown = await api('GET', `/destinations/${id}`);
+        const delivery = shown.recentDeliveries.find((r: any) => r.deliveryId === queued.deliveryId);
+        // Health is recorded just after the outcome: wait for it to follow (a success makes it HEALTHY, a failure FAILING).
+        const expected = delivery?.status === 'SUCCEEDED' ? 'HEALTHY' : 'FAILING';
+        if (delivery && ['SUCCEEDED', 'FAILED', 'DEAD_LETTER', 'RETRY_PENDING'].includes(delivery.status) && (shown.destination.health === expected || tries > 50)) {
+          result.replaceChildren(`Test ${queued.deliveryId}: ${delivery.status}${delivery.errorCode ? ` (${delivery.errorCode})` : ''}. Health: `, healthBadge(shown.destination.health));
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 500));
+      }
     },
     h('fieldset', {}, h('legend', {}, 'Send test'), field('Location', location), h('button', { type: 'submit' }, 'Send test')),
   );
@@ -330,9 +324,9 @@ export async function auditPage(shell: Shell): Promise<HTMLElement> {
     const rows = entries.map((e) => [time(e.at), e.actor, e.operation, e.clientId ?? '—', e.destinationId ?? '—', h('code', {}, e.requestId)]);
     list.replaceChildren(table('Changes, newest first', ['When', 'Who', 'What', 'Application', 'Destination', 'Request'], rows));
   };
-  const form = h(
-    'form',
-    { onsubmit: (event: Event) => (event.preventDefault(), void shell.act(load)) },
+  const form = submitForm(
+    shell,
+    load,
     h('fieldset', {}, h('legend', {}, 'Filter'), field('Application id', clientId), field('Destination id', destinationId), h('button', { type: 'submit' }, 'Filter')),
   );
   await load();
@@ -355,9 +349,9 @@ export async function menusPage(shell: Shell): Promise<HTMLElement> {
     ]);
     list.replaceChildren(table('Menus by location', ['Location', 'Id', 'Revision', 'Last publish', 'POS source', 'Sections / items', 'Events waiting'], rows));
   };
-  const form = h(
-    'form',
-    { onsubmit: (event: Event) => (event.preventDefault(), void shell.act(load)) },
+  const form = submitForm(
+    shell,
+    load,
     field('Group', group),
     h('button', { type: 'submit' }, 'Show'),
   );
