@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { removeRuntimeFile, writeRuntimeFile } from '../lib/local/runtime-file.js';
 import { seedDemoMenu } from '../lib/local/demo-menu.js';
 import { startLocalRuntime } from '../lib/local/runtime.js';
+import { CONSOLE_ROOT } from '#lib/console-build';
 
 /**
  * npm start: the whole service locally.
@@ -47,6 +48,7 @@ const lines = [
   `  SES v2   ${runtime.engines.sesEndpoint} (sent mail: ${runtime.engines.sesEndpoint}/store)`,
   `  OpenAPI  ${runtime.url}/v1/openapi.json`,
   `  Admin    ${runtime.url}/admin/v1 (Authorization: Bearer ${runtime.adminKey}; ADMIN_API_KEY to fix it)`,
+  `  Console  ${runtime.url}${CONSOLE_ROOT} (sign in with the admin key above)`,
   ...(runtime.deps.config.webhookAllowLoopback
     ? ['', '  !!! WEBHOOK_ALLOW_LOOPBACK=1: webhook destinations may point at this machine. Local testing only. !!!']
     : []),
