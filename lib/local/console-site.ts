@@ -6,15 +6,22 @@ import { buildConsole, CONSOLE_HEADERS, CONSOLE_ROOT, LOCAL_CONSOLE_CONFIG } fro
  * origin so the page calls the admin API with no CORS; signed in with the
  * admin key. In AWS the same files come from CloudFront (lib/constructs/admin-console.ts).
  */
-export function consoleSite(files = buildConsole()) {
-  files.set('config.json', { type: 'application/json', body: Buffer.from(JSON.stringify(LOCAL_CONSOLE_CONFIG)) });
+export function consoleSite() {
+  // Built at the first request for it: a runtime nobody opens the console on (every test's) never pays for the build.
+  let built: ReturnType<typeof buildConsole> | undefined;
+  const filesOf = () => {
+    if (built) return built;
+    built = buildConsole();
+    built.set('config.json', { type: 'application/json', body: Buffer.from(JSON.stringify(LOCAL_CONSOLE_CONFIG)) });
+    return built;
+  };
   return (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
     if (path === CONSOLE_ROOT.slice(0, -1)) {
       res.writeHead(308, { Location: CONSOLE_ROOT, ...CONSOLE_HEADERS }).end();
       return true;
     }
     if (!path.startsWith(CONSOLE_ROOT)) return false;
-    const file = files.get(path.slice(CONSOLE_ROOT.length) || 'index.html');
+    const file = filesOf().get(path.slice(CONSOLE_ROOT.length) || 'index.html');
     if (!file || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(file ? 405 : 404, { 'Content-Type': 'text/plain; charset=utf-8', ...CONSOLE_HEADERS }).end(file ? 'Method Not Allowed' : 'Not Found');
       return true;
