@@ -52,6 +52,8 @@ export type OutboxRepo = {
    * was no longer `from`: another run took the fan-out on, and this one stops.
    */
   advance(eventId: string, from: string | null, to: string, at: string): Promise<boolean>;
+  /** Due again only a grace after `at`: an entry the sweeper could not settle goes behind the others of its shard. */
+  postpone(eventId: string, at: string): Promise<void>;
   /** Removes an entry only while unconfirmed; false when it was confirmed meanwhile (or is gone). */
   dropUnconfirmed(eventId: string): Promise<boolean>;
   /** A page of one shard's entries that occurred at or before `before` (ISO), oldest first. */
@@ -107,6 +109,19 @@ export function outboxRepo({ doc, tableName }: Db): OutboxRepo {
           }),
         ),
       ),
+    async postpone(eventId, at) {
+      await applied(
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key(eventId),
+            UpdateExpression: 'SET GSI1SK = :sk',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':sk': `${at}#${eventId}` },
+          }),
+        ),
+      );
+    },
     dropUnconfirmed: (eventId: string) =>
       applied(
         doc.send(

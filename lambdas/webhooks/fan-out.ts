@@ -168,6 +168,8 @@ export async function sweepOutbox(deps: MessagingDeps, graceMs = 60_000): Promis
         if (await settle(deps, entry)) dispatched++;
       } catch (err) {
         deps.logger.error('sweeper could not dispatch', { eventId: entry.eventId, error: (err as Error).name });
+        // Behind the others: entries that keep failing never hold the shard's bounded page.
+        await deps.store.outbox.postpone(entry.eventId, new Date(deps.clock.now()).toISOString()).catch(() => undefined);
       }
     }
   }

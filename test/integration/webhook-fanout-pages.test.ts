@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { continueDispatch, DISPATCH_PAGE, dispatchMenuEvent } from '#lambdas/webhooks/fan-out';
+import { outboxKeys } from '#data/outbox';
+import { continueDispatch, DISPATCH_PAGE, dispatchMenuEvent, sweepOutbox } from '#lambdas/webhooks/fan-out';
 import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
 import { parseQueueMessage } from '#lambdas/webhooks/queue';
 import type { LocalRuntime } from '#lib/local/runtime';
@@ -57,6 +58,19 @@ async function until(check: () => Promise<boolean> | boolean, what: string): Pro
 }
 
 describe(`fan-out in pages of ${DISPATCH_PAGE} (${DESTINATIONS} destinations)`, { timeout: 90_000 }, () => {
+  it('puts an entry the sweeper could not dispatch behind the others of its shard', async () => {
+    const { event } = await writeMenu(runtime.deps, { groupId: 'demo-group', locationId: 'london-soho', menu: sampleMenu({ price: 23 }) });
+    const failing = { ...runtime.deps.queue, send: async () => Promise.reject(new Error('queue down')), sendAll: async () => Promise.reject(new Error('queue down')) };
+    clock.advance(61_000);
+    await sweepOutbox({ ...runtime.deps, queue: failing });
+    const entry = (await scanTable(runtime)).find((i) => i.PK === outboxKeys.event(event!.eventId).PK);
+    expect(entry?.GSI1SK).toBe(`${new Date(clock.now()).toISOString()}#${event!.eventId}`);
+    // Once the queue is back, the sweeper settles it after the grace like any other.
+    clock.advance(61_000);
+    await runtime.sweep();
+    await until(async () => (await runtime.store.outbox.get(event!.eventId)) === null, 'the postponed fan-out to finish');
+  });
+
   it('the publish queues one page; the others follow through the queue; each destination gets one record and one verified POST', async () => {
     const published = await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'london-soho', menu: sampleMenu({ price: 21 }) });
     expect(published.deliveries).toBe(DISPATCH_PAGE);
