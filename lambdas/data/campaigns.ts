@@ -1,5 +1,5 @@
-import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, type Db } from './db.js';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll, writeBatches, type Db } from './db.js';
 import { groupPartition } from './groups.js';
 import type { ItemQuery } from './preload.js';
 
@@ -64,19 +64,8 @@ export type CampaignsRepo = {
   markLinksComplete(at: string): Promise<void>;
 };
 
-/** BatchWriteItem takes at most 25 requests. */
-const WRITE_BATCH = 25;
-export function campaignsRepo({ doc, tableName }: Db): CampaignsRepo {
-  const write = async (requests: Record<string, unknown>[]) => {
-    for (let i = 0; i < requests.length; i += WRITE_BATCH) {
-      let pending: Record<string, unknown[]> | undefined = { [tableName]: requests.slice(i, i + WRITE_BATCH) };
-      for (let tries = 0; pending && Object.keys(pending).length > 0; tries++) {
-        if (tries === 5) throw new Error('campaign links: unprocessed writes after 5 tries');
-        if (tries > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** tries));
-        pending = (await doc.send(new BatchWriteCommand({ RequestItems: pending as never }))).UnprocessedItems as Record<string, unknown[]> | undefined;
-      }
-    }
-  };
+export function campaignsRepo(db: Db): CampaignsRepo {
+  const { doc, tableName } = db;
   const links = async (query: ItemQuery) => (await queryAll(doc, { TableName: tableName, ...query })).map(toLink);
   return {
     async put(campaign) {
@@ -84,7 +73,7 @@ export function campaignsRepo({ doc, tableName }: Db): CampaignsRepo {
       await doc.send(new PutCommand({ TableName: tableName, Item: { ...campaignKeys.campaign(campaign.groupId, campaign.id), ...campaign } }));
       const { locationIds, updatedAt: _u, ...shown } = campaign;
       const gone = ((before?.locationIds as string[] | undefined) ?? []).filter((l) => !locationIds.includes(l));
-      await write([
+      await writeBatches(db, [
         ...locationIds.map((locationId, position) => ({
           PutRequest: { Item: { ...campaignKeys.link(campaign.groupId, locationId, campaign.id), ...shown, locationId, position } },
         })),

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { checkRequest } from './item-limits.js';
 
 /** What every repository needs: a document client and the table's name. */
@@ -66,4 +66,20 @@ export async function queryAll(
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return items;
+}
+
+/** BatchWriteItem takes at most 25 requests; unprocessed ones are sent again with backoff, a bounded number of times. */
+const WRITE_BATCH = 25;
+const WRITE_TRIES = 5;
+
+/** Puts and deletes in batches of 25; throws when some are still unprocessed after the retries. */
+export async function writeBatches({ doc, tableName }: Db, requests: readonly Record<string, unknown>[]): Promise<void> {
+  for (let i = 0; i < requests.length; i += WRITE_BATCH) {
+    let pending: Record<string, unknown[]> | undefined = { [tableName]: requests.slice(i, i + WRITE_BATCH) };
+    for (let tries = 0; pending && Object.keys(pending).length > 0; tries++) {
+      if (tries === WRITE_TRIES) throw new Error(`BatchWriteItem left writes unprocessed after ${WRITE_TRIES} tries`);
+      if (tries > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** tries));
+      pending = (await doc.send(new BatchWriteCommand({ RequestItems: pending as never }))).UnprocessedItems as Record<string, unknown[]> | undefined;
+    }
+  }
 }

@@ -1,5 +1,5 @@
-import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, type Db } from './db.js';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { applied, writeBatches, type Db } from './db.js';
 
 /**
  * Deliveries held for a paused destination (docs/decisions/webhooks.md,
@@ -40,10 +40,8 @@ export type HoldsRepo = {
   unmarkPaused(marker: PausedMarker): Promise<boolean>;
 };
 
-/** BatchWriteItem takes at most 25 requests. */
-const WRITE_BATCH = 25;
-
-export function holdsRepo({ doc, tableName }: Db): HoldsRepo {
+export function holdsRepo(db: Db): HoldsRepo {
+  const { doc, tableName } = db;
   return {
     async hold(held) {
       await doc.send(new PutCommand({ TableName: tableName, Item: { ...holdKeys.held(held.destinationId, held.createdAt, held.deliveryId), ...held } }));
@@ -72,18 +70,8 @@ export function holdsRepo({ doc, tableName }: Db): HoldsRepo {
       );
       return Items.map(({ destinationId, deliveryId, clientId, createdAt, redrive }) => ({ destinationId, deliveryId, clientId, createdAt, redrive: Number(redrive ?? 0) }) as Held);
     },
-    async release(held) {
-      for (let i = 0; i < held.length; i += WRITE_BATCH) {
-        let requests: Record<string, unknown[]> | undefined = {
-          [tableName]: held.slice(i, i + WRITE_BATCH).map((h) => ({ DeleteRequest: { Key: holdKeys.held(h.destinationId, h.createdAt, h.deliveryId) } })),
-        };
-        // Unprocessed deletes are retried; a held item left behind is only released twice (a duplicate message is harmless).
-        for (let tries = 0; requests && Object.keys(requests).length && tries < 5; tries++) {
-          const { UnprocessedItems } = await doc.send(new BatchWriteCommand({ RequestItems: requests as never }));
-          requests = UnprocessedItems as Record<string, unknown[]> | undefined;
-        }
-      }
-    },
+    // A held item left behind by a failure is only released again later (a duplicate message is harmless).
+    release: (held) => writeBatches(db, held.map((h) => ({ DeleteRequest: { Key: holdKeys.held(h.destinationId, h.createdAt, h.deliveryId) } }))),
     async paused(shard, limit) {
       const { Items = [] } = await doc.send(
         new QueryCommand({ TableName: tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': shard }, Limit: limit }),
