@@ -97,8 +97,8 @@ export async function benchRoundTrips(): Promise<string[]> {
   const engines = await startEngines({ dataDir: null });
   const proxy = await startDelayProxy(engines.dynamoEndpoint);
   // INFO and metrics on, as deployed: the bench counts the log bytes a request writes (its EMF line too), and keeps them off its own output.
-  const metricsDisabled = process.env.POWERTOOLS_METRICS_DISABLED;
-  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+  const metricsDisabled = process.env.METRICS_DISABLED;
+  process.env.METRICS_DISABLED = 'false';
   const runtime = await startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'INFO', engines: { ...engines, dynamoEndpoint: proxy.url } });
   const stdoutWrite = process.stdout.write.bind(process.stdout);
   let logBytes = 0;
@@ -214,7 +214,7 @@ export async function benchRoundTrips(): Promise<string[]> {
     await proxy.close();
     await engines.stop();
     process.stdout.write = stdoutWrite;
-    if (metricsDisabled === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
-    else process.env.POWERTOOLS_METRICS_DISABLED = metricsDisabled;
+    if (metricsDisabled === undefined) delete process.env.METRICS_DISABLED;
+    else process.env.METRICS_DISABLED = metricsDisabled;
   }
 }

@@ -198,7 +198,7 @@ const DELIVERER_MESSAGES = /^\{.*"message":"(webhook attempt|webhook attempt ref
 
 async function measureThroughput(): Promise<Figures> {
   // Metrics on and INFO, as deployed, so the deliverer's log bytes are what it would write; the lines are counted, not shown.
-  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+  process.env.METRICS_DISABLED = 'false';
   const runtime = await startQuiet({
     resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
     config: { webhookAllowLoopback: true },
@@ -311,7 +311,7 @@ async function measureThroughput(): Promise<Figures> {
     process.stdout.write = stdoutWrite;
     for (const r of receivers) await r.stop();
     await runtime.stop();
-    delete process.env.POWERTOOLS_METRICS_DISABLED;
+    delete process.env.METRICS_DISABLED;
   }
 }
 

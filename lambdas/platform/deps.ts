@@ -1,12 +1,10 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { systemClock, type Clock } from './clock.js';
 import { configFromEnv, type Config } from './config.js';
 import { createDb } from '#data/db';
 import { createStore, type Store } from '#data/store';
-import { logger } from './logger.js';
-import { createMetrics } from './observability.js';
+import { logger, type Logger } from './logger.js';
+import { createMetrics, type Metrics } from './observability.js';
 import { systemResolver } from './resolver.js';
 import type { Resolver } from '#domain/url-safety';
 
@@ -43,7 +41,7 @@ export type DepsOptions = Partial<Omit<Deps, 'metrics'>> & {
 export function buildDeps(dynamodb: DynamoDBClient, options: DepsOptions = {}): Deps {
   const config = options.config ?? configFromEnv();
   const log = options.logger ?? logger;
-  const metrics = options.metrics === null ? undefined : (options.metrics ?? createMetrics(config.stage, log));
+  const metrics = options.metrics === null ? undefined : (options.metrics ?? createMetrics(config.stage));
   return {
     config,
     store: options.store ?? createStore(createDb(config.tableName, dynamodb)),

@@ -1,8 +1,7 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MAIL_TRIES, type Mail } from '#data/mail-outbox';
 import type { Store } from '#data/store';
-import { count } from './observability.js';
+import type { Logger } from './logger.js';
+import { count, type Metrics } from './observability.js';
 
 export type { Mail };
 export type Mailer = { send(mail: Mail): Promise<void> };

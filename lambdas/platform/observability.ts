@@ -1,7 +1,5 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { MiddlewareObj } from '@middy/core';
+import type { Logger } from './logger.js';
 
 export const METRICS_NAMESPACE = 'CustomerApi';
 const SERVICE = 'customer-api';
@@ -28,30 +26,97 @@ export type MetricName =
   // Owner e-mails SES refused or could not take (each also logged, without address or text).
   | 'MailFailed'
   // Menu events the sweeper had to dispatch again (0 on a quiet run keeps the series continuous).
-  | 'SweeperRedispatched';
+  | 'SweeperRedispatched'
+  // The first invocation of a process.
+  | 'ColdStart';
 
 /**
- * One Metrics per process, flushed as EMF to stdout by each handler's
- * middleware. Powertools reads POWERTOOLS_METRICS_DISABLED when this runs:
- * the local runtime sets it, so its console never fills with EMF lines.
+ * One invocation's counts, written at its end as one line of CloudWatch's
+ * embedded metric format (EMF): a JSON object whose `_aws` member declares
+ * the namespace, dimension set and metric names, the values beside it
+ * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html).
+ * Lambda's log agent turns the line into metrics; the line has no `level`,
+ * so Lambda files it at INFO. A few lines instead of Powertools Metrics, for
+ * the request path's size budget.
  */
-export function createMetrics(stage: string, logger: Logger): Metrics {
-  return new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE, defaultDimensions: { stage }, logger });
+export class Metrics {
+  private counts = new Map<MetricName, number>();
+  private dimensions: Record<string, string>;
+  private metadata: Record<string, string> = {};
+
+  constructor(
+    private readonly defaultDimensions: Record<string, string>,
+    /** Off: counts are kept and dropped, nothing is written (the local runtime's console). */
+    private readonly enabled: boolean,
+  ) {
+    this.dimensions = { ...defaultDimensions };
+  }
+
+  addMetric(name: MetricName, value: number): void {
+    this.counts.set(name, (this.counts.get(name) ?? 0) + value);
+  }
+  addDimension(name: string, value: string): void {
+    this.dimensions[name] = value;
+  }
+  /** Searchable in the log line, not a dimension (no cost per value). */
+  addMetadata(key: string, value: string): void {
+    this.metadata[key] = value;
+  }
+
+  /** Writes the counts as one EMF line (none when nothing was counted) and starts over. */
+  publish(): void {
+    if (this.enabled && this.counts.size > 0) {
+      const names = [...this.counts.keys()];
+      const emf = {
+        _aws: {
+          Timestamp: Date.now(),
+          CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [Object.keys(this.dimensions)], Metrics: names.map((Name) => ({ Name, Unit: 'Count' })) }],
+        },
+        ...this.dimensions,
+        ...this.metadata,
+        ...Object.fromEntries(this.counts),
+      };
+      process.stdout.write(`${JSON.stringify(emf)}\n`);
+    }
+    this.counts = new Map();
+    this.dimensions = { ...this.defaultDimensions };
+    this.metadata = {};
+  }
+}
+
+/**
+ * One Metrics per process, flushed at the end of each invocation by the
+ * handler's middleware. METRICS_DISABLED=true (read here) keeps the local
+ * runtime's console free of EMF lines.
+ */
+export function createMetrics(stage: string): Metrics {
+  return new Metrics({ service: SERVICE, stage }, process.env.METRICS_DISABLED !== 'true');
 }
 
 /** Deps without metrics (the admin CLI's: no Lambda, nothing flushes them) count nothing. */
 export function count(deps: { metrics?: Metrics | undefined }, name: MetricName, value = 1): void {
-  deps.metrics?.addMetric(name, MetricUnit.Count, value);
+  deps.metrics?.addMetric(name, value);
 }
 
+let coldStart = true;
+
 /**
- * The head of every handler's middy chain: metrics flush, logger context.
- * No tracing SDK: Lambda's own active tracing records each invocation
- * (README, "Observability", says why the X-Ray SDK is not bundled).
+ * The head of every handler's middy chain: the logger's invocation keys and
+ * the metrics flush. No tracing SDK: Lambda's own active tracing records
+ * each invocation (README, "Observability", says why the X-Ray SDK is not bundled).
  */
-export function observability(deps: { logger: Logger; metrics?: Metrics | undefined }) {
-  return [
-    ...(deps.metrics ? [logMetrics(deps.metrics, { captureColdStartMetric: true })] : []),
-    injectLambdaContext(deps.logger, { clearState: true }),
-  ];
+export function observability(deps: { logger: Logger; metrics?: Metrics | undefined }): MiddlewareObj {
+  const end = () => {
+    deps.metrics?.publish();
+    deps.logger.setInvocation(undefined);
+  };
+  return {
+    before: ({ context }) => {
+      deps.logger.setInvocation({ function_request_id: context.awsRequestId, cold_start: coldStart });
+      if (coldStart) count(deps, 'ColdStart');
+      coldStart = false;
+    },
+    after: end,
+    onError: end,
+  };
 }

@@ -89,7 +89,6 @@ export class ServiceFunction extends NodejsFunction {
       role,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'customer-api',
         ...props.environment,
       },
       bundling: {

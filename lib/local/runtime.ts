@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { Logger } from '@aws-lambda-powertools/logger';
+import { Logger } from '#platform/logger';
 import { systemClock, type Clock } from '#platform/clock';
 import { configFromEnv, type Config } from '#platform/config';
 import type { Resolver } from '#domain/url-safety';
@@ -128,7 +128,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const clock = options.clock ?? systemClock;
     const logger = new Logger({ serviceName: 'customer-api', logLevel: options.logLevel ?? 'INFO' });
     // EMF lines are for CloudWatch; here they would only flood the console. Set it to false to see them.
-    process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+    process.env.METRICS_DISABLED ??= 'true';
     const deps = buildMessagingDeps(clients, {
       config,
       clock,

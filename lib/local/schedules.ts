@@ -1,4 +1,4 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '#platform/logger';
 
 export type Schedule = { runNow(): Promise<void>; stop(): Promise<void> };
 

@@ -75,7 +75,7 @@ describe('the discovery bundle', () => {
       process.stdout.write(JSON.stringify(await handler(event, context)));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
       // No OPENAPI_DOCUMENT_PATH: the default is the file beside the bundle.
-      env: { PATH: process.env.PATH, AWS_REGION: 'eu-west-1', TABLE_NAME: 'bundle-test', POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+      env: { PATH: process.env.PATH, AWS_REGION: 'eu-west-1', TABLE_NAME: 'bundle-test', METRICS_DISABLED: 'true', AWS_LAMBDA_LOG_LEVEL: 'SILENT' },
     }).toString();
     const reply = JSON.parse(out.slice(out.indexOf('{"statusCode"')));
     expect(reply.statusCode).toBe(200);

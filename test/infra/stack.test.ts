@@ -212,7 +212,6 @@ describe('CustomerApiStack (dev)', () => {
         WEBHOOK_QUEUE_URL: { Ref: expect.any(String) },
         WEBHOOK_DLQ_URL: { Ref: expect.any(String) },
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'customer-api',
       });
     }
   });
@@ -297,17 +296,17 @@ describe('CustomerApiStack (dev)', () => {
     for (const status of ['SUCCEEDED', 'RETRY_PENDING'] as const) expect(filterMatches(pattern, line(status)), status).toBe(false);
 
     // The EMF line carries no `level`: Lambda files it at INFO, so an application level above INFO would drop the metrics.
-    const disabled = process.env.POWERTOOLS_METRICS_DISABLED;
-    process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+    const disabled = process.env.METRICS_DISABLED;
+    process.env.METRICS_DISABLED = 'false';
     try {
-      const metrics = createMetrics('prod', logger);
-      metrics.addMetric('Requests', 'Count', 1);
-      const [emf] = linesWritten(() => metrics.publishStoredMetrics());
+      const metrics = createMetrics('prod');
+      metrics.addMetric('Requests', 1);
+      const [emf] = linesWritten(() => metrics.publish());
       expect(emf!._aws.CloudWatchMetrics[0].Metrics).toEqual([{ Name: 'Requests', Unit: 'Count' }]);
       expect(emf!.level).toBeUndefined();
     } finally {
-      if (disabled === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
-      else process.env.POWERTOOLS_METRICS_DISABLED = disabled;
+      if (disabled === undefined) delete process.env.METRICS_DISABLED;
+      else process.env.METRICS_DISABLED = disabled;
     }
   });
 

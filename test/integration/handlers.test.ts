@@ -5,7 +5,7 @@ import { createHandler as token } from '#lambdas/token/index';
 import { createHandler as admin } from '#lambdas/admin/index';
 import { listAudit } from '#lambdas/admin/audit';
 import { openApiDocument } from '#contract/openapi';
-import { Logger } from '@aws-lambda-powertools/logger';
+import { Logger } from '#platform/logger';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { createMetrics, METRICS_NAMESPACE } from '#platform/observability';
 import type { LocalRuntime } from '#lib/local/runtime';
@@ -112,11 +112,11 @@ async function stdoutOf(call: () => Promise<unknown>): Promise<string> {
 describe('metrics', () => {
   /** The EMF documents a call writes to stdout (where Lambda's log agent picks them up). */
   async function emfOf(call: (deps: MessagingDeps) => Promise<unknown>): Promise<Record<string, unknown>[]> {
-    const previous = process.env.POWERTOOLS_METRICS_DISABLED;
-    process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-    const deps = { ...runtime.deps, metrics: createMetrics('dev', runtime.deps.logger) };
-    if (previous === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
-    else process.env.POWERTOOLS_METRICS_DISABLED = previous;
+    const previous = process.env.METRICS_DISABLED;
+    process.env.METRICS_DISABLED = 'false';
+    const deps = { ...runtime.deps, metrics: createMetrics('dev') };
+    if (previous === undefined) delete process.env.METRICS_DISABLED;
+    else process.env.METRICS_DISABLED = previous;
     const raw = await stdoutOf(() => call(deps));
     return raw.split('\n').filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l));
   }
