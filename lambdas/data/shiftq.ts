@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, businessDayEndMs, formatCompactDate, parseCompactDate } from '#contract/business-date';
 import type { CurrentData, CurrentKind, DatedData, DatedKind } from '#contract/schemas/shiftq-inputs';
 import type { Db } from './db.js';
@@ -36,8 +36,6 @@ export const shiftqKeys = {
     PK: shiftqKeys.partition(groupId, locationId),
     SK: `SHIFTQ#${SK_NAMES[kind]}`,
   }),
-  /** The review page-token HMAC key used when PAGE_TOKEN_KEY is not configured. */
-  pageTokenKey: { PK: 'SHIFTQ', SK: 'PAGE_TOKEN_KEY' },
 };
 
 /**
@@ -70,7 +68,6 @@ export type ShiftqRepo = {
   getDatedMany(requests: DatedRequest[], nowMs: number): Promise<(Stored<unknown> | null)[]>;
   putDated(groupId: string, locationId: string, kind: DatedKind, businessDate: string, body: Uint8Array, ttlSeconds: number, loadedAt: string): Promise<void>;
   getCurrent<K extends CurrentKind>(groupId: string, locationId: string, kind: K): Promise<Stored<CurrentData[K]> | null>;
-  pageTokenKey(candidate: string): Promise<string>;
   putCurrent(groupId: string, locationId: string, kind: CurrentKind, body: Uint8Array, loadedAt: string): Promise<void>;
 };
 
@@ -122,19 +119,6 @@ export function shiftqRepo({ doc, tableName }: Db): ShiftqRepo {
     },
 
     /** The stored page-token key; the first caller's candidate becomes it (one atomic UpdateItem, no race). */
-    async pageTokenKey(candidate: string): Promise<string> {
-      const { Attributes } = await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: shiftqKeys.pageTokenKey,
-          UpdateExpression: 'SET secret = if_not_exists(secret, :candidate)',
-          ExpressionAttributeValues: { ':candidate': candidate },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return String(Attributes!.secret);
-    },
-
     async putCurrent(groupId: string, locationId: string, kind: CurrentKind, body: Uint8Array, loadedAt: string): Promise<void> {
       await doc.send(
         new PutCommand({ TableName: tableName, Item: { ...shiftqKeys.current(groupId, locationId, kind), body, loadedAt } }),

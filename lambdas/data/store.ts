@@ -1,27 +1,27 @@
-import { appsRepo, type AppsRepo } from './apps.js';
-import { credentialsRepo, type CredentialsRepo } from './credentials.js';
+import type { AppsRepo } from './apps.js';
+import type { CredentialsRepo } from './credentials.js';
 import type { Db } from './db.js';
-import { groupsRepo, type GroupsRepo } from './groups.js';
-import { locationsRepo, type LocationsRepo } from './locations.js';
-import { rateCountersRepo, type RateCountersRepo } from './rate-counters.js';
-import { menusRepo, type MenusRepo } from './menus.js';
-import { destinationsRepo, type DestinationsRepo } from './destinations.js';
-import { deliveriesRepo, type DeliveriesRepo } from './deliveries.js';
-import { mailOutboxRepo, type MailOutboxRepo } from './mail-outbox.js';
-import { outboxRepo, type OutboxRepo } from './outbox.js';
-import { holdsRepo, type HoldsRepo } from './holds.js';
-import { auditRepo, type AuditRepo } from './audit.js';
-import { sportsRepo, type SportsRepo } from './sports.js';
-import { matriqRepo, type MatriqRepo } from './matriq.js';
-import { campaignsRepo, type CampaignsRepo } from './campaigns.js';
-import { shiftqRepo, type ShiftqRepo } from './shiftq.js';
-import { reviewsRepo, type ReviewsRepo } from './reviews.js';
+import type { GroupsRepo } from './groups.js';
+import type { LocationsRepo } from './locations.js';
+import type { RateCountersRepo } from './rate-counters.js';
+import type { MenusRepo } from './menus.js';
+import type { DestinationsRepo } from './destinations.js';
+import type { DeliveriesRepo } from './deliveries.js';
+import type { MailOutboxRepo } from './mail-outbox.js';
+import type { OutboxRepo } from './outbox.js';
+import type { HoldsRepo } from './holds.js';
+import type { AuditRepo } from './audit.js';
+import type { SportsRepo } from './sports.js';
+import type { MatriqRepo } from './matriq.js';
+import type { CampaignsRepo } from './campaigns.js';
+import type { ShiftqRepo } from './shiftq.js';
+import type { ReviewsRepo } from './reviews.js';
 import { preloadedDb, type Read } from './preload.js';
-import { tokenKeysRepo, type TokenKeysRepo } from './token-keys.js';
-import { groupIndexRepo, type GroupIndexRepo } from './group-index-backfill.js';
+import type { TokenKeysRepo } from './token-keys.js';
+import type { GroupIndexRepo } from './group-index-backfill.js';
 
-/** The data port: every repository over one table; handlers take this, never a DynamoDB client. */
-export type Store = {
+/** Every repository over the one table. */
+export type Repositories = {
   groups: GroupsRepo;
   locations: LocationsRepo;
   apps: AppsRepo;
@@ -41,6 +41,10 @@ export type Store = {
   reviews: ReviewsRepo;
   tokenKeys: TokenKeysRepo;
   groupIndex: GroupIndexRepo;
+};
+
+/** The data port: the repositories over one table; handlers take this, never a DynamoDB client. */
+export type Store = Repositories & {
   /**
    * The same store, with these items already read in one strongly consistent
    * round trip and these Queries started beside it: its repositories answer
@@ -50,28 +54,21 @@ export type Store = {
   preload(reads: readonly Read[]): Promise<Store>;
 };
 
-/** The Store's DynamoDB adapter: every repository over one table. */
-export function createStore(db: Db): Store {
-  return {
-    groups: groupsRepo(db),
-    locations: locationsRepo(db),
-    apps: appsRepo(db),
-    credentials: credentialsRepo(db),
-    rateCounters: rateCountersRepo(db),
-    menus: menusRepo(db),
-    destinations: destinationsRepo(db),
-    deliveries: deliveriesRepo(db),
-    mailOutbox: mailOutboxRepo(db),
-    outbox: outboxRepo(db),
-    sports: sportsRepo(db),
-    matriq: matriqRepo(db),
-    campaigns: campaignsRepo(db),
-    shiftq: shiftqRepo(db),
-    reviews: reviewsRepo(db),
-    tokenKeys: tokenKeysRepo(db),
-    groupIndex: groupIndexRepo(db),
-    holds: holdsRepo(db),
-    audit: auditRepo(db),
-    preload: async (reads) => createStore(await preloadedDb(db, reads)),
-  };
+/** How to build repositories over a Db, by name: a function's bundle carries only the repositories it names. */
+export type RepositoryFactories = { [K in keyof Repositories]?: (db: Db) => Repositories[K] };
+
+/**
+ * The Store's DynamoDB adapter, holding just these repositories (every one
+ * of them: repositories.ts). Reaching for another one is a wiring mistake,
+ * which the suite finds: every family runs under onlyRepositories below.
+ */
+export function storeOf(db: Db, factories: RepositoryFactories): Store {
+  const repositories = Object.fromEntries(Object.entries(factories).map(([name, make]) => [name, make(db)]));
+  return { ...repositories, preload: async (reads) => storeOf(await preloadedDb(db, reads), factories) } as Store;
+}
+
+/** The same store narrowed to the repositories a function builds in AWS, so the local runtime and the tests fail where AWS would. */
+export function onlyRepositories(store: Store, factories: RepositoryFactories): Store {
+  const kept = Object.fromEntries(Object.keys(factories).map((name) => [name, store[name as keyof Repositories]]));
+  return { ...kept, preload: async (reads) => onlyRepositories(await store.preload(reads), factories) } as Store;
 }

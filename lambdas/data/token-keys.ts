@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, type Db } from './db.js';
 
+/** The service's signing keys: access-token tags, and page tokens (cursors) when PAGE_TOKEN_KEY is not configured. */
 export const tokenKeyKeys = {
-  /** The one current key; a later rotation adds versions beside it. */
+  /** The one current access-token key; a later rotation adds versions beside it. */
   current: { PK: 'TOKEN_KEY', SK: 'v1' },
+  /** The page-token key, under the key it was first stored with (review pages had it first). */
+  pageToken: { PK: 'SHIFTQ', SK: 'PAGE_TOKEN_KEY' },
 };
 
 export type TokenKeysRepo = {
@@ -12,6 +15,8 @@ export type TokenKeysRepo = {
   find(): Promise<Buffer | null>;
   /** The key, created by the first caller that finds none (the token function: only it writes). */
   ensure(): Promise<Buffer>;
+  /** The page-token key: the stored one, or this candidate stored by the first caller. */
+  pageKey(candidate: string): Promise<string>;
 };
 
 /** Per table, for the life of the process: the key never changes under a running function. */
@@ -47,6 +52,18 @@ export function tokenKeysRepo({ doc, tableName }: Db): TokenKeysRepo {
         ),
       );
       return (await find())!;
+    },
+    async pageKey(candidate) {
+      const { Attributes } = await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: tokenKeyKeys.pageToken,
+          UpdateExpression: 'SET secret = if_not_exists(secret, :candidate)',
+          ExpressionAttributeValues: { ':candidate': candidate },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return String(Attributes!.secret);
     },
   };
 }

@@ -1,4 +1,4 @@
 import { defaultDeps } from '#platform/deps';
-import { createHandler } from './index.js';
+import { createHandler, repositories } from './index.js';
 
-export const handler = createHandler(defaultDeps());
+export const handler = createHandler(defaultDeps(repositories));

@@ -1,8 +1,11 @@
-import { apiHandler } from '#platform/api-handler';
+import { apiHandler, v1Repositories } from '#platform/api-handler';
 import type { Deps } from '#platform/deps';
 import { operations } from './operations.js';
 
+/** Authorization's repositories and this family's: all its bundle carries. */
+export const repositories = v1Repositories();
+
 /** Order-board placeholder. */
 export function createHandler(deps: Deps) {
-  return apiHandler('orderboard', operations, deps);
+  return apiHandler('orderboard', operations, deps, { repositories });
 }

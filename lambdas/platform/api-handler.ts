@@ -1,9 +1,9 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { authorize, type AuthContext } from './auth.js';
+import { AUTH_REPOSITORIES, authorize, type AuthContext } from './auth.js';
 import type { Location } from '#data/locations';
 import type { Read } from '#data/preload';
-import type { Store } from '#data/store';
+import { onlyRepositories, type RepositoryFactories, type Store } from '#data/store';
 import type { Deps } from './deps.js';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
@@ -54,11 +54,20 @@ export type PathReads = Record<string, (hints: ReadHints) => Read[]>;
 type ApiContext = ShellContext & { api?: ApiRequest; store?: Store };
 type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
 
-/** A /v1 family's function: the HTTP shell → route + auth + rate limit → operation. */
-export function apiHandler(family: Family, operations: Operations, deps: Deps, reads: PathReads = {}) {
+/** The repositories a /v1 function builds: authorization's and those its family names. */
+export function v1Repositories(own: RepositoryFactories = {}): RepositoryFactories {
+  return { ...AUTH_REPOSITORIES, ...own };
+}
+
+/** What a family declares beside its operations: its reads ahead, and its repositories (v1Repositories). */
+export type FamilyWiring = { reads?: PathReads; repositories: RepositoryFactories };
+
+/** A /v1 family's function: the HTTP shell → route + auth + rate limit → operation, over its own repositories only. */
+export function apiHandler(family: Family, operations: Operations, allDeps: Deps, { reads = {}, repositories }: FamilyWiring) {
   for (const route of routesOf(family)) {
     if (!operations[route.operation]) throw new Error(`family ${family} lacks operation ${route.operation}`);
   }
+  const deps = { ...allDeps, store: onlyRepositories(allDeps.store, repositories) };
   return httpShell('v1', deps)
     .use(routeAndAuthorize(family, deps, reads))
     .handler(async (_event, context: ApiContext) => {

@@ -1,9 +1,12 @@
 import type { Deps } from './deps.js';
-import { appKeys, type App } from '#data/apps';
-import { credentialKeys, type Credential } from '#data/credentials';
-import { locationKeys, type Location } from '#data/locations';
+import { appKeys, appsRepo, type App } from '#data/apps';
+import { credentialKeys, credentialsRepo, type Credential } from '#data/credentials';
+import { locationKeys, locationsRepo, type Location } from '#data/locations';
 import type { ItemKey, Read } from '#data/preload';
-import type { Store } from '#data/store';
+import { mailOutboxRepo } from '#data/mail-outbox';
+import { rateCountersRepo } from '#data/rate-counters';
+import type { RepositoryFactories, Store } from '#data/store';
+import { tokenKeysRepo } from '#data/token-keys';
 import { namesApplication, readAccessToken } from '#domain/access-token';
 import { sha256Hex } from '#domain/crypto';
 import { ApiError } from '#contract/errors';
@@ -11,6 +14,16 @@ import { decide, rateWindow } from './rate-limit.js';
 import { isLocationRoute, moduleOfRoute, type Route } from '#contract/routes';
 
 export type AuthContext = { app: App; credential: Credential };
+
+/** What authorizing a request reads and writes: credential, signing key, application, rate counter, location, the owner's rate-limit mail. */
+export const AUTH_REPOSITORIES = {
+  credentials: credentialsRepo,
+  tokenKeys: tokenKeysRepo,
+  apps: appsRepo,
+  rateCounters: rateCountersRepo,
+  locations: locationsRepo,
+  mailOutbox: mailOutboxRepo,
+} satisfies RepositoryFactories;
 
 export type Authorized = {
   auth: AuthContext;

@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { systemClock, type Clock } from './clock.js';
 import { configFromEnv, type Config } from './config.js';
 import { createDb } from '#data/db';
-import { createStore, type Store } from '#data/store';
+import { storeOf, type RepositoryFactories, type Store } from '#data/store';
 import { logger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './observability.js';
 import { systemResolver } from './resolver.js';
@@ -35,16 +35,16 @@ export type DepsOptions = Partial<Omit<Deps, 'metrics'>> & {
 
 /**
  * The one assembly of Deps, used by the Lambda entries, the local runtime
- * and the admin CLI (through buildMessagingDeps): they differ only in where
- * the clients point and in what they override.
+ * and the admin CLI (through buildMessagingDeps): they differ in where the
+ * clients point, in the repositories they build and in what they override.
  */
-export function buildDeps(dynamodb: DynamoDBClient, options: DepsOptions = {}): Deps {
+export function buildDeps(dynamodb: DynamoDBClient, repositories: RepositoryFactories, options: DepsOptions = {}): Deps {
   const config = options.config ?? configFromEnv();
   const log = options.logger ?? logger;
   const metrics = options.metrics === null ? undefined : (options.metrics ?? createMetrics(config.stage));
   return {
     config,
-    store: options.store ?? createStore(createDb(config.tableName, dynamodb)),
+    store: options.store ?? storeOf(createDb(config.tableName, dynamodb), repositories),
     clock: options.clock ?? systemClock,
     logger: log,
     resolver: options.resolver ?? systemResolver,
@@ -52,7 +52,7 @@ export function buildDeps(dynamodb: DynamoDBClient, options: DepsOptions = {}): 
   };
 }
 
-/** The deps a /v1 or token function's cold start builds from its environment: DynamoDB only. */
-export function defaultDeps(): Deps {
-  return buildDeps(new DynamoDBClient({}));
+/** The deps a /v1 or token function's cold start builds from its environment: DynamoDB only, with the repositories it names. */
+export function defaultDeps(repositories: RepositoryFactories): Deps {
+  return buildDeps(new DynamoDBClient({}), repositories);
 }

@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { REPOSITORIES } from '#data/repositories';
 import { sqsClient, sqsWebhookQueue, type SQSClient } from '#data/sqs-webhook-queue';
 import type { WebhookQueue } from '#data/webhook-queue';
 import { buildDeps, type Deps, type DepsOptions, type Endpoint } from './deps.js';
@@ -26,7 +27,7 @@ export function awsClients(endpoints: Endpoints = {}): AwsClients {
 export type MessagingDepsOptions = DepsOptions & Partial<Pick<MessagingDeps, 'mailer' | 'queue'>>;
 
 export function buildMessagingDeps(clients: AwsClients, options: MessagingDepsOptions = {}): MessagingDeps {
-  const deps = buildDeps(clients.dynamodb, options);
+  const deps = buildDeps(clients.dynamodb, REPOSITORIES, options);
   return {
     ...deps,
     mailer: options.mailer ?? NO_MAILER,

@@ -28,7 +28,7 @@ export function pageKey(deps: Pick<Deps, 'config' | 'store'>): Promise<string> {
   if (deps.config.pageTokenKey) return Promise.resolve(deps.config.pageTokenKey);
   let key = storedKeys.get(deps.config);
   if (!key) {
-    key = deps.store.shiftq.pageTokenKey(randomSecret());
+    key = deps.store.tokenKeys.pageKey(randomSecret());
     storedKeys.set(deps.config, key);
     key.catch(() => storedKeys.delete(deps.config));
   }

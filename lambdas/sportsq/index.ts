@@ -1,8 +1,12 @@
-import { apiHandler } from '#platform/api-handler';
+import { sportsRepo } from '#data/sports';
+import { apiHandler, v1Repositories } from '#platform/api-handler';
 import type { Deps } from '#platform/deps';
 import { operations, reads } from './operations.js';
 
+/** Authorization's repositories and this family's: all its bundle carries. */
+export const repositories = v1Repositories({ sports: sportsRepo });
+
 /** Sports programming: provider environment, packages, exact-date programming and the legacy guide. */
 export function createHandler(deps: Deps) {
-  return apiHandler('sportsq', operations, deps, reads);
+  return apiHandler('sportsq', operations, deps, { reads, repositories });
 }

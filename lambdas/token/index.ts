@@ -1,9 +1,18 @@
+import { appsRepo } from '#data/apps';
+import { credentialsRepo } from '#data/credentials';
+import { rateCountersRepo } from '#data/rate-counters';
+import { onlyRepositories, type RepositoryFactories } from '#data/store';
+import { tokenKeysRepo } from '#data/token-keys';
 import type { Deps } from '#platform/deps';
 import { httpShell } from '#platform/http-shell';
 import { issueToken } from './issue-token.js';
 
 /** The token function: POST /oauth/token, with OAuth error bodies rather than the /v1 error shape. */
-export function createHandler(deps: Deps) {
+/** What issuing a token reads and writes: the rate counter, the application, the signing key, the token's hash. */
+export const repositories = { rateCounters: rateCountersRepo, apps: appsRepo, tokenKeys: tokenKeysRepo, credentials: credentialsRepo } satisfies RepositoryFactories;
+
+export function createHandler(allDeps: Deps) {
+  const deps = { ...allDeps, store: onlyRepositories(allDeps.store, repositories) };
   return httpShell('token', deps).handler(async (event, context) => {
     context.operation = 'issueToken';
     return issueToken(event, deps);

@@ -1,6 +1,7 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { createDb } from '#data/db';
-import { createStore, type Store } from '#data/store';
+import { createStore } from '#data/repositories';
+import type { Store } from '#data/store';
 import { Logger } from '#platform/logger';
 import type { Clock } from '#platform/clock';
 import { configFromEnv } from '#platform/config';

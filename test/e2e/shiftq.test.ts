@@ -3,7 +3,7 @@ import type { LocalRuntime } from '#lib/local/runtime';
 import { loadShiftq } from '#lib/ingest/shiftq';
 import { putLocation } from '#lib/ingest/venues';
 import { createDb } from '#data/db';
-import { createStore } from '#data/store';
+import { createStore } from '#data/repositories';
 import { encodePageToken } from '#lambdas/shiftq/page-token';
 import { pageKey } from '#platform/page-cursor';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';

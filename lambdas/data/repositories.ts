@@ -1,0 +1,49 @@
+import { appsRepo } from './apps.js';
+import { auditRepo } from './audit.js';
+import { campaignsRepo } from './campaigns.js';
+import { credentialsRepo } from './credentials.js';
+import type { Db } from './db.js';
+import { deliveriesRepo } from './deliveries.js';
+import { destinationsRepo } from './destinations.js';
+import { groupIndexRepo } from './group-index-backfill.js';
+import { groupsRepo } from './groups.js';
+import { holdsRepo } from './holds.js';
+import { locationsRepo } from './locations.js';
+import { mailOutboxRepo } from './mail-outbox.js';
+import { matriqRepo } from './matriq.js';
+import { menusRepo } from './menus.js';
+import { outboxRepo } from './outbox.js';
+import { rateCountersRepo } from './rate-counters.js';
+import { reviewsRepo } from './reviews.js';
+import { shiftqRepo } from './shiftq.js';
+import { sportsRepo } from './sports.js';
+import { storeOf, type RepositoryFactories, type Store } from './store.js';
+import { tokenKeysRepo } from './token-keys.js';
+
+/** Every repository: the admin, webhook functions, the local runtime and the CLI build all of them; a /v1 function names its own. */
+export const REPOSITORIES = {
+  groups: groupsRepo,
+  locations: locationsRepo,
+  apps: appsRepo,
+  credentials: credentialsRepo,
+  rateCounters: rateCountersRepo,
+  menus: menusRepo,
+  destinations: destinationsRepo,
+  deliveries: deliveriesRepo,
+  mailOutbox: mailOutboxRepo,
+  outbox: outboxRepo,
+  holds: holdsRepo,
+  audit: auditRepo,
+  sports: sportsRepo,
+  matriq: matriqRepo,
+  campaigns: campaignsRepo,
+  shiftq: shiftqRepo,
+  reviews: reviewsRepo,
+  tokenKeys: tokenKeysRepo,
+  groupIndex: groupIndexRepo,
+} satisfies Required<RepositoryFactories>;
+
+/** The store of every repository over one table. */
+export function createStore(db: Db): Store {
+  return storeOf(db, REPOSITORIES);
+}
