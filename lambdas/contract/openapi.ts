@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type * as zc from 'zod/v4/core';
+import { toJsonSchema } from '@valibot/to-json-schema';
+import type { GenericSchema } from 'valibot';
 import { ERRORS } from './errors.js';
 import { ID_PARAMS, isLocationRoute, ROUTES, type Route } from './routes.js';
 import { IDEMPOTENCY_KEY } from './ids.js';
@@ -16,11 +18,26 @@ function schemaOf(type: zc.$ZodType): JsonSchema {
   return schema;
 }
 
+/**
+ * A request rule (Valibot) as JSON Schema. What JSON Schema cannot say (a
+ * real calendar date, two fields that must agree, trimming, the string to
+ * number step of a query value) is left to the descriptions and the 400.
+ */
+function ruleSchemaOf(rule: GenericSchema): JsonSchema {
+  const { $schema: _ignored, required, ...schema } = toJsonSchema(rule, {
+    target: 'draft-2020-12',
+    typeMode: 'output',
+    ignoreActions: ['check', 'partial_check', 'trim', 'to_number'],
+  }) as JsonSchema & { required?: string[] };
+  // An object whose every field is optional names none (as the response schemas' documents do).
+  return required?.length ? { ...schema, required } : schema;
+}
+
 const errorRef = { $ref: '#/components/schemas/Error' };
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorRef } } });
 
 function pathParameters(route: Route) {
-  const rules = route.params ? (schemaOf(route.params).properties as Record<string, JsonSchema>) : {};
+  const rules = route.params ? (ruleSchemaOf(route.params).properties as Record<string, JsonSchema>) : {};
   return [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({
     name,
     in: 'path',
@@ -31,7 +48,7 @@ function pathParameters(route: Route) {
 
 function queryParameters(route: Route) {
   if (!route.query) return [];
-  return Object.entries(schemaOf(route.query).properties as Record<string, JsonSchema>).map(([name, schema]) => ({
+  return Object.entries(ruleSchemaOf(route.query).properties as Record<string, JsonSchema>).map(([name, schema]) => ({
     name,
     in: 'query',
     required: false,
@@ -83,7 +100,7 @@ function v1Operation(route: Route) {
       ...(route.conditional ? [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }] : []),
       ...(route.body ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source } }] : []),
     ],
-    ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: schemaOf(route.body) } } } } : {}),
+    ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: ruleSchemaOf(route.body) } } } } : {}),
     responses,
   };
 }

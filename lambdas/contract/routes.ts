@@ -1,6 +1,7 @@
-import type * as zc from 'zod/v4/core';
+import type { GenericSchema } from 'valibot';
 import { moduleOfScope, type Module, type Scope } from './scopes.js';
 import * as requests from './schemas/requests.js';
+import type { ParameterRules } from './schemas/requests.js';
 
 /**
  * The route table, declared once, as data. API Gateway (lib/), the local
@@ -20,11 +21,11 @@ export type Route = {
   /** Bearer scope required; null for the unauthenticated routes. */
   scope: Scope | null;
   summary: string;
-  query?: zc.$ZodObject;
+  query?: ParameterRules;
   /** Path-parameter rules (OpenAPI documents them); a breaking value gets 400, after authorization. */
-  params?: zc.$ZodObject;
+  params?: ParameterRules;
   /** Optional JSON request body (OpenAPI requestBody); the operation parses it with parseJsonBody and accepts Idempotency-Key. */
-  body?: zc.$ZodType;
+  body?: GenericSchema;
   /** Media types of a route that serves files instead of the JSON envelope. */
   produces?: readonly string[];
   /** Sends an ETag and answers 304 to a matching If-None-Match (OpenAPI documents the 304). */

@@ -113,7 +113,7 @@ function routeAndAuthorize(family: Family, deps: Deps, reads: PathReads): ApiMid
         context.store = result.store;
       }
       // Input is judged after authorization, so a caller without access learns nothing from a 400.
-      if (route.query) api.query = validatedQuery(event, route.query);
+      if (route.query) api.query = validatedQuery(event, route.query, Object.keys(route.query.entries));
       if (route.params) api.params = { ...params, ...validated(route.params, params, 'Path parameter') };
     },
   };
@@ -132,7 +132,7 @@ function readsAhead(
   if (!readsOf) return [];
   try {
     const checked = route.params ? { ...params, ...validated(route.params, params, 'Path parameter') } : params;
-    const query = route.query ? validatedQuery(event, route.query) : {};
+    const query = route.query ? validatedQuery(event, route.query, Object.keys(route.query.entries)) : {};
     return readsOf({ params: checked, query, now, timezone: TIME_ZONES.of(params), header: (name) => header(event, name) });
   } catch {
     return [];

@@ -1,6 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { safeParse } from 'zod/mini';
-import type * as zc from 'zod/v4/core';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Config } from './config.js';
 import { ApiError } from '#contract/errors';
 
@@ -49,19 +48,33 @@ export function baseUrlOf(event: APIGatewayProxyEvent, config: Config): string {
   return `${proto}://${host}${prefix}`;
 }
 
-/** String parameters checked against a schema; the first problem is the 400's message. */
-export function validated(schema: zc.$ZodObject, raw: Record<string, string>, what: string): Record<string, string> {
-  const parsed = safeParse(schema, raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ApiError('invalid_request', `${what} ${issue.path.join('.')}: ${issue.message}`);
-  }
-  return parsed.data as Record<string, string>;
+/**
+ * A value checked through the Standard Schema interface, which the request
+ * rules (Valibot) and the admin inputs (zod) both implement: the output, or
+ * the first issue with its path as `a.b`. Every rule here is synchronous.
+ */
+export function validate<S extends StandardSchemaV1>(
+  schema: S,
+  value: unknown,
+): { ok: true; value: StandardSchemaV1.InferOutput<S> } | { ok: false; path: string; message: string } {
+  const result = schema['~standard'].validate(value);
+  if (result instanceof Promise) throw new TypeError('an asynchronous schema cannot validate a request');
+  if (!result.issues) return { ok: true, value: result.value };
+  const issue = result.issues[0]!;
+  const path = (issue.path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.');
+  return { ok: false, path, message: issue.message };
 }
 
-/** The query parameters a schema names, single-valued and validated. */
-export function validatedQuery(event: APIGatewayProxyEvent, schema: zc.$ZodObject): Record<string, string> {
-  return validated(schema, queryOf(event, Object.keys(schema._zod.def.shape)), 'Query parameter');
+/** String parameters checked against their rules; the first problem is the 400's message. */
+export function validated(rules: StandardSchemaV1, raw: Record<string, string>, what: string): Record<string, string> {
+  const result = validate(rules, raw);
+  if (!result.ok) throw new ApiError('invalid_request', `${what} ${result.path}: ${result.message}`);
+  return result.value as Record<string, string>;
+}
+
+/** The query parameters named, single-valued and validated against their rules. */
+export function validatedQuery(event: APIGatewayProxyEvent, rules: StandardSchemaV1, names: readonly string[]): Record<string, string> {
+  return validated(rules, queryOf(event, names), 'Query parameter');
 }
 
 /** Single-valued query parameters; a parameter given twice is ambiguous and refused. */

@@ -1,9 +1,8 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { safeParse } from 'zod/mini';
-import type * as zc from 'zod/v4/core';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { MAX_REQUEST_BODY_BYTES } from './config.js';
 import { ApiError } from '#contract/errors';
-import { bodyBytes, bodyText, header } from './http.js';
+import { bodyBytes, bodyText, header, validate } from './http.js';
 import { IDEMPOTENCY_KEY } from '#contract/ids';
 
 /**
@@ -13,7 +12,7 @@ import { IDEMPOTENCY_KEY } from '#contract/ids';
  * otherwise), a JSON object, and valid for the route's schema. Each refusal
  * is a distinct, clear error and happens before anything is written.
  */
-export function parseJsonBody<T extends zc.$ZodType>(event: APIGatewayProxyEvent, schema: T, maxBytes = MAX_REQUEST_BODY_BYTES): zc.output<T> {
+export function parseJsonBody<S extends StandardSchemaV1>(event: APIGatewayProxyEvent, schema: S, maxBytes = MAX_REQUEST_BODY_BYTES): StandardSchemaV1.InferOutput<S> {
   if (bodyBytes(event) > maxBytes) {
     throw new ApiError('payload_too_large', `The body must be at most ${maxBytes} bytes.`);
   }
@@ -32,13 +31,9 @@ export function parseJsonBody<T extends zc.$ZodType>(event: APIGatewayProxyEvent
       throw new ApiError('invalid_request', 'The body must be a JSON object.');
     }
   }
-  const parsed = safeParse(schema, value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = issue.path.length ? `Body field ${issue.path.join('.')}` : 'Body';
-    throw new ApiError('invalid_request', `${where}: ${issue.message}`);
-  }
-  return parsed.data;
+  const result = validate(schema, value);
+  if (!result.ok) throw new ApiError('invalid_request', `${result.path ? `Body field ${result.path}` : 'Body'}: ${result.message}`);
+  return result.value;
 }
 
 /** application/json, optionally with charset=utf-8. */

@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import type { Store } from '#data/store';
-import { realIsoDate, SPORTS_LOGO_NAME } from '#contract/schemas/requests';
+import { isRealIsoDate, REAL_ISO_DATE_RULE, ISO_DATE, SPORTS_LOGO_NAME } from '#contract/schemas/requests';
 import { requireLocations } from './locations-exist.js';
 import { AdminInputError, fitsOneItem, parseInput } from '#domain/inputs';
 import { id } from '#contract/schemas/common';
+
+/** The request rule of a programming date, in this file's schema library. */
+const realIsoDate = z.string().regex(ISO_DATE, REAL_ISO_DATE_RULE).refine(isRealIsoDate, 'is not a real calendar date');
 
 /**
  * Sports ingest: league schedules by date, location provider environments and

@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { businessDayStartMs } from '#contract/business-date';
 import { retentionEndMs } from '#data/shiftq';
@@ -44,7 +45,7 @@ describe('review page tokens', () => {
 });
 
 describe('business-date query', () => {
-  const parse = (q: Record<string, string>) => businessDateQuery.safeParse(q);
+  const parse = (q: Record<string, string>) => v.safeParse(businessDateQuery, q);
   it('accepts either name, or both when equal', () => {
     expect(parse({ businessDate: '20261120' }).success).toBe(true);
     expect(parse({ businessDay: '20261120' }).success).toBe(true);

@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { availabilityOf, freshnessOf, providerStatusOf, scheduleHealthOf, type HealthInputs } from '#domain/sports-health';
 import { programmingDateParams, sportsLogoParams } from '#contract/schemas/requests';
@@ -28,14 +29,14 @@ describe('programming date path', () => {
     ['0999-01-01', false],
     ['', false],
   ])('%s → %s', (date, valid) => {
-    expect(programmingDateParams.safeParse({ date }).success).toBe(valid);
+    expect(v.safeParse(programmingDateParams, { date }).success).toBe(valid);
   });
 });
 
 describe('logo names', () => {
   it.each([['nfl.svg', true], ['team-badge.png', true], ['../x.svg', false], ['a/b.svg', false], ['x.SVG', false], ['x.svg.png.exe', false]])(
     '%s → %s',
-    (name, valid) => expect(sportsLogoParams.safeParse({ name }).success).toBe(valid),
+    (name, valid) => expect(v.safeParse(sportsLogoParams, { name }).success).toBe(valid),
   );
 });
 

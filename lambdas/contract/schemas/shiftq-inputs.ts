@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { decimal, money } from './common.js';
-import { isoDate, REVIEW_PROVIDERS } from './requests.js';
+import { ISO_DATE, REVIEW_PROVIDERS } from './requests.js';
+
+const isoDate = z.string().regex(ISO_DATE, 'use YYYY-MM-DD');
 
 /**
  * What the platform loads per location (admin ingest): validated with these
