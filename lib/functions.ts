@@ -122,6 +122,3 @@ export type FunctionName = keyof typeof FUNCTIONS;
 /** The non-HTTP webhook functions (their own construct adds the queue, schedule and alarm). */
 export const WEBHOOK_FUNCTION_NAMES = ['webhook-dispatcher', 'webhook-deliverer', 'webhook-sweeper'] as const satisfies readonly FunctionName[];
 export type WebhookFunctionName = (typeof WEBHOOK_FUNCTION_NAMES)[number];
-
-/** The family API Gateway's `$default` route reaches: every path and method no route matches (its 404/405). */
-export const CATCH_ALL_FAMILY: Family = 'discovery';

@@ -1,6 +1,7 @@
 import { groupsRepo } from '#data/groups';
 import { menusRepo } from '#data/menus';
 import { apiHandler, v1Repositories } from '#platform/api-handler';
+import { BEVQ_ROUTES } from '#contract/routes';
 import type { Deps } from '#platform/deps';
 import { operations, reads } from './operations.js';
 
@@ -9,5 +10,5 @@ export const repositories = v1Repositories({ groups: groupsRepo, menus: menusRep
 
 /** Beverage-menu family: group availability, location status and the menu with conditional reads. */
 export function createHandler(deps: Deps) {
-  return apiHandler('bevq', operations, deps, { reads, repositories });
+  return apiHandler('bevq', operations, deps, { routes: BEVQ_ROUTES, reads, repositories });
 }

@@ -2,6 +2,7 @@ import { campaignsRepo } from '#data/campaigns';
 import { groupsRepo } from '#data/groups';
 import { matriqRepo } from '#data/matriq';
 import { apiHandler, v1Repositories } from '#platform/api-handler';
+import { CAMPAIGNS_ROUTES } from '#contract/routes';
 import type { Deps } from '#platform/deps';
 import { operations, reads } from './operations.js';
 
@@ -10,5 +11,5 @@ export const repositories = v1Repositories({ campaigns: campaignsRepo, groups: g
 
 /** Campaigns of a group or a location, with display-device status. */
 export function createHandler(deps: Deps) {
-  return apiHandler('campaigns', operations, deps, { reads, repositories });
+  return apiHandler('campaigns', operations, deps, { routes: CAMPAIGNS_ROUTES, reads, repositories });
 }

@@ -35,7 +35,14 @@ export type Route = {
 export const FAMILIES = ['token', 'discovery', 'bevq', 'sportsq', 'matriq', 'campaigns', 'orderboard', 'assets', 'shiftq'] as const;
 export type Family = (typeof FAMILIES)[number];
 
-export const ROUTES: readonly Route[] = [
+/**
+ * The family API Gateway's `$default` route reaches: every path and method
+ * no route matches. Its function alone resolves every route (a wrong method
+ * anywhere is its 405); each other function knows only its own routes.
+ */
+export const CATCH_ALL_FAMILY: Family = 'discovery';
+
+export const TOKEN_ROUTES: readonly Route[] = [
   {
     method: 'POST',
     path: '/oauth/token',
@@ -44,6 +51,9 @@ export const ROUTES: readonly Route[] = [
     scope: null,
     summary: 'Exchange client credentials for a 24-hour access token',
   },
+];
+
+export const DISCOVERY_ROUTES: readonly Route[] = [
   {
     method: 'GET',
     path: '/v1/openapi.json',
@@ -86,6 +96,9 @@ export const ROUTES: readonly Route[] = [
     scope: 'locations:read',
     summary: 'Location summary (the `root` endpoint)',
   },
+];
+
+export const BEVQ_ROUTES: readonly Route[] = [
   {
     method: 'GET',
     path: '/v1/{group_id}/bevq',
@@ -112,7 +125,9 @@ export const ROUTES: readonly Route[] = [
     summary: 'The complete beverage menu (ETag; If-None-Match gives 304 when unchanged)',
     conditional: true,
   },
-  // ───────────── sports programming (2.8) ─────────────
+];
+
+export const SPORTSQ_ROUTES: readonly Route[] = [
   {
     method: 'GET',
     path: '/v1/{group_id}/{location_id}/sportsq',
@@ -147,7 +162,9 @@ export const ROUTES: readonly Route[] = [
     summary: 'Programming for exactly one date (YYYY-MM-DD) with schedule and provider health; never another day',
     params: requests.programmingDateParams,
   },
-  // ───────────── display devices (2.9) ─────────────
+];
+
+export const MATRIQ_ROUTES: readonly Route[] = [
   {
     method: 'GET',
     path: '/v1/{group_id}/{location_id}/matriq',
@@ -205,7 +222,9 @@ export const ROUTES: readonly Route[] = [
     summary: 'Queue an emergency stop of the Auto Scheduler (Idempotency-Key supported)',
     body: requests.emergencyStopBody,
   },
-  // ───────────── campaigns and order board (2.10) ─────────────
+];
+
+export const CAMPAIGNS_ROUTES: readonly Route[] = [
   {
     method: 'GET',
     path: '/v1/{group_id}/campaigns',
@@ -223,6 +242,9 @@ export const ROUTES: readonly Route[] = [
     scope: 'campaigns:read',
     summary: "A location's campaigns and its display-device status",
   },
+];
+
+export const ORDERBOARD_ROUTES: readonly Route[] = [
   {
     method: 'GET',
     path: '/v1/{group_id}/{location_id}/orderboard',
@@ -231,7 +253,9 @@ export const ROUTES: readonly Route[] = [
     scope: 'orderboard:read',
     summary: 'Order-board placeholder (coming soon)',
   },
-  // ───────────── public images ─────────────
+];
+
+export const ASSETS_ROUTES: readonly Route[] = [
   {
     method: 'GET',
     path: '/v1/assets/sports-logo/{name}',
@@ -243,7 +267,9 @@ export const ROUTES: readonly Route[] = [
     produces: ['image/svg+xml', 'image/png'],
     conditional: true,
   },
-  // ───────────── staff and operations (2.3–2.7) ─────────────
+];
+
+export const SHIFTQ_ROUTES: readonly Route[] = [
   {
     method: 'GET',
     path: '/v1/{group_id}/{location_id}/shiftq',
@@ -339,6 +365,10 @@ export const ROUTES: readonly Route[] = [
     query: requests.groupPageQuery,
   },
 ];
+
+/** Every route, in the order above: API Gateway, the local gateway, OpenAPI and discovery read this; a family's function bundles only its own list. */
+// A pure call, so a bundle that never reads ROUTES drops it (a spread would be kept: it runs iterators).
+export const ROUTES: readonly Route[] = /* @__PURE__ */ ([] as Route[]).concat(TOKEN_ROUTES, DISCOVERY_ROUTES, BEVQ_ROUTES, SPORTSQ_ROUTES, MATRIQ_ROUTES, CAMPAIGNS_ROUTES, ORDERBOARD_ROUTES, ASSETS_ROUTES, SHIFTQ_ROUTES);
 
 const LOCATION_PREFIX = '/v1/{group_id}/{location_id}';
 

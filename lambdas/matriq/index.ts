@@ -1,6 +1,7 @@
 import { matriqRepo } from '#data/matriq';
 import { sportsRepo } from '#data/sports';
 import { apiHandler, v1Repositories } from '#platform/api-handler';
+import { MATRIQ_ROUTES } from '#contract/routes';
 import type { Deps } from '#platform/deps';
 import { operations, reads } from './operations.js';
 
@@ -9,5 +10,5 @@ export const repositories = v1Repositories({ matriq: matriqRepo, sports: sportsR
 
 /** Display devices: gateway, devices, provider availability, Auto Scheduler and its emergency stop. */
 export function createHandler(deps: Deps) {
-  return apiHandler('matriq', operations, deps, { reads, repositories });
+  return apiHandler('matriq', operations, deps, { routes: MATRIQ_ROUTES, reads, repositories });
 }

@@ -1,4 +1,5 @@
 import { apiHandler, v1Repositories } from '#platform/api-handler';
+import { ORDERBOARD_ROUTES } from '#contract/routes';
 import type { Deps } from '#platform/deps';
 import { operations } from './operations.js';
 
@@ -7,5 +8,5 @@ export const repositories = v1Repositories();
 
 /** Order-board placeholder. */
 export function createHandler(deps: Deps) {
-  return apiHandler('orderboard', operations, deps, { repositories });
+  return apiHandler('orderboard', operations, deps, { routes: ORDERBOARD_ROUTES, repositories });
 }

@@ -9,8 +9,8 @@ import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
 import { baseUrlOf, header, validated, validatedQuery, type HttpResponse } from './http.js';
 import { httpShell, routeOfEvent, type ShellContext } from './http-shell.js';
-import { resolvePath } from './path-resolver.js';
-import { ID_PARAMS, ROUTES, routesOf, type Family, type Route } from '#contract/routes';
+import { pathResolver } from './path-resolver.js';
+import { ID_PARAMS, type Family, type Route } from '#contract/routes';
 
 /** What an operation receives: the resolved route, validated input and the caller's identity. */
 export type ApiRequest = {
@@ -59,17 +59,21 @@ export function v1Repositories(own: RepositoryFactories = {}): RepositoryFactori
   return { ...AUTH_REPOSITORIES, ...own };
 }
 
-/** What a family declares beside its operations: its reads ahead, and its repositories (v1Repositories). */
-export type FamilyWiring = { reads?: PathReads; repositories: RepositoryFactories };
+/**
+ * What a family declares beside its operations: the routes it resolves (its
+ * own list; every route for the catch-all family), its reads ahead, and its
+ * repositories (v1Repositories).
+ */
+export type FamilyWiring = { routes: readonly Route[]; reads?: PathReads; repositories: RepositoryFactories };
 
 /** A /v1 family's function: the HTTP shell → route + auth + rate limit → operation, over its own repositories only. */
-export function apiHandler(family: Family, operations: Operations, allDeps: Deps, { reads = {}, repositories }: FamilyWiring) {
-  for (const route of routesOf(family)) {
+export function apiHandler(family: Family, operations: Operations, allDeps: Deps, { routes, reads = {}, repositories }: FamilyWiring) {
+  for (const route of routes.filter((r) => r.family === family)) {
     if (!operations[route.operation]) throw new Error(`family ${family} lacks operation ${route.operation}`);
   }
   const deps = { ...allDeps, store: onlyRepositories(allDeps.store, repositories) };
   return httpShell('v1', deps)
-    .use(routeAndAuthorize(family, deps, reads))
+    .use(routeAndAuthorize(family, routes, deps, reads))
     .handler(async (_event, context: ApiContext) => {
       const api = context.api!;
       // An authorized operation reads through the store its authorization filled.
@@ -77,12 +81,13 @@ export function apiHandler(family: Family, operations: Operations, allDeps: Deps
     });
 }
 
-function routeAndAuthorize(family: Family, deps: Deps, reads: PathReads): ApiMiddleware {
+function routeAndAuthorize(family: Family, routes: readonly Route[], deps: Deps, reads: PathReads): ApiMiddleware {
+  const resolvePath = pathResolver(routes);
   return {
     before: async ({ event, context }) => {
       Object.assign(context, { api: undefined, store: undefined });
       const now = deps.clock.now();
-      const { route, params } = routeOfEvent(event, ROUTES, resolvePath, NOT_FOUND);
+      const { route, params } = routeOfEvent(event, routes, resolvePath, NOT_FOUND);
       // A route of another family never runs here: to this function it does not exist.
       if (route.family !== family) throw new ApiError('not_found', NOT_FOUND);
       context.operation = route.operation;

@@ -1,5 +1,3 @@
-import { ROUTES, type Route } from '#contract/routes';
-
 /** What path resolution needs of a route: the /v1 and admin route tables resolve with the same rules. */
 export type Routable = { method: string; path: string };
 type Match<R extends Routable> = { route: R; params: Record<string, string> };
@@ -45,6 +43,3 @@ export function pathResolver<R extends Routable>(routes: readonly R[]): Resolver
     return { allowed: [...new Set(bestPaths.map((c) => c.route.method))].sort() };
   };
 }
-
-/** The /v1 route table's resolver. */
-export const resolvePath: Resolver<Route> = pathResolver(ROUTES);

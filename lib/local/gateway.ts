@@ -4,7 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { ADMIN_PROXY_PATH, ADMIN_ROOT, ADMIN_ROUTES, isAdminPath } from '#contract/admin-routes';
 import { ROUTES, type Family } from '#contract/routes';
 import { pathResolver } from '#platform/path-resolver';
-import { CATCH_ALL_FAMILY } from '../functions.js';
+import { CATCH_ALL_FAMILY } from '#contract/routes';
 import type { ProxyHandler } from './families.js';
 import { LOCAL_THROTTLE, tokenBucket, type StageThrottle } from './stage-throttle.js';
 

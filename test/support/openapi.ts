@@ -2,11 +2,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
 import { openApiDocument } from '#contract/openapi';
-import { resolvePath } from '#platform/path-resolver';
+import { ROUTES } from '#contract/routes';
+import { pathResolver } from '#platform/path-resolver';
 import { decodedPath } from '#lib/local/gateway';
 import type { Reply } from './runtime.js';
 
 const doc = openApiDocument('http://localhost') as any;
+const resolvePath = pathResolver(ROUTES);
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => void;

@@ -1,7 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { resourceName, ROUTES } from '#contract/routes';
-import { resolvePath } from '#platform/path-resolver';
+import * as routes from '#contract/routes';
+import { FAMILIES, resourceName, ROUTES } from '#contract/routes';
+import { pathResolver } from '#platform/path-resolver';
+
+const resolvePath = pathResolver(ROUTES);
 
 const routeByTemplate = (method: string, path: string) => ROUTES.find((r) => r.method === method && r.path === path);
 
@@ -33,6 +36,16 @@ describe('the route table', () => {
     const extra = ROUTES.map(key).filter((k) => !contractKeys.has(k));
     // Ours beyond the contract's table: the OpenAPI document, and the logo files 2.8 rule 4 points at.
     expect(extra).toEqual(['GET /v1/openapi.json', 'GET /v1/assets/sports-logo/{name}']);
+  });
+
+  it('keeps one list per family, each holding only its own routes, and every route in one list', () => {
+    for (const family of FAMILIES) {
+      const list = (routes as unknown as Record<string, readonly routes.Route[]>)[`${family.toUpperCase()}_ROUTES`];
+      expect(list, family).toBeDefined();
+      expect(list!.length, family).toBeGreaterThan(0);
+      expect(list!.every((r) => r.family === family), family).toBe(true);
+    }
+    expect(FAMILIES.reduce((n, f) => n + ROUTES.filter((r) => r.family === f).length, 0)).toBe(ROUTES.length);
   });
 
   it('has unique method+path pairs and unique operation names', () => {
