@@ -1,7 +1,8 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, businessDayEndMs, formatCompactDate, parseCompactDate } from '#contract/business-date';
-import type { CurrentData, CurrentKind, DatedData, DatedKind } from '#contract/schemas/shiftq-inputs';
+import type { KitchenSnapshot } from '#contract/schemas/shiftq';
+import type { CurrentData, CurrentKind, DatedData, DatedKind, KitchenInput } from '#contract/schemas/shiftq-inputs';
 import type { Db } from './db.js';
 import { itemOf, readItems } from './preload.js';
 
@@ -11,13 +12,20 @@ import { itemOf, readItems } from './preload.js';
  * expiring 366 business days later; current-state resources (POS menu,
  * employees, reservations digest) are one item per kind, replaced on load.
  * Bodies are gzipped JSON: a busy kitchen day of raw tickets is far larger
- * than DynamoDB's 400 KB item limit as plain attributes.
+ * than DynamoDB's 400 KB item limit as plain attributes. Beside a day's raw
+ * kitchen tickets sits its kitchen snapshot, computed when they are loaded:
+ * the reads serve the snapshot and never compute it.
  */
 
 export const SHIFTQ_RETENTION_DAYS = 366;
 
-const SK_NAMES: Record<DatedKind | CurrentKind, string> = {
+/** What is stored per business date: each loaded kind, and the kitchen snapshot computed from the loaded tickets. */
+export type StoredDatedKind = DatedKind | 'kitchenSnapshot';
+export type StoredDatedData = DatedData & { kitchenSnapshot: KitchenSnapshot };
+
+const SK_NAMES: Record<StoredDatedKind | CurrentKind, string> = {
   kitchen: 'KITCHEN',
+  kitchenSnapshot: 'KITCHEN_SNAPSHOT',
   sales: 'SALES',
   labor: 'LABOR',
   clockIns: 'CLOCKINS',
@@ -28,7 +36,7 @@ const SK_NAMES: Record<DatedKind | CurrentKind, string> = {
 
 export const shiftqKeys = {
   partition: (groupId: string, locationId: string) => `LOC#${groupId}#${locationId}`,
-  dated: (groupId: string, locationId: string, kind: DatedKind, businessDate: string) => ({
+  dated: (groupId: string, locationId: string, kind: StoredDatedKind, businessDate: string) => ({
     PK: shiftqKeys.partition(groupId, locationId),
     SK: `SHIFTQ#${SK_NAMES[kind]}#${businessDate}`,
   }),
@@ -61,29 +69,34 @@ function decode<T>(item: Record<string, unknown>): Stored<T> {
 const live = (item: Record<string, unknown> | undefined, nowMs: number) =>
   item !== undefined && (typeof item.ttl !== 'number' || item.ttl * 1000 > nowMs);
 
-export type DatedRequest = { groupId: string; locationId: string; kind: DatedKind; businessDate: string };
+export type DatedRequest = { groupId: string; locationId: string; kind: StoredDatedKind; businessDate: string };
+
+/** A loaded kitchen day as stored, for computing its snapshot again. */
+export type StoredKitchenDay = { businessDate: string; data: KitchenInput; loadedAt: string; ttlSeconds: number };
 
 export type ShiftqRepo = {
-  getDated<K extends DatedKind>(groupId: string, locationId: string, kind: K, businessDate: string, nowMs: number): Promise<Stored<DatedData[K]> | null>;
+  getDated<K extends StoredDatedKind>(groupId: string, locationId: string, kind: K, businessDate: string, nowMs: number): Promise<Stored<StoredDatedData[K]> | null>;
   getDatedMany(requests: DatedRequest[], nowMs: number): Promise<(Stored<unknown> | null)[]>;
-  putDated(groupId: string, locationId: string, kind: DatedKind, businessDate: string, body: Uint8Array, ttlSeconds: number, loadedAt: string): Promise<void>;
+  putDated(groupId: string, locationId: string, kind: StoredDatedKind, businessDate: string, body: Uint8Array, ttlSeconds: number, loadedAt: string): Promise<void>;
+  /** One page of a location's loaded kitchen days, live ones only, in date order; `next` continues. */
+  kitchenDays(groupId: string, locationId: string, nowMs: number, after?: Record<string, unknown>): Promise<{ days: StoredKitchenDay[]; next?: Record<string, unknown> }>;
   getCurrent<K extends CurrentKind>(groupId: string, locationId: string, kind: K): Promise<Stored<CurrentData[K]> | null>;
   putCurrent(groupId: string, locationId: string, kind: CurrentKind, body: Uint8Array, loadedAt: string): Promise<void>;
 };
 
 export function shiftqRepo({ doc, tableName }: Db): ShiftqRepo {
   return {
-    async getDated<K extends DatedKind>(
+    async getDated<K extends StoredDatedKind>(
       groupId: string,
       locationId: string,
       kind: K,
       businessDate: string,
       nowMs: number,
-    ): Promise<Stored<DatedData[K]> | null> {
+    ): Promise<Stored<StoredDatedData[K]> | null> {
       const { Item } = await doc.send(
         new GetCommand({ TableName: tableName, Key: shiftqKeys.dated(groupId, locationId, kind, businessDate) }),
       );
-      return live(Item, nowMs) ? decode<DatedData[K]>(Item!) : null;
+      return live(Item, nowMs) ? decode<StoredDatedData[K]>(Item!) : null;
     },
 
     /** Several dated items in one round trip (batches in parallel, unprocessed keys retried with backoff), in the order asked; null where missing or expired. */
@@ -96,7 +109,26 @@ export function shiftqRepo({ doc, tableName }: Db): ShiftqRepo {
       });
     },
 
-    async putDated<K extends DatedKind>(
+    async kitchenDays(groupId, locationId, nowMs, after) {
+      const prefix = `SHIFTQ#${SK_NAMES.kitchen}#`;
+      const { Items = [], LastEvaluatedKey } = await doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: { ':pk': shiftqKeys.partition(groupId, locationId), ':prefix': prefix },
+          ...(after ? { ExclusiveStartKey: after } : {}),
+        }),
+      );
+      const days = Items.filter((item) => live(item, nowMs)).map((item) => ({
+        businessDate: String(item.SK).slice(prefix.length),
+        data: decode<KitchenInput>(item).data,
+        loadedAt: String(item.loadedAt),
+        ttlSeconds: Number(item.ttl),
+      }));
+      return { days, ...(LastEvaluatedKey ? { next: LastEvaluatedKey } : {}) };
+    },
+
+    async putDated<K extends StoredDatedKind>(
       groupId: string,
       locationId: string,
       kind: K,

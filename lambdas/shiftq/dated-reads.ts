@@ -1,12 +1,10 @@
 import type { ApiRequest, Operation } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
-import { SHIFTQ_RETENTION_DAYS } from '#data/shiftq';
+import { SHIFTQ_RETENTION_DAYS, type StoredDatedKind } from '#data/shiftq';
 import type { Deps } from '#platform/deps';
 import { ok } from '#platform/envelope';
 import { REFRESH } from '#contract/refresh';
-import type { DatedKind } from '#contract/schemas/shiftq-inputs';
 import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
-import { kitchenSnapshot } from './kitchen-averages.js';
 import { locationPath, locationRef } from './location-ref.js';
 import { retained, unavailableReason } from './retention.js';
 import { laborView, salesView } from './sales.js';
@@ -20,7 +18,7 @@ export function requestedDate(query: Record<string, string>, current: string): s
 }
 
 /** The request location's item of one kind and date; null when missing, or past retention (not even read). */
-async function dated<K extends DatedKind>(
+async function dated<K extends StoredDatedKind>(
   deps: Deps,
   req: ApiRequest,
   kind: K,
@@ -74,12 +72,11 @@ export const shiftqKitchen: Operation = async (req, deps) => {
   const current = activeBusinessDate(l.timezone, req.now);
   const requested = requestedDate(req.query, current);
   const [currentStored, requestedStored] = await Promise.all([
-    dated(deps, req, 'kitchen', current, current),
-    requested === current ? null : dated(deps, req, 'kitchen', requested, current),
+    dated(deps, req, 'kitchenSnapshot', current, current),
+    requested === current ? null : dated(deps, req, 'kitchenSnapshot', requested, current),
   ]);
-  const currentSnapshot = currentStored ? kitchenSnapshot(currentStored.data, current, l.timezone) : null;
-  const requestedBucket =
-    requested === current ? currentSnapshot : requestedStored ? kitchenSnapshot(requestedStored.data, requested, l.timezone) : null;
+  const currentSnapshot = currentStored?.data ?? null;
+  const requestedBucket = requested === current ? currentSnapshot : (requestedStored?.data ?? null);
   const kitchenUrl = `${locationPath(req, l)}/kitchen`;
   return ok(req, {
     location: locationRef(l),

@@ -1,6 +1,6 @@
-import { shiftqKeys } from '#data/shiftq';
+import { shiftqKeys, type StoredDatedKind } from '#data/shiftq';
 import { activeBusinessDate } from '#contract/business-date';
-import type { CurrentKind, DatedKind } from '#contract/schemas/shiftq-inputs';
+import type { CurrentKind } from '#contract/schemas/shiftq-inputs';
 import { reviewKeys } from '#data/reviews';
 import type { Operations, PathReads, ReadHints } from '#platform/api-handler';
 import { groupPageReads } from '#platform/group-page';
@@ -32,7 +32,7 @@ const path = ({ params }: ReadHints) => [params.group_id!, params.location_id!] 
 /** The current-state items (replaced on every load) that these routes read, named by the path. */
 const current = (hints: ReadHints, ...kinds: CurrentKind[]) => kinds.map((kind) => shiftqKeys.current(...path(hints), kind));
 /** Dated items of known dates; an unknown date (no zone seen yet) reads nothing ahead. */
-const dated = (hints: ReadHints, ...items: [DatedKind, string | undefined][]) =>
+const dated = (hints: ReadHints, ...items: [StoredDatedKind, string | undefined][]) =>
   items.flatMap(([kind, date]) => (date === undefined ? [] : [shiftqKeys.dated(...path(hints), kind, date)]));
 const requestedAt = (hints: ReadHints) => {
   const today = todayAt(hints);
@@ -42,14 +42,14 @@ const requestedAt = (hints: ReadHints) => {
 export const reads: PathReads = {
   shiftqOverview: (h) => [
     ...current(h, 'posMenu', 'employees', 'reservations'),
-    ...dated(h, ...(['kitchen', 'sales', 'labor', 'clockIns'] as const).map((kind): [DatedKind, string | undefined] => [kind, todayAt(h)])),
+    ...dated(h, ...(['kitchenSnapshot', 'sales', 'labor', 'clockIns'] as const).map((kind): [StoredDatedKind, string | undefined] => [kind, todayAt(h)])),
   ],
   shiftqSales: (h) => {
     const date = requestedAt(h);
     return dated(h, ['sales', date], ['sales', date && priorWeekDate(date)]);
   },
   shiftqLabor: (h) => dated(h, ['labor', requestedAt(h)], ['sales', requestedAt(h)]),
-  shiftqKitchen: (h) => dated(h, ['kitchen', todayAt(h)], ['kitchen', requestedAt(h)]),
+  shiftqKitchen: (h) => dated(h, ['kitchenSnapshot', todayAt(h)], ['kitchenSnapshot', requestedAt(h)]),
   shiftqClockIns: (h) => dated(h, ['clockIns', todayAt(h)]),
   shiftqPosMenu: (h) => current(h, 'posMenu'),
   shiftqEmployees: (h) => current(h, 'employees'),

@@ -3,10 +3,10 @@ import { activeBusinessDate } from '#contract/business-date';
 import type { Stored } from '#data/shiftq';
 import { ok } from '#platform/envelope';
 import { REFRESH } from '#contract/refresh';
-import type { ClockInsInput, KitchenInput, LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
+import type { KitchenSnapshot } from '#contract/schemas/shiftq';
+import type { ClockInsInput, LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
 import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
-import { kitchenSnapshot } from './kitchen-averages.js';
 import { locationPath, locationRef } from './location-ref.js';
 import { salesView } from './sales.js';
 
@@ -18,14 +18,14 @@ export const shiftqOverview: Operation = async (req, deps) => {
   const key = { groupId: l.groupId, locationId: l.id, businessDate: date };
   const [[kitchen, sales, labor, clockIns], posMenu, employees, digest] = await Promise.all([
     deps.store.shiftq.getDatedMany(
-      (['kitchen', 'sales', 'labor', 'clockIns'] as const).map((kind) => ({ ...key, kind })),
+      (['kitchenSnapshot', 'sales', 'labor', 'clockIns'] as const).map((kind) => ({ ...key, kind })),
       req.now,
-    ) as Promise<[Stored<KitchenInput> | null, Stored<SalesInput> | null, Stored<LaborInput> | null, Stored<ClockInsInput> | null]>,
+    ) as Promise<[Stored<KitchenSnapshot> | null, Stored<SalesInput> | null, Stored<LaborInput> | null, Stored<ClockInsInput> | null]>,
     deps.store.shiftq.getCurrent(l.groupId, l.id, 'posMenu'),
     deps.store.shiftq.getCurrent(l.groupId, l.id, 'employees'),
     deps.store.shiftq.getCurrent(l.groupId, l.id, 'reservations'),
   ]);
-  const snapshot = kitchen ? kitchenSnapshot(kitchen.data, date, l.timezone) : null;
+  const snapshot = kitchen?.data ?? null;
   const staff = clockIns ? clockInsView(clockIns.data) : null;
   const board = sales ? salesView(sales.data, l.timezone).leaderboard.slice(0, 5) : [];
   const reservationsSummary = reservationsView(digest?.data ?? null, l.name, l.timezone);

@@ -13,7 +13,7 @@ import { defineCommand, type Command, type Values } from './spec.js';
 import { BEVQ_COMMANDS } from './bevq-commands.js';
 import { VENUE_MODULE_COMMANDS } from './venue-module-commands.js';
 import { readJsonFile } from './read-json.js';
-import { loadShiftq, shiftqFileEntries } from '../ingest/shiftq.js';
+import { backfillKitchenSnapshots, loadShiftq, shiftqFileEntries } from '../ingest/shiftq.js';
 
 /**
  * Every admin command, declared once. Names, flags and the --json shapes are
@@ -265,6 +265,19 @@ export const COMMANDS: readonly Command[] = [
         .map((l) => `Loaded ${l.kind}${l.businessDate ? ` for ${l.businessDate}` : ''} (${l.records} record(s)) at ${flags.group}/${flags.location}.`)
         .join('\n');
       return { json: { loaded }, text };
+    },
+  }),
+  defineCommand({
+    name: 'shiftq backfill-kitchen',
+    summary: [
+      'Compute the kitchen snapshot of every loaded kitchen day that has none (once, before deploying the version',
+      'whose functions serve stored snapshots: until then they compute them, after it they only read them). Safe to repeat.',
+    ].join('\n'),
+    flags: {},
+    json: '{"locations": N, "days": N}',
+    async run({ store, now }) {
+      const done = await backfillKitchenSnapshots(store, now);
+      return { json: done, text: `Stored ${done.days} kitchen snapshots for ${done.locations} locations.` };
     },
   }),
   ...BEVQ_COMMANDS,

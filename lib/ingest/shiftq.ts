@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { activeBusinessDate, businessDayEndMs, businessDayStartMs, parseCompactDate } from '#contract/business-date';
 import { ITEM_VALUE_BUDGET_BYTES } from '#data/item-limits';
 import { encodeBody, retentionEndMs } from '#data/shiftq';
+import { kitchenSnapshot } from '#domain/kitchen-averages';
 import type { Store } from '#data/store';
 import {
   clockInsInput,
@@ -114,7 +115,8 @@ function reviewProblems(reviews: ReviewInput[]): string[] {
 }
 
 type Prepared =
-  | { kind: DatedKind; businessDate: string; body: Uint8Array; ttl: number; records: number }
+  /** `snapshot`: a kitchen day's snapshot, stored beside its tickets (the reads serve it, never compute it). */
+  | { kind: DatedKind; businessDate: string; body: Uint8Array; snapshot?: Uint8Array; ttl: number; records: number }
   | { kind: CurrentKind; businessDate: null; body: Uint8Array; records: number }
   | { kind: 'reviews'; businessDate: null; reviews: ReviewInput[]; records: number };
 
@@ -142,8 +144,12 @@ export async function loadShiftq(store: Store, input: ShiftqLoadInput | unknown,
       if (problems.length) throw fail(problems.join('; '));
       return { kind: 'reviews', businessDate: null, reviews, records: reviews.length };
     }
-    const body = encodeBody(data);
-    if (body.length > ITEM_VALUE_BUDGET_BYTES) throw fail(`too large to store: ${body.length.toLocaleString('en')} bytes compressed, at most ${ITEM_VALUE_BUDGET_BYTES.toLocaleString('en')} in one item`);
+    const encoded = (value: unknown, what: string) => {
+      const body = encodeBody(value);
+      if (body.length > ITEM_VALUE_BUDGET_BYTES) throw fail(`too large to store: ${what}${body.length.toLocaleString('en')} bytes compressed, at most ${ITEM_VALUE_BUDGET_BYTES.toLocaleString('en')} in one item`);
+      return body;
+    };
+    const body = encoded(data, '');
     if (!isDated(e.kind)) {
       if (e.businessDate !== undefined) throw fail('businessDate: this resource is current state, not per business date');
       return { kind: e.kind, businessDate: null, body, records: 1 };
@@ -153,12 +159,13 @@ export async function loadShiftq(store: Store, input: ShiftqLoadInput | unknown,
     if (date > current) throw fail(`businessDate: ${date} has not started at ${location.id} (current ${current})`);
     const expiresMs = retentionEndMs(zone, date);
     if (expiresMs <= now) throw fail(`businessDate: ${date} is past the 366-day retention`);
-    if (e.kind === 'kitchen') {
-      const problems = kitchenProblems(data as KitchenInput, zone, date);
-      if (problems.length) throw fail(problems.slice(0, 20).join('; '));
-    }
-    const records = e.kind === 'kitchen' ? (data as KitchenInput).tickets.length : 1;
-    return { kind: e.kind, businessDate: date, body, ttl: Math.floor(expiresMs / 1000), records };
+    const ttl = Math.floor(expiresMs / 1000);
+    if (e.kind !== 'kitchen') return { kind: e.kind, businessDate: date, body, ttl, records: 1 };
+    const kitchen = data as KitchenInput;
+    const problems = kitchenProblems(kitchen, zone, date);
+    if (problems.length) throw fail(problems.slice(0, 20).join('; '));
+    const snapshot = encoded(kitchenSnapshot(kitchen, date, zone), 'its snapshot is ');
+    return { kind: e.kind, businessDate: date, body, snapshot, ttl, records: kitchen.tickets.length };
   });
 
   const loadedAt = new Date(now).toISOString();
@@ -173,8 +180,47 @@ export async function loadShiftq(store: Store, input: ShiftqLoadInput | unknown,
       await store.shiftq.putCurrent(groupId, locationId, p.kind, p.body, loadedAt);
     } else {
       await store.shiftq.putDated(groupId, locationId, p.kind, p.businessDate, p.body, p.ttl, loadedAt);
+      // After its tickets: a snapshot never exists without the tickets it was computed from.
+      if (p.snapshot) await store.shiftq.putDated(groupId, locationId, 'kitchenSnapshot', p.businessDate, p.snapshot, p.ttl, loadedAt);
     }
   }
   await store.reviews.addActiveProviders(groupId, locationId, [...newProviders]);
   return prepared.map((p) => ({ kind: p.kind, businessDate: p.businessDate, records: p.records }));
+}
+
+/** Locations read per step of the backfill. */
+const BACKFILL_STEP = 500;
+
+/**
+ * The one-off step for a stage loaded before kitchen snapshots were stored
+ * (docs/decisions/shiftq.md): every live kitchen day of every location gets
+ * its snapshot, computed from its stored tickets in the location's time
+ * zone, with the tickets' expiry. Run it before deploying the functions that
+ * serve snapshots: it only adds items the earlier functions never read. Safe
+ * to repeat (a snapshot is replaced by the same one).
+ */
+export async function backfillKitchenSnapshots(store: Store, now: number): Promise<{ locations: number; days: number }> {
+  let locations = 0;
+  let days = 0;
+  for (const { groupId } of await store.groups.list()) {
+    let after: string | undefined;
+    do {
+      const page = await store.locations.page(groupId, { limit: BACKFILL_STEP, ...(after !== undefined ? { after } : {}) });
+      for (const location of page.locations) {
+        locations++;
+        let next: Record<string, unknown> | undefined;
+        do {
+          const found = await store.shiftq.kitchenDays(groupId, location.id, now, next);
+          for (const day of found.days) {
+            const snapshot = encodeBody(kitchenSnapshot(day.data, day.businessDate, location.timezone));
+            await store.shiftq.putDated(groupId, location.id, 'kitchenSnapshot', day.businessDate, snapshot, day.ttlSeconds, day.loadedAt);
+            days++;
+          }
+          next = found.next;
+        } while (next);
+      }
+      after = page.next ?? undefined;
+    } while (after !== undefined);
+  }
+  return { locations, days };
 }
