@@ -9,7 +9,7 @@ import { groupKeys } from '#data/groups';
 import { ApiError } from '#contract/errors';
 import { header, type HttpResponse } from '#platform/http';
 import { ifNoneMatchHits } from '#domain/etag';
-import { REFRESH } from '#contract/refresh';
+import { BEVQ_REFRESH } from '#contract/refresh';
 import { menuResourcePath } from '#contract/urls';
 
 /** Menu responses may be kept by the client only to revalidate, and differ per token. */
@@ -55,7 +55,7 @@ export const operations: Operations = {
         bevqEnabled: l.modulesEnabled.bevq,
         menu: summary(req, l, heads.get(l.id) ?? null),
       })),
-      refresh: REFRESH.bevq,
+      refresh: BEVQ_REFRESH,
       ...(nextCursor ? { nextCursor } : {}),
     });
   },
@@ -72,7 +72,7 @@ export const operations: Operations = {
         itemCount: head?.itemCount ?? 0,
         sourceHealth: head?.sourceHealth ?? null,
       },
-      refresh: REFRESH.bevq,
+      refresh: BEVQ_REFRESH,
     });
   },
 
@@ -88,7 +88,7 @@ export const operations: Operations = {
     if (!stored) throw new ApiError('not_found', 'No beverage menu has been published for this location yet.');
     const headers = { ETag: stored.etag, ...MENU_CACHING };
     if (ifNoneMatch !== undefined && ifNoneMatchHits(ifNoneMatch, stored.etag)) return { statusCode: 304, headers, body: '' };
-    return ok(req, { location: locationOf(location), menu: stored.menu, refresh: REFRESH.bevq }, headers);
+    return ok(req, { location: locationOf(location), menu: stored.menu, refresh: BEVQ_REFRESH }, headers);
   },
 };
 

@@ -7,7 +7,7 @@ import { groupPage, groupPageReads } from '#platform/group-page';
 import type { Deps } from '#platform/deps';
 import { ok } from '#platform/envelope';
 import { ApiError } from '#contract/errors';
-import { REFRESH } from '#contract/refresh';
+import { CAMPAIGNS_REFRESH } from '#contract/refresh';
 import { deviceStatusOf } from '#domain/device-health';
 import { locationRefOf } from '#domain/sports-day';
 import { campaignStatusOf } from './status.js';
@@ -53,7 +53,7 @@ export const operations: Operations = {
     ]);
     return ok(req, {
       location: locationRefOf(location),
-      refresh: REFRESH.campaigns,
+      refresh: CAMPAIGNS_REFRESH,
       campaigns: links.map((c) => campaignView(c, req.now)),
       deviceStatus,
     });
@@ -88,7 +88,7 @@ export const operations: Operations = {
     }
     return ok(req, {
       group: { id: group.groupId, name: group.name },
-      refresh: REFRESH.campaigns,
+      refresh: CAMPAIGNS_REFRESH,
       campaigns,
       locations: perLocation,
       deviceStatus: total,

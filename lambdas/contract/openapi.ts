@@ -4,6 +4,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
 import { ERRORS } from './errors.js';
 import { ID_PARAMS, isLocationRoute, ROUTES, type Route } from './routes.js';
+import { ROUTE_SUMMARIES } from './route-summaries.js';
 import { IDEMPOTENCY_KEY } from './ids.js';
 import { SERVER_URL_PLACEHOLDER } from './openapi-artefact.js';
 import { envelope, errorBody, id } from './schemas/common.js';
@@ -91,7 +92,7 @@ function v1Operation(route: Route) {
   }
   return {
     operationId: route.operation,
-    summary: route.summary,
+    summary: ROUTE_SUMMARIES[route.operation],
     tags: [route.family],
     ...(route.scope ? { security: [{ bearer: [route.scope] }], 'x-required-scope': route.scope } : { security: [] }),
     parameters: [
@@ -112,7 +113,7 @@ function tokenOperation(route: Route) {
   });
   return {
     operationId: route.operation,
-    summary: route.summary,
+    summary: ROUTE_SUMMARIES[route.operation],
     tags: [route.family],
     security: [{}, { clientBasic: [] }],
     requestBody: {

@@ -7,8 +7,9 @@ import type { ParameterRules } from './schemas/requests.js';
  * The route table, declared once, as data. API Gateway (lib/), the local
  * gateway, each family Lambda's dispatch, the OpenAPI document and the
  * discovery `resources` list are all derived from it. It names the request
- * rules each function validates; the response schemas, which only the
- * OpenAPI document needs, are in schemas/responses.ts.
+ * rules each function validates; the response schemas and the summaries,
+ * which only the OpenAPI document needs, are in schemas/responses.ts and
+ * route-summaries.ts.
  */
 export type Route = {
   method: 'GET' | 'POST';
@@ -20,7 +21,6 @@ export type Route = {
   operation: string;
   /** Bearer scope required; null for the unauthenticated routes. */
   scope: Scope | null;
-  summary: string;
   query?: ParameterRules;
   /** Path-parameter rules (OpenAPI documents them); a breaking value gets 400, after authorization. */
   params?: ParameterRules;
@@ -49,7 +49,6 @@ export const TOKEN_ROUTES: readonly Route[] = [
     family: 'token',
     operation: 'issueToken',
     scope: null,
-    summary: 'Exchange client credentials for a 24-hour access token',
   },
 ];
 
@@ -60,7 +59,6 @@ export const DISCOVERY_ROUTES: readonly Route[] = [
     family: 'discovery',
     operation: 'openapi',
     scope: null,
-    summary: 'This OpenAPI 3.1 document',
   },
   {
     method: 'GET',
@@ -68,7 +66,6 @@ export const DISCOVERY_ROUTES: readonly Route[] = [
     family: 'discovery',
     operation: 'listLocations',
     scope: 'locations:read',
-    summary: 'Accessible locations, enabled modules, granted resources and the token block',
     query: requests.groupPageQuery,
   },
   {
@@ -77,7 +74,6 @@ export const DISCOVERY_ROUTES: readonly Route[] = [
     family: 'discovery',
     operation: 'groupModules',
     scope: 'locations:read',
-    summary: 'Modules of the group and which accessible locations have each enabled',
     query: requests.groupPageQuery,
   },
   {
@@ -86,7 +82,6 @@ export const DISCOVERY_ROUTES: readonly Route[] = [
     family: 'discovery',
     operation: 'locationModules',
     scope: 'locations:read',
-    summary: "A location's modules, whether each is granted, and its granted resources",
   },
   {
     method: 'GET',
@@ -94,7 +89,6 @@ export const DISCOVERY_ROUTES: readonly Route[] = [
     family: 'discovery',
     operation: 'locationSummary',
     scope: 'locations:read',
-    summary: 'Location summary (the `root` endpoint)',
   },
 ];
 
@@ -105,7 +99,6 @@ export const BEVQ_ROUTES: readonly Route[] = [
     family: 'bevq',
     operation: 'bevqGroup',
     scope: 'bevq:read',
-    summary: 'Beverage-menu availability across the accessible locations of the group',
     query: requests.groupPageQuery,
   },
   {
@@ -114,7 +107,6 @@ export const BEVQ_ROUTES: readonly Route[] = [
     family: 'bevq',
     operation: 'bevqLocation',
     scope: 'bevq:read',
-    summary: "A location's beverage-menu status and menu endpoint",
   },
   {
     method: 'GET',
@@ -122,7 +114,6 @@ export const BEVQ_ROUTES: readonly Route[] = [
     family: 'bevq',
     operation: 'bevqMenu',
     scope: 'bevq:read',
-    summary: 'The complete beverage menu (ETag; If-None-Match gives 304 when unchanged)',
     conditional: true,
   },
 ];
@@ -134,7 +125,6 @@ export const SPORTSQ_ROUTES: readonly Route[] = [
     family: 'sportsq',
     operation: 'sportsGuide',
     scope: 'sportsq:read',
-    summary: 'Legacy sports guide for one date (default: the current business date); retained for existing integrations',
     query: requests.guideQuery,
   },
   {
@@ -143,7 +133,6 @@ export const SPORTSQ_ROUTES: readonly Route[] = [
     family: 'sportsq',
     operation: 'sportsProvider',
     scope: 'sportsq:read',
-    summary: "The location's sports provider environment and today's provider-availability health",
   },
   {
     method: 'GET',
@@ -151,7 +140,6 @@ export const SPORTSQ_ROUTES: readonly Route[] = [
     family: 'sportsq',
     operation: 'sportsPackages',
     scope: 'sportsq:read',
-    summary: 'Legacy package catalog plus the canonical packages projection',
   },
   {
     method: 'GET',
@@ -159,7 +147,6 @@ export const SPORTSQ_ROUTES: readonly Route[] = [
     family: 'sportsq',
     operation: 'sportsProgramming',
     scope: 'sportsq:read',
-    summary: 'Programming for exactly one date (YYYY-MM-DD) with schedule and provider health; never another day',
     params: requests.programmingDateParams,
   },
 ];
@@ -171,7 +158,6 @@ export const MATRIQ_ROUTES: readonly Route[] = [
     family: 'matriq',
     operation: 'matriqOverview',
     scope: 'matriq:read',
-    summary: 'Display-device overview: device ids, provider count, Auto Scheduler published/running',
   },
   {
     method: 'GET',
@@ -179,7 +165,6 @@ export const MATRIQ_ROUTES: readonly Route[] = [
     family: 'matriq',
     operation: 'matriqGateway',
     scope: 'matriq:read',
-    summary: "The location's device gateway and its health",
   },
   {
     method: 'GET',
@@ -187,7 +172,6 @@ export const MATRIQ_ROUTES: readonly Route[] = [
     family: 'matriq',
     operation: 'matriqDevices',
     scope: 'matriq:read',
-    summary: 'Display devices and their health',
   },
   {
     method: 'GET',
@@ -195,7 +179,6 @@ export const MATRIQ_ROUTES: readonly Route[] = [
     family: 'matriq',
     operation: 'matriqProviderAvailable',
     scope: 'matriq:read',
-    summary: 'Provider availability for the active business date (legacy compatibility shape)',
   },
   {
     method: 'GET',
@@ -203,7 +186,6 @@ export const MATRIQ_ROUTES: readonly Route[] = [
     family: 'matriq',
     operation: 'providerAvailableAlias',
     scope: 'matriq:read',
-    summary: 'Direct alias of matriq/providerAvailable',
   },
   {
     method: 'GET',
@@ -211,7 +193,6 @@ export const MATRIQ_ROUTES: readonly Route[] = [
     family: 'matriq',
     operation: 'matriqAiScheduler',
     scope: 'matriq:read',
-    summary: 'Auto Scheduler state, the current published draft and the emergency-stop action',
   },
   {
     method: 'POST',
@@ -219,7 +200,6 @@ export const MATRIQ_ROUTES: readonly Route[] = [
     family: 'matriq',
     operation: 'matriqEmergencyStop',
     scope: 'matriq:ai-scheduler:stop',
-    summary: 'Queue an emergency stop of the Auto Scheduler (Idempotency-Key supported)',
     body: requests.emergencyStopBody,
   },
 ];
@@ -231,7 +211,6 @@ export const CAMPAIGNS_ROUTES: readonly Route[] = [
     family: 'campaigns',
     operation: 'groupCampaigns',
     scope: 'campaigns:read',
-    summary: 'Campaigns across the accessible campaign-enabled locations of the group',
     query: requests.groupPageQuery,
   },
   {
@@ -240,7 +219,6 @@ export const CAMPAIGNS_ROUTES: readonly Route[] = [
     family: 'campaigns',
     operation: 'locationCampaigns',
     scope: 'campaigns:read',
-    summary: "A location's campaigns and its display-device status",
   },
 ];
 
@@ -251,7 +229,6 @@ export const ORDERBOARD_ROUTES: readonly Route[] = [
     family: 'orderboard',
     operation: 'orderboard',
     scope: 'orderboard:read',
-    summary: 'Order-board placeholder (coming soon)',
   },
 ];
 
@@ -262,7 +239,6 @@ export const ASSETS_ROUTES: readonly Route[] = [
     family: 'assets',
     operation: 'sportsLogo',
     scope: null,
-    summary: 'A sports logo image (public; long-lived cache, ETag)',
     params: requests.sportsLogoParams,
     produces: ['image/svg+xml', 'image/png'],
     conditional: true,
@@ -276,7 +252,6 @@ export const SHIFTQ_ROUTES: readonly Route[] = [
     family: 'shiftq',
     operation: 'shiftqOverview',
     scope: 'shiftq:read',
-    summary: 'Overview: summary counts of the current business date (2.3)',
   },
   {
     method: 'GET',
@@ -284,7 +259,6 @@ export const SHIFTQ_ROUTES: readonly Route[] = [
     family: 'shiftq',
     operation: 'shiftqSales',
     scope: 'shiftq:read',
-    summary: 'Sales snapshot of a business date with a same-weekday prior-week compare',
     query: requests.businessDateQuery,
   },
   {
@@ -293,7 +267,6 @@ export const SHIFTQ_ROUTES: readonly Route[] = [
     family: 'shiftq',
     operation: 'shiftqLabor',
     scope: 'shiftq:read',
-    summary: 'Labor summary of a business date',
     query: requests.businessDateQuery,
   },
   {
@@ -302,7 +275,6 @@ export const SHIFTQ_ROUTES: readonly Route[] = [
     family: 'shiftq',
     operation: 'shiftqKitchen',
     scope: 'shiftq:read',
-    summary: 'Kitchen ticket averages: current snapshot and the requested business date (2.4)',
     query: requests.businessDateQuery,
   },
   {
@@ -311,7 +283,6 @@ export const SHIFTQ_ROUTES: readonly Route[] = [
     family: 'shiftq',
     operation: 'shiftqClockIns',
     scope: 'shiftq:read',
-    summary: 'Clock-ins, role coverage and attendance exceptions of the current business date',
   },
   {
     method: 'GET',
@@ -319,7 +290,6 @@ export const SHIFTQ_ROUTES: readonly Route[] = [
     family: 'shiftq',
     operation: 'shiftqPosMenu',
     scope: 'shiftq:read',
-    summary: 'POS menu with its stock overlay',
   },
   {
     method: 'GET',
@@ -327,7 +297,6 @@ export const SHIFTQ_ROUTES: readonly Route[] = [
     family: 'shiftq',
     operation: 'shiftqEmployees',
     scope: 'shiftq:read',
-    summary: 'Employee, job, shift and time-entry collections',
   },
   {
     method: 'GET',
@@ -335,7 +304,6 @@ export const SHIFTQ_ROUTES: readonly Route[] = [
     family: 'shiftq',
     operation: 'shiftqReservations',
     scope: 'shiftq:read',
-    summary: 'Reservations from the POS reservation digest (2.5)',
   },
   {
     method: 'GET',
@@ -343,7 +311,6 @@ export const SHIFTQ_ROUTES: readonly Route[] = [
     family: 'shiftq',
     operation: 'shiftqToastReservations',
     scope: 'shiftq:read',
-    summary: 'Alias of shiftq/reservations (2.5)',
   },
   {
     method: 'GET',
@@ -352,7 +319,6 @@ export const SHIFTQ_ROUTES: readonly Route[] = [
     operation: 'shiftqReviews',
     // The contract does not name this scope; reviews are staff-and-operations data, so shiftq:read governs them.
     scope: 'shiftq:read',
-    summary: 'Provider-neutral reviews, newest first, with bounded filters and opaque signed page tokens (2.6)',
     query: requests.reviewsQuery,
   },
   {
@@ -361,7 +327,6 @@ export const SHIFTQ_ROUTES: readonly Route[] = [
     family: 'shiftq',
     operation: 'shiftqGroupLeaderboard',
     scope: 'shiftq:read',
-    summary: 'Accessible locations ranked by net sales and lowest labor, discounts and voids percentages (2.7)',
     query: requests.groupPageQuery,
   },
 ];

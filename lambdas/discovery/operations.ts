@@ -8,7 +8,7 @@ import { ok } from '#platform/envelope';
 import { ApiError } from '#contract/errors';
 import { jsonTextResponse } from '#platform/http';
 import { withServerUrl } from '#contract/openapi-artefact';
-import { REFRESH } from '#contract/refresh';
+import { DISCOVERY_REFRESH } from '#contract/refresh';
 import { isLocationRoute, moduleOfRoute, resourceName, ROUTES } from '#contract/routes';
 import { MODULES, type Module, type Scope } from '#contract/scopes';
 
@@ -84,7 +84,7 @@ export const operations: Operations = {
     return ok(req, {
       token: tokenBlock(req),
       locations: locations.map((l) => locationItem(req, req.auth!.app, l)),
-      refresh: REFRESH.discovery,
+      refresh: DISCOVERY_REFRESH,
       ...(nextCursor ? { nextCursor } : {}),
     });
   },
@@ -103,7 +103,7 @@ export const operations: Operations = {
         },
       ]),
     );
-    return ok(req, { group: { id: group.groupId, name: group.name }, modules, refresh: REFRESH.discovery, ...(nextCursor ? { nextCursor } : {}) });
+    return ok(req, { group: { id: group.groupId, name: group.name }, modules, refresh: DISCOVERY_REFRESH, ...(nextCursor ? { nextCursor } : {}) });
   },
 
   async locationModules(req) {
@@ -124,14 +124,14 @@ export const operations: Operations = {
       location: { id: location.id, name: location.name, timezone: location.timezone },
       modulesEnabled: location.modulesEnabled,
       modules,
-      refresh: REFRESH.discovery,
+      refresh: DISCOVERY_REFRESH,
     });
   },
 
   async locationSummary(req) {
     const { app } = req.auth!;
     const { resources, endpoints: urls, modulesEnabled, ...location } = locationItem(req, app, req.location!);
-    return ok(req, { location, modulesEnabled, resources, endpoints: urls, refresh: REFRESH.discovery });
+    return ok(req, { location, modulesEnabled, resources, endpoints: urls, refresh: DISCOVERY_REFRESH });
   },
 };
 

@@ -8,17 +8,17 @@ import type { Deps } from '#platform/deps';
 import { ok } from '#platform/envelope';
 import { ApiError } from '#contract/errors';
 import { idempotencyKeyOf, parseJsonBody } from '#platform/json-body';
-import { REFRESH } from '#contract/refresh';
+import { MATRIQ_REFRESH } from '#contract/refresh';
 import { emergencyStopBody } from '#contract/schemas/requests';
 import { businessDateAt, locationRefOf, readSportsDay, sportsDayReads, todayIn } from '#domain/sports-day';
 import { sportsKeys } from '#data/sports';
 import { deviceHealthOf, deviceStatusOf } from '#domain/device-health';
 
-const MATRIQ_REFRESH = {
-  gateway: REFRESH.matriq,
-  devices: REFRESH.matriq,
-  providerAvailable: REFRESH.matriq,
-  aiScheduler: REFRESH.matriq,
+const RESOURCE_REFRESH = {
+  gateway: MATRIQ_REFRESH,
+  devices: MATRIQ_REFRESH,
+  providerAvailable: MATRIQ_REFRESH,
+  aiScheduler: MATRIQ_REFRESH,
 };
 const STOP_SCOPE = 'matriq:ai-scheduler:stop';
 const DEFAULT_STOP_REASON = 'Emergency stop requested through the Customer API';
@@ -67,13 +67,13 @@ async function providerAvailable(req: ApiRequest, deps: Deps) {
     businessDate: { ...businessDate, timezone: location.timezone },
     providers: providers.map((p) => ({ providerKey: p.id, providerLabel: p.name, providerLogo: sportsLogoUrl(req.baseUrl, p.logo) })),
     providersAvailable: rows,
-    refresh: REFRESH.matriq,
+    refresh: MATRIQ_REFRESH,
   });
 }
 
 function stopView(command: StopCommand) {
   const { status, deviceId, commandId, requestedAt, reason, completedAt } = command;
-  return { status, deviceId, commandId, requestedAt, reason, completedAt, refresh: REFRESH.matriq };
+  return { status, deviceId, commandId, requestedAt, reason, completedAt, refresh: MATRIQ_REFRESH };
 }
 
 export const operations: Operations = {
@@ -99,7 +99,7 @@ export const operations: Operations = {
         providerAvailable: `${base}/providerAvailable`,
         aiScheduler: `${base}/aiScheduler`,
       },
-      refresh: MATRIQ_REFRESH,
+      refresh: RESOURCE_REFRESH,
     });
   },
 
@@ -108,7 +108,7 @@ export const operations: Operations = {
     return ok(req, {
       location: locationRefOf(req.location!),
       gateway: { ...gateway, health: deviceHealthOf(gateway.lastSeenAt, req.now) },
-      refresh: REFRESH.matriq,
+      refresh: MATRIQ_REFRESH,
     });
   },
 
@@ -118,7 +118,7 @@ export const operations: Operations = {
       location: locationRefOf(req.location!),
       devices: devices.map((d) => ({ ...d, health: deviceHealthOf(d.lastSeenAt, req.now) })),
       deviceStatus: deviceStatusOf(devices, req.now),
-      refresh: REFRESH.matriq,
+      refresh: MATRIQ_REFRESH,
     });
   },
 
@@ -163,7 +163,7 @@ export const operations: Operations = {
             'Queues an immediate stop of the Auto Scheduler. Optional JSON body {"reason", "deviceId"}; send an Idempotency-Key header to retry safely. The command is applied when the gateway reports it.',
         },
       ],
-      refresh: REFRESH.matriq,
+      refresh: MATRIQ_REFRESH,
     });
   },
 

@@ -2,7 +2,7 @@ import type { ApiRequest, Operation } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
 import type { Deps } from '#platform/deps';
 import { ok } from '#platform/envelope';
-import { REFRESH } from '#contract/refresh';
+import { SHIFTQ_REFRESH } from '#contract/refresh';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
 import { locationRef } from './location-ref.js';
 
@@ -14,7 +14,7 @@ export const shiftqPosMenu: Operation = async (req, deps) => {
   const view = stored ? posMenuView(stored.data) : null;
   return ok(req, {
     location: locationRef(l),
-    refresh: REFRESH.shiftq.posMenu,
+    refresh: SHIFTQ_REFRESH.posMenu,
     available: view !== null,
     updatedAt: view?.updatedAt ?? null,
     stockUpdatedAt: view?.stockUpdatedAt ?? null,
@@ -32,7 +32,7 @@ export const shiftqEmployees: Operation = async (req, deps) => {
   const view = stored ? employeesView(stored.data, date) : null;
   return ok(req, {
     location: locationRef(l),
-    refresh: REFRESH.shiftq.employees,
+    refresh: SHIFTQ_REFRESH.employees,
     available: view !== null,
     updatedAt: view?.updatedAt ?? null,
     businessDate: date,
@@ -50,7 +50,7 @@ async function reservations(req: ApiRequest, deps: Deps, withLabel: boolean) {
   const { asOfLabel, ...rest } = reservationsView(stored?.data ?? null, l.name, l.timezone);
   return {
     location: locationRef(l),
-    refresh: REFRESH.shiftq.reservations,
+    refresh: SHIFTQ_REFRESH.reservations,
     source: 'pos_reservations_digest' as const,
     available: stored !== null,
     reservations: withLabel && asOfLabel !== undefined ? { ...rest, asOfLabel } : rest,

@@ -3,7 +3,7 @@ import { activeBusinessDate } from '#contract/business-date';
 import { SHIFTQ_RETENTION_DAYS, type StoredDatedKind } from '#data/shiftq';
 import type { Deps } from '#platform/deps';
 import { ok } from '#platform/envelope';
-import { REFRESH } from '#contract/refresh';
+import { SHIFTQ_REFRESH } from '#contract/refresh';
 import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
 import { locationPath, locationRef } from './location-ref.js';
 import { retained, unavailableReason } from './retention.js';
@@ -40,7 +40,7 @@ export const shiftqSales: Operation = async (req, deps) => {
   ]);
   return ok(req, {
     location: locationRef(l),
-    refresh: REFRESH.shiftq.sales,
+    refresh: SHIFTQ_REFRESH.sales,
     businessDate: date,
     available: sales !== null,
     unavailableReason: unavailableReason(sales, date, current),
@@ -59,7 +59,7 @@ export const shiftqLabor: Operation = async (req, deps) => {
   ]);
   return ok(req, {
     location: locationRef(l),
-    refresh: REFRESH.shiftq.labor,
+    refresh: SHIFTQ_REFRESH.labor,
     businessDate: date,
     available: labor !== null,
     unavailableReason: unavailableReason(labor, date, current),
@@ -80,7 +80,7 @@ export const shiftqKitchen: Operation = async (req, deps) => {
   const kitchenUrl = `${locationPath(req, l)}/kitchen`;
   return ok(req, {
     location: locationRef(l),
-    refresh: REFRESH.shiftq.kitchen,
+    refresh: SHIFTQ_REFRESH.kitchen,
     currentBusinessDate: current,
     requestedBusinessDate: requested,
     bucketAvailable: requestedBucket !== null,
@@ -127,7 +127,7 @@ export const shiftqClockIns: Operation = async (req, deps) => {
   const view = stored ? clockInsView(stored.data) : null;
   return ok(req, {
     location: locationRef(l),
-    refresh: REFRESH.shiftq.clockIns,
+    refresh: SHIFTQ_REFRESH.clockIns,
     businessDate: date,
     available: view !== null,
     asOf: view?.asOf ?? null,

@@ -3,7 +3,7 @@ import { activeBusinessDate } from '#contract/business-date';
 import type { Stored } from '#data/shiftq';
 import { ok } from '#platform/envelope';
 import { groupPage } from '#platform/group-page';
-import { REFRESH } from '#contract/refresh';
+import { SHIFTQ_REFRESH } from '#contract/refresh';
 import type { LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
 import { locationPath } from './location-ref.js';
 import { laborView, rankLocations, salesView, type LeaderboardRow } from './sales.js';
@@ -50,7 +50,7 @@ export const shiftqGroupLeaderboard: Operation = async (req, deps) => {
   const latest = updates.length ? new Date(Math.max(...updates.map((u) => Date.parse(u)))).toISOString() : null;
   return ok(req, {
     groupId: app.groupId,
-    refresh: REFRESH.shiftq.groupLeaderboard,
+    refresh: SHIFTQ_REFRESH.groupLeaderboard,
     updatedAt: latest,
     count: rows.length,
     leaderboard: rankLocations(rows),

@@ -2,7 +2,7 @@ import type { Operation } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
 import type { Stored } from '#data/shiftq';
 import { ok } from '#platform/envelope';
-import { REFRESH } from '#contract/refresh';
+import { SHIFTQ_REFRESH } from '#contract/refresh';
 import type { KitchenSnapshot } from '#contract/schemas/shiftq';
 import type { ClockInsInput, LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
 import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
@@ -33,13 +33,13 @@ export const shiftqOverview: Operation = async (req, deps) => {
   return ok(req, {
     location: locationRef(l),
     refresh: {
-      sales: REFRESH.shiftq.sales,
-      labor: REFRESH.shiftq.labor,
-      kitchen: REFRESH.shiftq.kitchen,
-      posMenu: REFRESH.shiftq.posMenu,
-      clockIns: REFRESH.shiftq.clockIns,
-      employees: REFRESH.shiftq.employees,
-      reservations: REFRESH.shiftq.reservations,
+      sales: SHIFTQ_REFRESH.sales,
+      labor: SHIFTQ_REFRESH.labor,
+      kitchen: SHIFTQ_REFRESH.kitchen,
+      posMenu: SHIFTQ_REFRESH.posMenu,
+      clockIns: SHIFTQ_REFRESH.clockIns,
+      employees: SHIFTQ_REFRESH.employees,
+      reservations: SHIFTQ_REFRESH.reservations,
     },
     summary: {
       businessDate: date,

@@ -1,6 +1,6 @@
 import type { Operation } from '#platform/api-handler';
 import { ok } from '#platform/envelope';
-import { REFRESH } from '#contract/refresh';
+import { SHIFTQ_REFRESH } from '#contract/refresh';
 import { REVIEW_PAGE_LIMIT } from '#contract/schemas/requests';
 import { pageKey } from '#platform/page-cursor';
 import { decodePageToken, encodePageToken } from './page-token.js';
@@ -34,7 +34,7 @@ export const shiftqReviews: Operation = async (req, deps) => {
     page.hasMore && page.lastKey ? encodePageToken(key, { ...binding, after: page.lastKey }) : null;
   return ok(req, {
     location: { groupId: l.groupId, locationId: l.id, name: l.name },
-    refresh: REFRESH.shiftq.reviews,
+    refresh: SHIFTQ_REFRESH.reviews,
     capability: { available: (providers ?? []).length > 0, configured: providers !== null, activeProviders: providers ?? [] },
     filters,
     reviews: page.reviews.map((r) => {

@@ -2,7 +2,7 @@ import { sportsLogoUrl } from '#contract/urls';
 import type { ApiRequest, Operations, PathReads, ReadHints } from '#platform/api-handler';
 import { envelope, ok } from '#platform/envelope';
 import { jsonResponse } from '#platform/http';
-import { REFRESH } from '#contract/refresh';
+import { SPORTSQ_REFRESH } from '#contract/refresh';
 import { availabilityOf, providerStatusOf, scheduleHealthOf } from '#domain/sports-health';
 import { businessDateAt, eventView, locationRefOf, readSportsDay, sportsDayReads, todayIn } from '#domain/sports-day';
 
@@ -19,7 +19,7 @@ export const operations: Operations = {
       availability: availabilityOf(day.health),
       providers,
       regionalSportsNetworks: day.environment?.regionalSportsNetworks ?? [],
-      refresh: REFRESH.sportsq,
+      refresh: SPORTSQ_REFRESH,
     });
   },
 
@@ -32,7 +32,7 @@ export const operations: Operations = {
     const { status, requestedDate, effectiveDate, freshness } = availabilityOf(day.health);
     return ok(req, {
       location: locationRefOf(location),
-      refresh: REFRESH.sportsq,
+      refresh: SPORTSQ_REFRESH,
       catalog: packages.map((p) => ({
         packageKey: p.id,
         label: p.name,
@@ -66,7 +66,7 @@ export const operations: Operations = {
       updatedAt: day.schedule?.updatedAt ?? null,
       health: { schedule: scheduleHealthOf(day.schedule), providerAvailability: availabilityOf(day.health) },
       events: (day.schedule?.events ?? []).map((e) => eventView(req.baseUrl, e, day.exactViewing)),
-      refresh: REFRESH.sportsq,
+      refresh: SPORTSQ_REFRESH,
     }, `sportsq/${date}`));
   },
 
@@ -84,7 +84,7 @@ export const operations: Operations = {
     return ok(req, {
       location: locationRefOf(location),
       date,
-      refresh: REFRESH.sportsq,
+      refresh: SPORTSQ_REFRESH,
       settings: { timezone: location.timezone, programmingPackageKey: day.environment?.programmingPackageId ?? null },
       selections: {
         packageKeys: (day.environment?.packages ?? []).filter((p) => p.enabled).map((p) => p.id),

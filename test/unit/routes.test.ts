@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as routes from '#contract/routes';
 import { FAMILIES, resourceName, ROUTES } from '#contract/routes';
+import { ROUTE_SUMMARIES } from '#contract/route-summaries';
 import { pathResolver } from '#platform/path-resolver';
 
 const resolvePath = pathResolver(ROUTES);
@@ -46,6 +47,11 @@ describe('the route table', () => {
       expect(list!.every((r) => r.family === family), family).toBe(true);
     }
     expect(FAMILIES.reduce((n, f) => n + ROUTES.filter((r) => r.family === f).length, 0)).toBe(ROUTES.length);
+  });
+
+  it('gives every route one summary for the OpenAPI document, and no summary to anything else', () => {
+    expect(Object.keys(ROUTE_SUMMARIES).sort()).toEqual(ROUTES.map((r) => r.operation).sort());
+    for (const route of ROUTES) expect(ROUTE_SUMMARIES[route.operation]!.length, route.operation).toBeGreaterThan(10);
   });
 
   it('has unique method+path pairs and unique operation names', () => {
