@@ -35,8 +35,36 @@ export function platformLogBytes(): { bytes: number; note: string } {
     : { bytes: PLATFORM_LINES_BYTES, note: `~${PLATFORM_LINES_BYTES} for platform.start and platform.report at system level ${level}` };
 }
 
-/** An EMF metrics line as Powertools Metrics prints it when a handler's middleware flushes. */
+/** An EMF metrics line of its own, as a handler's middleware flushes it (an HTTP request's counts ride in its access line instead). */
 export const isEmfLine = (chunk: string) => chunk.startsWith('{"_aws":');
+
+/**
+ * The HTTP API's own access-log line for one request (lib/constructs/api.ts
+ * declares its fields), with typical values where the local gateway has none:
+ * a 16-character request id, an IPv4 address, the timestamp's fixed format,
+ * "-" for what a /v1 request leaves empty. Loaded on demand: the construct
+ * pulls in aws-cdk-lib.
+ */
+export async function gatewayAccessLogBytes(request: { method: string; routeKey: string; status: number; responseBytes: number; latencyMs: number }): Promise<number> {
+  const { ACCESS_LOG_FIELDS } = await import('#lib/constructs/api');
+  const typical: Record<keyof typeof ACCESS_LOG_FIELDS, string> = {
+    requestId: 'AbCdEfGhIjKlMnO=',
+    ip: '203.0.113.10',
+    caller: '-',
+    requestTime: '24/Nov/2026:20:46:08 +0000',
+    httpMethod: request.method,
+    routeKey: request.routeKey,
+    status: String(request.status),
+    protocol: 'HTTP/1.1',
+    responseLength: String(request.responseBytes),
+    responseLatency: String(Math.round(request.latencyMs)),
+    integrationStatus: String(request.status),
+    integrationError: '-',
+    gatewayError: '-',
+  };
+  // One log event: the line and its newline.
+  return Buffer.byteLength(JSON.stringify(typical)) + 1;
+}
 
 export const PRICES = {
   region: 'us-east-1',

@@ -15,7 +15,7 @@ import { startLocalRuntime } from '../lib/local/runtime.js';
 import { FUNCTIONS } from '#lib/functions';
 import { backfillMenuHeads } from '#lambdas/admin/backfill';
 import { meterCapacity, perRequest } from './capacity.js';
-import { costLines, costPerMillion, dollars, isEmfLine, platformLogBytes, PRICES, tracedShare, type PerRequest } from './cost.js';
+import { costLines, costPerMillion, dollars, gatewayAccessLogBytes, isEmfLine, platformLogBytes, PRICES, tracedShare, type PerRequest } from './cost.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { median } from './load.js';
 
@@ -166,10 +166,18 @@ export async function benchRoundTrips(): Promise<string[]> {
       row(['baseline: node:http, 1 GetItem', ...figures(one)]),
       row(['baseline: node:http, 2 GetItems in parallel', ...figures(await measure(`${baselineUrl}/two`, {}, proxy, () => baselineCalls))]),
     ];
-    const routes: (Measured & Footprint & { memoryMb: number })[] = [];
+    const routes: (Measured & Footprint & { memoryMb: number; gatewayLogBytes: number })[] = [];
     for (const route of ROUTES.filter((r) => r.method === 'GET' && r.scope !== null)) {
       const url = `${runtime.url}${concretePath(route.path, today)}`;
-      const m = { ...(await measure(url, headers, proxy, () => metered.calls)), ...(await footprint(url, headers)), memoryMb: FUNCTIONS[route.family].memorySize };
+      const measured = { ...(await measure(url, headers, proxy, () => metered.calls)), ...(await footprint(url, headers)) };
+      const gatewayLogBytes = await gatewayAccessLogBytes({
+        method: route.method,
+        routeKey: `${route.method} ${route.path}`,
+        status: measured.status,
+        responseBytes: measured.responseBytes,
+        latencyMs: measured.fastMs,
+      });
+      const m = { ...measured, memoryMb: FUNCTIONS[route.family].memorySize, gatewayLogBytes };
       routes.push(m);
       lines.push(row([`GET ${route.path}`, ...figures(m), m.readUnits.toFixed(1), m.writeUnits.toFixed(1), Math.round(m.responseBytes)]));
     }
@@ -179,12 +187,13 @@ export async function benchRoundTrips(): Promise<string[]> {
     const platform = platformLogBytes();
     const appLog = mean((m) => m.logBytes);
     const emfLog = mean((m) => m.emfBytes);
+    const gatewayLog = mean((m) => m.gatewayLogBytes);
     const perRead = (memoryMb: number): PerRequest => ({
       readUnits: mean((m) => m.readUnits),
       writeUnits: mean((m) => m.writeUnits),
       billedMs: mean((m, i) => billedMsAt(m.fastMs, trips[i]!, memoryMb)),
       memoryMb,
-      logBytes: appLog + emfLog + platform.bytes,
+      logBytes: appLog + emfLog + platform.bytes + gatewayLog,
       tracedShare: traced.share,
       responseBytes: mean((m) => m.responseBytes),
     });
@@ -200,8 +209,9 @@ export async function benchRoundTrips(): Promise<string[]> {
       ...costLines(`authenticated reads (the mean of the ${routes.length} routes above)`, perRead(memoryMb), 1.5, [
         `  Billed ms: the local handling time (${mean((m) => m.fastMs).toFixed(1)} ms mean, CPU on a full core, an upper bound) × ${FULL_VCPU_MB} ÷ memory ` +
           `(Lambda's share of a vCPU), plus ${AWS_DYNAMODB_MS} ms per sequential round trip. Lambda per million at ${[512, 1024, FULL_VCPU_MB].map(atMemory).join('; ')}.`,
-        `  Log bytes per request: ${Math.round(appLog)} of application lines (the Powertools logger at INFO), ${Math.round(emfLog)} of the EMF metrics line, ` +
-          `${platform.bytes} of Lambda's own lines (${platform.note}).`,
+        `  Log bytes per request: ${Math.round(appLog)} of the function's lines at INFO (its access line, which carries the request's EMF counts), ` +
+          `${Math.round(emfLog)} of EMF lines of their own, ${platform.bytes} of Lambda's own lines (${platform.note}), ` +
+          `${Math.round(gatewayLog)} of the HTTP API's access line (its fields in lib/constructs/api.ts, typical values).`,
         `  Traced: ${traced.note}.`,
         `  The gateway's own price beside it: HTTP API ${dollars(PRICES.httpApiRequest * 1e6)} per million requests (the stage's API type; a REST API would be $3.50).`,
       ]),

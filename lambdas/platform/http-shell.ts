@@ -53,6 +53,7 @@ function responses(api: HttpApi, deps: Deps, { refusalOf }: ShellOptions): Shell
     const operation = context.operation ?? 'unmatched';
     countRequest(deps, api, operation, response.statusCode);
     // Never a body: token responses and created apps and destinations carry secrets.
+    // The request's counts ride in the same line, as its EMF members: one line per request.
     deps.logger.info('request', {
       requestId,
       api,
@@ -60,6 +61,7 @@ function responses(api: HttpApi, deps: Deps, { refusalOf }: ShellOptions): Shell
       status: response.statusCode,
       caller: context.caller ?? undefined,
       latencyMs: deps.clock.now() - (context.startedAt ?? deps.clock.now()),
+      ...deps.metrics?.take(),
     });
   };
   return {

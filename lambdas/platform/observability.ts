@@ -63,24 +63,35 @@ export class Metrics {
     this.metadata[key] = value;
   }
 
-  /** Writes the counts as one EMF line (none when nothing was counted) and starts over. */
-  publish(): void {
-    if (this.enabled && this.counts.size > 0) {
-      const names = [...this.counts.keys()];
-      const emf = {
-        _aws: {
-          Timestamp: Date.now(),
-          CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [Object.keys(this.dimensions)], Metrics: names.map((Name) => ({ Name, Unit: 'Count' })) }],
-        },
-        ...this.dimensions,
-        ...this.metadata,
-        ...Object.fromEntries(this.counts),
-      };
-      process.stdout.write(`${JSON.stringify(emf)}\n`);
-    }
+  /**
+   * The counts as the members of an EMF document (null when nothing was
+   * counted or metrics are off), and a fresh start: the HTTP shell puts them
+   * in its access line, so a request writes one line, not two.
+   */
+  take(): Record<string, unknown> | null {
+    const names = [...this.counts.keys()];
+    const emf =
+      this.enabled && names.length > 0
+        ? {
+            _aws: {
+              Timestamp: Date.now(),
+              CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [Object.keys(this.dimensions)], Metrics: names.map((Name) => ({ Name, Unit: 'Count' })) }],
+            },
+            ...this.dimensions,
+            ...this.metadata,
+            ...Object.fromEntries(this.counts),
+          }
+        : null;
     this.counts = new Map();
     this.dimensions = { ...this.defaultDimensions };
     this.metadata = {};
+    return emf;
+  }
+
+  /** Writes what is still counted as one EMF line of its own (none when nothing is). */
+  publish(): void {
+    const emf = this.take();
+    if (emf) process.stdout.write(`${JSON.stringify(emf)}\n`);
   }
 }
 

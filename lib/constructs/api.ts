@@ -37,23 +37,22 @@ export type RouteTableApiProps = {
  * Standard fields only: no bodies, no headers (Authorization never reaches a log). The integration error says
  * why API Gateway answered 500 itself (a failed invocation, such as an event over Lambda's 6 MB).
  */
-const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
-  JSON.stringify({
-    requestId: '$context.requestId',
-    ip: '$context.identity.sourceIp',
-    caller: '$context.identity.userArn',
-    requestTime: '$context.requestTime',
-    httpMethod: '$context.httpMethod',
-    routeKey: '$context.routeKey',
-    status: '$context.status',
-    protocol: '$context.protocol',
-    responseLength: '$context.responseLength',
-    responseLatency: '$context.responseLatency',
-    integrationStatus: '$context.integrationStatus',
-    integrationError: '$context.integrationErrorMessage',
-    gatewayError: '$context.error.message',
-  }),
-);
+export const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  caller: '$context.identity.userArn',
+  requestTime: '$context.requestTime',
+  httpMethod: '$context.httpMethod',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationError: '$context.integrationErrorMessage',
+  gatewayError: '$context.error.message',
+} as const;
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS));
 
 /**
  * The HTTP API, built from the route tables (docs/decisions/api-gateway.md

@@ -110,11 +110,11 @@ async function stdoutOf(call: () => Promise<unknown>): Promise<string> {
 }
 
 describe('metrics', () => {
-  /** The EMF documents a call writes to stdout (where Lambda's log agent picks them up). */
+  /** The EMF documents a call writes to stdout (where Lambda's log agent picks them up): an HTTP request's is its access line. */
   async function emfOf(call: (deps: MessagingDeps) => Promise<unknown>): Promise<Record<string, unknown>[]> {
     const previous = process.env.METRICS_DISABLED;
     process.env.METRICS_DISABLED = 'false';
-    const deps = { ...runtime.deps, metrics: createMetrics('dev') };
+    const deps = { ...runtime.deps, logger: new Logger({ serviceName: 'customer-api', logLevel: 'INFO' }), metrics: createMetrics('dev') };
     if (previous === undefined) delete process.env.METRICS_DISABLED;
     else process.env.METRICS_DISABLED = previous;
     const raw = await stdoutOf(() => call(deps));
@@ -129,7 +129,13 @@ describe('metrics', () => {
     );
     expect(tokenEmf).toMatchObject({ service: 'customer-api', stage: 'dev', api: 'token', Requests: 1, ClientErrors: 1, operation: 'issueToken' });
     expect(tokenEmf!._aws).toMatchObject({ CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['service', 'stage', 'api']] }] });
-    expect(JSON.stringify(tokenEmf)).not.toContain(app.clientId);
+    // One line per request: the access line is the EMF document; the caller is a field of it, never a dimension or a metric.
+    expect(tokenEmf).toMatchObject({ message: 'request', level: 'INFO', status: 401 });
+    const metricPart = (line: Record<string, unknown>) => {
+      const declared = (line._aws as { CloudWatchMetrics: { Dimensions: string[][]; Metrics: { Name: string }[] }[] }).CloudWatchMetrics[0]!;
+      return JSON.stringify([...declared.Dimensions.flat(), ...declared.Metrics.map((m) => m.Name)].map((k) => [k, line[k]]));
+    };
+    expect(metricPart(tokenEmf!)).not.toContain(app.clientId);
 
     const [v1Emf] = await emfOf((deps) =>
       discovery(deps)(apiGatewayEvent('GET', '/v1/{group_id}/locations', '/v1/demo-group/locations', { headers: { Host: HOST, authorization: 'Bearer garbage' } }), context),
