@@ -75,8 +75,10 @@ const checkLines = (stdout: string) => stdout.split('\n').filter((line) => /^(PA
 
 describe('npm run smoke against npm start', () => {
   it('passes every check and never prints the secret', async () => {
-    const { code, stdout } = await smoke(flags(clientSecret));
+    const { code, stdout, stderr } = await smoke(flags(clientSecret));
     const lines = checkLines(stdout);
+    // A run that printed no check at all failed before its first one: its stderr says why.
+    expect(lines.length, `exit ${code}\n${stdout}\n${stderr}`).toBeGreaterThan(0);
     expect(lines.filter((line) => !line.startsWith('PASS')), stdout).toEqual([]);
     for (const name of [
       'token: HTTP Basic, wrong secret',
@@ -94,8 +96,8 @@ describe('npm run smoke against npm start', () => {
 
   it('exits 1 and names the check that differs when the secret is wrong', async () => {
     const wrong = `${clientSecret.slice(0, -4)}XXXX`;
-    const { code, stdout } = await smoke(flags(wrong));
-    expect(checkLines(stdout)).toContain('FAIL  token: client_secret_post');
+    const { code, stdout, stderr } = await smoke(flags(wrong));
+    expect(checkLines(stdout), `exit ${code}\n${stdout}\n${stderr}`).toContain('FAIL  token: client_secret_post');
     expect(stdout).toMatch(/^SMOKE FAIL .*differ: token: client_secret_post/m);
     expect(stdout).not.toContain(wrong);
     expect(code).toBe(1);
