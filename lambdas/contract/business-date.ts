@@ -162,3 +162,11 @@ export function isValidTimeZone(zone: string): boolean {
     return false;
   }
 }
+
+const clockFormats = new Map<string, Intl.DateTimeFormat>();
+/** An instant's local clock time, e.g. "4:15 PM" (one formatter per zone, kept: building one costs more than formatting). */
+export function clockTimeLabel(timeZone: string, ms: number): string {
+  let format = clockFormats.get(timeZone);
+  if (!format) clockFormats.set(timeZone, (format = new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', minute: '2-digit' })));
+  return format.format(ms);
+}

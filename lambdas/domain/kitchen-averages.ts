@@ -1,4 +1,4 @@
-import { businessDayStartMs, formatIsoDate, parseCompactDate } from '#contract/business-date';
+import { businessDayStartMs, clockTimeLabel, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import type { KitchenSnapshot, TimeBucket } from '#contract/schemas/shiftq';
 import type { KitchenInput, KitchenTicket } from '#contract/schemas/shiftq-inputs';
 
@@ -154,16 +154,9 @@ function resolveTickets(input: KitchenInput, trackedPrep: Set<string>, trackedCa
   return resolved;
 }
 
-const labelFormats = new Map<string, Intl.DateTimeFormat>();
-function timeLabel(timeZone: string, ms: number): string {
-  let format = labelFormats.get(timeZone);
-  if (!format) labelFormats.set(timeZone, (format = new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', minute: '2-digit' })));
-  return format.format(ms);
-}
-
 /** Local 15-minute range text, e.g. "4:15 PM – 4:30 PM" (zone offsets are whole quarter hours, so UTC quarters are local quarters). */
 export function bucketLabel(timeZone: string, startMs: number): string {
-  return `${timeLabel(timeZone, startMs)} – ${timeLabel(timeZone, startMs + BUCKET_MS)}`;
+  return `${clockTimeLabel(timeZone, startMs)} – ${clockTimeLabel(timeZone, startMs + BUCKET_MS)}`;
 }
 
 function timeBuckets(tickets: Resolved[], timeZone: string): TimeBucket[] {

@@ -1,3 +1,4 @@
+import { clockTimeLabel } from '#contract/business-date';
 import type { SalesSnapshot } from '#contract/schemas/shiftq';
 import type { LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
 
@@ -6,13 +7,6 @@ import type { LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
 const round2 = (n: number) => Math.round(n * 100) / 100;
 /** part / whole × 100, or null when the whole is not positive. */
 export const percent = (part: number, whole: number): number | null => (whole > 0 ? round2((part / whole) * 100) : null);
-
-const hourFormats = new Map<string, Intl.DateTimeFormat>();
-function hourLabel(timeZone: string, ms: number): string {
-  let format = hourFormats.get(timeZone);
-  if (!format) hourFormats.set(timeZone, (format = new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', minute: '2-digit' })));
-  return format.format(ms);
-}
 
 export function salesView(input: SalesInput, timeZone: string): SalesSnapshot {
   const ranked = [...input.employees].sort((a, b) => b.netSales - a.netSales || a.employeeId.localeCompare(b.employeeId));
@@ -33,7 +27,7 @@ export function salesView(input: SalesInput, timeZone: string): SalesSnapshot {
     voidsPercent: percent(input.voids, input.grossSales),
     hourly: [...input.hourly]
       .sort((a, b) => Date.parse(a.hourStartIso) - Date.parse(b.hourStartIso))
-      .map((h) => ({ ...h, label: hourLabel(timeZone, Date.parse(h.hourStartIso)) })),
+      .map((h) => ({ ...h, label: clockTimeLabel(timeZone, Date.parse(h.hourStartIso)) })),
     categories: [...input.categories].sort((a, b) => b.netSales - a.netSales || a.category.localeCompare(b.category)),
     leaderboard: ranked.map((e, i) => ({
       employeeId: e.employeeId,
