@@ -57,7 +57,7 @@ export const FUNCTIONS = {
   // Campaigns listed by base-table Query (PK = group); devices read by key.
   campaigns: v1('campaigns'),
   orderboard: v1('orderboard'),
-  // Public logos from the asset bucket (the stack binds it); no auth, so it never touches the table beyond the shared deps' client.
+  // Public logos from the folder in its package (lib/package-files.ts); no auth, so it never touches the table beyond the shared deps' client.
   assets: { entry: 'assets/handler.ts', tableActions: ['GetItem'], queriedIndexes: [], sendsMail: false, memorySize: 256 },
   /**
    * The admin API: apps, destinations (deleted with DeleteItem), menu

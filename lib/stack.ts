@@ -4,7 +4,6 @@ import type { Construct } from 'constructs';
 import { FAMILIES, ROUTES, type Family } from '#contract/routes';
 import { AdminConsole } from './constructs/admin-console.js';
 import { RouteTableApi } from './constructs/api.js';
-import { AssetBucket } from './constructs/asset-bucket.js';
 import { DataTable } from './constructs/data-table.js';
 import { pascal, ServiceFunction } from './constructs/service-function.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
@@ -12,8 +11,7 @@ import { WebhookFunctions } from './constructs/webhooks.js';
 import { CATCH_ALL_FAMILY } from '#contract/routes';
 import { FUNCTIONS, type FunctionName } from './functions.js';
 import { ADMIN_ROOT, ADMIN_ROUTES } from '#contract/admin-routes';
-import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
-import { writeOpenApiArtefact } from './openapi-artefact.js';
+import { packageFilesOf } from './package-files.js';
 
 /**
  * What differs between stages; everything else is the same everywhere.
@@ -71,14 +69,10 @@ export class CustomerApiStack extends Stack {
       WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
       WEBHOOK_DLQ_URL: webhooks.deadLetterQueue.queueUrl,
     };
-    // The OpenAPI document is generated here, at synth time, and shipped beside the bundle of the family that serves
-    // it: the generator, zod and the response schemas stay out of that bundle (the function only fills in the server URL).
-    const openApiFamily = ROUTES.find((r) => r.operation === 'openapi')!.family;
-    const openApiFiles = { [OPENAPI_ARTEFACT]: writeOpenApiArtefact() };
     /** An API-facing function with exactly the table and mail grants its row declares. */
     const apiFunction = (family: FunctionName) => {
       const infra = FUNCTIONS[family];
-      const servesOpenApi = family === openApiFamily;
+      const shipped = packageFilesOf(family);
       const fn = new ServiceFunction(this, `${pascal(family)}Function`, {
         family,
         entry: infra.entry,
@@ -86,8 +80,8 @@ export class CustomerApiStack extends Stack {
         logRetention: settings.logRetention,
         removalPolicy,
         tracing,
-        environment: servesOpenApi ? { ...environment, OPENAPI_DOCUMENT_PATH: OPENAPI_ARTEFACT } : environment,
-        ...(servesOpenApi ? { assetFiles: openApiFiles } : {}),
+        environment: { ...environment, ...shipped?.environment },
+        ...(shipped ? { assetFiles: shipped.files } : {}),
       });
       fn.bindTable(table, infra.tableActions, infra.queriedIndexes);
       if (infra.sendsMail) fn.bindMailer(mailFrom);
@@ -97,9 +91,6 @@ export class CustomerApiStack extends Stack {
       Family,
       ServiceFunction
     >;
-
-    const assets = new AssetBucket(this, 'Assets', { retain: settings.retain, logRetention: settings.logRetention });
-    this.functions.assets.bindAssetBucket(assets.bucket, assets.sportsLogoPrefix);
 
     new WebhookFunctions(this, 'WebhookFunctions', {
       table,

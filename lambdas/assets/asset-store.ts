@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { sha256Hex } from '#domain/crypto';
 import { strongEtag } from '#domain/etag';
@@ -7,7 +7,7 @@ import { SPORTS_LOGO_NAME } from '#contract/schemas/requests';
 /** One stored image, ready to serve. */
 export type Asset = { body: Buffer; contentType: string; etag: string };
 
-/** Where logo files come from (the port; a folder adapter here, an S3 one in s3-asset-store.ts). */
+/** Where logo files come from (the port; the folder adapter below serves the package's or the repository's folder). */
 export type AssetStore = { get(name: string): Promise<Asset | null> };
 
 export const CONTENT_TYPES: Record<string, string> = { '.svg': 'image/svg+xml', '.png': 'image/png' };
@@ -27,21 +27,21 @@ export function assetOf(body: Buffer, contentType: string): Asset {
   return { body, contentType, etag: strongEtag(sha256Hex(body.toString('base64')).slice(0, 32)) };
 }
 
-/** Serves files of one folder. Files are immutable once deployed, so each is read once per process. */
+/**
+ * Serves the files of one folder. Its files change only with a deploy, so the folder is listed once and each file
+ * read once per process; a name not listed is answered without touching the disk or the cache, so made-up names
+ * cannot grow it.
+ */
 export function folderAssetStore(dir: string): AssetStore {
-  const cache = new Map<string, Asset | null>();
+  let names: Promise<Set<string>> | undefined;
+  const cache = new Map<string, Promise<Asset>>();
   return {
     async get(name) {
       const contentType = logoContentType(name);
       if (!contentType) return null;
-      if (!cache.has(name)) {
-        try {
-          cache.set(name, assetOf(await readFile(join(dir, name)), contentType));
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-          cache.set(name, null);
-        }
-      }
+      names ??= readdir(dir).then((files) => new Set(files));
+      if (!(await names).has(name)) return null;
+      if (!cache.has(name)) cache.set(name, readFile(join(dir, name)).then((body) => assetOf(body, contentType)));
       return cache.get(name)!;
     },
   };

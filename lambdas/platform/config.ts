@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
+import { SPORTS_LOGO_PACKAGE_DIR } from '#contract/assets';
 
 /** Deployment settings read from the environment once; every handler gets them through its deps. */
 export type Config = {
@@ -23,8 +24,11 @@ export type Config = {
   webhookTimeScale: number;
   /** HMAC key of review page tokens (PAGE_TOKEN_KEY); empty → a random key created once and kept in the table. */
   pageTokenKey: string;
-  /** S3 bucket of the public images (ASSET_BUCKET); empty → the repository folder (the local runtime). */
-  assetBucket: string;
+  /**
+   * The folder of the sports logos (SPORTS_LOGO_DIR, relative to the bundle's folder): the stack ships it beside the
+   * assets bundle, the local runtime passes the repository folder's absolute path.
+   */
+  sportsLogoDir: string;
   /**
    * The OpenAPI artefact the discovery function serves (OPENAPI_DOCUMENT_PATH, relative to the bundle's folder):
    * the stack ships it beside the bundle, the local runtime writes one at start and passes its absolute path.
@@ -48,7 +52,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === '1',
     webhookTimeScale: env.WEBHOOK_TIME_SCALE ? Number(env.WEBHOOK_TIME_SCALE) : 1,
     pageTokenKey: env.PAGE_TOKEN_KEY ?? '',
-    assetBucket: env.ASSET_BUCKET ?? '',
+    sportsLogoDir: resolve(BUNDLE_DIR, env.SPORTS_LOGO_DIR || SPORTS_LOGO_PACKAGE_DIR),
     openApiDocumentPath: resolve(BUNDLE_DIR, env.OPENAPI_DOCUMENT_PATH || OPENAPI_ARTEFACT),
   };
 }

@@ -1,8 +1,7 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ArnFormat, Duration, Stack, Tags, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -43,7 +42,7 @@ export type ServiceFunctionProps = {
   environment?: Record<string, string>;
   /** Default 10 s, well below API Gateway's 29 s integration timeout; non-HTTP functions set their own. */
   timeoutSeconds?: number;
-  /** Files shipped beside the bundle, by their name in the asset (the discovery function's OpenAPI document). */
+  /** Files shipped beside the bundle, by their path in the asset (lib/package-files.ts). */
   assetFiles?: Record<string, string>;
 };
 
@@ -157,30 +156,6 @@ export class ServiceFunction extends NodejsFunction {
     });
   }
 
-  /**
-   * Sets ASSET_BUCKET and allows reading the objects under `prefix`, nothing
-   * else. Listing is allowed for that prefix only: without it S3 answers a
-   * missing key with AccessDenied instead of NoSuchKey (it evaluates the
-   * ListBucket grant with the key as s3:prefix), and the store turns only
-   * NoSuchKey into a 404.
-   */
-  bindAssetBucket(bucket: Bucket, prefix: string): void {
-    this.addEnvironment('ASSET_BUCKET', bucket.bucketName);
-    this.allow(new PolicyStatement({ actions: ['s3:GetObject'], resources: [bucket.arnForObjects(`${prefix}*`)] }));
-    this.allow(
-      new PolicyStatement({
-        actions: ['s3:ListBucket'],
-        resources: [bucket.bucketArn],
-        conditions: { StringLike: { 's3:prefix': `${prefix}*` } },
-      }),
-    );
-    const bucketId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnBucket);
-    Validations.of(this.accessPolicy!).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
-      reason: `The object key is the requested logo name (checked against the strict name pattern first); the wildcard is the ${prefix} prefix only, for s3:GetObject only.`,
-    });
-  }
-
   /** Data-access grants live in their own policy, away from the X-Ray wildcard suppressed on the default one (when traced). */
   private allow(statement: PolicyStatement): void {
     if (!this.accessPolicy) {
@@ -192,15 +167,23 @@ export class ServiceFunction extends NodejsFunction {
   }
 }
 
-/** Bundling hooks copying `files` (name in the asset → source path) into the bundle's folder; local bundling runs them in bash, or cmd on Windows. */
+/**
+ * Bundling hooks copying `files` (path in the asset → source path) into the bundle's folder, making the folders a
+ * path names first; local bundling runs them in bash, or cmd on Windows.
+ */
 function copyHooks(files: Record<string, string>) {
-  const quote = (path: string) => (process.platform === 'win32' ? `"${path}"` : `'${path.replaceAll("'", `'\\''`)}'`);
-  const copy = process.platform === 'win32' ? 'copy /Y' : 'cp';
+  const windows = process.platform === 'win32';
+  const quote = (path: string) => (windows ? `"${path}"` : `'${path.replaceAll("'", `'\\''`)}'`);
   return {
     beforeBundling: () => [],
     beforeInstall: () => [],
-    afterBundling: (_inputDir: string, outputDir: string) =>
-      Object.entries(files).map(([name, source]) => `${copy} ${quote(source)} ${quote(join(outputDir, name))}`),
+    afterBundling: (_inputDir: string, outputDir: string) => {
+      const folders = [...new Set(Object.keys(files).map((name) => dirname(name)))].filter((folder) => folder !== '.');
+      return [
+        ...folders.map((folder) => (windows ? `if not exist ${quote(join(outputDir, folder))} mkdir ${quote(join(outputDir, folder))}` : `mkdir -p ${quote(join(outputDir, folder))}`)),
+        ...Object.entries(files).map(([name, source]) => `${windows ? 'copy /Y' : 'cp'} ${quote(source)} ${quote(join(outputDir, name))}`),
+      ];
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { Logger } from '#platform/logger';
 import { systemClock, type Clock } from '#platform/clock';
 import { configFromEnv, type Config } from '#platform/config';
+import { SPORTS_LOGO_DIR } from '#contract/assets';
 import type { Resolver } from '#domain/url-safety';
 import { createDeliverer, createSweeper } from '#lambdas/webhooks/handlers';
 import { startSchedule } from './schedules.js';
@@ -123,6 +124,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       stageRateLimit: throttle.rateLimit,
       // What the stack ships beside the discovery bundle, generated from this checkout's contract.
       openApiDocumentPath: writeOpenApiArtefact(),
+      // The folder the stack ships beside the assets bundle, served in place.
+      sportsLogoDir: SPORTS_LOGO_DIR,
       ...options.config,
     };
     const clock = options.clock ?? systemClock;

@@ -1,21 +1,21 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
+import { SPORTS_LOGO_DIR } from '#contract/assets';
 import { openApiDocument } from '#contract/openapi';
-import { FAMILIES } from '#contract/routes';
+import { FAMILIES, type Family } from '#contract/routes';
 import { lambdaBuildOptions } from '#lib/bundling';
 import { FUNCTIONS, WEBHOOK_FUNCTION_NAMES } from '#lib/functions';
-import { writeOpenApiArtefact } from '#lib/openapi-artefact';
+import { packageFilesOf } from '#lib/package-files';
 
 /**
  * Every function's bundle, built with the stack's esbuild preset (the
  * template-only stack tests skip bundling, so this is where a bundle that
  * cannot build shows), what the light functions must not carry, and the
- * discovery bundle serving the OpenAPI artefact shipped beside it.
+ * discovery and assets bundles serving the files shipped beside them.
  */
 /** The bundle's inputs; written to `outfile` when given (else built in memory only). */
 async function bundle(entry: string, outfile?: string): Promise<Metafile['outputs'][string]['inputs']> {
@@ -24,7 +24,7 @@ async function bundle(entry: string, outfile?: string): Promise<Metafile['output
   return Object.values(metafile.outputs)[0]!.inputs;
 }
 
-const HEAVY = [/node_modules\/zod\/v4\/classic\//, /@aws-sdk\/client-sesv2\//, /@aws-sdk\/client-sqs\//];
+const HEAVY = [/node_modules\/zod\/v4\/classic\//, /@aws-sdk\/client-sesv2\//, /@aws-sdk\/client-sqs\//, /@aws-sdk\/client-s3\//];
 
 let dir = '';
 beforeAll(() => {
@@ -46,40 +46,72 @@ describe('function bundles', () => {
   }, 30_000);
 });
 
+/** Builds a family's handler into its own folder with the files the stack ships beside it (lib/package-files.ts). */
+async function packaged(family: Family): Promise<{ folder: string; inputs: Metafile['outputs'][string]['inputs'] }> {
+  const folder = join(dir, family);
+  const inputs = await bundle(FUNCTIONS[family].entry, join(folder, 'index.mjs'));
+  for (const [name, source] of Object.entries(packageFilesOf(family)?.files ?? {})) {
+    mkdirSync(dirname(join(folder, name)), { recursive: true });
+    copyFileSync(source, join(folder, name));
+  }
+  return { folder, inputs };
+}
+
+/** The packaged handler's reply to a GET of `path`, in a fresh node with none of the stack's file settings (the defaults: beside the bundle). */
+function invoke(folder: string, path: string): { statusCode: number; headers: Record<string, string>; body: string; isBase64Encoded?: boolean } {
+  const script = `
+    const { handler } = await import(${JSON.stringify(`file://${join(folder, 'index.mjs')}`)});
+    const event = {
+      httpMethod: 'GET', resource: '/', path: ${JSON.stringify(path)}, pathParameters: null,
+      headers: { Host: 'abc123.execute-api.eu-west-1.amazonaws.com', 'X-Forwarded-Proto': 'https' }, multiValueHeaders: {},
+      queryStringParameters: null, multiValueQueryStringParameters: null, body: null, isBase64Encoded: false,
+      stageVariables: null, requestContext: { requestId: 'r', path: ${JSON.stringify(`/dev${path}`)}, stage: 'dev' },
+    };
+    const context = { functionName: 'f', awsRequestId: 'r', getRemainingTimeInMillis: () => 10000 };
+    process.stdout.write(JSON.stringify(await handler(event, context)));`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    env: { PATH: process.env.PATH, AWS_REGION: 'eu-west-1', TABLE_NAME: 'bundle-test', METRICS_DISABLED: 'true', AWS_LAMBDA_LOG_LEVEL: 'SILENT' },
+  }).toString();
+  return JSON.parse(out.slice(out.indexOf('{"statusCode"')));
+}
+
 describe('the discovery bundle', () => {
-  let inputs: Metafile['outputs'][string]['inputs'];
+  let built: Awaited<ReturnType<typeof packaged>>;
   beforeAll(async () => {
-    inputs = await bundle(join('discovery', 'handler.ts'), join(dir, 'index.mjs'));
-    copyFileSync(writeOpenApiArtefact(), join(dir, OPENAPI_ARTEFACT));
+    built = await packaged('discovery');
   }, 60_000);
 
   it('carries neither zod (beyond zod/mini) nor the OpenAPI generator and the response schemas', () => {
-    const zodBytes = Object.entries(inputs)
+    const zodBytes = Object.entries(built.inputs)
       .filter(([path]) => path.includes('node_modules/zod/'))
       .reduce((sum, [, input]) => sum + input.bytesInOutput, 0);
     expect(zodBytes).toBeLessThan(40 * 1024);
-    const generator = Object.keys(inputs).filter((path) => /contract\/(openapi|webhook-openapi|schemas\/responses)\.ts$/.test(path));
+    const generator = Object.keys(built.inputs).filter((path) => /contract\/(openapi|webhook-openapi|schemas\/responses)\.ts$/.test(path));
     expect(generator).toEqual([]);
   });
 
   it('serves the document from the openapi.json beside it, byte for byte the generated one', () => {
-    const script = `
-      const { handler } = await import(${JSON.stringify(`file://${join(dir, 'index.mjs')}`)});
-      const event = {
-        httpMethod: 'GET', resource: '/v1/openapi.json', path: '/v1/openapi.json', pathParameters: null,
-        headers: { Host: 'abc123.execute-api.eu-west-1.amazonaws.com', 'X-Forwarded-Proto': 'https' }, multiValueHeaders: {},
-        queryStringParameters: null, multiValueQueryStringParameters: null, body: null, isBase64Encoded: false,
-        stageVariables: null, requestContext: { requestId: 'r', path: '/dev/v1/openapi.json', stage: 'dev' },
-      };
-      const context = { functionName: 'f', awsRequestId: 'r', getRemainingTimeInMillis: () => 10000 };
-      process.stdout.write(JSON.stringify(await handler(event, context)));`;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-      // No OPENAPI_DOCUMENT_PATH: the default is the file beside the bundle.
-      env: { PATH: process.env.PATH, AWS_REGION: 'eu-west-1', TABLE_NAME: 'bundle-test', METRICS_DISABLED: 'true', AWS_LAMBDA_LOG_LEVEL: 'SILENT' },
-    }).toString();
-    const reply = JSON.parse(out.slice(out.indexOf('{"statusCode"')));
+    const reply = invoke(built.folder, '/v1/openapi.json');
     expect(reply.statusCode).toBe(200);
     expect(reply.headers).toMatchObject({ 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'public, max-age=300' });
     expect(reply.body).toBe(JSON.stringify(openApiDocument('https://abc123.execute-api.eu-west-1.amazonaws.com/dev')));
+  });
+});
+
+describe('the assets bundle', () => {
+  let built: Awaited<ReturnType<typeof packaged>>;
+  beforeAll(async () => {
+    built = await packaged('assets');
+  }, 60_000);
+
+  it('serves the logos from the folder beside it, byte for byte, SVG as text and PNG as base64', () => {
+    const svg = invoke(built.folder, '/v1/assets/sports-logo/nfl.svg');
+    expect(svg.statusCode).toBe(200);
+    expect(svg.headers['Content-Type']).toBe('image/svg+xml');
+    expect(svg.body).toBe(readFileSync(join(SPORTS_LOGO_DIR, 'nfl.svg'), 'utf8'));
+    const png = invoke(built.folder, '/v1/assets/sports-logo/team-badge.png');
+    expect(png).toMatchObject({ statusCode: 200, isBase64Encoded: true });
+    expect(Buffer.from(png.body, 'base64').equals(readFileSync(join(SPORTS_LOGO_DIR, 'team-badge.png')))).toBe(true);
+    expect(invoke(built.folder, '/v1/assets/sports-logo/mlb.svg').statusCode).toBe(404);
   });
 });

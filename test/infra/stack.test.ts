@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SPORTS_LOGO_PREFIX } from '#contract/assets';
+import { SPORTS_LOGO_DIR, SPORTS_LOGO_PACKAGE_DIR } from '#contract/assets';
 import { TABLE_KEYS } from '#data/table';
 import { DELIVERY_POLICY, DERIVED } from '#contract/delivery-policy';
 import { WEBHOOK_QUEUES } from '#contract/queues';
@@ -239,29 +239,23 @@ describe('CustomerApiStack (dev)', () => {
     expect(actions.filter((a) => a.startsWith('xray:'))).toEqual([]);
   });
 
-  it('serves the logos from a private, encrypted bucket that only the assets function reads, under its prefix', () => {
-    const [bucketId, bucket] = Object.entries(of(template, 'AWS::S3::Bucket')).find(([id]) => id.startsWith('Assets'))!;
-    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
-      BlockPublicAcls: true,
-      BlockPublicPolicy: true,
-      IgnorePublicAcls: true,
-      RestrictPublicBuckets: true,
-    });
-    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault).toEqual({ SSEAlgorithm: 'AES256' });
-    template.hasResourceProperties('Custom::CDKBucketDeployment', { DestinationBucketKeyPrefix: SPORTS_LOGO_PREFIX, Prune: true });
+  it('ships the sports logos in the assets function\'s package and tells only that function; no function reads S3', () => {
     for (const family of FAMILIES) {
       const [, fn] = functionOf(template, family);
       const s3 = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]).filter((s) => list(s.Action).some((a) => a.startsWith('s3:')));
+      expect(s3, family).toEqual([]);
+      const dir = fn.Properties.Environment.Variables.SPORTS_LOGO_DIR;
       if (family !== 'assets') {
-        expect(s3, family).toEqual([]);
-        expect(fn.Properties.Environment.Variables.ASSET_BUCKET, family).toBeUndefined();
+        expect(dir, family).toBeUndefined();
         continue;
       }
-      expect(fn.Properties.Environment.Variables.ASSET_BUCKET).toEqual({ Ref: bucketId });
-      expect(s3.map((s) => [s.Action, JSON.stringify(s.Resource)])).toEqual([
-        ['s3:GetObject', JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, `/${SPORTS_LOGO_PREFIX}*`]] })],
-        ['s3:ListBucket', JSON.stringify({ 'Fn::GetAtt': [bucketId, 'Arn'] })],
-      ]);
+      expect(dir).toBe(SPORTS_LOGO_PACKAGE_DIR);
+      const assetDir = join(assemblyDir, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
+      expect(readdirSync(assetDir).sort()).toEqual(['index.mjs', 'index.mjs.map', SPORTS_LOGO_PACKAGE_DIR]);
+      const logos = readdirSync(SPORTS_LOGO_DIR).sort();
+      expect(logos.length).toBeGreaterThan(0);
+      expect(readdirSync(join(assetDir, SPORTS_LOGO_PACKAGE_DIR)).sort()).toEqual(logos);
+      for (const name of logos) expect(readFileSync(join(assetDir, SPORTS_LOGO_PACKAGE_DIR, name)).equals(readFileSync(join(SPORTS_LOGO_DIR, name))), name).toBe(true);
     }
   });
 
