@@ -97,7 +97,7 @@ export async function showApp(store: Store, clientId: string) {
 export async function listApps(deps: MessagingDeps, { groupId, ...query }: { groupId?: string } & PageQuery = {}) {
   if (groupId) await requireGroup(deps.store, groupId);
   const { items, nextCursor } = await adminPage<App, WalkKey>(deps, { r: 'apps', g: groupId ?? '' }, query, async (limit, startKey) => {
-    const { apps, lastKey } = await deps.store.apps.page({ limit, ...(groupId ? { groupId } : {}), ...(startKey ? { startKey } : {}) });
+    const { apps, lastKey } = await deps.store.appList.page({ limit, ...(groupId ? { groupId } : {}), ...(startKey ? { startKey } : {}) });
     return { items: apps, ...(lastKey ? { lastKey } : {}) };
   });
   // The current minute's count beside each: one BatchGetItem for the page.

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '#contract/scopes';
 import { applied, type Db } from './db.js';
-import { everyGroupPage, groupPage, type GroupIndex, type WalkKey } from './group-index.js';
+import type { GroupIndex } from './group-index.js';
 
 export type CredentialType = 'client_credentials' | 'legacy_bearer';
 
@@ -35,13 +35,10 @@ export const appKeys = {
 export type AppsRepo = {
   get(clientId: string, options?: { consistent?: boolean }): Promise<App | null>;
   create(app: App): Promise<void>;
-  /** A page of applications, oldest first within a group, of one group or of every group in turn (a page may hold fewer than `limit` and still have a next). */
-  page(request: { groupId?: string; limit: number; startKey?: WalkKey }): Promise<{ apps: App[]; lastKey?: WalkKey }>;
   revoke(clientId: string, at: string): Promise<boolean>;
 };
 
-export function appsRepo(db: Db): AppsRepo {
-  const { doc, tableName } = db;
+export function appsRepo({ doc, tableName }: Db): AppsRepo {
   return {
     /** `consistent` wherever a revocation made a moment ago must count: every authenticated request, the token endpoint, the deliverer's re-check. */
     async get(clientId: string, { consistent = false } = {}): Promise<App | null> {
@@ -56,12 +53,6 @@ export function appsRepo(db: Db): AppsRepo {
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       );
-    },
-    async page({ groupId, limit, startKey }) {
-      const { items, lastKey } = groupId
-        ? await groupPage(db, appKeys.index, groupId, { legacy: { filter: { expression: 'groupId = :g', values: { ':g': groupId } } } }, limit, startKey)
-        : await everyGroupPage(db, appKeys.index, {}, limit, startKey);
-      return { apps: items.map(toApp), ...(lastKey ? { lastKey } : {}) };
     },
     /** Marks the application revoked; its tokens fail on their next use. Returns false for an unknown id. */
     async revoke(clientId: string, at: string): Promise<boolean> {
@@ -79,7 +70,8 @@ export function appsRepo(db: Db): AppsRepo {
   };
 }
 
-function toApp(item: Record<string, unknown>): App {
+/** The application of a stored item (its keys dropped). */
+export function toApp(item: Record<string, unknown>): App {
   const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ...app } = item;
   return app as App;
 }

@@ -1,3 +1,4 @@
+import { appListRepo } from './app-list.js';
 import { appsRepo } from './apps.js';
 import { auditRepo } from './audit.js';
 import { campaignsRepo } from './campaigns.js';
@@ -25,6 +26,7 @@ export const REPOSITORIES = {
   groups: groupsRepo,
   locations: locationsRepo,
   apps: appsRepo,
+  appList: appListRepo,
   credentials: credentialsRepo,
   rateCounters: rateCountersRepo,
   menus: menusRepo,

@@ -1,3 +1,4 @@
+import type { AppListRepo } from './app-list.js';
 import type { AppsRepo } from './apps.js';
 import type { CredentialsRepo } from './credentials.js';
 import type { Db } from './db.js';
@@ -25,6 +26,7 @@ export type Repositories = {
   groups: GroupsRepo;
   locations: LocationsRepo;
   apps: AppsRepo;
+  appList: AppListRepo;
   credentials: CredentialsRepo;
   rateCounters: RateCountersRepo;
   menus: MenusRepo;
