@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { randomSecret } from '#domain/crypto';
 import type { App } from '#data/apps';
 import type { Delivery } from '#data/deliveries';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AdminOperation } from '#contract/admin-routes';
 import { DELIVERY_STATUSES } from '#contract/delivery-policy';
 import { id } from '#contract/schemas/common';

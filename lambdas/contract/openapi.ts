@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type * as zc from 'zod/v4/core';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';

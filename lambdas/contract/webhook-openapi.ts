@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { EVENT_TYPES, webhookPayload } from './schemas/bevq.js';
 
 type JsonSchema = Record<string, unknown>;

@@ -2,7 +2,7 @@ import { sha256Hex } from '#domain/crypto';
 import { strongEtag } from '#domain/etag';
 import type { MenuData, MenuItem, MenuSection } from '#contract/schemas/bevq';
 import { menuInput } from '#contract/schemas/bevq';
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /**
  * Turns a rebuilt menu into the published one: configured order, computed

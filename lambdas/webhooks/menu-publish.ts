@@ -9,7 +9,7 @@ import { dispatchMenuEvent } from './fan-out.js';
 import { menuEventId } from './events.js';
 import { AdminConflictError, AdminInputError, AdminNotFoundError, parseInput } from '#domain/inputs';
 import { id } from '#contract/schemas/common';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A rebuilt menu for one location, as the platform publishes it (admin CLI and the ingest function). */
 export type PublishRequest = { groupId: string; locationId: string; menu: unknown };

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Store } from '#data/store';
 import { requireLocations } from './locations-exist.js';
 import { AdminInputError, parseInput } from '#domain/inputs';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseCompactDate } from '#contract/business-date';
 import type { StopCommand } from '#data/matriq';
 import type { Store } from '#data/store';

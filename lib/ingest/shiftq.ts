@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { activeBusinessDate, businessDayEndMs, businessDayStartMs, parseCompactDate } from '#contract/business-date';
 import { ITEM_VALUE_BUDGET_BYTES } from '#data/item-limits';
 import { encodeBody, retentionEndMs } from '#data/shiftq';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Store } from '#data/store';
 import { isRealIsoDate, REAL_ISO_DATE_RULE, ISO_DATE, SPORTS_LOGO_NAME } from '#contract/schemas/requests';
 import { requireLocations } from './locations-exist.js';

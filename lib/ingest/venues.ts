@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Group } from '#data/groups';
 import type { Location } from '#data/locations';
 import type { Store } from '#data/store';

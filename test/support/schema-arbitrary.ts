@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * fast-check values generated from a zod schema (through its JSON Schema), so

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isoTimestamp, nextCursor, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 import { deviceStatus } from './matriq.js';

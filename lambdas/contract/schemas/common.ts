@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ID_PATTERN, ID_RULE, isReservedId } from '../ids.js';
 import { COMPACT_DATE, ISO_DATE } from './requests.js';
 

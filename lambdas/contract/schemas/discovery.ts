@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MODULES, SCOPES } from '#contract/scopes';
 import { absoluteUrl, isoTimestamp, nextCursor, refresh } from './common.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { absoluteUrl, compactDate, isoDate, isoTimestamp, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import * as bevq from './bevq.js';
 import * as campaigns from './campaigns.js';
 import * as discovery from './discovery.js';

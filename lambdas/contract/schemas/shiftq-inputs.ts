@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { decimal, money } from './common.js';
 import { ISO_DATE, REVIEW_PROVIDERS } from './requests.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const tokenRequest = z.object({
   grant_type: z.string().describe('Must be client_credentials'),
