@@ -6,6 +6,7 @@ import { AdminConsole } from './constructs/admin-console.js';
 import { RouteTableApi } from './constructs/api.js';
 import { DataTable } from './constructs/data-table.js';
 import { pascal, ServiceFunction } from './constructs/service-function.js';
+import { addRequestCounts } from './constructs/request-metrics.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
 import { WebhookFunctions } from './constructs/webhooks.js';
 import { CATCH_ALL_FAMILY } from '#contract/routes';
@@ -85,6 +86,7 @@ export class CustomerApiStack extends Stack {
       });
       fn.bindTable(table, infra.tableActions, infra.queriedIndexes);
       if (infra.sendsMail) fn.bindMailer(mailFrom);
+      addRequestCounts(this, `${pascal(family)}Requests`, fn.logGroup);
       return fn;
     };
     this.functions = Object.fromEntries(FAMILIES.map((family) => [family, apiFunction(family)])) as Record<

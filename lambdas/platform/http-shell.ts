@@ -4,7 +4,7 @@ import { ApiError } from '#contract/errors';
 import type { Deps } from './deps.js';
 import { negotiated } from './compression.js';
 import { errorResponse } from './http.js';
-import { count, observability } from './observability.js';
+import { ACCESS_LINE_MESSAGE, observability } from './observability.js';
 import type { Resolver, Routable } from './path-resolver.js';
 
 /** The three HTTP APIs of the service; each function serves one, named in its logs and metrics. */
@@ -51,17 +51,16 @@ function responses(api: HttpApi, deps: Deps, { refusalOf }: ShellOptions): Shell
     response.headers = { ...context.extraHeaders, ...response.headers, 'X-Request-Id': requestId };
     request.response = response;
     const operation = context.operation ?? 'unmatched';
-    countRequest(deps, api, operation, response.statusCode);
     // Never a body: token responses and created apps and destinations carry secrets.
-    // The request's counts ride in the same line, as its EMF members: one line per request.
-    deps.logger.info('request', {
+    // The HTTP counts are taken from this line by metric filters (observability.ts, HTTP_COUNTS).
+    deps.logger.info(ACCESS_LINE_MESSAGE, {
+      stage: deps.config.stage,
       requestId,
       api,
       operation,
       status: response.statusCode,
       caller: context.caller ?? undefined,
       latencyMs: deps.clock.now() - (context.startedAt ?? deps.clock.now()),
-      ...deps.metrics?.take(),
     });
   };
   return {
@@ -79,16 +78,6 @@ function responses(api: HttpApi, deps: Deps, { refusalOf }: ShellOptions): Shell
       finish(request);
     },
   };
-}
-
-/** One request in the counts; the API is a dimension, the operation rides along as EMF metadata. */
-function countRequest(deps: Deps, api: HttpApi, operation: string, status: number) {
-  deps.metrics?.addDimension('api', api);
-  count(deps, 'Requests');
-  if (status === 429) count(deps, 'RateLimited');
-  if (status >= 500) count(deps, 'ServerErrors');
-  else if (status >= 400) count(deps, 'ClientErrors');
-  deps.metrics?.addMetadata('operation', operation);
 }
 
 /**

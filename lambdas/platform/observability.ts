@@ -10,7 +10,7 @@ const SERVICE = 'customer-api';
  * dimension can ever carry a client id, a token or a destination.
  */
 export type MetricName =
-  // HTTP requests (dimension `api`: v1, token, admin), and those answered 4xx, 5xx and 429.
+  // HTTP requests (dimension `api`: v1, token, admin), and those answered 4xx, 5xx and 429: counted from the access line (HTTP_COUNTS).
   | 'Requests'
   | 'ClientErrors'
   | 'ServerErrors'
@@ -31,7 +31,7 @@ export type MetricName =
   | 'ColdStart';
 
 /**
- * One invocation's counts, written at its end as one line of CloudWatch's
+ * One invocation's other counts, written at its end as one line of CloudWatch's
  * embedded metric format (EMF): a JSON object whose `_aws` member declares
  * the namespace, dimension set and metric names, the values beside it
  * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html).
@@ -41,59 +41,54 @@ export type MetricName =
  */
 export class Metrics {
   private counts = new Map<MetricName, number>();
-  private dimensions: Record<string, string>;
-  private metadata: Record<string, string> = {};
 
   constructor(
-    private readonly defaultDimensions: Record<string, string>,
+    private readonly dimensions: Record<string, string>,
     /** Off: counts are kept and dropped, nothing is written (the local runtime's console). */
     private readonly enabled: boolean,
-  ) {
-    this.dimensions = { ...defaultDimensions };
-  }
+  ) {}
 
   addMetric(name: MetricName, value: number): void {
     this.counts.set(name, (this.counts.get(name) ?? 0) + value);
   }
-  addDimension(name: string, value: string): void {
-    this.dimensions[name] = value;
-  }
-  /** Searchable in the log line, not a dimension (no cost per value). */
-  addMetadata(key: string, value: string): void {
-    this.metadata[key] = value;
-  }
 
-  /**
-   * The counts as the members of an EMF document (null when nothing was
-   * counted or metrics are off), and a fresh start: the HTTP shell puts them
-   * in its access line, so a request writes one line, not two.
-   */
-  take(): Record<string, unknown> | null {
-    const names = [...this.counts.keys()];
-    const emf =
-      this.enabled && names.length > 0
-        ? {
-            _aws: {
-              Timestamp: Date.now(),
-              CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [Object.keys(this.dimensions)], Metrics: names.map((Name) => ({ Name, Unit: 'Count' })) }],
-            },
-            ...this.dimensions,
-            ...this.metadata,
-            ...Object.fromEntries(this.counts),
-          }
-        : null;
-    this.counts = new Map();
-    this.dimensions = { ...this.defaultDimensions };
-    this.metadata = {};
-    return emf;
-  }
-
-  /** Writes what is still counted as one EMF line of its own (none when nothing is). */
+  /** Writes what is counted as one EMF line (none when nothing is, or metrics are off), and starts afresh. */
   publish(): void {
-    const emf = this.take();
-    if (emf) process.stdout.write(`${JSON.stringify(emf)}\n`);
+    const names = [...this.counts.keys()];
+    if (this.enabled && names.length > 0) {
+      const emf = {
+        _aws: {
+          Timestamp: Date.now(),
+          CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [Object.keys(this.dimensions)], Metrics: names.map((Name) => ({ Name, Unit: 'Count' })) }],
+        },
+        ...this.dimensions,
+        ...Object.fromEntries(this.counts),
+      };
+      process.stdout.write(`${JSON.stringify(emf)}\n`);
+    }
+    this.counts = new Map();
   }
 }
+
+/** The message of the access line each HTTP request writes (http-shell.ts); the HTTP counts are taken from it. */
+export const ACCESS_LINE_MESSAGE = 'request';
+
+/**
+ * The HTTP counts, each the access lines whose status falls in its range.
+ * CloudWatch metric filters on each HTTP function's log group count them
+ * (lib/constructs/request-metrics.ts) into the namespace and dimensions the
+ * EMF lines use, so a request pays for its access line and nothing more:
+ * EMF members in that line were ~220 bytes of every request's log.
+ */
+export const HTTP_COUNTS = {
+  Requests: [100, 599],
+  ClientErrors: [400, 499],
+  ServerErrors: [500, 599],
+  RateLimited: [429, 429],
+} as const satisfies Partial<Record<MetricName, readonly [number, number]>>;
+
+/** The access line's fields that name the HTTP counts' dimensions (the logger writes `service`, the shell the others). */
+export const HTTP_COUNT_DIMENSIONS = ['service', 'stage', 'api'] as const;
 
 /**
  * One Metrics per process, flushed at the end of each invocation by the

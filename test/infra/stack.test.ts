@@ -19,7 +19,11 @@ import { CATCH_ALL_FAMILY } from '#contract/routes';
 import { FUNCTIONS, WEBHOOK_FUNCTION_NAMES, type WebhookFunctionName } from '#lib/functions';
 import { LAMBDA_LOGGING } from '#lib/lambda-logging';
 import { logger } from '#platform/logger';
-import { createMetrics } from '#platform/observability';
+import { ACCESS_LINE_MESSAGE, createMetrics, HTTP_COUNT_DIMENSIONS, HTTP_COUNTS, METRICS_NAMESPACE } from '#platform/observability';
+import { Logger } from '#platform/logger';
+import { httpShell } from '#platform/http-shell';
+import type { Deps } from '#platform/deps';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import type { Delivery } from '#data/deliveries';
 import { reportOutcome } from '#lambdas/webhooks/attempt';
@@ -57,6 +61,19 @@ const only = (template: Template, type: string): [string, Json] => {
 const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
 /** The lines `write` puts on stdout, parsed: Powertools writes there itself (its own Console), as in Lambda. */
+/** The JSON lines an async call writes to stdout. */
+async function linesWrittenBy(call: () => Promise<unknown>): Promise<Json[]> {
+  const original = process.stdout.write;
+  let out = '';
+  process.stdout.write = ((chunk: string | Uint8Array) => ((out += chunk.toString()), true)) as typeof process.stdout.write;
+  try {
+    await call();
+  } finally {
+    process.stdout.write = original;
+  }
+  return out.trim().split('\n').map((line) => JSON.parse(line) as Json);
+}
+
 function linesWritten(write: () => void): Json[] {
   const original = process.stdout.write;
   let out = '';
@@ -69,12 +86,22 @@ function linesWritten(write: () => void): Json[] {
   return out.trim().split('\n').map((line) => JSON.parse(line) as Json);
 }
 
-/** CloudWatch Logs' JSON filter syntax, the part the stack uses: `$.field = "text"` terms, &&, || and parentheses. */
+/**
+ * CloudWatch Logs' JSON filter syntax, the part the stack uses: `$.field = "text"` and
+ * `$.field <op> number` terms, &&, || and parentheses.
+ */
 function filterMatches(pattern: string, event: Json): boolean {
-  const term = /\$\.(\w+)\s*=\s*("(?:[^"\\]|\\.)*")/g;
+  const text = /\$\.(\w+)\s*=\s*("(?:[^"\\]|\\.)*")/g;
+  const number = /\$\.(\w+)\s*(<=|>=|!=|=|<|>)\s*(-?\d+(?:\.\d+)?)/g;
   const body = pattern.trim().replace(/^\{([\s\S]*)\}$/, '$1');
-  if (/[^\s()&|]/.test(body.replace(term, ''))) throw new Error(`filter syntax beyond this evaluator: ${pattern}`);
-  return new Function('e', `return ${body.replace(term, (_, key: string, text: string) => `(e[${JSON.stringify(key)}] === ${text})`)};`)(event) as boolean;
+  if (/[^\s()&|]/.test(body.replace(text, '').replace(number, ''))) throw new Error(`filter syntax beyond this evaluator: ${pattern}`);
+  const js = body
+    .replace(text, (_, key: string, value: string) => `(e[${JSON.stringify(key)}] === ${value})`)
+    .replace(number, (_, key: string, op: string, value: string) => {
+      const jsOp = op === '=' ? '===' : op === '!=' ? '!==' : op;
+      return `(typeof e[${JSON.stringify(key)}] === 'number' && e[${JSON.stringify(key)}] ${jsOp} ${value})`;
+    });
+  return new Function('e', `return ${js};`)(event) as boolean;
 }
 
 /** The family tag of the function an HTTP API integration invokes. */
@@ -274,7 +301,7 @@ describe('CustomerApiStack (dev)', () => {
   });
 
   it('keeps what Lambda lets through at INFO matching: the attempt lines the failure filter counts, and the EMF line', () => {
-    const [, filter] = only(template, 'AWS::Logs::MetricFilter');
+    const [, filter] = Object.entries(of(template, 'AWS::Logs::MetricFilter')).find(([, f]) => f.Properties.MetricTransformations[0].MetricName === 'DeliveryFailures')!;
     const pattern = filter.Properties.FilterPattern as string;
     const line = (status: Delivery['status']) => {
       const delivery = { deliveryId: 'd-1', eventId: 'e-1', destinationHost: 'hooks.example.test', attempts: 3, status, lastErrorCode: 'http_500' } as Delivery;
@@ -302,6 +329,41 @@ describe('CustomerApiStack (dev)', () => {
     } finally {
       if (disabled === undefined) delete process.env.METRICS_DISABLED;
       else process.env.METRICS_DISABLED = disabled;
+    }
+  });
+
+  it("counts each HTTP function's requests from its access lines: a metric filter per count, its dimensions fields of the line", async () => {
+    const filters = Object.values(of(template, 'AWS::Logs::MetricFilter')).filter((f) => f.Properties.MetricTransformations[0].MetricNamespace === METRICS_NAMESPACE);
+    const httpFunctions = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => [...FAMILIES, 'admin-api'].includes(familyTagOf(fn)));
+    expect(httpFunctions).toHaveLength(FAMILIES.length + 1);
+    const deps = { logger: new Logger({ serviceName: 'customer-api', logLevel: 'INFO' }), clock: { now: () => Date.now() }, config: { stage: 'prod' } } as unknown as Deps;
+    const accessLine = async (status: number) => {
+      const handler = httpShell('v1', deps).handler(async () => ({ statusCode: status, body: '' }));
+      const event = { httpMethod: 'GET', path: '/v1/g/locations', headers: {}, requestContext: { requestId: 'r-1' } } as unknown as APIGatewayProxyEvent;
+      const lines = await linesWrittenBy(() => handler(event, {} as Context));
+      return lines.find((l) => l.message === ACCESS_LINE_MESSAGE)!;
+    };
+    const lines: Json[] = [];
+    // One at a time: each captures stdout while it runs.
+    for (const status of [200, 304, 401, 404, 429, 500, 503]) lines.push(await accessLine(status));
+    for (const fn of httpFunctions) {
+      const own = filters.filter((f) => f.Properties.LogGroupName.Ref === fn.Properties.LoggingConfig.LogGroup.Ref);
+      expect(own.map((f) => f.Properties.MetricTransformations[0].MetricName).sort(), familyTagOf(fn)).toEqual(Object.keys(HTTP_COUNTS).sort());
+      for (const filter of own) {
+        const [transformation] = filter.Properties.MetricTransformations;
+        expect(transformation).toMatchObject({ MetricValue: '1', Unit: 'Count' });
+        expect(transformation.Dimensions).toEqual(HTTP_COUNT_DIMENSIONS.map((name) => ({ Key: name, Value: `$.${name}` })));
+        const [min, max] = HTTP_COUNTS[transformation.MetricName as keyof typeof HTTP_COUNTS];
+        for (const line of lines) {
+          const status = line.status as number;
+          expect(filterMatches(filter.Properties.FilterPattern, line), `${transformation.MetricName} on ${status}`).toBe(status >= min && status <= max);
+        }
+      }
+    }
+    // Every dimension is a field of the line (the caller never is one), and the line carries no EMF of its own.
+    for (const line of lines) {
+      expect(line).toMatchObject({ service: 'customer-api', stage: 'prod', api: 'v1' });
+      expect(line).not.toHaveProperty('_aws');
     }
   });
 
