@@ -209,7 +209,7 @@ export async function benchRoundTrips(): Promise<string[]> {
       ...costLines(`authenticated reads (the mean of the ${routes.length} routes above)`, perRead(memoryMb), 1.5, [
         `  Billed ms: the local handling time (${mean((m) => m.fastMs).toFixed(1)} ms mean, CPU on a full core, an upper bound) × ${FULL_VCPU_MB} ÷ memory ` +
           `(Lambda's share of a vCPU), plus ${AWS_DYNAMODB_MS} ms per sequential round trip. Lambda per million at ${[512, 1024, FULL_VCPU_MB].map(atMemory).join('; ')}.`,
-        `  Log bytes per request: ${Math.round(appLog)} of the function's lines at INFO (its access line, which carries the request's EMF counts), ` +
+        `  Log bytes per request: ${Math.round(appLog)} of the function's lines at INFO (its access line; the HTTP counts are metric filters on it), ` +
           `${Math.round(emfLog)} of EMF lines of their own, ${platform.bytes} of Lambda's own lines (${platform.note}), ` +
           `${Math.round(gatewayLog)} of the HTTP API's access line (its fields in lib/constructs/api.ts, typical values).`,
         `  Traced: ${traced.note}.`,
