@@ -1,8 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { appKeys } from '#data/apps';
+import { credentialKeys } from '#data/credentials';
 import { locationKeys } from '#data/locations';
+import { readItems } from '#data/preload';
+import { rateCountersRepo } from '#data/rate-counters';
+import { GROUP_PAGE_LIMIT } from '#contract/schemas/requests';
+import { rateWindow } from '#platform/rate-limit';
 import { localEndpoint } from '../lib/local/endpoints.js';
 import { startEngines } from '../lib/local/engines.js';
 import { ensureTable } from '../lib/local/provision.js';
@@ -15,21 +21,43 @@ import { DEMO_GROUP_ID, DEMO_VENUES } from '../lib/local/seed.js';
  * (startEngines: dynalite, fauxqs, local SES), in memory. What the service
  * costs beyond this is the price of its own work (auth, rate limit, the
  * gateway, handlers), not of the engine or the HTTP stack.
+ *
+ * CALLS=locations answers instead with the three calls `GET /v1/{group_id}/locations`
+ * makes, through the same data-layer functions, in parallel as the service
+ * sends them: the BatchGetItem of a credential and an application, the rate
+ * counter's UpdateItem, the first page's Query of the demo group. No gateway,
+ * no handler: the ceiling of any service that makes these calls.
  */
 const engines = await startEngines({ dataDir: null });
 const client = new DynamoDBClient(localEndpoint(engines.dynamoEndpoint, process.env.AWS_REGION ?? 'us-east-1'));
 const tableName = 'customer-api-baseline';
 await ensureTable(client, tableName);
 const doc = DynamoDBDocumentClient.from(client);
-const venue = DEMO_VENUES.groups[0]!.locations![0]!;
-const key = locationKeys.location(DEMO_GROUP_ID, venue.id);
-await doc.send(new PutCommand({ TableName: tableName, Item: { ...key, ...venue, groupId: DEMO_GROUP_ID, status: 'active', createdAt: new Date().toISOString() } }));
+const venues = DEMO_VENUES.groups[0]!.locations!;
+for (const venue of venues) {
+  const item = { ...locationKeys.location(DEMO_GROUP_ID, venue.id), ...venue, groupId: DEMO_GROUP_ID, status: 'active', createdAt: new Date().toISOString() };
+  await doc.send(new PutCommand({ TableName: tableName, Item: item }));
+}
+const key = locationKeys.location(DEMO_GROUP_ID, venues[0]!.id);
+
+const db = { doc, tableName };
+const counters = rateCountersRepo(db);
+const locationsCalls = async () => {
+  const window = rateWindow(Date.now());
+  const [, , page] = await Promise.all([
+    readItems(db, [credentialKeys.credential('0'.repeat(64)), appKeys.app('bench-app')]),
+    counters.hit('API', 'bench-app', window.start, window.expiresAtSeconds),
+    doc.send(new QueryCommand({ TableName: tableName, ...locationKeys.ofGroup(DEMO_GROUP_ID, { limit: GROUP_PAGE_LIMIT.default }) })),
+  ]);
+  return page.Items;
+};
+const answer = process.env.CALLS === 'locations' ? locationsCalls : async () => (await doc.send(new GetCommand({ TableName: tableName, Key: key }))).Item;
 
 const server = createServer((_req, res) => {
-  doc.send(new GetCommand({ TableName: tableName, Key: key })).then(
-    ({ Item }) => {
+  answer().then(
+    (data) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ data: Item }));
+      res.end(JSON.stringify({ data }));
     },
     (err: Error) => {
       res.writeHead(500, { 'Content-Type': 'application/json' });

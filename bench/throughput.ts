@@ -11,7 +11,10 @@ import { benchToken, readyLine, startChild, startRuntimeChild, type Child } from
  *     same embedded engines in its own process (bench/getitem-server.ts),
  *     the fair floor for a request that needs the table;
  *   - bare: node:http answering a fixed body (bench/bare-server.ts), the
- *     HTTP stack alone.
+ *     HTTP stack alone;
+ *   - calls: the same server making exactly the route's three DynamoDB calls
+ *     (CALLS=locations), the ceiling of any service that makes them: the
+ *     service's ratio to GetItem can never exceed this one's.
  * The load generator runs in this process, so each server has a core to itself.
  * Each level alternates the three in ROUNDS short runs (service, GetItem,
  * bare, then again), so a neighbour's burst on a shared machine falls on all
@@ -36,8 +39,11 @@ export async function benchThroughput(): Promise<string[]> {
     children.push(getItem);
     const bare = startChild(['bench/bare-server.ts']);
     children.push(bare);
+    const calls = startChild(['bench/getitem-server.ts'], { CALLS: 'locations' });
+    children.push(calls);
     const { url: getItemUrl } = await readyLine<{ url: string }>(getItem);
     const { url: bareUrl } = await readyLine<{ url: string }>(bare);
+    const { url: callsUrl } = await readyLine<{ url: string }>(calls);
 
     const token = await benchToken(runtime, APP_RATE_CEILING_PER_MINUTE);
     const url = `${runtime.url}/v1/${runtime.groupId}/locations`;
@@ -45,27 +51,32 @@ export async function benchThroughput(): Promise<string[]> {
 
     const lines = [
       `GET /v1/{group_id}/locations, npm start in a child process (LOG_LEVEL=SILENT), ${REQUESTS} requests per level in ${ROUNDS} alternating rounds (node ${process.version})`,
-      '  baselines, each a child process too: GetItem = node:http + one document-client GetItem on the same embedded engines; bare = node:http alone',
+      '  baselines, each a child process too: GetItem = node:http + one document-client GetItem on the same embedded engines; bare = node:http alone;',
+      "  calls = node:http + the route's own three DynamoDB calls (credential and application, rate counter, locations page), nothing else",
     ];
     // Warm-up: JIT, connection pools, the runtime's caches.
     await load(url, headers, 4, 300);
     await load(getItemUrl, {}, 4, 300);
     await load(bareUrl, {}, 4, 300);
+    await load(callsUrl, {}, 4, 300);
     for (const level of LEVELS) {
-      const runs: [LoadResult[], LoadResult[], LoadResult[]] = [[], [], []];
+      const runs: [LoadResult[], LoadResult[], LoadResult[], LoadResult[]] = [[], [], [], []];
       for (let round = 0; round < ROUNDS; round++) {
         runs[0].push(await load(url, headers, level, REQUESTS / ROUNDS));
         runs[1].push(await load(getItemUrl, {}, level, REQUESTS / ROUNDS));
         runs[2].push(await load(bareUrl, {}, level, REQUESTS / ROUNDS));
+        runs[3].push(await load(callsUrl, {}, level, REQUESTS / ROUNDS));
       }
-      const [service, floor, http] = runs.map(merge) as [LoadResult, LoadResult, LoadResult];
+      const [service, floor, http, own] = runs.map(merge) as [LoadResult, LoadResult, LoadResult, LoadResult];
       const ratio = service.rps / floor.rps;
       lines.push(
         `  service  ${fmt(service)}`,
         `  GetItem  ${fmt(floor)}`,
         `  bare     ${fmt(http)}`,
+        `  calls    ${fmt(own)}`,
         `  service ÷ GetItem: throughput ×${ratio.toFixed(2)}${level === GOAL_AT ? ` (goal ≥ ×${GOAL_RATIO})` : ''}` +
           `, p50 ×${(service.p50Ms / floor.p50Ms).toFixed(1)}; service ÷ bare: throughput ×${(service.rps / http.rps).toFixed(3)}`,
+        `  calls ÷ GetItem: throughput ×${(own.rps / floor.rps).toFixed(2)} (the ceiling for the service's ratio); service ÷ calls: ×${(service.rps / own.rps).toFixed(2)}`,
       );
     }
     return lines;
