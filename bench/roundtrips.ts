@@ -213,6 +213,7 @@ export async function benchRoundTrips(): Promise<string[]> {
           `${Math.round(emfLog)} of EMF lines of their own, ${platform.bytes} of Lambda's own lines (${platform.note}), ` +
           `${Math.round(gatewayLog)} of the HTTP API's access line (its fields in lib/constructs/api.ts, typical values).`,
         `  Traced: ${traced.note}.`,
+        floorLine(perRead(memoryMb)),
         `  The gateway's own price beside it: HTTP API ${dollars(PRICES.httpApiRequest * 1e6)} per million requests (the stage's API type; a REST API would be $3.50).`,
       ]),
     );
@@ -227,4 +228,23 @@ export async function benchRoundTrips(): Promise<string[]> {
     if (metricsDisabled === undefined) delete process.env.METRICS_DISABLED;
     else process.env.METRICS_DISABLED = metricsDisabled;
   }
+}
+
+/** Read units authorization reads on every route: the credential and the application, strongly consistent, each under 4 KB. */
+const AUTHORIZATION_READ_UNITS = 2;
+
+/**
+ * What no route can cost less than in this design: the measured read with
+ * only authorization's reads left (no location, no data), everything else as
+ * measured (the counter's write, Lambda, both access lines, the bytes sent).
+ * docs/decisions/cost-floor.md says what each way below it gives up.
+ */
+function floorLine(read: PerRequest): string {
+  const parts = costPerMillion({ ...read, readUnits: AUTHORIZATION_READ_UNITS });
+  const total = Object.values(parts).reduce((sum, v) => sum + v, 0);
+  return (
+    `  Floor of this design (a read of nothing but authorization's ${AUTHORIZATION_READ_UNITS} strongly consistent units, the rest as measured): ${dollars(total)} — ` +
+    `DynamoDB ${dollars(parts.dynamodb)}, Lambda ${dollars(parts.lambda)}, logs ${dollars(parts.logs)}, transfer ${dollars(parts.transfer)}; ` +
+    'below it only by giving something up (docs/decisions/cost-floor.md).'
+  );
 }
