@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { ReviewInput } from '#contract/schemas/shiftq-inputs';
 import type { Db } from './db.js';
+import type { ItemQuery } from './preload.js';
 import { shiftqKeys } from './shiftq.js';
 
 /**
@@ -12,6 +13,8 @@ import { shiftqKeys } from './shiftq.js';
 export type StoredReview = ReviewInput;
 
 const REVIEW_PREFIX = 'SHIFTQ#REVIEW#';
+/** Reviews a Query reads at most; a filtered page may take several. */
+const QUERY_BATCH = 200;
 
 export const reviewKeys = {
   review: (groupId: string, locationId: string, createdAt: string, id: string) => ({
@@ -25,7 +28,35 @@ export const reviewKeys = {
   }),
   /** Providers that have delivered reviews for the location (the reviews capability). */
   meta: (groupId: string, locationId: string) => ({ PK: shiftqKeys.partition(groupId, locationId), SK: 'SHIFTQ#REVIEWS_META' }),
+  /**
+   * The Query of a page, newest first, from `startKey` (the first Query of a
+   * page has none): the repository sends it, and a request may read the
+   * first one ahead (a page of matches may take more Queries than one).
+   */
+  pageQuery: (groupId: string, locationId: string, req: Omit<ReviewPageRequest, 'limit'>, startKey?: Record<string, unknown>): ItemQuery => {
+    const filters: string[] = [];
+    const values: Record<string, unknown> = {
+      ':pk': shiftqKeys.partition(groupId, locationId),
+      ':low': req.low,
+      ':high': pageTop(req),
+    };
+    if (req.filter.minRating !== undefined) (filters.push('rating >= :minRating'), (values[':minRating'] = req.filter.minRating));
+    if (req.filter.maxRating !== undefined) (filters.push('rating <= :maxRating'), (values[':maxRating'] = req.filter.maxRating));
+    if (req.filter.provider !== undefined) (filters.push('provider = :provider'), (values[':provider'] = req.filter.provider));
+    return {
+      // [low, high): BETWEEN is inclusive, so the exclusive top is handled by the < condition.
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
+      ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+      Limit: QUERY_BATCH,
+      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+    };
+  },
 };
+
+/** A page's exclusive top: the previous page's last key, or the range's end. */
+const pageTop = (req: Pick<ReviewPageRequest, 'after' | 'high'>) => (req.after !== null && req.after < req.high ? req.after : req.high);
 
 export type ReviewFilter = { minRating?: number; maxRating?: number; provider?: string };
 
@@ -41,7 +72,6 @@ export type ReviewsRepo = {
   page(groupId: string, locationId: string, req: ReviewPageRequest): Promise<ReviewPage>;
 };
 
-const QUERY_BATCH = 200;
 
 export function reviewsRepo({ doc, tableName }: Db): ReviewsRepo {
   return {
@@ -78,31 +108,12 @@ export function reviewsRepo({ doc, tableName }: Db): ReviewsRepo {
      * are found (the extra one only tells whether more exist) or the range ends.
      */
     async page(groupId: string, locationId: string, req: ReviewPageRequest): Promise<ReviewPage> {
-      const filters: string[] = [];
-      const values: Record<string, unknown> = {
-        ':pk': shiftqKeys.partition(groupId, locationId),
-        ':low': req.low,
-        ':high': req.after !== null && req.after < req.high ? req.after : req.high,
-      };
-      if (req.filter.minRating !== undefined) (filters.push('rating >= :minRating'), (values[':minRating'] = req.filter.minRating));
-      if (req.filter.maxRating !== undefined) (filters.push('rating <= :maxRating'), (values[':maxRating'] = req.filter.maxRating));
-      if (req.filter.provider !== undefined) (filters.push('provider = :provider'), (values[':provider'] = req.filter.provider));
+      const top = pageTop(req);
       const found: Record<string, unknown>[] = [];
       let startKey: Record<string, unknown> | undefined;
       do {
-        const reply: QueryCommandOutput = await doc.send(
-          new QueryCommand({
-            TableName: tableName,
-            // [low, high): BETWEEN is inclusive, so the exclusive top is handled by the < condition.
-            KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
-            ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-            ExpressionAttributeValues: values,
-            ScanIndexForward: false,
-            Limit: QUERY_BATCH,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of reply.Items ?? []) if (String(item.SK) < String(values[':high'])) found.push(item);
+        const reply: QueryCommandOutput = await doc.send(new QueryCommand({ TableName: tableName, ...reviewKeys.pageQuery(groupId, locationId, req, startKey) }));
+        for (const item of reply.Items ?? []) if (String(item.SK) < top) found.push(item);
         startKey = reply.LastEvaluatedKey;
       } while (startKey && found.length <= req.limit);
       const page = found.slice(0, req.limit);

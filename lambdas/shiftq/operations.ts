@@ -9,7 +9,7 @@ import { priorWeekDate } from './sales-compare.js';
 import { shiftqEmployees, shiftqPosMenu, shiftqReservations, shiftqToastReservations } from './current-reads.js';
 import { shiftqGroupLeaderboard } from './group-leaderboard.js';
 import { shiftqOverview } from './overview.js';
-import { shiftqReviews } from './reviews.js';
+import { reviewsFirstPage, shiftqReviews } from './reviews.js';
 
 /** The shiftq routes' operations, each in the module named for what it reads. */
 export const operations: Operations = {
@@ -55,6 +55,6 @@ export const reads: PathReads = {
   shiftqEmployees: (h) => current(h, 'employees'),
   shiftqReservations: (h) => current(h, 'reservations'),
   shiftqToastReservations: (h) => current(h, 'reservations'),
-  shiftqReviews: (h) => [reviewKeys.meta(...path(h))],
+  shiftqReviews: (h) => [reviewKeys.meta(...path(h)), ...reviewsFirstPage(h)],
   shiftqGroupLeaderboard: groupPageReads,
 };

@@ -1,12 +1,15 @@
-import type { ApiRequest } from '#platform/api-handler';
 import { addDays, daysBetween, parseIsoDate, zonedTimeToUtcMs } from '#contract/business-date';
-import { reviewKeys } from '#data/reviews';
+import { reviewKeys, type ReviewFilter } from '#data/reviews';
 import { ApiError } from '#contract/errors';
 import { REVIEW_MAX_RANGE_DAYS } from '#contract/schemas/requests';
 
-/** Review filters of one request, normalised; their JSON is what a page token is bound to. */
-export function reviewFilters(req: ApiRequest) {
-  const q = req.query as Record<string, string | number | undefined>;
+/**
+ * Review filters of one request's query (already past the route's rules),
+ * normalised, with the sort-key range of their dates at the location's zone
+ * and the Query's filter; the filters' JSON is what a page token is bound to.
+ */
+export function reviewFilters(query: Record<string, string>, zone: string) {
+  const q = query as Record<string, string | number | undefined>;
   const filters = {
     minRating: (q.minRating as number | undefined) ?? null,
     maxRating: (q.maxRating as number | undefined) ?? null,
@@ -28,11 +31,15 @@ export function reviewFilters(req: ApiRequest) {
       throw new ApiError('invalid_request', `Query parameters createdFrom..createdTo: at most ${REVIEW_MAX_RANGE_DAYS} days.`);
     }
   }
-  const zone = req.location!.timezone;
   // Local calendar days of the location: [createdFrom 00:00, day after createdTo 00:00).
   const range = reviewKeys.range(
     from ? zonedTimeToUtcMs(zone, from, 0, 0) : null,
     to ? zonedTimeToUtcMs(zone, addDays(to, 1), 0, 0) : null,
   );
-  return { filters, range };
+  const filter: ReviewFilter = {
+    ...(filters.minRating !== null ? { minRating: filters.minRating } : {}),
+    ...(filters.maxRating !== null ? { maxRating: filters.maxRating } : {}),
+    ...(filters.provider !== null ? { provider: filters.provider } : {}),
+  };
+  return { filters, range, filter };
 }

@@ -1,4 +1,6 @@
-import type { Operation } from '#platform/api-handler';
+import type { Operation, ReadHints } from '#platform/api-handler';
+import { reviewKeys } from '#data/reviews';
+import type { ItemQuery } from '#data/preload';
 import { ok } from '#platform/envelope';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import { REVIEW_PAGE_LIMIT } from '#contract/schemas/requests';
@@ -11,7 +13,7 @@ import { reviewFilters } from './review-filters.js';
 
 export const shiftqReviews: Operation = async (req, deps) => {
   const l = req.location!;
-  const { filters, range } = reviewFilters(req);
+  const { filters, range, filter } = reviewFilters(req.query, l.timezone);
   const fingerprint = JSON.stringify(filters);
   const limit = (req.query.limit as unknown as number | undefined) ?? REVIEW_PAGE_LIMIT.default;
   const binding = { groupId: l.groupId, locationId: l.id, filters: fingerprint };
@@ -19,16 +21,7 @@ export const shiftqReviews: Operation = async (req, deps) => {
   const after = req.query.pageToken ? decodePageToken(key, req.query.pageToken, binding) : null;
   const [providers, page] = await Promise.all([
     deps.store.reviews.activeProviders(l.groupId, l.id),
-    deps.store.reviews.page(l.groupId, l.id, {
-      ...range,
-      after,
-      limit,
-      filter: {
-        ...(filters.minRating !== null ? { minRating: filters.minRating } : {}),
-        ...(filters.maxRating !== null ? { maxRating: filters.maxRating } : {}),
-        ...(filters.provider !== null ? { provider: filters.provider } : {}),
-      },
-    }),
+    deps.store.reviews.page(l.groupId, l.id, { ...range, after, limit, filter }),
   ]);
   const nextPageToken =
     page.hasMore && page.lastKey ? encodePageToken(key, { ...binding, after: page.lastKey }) : null;
@@ -56,3 +49,17 @@ export const shiftqReviews: Operation = async (req, deps) => {
     page: { limit, count: page.reviews.length, nextPageToken, hasMore: page.hasMore },
   });
 };
+
+/**
+ * The first page's first Query, read ahead beside authorization. Dates are
+ * the location's local days, so a range needs its zone as this process last
+ * saw it; a later page starts from its token, read with the request.
+ */
+export function reviewsFirstPage({ params, query, timezone }: ReadHints): ItemQuery[] {
+  if (query.pageToken) return [];
+  const dated = query.createdFrom !== undefined || query.createdTo !== undefined;
+  if (dated && timezone === undefined) return [];
+  // Without dates the zone plays no part.
+  const { range, filter } = reviewFilters(query, timezone ?? 'UTC');
+  return [reviewKeys.pageQuery(params.group_id!, params.location_id!, { ...range, after: null, filter })];
+}
