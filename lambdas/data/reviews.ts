@@ -72,7 +72,6 @@ export type ReviewsRepo = {
   page(groupId: string, locationId: string, req: ReviewPageRequest): Promise<ReviewPage>;
 };
 
-
 export function reviewsRepo({ doc, tableName }: Db): ReviewsRepo {
   return {
     async put(groupId: string, locationId: string, review: StoredReview): Promise<void> {
