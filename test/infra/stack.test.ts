@@ -60,26 +60,13 @@ const only = (template: Template, type: string): [string, Json] => {
 };
 const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
-/** The lines `write` puts on stdout, parsed: Powertools writes there itself (its own Console), as in Lambda. */
-/** The JSON lines an async call writes to stdout. */
-async function linesWrittenBy(call: () => Promise<unknown>): Promise<Json[]> {
+/** The JSON lines `write` puts on stdout (awaited when it returns a promise), parsed: the logger writes there itself, as in Lambda. */
+async function linesWritten(write: () => unknown): Promise<Json[]> {
   const original = process.stdout.write;
   let out = '';
   process.stdout.write = ((chunk: string | Uint8Array) => ((out += chunk.toString()), true)) as typeof process.stdout.write;
   try {
-    await call();
-  } finally {
-    process.stdout.write = original;
-  }
-  return out.trim().split('\n').map((line) => JSON.parse(line) as Json);
-}
-
-function linesWritten(write: () => void): Json[] {
-  const original = process.stdout.write;
-  let out = '';
-  process.stdout.write = ((chunk: string | Uint8Array) => ((out += chunk.toString()), true)) as typeof process.stdout.write;
-  try {
-    write();
+    await write();
   } finally {
     process.stdout.write = original;
   }
@@ -300,22 +287,22 @@ describe('CustomerApiStack (dev)', () => {
     }
   });
 
-  it('keeps what Lambda lets through at INFO matching: the attempt lines the failure filter counts, and the EMF line', () => {
+  it('keeps what Lambda lets through at INFO matching: the attempt lines the failure filter counts, and the EMF line', async () => {
     const [, filter] = Object.entries(of(template, 'AWS::Logs::MetricFilter')).find(([, f]) => f.Properties.MetricTransformations[0].MetricName === 'DeliveryFailures')!;
     const pattern = filter.Properties.FilterPattern as string;
-    const line = (status: Delivery['status']) => {
+    const line = async (status: Delivery['status']) => {
       const delivery = { deliveryId: 'd-1', eventId: 'e-1', destinationHost: 'hooks.example.test', attempts: 3, status, lastErrorCode: 'http_500' } as Delivery;
-      const lines = linesWritten(() => reportOutcome({ logger } as unknown as MessagingDeps, delivery));
+      const lines = await linesWritten(() => reportOutcome({ logger } as unknown as MessagingDeps, delivery));
       expect(lines).toHaveLength(1);
       return lines[0]!;
     };
     for (const status of ['FAILED', 'DEAD_LETTER'] as const) {
-      const written = line(status);
+      const written = await line(status);
       // Lambda drops application lines below the configured level; these are INFO, which INFO keeps.
       expect(written.level, status).toBe(LAMBDA_LOGGING.applicationLevel);
       expect(filterMatches(pattern, written), status).toBe(true);
     }
-    for (const status of ['SUCCEEDED', 'RETRY_PENDING'] as const) expect(filterMatches(pattern, line(status)), status).toBe(false);
+    for (const status of ['SUCCEEDED', 'RETRY_PENDING'] as const) expect(filterMatches(pattern, await line(status)), status).toBe(false);
 
     // The EMF line carries no `level`: Lambda files it at INFO, so an application level above INFO would drop the metrics.
     const disabled = process.env.METRICS_DISABLED;
@@ -323,7 +310,7 @@ describe('CustomerApiStack (dev)', () => {
     try {
       const metrics = createMetrics('prod');
       metrics.addMetric('Requests', 1);
-      const [emf] = linesWritten(() => metrics.publish());
+      const [emf] = await linesWritten(() => metrics.publish());
       expect(emf!._aws.CloudWatchMetrics[0].Metrics).toEqual([{ Name: 'Requests', Unit: 'Count' }]);
       expect(emf!.level).toBeUndefined();
     } finally {
@@ -340,7 +327,7 @@ describe('CustomerApiStack (dev)', () => {
     const accessLine = async (status: number) => {
       const handler = httpShell('v1', deps).handler(async () => ({ statusCode: status, body: '' }));
       const event = { httpMethod: 'GET', path: '/v1/g/locations', headers: {}, requestContext: { requestId: 'r-1' } } as unknown as APIGatewayProxyEvent;
-      const lines = await linesWrittenBy(() => handler(event, {} as Context));
+      const lines = await linesWritten(() => handler(event, {} as Context));
       return lines.find((l) => l.message === ACCESS_LINE_MESSAGE)!;
     };
     const lines: Json[] = [];
