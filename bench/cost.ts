@@ -125,12 +125,15 @@ export function costPerMillion(r: PerRequest): Record<'dynamodb' | 'lambda' | 'l
   };
 }
 
+/** The parts' sum per million requests, in US dollars. */
+export const totalPerMillion = (r: PerRequest): number => Object.values(costPerMillion(r)).reduce((sum, v) => sum + v, 0);
+
 export const dollars = (value: number) => `$${value.toFixed(2)}`;
 
 /** The cost lines of one kind of request: its inputs, each part, and the total beside the goal. */
 export function costLines(what: string, r: PerRequest, goal: number | null, extra: string[] = [], unit = 'request'): string[] {
   const parts = costPerMillion(r);
-  const total = Object.values(parts).reduce((sum, v) => sum + v, 0);
+  const total = totalPerMillion(r);
   return [
     `Cost per million ${what} at on-demand list prices (${PRICES.region}; no free tier):`,
     `  measured per ${unit}: ${r.readUnits.toFixed(2)} read units, ${r.writeUnits.toFixed(2)} write units, ` +

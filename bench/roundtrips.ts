@@ -15,7 +15,7 @@ import { startLocalRuntime } from '../lib/local/runtime.js';
 import { FUNCTIONS } from '#lib/functions';
 import { backfillMenuHeads } from '#lambdas/admin/backfill';
 import { meterCapacity, perRequest } from './capacity.js';
-import { costLines, costPerMillion, dollars, gatewayAccessLogBytes, isEmfLine, platformLogBytes, PRICES, tracedShare, type PerRequest } from './cost.js';
+import { costLines, costPerMillion, dollars, totalPerMillion, gatewayAccessLogBytes, isEmfLine, platformLogBytes, PRICES, tracedShare, type PerRequest } from './cost.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { median } from './load.js';
 
@@ -240,10 +240,10 @@ const AUTHORIZATION_READ_UNITS = 2;
  * docs/decisions/cost-floor.md says what each way below it gives up.
  */
 function floorLine(read: PerRequest): string {
-  const parts = costPerMillion({ ...read, readUnits: AUTHORIZATION_READ_UNITS });
-  const total = Object.values(parts).reduce((sum, v) => sum + v, 0);
+  const floor = { ...read, readUnits: AUTHORIZATION_READ_UNITS };
+  const parts = costPerMillion(floor);
   return (
-    `  Floor of this design (a read of nothing but authorization's ${AUTHORIZATION_READ_UNITS} strongly consistent units, the rest as measured): ${dollars(total)} — ` +
+    `  Floor of this design (a read of nothing but authorization's ${AUTHORIZATION_READ_UNITS} strongly consistent units, the rest as measured): ${dollars(totalPerMillion(floor))} — ` +
     `DynamoDB ${dollars(parts.dynamodb)}, Lambda ${dollars(parts.lambda)}, logs ${dollars(parts.logs)}, transfer ${dollars(parts.transfer)}; ` +
     'below it only by giving something up (docs/decisions/cost-floor.md).'
   );
