@@ -32,12 +32,12 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts the jar in memory on a free loopback port and resolves once it answers HTTP. */
-export async function startDynamoDbLocal(): Promise<DynamoDbLocal> {
+/** Starts the jar with that Java binary, in memory on a free loopback port, and resolves once it answers HTTP. */
+export async function startDynamoDbLocal(java: string): Promise<DynamoDbLocal> {
   const folder = jarFolder();
   const port = await freePort();
   const child: ChildProcess = spawn(
-    'java',
+    java,
     [
       `-Djava.library.path=${join(folder, 'DynamoDBLocal_lib')}`,
       '-jar',

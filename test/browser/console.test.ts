@@ -5,6 +5,7 @@ import type { LocalRuntime } from '#lib/local/runtime';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { startTestRuntime } from '../support/runtime.js';
+import { toolPath, TOOLS } from '../support/tools.js';
 
 /**
  * The administration console in a real browser (Debian's Chromium driven by
@@ -28,7 +29,7 @@ beforeAll(async () => {
   });
   receiver = await startReceiver({ secret: () => secret, behave: () => answer });
   browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: toolPath(TOOLS.chromium),
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }, 60_000);

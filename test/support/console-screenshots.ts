@@ -5,6 +5,7 @@ import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { createApp } from '#lambdas/admin/apps';
 import { startLocalRuntime } from '#lib/local/runtime';
+import { toolPath, TOOLS } from './tools.js';
 
 /**
  * Screenshots of each console page for the README (docs/console/): a runtime
@@ -26,7 +27,7 @@ const runtime = await startLocalRuntime({
 let secret = '';
 let answer = 200;
 const receiver = await startReceiver({ secret: () => secret, behave: () => answer });
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+const browser = await chromium.launch({ executablePath: toolPath(TOOLS.chromium), args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
 try {
   const { app } = await createApp(runtime.store, { groupId: 'demo-group', name: 'Bar group backend', scopes: ['bevq:read', 'locations:read'] }, Date.now());
   const clientId = app.clientId;

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { DYNAMODB_LOCAL_CREDENTIALS, startDynamoDbLocal } from '#lib/local/dynamodb-local';
+import { toolPath, TOOLS } from './tools.js';
 
 /**
  * Runs a command with DynamoDB Local (AWS's own engine) beside it:
@@ -12,7 +13,7 @@ if (!command) {
   console.error('usage: with-dynamodb-local <command> [args…]');
   process.exit(2);
 }
-const engine = await startDynamoDbLocal();
+const engine = await startDynamoDbLocal(toolPath(TOOLS.java));
 console.log(`DynamoDB Local ${engine.endpoint} (pid ${engine.pid})`);
 const child = spawn(command, args, {
   stdio: 'inherit',
