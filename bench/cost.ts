@@ -15,8 +15,8 @@ export const COSTED_STAGE = 'prod';
  * (at volume, 5 %); off, none. Loaded on demand: the stack pulls in aws-cdk-lib.
  */
 export async function tracedShare(): Promise<{ share: number; note: string }> {
-  const { STAGE_SETTINGS } = await import('#lib/stack');
-  const on = STAGE_SETTINGS[COSTED_STAGE].tracing;
+  const { STAGE_TABLE } = await import('#lib/stages');
+  const on = STAGE_TABLE[COSTED_STAGE].tracing;
   return { share: on ? 0.05 : 0, note: `X-Ray ${on ? 'active (5 % sampled)' : 'off'}, stage ${COSTED_STAGE}'s setting` };
 }
 

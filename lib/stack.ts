@@ -1,5 +1,4 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { FAMILIES, ROUTES, type Family } from '#contract/routes';
 import { AdminConsole } from './constructs/admin-console.js';
@@ -13,35 +12,11 @@ import { CATCH_ALL_FAMILY } from '#contract/routes';
 import { FUNCTIONS, type FunctionName } from './functions.js';
 import { ADMIN_ROOT, ADMIN_ROUTES } from '#contract/admin-routes';
 import { packageFilesOf } from './package-files.js';
-
-/**
- * What differs between stages; everything else is the same everywhere.
- * `throttling` is the stage's API Gateway throttle, applied to each route for
- * all clients together (the service-wide ceiling in the README): no
- * application may be given a per-minute limit above 60 × `rateLimit`.
- * `tracing`: Lambda active tracing (X-Ray) on every function. Off: with no
- * tracing SDK it records only Lambda's own segments, at $5 per million traces.
- */
-export const STAGE_SETTINGS = {
-  dev: { retain: false, logRetention: RetentionDays.ONE_MONTH, throttling: { rateLimit: 50, burstLimit: 100 }, tracing: false },
-  prod: { retain: true, logRetention: RetentionDays.ONE_YEAR, throttling: { rateLimit: 500, burstLimit: 1000 }, tracing: false },
-} as const;
-
-export type Stage = keyof typeof STAGE_SETTINGS;
-export const STAGES = Object.keys(STAGE_SETTINGS) as Stage[];
-
-export function isStage(value: unknown): value is Stage {
-  return typeof value === 'string' && Object.hasOwn(STAGE_SETTINGS, value);
-}
+import { publicBaseUrlOf, type Stage, type StageConfig } from './stages.js';
 
 export type CustomerApiStackProps = StackProps & {
-  stage: Stage;
-  /** Sender of owner e-mails, required for every stage; must be (or belong to a domain) verified in SES. */
-  mailFrom?: string;
-  /** Custom-domain base URL; empty means absolute URLs follow the URL the client called. */
-  publicBaseUrl?: string;
-  /** Lambda active tracing for this deployment; default: the stage's setting. */
-  tracing?: boolean;
+  /** The stage's row with this deployment's context applied (lib/stages.ts, `stageConfig`). */
+  config: StageConfig & { stage: Stage };
 };
 
 /** The whole service for one stage: table, webhook queues, one function per family, the HTTP API. */
@@ -49,23 +24,20 @@ export class CustomerApiStack extends Stack {
   readonly functions: Record<Family, ServiceFunction>;
 
   constructor(scope: Construct, id: string, props: CustomerApiStackProps) {
-    super(scope, id, props);
-    const settings = STAGE_SETTINGS[props.stage];
-    const tracing = props.tracing ?? settings.tracing;
+    const settings = props.config;
+    super(scope, id, { ...props, ...(settings.account || settings.region ? { env: { account: settings.account, region: settings.region } } : {}) });
+    const { stage, tracing } = settings;
     const removalPolicy = settings.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
-    // Every stage sends owner mail, so every stage names a sender SES has verified (no placeholder SES would refuse).
-    const mailFrom = props.mailFrom?.trim();
-    if (!mailFrom) {
-      throw new Error(`${id}: no mail sender for stage ${props.stage}: pass -c mailFrom=<address or "Name <address>"> verified in SES.`);
-    }
+    // stageConfig refused a stage without a sender SES has verified: every stage sends owner mail.
+    const mailFrom = settings.mailFrom!;
 
     const table = new DataTable(this, 'Table', { retain: settings.retain });
-    const webhooks = new WebhookQueues(this, 'Webhooks', { namePrefix: `customer-api-${props.stage}` });
+    const webhooks = new WebhookQueues(this, 'Webhooks', { namePrefix: `customer-api-${stage}` });
 
     const environment = {
-      STAGE: props.stage,
+      STAGE: stage,
       MAIL_FROM: mailFrom,
-      PUBLIC_BASE_URL: props.publicBaseUrl ?? '',
+      PUBLIC_BASE_URL: publicBaseUrlOf(settings),
       STAGE_RATE_LIMIT: String(settings.throttling.rateLimit),
       WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
       WEBHOOK_DLQ_URL: webhooks.deadLetterQueue.queueUrl,
@@ -114,13 +86,13 @@ export class CustomerApiStack extends Stack {
       functions: this.functions,
       catchAllFamily: CATCH_ALL_FAMILY,
       admin: { routes: ADMIN_ROUTES, function: adminFunction },
-      stageName: props.stage,
+      stageName: stage,
       throttling: settings.throttling,
       logRetention: settings.logRetention,
       removalPolicy,
     });
 
-    const adminConsole = new AdminConsole(this, 'Console', { stageName: props.stage, apiUrl: api.url, retain: settings.retain, logRetention: settings.logRetention });
+    const adminConsole = new AdminConsole(this, 'Console', { stageName: stage, apiUrl: api.url, retain: settings.retain, logRetention: settings.logRetention });
     api.addConsoleRoutes(adminConsole.userPool, adminConsole.client);
     new CfnOutput(this, 'ConsoleUrl', { value: adminConsole.url });
     new CfnOutput(this, 'ConsoleUserPoolId', { value: adminConsole.userPool.userPoolId });

@@ -15,7 +15,7 @@ export type Config = {
   stage: string;
   /**
    * Requests a second the stage's API Gateway throttle lets through, for all clients together (STAGE_RATE_LIMIT,
-   * set by the stack from STAGE_SETTINGS); no application may be given a per-minute limit above 60 times it.
+   * set by the stack from STAGE_TABLE in lib/stages.ts); no application may be given a per-minute limit above 60 times it.
    */
   stageRateLimit: number;
   /** Local runtime only: lets webhooks reach 127.0.0.0/8 and ::1 (test receivers). Off unless WEBHOOK_ALLOW_LOOPBACK=1. */

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONSOLE_ADMIN_GROUP, CONSOLE_API_ROOT } from '#contract/admin-routes';
 import type { ConsoleConfig } from '#contract/console-config';
+import { nagEnvironment } from './service-function.js';
 import { buildConsole, CONSOLE_ROOT, consoleCsp, HSTS_SECONDS } from '../console-build.js';
 
 export type AdminConsoleProps = {
@@ -167,7 +168,8 @@ function builtConsole(): string {
 function acknowledgeDeploymentHandler(deployment: BucketDeployment, bucket: Bucket, copies: string): void {
   const stack = Stack.of(bucket);
   const bucketId = stack.getLogicalId(bucket.node.defaultChild as CfnBucket);
-  const stagingBucket = `arn:<AWS::Partition>:s3:::cdk-${DefaultStackSynthesizer.DEFAULT_QUALIFIER}-assets-<AWS::AccountId>-<AWS::Region>/*`;
+  const { region, account } = nagEnvironment(bucket);
+  const stagingBucket = `arn:<AWS::Partition>:s3:::cdk-${DefaultStackSynthesizer.DEFAULT_QUALIFIER}-assets-${account}-${region}/*`;
   // The role's scope is the singleton function: acknowledging there covers its role, policy and function only.
   Validations.of(deployment.handlerRole.node.scope!).acknowledge(
     {

@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ArnFormat, Duration, Stack, Tags, Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Tags, Token, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -150,8 +150,9 @@ export class ServiceFunction extends NodejsFunction {
         conditions: { StringEquals: { 'ses:FromAddress': address } },
       }),
     );
+    const { region, account } = nagEnvironment(this);
     Validations.of(this.accessPolicy!).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:${region}:${account}:identity/*]`,
       reason: `In the SES sandbox a send is also authorised against each recipient's identity, and owners are any address; ses:FromAddress limits the sender to ${address}.`,
     });
   }
@@ -194,6 +195,18 @@ function emailAddressOf(mailFrom: string): string {
     throw new Error(`mailFrom "${mailFrom}" is not an e-mail address`);
   }
   return address;
+}
+
+/**
+ * How cdk-nag spells the stack's region and account inside a finding's resource: the pseudo parameter in an
+ * environment-agnostic stack, the value itself when the stage names it.
+ */
+export function nagEnvironment(scope: Construct): { region: string; account: string } {
+  const stack = Stack.of(scope);
+  return {
+    region: Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region,
+    account: Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account,
+  };
 }
 
 /** A construct id from a function's name (`admin-api` → `AdminApi`); construct ids make logical ids, so this never changes. */

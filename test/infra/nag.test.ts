@@ -4,7 +4,9 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CustomerApiStack, STAGE_SETTINGS, STAGES } from '#lib/stack';
+import { CustomerApiStack } from '#lib/stack';
+import { STAGE_TABLE, STAGES, stageConfig } from '#lib/stages';
+import { STAGE_CONTEXT } from '../support/stage-context.js';
 
 const SYNTH = { timeout: 120_000 };
 const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
@@ -28,7 +30,7 @@ describe.each(CASES)('cdk-nag AwsSolutions ($stage, tracing $tracing)', ({ stage
     const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
     // As bin/app.ts does; the scope lets the pack copy acknowledgements into the template metadata.
     const pack = new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true });
-    stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { stage, mailFrom: 'alerts@example.com', ...(tracing === undefined ? {} : { tracing }) });
+    stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, { ...STAGE_CONTEXT[stage], tracing }) });
     template = Template.fromStack(stack);
     report = pack.validateScope(app);
   }, SYNTH.timeout);
@@ -60,7 +62,7 @@ describe.each(CASES)('cdk-nag AwsSolutions ($stage, tracing $tracing)', ({ stage
       ((r.Metadata?.cdk_nag?.rules_to_suppress ?? []) as { id: string }[]).some((rule) => rule.id === 'AwsSolutions-IAM5[Resource::*]'),
     );
     // One default policy per function (the /v1 families, the admin API, the three webhook functions) when traced; none otherwise.
-    const traced = tracing ?? STAGE_SETTINGS[stage].tracing;
+    const traced = tracing ?? STAGE_TABLE[stage].tracing;
     expect(acknowledged.length > 0).toBe(traced);
     for (const r of acknowledged) expect(r.Type).toBe('AWS::IAM::Policy');
   });

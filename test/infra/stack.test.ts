@@ -27,7 +27,9 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import type { Delivery } from '#data/deliveries';
 import { reportOutcome } from '#lambdas/webhooks/attempt';
-import { CustomerApiStack, isStage, type Stage } from '#lib/stack';
+import { CustomerApiStack } from '#lib/stack';
+import { isStage, stageConfig, type Stage } from '#lib/stages';
+import { STAGE_CONTEXT } from '../support/stage-context.js';
 
 const SYNTH = { timeout: 120_000 };
 const MAIL_FROM = 'Customer API <alerts@mail.example.com>';
@@ -43,7 +45,7 @@ let assemblyDir = '';
 /** `bundle`: run esbuild for every function as `cdk synth` does; the assertions that only read the template skip it. */
 function synth(stage: Stage, { bundle = false, tracing }: { bundle?: boolean; tracing?: boolean } = {}): Template {
   const app = new App({ context: bundle ? CONTEXT : { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
-  const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { stage, mailFrom: MAIL_FROM, ...(tracing === undefined ? {} : { tracing }) });
+  const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, { ...STAGE_CONTEXT[stage], mailFrom: MAIL_FROM, tracing }) });
   const template = Template.fromStack(stack);
   assemblyDir = app.outdir;
   // No CDK warning or error of any kind (deprecations, misconfiguration).
@@ -558,14 +560,6 @@ describe('CustomerApiStack (dev)', () => {
     }
   });
 
-  it('refuses to synthesize a stage without a mail sender, with a clear error', () => {
-    for (const stage of ['dev', 'prod'] as const) {
-      expect(() => new CustomerApiStack(new App({ context: CONTEXT }), `CustomerApi-${stage}`, { stage })).toThrow(
-        `CustomerApi-${stage}: no mail sender for stage ${stage}: pass -c mailFrom=`,
-      );
-    }
-  });
-
   it('outputs what the admin CLI reads', () => {
     const outputs = template.toJSON().Outputs as Json;
     expect(Object.keys(outputs).sort()).toEqual(['AdminApiUrl', 'ApiUrl', 'ConsoleUrl', 'ConsoleUserPoolId', 'StageRateLimit', 'TableName', 'WebhookDlqUrl', 'WebhookQueueUrl']);
@@ -680,10 +674,9 @@ describe('CustomerApiStack (tracing switched on for a stage)', () => {
 });
 
 describe('bin/app.ts', () => {
-  it('knows exactly the dev and prod stages', () => {
-    expect(isStage('dev')).toBe(true);
-    expect(isStage('prod')).toBe(true);
-    expect(isStage('staging')).toBe(false);
+  it('knows exactly the dev, staging and prod stages', () => {
+    expect(['dev', 'staging', 'prod'].map(isStage)).toEqual([true, true, true]);
+    expect(isStage('qa')).toBe(false);
     expect(isStage('toString')).toBe(false);
   });
 
@@ -695,7 +688,7 @@ describe('bin/app.ts', () => {
         encoding: 'utf8',
       });
       expect(run.status).not.toBe(0);
-      expect(run.stderr).toContain('Unknown stage "qa": use -c stage=dev or -c stage=prod.');
+      expect(run.stderr).toContain('Unknown stage "qa": use -c stage=dev or -c stage=staging or -c stage=prod.');
     },
     SYNTH.timeout,
   );
@@ -708,7 +701,7 @@ describe('bin/app.ts', () => {
         encoding: 'utf8',
       });
       expect(run.status).not.toBe(0);
-      expect(run.stderr).toContain('-c tracing=yes: use true or false.');
+      expect(run.stderr).toContain('Stage dev: -c tracing=yes: use true or false.');
     },
     SYNTH.timeout,
   );

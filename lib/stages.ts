@@ -1,0 +1,242 @@
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+/**
+ * The deployment stages as data: one typed row each, chosen by `-c stage=…`. A context value of the same name
+ * overrides a row's field for one deployment (`CONTEXT_KEYS`). `stageConfig` validates the result and refuses it
+ * with an error naming the stage, the field and what to pass, so a bad stage never reaches CloudFormation.
+ */
+
+/** What each alarm fires at, per stage (README "Operations": what each means and the first thing to do). */
+export type AlarmThresholds = {
+  /** The HTTP API's 5xx answers as a percentage of its requests, over 5 minutes. */
+  apiServerErrorPercent: number;
+  /** The HTTP API's p99 latency (ms), over 5 minutes. */
+  apiLatencyP99Ms: number;
+  /** Errors of any one function in 5 minutes. */
+  functionErrors: number;
+  /** Throttled invocations of any one function in 5 minutes. */
+  functionThrottles: number;
+  /** The deliverer's longest invocation as a percentage of its timeout. */
+  delivererDurationPercent: number;
+  /** Refused token exchanges (4xx of the token endpoint) in 5 minutes: credential stuffing. */
+  tokenRefusals: number;
+  /** Throttled DynamoDB requests in 5 minutes. */
+  tableThrottles: number;
+  /** DynamoDB system errors (500s) in 5 minutes. */
+  tableSystemErrors: number;
+  /** Messages waiting in the webhook DLQ. */
+  deadLetters: number;
+  /** Age (s) of the oldest message in the webhook queue. */
+  oldestMessageSeconds: number;
+  /** Deliveries the deliverer found stranded, in 5 minutes. */
+  strandedDeliveries: number;
+  /** Owner mails SES refused, in 5 minutes. */
+  mailFailures: number;
+};
+
+export type StageConfig = {
+  /** Where to deploy; absent, the deploying credentials decide and synth stays environment-agnostic. */
+  account?: string;
+  region?: string;
+  /** Keep the table, buckets and logs when the stack is deleted. */
+  retain: boolean;
+  logRetention: RetentionDays;
+  /** API Gateway's throttle for each route, all clients together; no application may be given more than 60 × rateLimit a minute. */
+  throttling: { rateLimit: number; burstLimit: number };
+  /** Lambda active tracing (X-Ray): with no tracing SDK it records only Lambda's own segments, at $5 per million traces. */
+  tracing: boolean;
+  /** Sender of owner e-mails; must be (or belong to a domain) verified in SES. Required: every stage mails owners. */
+  mailFrom?: string;
+  /** Who alarms reach: an e-mail subscribed to the topic the stack creates, or an imported topic (its own subscriptions). */
+  alarms: { email?: string; topicArn?: string; required: boolean; thresholds: AlarmThresholds };
+  /**
+   * The public domain: its certificate by ARN (for the edge, one in us-east-1), or a Route 53 hosted zone by id and
+   * name in which the stack creates the certificate and the alias record (no look-ups: synth stays offline).
+   */
+  domain?: { name: string; certificateArn?: string; hostedZoneId?: string; hostedZoneName?: string };
+  /** CloudFront + AWS WAF in front of the API; `webAclArn` imports a web ACL instead of creating one. */
+  edge: { enabled: boolean; webAclArn?: string };
+  /** Provisioned concurrency of the token and discovery aliases (0: none). */
+  provisionedConcurrency: { token: number; discovery: number };
+  /** `canary`: CodeDeploy shifts 10 % for 5 minutes, then the rest, rolling back on an alarm or a failed smoke run. */
+  deployment: 'all-at-once' | 'canary';
+};
+
+const QUIET: AlarmThresholds = {
+  apiServerErrorPercent: 5,
+  apiLatencyP99Ms: 3_000,
+  functionErrors: 5,
+  functionThrottles: 5,
+  delivererDurationPercent: 80,
+  tokenRefusals: 200,
+  tableThrottles: 10,
+  tableSystemErrors: 1,
+  deadLetters: 1,
+  oldestMessageSeconds: 3_600,
+  strandedDeliveries: 1,
+  mailFailures: 1,
+};
+
+export const STAGE_TABLE = {
+  dev: {
+    retain: false,
+    logRetention: RetentionDays.ONE_MONTH,
+    throttling: { rateLimit: 50, burstLimit: 100 },
+    tracing: false,
+    alarms: { required: false, thresholds: QUIET },
+    edge: { enabled: false },
+    provisionedConcurrency: { token: 0, discovery: 0 },
+    deployment: 'all-at-once',
+  },
+  staging: {
+    retain: false,
+    logRetention: RetentionDays.THREE_MONTHS,
+    throttling: { rateLimit: 200, burstLimit: 400 },
+    tracing: false,
+    alarms: { required: true, thresholds: { ...QUIET, apiServerErrorPercent: 2, apiLatencyP99Ms: 2_000, functionErrors: 3, oldestMessageSeconds: 1_800 } },
+    edge: { enabled: false },
+    provisionedConcurrency: { token: 0, discovery: 0 },
+    // Rehearses prod's deploy: the same canary, hook and alarms.
+    deployment: 'canary',
+  },
+  prod: {
+    retain: true,
+    logRetention: RetentionDays.ONE_YEAR,
+    throttling: { rateLimit: 500, burstLimit: 1_000 },
+    tracing: false,
+    alarms: {
+      required: true,
+      thresholds: { ...QUIET, apiServerErrorPercent: 1, apiLatencyP99Ms: 1_000, functionErrors: 1, functionThrottles: 1, tokenRefusals: 300, tableThrottles: 1, oldestMessageSeconds: 900 },
+    },
+    edge: { enabled: true },
+    provisionedConcurrency: { token: 2, discovery: 2 },
+    deployment: 'canary',
+  },
+} as const satisfies Record<string, StageConfig>;
+
+export type Stage = keyof typeof STAGE_TABLE;
+export const STAGES = Object.keys(STAGE_TABLE) as Stage[];
+
+export function isStage(value: unknown): value is Stage {
+  return typeof value === 'string' && Object.hasOwn(STAGE_TABLE, value);
+}
+
+/** The context keys that override a row for one deployment (`-c key=value`). */
+export const CONTEXT_KEYS = [
+  'account',
+  'region',
+  'mailFrom',
+  'tracing',
+  'alarmEmail',
+  'alarmTopicArn',
+  'domainName',
+  'certificateArn',
+  'hostedZoneId',
+  'hostedZoneName',
+  'edge',
+  'webAclArn',
+  'deployment',
+] as const;
+export type StageContext = Partial<Record<(typeof CONTEXT_KEYS)[number], unknown>>;
+
+const PATTERNS = {
+  account: /^\d{12}$/,
+  region: /^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d$/,
+  email: /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/,
+  topicArn: /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]{1,256}$/,
+  certificateArn: /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[\w-]+$/,
+  webAclArn: /^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[\w-]+\/[\w-]+$/,
+  hostedZoneId: /^Z[A-Z0-9]{1,31}$/,
+  hostname: /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+};
+
+/** A context value as a trimmed string, or undefined when absent or blank. */
+function text(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const s = String(value).trim();
+  return s === '' ? undefined : s;
+}
+
+/** `true`/`false` on the command line (a string) or in cdk.json (a boolean). */
+function flag(stage: string, key: string, value: unknown): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new Error(`Stage ${stage}: -c ${key}=${String(value)}: use true or false.`);
+}
+
+/** The stage's row with this deployment's context applied, validated; throws an error naming the stage and the field. */
+export function stageConfig(stage: unknown, context: StageContext = {}): StageConfig & { stage: Stage } {
+  if (!isStage(stage)) throw new Error(`Unknown stage ${JSON.stringify(stage)}: use -c stage=${STAGES.join(' or -c stage=')}.`);
+  const row: StageConfig = STAGE_TABLE[stage];
+  const domainName = text(context.domainName);
+  const domain = domainName
+    ? { name: domainName, certificateArn: text(context.certificateArn), hostedZoneId: text(context.hostedZoneId), hostedZoneName: text(context.hostedZoneName) }
+    : row.domain;
+  const deployment = text(context.deployment) ?? row.deployment;
+  if (deployment !== 'all-at-once' && deployment !== 'canary') throw new Error(`Stage ${stage}: -c deployment=${deployment}: use all-at-once or canary.`);
+  const config: StageConfig & { stage: Stage } = {
+    ...row,
+    stage,
+    account: text(context.account) ?? row.account,
+    region: text(context.region) ?? row.region,
+    mailFrom: text(context.mailFrom) ?? row.mailFrom,
+    tracing: flag(stage, 'tracing', context.tracing) ?? row.tracing,
+    alarms: { ...row.alarms, email: text(context.alarmEmail) ?? row.alarms.email, topicArn: text(context.alarmTopicArn) ?? row.alarms.topicArn },
+    domain,
+    edge: { enabled: flag(stage, 'edge', context.edge) ?? row.edge.enabled, webAclArn: text(context.webAclArn) ?? row.edge.webAclArn },
+    deployment,
+  };
+  validate(config);
+  return config;
+}
+
+function validate(config: StageConfig & { stage: Stage }): void {
+  const refuse = (what: string) => {
+    throw new Error(`Stage ${config.stage}: ${what}.`);
+  };
+  const { account, region, mailFrom, alarms, domain, edge, throttling, provisionedConcurrency } = config;
+  if (account !== undefined && !PATTERNS.account.test(account)) refuse(`account ${JSON.stringify(account)} is not a 12-digit AWS account id`);
+  if (region !== undefined && !PATTERNS.region.test(region)) refuse(`region ${JSON.stringify(region)} is not an AWS region name`);
+  if (!mailFrom) refuse('no mail sender: pass -c mailFrom=<address or "Name <address>"> verified in SES');
+  if (alarms.email !== undefined && !PATTERNS.email.test(alarms.email)) refuse(`alarmEmail ${JSON.stringify(alarms.email)} is not an e-mail address`);
+  if (alarms.topicArn !== undefined && !PATTERNS.topicArn.test(alarms.topicArn)) refuse(`alarmTopicArn ${JSON.stringify(alarms.topicArn)} is not an SNS topic ARN`);
+  if (alarms.email && alarms.topicArn) refuse('pass -c alarmEmail or -c alarmTopicArn, not both: an imported topic keeps its own subscriptions');
+  if (alarms.required && !alarms.email && !alarms.topicArn) refuse('its alarms must reach someone: pass -c alarmEmail=<address> or -c alarmTopicArn=<SNS topic ARN>');
+  for (const [name, value] of Object.entries(alarms.thresholds)) {
+    if (!(Number.isFinite(value) && value > 0)) refuse(`alarm threshold ${name} must be a positive number, not ${String(value)}`);
+  }
+  if (!(Number.isInteger(throttling.rateLimit) && throttling.rateLimit > 0 && throttling.burstLimit >= throttling.rateLimit)) {
+    refuse(`throttling ${JSON.stringify(throttling)} needs a positive whole rateLimit and a burstLimit at least as large`);
+  }
+  for (const [alias, count] of Object.entries(provisionedConcurrency)) {
+    if (!(Number.isInteger(count) && count >= 0 && count <= 100)) refuse(`provisioned concurrency of ${alias} must be a whole number from 0 to 100, not ${String(count)}`);
+  }
+  if (domain) {
+    if (!PATTERNS.hostname.test(domain.name)) refuse(`domainName ${JSON.stringify(domain.name)} is not a lower-case DNS name`);
+    if (!domain.certificateArn && !domain.hostedZoneId) refuse(`domain ${domain.name} needs -c certificateArn=<ACM ARN> or -c hostedZoneId=<id> with -c hostedZoneName=<zone>`);
+    const certRegion = domain.certificateArn === undefined ? undefined : PATTERNS.certificateArn.exec(domain.certificateArn)?.[1];
+    if (domain.certificateArn !== undefined && !certRegion) refuse(`certificateArn ${JSON.stringify(domain.certificateArn)} is not an ACM certificate ARN`);
+    if (domain.hostedZoneId !== undefined && !PATTERNS.hostedZoneId.test(domain.hostedZoneId)) refuse(`hostedZoneId ${JSON.stringify(domain.hostedZoneId)} is not a Route 53 zone id`);
+    if (domain.hostedZoneId !== undefined && !(domain.hostedZoneName && (domain.name === domain.hostedZoneName || domain.name.endsWith(`.${domain.hostedZoneName}`)))) {
+      refuse(`hostedZoneName must name the zone ${domain.hostedZoneId} that holds ${domain.name}`);
+    }
+    if (edge.enabled && certRegion && certRegion !== 'us-east-1') refuse(`the edge (CloudFront) needs its certificate in us-east-1, and ${domain.certificateArn} is in ${certRegion}`);
+  }
+  if (edge.enabled) {
+    if (!domain) refuse('the edge needs the stage\'s base URL: pass -c domainName=<name> with -c certificateArn=<ACM ARN in us-east-1> (or -c hostedZoneId and -c hostedZoneName)');
+    if (edge.webAclArn !== undefined && !PATTERNS.webAclArn.test(edge.webAclArn)) refuse(`webAclArn ${JSON.stringify(edge.webAclArn)} is not a CloudFront-scope WAF web ACL ARN (us-east-1, global)`);
+    // A CloudFront-scope web ACL, and a certificate CloudFront uses, can only be created in us-east-1.
+    const createsInUsEast1 = !edge.webAclArn || !domain?.certificateArn;
+    if (createsInUsEast1 && region !== 'us-east-1') {
+      refuse('the edge creates its WAF web ACL (and a certificate from a hosted zone) in us-east-1 only: pass -c region=us-east-1, or import both with -c webAclArn and -c certificateArn');
+    }
+  } else if (edge.webAclArn !== undefined) {
+    refuse('-c webAclArn needs the edge: pass -c edge=true');
+  }
+}
+
+/** The stage's public base URL (absolute URLs in responses), from its domain; empty: the URL the gateway reports. */
+export function publicBaseUrlOf(config: StageConfig): string {
+  return config.domain ? `https://${config.domain.name}` : '';
+}
