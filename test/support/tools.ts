@@ -4,7 +4,7 @@ import { delimiter, join } from 'node:path';
 
 /**
  * The programs the tests run beside Node, declared once: the variable that names each, the commands looked up on
- * the PATH otherwise, the oldest version that works, and the Debian package that brings it. The preparation step
+ * the PATH otherwise, the oldest version that works, and the package that brings it. The preparation step
  * (`prepare-tools.ts`, first in `npm test`) and the suites that start these programs both find them here.
  */
 export interface Tool {
@@ -16,9 +16,14 @@ export interface Tool {
   commands: string[];
   /** Arguments that print the version, and the oldest major that works. */
   version?: { args: string[]; minimumMajor: number };
-  /** The Debian package that brings it through apt-get. */
-  aptPackage: string;
+  /**
+   * What brings it: a Debian package through apt-get (needs root or password-less sudo), or a Python package
+   * through pip (cfn-lint: Debian and npm carry no usable one).
+   */
+  install: { with: Installer; package: string };
 }
+
+export type Installer = 'apt-get' | 'pip';
 
 export const TOOLS = {
   java: {
@@ -27,14 +32,21 @@ export const TOOLS = {
     variable: 'JAVA_PATH',
     commands: ['java'],
     version: { args: ['-version'], minimumMajor: 17 },
-    aptPackage: 'openjdk-17-jre-headless',
+    install: { with: 'apt-get', package: 'openjdk-17-jre-headless' },
   },
   chromium: {
     name: 'Chromium',
     purpose: "the console's browser tests",
     variable: 'CHROMIUM_PATH',
     commands: ['chromium', 'chromium-browser'],
-    aptPackage: 'chromium',
+    install: { with: 'apt-get', package: 'chromium' },
+  },
+  cfnLint: {
+    name: 'cfn-lint',
+    purpose: "the stack's templates checked against CloudFormation's schemas",
+    variable: 'CFN_LINT_PATH',
+    commands: ['cfn-lint'],
+    install: { with: 'pip', package: 'cfn-lint' },
   },
 } satisfies Record<string, Tool>;
 

@@ -14,6 +14,7 @@ import { majorVersion, TOOLS } from '../support/tools.js';
 const JAVA_17 = `#!/bin/sh\necho 'openjdk version "17.0.2" 2022-01-18' >&2\n`;
 const JAVA_11 = `#!/bin/sh\necho 'openjdk version "11.0.21" 2023-10-17' >&2\n`;
 const CHROMIUM = `#!/bin/sh\necho 'Chromium 150.0.7871.100'\n`;
+const CFN_LINT = `#!/bin/sh\necho 'cfn-lint 1.51.0'\n`;
 const ROOT = process.getuid?.() === 0;
 const NOBODY = 65534;
 const folders: string[] = [];
@@ -38,6 +39,11 @@ function aptGet(outcome: { brings: Record<string, string> } | 'refused'): string
           .map(([name, text]) => `printf '%s' '${text.replaceAll("'", `'"'"'`)}' > "$here/${name}"\n/bin/chmod 755 "$here/${name}"\n`)
           .join('') + 'exit 0\n';
   return `#!/bin/sh\nhere=\${0%/*}\necho "$*" >> "$here/apt-get.log"\n[ "$1" = update ] && exit 0\n${installs}`;
+}
+
+/** A pip that records its arguments, then installs the named shims into its own folder, or fails as without its index. */
+function pip(outcome: { brings: Record<string, string> } | 'refused'): string {
+  return aptGet(outcome).replace('apt-get.log', 'pip.log').replace(/echo 'E: .*' >&2\nexit 100/, "echo 'ERROR: No matching distribution found for cfn-lint' >&2\nexit 1");
 }
 
 /** A sudo that runs what it is given, or refuses as `sudo -n` does without a cached password. */
@@ -74,50 +80,50 @@ function prepare(dir: string, options: { asRoot: boolean; env?: Record<string, s
 
 describe('the preparation step of npm test', () => {
   it('uses the tools it finds and asks apt-get for nothing', async () => {
-    const dir = shims({ java: JAVA_17, chromium: CHROMIUM, 'apt-get': aptGet({ brings: {} }) });
+    const dir = shims({ java: JAVA_17, chromium: CHROMIUM, 'cfn-lint': CFN_LINT, 'apt-get': aptGet({ brings: {} }) });
     const outcome = await prepare(dir, { asRoot: true });
     expect(outcome).toMatchObject({ code: 0, stderrLines: [], aptCalls: [] });
     expect(outcome.stdout).toContain(`Java 17+ ${join(dir, 'java')}, Chromium ${join(dir, 'chromium')}`);
   });
 
   it('fetches a missing Java through apt-get as root, then uses it', async () => {
-    const dir = shims({ chromium: CHROMIUM, 'apt-get': aptGet({ brings: { java: JAVA_17 } }) });
+    const dir = shims({ chromium: CHROMIUM, 'cfn-lint': CFN_LINT, 'apt-get': aptGet({ brings: { java: JAVA_17 } }) });
     const outcome = await prepare(dir, { asRoot: true });
     expect(outcome.code).toBe(0);
     expect(outcome.stderrLines).toEqual([]);
-    expect(outcome.aptCalls).toEqual(['update -qq', `install -y -qq ${TOOLS.java.aptPackage}`]);
+    expect(outcome.aptCalls).toEqual(['update -qq', `install -y -qq ${TOOLS.java.install.package}`]);
     expect(outcome.stdout).toContain(`Java 17+ ${join(dir, 'java')}`);
   });
 
   it('replaces a Java older than 17 and fetches Chromium in the same apt-get call', async () => {
-    const dir = shims({ java: JAVA_11, 'apt-get': aptGet({ brings: { java: JAVA_17, chromium: CHROMIUM } }) });
+    const dir = shims({ java: JAVA_11, 'cfn-lint': CFN_LINT, 'apt-get': aptGet({ brings: { java: JAVA_17, chromium: CHROMIUM } }) });
     const outcome = await prepare(dir, { asRoot: true });
     expect(outcome.code).toBe(0);
-    expect(outcome.aptCalls).toEqual(['update -qq', `install -y -qq ${TOOLS.java.aptPackage} ${TOOLS.chromium.aptPackage}`]);
+    expect(outcome.aptCalls).toEqual(['update -qq', `install -y -qq ${TOOLS.java.install.package} ${TOOLS.chromium.install.package}`]);
   });
 
   it('stops with one line naming the install command when apt-get is refused', async () => {
-    const dir = shims({ java: JAVA_11, chromium: CHROMIUM, 'apt-get': aptGet('refused') });
+    const dir = shims({ java: JAVA_11, chromium: CHROMIUM, 'cfn-lint': CFN_LINT, 'apt-get': aptGet('refused') });
     const outcome = await prepare(dir, { asRoot: true });
     expect(outcome.code).toBe(1);
     expect(outcome.stderrLines).toHaveLength(1);
     expect(outcome.stderrLines[0]).toContain('is version 11, older than 17');
     expect(outcome.stderrLines[0]).toContain(`apt-get install failed (exit 100)`);
-    expect(outcome.stderrLines[0]).toMatch(new RegExp(`Install with: apt-get install -y ${TOOLS.java.aptPackage} \\(or set JAVA_PATH\\)$`));
+    expect(outcome.stderrLines[0]).toMatch(new RegExp(`Install with: apt-get install -y ${TOOLS.java.install.package} \\(or set JAVA_PATH\\)$`));
     expect(outcome.stdout).not.toContain('tools:');
   });
 
   it('stops when apt-get reports success but the tool is still missing', async () => {
-    const dir = shims({ java: JAVA_17, 'apt-get': aptGet({ brings: {} }) });
+    const dir = shims({ java: JAVA_17, 'cfn-lint': CFN_LINT, 'apt-get': aptGet({ brings: {} }) });
     const outcome = await prepare(dir, { asRoot: true });
     expect(outcome.code).toBe(1);
     expect(outcome.stderrLines).toHaveLength(1);
-    expect(outcome.stderrLines[0]).toContain('still not usable');
-    expect(outcome.stderrLines[0]).toContain(`apt-get install -y ${TOOLS.chromium.aptPackage}`);
+    expect(outcome.stderrLines[0]).toContain('the installer ran but the tool is still not usable');
+    expect(outcome.stderrLines[0]).toContain(`apt-get install -y ${TOOLS.chromium.install.package}`);
   });
 
   it('without root or sudo, asks apt-get for nothing and names the sudo command', async () => {
-    const dir = shims({ java: JAVA_17, 'apt-get': aptGet({ brings: { chromium: CHROMIUM } }), sudo: SUDO_REFUSES });
+    const dir = shims({ java: JAVA_17, 'cfn-lint': CFN_LINT, 'apt-get': aptGet({ brings: { chromium: CHROMIUM } }), sudo: SUDO_REFUSES });
     const outcome = await prepare(dir, { asRoot: false });
     expect(outcome.code).toBe(1);
     expect(outcome.aptCalls).toEqual([]);
@@ -127,24 +133,43 @@ describe('the preparation step of npm test', () => {
   });
 
   it('without root, fetches through password-less sudo', async () => {
-    const dir = shims({ java: JAVA_17, 'apt-get': aptGet({ brings: { chromium: CHROMIUM } }), sudo: SUDO });
+    const dir = shims({ java: JAVA_17, 'cfn-lint': CFN_LINT, 'apt-get': aptGet({ brings: { chromium: CHROMIUM } }), sudo: SUDO });
     const outcome = await prepare(dir, { asRoot: false });
     expect(outcome.code).toBe(0);
-    expect(outcome.aptCalls).toEqual(['update -qq', `install -y -qq ${TOOLS.chromium.aptPackage}`]);
+    expect(outcome.aptCalls).toEqual(['update -qq', `install -y -qq ${TOOLS.chromium.install.package}`]);
   });
 
-  it('stops naming both tools when there is no apt-get at all', async () => {
+  it('stops naming every tool and both install commands when there is no installer at all', async () => {
     const dir = shims({});
     const outcome = await prepare(dir, { asRoot: true });
     expect(outcome.code).toBe(1);
     expect(outcome.stderrLines).toHaveLength(1);
-    expect(outcome.stderrLines[0]).toContain('apt-get is not on the PATH');
-    expect(outcome.stderrLines[0]).toMatch(/apt-get install -y openjdk-17-jre-headless chromium \(or set JAVA_PATH or CHROMIUM_PATH\)$/);
+    expect(outcome.stderrLines[0]).toContain('apt-get is not on the PATH; pip3 or pip is not on the PATH');
+    expect(outcome.stderrLines[0]).toMatch(
+      /Install with: apt-get install -y openjdk-17-jre-headless chromium && pip install cfn-lint \(or set JAVA_PATH or CHROMIUM_PATH or CFN_LINT_PATH\)$/,
+    );
+  });
+
+  it('fetches cfn-lint through pip, which needs no root', async () => {
+    const dir = shims({ java: JAVA_17, chromium: CHROMIUM, pip3: pip({ brings: { 'cfn-lint': CFN_LINT } }), sudo: SUDO_REFUSES });
+    const outcome = await prepare(dir, { asRoot: false });
+    expect(outcome.code, outcome.stderrLines.join('\n')).toBe(0);
+    expect(readFileSync(join(dir, 'pip.log'), 'utf8').trim()).toBe('install --quiet cfn-lint');
+    expect(outcome.stdout).toContain(`cfn-lint ${join(dir, 'cfn-lint')}`);
+  });
+
+  it('stops with one line for apt-get and pip together when both fail', async () => {
+    const dir = shims({ java: JAVA_17, 'apt-get': aptGet('refused'), pip: pip('refused') });
+    const outcome = await prepare(dir, { asRoot: true });
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderrLines).toHaveLength(1);
+    expect(outcome.stderrLines[0]).toContain('apt-get install failed (exit 100); pip install failed (exit 1)');
+    expect(outcome.stderrLines[0]).toMatch(/Install with: apt-get install -y chromium && pip install cfn-lint \(or set CHROMIUM_PATH or CFN_LINT_PATH\)$/);
   });
 
   it('takes a tool from its variable instead of the PATH, and refuses a variable that names nothing', async () => {
     const elsewhere = shims({ 'my-chromium': CHROMIUM });
-    const dir = shims({ java: JAVA_17, 'apt-get': aptGet('refused') });
+    const dir = shims({ java: JAVA_17, 'cfn-lint': CFN_LINT, 'apt-get': aptGet('refused') });
     const named = await prepare(dir, { asRoot: true, env: { CHROMIUM_PATH: join(elsewhere, 'my-chromium') } });
     expect(named).toMatchObject({ code: 0, aptCalls: [] });
     expect(named.stdout).toContain(`Chromium ${join(elsewhere, 'my-chromium')}`);
