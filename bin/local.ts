@@ -13,6 +13,8 @@ import { CONSOLE_ROOT } from '#lib/console-build';
  *   DYNAMODB_ENDPOINT, SQS_ENDPOINT   use external engines instead of the embedded ones
  *   TABLE_NAME       the table (and queue-name prefix) to use; default customer-api-local
  *   ADMIN_API_KEY    the admin API's bearer key (default: random, printed)
+ *   ORIGIN_SECRET    play a stage behind its edge: /v1 and /oauth/token refuse requests without
+ *                    `x-origin-verify: $ORIGIN_SECRET` (403), and believe their `x-viewer-address`
  */
 const { values } = parseArgs({
   options: { 'in-memory': { type: 'boolean', default: false }, data: { type: 'string', default: '.data' } },
@@ -49,12 +51,17 @@ const lines = [
   `  OpenAPI  ${runtime.url}/v1/openapi.json`,
   `  Admin    ${runtime.url}/admin/v1 (Authorization: Bearer ${runtime.adminKey}; ADMIN_API_KEY to fix it)`,
   `  Console  ${runtime.url}${CONSOLE_ROOT} (sign in with the admin key above)`,
+  ...(runtime.deps.config.originSecret
+    ? ['', '  ORIGIN_SECRET is set: /v1 and /oauth/token answer only requests with x-origin-verify: $ORIGIN_SECRET (the edge\'s header).']
+    : []),
   ...(runtime.deps.config.webhookAllowLoopback
     ? ['', '  !!! WEBHOOK_ALLOW_LOOPBACK=1: webhook destinations may point at this machine. Local testing only. !!!']
     : []),
 ];
 if (runtime.demo) {
   const { clientId, clientSecret, groupId } = runtime.demo;
+  // Behind a (played) edge every call carries its header; the secret itself is never printed.
+  const origin = runtime.deps.config.originSecret ? ' -H "x-origin-verify: $ORIGIN_SECRET"' : '';
   lines.push(
     '',
     'Demo application (every scope, group-wide):',
@@ -62,8 +69,8 @@ if (runtime.demo) {
     `  client_secret ${clientSecret}`,
     '',
     'Try it:',
-    `  TOKEN=$(curl -s ${runtime.url}/oauth/token -d grant_type=client_credentials -d client_id=${clientId} -d client_secret=${clientSecret} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
-    `  curl -s ${runtime.url}/v1/${groupId}/locations -H "Authorization: Bearer $TOKEN"`,
+    `  TOKEN=$(curl -s${origin} ${runtime.url}/oauth/token -d grant_type=client_credentials -d client_id=${clientId} -d client_secret=${clientSecret} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
+    `  curl -s${origin} ${runtime.url}/v1/${groupId}/locations -H "Authorization: Bearer $TOKEN"`,
   );
 }
 console.log(lines.join('\n'), '\n');

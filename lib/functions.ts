@@ -16,6 +16,8 @@ export type FunctionSpec = {
   memorySize: number;
   /** Default 10 s, well below API Gateway's 29 s integration timeout. */
   timeoutSeconds?: number;
+  /** Reserved concurrency: what the account's other functions can never take from it. */
+  reservedConcurrency?: number;
 };
 
 /**
@@ -100,6 +102,9 @@ export const FUNCTIONS = {
     queriedIndexes: ['GSI1'],
     memorySize: 512,
     timeoutSeconds: DERIVED.functionTimeoutSeconds,
+    // The event source's maximum concurrency, reserved: a burst elsewhere in the account cannot throttle it, and
+    // throttled receives never spend the queue's receive headroom.
+    reservedConcurrency: DERIVED.maxConcurrency,
     sendsMail: false,
   },
   /**
@@ -114,6 +119,8 @@ export const FUNCTIONS = {
     memorySize: 512,
     // The DLQ pass plus room for dispatching and mail, inside the one-minute schedule.
     timeoutSeconds: DLQ_PASS_SECONDS + 20,
+    // As much as the deliverer: a scheduled run and its retries, or an operator's run, are never throttled.
+    reservedConcurrency: DERIVED.maxConcurrency,
     sendsMail: true,
   },
 } as const satisfies Record<Family | 'admin-api' | `webhook-${string}`, FunctionSpec>;

@@ -1,13 +1,19 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { FAMILIES, ROUTES, type Family } from '#contract/routes';
 import { AdminConsole } from './constructs/admin-console.js';
 import { RouteTableApi } from './constructs/api.js';
 import { DataTable } from './constructs/data-table.js';
+import { ApiDomain } from './constructs/api-domain.js';
+import { Edge, edgeRateLimit, OriginSecret } from './constructs/edge.js';
+import { ServiceDashboard } from './constructs/dashboard.js';
 import { pascal, ServiceFunction } from './constructs/service-function.js';
 import { addRequestCounts } from './constructs/request-metrics.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
 import { WebhookFunctions } from './constructs/webhooks.js';
+import { ServiceAlarms } from './constructs/alarms.js';
+import { SafeDeploys } from './constructs/safe-deploys.js';
 import { CATCH_ALL_FAMILY } from '#contract/routes';
 import { FUNCTIONS, type FunctionName } from './functions.js';
 import { ADMIN_ROOT, ADMIN_ROUTES } from '#contract/admin-routes';
@@ -34,6 +40,9 @@ export class CustomerApiStack extends Stack {
     const table = new DataTable(this, 'Table', { retain: settings.retain });
     const webhooks = new WebhookQueues(this, 'Webhooks', { namePrefix: `customer-api-${stage}` });
 
+    // Domain and edge (docs/operations.md, "Domain and edge"): the origin secret exists before the functions told it.
+    const originSecret = settings.edge.enabled ? new OriginSecret(this, 'OriginSecret', { stageName: stage }) : undefined;
+
     const environment = {
       STAGE: stage,
       MAIL_FROM: mailFrom,
@@ -42,6 +51,10 @@ export class CustomerApiStack extends Stack {
       WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
       WEBHOOK_DLQ_URL: webhooks.deadLetterQueue.queueUrl,
     };
+    // Only the HTTP functions check the origin. A CloudFormation dynamic reference, resolved at deploy time: the
+    // value is never in the template (edge.ts).
+    const httpEnvironment = { ...environment, ...(originSecret ? { ORIGIN_SECRET: originSecret.reference } : {}) };
+    const provisioned = (name: FunctionName) => (name === 'token' || name === 'discovery' ? settings.provisionedConcurrency[name] : 0);
     /** An API-facing function with exactly the table and mail grants its row declares. */
     const apiFunction = (family: FunctionName) => {
       const infra = FUNCTIONS[family];
@@ -53,7 +66,8 @@ export class CustomerApiStack extends Stack {
         logRetention: settings.logRetention,
         removalPolicy,
         tracing,
-        environment: { ...environment, ...shipped?.environment },
+        provisionedConcurrency: provisioned(family),
+        environment: { ...httpEnvironment, ...shipped?.environment },
         ...(shipped ? { assetFiles: shipped.files } : {}),
       });
       fn.bindTable(table, infra.tableActions, infra.queriedIndexes);
@@ -66,7 +80,7 @@ export class CustomerApiStack extends Stack {
       ServiceFunction
     >;
 
-    new WebhookFunctions(this, 'WebhookFunctions', {
+    const webhookFunctions = new WebhookFunctions(this, 'WebhookFunctions', {
       table,
       queues: webhooks,
       mailFrom,
@@ -83,9 +97,9 @@ export class CustomerApiStack extends Stack {
 
     const api = new RouteTableApi(this, 'Api', {
       routes: ROUTES,
-      functions: this.functions,
+      functions: Object.fromEntries(FAMILIES.map((family): [Family, IFunction] => [family, this.functions[family].live])) as Record<Family, IFunction>,
       catchAllFamily: CATCH_ALL_FAMILY,
-      admin: { routes: ADMIN_ROUTES, function: adminFunction },
+      admin: { routes: ADMIN_ROUTES, function: adminFunction.live },
       stageName: stage,
       throttling: settings.throttling,
       logRetention: settings.logRetention,
@@ -97,6 +111,44 @@ export class CustomerApiStack extends Stack {
     new CfnOutput(this, 'ConsoleUrl', { value: adminConsole.url });
     new CfnOutput(this, 'ConsoleUserPoolId', { value: adminConsole.userPool.userPoolId });
 
+    // Alarms that reach someone (constructs/alarms.ts), and deploys that roll back on them (constructs/safe-deploys.ts).
+    const alarms = new ServiceAlarms(this, 'Alarms', { stage, alarms: settings.alarms });
+    const deploys = new SafeDeploys(this, 'Deploys', {
+      stage,
+      style: settings.deployment,
+      baseUrl: publicBaseUrlOf(settings) || api.url,
+      logRetention: settings.logRetention,
+      removalPolicy,
+      tracing,
+    });
+    for (const fn of [...Object.values(this.functions), adminFunction]) deploys.guard(fn, alarms.forFunction(fn, 'http'));
+    for (const fn of Object.values(webhookFunctions.functions)) deploys.guard(fn, alarms.forFunction(fn, 'background'));
+    alarms.forApi(api.stage);
+    alarms.forTokenEndpoint();
+    alarms.forTable(table);
+    alarms.forWebhooks({ ...webhooks, deliveryFailures: webhookFunctions.deliveryFailures });
+    new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
+
+    // ── Domain and edge (lib/constructs/edge.ts, api-domain.ts; docs/operations.md, "Domain and edge") ──────────
+    // With the edge, the domain is CloudFront's alias and only requests through it reach /v1 and the token
+    // endpoint; without it, a domain is a regional custom domain on the HTTP API itself.
+    if (originSecret) {
+      const edge = new Edge(this, 'Edge', {
+        stageName: stage,
+        api,
+        originSecret,
+        // stageConfig refuses an edge without a domain.
+        domain: settings.domain!,
+        webAclArn: settings.edge.webAclArn,
+        rateLimit: edgeRateLimit(settings.throttling),
+      });
+      new CfnOutput(this, 'EdgeUrl', { value: edge.url });
+    } else if (settings.domain) {
+      new ApiDomain(this, 'Domain', { api, domain: settings.domain });
+    }
+    if (settings.domain) new CfnOutput(this, 'DomainUrl', { value: publicBaseUrlOf(settings) });
+    // ── end of domain and edge ──────────────────────────────────────────────────────────────────────────────
+
     // The admin CLI reads these by key from stack CustomerApi-<stage>.
     new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'AdminApiUrl', { value: `${api.url}${ADMIN_ROOT.slice(1)}/v1` });
@@ -105,5 +157,14 @@ export class CustomerApiStack extends Stack {
     new CfnOutput(this, 'WebhookDlqUrl', { value: webhooks.deadLetterQueue.queueUrl });
     // The admin CLI refuses an application limit this stage's throttle cannot serve, as the admin function does.
     new CfnOutput(this, 'StageRateLimit', { value: String(settings.throttling.rateLimit) });
+
+    // The stage's dashboard, customer-api-<stage>: every ServiceFunction of the stack (each names its FUNCTIONS row), the API, table and queues.
+    new ServiceDashboard(this, 'Dashboard', {
+      stage,
+      functions: this.node.findAll().filter((c): c is ServiceFunction => c instanceof ServiceFunction),
+      apiStage: api.stage,
+      table,
+      queues: webhooks,
+    });
   }
 }

@@ -12,9 +12,9 @@ export type AlarmThresholds = {
   apiServerErrorPercent: number;
   /** The HTTP API's p99 latency (ms), over 5 minutes. */
   apiLatencyP99Ms: number;
-  /** Errors of any one function in 5 minutes. */
+  /** Errors of any one function's live alias in a minute (a canary's rollback needs a prompt signal). */
   functionErrors: number;
-  /** Throttled invocations of any one function in 5 minutes. */
+  /** Throttled invocations of any one function in a minute. */
   functionThrottles: number;
   /** The deliverer's longest invocation as a percentage of its timeout. */
   delivererDurationPercent: number;
@@ -26,6 +26,8 @@ export type AlarmThresholds = {
   tableSystemErrors: number;
   /** Messages waiting in the webhook DLQ. */
   deadLetters: number;
+  /** Deliveries ending FAILED or DEAD_LETTER in 5 minutes. */
+  deliveryFailures: number;
   /** Age (s) of the oldest message in the webhook queue. */
   oldestMessageSeconds: number;
   /** Deliveries the deliverer found stranded, in 5 minutes. */
@@ -72,6 +74,7 @@ const QUIET: AlarmThresholds = {
   tableThrottles: 10,
   tableSystemErrors: 1,
   deadLetters: 1,
+  deliveryFailures: 5,
   oldestMessageSeconds: 3_600,
   strandedDeliveries: 1,
   mailFailures: 1,

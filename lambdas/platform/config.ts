@@ -18,6 +18,12 @@ export type Config = {
    * set by the stack from STAGE_TABLE in lib/stages.ts); no application may be given a per-minute limit above 60 times it.
    */
   stageRateLimit: number;
+  /**
+   * The edge's origin secret (ORIGIN_SECRET: a CloudFormation dynamic reference to the stack's Secrets Manager
+   * secret when the stage has an edge). Set, the HTTP shell refuses `/v1` and token requests that lack it with 403
+   * (platform/origin.ts); empty, nothing is checked (dev, staging, `npm start` unless ORIGIN_SECRET is set).
+   */
+  originSecret: string;
   /** Local runtime only: lets webhooks reach 127.0.0.0/8 and ::1 (test receivers). Off unless WEBHOOK_ALLOW_LOOPBACK=1. */
   webhookAllowLoopback: boolean;
   /** Multiplies every wait of the webhook delivery policy (attempt timeout, backoff, visibility); 1 in AWS, smaller locally so tests run in seconds. */
@@ -49,6 +55,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     stage: env.STAGE ?? 'local',
     // Unset outside a stage (tests, tools): no stage throttle, so only the data design bounds a limit.
     stageRateLimit: env.STAGE_RATE_LIMIT ? Number(env.STAGE_RATE_LIMIT) : Infinity,
+    originSecret: env.ORIGIN_SECRET ?? '',
     webhookAllowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === '1',
     webhookTimeScale: env.WEBHOOK_TIME_SCALE ? Number(env.WEBHOOK_TIME_SCALE) : 1,
     pageTokenKey: env.PAGE_TOKEN_KEY ?? '',

@@ -5,6 +5,7 @@ import type { Deps } from './deps.js';
 import { negotiated } from './compression.js';
 import { errorResponse } from './http.js';
 import { ACCESS_LINE_MESSAGE, observability } from './observability.js';
+import { edgeOnly, forgetOriginSecret, ORIGIN_REFUSAL, originOf } from './origin.js';
 import type { Resolver, Routable } from './path-resolver.js';
 
 /** The three HTTP APIs of the service; each function serves one, named in its logs and metrics. */
@@ -19,6 +20,8 @@ export type ShellContext = Context & {
   /** Headers every answer carries, success or refusal (the rate-limit headers). */
   extraHeaders?: Record<string, string>;
   startedAt?: number;
+  /** The caller's address (origin.ts, originOf): the edge's viewer address, or the connection's source. */
+  ip?: string;
 };
 
 /** A refusal an API answers with its own status, code and message (the admin API's domain errors). */
@@ -60,13 +63,21 @@ function responses(api: HttpApi, deps: Deps, { refusalOf }: ShellOptions): Shell
       operation,
       status: response.statusCode,
       caller: context.caller ?? undefined,
+      ip: context.ip,
       latencyMs: deps.clock.now() - (context.startedAt ?? deps.clock.now()),
     });
   };
   return {
-    before: ({ context }) => {
+    before: ({ event, context }) => {
       // Nothing of an earlier invocation's request may leak into this one's log.
-      Object.assign(context, { operation: undefined, caller: null, extraHeaders: undefined, startedAt: deps.clock.now() });
+      const origin = originOf(event, deps.config);
+      Object.assign(context, { operation: undefined, caller: null, extraHeaders: undefined, startedAt: deps.clock.now(), ip: origin.ip });
+      // With an edge, /v1 and the token endpoint answer only what came through it: refused before routing and
+      // authentication, so a direct caller learns nothing of routes, tokens or data. The admin API stays reachable
+      // directly: IAM signs its requests for the API's own host and the console's distribution fronts it (docs/decisions/edge.md).
+      const refused = api !== 'admin' && edgeOnly(deps.config) && !origin.fromEdge;
+      forgetOriginSecret(event);
+      if (refused) throw new ApiError('forbidden', ORIGIN_REFUSAL);
     },
     after: finish,
     onError: (request) => {

@@ -2,33 +2,36 @@ import type { MiddlewareObj } from '@middy/core';
 import type { Logger } from './logger.js';
 
 export const METRICS_NAMESPACE = 'CustomerApi';
-const SERVICE = 'customer-api';
+/** The `service` dimension of every metric: the EMF lines' and, through the logger's `service` field, the HTTP counts'. */
+export const SERVICE = 'customer-api';
 
 /**
  * Every metric the service emits, all counts with the same dimensions
  * (service, stage; and api for HTTP requests). A closed list, so no name or
  * dimension can ever carry a client id, a token or a destination.
  */
-export type MetricName =
+export const METRIC_NAMES = [
   // HTTP requests (dimension `api`: v1, token, admin), and those answered 4xx, 5xx and 429: counted from the access line (HTTP_COUNTS).
-  | 'Requests'
-  | 'ClientErrors'
-  | 'ServerErrors'
-  | 'RateLimited'
+  'Requests',
+  'ClientErrors',
+  'ServerErrors',
+  'RateLimited',
   // Webhook deliveries queued by a menu publish (0 when nothing changed), and how their attempts end.
-  | 'DeliveriesQueued'
-  | 'DeliverySucceeded'
-  | 'DeliveryFailed'
-  | 'DeliveryRetried'
-  | 'DeliveryDeadLettered'
+  'DeliveriesQueued',
+  'DeliverySucceeded',
+  'DeliveryFailed',
+  'DeliveryRetried',
+  'DeliveryDeadLettered',
   // Deliveries the sweeper found in the DLQ with attempts left (receives spent without them).
-  | 'DeliveryStranded'
+  'DeliveryStranded',
   // Owner e-mails SES refused or could not take (each also logged, without address or text).
-  | 'MailFailed'
+  'MailFailed',
   // Menu events the sweeper had to dispatch again (0 on a quiet run keeps the series continuous).
-  | 'SweeperRedispatched'
+  'SweeperRedispatched',
   // The first invocation of a process.
-  | 'ColdStart';
+  'ColdStart',
+] as const;
+export type MetricName = (typeof METRIC_NAMES)[number];
 
 /**
  * One invocation's other counts, written at its end as one line of CloudWatch's

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { ArnFormat, Duration, Stack, Tags, Token, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Alias, ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -44,7 +44,14 @@ export type ServiceFunctionProps = {
   timeoutSeconds?: number;
   /** Files shipped beside the bundle, by their path in the asset (lib/package-files.ts). */
   assetFiles?: Record<string, string>;
+  /** Concurrency kept for this function alone: nothing else in the account can starve it, and it never exceeds it. */
+  reservedConcurrency?: number;
+  /** Provisioned concurrency of the `live` alias (0 or absent: none). */
+  provisionedConcurrency?: number;
 };
+
+/** The alias every invoker (API Gateway, event sources, schedules) calls; a deploy moves it to the new version. */
+export const LIVE_ALIAS = 'live';
 
 /**
  * Any of the service's Lambdas (a /v1 family, the admin API, the webhook
@@ -58,6 +65,8 @@ export type ServiceFunctionProps = {
  */
 export class ServiceFunction extends NodejsFunction {
   readonly family: string;
+  /** The published version's `live` alias: the only thing invoked, so a deploy can shift traffic and roll back. */
+  readonly live: Alias;
   private accessPolicy?: Policy;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
@@ -86,6 +95,7 @@ export class ServiceFunction extends NodejsFunction {
       applicationLogLevelV2: ApplicationLogLevel[LAMBDA_LOGGING.applicationLevel],
       systemLogLevelV2: SystemLogLevel[LAMBDA_LOGGING.systemLevel],
       role,
+      ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
@@ -101,6 +111,11 @@ export class ServiceFunction extends NodejsFunction {
     });
     this.family = props.family;
     Tags.of(this).add(FAMILY_TAG, props.family);
+    this.live = new Alias(this, 'Live', {
+      aliasName: LIVE_ALIAS,
+      version: this.currentVersion,
+      ...(props.provisionedConcurrency ? { provisionedConcurrentExecutions: props.provisionedConcurrency } : {}),
+    });
 
     // Only the role's default policy, and only when traced: data-access grants go to a separate policy and stay checked.
     if (props.tracing) {

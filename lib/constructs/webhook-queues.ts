@@ -1,5 +1,4 @@
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { WEBHOOK_QUEUES } from '#contract/queues';
@@ -13,8 +12,6 @@ export type WebhookQueuesProps = {
 export class WebhookQueues extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
-  /** Fires when any message reaches the DLQ: the policy's attempts spent, or receives spent without them (`dlq list` says which). */
-  readonly deadLetterAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: WebhookQueuesProps) {
     super(scope, id);
@@ -30,18 +27,6 @@ export class WebhookQueues extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WEBHOOK_QUEUES.maxReceiveCount },
-    });
-    this.deadLetterAlarm = new Alarm(this, 'DeadLetterAlarm', {
-      alarmDescription: `Webhook deliveries gave up and wait in ${WEBHOOK_QUEUES.dlqName(props.namePrefix)}: inspect, then redrive or purge.`,
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: 'Maximum',
-      }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      // SQS stops publishing metrics for idle queues; silence means empty.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
   }
 }

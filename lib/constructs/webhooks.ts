@@ -1,5 +1,5 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -7,7 +7,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DELIVERY_POLICY, DERIVED } from '#contract/delivery-policy';
-import { FUNCTIONS, type WebhookFunctionName } from '../functions.js';
+import { FUNCTIONS, type FunctionSpec, type WebhookFunctionName } from '../functions.js';
 import { pascal, ServiceFunction } from './service-function.js';
 import type { WebhookQueues } from './webhook-queues.js';
 
@@ -28,21 +28,23 @@ export type WebhookFunctionsProps = {
  * Dispatcher, deliverer and sweeper with least-privilege grants, the SQS
  * event source (partial batch failures; batch size, concurrency and the
  * deliverer's timeout from the delivery policy), the sweeper's schedule, and
- * an alarm on delivery failures (the DLQ-depth alarm sits with the queues).
+ * the count of delivery failures its alarm watches (lib/constructs/alarms.ts).
  */
 export class WebhookFunctions extends Construct {
   readonly functions: Record<WebhookFunctionName, ServiceFunction>;
-  readonly deliveryFailureAlarm: Alarm;
+  /** Deliveries ending FAILED or DEAD_LETTER, from the deliverer's attempt lines (ServiceAlarms alarms on it). */
+  readonly deliveryFailures: IMetric;
 
   constructor(scope: Construct, id: string, props: WebhookFunctionsProps) {
     super(scope, id);
     const make = (name: WebhookFunctionName) => {
-      const infra = FUNCTIONS[name];
+      const infra: FunctionSpec = FUNCTIONS[name];
       const fn = new ServiceFunction(this, pascal(name), {
         family: name,
         entry: infra.entry,
         memorySize: infra.memorySize,
         timeoutSeconds: infra.timeoutSeconds,
+        reservedConcurrency: infra.reservedConcurrency,
         logRetention: props.logRetention,
         removalPolicy: props.removalPolicy,
         tracing: props.tracing,
@@ -64,7 +66,7 @@ export class WebhookFunctions extends Construct {
     // The sweeper reads the DLQ (and deletes copies a redrive left behind) so every message there is listed.
     props.queues.deadLetterQueue.grantConsumeMessages(sweeper);
     // Receive, delete, ChangeMessageVisibility and GetQueueAttributes on this queue only; sizes from the delivery policy.
-    deliverer.addEventSource(
+    deliverer.live.addEventSource(
       new SqsEventSource(props.queues.queue, {
         batchSize: DELIVERY_POLICY.batchSize,
         maxConcurrency: DERIVED.maxConcurrency,
@@ -76,11 +78,11 @@ export class WebhookFunctions extends Construct {
     new Rule(this, 'SweeperSchedule', {
       description: 'Re-dispatch menu events left pending, list every DLQ message, send queued owner mail',
       schedule: Schedule.rate(Duration.minutes(1)),
-      targets: [new LambdaFunction(sweeper, { retryAttempts: 2 })],
+      targets: [new LambdaFunction(sweeper.live, { retryAttempts: 2 })],
     });
 
     // Permanent failures and dead letters, counted from the deliverer's structured log line.
-    const metric = new MetricFilter(this, 'DeliveryFailures', {
+    this.deliveryFailures = new MetricFilter(this, 'DeliveryFailures', {
       logGroup: deliverer.logGroup,
       metricNamespace: 'CustomerApi/Webhooks',
       metricName: 'DeliveryFailures',
@@ -91,21 +93,5 @@ export class WebhookFunctions extends Construct {
       metricValue: '1',
       defaultValue: 0,
     }).metric({ statistic: 'Sum', period: Duration.minutes(5) });
-    this.deliveryFailureAlarm = new Alarm(this, 'DeliveryFailureAlarm', {
-      alarmDescription: 'Webhook deliveries are failing permanently or dead-lettering: check destination health and the DLQ.',
-      metric,
-      threshold: 5,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-    new Alarm(this, 'DelivererErrorAlarm', {
-      alarmDescription: 'The webhook deliverer itself is failing (not a receiver): batches return to the queue.',
-      metric: deliverer.metricErrors({ period: Duration.minutes(5) }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
   }
 }

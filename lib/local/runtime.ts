@@ -47,7 +47,10 @@ export type LocalRuntimeOptions = {
   /** Seed the demo group and application into an empty table. */
   seed?: boolean;
   logLevel?: 'INFO' | 'WARN' | 'ERROR' | 'SILENT' | 'DEBUG';
-  /** Overrides of the environment's config (tests: webhookAllowLoopback, webhookTimeScale). */
+  /**
+   * Overrides of the environment's config (tests: webhookAllowLoopback, webhookTimeScale; originSecret plays a
+   * stage with an edge: /v1 and /oauth/token then answer only requests carrying it in x-origin-verify).
+   */
   config?: Partial<Config>;
   /** Throttled, init-failed and duplicated invocations of the local webhook event source (fault-injection tests). */
   webhookFaults?: PollerFaults;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from './context.js';
 import { discoveryCheck } from './discovery.js';
+import { edgeChecks } from './edge.js';
 import { errorChecks } from './errors.js';
 import { httpClient } from './http.js';
 import { logoChecks, logoName } from './logo.js';
@@ -8,7 +9,19 @@ import { moduleReads } from './modules.js';
 import { Check, Report } from './report.js';
 import { tokenChecks } from './token.js';
 
-export type SmokeOptions = { baseUrl: string; groupId: string; clientId: string; clientSecret: string };
+export type SmokeOptions = {
+  baseUrl: string;
+  groupId: string;
+  clientId: string;
+  clientSecret: string;
+  /**
+   * Also try wrong secrets and a wrong grant (default). Each counts against the client's token attempts
+   * (TOKEN_REQUESTS_PER_MINUTE): the post-deploy hook, run once per function of a deploy, leaves them out.
+   */
+  tokenRefusals?: boolean;
+  /** The API Gateway URL behind the stage's edge: adds the edge's checks (only the edge gets in; nothing cached; URLs on the base). */
+  originUrl?: string | undefined;
+};
 
 /**
  * The contract's read-only checks against a deployed stage (or `npm start`), printed as they run.
@@ -31,7 +44,7 @@ export async function runSmoke(options: SmokeOptions, print: (line: string) => v
     }
   };
 
-  const token = await step('token', () => tokenChecks(ctx));
+  const token = await step('token', () => tokenChecks(ctx, options.tokenRefusals ?? true));
   if (token) report.line(`      access token ${fingerprint(token)} (fingerprint)`);
   const discovery = token ? await step('discovery', () => discoveryCheck(ctx, token)) : null;
   if (!token) report.notRun('discovery: locations', 'an access token');
@@ -39,6 +52,7 @@ export async function runSmoke(options: SmokeOptions, print: (line: string) => v
   if (!discovery) report.notRun('module reads', 'a discovery answer with locations');
   await step('logo', () => logoChecks(ctx, logoName(bodies ?? [])));
   await step('errors', () => errorChecks(ctx, token));
+  if (options.originUrl) await step('edge', () => edgeChecks(ctx, token, { baseUrl: options.baseUrl, originUrl: options.originUrl! }));
 
   const total = report.passed + report.failed.length;
   const counts = `${report.passed} of ${total} checks passed, ${report.skipped} skipped`;

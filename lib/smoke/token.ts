@@ -6,8 +6,8 @@ import { isA } from './shape.js';
 
 const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
 
-/** The token endpoint (contract 5.1, 7.2): one real exchange and three refusals. Returns the access token, if any. */
-export async function tokenChecks({ http, report, clientId, clientSecret }: Context): Promise<string | null> {
+/** The token endpoint (contract 5.1, 7.2): one real exchange and, with `refusals`, three refusals. Returns the access token, if any. */
+export async function tokenChecks({ http, report, clientId, clientSecret }: Context, refusals: boolean): Promise<string | null> {
   const path = pathOf('issueToken');
   const post = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
     http(path, { method: 'POST', headers: { ...FORM, ...headers }, body: new URLSearchParams(fields).toString() });
@@ -22,6 +22,8 @@ export async function tokenChecks({ http, report, clientId, clientSecret }: Cont
     .equal('token_type', 'Bearer', issued.json?.token_type)
     .equal('expires_in', 86400, issued.json?.expires_in);
   report.add(isA(check, 'access_token', token, 'string'));
+  const accessToken = issued.status === 200 && typeof token === 'string' && token ? token : null;
+  if (!refusals) return accessToken;
 
   const refused = await post({ grant_type: 'client_credentials', client_id: clientId, client_secret: wrongSecret });
   report.add(oauthError(new Check('token: wrong secret'), refused, 401, 'invalid_client'));
@@ -42,7 +44,7 @@ export async function tokenChecks({ http, report, clientId, clientSecret }: Cont
   const unsupported = await post({ grant_type: 'password', client_id: clientId, client_secret: clientSecret });
   report.add(oauthError(new Check('token: wrong grant_type'), unsupported, 400, 'unsupported_grant_type'));
 
-  return issued.status === 200 && typeof token === 'string' && token ? token : null;
+  return accessToken;
 }
 
 /** An OAuth error body (RFC 6749 5.2): JSON with `error`, not the /v1 error shape. */

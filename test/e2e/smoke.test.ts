@@ -1,8 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
+import { seedDemoMenu } from '#lib/local/demo-menu';
+import type { LocalRuntime } from '#lib/local/runtime';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/origin';
+import { startTestRuntime, TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 // On the engine under test: with TEST_DYNAMODB_ENDPOINT, `npm start` runs as `DYNAMODB_ENDPOINT=… npm start`.
@@ -106,6 +111,93 @@ describe('npm run smoke against npm start', () => {
   it('exits 2 on a usage error', async () => {
     const { code, stderr } = await smoke(['--base-url', url, '--client-id', clientId]);
     expect(stderr).toContain('missing --client-secret, --group');
+    expect(code).toBe(2);
+  });
+});
+
+/**
+ * CloudFront as the edge plays it, in a few lines: every request forwarded to the origin with the Host of the
+ * origin, the origin secret in x-origin-verify and the caller in x-viewer-address (both overwriting whatever was
+ * sent), and an X-Cache header on the way back (`cache`, so a test can play a misconfigured edge that caches).
+ */
+function playedEdge(secret: string): { server: Server; url: string; origin: { url: string }; cache: { value: string } } {
+  const origin = { url: '' };
+  const cache = { value: 'Miss from cloudfront' };
+  const server = createServer((req, res) => {
+    const target = new URL(origin.url);
+    const headers = { ...req.headers, host: target.host, [ORIGIN_VERIFY_HEADER]: secret, [VIEWER_ADDRESS_HEADER]: req.socket.remoteAddress ?? '' };
+    const upstream = request({ hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'x-cache': cache.value });
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  return { server, url: '', origin, cache };
+}
+
+describe('npm run smoke --origin-url against a stage behind its edge (the runtime with an origin secret plays the origin)', () => {
+  const secret = 'Played0Edge0Secret0aB3dE5gH7jK9mN1pQ3sT5vW7yZ9';
+  const edge = playedEdge(secret);
+  let origin: LocalRuntime;
+  let credentials: string[];
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => edge.server.listen(0, '127.0.0.1', resolve));
+    edge.url = `http://localhost:${(edge.server.address() as AddressInfo).port}`;
+    // As the stack configures a stage with an edge: the secret, and the domain as the base of absolute URLs.
+    origin = await startTestRuntime({ config: { originSecret: secret, publicBaseUrl: edge.url } });
+    await seedDemoMenu(origin.deps);
+    edge.origin.url = origin.url;
+    credentials = ['--client-id', origin.demo!.clientId, '--client-secret', origin.demo!.clientSecret, '--group', 'demo-group'];
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => edge.server.close(resolve));
+    await origin?.stop();
+  });
+
+  it('passes every check through the edge, and the edge checks: the origin refuses, nothing cached, URLs on the base', async () => {
+    const { code, stdout, stderr } = await smoke(['--base-url', edge.url, '--origin-url', origin.url, ...credentials]);
+    const lines = checkLines(stdout);
+    expect(lines.length, `exit ${code}\n${stdout}\n${stderr}`).toBeGreaterThan(0);
+    expect(lines.filter((line) => !line.startsWith('PASS')), stdout).toEqual([]);
+    for (const name of [
+      'edge: the origin refuses a direct /v1 call',
+      'edge: the origin refuses a direct token request',
+      'edge: nothing cached',
+      'edge: absolute URLs on the base URL',
+      'discovery: locations',
+    ]) {
+      expect(lines).toContain(`PASS  ${name}`);
+    }
+    expect(stdout).not.toContain(secret);
+    expect(code).toBe(0);
+  });
+
+  it('fails each edge check an edge that lets callers past, caches, or leaves the origin in URLs would break', async () => {
+    edge.cache.value = 'Hit from cloudfront';
+    try {
+      // The "origin" is the edge itself (which adds the secret), and the base URL is not the one the stage names.
+      const base = edge.url.replace('localhost', '127.0.0.1');
+      const { code, stdout } = await smoke(['--base-url', base, '--origin-url', edge.url, ...credentials]);
+      const failed = checkLines(stdout).filter((line) => line.startsWith('FAIL'));
+      expect(failed, stdout).toEqual([
+        'FAIL  edge: the origin refuses a direct /v1 call',
+        'FAIL  edge: the origin refuses a direct token request',
+        'FAIL  edge: nothing cached',
+        'FAIL  edge: absolute URLs on the base URL',
+      ]);
+      expect(stdout).toContain('X-Cache Hit from cloudfront; Hit from cloudfront');
+      expect(code).toBe(1);
+    } finally {
+      edge.cache.value = 'Miss from cloudfront';
+    }
+  });
+
+  it('exits 2 when --origin-url is not an http(s) URL', async () => {
+    const { code, stderr } = await smoke(['--base-url', edge.url, '--origin-url', 'ftp://origin.example.com', ...credentials]);
+    expect(stderr).toContain('--origin-url must be an http(s) URL');
     expect(code).toBe(2);
   });
 });

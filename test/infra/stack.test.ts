@@ -11,7 +11,7 @@ import { WEBHOOK_QUEUES } from '#contract/queues';
 import { FAMILIES, ROUTES } from '#contract/routes';
 import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
 import { openApiArtefact } from '#contract/openapi';
-import { FAMILY_TAG } from '#lib/constructs/service-function';
+import { FAMILY_TAG, LIVE_ALIAS } from '#lib/constructs/service-function';
 import { ADMIN_PROXY_PATH, ADMIN_ROUTES, CONSOLE_ADMIN_GROUP, CONSOLE_API_ROOT, consolePathOf } from '#contract/admin-routes';
 import { rateLimitCeiling } from '#lambdas/admin/apps';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
@@ -93,11 +93,20 @@ function filterMatches(pattern: string, event: Json): boolean {
   return new Function('e', `return ${js};`)(event) as boolean;
 }
 
+/** The function an invoker reaches: always through its `live` alias (a `Ref` to it), never the function itself. */
+function functionBehindAlias(template: Template, target: Json): [string, Json] {
+  // An alias ARN (`Ref`), or an event source's `<function name>:live`, which names the alias's ARN inside.
+  const aliasId = target?.Ref ?? /"Ref":"([^"]+)"/.exec(JSON.stringify(target))?.[1];
+  const alias = of(template, 'AWS::Lambda::Alias')[aliasId];
+  if (!alias) throw new Error('does not invoke a live alias of this stack');
+  expect(alias.Properties.Name).toBe(LIVE_ALIAS);
+  const fnId = alias.Properties.FunctionName.Ref as string;
+  return [fnId, of(template, 'AWS::Lambda::Function')[fnId]!];
+}
+
 /** The family tag of the function an HTTP API integration invokes. */
 function familyOfIntegration(template: Template, integration: Json): string {
-  const fn = of(template, 'AWS::Lambda::Function')[integration.Properties.IntegrationUri['Fn::GetAtt']?.[0]];
-  if (!fn) throw new Error('integration does not invoke a function of this stack');
-  return familyTagOf(fn);
+  return familyTagOf(functionBehindAlias(template, integration.Properties.IntegrationUri)[1]);
 }
 
 /** The family a function serves; '' for functions aws-cdk-lib adds (the asset deployment's), which carry no tags. */
@@ -201,7 +210,7 @@ describe('CustomerApiStack (dev)', () => {
     for (const family of FAMILIES) {
       const [fnId] = functionOf(template, family);
       const permissions = Object.values(of(template, 'AWS::Lambda::Permission')).filter(
-        (p) => p.Properties.FunctionName['Fn::GetAtt']?.[0] === fnId,
+        (p) => of(template, 'AWS::Lambda::Alias')[p.Properties.FunctionName.Ref]?.Properties.FunctionName.Ref === fnId,
       );
       expect(permissions, family).toHaveLength(1);
       expect(permissions[0]!.Properties.Principal).toBe('apigateway.amazonaws.com');
@@ -506,8 +515,8 @@ describe('CustomerApiStack (dev)', () => {
 
     const [delivererId] = functionOf(template, 'webhook-deliverer');
     const [, mapping] = only(template, 'AWS::Lambda::EventSourceMapping');
+    expect(functionBehindAlias(template, mapping.Properties.FunctionName)[0]).toBe(delivererId);
     expect(mapping.Properties).toMatchObject({
-      FunctionName: { Ref: delivererId },
       EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BatchSize: DELIVERY_POLICY.batchSize,
@@ -517,7 +526,12 @@ describe('CustomerApiStack (dev)', () => {
     const [sweeperId] = functionOf(template, 'webhook-sweeper');
     const [, rule] = only(template, 'AWS::Events::Rule');
     expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)');
-    expect(rule.Properties.Targets[0].Arn).toEqual({ 'Fn::GetAtt': [sweeperId, 'Arn'] });
+    expect(functionBehindAlias(template, rule.Properties.Targets[0].Arn)[0]).toBe(sweeperId);
+    // The event source's maximum, reserved for the deliverer and the sweeper; derived from the policy, not typed again.
+    for (const name of ['webhook-deliverer', 'webhook-sweeper'] as const) {
+      expect(functionOf(template, name)[1].Properties.ReservedConcurrentExecutions, name).toBe(DERIVED.maxConcurrency);
+    }
+    expect(functionOf(template, 'webhook-dispatcher')[1].Properties.ReservedConcurrentExecutions).toBeUndefined();
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'DeliveryFailures', Namespace: 'CustomerApi/Webhooks' });
     template.hasResourceProperties('AWS::Logs::MetricFilter', { FilterPattern: Match.stringLikeRegexp('webhook attempt') });
   });
@@ -562,7 +576,7 @@ describe('CustomerApiStack (dev)', () => {
 
   it('outputs what the admin CLI reads', () => {
     const outputs = template.toJSON().Outputs as Json;
-    expect(Object.keys(outputs).sort()).toEqual(['AdminApiUrl', 'ApiUrl', 'ConsoleUrl', 'ConsoleUserPoolId', 'StageRateLimit', 'TableName', 'WebhookDlqUrl', 'WebhookQueueUrl']);
+    expect(Object.keys(outputs).sort()).toEqual(['AdminApiUrl', 'AlarmTopicArn', 'ApiUrl', 'ConsoleUrl', 'ConsoleUserPoolId', 'StageRateLimit', 'TableName', 'WebhookDlqUrl', 'WebhookQueueUrl']);
     const [tableId] = only(template, 'AWS::DynamoDB::Table');
     expect(outputs.TableName.Value).toEqual({ Ref: tableId });
   });
@@ -654,7 +668,8 @@ describe('CustomerApiStack (tracing switched on for a stage)', () => {
 
   it('traces every function actively, each allowed to write to X-Ray from its default policy', () => {
     const ours = Object.entries(of(template, 'AWS::Lambda::Function')).filter(([, fn]) => familyTagOf(fn) !== '');
-    expect(ours).toHaveLength(FAMILIES.length + WEBHOOK_FUNCTION_NAMES.length + 1);
+    // Every function of the functions table, and the canary's smoke hook.
+    expect(ours).toHaveLength(FAMILIES.length + WEBHOOK_FUNCTION_NAMES.length + 2);
     for (const [, fn] of ours) {
       const family = familyTagOf(fn);
       expect(fn.Properties.TracingConfig, family).toEqual({ Mode: 'Active' });

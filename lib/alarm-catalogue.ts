@@ -1,0 +1,127 @@
+import { STAGE_TABLE, STAGES, type AlarmThresholds } from './stages.js';
+
+/**
+ * Every alarm the stack raises, declared once: what it watches, the stage threshold it fires at, what it means and
+ * the first thing to do. The alarms' descriptions (what an SNS notification shows) and the runbook table in
+ * docs/operations.md are both made from these rows; a test keeps the table identical to `runbookTable()`.
+ */
+export type AlarmEntry = {
+  title: string;
+  threshold: keyof AlarmThresholds;
+  unit: string;
+  means: string;
+  firstStep: string;
+};
+
+export const ALARMS = {
+  ApiServerErrors: {
+    title: 'API 5xx rate',
+    threshold: 'apiServerErrorPercent',
+    unit: '% of requests, 5 min (at least 10 requests)',
+    means: 'The HTTP API answers 5xx: a function fails, times out, or API Gateway cannot invoke it.',
+    firstStep: 'Open the dashboard: which family\'s ServerErrors rose; read that function\'s log group for "unhandled error" lines.',
+  },
+  ApiLatency: {
+    title: 'API p99 latency',
+    threshold: 'apiLatencyP99Ms',
+    unit: 'ms, p99 over 5 min',
+    means: 'Clients wait longer than the stage allows: cold starts, DynamoDB throttling or a slow dependency.',
+    firstStep: 'Compare the families\' Duration p99 and DynamoDB throttles on the dashboard; check for a deploy in progress.',
+  },
+  FunctionErrors: {
+    title: '<function> errors',
+    threshold: 'functionErrors',
+    unit: 'errors of the live alias in 1 min',
+    means: 'The function\'s invocations fail (an exception outside the HTTP shell, a timeout, an init failure). During a canary deploy this alarm rolls the alias back.',
+    firstStep: 'Read the function\'s log group for the failing requests; if a deploy just happened, CodeDeploy has rolled back: compare the two versions.',
+  },
+  FunctionLatency: {
+    title: '<function> p99 duration',
+    threshold: 'apiLatencyP99Ms',
+    unit: 'ms, p99 of the live alias over 1 min',
+    means: 'An HTTP function answers slowly. During a canary deploy this alarm rolls the alias back.',
+    firstStep: 'Check DynamoDB throttles and the function\'s init duration (cold starts); compare with the previous version.',
+  },
+  FunctionNearTimeout: {
+    title: '<function> near its timeout',
+    threshold: 'delivererDurationPercent',
+    unit: '% of the function\'s timeout, longest invocation in 1 min',
+    means: 'A queue or scheduled function runs close to its timeout: a slow receiver, a large DLQ pass, or DynamoDB latency. Past it, the batch returns to the queue.',
+    firstStep: 'Read the function\'s log lines of that minute (attempt durations, pages dispatched); a single slow receiver is paused by its health, a systemic one is not.',
+  },
+  FunctionThrottles: {
+    title: '<function> throttles',
+    threshold: 'functionThrottles',
+    unit: 'throttled invocations in 1 min',
+    means: 'Lambda refused invocations: the account\'s unreserved pool (or the function\'s reservation) is exhausted.',
+    firstStep: 'Check ConcurrentExecutions on the dashboard and the account\'s concurrency (`aws lambda get-account-settings`); raise the quota or the reservation.',
+  },
+  TokenRefusals: {
+    title: 'Token refusals',
+    threshold: 'tokenRefusals',
+    unit: '4xx answers of /oauth/token in 5 min',
+    means: 'Many failed token exchanges: credential stuffing, or a customer deployed a wrong secret.',
+    firstStep: 'Group the token function\'s access lines by caller (client id) and source address; contact the owner or block the address at the edge.',
+  },
+  TableThrottles: {
+    title: 'DynamoDB throttles',
+    threshold: 'tableThrottles',
+    unit: 'throttled requests in 5 min',
+    means: 'The table (or a hot key) exceeds its throughput: reads and writes are retried and may fail.',
+    firstStep: 'Use CloudWatch Contributor Insights on the table to find the hot key; check the on-demand quota and the traffic mix.',
+  },
+  TableSystemErrors: {
+    title: 'DynamoDB system errors',
+    threshold: 'tableSystemErrors',
+    unit: 'HTTP 500s from DynamoDB in 5 min',
+    means: 'DynamoDB itself failed requests (the SDK retries them).',
+    firstStep: 'Check the AWS Health Dashboard for DynamoDB in the region; nothing to fix in the service if it is an AWS event.',
+  },
+  DeadLetters: {
+    title: 'Webhook dead letters',
+    threshold: 'deadLetters',
+    unit: 'messages in the DLQ',
+    means: 'Deliveries gave up (five attempts spent) or receives were spent without attempts.',
+    firstStep: '`npm run admin -- dlq list --stage S`: fix or ask the receiver\'s owner, then `dlq redrive` (README "Dead letters").',
+  },
+  DeliveryFailures: {
+    title: 'Webhook delivery failures',
+    threshold: 'deliveryFailures',
+    unit: 'deliveries ending FAILED or DEAD_LETTER in 5 min',
+    means: 'Receivers refuse or do not answer: deliveries end permanently.',
+    firstStep: 'List destinations by health (`npm run admin -- destinations list`): one receiver is the owner\'s to fix; many at once point at the deliverer or the network.',
+  },
+  QueueAge: {
+    title: 'Webhook queue age',
+    threshold: 'oldestMessageSeconds',
+    unit: 's, oldest message in the webhook queue',
+    means: 'Deliveries wait longer than planned: the deliverer is throttled, failing, or out-paced by fan-out.',
+    firstStep: 'Check the deliverer\'s errors, throttles and concurrency; a retry waiting its backoff is normal up to 3,600 s (5 attempts), so look at the trend.',
+  },
+  DeliveriesStranded: {
+    title: 'Stranded deliveries',
+    threshold: 'strandedDeliveries',
+    unit: 'deliveries found in the DLQ with attempts left, 5 min',
+    means: 'Messages reached the DLQ without their attempts (throttles, init failures, a deliverer that died).',
+    firstStep: 'The sweeper lists them; redrive with `npm run admin -- dlq redrive --all`, then find why receives were spent (deliverer throttles).',
+  },
+  MailFailures: {
+    title: 'Owner mail failures',
+    threshold: 'mailFailures',
+    unit: 'mails SES refused in 5 min',
+    means: 'Owners are not told about their receivers: SES refuses the sender, is in the sandbox, or the account is paused.',
+    firstStep: 'Check SES: the sender identity verified, the account out of the sandbox, the sending quota; the refusal is in the sweeper\'s log.',
+  },
+} as const satisfies Record<string, AlarmEntry>;
+
+export type AlarmKey = keyof typeof ALARMS;
+
+/** The runbook table of docs/operations.md, one row per alarm with its threshold in each stage. */
+export function runbookTable(): string {
+  const header = `| alarm | fires at (${STAGES.join(' / ')}) | unit | what it means | first thing to do |\n|---|---|---|---|---|`;
+  const rows = Object.values(ALARMS).map((entry: AlarmEntry) => {
+    const thresholds = STAGES.map((stage) => STAGE_TABLE[stage].alarms.thresholds[entry.threshold].toLocaleString('en-US')).join(' / ');
+    return `| ${entry.title} | ${thresholds} | ${entry.unit} | ${entry.means} | ${entry.firstStep} |`;
+  });
+  return [header, ...rows].join('\n');
+}

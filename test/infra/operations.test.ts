@@ -1,0 +1,183 @@
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DERIVED } from '#contract/delivery-policy';
+import { FAMILIES } from '#contract/routes';
+import { ALARMS, runbookTable } from '#lib/alarm-catalogue';
+import { smokeSecretName } from '#lib/constructs/safe-deploys';
+import { FAMILY_TAG, LIVE_ALIAS } from '#lib/constructs/service-function';
+import { FUNCTIONS, WEBHOOK_FUNCTION_NAMES } from '#lib/functions';
+import { CustomerApiStack } from '#lib/stack';
+import { STAGE_TABLE, stageConfig, STAGES, type Stage } from '#lib/stages';
+import { METRICS_NAMESPACE, SERVICE } from '#platform/observability';
+import { STAGE_CONTEXT } from '../support/stage-context.js';
+
+/**
+ * Alarms that reach someone and deploys that roll back (lib/constructs/alarms.ts, safe-deploys.ts), on the
+ * templates of every stage as `cdk synth` builds them.
+ */
+const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
+type Json = Record<string, any>;
+const HTTP_FUNCTIONS = [...FAMILIES, 'admin-api'] as const;
+const ALL_FUNCTIONS = [...HTTP_FUNCTIONS, ...WEBHOOK_FUNCTION_NAMES];
+
+const templates = {} as Record<Stage, Template>;
+beforeAll(() => {
+  for (const stage of STAGES) {
+    const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+    templates[stage] = Template.fromStack(new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, STAGE_CONTEXT[stage]) }));
+  }
+}, 180_000);
+
+const of = (template: Template, type: string) => template.findResources(type) as Record<string, Json>;
+const alarms = (stage: Stage) => of(templates[stage], 'AWS::CloudWatch::Alarm');
+const alarm = (stage: Stage, name: string): Json => {
+  const found = Object.values(alarms(stage)).find((a) => a.Properties.AlarmName === `customer-api-${stage}-${name}`);
+  if (!found) throw new Error(`no alarm ${name} in ${stage}`);
+  return found.Properties;
+};
+const fnId = (stage: Stage, family: string) =>
+  Object.entries(of(templates[stage], 'AWS::Lambda::Function')).find(([, fn]) => (fn.Properties.Tags ?? []).some((t: Json) => t.Key === FAMILY_TAG && t.Value === family))![0];
+const aliasOf = (stage: Stage, family: string): [string, Json] =>
+  Object.entries(of(templates[stage], 'AWS::Lambda::Alias')).find(([, a]) => a.Properties.FunctionName.Ref === fnId(stage, family))!;
+const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, _s: string, c: string) => c.toUpperCase());
+
+describe('alarms', () => {
+  it.each(STAGES)('%s: every alarm notifies the stage topic when it fires and when it recovers', (stage) => {
+    const topic = STAGE_CONTEXT[stage].alarmTopicArn ?? { Ref: Object.keys(of(templates[stage], 'AWS::SNS::Topic'))[0] };
+    const all = Object.values(alarms(stage));
+    // Three a function; the API's two; token refusals; the table's two; the webhooks' five.
+    expect(all).toHaveLength(ALL_FUNCTIONS.length * 3 + 10);
+    for (const a of all) {
+      expect(a.Properties.AlarmActions, a.Properties.AlarmName).toEqual([topic]);
+      expect(a.Properties.OKActions, a.Properties.AlarmName).toEqual([topic]);
+      expect(a.Properties.AlarmDescription, a.Properties.AlarmName).toContain('First: ');
+    }
+  });
+
+  it('creates a topic with the stage e-mail subscribed, or imports the stage topic and creates none', () => {
+    expect(Object.keys(of(templates.dev, 'AWS::SNS::Topic'))).toHaveLength(1);
+    expect(Object.keys(of(templates.dev, 'AWS::SNS::Subscription'))).toHaveLength(0);
+    templates.staging.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: STAGE_CONTEXT.staging.alarmEmail });
+    templates.staging.hasResourceProperties('AWS::SNS::Topic', { TopicName: 'customer-api-staging-alarms' });
+    expect(Object.keys(of(templates.prod, 'AWS::SNS::Topic'))).toHaveLength(0);
+  });
+
+  it.each(STAGES)("%s: each function's errors, throttles and latency at the stage's thresholds", (stage) => {
+    const t = STAGE_TABLE[stage].alarms.thresholds;
+    for (const name of ALL_FUNCTIONS) {
+      const id = pascal(name);
+      const errors = alarm(stage, `${id}Errors`);
+      expect(errors).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Threshold: t.functionErrors, Period: 60 });
+      // The live alias's own errors (dimension Resource = <function>:live): what a canary's new version adds shows here.
+      const resource = (errors.Dimensions as Json[]).find((d) => d.Name === 'Resource');
+      expect(JSON.stringify(resource?.Value), name).toContain(`:${LIVE_ALIAS}`);
+      expect(JSON.stringify(resource?.Value), name).toContain(fnId(stage, name));
+      expect(alarm(stage, `${id}Throttles`)).toMatchObject({ MetricName: 'Throttles', Threshold: t.functionThrottles });
+    }
+    for (const name of HTTP_FUNCTIONS) {
+      expect(alarm(stage, `${pascal(name)}Latency`), name).toMatchObject({ MetricName: 'Duration', ExtendedStatistic: 'p99', Threshold: t.apiLatencyP99Ms });
+    }
+    for (const name of WEBHOOK_FUNCTION_NAMES) {
+      const timeoutMs = (FUNCTIONS[name].timeoutSeconds ?? 10) * 1000;
+      expect(alarm(stage, `${pascal(name)}NearTimeout`), name).toMatchObject({
+        MetricName: 'Duration',
+        Statistic: 'Maximum',
+        Threshold: (t.delivererDurationPercent * timeoutMs) / 100,
+      });
+    }
+  });
+
+  it.each(STAGES)('%s: the API, token endpoint, table and webhooks at the stage thresholds', (stage) => {
+    const t = STAGE_TABLE[stage].alarms.thresholds;
+    const rate = alarm(stage, 'ApiServerErrors');
+    expect(rate.Threshold).toBe(t.apiServerErrorPercent);
+    const expression = (rate.Metrics as Json[]).find((m) => m.Expression)!.Expression as string;
+    expect(expression).toBe('IF(requests >= 10, 100 * errors / requests, 0)');
+    expect((rate.Metrics as Json[]).map((m) => m.MetricStat?.Metric.MetricName).filter(Boolean).sort()).toEqual(['5xx', 'Count']);
+    expect(alarm(stage, 'ApiLatency')).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: 'Latency', ExtendedStatistic: 'p99', Threshold: t.apiLatencyP99Ms });
+    const token = alarm(stage, 'TokenRefusals');
+    expect(token).toMatchObject({ Namespace: METRICS_NAMESPACE, MetricName: 'ClientErrors', Threshold: t.tokenRefusals });
+    expect(token.Dimensions).toEqual(expect.arrayContaining([{ Name: 'api', Value: 'token' }, { Name: 'service', Value: SERVICE }, { Name: 'stage', Value: stage }]));
+    for (const [name, metric, threshold] of [
+      ['TableThrottles', 'ThrottledRequests', t.tableThrottles],
+      ['TableSystemErrors', 'SystemErrors', t.tableSystemErrors],
+    ] as const) {
+      const a = alarm(stage, name);
+      expect(a.Threshold, name).toBe(threshold);
+      expect(JSON.stringify(a.Metrics), name).toContain(`"MetricName":"${metric}"`);
+    }
+    expect(alarm(stage, 'DeadLetters')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: t.deadLetters });
+    expect(alarm(stage, 'QueueAge')).toMatchObject({ MetricName: 'ApproximateAgeOfOldestMessage', Threshold: t.oldestMessageSeconds });
+    expect(alarm(stage, 'DeliveryFailures')).toMatchObject({ MetricName: 'DeliveryFailures', Threshold: t.deliveryFailures });
+    expect(alarm(stage, 'DeliveriesStranded')).toMatchObject({ Namespace: METRICS_NAMESPACE, MetricName: 'DeliveryStranded', Threshold: t.strandedDeliveries });
+    expect(alarm(stage, 'MailFailures')).toMatchObject({ Namespace: METRICS_NAMESPACE, MetricName: 'MailFailed', Threshold: t.mailFailures });
+  });
+
+  it('has every alarm of the catalogue in the runbook of docs/operations.md, thresholds as in the stage table', () => {
+    const docs = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    // Regenerate with: npx tsx -e "import('#lib/alarm-catalogue').then((m) => console.log(m.runbookTable()))"
+    expect(docs).toContain(runbookTable());
+    expect(runbookTable().split('\n')).toHaveLength(Object.keys(ALARMS).length + 2);
+  });
+});
+
+describe('safe deploys', () => {
+  it.each(STAGES)('%s: every function is invoked through its live alias on the current version', (stage) => {
+    for (const name of ALL_FUNCTIONS) {
+      const [, alias] = aliasOf(stage, name);
+      expect(alias.Properties.Name, name).toBe(LIVE_ALIAS);
+      expect(Object.keys(of(templates[stage], 'AWS::Lambda::Version'))).toContain(alias.Properties.FunctionVersion['Fn::GetAtt'][0]);
+    }
+  });
+
+  it('deploys dev all at once: no CodeDeploy, no smoke hook', () => {
+    expect(Object.keys(of(templates.dev, 'AWS::CodeDeploy::DeploymentGroup'))).toHaveLength(0);
+    expect(Object.keys(of(templates.dev, 'AWS::CodeDeploy::Application'))).toHaveLength(0);
+    expect(JSON.stringify(of(templates.dev, 'AWS::Lambda::Function'))).not.toContain('smoke-hook');
+  });
+
+  it.each(['staging', 'prod'] as const)(
+    '%s: a 10 %% canary for 5 minutes per function, rolled back on its error or latency alarm or a failed smoke run',
+    (stage) => {
+      const groups = Object.values(of(templates[stage], 'AWS::CodeDeploy::DeploymentGroup'));
+      expect(groups).toHaveLength(ALL_FUNCTIONS.length);
+      const hookId = fnId(stage, 'smoke-hook');
+      for (const name of ALL_FUNCTIONS) {
+        const [aliasId, alias] = aliasOf(stage, name);
+        const update = (templates[stage].toJSON().Resources[aliasId] as Json).UpdatePolicy.CodeDeployLambdaAliasUpdate;
+        expect(update.AfterAllowTrafficHook, name).toEqual({ Ref: expect.stringMatching(/SmokeHook/) });
+        const group = groups.find((g) => g.Properties.DeploymentGroupName === undefined && JSON.stringify(g).includes(update.DeploymentGroupName.Ref)) ?? of(templates[stage], 'AWS::CodeDeploy::DeploymentGroup')[update.DeploymentGroupName.Ref]!;
+        expect(group.Properties.DeploymentConfigName, name).toBe('CodeDeployDefault.LambdaCanary10Percent5Minutes');
+        expect(group.Properties.AutoRollbackConfiguration, name).toEqual({ Enabled: true, Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM']) });
+        const watched = (group.Properties.AlarmConfiguration.Alarms as Json[]).map((a) => alarms(stage)[a.Name.Ref]!.Properties.AlarmName as string);
+        const latency = WEBHOOK_FUNCTION_NAMES.includes(name as never) ? 'NearTimeout' : 'Latency';
+        expect(watched.sort(), name).toEqual([`customer-api-${stage}-${pascal(name)}Errors`, `customer-api-${stage}-${pascal(name)}${latency}`].sort());
+        expect(alias.Properties.FunctionName.Ref).not.toBe(hookId);
+      }
+      // The hook reads the smoke credentials and reports to CodeDeploy; CodeDeploy may invoke it.
+      const hook = of(templates[stage], 'AWS::Lambda::Function')[hookId]!;
+      expect(hook.Properties.Environment.Variables.SMOKE_SECRET_ID).toBe(smokeSecretName(stage));
+      expect(hook.Properties.Environment.Variables.SMOKE_BASE_URL).toBeDefined();
+      const policies = JSON.stringify(of(templates[stage], 'AWS::IAM::Policy'));
+      expect(policies).toContain('codedeploy:PutLifecycleEventHookExecutionStatus');
+      expect(policies).toContain(`secret:${smokeSecretName(stage)}-??????`);
+    },
+  );
+
+  it('prod: token and discovery aliases keep provisioned concurrency; dev and staging none', () => {
+    for (const name of ['token', 'discovery'] as const) {
+      expect(aliasOf('prod', name)[1].Properties.ProvisionedConcurrencyConfig).toEqual({ ProvisionedConcurrentExecutions: STAGE_TABLE.prod.provisionedConcurrency[name] });
+      expect(aliasOf('dev', name)[1].Properties.ProvisionedConcurrencyConfig).toBeUndefined();
+      expect(aliasOf('staging', name)[1].Properties.ProvisionedConcurrencyConfig).toBeUndefined();
+    }
+    expect(aliasOf('prod', 'bevq')[1].Properties.ProvisionedConcurrencyConfig).toBeUndefined();
+  });
+
+  it.each(STAGES)('%s: the deliverer and sweeper reserve the event source maximum', (stage) => {
+    for (const name of ['webhook-deliverer', 'webhook-sweeper'] as const) {
+      expect(of(templates[stage], 'AWS::Lambda::Function')[fnId(stage, name)]!.Properties.ReservedConcurrentExecutions).toBe(DERIVED.maxConcurrency);
+    }
+  });
+});
