@@ -3,12 +3,13 @@ import { resolve } from 'node:path';
 import { removeRuntimeFile, writeRuntimeFile } from '../lib/local/runtime-file.js';
 import { seedDemoMenu } from '../lib/local/demo-menu.js';
 import { startLocalRuntime } from '../lib/local/runtime.js';
+import { LocalStartError } from '../lib/local/start-checks.js';
 import { CONSOLE_ROOT } from '#lib/console-build';
 
 /**
  * npm start: the whole service locally.
  *   --in-memory      keep nothing between runs (default: persist under .data/)
- *   --data DIR       data folder
+ *   --data DIR       data folder (default CUSTOMER_API_DATA_DIR, else .data); one runtime at a time per folder
  *   PORT             gateway port (3000)
  *   DYNAMODB_ENDPOINT, SQS_ENDPOINT   use external engines instead of the embedded ones
  *   TABLE_NAME       the table (and queue-name prefix) to use; default customer-api-local
@@ -17,9 +18,14 @@ import { CONSOLE_ROOT } from '#lib/console-build';
  *                    `x-origin-verify: $ORIGIN_SECRET` (403), and believe their `x-viewer-address`
  */
 const { values } = parseArgs({
-  options: { 'in-memory': { type: 'boolean', default: false }, data: { type: 'string', default: '.data' } },
+  options: {
+    'in-memory': { type: 'boolean', default: false },
+    data: { type: 'string', default: process.env.CUSTOMER_API_DATA_DIR || '.data' },
+  },
 });
 
+// What stops a start (the folder's runtime already running, the port taken, an external engine not answering)
+// is one line on stderr and exit 1; anything else keeps its stack.
 const runtime = await startLocalRuntime({
   port: Number(process.env.PORT ?? 3000),
   dataDir: values['in-memory'] ? null : resolve(values.data!),
@@ -28,6 +34,10 @@ const runtime = await startLocalRuntime({
   tableName: process.env.TABLE_NAME || undefined,
   logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO',
   holdRequests: true,
+}).catch((err: unknown) => {
+  if (!(err instanceof LocalStartError)) throw err;
+  console.error(`npm start: ${err.message}`);
+  process.exit(1);
 });
 if (runtime.demo) await seedDemoMenu(runtime.deps);
 writeRuntimeFile({

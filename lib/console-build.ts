@@ -5,11 +5,39 @@ import type { ConsoleConfig } from '#contract/console-config';
 
 /**
  * The administration console's static files (console/), built by esbuild,
- * the Lambda bundles' tool: served by the local runtime under /console/ and
- * deployed to the console bucket by the stack. Both serve them with the
- * same headers (docs/decisions/console.md).
+ * the Lambda bundles' tool, declared once as the objects of the console
+ * bucket: the stack uploads them (lib/constructs/admin-console.ts) and the
+ * local runtime serves the same list under the same keys, with the same
+ * metadata, the same rewrite and the same security headers
+ * (lib/local/console-site.ts; docs/decisions/console-hosting.md).
  */
 export const CONSOLE_ROOT = '/console/';
+
+/** The console's objects are under this prefix of its bucket: the root's path without its leading slash. */
+export const CONSOLE_KEY_PREFIX = CONSOLE_ROOT.slice(1);
+
+/** The page. A URL ending in `/` names it (the viewer-request function below): CloudFront's default root object applies to `/` only. */
+export const CONSOLE_INDEX = 'index.html';
+
+/**
+ * The console behavior's viewer-request CloudFront Function (runtime
+ * cloudfront-js-2.0): `/console/` → `/console/index.html`, which S3 can
+ * answer. Without it the request reaches S3 as the key `console/`, which
+ * does not exist, and S3 answers CloudFront 403 (it may not list the
+ * bucket). The local console site evaluates this same text.
+ */
+export const CONSOLE_VIEWER_REQUEST_FUNCTION = `function handler(event) {
+  var request = event.request;
+  if (request.uri.endsWith('/')) request.uri += '${CONSOLE_INDEX}';
+  return request;
+}`;
+
+/**
+ * Every object is revalidated on each use (S3's ETag answers 304 when it is
+ * unchanged): the names are not content-hashed (index.html names `app.js`),
+ * so a long lifetime would keep an old script after a deploy.
+ */
+export const CONSOLE_CACHE_CONTROL = 'no-cache';
 
 /** The Content-Security-Policy, with the origins the page may call besides its own (the Cognito domain in AWS). */
 export const consoleCsp = (connect: readonly string[] = []): string =>
@@ -27,15 +55,49 @@ export const consoleCsp = (connect: readonly string[] = []): string =>
 /** HSTS's max-age: two years, as browsers' preload lists ask. */
 export const HSTS_SECONDS = 63_072_000;
 
-export const CONSOLE_HEADERS = {
-  'Content-Security-Policy': consoleCsp(),
-  'Strict-Transport-Security': `max-age=${HSTS_SECONDS}; includeSubDomains`,
-  'X-Frame-Options': 'DENY',
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store',
+/**
+ * The security headers of the console's CloudFront response-headers policy,
+ * as data: the stack turns it into the policy, `securityHeaders` into the
+ * header lines CloudFront adds, which the local site sends.
+ */
+export type ConsoleSecurity = {
+  contentSecurityPolicy: string;
+  strictTransportSecurity: { maxAgeSeconds: number; includeSubdomains: boolean };
+  frameOption: 'DENY' | 'SAMEORIGIN';
+  contentTypeOptions: 'nosniff';
+  referrerPolicy: 'no-referrer';
 };
 
+export const consoleSecurity = (connect: readonly string[] = []): ConsoleSecurity => ({
+  contentSecurityPolicy: consoleCsp(connect),
+  strictTransportSecurity: { maxAgeSeconds: HSTS_SECONDS, includeSubdomains: true },
+  frameOption: 'DENY',
+  contentTypeOptions: 'nosniff',
+  referrerPolicy: 'no-referrer',
+});
+
+/** The header lines CloudFront writes for a policy's security headers (every one with override: the origin's never win). */
+export const securityHeaders = (s: ConsoleSecurity): Record<string, string> => ({
+  'Content-Security-Policy': s.contentSecurityPolicy,
+  'Strict-Transport-Security': `max-age=${s.strictTransportSecurity.maxAgeSeconds}${s.strictTransportSecurity.includeSubdomains ? '; includeSubDomains' : ''}`,
+  'X-Frame-Options': s.frameOption,
+  'X-Content-Type-Options': s.contentTypeOptions,
+  'Referrer-Policy': s.referrerPolicy,
+});
+
+/** What the console's responses carry locally: the policy's headers, with no extra origin to connect to (no Cognito). */
+export const CONSOLE_SECURITY_HEADERS = securityHeaders(consoleSecurity());
+
+/**
+ * The OAuth scope every console route requires (API Gateway's JWT authorizer
+ * checks the token's `scope` claim): a Cognito ID token has no `scope`, so
+ * only access tokens pass. `openid` is in every access token of the code
+ * flow the page runs (docs/decisions/console-hosting.md).
+ */
+export const CONSOLE_TOKEN_SCOPE = 'openid';
+
+/** The OAuth scopes the console's user pool client allows; the page asks for these (console/src/auth.ts). */
+export const CONSOLE_CLIENT_SCOPES = [CONSOLE_TOKEN_SCOPE, 'email'] as const;
 
 export const LOCAL_CONSOLE_CONFIG: ConsoleConfig = { apiBase: '/admin/v1', signIn: 'admin-key' };
 
@@ -54,8 +116,22 @@ export function buildConsole(): Map<string, { type: string; body: Buffer }> {
     logLevel: 'silent',
   });
   return new Map([
-    ['index.html', { type: 'text/html; charset=utf-8', body: readFileSync(source('index.html')) }],
+    [CONSOLE_INDEX, { type: 'text/html; charset=utf-8', body: readFileSync(source('index.html')) }],
     ['style.css', { type: 'text/css; charset=utf-8', body: readFileSync(source('style.css')) }],
     ['app.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(bundle.outputFiles[0]!.contents) }],
   ]);
+}
+
+/** One object of the console bucket: its key, its name below the prefix, its metadata and its (text) body. */
+export type ConsoleObject = { key: string; name: string; contentType: string; cacheControl: string; body: string };
+
+/**
+ * The console bucket's objects, for a page configured with `config`: what
+ * the deployment uploads (config holds deploy-time values there) and what
+ * the local site serves, under the same keys.
+ */
+export function consoleObjects(config: ConsoleConfig): ConsoleObject[] {
+  const files = [...buildConsole()].map(([name, file]) => ({ name, contentType: file.type, body: file.body.toString('utf8') }));
+  files.push({ name: 'config.json', contentType: 'application/json', body: JSON.stringify(config) });
+  return files.map((file) => ({ ...file, key: `${CONSOLE_KEY_PREFIX}${file.name}`, cacheControl: CONSOLE_CACHE_CONTROL }));
 }

@@ -309,9 +309,35 @@ export async function deadLettersPage(shell: Shell): Promise<HTMLElement> {
     h('h2', {}, 'Dead letters'),
     detail,
     h('p', {}, `Messages in the DLQ: ${dlqMessages ?? 'unknown'}.`),
-    deadLetters.length ? redrive('/dead-letters/redrive', 'Redrive all', `Redrive all ${deadLetters.length} dead letters?`) : 'Nothing is dead-lettered.',
+    deadLetters.length ? redriveAll(shell, deadLetters.length) : 'Nothing is dead-lettered.',
     table('Dead letters', ['Delivery', 'Reason', 'Host', 'Attempts', 'Last error', 'Since', ''], rows),
   );
+}
+
+/**
+ * "Redrive all" a page per request (each bounded inside the admin function's time): it calls again with the
+ * answer's `nextCursor` until there is none, saying how far it is after every page.
+ */
+function redriveAll(shell: Shell, listed: number): HTMLElement {
+  const button = h('button', { type: 'button' }, 'Redrive all') as HTMLButtonElement;
+  button.onclick = () => {
+    if (!confirm(`Redrive all ${listed}${listed >= 1000 ? '+' : ''} dead letters?`)) return;
+    button.disabled = true;
+    void shell
+      .act(async () => {
+        let queued = 0;
+        let cursor: string | undefined;
+        do {
+          const page: { redriven: string[]; nextCursor?: string } = await api('POST', '/dead-letters/redrive', cursor ? { cursor } : {});
+          queued += page.redriven.length;
+          cursor = page.nextCursor;
+          shell.say(`Redrive all: ${queued} of about ${listed} queued again${cursor ? '; going on…' : '.'}`);
+        } while (cursor);
+        shell.redraw();
+      })
+      .finally(() => (button.disabled = false));
+  };
+  return button;
 }
 
 export async function auditPage(shell: Shell): Promise<HTMLElement> {

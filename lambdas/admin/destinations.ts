@@ -89,11 +89,14 @@ async function checkLocations(deps: MessagingDeps, app: App, ids: string[] | nul
   if (outside.length) throw new AdminInputError(`application ${app.clientId} does not cover: ${outside.join(', ')}`);
 }
 
-/** The URL rules on save: static checks and DNS, every address public. */
-async function checkUrl(deps: MessagingDeps, url: string): Promise<string> {
+/**
+ * The URL rules on save: static checks and DNS, every address public. Returns the URL in the canonical form that
+ * is stored (docs/decisions/destination-urls.md) and its host.
+ */
+async function checkUrl(deps: MessagingDeps, url: string): Promise<{ url: string; hostname: string }> {
   const target = await resolveDestination(url, deps.resolver, { allowLoopback: deps.config.webhookAllowLoopback });
   if (!target.ok) throw new AdminInputError(`url refused: ${target.reason}`);
-  return target.hostname;
+  return { url: target.url.href, hostname: target.hostname };
 }
 
 export async function requireDestination(deps: MessagingDeps, destId: string): Promise<Destination> {
@@ -124,7 +127,7 @@ export async function addDestination(deps: MessagingDeps, input: z.input<typeof 
   const fields = parseInput(addInput, input);
   const app = await eligibleApp(deps, fields.clientId);
   await checkLocations(deps, app, fields.locationIds);
-  const hostname = await checkUrl(deps, fields.url);
+  const { url, hostname } = await checkUrl(deps, fields.url);
   const at = new Date(deps.clock.now()).toISOString();
   const signingSecret = randomSecret(32);
   const destination: Destination = {
@@ -132,7 +135,7 @@ export async function addDestination(deps: MessagingDeps, input: z.input<typeof 
     clientId: app.clientId,
     groupId: app.groupId,
     name: fields.name,
-    url: fields.url,
+    url,
     hostname,
     locationIds: fields.locationIds,
     enabled: true,
@@ -152,8 +155,9 @@ export async function editDestination(deps: MessagingDeps, destId: string, input
   const changes: Partial<Destination> = {};
   if (fields.name !== undefined) changes.name = fields.name;
   if (fields.url !== undefined && fields.url.trim() !== '') {
-    changes.hostname = await checkUrl(deps, fields.url);
-    changes.url = fields.url;
+    const { url, hostname } = await checkUrl(deps, fields.url);
+    changes.url = url;
+    changes.hostname = hostname;
   }
   if (fields.locationIds !== undefined) {
     const app = await deps.store.apps.get(current.clientId);

@@ -29,14 +29,21 @@ export function createHandler(deps: MessagingDeps) {
     context.caller = consoleUser ?? event.requestContext.identity?.userArn ?? null;
     const { route, params } = routeOfEvent<AdminRoute>(event, ADMIN_ROUTES, resolveAdminPath, NOT_FOUND);
     context.operation = route.operation;
-    return run(deps, event, route, params, context.caller ?? LOCAL_ACTOR);
+    return run(deps, event, route, params, context.caller ?? LOCAL_ACTOR, () => context.getRemainingTimeInMillis());
   });
 }
 
 /** Who changed something locally, where the admin key stands in for IAM. */
 const LOCAL_ACTOR = 'local-admin-key';
 
-async function run(deps: MessagingDeps, event: APIGatewayProxyEvent, route: AdminRoute, params: Record<string, string>, actor: string): Promise<HttpResponse> {
+async function run(
+  deps: MessagingDeps,
+  event: APIGatewayProxyEvent,
+  route: AdminRoute,
+  params: Record<string, string>,
+  actor: string,
+  remainingMs: () => number,
+): Promise<HttpResponse> {
   // Every admin path parameter is an id; one that breaks the id rule names nothing.
   if (!Object.values(params).every(isId)) throw new ApiError('not_found', NOT_FOUND);
   const operation = route.operation as keyof typeof operations;
@@ -48,7 +55,7 @@ async function run(deps: MessagingDeps, event: APIGatewayProxyEvent, route: Admi
   const changes = route.method !== 'GET';
   const before = changes ? await destinationOwner(deps, params) : {};
   const now = deps.clock.now();
-  const document = await operations[operation]({ params, query, body, now }, deps);
+  const document = await operations[operation]({ params, query, body, now, remainingMs }, deps);
   if (changes) {
     // The change is made: a trail that cannot be written is an operator's alarm, never the caller's error (a retry would change twice).
     await recordChange(deps, { operation, requestId: event.requestContext.requestId, actor, at: now, params, before, document }).catch((err: Error) =>

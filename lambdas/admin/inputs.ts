@@ -37,7 +37,8 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: z.ZodType; query?: z.
   listDeadLetters: { query: z.object(pageQuery) },
   showDeadLetter: {},
   redriveDeadLetter: { body: noInput },
-  redriveAllDeadLetters: { body: noInput },
+  // A page of redrive all; `cursor` (from the previous page's nextCursor) continues the run.
+  redriveAllDeadLetters: { body: z.object({ cursor: pageQuery.cursor }).strict() },
   listDeliveries: {
     query: z.object({
       status: z.enum(DELIVERY_STATUSES).optional(),

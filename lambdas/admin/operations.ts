@@ -11,14 +11,17 @@ import {
 } from './destinations.js';
 import { listAudit } from './audit.js';
 import { deliveryHistory, hourlyOutcomes } from './delivery-history.js';
-import { listDeadLetters, redrive, showDeadLetter } from './dlq.js';
+import { listDeadLetters, redrive, redrivePage, showDeadLetter } from './dlq.js';
 import { listMenus } from './menus.js';
 import { publishDocument, publishMenu } from '../webhooks/menu-publish.js';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import type { AdminOperation } from '#contract/admin-routes';
 
-/** What an admin operation receives: path parameters, query and the body its route's schema accepted. */
-export type AdminRequest = { params: Record<string, string>; query: Record<string, string>; body: unknown; now: number };
+/**
+ * What an admin operation receives: path parameters, query and the body its route's schema accepted, and the
+ * milliseconds the invocation has left (Lambda's context), which bounds work that grows with the data.
+ */
+export type AdminRequest = { params: Record<string, string>; query: Record<string, string>; body: unknown; now: number; remainingMs: () => number };
 
 /** Each returns the document the admin CLI prints with --json (nothing for 204). */
 type AdminOperationFn = (req: AdminRequest, deps: MessagingDeps) => Promise<unknown>;
@@ -45,8 +48,8 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
     publishDocument(await publishMenu(deps, { groupId: params.groupId!, locationId: params.locationId!, menu: body })),
   listDeadLetters: ({ query }, deps) => listDeadLetters(deps, query as InputOf<typeof listDeadLetters, 1>),
   showDeadLetter: ({ params }, deps) => showDeadLetter(deps, params.deliveryId!),
-  redriveDeadLetter: ({ params }, deps) => redrive(deps, { deliveryId: params.deliveryId! }),
-  redriveAllDeadLetters: (_req, deps) => redrive(deps, { all: true }),
+  redriveDeadLetter: ({ params, remainingMs }, deps) => redrive(deps, { deliveryId: params.deliveryId! }, remainingMs),
+  redriveAllDeadLetters: ({ body, remainingMs }, deps) => redrivePage(deps, body as InputOf<typeof redrivePage, 1>, remainingMs),
   listDeliveries: ({ params, query }, deps) => deliveryHistory(deps, params.destinationId!, query as InputOf<typeof deliveryHistory, 2>),
   hourlyOutcomes: ({ params }, deps) => hourlyOutcomes(deps, params.destinationId!),
   listMenus: ({ query }, deps) => listMenus(deps, query as unknown as InputOf<typeof listMenus, 1>),

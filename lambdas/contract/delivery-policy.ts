@@ -13,9 +13,22 @@ export const DELIVERY_POLICY = {
   attempts: 5,
   /** One timer per attempt from DNS resolution to the response's status line: lookup, connect, TLS, request, answer. */
   attemptTimeoutSeconds: 10,
-  /** Exponential backoff: the minimum, doubling after each retryable failure, up to the cap. */
+  /**
+   * Exponential backoff (contract 6.6): a base wait of the minimum, doubling after each retryable failure at
+   * most `maxDoublings` times, never over the cap. Each wait is drawn uniformly from [base, base × (1 +
+   * jitter)] ("equal jitter" above the schedule), clamped to [minimum, cap]: the schedule is the floor, so no
+   * wait is under 30 s, and deliveries that failed together (a receiver that was down) come back spread out.
+   */
   minBackoffSeconds: 30,
   maxBackoffSeconds: 3_600,
+  maxDoublings: 5,
+  backoffJitter: 0.5,
+  /**
+   * A message that is early (sent by a redrive whose record write is not visible yet: the redrive sends
+   * first and writes second) looks again after this long, not after the visibility timeout. The write
+   * follows the send at once, so one look-again finds it.
+   */
+  lookAgainSeconds: 5,
   /** Records per invocation, all attempted in parallel. */
   batchSize: 10,
   /**
@@ -62,14 +75,33 @@ export const DERIVED = (() => {
     /** An attempt starts only when the invocation has this long left: it always records its outcome. */
     startBudgetSeconds: p.attemptTimeoutSeconds + p.outcomeSeconds,
     /** As long as a delivery's attempts may take, each one and the backoffs between: a held delivery waits no longer. */
-    retrySpanSeconds: Array.from({ length: p.attempts - 1 }, (_, i) => backoffSeconds(i + 1)).reduce((a, b) => a + b, 0) + p.attempts * functionTimeoutSeconds,
+    retrySpanSeconds: Array.from({ length: p.attempts - 1 }, (_, i) => backoffBounds(i + 1).max).reduce((a, b) => a + b, 0) + p.attempts * functionTimeoutSeconds,
   } as const;
 })();
 
-/** The nominal wait after retryable failure number `attempt`: minBackoffSeconds · 2^(attempt−1), capped at maxBackoffSeconds. */
+/** The base wait after retryable failure number `attempt`: minBackoffSeconds · 2^min(attempt−1, maxDoublings), capped at maxBackoffSeconds. */
 export function backoffSeconds(attempt: number): number {
   if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be a whole number ≥ 1, got ${attempt}`);
-  return Math.min(DELIVERY_POLICY.minBackoffSeconds * 2 ** (attempt - 1), DELIVERY_POLICY.maxBackoffSeconds);
+  const p = DELIVERY_POLICY;
+  return Math.min(p.minBackoffSeconds * 2 ** Math.min(attempt - 1, p.maxDoublings), p.maxBackoffSeconds);
+}
+
+/** The whole seconds a jittered wait after retryable failure number `attempt` may take: [base, base × (1 + jitter)], inside [minimum, cap]. */
+export function backoffBounds(attempt: number): { min: number; max: number } {
+  const p = DELIVERY_POLICY;
+  const base = backoffSeconds(attempt);
+  const clamp = (s: number) => Math.min(p.maxBackoffSeconds, Math.max(p.minBackoffSeconds, s));
+  return { min: clamp(base), max: clamp(Math.floor(base * (1 + p.backoffJitter))) };
+}
+
+/**
+ * The wait after retryable failure number `attempt`, in whole seconds, uniform over `backoffBounds`
+ * (every whole second in it equally likely). `random` is a source of [0, 1) (tests inject one).
+ */
+export function jitteredBackoffSeconds(attempt: number, random: () => number = Math.random): number {
+  const { min, max } = backoffBounds(attempt);
+  const r = Math.min(Math.max(random(), 0), 1 - Number.EPSILON);
+  return min + Math.floor(r * (max - min + 1));
 }
 
 /**
@@ -87,8 +119,10 @@ export function scaledTimings(scale: number) {
     visibilityTimeoutSeconds: queueSeconds(DERIVED.visibilityTimeoutSeconds, scale, 1),
     retrySpanMs: ms(DERIVED.retrySpanSeconds),
     probeEveryMs: ms(DELIVERY_POLICY.probeEverySeconds),
-    /** The visibility that realises a backoff wait. */
-    backoffVisibilitySeconds: (attempt: number) => queueSeconds(backoffSeconds(attempt), scale, 0),
+    /** The visibility that realises a backoff wait of `seconds` (nominal, as recorded in the delivery's backoff history). */
+    backoffVisibilitySeconds: (seconds: number) => queueSeconds(seconds, scale, 0),
+    /** The visibility of an early message (its redrive's record write not visible yet): it looks again this soon. */
+    lookAgainVisibilitySeconds: queueSeconds(DELIVERY_POLICY.lookAgainSeconds, scale, 1),
   };
 }
 

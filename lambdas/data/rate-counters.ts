@@ -2,8 +2,12 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.js';
 import { itemOf, readItems } from './preload.js';
 
-/** Which limit a counter belongs to: an application's API calls, or token-endpoint attempts for a client id. */
-export type CounterKind = 'API' | 'TOKEN';
+/**
+ * Which limit a counter belongs to: an application's API calls, tokens issued to a client id (`TOKEN`), or
+ * token-endpoint attempts for one client id from one source address (`TOKEN_ADDR`, keyed by a hash of both). Every
+ * counter item carries a TTL an hour past its window.
+ */
+export type CounterKind = 'API' | 'TOKEN' | 'TOKEN_ADDR';
 
 /**
  * Every request of an application in a minute is one ADD on the same small

@@ -6,7 +6,7 @@ import type { Location } from '#data/locations';
 import { groupPage, groupPageReads } from '#platform/group-page';
 import { ok } from '#platform/envelope';
 import { ApiError } from '#contract/errors';
-import { jsonTextResponse } from '#platform/http';
+import { baseUrlVary, jsonTextResponse } from '#platform/http';
 import { withServerUrl } from '#contract/openapi-artefact';
 import { DISCOVERY_REFRESH } from '#contract/refresh';
 import { isLocationRoute, moduleOfRoute, resourceName, ROUTES } from '#contract/routes';
@@ -76,7 +76,8 @@ export const operations: Operations = {
   /** Generated at synth time (zod and the response schemas stay out of this bundle); only the server URL is filled in here. */
   async openapi(req, deps) {
     const artefact = await openApiArtefact(deps.config.openApiDocumentPath);
-    return jsonTextResponse(200, withServerUrl(artefact, req.baseUrl), { 'Cache-Control': 'public, max-age=300' });
+    // Cached by anyone for five minutes: its server URL never comes from the request's Host (platform/http.ts baseUrlOf).
+    return jsonTextResponse(200, withServerUrl(artefact, req.baseUrl), { 'Cache-Control': 'public, max-age=300', ...baseUrlVary(deps.config) });
   },
 
   async listLocations(req, deps) {

@@ -5,13 +5,47 @@ import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#dat
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { MODULES, SCOPES } from '#contract/scopes';
 
-export const groupInput = z.object({ groupId: id, name: z.string().trim().min(1).max(200) });
+/**
+ * What free text an operator types (names) may not hold, each a way to make one line show or mean something else
+ * where it is printed: C0 and C1 control characters (NUL, BEL, ESC, CR, LF, tab, DEL ...: terminal escapes, log
+ * and header splitting), the line and paragraph separators U+2028/U+2029, the bidirectional embeddings, overrides
+ * and isolates U+202A-U+202E and U+2066-U+2069 ("Trojan Source": text that reads backwards), and lone UTF-16
+ * surrogates (not text at all: no UTF-8 encoding, refused or mangled by the services it reaches).
+ */
+const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+/** Why a text is refused, naming the first offending character, or null when it is plain. */
+export function unsafeTextReason(value: string): string | null {
+  // In a `u` pattern a surrogate range matches only a surrogate without its pair.
+  if (/[\ud800-\udfff]/u.test(value)) return 'must not contain a lone surrogate (not valid Unicode text)';
+  const hit = UNSAFE_CHARACTER.exec(value);
+  if (!hit) return null;
+  const code = `U+${hit[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  return /[\u202a-\u202e\u2066-\u2069]/u.test(hit[0])
+    ? `must not contain bidirectional override or isolate characters (${code})`
+    : `must not contain control characters or line breaks (${code})`;
+}
+
+/** A free-text field: plain text (unsafeTextReason, checked before trimming), trimmed, 1 to `max` characters. */
+export function plainText(max: number) {
+  return z
+    .string()
+    .check((ctx) => {
+      const reason = unsafeTextReason(ctx.value);
+      if (reason) ctx.issues.push({ code: 'custom', message: reason, input: ctx.value });
+    })
+    .trim()
+    .min(1)
+    .max(max);
+}
+
+export const groupInput = z.object({ groupId: id, name: plainText(200) });
 
 export const locationInput = z.object({
   groupId: id,
   id,
-  name: z.string().trim().min(1).max(200),
-  locationShortName: z.string().trim().min(1).max(60),
+  name: plainText(200),
+  locationShortName: plainText(60),
   timezone: z.string().refine(isValidTimeZone, 'must be an IANA time zone such as America/New_York'),
   slug: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lowercase words joined by "-"'),
   status: z.enum(['active', 'inactive']).default('active'),
@@ -25,11 +59,12 @@ export const locationInput = z.object({
 
 export const appInput = z.object({
   groupId: id,
-  name: z.string().trim().min(1).max(200),
+  name: plainText(200),
   scopes: z
     .array(z.enum(SCOPES, { error: (issue) => `unknown scope ${String(issue.input)}` }))
     .min(1).refine((s) => new Set(s).size === s.length, 'scopes repeat'),
-  allowedLocationIds: z.array(id).min(1).nullable().default(null),
+  // A repeated id is refused, as repeated scopes and destination locations are (README, "Decisions").
+  allowedLocationIds: z.array(id).min(1).refine((l) => new Set(l).size === l.length, 'locations repeat').nullable().default(null),
   rateLimitPerMinute: z.number().int().min(1).max(APP_RATE_CEILING_PER_MINUTE).default(600),
   ownerEmail: z.string().email().nullable().default(null),
   expiresAt: z.string().datetime({ offset: true }).nullable().default(null),
@@ -88,7 +123,7 @@ export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.ou
   return parsed.data;
 }
 
-const destinationName = z.string().trim().min(1).max(200);
+const destinationName = plainText(200);
 const destinationLocationIds = z
   .array(id)
   .min(1)
@@ -97,7 +132,7 @@ const destinationLocationIds = z
 
 /** A webhook destination to add (contract 6.5); the URL's safety is checked when it is saved. */
 export const addDestinationInput = z.object({
-  clientId: z.string().min(1).max(64),
+  clientId: id,
   name: destinationName,
   url: z.string(),
   locationIds: destinationLocationIds.nullable().default(null),

@@ -187,10 +187,26 @@ export type ParsedDestinationUrl =
   | { ok: true; url: URL; hostname: string }
   | { ok: false; code: 'invalid_url' | 'blocked_address'; reason: string };
 
-/** Static URL rules: HTTPS, no credentials, no fragment, a host; an IP literal must be public. */
+/** The only port below 1024 a destination may name (HTTPS's own, dropped from the stored URL as the default). */
+export const HTTPS_PORT = 443;
+/** Ports from here up are unprivileged: no well-known service (SSH, SMTP, ...) listens there by convention. */
+export const FIRST_UNPRIVILEGED_PORT = 1024;
+
+/**
+ * Static URL rules: HTTPS written out with its `//` and no backslash (what every URL parser reads the same way), no
+ * credentials, no fragment, a host, port 443 or an unprivileged one; an IP literal must be public. `url.href` is
+ * the canonical form to store: scheme and host lower-case, IDN as punycode, IPv4 in dotted decimal, the default
+ * port dropped (docs/decisions/destination-urls.md).
+ */
 export function checkDestinationUrl(raw: string, options: SafetyOptions = {}): ParsedDestinationUrl {
   if (raw.length > 2048) return { ok: false, code: 'invalid_url', reason: 'url is longer than 2048 characters' };
   if (/\s/.test(raw)) return { ok: false, code: 'invalid_url', reason: 'url contains whitespace' };
+  // WHATWG URL repairs `https:host`, `https:/host`, `https:///host` and backslashes into `https://host/`; other
+  // parsers (and people) read them otherwise, so only the unambiguous form is taken.
+  if (raw.includes('\\')) return { ok: false, code: 'invalid_url', reason: 'url must not contain a backslash' };
+  if (/^https:/i.test(raw) && !/^https:\/\/[^/]/i.test(raw)) {
+    return { ok: false, code: 'invalid_url', reason: 'url must start with https:// followed by the host' };
+  }
   let url: URL;
   try {
     url = new URL(raw);
@@ -198,6 +214,10 @@ export function checkDestinationUrl(raw: string, options: SafetyOptions = {}): P
     return { ok: false, code: 'invalid_url', reason: 'url is not an absolute URL' };
   }
   if (url.protocol !== 'https:') return { ok: false, code: 'invalid_url', reason: 'url must use https' };
+  // `url.port` is empty for the default (443, also when written out) and for none.
+  if (url.port !== '' && Number(url.port) < FIRST_UNPRIVILEGED_PORT) {
+    return { ok: false, code: 'invalid_url', reason: `url port must be ${HTTPS_PORT} or ${FIRST_UNPRIVILEGED_PORT}-65535, not ${url.port}` };
+  }
   if (url.username || url.password || /^https:\/\/[^/?#]*@/i.test(raw)) {
     return { ok: false, code: 'invalid_url', reason: 'url must not contain credentials' };
   }

@@ -67,8 +67,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
 /** Fixed lifetimes and limits of the contract (5.1, 8). */
 export const ACCESS_TOKEN_TTL_SECONDS = 86_400;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
-/** Token-endpoint attempts per client id per minute; guards secret guessing. */
-export const TOKEN_REQUESTS_PER_MINUTE = 30;
+/**
+ * Token-endpoint attempts per client id and source address (an IPv4 address, an IPv6 /64) per minute, whatever
+ * their outcome: counted before the secret is checked, so guessing is bounded, and only the pair's own address is
+ * shut out when it is spent (docs/decisions/token-throttle.md).
+ */
+export const TOKEN_ATTEMPTS_PER_MINUTE = 30;
+/** Tokens issued per client id per minute, from every address together: counted only once the secret is proven. */
+export const TOKENS_ISSUED_PER_MINUTE = 30;
 export const RATE_WARNING_FRACTION = 0.8;
 /** Bodies larger than this are refused before parsing. */
 export const MAX_REQUEST_BODY_BYTES = 16 * 1024;

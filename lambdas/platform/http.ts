@@ -35,17 +35,27 @@ export function header(event: Pick<APIGatewayProxyEvent, 'headers'>, name: strin
 }
 
 /**
- * The base URL the client called, so absolute URLs in responses work behind
- * the default execute-api host (with its stage prefix), a custom domain, or
- * the local gateway. A configured public base URL wins.
+ * The base URL of absolute URLs in responses: the stage's configured public base URL (its custom domain), else
+ * the API's own domain as API Gateway reports it in the event (`requestContext.domainName`, with the stage prefix
+ * of the default execute-api host), never the request's Host header, which the client chooses: a URL built from
+ * it could point a cached document's readers anywhere. The scheme is `X-Forwarded-Proto`, which API Gateway (and
+ * the local gateway) set themselves over any a client sent; only `http` and `https` are taken.
  */
 export function baseUrlOf(event: APIGatewayProxyEvent, config: Config): string {
   if (config.publicBaseUrl) return config.publicBaseUrl;
-  const proto = header(event, 'x-forwarded-proto') ?? 'https';
-  const host = header(event, 'host') ?? event.requestContext.domainName ?? 'localhost';
+  const proto = header(event, 'x-forwarded-proto') === 'http' ? 'http' : 'https';
+  const host = event.requestContext.domainName ?? 'localhost';
   const fullPath = event.requestContext.path ?? event.path;
   const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
   return `${proto}://${host}${prefix}`;
+}
+
+/**
+ * The request headers `baseUrlOf` reads, for the `Vary` of a cacheable response that carries an absolute URL: none
+ * with a configured base URL; else the gateway-set scheme header.
+ */
+export function baseUrlVary(config: Config): Record<string, string> {
+  return config.publicBaseUrl ? {} : { Vary: 'X-Forwarded-Proto' };
 }
 
 /**

@@ -14,13 +14,21 @@ export const NO_MAILER: Mailer = {
 };
 
 /**
- * Sends an owner e-mail; a failure never fails the caller but is always
- * counted (MailFailed) and logged with what it was for and SES's error
- * name, never the address, subject or text.
+ * A subject as one line: every run of control characters (CR, LF, NUL, tab, C1 ...) and line or paragraph
+ * separators becomes one space. Names are refused with such characters when they are saved (domain/inputs.ts);
+ * this is the second wall, so no value that reaches a subject (older data, a future field) can start a header.
+ */
+export function oneLineSubject(subject: string): string {
+  return subject.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/gu, ' ');
+}
+
+/**
+ * Sends an owner e-mail, its subject on one line (oneLineSubject); a failure never fails the caller but is always
+ * counted (MailFailed) and logged with what it was for and SES's error name, never the address, subject or text.
  */
 export async function sendMail(deps: { mailer: Mailer; logger: Logger; metrics?: Metrics }, mail: Mail, purpose: string): Promise<boolean> {
   try {
-    await deps.mailer.send(mail);
+    await deps.mailer.send({ ...mail, subject: oneLineSubject(mail.subject) });
     return true;
   } catch (err) {
     count(deps, 'MailFailed');

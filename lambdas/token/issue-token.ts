@@ -1,11 +1,13 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ACCESS_TOKEN_TTL_SECONDS, MAX_REQUEST_BODY_BYTES, TOKEN_REQUESTS_PER_MINUTE } from '#platform/config';
+import { ACCESS_TOKEN_TTL_SECONDS, MAX_REQUEST_BODY_BYTES, TOKEN_ATTEMPTS_PER_MINUTE, TOKENS_ISSUED_PER_MINUTE } from '#platform/config';
 import { mintAccessToken } from '#domain/access-token';
 import { safeEqual, sha256Hex } from '#domain/crypto';
 import type { Deps } from '#platform/deps';
 import { isId } from '#contract/ids';
 import { bodyBytes, bodyText, header, jsonResponse, type HttpResponse } from '#platform/http';
-import { rateWindow } from '#platform/rate-limit';
+import { originOf } from '#platform/origin';
+import { rateWindow, type RateWindow } from '#platform/rate-limit';
+import { attemptSubject } from './throttle.js';
 import type { OAUTH_ERROR_CODES } from '#contract/schemas/token';
 
 type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
@@ -77,19 +79,18 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
     ? { 'WWW-Authenticate': 'Basic realm="customer-api", charset="UTF-8"' }
     : {};
   const failed = new OAuthError('invalid_client', 'Client authentication failed.', challenge);
-  if (!clientId || !clientSecret) throw failed;
+  // A client id outside the id rule names no application: refused before any counter is written for it.
+  if (!clientId || !clientSecret || !isId(clientId)) throw failed;
 
+  // Attempts per client id and source address, counted before the secret is checked: guessing is bounded, and a
+  // stranger who spends them shuts out only their own address, never the owner calling from elsewhere.
   const now = deps.clock.now();
   const window = rateWindow(now);
-  const attempts = await deps.store.rateCounters.hit('TOKEN', sha256Hex(clientId), window.start, window.expiresAtSeconds);
-  if (attempts > TOKEN_REQUESTS_PER_MINUTE) {
-    throw new OAuthError('temporarily_unavailable', 'Too many token requests; retry later.', {
-      'Retry-After': String(window.resetSeconds),
-    });
-  }
+  const attempts = await deps.store.rateCounters.hit('TOKEN_ADDR', attemptSubject(clientId, originOf(event, deps.config).ip), window.start, window.expiresAtSeconds);
+  if (attempts > TOKEN_ATTEMPTS_PER_MINUTE) throw throttled(window);
 
-  // A client id outside the id rule names no application (and never reaches a key); a revocation made a moment ago counts.
-  const app = isId(clientId) ? await deps.store.apps.get(clientId, { consistent: true }) : null;
+  // A revocation made a moment ago counts.
+  const app = await deps.store.apps.get(clientId, { consistent: true });
   const secretMatches = safeEqual(sha256Hex(clientSecret), app?.secretHash ?? UNKNOWN_CLIENT_HASH);
   const usable =
     app !== null &&
@@ -98,6 +99,10 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
     app.status === 'active' &&
     (app.expiresAt === null || Date.parse(app.expiresAt) > now);
   if (!usable) throw failed;
+
+  // Tokens issued per client id, from every address together: only the secret's holder can spend this.
+  const issued = await deps.store.rateCounters.hit('TOKEN', sha256Hex(clientId), window.start, window.expiresAtSeconds);
+  if (issued > TOKENS_ISSUED_PER_MINUTE) throw throttled(window);
 
   const expiresAtSeconds = Math.floor(now / 1000) + ACCESS_TOKEN_TTL_SECONDS;
   const accessToken = mintAccessToken(await deps.store.tokenKeys.ensure(), app.clientId, expiresAtSeconds);
@@ -114,6 +119,11 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
     { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: app.scopes.join(' ') },
     NO_CACHE,
   );
+}
+
+/** Contract 7.2: a throttled exchange is 429 `temporarily_unavailable`, with Retry-After until the window turns. */
+function throttled(window: RateWindow): OAuthError {
+  return new OAuthError('temporarily_unavailable', 'Too many token requests; retry later.', { 'Retry-After': String(window.resetSeconds) });
 }
 
 /** The parameters this endpoint reads; RFC 6749 3.2: any other is ignored, whatever its name. */

@@ -1,7 +1,7 @@
 import type { App } from '#data/apps';
 import type { Delivery } from '#data/deliveries';
 import type { Destination } from '#data/destinations';
-import { backoffSeconds } from '#contract/delivery-policy';
+import { jitteredBackoffSeconds } from '#contract/delivery-policy';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { count, type MetricName } from '#platform/observability';
 import { sign } from '#domain/signature';
@@ -51,7 +51,7 @@ export async function attempt(deps: MessagingDeps, d: Delivery, receipt: Receipt
       ? state.succeed(started, httpStatus!, now)
       : verdict === 'permanent'
         ? state.fail(started, code, httpStatus, now)
-        : state.retry(started, code, httpStatus, backoffSeconds(started.attempts), now);
+        : state.retry(started, code, httpStatus, jitteredBackoffSeconds(started.attempts), now);
   const saved = await store.deliveries.write(next, started);
   // Only when this invocation was taken for dead (its carrier came back and recorded an interruption): a later
   // attempt has spoken for the destination's health too, so this late outcome leaves it alone.

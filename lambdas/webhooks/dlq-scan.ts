@@ -32,8 +32,10 @@ export async function scanDlq(deps: MessagingDeps, visit: (m: DlqMessage) => Pro
   let deleted = 0;
   try {
     while (!options.done?.(deleted) && Date.now() < deadline) {
+      // Never waiting past the budget: a pass inside an invocation (a redrive page) must end in its time.
+      const wait = Math.max(0, Math.min(waitSeconds, Math.floor((deadline - Date.now()) / 1000)));
       const messages = await dlq.receive({
-        waitSeconds,
+        waitSeconds: wait,
         hideSeconds: Math.ceil(options.budgetSeconds * scale) + waitSeconds + 1,
       });
       if (messages.length === 0) {

@@ -2,7 +2,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { appKeys } from '#data/apps';
 import { deliveryKeys, markerOf, type Delivery } from '#data/deliveries';
 import { destinationKeys } from '#data/destinations';
-import { backoffSeconds, scaledTimings } from '#contract/delivery-policy';
+import { jitteredBackoffSeconds, scaledTimings } from '#contract/delivery-policy';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { attempt, reportOutcome, type Known, type Receipt } from './attempt.js';
 import * as state from './delivery-state.js';
@@ -20,7 +20,8 @@ export class RetryLater extends Error {}
  * way to the DLQ) never uses one up.
  *
  * - 'done': the ESM deletes the message (finished, or a duplicate of the carrier).
- * - seconds: visible again after that long (a backoff; 0 hands a spent delivery to the redrive).
+ * - seconds: visible again after that long (a backoff; 0 hands a spent delivery to the redrive; the
+ *   policy's look-again for an early message).
  * - 'hold': left as it is, back after the visibility timeout or whatever the receive in charge sets.
  */
 type Fate = 'done' | 'hold' | number;
@@ -85,8 +86,9 @@ async function receive(deps: MessagingDeps, message: DeliveryMessage, receipt: R
   const { d, known } = await readAhead(deps, message);
   // Records are written before their message is sent: missing means not readable yet, never done.
   if (!d) return 'hold';
-  // Sent by a redrive whose record write is not visible yet: it will be.
-  if (receipt.redrive > d.redrives) return 'hold';
+  // Sent by a redrive whose record write is not visible yet (it sends first, writes second): the write follows
+  // at once, so look again within seconds rather than after the visibility timeout.
+  if (receipt.redrive > d.redrives) return timings.lookAgainVisibilitySeconds;
   // From before a redrive, or a duplicate of the message that carries the delivery.
   if (receipt.redrive < d.redrives || (d.carrier !== null && d.carrier !== receipt.messageId)) return 'done';
   // A second copy of the receive that started the last attempt (SQS delivers at least once): that
@@ -101,7 +103,7 @@ async function receive(deps: MessagingDeps, message: DeliveryMessage, receipt: R
     case 'DELIVERING': {
       if (repeat) return 'hold';
       // The carrier is back mid-attempt: the invocation that held it died or timed out.
-      const interrupted = await deps.store.deliveries.write(state.interrupt(d, backoffSeconds(d.attempts), deps.clock.now()), d);
+      const interrupted = await deps.store.deliveries.write(state.interrupt(d, jitteredBackoffSeconds(d.attempts), deps.clock.now()), d);
       if (!interrupted) return 'hold';
       reportOutcome(deps, interrupted);
       return settle(deps, interrupted);
@@ -117,7 +119,8 @@ async function receive(deps: MessagingDeps, message: DeliveryMessage, receipt: R
 
 /** After a write: a retry waits its backoff, a dead letter is listed and handed to the redrive, the rest is done. */
 async function settle(deps: MessagingDeps, d: Delivery): Promise<Fate> {
-  if (d.status === 'RETRY_PENDING') return scaledTimings(deps.config.webhookTimeScale).backoffVisibilitySeconds(d.attempts);
+  // The wait drawn for this retry (jittered), as the record keeps it.
+  if (d.status === 'RETRY_PENDING') return scaledTimings(deps.config.webhookTimeScale).backoffVisibilitySeconds(d.backoffHistory.at(-1)!);
   if (d.status !== 'DEAD_LETTER') return 'done';
   // After the record: a crash in between leaves a DEAD_LETTER record whose marker the sweeper restores.
   await deps.store.deliveries.markDeadLetter(markerOf(d, 'attempts_exhausted'));

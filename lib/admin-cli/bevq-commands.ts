@@ -9,7 +9,7 @@ import {
   showDestination,
   type PublicDestination,
 } from '#lambdas/admin/destinations';
-import { listDeadLetters, redrive, showDeadLetter } from '#lambdas/admin/dlq';
+import { listDeadLetters, redrive, redrivePage, showDeadLetter, type RedriveResult } from '#lambdas/admin/dlq';
 import { allPages } from '#lambdas/admin/paging';
 import { backfillMenuHeads, backfillOutbox } from '#lambdas/admin/backfill';
 import { publishDocument, publishMenu } from '#lambdas/webhooks/menu-publish';
@@ -252,15 +252,30 @@ export const BEVQ_COMMANDS: readonly Command[] = [
   }),
   defineCommand({
     name: 'dlq redrive',
-    summary: 'Queue a dead-lettered delivery (or --all) again: attempts start over, the DLQ message is removed.',
+    summary: [
+      'Queue a dead-lettered delivery (or --all) again: attempts start over, the DLQ message is removed.',
+      '--all goes a page at a time (as the admin API does), one progress line per page on stderr.',
+    ].join('\n'),
     arg: 'ID',
     argOptional: true,
     flags: { all: { value: '', kind: 'switch' } },
-    json: '{"redriven": ["ID"], "removedMessages": N}',
-    async run({ arg, flags, deps }) {
+    json: '{"redriven": ["ID"], "removedMessages": N, "pages": N}',
+    async run({ arg, flags, deps, progress }) {
       if (Boolean(arg) === Boolean(flags.all)) throw new AdminInputError('dlq redrive takes one delivery ID or --all');
-      const result = await redrive(deps, flags.all ? { all: true } : { deliveryId: arg });
-      return { json: result, text: `Redrove ${result.redriven.length} delivery(ies); removed ${result.removedMessages} DLQ message(s).` };
+      if (!flags.all) {
+        const result = await redrive(deps, { deliveryId: arg });
+        return { json: { ...result, pages: 1 }, text: `Redrove ${result.redriven.length} delivery(ies); removed ${result.removedMessages} DLQ message(s).` };
+      }
+      const total = { redriven: [] as string[], removedMessages: 0, pages: 0 };
+      let page: RedriveResult | undefined;
+      do {
+        page = await redrivePage(deps, page?.nextCursor ? { cursor: page.nextCursor } : {});
+        total.redriven.push(...page.redriven);
+        total.removedMessages += page.removedMessages;
+        total.pages++;
+        progress?.(`page ${total.pages}: ${page.redriven.length} queued again (${total.redriven.length} so far)${page.nextCursor ? '; going on' : ''}`);
+      } while (page.nextCursor);
+      return { json: total, text: `Redrove ${total.redriven.length} delivery(ies) in ${total.pages} page(s); removed ${total.removedMessages} DLQ message(s).` };
     },
   }),
 ];

@@ -26,7 +26,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     const target = await openTarget(globals, io.env);
     try {
       if (globals.debug) io.err(`target: ${target.label}, table ${target.tableName}\n`);
-      const output = await command.run({ flags, arg, store: target.store, now: io.clock.now(), deps: target.deps(io.clock) });
+      const progress = (line: string) => io.err(`${line}\n`);
+      const output = await command.run({ flags, arg, store: target.store, now: io.clock.now(), deps: target.deps(io.clock), progress });
       io.out(globals.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
       return 0;
     } finally {

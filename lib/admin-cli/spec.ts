@@ -41,6 +41,8 @@ export type RunInput<F extends Record<string, Flag>> = {
   now: number;
   /** The target's full deps (queue, mailer, resolver) for commands that do more than read and write the table. */
   deps: MessagingDeps;
+  /** A progress line for the operator (stderr), for commands that work in steps; never part of the output. */
+  progress?: (line: string) => void;
 };
 
 export type Command<F extends Record<string, Flag> = Record<string, Flag>> = {

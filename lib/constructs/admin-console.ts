@@ -3,6 +3,10 @@ import {
   AllowedMethods,
   CachePolicy,
   Distribution,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
+  Function as CloudFrontFunction,
   HeadersFrameOption,
   HeadersReferrerPolicy,
   OriginRequestPolicy,
@@ -13,15 +17,21 @@ import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AccountRecovery, CfnUserPoolGroup, Mfa, OAuthScope, UserPool, type UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
-import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
+import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { CONSOLE_ADMIN_GROUP, CONSOLE_API_ROOT } from '#contract/admin-routes';
 import type { ConsoleConfig } from '#contract/console-config';
 import { nagEnvironment } from './service-function.js';
-import { buildConsole, CONSOLE_ROOT, consoleCsp, HSTS_SECONDS } from '../console-build.js';
+import {
+  CONSOLE_CLIENT_SCOPES,
+  CONSOLE_KEY_PREFIX,
+  CONSOLE_ROOT,
+  CONSOLE_VIEWER_REQUEST_FUNCTION,
+  consoleObjects,
+  consoleSecurity,
+  type ConsoleObject,
+  type ConsoleSecurity,
+} from '../console-build.js';
 
 export type AdminConsoleProps = {
   stageName: string;
@@ -83,14 +93,12 @@ export class AdminConsole extends Construct {
     });
 
     const authOrigin = domain.baseUrl();
-    const headers = new ResponseHeadersPolicy(this, 'Headers', {
-      securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: consoleCsp([authOrigin]), override: true },
-        strictTransportSecurity: { accessControlMaxAge: Duration.seconds(HSTS_SECONDS), includeSubdomains: true, override: true },
-        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
-        contentTypeOptions: { override: true },
-        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
-      },
+    const headers = new ResponseHeadersPolicy(this, 'Headers', { securityHeadersBehavior: securityHeadersBehavior(consoleSecurity([authOrigin])) });
+    // `/console/` → `/console/index.html` before S3 is asked: a default root object would apply to `/` only.
+    const indexRewrite = new CloudFrontFunction(this, 'IndexRewrite', {
+      comment: `Customer API ${props.stageName} console: a URL ending in / names its index.html`,
+      code: FunctionCode.fromInline(CONSOLE_VIEWER_REQUEST_FUNCTION),
+      runtime: FunctionRuntime.JS_2_0,
     });
     const apiDomain = Fn.select(2, Fn.split('/', props.apiUrl));
     this.distribution = new Distribution(this, 'Distribution', {
@@ -100,6 +108,7 @@ export class AdminConsole extends Construct {
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         responseHeadersPolicy: headers,
         cachePolicy: CachePolicy.CACHING_DISABLED,
+        functionAssociations: [{ function: indexRewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
       },
       additionalBehaviors: {
         [`${CONSOLE_API_ROOT}/*`]: {
@@ -123,7 +132,7 @@ export class AdminConsole extends Construct {
     this.client = this.userPool.addClient('Console', {
       generateSecret: false,
       authFlows: { userSrp: true },
-      oAuth: { flows: { authorizationCodeGrant: true }, scopes: [OAuthScope.OPENID, OAuthScope.EMAIL], callbackUrls: [consoleUrl], logoutUrls: [consoleUrl] },
+      oAuth: { flows: { authorizationCodeGrant: true }, scopes: CONSOLE_CLIENT_SCOPES.map((scope) => OAuthScope.custom(scope)), callbackUrls: [consoleUrl], logoutUrls: [consoleUrl] },
       accessTokenValidity: Duration.hours(1),
       idTokenValidity: Duration.hours(1),
       refreshTokenValidity: Duration.hours(8),
@@ -137,15 +146,25 @@ export class AdminConsole extends Construct {
       clientId: this.client.userPoolClientId,
       redirectUri: consoleUrl,
     };
-    const deployment = new BucketDeployment(this, 'Deploy', {
-      sources: [Source.asset(builtConsole()), Source.jsonData('config.json', config)],
-      destinationBucket: bucket,
-      destinationKeyPrefix: CONSOLE_ROOT.slice(1),
-      // Nothing to invalidate: the distribution caches none of the console (CACHING_DISABLED), so a deploy shows at once.
-      prune: true,
-      logGroup: new LogGroup(this, 'DeploymentLogs', { retention: props.logRetention, removalPolicy }),
-    });
-    acknowledgeDeploymentHandler(deployment, bucket, 'The deployment handler copies the console files from the CDK staging bucket into the console bucket with `aws s3 sync`');
+    const logGroup = new LogGroup(this, 'DeploymentLogs', { retention: props.logRetention, removalPolicy });
+    const objects = consoleObjects(config);
+    // S3 keeps one Content-Type and Cache-Control per object, and a deployment sets them for all its files: one
+    // deployment per object. Each prunes what no deployment uploads and leaves the others' objects alone.
+    const deployments = objects.map(
+      (object) =>
+        new BucketDeployment(this, `Deploy${deploymentIdOf(object)}`, {
+          sources: [Source.data(object.name, object.body)],
+          destinationBucket: bucket,
+          destinationKeyPrefix: CONSOLE_KEY_PREFIX,
+          contentType: object.contentType,
+          cacheControl: [CacheControl.fromString(object.cacheControl)],
+          // Nothing to invalidate: the distribution caches none of the console (CACHING_DISABLED), so a deploy shows at once.
+          prune: true,
+          exclude: objects.filter((other) => other !== object).map((other) => other.name),
+          logGroup,
+        }),
+    );
+    acknowledgeDeploymentHandler(deployments[0]!, bucket, 'The deployment handler copies the console files from the CDK staging bucket into the console bucket with `aws s3 sync`');
   }
 
   get url(): string {
@@ -153,11 +172,26 @@ export class AdminConsole extends Construct {
   }
 }
 
-/** The page built at synth time into a folder of its own, for the deployment's asset. */
-function builtConsole(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'console-'));
-  for (const [name, file] of buildConsole()) writeFileSync(join(dir, name), file.body);
-  return dir;
+/** A construct id for an object's deployment: its name in words (`index.html` → `IndexHtml`). */
+const deploymentIdOf = (object: ConsoleObject): string =>
+  object.name
+    .split(/[^A-Za-z0-9]+/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+
+/** The response-headers policy's security headers, from the one declaration the local site also sends (lib/console-build.ts). */
+function securityHeadersBehavior(s: ConsoleSecurity) {
+  return {
+    contentSecurityPolicy: { contentSecurityPolicy: s.contentSecurityPolicy, override: true },
+    strictTransportSecurity: {
+      accessControlMaxAge: Duration.seconds(s.strictTransportSecurity.maxAgeSeconds),
+      includeSubdomains: s.strictTransportSecurity.includeSubdomains,
+      override: true,
+    },
+    frameOptions: { frameOption: s.frameOption === 'DENY' ? HeadersFrameOption.DENY : HeadersFrameOption.SAMEORIGIN, override: true },
+    contentTypeOptions: { override: true },
+    referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
+  };
 }
 
 /**

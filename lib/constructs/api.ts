@@ -17,6 +17,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ADMIN_PROXY_PATH, consolePathOf, type AdminRoute } from '#contract/admin-routes';
 import type { Family, Route } from '#contract/routes';
+import { CONSOLE_TOKEN_SCOPE } from '../console-build.js';
 
 export type RouteTableApiProps = {
   /** Names the API: customer-api-<stage>. */
@@ -122,8 +123,16 @@ export class RouteTableApi extends Construct {
    */
   addConsoleRoutes(userPool: IUserPool, client: IUserPoolClient): void {
     const jwt = new HttpUserPoolAuthorizer('ConsoleAuthorizer', userPool, { userPoolClients: [client] });
+    // A required scope lets access tokens only through: a Cognito ID token, also signed by the pool for the
+    // same client, has no `scope` claim (docs/decisions/console-hosting.md).
     const add = (method: string, path: string) =>
-      this.httpApi.addRoutes({ path, methods: [method as HttpMethod], integration: this.admin.integration, authorizer: jwt });
+      this.httpApi.addRoutes({
+        path,
+        methods: [method as HttpMethod],
+        integration: this.admin.integration,
+        authorizer: jwt,
+        authorizationScopes: [CONSOLE_TOKEN_SCOPE],
+      });
     for (const route of this.admin.routes) add(route.method, consolePathOf(route.path));
     add(HttpMethod.ANY, consolePathOf(ADMIN_PROXY_PATH));
   }

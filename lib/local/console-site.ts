@@ -1,33 +1,81 @@
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { buildConsole, CONSOLE_HEADERS, CONSOLE_ROOT, LOCAL_CONSOLE_CONFIG } from '../console-build.js';
+import { runInNewContext } from 'node:vm';
+import { CONSOLE_ROOT, CONSOLE_SECURITY_HEADERS, CONSOLE_VIEWER_REQUEST_FUNCTION, consoleObjects, LOCAL_CONSOLE_CONFIG } from '../console-build.js';
+
+/** A CloudFront Functions viewer-request event, the part our function reads and writes (values as CloudFront gives them). */
+type ViewerRequestEvent = {
+  version: '1.0';
+  context: { eventType: 'viewer-request' };
+  viewer: { ip: string };
+  request: { method: string; uri: string; querystring: Record<string, { value: string }>; headers: Record<string, { value: string }>; cookies: Record<string, { value: string }> };
+};
+type FunctionResult = ViewerRequestEvent['request'] | { statusCode: number; statusDescription?: string; headers?: Record<string, { value: string }>; body?: string };
+
+/** The console's viewer-request function, its very text (lib/console-build.ts), evaluated as CloudFront would run it. */
+export const consoleViewerRequest = runInNewContext(`${CONSOLE_VIEWER_REQUEST_FUNCTION}\n;handler`, {}) as (event: ViewerRequestEvent) => FunctionResult;
+
+/** What S3 answers CloudFront for a key that does not exist, when (as with origin access control here) it may not list the bucket. */
+export const accessDeniedXml = (requestId: string, hostId: string): string =>
+  `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>${requestId}</RequestId><HostId>${hostId}</HostId></Error>`;
 
 /**
- * The console served by the local runtime under /console/, on the API's own
- * origin so the page calls the admin API with no CORS; signed in with the
- * admin key. In AWS the same files come from CloudFront (lib/constructs/admin-console.ts).
+ * The console served by the local runtime as the stack serves it
+ * (docs/decisions/console-hosting.md): the console distribution mounted at
+ * the same paths on the API's own origin (so the page calls the admin API
+ * with no CORS; signed in with the admin key). Each request goes through
+ * the distribution's viewer-request function, then is read as an S3 key
+ * among exactly the objects the deployment uploads, with their
+ * Content-Type, Cache-Control and ETag; the response-headers policy's
+ * headers are added to every answer; a key that does not exist is S3's
+ * 403 AccessDenied, and a method other than GET or HEAD CloudFront's 403.
  */
 export function consoleSite() {
   // Built at the first request for it: a runtime nobody opens the console on (every test's) never pays for the build.
-  let built: ReturnType<typeof buildConsole> | undefined;
-  const filesOf = () => {
-    if (built) return built;
-    built = buildConsole();
-    built.set('config.json', { type: 'application/json', body: Buffer.from(JSON.stringify(LOCAL_CONSOLE_CONFIG)) });
-    return built;
-  };
+  let objects: Map<string, { contentType: string; cacheControl: string; body: Buffer; etag: string }> | undefined;
+  const lastModified = new Date().toUTCString();
+  const objectsOf = () =>
+    (objects ??= new Map(
+      consoleObjects(LOCAL_CONSOLE_CONFIG).map((o) => {
+        const body = Buffer.from(o.body);
+        return [o.key, { contentType: o.contentType, cacheControl: o.cacheControl, body, etag: `"${createHash('md5').update(body).digest('hex')}"` }];
+      }),
+    ));
+  const mount = CONSOLE_ROOT.slice(0, -1);
   return (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
-    if (path === CONSOLE_ROOT.slice(0, -1)) {
-      res.writeHead(308, { Location: CONSOLE_ROOT, ...CONSOLE_HEADERS }).end();
+    if (path !== mount && !path.startsWith(CONSOLE_ROOT)) return false;
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'HEAD') {
+      // The console behavior allows GET and HEAD only; CloudFront itself refuses the rest.
+      res.writeHead(403, { 'Content-Type': 'text/html', ...CONSOLE_SECURITY_HEADERS });
+      res.end('<html><body><h1>403 ERROR</h1><p>This distribution is not configured to allow the HTTP request method that was used for this request.</p></body></html>');
       return true;
     }
-    if (!path.startsWith(CONSOLE_ROOT)) return false;
-    const file = filesOf().get(path.slice(CONSOLE_ROOT.length) || 'index.html');
-    if (!file || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(file ? 405 : 404, { 'Content-Type': 'text/plain; charset=utf-8', ...CONSOLE_HEADERS }).end(file ? 'Method Not Allowed' : 'Not Found');
+    const result = consoleViewerRequest({
+      version: '1.0',
+      context: { eventType: 'viewer-request' },
+      viewer: { ip: req.socket.remoteAddress ?? '' },
+      request: { method, uri: path, querystring: {}, headers: {}, cookies: {} },
+    });
+    if ('statusCode' in result) {
+      const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([name, { value }]) => [name, value]));
+      res.writeHead(result.statusCode, { ...headers, ...CONSOLE_SECURITY_HEADERS }).end(method === 'HEAD' ? undefined : result.body);
       return true;
     }
-    res.writeHead(200, { 'Content-Type': file.type, 'Content-Length': file.body.length, ...CONSOLE_HEADERS });
-    res.end(req.method === 'HEAD' ? undefined : file.body);
+    const object = objectsOf().get(result.uri.slice(1));
+    if (!object) {
+      const body = accessDeniedXml(randomBytes(8).toString('hex').toUpperCase(), randomBytes(24).toString('base64'));
+      res.writeHead(403, { 'Content-Type': 'application/xml', 'Content-Length': Buffer.byteLength(body), ...CONSOLE_SECURITY_HEADERS });
+      res.end(method === 'HEAD' ? undefined : body);
+      return true;
+    }
+    const metadata = { 'Cache-Control': object.cacheControl, ETag: object.etag, 'Last-Modified': lastModified, ...CONSOLE_SECURITY_HEADERS };
+    if (req.headers['if-none-match'] === object.etag) {
+      res.writeHead(304, metadata).end();
+      return true;
+    }
+    res.writeHead(200, { 'Content-Type': object.contentType, 'Content-Length': object.body.length, 'Accept-Ranges': 'bytes', ...metadata });
+    res.end(method === 'HEAD' ? undefined : object.body);
     return true;
   };
 }

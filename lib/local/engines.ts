@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { startFauxqs } from 'fauxqs';
+import { buildApp as buildFauxqs } from 'fauxqs';
 import dynalite from 'dynalite';
 import sesLocalModule from 'aws-ses-v2-local';
 import { patchDynaliteIterators } from './dynalite-iterators.js';
 import { patchFauxqsTimers } from './fauxqs-timers.js';
+import { waitForEndpoint } from './start-checks.js';
 
 // A CommonJS build with `exports.default`: Node's ESM loader wraps it once more than bundlers do.
 const sesLocal = ((sesLocalModule as unknown as { default?: typeof sesLocalModule }).default ?? sesLocalModule);
@@ -28,10 +29,15 @@ export type EngineOptions = {
   sqsEndpoint?: string | undefined;
 };
 
-/** Starts dynalite, fauxqs and a local SES v2 in-process, unless external endpoints are given. */
+/**
+ * Starts dynalite, fauxqs and a local SES v2 in-process, unless external endpoints are given (then waits, a while,
+ * for those to take connections). Every engine started here listens on 127.0.0.1 only: none asks for credentials.
+ */
 export async function startEngines(options: EngineOptions): Promise<Engines> {
   const stops: (() => Promise<void>)[] = [];
   try {
+    if (options.dynamoEndpoint) await waitForEndpoint(options.dynamoEndpoint, 'DYNAMODB_ENDPOINT');
+    if (options.sqsEndpoint) await waitForEndpoint(options.sqsEndpoint, 'SQS_ENDPOINT');
     let dynamoEndpoint = options.dynamoEndpoint;
     if (!dynamoEndpoint) {
       if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
@@ -48,9 +54,14 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
     let sqsEndpoint = options.sqsEndpoint;
     if (!sqsEndpoint) {
       await patchFauxqsTimers();
-      const fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
-      sqsEndpoint = `http://127.0.0.1:${fauxqs.port}`;
-      stops.push(() => fauxqs.stop());
+      // fauxqs's startFauxqs() listens on 0.0.0.0 whatever its `host` says (that only names the host in queue
+      // URLs): the webhook queue and its DLQ would be open, without authentication, to the whole network. Its
+      // exported buildApp() is the same server (startFauxqs builds it so, then listens): listen on loopback here.
+      // stop() was app.close(); the queue URLs keep their form (`host` as before).
+      const fauxqs = buildFauxqs({ logger: false, host: '127.0.0.1' });
+      await fauxqs.listen({ port: 0, host: '127.0.0.1' });
+      stops.push(() => fauxqs.close());
+      sqsEndpoint = `http://127.0.0.1:${(fauxqs.server.address() as AddressInfo).port}`;
     }
     const ses = await sesLocal({ host: '127.0.0.1', port: 0 });
     stops.push(() => close(ses));

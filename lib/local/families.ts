@@ -16,8 +16,10 @@ export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Pr
 /** Every family's handler factory; typed by Family so a new family cannot be forgotten here. */
 const FACTORIES: Record<Family, (deps: Deps) => ProxyHandler> = { token, discovery, bevq, shiftq, sportsq, matriq, campaigns, orderboard, assets };
 
-export function createFamilyHandlers(deps: Deps): Record<Family, ProxyHandler> {
-  return Object.fromEntries(Object.entries(FACTORIES).map(([family, create]) => [family, create(deps)])) as Record<
+/** `deps`: one for every family, or each family's own (the local runtime: its clients, guarded by its role). */
+export function createFamilyHandlers(deps: Deps | ((family: Family) => Deps)): Record<Family, ProxyHandler> {
+  const depsOf = typeof deps === 'function' ? deps : () => deps;
+  return Object.fromEntries(Object.entries(FACTORIES).map(([family, create]) => [family, create(depsOf(family as Family))])) as Record<
     Family,
     ProxyHandler
   >;

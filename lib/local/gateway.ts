@@ -5,6 +5,7 @@ import { ADMIN_PROXY_PATH, ADMIN_ROOT, ADMIN_ROUTES, isAdminPath } from '#contra
 import { ROUTES, type Family } from '#contract/routes';
 import { pathResolver } from '#platform/path-resolver';
 import { CATCH_ALL_FAMILY } from '#contract/routes';
+import { timeoutSecondsOf, type FunctionName } from '../functions.js';
 import type { ProxyHandler } from './families.js';
 import { LOCAL_THROTTLE, tokenBucket, type StageThrottle } from './stage-throttle.js';
 
@@ -37,7 +38,19 @@ export type LocalAdmin = { handler: ProxyHandler; key: string };
 /** Static files served beside the API (the console); answers true when it took the request. */
 export type Site = (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 
-export function createGateway(handlers: Record<Family, ProxyHandler>, admin: LocalAdmin, throttle: StageThrottle = LOCAL_THROTTLE, site?: Site): Server {
+/**
+ * `timeoutScale` multiplies every function's timeout (lib/functions.ts), which the gateway enforces as Lambda
+ * does: tests shrink it so a slow engine runs into it in seconds.
+ */
+export type GatewayOptions = { timeoutScale?: number };
+
+export function createGateway(
+  handlers: Record<Family, ProxyHandler>,
+  admin: LocalAdmin,
+  throttle: StageThrottle = LOCAL_THROTTLE,
+  site?: Site,
+  options: GatewayOptions = {},
+): Server {
   const route = router(handlers, admin.handler);
   const keyHash = sha256(admin.key);
   const buckets = new Map<string, { take(): boolean }>();
@@ -61,7 +74,10 @@ export function createGateway(handlers: Record<Family, ProxyHandler>, admin: Loc
       const json = JSON.stringify(toEvent(req, method, path, rawQuery, body, target));
       if (Buffer.byteLength(json) > MAX_EVENT_BYTES) return refuse(res, GATEWAY.integrationFailed);
       const event = JSON.parse(json) as APIGatewayProxyEvent;
-      const result = JSON.stringify(await target.handler(event, lambdaContext(target.name, event.requestContext.requestId)));
+      const answer = await withinTimeout(target, event, timeoutSecondsOf(target.name as FunctionName) * 1000 * (options.timeoutScale ?? 1));
+      // Timed out: Lambda reports the invocation failed, and the API answers 500 (the function runs on here, where Lambda would stop it).
+      if (answer === null) return refuse(res, GATEWAY.integrationFailed);
+      const result = JSON.stringify(answer);
       if (Buffer.byteLength(result) > MAX_EVENT_BYTES) return refuse(res, GATEWAY.integrationFailed);
       send(res, JSON.parse(result) as APIGatewayProxyResult);
     })().catch(() => {
@@ -70,6 +86,17 @@ export function createGateway(handlers: Record<Family, ProxyHandler>, admin: Loc
       else res.end();
     });
   });
+}
+
+/** The function's answer, or null once its timeout passes first (its context counts down to it). */
+async function withinTimeout(target: Target, event: APIGatewayProxyEvent, timeoutMs: number): Promise<APIGatewayProxyResult | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+  try {
+    return await Promise.race([target.handler(event, lambdaContext(target.name, event.requestContext.requestId, timeoutMs)), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 type Target = {
@@ -164,7 +191,8 @@ function toEvent(req: IncomingMessage, method: string, path: string, rawQuery: s
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
-      domainName: req.headers.host ?? 'localhost',
+      // The API's own host, as API Gateway reports its domain whatever Host the client sent (never the Host header).
+      domainName: `localhost:${req.socket.localPort ?? ''}`,
       domainPrefix: 'local',
       extendedRequestId: requestId,
       httpMethod: method,
@@ -199,8 +227,9 @@ function refuse(res: ServerResponse, [status, message]: readonly [number, string
   res.end(JSON.stringify({ message }));
 }
 
-/** What Lambda hands a function of `family`, for in-process invocations. */
-export function lambdaContext(family: string, requestId: string): Context {
+/** What Lambda hands a function of `family`, for in-process invocations; with `timeoutMs`, its remaining time counts down to it. */
+export function lambdaContext(family: string, requestId: string, timeoutMs?: number): Context {
+  const deadline = timeoutMs === undefined ? null : Date.now() + timeoutMs;
   return {
     functionName: `customer-api-local-${family}`,
     functionVersion: '$LATEST',
@@ -210,7 +239,7 @@ export function lambdaContext(family: string, requestId: string): Context {
     logGroupName: `/aws/lambda/customer-api-local-${family}`,
     logStreamName: 'local',
     callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => 29_000,
+    getRemainingTimeInMillis: () => (deadline === null ? 29_000 : Math.max(0, deadline - Date.now())),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

@@ -28,6 +28,9 @@ import { LOCAL_THROTTLE, type StageThrottle } from './stage-throttle.js';
 import { ensureQueues, ensureTable, type QueueUrls } from './provision.js';
 import { createDemoApp, DEMO_GROUP_ID, seedDemo, type DemoCredentials } from './seed.js';
 import { writeOpenApiArtefact } from '../openapi-artefact.js';
+import type { FunctionName } from '../functions.js';
+import { localFunctionDeps, type IamOption } from './function-deps.js';
+import { acquireDataLock, checkPortFree, LocalStartError, portMessage } from './start-checks.js';
 
 export type LocalRuntimeOptions = {
   port?: number;
@@ -64,8 +67,16 @@ export type LocalRuntimeOptions = {
   adminKey?: string;
   /** The gateway's throttle (API Gateway's stage throttle); default LOCAL_THROTTLE, generous. */
   throttle?: StageThrottle;
+  /** Multiplies the HTTP functions' timeouts the gateway enforces (tests: a slow engine reaches them in seconds); default 1. */
+  httpTimeoutScale?: number;
   /** Hold every request until `open()` (npm start opens once its runtime file is written). */
   holdRequests?: boolean;
+  /**
+   * IAM enforced locally (docs/decisions/iam-local.md): each hosted function's AWS clients refuse what its role in
+   * the synthesized stack does not allow. `{ policies }` replaces the synthesized roles (a test narrowing one);
+   * `false` turns enforcement off, with a warning.
+   */
+  iam?: IamOption;
 };
 
 export type LocalRuntime = {
@@ -79,7 +90,10 @@ export type LocalRuntime = {
   /** The runtime's SQS client (the local event source; tests read queue attributes with it). */
   sqs: SQSClient;
   store: Store;
+  /** The unguarded deps of the runtime itself (seeding, tests acting as an operator or the CLI). */
   deps: MessagingDeps;
+  /** The deps a function runs with here: its own clients, guarded by its role (tests invoke handlers with them). */
+  functionDeps(name: FunctionName): MessagingDeps;
   demo: DemoCredentials | null;
   /** The admin API's key: `Authorization: Bearer <adminKey>` on /admin/v1 requests. */
   adminKey: string;
@@ -100,19 +114,31 @@ const REGION = process.env.AWS_REGION ?? 'us-east-1';
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const dataDir = options.dataDir ?? null;
   const ownEngines = !options.engines;
-  const engines =
-    options.engines ??
-    (await startEngines({
-      dataDir: dataDir ? join(dataDir, 'dynamodb') : null,
-      dynamoEndpoint: options.dynamoEndpoint,
-      sqsEndpoint: options.sqsEndpoint,
-    }));
+  const host = options.host ?? '127.0.0.1';
+  // What would stop this start, said in one line (LocalStartError) before any engine opens the folder or seeds.
+  const lock = dataDir ? acquireDataLock(dataDir) : null;
+  let engines: Engines;
   try {
-    const clients = awsClients({
+    await checkPortFree(options.port ?? 3000, host);
+    engines =
+      options.engines ??
+      (await startEngines({
+        dataDir: dataDir ? join(dataDir, 'dynamodb') : null,
+        dynamoEndpoint: options.dynamoEndpoint,
+        sqsEndpoint: options.sqsEndpoint,
+      }));
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  try {
+    const clientEndpoints = {
       dynamodb: localEndpoint(engines.dynamoEndpoint, REGION, engines.externalDynamo),
       sqs: localEndpoint(engines.sqsEndpoint, REGION, engines.externalSqs),
-    });
-    const ses = new SESv2Client(localEndpoint(engines.sesEndpoint, REGION));
+      ses: localEndpoint(engines.sesEndpoint, REGION),
+    };
+    const clients = awsClients(clientEndpoints);
+    const ses = new SESv2Client(clientEndpoints.ses);
     const { dynamodb: dynamo, sqs } = clients;
     const tableName = options.tableName ?? 'customer-api-local';
     const created = await ensureTable(dynamo, tableName, { expireItems: !options.clock });
@@ -150,14 +176,27 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     }
     const demo = options.seed === false ? null : await demoCredentials(store, clock, dataDir);
 
+    // Every hosted function runs with clients of its own, refused what its synthesized role does not allow.
+    const functions = await localFunctionDeps(options.iam, {
+      region: REGION,
+      endpoints: clientEndpoints,
+      base: { config, clock, logger, ...(options.resolver ? { resolver: options.resolver } : {}) },
+      observe: clients,
+    });
     const adminKey = options.adminKey ?? (process.env.ADMIN_API_KEY || randomSecret(32));
-    const server = createGateway(createFamilyHandlers(deps), { handler: createAdminHandler(deps), key: adminKey }, throttle, consoleSite());
+    const server = createGateway(createFamilyHandlers(functions.depsOf), { handler: createAdminHandler(functions.depsOf('admin-api')), key: adminKey }, throttle, consoleSite(), {
+      timeoutScale: options.httpTimeoutScale ?? 1,
+    });
     const gate = holdUntilOpen(server, options.holdRequests ?? false);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve);
+      server.once('error', (err: NodeJS.ErrnoException) => {
+        const message = portMessage(options.port ?? 3000, err.code);
+        reject(message ? new LocalStartError(message) : err);
+      });
+      server.listen(options.port ?? 3000, host, resolve);
     });
     const port = (server.address() as AddressInfo).port;
+    lock?.setUrl(`http://localhost:${port}`);
     // The Lambda SQS event source mapping and the EventBridge sweeper schedule, played locally.
     const { Attributes } = await sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: queues.webhookQueueUrl, AttributeNames: ['QueueArn'] }),
@@ -165,8 +204,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const poller =
       options.deliverWebhooks === false
         ? null
-        : startDeliveryPoller(deps, sqs, Attributes?.QueueArn ?? '', createDeliverer(deps), options.webhookFaults);
-    const sweep = createSweeper(deps);
+        : startDeliveryPoller(
+            functions.depsOf('webhook-deliverer'),
+            functions.sqsOf('webhook-deliverer'),
+            Attributes?.QueueArn ?? '',
+            createDeliverer(functions.depsOf('webhook-deliverer')),
+            options.webhookFaults,
+          );
+    const sweep = createSweeper(functions.depsOf('webhook-sweeper'));
     const sweeper = startSchedule(
       'webhook-sweeper',
       options.sweepEveryMs ?? 60_000,
@@ -184,6 +229,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       sqs,
       store,
       deps,
+      functionDeps: functions.depsOf,
       demo,
       adminKey,
       sweep: () => sweeper.runNow(),
@@ -192,14 +238,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         await sweeper.stop();
         await poller?.stop();
         await close(server);
+        functions.destroy();
         dynamo.destroy();
         sqs.destroy();
         ses.destroy();
         if (ownEngines) await stopEngines();
+        lock?.release();
       },
     };
   } catch (err) {
     if (ownEngines) await engines.stop();
+    lock?.release();
     throw err;
   }
 }
@@ -224,14 +273,19 @@ export function startDeliveryPoller(deps: MessagingDeps, sqs: SQSClient, queueAr
 /**
  * Seeds an empty table. The demo secret is kept in the local data folder so
  * a restart can print it again; it exists only for this demo application.
+ * Whether the table is seeded is asked of the engine, never of the folder.
  */
 async function demoCredentials(store: Store, clock: Clock, dataDir: string | null): Promise<DemoCredentials | null> {
   const file = dataDir ? join(dataDir, 'demo-credentials.json') : null;
-  if (file && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials;
-  // A seeded table without the file (an external engine keeps data that this folder never saw, or an
-  // earlier start died before writing it): a new demo application, so every start prints working credentials.
+  const saved = file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials) : null;
+  // The folder's application counts only if this engine holds it, active: the folder may come from a start on
+  // another engine (a plain `npm start`, then `DYNAMODB_ENDPOINT=… npm start` on a fresh DynamoDB Local).
+  if (saved && (await store.apps.get(saved.clientId, { consistent: true }))?.status === 'active') return saved;
+  // A seeded table without a working saved application (an external engine keeps data that this folder never
+  // saw, an earlier start died before writing the file, the demo app was revoked): a new demo application,
+  // so every start prints working credentials.
   let demo: DemoCredentials;
-  if (await store.groups.get(DEMO_GROUP_ID)) demo = await createDemoApp(store, clock.now());
+  if (await store.groups.get(DEMO_GROUP_ID, { consistent: true })) demo = await createDemoApp(store, clock.now());
   else if ((await store.groups.list()).length === 0) demo = await seedDemo(store, clock.now());
   else return null; // someone's own data: leave it alone
   if (file) {

@@ -16,7 +16,7 @@ export type SmokeOptions = {
   clientSecret: string;
   /**
    * Also try wrong secrets and a wrong grant (default). Each counts against the client's token attempts
-   * (TOKEN_REQUESTS_PER_MINUTE): the post-deploy hook, run once per function of a deploy, leaves them out.
+   * from its address (TOKEN_ATTEMPTS_PER_MINUTE): the post-deploy hook, run once per function of a deploy, leaves them out.
    */
   tokenRefusals?: boolean;
   /** The API Gateway URL behind the stage's edge: adds the edge's checks (only the edge gets in; nothing cached; URLs on the base). */

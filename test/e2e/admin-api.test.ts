@@ -326,6 +326,131 @@ describe('menus and dead letters', () => {
   });
 });
 
+describe('destination URLs are stored canonical', () => {
+  const add = (clientId: string, url: string, name = 'Canonical hook') => admin('POST', '/destinations', { clientId, name, url });
+  const storedUrl = async (id: string) => (await scanTable(runtime)).find((i) => i.destinationId === id && typeof i.url === 'string')?.url;
+
+  it('stores scheme and host lower-case, the default port dropped, IDN as punycode and IPv4 dotted; the path as sent', async () => {
+    dns.set('xn--bcher-kva.example.test', ['127.0.0.1']);
+    const app = (await newApp()).body.app;
+    const cases: [string, string, string][] = [
+      ['HTTPS://Hooks.Example.TEST:443/Hook?A=1', 'https://hooks.example.test/Hook?A=1', 'hooks.example.test'],
+      ['https://bücher.example.test/x', 'https://xn--bcher-kva.example.test/x', 'xn--bcher-kva.example.test'],
+      ['https://0x01010101:8443/h', 'https://1.1.1.1:8443/h', '1.1.1.1'],
+      ['https://hooks.example.test', 'https://hooks.example.test/', 'hooks.example.test'],
+    ];
+    for (const [sent, canonical, hostname] of cases) {
+      const reply = await add(app.clientId, sent);
+      expect(reply.status, sent).toBe(201);
+      expect(reply.body.destination, sent).toMatchObject({ url: canonical, hostname });
+      expect(await storedUrl(reply.body.destination.destinationId), sent).toBe(canonical);
+      expect((await admin('GET', `/destinations/${reply.body.destination.destinationId}`)).body.destination.url).toBe(canonical);
+    }
+  });
+
+  it('refuses port 0, every port below 1024 but 443, and https without its slashes, on create and update, with nothing changed', async () => {
+    const app = (await newApp()).body.app;
+    const kept = await add(app.clientId, 'https://hooks.example.test:8443/kept');
+    expect(kept.status).toBe(201);
+    const id = kept.body.destination.destinationId as string;
+    const before = await scanTable(runtime);
+    const refused: [string, RegExp][] = [
+      ['https://1.1.1.1:22/', /url.*port.*22/],
+      ['https://1.1.1.1:0/', /url.*port.*\b0\b/],
+      ['https://hooks.example.test:80/x', /url.*port.*80/],
+      ['https://hooks.example.test:1023/x', /url.*port.*1023/],
+      ['https:1.1.1.1/x', /url.*https:\/\//],
+      ['https:/hooks.example.test/x', /url.*https:\/\//],
+      ['https:///hooks.example.test/x', /url.*https:\/\//],
+      ['https:\\\\hooks.example.test\\x', /url.*backslash/],
+      ['https://hooks.example.test\\@1.1.1.1/x', /url.*backslash/],
+    ];
+    for (const [url, message] of refused) {
+      for (const reply of [await add(app.clientId, url), await admin('PATCH', `/destinations/${id}`, { url })]) {
+        expect(reply.status, url).toBe(400);
+        expect(reply.body.error.code, url).toBe('invalid_request');
+        expect(reply.body.error.message, url).toMatch(message);
+      }
+    }
+    expect(await scanTable(runtime)).toEqual(before);
+    expect((await admin('GET', `/destinations/${id}`)).body.destination.url).toBe('https://hooks.example.test:8443/kept');
+
+    // An update is stored canonical too.
+    const edited = await admin('PATCH', `/destinations/${id}`, { url: 'HTTPS://HOOKS.EXAMPLE.TEST:443/New' });
+    expect(edited.status).toBe(200);
+    expect(edited.body.destination).toMatchObject({ url: 'https://hooks.example.test/New', hostname: 'hooks.example.test' });
+    expect(await storedUrl(id)).toBe('https://hooks.example.test/New');
+  });
+});
+
+describe('free text and lists that could mislead', () => {
+  /** Each a way to make a name show or mean something else: line breaks, NUL, BEL, C1, bidi overrides and isolates, a lone surrogate. */
+  const HOSTILE: [string, string][] = [
+    ['CR LF', 'Bar\r\nBcc: victim@evil.example'],
+    ['LF', 'Bar\nsecond line'],
+    ['NUL', 'Bar\u0000'],
+    ['BEL', 'Bar\u0007'],
+    ['tab', 'Bar\tBar'],
+    ['ESC', 'Bar\u001b[31m'],
+    ['DEL', 'Bar\u007f'],
+    ['C1 NEL', 'Bar\u0085'],
+    ['line separator', 'Bar\u2028Bar'],
+    ['RLO', 'Bar\u202Egpj.exe'],
+    ['LRE', '\u202ABar'],
+    ['FSI', 'Bar\u2068x\u2069'],
+    ['lone high surrogate', 'Bar\ud800'],
+    ['lone low surrogate', '\udc00Bar'],
+  ];
+
+  it('refuses hostile application names with a 400 naming the field, and creates nothing', async () => {
+    const before = await scanTable(runtime);
+    for (const [what, name] of HOSTILE) {
+      const reply = await newApp({ name });
+      expect(reply.status, what).toBe(400);
+      expect(reply.body.error.code, what).toBe('invalid_request');
+      expect(reply.body.error.message, what).toMatch(/^Body field name: must not contain/);
+    }
+    expect(await scanTable(runtime)).toEqual(before);
+  });
+
+  it('refuses hostile destination names on create and on update, with nothing changed', async () => {
+    const app = (await newApp()).body.app;
+    const kept = await admin('POST', '/destinations', { clientId: app.clientId, name: 'Kept name', url: 'https://hooks.example.test/kept' });
+    expect(kept.status).toBe(201);
+    const id = kept.body.destination.destinationId as string;
+    const before = await scanTable(runtime);
+    const mailBefore = (await sentMail(runtime)).length;
+    for (const [what, name] of HOSTILE) {
+      const created = await admin('POST', '/destinations', { clientId: app.clientId, name, url: 'https://hooks.example.test/x' });
+      const edited = await admin('PATCH', `/destinations/${id}`, { name });
+      for (const reply of [created, edited]) {
+        expect(reply.status, what).toBe(400);
+        expect(reply.body.error.message, what).toMatch(/^Body field name: must not contain/);
+      }
+    }
+    expect(await scanTable(runtime)).toEqual(before);
+    expect((await admin('GET', `/destinations/${id}`)).body.destination.name).toBe('Kept name');
+    expect((await sentMail(runtime)).length).toBe(mailBefore);
+  });
+
+  it('still takes names in any script, with accents, emoji and right-to-left text', async () => {
+    for (const name of ['Café Zürich – Bar 😀', 'بار الشاطئ', 'バー', 'Spaces  inside  kept']) {
+      const reply = await newApp({ name: `  ${name} ` });
+      expect(reply.status, name).toBe(201);
+      expect(reply.body.app.name).toBe(name);
+    }
+  });
+
+  it('refuses a repeated id in allowedLocationIds with a 400 naming the field, and creates nothing', async () => {
+    const before = await scanTable(runtime);
+    const reply = await newApp({ allowedLocationIds: ['nyc-midtown', 'london-soho', 'nyc-midtown'] });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('invalid_request');
+    expect(reply.body.error.message).toMatch(/^Body field allowedLocationIds: locations repeat/);
+    expect(await scanTable(runtime)).toEqual(before);
+  });
+});
+
 describe('routing', () => {
   it('answers unknown paths with 404, wrong methods with 405 and Allow, and a body where none is taken with 400', async () => {
     expect((await admin('GET', '/nothing-here')).status).toBe(404);

@@ -6,6 +6,19 @@ import { call, manualClock, startTestRuntime, tokenFor } from '../support/runtim
 let runtime: LocalRuntime;
 const clock = manualClock();
 
+/** A GET with the Host header the client chooses (fetch may not set Host, so this goes through node:http). */
+function getWithHost(path: string, host: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any; text: string }>((resolve, reject) => {
+    const req = request(`${runtime.url}${path}`, { headers: { ...headers, Host: host } }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text), text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 beforeAll(async () => {
   runtime = await startTestRuntime({ clock });
 });
@@ -64,23 +77,12 @@ describe('GET /v1/{group_id}/locations', () => {
     expect(app.allowedLocationIds).toBeNull();
   });
 
-  it('builds absolute URLs from the host the client called', async () => {
+  it("builds absolute URLs from the API's own domain, never from the Host header the client sent", async () => {
     const { token } = await tokenFor(runtime);
-    // fetch may not set Host, so this one request goes through node:http.
-    const body = await new Promise<any>((resolve, reject) => {
-      const req = request(
-        `${runtime.url}/v1/demo-group/locations`,
-        { headers: { Host: 'api.example.test:8443', Authorization: `Bearer ${token}` } },
-        (res) => {
-          let text = '';
-          res.on('data', (chunk) => (text += chunk));
-          res.on('end', () => resolve(JSON.parse(text)));
-        },
-      );
-      req.on('error', reject);
-      req.end();
-    });
-    expect(body.data.locations[0].endpoints.root).toBe('http://api.example.test:8443/v1/demo-group/denver-union');
+    const reply = await getWithHost('/v1/demo-group/locations', 'api.example.test:8443', { Authorization: `Bearer ${token}` });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.locations[0].endpoints.root).toBe(`${runtime.url}/v1/demo-group/denver-union`);
+    expect(reply.text).not.toContain('api.example.test');
   });
 
   it('shows a location-scoped token only its locations', async () => {
@@ -159,5 +161,19 @@ describe('GET /v1/openapi.json', () => {
     expect(reply.headers.get('cache-control')).toBe('public, max-age=300');
     const { openApiDocument } = await import('#contract/openapi');
     expect(reply.text).toBe(JSON.stringify(openApiDocument(runtime.url)));
+  });
+
+  it('never takes its server URL from a spoofed Host: the cached document is the same for every caller', async () => {
+    const honest = await call(runtime, '/v1/openapi.json');
+    const spoofed = await getWithHost('/v1/openapi.json', 'evil.example');
+    expect(spoofed.status).toBe(200);
+    expect(spoofed.body.servers).toEqual([{ url: runtime.url }]);
+    expect(spoofed.text).not.toContain('evil.example');
+    // Served to shared caches for five minutes: byte for byte what any other caller gets.
+    expect(spoofed.headers['cache-control']).toBe('public, max-age=300');
+    expect(spoofed.text).toBe(honest.text);
+    // The one request header it depends on (the scheme, set by the gateway over any a client sent) is named in Vary.
+    expect(String(spoofed.headers.vary).split(/\s*,\s*/).map((h) => h.toLowerCase())).toContain('x-forwarded-proto');
+    expect(honest.headers.get('vary')?.toLowerCase()).toContain('x-forwarded-proto');
   });
 });

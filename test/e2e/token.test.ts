@@ -1,8 +1,10 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '#domain/crypto';
-import { TOKEN_REQUESTS_PER_MINUTE } from '#platform/config';
+import { TOKEN_ATTEMPTS_PER_MINUTE, TOKENS_ISSUED_PER_MINUTE } from '#platform/config';
 import type { LocalRuntime } from '#lib/local/runtime';
-import { call, exchange, manualClock, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
+import { expectContract } from '../support/openapi.js';
+import { call, exchange, manualClock, newApp, scanTable, startTestRuntime, type Reply } from '../support/runtime.js';
 
 let runtime: LocalRuntime;
 const clock = manualClock();
@@ -17,6 +19,32 @@ const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
 
 function postToken(body: string, headers: Record<string, string> = FORM) {
   return call(runtime, '/oauth/token', { method: 'POST', body, headers });
+}
+
+/**
+ * A token request over real HTTP from another source address: the whole of 127.0.0.0/8 is this machine's
+ * loopback, so a socket bound to 127.0.0.2 reaches the gateway, which reports 127.0.0.2 as the caller's address.
+ */
+function postTokenFrom(address: string, body: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${runtime.url}/oauth/token`,
+      { method: 'POST', localAddress: address, headers: { ...FORM, 'Content-Length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value);
+          const reply = { status: res.statusCode ?? 0, headers, body: text ? JSON.parse(text) : null, text };
+          expectContract('POST', '/oauth/token', reply);
+          resolve(reply);
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 const tableItems = () => scanTable(runtime);
@@ -117,21 +145,73 @@ describe('POST /oauth/token', () => {
     expect(reply.headers.get('www-authenticate')).toMatch(/^Basic realm="customer-api"/);
   });
 
-  it('rate-limits token requests per client id with 429 temporarily_unavailable and Retry-After', async () => {
+  it('limits attempts per client id and address: from that address even the right secret waits for the next window', async () => {
     clock.set(Date.UTC(2026, 10, 22, 13, 5, 45));
     const app = await newApp(runtime);
     const attempt = () =>
       postToken(form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'wrong' }));
-    for (let i = 0; i < TOKEN_REQUESTS_PER_MINUTE; i++) expect((await attempt()).status).toBe(401);
+    for (let i = 0; i < TOKEN_ATTEMPTS_PER_MINUTE; i++) expect((await attempt()).status).toBe(401);
     const limited = await attempt();
     expect(limited.status).toBe(429);
     expect(limited.body.error).toBe('temporarily_unavailable');
     expect(limited.headers.get('retry-after')).toBe('15');
-    // Even the right secret waits for the next window.
+    // Guessing stops here: the right secret from this address waits too.
     const right = await postToken(form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret }));
     expect(right.status).toBe(429);
     clock.advance(15_000);
     expect((await postToken(form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret }))).status).toBe(200);
+  });
+
+  it("cannot be used to lock an application out: a stranger's failures shut out only the stranger's address", async () => {
+    clock.set(Date.UTC(2026, 10, 22, 13, 7, 50));
+    const app = await newApp(runtime);
+    const wrong = form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'guess' });
+    const right = form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret });
+    for (let i = 0; i < TOKEN_ATTEMPTS_PER_MINUTE; i++) expect((await postTokenFrom('127.0.0.2', wrong)).status).toBe(401);
+    const attacker = await postTokenFrom('127.0.0.2', wrong);
+    expect(attacker.status).toBe(429);
+    expect(attacker.body.error).toBe('temporarily_unavailable');
+    expect(attacker.headers.get('retry-after')).toBe('10');
+    expect(attacker.headers.get('cache-control')).toBe('no-store');
+    // The owner, calling from its own address in the same minute, still gets its token.
+    const owner = await postTokenFrom('127.0.0.1', right);
+    expect(owner.status).toBe(200);
+    expect(owner.body.token_type).toBe('Bearer');
+    // The attacker's address stays shut for the rest of the minute, whatever it sends.
+    expect((await postTokenFrom('127.0.0.2', right)).status).toBe(429);
+
+    // What the throttle wrote: counters with a TTL, keyed by a hash of client id and address (never the address).
+    const counters = (await tableItems()).filter((i) => String(i.PK).startsWith('RATE#TOKEN_ADDR#'));
+    expect(counters.length).toBeGreaterThan(0);
+    for (const item of counters) {
+      expect(item.PK).toMatch(/^RATE#TOKEN_ADDR#[0-9a-f]{64}$/);
+      expect(item.ttl).toEqual(expect.any(Number));
+      expect(JSON.stringify(item)).not.toMatch(/127\.0\.0\.|app_/);
+    }
+  });
+
+  it('writes no counter for a client id that names no application by its form', async () => {
+    const before = (await tableItems()).filter((i) => String(i.PK).startsWith('RATE#')).length;
+    for (const clientId of ['not an id', 'x'.repeat(300), 'app_\u0000']) {
+      const reply = await postTokenFrom('127.0.0.3', form({ grant_type: 'client_credentials', client_id: clientId, client_secret: 'guess' }));
+      expect(reply.status).toBe(401);
+      expect(reply.body.error).toBe('invalid_client');
+    }
+    expect((await tableItems()).filter((i) => String(i.PK).startsWith('RATE#')).length).toBe(before);
+  });
+
+  it('still limits the tokens issued to one client id per minute, from every address together', async () => {
+    clock.set(Date.UTC(2026, 10, 22, 13, 9, 30));
+    const app = await newApp(runtime);
+    const right = form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret });
+    const addresses = ['127.0.0.4', '127.0.0.5'];
+    for (let i = 0; i < TOKENS_ISSUED_PER_MINUTE; i++) expect((await postTokenFrom(addresses[i % 2]!, right)).status).toBe(200);
+    const over = await postTokenFrom('127.0.0.6', right);
+    expect(over.status).toBe(429);
+    expect(over.body.error).toBe('temporarily_unavailable');
+    expect(over.headers.get('retry-after')).toBe('30');
+    clock.advance(30_000);
+    expect((await postTokenFrom('127.0.0.6', right)).status).toBe(200);
   });
 
   it('answers 405 with Allow for other methods on the token endpoint', async () => {

@@ -69,7 +69,7 @@ function invoke(folder: string, path: string): { statusCode: number; headers: Re
       httpMethod: 'GET', resource: '/', path: ${JSON.stringify(path)}, pathParameters: null,
       headers: { Host: 'abc123.execute-api.eu-west-1.amazonaws.com', 'X-Forwarded-Proto': 'https' }, multiValueHeaders: {},
       queryStringParameters: null, multiValueQueryStringParameters: null, body: null, isBase64Encoded: false,
-      stageVariables: null, requestContext: { requestId: 'r', path: ${JSON.stringify(`/dev${path}`)}, stage: 'dev' },
+      stageVariables: null, requestContext: { requestId: 'r', path: ${JSON.stringify(`/dev${path}`)}, stage: 'dev', domainName: 'abc123.execute-api.eu-west-1.amazonaws.com' },
     };
     const context = { functionName: 'f', awsRequestId: 'r', getRemainingTimeInMillis: () => 10000 };
     process.stdout.write(JSON.stringify(await handler(event, context)));`;

@@ -269,8 +269,8 @@ describe('no edge (dev): nothing of it, and no origin check', () => {
   it('creates no secret, web ACL, edge function or second distribution, and tells no function an origin secret', () => {
     expect(originSecrets(template)).toEqual([]);
     expect(Object.keys(of(template, 'AWS::WAFv2::WebACL'))).toEqual([]);
-    expect(Object.keys(of(template, 'AWS::CloudFront::Function'))).toEqual([]);
-    // Only the console's.
+    // Only the console's: its index rewrite, and its distribution.
+    expect(Object.keys(of(template, 'AWS::CloudFront::Function'))).toEqual([expect.stringMatching(/^Console/)]);
     expect(Object.values(of(template, 'AWS::CloudFront::Distribution')).map((d) => d.Properties.DistributionConfig.Comment)).toEqual([expect.stringContaining('console')]);
     for (const fn of Object.values(of(template, 'AWS::Lambda::Function'))) expect(fn.Properties.Environment?.Variables?.ORIGIN_SECRET).toBeUndefined();
     for (const [, fn] of httpFunctions(template)) expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('');

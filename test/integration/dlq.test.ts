@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDestination, sendTest } from '#lambdas/admin/destinations';
+import { backoffBounds } from '#contract/delivery-policy';
 import type { LocalRuntime } from '#lib/local/runtime';
 import { admin, runtimeFileFor } from '../fixtures/admin-cli.js';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
@@ -71,12 +72,18 @@ describe('npm run admin -- dlq', () => {
     expect(text.stdout).toMatch(/hooks\.example\.test\s+5\s+http_503\s+\d+[smh]\n/);
 
     const shown = await admin(runtimeFile, ['dlq', 'show', deliveryId, '--json']);
-    expect(shown.json.deadLetter).toMatchObject({ deliveryId, backoffSeconds: [30, 60, 120, 240], locationId: 'nyc-midtown' });
+    expect(shown.json.deadLetter).toMatchObject({ deliveryId, locationId: 'nyc-midtown' });
+    // Jittered waits: each within its retry's bounds, never the exact schedule pinned.
+    expect(shown.json.deadLetter.backoffSeconds).toHaveLength(4);
+    shown.json.deadLetter.backoffSeconds.forEach((wait: number, i: number) => {
+      expect(wait).toBeGreaterThanOrEqual(backoffBounds(i + 1).min);
+      expect(wait).toBeLessThanOrEqual(backoffBounds(i + 1).max);
+    });
     expect(shown.json.deadLetter.payload).toMatchObject({ eventId, test: true, revision: '' });
 
     const redriven = await admin(runtimeFile, ['dlq', 'redrive', deliveryId, '--json']);
     expect(redriven.code).toBe(0);
-    expect(redriven.json).toEqual({ redriven: [deliveryId], removedMessages: 1 });
+    expect(redriven.json).toEqual({ redriven: [deliveryId], removedMessages: 1, pages: 1 });
     const delivered = await waitForStatus(runtime, deliveryId, ['SUCCEEDED', 'DEAD_LETTER', 'FAILED']);
     expect(delivered).toMatchObject({ status: 'SUCCEEDED', attempts: 1, redrives: 1 });
     expect(receiver.received).toHaveLength(6);
@@ -95,7 +102,7 @@ describe('npm run admin -- dlq', () => {
       expect(run.stdout).toBe('');
     }
     const all = await admin(runtimeFile, ['dlq', 'redrive', '--all', '--json']);
-    expect(all.json).toEqual({ redriven: [], removedMessages: 0 });
+    expect(all.json).toEqual({ redriven: [], removedMessages: 0, pages: 1 });
     expect(await scanTable(runtime)).toEqual(before);
   });
 });

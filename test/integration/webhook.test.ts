@@ -20,6 +20,7 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createDispatcher } from '#lambdas/webhooks/publish-handler';
 import { sign } from '#domain/signature';
 import { lambdaContext } from '#lib/local/gateway';
+import { backoffBounds } from '#contract/delivery-policy';
 import type { LocalRuntime } from '#lib/local/runtime';
 import { sampleMenu } from '#lib/local/demo-menu';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
@@ -233,7 +234,7 @@ const outboxEntries = async () => (await scanTable(runtime)).filter((i) => Strin
 
 describe('the ingest function (webhook-dispatcher)', () => {
   it('publishes like the admin CLI and refuses malformed input', async () => {
-    const handler = createDispatcher(runtime.deps);
+    const handler = createDispatcher(runtime.functionDeps('webhook-dispatcher'));
     const dispatcher = (event: Parameters<typeof handler>[0]) => handler(event, lambdaContext('webhook-dispatcher', 'ingest-test'));
     const result = await dispatcher({ groupId: 'demo-group', locationId: 'sydney-harbour', menu: sampleMenu({ price: 44 }) });
     expect(result).toEqual({ revision: expect.stringMatching(/^[0-9a-f]{32}$/), newRevision: true, eventId: menuEventId('demo-group', 'sydney-harbour', result.revision) });
@@ -269,7 +270,12 @@ describe.concurrent('delivery outcomes', () => {
       expect(delivery.lastErrorCode).toBe(c.code);
       expect(receiver.received).toHaveLength(c.requests);
       expect(receiver.received.every((r) => r.verified)).toBe(true);
-      expect(delivery.backoffHistory).toEqual(c.requests === 2 ? [30] : []);
+      // One retry: a jittered wait within the first retry's bounds (30–45 s).
+      expect(delivery.backoffHistory).toHaveLength(c.requests === 2 ? 1 : 0);
+      for (const wait of delivery.backoffHistory) {
+        expect(wait).toBeGreaterThanOrEqual(backoffBounds(1).min);
+        expect(wait).toBeLessThanOrEqual(backoffBounds(1).max);
+      }
       const health = (await showDestination(runtime.deps, destination.destinationId)).destination.health;
       expect(health).toBe(c.status === 'SUCCEEDED' ? 'HEALTHY' : 'FAILING');
       await removeDestination(runtime.deps, destination.destinationId);
@@ -290,20 +296,27 @@ describe.concurrent('delivery outcomes', () => {
 });
 
 describe('retry sequence and dead letter', () => {
-  it('makes exactly five attempts with waits 30, 60, 120, 240 s, fresh timestamps, then DEAD_LETTER with the message in the DLQ', async () => {
+  it('makes exactly five attempts with jittered waits within 30–45, 60–90, 120–180, 240–360 s, fresh timestamps, then DEAD_LETTER with the message in the DLQ', async () => {
+    // The longest wait each retry may draw, so the injected clock has passed it before the next attempt.
+    const longest = [1, 2, 3, 4].map((n) => backoffBounds(n).max);
     const { receiver, destination } = await receiverWithDestination((n) => {
-      // Let the nominal wait pass on the injected clock before the next attempt.
-      clock.advance([30, 60, 120, 240, 0][n - 1]! * 1000);
+      clock.advance((longest[n - 1] ?? 0) * 1000);
       return 503;
     });
     const start = clock.now();
     const { deliveryId, eventId } = await sendTest(runtime.deps, destination.destinationId, 'nyc-midtown');
     const delivery = await waitForStatus(runtime, deliveryId, ['DEAD_LETTER', 'SUCCEEDED', 'FAILED'], 30_000);
-    expect(delivery).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, lastErrorCode: 'http_503', backoffHistory: [30, 60, 120, 240] });
+    expect(delivery).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, lastErrorCode: 'http_503' });
+    // Bounds, not exact waits: each never under the schedule (30 s doubling), never over 1.5 × it.
+    expect(delivery.backoffHistory).toHaveLength(4);
+    delivery.backoffHistory.forEach((wait: number, i: number) => {
+      expect(wait, `retry ${i + 1}`).toBeGreaterThanOrEqual(backoffBounds(i + 1).min);
+      expect(wait, `retry ${i + 1}`).toBeLessThanOrEqual(backoffBounds(i + 1).max);
+    });
     expect(receiver.received).toHaveLength(5);
     expect(receiver.received.every((r) => r.verified && r.headers['x-service-event-id'] === eventId)).toBe(true);
     const stamps = receiver.received.map((r) => Number(r.headers['x-service-timestamp']) - Math.floor(start / 1000));
-    expect(stamps).toEqual([0, 30, 90, 210, 450]);
+    expect(stamps).toEqual([0, 45, 135, 315, 675]);
     // Same body every attempt; only timestamp and signature change.
     expect(new Set(receiver.received.map((r) => r.rawBody)).size).toBe(1);
     expect(new Set(receiver.received.map((r) => r.headers['x-service-signature'])).size).toBe(5);

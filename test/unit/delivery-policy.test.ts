@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backoffSeconds, DELIVERY_POLICY, DERIVED, scaledTimings } from '#contract/delivery-policy';
+import { backoffBounds, backoffSeconds, DELIVERY_POLICY, DERIVED, jitteredBackoffSeconds, scaledTimings } from '#contract/delivery-policy';
+import { seededRandom } from '#domain/seeded-random';
 import { WEBHOOK_QUEUES } from '#contract/queues';
 
 describe('the delivery policy (contract 6.6, 8)', () => {
@@ -7,16 +8,88 @@ describe('the delivery policy (contract 6.6, 8)', () => {
     expect(DELIVERY_POLICY.attempts).toBe(5);
     expect(DELIVERY_POLICY.attemptTimeoutSeconds).toBe(10);
   });
-  it('backs off from 30 s, doubling: 30, 60, 120, 240 for the four retries five attempts allow', () => {
+  it('bases the backoff on 30 s, doubling: 30, 60, 120, 240 for the four retries five attempts allow', () => {
     expect([1, 2, 3, 4].map(backoffSeconds)).toEqual([30, 60, 120, 240]);
   });
-  it('caps the backoff at 3,600 s', () => {
-    expect(backoffSeconds(7)).toBe(1920);
-    expect(backoffSeconds(8)).toBe(3600);
-    expect(backoffSeconds(30)).toBe(3600);
+  it('doubles at most five times (contract 6.6), and never past 3,600 s', () => {
+    expect(DELIVERY_POLICY.maxDoublings).toBe(5);
+    expect(backoffSeconds(6)).toBe(960);
+    expect(backoffSeconds(7)).toBe(960);
+    expect(backoffSeconds(30)).toBe(960);
+    expect(Math.max(...Array.from({ length: 40 }, (_, i) => backoffBounds(i + 1).max))).toBeLessThanOrEqual(3600);
   });
   it('refuses impossible attempt numbers', () => {
-    for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => backoffSeconds(bad)).toThrow(RangeError);
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      expect(() => backoffSeconds(bad)).toThrow(RangeError);
+      expect(() => jitteredBackoffSeconds(bad)).toThrow(RangeError);
+    }
+  });
+});
+
+describe('jittered backoff', () => {
+  const SAMPLES = 20_000;
+  const draw = (attempt: number, seed: number) => {
+    const random = seededRandom(seed);
+    return Array.from({ length: SAMPLES }, () => jitteredBackoffSeconds(attempt, random));
+  };
+
+  it('waits [base, 1.5 × base], whole seconds: 30–45, 60–90, 120–180, 240–360 s for the four retries', () => {
+    expect([1, 2, 3, 4].map(backoffBounds)).toEqual([
+      { min: 30, max: 45 },
+      { min: 60, max: 90 },
+      { min: 120, max: 180 },
+      { min: 240, max: 360 },
+    ]);
+  });
+
+  it('never waits under 30 s or over 3,600 s, nor more than five doublings (× the jitter) allow, for any attempt number', () => {
+    const p = DELIVERY_POLICY;
+    const ceiling = Math.min(p.maxBackoffSeconds, p.minBackoffSeconds * 2 ** p.maxDoublings * (1 + p.backoffJitter));
+    for (let attempt = 1; attempt <= 12; attempt++) {
+      const waits = draw(attempt, attempt);
+      const { min, max } = backoffBounds(attempt);
+      expect(Math.min(...waits), `attempt ${attempt}`).toBe(min);
+      expect(Math.max(...waits), `attempt ${attempt}`).toBe(max);
+      expect(min).toBeGreaterThanOrEqual(p.minBackoffSeconds);
+      expect(max).toBeLessThanOrEqual(ceiling);
+      expect(waits.every((w) => Number.isInteger(w) && w >= min && w <= max)).toBe(true);
+    }
+  });
+
+  it('holds the bounds at the edges of the random source (0, just under 1, and a source misbehaving with 1)', () => {
+    for (const attempt of [1, 2, 3, 4, 9]) {
+      const { min, max } = backoffBounds(attempt);
+      expect(jitteredBackoffSeconds(attempt, () => 0)).toBe(min);
+      expect(jitteredBackoffSeconds(attempt, () => 1 - Number.EPSILON)).toBe(max);
+      expect(jitteredBackoffSeconds(attempt, () => 1)).toBe(max);
+      expect(jitteredBackoffSeconds(attempt, () => -0.5)).toBe(min);
+    }
+  });
+
+  it('spreads over every whole second of the range, evenly, with the mean at 1.25 × base', () => {
+    for (const attempt of [1, 2, 3, 4]) {
+      const waits = draw(attempt, 100 + attempt);
+      const { min, max } = backoffBounds(attempt);
+      const seconds = max - min + 1;
+      const counts = new Map<number, number>();
+      for (const w of waits) counts.set(w, (counts.get(w) ?? 0) + 1);
+      // Every second in the range is drawn, none much more often than its share.
+      expect(counts.size, `attempt ${attempt}`).toBe(seconds);
+      const share = SAMPLES / seconds;
+      for (const n of counts.values()) expect(Math.abs(n - share) / share).toBeLessThan(0.35);
+      const mean = waits.reduce((a, b) => a + b, 0) / SAMPLES;
+      expect(Math.abs(mean - 1.25 * backoffSeconds(attempt)) / backoffSeconds(attempt), `attempt ${attempt}`).toBeLessThan(0.01);
+      // Half the waits past the middle of the range: deliveries that failed together come back spread across it.
+      const middle = (min + max) / 2;
+      expect(Math.abs(waits.filter((w) => w > middle).length / SAMPLES - 0.5)).toBeLessThan(0.03);
+    }
+  });
+
+  it('spreads a burst: 1,000 deliveries failing in the same second retry over the whole range, not in one second', () => {
+    const waits = draw(1, 7).slice(0, 1000);
+    const busiest = Math.max(...[...new Set(waits)].map((w) => waits.filter((x) => x === w).length));
+    expect(new Set(waits).size).toBe(16);
+    expect(busiest).toBeLessThan(100);
   });
 });
 
@@ -32,6 +105,15 @@ describe('what the policy implies for the functions and queues', () => {
     expect(WEBHOOK_QUEUES.maxReceiveCount).toBe(DELIVERY_POLICY.attempts + DELIVERY_POLICY.receiveHeadroom);
     expect(WEBHOOK_QUEUES.maxReceiveCount).toBeGreaterThan(DELIVERY_POLICY.attempts);
   });
+  it('looks again for an early message within seconds, far sooner than the visibility timeout', () => {
+    expect(DELIVERY_POLICY.lookAgainSeconds).toBeGreaterThanOrEqual(1);
+    expect(DELIVERY_POLICY.lookAgainSeconds).toBeLessThanOrEqual(10);
+    expect(DELIVERY_POLICY.lookAgainSeconds * 10).toBeLessThanOrEqual(WEBHOOK_QUEUES.visibilityTimeoutSeconds);
+  });
+  it('holds a paused delivery as long as its attempts could have taken, at the longest waits', () => {
+    const waits = [1, 2, 3, 4].map((a) => backoffBounds(a).max);
+    expect(DERIVED.retrySpanSeconds).toBe(waits.reduce((a, b) => a + b, 0) + 5 * DERIVED.functionTimeoutSeconds);
+  });
   it('bounds attempts in flight: concurrency × batch size', () => {
     expect(DERIVED.maxConcurrency * DELIVERY_POLICY.batchSize).toBeLessThanOrEqual(DELIVERY_POLICY.maxAttemptsInFlight);
     expect(DERIVED.maxConcurrency).toBeGreaterThanOrEqual(2); // the event source's minimum
@@ -44,7 +126,8 @@ describe('scaledTimings', () => {
     expect(t.attemptTimeoutMs).toBe(10_000);
     expect(t.functionTimeoutMs).toBe(DERIVED.functionTimeoutSeconds * 1000);
     expect(t.visibilityTimeoutSeconds).toBe(WEBHOOK_QUEUES.visibilityTimeoutSeconds);
-    expect([1, 2, 3, 4].map(t.backoffVisibilitySeconds)).toEqual([30, 60, 120, 240]);
+    expect([30, 60, 120, 240, 45].map(t.backoffVisibilitySeconds)).toEqual([30, 60, 120, 240, 45]);
+    expect(t.lookAgainVisibilitySeconds).toBe(DELIVERY_POLICY.lookAgainSeconds);
   });
   it('shrinks every wait alike, in whole seconds where SQS counts seconds', () => {
     const t = scaledTimings(0.01);
@@ -53,6 +136,8 @@ describe('scaledTimings', () => {
     expect(t.visibilityTimeoutSeconds).toBe(2); // 180 s × 0.01
     expect(scaledTimings(0.001).visibilityTimeoutSeconds).toBe(1); // never 0: a receive always hides its message
     expect(t.visibilityTimeoutSeconds * 1000).toBeGreaterThanOrEqual(t.functionTimeoutMs);
-    expect([1, 2, 3, 4].map(t.backoffVisibilitySeconds)).toEqual([0, 1, 1, 2]);
+    expect([30, 60, 120, 240].map(t.backoffVisibilitySeconds)).toEqual([0, 1, 1, 2]);
+    expect(t.lookAgainVisibilitySeconds).toBe(1); // never 0: an early message is hidden for a moment, not spun on
+    expect(t.lookAgainVisibilitySeconds).toBeLessThan(t.visibilityTimeoutSeconds);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { QueuedMail } from '#data/mail-outbox';
 import { MAIL_TRIES } from '#data/mail-outbox';
 import type { MessagingDeps } from '#platform/messaging-deps';
-import { sendMail, sendQueuedMail } from '#platform/mailer';
+import { oneLineSubject, sendMail, sendQueuedMail } from '#platform/mailer';
 
 /** MessagingDeps whose mailer, logger, metrics and outbox record what happens. */
 function world(fail: boolean, pending: QueuedMail[] = []) {
@@ -43,6 +43,23 @@ describe('sendMail', () => {
     expect(seen.logs).toEqual([['owner mail not sent', { purpose: 'destination-created', error: 'MessageRejected' }]]);
     const logged = JSON.stringify(seen.logs);
     for (const secret of [MAIL.to, MAIL.subject, MAIL.text, '554']) expect(logged).not.toContain(secret);
+  });
+});
+
+describe('the subject of every mail', () => {
+  it('never carries a line break or control character, whatever the subject handed in (direct or queued)', async () => {
+    const subjects: string[] = [];
+    const deps = {
+      mailer: { send: async (mail: { subject: string }) => void subjects.push(mail.subject) },
+      logger: { warn: () => undefined, error: () => undefined },
+      store: { mailOutbox: { pending: async () => [{ ...MAIL, subject: 'queued\n\nBcc: x@evil.example', key: 'rate-limit#k', failures: 0 }], done: async () => undefined, failed: async () => undefined } },
+    } as unknown as MessagingDeps;
+    const injected = 'Customer API: webhook destination "Bar\r\nBcc: victim@evil.example\u0000\u0007\u0085\u2028x" created';
+    await sendMail(deps, { ...MAIL, subject: injected }, 'destination-created');
+    await sendQueuedMail(deps);
+    expect(subjects).toEqual(['Customer API: webhook destination "Bar Bcc: victim@evil.example x" created', 'queued Bcc: x@evil.example']);
+    for (const subject of subjects) expect(subject).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u);
+    expect(oneLineSubject('Plain subject, unchanged: äé 😀')).toBe('Plain subject, unchanged: äé 😀');
   });
 });
 

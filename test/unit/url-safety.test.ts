@@ -124,6 +124,33 @@ describe('checkDestinationUrl', () => {
   });
 });
 
+describe('checkDestinationUrl: ports, the written-out form and the canonical URL', () => {
+  it('refuses port 0 and every port below 1024 but 443; takes 443 (dropped) and unprivileged ports', () => {
+    for (const url of ['https://1.1.1.1:22/', 'https://1.1.1.1:0/', 'https://h.example.com:80/', 'https://h.example.com:25/', 'https://h.example.com:1023/', 'https://h.example.com:00022/']) {
+      expect(checkDestinationUrl(url), url).toMatchObject({ ok: false, code: 'invalid_url', reason: expect.stringMatching(/port/) });
+    }
+    expect(checkDestinationUrl('https://h.example.com:443/x')).toMatchObject({ ok: true, url: { href: 'https://h.example.com/x' } });
+    expect(checkDestinationUrl('https://h.example.com:1024/x')).toMatchObject({ ok: true, url: { href: 'https://h.example.com:1024/x' } });
+    expect(checkDestinationUrl('https://h.example.com:65535/x').ok).toBe(true);
+    expect(checkDestinationUrl('https://h.example.com:65536/x').ok).toBe(false);
+  });
+  it('takes only https:// followed by the host, without backslashes (what WHATWG URL would silently repair)', () => {
+    for (const url of ['https:1.1.1.1/x', 'https:/h.example.com/x', 'https:///h.example.com/x', 'HTTPS:h.example.com', 'https:\\\\h.example.com\\x', 'https://h.example.com\\x', 'https://h.example.com/a?b=\\']) {
+      expect(checkDestinationUrl(url).ok, url).toBe(false);
+    }
+  });
+  it('gives the canonical form: scheme and host lower-case, IDN as punycode, IPv4 dotted decimal, default port dropped', () => {
+    const canonical = (url: string) => {
+      const checked = checkDestinationUrl(url);
+      return checked.ok ? checked.url.href : checked.reason;
+    };
+    expect(canonical('HTTPS://Hooks.EXAMPLE.com:443/Path?Q=1')).toBe('https://hooks.example.com/Path?Q=1');
+    expect(canonical('https://bücher.example/x')).toBe('https://xn--bcher-kva.example/x');
+    expect(canonical('https://0x01010101:8443')).toBe('https://1.1.1.1:8443/');
+    expect(canonical('https://[2606:4700:0:0::1111]/h')).toBe('https://[2606:4700::1111]/h');
+  });
+});
+
 describe('resolveDestination', () => {
   const resolver = async (host: string) => {
     const table: Record<string, string[]> = { 'pub.test': ['93.184.216.34', '2606:4700::1'], 'mix.test': ['93.184.216.34', '10.0.0.1'], 'meta.test': ['fd00:ec2::254'], 'empty.test': [] };

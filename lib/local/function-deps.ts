@@ -1,0 +1,133 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { Endpoint } from '#platform/deps';
+import { buildMessagingDeps, type MessagingDeps, type MessagingDepsOptions } from '#platform/messaging-deps';
+import { sesMailer } from '#platform/ses-mailer';
+import { sqsClient } from '#data/sqs-webhook-queue';
+import type { FunctionName } from '../functions.js';
+import { compileGuard, guardClient, type LocalResources } from './iam-guard.js';
+import type { RolePolicies } from './iam-policies.js';
+
+/**
+ * The functions whose Lambda entry builds an SES mailer (lambdas/admin/handler.ts, lambdas/webhooks/sweeper.ts);
+ * the others get none, as in AWS.
+ */
+const MAILING: ReadonlySet<FunctionName> = new Set(['admin-api', 'webhook-sweeper']);
+
+export type FunctionDeps = {
+  /** The deps one function runs with: its own DynamoDB, SQS and SES clients, guarded by its role (unless IAM is off). */
+  depsOf(name: FunctionName): MessagingDeps;
+  /** That function's SQS client (the deliverer's event source polls with the deliverer's role, as Lambda does). */
+  sqsOf(name: FunctionName): SQSClient;
+  destroy(): void;
+};
+
+/**
+ * Per-function deps for the local runtime. Each function gets clients of its own, built lazily; with `iam`, each
+ * client refuses what the function's synthesized role does not allow (lib/local/iam-guard.ts). Middleware added
+ * later to the runtime's own clients (`observe`: benchmarks and tests count calls there) is added to every
+ * function's clients too, so they keep seeing every call the service makes.
+ */
+export function functionDeps(options: {
+  endpoints: { dynamodb: Endpoint; sqs: Endpoint; ses: Endpoint };
+  base: MessagingDepsOptions;
+  iam: { policies: RolePolicies; local: LocalResources; callLog?: string | undefined } | null;
+  observe: { dynamodb: DynamoDBClient; sqs: SQSClient };
+}): FunctionDeps {
+  const built = new Map<FunctionName, { deps: MessagingDeps; dynamodb: DynamoDBClient; sqs: SQSClient; ses: SESv2Client }>();
+  const mirrors = { dynamodb: mirror(options.observe.dynamodb), sqs: mirror(options.observe.sqs) };
+  const build = (name: FunctionName) => {
+    let entry = built.get(name);
+    if (entry) return entry;
+    const dynamodb = new DynamoDBClient(options.endpoints.dynamodb);
+    const sqs = sqsClient(options.endpoints.sqs);
+    const ses = new SESv2Client(options.endpoints.ses);
+    if (options.iam) {
+      const guard = compileGuard(name, options.iam.policies, options.iam.local);
+      const { local, callLog } = options.iam;
+      guardClient(dynamodb, 'dynamodb', guard, local, { callLog });
+      guardClient(sqs, 'sqs', guard, local, { callLog });
+      guardClient(ses, 'ses', guard, local, { callLog });
+    }
+    mirrors.dynamodb.to(dynamodb);
+    mirrors.sqs.to(sqs);
+    const config = options.base.config!;
+    const deps = buildMessagingDeps({ dynamodb, sqs }, { ...options.base, ...(MAILING.has(name) ? { mailer: sesMailer(config.mailFrom, ses) } : {}) });
+    entry = { deps, dynamodb, sqs, ses };
+    built.set(name, entry);
+    return entry;
+  };
+  return {
+    depsOf: (name) => build(name).deps,
+    sqsOf: (name) => build(name).sqs,
+    destroy() {
+      mirrors.dynamodb.stop();
+      mirrors.sqs.stop();
+      for (const { dynamodb, sqs, ses } of built.values()) {
+        dynamodb.destroy();
+        sqs.destroy();
+        ses.destroy();
+      }
+    },
+  };
+}
+
+type Stack = { add(...args: any[]): any; addRelativeTo(...args: any[]): any; remove(toRemove: any): boolean };
+
+/** Repeats on other clients' stacks every add, addRelativeTo and remove made on `source`'s stack from now on. */
+function mirror(source: { middlewareStack: unknown }) {
+  const stack = source.middlewareStack as Stack;
+  const original = { add: stack.add, addRelativeTo: stack.addRelativeTo, remove: stack.remove };
+  const added: { method: 'add' | 'addRelativeTo'; args: unknown[] }[] = [];
+  const targets: Stack[] = [];
+  const nameOf = (args: unknown[]) => (args[1] as { name?: string } | undefined)?.name;
+  stack.add = (...args: unknown[]) => {
+    original.add.apply(stack, args);
+    added.push({ method: 'add', args });
+    for (const t of targets) t.add(...args);
+  };
+  stack.addRelativeTo = (...args: unknown[]) => {
+    original.addRelativeTo.apply(stack, args);
+    added.push({ method: 'addRelativeTo', args });
+    for (const t of targets) t.addRelativeTo(...args);
+  };
+  stack.remove = (toRemove: unknown) => {
+    const removed = original.remove.call(stack, toRemove);
+    for (let i = added.length - 1; i >= 0; i--) if (nameOf(added[i]!.args) === toRemove || added[i]!.args[0] === toRemove) added.splice(i, 1);
+    for (const t of targets) t.remove(toRemove);
+    return removed;
+  };
+  return {
+    to(client: { middlewareStack: unknown }) {
+      const target = client.middlewareStack as Stack;
+      for (const { method, args } of added) target[method](...args);
+      targets.push(target);
+    },
+    stop() {
+      Object.assign(stack, original);
+    },
+  };
+}
+
+export type IamOption = false | { policies?: RolePolicies };
+
+/**
+ * The runtime's hook: per-function deps with IAM enforced from the synthesized stack's roles (cached under
+ * node_modules/.cache; `iam.policies` replaces them, a test narrowing a role), or, with `iam: false`, unguarded,
+ * said loudly.
+ */
+export async function localFunctionDeps(
+  iam: IamOption | undefined,
+  options: Omit<Parameters<typeof functionDeps>[0], 'iam'> & { region: string },
+): Promise<FunctionDeps> {
+  const { config, logger } = options.base;
+  if (iam === false) {
+    logger?.warn('IAM enforcement is OFF: functions may call actions their roles do not allow, which fail in AWS.');
+    return functionDeps({ ...options, iam: null });
+  }
+  const policies = iam?.policies ?? (await (await import('./iam-policies.js')).synthesizedPolicies());
+  const local = { region: options.region, tableName: config!.tableName, queueUrl: config!.webhookQueueUrl, dlqUrl: config!.webhookDlqUrl, mailFrom: config!.mailFrom };
+  // IAM_CALL_LOG as the runtime starts: every distinct (function, action, resource) its guards see goes there.
+  return functionDeps({ ...options, iam: { policies, local, callLog: process.env.IAM_CALL_LOG || undefined } });
+}

@@ -1,0 +1,253 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DYNAMODB_LOCAL_CREDENTIALS, freePort, startDynamoDbLocal, type DynamoDbLocal } from '#lib/local/dynamodb-local';
+import { LOCK_FILE } from '#lib/local/start-checks';
+import type { RuntimeFile } from '#lib/local/runtime-file';
+import { TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
+import { toolPath, TOOLS } from '../support/tools.js';
+
+/**
+ * `npm start` (bin/local.ts) as real processes, on what goes wrong around it: a second start on the same data
+ * folder, a busy port, an old data folder on a fresh external engine, the README's own commands; and what it
+ * exposes (every socket it listens on is loopback). The tests run in order on one data folder: the first start
+ * (`plain`) is what the later ones find already running, then the "earlier plain npm start" of the external runs.
+ */
+const ROOT = new URL('../..', import.meta.url).pathname;
+const scratch = mkdtempSync(join(tmpdir(), 'customer-api-start-'));
+const dataDir = join(scratch, 'data');
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+// The first start on the engine under test, as local-runtime.test.ts does.
+const engineEnv: Record<string, string> = TEST_DYNAMODB_ENDPOINT ? { DYNAMODB_ENDPOINT: TEST_DYNAMODB_ENDPOINT, TABLE_NAME: `customer-api-lock-${process.pid}` } : {};
+
+type Run = { child: ChildProcess; output: () => string; exited: Promise<number | null>; runtimeFile?: string };
+
+/** bin/local.ts under tsx, as `npm start` runs it (no npm in between: its pid is the runtime's). */
+let runs = 0;
+function run(args: string[], env: Record<string, string> = {}): Run {
+  const runtimeFile = join(scratch, `runtime-${++runs}.json`);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'SILENT', CUSTOMER_API_RUNTIME_FILE: runtimeFile, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return { ...collect(child), runtimeFile };
+}
+
+function collect(child: ChildProcess): Run {
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+type Banner = { url: string; clientId: string; clientSecret: string };
+
+/** Waits for the banner (with its demo credentials) and reads it. */
+async function banner(started: Run, timeoutMs = 30_000): Promise<Banner> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const output = started.output();
+    const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+    if (url && output.includes('curl -s')) {
+      return { url, clientId: /client_id +(\S+)/.exec(output)![1]!, clientSecret: /client_secret +(\S+)/.exec(output)![1]! };
+    }
+    if (started.child.exitCode !== null || Date.now() > deadline) throw new Error(`no banner (exit ${started.child.exitCode}):\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The printed credentials work: a token, then the demo group's locations with it. */
+async function demoLocations({ url, clientId, clientSecret }: Banner): Promise<{ status: number; ids: string[] }> {
+  const issued = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+  });
+  const { access_token } = (await issued.json()) as { access_token: string };
+  const listed = await fetch(`${url}/v1/demo-group/locations`, { headers: { Authorization: `Bearer ${access_token}` } });
+  const body = (await listed.json()) as { data?: { locations?: { id: string }[] } };
+  return { status: listed.status, ids: (body.data?.locations ?? []).map((location) => location.id) };
+}
+
+async function interrupt(started: Run): Promise<number | null> {
+  if (started.child.exitCode === null) started.child.kill('SIGINT');
+  return started.exited;
+}
+
+/** The one line a refused start prints (npm's own notices aside), and its exit code. */
+async function refusal(started: Run): Promise<{ code: number | null; lines: string[] }> {
+  const code = await Promise.race([started.exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 20_000))]);
+  if (code === 'running') {
+    await interrupt(started);
+    throw new Error(`still running after 20 s:\n${started.output()}`);
+  }
+  return { code, lines: started.output().split('\n').filter((line) => line.trim() !== '') };
+}
+
+/**
+ * The addresses a process listens on over TCP: its socket inodes (/proc/<pid>/fd) matched against the LISTEN
+ * rows (state 0A) of /proc/net/tcp and /proc/net/tcp6, addresses decoded from the kernel's hex.
+ */
+function listeningAddresses(pid: number): { address: string; port: number }[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode) inodes.add(inode);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const found: { address: string; port: number }[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!existsSync(table)) continue;
+    for (const row of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = row.trim().split(/\s+/);
+      if (fields.length < 10 || fields[3] !== '0A' || !inodes.has(fields[9]!)) continue;
+      const [hex, port] = fields[1]!.split(':') as [string, string];
+      found.push({ address: decodeAddress(hex), port: parseInt(port, 16) });
+    }
+  }
+  return found;
+}
+
+/** The kernel prints an address as 32-bit words in host (little-endian) order. */
+function decodeAddress(hex: string): string {
+  const bytes = (hex.match(/.{8}/g) ?? []).flatMap((word) => (word.match(/../g) ?? []).reverse().map((byte) => parseInt(byte, 16)));
+  if (bytes.length === 4) return bytes.join('.');
+  if (bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff) return `::ffff:${bytes.slice(12).join('.')}`;
+  // Only the forms that matter here are shortened: :: (any address) and ::1 (loopback); the rest stay full.
+  if (bytes.slice(0, 15).every((b) => b === 0)) return `::${bytes[15] ? bytes[15].toString(16) : ''}`;
+  return Array.from({ length: 8 }, (_, i) => ((bytes[2 * i]! << 8) | bytes[2 * i + 1]!).toString(16)).join(':');
+}
+
+const isLoopback = (address: string) => address === '::1' || /^(::ffff:)?127\./.test(address);
+
+describe('npm start says what is wrong, in one line', () => {
+  let plain: Run;
+  let first: Banner;
+  beforeAll(async () => {
+    plain = run(['--data', dataDir], engineEnv);
+    first = await banner(plain);
+  });
+  afterAll(async () => {
+    if (plain) await interrupt(plain);
+  });
+
+  it('listens on loopback only: every socket the runtime listens on is 127.0.0.1 or ::1', () => {
+    expect(decodeAddress('0100007F')).toBe('127.0.0.1');
+    expect(decodeAddress('00000000000000000000000001000000')).toBe('::1');
+    expect(decodeAddress('00000000')).toBe('0.0.0.0');
+    expect(decodeAddress('00000000000000000000000000000000')).toBe('::');
+    const runtimeFile = JSON.parse(readFileSync(plain.runtimeFile!, 'utf8')) as RuntimeFile;
+    const listening = listeningAddresses(plain.child.pid!);
+    const ports = listening.map((socket) => socket.port);
+    // Each engine of this start is among them: the gateway, fauxqs (which binds 0.0.0.0 by itself), SES, dynalite.
+    expect(ports).toContain(Number(new URL(first.url).port));
+    expect(ports).toContain(Number(new URL(runtimeFile.sqsEndpoint).port));
+    expect(ports).toContain(Number(new URL(runtimeFile.sesEndpoint).port));
+    if (!runtimeFile.externalDynamo) expect(ports).toContain(Number(new URL(runtimeFile.dynamoEndpoint).port));
+    expect(listening.filter((socket) => !isLoopback(socket.address))).toEqual([]);
+  });
+
+  it('a second start on the same data folder names the running one (pid, URL), exits 1, and the first still answers', async () => {
+    const lock = JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8')) as { pid: number; url: string };
+    expect(lock).toMatchObject({ pid: plain.child.pid, url: first.url });
+    const { code, lines } = await refusal(run(['--data', dataDir], engineEnv));
+    expect(code).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`already running on ${dataDir} (pid ${plain.child.pid}, ${first.url})`);
+    expect(await demoLocations(first)).toMatchObject({ status: 200 });
+  });
+
+  it('a busy port is one line naming it, and exit 1', async () => {
+    const port = new URL(first.url).port;
+    const { code, lines } = await refusal(run(['--in-memory'], { PORT: port }));
+    expect(code).toBe(1);
+    expect(lines).toEqual([`npm start: port ${port} is in use: set PORT=… or stop what listens there`]);
+  });
+
+  it('stops cleanly, releasing the data folder', async () => {
+    expect(await interrupt(plain)).toBe(0);
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
+  });
+
+  it('an old data folder on a fresh external engine (DynamoDB Local): seeds it, and the printed credentials work', async () => {
+    const engine: DynamoDbLocal = await startDynamoDbLocal(toolPath(TOOLS.java));
+    try {
+      const external = run(['--data', dataDir], {
+        DYNAMODB_ENDPOINT: engine.endpoint,
+        AWS_ACCESS_KEY_ID: DYNAMODB_LOCAL_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: DYNAMODB_LOCAL_CREDENTIALS.secretAccessKey,
+      });
+      try {
+        const printed = await banner(external);
+        expect(printed.clientId).not.toBe(first.clientId); // a new demo application, in the engine that holds it
+        const { status, ids } = await demoLocations(printed);
+        expect(status).toBe(200);
+        expect(ids).toContain('nyc-midtown');
+      } finally {
+        expect(await interrupt(external)).toBe(0);
+      }
+    } finally {
+      await engine.stop();
+    }
+  }, 60_000);
+
+  it("runs the README's \"Running against other engines\" commands as written, after a plain start, and answers", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Running against other engines'));
+    const commands = /```sh\n([\s\S]*?)```/.exec(section.slice(0, section.indexOf('\n## ', 3)))?.[1];
+    expect(commands).toContain('DYNAMODB_ENDPOINT=http://localhost:8000 npm start');
+    // Free ports for the README's 8000 (and PORT for its 3000); the folder and runtime file through their variables.
+    const script = commands!.replaceAll('8000', String(await freePort()));
+    const runtimeFile = join(scratch, 'readme-runtime.json');
+    const shell = collect(
+      spawn('bash', ['-c', script], {
+        cwd: ROOT,
+        detached: true, // its own process group: npm, tsx, the runtime and the backgrounded jar stop together
+        env: {
+          ...process.env,
+          PATH: `${dirname(toolPath(TOOLS.java))}:${process.env.PATH}`,
+          PORT: String(await freePort()),
+          CUSTOMER_API_DATA_DIR: dataDir,
+          CUSTOMER_API_RUNTIME_FILE: runtimeFile,
+          LOG_LEVEL: 'SILENT',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    const group = shell.child.pid!;
+    try {
+      const printed = await banner(shell, 45_000);
+      expect(shell.output()).toContain(`(data in ${dataDir})`);
+      const { status, ids } = await demoLocations(printed);
+      expect(status).toBe(200);
+      expect(ids).toContain('nyc-midtown');
+    } finally {
+      await stopGroup(group);
+    }
+  }, 60_000);
+});
+
+/** SIGTERM to the whole group (npm forwards it; the jar stops on it), then SIGKILL to what is left after 10 s. */
+async function stopGroup(group: number): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(-group, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (alive()) process.kill(-group, 'SIGTERM');
+  const deadline = Date.now() + 10_000;
+  while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (alive()) process.kill(-group, 'SIGKILL');
+}
