@@ -1,12 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_PREFIX } from '#lambdas/admin/apps';
 import { putGroup } from '#lib/ingest/venues';
 import { sha256Hex } from '#domain/crypto';
-import { COMMANDS } from '#lib/admin-cli/commands';
-import { usage } from '#lib/admin-cli/usage';
+import { runCli } from '#lib/admin-cli/run';
+import { systemClock } from '#platform/clock';
 import type { LocalRuntime } from '#lib/local/runtime';
 import { newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 import { admin as runAdmin, runtimeFileFor, type Run } from '../fixtures/admin-cli.js';
@@ -55,14 +55,134 @@ async function refused(args: string[], message: RegExp): Promise<Run> {
   return run;
 }
 
+/**
+ * The CLI's own entry (what bin/admin.ts runs) in this process, aimed at a
+ * runtime file that does not exist: whatever it accepts, it can reach no
+ * store, so trying every command and flag writes nothing and costs no
+ * process each.
+ */
+async function offline(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, {
+    out: (t) => (out += t),
+    err: (t) => (err += t),
+    env: { CUSTOMER_API_RUNTIME_FILE: join(dir, 'no-runtime.json') },
+    clock: systemClock,
+  });
+  return { code, out, err };
+}
+
+/** A command as the help text shows it: its name and each flag with a sample value (null for a switch). */
+type Synopsis = { name: string; flags: [string, string | null][] };
+
+/** Flags every command takes (the help's "Target" and "Every command also takes" sections). */
+const GLOBAL_FLAGS = ['json', 'debug', 'stage', 'region', 'runtime-file'];
+
+/** A value of the kind a placeholder names: a number for N, an ISO time for ISO, the first of a|b, else the placeholder. */
+function sample(placeholder: string): string {
+  if (placeholder === 'N') return '1';
+  if (placeholder === 'ISO') return '2030-01-01T00:00:00Z';
+  return placeholder.split('|')[0]!;
+}
+
+/** The commands of the help's "Commands:" section: lines indented two spaces, name words in lowercase, then ARG and flags. */
+function synopses(help: string): Synopsis[] {
+  const section = help.split('\nCommands:\n')[1]!.split('\n\n')[0]!;
+  return section
+    .split('\n')
+    .filter((line) => /^ {2}[a-z]/.test(line))
+    .map((line) => {
+      const words = line.trim().split(/\s+/);
+      const name = words.filter((w, i) => /^[a-z][a-z-]*$/.test(w) && words.slice(0, i).every((p) => /^[a-z][a-z-]*$/.test(p))).join(' ');
+      const tokens = words.map((w) => w.replace(/^\[|\]$/g, ''));
+      const flags: [string, string | null][] = [];
+      tokens.forEach((t, i) => {
+        if (!t.startsWith('--')) return;
+        const next = tokens[i + 1];
+        flags.push([t.slice(2), next !== undefined && !next.startsWith('--') && words[i]!.endsWith(']') === false ? sample(next) : null]);
+      });
+      return { name, flags };
+    })
+    .filter((c) => c.name !== 'help');
+}
+
+/** Commands the README shows: every `npm run admin -- <group> <verb>` and each line of its CLI block, with the flags given. */
+function readmeCommands(readme: string): { name: string; flags: string[] }[] {
+  const found: { name: string; flags: string[] }[] = [];
+  const add = (text: string) => {
+    const [group, verbs] = text.trim().split(/\s+/);
+    if (!group || !verbs || !/^[a-z]/.test(verbs)) return;
+    const flags = [...text.matchAll(/--([a-z][a-z-]*)/g)].map((m) => m[1]!);
+    // "destinations add|list|show" names several verbs of one group.
+    for (const verb of verbs.split('|')) found.push({ name: `${group} ${verb}`, flags });
+  };
+  for (const m of readme.matchAll(/npm run admin -- ([^`\n#]+)/g)) add(m[1]!);
+  const block = readme.split('\n## Admin CLI\n')[1]!.split('```')[1]!;
+  for (const line of block.split('\n')) for (const segment of line.split('#')[0]!.split(' | ')) add(segment);
+  return found;
+}
+
 const LOCATION_FLAGS = ['--name', 'Ops One', '--short-name', 'One', '--timezone', 'America/Chicago', '--slug', 'ops-one'];
 
 describe('admin CLI', { timeout: 60_000 }, () => {
-  it('prints the usage for help, derived from the command table', async () => {
-    const run = await admin(['help']);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toBe(`${usage(COMMANDS)}\n`);
-    for (const c of COMMANDS) expect(run.stdout).toContain(`  ${c.name}`);
+  describe('help', () => {
+    // The help text as an operator reads it: one real process; the commands it lists are then tried for what they accept.
+    let help: Run;
+    let listed: Synopsis[];
+    beforeAll(async () => {
+      help = await admin(['help']);
+      listed = synopses(help.stdout);
+    });
+
+    it('prints the usage on stdout with exit 0, listing commands', () => {
+      expect(help.code).toBe(0);
+      expect(help.stderr).toBe('');
+      expect(help.stdout).toMatch(/^Usage: npm run admin -- <command> \[flags\]\n/);
+      // Enough that the parse below cannot pass on an empty list.
+      expect(listed.length).toBeGreaterThan(20);
+      expect(listed.map((c) => c.name)).toContain('menus publish');
+    });
+
+    it('lists only commands that exist: each is taken as a command, not "unknown command"', async () => {
+      for (const { name } of listed) {
+        const run = await offline([...name.split(' ')]);
+        expect(run.err, name).not.toMatch(/unknown command/);
+        // Harmless: without a runtime to reach, it stops at what is missing (an argument, a flag, the runtime).
+        expect(run.code, name).toBe(2);
+        expect(run.err, name).toMatch(/takes one|needs --|takes no arguments|local runtime is not running/);
+      }
+      // The same probe does tell an unknown command apart.
+      expect((await offline(['apps', 'frobnicate'])).err).toMatch(/unknown command "apps frobnicate"/);
+    });
+
+    it('names for each command only flags it accepts, and each refuses a flag it does not name', async () => {
+      let flagsTried = 0;
+      for (const { name, flags } of listed) {
+        for (const [flag, value] of flags) {
+          const run = await offline([...name.split(' '), `--${flag}`, ...(value === null ? [] : [value])]);
+          expect(run.err, `${name} --${flag}`).not.toMatch(/Unknown option|unknown command/);
+          expect(run.code, `${name} --${flag}`).toBe(2);
+          flagsTried++;
+        }
+        const unknown = await offline([...name.split(' '), '--no-such-flag']);
+        expect(unknown.code, name).toBe(2);
+        expect(unknown.err, name).toMatch(/Unknown option '--no-such-flag'/);
+      }
+      expect(flagsTried).toBeGreaterThan(30);
+    });
+
+    it('lists every command the README documents, with the flags the README gives it', async () => {
+      const documented = readmeCommands(readFileSync(new URL('../../README.md', import.meta.url), 'utf8'));
+      // The README's CLI block and its runbook lines together name these at least.
+      expect(documented.map((d) => d.name)).toEqual(expect.arrayContaining(['apps create', 'destinations remove', 'dlq redrive', 'shiftq backfill-kitchen']));
+      const names = listed.map((c) => c.name);
+      for (const { name, flags } of documented) {
+        expect(names, name).toContain(name);
+        const inHelp = new Set(listed.find((c) => c.name === name)!.flags.map(([flag]) => flag));
+        for (const flag of flags) expect(inHelp.has(flag) || GLOBAL_FLAGS.includes(flag), `${name} --${flag}`).toBe(true);
+      }
+    });
   });
 
   describe('apps', () => {
