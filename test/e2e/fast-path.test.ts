@@ -6,70 +6,31 @@ import { businessDateAt } from '#domain/sports-day';
 import { publishMenu } from '#lambdas/webhooks/menu-publish';
 import { sampleMenu } from '#lib/local/demo-menu';
 import type { LocalRuntime } from '#lib/local/runtime';
-import { call, startTestRuntime, tokenFor, rateCount } from '../support/runtime.js';
+import { dynamoCallLog, roundTrips, type LoggedCall } from '../support/call-log.js';
+import { call, manualClock, startTestRuntime, tokenFor, rateCount } from '../support/runtime.js';
 
 /**
- * The /v1 fast path, measured on the runtime's own DynamoDB client: every
- * call is held for DELAY_MS, so calls that overlap ran in one round trip
- * and calls that do not ran one after the other. A structural check, not a
- * timing one: the delay only has to exceed the calls' own latency spread.
+ * The /v1 fast path, read from the engine's call log: which DynamoDB calls
+ * were in flight together (support/call-log.ts). A structural check, not a
+ * timing one: calls that overlap went in one round trip, a call started only
+ * after another ended is a later one. How fast is the bench's business.
  */
-const DELAY_MS = 80;
-type Call = { name: string; start: number; end: number };
 
 let runtime: LocalRuntime;
-let calls: Call[] = [];
-let recording = false;
+let log: ReturnType<typeof dynamoCallLog>;
 beforeAll(async () => {
-  runtime = await startTestRuntime();
+  // The sweeper's schedule never fires here: its calls would join the log of whatever request was being recorded.
+  // A still clock: the rate counts compared below stay in one window.
+  runtime = await startTestRuntime({ clock: manualClock(), sweepEveryMs: 24 * 3_600_000 });
   await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'denver-union', menu: sampleMenu() });
-  runtime.dynamo.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (!recording) return next(args);
-      const call = { name: String(context.commandName).replace(/Command$/, ''), start: performance.now(), end: 0 };
-      calls.push(call);
-      await new Promise((r) => setTimeout(r, DELAY_MS));
-      try {
-        return await next(args);
-      } finally {
-        call.end = performance.now();
-      }
-    },
-    { step: 'initialize', name: 'fastPathProbe' },
-  );
+  log = dynamoCallLog(runtime);
 });
-afterAll(() => runtime?.stop());
+afterAll(async () => {
+  log?.stop();
+  await runtime?.stop();
+});
 
-async function recorded(run: () => Promise<unknown>): Promise<Call[]> {
-  calls = [];
-  recording = true;
-  try {
-    await run();
-  } finally {
-    recording = false;
-  }
-  return calls;
-}
-
-/**
- * Sequential round trips: a call that starts once some call of the current
- * trip has ended depends on an answer, so it opens the next trip. Calls sent
- * together all start before any ends; a slow one (the counter's write) does
- * not hide the trip after it.
- */
-function roundTrips(list: Call[]): number {
-  let trips = 0;
-  let firstEnd = -Infinity;
-  for (const c of [...list].sort((a, b) => a.start - b.start)) {
-    if (c.start >= firstEnd) {
-      trips++;
-      firstEnd = c.end;
-    } else {
-      firstEnd = Math.min(firstEnd, c.end);
-    }
-  }
-  return trips;
-}
+const recorded = (run: () => Promise<unknown>): Promise<LoggedCall[]> => log.during(run);
 
 const MENU = '/v1/demo-group/denver-union/bevq/menu';
 
