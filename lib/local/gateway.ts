@@ -42,7 +42,11 @@ export type Site = (req: IncomingMessage, res: ServerResponse, path: string) => 
  * `timeoutScale` multiplies every function's timeout (lib/functions.ts), which the gateway enforces as Lambda
  * does: tests shrink it so a slow engine runs into it in seconds.
  */
-export type GatewayOptions = { timeoutScale?: number };
+export type GatewayOptions = {
+  timeoutScale?: number;
+  /** The throttle buckets' clock (ms); default Date.now. Tests pin it, so a bucket refills only when they say. */
+  now?: () => number;
+};
 
 export function createGateway(
   handlers: Record<Family, ProxyHandler>,
@@ -54,7 +58,7 @@ export function createGateway(
   const route = router(handlers, admin.handler);
   const keyHash = sha256(admin.key);
   const buckets = new Map<string, { take(): boolean }>();
-  const bucketOf = (routeKey: string) => buckets.get(routeKey) ?? buckets.set(routeKey, tokenBucket(throttle)).get(routeKey)!;
+  const bucketOf = (routeKey: string) => buckets.get(routeKey) ?? buckets.set(routeKey, tokenBucket(throttle, options.now)).get(routeKey)!;
 
   return createServer((req, res) => {
     void (async () => {
