@@ -35,12 +35,12 @@ function secretOnce(label: string, secret: string): HTMLElement {
 
 export async function applicationsPage(shell: Shell): Promise<HTMLElement> {
   const list = h('div', {});
-  const refresh = async () => list.replaceChildren(appsTable(shell, (await api<{ apps: any[] }>('GET', '/apps?limit=1000')).apps));
+  const created = h('div', {});
+  const refresh = async () => list.replaceChildren(appsTable(shell, (await api<{ apps: any[] }>('GET', '/apps?limit=1000')).apps, (shown) => created.replaceChildren(shown)));
   await refresh();
   const group = input({ name: 'groupId', required: true, value: 'demo-group' });
   const name = input({ name: 'name', required: true });
   const scopes = SCOPES.map((scope) => h('label', {}, h('input', { type: 'checkbox', name: 'scope', value: scope }), ` ${scope}`) as HTMLElement);
-  const created = h('div', {});
   const form = submitForm(
     shell,
     async () => {
@@ -52,10 +52,45 @@ export async function applicationsPage(shell: Shell): Promise<HTMLElement> {
     },
     h('fieldset', {}, h('legend', {}, 'Create an application'), field('Group', group), field('Name', name), h('div', { role: 'group', 'aria-label': 'Scopes' }, ...scopes), h('button', { type: 'submit' }, 'Create')),
   );
-  return h('section', {}, h('h2', {}, 'Applications'), form, created, list);
+  return h('section', {}, h('h2', {}, 'Applications'), form, created, list, await legacySection());
 }
 
-function appsTable(shell: Shell, apps: any[]): HTMLElement {
+/** Legacy bearer credentials still in use, for planning their retirement (the first page, oldest first). */
+async function legacySection(): Promise<HTMLElement> {
+  const { legacyCredentials, nextCursor } = await api<{ legacyCredentials: any[]; nextCursor?: string }>('GET', '/legacy-credentials?limit=100');
+  const rows = legacyCredentials.map((c) => [h('code', {}, c.clientId), c.name, c.groupId, c.status, h('code', {}, c.tokenPrefix), c.lastUsedAt ? time(c.lastUsedAt) : 'never']);
+  return h(
+    'section',
+    { 'aria-label': 'Legacy credentials' },
+    h('h3', {}, 'Legacy bearer credentials'),
+    legacyCredentials.length
+      ? table('Legacy bearer credentials', ['Client id', 'Name', 'Group', 'Status', 'Prefix', 'Last used (to the hour)'], rows)
+      : h('p', {}, 'No legacy bearer credentials.'),
+    nextCursor ? h('p', {}, 'The oldest 100 are shown; `npm run admin -- apps legacy-report` lists them all.') : '',
+  );
+}
+
+/** Rotates an application's client secret after asking how long the replaced one keeps working. */
+function rotateSecretButton(shell: Shell, clientId: string, show: (shown: HTMLElement) => void): HTMLElement {
+  return h(
+    'button',
+    {
+      type: 'button',
+      onclick: () => {
+        const answer = prompt(`New client secret for ${clientId}. Hours the current secret keeps working (0 to 168; 0 if it leaked):`, '24');
+        if (answer === null) return;
+        void shell.act(async () => {
+          const result = await api('POST', `/apps/${clientId}/rotate-secret`, { overlapHours: Number(answer.trim()) });
+          show(h('div', {}, h('p', {}, `New client secret for ${clientId}; the replaced one works until ${result.app.previousSecretExpiresAt}.`), secretOnce('Client secret', result.clientSecret)));
+          shell.say(`Client secret of ${clientId} rotated.`);
+        });
+      },
+    },
+    'Rotate secret',
+  );
+}
+
+function appsTable(shell: Shell, apps: any[], show: (shown: HTMLElement) => void): HTMLElement {
   const rows = apps.map((a) => [
     h('code', {}, a.clientId),
     a.name,
@@ -64,6 +99,8 @@ function appsTable(shell: Shell, apps: any[]): HTMLElement {
     a.scopes.join(', '),
     a.allowedLocationIds ? a.allowedLocationIds.join(', ') : 'all',
     `${a.requestsThisMinute} / ${a.rateLimitPerMinute}`,
+    a.previousSecretExpiresAt && Date.parse(a.previousSecretExpiresAt) > Date.now() ? time(a.previousSecretExpiresAt) : '',
+    a.status === 'active' && a.credentialType === 'client_credentials' ? rotateSecretButton(shell, a.clientId, show) : '',
     a.status === 'active'
       ? h(
           'button',
@@ -83,7 +120,7 @@ function appsTable(shell: Shell, apps: any[]): HTMLElement {
         )
       : '',
   ]);
-  return table('Applications', ['Client id', 'Name', 'Group', 'Status', 'Scopes', 'Locations', 'This minute / limit', ''], rows);
+  return table('Applications', ['Client id', 'Name', 'Group', 'Status', 'Scopes', 'Locations', 'This minute / limit', 'Replaced secret works until', '', ''], rows);
 }
 
 const healthBadge = (health: string) => h('span', { class: `health health-${health}` }, health);

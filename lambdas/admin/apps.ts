@@ -5,7 +5,7 @@ import { randomSecret, sha256Hex } from '#domain/crypto';
 import type { App, CredentialType } from '#data/apps';
 import type { WalkKey } from '#data/group-index';
 import type { Store } from '#data/store';
-import { AdminInputError, AdminNotFoundError, appInput, parseInput, type AppInput } from '#domain/inputs';
+import { AdminConflictError, AdminInputError, AdminNotFoundError, appInput, parseInput, type AppInput } from '#domain/inputs';
 import { randomBytes } from 'node:crypto';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { adminPage, type PageQuery } from './paging.js';
@@ -58,12 +58,14 @@ export async function createApp(
 
   if (credentialType === 'client_credentials') {
     const clientSecret = randomSecret(32);
-    const app: App = { ...base, secretHash: sha256Hex(clientSecret) };
+    const app: App = { ...base, secretHash: sha256Hex(clientSecret), secretRotatedAt: createdAt };
     await store.apps.create(app);
     return { app, clientSecret };
   }
   const legacyCredential = `${LEGACY_PREFIX}${randomSecret(32)}`;
   const app: App = { ...base, tokenPrefix: legacyCredential.slice(0, SHOWN_PREFIX_LENGTH) };
+  // The report's marker first: no legacy application exists that the report cannot list.
+  await store.appList.markLegacy(app);
   await store.apps.create(app);
   await store.credentials.put({
     tokenHash: sha256Hex(legacyCredential),
@@ -81,6 +83,53 @@ export async function revokeApp(store: Store, clientId: string, now: number) {
     throw new AdminNotFoundError(`application ${clientId} does not exist`);
   }
   return { revoked: clientId };
+}
+
+/** How long a replaced client secret keeps working after a rotation: by default, and at most (7 days). */
+export const SECRET_OVERLAP_HOURS = { default: 24, max: 168 } as const;
+
+/**
+ * Gives an application a new client secret, shown in this answer only. The one it replaces keeps working for
+ * `overlapHours` (default 24; 0: it stops at once, for a leaked secret; at most 168), so running clients
+ * can move over without downtime; a secret replaced earlier stops at once. Tokens already issued keep their
+ * 24 hours (revoking the application still ends them all at once).
+ */
+export async function rotateClientSecret(store: Store, clientId: string, { overlapHours = SECRET_OVERLAP_HOURS.default }: { overlapHours?: number }, now: number) {
+  if (!Number.isInteger(overlapHours) || overlapHours < 0 || overlapHours > SECRET_OVERLAP_HOURS.max) {
+    throw new AdminInputError(`overlapHours: a whole number of hours from 0 to ${SECRET_OVERLAP_HOURS.max}`);
+  }
+  const app = await requireApp(store, clientId);
+  if (app.credentialType !== 'client_credentials' || !app.secretHash) {
+    throw new AdminConflictError(`application ${clientId} has a legacy bearer credential, not a client secret: create a client_credentials application to migrate to`);
+  }
+  if (app.status !== 'active') throw new AdminConflictError(`application ${clientId} is revoked`);
+  const clientSecret = randomSecret(32);
+  const previousUntil = new Date(now + overlapHours * 3_600_000).toISOString();
+  const at = new Date(now).toISOString();
+  if (!(await store.apps.rotateSecret(clientId, { expectedHash: app.secretHash, newHash: sha256Hex(clientSecret), previousUntil, at }))) {
+    throw new AdminConflictError(`application ${clientId} changed meanwhile (rotated or revoked); show it and try again`);
+  }
+  return { app: publicApp({ ...app, previousSecretExpiresAt: previousUntil, secretRotatedAt: at }), clientSecret };
+}
+
+/** A page of legacy bearer applications with their credential's last use (never the credential), oldest first. */
+export async function legacyReport(deps: MessagingDeps, query: PageQuery = {}) {
+  const { items, nextCursor } = await adminPage<App>(deps, { r: 'legacy-apps' }, query, async (limit, startKey) => {
+    const { apps, lastKey } = await deps.store.appList.legacyPage({ limit, ...(startKey ? { startKey } : {}) });
+    return { items: apps, ...(lastKey ? { lastKey } : {}) };
+  });
+  return {
+    legacyCredentials: items.map((a) => ({
+      clientId: a.clientId,
+      groupId: a.groupId,
+      name: a.name,
+      status: a.status,
+      tokenPrefix: a.tokenPrefix,
+      createdAt: a.createdAt,
+      lastUsedAt: a.lastUsedAt ?? null,
+    })),
+    ...(nextCursor ? { nextCursor } : {}),
+  };
 }
 
 export async function requireApp(store: Store, clientId: string): Promise<App> {
@@ -115,9 +164,9 @@ export function createdAppDocument({ app, clientSecret, legacyCredential }: Crea
   return { app: publicApp(app), ...(clientSecret ? { clientSecret } : { legacyCredential }) };
 }
 
-/** An application as ops see it: never the secret hash. */
+/** An application as ops see it: never a secret hash. */
 export function publicApp(app: App) {
-  const { secretHash: _hash, ...rest } = app;
+  const { secretHash: _hash, previousSecretHash: _previous, ...rest } = app;
   return rest;
 }
 

@@ -24,6 +24,9 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: z.ZodType; query?: z.
   listApps: { query: z.object({ groupId: id.optional(), ...pageQuery }) },
   showApp: {},
   revokeApp: { body: noInput },
+  // The range is rotateClientSecret's rule, which the CLI shares.
+  rotateClientSecret: { body: z.object({ overlapHours: z.number().optional() }).strict() },
+  legacyReport: { query: z.object(pageQuery) },
   addDestination: { body: addInput.strict() },
   listDestinations: { query: z.object({ clientId: id.optional(), ...pageQuery }) },
   showDestination: {},

@@ -1,4 +1,4 @@
-import { createApp, createdAppDocument, listApps, revokeApp, showApp } from './apps.js';
+import { createApp, createdAppDocument, legacyReport, listApps, revokeApp, rotateClientSecret, showApp } from './apps.js';
 import {
   addDestination,
   editDestination,
@@ -35,6 +35,8 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   listApps: ({ query }, deps) => listApps(deps, query as InputOf<typeof listApps, 1>),
   showApp: ({ params }, deps) => showApp(deps.store, params.clientId!),
   revokeApp: ({ params, now }, deps) => revokeApp(deps.store, params.clientId!, now),
+  rotateClientSecret: ({ params, body, now }, deps) => rotateClientSecret(deps.store, params.clientId!, body as InputOf<typeof rotateClientSecret, 2>, now),
+  legacyReport: ({ query }, deps) => legacyReport(deps, query as InputOf<typeof legacyReport, 1>),
   addDestination: ({ body }, deps) => addDestination(deps, body as InputOf<typeof addDestination, 1>),
   listDestinations: ({ query }, deps) => listDestinations(deps, query as InputOf<typeof listDestinations, 1>),
   showDestination: ({ params }, deps) => showDestination(deps, params.destinationId!),

@@ -1,11 +1,25 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { appKeys, toApp, type App } from './apps.js';
-import type { Db } from './db.js';
+import { queryPage, type Db } from './db.js';
 import { everyGroupPage, groupPage, type WalkKey } from './group-index.js';
+import { itemOf, readItems } from './preload.js';
+
+/**
+ * Legacy bearer applications, one marker each under one partition, oldest first: written only when such an
+ * application is created (rare, and never by a request), read by the legacy report a page at a time.
+ */
+export const legacyAppKeys = {
+  marker: (app: Pick<App, 'clientId' | 'createdAt'>) => ({ PK: 'LEGACY_APPS', SK: `${app.createdAt}#${app.clientId}` }),
+};
 
 /** Listing applications: the admin's alone, so the index walker stays out of the functions that only authorize. */
 export type AppListRepo = {
   /** A page of applications, oldest first within a group, of one group or of every group in turn (a page may hold fewer than `limit` and still have a next). */
   page(request: { groupId?: string; limit: number; startKey?: WalkKey }): Promise<{ apps: App[]; lastKey?: WalkKey }>;
+  /** Lists a legacy bearer application in the legacy report; written before the application itself. */
+  markLegacy(app: App): Promise<void>;
+  /** A page of legacy bearer applications, oldest first: one Query for the markers, one BatchGetItem for the applications. */
+  legacyPage(request: { limit: number; startKey?: Record<string, unknown> }): Promise<{ apps: App[]; lastKey?: Record<string, unknown> }>;
 };
 
 export function appListRepo(db: Db): AppListRepo {
@@ -15,6 +29,25 @@ export function appListRepo(db: Db): AppListRepo {
         ? await groupPage(db, appKeys.index, groupId, { legacy: { filter: { expression: 'groupId = :g', values: { ':g': groupId } } } }, limit, startKey)
         : await everyGroupPage(db, appKeys.index, {}, limit, startKey);
       return { apps: items.map(toApp), ...(lastKey ? { lastKey } : {}) };
+    },
+    async markLegacy(app) {
+      await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...legacyAppKeys.marker(app), clientId: app.clientId } }));
+    },
+    async legacyPage({ limit, startKey }) {
+      const { items, lastKey } = await queryPage(
+        db.doc,
+        { TableName: db.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'LEGACY_APPS' } },
+        limit,
+        startKey,
+      );
+      const keys = items.map((m) => appKeys.app(String(m.clientId)));
+      const found = await readItems(db, keys, false);
+      // A marker whose application was never written (a creation cut short) lists nothing.
+      const apps = keys.flatMap((k) => {
+        const item = itemOf(found, k);
+        return item ? [toApp(item)] : [];
+      });
+      return { apps, ...(lastKey ? { lastKey } : {}) };
     },
   };
 }

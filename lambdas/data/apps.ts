@@ -19,12 +19,22 @@ export type App = {
   credentialType: CredentialType;
   /** SHA-256 of the client secret; absent for legacy bearer applications. */
   secretHash?: string;
+  /** SHA-256 of the secret a rotation replaced, which still works until previousSecretExpiresAt (the overlap). */
+  previousSecretHash?: string;
+  previousSecretExpiresAt?: string;
+  /** When the secret last changed (creation or rotation). */
+  secretRotatedAt?: string;
+  /** Legacy bearer applications: when the credential was last used, to within LEGACY_USE_RESOLUTION_SECONDS. */
+  lastUsedAt?: string;
   /** First characters of a legacy bearer credential, for recognising it; empty otherwise. */
   tokenPrefix: string;
   expiresAt: string | null;
   createdAt: string;
   revokedAt?: string;
 };
+
+/** A legacy credential's last use is written at most once in this many seconds (never a write per request). */
+export const LEGACY_USE_RESOLUTION_SECONDS = 3_600;
 
 export const appKeys = {
   app: (clientId: string) => ({ PK: `APP#${clientId}`, SK: 'APP' }),
@@ -36,6 +46,14 @@ export type AppsRepo = {
   get(clientId: string, options?: { consistent?: boolean }): Promise<App | null>;
   create(app: App): Promise<void>;
   revoke(clientId: string, at: string): Promise<boolean>;
+  /**
+   * Replaces an active client_credentials application's secret, keeping the one it replaces until `previousUntil`
+   * (never past, when `previousUntil` is now); only when its secret is still `expectedHash`, so of two rotations
+   * racing one wins. Returns false otherwise.
+   */
+  rotateSecret(clientId: string, change: { expectedHash: string; newHash: string; previousUntil: string; at: string }): Promise<boolean>;
+  /** Records a legacy credential's use at `at`, unless one was recorded less than LEGACY_USE_RESOLUTION_SECONDS before. */
+  markUsed(clientId: string, at: number): Promise<void>;
 };
 
 export function appsRepo({ doc, tableName }: Db): AppsRepo {
@@ -67,7 +85,40 @@ export function appsRepo({ doc, tableName }: Db): AppsRepo {
         }),
       ));
     },
+    async rotateSecret(clientId, { expectedHash, newHash, previousUntil, at }) {
+      return applied(
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: appKeys.app(clientId),
+            UpdateExpression: 'SET secretHash = :new, previousSecretHash = :old, previousSecretExpiresAt = :until, secretRotatedAt = :at',
+            ConditionExpression: 'secretHash = :old AND #status = :active',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':new': newHash, ':old': expectedHash, ':until': previousUntil, ':at': at, ':active': 'active' },
+          }),
+        ),
+      );
+    },
+    async markUsed(clientId, at) {
+      // The condition makes concurrent instances write once between them; a lost race is the outcome wanted.
+      await applied(
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: appKeys.app(clientId),
+            UpdateExpression: 'SET lastUsedAt = :at',
+            ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
+            ExpressionAttributeValues: { ':at': new Date(at).toISOString(), ':stale': new Date(at - LEGACY_USE_RESOLUTION_SECONDS * 1000).toISOString() },
+          }),
+        ),
+      );
+    },
   };
+}
+
+/** Whether a legacy credential's recorded use is older than the resolution (or missing): the next use writes it. */
+export function useIsStale(app: Pick<App, 'lastUsedAt'>, now: number): boolean {
+  return app.lastUsedAt === undefined || Date.parse(app.lastUsedAt) < now - LEGACY_USE_RESOLUTION_SECONDS * 1000;
 }
 
 /** The application of a stored item (its keys dropped). */

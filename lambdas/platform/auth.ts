@@ -1,5 +1,5 @@
 import type { Deps } from './deps.js';
-import { appKeys, appsRepo, type App } from '#data/apps';
+import { appKeys, appsRepo, useIsStale, type App } from '#data/apps';
 import { credentialKeys, credentialsRepo, type Credential } from '#data/credentials';
 import { locationKeys, locationsRepo, type Location } from '#data/locations';
 import type { ItemKey, Read } from '#data/preload';
@@ -109,6 +109,8 @@ export async function authorize(
   if (!app) throw invalid();
   if (app.status === 'revoked') throw new ApiError('token_revoked');
   if (app.expiresAt && Date.parse(app.expiresAt) <= now) throw new ApiError('application_expired');
+  // A legacy credential's last use, for planning its retirement (contract 5.1 rule 5): a write at most once an hour.
+  if (credential.credentialType === 'legacy_bearer' && useIsStale(app, now)) await recordLegacyUse(deps, app.clientId, now);
 
   if (remembered !== undefined && remembered <= app.rateLimitPerMinute) {
     // The limit was raised since this process remembered the count: count this request after all.
@@ -163,6 +165,15 @@ const OVER_LIMIT = (() => {
     forget: (clientId: string) => void counts.delete(clientId),
   };
 })();
+
+/** A failed write of the last use never fails the request it was for: the next use after the hour tries again. */
+async function recordLegacyUse(deps: Deps, clientId: string, now: number): Promise<void> {
+  try {
+    await deps.store.apps.markUsed(clientId, now);
+  } catch (err) {
+    deps.logger.warn('legacy credential use not recorded', { clientId, error: (err as Error).name });
+  }
+}
 
 function isExpired(credential: Credential, now: number): boolean {
   return credential.expiresAt !== null && Date.parse(credential.expiresAt) <= now;

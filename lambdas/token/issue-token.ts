@@ -91,7 +91,12 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
 
   // A revocation made a moment ago counts.
   const app = await deps.store.apps.get(clientId, { consistent: true });
-  const secretMatches = safeEqual(sha256Hex(clientSecret), app?.secretHash ?? UNKNOWN_CLIENT_HASH);
+  // The current secret, or the one a rotation replaced while its overlap lasts; both compared every time, so the
+  // answer's timing tells nothing about which matched or whether a rotation is under way.
+  const presented = sha256Hex(clientSecret);
+  const matchesCurrent = safeEqual(presented, app?.secretHash ?? UNKNOWN_CLIENT_HASH);
+  const matchesPrevious = safeEqual(presented, app?.previousSecretHash ?? UNKNOWN_CLIENT_HASH);
+  const secretMatches = matchesCurrent || (matchesPrevious && app?.previousSecretExpiresAt !== undefined && Date.parse(app.previousSecretExpiresAt) > now);
   const usable =
     app !== null &&
     secretMatches &&

@@ -1,4 +1,4 @@
-import { createApp, createdAppDocument, listApps, revokeApp, showApp } from '#lambdas/admin/apps';
+import { createApp, createdAppDocument, legacyReport, listApps, revokeApp, rotateClientSecret, SECRET_OVERLAP_HOURS, showApp } from '#lambdas/admin/apps';
 import { allPages } from '#lambdas/admin/paging';
 import { backfillCampaignLinks, backfillGroupIndex } from '#lambdas/admin/backfill';
 import { AdminInputError, type AppInput } from '#domain/inputs';
@@ -135,6 +135,48 @@ export const COMMANDS: readonly Command[] = [
     json: '{"revoked": "ID"}',
     async run({ arg, store, now }) {
       return { json: await revokeApp(store, arg, now), text: `Revoked application ${arg}.` };
+    },
+  }),
+  defineCommand({
+    name: 'apps rotate-secret',
+    summary: [
+      'Give an application a new client secret, shown only once. The replaced secret keeps working for',
+      `--overlap-hours (default ${SECRET_OVERLAP_HOURS.default}, at most ${SECRET_OVERLAP_HOURS.max}; 0 for a leaked secret: it stops at once).`,
+      'Tokens already issued keep their 24 hours; revoke the application to end them all.',
+    ].join('\n'),
+    arg: 'ID',
+    flags: { 'overlap-hours': { value: 'N', kind: 'int' } },
+    json: '{"app": App, "clientSecret": "..."}',
+    async run({ arg, flags, store, now }) {
+      const hours = flags['overlap-hours'];
+      const rotated = await rotateClientSecret(store, arg, hours === undefined ? {} : { overlapHours: hours }, now);
+      return {
+        json: rotated,
+        text: [
+          `Rotated the client secret of ${arg}; the replaced secret works until ${rotated.app.previousSecretExpiresAt}.`,
+          fields({ client_id: arg, client_secret: rotated.clientSecret }),
+          'The client secret is shown only now: store it safely, it cannot be shown again.',
+        ].join('\n'),
+      };
+    },
+  }),
+  defineCommand({
+    name: 'apps legacy-report',
+    summary: 'List legacy bearer credentials with their application, status and last use (to the hour), oldest first.',
+    flags: {},
+    json: '{"legacyCredentials": [{"clientId", "groupId", "name", "status", "tokenPrefix", "createdAt", "lastUsedAt"}]}',
+    async run({ deps }) {
+      const pages = await allPages((cursor) => legacyReport(deps, cursor ? { cursor } : {}));
+      const legacyCredentials = pages.flatMap((p) => p.legacyCredentials);
+      const text = table(legacyCredentials, [
+        ['CLIENT ID', (c) => c.clientId],
+        ['GROUP', (c) => c.groupId],
+        ['NAME', (c) => c.name],
+        ['STATUS', (c) => c.status],
+        ['PREFIX', (c) => c.tokenPrefix],
+        ['LAST USED', (c) => c.lastUsedAt ?? 'never'],
+      ]);
+      return { json: { legacyCredentials }, text };
     },
   }),
   defineCommand({
