@@ -81,7 +81,7 @@ describe('bearer authentication on /v1', () => {
 
 describe('group and location boundaries', () => {
   it('another group is 403 whether or not it exists, with identical bodies', async () => {
-    await runtime.deps.store.groups.put({ groupId: 'other-group', name: 'Other', createdAt: new Date().toISOString() });
+    await runtime.deps.store.groups.put({ groupId: 'other-group', name: 'Other', createdAt: new Date(clock.now()).toISOString() });
     const { token } = await tokenFor(runtime);
     const existing = await call(runtime, '/v1/other-group/locations', { token });
     const missing = await call(runtime, '/v1/no-such-group/locations', { token });

@@ -9,7 +9,8 @@ let runtime: LocalRuntime;
 const clock = manualClock(Date.UTC(2026, 10, 22, 15, 30, 20));
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ clock });
+  // The sweeper runs only when a test says so: on its real-time schedule it could send the alerts before the test looks for none.
+  runtime = await startTestRuntime({ clock, sweepEveryMs: 24 * 3_600_000 });
 });
 afterAll(() => runtime?.stop());
 
