@@ -25,7 +25,8 @@ const dns = controlledResolver({ 'hooks.example.test': ['93.184.216.34'] });
 let runtime: LocalRuntime;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ clock, adminKey: ADMIN_KEY, resolver: dns.resolver });
+  // No webhook event source: the destination made below is only a holder of a signing secret, never delivered to.
+  runtime = await startTestRuntime({ clock, adminKey: ADMIN_KEY, resolver: dns.resolver, deliverWebhooks: false });
   // Every route of the location must answer 200 to a token that may read it, the menu included.
   await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu() });
 });

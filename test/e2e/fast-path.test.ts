@@ -19,9 +19,9 @@ import { call, manualClock, startTestRuntime, tokenFor, rateCount } from '../sup
 let runtime: LocalRuntime;
 let log: ReturnType<typeof dynamoCallLog>;
 beforeAll(async () => {
-  // The sweeper's schedule never fires here: its calls would join the log of whatever request was being recorded.
-  // A still clock: the rate counts compared below stay in one window.
-  runtime = await startTestRuntime({ clock: manualClock(), sweepEveryMs: 24 * 3_600_000 });
+  // Only requests call DynamoDB here: neither the sweeper's schedule nor the webhook event source (the menu's event) runs, so
+  // no call of theirs joins the log of a request. A still clock: the rate counts compared below stay in one window.
+  runtime = await startTestRuntime({ clock: manualClock(), sweepEveryMs: 24 * 3_600_000, deliverWebhooks: false });
   await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'denver-union', menu: sampleMenu() });
   log = dynamoCallLog(runtime);
 });
@@ -176,7 +176,7 @@ describe('authorize and read in one round trip', () => {
 
   it('refuses an expired token of ours from memory, before the counter', async () => {
     const { clientId } = await tokenFor(runtime, { scopes: ['bevq:read'] });
-    const key = (await runtime.store.tokenKeys.find())!;
+    const key = await runtime.store.tokenKeys.signingKey(runtime.deps.clock.now());
     const expired = mintAccessToken(key, clientId, Math.floor(runtime.deps.clock.now() / 1000) - 1);
     await runtime.store.credentials.put({
       tokenHash: sha256Hex(expired),
