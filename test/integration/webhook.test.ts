@@ -1,4 +1,3 @@
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addDestination,
@@ -295,48 +294,8 @@ describe.concurrent('delivery outcomes', () => {
   });
 });
 
-describe('retry sequence and dead letter', () => {
-  it('makes exactly five attempts with jittered waits within 30–45, 60–90, 120–180, 240–360 s, fresh timestamps, then DEAD_LETTER with the message in the DLQ', async () => {
-    // The longest wait each retry may draw, so the injected clock has passed it before the next attempt.
-    const longest = [1, 2, 3, 4].map((n) => backoffBounds(n).max);
-    const { receiver, destination } = await receiverWithDestination((n) => {
-      clock.advance((longest[n - 1] ?? 0) * 1000);
-      return 503;
-    });
-    const start = clock.now();
-    const { deliveryId, eventId } = await sendTest(runtime.deps, destination.destinationId, 'nyc-midtown');
-    const delivery = await waitForStatus(runtime, deliveryId, ['DEAD_LETTER', 'SUCCEEDED', 'FAILED'], 30_000);
-    expect(delivery).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, lastErrorCode: 'http_503' });
-    // Bounds, not exact waits: each never under the schedule (30 s doubling), never over 1.5 × it.
-    expect(delivery.backoffHistory).toHaveLength(4);
-    delivery.backoffHistory.forEach((wait: number, i: number) => {
-      expect(wait, `retry ${i + 1}`).toBeGreaterThanOrEqual(backoffBounds(i + 1).min);
-      expect(wait, `retry ${i + 1}`).toBeLessThanOrEqual(backoffBounds(i + 1).max);
-    });
-    expect(receiver.received).toHaveLength(5);
-    expect(receiver.received.every((r) => r.verified && r.headers['x-service-event-id'] === eventId)).toBe(true);
-    const stamps = receiver.received.map((r) => Number(r.headers['x-service-timestamp']) - Math.floor(start / 1000));
-    expect(stamps).toEqual([0, 45, 135, 315, 675]);
-    // Same body every attempt; only timestamp and signature change.
-    expect(new Set(receiver.received.map((r) => r.rawBody)).size).toBe(1);
-    expect(new Set(receiver.received.map((r) => r.headers['x-service-signature'])).size).toBe(5);
-
-    const sqs = new SQSClient({ endpoint: runtime.engines.sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
-    let found = false;
-    for (let i = 0; i < 50 && !found; i++) {
-      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: runtime.queues.webhookDlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
-      found = Messages.some((m) => JSON.parse(m.Body!).deliveryId === deliveryId);
-      if (!found) await new Promise((r) => setTimeout(r, 100));
-    }
-    sqs.destroy();
-    expect(found).toBe(true);
-    const listed = await runtime.store.deliveries.deadLetters(Math.floor(clock.now() / 1000));
-    expect(listed).toContainEqual(expect.objectContaining({ deliveryId, reason: 'attempts_exhausted', status: 'DEAD_LETTER', attempts: 5 }));
-    const shown = await showDestination(runtime.deps, destination.destinationId);
-    expect(shown.destination).toMatchObject({ health: 'FAILING', consecutiveFailures: 5 });
-    await removeDestination(runtime.deps, destination.destinationId);
-  });
-
+// The retry sequence and its dead letter, asserted from the queue's side: webhook-contract.test.ts.
+describe('retries and the attempt-time re-check', () => {
   it('signs a retry with the rotated secret at once; the old one no longer verifies', async () => {
     let destinationId = '';
     let oldSecret = '';
