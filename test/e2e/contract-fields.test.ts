@@ -239,13 +239,19 @@ describe.each(SCOPE)('contract section %s', (section) => {
 });
 
 describe('contract 6.3 beyond the types', () => {
-  it('sends nothing but the payload fields, and `test` only on a test event', () => {
+  it('sends nothing but the payload fields; `test` and an empty revision only on a test event; resource is the menu of the event', () => {
     const named = new Set(fields.filter((f) => f.section === '6.3').map((f) => f.path));
     for (const payload of [responses.webhookMenuUpdated, responses.webhookTest] as Record<string, unknown>[]) {
       expect(Object.keys(payload).filter((k) => !named.has(k))).toEqual([]);
     }
     expect(responses.webhookMenuUpdated).not.toHaveProperty('test');
     expect(responses.webhookTest).toHaveProperty('test', true);
+    const menu = responses.webhookMenuUpdated as Record<string, string>;
+    const test = responses.webhookTest as Record<string, string>;
+    expect(test.revision).toBe('');
+    expect(menu.revision).not.toBe('');
+    // 6.3: the path `/v1/{group_id}/{location_id}/bevq/menu` of the payload's own group and location.
+    for (const payload of [menu, test]) expect(payload.resource).toBe(`/v1/${payload.groupId}/${payload.locationId}/bevq/menu`);
   });
 });
 
