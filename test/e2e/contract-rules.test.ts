@@ -109,9 +109,9 @@ describe('5.3: every /v1 route refuses a token without its scope or its location
     ['GET', '/v1/{group_id}/{location_id}/sportsq/{date}', 'sportsq:read'],
   ];
 
-  it.each(CONTRACT.map(([method, path, scope]) => [`${method} ${path}`, { method, path }, scope] as const))(
+  it.each(CONTRACT.map(([method, path, scope]) => [`${method} ${path}`, scope, { method, path }] as const))(
     '%s is in the table under %s, and is served and refused by it',
-    async (_, route, scope) => {
+    async (_, scope, route) => {
       expect(SCOPED.find((r) => r.method === route.method && r.path === route.path)?.scope).toBe(scope);
       expect((await request(route, await tokenWith([scope]))).status).toBe(200);
       const refused = await request(route, await tokenWith(allBut(scope)));
