@@ -52,29 +52,32 @@ beforeAll(async () => {
 
   await seedKitchenError(runtime, '20261122');
 
-  await read('locations', `${GROUP}/locations`, token);
-  await read('locationsScoped', `${GROUP}/locations`, scoped.token);
-  await read('shiftq', `${LOC}/shiftq`, token);
-  // A requested date other than today, so the requested bucket is a day of its own.
-  await read('kitchen', `${LOC}/shiftq/kitchen?businessDate=20261121`, token);
-  await read('kitchenError', `${GROUP}/${KITCHEN_ERROR_LOCATION}/shiftq/kitchen?businessDay=20261122`, token);
-  await read('reservations', `${LOC}/shiftq/reservations`, token);
-  await read('toastReservations', `${LOC}/shiftq/toastReservations`, token);
-  await read('reviews', `${LOC}/shiftq/reviews`, token);
-  await read('leaderboard', `${GROUP}/shiftq/group-leaderboard`, token);
-  await read('provider', `${LOC}/sportsq/provider`, token);
-  await read('packages', `${LOC}/sportsq/packages`, token);
-  await read('sportsDate', `${LOC}/sportsq/2026-11-22`, token);
-  await read('matriq', `${LOC}/matriq`, token);
-  await read('providerAvailable', `${LOC}/matriq/providerAvailable`, token);
-  await read('providerAvailableAlias', `${LOC}/providerAvailable`, token);
-  await read('aiScheduler', `${LOC}/matriq/aiScheduler`, token);
-  await read('campaigns', `${LOC}/campaigns`, token);
-  await read('orderboard', `${LOC}/orderboard`, token);
-  await read('menu', `${LOC}/bevq/menu`, token);
+  // Independent reads, at once.
+  await Promise.all([
+    read('locations', `${GROUP}/locations`, token),
+    read('locationsScoped', `${GROUP}/locations`, scoped.token),
+    read('shiftq', `${LOC}/shiftq`, token),
+    // A requested date other than today, so the requested bucket is a day of its own.
+    read('kitchen', `${LOC}/shiftq/kitchen?businessDate=20261121`, token),
+    read('kitchenError', `${GROUP}/${KITCHEN_ERROR_LOCATION}/shiftq/kitchen?businessDay=20261122`, token),
+    read('reservations', `${LOC}/shiftq/reservations`, token),
+    read('toastReservations', `${LOC}/shiftq/toastReservations`, token),
+    read('reviews', `${LOC}/shiftq/reviews`, token),
+    read('leaderboard', `${GROUP}/shiftq/group-leaderboard`, token),
+    read('provider', `${LOC}/sportsq/provider`, token),
+    read('packages', `${LOC}/sportsq/packages`, token),
+    read('sportsDate', `${LOC}/sportsq/2026-11-22`, token),
+    read('matriq', `${LOC}/matriq`, token),
+    read('providerAvailable', `${LOC}/matriq/providerAvailable`, token),
+    read('providerAvailableAlias', `${LOC}/providerAvailable`, token),
+    read('aiScheduler', `${LOC}/matriq/aiScheduler`, token),
+    read('campaigns', `${LOC}/campaigns`, token),
+    read('orderboard', `${LOC}/orderboard`, token),
+    read('menu', `${LOC}/bevq/menu`, token),
+  ]);
   // Last: the stop changes the scheduler state read above.
   await read('emergencyStop', `${LOC}/matriq/aiScheduler/emergency-stop`, token, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
-}, 60_000);
+}, 90_000);
 afterAll(async () => {
   await receiver?.stop();
   await runtime?.stop();
