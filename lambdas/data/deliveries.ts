@@ -11,7 +11,7 @@ export type EventType = 'bevq.menu.updated' | 'customer_api.webhook.test';
  * (status DEAD_LETTER), or its receives were spent without them (status
  * unchanged), or it has no record at all.
  */
-export type DeadLetterReason = 'attempts_exhausted' | 'receives_exhausted' | 'record_missing' | 'destination_paused';
+export type DeadLetterReason = 'attempts_exhausted' | 'receives_exhausted' | 'record_missing';
 
 /** One event for one destination: created once per (eventId, destinationId), carried by one SQS message. */
 export type Delivery = {
@@ -65,9 +65,9 @@ export type DeadLetterMarker = {
   createdAt: string | null;
 };
 
-const RETENTION_SECONDS = 30 * 24 * 3600;
+export const DELIVERY_RETENTION_SECONDS = 30 * 24 * 3600;
 /** A record's expiry: 30 days after its last change (longer than the DLQ's 14-day retention). */
-const expiryOf = (updatedAt: string) => Math.floor(Date.parse(updatedAt) / 1000) + RETENTION_SECONDS;
+const expiryOf = (updatedAt: string) => Math.floor(Date.parse(updatedAt) / 1000) + DELIVERY_RETENTION_SECONDS;
 
 export const deliveryKeys = {
   delivery: (id: string) => ({ PK: `DELIVERY#${id}`, SK: 'DELIVERY' }),

@@ -11,7 +11,7 @@ import { DELIVERY_POLICY } from '#contract/delivery-policy';
  *                                              ─interrupt→ as retry     (its invocation died mid-attempt)
  *   PENDING | RETRY_PENDING ─refuse→ FAILED                             (destination/app re-check fails; no request)
  *   PENDING | RETRY_PENDING | DELIVERING ─strand→ (same status)         (its message reached the DLQ with attempts left)
- *   PENDING (held) ─abandon→ DEAD_LETTER                                (its destination stayed paused past the retry span)
+ *   PENDING (held) ─expireHold→ FAILED, hold_expired                    (its destination stayed paused past the hold bound; no request)
  *   DEAD_LETTER or stranded ─redrive→ PENDING                           (ops; the policy's attempts afresh)
  *
  * Every result is written conditionally on the version read (the repository's
@@ -93,10 +93,13 @@ export function strand(d: Delivery, now: number): Delivery {
   return { ...d, deadLetterReason: 'receives_exhausted', updatedAt: iso(now) };
 }
 
-/** Held for a paused destination as long as its attempts could have taken: listed with the dead letters, never sent. */
-export function abandon(d: Delivery, now: number): Delivery {
-  expect(d, ['PENDING'], 'abandon');
-  return { ...d, status: 'DEAD_LETTER', deadLetterReason: 'destination_paused', lastErrorCode: 'destination_paused', updatedAt: iso(now), completedAt: iso(now) };
+/**
+ * Held for a paused destination past the hold bound, never sent: FAILED with the safe code `hold_expired`.
+ * Not DEAD_LETTER, which contract 3 reserves for the fifth retryable failure; this delivery made no attempt.
+ */
+export function expireHold(d: Delivery, now: number): Delivery {
+  expect(d, ['PENDING'], 'expireHold');
+  return { ...d, status: 'FAILED', deadLetterReason: null, lastErrorCode: 'hold_expired', lastHttpStatus: null, nextAttemptAt: null, updatedAt: iso(now), completedAt: iso(now) };
 }
 
 /** Ops queue it again, carried by the new message `carrier`; attempts start over. */

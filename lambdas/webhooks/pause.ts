@@ -1,6 +1,6 @@
-import { markerOf } from '#data/deliveries';
 import { holdKeys, type Held, type PausedMarker } from '#data/holds';
-import { scaledTimings } from '#contract/delivery-policy';
+import { DERIVED, scaledTimings } from '#contract/delivery-policy';
+import { count } from '#platform/observability';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import * as state from './delivery-state.js';
 import { isPaused } from './pause-policy.js';
@@ -10,10 +10,18 @@ import { enqueueDeliveries, enqueueRelease } from './queue.js';
  * A paused destination (docs/decisions/webhooks.md, "Pausing a failing
  * destination"): its new deliveries are held (fan-out.ts); they go out when
  * an attempt succeeds again (the deliverer sends a release message) or the
- * sweeper finds the destination no longer paused. Meanwhile the sweeper
- * sends the oldest held delivery as a probe now and then, and dead-letters
- * those held as long as their attempts could have taken.
+ * sweeper finds the destination no longer paused. Meanwhile only probes go
+ * out: the sweeper sends the oldest held delivery now and then, and ends
+ * those held past the hold bound as FAILED (`hold_expired`).
  */
+
+/**
+ * How long a delivery may stay held: as long as its own five attempts could have taken had it been queued
+ * (`DERIVED.retrySpanSeconds`, 825 s), so a pause never delays an outcome past what the policy allows anyway.
+ * Far shorter than a record's lifetime (`DELIVERY_RETENTION_SECONDS`, 30 days after its last change): a held
+ * record never expires unseen, and the ended one stays in the destination's history as long as any other.
+ */
+export const HOLD_BOUND_SECONDS = DERIVED.retrySpanSeconds;
 
 /** Held deliveries one release or one sweep handles per destination. */
 export const RELEASE_PAGE = 100;
@@ -50,16 +58,16 @@ async function pausedNow(deps: MessagingDeps, destinationId: string): Promise<bo
   return isPaused(withHealth!);
 }
 
-/** One sweep over the paused markers, a bounded page per shard. Returns the held deliveries released, probed and dead-lettered. */
-export async function sweepPaused(deps: MessagingDeps): Promise<{ released: number; probed: number; abandoned: number }> {
-  const tally = { released: 0, probed: 0, abandoned: 0 };
+/** One sweep over the paused markers, a bounded page per shard. Returns the held deliveries released, probed and expired. */
+export async function sweepPaused(deps: MessagingDeps): Promise<{ released: number; probed: number; expired: number }> {
+  const tally = { released: 0, probed: 0, expired: 0 };
   for (const shard of holdKeys.shards()) {
     for (const marker of await deps.store.holds.paused(shard, SWEEP_PAGE)) {
       try {
         const done = await sweepOne(deps, marker);
         tally.released += done.released;
         tally.probed += done.probed;
-        tally.abandoned += done.abandoned;
+        tally.expired += done.expired;
       } catch (err) {
         deps.logger.error('sweeper could not settle a paused destination', { destinationId: marker.destinationId, error: (err as Error).name });
       }
@@ -80,34 +88,53 @@ async function settleOne(deps: MessagingDeps, marker: PausedMarker) {
   if (!(await pausedNow(deps, destinationId))) {
     const released = await releaseHeld(deps, destinationId);
     if (released === 0) await unmark(deps, marker);
-    return { released, probed: 0, abandoned: 0, unmarked: released === 0 };
+    return { released, probed: 0, expired: 0, unmarked: released === 0 };
   }
   const now = deps.clock.now();
   const timings = scaledTimings(deps.config.webhookTimeScale);
   const held = await deps.store.holds.oldest(destinationId, RELEASE_PAGE);
+  // The hold bound is the retry span (HOLD_BOUND_SECONDS), on the runtime's time scale.
   const expired = held.filter((h) => Date.parse(h.createdAt) <= now - timings.retrySpanMs);
-  for (const h of expired) await abandon(deps, h);
+  for (const h of expired) await expire(deps, h);
   const waiting = held.slice(expired.length);
   if (waiting.length === 0) {
     await unmark(deps, marker);
-    return { released: 0, probed: 0, abandoned: expired.length, unmarked: true };
+    return { released: 0, probed: 0, expired: expired.length, unmarked: true };
   }
   const probeDue = Date.parse(marker.probedAt) <= now - timings.probeEveryMs;
   if (!probeDue || !(await deps.store.holds.takeProbe(marker, new Date(now).toISOString()))) {
-    return { released: 0, probed: 0, abandoned: expired.length, unmarked: false };
+    return { released: 0, probed: 0, expired: expired.length, unmarked: false };
   }
   // The oldest held delivery tries the destination; its success ends the pause and releases the rest.
   await send(deps, waiting.slice(0, 1));
   await deps.store.holds.release(waiting.slice(0, 1));
-  return { released: 0, probed: 1, abandoned: expired.length, unmarked: false };
+  return { released: 0, probed: 1, expired: expired.length, unmarked: false };
 }
 
-/** Dead-letters a held delivery (still PENDING, never sent): listed with the others and redrivable. */
-async function abandon(deps: MessagingDeps, held: Held): Promise<void> {
+/**
+ * Ends a held delivery (still PENDING, never sent) as FAILED `hold_expired`: never silently. It stays in the
+ * destination's history with that code, counts as `DeliveryFailed` (a delivery that ended without success),
+ * and logs a warning ops can search.
+ */
+async function expire(deps: MessagingDeps, held: Held): Promise<void> {
   const d = await deps.store.deliveries.get(held.deliveryId);
-  const saved = d?.status === 'PENDING' && d.redrives === held.redrive ? await deps.store.deliveries.write(state.abandon(d, deps.clock.now()), d) : d;
-  // The marker after the record, the held item last: a crash in between leaves the held item, and the next sweep lists it again.
-  if (saved?.deadLetterReason === 'destination_paused') await deps.store.deliveries.markDeadLetter(markerOf(saved, 'destination_paused'));
+  // A held item of an earlier redrive, or one whose delivery has moved on, is only dropped.
+  if (d?.status === 'PENDING' && d.redrives === held.redrive) {
+    const saved = await deps.store.deliveries.write(state.expireHold(d, deps.clock.now()), d);
+    if (saved) {
+      count(deps, 'DeliveryFailed');
+      deps.logger.warn('webhook hold expired', {
+        deliveryId: saved.deliveryId,
+        eventId: saved.eventId,
+        destinationId: saved.destinationId,
+        host: saved.destinationHost,
+        status: saved.status,
+        code: saved.lastErrorCode,
+        heldSince: saved.createdAt,
+      });
+    }
+  }
+  // The held item last: a crash before this leaves it for the next sweep, which finds the record ended and drops it.
   await deps.store.holds.release([held]);
 }
 

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { backoffBounds, backoffSeconds, DELIVERY_POLICY, DERIVED, jitteredBackoffSeconds, scaledTimings } from '#contract/delivery-policy';
 import { seededRandom } from '#domain/seeded-random';
 import { WEBHOOK_QUEUES } from '#contract/queues';
+import { DELIVERY_RETENTION_SECONDS } from '#data/deliveries';
+import { HOLD_BOUND_SECONDS } from '#lambdas/webhooks/pause';
 
 describe('the delivery policy (contract 6.6, 8)', () => {
   it('makes five attempts, waiting 10 s for each receiver', () => {
@@ -11,12 +13,15 @@ describe('the delivery policy (contract 6.6, 8)', () => {
   it('bases the backoff on 30 s, doubling: 30, 60, 120, 240 for the four retries five attempts allow', () => {
     expect([1, 2, 3, 4].map(backoffSeconds)).toEqual([30, 60, 120, 240]);
   });
-  it('doubles at most five times (contract 6.6), and never past 3,600 s', () => {
+  it('doubles at most five times (contract 6.6): 30 → 960 s, then no further, so the 3,600 s cap is never reached', () => {
     expect(DELIVERY_POLICY.maxDoublings).toBe(5);
+    // 30 × 2^4 = 480; 30 × 2^5 = 960, the fifth and last doubling.
+    expect(backoffSeconds(5)).toBe(480);
     expect(backoffSeconds(6)).toBe(960);
+    // Not 1,920 (a sixth doubling) nor 3,600 (the cap): the base stays 960.
     expect(backoffSeconds(7)).toBe(960);
     expect(backoffSeconds(30)).toBe(960);
-    expect(Math.max(...Array.from({ length: 40 }, (_, i) => backoffBounds(i + 1).max))).toBeLessThanOrEqual(3600);
+    expect(Math.max(...Array.from({ length: 40 }, (_, i) => backoffSeconds(i + 1)))).toBe(960);
   });
   it('refuses impossible attempt numbers', () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) {
@@ -42,18 +47,22 @@ describe('jittered backoff', () => {
     ]);
   });
 
-  it('never waits under 30 s or over 3,600 s, nor more than five doublings (× the jitter) allow, for any attempt number', () => {
-    const p = DELIVERY_POLICY;
-    const ceiling = Math.min(p.maxBackoffSeconds, p.minBackoffSeconds * 2 ** p.maxDoublings * (1 + p.backoffJitter));
-    for (let attempt = 1; attempt <= 12; attempt++) {
+  it('waits 480–720 s at the fifth base and 960–1,440 s from the sixth on: never over five doublings × 1.5', () => {
+    // 480 × 1.5 = 720; 960 × 1.5 = 1,440, under the 3,600 s cap.
+    expect(backoffBounds(5)).toEqual({ min: 480, max: 720 });
+    for (let attempt = 6; attempt <= 12; attempt++) expect(backoffBounds(attempt), `attempt ${attempt}`).toEqual({ min: 960, max: 1440 });
+  });
+
+  it('draws every wait inside its range, reaching both ends, for attempts 1–12', () => {
+    // The contract's reading, by hand: [base, 1.5 × base] with base 30 · 2^min(n−1, 5).
+    const ranges = [[30, 45], [60, 90], [120, 180], [240, 360], [480, 720], ...Array.from({ length: 7 }, () => [960, 1440])];
+    ranges.forEach(([min, max], i) => {
+      const attempt = i + 1;
       const waits = draw(attempt, attempt);
-      const { min, max } = backoffBounds(attempt);
       expect(Math.min(...waits), `attempt ${attempt}`).toBe(min);
       expect(Math.max(...waits), `attempt ${attempt}`).toBe(max);
-      expect(min).toBeGreaterThanOrEqual(p.minBackoffSeconds);
-      expect(max).toBeLessThanOrEqual(ceiling);
-      expect(waits.every((w) => Number.isInteger(w) && w >= min && w <= max)).toBe(true);
-    }
+      expect(waits.every((w) => Number.isInteger(w) && w >= min! && w <= max!)).toBe(true);
+    });
   });
 
   it('holds the bounds at the edges of the random source (0, just under 1, and a source misbehaving with 1)', () => {
@@ -111,8 +120,14 @@ describe('what the policy implies for the functions and queues', () => {
     expect(DELIVERY_POLICY.lookAgainSeconds * 10).toBeLessThanOrEqual(WEBHOOK_QUEUES.visibilityTimeoutSeconds);
   });
   it('holds a paused delivery as long as its attempts could have taken, at the longest waits', () => {
-    const waits = [1, 2, 3, 4].map((a) => backoffBounds(a).max);
-    expect(DERIVED.retrySpanSeconds).toBe(waits.reduce((a, b) => a + b, 0) + 5 * DERIVED.functionTimeoutSeconds);
+    // Four waits at their longest, 45 + 90 + 180 + 360 = 675, and five invocations of 10 + 10 + 10 = 30: 675 + 150 = 825 s.
+    expect(DERIVED.retrySpanSeconds).toBe(825);
+    expect(HOLD_BOUND_SECONDS).toBe(825);
+  });
+  it("ends a hold well inside a delivery record's lifetime, so the ended record stays in the history", () => {
+    // 30 days = 2,592,000 s.
+    expect(DELIVERY_RETENTION_SECONDS).toBe(2_592_000);
+    expect(HOLD_BOUND_SECONDS).toBeLessThan(DELIVERY_RETENTION_SECONDS);
   });
   it('bounds attempts in flight: concurrency × batch size', () => {
     expect(DERIVED.maxConcurrency * DELIVERY_POLICY.batchSize).toBeLessThanOrEqual(DELIVERY_POLICY.maxAttemptsInFlight);

@@ -79,6 +79,60 @@ describe('delivery transitions', () => {
     const stranded = state.strand({ ...base, status: 'RETRY_PENDING', attempts: 2, carrier: 'm1' }, T);
     expect(state.redrive(stranded, 'm3', T)).toMatchObject({ status: 'PENDING', attempts: 0, carrier: 'm3' });
   });
+  it('ends a held delivery past its bound as FAILED hold_expired: no attempt, not a dead letter, not redrivable', () => {
+    const later = T + 825_000;
+    const d = state.expireHold(base, later);
+    expect(d).toMatchObject({
+      status: 'FAILED',
+      attempts: 0,
+      lastErrorCode: 'hold_expired',
+      lastHttpStatus: null,
+      deadLetterReason: null,
+      completedAt: new Date(later).toISOString(),
+      updatedAt: new Date(later).toISOString(),
+    });
+    expect(() => state.redrive(d, 'm2', later)).toThrow(state.TransitionError);
+    // Only a delivery still waiting for its first attempt is held: anything else has moved on.
+    for (const status of ['DELIVERING', 'RETRY_PENDING', ...state.TERMINAL] as const) {
+      expect(() => state.expireHold({ ...base, status }, later), status).toThrow(state.TransitionError);
+    }
+  });
+  it('reaches DEAD_LETTER only by the fifth retryable failure (contract 3), whatever the state and the transition', () => {
+    const statuses = ['PENDING', 'DELIVERING', 'RETRY_PENDING', 'SUCCEEDED', 'FAILED', 'DEAD_LETTER'] as const;
+    const transitions: Record<string, (d: Delivery) => Delivery> = {
+      start: (d) => state.start(d, 'm9', 9, T),
+      succeed: (d) => state.succeed(d, 200, T),
+      fail: (d) => state.fail(d, 'http_404', 404, T),
+      retry: (d) => state.retry(d, 'http_503', 503, 30, T),
+      interrupt: (d) => state.interrupt(d, 30, T),
+      refuse: (d) => state.refuse(d, 'destination_disabled', T),
+      strand: (d) => state.strand(d, T),
+      expireHold: (d) => state.expireHold(d, T),
+    };
+    let deadLetters = 0;
+    for (const status of statuses) {
+      for (let attempts = 0; attempts <= 5; attempts++) {
+        // A DEAD_LETTER input is one already dead-lettered; the rest are not listed.
+        const d: Delivery = { ...base, status, attempts, deadLetterReason: status === 'DEAD_LETTER' ? 'attempts_exhausted' : null };
+        for (const [name, apply] of Object.entries(transitions)) {
+          let next: Delivery;
+          try {
+            next = apply(d);
+          } catch (err) {
+            expect(err, `${name} from ${status}`).toBeInstanceOf(state.TransitionError);
+            continue;
+          }
+          if (next.status === 'DEAD_LETTER' && status !== 'DEAD_LETTER') {
+            deadLetters++;
+            expect(['retry', 'interrupt'], `${name} from ${status} with ${attempts} attempts`).toContain(name);
+            expect(next.attempts, `${name} from ${status}`).toBe(5);
+          }
+        }
+      }
+    }
+    // retry and interrupt from DELIVERING with 5 attempts started.
+    expect(deadLetters).toBe(2);
+  });
   it('never leaves a terminal state except a dead letter by redrive', () => {
     for (const status of state.TERMINAL) {
       const d = { ...base, status };
