@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '#domain/crypto';
 import { ROUTES, isLocationRoute, type Route } from '#contract/routes';
 import { SCOPES, type Scope } from '#contract/scopes';
 import { createApp } from '#lambdas/admin/apps';
@@ -71,10 +73,10 @@ describe('5.3: every /v1 route refuses a token without its scope or its location
   });
 
   it.each(SCOPED.map((r) => [label(r), r] as const))('%s: 200 with its scope alone, 403 insufficient_scope with every other scope', async (_, route) => {
-    const allowed = await request(route, await tokenWith([route.scope]));
+    const [own, others] = await Promise.all([tokenWith([route.scope]), tokenWith(allBut(route.scope))]);
+    const [allowed, refused] = await Promise.all([request(route, own), request(route, others)]);
     expect(allowed.status, 'the path filled from the demo data is served').toBe(200);
 
-    const refused = await request(route, await tokenWith(allBut(route.scope)));
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('insufficient_scope');
     expect(refused.headers.get('www-authenticate')).toBe(`Bearer realm="customer-api", error="insufficient_scope", scope="${route.scope}"`);
@@ -113,11 +115,58 @@ describe('5.3: every /v1 route refuses a token without its scope or its location
     '%s is in the table under %s, and is served and refused by it',
     async (_, scope, route) => {
       expect(SCOPED.find((r) => r.method === route.method && r.path === route.path)?.scope).toBe(scope);
-      expect((await request(route, await tokenWith([scope]))).status).toBe(200);
-      const refused = await request(route, await tokenWith(allBut(scope)));
+      const [own, others] = await Promise.all([tokenWith([scope]), tokenWith(allBut(scope))]);
+      const [allowed, refused] = await Promise.all([request(route, own), request(route, others)]);
+      expect(allowed.status).toBe(200);
       expect([refused.status, refused.body.error.code]).toEqual([403, 'insufficient_scope']);
     },
   );
+});
+
+describe('7.1: the statuses of every /v1 route', () => {
+  /** A bearer string the service stored as a credential that expired a second ago (found by hash, as older tokens are). */
+  async function expiredCredential(): Promise<string> {
+    const { clientId } = await tokenFor(runtime, { scopes: [...SCOPES] });
+    const token = randomBytes(32).toString('base64url');
+    await runtime.store.credentials.put({
+      tokenHash: sha256Hex(token),
+      clientId,
+      groupId: 'demo-group',
+      credentialType: 'client_credentials',
+      issuedAt: new Date(clock.now() - 86_400_000).toISOString(),
+      expiresAt: new Date(clock.now() - 1000).toISOString(),
+    });
+    return token;
+  }
+  let expired: string;
+  let revoked: string;
+  let full: string;
+  beforeAll(async () => {
+    expired = await expiredCredential();
+    const app = await tokenFor(runtime, { scopes: [...SCOPES] });
+    await runtime.store.apps.revoke(app.clientId, new Date(clock.now()).toISOString());
+    revoked = app.token;
+    full = await tokenWith(SCOPES);
+  });
+
+  it.each(SCOPED.map((r) => [label(r), r] as const))('%s: 401 without or with an unknown token, 403 expired or revoked, 404 for an unknown location', async (_, route) => {
+    const init = route.method === 'POST' ? { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } } : {};
+    // Independent requests, sent together.
+    const [none, unknown, late, gone, missing] = await Promise.all([
+      call(runtime, pathOf(route), init),
+      request(route, randomBytes(32).toString('base64url')),
+      request(route, expired),
+      request(route, revoked),
+      isLocationRoute(route) ? call(runtime, pathOf(route).replace('/nyc-midtown', '/nowhere'), { token: full, ...init }) : null,
+    ]);
+    expect([none.status, none.body.error.code]).toEqual([401, 'invalid_token']);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="customer-api"');
+    expect([unknown.status, unknown.body.error.code]).toEqual([401, 'invalid_token']);
+    expect([late.status, late.body.error.code]).toEqual([403, 'token_expired']);
+    expect([gone.status, gone.body.error.code]).toEqual([403, 'token_revoked']);
+    if (missing) expect([missing.status, missing.body.error.code]).toEqual([404, 'not_found']);
+    else expect(isLocationRoute(route)).toBe(false);
+  });
 });
 
 describe('5.4: each credential only where it belongs', () => {
