@@ -6,9 +6,9 @@
  * unmutated tree (a kill would then prove nothing).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { MUTANTS, type NamedMutant } from './named-mutants-list.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -137,7 +137,7 @@ try {
       for (const engine of ENGINES) {
         const run = await runTests(scratch, engine, mutant.tests, mutant.names, `${mutants.indexOf(mutant)}-${engine === 'dynalite' ? 'd' : 'l'}`);
         const result = run.verdict === 'failed' ? `killed${run.note ? ` (${run.note})` : ''}` : run.verdict === 'passed' ? 'SURVIVED' : `ERROR: ${run.note}`;
-        console.log(`mutant    ${mutant.name} on ${engine}: ${result}${run.failing.length ? `\n            ${run.failing.join('\n            ')}` : ''}`);
+        console.log(`mutant    ${mutant.name} on ${engine}: ${result}${run.failing.length ? `, ${run.failing.length} failing` : ''}`);
         rows.push({ mutant: mutant.name, engine, result, failing: run.failing });
       }
     } finally {
@@ -152,8 +152,15 @@ const seconds = Math.round((Date.now() - started) / 1000);
 console.log(`\nNamed mutants on ${head} (${Math.floor(seconds / 60)} min ${seconds % 60} s)\n`);
 console.log('| mutant | engine | killed? | failing tests |');
 console.log('|---|---|---|---|');
+const SHOWN = 3;
 for (const r of rows) {
   const killed = r.result.startsWith('killed') ? 'yes' : r.result === 'SURVIVED' ? '**SURVIVED**' : r.result;
-  console.log(`| ${r.mutant} | ${r.engine} | ${killed} | ${r.failing.map((f) => f.replace(/\|/g, '\\|')).join('<br>') || '—'} |`);
+  const names = r.failing.slice(0, SHOWN).map((f) => f.replace(/\|/g, '\\|'));
+  if (r.failing.length > SHOWN) names.push(`… and ${r.failing.length - SHOWN} more`);
+  console.log(`| ${r.mutant} | ${r.engine} | ${killed} | ${r.failing.length ? `${r.failing.length}: ${names.join('<br>')}` : '—'} |`);
 }
+const full = join(root, 'test-results/mutation/named-mutants.json');
+mkdirSync(dirname(full), { recursive: true });
+writeFileSync(full, `${JSON.stringify({ head, seconds, rows }, null, 2)}\n`);
+console.log(`\nevery failing test name: ${full.replace(`${root}/`, '')}`);
 if (broken || rows.some((r) => !r.result.startsWith('killed'))) process.exit(1);
