@@ -48,6 +48,7 @@ export class CustomerApiStack extends Stack {
       MAIL_FROM: mailFrom,
       PUBLIC_BASE_URL: publicBaseUrlOf(settings),
       STAGE_RATE_LIMIT: String(settings.throttling.rateLimit),
+      TOKEN_KEY_ROTATION_DAYS: String(settings.tokenKeyRotationDays),
       WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
       WEBHOOK_DLQ_URL: webhooks.deadLetterQueue.queueUrl,
     };

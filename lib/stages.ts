@@ -62,6 +62,8 @@ export type StageConfig = {
   provisionedConcurrency: { token: number; discovery: number };
   /** `canary`: CodeDeploy shifts 10 % for 5 minutes, then the rest, rolling back on an alarm or a failed smoke run. */
   deployment: 'all-at-once' | 'canary';
+  /** The sweeper adds a new access-token key version when the signing one is this many days old (0: only by hand). */
+  tokenKeyRotationDays: number;
 };
 
 const QUIET: AlarmThresholds = {
@@ -90,6 +92,7 @@ export const STAGE_TABLE = {
     edge: { enabled: false },
     provisionedConcurrency: { token: 0, discovery: 0 },
     deployment: 'all-at-once',
+    tokenKeyRotationDays: 0,
   },
   staging: {
     retain: false,
@@ -101,6 +104,7 @@ export const STAGE_TABLE = {
     provisionedConcurrency: { token: 0, discovery: 0 },
     // Rehearses prod's deploy: the same canary, hook and alarms.
     deployment: 'canary',
+    tokenKeyRotationDays: 30,
   },
   prod: {
     retain: true,
@@ -114,6 +118,7 @@ export const STAGE_TABLE = {
     edge: { enabled: true },
     provisionedConcurrency: { token: 2, discovery: 2 },
     deployment: 'canary',
+    tokenKeyRotationDays: 30,
   },
 } as const satisfies Record<string, StageConfig>;
 
@@ -139,6 +144,7 @@ export const CONTEXT_KEYS = [
   'edge',
   'webAclArn',
   'deployment',
+  'tokenKeyRotationDays',
 ] as const;
 export type StageContext = Partial<Record<(typeof CONTEXT_KEYS)[number], unknown>>;
 
@@ -178,8 +184,10 @@ export function stageConfig(stage: unknown, context: StageContext = {}): StageCo
     : row.domain;
   const deployment = text(context.deployment) ?? row.deployment;
   if (deployment !== 'all-at-once' && deployment !== 'canary') throw new Error(`Stage ${stage}: -c deployment=${deployment}: use all-at-once or canary.`);
+  const rotationDays = text(context.tokenKeyRotationDays);
   const config: StageConfig & { stage: Stage } = {
     ...row,
+    tokenKeyRotationDays: rotationDays === undefined ? row.tokenKeyRotationDays : Number(rotationDays),
     stage,
     account: text(context.account) ?? row.account,
     region: text(context.region) ?? row.region,
@@ -211,6 +219,9 @@ function validate(config: StageConfig & { stage: Stage }): void {
   }
   if (!(Number.isInteger(throttling.rateLimit) && throttling.rateLimit > 0 && throttling.burstLimit >= throttling.rateLimit)) {
     refuse(`throttling ${JSON.stringify(throttling)} needs a positive whole rateLimit and a burstLimit at least as large`);
+  }
+  if (!(Number.isInteger(config.tokenKeyRotationDays) && config.tokenKeyRotationDays >= 0 && config.tokenKeyRotationDays <= 365)) {
+    refuse(`tokenKeyRotationDays must be a whole number of days from 0 (by hand only) to 365, not ${String(config.tokenKeyRotationDays)}`);
   }
   for (const [alias, count] of Object.entries(provisionedConcurrency)) {
     if (!(Number.isInteger(count) && count >= 0 && count <= 100)) refuse(`provisioned concurrency of ${alias} must be a whole number from 0 to 100, not ${String(count)}`);

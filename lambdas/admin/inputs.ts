@@ -27,6 +27,9 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: z.ZodType; query?: z.
   // The range is rotateClientSecret's rule, which the CLI shares.
   rotateClientSecret: { body: z.object({ overlapHours: z.number().optional() }).strict() },
   legacyReport: { query: z.object(pageQuery) },
+  listTokenKeys: {},
+  rotateTokenKey: { body: noInput },
+  revokeTokenKey: { body: noInput },
   addDestination: { body: addInput.strict() },
   listDestinations: { query: z.object({ clientId: id.optional(), ...pageQuery }) },
   showDestination: {},

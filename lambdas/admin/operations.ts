@@ -10,6 +10,7 @@ import {
   showDestination,
 } from './destinations.js';
 import { listAudit } from './audit.js';
+import { listTokenKeys, revokeTokenKey, rotateTokenKey } from './token-keys.js';
 import { deliveryHistory, hourlyOutcomes } from './delivery-history.js';
 import { listDeadLetters, redrive, redrivePage, showDeadLetter } from './dlq.js';
 import { listMenus } from './menus.js';
@@ -37,6 +38,9 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   revokeApp: ({ params, now }, deps) => revokeApp(deps.store, params.clientId!, now),
   rotateClientSecret: ({ params, body, now }, deps) => rotateClientSecret(deps.store, params.clientId!, body as InputOf<typeof rotateClientSecret, 2>, now),
   legacyReport: ({ query }, deps) => legacyReport(deps, query as InputOf<typeof legacyReport, 1>),
+  listTokenKeys: ({ now }, deps) => listTokenKeys(deps, now),
+  rotateTokenKey: ({ now }, deps) => rotateTokenKey(deps, now),
+  revokeTokenKey: ({ params, now }, deps) => revokeTokenKey(deps, params.version!, now),
   addDestination: ({ body }, deps) => addDestination(deps, body as InputOf<typeof addDestination, 1>),
   listDestinations: ({ query }, deps) => listDestinations(deps, query as InputOf<typeof listDestinations, 1>),
   showDestination: ({ params }, deps) => showDestination(deps, params.destinationId!),

@@ -2,56 +2,191 @@ import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, type Db } from './db.js';
 
-/** The service's signing keys: access-token tags, and page tokens (cursors) when PAGE_TOKEN_KEY is not configured. */
+/**
+ * The service's signing keys: versions of the access-token key (one signs, the ones it replaced verify until the
+ * tokens they signed have expired), and the page-token key for cursors when PAGE_TOKEN_KEY is not configured.
+ */
 export const tokenKeyKeys = {
-  /** The one current access-token key; a later rotation adds versions beside it. */
-  current: { PK: 'TOKEN_KEY', SK: 'v1' },
+  /** Every access-token key version, in one item: one read gives the signer and the verifiers. */
+  versions: { PK: 'TOKEN_KEY', SK: 'VERSIONS' },
   /** The page-token key, under the key it was first stored with (review pages had it first). */
   pageToken: { PK: 'SHIFTQ', SK: 'PAGE_TOKEN_KEY' },
 };
 
+/**
+ * How long a function trusts the verifying versions it read: a revoked version's tokens are refused by every
+ * function within this, by the token endpoint at once. Read by each function instance at most this often (never a
+ * read per request), so the one item is never read by every request of every tenant.
+ */
+export const VERIFIERS_CACHE_MS = 10_000;
+/**
+ * A version added by a rotation verifies at once and signs only this much later: by then every function has read
+ * it, so no function meets a token of a version it does not know (published before used, as JWKS rotations are).
+ */
+export const SIGNING_DELAY_MS = VERIFIERS_CACHE_MS + 1_000;
+/**
+ * A token no cached version verifies makes a function read the versions again, at most this often: after a
+ * revocation of the signing version (whose successor signs at once) every function knows the successor within a
+ * second, and a forged token costs a function at most one read a second.
+ */
+export const VERIFIERS_REFRESH_MS = 1_000;
+
+export type KeyVersion = {
+  version: number;
+  /** 32 random bytes, base64: never leaves the service (listings drop it). */
+  key: string;
+  createdAt: string;
+  /** From when it signs (the newest version past this signs); it verifies from its creation. */
+  signsFrom: string;
+  /** Set when a newer version replaces it: it verifies until then (the last token it signed has expired). */
+  retiresAt?: string;
+  /** Set when revoked: its tokens are refused from then on. */
+  revokedAt?: string;
+};
+
+type Stored = { versions: KeyVersion[] };
+
+/** A version as ops see it: never the key. */
+export type KeyVersionState = Omit<KeyVersion, 'key'> & { state: 'next' | 'signing' | 'verifying' | 'revoked' };
+
 export type TokenKeysRepo = {
-  /** The service's key for access-token tags, or null while no token was ever issued; read once per process once found. */
-  find(): Promise<Buffer | null>;
-  /** The key, created by the first caller that finds none (the token function: only it writes). */
-  ensure(): Promise<Buffer>;
+  /** The version that signs new tokens now (read afresh each call: a new version signs from the moment it is added), created by the first caller that finds none. */
+  signingKey(now: number): Promise<Buffer>;
+  /**
+   * The versions whose tokens are accepted at `now` (none while no token was ever issued), read at most every
+   * VERIFIERS_CACHE_MS; with `refresh` (a token the cached ones did not verify), read again unless read within
+   * VERIFIERS_REFRESH_MS, so a forged token costs a function at most one read a second.
+   */
+  verifiers(now: number, options?: { refresh?: boolean }): Promise<Buffer[]>;
+  /**
+   * Adds a version that verifies at once and signs after SIGNING_DELAY_MS; the ones it replaces verify until
+   * `retireAfterMs` after that. Versions past their time are removed. With `minAgeMs`, only when the newest version
+   * is at least that old (a schedule: of two instances that find it due, one rotates); null when it was not (or no
+   * version exists yet).
+   */
+  rotate(now: number, retireAfterMs: number, minAgeMs?: number): Promise<KeyVersionState[] | null>;
+  /** Revokes a version at once (a new one signs at once if it was the signer); null when there is no such version, 'revoked' when it already was. */
+  revoke(version: number, now: number, retireAfterMs: number): Promise<KeyVersionState[] | null | 'revoked'>;
+  /** Every version kept, newest first, with its state at `now`; never a key. */
+  list(now: number): Promise<KeyVersionState[]>;
   /** The page-token key: the stored one, or this candidate stored by the first caller. */
   pageKey(candidate: string): Promise<string>;
 };
 
-/** Per table, for the life of the process: the key never changes under a running function. */
-const found = new Map<string, Promise<Buffer | null>>();
+const newVersion = (version: number, now: number, signsFrom = now): KeyVersion => ({
+  version,
+  key: randomBytes(32).toString('base64'),
+  createdAt: new Date(now).toISOString(),
+  signsFrom: new Date(signsFrom).toISOString(),
+});
+const isLive = (v: KeyVersion, now: number) => v.revokedAt === undefined && (v.retiresAt === undefined || Date.parse(v.retiresAt) > now);
+/** The version that signs at `now`: the newest live one whose signing has begun. */
+const signerAt = (versions: readonly KeyVersion[], now: number) =>
+  versions.filter((v) => isLive(v, now) && Date.parse(v.signsFrom) <= now).sort((a, b) => b.version - a.version)[0];
+
+function states({ versions }: Stored, now: number): KeyVersionState[] {
+  const signer = signerAt(versions, now)?.version;
+  return versions
+    .filter((v) => v.retiresAt === undefined || Date.parse(v.retiresAt) > now)
+    .map(({ key: _key, ...v }) => ({
+      ...v,
+      state: v.revokedAt !== undefined ? ('revoked' as const) : v.version === signer ? ('signing' as const) : Date.parse(v.signsFrom) > now ? ('next' as const) : ('verifying' as const),
+    }))
+    .sort((a, b) => b.version - a.version);
+}
+
+/** Per doc client (one per function instance; in Lambda one per process), what it read last and when, by the caller's clock. */
+const cached = new WeakMap<object, { at: number; keys: Buffer[] }>();
 
 export function tokenKeysRepo({ doc, tableName }: Db): TokenKeysRepo {
-  const find = (): Promise<Buffer | null> => {
-    let key = found.get(tableName);
-    if (!key) {
-      key = doc
-        .send(new GetCommand({ TableName: tableName, Key: tokenKeyKeys.current, ConsistentRead: true }))
-        .then(({ Item }) => (Item ? Buffer.from(Item.key as string, 'base64') : null));
-      found.set(tableName, key);
-      // Only a key is remembered: a failed read, or none yet, is asked again next time.
-      const forget = () => void found.delete(tableName);
-      key.then((k) => k ?? forget(), forget);
-    }
-    return key;
+  const read = async (): Promise<(Stored & { generation: number }) | null> => {
+    const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: tokenKeyKeys.versions, ConsistentRead: true }));
+    return Item ? { versions: Item.versions as KeyVersion[], generation: Number(Item.generation) } : null;
   };
+  /** Writes the next state only over the one read (`generation`), so of two changes racing one wins and the other reads again. */
+  const write = (next: Stored, generation: number | null) =>
+    applied(
+      doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...tokenKeyKeys.versions, ...next, generation: (generation ?? 0) + 1 },
+          ...(generation === null ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'generation = :g', ExpressionAttributeValues: { ':g': generation } }),
+        }),
+      ),
+    );
+  /** Applies `change` to the stored versions until its write wins; a change that returns no `next` writes nothing. */
+  const update = async <T>(change: (stored: Stored | null) => { next: Stored; result: T } | { result: T }): Promise<T> => {
+    for (;;) {
+      const stored = await read();
+      const outcome = change(stored);
+      if (!('next' in outcome)) return outcome.result;
+      if (await write(outcome.next, stored?.generation ?? null)) return outcome.result;
+    }
+  };
+  /**
+   * The versions after adding one that signs from `signsFrom`: every live version without an end (the signer, a
+   * version still waiting to sign) retires `retireAfterMs` after that, and versions past their end go.
+   */
+  const withNewVersion = ({ versions }: Stored, now: number, signsFrom: number, retireAfterMs: number): Stored => {
+    const retiresAt = new Date(signsFrom + retireAfterMs).toISOString();
+    const version = Math.max(0, ...versions.map((v) => v.version)) + 1;
+    const kept = versions
+      .map((v) => (v.retiresAt === undefined && v.revokedAt === undefined ? { ...v, retiresAt } : v))
+      .filter((v) => v.retiresAt === undefined || Date.parse(v.retiresAt) > now);
+    return { versions: [...kept, newVersion(version, now, signsFrom)] };
+  };
+
   return {
-    find,
-    async ensure() {
-      const existing = await find();
-      if (existing) return existing;
-      // Two first callers race: one write wins, both then use the stored key.
-      await applied(
-        doc.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...tokenKeyKeys.current, key: randomBytes(32).toString('base64') },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        ),
-      );
-      return (await find())!;
+    async signingKey(now) {
+      return update((stored) => {
+        const signer = stored && signerAt(stored.versions, now);
+        if (signer) return { result: Buffer.from(signer.key, 'base64') };
+        // The first token ever (or every version revoked): a version that signs at once.
+        const next = withNewVersion(stored ?? { versions: [] }, now, now, 0);
+        return { next, result: Buffer.from(next.versions.at(-1)!.key, 'base64') };
+      });
+    },
+    async verifiers(now, { refresh = false } = {}) {
+      const hit = cached.get(doc);
+      const age = hit && now >= hit.at ? now - hit.at : Infinity;
+      // None yet (no token ever issued) is asked again next time, so the first token works at once; a refresh
+      // right after a read (of some or none) reads nothing more.
+      if (hit && age < (refresh ? VERIFIERS_REFRESH_MS : hit.keys.length ? VERIFIERS_CACHE_MS : 0)) return hit.keys;
+      const stored = await read();
+      const keys = (stored?.versions ?? []).filter((v) => isLive(v, now)).map((v) => Buffer.from(v.key, 'base64'));
+      cached.set(doc, { at: now, keys });
+      return keys;
+    },
+    async rotate(now, retireAfterMs, minAgeMs) {
+      return update<KeyVersionState[] | null>((stored) => {
+        if (minAgeMs !== undefined) {
+          const newest = stored?.versions.filter((v) => v.revokedAt === undefined).sort((a, b) => b.version - a.version)[0];
+          if (!newest || now - Date.parse(newest.signsFrom) < minAgeMs) return { result: null };
+        }
+        const next = withNewVersion(stored ?? { versions: [] }, now, now + SIGNING_DELAY_MS, retireAfterMs);
+        return { next, result: states(next, now) };
+      });
+    },
+    async revoke(version, now, retireAfterMs) {
+      return update<KeyVersionState[] | null | 'revoked'>((stored) => {
+        const target = stored?.versions.find((v) => v.version === version && (v.retiresAt === undefined || Date.parse(v.retiresAt) > now));
+        if (!stored || !target) return { result: null };
+        if (target.revokedAt !== undefined) return { result: 'revoked' };
+        const wasSigner = signerAt(stored.versions, now)?.version === version;
+        // Revoked, it verifies nothing from now on; kept (and listed) until it would have retired.
+        const revoked: Stored = {
+          versions: stored.versions.map((v) =>
+            v.version === version ? { ...v, revokedAt: new Date(now).toISOString(), retiresAt: v.retiresAt ?? new Date(now + retireAfterMs).toISOString() } : v,
+          ),
+        };
+        // Its successor signs at once: waiting for every function to know it would leave nothing to sign with.
+        const next = wasSigner ? withNewVersion(revoked, now, now, retireAfterMs) : revoked;
+        return { next, result: states(next, now) };
+      });
+    },
+    async list(now) {
+      const stored = await read();
+      return stored ? states(stored, now) : [];
     },
     async pageKey(candidate) {
       const { Attributes } = await doc.send(

@@ -9,7 +9,7 @@ import { randomSecret } from './crypto.js';
  *
  * The random part is what makes the token a secret; the store keeps only the
  * SHA-256 of the whole token, as for every credential. The tag (HMAC-SHA256
- * under the service's token key, 128 bits) lets a function trust the client
+ * under the service's current token key version, 128 bits; data/token-keys.ts) lets a function trust the client
  * id and expiry before reading anything, so it can fetch the credential, the
  * application, the location and the path's data in one round trip beside the
  * rate counter's write, and a string nobody issued (or an expired token)
@@ -34,12 +34,18 @@ export function namesApplication(token: string): boolean {
   return SHAPE.test(token);
 }
 
-/** The client id and expiry a token names, when its tag is ours; null for a forged or altered token. */
-export function readAccessToken(key: Buffer, token: string): NamedToken | null {
+/**
+ * The client id and expiry a token names, when its tag is one of `keys` (the key versions accepted now: a few at
+ * most, during a rotation); null for a forged or altered token, or one signed by a version no longer accepted.
+ */
+export function readAccessToken(keys: readonly Buffer[], token: string): NamedToken | null {
   const match = SHAPE.exec(token);
   if (!match || !isId(match[1]!)) return null;
   const tag = Buffer.from(match[4]!, 'base64url');
-  const expected = tagOf(key, token.slice(0, token.lastIndexOf('.')));
-  if (tag.length !== expected.length || !timingSafeEqual(tag, expected)) return null;
-  return { clientId: match[1]!, expiresAtSeconds: Number(match[2]) };
+  const body = token.slice(0, token.lastIndexOf('.'));
+  const ours = keys.some((key) => {
+    const expected = tagOf(key, body);
+    return tag.length === expected.length && timingSafeEqual(tag, expected);
+  });
+  return ours ? { clientId: match[1]!, expiresAtSeconds: Number(match[2]) } : null;
 }

@@ -28,6 +28,8 @@ export type Config = {
   webhookAllowLoopback: boolean;
   /** Multiplies every wait of the webhook delivery policy (attempt timeout, backoff, visibility); 1 in AWS, smaller locally so tests run in seconds. */
   webhookTimeScale: number;
+  /** The signing access-token key version's age, in days, at which the sweeper adds a new one (TOKEN_KEY_ROTATION_DAYS; 0: by hand only). */
+  tokenKeyRotationDays: number;
   /** HMAC key of review page tokens (PAGE_TOKEN_KEY); empty → a random key created once and kept in the table. */
   pageTokenKey: string;
   /**
@@ -58,6 +60,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     originSecret: env.ORIGIN_SECRET ?? '',
     webhookAllowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === '1',
     webhookTimeScale: env.WEBHOOK_TIME_SCALE ? Number(env.WEBHOOK_TIME_SCALE) : 1,
+    tokenKeyRotationDays: Number(env.TOKEN_KEY_ROTATION_DAYS ?? 0) || 0,
     pageTokenKey: env.PAGE_TOKEN_KEY ?? '',
     sportsLogoDir: resolve(BUNDLE_DIR, env.SPORTS_LOGO_DIR || SPORTS_LOGO_PACKAGE_DIR),
     openApiDocumentPath: resolve(BUNDLE_DIR, env.OPENAPI_DOCUMENT_PATH || OPENAPI_ARTEFACT),
@@ -66,6 +69,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** Fixed lifetimes and limits of the contract (5.1, 8). */
 export const ACCESS_TOKEN_TTL_SECONDS = 86_400;
+/**
+ * How long a replaced access-token key version keeps verifying: the last token it signed lives its 24 hours, plus
+ * five minutes for an exchange that read the old version just before the new one was added.
+ */
+export const TOKEN_KEY_RETIRE_AFTER_MS = (ACCESS_TOKEN_TTL_SECONDS + 300) * 1000;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 /**
  * Token-endpoint attempts per client id and source address (an IPv4 address, an IPv6 /64) per minute, whatever

@@ -110,7 +110,7 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
   if (issued > TOKENS_ISSUED_PER_MINUTE) throw throttled(window);
 
   const expiresAtSeconds = Math.floor(now / 1000) + ACCESS_TOKEN_TTL_SECONDS;
-  const accessToken = mintAccessToken(await deps.store.tokenKeys.ensure(), app.clientId, expiresAtSeconds);
+  const accessToken = mintAccessToken(await deps.store.tokenKeys.signingKey(now), app.clientId, expiresAtSeconds);
   await deps.store.credentials.put({
     tokenHash: sha256Hex(accessToken),
     clientId: app.clientId,

@@ -4,6 +4,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { sendQueuedMail } from '#platform/mailer';
 import { count, observability } from '#platform/observability';
+import { rotateTokenKeyWhenDue } from '#platform/token-key-rotation';
 import { moveLegacyEvents, SWEEP_PAGE, sweepOutbox } from './fan-out.js';
 import { sweepPaused } from './pause.js';
 import { processRecord } from './receive.js';
@@ -32,7 +33,7 @@ export function createDeliverer(deps: MessagingDeps) {
     );
 }
 
-export type SweepResult = { dispatched: number; mailed: number; paused: Awaited<ReturnType<typeof sweepPaused>> } & Reconciled;
+export type SweepResult = { dispatched: number; mailed: number; paused: Awaited<ReturnType<typeof sweepPaused>>; tokenKeyRotated: number | null } & Reconciled;
 
 /**
  * EventBridge schedule (its event carries nothing used): settles menu events
@@ -49,6 +50,8 @@ export function createSweeper(deps: MessagingDeps) {
       const paused = await sweepPaused(deps);
       const reconciled = await reconcileDlq(deps);
       const mailed = await sendQueuedMail(deps);
-      return { dispatched, mailed, paused, ...reconciled };
+      // The service's scheduled upkeep beside the webhooks': the access-token key's rotation when it is due.
+      const tokenKeyRotated = await rotateTokenKeyWhenDue(deps, deps.clock.now());
+      return { dispatched, mailed, paused, tokenKeyRotated, ...reconciled };
     });
 }

@@ -7,6 +7,8 @@ import { requireGroup } from '#lambdas/admin/apps';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import type { App, CredentialType } from '#data/apps';
 import type { Location } from '#data/locations';
+import type { KeyVersionState } from '#data/token-keys';
+import { listTokenKeys, revokeTokenKey, rotateTokenKey } from '#lambdas/admin/token-keys';
 import { MODULES, type ModulesEnabled } from '#contract/scopes';
 import { fields, show, table, type Column } from './format.js';
 import { defineCommand, type Command, type Values } from './spec.js';
@@ -38,6 +40,14 @@ const appColumns: Column<App>[] = [
   ['STATUS', (a) => a.status],
   ['SCOPES', (a) => show(a.scopes)],
   ['LOCATIONS', (a) => (a.allowedLocationIds ? show(a.allowedLocationIds) : 'all')],
+];
+
+const keyColumns: Column<KeyVersionState>[] = [
+  ['VERSION', (v) => String(v.version)],
+  ['STATE', (v) => v.state],
+  ['CREATED', (v) => v.createdAt],
+  ['RETIRES', (v) => v.retiresAt ?? '—'],
+  ['REVOKED', (v) => v.revokedAt ?? '—'],
 ];
 
 const locationColumns: Column<Location>[] = [
@@ -177,6 +187,37 @@ export const COMMANDS: readonly Command[] = [
         ['LAST USED', (c) => c.lastUsedAt ?? 'never'],
       ]);
       return { json: { legacyCredentials }, text };
+    },
+  }),
+  defineCommand({
+    name: 'token-keys list',
+    summary: "Show the access-token key's versions: which signs, which verify until when, which are revoked. Never a key.",
+    flags: {},
+    json: '{"versions": [{"version", "state", "createdAt", "retiresAt", "revokedAt"}]}',
+    async run({ deps, now }) {
+      const listed = await listTokenKeys(deps, now);
+      return { json: listed, text: table(listed.versions, keyColumns) };
+    },
+  }),
+  defineCommand({
+    name: 'token-keys rotate',
+    summary: 'Add an access-token key version that signs from now on; the replaced one verifies its tokens until they expire (24 h).',
+    flags: {},
+    json: '{"versions": [...]}',
+    async run({ deps, now }) {
+      const rotated = await rotateTokenKey(deps, now);
+      return { json: rotated, text: table(rotated.versions, keyColumns) };
+    },
+  }),
+  defineCommand({
+    name: 'token-keys revoke',
+    summary: 'Revoke a compromised access-token key version: its tokens are refused from now on (a new version signs if it did).',
+    arg: 'VERSION',
+    flags: {},
+    json: '{"versions": [...]}',
+    async run({ arg, deps, now }) {
+      const revoked = await revokeTokenKey(deps, arg, now);
+      return { json: revoked, text: table(revoked.versions, keyColumns) };
     },
   }),
   defineCommand({

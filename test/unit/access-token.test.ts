@@ -8,7 +8,7 @@ describe('access tokens that name their application', () => {
   it('reads back the client id and expiry of a token it minted', () => {
     const token = mintAccessToken(key, 'app_1', 1_800_000_000);
     expect(namesApplication(token)).toBe(true);
-    expect(readAccessToken(key, token)).toEqual({ clientId: 'app_1', expiresAtSeconds: 1_800_000_000 });
+    expect(readAccessToken([key], token)).toEqual({ clientId: 'app_1', expiresAtSeconds: 1_800_000_000 });
     // Two tokens for the same application and instant still differ in their 256 random bits.
     expect(mintAccessToken(key, 'app_1', 1_800_000_000)).not.toBe(token);
   });
@@ -23,9 +23,17 @@ describe('access tokens that name their application', () => {
       `${id}.${exp}.${flip(secret)}.${tag}`,
       `${id}.${exp}.${secret}.${flip(tag)}`,
     ]) {
-      expect(readAccessToken(key, altered)).toBeNull();
+      expect(readAccessToken([key], altered)).toBeNull();
     }
-    expect(readAccessToken(randomBytes(32), token)).toBeNull();
+    expect(readAccessToken([randomBytes(32)], token)).toBeNull();
+  });
+
+  it('accepts a token signed by any accepted key version (during a rotation), and none when no version is accepted', () => {
+    const older = randomBytes(32);
+    const token = mintAccessToken(older, 'app_1', 1_800_000_000);
+    expect(readAccessToken([key, older], token)).toEqual({ clientId: 'app_1', expiresAtSeconds: 1_800_000_000 });
+    expect(readAccessToken([key], token)).toBeNull();
+    expect(readAccessToken([], token)).toBeNull();
   });
 
   it('tells legacy credentials apart by their shape', () => {
@@ -33,6 +41,6 @@ describe('access tokens that name their application', () => {
     expect(namesApplication(`lgcy_${randomBytes(32).toString('base64url')}`)).toBe(false);
     expect(namesApplication('a.b.c.d')).toBe(false);
     // A reserved word is no client id.
-    expect(readAccessToken(key, mintAccessToken(key, 'v1', 1))).toBeNull();
+    expect(readAccessToken([key], mintAccessToken(key, 'v1', 1))).toBeNull();
   });
 });
