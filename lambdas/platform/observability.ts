@@ -26,6 +26,12 @@ export const METRIC_NAMES = [
   'DeliveryStranded',
   // Owner e-mails SES refused or could not take (each also logged, without address or text).
   'MailFailed',
+  // Owner e-mails not sent because their address bounced or complained (SES notifications), and addresses so marked.
+  'MailSuppressed',
+  'MailAddressSuppressed',
+  // Destinations whose owner was told they started dead-lettering production events (at most once a day each), and told they recovered.
+  'DestinationFailingNotified',
+  'DestinationRecoveredNotified',
   // Menu events the sweeper had to dispatch again (0 on a quiet run keeps the series continuous).
   'SweeperRedispatched',
   // The first invocation of a process.

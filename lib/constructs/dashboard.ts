@@ -33,6 +33,10 @@ const EMF_COUNTS = {
   DeliveryStranded: ['backlog', 'Stranded (held in the DLQ with attempts left)'],
   SweeperRedispatched: ['backlog', 'Menu events re-dispatched by the sweeper'],
   MailFailed: ['other', 'Owner mails not sent'],
+  MailSuppressed: ['other', 'Owner mails held back (address bounced or complained)'],
+  MailAddressSuppressed: ['other', 'Owner addresses suppressed (bounce or complaint)'],
+  DestinationFailingNotified: ['outcomes', 'Owners told a destination is failing'],
+  DestinationRecoveredNotified: ['outcomes', 'Owners told a destination recovered'],
   ColdStart: ['other', 'Cold starts'],
 } as const satisfies Record<EmfCount, readonly [keyof typeof EMF_WIDGETS, string]>;
 
