@@ -64,7 +64,7 @@ describe('credentials in the URL are refused in every spelling (6.5 rule 4)', ()
 });
 
 describe('the scheme is written out, and loopback names follow the loopback switch', () => {
-  it.each(['https:example.com/h', 'https:/example.com/h', 'https:///example.com/h'])('refuses %s', (url) => {
+  it.each(['https:example.com/h', 'https:/example.com/h', 'https:///example.com/h', 'https:/example.com/?next=https://example.org'])('refuses %s', (url) => {
     expect(checkDestinationUrl(url)).toMatchObject({ ok: false, code: 'invalid_url' });
   });
   it('refuses localhost names unless loopback is allowed (the local runtime only)', () => {
