@@ -55,8 +55,13 @@ export type DestinationsRepo = {
    * fewer than `limit` and still have a next.
    */
   page(request: { scope?: { groupId: string; clientId?: string }; limit: number; startKey?: WalkKey }): Promise<{ destinations: Destination[]; lastKey?: WalkKey }>;
-  /** Returns the consecutive failures recorded before this attempt. */
-  recordAttempt(id: string, succeeded: boolean, at: string): Promise<{ failuresBefore: number }>;
+  /**
+   * Returns the consecutive failures recorded before this attempt, and whether this attempt is the production
+   * success that ends a failing notice (`production`: a test delivery never clears one), of which exactly one is.
+   */
+  recordAttempt(id: string, succeeded: boolean, at: string, options?: { production?: boolean }): Promise<{ failuresBefore: number; recovered: boolean }>;
+  /** Records that the owner is being told the destination is failing, unless they were told less than `gapMs` before `at`. */
+  noteFailing(id: string, at: number, gapMs: number): Promise<boolean>;
   /** The destinations with the health their attempts recorded (ops' views; an attempt needs none). */
   withHealth(destinations: Destination[]): Promise<Destination[]>;
 };
@@ -127,23 +132,38 @@ export function destinationsRepo(db: Db): DestinationsRepo {
       return { destinations: items.map(toDestination), ...(lastKey ? { lastKey } : {}) };
     },
     /** Health after an attempt, as one atomic update of the health item (no read-modify-write between concurrent deliveries). */
-    async recordAttempt(id, succeeded, at) {
+    async recordAttempt(id, succeeded, at, { production = false } = {}) {
       const ttl = Math.floor(Date.parse(at) / 1000) + HEALTH_TTL_SECONDS;
+      // A production success clears the failing notice in the same atomic update: the one whose old value was set recovers it.
+      const clears = succeeded && production;
       const { Attributes } = await doc.send(
         new UpdateCommand({
           TableName: tableName,
           Key: destinationKeys.health(id),
           UpdateExpression: succeeded
-            ? 'SET health = :h, consecutiveFailures = :zero, lastSuccessAt = :at, #ttl = :ttl'
+            ? `SET health = :h, consecutiveFailures = :zero, lastSuccessAt = :at, #ttl = :ttl${clears ? ', failingNoticed = :no' : ''}`
             : 'SET health = :h, lastFailureAt = :at, #ttl = :ttl ADD consecutiveFailures :one',
           ExpressionAttributeNames: { '#ttl': 'ttl' },
           ExpressionAttributeValues: succeeded
-            ? { ':h': 'HEALTHY', ':zero': 0, ':at': at, ':ttl': ttl }
+            ? { ':h': 'HEALTHY', ':zero': 0, ':at': at, ':ttl': ttl, ...(clears ? { ':no': false } : {}) }
             : { ':h': 'FAILING', ':at': at, ':one': 1, ':ttl': ttl },
           ReturnValues: 'UPDATED_OLD',
         }),
       );
-      return { failuresBefore: Number(Attributes?.consecutiveFailures ?? 0) };
+      return { failuresBefore: Number(Attributes?.consecutiveFailures ?? 0), recovered: Attributes?.failingNoticed === true };
+    },
+    async noteFailing(id, at, gapMs) {
+      return applied(
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: destinationKeys.health(id),
+            UpdateExpression: 'SET failingNoticed = :yes, failingNoticeAt = :at',
+            ConditionExpression: 'attribute_not_exists(failingNoticeAt) OR failingNoticeAt <= :cutoff',
+            ExpressionAttributeValues: { ':yes': true, ':at': new Date(at).toISOString(), ':cutoff': new Date(at - gapMs).toISOString() },
+          }),
+        ),
+      );
     },
     /** A destination without a health item shows what its own item holds (what attempts before the health item recorded there). */
     async withHealth(destinations: Destination[]): Promise<Destination[]> {

@@ -9,6 +9,7 @@ import { resolveDestination } from '#domain/url-safety';
 import { classify, errorCodeOf, type AttemptOutcome } from './classify.js';
 import * as state from './delivery-state.js';
 import { appIneligibility, covers } from './eligibility.js';
+import { noticeRecovery, isProduction } from './owner-notices.js';
 import { isPaused } from './pause-policy.js';
 import { enqueueRelease } from './queue.js';
 import { postWebhook, withinDeadline } from './send.js';
@@ -59,7 +60,10 @@ export async function attempt(deps: MessagingDeps, d: Delivery, receipt: Receipt
     logger.warn('webhook outcome superseded', { deliveryId: d.deliveryId, attempt: started.attempts, status: next.status });
     return null;
   }
-  const { failuresBefore } = await store.destinations.recordAttempt(destination.destinationId, verdict === 'success', new Date(now).toISOString());
+  const { failuresBefore, recovered } = await store.destinations.recordAttempt(destination.destinationId, verdict === 'success', new Date(now).toISOString(), {
+    production: isProduction(d),
+  });
+  if (recovered) await noticeRecovery(deps, destination, saved);
   // It was paused and answered: what was held for it goes out (should this send fail, the sweeper releases them).
   if (verdict === 'success' && isPaused({ consecutiveFailures: failuresBefore })) {
     await enqueueRelease(deps, destination.destinationId).catch((err: Error) => logger.error('release not queued', { destinationId: destination.destinationId, error: err.name }));

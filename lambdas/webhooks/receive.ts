@@ -6,6 +6,7 @@ import { jitteredBackoffSeconds, scaledTimings } from '#contract/delivery-policy
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { attempt, reportOutcome, type Known, type Receipt } from './attempt.js';
 import * as state from './delivery-state.js';
+import { noticeDeadLetter } from './owner-notices.js';
 import { continueDispatch } from './fan-out.js';
 import { releaseIfResumed } from './pause.js';
 import { parseQueueMessage, type DeliveryMessage } from './queue.js';
@@ -124,5 +125,6 @@ async function settle(deps: MessagingDeps, d: Delivery): Promise<Fate> {
   if (d.status !== 'DEAD_LETTER') return 'done';
   // After the record: a crash in between leaves a DEAD_LETTER record whose marker the sweeper restores.
   await deps.store.deliveries.markDeadLetter(markerOf(d, 'attempts_exhausted'));
+  await noticeDeadLetter(deps, d);
   return 0;
 }

@@ -4,6 +4,7 @@ import { count } from '#platform/observability';
 import { DLQ_PASS_SECONDS, WEBHOOK_QUEUES } from '#contract/queues';
 import * as state from './delivery-state.js';
 import { scanDlq, type DlqMessage } from './dlq-scan.js';
+import { noticeDeadLetter } from './owner-notices.js';
 
 export type Reconciled = { stranded: number; relisted: number; removed: number };
 
@@ -49,6 +50,7 @@ export async function reconcileDlq(deps: MessagingDeps): Promise<Reconciled> {
     const stranded = await store.deliveries.write(state.strand(d, now), d);
     if (stranded) {
       await store.deliveries.markDeadLetter(markerOf(stranded, 'receives_exhausted'));
+      await noticeDeadLetter(deps, stranded);
       result.stranded++;
       count(deps, 'DeliveryStranded');
       logger.warn('webhook delivery stranded in the DLQ', { deliveryId, status: d.status, attempts: d.attempts });
