@@ -123,7 +123,12 @@ export const FUNCTIONS = {
     reservedConcurrency: DERIVED.maxConcurrency,
     sendsMail: true,
   },
-} as const satisfies Record<Family | 'admin-api' | `webhook-${string}`, FunctionSpec>;
+  /**
+   * SNS subscriber of the mail-events topic (lib/constructs/mail-events.ts): marks the addresses SES reports
+   * bouncing for good or complaining, one conditional PutItem each. Nothing else.
+   */
+  'mail-events': { entry: 'mail-events/handler.ts', tableActions: ['PutItem'], queriedIndexes: [], sendsMail: false, memorySize: 256 },
+} as const satisfies Record<Family | 'admin-api' | 'mail-events' | `webhook-${string}`, FunctionSpec>;
 
 export type FunctionName = keyof typeof FUNCTIONS;
 

@@ -12,6 +12,7 @@ import { pascal, ServiceFunction } from './constructs/service-function.js';
 import { addRequestCounts } from './constructs/request-metrics.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
 import { WebhookFunctions } from './constructs/webhooks.js';
+import { MailEvents } from './constructs/mail-events.js';
 import { ServiceAlarms } from './constructs/alarms.js';
 import { SafeDeploys } from './constructs/safe-deploys.js';
 import { CATCH_ALL_FAMILY } from '#contract/routes';
@@ -38,6 +39,17 @@ export class CustomerApiStack extends Stack {
     const mailFrom = settings.mailFrom!;
 
     const table = new DataTable(this, 'Table', { retain: settings.retain });
+    // The configuration set owner mail is sent with, and what hears its bounces and complaints (constructs/mail-events.ts).
+    const mailEvents = new MailEvents(this, 'MailEvents', {
+      stage,
+      importedConfigurationSet: settings.mailConfigurationSet,
+      table,
+      environment: { STAGE: stage },
+      logRetention: settings.logRetention,
+      removalPolicy,
+      tracing,
+    });
+    const mailConfigurationSet = mailEvents.configurationSetName;
     const webhooks = new WebhookQueues(this, 'Webhooks', { namePrefix: `customer-api-${stage}` });
 
     // Domain and edge (docs/operations.md, "Domain and edge"): the origin secret exists before the functions told it.
@@ -72,7 +84,7 @@ export class CustomerApiStack extends Stack {
         ...(shipped ? { assetFiles: shipped.files } : {}),
       });
       fn.bindTable(table, infra.tableActions, infra.queriedIndexes);
-      if (infra.sendsMail) fn.bindMailer(mailFrom);
+      if (infra.sendsMail) fn.bindMailer(mailFrom, mailConfigurationSet);
       addRequestCounts(this, `${pascal(family)}Requests`, fn.logGroup);
       return fn;
     };
@@ -85,6 +97,7 @@ export class CustomerApiStack extends Stack {
       table,
       queues: webhooks,
       mailFrom,
+      mailConfigurationSet,
       environment,
       logRetention: settings.logRetention,
       removalPolicy,
@@ -123,12 +136,14 @@ export class CustomerApiStack extends Stack {
       tracing,
     });
     for (const fn of [...Object.values(this.functions), adminFunction]) deploys.guard(fn, alarms.forFunction(fn, 'http'));
-    for (const fn of Object.values(webhookFunctions.functions)) deploys.guard(fn, alarms.forFunction(fn, 'background'));
+    for (const fn of [...Object.values(webhookFunctions.functions), mailEvents.function]) deploys.guard(fn, alarms.forFunction(fn, 'background'));
     alarms.forApi(api.stage);
     alarms.forTokenEndpoint();
     alarms.forTable(table);
     alarms.forWebhooks({ ...webhooks, deliveryFailures: webhookFunctions.deliveryFailures });
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
+    // An imported configuration set's owner points its bounce and complaint event destination here.
+    new CfnOutput(this, 'MailEventsTopicArn', { value: mailEvents.topic.topicArn });
 
     // ── Domain and edge (lib/constructs/edge.ts, api-domain.ts; docs/operations.md, "Domain and edge") ──────────
     // With the edge, the domain is CloudFront's alias and only requests through it reach /v1 and the token

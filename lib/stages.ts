@@ -49,6 +49,13 @@ export type StageConfig = {
   tracing: boolean;
   /** Sender of owner e-mails; must be (or belong to a domain) verified in SES. Required: every stage mails owners. */
   mailFrom?: string;
+  /**
+   * The SES configuration set every owner mail is sent with (docs/operations.md, "Owner mail: sender, sandbox,
+   * bounces"). Absent: the stack creates `customer-api-<stage>` with an event destination sending bounces and
+   * complaints to its mail-events topic. A name: that existing set is used, and its owner points an event
+   * destination at the topic (the stack's output MailEventsTopicArn).
+   */
+  mailConfigurationSet?: string;
   /** Who alarms reach: an e-mail subscribed to the topic the stack creates, or an imported topic (its own subscriptions). */
   alarms: { email?: string; topicArn?: string; required: boolean; thresholds: AlarmThresholds };
   /**
@@ -134,6 +141,7 @@ export const CONTEXT_KEYS = [
   'account',
   'region',
   'mailFrom',
+  'mailConfigurationSet',
   'tracing',
   'alarmEmail',
   'alarmTopicArn',
@@ -156,6 +164,8 @@ const PATTERNS = {
   certificateArn: /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[\w-]+$/,
   webAclArn: /^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[\w-]+\/[\w-]+$/,
   hostedZoneId: /^Z[A-Z0-9]{1,31}$/,
+  // SES: letters, digits, hyphens and underscores, at most 64.
+  configurationSet: /^[A-Za-z0-9_-]{1,64}$/,
   hostname: /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
 };
 
@@ -192,6 +202,7 @@ export function stageConfig(stage: unknown, context: StageContext = {}): StageCo
     account: text(context.account) ?? row.account,
     region: text(context.region) ?? row.region,
     mailFrom: text(context.mailFrom) ?? row.mailFrom,
+    mailConfigurationSet: text(context.mailConfigurationSet) ?? row.mailConfigurationSet,
     tracing: flag(stage, 'tracing', context.tracing) ?? row.tracing,
     alarms: { ...row.alarms, email: text(context.alarmEmail) ?? row.alarms.email, topicArn: text(context.alarmTopicArn) ?? row.alarms.topicArn },
     domain,
@@ -210,6 +221,9 @@ function validate(config: StageConfig & { stage: Stage }): void {
   if (account !== undefined && !PATTERNS.account.test(account)) refuse(`account ${JSON.stringify(account)} is not a 12-digit AWS account id`);
   if (region !== undefined && !PATTERNS.region.test(region)) refuse(`region ${JSON.stringify(region)} is not an AWS region name`);
   if (!mailFrom) refuse('no mail sender: pass -c mailFrom=<address or "Name <address>"> verified in SES');
+  if (config.mailConfigurationSet !== undefined && !PATTERNS.configurationSet.test(config.mailConfigurationSet)) {
+    refuse(`mailConfigurationSet ${JSON.stringify(config.mailConfigurationSet)} is not an SES configuration set name (letters, digits, - and _, at most 64)`);
+  }
   if (alarms.email !== undefined && !PATTERNS.email.test(alarms.email)) refuse(`alarmEmail ${JSON.stringify(alarms.email)} is not an e-mail address`);
   if (alarms.topicArn !== undefined && !PATTERNS.topicArn.test(alarms.topicArn)) refuse(`alarmTopicArn ${JSON.stringify(alarms.topicArn)} is not an SNS topic ARN`);
   if (alarms.email && alarms.topicArn) refuse('pass -c alarmEmail or -c alarmTopicArn, not both: an imported topic keeps its own subscriptions');

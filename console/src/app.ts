@@ -2,10 +2,10 @@ import { ApiFailure, api, signIn, signOut, useApi } from './api.js';
 import type { ConsoleConfig } from '#contract/console-config';
 import { finishSignIn, signOutOf, startSignIn } from './auth.js';
 import { field, h } from './dom.js';
-import { applicationsPage, auditPage, deadLettersPage, destinationPage, destinationsPage, menusPage, type Shell } from './pages.js';
+import { applicationsPage, auditPage, deadLettersPage, destinationPage, destinationsPage, menusPage, ownerMailPage, type Shell } from './pages.js';
 
 /** The console: a sign-in, then one page at a time, drawn from the admin API. */
-const PAGES = { applications: 'Applications', destinations: 'Destinations', 'dead-letters': 'Dead letters', menus: 'Menus', audit: 'Audit trail' } as const;
+const PAGES = { applications: 'Applications', destinations: 'Destinations', 'dead-letters': 'Dead letters', menus: 'Menus', audit: 'Audit trail', 'owner-mail': 'Owner mail' } as const;
 type Page = keyof typeof PAGES;
 
 const main = document.getElementById('main')!;
@@ -46,6 +46,7 @@ const RENDER: Record<Page, () => Promise<HTMLElement>> = {
   'dead-letters': () => deadLettersPage(shell),
   menus: () => menusPage(shell),
   audit: () => auditPage(shell),
+  'owner-mail': () => ownerMailPage(shell),
 };
 
 async function draw(): Promise<void> {

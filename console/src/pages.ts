@@ -98,6 +98,7 @@ function appsTable(shell: Shell, apps: any[], show: (shown: HTMLElement) => void
     a.status,
     a.scopes.join(', '),
     a.allowedLocationIds ? a.allowedLocationIds.join(', ') : 'all',
+    ownerCell(a),
     `${a.requestsThisMinute} / ${a.rateLimitPerMinute}`,
     a.previousSecretExpiresAt && Date.parse(a.previousSecretExpiresAt) > Date.now() ? time(a.previousSecretExpiresAt) : '',
     a.status === 'active' && a.credentialType === 'client_credentials' ? rotateSecretButton(shell, a.clientId, show) : '',
@@ -120,8 +121,12 @@ function appsTable(shell: Shell, apps: any[], show: (shown: HTMLElement) => void
         )
       : '',
   ]);
-  return table('Applications', ['Client id', 'Name', 'Group', 'Status', 'Scopes', 'Locations', 'This minute / limit', 'Replaced secret works until', '', ''], rows);
+  return table('Applications', ['Client id', 'Name', 'Group', 'Status', 'Scopes', 'Locations', 'Owner e-mail', 'This minute / limit', 'Replaced secret works until', '', ''], rows);
 }
+
+/** The owner's address, marked when SES reported it bouncing or complaining (no owner mail reaches it: the Owner mail page lifts it). */
+const ownerCell = (a: { ownerEmail: string | null; ownerEmailSuppressed?: boolean }) =>
+  a.ownerEmail ? h('span', {}, a.ownerEmail, a.ownerEmailSuppressed ? h('span', { class: 'health health-FAILING', title: 'No owner mail is sent to this address' }, ' suppressed') : '') : '—';
 
 const healthBadge = (health: string) => h('span', { class: `health health-${health}` }, health);
 
@@ -420,4 +425,34 @@ export async function menusPage(shell: Shell): Promise<HTMLElement> {
   );
   await load();
   return h('section', {}, h('h2', {}, 'Menus'), form, list);
+}
+
+/** Owner addresses SES reported bouncing for good or complaining: no owner mail goes to them until lifted here. */
+export async function ownerMailPage(shell: Shell): Promise<HTMLElement> {
+  const { suppressions, nextCursor } = await api<{ suppressions: any[]; nextCursor?: string }>('GET', '/mail-suppressions?limit=1000');
+  const lift = (address: string) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: () => {
+          if (!confirm(`Send owner mail to ${address} again? Only once its owner has mended the mailbox: a new bounce suppresses it again.`)) return;
+          void shell.act(async () => {
+            await api('POST', '/mail-suppressions/lift', { address });
+            shell.say(`Owner mail goes to ${address} again.`);
+            shell.redraw();
+          });
+        },
+      },
+      'Lift',
+    );
+  const rows = suppressions.map((s) => [s.address, s.reason, time(s.at), lift(s.address)]);
+  return h(
+    'section',
+    {},
+    h('h2', {}, 'Owner mail'),
+    h('p', {}, 'Addresses SES reported bouncing for good (bounce) or marking the mail as spam (complaint). No owner mail is sent to them.'),
+    suppressions.length ? table('Suppressed owner addresses', ['Address', 'Reason', 'Since', ''], rows) : h('p', {}, 'No address is suppressed.'),
+    nextCursor ? h('p', {}, 'The first 1,000 are shown; `npm run admin -- mail suppressions` lists them all.') : '',
+  );
 }

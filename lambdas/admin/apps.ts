@@ -5,6 +5,7 @@ import { randomSecret, sha256Hex } from '#domain/crypto';
 import type { App, CredentialType } from '#data/apps';
 import type { WalkKey } from '#data/group-index';
 import type { Store } from '#data/store';
+import { normalAddress } from '#data/mail-suppressions';
 import { AdminConflictError, AdminInputError, AdminNotFoundError, appInput, parseInput, type AppInput } from '#domain/inputs';
 import { randomBytes } from 'node:crypto';
 import type { MessagingDeps } from '#platform/messaging-deps';
@@ -138,8 +139,12 @@ export async function requireApp(store: Store, clientId: string): Promise<App> {
   return app;
 }
 
+/** With an owner's address, whether it is suppressed (SES reported it bouncing or complaining: no owner mail reaches it). */
 export async function showApp(store: Store, clientId: string) {
-  return { app: publicApp(await requireApp(store, clientId)) };
+  const app = await requireApp(store, clientId);
+  if (!app.ownerEmail) return { app: publicApp(app) };
+  const suppressed = await store.mailSuppressions.suppressed([app.ownerEmail]);
+  return { app: { ...publicApp(app), ownerEmailSuppressed: suppressed.size > 0 } };
 }
 
 /** A page of applications, or of those of one existing group; never a secret or its hash. */
@@ -149,11 +154,18 @@ export async function listApps(deps: MessagingDeps, { groupId, ...query }: { gro
     const { apps, lastKey } = await deps.store.appList.page({ limit, ...(groupId ? { groupId } : {}), ...(startKey ? { startKey } : {}) });
     return { items: apps, ...(lastKey ? { lastKey } : {}) };
   });
-  // The current minute's count beside each: one BatchGetItem for the page.
+  // The current minute's count and whether the owner's address is suppressed beside each: a BatchGetItem each for the page.
   const window = rateWindow(deps.clock.now());
-  const used = await deps.store.rateCounters.counts(items.map((a) => a.clientId), window.start);
+  const [used, suppressed] = await Promise.all([
+    deps.store.rateCounters.counts(items.map((a) => a.clientId), window.start),
+    deps.store.mailSuppressions.suppressed(items.flatMap((a) => (a.ownerEmail ? [a.ownerEmail] : []))),
+  ]);
   return {
-    apps: items.map((a) => ({ ...publicApp(a), requestsThisMinute: used.get(a.clientId) ?? 0 })),
+    apps: items.map((a) => ({
+      ...publicApp(a),
+      requestsThisMinute: used.get(a.clientId) ?? 0,
+      ...(a.ownerEmail ? { ownerEmailSuppressed: suppressed.has(normalAddress(a.ownerEmail)) } : {}),
+    })),
     minute: window.start,
     ...(nextCursor ? { nextCursor } : {}),
   };

@@ -54,5 +54,8 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: z.ZodType; query?: z.
   },
   hourlyOutcomes: {},
   listMenus: { query: z.object({ groupId: id, ...pageQuery }) },
+  listMailSuppressions: { query: z.object(pageQuery) },
+  // The address's rule is liftMailSuppression's (a clear 400); the bound keeps the body small.
+  liftMailSuppression: { body: z.object({ address: z.string().max(320) }).strict() },
   listAudit: { query: z.object({ clientId: id.optional(), destinationId: id.optional(), ...pageQuery }) },
 };

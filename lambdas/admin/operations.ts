@@ -14,6 +14,7 @@ import { listTokenKeys, revokeTokenKey, rotateTokenKey } from './token-keys.js';
 import { deliveryHistory, hourlyOutcomes } from './delivery-history.js';
 import { listDeadLetters, redrive, redrivePage, showDeadLetter } from './dlq.js';
 import { listMenus } from './menus.js';
+import { liftMailSuppression, listMailSuppressions } from './mail-suppressions.js';
 import { publishDocument, publishMenu } from '../webhooks/menu-publish.js';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import type { AdminOperation } from '#contract/admin-routes';
@@ -59,5 +60,7 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   listDeliveries: ({ params, query }, deps) => deliveryHistory(deps, params.destinationId!, query as InputOf<typeof deliveryHistory, 2>),
   hourlyOutcomes: ({ params }, deps) => hourlyOutcomes(deps, params.destinationId!),
   listMenus: ({ query }, deps) => listMenus(deps, query as unknown as InputOf<typeof listMenus, 1>),
+  listMailSuppressions: ({ query }, deps) => listMailSuppressions(deps, query as InputOf<typeof listMailSuppressions, 1>),
+  liftMailSuppression: ({ body }, deps) => liftMailSuppression(deps, body as InputOf<typeof liftMailSuppression, 1>),
   listAudit: ({ query }, deps) => listAudit(deps, query as InputOf<typeof listAudit, 1>),
 };

@@ -70,6 +70,9 @@ export const ADMIN_ROUTES = [
   { method: 'GET', path: `${V1}/dead-letters/{deliveryId}`, operation: 'showDeadLetter', status: 200, summary: 'One dead letter with its payload and backoff history' },
   { method: 'POST', path: `${V1}/dead-letters/{deliveryId}/redrive`, operation: 'redriveDeadLetter', status: 200, summary: 'Queue one dead letter again; attempts start over' },
   { method: 'POST', path: `${V1}/dead-letters/redrive`, operation: 'redriveAllDeadLetters', status: 200, summary: 'Queue every dead letter again' },
+  { method: 'GET', path: `${V1}/mail-suppressions`, operation: 'listMailSuppressions', status: 200, summary: 'Owner addresses no mail goes to: SES reported them bouncing for good or complaining' },
+  // The address goes in the body: an e-mail address is no path id.
+  { method: 'POST', path: `${V1}/mail-suppressions/lift`, operation: 'liftMailSuppression', status: 200, summary: 'Send owner mail to a suppressed address again, once its owner mended the mailbox' },
   { method: 'GET', path: `${V1}/audit`, operation: 'listAudit', status: 200, summary: 'Changes made through this API, newest first: who, what, when, the request id; of one application or destination if asked' },
 ] as const satisfies readonly AdminRoute[];
 

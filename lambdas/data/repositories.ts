@@ -11,6 +11,7 @@ import { groupsRepo } from './groups.js';
 import { holdsRepo } from './holds.js';
 import { locationsRepo } from './locations.js';
 import { mailOutboxRepo } from './mail-outbox.js';
+import { mailSuppressionsRepo } from './mail-suppressions.js';
 import { matriqRepo } from './matriq.js';
 import { menusRepo } from './menus.js';
 import { outboxRepo } from './outbox.js';
@@ -33,6 +34,7 @@ export const REPOSITORIES = {
   destinations: destinationsRepo,
   deliveries: deliveriesRepo,
   mailOutbox: mailOutboxRepo,
+  mailSuppressions: mailSuppressionsRepo,
   outbox: outboxRepo,
   holds: holdsRepo,
   audit: auditRepo,

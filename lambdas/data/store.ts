@@ -9,6 +9,7 @@ import type { MenusRepo } from './menus.js';
 import type { DestinationsRepo } from './destinations.js';
 import type { DeliveriesRepo } from './deliveries.js';
 import type { MailOutboxRepo } from './mail-outbox.js';
+import type { MailSuppressionsRepo } from './mail-suppressions.js';
 import type { OutboxRepo } from './outbox.js';
 import type { HoldsRepo } from './holds.js';
 import type { AuditRepo } from './audit.js';
@@ -33,6 +34,7 @@ export type Repositories = {
   destinations: DestinationsRepo;
   deliveries: DeliveriesRepo;
   mailOutbox: MailOutboxRepo;
+  mailSuppressions: MailSuppressionsRepo;
   outbox: OutboxRepo;
   holds: HoldsRepo;
   audit: AuditRepo;

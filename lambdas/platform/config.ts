@@ -12,6 +12,8 @@ export type Config = {
   publicBaseUrl: string;
   /** Sender of owner e-mails (rate-limit alerts, destination changes). */
   mailFrom: string;
+  /** The SES configuration set every owner mail names (MAIL_CONFIGURATION_SET, set by the stack): its event destination reports bounces and complaints; empty: none (local). */
+  mailConfigurationSet: string;
   stage: string;
   /**
    * Requests a second the stage's API Gateway throttle lets through, for all clients together (STAGE_RATE_LIMIT,
@@ -54,6 +56,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     webhookDlqUrl: env.WEBHOOK_DLQ_URL ?? '',
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? '').replace(/\/+$/, ''),
     mailFrom: env.MAIL_FROM ?? 'no-reply@customer-api.invalid',
+    mailConfigurationSet: env.MAIL_CONFIGURATION_SET ?? '',
     stage: env.STAGE ?? 'local',
     // Unset outside a stage (tests, tools): no stage throttle, so only the data design bounds a limit.
     stageRateLimit: env.STAGE_RATE_LIMIT ? Number(env.STAGE_RATE_LIMIT) : Infinity,

@@ -1,4 +1,5 @@
 import { MAIL_TRIES, type Mail } from '#data/mail-outbox';
+import { normalAddress } from '#data/mail-suppressions';
 import type { Store } from '#data/store';
 import type { Logger } from './logger.js';
 import { count, type Metrics } from './observability.js';
@@ -22,11 +23,22 @@ export function oneLineSubject(subject: string): string {
   return subject.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/gu, ' ');
 }
 
+type MailDeps = { store: Pick<Store, 'mailSuppressions'>; mailer: Mailer; logger: Logger; metrics?: Metrics };
+
 /**
- * Sends an owner e-mail, its subject on one line (oneLineSubject); a failure never fails the caller but is always
- * counted (MailFailed) and logged with what it was for and SES's error name, never the address, subject or text.
+ * Sends an owner e-mail, its subject on one line (oneLineSubject), unless SES reported its address bouncing or
+ * complaining (one small read first). A failure never fails the caller but is always counted (MailFailed) and
+ * logged with what it was for and SES's error name, never the address, subject or text. True when sent.
  */
-export async function sendMail(deps: { mailer: Mailer; logger: Logger; metrics?: Metrics }, mail: Mail, purpose: string): Promise<boolean> {
+export async function sendMail(deps: MailDeps, mail: Mail, purpose: string): Promise<boolean> {
+  if ((await deps.store.mailSuppressions.suppressed([mail.to])).size > 0) {
+    notSentToSuppressed(deps, purpose);
+    return false;
+  }
+  return deliver(deps, mail, purpose);
+}
+
+async function deliver(deps: Omit<MailDeps, 'store'>, mail: Mail, purpose: string): Promise<boolean> {
   try {
     await deps.mailer.send({ ...mail, subject: oneLineSubject(mail.subject) });
     return true;
@@ -37,16 +49,30 @@ export async function sendMail(deps: { mailer: Mailer; logger: Logger; metrics?:
   }
 }
 
+/** Mail to a suppressed address is dropped, not retried: SES would only bounce it again (docs/decisions/mail-suppression.md). */
+function notSentToSuppressed(deps: Omit<MailDeps, 'store'>, purpose: string): void {
+  count(deps, 'MailSuppressed');
+  deps.logger.info('owner mail not sent: address suppressed', { purpose });
+}
+
 /** Queued mails one sweep sends per outbox partition: a sweep's mail stays a few seconds of its minute. */
 export const MAIL_SWEEP_PAGE = 10;
 
-/** The sweeper's share: sends queued owner mail (rate-limit alerts); a failed one is tried again next sweep. */
-export async function sendQueuedMail(deps: { store: Pick<Store, 'mailOutbox'>; mailer: Mailer; logger: Logger; metrics?: Metrics }): Promise<number> {
+/**
+ * The sweeper's share: sends queued owner mail; a failed one is tried again next sweep. The page's addresses are
+ * checked against the suppressions in one BatchGetItem; mail to a suppressed one is finished unsent.
+ */
+export async function sendQueuedMail(deps: MailDeps & { store: Pick<Store, 'mailOutbox'> }): Promise<number> {
   let sent = 0;
-  for (const mail of await deps.store.mailOutbox.pending(MAIL_SWEEP_PAGE)) {
+  const pending = await deps.store.mailOutbox.pending(MAIL_SWEEP_PAGE);
+  const suppressed = await deps.store.mailSuppressions.suppressed([...new Set(pending.map((m) => m.to))]);
+  for (const mail of pending) {
     // Keys start with what the mail is for (`rate-limit#…`): safe to log.
     const purpose = mail.key.split('#')[0]!;
-    if (await sendMail(deps, mail, purpose)) {
+    if (suppressed.has(normalAddress(mail.to))) {
+      notSentToSuppressed(deps, purpose);
+      await deps.store.mailOutbox.done(mail.key);
+    } else if (await deliver(deps, mail, purpose)) {
       await deps.store.mailOutbox.done(mail.key);
       sent++;
     } else if (mail.failures + 1 >= MAIL_TRIES) {

@@ -13,6 +13,7 @@ import { MODULES, type ModulesEnabled } from '#contract/scopes';
 import { fields, show, table, type Column } from './format.js';
 import { defineCommand, type Command, type Values } from './spec.js';
 import { BEVQ_COMMANDS } from './bevq-commands.js';
+import { MAIL_COMMANDS } from './mail-commands.js';
 import { VENUE_MODULE_COMMANDS } from './venue-module-commands.js';
 import { readJsonFile } from './read-json.js';
 import { backfillKitchenSnapshots, loadShiftq, shiftqFileEntries } from '../ingest/shiftq.js';
@@ -365,4 +366,5 @@ export const COMMANDS: readonly Command[] = [
   }),
   ...BEVQ_COMMANDS,
   ...VENUE_MODULE_COMMANDS,
+  ...MAIL_COMMANDS,
 ];

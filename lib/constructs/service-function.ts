@@ -148,20 +148,24 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /**
-   * Sets MAIL_FROM and allows ses:SendEmail only with that address as sender.
+   * Sets MAIL_FROM and MAIL_CONFIGURATION_SET and allows ses:SendEmail only with that address as sender.
    * SES authorises a send against every identity it involves: the sender's
    * (address or domain) and, in the SES sandbox, each verified recipient's
    * too. Owners are arbitrary addresses, so the grant names every identity
-   * and the `ses:FromAddress` condition is what limits it.
+   * and the `ses:FromAddress` condition is what limits it. A send naming a
+   * configuration set is authorised against that set as well: the grant names the one set.
    */
-  bindMailer(mailFrom: string): void {
+  bindMailer(mailFrom: string, configurationSet: string): void {
     const address = emailAddressOf(mailFrom);
-    const identities = Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    const stack = Stack.of(this);
+    const identities = stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    const set = stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: configurationSet, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
     this.addEnvironment('MAIL_FROM', mailFrom);
+    this.addEnvironment('MAIL_CONFIGURATION_SET', configurationSet);
     this.allow(
       new PolicyStatement({
         actions: ['ses:SendEmail'],
-        resources: [identities],
+        resources: [identities, set],
         conditions: { StringEquals: { 'ses:FromAddress': address } },
       }),
     );

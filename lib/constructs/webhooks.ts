@@ -17,6 +17,8 @@ export type WebhookFunctionsProps = {
   queues: WebhookQueues;
   /** Sender of the owner mail the sweeper sends. */
   mailFrom: string;
+  /** The SES configuration set that mail is sent with (MailEvents). */
+  mailConfigurationSet: string;
   environment: Record<string, string>;
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
@@ -51,7 +53,7 @@ export class WebhookFunctions extends Construct {
         environment: props.environment,
       });
       fn.bindTable(props.table, infra.tableActions, infra.queriedIndexes);
-      if (infra.sendsMail) fn.bindMailer(props.mailFrom);
+      if (infra.sendsMail) fn.bindMailer(props.mailFrom, props.mailConfigurationSet);
       return fn;
     };
     const dispatcher = make('webhook-dispatcher');

@@ -33,10 +33,10 @@ export function functionDeps(options: {
   endpoints: { dynamodb: Endpoint; sqs: Endpoint; ses: Endpoint };
   base: MessagingDepsOptions;
   iam: { policies: RolePolicies; local: LocalResources; callLog?: string | undefined } | null;
-  observe: { dynamodb: DynamoDBClient; sqs: SQSClient };
+  observe: { dynamodb: DynamoDBClient; sqs: SQSClient; ses?: SESv2Client };
 }): FunctionDeps {
   const built = new Map<FunctionName, { deps: MessagingDeps; dynamodb: DynamoDBClient; sqs: SQSClient; ses: SESv2Client }>();
-  const mirrors = { dynamodb: mirror(options.observe.dynamodb), sqs: mirror(options.observe.sqs) };
+  const mirrors = { dynamodb: mirror(options.observe.dynamodb), sqs: mirror(options.observe.sqs), ses: options.observe.ses ? mirror(options.observe.ses) : null };
   const build = (name: FunctionName) => {
     let entry = built.get(name);
     if (entry) return entry;
@@ -52,8 +52,9 @@ export function functionDeps(options: {
     }
     mirrors.dynamodb.to(dynamodb);
     mirrors.sqs.to(sqs);
+    mirrors.ses?.to(ses);
     const config = options.base.config!;
-    const deps = buildMessagingDeps({ dynamodb, sqs }, { ...options.base, ...(MAILING.has(name) ? { mailer: sesMailer(config.mailFrom, ses) } : {}) });
+    const deps = buildMessagingDeps({ dynamodb, sqs }, { ...options.base, ...(MAILING.has(name) ? { mailer: sesMailer(config.mailFrom, ses, config.mailConfigurationSet) } : {}) });
     entry = { deps, dynamodb, sqs, ses };
     built.set(name, entry);
     return entry;
@@ -64,6 +65,7 @@ export function functionDeps(options: {
     destroy() {
       mirrors.dynamodb.stop();
       mirrors.sqs.stop();
+      mirrors.ses?.stop();
       for (const { dynamodb, sqs, ses } of built.values()) {
         dynamodb.destroy();
         sqs.destroy();
@@ -127,7 +129,7 @@ export async function localFunctionDeps(
     return functionDeps({ ...options, iam: null });
   }
   const policies = iam?.policies ?? (await (await import('./iam-policies.js')).synthesizedPolicies());
-  const local = { region: options.region, tableName: config!.tableName, queueUrl: config!.webhookQueueUrl, dlqUrl: config!.webhookDlqUrl, mailFrom: config!.mailFrom };
+  const local = { region: options.region, tableName: config!.tableName, queueUrl: config!.webhookQueueUrl, dlqUrl: config!.webhookDlqUrl, mailFrom: config!.mailFrom, configurationSet: config!.mailConfigurationSet };
   // IAM_CALL_LOG as the runtime starts: every distinct (function, action, resource) its guards see goes there.
   return functionDeps({ ...options, iam: { policies, local, callLog: process.env.IAM_CALL_LOG || undefined } });
 }

@@ -13,7 +13,8 @@ import { addressOf, type IamStatement, type RolePolicies } from './iam-policies.
 export type Service = 'dynamodb' | 'sqs' | 'ses';
 
 /** The local resources the placeholders of the synthesized policies stand for. */
-export type LocalResources = { region: string; tableName: string; queueUrl: string; dlqUrl: string; mailFrom: string };
+/** `configurationSet`: the SES configuration set the mailing functions send with (absent: none). */
+export type LocalResources = { region: string; tableName: string; queueUrl: string; dlqUrl: string; mailFrom: string; configurationSet?: string };
 
 /** The account every local ARN carries (policies' `{{account}}` and requests' ARNs alike). */
 export const LOCAL_ACCOUNT = '000000000000';
@@ -40,7 +41,7 @@ export function compileGuard(fn: string, policies: RolePolicies, local: LocalRes
   const statements = policies.functions[fn];
   if (!statements) throw new Error(`IAM guard: no role for function "${fn}" in the synthesized stack (its ${'customer-api:family'} tag)`);
   const values = placeholders(local);
-  const fill = (s: string) => s.replace(/\{\{(partition|region|account|table|queue|dlq|mailFrom)\}\}/g, (_, k: keyof typeof values) => values[k]);
+  const fill = (s: string) => s.replace(/\{\{(partition|region|account|table|queue|dlq|mailFrom|configurationSet)\}\}/g, (_, k: keyof typeof values) => values[k]);
   const compiled: Compiled[] = statements.map((s) => ({
     effect: s.effect,
     actions: s.actions.map((a) => wildcard(a, true)),
@@ -69,6 +70,7 @@ function placeholders(local: LocalResources) {
     queue: queueNameOf(local.queueUrl),
     dlq: queueNameOf(local.dlqUrl),
     mailFrom: addressOf(local.mailFrom),
+    configurationSet: local.configurationSet ?? '',
   };
 }
 
@@ -122,10 +124,13 @@ export function requestsOf(service: Service, command: string, input: Input, loca
     const name = input.QueueUrl ? queueNameOf(String(input.QueueUrl)) : input.QueueName;
     return [{ action, resource: name ? arn('sqs', name) : '*', context: {} }];
   }
-  // SES v2: SendEmail is authorized against the sender's identity, with ses:FromAddress the sender's address.
+  // SES v2: SendEmail is authorized against the sender's identity, with ses:FromAddress the sender's address, and
+  // against the configuration set it names.
   if (op === 'SendEmail') {
     const from = addressOf(String(input.FromEmailAddress ?? ''));
-    return [{ action: 'ses:SendEmail', resource: arn('ses', `identity/${from}`), context: { 'ses:FromAddress': from } }];
+    const context = { 'ses:FromAddress': from };
+    const set = input.ConfigurationSetName ? [{ action: 'ses:SendEmail', resource: arn('ses', `configuration-set/${String(input.ConfigurationSetName)}`), context }] : [];
+    return [{ action: 'ses:SendEmail', resource: arn('ses', `identity/${from}`), context }, ...set];
   }
   return [{ action: `ses:${op}`, resource: '*', context: {} }];
 }
@@ -177,6 +182,7 @@ export function templateFormOf(local: LocalResources): (resource: string) => str
     if (m[2] === 'dynamodb') rest = rest.replace(/^table\/([^/]+)/, (whole, name: string) => (name === values.table ? 'table/{{table}}' : whole));
     if (m[2] === 'sqs') rest = rest === values.queue ? '{{queue}}' : rest === values.dlq ? '{{dlq}}' : rest;
     if (m[2] === 'ses') rest = rest.replace(/^identity\/(.+)$/, (whole, id: string) => (id === values.mailFrom ? 'identity/{{mailFrom}}' : whole));
+    if (m[2] === 'ses') rest = rest.replace(/^configuration-set\/(.+)$/, (whole, name: string) => (name === values.configurationSet ? 'configuration-set/{{configurationSet}}' : whole));
     const region = m[3] === values.region ? '{{region}}' : m[3];
     const account = m[4] === LOCAL_ACCOUNT ? '{{account}}' : m[4];
     return `arn:{{partition}}:${m[2]}:${region}:${account}:${rest}`;

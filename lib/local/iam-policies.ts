@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
  * The identity policies of every function's role, read from the synthesized dev stack (docs/decisions/iam-local.md).
  * Resources keep CloudFormation's meaning through placeholders, resolved against the local resources by kind:
  * `{{partition}}`, `{{region}}`, `{{account}}`, `{{table}}` (the table's name), `{{queue}}` and `{{dlq}}` (the
- * webhook queue's and its dead-letter queue's names), `{{mailFrom}}` (the address the function's MAIL_FROM names).
+ * webhook queue's and its dead-letter queue's names), `{{mailFrom}}` (the address the function's MAIL_FROM names), `{{configurationSet}}` (the SES configuration set's name).
  * What cannot be resolved becomes `{{unresolved:…}}`, which no request's resource ever matches.
  */
 export type IamStatement = {
@@ -172,6 +172,7 @@ function resolveToken(value: unknown, resources: Record<string, Json>, dlqs: Set
     if (PSEUDO[v.Ref]) return PSEUDO[v.Ref]!;
     const type = resources[v.Ref]?.Type;
     if (type === 'AWS::DynamoDB::Table') return '{{table}}';
+    if (type === 'AWS::SES::ConfigurationSet') return '{{configurationSet}}';
     return `{{unresolved:Ref:${v.Ref}}}`;
   }
   if (v['Fn::GetAtt']) {

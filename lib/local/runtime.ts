@@ -30,6 +30,7 @@ import { createDemoApp, DEMO_GROUP_ID, seedDemo, type DemoCredentials } from './
 import { writeOpenApiArtefact } from '../openapi-artefact.js';
 import type { FunctionName } from '../functions.js';
 import { localFunctionDeps, type IamOption } from './function-deps.js';
+import { localMailEvents, mailEventsFromEnv, type LocalMailEvents, type MailEventsOptions } from './mail-events.js';
 import { acquireDataLock, checkPortFree, LocalStartError, portMessage } from './start-checks.js';
 
 export type LocalRuntimeOptions = {
@@ -77,6 +78,8 @@ export type LocalRuntimeOptions = {
    * `false` turns enforcement off, with a warning.
    */
   iam?: IamOption;
+  /** Addresses the local SES bounces or complains about (default: LOCAL_SES_BOUNCE, LOCAL_SES_SOFT_BOUNCE, LOCAL_SES_COMPLAIN). */
+  mailEvents?: MailEventsOptions;
 };
 
 export type LocalRuntime = {
@@ -97,6 +100,8 @@ export type LocalRuntime = {
   demo: DemoCredentials | null;
   /** The admin API's key: `Authorization: Bearer <adminKey>` on /admin/v1 requests. */
   adminKey: string;
+  /** SES's bounce and complaint notifications, played locally (lib/local/mail-events.ts). */
+  mailEvents: LocalMailEvents;
   /** Runs the webhook sweeper now, as its schedule would. */
   sweep(): Promise<void>;
   /** Lets held requests through (see `holdRequests`). */
@@ -155,6 +160,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       openApiDocumentPath: writeOpenApiArtefact(),
       // The folder the stack ships beside the assets bundle, served in place.
       sportsLogoDir: SPORTS_LOGO_DIR,
+      // The stack's configuration set stands here under a local name (its grants hold for it, as in AWS).
+      mailConfigurationSet: configFromEnv().mailConfigurationSet || 'customer-api-local',
       ...options.config,
     };
     const clock = options.clock ?? systemClock;
@@ -165,7 +172,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       config,
       clock,
       logger,
-      mailer: sesMailer(config.mailFrom, ses),
+      mailer: sesMailer(config.mailFrom, ses, config.mailConfigurationSet),
       ...(options.resolver ? { resolver: options.resolver } : {}),
     });
     const store = deps.store;
@@ -181,8 +188,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       region: REGION,
       endpoints: clientEndpoints,
       base: { config, clock, logger, ...(options.resolver ? { resolver: options.resolver } : {}) },
-      observe: clients,
+      observe: { ...clients, ses },
     });
+    const mailEvents = localMailEvents(ses, functions.depsOf('mail-events'), { ...(options.mailEvents ?? mailEventsFromEnv(process.env)), clock, logger });
     const adminKey = options.adminKey ?? (process.env.ADMIN_API_KEY || randomSecret(32));
     const server = createGateway(createFamilyHandlers(functions.depsOf), { handler: createAdminHandler(functions.depsOf('admin-api')), key: adminKey }, throttle, consoleSite(), {
       timeoutScale: options.httpTimeoutScale ?? 1,
@@ -231,6 +239,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       deps,
       functionDeps: functions.depsOf,
       demo,
+      mailEvents,
       adminKey,
       sweep: () => sweeper.runNow(),
       open: gate.open,

@@ -219,8 +219,8 @@ describe('CustomerApiStack (dev)', () => {
 
   it('has one arm64, Node.js 22+ function per family with its memory and environment', () => {
     const ours = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => familyTagOf(fn) !== '');
-    // The /v1 families, the webhook functions and the admin API's.
-    expect(ours).toHaveLength(FAMILIES.length + WEBHOOK_FUNCTION_NAMES.length + 1);
+    // Every row of the functions table: the /v1 families, the admin API's, the webhook functions, mail events.
+    expect(ours).toHaveLength(Object.keys(FUNCTIONS).length);
     const [tableId] = only(template, 'AWS::DynamoDB::Table');
     for (const family of FAMILIES) {
       const [, fn] = functionOf(template, family);
@@ -286,7 +286,7 @@ describe('CustomerApiStack (dev)', () => {
 
   it('logs JSON with application level INFO and system level WARN, every function', () => {
     const ours = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => familyTagOf(fn) !== '');
-    expect(ours).toHaveLength(FAMILIES.length + WEBHOOK_FUNCTION_NAMES.length + 1);
+    expect(ours).toHaveLength(Object.keys(FUNCTIONS).length);
     expect(LAMBDA_LOGGING).toEqual({ format: 'JSON', applicationLevel: 'INFO', systemLevel: 'WARN' });
     for (const fn of ours) {
       expect(fn.Properties.LoggingConfig, familyTagOf(fn)).toEqual({
@@ -576,7 +576,7 @@ describe('CustomerApiStack (dev)', () => {
 
   it('outputs what the admin CLI reads', () => {
     const outputs = template.toJSON().Outputs as Json;
-    expect(Object.keys(outputs).sort()).toEqual(['AdminApiUrl', 'AlarmTopicArn', 'ApiUrl', 'ConsoleUrl', 'ConsoleUserPoolId', 'StageRateLimit', 'TableName', 'WebhookDlqUrl', 'WebhookQueueUrl']);
+    expect(Object.keys(outputs).sort()).toEqual(['AdminApiUrl', 'AlarmTopicArn', 'ApiUrl', 'ConsoleUrl', 'ConsoleUserPoolId', 'MailEventsTopicArn', 'StageRateLimit', 'TableName', 'WebhookDlqUrl', 'WebhookQueueUrl']);
     const [tableId] = only(template, 'AWS::DynamoDB::Table');
     expect(outputs.TableName.Value).toEqual({ Ref: tableId });
   });
@@ -669,7 +669,7 @@ describe('CustomerApiStack (tracing switched on for a stage)', () => {
   it('traces every function actively, each allowed to write to X-Ray from its default policy', () => {
     const ours = Object.entries(of(template, 'AWS::Lambda::Function')).filter(([, fn]) => familyTagOf(fn) !== '');
     // Every function of the functions table, and the canary's smoke hook.
-    expect(ours).toHaveLength(FAMILIES.length + WEBHOOK_FUNCTION_NAMES.length + 2);
+    expect(ours).toHaveLength(Object.keys(FUNCTIONS).length + 1);
     for (const [, fn] of ours) {
       const family = familyTagOf(fn);
       expect(fn.Properties.TracingConfig, family).toEqual({ Mode: 'Active' });

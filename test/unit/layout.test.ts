@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { FAMILIES } from '#contract/routes';
+import { FUNCTIONS } from '#lib/functions';
 
 /**
  * The layout's arrows, read from the import graph (the TypeScript
@@ -14,7 +15,8 @@ import { FAMILIES } from '#contract/routes';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BASE_ROOMS = ['contract', 'data', 'domain', 'platform'] as const;
 const RANK: Record<string, number> = { contract: 0, data: 1, domain: 2, platform: 3 };
-const FAMILY_FOLDERS = new Set<string>([...FAMILIES, 'webhooks']);
+/** Every function's folder but the admin API's: the /v1 families, webhooks, mail-events (lib/functions.ts). */
+const FAMILY_FOLDERS = new Set<string>([...FAMILIES, ...Object.values(FUNCTIONS).map((f) => f.entry.split('/')[0]!)].filter((folder) => folder !== 'admin'));
 
 function tsFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {

@@ -5,8 +5,8 @@ import type { MessagingDeps } from '#platform/messaging-deps';
 import { oneLineSubject, sendMail, sendQueuedMail } from '#platform/mailer';
 
 /** MessagingDeps whose mailer, logger, metrics and outbox record what happens. */
-function world(fail: boolean, pending: QueuedMail[] = []) {
-  const seen = { sent: [] as string[], logs: [] as unknown[][], metrics: [] as string[], done: [] as string[], failed: [] as string[] };
+function world(fail: boolean, pending: QueuedMail[] = [], suppressed: string[] = []) {
+  const seen = { sent: [] as string[], logs: [] as unknown[][], metrics: [] as string[], done: [] as string[], failed: [] as string[], checks: [] as string[][] };
   const deps = {
     mailer: {
       async send(mail: { to: string }) {
@@ -14,9 +14,15 @@ function world(fail: boolean, pending: QueuedMail[] = []) {
         seen.sent.push(mail.to);
       },
     },
-    logger: { warn: (...a: unknown[]) => seen.logs.push(a), error: (...a: unknown[]) => seen.logs.push(a) },
+    logger: { info: (...a: unknown[]) => seen.logs.push(a), warn: (...a: unknown[]) => seen.logs.push(a), error: (...a: unknown[]) => seen.logs.push(a) },
     metrics: { addMetric: (name: string) => seen.metrics.push(name) },
     store: {
+      mailSuppressions: {
+        async suppressed(addresses: string[]) {
+          seen.checks.push(addresses);
+          return new Set(addresses.map((a) => a.toLowerCase()).filter((a) => suppressed.includes(a)));
+        },
+      },
       mailOutbox: {
         pending: async () => pending,
         done: async (key: string) => void seen.done.push(key),
@@ -52,7 +58,7 @@ describe('the subject of every mail', () => {
     const deps = {
       mailer: { send: async (mail: { subject: string }) => void subjects.push(mail.subject) },
       logger: { warn: () => undefined, error: () => undefined },
-      store: { mailOutbox: { pending: async () => [{ ...MAIL, subject: 'queued\n\nBcc: x@evil.example', key: 'rate-limit#k', failures: 0 }], done: async () => undefined, failed: async () => undefined } },
+      store: { mailSuppressions: { suppressed: async () => new Set() }, mailOutbox: { pending: async () => [{ ...MAIL, subject: 'queued\n\nBcc: x@evil.example', key: 'rate-limit#k', failures: 0 }], done: async () => undefined, failed: async () => undefined } },
     } as unknown as MessagingDeps;
     const injected = 'Customer API: webhook destination "Bar\r\nBcc: victim@evil.example\u0000\u0007\u0085\u2028x" created';
     await sendMail(deps, { ...MAIL, subject: injected }, 'destination-created');
@@ -81,5 +87,26 @@ describe('sendQueuedMail (the sweeper)', () => {
     await sendQueuedMail(last.deps);
     expect(last.seen).toMatchObject({ failed: [], done: [queued(0).key], metrics: ['MailFailed'] });
     expect(last.seen.logs.at(-1)).toEqual(['owner mail given up', { purpose: 'rate-limit', tries: MAIL_TRIES }]);
+  });
+});
+
+describe('mail to a suppressed address (SES reported it bouncing for good or complaining)', () => {
+  const queued = (to: string, key: string): QueuedMail => ({ to, subject: 's', text: 't', key, failures: 0 });
+
+  it('is not sent directly: counted MailSuppressed, logged with its purpose only', async () => {
+    const { deps, seen } = world(false, [], [MAIL.to]);
+    expect(await sendMail(deps, MAIL, 'destination-created')).toBe(false);
+    expect(seen.sent).toEqual([]);
+    expect(seen.metrics).toEqual(['MailSuppressed']);
+    expect(seen.logs).toEqual([['owner mail not sent: address suppressed', { purpose: 'destination-created' }]]);
+    expect(JSON.stringify(seen.logs)).not.toContain(MAIL.to);
+  });
+
+  it('is finished unsent by the sweeper, never retried, beside mail that is sent; one check for the whole page', async () => {
+    const { deps, seen } = world(false, [queued('Owner@Tenant.example', 'rate-limit#a'), queued('other@tenant.example', 'rate-limit#b'), queued(MAIL.to, 'rate-limit#c')], [MAIL.to]);
+    expect(await sendQueuedMail(deps)).toBe(1);
+    expect(seen).toMatchObject({ sent: ['other@tenant.example'], done: ['rate-limit#a', 'rate-limit#b', 'rate-limit#c'], failed: [], metrics: ['MailSuppressed', 'MailSuppressed'] });
+    expect(seen.checks).toEqual([['Owner@Tenant.example', 'other@tenant.example', MAIL.to]]);
+    expect(JSON.stringify(seen.logs)).not.toMatch(/tenant\.example/i);
   });
 });

@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { applied, queryPage, type Db } from './db.js';
+import { itemOf, readItems } from './preload.js';
+
+/**
+ * Owner addresses SES reported as permanently bouncing or complaining (docs/decisions/mail-suppression.md): one
+ * item per address, keyed by a hash of the lower-cased address (any length of address fits a key, and two
+ * spellings of one mailbox are one item), holding the address for operators, why and when. Listed through GSI1
+ * from eight partitions picked by the hash, so no one index partition takes every mark.
+ */
+export type MailSuppressionReason = 'bounce' | 'complaint';
+export type MailSuppression = { address: string; reason: MailSuppressionReason; at: string };
+
+const SHARDS = 8;
+/** One spelling per mailbox: what is hashed, and what `suppressed` answers in. */
+export const normalAddress = (address: string) => address.trim().toLowerCase();
+const hashOf = (address: string) => createHash('sha256').update(normalAddress(address), 'utf8').digest('hex');
+
+export const mailSuppressionKeys = {
+  address: (address: string) => ({ PK: `MAIL_SUPPRESSION#${hashOf(address)}`, SK: 'MAIL_SUPPRESSION' }),
+  shard: (n: number) => `MAIL_SUPPRESSIONS#${n}`,
+  shardOf: (address: string) => mailSuppressionKeys.shard(parseInt(hashOf(address).slice(0, 8), 16) % SHARDS),
+};
+
+/** Where a page of the listing stops: the partition being read and the key within it. */
+export type SuppressionPosition = { shard: number; key?: Record<string, unknown> };
+
+export type MailSuppressionsRepo = {
+  /** Marks an address; false when it already was (the first reason and time are kept). */
+  suppress(entry: MailSuppression): Promise<boolean>;
+  /** Which of these addresses are suppressed, as normalAddress spells them: one BatchGetItem per 100 addresses. */
+  suppressed(addresses: readonly string[]): Promise<Set<string>>;
+  /** Lifts an address's suppression; false when it was not suppressed. */
+  lift(address: string): Promise<boolean>;
+  /** A page of suppressed addresses, partition by partition (a full page may be followed by an empty last one). */
+  page(request: { limit: number; start?: SuppressionPosition }): Promise<{ suppressions: MailSuppression[]; next?: SuppressionPosition }>;
+};
+
+const toSuppression = (item: Record<string, unknown>): MailSuppression => ({
+  address: String(item.address),
+  reason: item.reason as MailSuppressionReason,
+  at: String(item.at),
+});
+
+export function mailSuppressionsRepo(db: Db): MailSuppressionsRepo {
+  const { doc, tableName } = db;
+  return {
+    async suppress(entry) {
+      return applied(
+        doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...mailSuppressionKeys.address(entry.address), ...entry, GSI1PK: mailSuppressionKeys.shardOf(entry.address), GSI1SK: `${entry.at}#${hashOf(entry.address)}` },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        ),
+      );
+    },
+    async suppressed(addresses) {
+      if (addresses.length === 0) return new Set();
+      const found = await readItems(db, addresses.map(mailSuppressionKeys.address), false);
+      return new Set(addresses.filter((a) => itemOf(found, mailSuppressionKeys.address(a)) !== null).map(normalAddress));
+    },
+    async lift(address) {
+      return applied(doc.send(new DeleteCommand({ TableName: tableName, Key: mailSuppressionKeys.address(address), ConditionExpression: 'attribute_exists(PK)' })));
+    },
+    async page({ limit, start = { shard: 0 } }) {
+      const suppressions: MailSuppression[] = [];
+      let position: SuppressionPosition | undefined = start;
+      // Partition after partition until the page is full: at most one Query each (eight), whatever the table holds.
+      while (position && suppressions.length < limit) {
+        const { items, lastKey } = await queryPage(
+          doc,
+          { TableName: tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': mailSuppressionKeys.shard(position.shard) } },
+          limit - suppressions.length,
+          position.key,
+        );
+        suppressions.push(...items.map(toSuppression));
+        position = lastKey ? { shard: position.shard, key: lastKey } : position.shard + 1 < SHARDS ? { shard: position.shard + 1 } : undefined;
+      }
+      return { suppressions, ...(position ? { next: position } : {}) };
+    },
+  };
+}
