@@ -144,6 +144,8 @@ export class CustomerApiStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
     // An imported configuration set's owner points its bounce and complaint event destination here.
     new CfnOutput(this, 'MailEventsTopicArn', { value: mailEvents.topic.topicArn });
+    // The admin CLI sends the mail it sends (destination notices) with the same configuration set.
+    new CfnOutput(this, 'MailConfigurationSet', { value: mailConfigurationSet });
 
     // ── Domain and edge (lib/constructs/edge.ts, api-domain.ts; docs/operations.md, "Domain and edge") ──────────
     // With the edge, the domain is CloudFront's alias and only requests through it reach /v1 and the token

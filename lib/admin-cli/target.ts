@@ -44,6 +44,8 @@ type TargetClients = {
   allowLoopback: boolean;
   /** The target's throttle, requests a second: no application may be given more than 60 times it a minute. */
   stageRateLimit: number;
+  /** The SES configuration set the stage's owner mail is sent with ('' : none, the local runtime). */
+  mailConfigurationSet: string;
 };
 
 function depsOf(t: TargetClients, clock: Clock): MessagingDeps {
@@ -54,10 +56,11 @@ function depsOf(t: TargetClients, clock: Clock): MessagingDeps {
     webhookDlqUrl: t.dlqUrl ?? '',
     webhookAllowLoopback: t.allowLoopback,
     stageRateLimit: t.stageRateLimit,
+    mailConfigurationSet: t.mailConfigurationSet,
   };
   return buildMessagingDeps(t.clients, {
     config,
-    mailer: sesMailer(config.mailFrom, t.clients.ses),
+    mailer: sesMailer(config.mailFrom, t.clients.ses, config.mailConfigurationSet),
     store: t.store,
     clock,
     // Admin output goes to stdout; the library's own logs stay quiet.
@@ -101,6 +104,8 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
     allowLoopback: false,
     // The deployed stage's own throttle; a stack deployed before this output existed bounds limits by the data design only.
     stageRateLimit: outputs.StageRateLimit ? Number(outputs.StageRateLimit) : Infinity,
+    // Mail the CLI sends reports its bounces like the functions' (docs/decisions/mail-suppression.md).
+    mailConfigurationSet: outputs.MailConfigurationSet ?? '',
   };
   return {
     label: `stage ${stage} (${name})`,
@@ -138,6 +143,7 @@ function openLocal(file: string | undefined): Target {
     dlqUrl: info.webhookDlqUrl,
     allowLoopback: info.webhookAllowLoopback === true,
     stageRateLimit: LOCAL_THROTTLE.rateLimit,
+    mailConfigurationSet: '',
   };
   return {
     label: `local runtime (${file ?? RUNTIME_FILE})`,

@@ -27,8 +27,6 @@ export type MailEventsOptions = {
 type Outcome = 'bounce' | 'softBounce' | 'complain';
 
 export type LocalMailEvents = {
-  /** From now on, mail to `address` bounces (or complains); `null` delivers it again. */
-  set(address: string, outcome: Outcome | null): void;
   /** Hands one SNS message (an SES event record, or anything) to the mail-events function, as the topic would. */
   deliver(message: string): Promise<MailEventOutcome[]>;
 };
@@ -127,11 +125,5 @@ export function localMailEvents(ses: SESv2Client, deps: Deps, options: MailEvent
     },
     { step: 'initialize', name: 'localMailEvents', priority: 'high', override: true },
   );
-  return {
-    set(address, outcome) {
-      if (outcome) outcomes.set(address.toLowerCase(), outcome);
-      else outcomes.delete(address.toLowerCase());
-    },
-    deliver,
-  };
+  return { deliver };
 }

@@ -94,6 +94,8 @@ describe('mail events: an imported configuration set', () => {
     expect(publish.Action).toBe('sns:Publish');
     expect(JSON.stringify(publish.Condition.StringEquals['AWS:SourceArn'])).toContain(':configuration-set/platform-owner-mail');
     expect(template.toJSON().Outputs.MailEventsTopicArn.Value).toEqual({ Ref: topicId });
+    // The admin CLI sends with it too.
+    expect(template.toJSON().Outputs.MailConfigurationSet.Value).toBe('platform-owner-mail');
   });
 
   it('refuses a name SES would refuse, naming the stage and the field', () => {

@@ -576,7 +576,7 @@ describe('CustomerApiStack (dev)', () => {
 
   it('outputs what the admin CLI reads', () => {
     const outputs = template.toJSON().Outputs as Json;
-    expect(Object.keys(outputs).sort()).toEqual(['AdminApiUrl', 'AlarmTopicArn', 'ApiUrl', 'ConsoleUrl', 'ConsoleUserPoolId', 'MailEventsTopicArn', 'StageRateLimit', 'TableName', 'WebhookDlqUrl', 'WebhookQueueUrl']);
+    expect(Object.keys(outputs).sort()).toEqual(['AdminApiUrl', 'AlarmTopicArn', 'ApiUrl', 'ConsoleUrl', 'ConsoleUserPoolId', 'MailConfigurationSet', 'MailEventsTopicArn', 'StageRateLimit', 'TableName', 'WebhookDlqUrl', 'WebhookQueueUrl']);
     const [tableId] = only(template, 'AWS::DynamoDB::Table');
     expect(outputs.TableName.Value).toEqual({ Ref: tableId });
   });
