@@ -23,7 +23,7 @@ const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
 const dns = controlledResolver({ 'hooks.example.test': ['127.0.0.1'] });
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ resolver: dns.resolver, config: { webhookAllowLoopback: true, webhookTimeScale: 0.02 } });
+  runtime = await startTestRuntime({ resolver: dns.resolver, config: { webhookAllowLoopback: true, webhookTimeScale: 0.05 } });
   const app = await newApp(runtime, { scopes: ['bevq:read'] });
   for (let i = 0; i < DESTINATIONS; i++) {
     const holder = { secret: '' };
@@ -57,9 +57,10 @@ describe(`fan-out to ${DESTINATIONS} receivers`, () => {
     await dispatchMenuEvent(runtime.deps, event);
     await Promise.all(receivers.map((r) => r.waitFor(2)));
     // The outcome is written once the receiver has answered: wait until every record says so.
+    // (A loaded engine may time an attempt out: its retry, a backoff later, succeeds.)
     let before = await recordsOf(event.eventId);
-    for (let tries = 0; tries < 100 && !before.every((r) => r.status === 'SUCCEEDED'); tries++) {
-      await new Promise((r) => setTimeout(r, 50));
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && !before.every((r) => r.status === 'SUCCEEDED'); ) {
+      await new Promise((r) => setTimeout(r, 100));
       before = await recordsOf(event.eventId);
     }
     expect(before.map((r) => r.status)).toEqual(before.map(() => 'SUCCEEDED'));
