@@ -82,7 +82,7 @@ export const ALARMS = {
     threshold: 'deadLetters',
     unit: 'messages in the DLQ',
     means: 'Deliveries gave up (five attempts spent) or receives were spent without attempts.',
-    firstStep: '`npm run admin -- dlq list --stage S`: fix or ask the receiver\'s owner, then `dlq redrive` (README "Dead letters").',
+    firstStep: '`npm run admin -- dlq list --stage S`: fix or ask the receiver\'s owner, then `dlq redrive` (docs/webhooks.md, "Dead letters").',
   },
   DeliveryFailures: {
     title: 'Webhook delivery failures',
