@@ -6,7 +6,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
  * with an error naming the stage, the field and what to pass, so a bad stage never reaches CloudFormation.
  */
 
-/** What each alarm fires at, per stage (README "Operations": what each means and the first thing to do). */
+/** What each alarm fires at, per stage (docs/operations.md, "Alarms and runbook": what each means and the first thing to do). */
 export type AlarmThresholds = {
   /** The HTTP API's 5xx answers as a percentage of its requests, over 5 minutes. */
   apiServerErrorPercent: number;

@@ -63,7 +63,7 @@ export const appInput = z.object({
   scopes: z
     .array(z.enum(SCOPES, { error: (issue) => `unknown scope ${String(issue.input)}` }))
     .min(1).refine((s) => new Set(s).size === s.length, 'scopes repeat'),
-  // A repeated id is refused, as repeated scopes and destination locations are (README, "Decisions").
+  // A repeated id is refused, as repeated scopes and destination locations are (docs/admin.md, "Admin input").
   allowedLocationIds: z.array(id).min(1).refine((l) => new Set(l).size === l.length, 'locations repeat').nullable().default(null),
   rateLimitPerMinute: z.number().int().min(1).max(APP_RATE_CEILING_PER_MINUTE).default(600),
   ownerEmail: z.string().email().nullable().default(null),

@@ -4,7 +4,7 @@
  * keys. Lambda's JSON log format passes such lines through as they are and
  * its application log level (AWS_LAMBDA_LOG_LEVEL) is honoured here too.
  * Two dozen lines instead of Powertools Logger: the request path's bundles
- * have a size budget (README, "Observability", measures both).
+ * have a size budget (docs/development.md, "Observability", measures both).
  *
  * Nothing that could carry a credential is ever passed to it: no headers,
  * bodies or query strings, only route, status and ids.

@@ -118,7 +118,7 @@ let coldStart = true;
 /**
  * The head of every handler's middy chain: the logger's invocation keys and
  * the metrics flush. No tracing SDK: Lambda's own active tracing records
- * each invocation (README, "Observability", says why the X-Ray SDK is not bundled).
+ * each invocation (docs/development.md, "Observability", says why the X-Ray SDK is not bundled).
  */
 export function observability(deps: { logger: Logger; metrics?: Metrics | undefined }): MiddlewareObj {
   const end = () => {

@@ -59,7 +59,7 @@ export class AdminConsole extends Construct {
     const removalPolicy = props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     this.userPool = new UserPool(this, 'Users', {
       userPoolName: `customer-api-${props.stageName}-console`,
-      // Administrators are created by an administrator (README: the first console user).
+      // Administrators are created by an administrator (docs/console.md, "In AWS": the first console user).
       selfSignUpEnabled: false,
       signInAliases: { email: true, username: true },
       passwordPolicy: { minLength: 14, requireDigits: true, requireLowercase: true, requireUppercase: true, requireSymbols: true, tempPasswordValidity: Duration.days(3) },

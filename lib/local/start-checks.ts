@@ -112,7 +112,7 @@ export async function checkPortFree(port: number, host: string): Promise<void> {
 }
 
 /**
- * An engine the user started beside `npm start` (DynamoDB Local, LocalStack) may still be starting (the README
+ * An engine the user started beside `npm start` (DynamoDB Local, LocalStack) may still be starting (docs/development.md
  * starts the jar in the background and `npm start` at once): wait until its port takes a connection, saying so
  * once, up to `timeoutMs`; then one line on what to do. A name that does not resolve fails at once.
  */
@@ -139,7 +139,7 @@ export async function waitForEndpoint(
     }
     if (Date.now() >= deadline) {
       throw new LocalStartError(
-        `nothing answers at ${variable}=${endpoint} after ${Math.round(timeoutMs / 1000)} s: start that engine first (README, "Running against other engines"), or unset ${variable} to use the embedded one`,
+        `nothing answers at ${variable}=${endpoint} after ${Math.round(timeoutMs / 1000)} s: start that engine first (docs/development.md, "Running against other engines"), or unset ${variable} to use the embedded one`,
       );
     }
     if (!said) {

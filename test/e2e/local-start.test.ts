@@ -11,7 +11,7 @@ import { toolPath, TOOLS } from '../support/tools.js';
 
 /**
  * `npm start` (bin/local.ts) as real processes, on what goes wrong around it: a second start on the same data
- * folder, a busy port, an old data folder on a fresh external engine, the README's own commands; and what it
+ * folder, a busy port, an old data folder on a fresh external engine, the commands docs/development.md gives; and what it
  * exposes (every socket it listens on is loopback). The tests run in order on one data folder: the first start
  * (`plain`) is what the later ones find already running, then the "earlier plain npm start" of the external runs.
  */
@@ -200,12 +200,13 @@ describe('npm start says what is wrong, in one line', () => {
     }
   }, 60_000);
 
-  it("runs the README's \"Running against other engines\" commands as written, after a plain start, and answers", async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Running against other engines'));
+  it("runs docs/development.md's \"Running against other engines\" commands as written, after a plain start, and answers", async () => {
+    const page = readFileSync(join(ROOT, 'docs/development.md'), 'utf8');
+    expect(page).toContain('\n## Running against other engines\n');
+    const section = page.slice(page.indexOf('## Running against other engines'));
     const commands = /```sh\n([\s\S]*?)```/.exec(section.slice(0, section.indexOf('\n## ', 3)))?.[1];
     expect(commands).toContain('DYNAMODB_ENDPOINT=http://localhost:8000 npm start');
-    // Free ports for the README's 8000 (and PORT for its 3000); the folder and runtime file through their variables.
+    // Free ports for the page's 8000 (and PORT for its 3000); the folder and runtime file through their variables.
     const script = commands!.replaceAll('8000', String(await freePort()));
     const runtimeFile = join(scratch, 'readme-runtime.json');
     const shell = collect(

@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_PREFIX } from '#lambdas/admin/apps';
 import { putGroup } from '#lib/ingest/venues';
@@ -107,8 +108,21 @@ function synopses(help: string): Synopsis[] {
     .filter((c) => c.name !== 'help');
 }
 
-/** Commands the README shows: every `npm run admin -- <group> <verb>` and each line of its CLI block, with the flags given. */
-function readmeCommands(readme: string): { name: string; flags: string[] }[] {
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Every page a reader may copy a command from: README.md, bench/README.md and every .md under docs/. */
+function documentationPages(): { path: string; text: string }[] {
+  const docs = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join('docs', name));
+  return ['README.md', 'bench/README.md', ...docs].map((path) => ({ path, text: readFileSync(join(ROOT, path), 'utf8') }));
+}
+
+/**
+ * Commands the documentation shows: every `npm run admin -- <group> <verb>` on any page, and each line of the CLI
+ * block under the "Admin CLI" heading (docs/admin.md), with the flags given.
+ */
+function documentedCommands(pages: { path: string; text: string }[]): { name: string; flags: string[] }[] {
   const found: { name: string; flags: string[] }[] = [];
   const add = (text: string) => {
     const [group, verbs] = text.trim().split(/\s+/);
@@ -117,8 +131,10 @@ function readmeCommands(readme: string): { name: string; flags: string[] }[] {
     // "destinations add|list|show" names several verbs of one group.
     for (const verb of verbs.split('|')) found.push({ name: `${group} ${verb}`, flags });
   };
-  for (const m of readme.matchAll(/npm run admin -- ([^`\n#]+)/g)) add(m[1]!);
-  const block = readme.split('\n## Admin CLI\n')[1]!.split('```')[1]!;
+  for (const { text } of pages) for (const m of text.matchAll(/npm run admin -- ([^`\n#]+)/g)) add(m[1]!);
+  const withBlock = pages.filter(({ text }) => text.includes('\n## Admin CLI\n'));
+  expect(withBlock.map(({ path }) => path), 'exactly one page holds the CLI block').toHaveLength(1);
+  const block = withBlock[0]!.text.split('\n## Admin CLI\n')[1]!.split('```')[1]!;
   for (const line of block.split('\n')) for (const segment of line.split('#')[0]!.split(' | ')) add(segment);
   return found;
 }
@@ -172,9 +188,9 @@ describe('admin CLI', { timeout: 60_000 }, () => {
       expect(flagsTried).toBeGreaterThan(30);
     });
 
-    it('lists every command the README documents, with the flags the README gives it', async () => {
-      const documented = readmeCommands(readFileSync(new URL('../../README.md', import.meta.url), 'utf8'));
-      // The README's CLI block and its runbook lines together name these at least.
+    it('lists every command the documentation shows, with the flags it gives', async () => {
+      const documented = documentedCommands(documentationPages());
+      // The CLI block (docs/admin.md) and the other pages' lines (webhooks, operations' runbook and upgrades) name these at least.
       expect(documented.map((d) => d.name)).toEqual(expect.arrayContaining(['apps create', 'destinations remove', 'dlq redrive', 'shiftq backfill-kitchen']));
       const names = listed.map((c) => c.name);
       for (const { name, flags } of documented) {

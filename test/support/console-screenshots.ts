@@ -8,7 +8,7 @@ import { startLocalRuntime } from '#lib/local/runtime';
 import { toolPath, TOOLS } from './tools.js';
 
 /**
- * Screenshots of each console page for the README (docs/console/): a runtime
+ * Screenshots of each console page for docs/console.md (docs/console/): a runtime
  * with the demo data, a destination tested once against a real receiver,
  * and one dead letter. `npm run console:screenshots`.
  */
