@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#lib/local/runtime';
 import { SCOPES } from '#contract/scopes';
 import { flatten, parseContract, parseList, parseNote, SCOPE, type ContractField, type FieldType } from '../fixtures/contract-fields.js';
-import { admin, fullMenu, KITCHEN_ERROR_LOCATION, seedKitchenError } from '../fixtures/contract-seed.js';
+import { fullMenu, KITCHEN_ERROR_LOCATION, seedKitchenError } from '../fixtures/contract-seed.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { call, manualClock, newApp, startTestRuntime, tokenFor } from '../support/runtime.js';
+import { call, manualClock, newApp, startTestRuntime, tokenFor, adminCall } from '../support/runtime.js';
 
 /**
  * The contract's field tables as the oracle: every field sections 2.2–2.11 and 6.3 define (parsed from the
@@ -39,12 +39,12 @@ beforeAll(async () => {
   const holder = { secret: '' };
   receiver = await startReceiver({ secret: () => holder.secret });
   const hooks = await newApp(runtime, { scopes: ['bevq:read'], ownerEmail: 'contract-hooks@example.test' });
-  const added = await admin(runtime, 'POST', '/destinations', { clientId: hooks.clientId, name: 'Contract hook', url: receiver.url, locationIds: ['nyc-midtown'] });
+  const added = await adminCall(runtime, 'POST', '/destinations', { clientId: hooks.clientId, name: 'Contract hook', url: receiver.url, locationIds: ['nyc-midtown'] });
   expect(added.status).toBe(201);
   holder.secret = added.body.signingSecret;
-  expect((await admin(runtime, 'PUT', '/menus/demo-group/nyc-midtown', fullMenu())).status).toBe(200);
+  expect((await adminCall(runtime, 'PUT', '/menus/demo-group/nyc-midtown', fullMenu())).status).toBe(200);
   await receiver.waitFor(1);
-  expect((await admin(runtime, 'POST', `/destinations/${added.body.destination.destinationId}/test`, { locationId: 'nyc-midtown' })).status).toBe(202);
+  expect((await adminCall(runtime, 'POST', `/destinations/${added.body.destination.destinationId}/test`, { locationId: 'nyc-midtown' })).status).toBe(202);
   const delivered = await receiver.waitFor(2);
   for (const request of delivered) expect(request.verified, 'signature').toBe(true);
   responses.webhookMenuUpdated = delivered.find((r) => r.body?.eventType === 'bevq.menu.updated')?.body;

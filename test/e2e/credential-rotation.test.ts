@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '#lambdas/admin/apps';
 import type { LocalRuntime } from '#lib/local/runtime';
 import { admin as adminCli, runtimeFileFor } from '../fixtures/admin-cli.js';
-import { call, ENGINE_NAME, manualClock, scanTable, startTestRuntime } from '../support/runtime.js';
+import { call, ENGINE_NAME, manualClock, scanTable, startTestRuntime, adminCall } from '../support/runtime.js';
 
 /**
  * Client-secret rotation with an overlap, and legacy credentials' last use, over real HTTP: the admin API (and its
@@ -26,15 +26,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function adminApi(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${runtime.url}/admin/v1${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${runtime.adminKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null, text };
-}
+const adminApi = (method: string, path: string, body?: unknown) => adminCall(runtime, method, path, body);
 
 /** A token exchange from one address (the attempt throttle is per client id and address: a test stays far below it). */
 async function exchange(clientId: string, clientSecret: string) {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMail } from '#platform/mailer';
 import type { LocalRuntime } from '#lib/local/runtime';
 import { admin as cli, runtimeFileFor } from '../fixtures/admin-cli.js';
-import { ENGINE_NAME, newApp, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';
+import { ENGINE_NAME, newApp, scanTable, sentMail, startTestRuntime, adminCall } from '../support/runtime.js';
 
 /**
  * Owner mail that survives bounces and complaints, over the whole local runtime: the sweeper sends through the
@@ -41,15 +41,7 @@ const mailTo = async (address: string) => (await sentMail(runtime)).filter((m) =
 const pendingMail = async () => (await scanTable(runtime)).filter((i) => String(i.PK).startsWith('MAIL#') && i.GSI1PK !== undefined);
 const suppressionItems = async () => (await scanTable(runtime)).filter((i) => String(i.PK).startsWith('MAIL_SUPPRESSION#'));
 
-async function adminApi(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${runtime.url}/admin/v1${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${runtime.adminKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const adminApi = (method: string, path: string, body?: unknown) => adminCall(runtime, method, path, body);
 
 describe(`owner mail to a bouncing address (${ENGINE_NAME})`, () => {
   it('is sent once; the permanent bounce marks the address; the next mail is finished unsent; listed, then lifted, mail flows again', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNING_DELAY_MS, VERIFIERS_CACHE_MS, VERIFIERS_REFRESH_MS } from '#data/token-keys';
 import type { LocalRuntime } from '#lib/local/runtime';
 import { admin as adminCli, runtimeFileFor } from '../fixtures/admin-cli.js';
-import { call, ENGINE_NAME, manualClock, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
+import { call, ENGINE_NAME, manualClock, newApp, scanTable, startTestRuntime, adminCall } from '../support/runtime.js';
 
 /**
  * The access-token key's versions over real HTTP: the admin API rotates and revokes, the token endpoint signs
@@ -27,15 +27,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function adminApi(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${runtime.url}/admin/v1${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${runtime.adminKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null, text };
-}
+const adminApi = (method: string, path: string, body?: unknown) => adminCall(runtime, method, path, body);
 
 let app: { clientId: string; clientSecret: string };
 async function token(): Promise<string> {

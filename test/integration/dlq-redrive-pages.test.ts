@@ -18,7 +18,7 @@ import { startDelayProxy, type DelayProxy } from '#bench/delay-proxy';
 import { admin as adminCli, runtimeFileFor } from '../fixtures/admin-cli.js';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { ENGINE_NAME, newApp, startTestRuntime, TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
+import { ENGINE_NAME, newApp, startTestRuntime, TEST_DYNAMODB_ENDPOINT, adminCall } from '../support/runtime.js';
 
 /**
  * "Redrive all" in pages, each inside the admin function's timeout, against
@@ -119,15 +119,7 @@ async function seedDeadLetters(n: number): Promise<Delivery[]> {
 
 const randomHex = () => [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
 
-async function adminApi(path: string, body: unknown) {
-  const response = await fetch(`${runtime.url}/admin/v1${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { Authorization: `Bearer ${runtime.adminKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const adminApi = (path: string, body: unknown) => adminCall(runtime, body === undefined ? 'GET' : 'POST', path, body);
 
 /** Leaves no dead letter and no message behind a test that failed half-way, so the next starts clean. */
 async function clearLeftovers(): Promise<void> {

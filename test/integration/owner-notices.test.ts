@@ -5,7 +5,7 @@ import { sampleMenu } from '#lib/local/demo-menu';
 import type { LocalRuntime } from '#lib/local/runtime';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { ENGINE_NAME, newApp, sentMail, startTestRuntime } from '../support/runtime.js';
+import { ENGINE_NAME, newApp, sentMail, startTestRuntime, adminCall } from '../support/runtime.js';
 
 /**
  * Failure notices to an application's owner, through the real deliverer against a real HTTPS receiver and the
@@ -21,15 +21,7 @@ const secrets = new Map<string, string>();
 let clientId = '';
 let revision = 0;
 
-async function adminApi(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${runtime.url}/admin/v1${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${runtime.adminKey}`, 'Content-Type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const adminApi = (method: string, path: string, body?: unknown) => adminCall(runtime, method, path, body);
 
 /** A destination on its own path, which carries what a receiver's URL may: a path and a query the mails must not show. */
 async function destination(name: string): Promise<string> {

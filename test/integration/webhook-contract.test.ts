@@ -15,7 +15,7 @@ import { startDeliveryPoller, type LocalRuntime } from '#lib/local/runtime';
 import { storedDestination } from '../fixtures/stored-destination.js';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver, type Behaviour, type Received } from '../fixtures/webhook-receiver.js';
-import { ENGINE_NAME, manualClock, newApp, startTestRuntime } from '../support/runtime.js';
+import { ENGINE_NAME, manualClock, newApp, startTestRuntime, adminCall } from '../support/runtime.js';
 
 /**
  * The webhook rules of contract 6.1, 6.5, 6.6 and 8, seen from outside: the
@@ -79,15 +79,7 @@ const pathOf = (name: string) => `/hook/${name}`;
 const urlOf = (name: string) => `${receiver.url}/${name}`;
 const at = (name: string) => receiver.received.filter((r) => r.path === pathOf(name));
 
-async function adminApi(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown) {
-  const response = await fetch(`${runtime.url}/admin/v1${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${runtime.adminKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null, text };
-}
+const adminApi = (method: string, path: string, body?: unknown) => adminCall(runtime, method, path, body);
 
 const created: string[] = [];
 

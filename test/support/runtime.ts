@@ -112,6 +112,21 @@ export async function call(runtime: LocalRuntime, path: string, init: RequestIni
   return reply;
 }
 
+/**
+ * One admin API request with the runtime's admin key (the local gateway's stand-in for IAM), as an operator's
+ * script sends it: a JSON body (a string is sent as it is, to send malformed JSON), the answer's status, text and
+ * parsed body.
+ */
+export async function adminCall(runtime: LocalRuntime, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string }> {
+  const response = await fetch(`${runtime.url}/admin/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${runtime.adminKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null, text };
+}
+
 /** Every e-mail the local SES v2 has accepted. */
 export async function sentMail(runtime: LocalRuntime): Promise<{ subject: string; to: string[]; text: string }[]> {
   const response = await fetch(`${runtime.engines.sesEndpoint}/store`);

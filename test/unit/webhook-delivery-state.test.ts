@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DELIVERY_STATUSES } from '#contract/delivery-policy';
 import type { Delivery } from '#data/deliveries';
 import * as state from '#lambdas/webhooks/delivery-state';
 
@@ -142,5 +143,56 @@ describe('delivery transitions', () => {
     expect(() => state.start({ ...base, status: 'DELIVERING' }, 'm1', 1, T)).toThrow(state.TransitionError);
     expect(() => state.succeed(base, 200, T)).toThrow(state.TransitionError);
     expect(() => state.redrive({ ...base, status: 'FAILED' }, 'm2', T)).toThrow(state.TransitionError);
+  });
+});
+
+/**
+ * A delivery whose message reached the DLQ with attempts left (its receives spent without attempts) is
+ * stranded: from any status that still expects an attempt, including one that was mid-attempt, it keeps its
+ * status and records why, so the redrive can queue it again.
+ */
+describe('stranding a delivery with attempts left', () => {
+  it.each(['PENDING', 'RETRY_PENDING', 'DELIVERING'] as const)('keeps %s, records receives_exhausted, and can be redriven', (status) => {
+    const stranded = state.strand({ ...base, status }, T);
+    expect(stranded).toMatchObject({ status, deadLetterReason: 'receives_exhausted', attempts: base.attempts });
+    expect(state.redrive(stranded, 'm2', T + 1000)).toMatchObject({ status: 'PENDING', attempts: 0, deadLetterReason: null, carrier: 'm2' });
+  });
+});
+
+/**
+ * Contract 3 ends a delivery in one of three outcomes: SUCCEEDED (2xx), FAILED (permanent failure or the
+ * attempt-time re-check) and DEAD_LETTER (the fifth retryable failure). TERMINAL is that list, and no
+ * lifecycle transition leaves those statuses; every other status has one.
+ */
+/** Every lifecycle move except the operators' redrive. */
+const MOVES: Record<string, (d: Delivery) => Delivery> = {
+  start: (d) => state.start(d, 'm', 1, T),
+  succeed: (d) => state.succeed(d, 200, T),
+  fail: (d) => state.fail(d, 'http_404', 404, T),
+  retry: (d) => state.retry(d, 'http_503', 503, 30, T),
+  refuse: (d) => state.refuse(d, 'destination_disabled', T),
+  strand: (d) => state.strand(d, T),
+  expireHold: (d) => state.expireHold(d, T),
+};
+const movesFrom = (status: Delivery['status']) =>
+  Object.keys(MOVES).filter((name) => {
+    try {
+      MOVES[name]!({ ...base, status });
+      return true;
+    } catch (err) {
+      expect(err).toBeInstanceOf(state.TransitionError);
+      return false;
+    }
+  });
+
+describe('terminal delivery statuses (contract 3)', () => {
+  it('are exactly the three outcomes', () => {
+    expect([...state.TERMINAL].sort()).toEqual(['DEAD_LETTER', 'FAILED', 'SUCCEEDED']);
+  });
+
+  it('admit no lifecycle move, and every other status admits one', () => {
+    for (const status of DELIVERY_STATUSES) {
+      expect(movesFrom(status).length === 0, status).toBe(state.TERMINAL.includes(status));
+    }
   });
 });
