@@ -362,6 +362,31 @@ describe('attempt-time re-check (6.6): a queued delivery whose destination or ap
   }
 });
 
+describe('attempt-time coverage (6.5 rule 3 at the attempt)', () => {
+  it('a production event for a location the destination no longer covers → FAILED (location_not_covered), the receiver sees nothing more', async () => {
+    const name = 'recheck-coverage';
+    const app = await bevqApp();
+    const { id } = await destination(name, app.clientId, { locationIds: ['nyc-midtown'], answer: (n) => (n === 1 ? 503 : 200) });
+    let open!: () => void;
+    retryGates.set(id, new Promise<void>((resolve) => (open = resolve)));
+    try {
+      const { eventId } = await publish('nyc-midtown', 4_242);
+      await receiver.waitUntil(() => at(name).length === 1, 'the first attempt');
+      const [queued] = await deliveriesOf(id);
+      expect(queued.eventId).toBe(eventId);
+      await waitForStatus(runtime, queued.deliveryId, ['RETRY_PENDING', ...FINISHED]);
+      // The selection narrowed while the retry waited: the event's location is no longer the destination's.
+      expect((await adminApi('PATCH', `/destinations/${id}`, { locationIds: ['denver-union'] })).status).toBe(200);
+      open();
+      expect(await waitForStatus(runtime, queued.deliveryId, FINISHED)).toMatchObject({ status: 'FAILED', lastErrorCode: 'location_not_covered' });
+      expect(at(name)).toHaveLength(1);
+    } finally {
+      open();
+      retryGates.delete(id);
+    }
+  }, 30_000);
+});
+
 describe('what a destination shows (6.5 rules 5 and 9, contract 3 and 8)', () => {
   it('shows exactly three recent deliveries, the newest, with status and a safe error code', async () => {
     const script: Behaviour[] = [200, 200, 400, 200, 404];
