@@ -35,7 +35,20 @@ export const MUTANTS: NamedMutant[] = [
       },
     ],
     tests: [WEBHOOK_CONTRACT],
-    names: 'coverage at fan-out',
+    names: 'coverage at fan-out|attempt-time coverage',
+  },
+  {
+    name: 'coverage check off at the attempt only',
+    rule: '6.5 rule 3: a selection that narrowed while a retry waited no longer covers the event\'s location',
+    edits: [
+      {
+        file: 'lambdas/webhooks/attempt.ts',
+        search: "if (delivery.eventType === 'bevq.menu.updated' && !covers(destination, app!, delivery.groupId, delivery.locationId)) {",
+        replace: "if (delivery.eventType === 'bevq.menu.updated' && !true) {",
+      },
+    ],
+    tests: [WEBHOOK_CONTRACT],
+    names: 'attempt-time coverage',
   },
   {
     name: 'enabled ignored at fan-out',
