@@ -13,7 +13,6 @@ import { localEndpoint } from '../lib/local/endpoints.js';
 import { startEngines } from '../lib/local/engines.js';
 import { startLocalRuntime } from '../lib/local/runtime.js';
 import { FUNCTIONS } from '#lib/functions';
-import { backfillMenuHeads } from '#lambdas/admin/backfill';
 import { meterCapacity, perRequest } from './capacity.js';
 import { costLines, costPerMillion, dollars, totalPerMillion, gatewayAccessLogBytes, isEmfLine, platformLogBytes, PRICES, tracedShare, type PerRequest } from './cost.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
@@ -148,7 +147,6 @@ export async function benchRoundTrips(): Promise<string[]> {
     const now = runtime.deps.clock.now();
     const headers = await benchAuthHeaders(runtime, GROUP, 'Round-trip bench', SCOPES);
     await seedDemoMenu(runtime.deps); // as npm start does, so the menu routes answer 200
-    await backfillMenuHeads(runtime.deps); // a stage after its one-off upgrade step
     const location = (await runtime.store.locations.get(GROUP, LOCATION))!;
     const today = formatIsoDate(parseCompactDate(activeBusinessDate(location.timezone, now))!);
 

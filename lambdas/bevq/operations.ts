@@ -1,7 +1,7 @@
 import type { ApiRequest, Operations, PathReads, ReadHints } from '#platform/api-handler';
 import { menuKeys } from '#data/menus';
 import type { Location } from '#data/locations';
-import { headOf, type MenuHead } from '#data/menus';
+import type { MenuHead } from '#data/menus';
 import type { Deps } from '#platform/deps';
 import { ok } from '#platform/envelope';
 import { groupPage, groupPageReads } from '#platform/group-page';
@@ -27,19 +27,8 @@ function summary(req: ApiRequest, location: Location, head: MenuHead | null) {
   };
 }
 
-/**
- * Heads of these locations' menus. A menu published before heads existed
- * has none until the backfill (`npm run admin -- menus backfill-heads`):
- * its body answers instead.
- */
-async function headsOf(deps: Deps, groupId: string, locationIds: string[]): Promise<(MenuHead | null)[]> {
-  const heads = await deps.store.menus.getHeads(groupId, locationIds);
-  const missing = locationIds.filter((_, i) => heads[i] === null);
-  // Once the backfill has run, a missing head means no menu.
-  if (missing.length === 0 || (await deps.store.menus.headsComplete())) return heads;
-  const bodies = new Map((await deps.store.menus.getMany(groupId, missing)).map((m, i) => [missing[i]!, m]));
-  return heads.map((h, i) => h ?? (bodies.get(locationIds[i]!) ? headOf(bodies.get(locationIds[i]!)!) : null));
-}
+/** Heads of these locations' menus: a missing head means no menu. */
+const headsOf = (deps: Deps, groupId: string, locationIds: string[]): Promise<(MenuHead | null)[]> => deps.store.menus.getHeads(groupId, locationIds);
 
 export const operations: Operations = {
   async bevqGroup(req, deps) {
@@ -95,8 +84,8 @@ export const operations: Operations = {
 /** A location's status reads its head; the menu its body, or only its head when the read is conditional. */
 const headOfPath = ({ params: p }: ReadHints) => [menuKeys.head(p.group_id!, p.location_id!)];
 export const reads: PathReads = {
-  bevqLocation: (hints) => [...headOfPath(hints), menuKeys.headsComplete],
+  bevqLocation: headOfPath,
   bevqMenu: (hints) =>
     hints.header('if-none-match') !== undefined ? headOfPath(hints) : [menuKeys.menu(hints.params.group_id!, hints.params.location_id!)],
-  bevqGroup: (hints) => [groupKeys.group(hints.params.group_id!), menuKeys.headsComplete, ...groupPageReads(hints)],
+  bevqGroup: (hints) => [groupKeys.group(hints.params.group_id!), ...groupPageReads(hints)],
 };

@@ -1,6 +1,6 @@
 import type { Operations, PathReads } from '#platform/api-handler';
 import { matriqKeys } from '#data/matriq';
-import { campaignKeys, type Campaign, type CampaignLink } from '#data/campaigns';
+import { campaignKeys, type CampaignLink } from '#data/campaigns';
 import { groupKeys } from '#data/groups';
 import type { Location } from '#data/locations';
 import { groupPage, groupPageReads } from '#platform/group-page';
@@ -26,18 +26,10 @@ async function deviceStatusAt(deps: Deps, location: Location, now: number) {
   return deviceStatusOf(state?.devices ?? [], now);
 }
 
-/** A campaign of the earlier shape as the links a location shows (read while the links are not complete). */
-const linksOf = (campaigns: Campaign[], locationIds: ReadonlySet<string>): CampaignLink[] =>
-  campaigns.flatMap(({ locationIds: at, updatedAt: _u, ...c }) =>
-    at.flatMap((locationId, position) => (locationIds.has(locationId) ? [{ ...c, locationId, position }] : [])),
-  );
-
 /** The campaign links of the given locations, the page's range of them (`locations` in id order). */
 async function linksAt(deps: Deps, groupId: string, locations: readonly Location[]): Promise<CampaignLink[]> {
   if (locations.length === 0) return [];
   const ids = new Set(locations.map((l) => l.id));
-  // Until `campaigns backfill-links` has run, campaigns of the earlier shape are read whole, as before.
-  if (!(await deps.store.campaigns.linksComplete())) return linksOf(await deps.store.campaigns.list(groupId), ids);
   const found = await deps.store.campaigns.atLocations(groupId, locations[0]!.id, locations.at(-1)!.id);
   return found.filter((link) => ids.has(link.locationId));
 }
@@ -46,9 +38,7 @@ export const operations: Operations = {
   async locationCampaigns(req, deps) {
     const location = req.location!;
     const [links, deviceStatus] = await Promise.all([
-      (await deps.store.campaigns.linksComplete())
-        ? deps.store.campaigns.atLocation(location.groupId, location.id)
-        : deps.store.campaigns.list(location.groupId).then((all) => linksOf(all, new Set([location.id]))),
+      deps.store.campaigns.atLocation(location.groupId, location.id),
       deviceStatusAt(deps, location, req.now),
     ]);
     return ok(req, {
@@ -97,8 +87,8 @@ export const operations: Operations = {
   },
 };
 
-/** A location's campaign links start beside its device state and the links marker; the group's links follow its page of locations. */
+/** A location's campaign links start beside its device state; the group's links follow its page of locations. */
 export const reads: PathReads = {
-  locationCampaigns: ({ params: p }) => [matriqKeys.state(p.group_id!, p.location_id!), campaignKeys.linksComplete, campaignKeys.atLocation(p.group_id!, p.location_id!)],
-  groupCampaigns: (hints) => [groupKeys.group(hints.params.group_id!), campaignKeys.linksComplete, ...groupPageReads(hints)],
+  locationCampaigns: ({ params: p }) => [matriqKeys.state(p.group_id!, p.location_id!), campaignKeys.atLocation(p.group_id!, p.location_id!)],
+  groupCampaigns: (hints) => [groupKeys.group(hints.params.group_id!), ...groupPageReads(hints)],
 };

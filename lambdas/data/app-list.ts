@@ -26,7 +26,7 @@ export function appListRepo(db: Db): AppListRepo {
   return {
     async page({ groupId, limit, startKey }) {
       const { items, lastKey } = groupId
-        ? await groupPage(db, appKeys.index, groupId, { legacy: { filter: { expression: 'groupId = :g', values: { ':g': groupId } } } }, limit, startKey)
+        ? await groupPage(db, appKeys.index, groupId, {}, limit, startKey)
         : await everyGroupPage(db, appKeys.index, {}, limit, startKey);
       return { apps: items.map(toApp), ...(lastKey ? { lastKey } : {}) };
     },

@@ -49,19 +49,15 @@ export const campaignKeys = {
     KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
     ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':from': `${LINK}${first}#`, ':to': `${LINK}${last}#\uffff` },
   }),
-  /** Written once every campaign has its links (`campaigns backfill-links`); never removed. */
-  linksComplete: { PK: 'SCHEMA', SK: 'CAMPAIGN_LINKS' },
 };
 
 export type CampaignsRepo = {
   /** Writes the campaign and its links; links of locations it no longer lists go. */
   put(campaign: Campaign): Promise<void>;
-  /** Every campaign of a group (loads, the backfill, and reads until the links are complete). */
+  /** Every campaign of a group (a load reads them to drop the links of locations a campaign no longer names). */
   list(groupId: string): Promise<Campaign[]>;
   atLocation(groupId: string, locationId: string): Promise<CampaignLink[]>;
   atLocations(groupId: string, first: string, last: string): Promise<CampaignLink[]>;
-  linksComplete(): Promise<boolean>;
-  markLinksComplete(at: string): Promise<void>;
 };
 
 export function campaignsRepo(db: Db): CampaignsRepo {
@@ -86,14 +82,6 @@ export function campaignsRepo(db: Db): CampaignsRepo {
     },
     atLocation: (groupId, locationId) => links(campaignKeys.atLocation(groupId, locationId)),
     atLocations: (groupId, first, last) => links(campaignKeys.atLocations(groupId, first, last)),
-    /** Strongly consistent; the campaigns routes read the marker ahead with their other items, so it costs no round trip. */
-    async linksComplete() {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: campaignKeys.linksComplete, ConsistentRead: true }));
-      return Item !== undefined;
-    },
-    async markLinksComplete(at) {
-      await doc.send(new PutCommand({ TableName: tableName, Item: { ...campaignKeys.linksComplete, at } }));
-    },
   };
 }
 

@@ -76,7 +76,7 @@ export const deliveryKeys = {
   /** A small marker per dead letter, listed by ops. */
   deadLetter: (id: string) => ({ PK: `DEAD_LETTER#${id}`, SK: 'DEAD_LETTER' }),
   /** GSI1 partitions listing the markers: one per group, one for messages without a record, and the earlier shape's single one. */
-  deadLetters: { of: (groupId: string) => `DEAD_LETTERS#${groupId}`, legacy: 'DEAD_LETTERS', unowned: 'DEAD_LETTERS_UNOWNED' } satisfies GroupIndex,
+  deadLetters: { of: (groupId: string) => `DEAD_LETTERS#${groupId}`, unowned: 'DEAD_LETTERS_UNOWNED' } satisfies GroupIndex,
 };
 
 export function markerOf(d: Delivery, reason: DeadLetterReason): DeadLetterMarker {

@@ -40,7 +40,7 @@ export const destinationKeys = {
    */
   health: (id: string) => ({ PK: `DEST#${id}`, SK: 'HEALTH' }),
   /** GSI1 partitions listing destinations: one per group (and the earlier shape's single one), sorted by group then application. */
-  index: { of: (groupId: string) => `DESTINATIONS#${groupId}`, legacy: 'DESTINATIONS' } satisfies GroupIndex,
+  index: { of: (groupId: string) => `DESTINATIONS#${groupId}` } satisfies GroupIndex,
   sort: (d: Pick<Destination, 'groupId' | 'clientId' | 'destinationId'>) => `${d.groupId}#${d.clientId}#${d.destinationId}`,
 };
 
@@ -125,9 +125,8 @@ export function destinationsRepo(db: Db): DestinationsRepo {
     },
     async page({ scope, limit, startKey }) {
       const prefix = scope && (scope.clientId ? `${scope.groupId}#${scope.clientId}#` : `${scope.groupId}#`);
-      const query = { prefix, legacy: { prefix } };
       const { items, lastKey } = scope
-        ? await groupPage(db, destinationKeys.index, scope.groupId, query, limit, startKey)
+        ? await groupPage(db, destinationKeys.index, scope.groupId, { prefix }, limit, startKey)
         : await everyGroupPage(db, destinationKeys.index, {}, limit, startKey);
       return { destinations: items.map(toDestination), ...(lastKey ? { lastKey } : {}) };
     },

@@ -1,8 +1,7 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { MenuData } from '#contract/schemas/bevq';
-import { applied, isConditionFailure, queryPage, type Db } from './db.js';
+import { isConditionFailure, type Db } from './db.js';
 import { groupPartition } from './groups.js';
-import type { MenuEvent } from './outbox.js';
 import { itemOf, readItems } from './preload.js';
 
 /** A location's published menu as the API returns it, and its validator. */
@@ -13,8 +12,6 @@ export type StoredMenu = {
   etag: string;
   /** Counts the menu's writes (0 before menus counted them): a head is replaced only by a later one. */
   seq: number;
-  /** Undispatched events an item of the earlier shape still holds; the next write or the sweeper moves them to the outbox. */
-  legacyEvents?: MenuEvent[];
 };
 
 /**
@@ -44,13 +41,7 @@ export const headOf = (m: StoredMenu): MenuHead => ({
 export const menuKeys = {
   menu: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `BEVQ_MENU#${locationId}` }),
   head: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `BEVQ_HEAD#${locationId}` }),
-  /** Written once the backfill has given every menu its head: from then on a missing head means no menu. */
-  headsComplete: { PK: 'SCHEMA', SK: 'MENU_HEADS' },
   prefix: 'BEVQ_MENU#',
-  /** GSI1 partition of menu items of the earlier shape that still hold pending events. */
-  legacyPending: 'BEVQ_PENDING_EVENTS',
-  /** Written once every menu's pending events have moved to the outbox: from then on none is looked for. */
-  outboxComplete: { PK: 'SCHEMA', SK: 'OUTBOX' },
 };
 
 /** Another writer published between our read and our write. */
@@ -63,17 +54,9 @@ export type MenusRepo = {
   /** Written after its body; kept only if no later one is there (a slower writer never winds it back). */
   putHead(head: MenuHead): Promise<void>;
   getHead(groupId: string, locationId: string): Promise<MenuHead | null>;
-  headsComplete(): Promise<boolean>;
-  markHeadsComplete(at: string): Promise<void>;
   /** Several locations' heads in one round trip (strongly consistent), in the order asked. */
   getHeads(groupId: string, locationIds: readonly string[]): Promise<(MenuHead | null)[]>;
   put(menu: StoredMenu, previousEtag: string | null): Promise<void>;
-  /** A page of menus still holding events in the earlier shape. */
-  withLegacyEvents(limit: number): Promise<StoredMenu[]>;
-  /** Their events moved to the outbox: off the item, unless the menu was rewritten meanwhile (the writer moved them). */
-  clearLegacyEvents(menu: StoredMenu): Promise<void>;
-  outboxComplete(): Promise<boolean>;
-  markOutboxComplete(at: string): Promise<void>;
 };
 
 /**
@@ -115,13 +98,6 @@ export function menusRepo({ doc, tableName }: Db): MenusRepo {
       const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: menuKeys.head(groupId, locationId), ConsistentRead: true }));
       return Item ? toHead(Item) : null;
     },
-    async headsComplete(): Promise<boolean> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: menuKeys.headsComplete }));
-      return Item !== undefined;
-    },
-    async markHeadsComplete(at: string): Promise<void> {
-      await doc.send(new PutCommand({ TableName: tableName, Item: { ...menuKeys.headsComplete, at } }));
-    },
     async getHeads(groupId: string, locationIds: readonly string[]): Promise<(MenuHead | null)[]> {
       const keys = locationIds.map((id) => menuKeys.head(groupId, id));
       const found = await readItems({ doc, tableName }, keys);
@@ -132,12 +108,11 @@ export function menusRepo({ doc, tableName }: Db): MenusRepo {
     },
     /** Writes the menu only if it is still the version read (`previousEtag`, null for the first one). */
     async put(menu: StoredMenu, previousEtag: string | null): Promise<void> {
-      const { legacyEvents: _moved, ...item } = menu;
       try {
         await doc.send(
           new PutCommand({
             TableName: tableName,
-            Item: { ...menuKeys.menu(menu.groupId, menu.locationId), ...item },
+            Item: { ...menuKeys.menu(menu.groupId, menu.locationId), ...menu },
             ...(previousEtag === null
               ? { ConditionExpression: 'attribute_not_exists(PK)' }
               : { ConditionExpression: 'etag = :etag', ExpressionAttributeValues: { ':etag': previousEtag } }),
@@ -147,34 +122,6 @@ export function menusRepo({ doc, tableName }: Db): MenusRepo {
         if (isConditionFailure(err)) throw new MenuConflictError(`menu ${menu.groupId}/${menu.locationId} changed meanwhile`);
         throw err;
       }
-    },
-    async withLegacyEvents(limit: number): Promise<StoredMenu[]> {
-      const { items } = await queryPage(
-        doc,
-        { TableName: tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': menuKeys.legacyPending } },
-        limit,
-      );
-      return items.map(toMenu);
-    },
-    async clearLegacyEvents(menu: StoredMenu): Promise<void> {
-      await applied(
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: menuKeys.menu(menu.groupId, menu.locationId),
-            UpdateExpression: 'REMOVE pendingEvents, GSI1PK, GSI1SK',
-            ConditionExpression: 'etag = :etag',
-            ExpressionAttributeValues: { ':etag': menu.etag },
-          }),
-        ),
-      );
-    },
-    async outboxComplete(): Promise<boolean> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: menuKeys.outboxComplete }));
-      return Item !== undefined;
-    },
-    async markOutboxComplete(at: string): Promise<void> {
-      await doc.send(new PutCommand({ TableName: tableName, Item: { ...menuKeys.outboxComplete, at } }));
     },
   };
 }
@@ -186,7 +133,6 @@ function toMenu(item: Record<string, unknown>): StoredMenu {
     menu: item.menu as MenuData,
     etag: String(item.etag),
     seq: Number(item.seq ?? 0),
-    ...(item.pendingEvents ? { legacyEvents: Object.values(item.pendingEvents as Record<string, MenuEvent>) } : {}),
   };
 }
 

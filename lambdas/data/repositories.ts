@@ -6,7 +6,6 @@ import { credentialsRepo } from './credentials.js';
 import type { Db } from './db.js';
 import { deliveriesRepo } from './deliveries.js';
 import { destinationsRepo } from './destinations.js';
-import { groupIndexRepo } from './group-index-backfill.js';
 import { groupsRepo } from './groups.js';
 import { holdsRepo } from './holds.js';
 import { locationsRepo } from './locations.js';
@@ -44,7 +43,6 @@ export const REPOSITORIES = {
   shiftq: shiftqRepo,
   reviews: reviewsRepo,
   tokenKeys: tokenKeysRepo,
-  groupIndex: groupIndexRepo,
 } satisfies Required<RepositoryFactories>;
 
 /** The store of every repository over one table. */

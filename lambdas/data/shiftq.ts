@@ -1,8 +1,8 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, businessDayEndMs, formatCompactDate, parseCompactDate } from '#contract/business-date';
 import type { KitchenSnapshot } from '#contract/schemas/shiftq';
-import type { CurrentData, CurrentKind, DatedData, DatedKind, KitchenInput } from '#contract/schemas/shiftq-inputs';
+import type { CurrentData, CurrentKind, DatedData, DatedKind } from '#contract/schemas/shiftq-inputs';
 import type { Db } from './db.js';
 import { itemOf, readItems } from './preload.js';
 
@@ -72,14 +72,11 @@ const live = (item: Record<string, unknown> | undefined, nowMs: number) =>
 export type DatedRequest = { groupId: string; locationId: string; kind: StoredDatedKind; businessDate: string };
 
 /** A loaded kitchen day as stored, for computing its snapshot again. */
-export type StoredKitchenDay = { businessDate: string; data: KitchenInput; loadedAt: string; ttlSeconds: number };
 
 export type ShiftqRepo = {
   getDated<K extends StoredDatedKind>(groupId: string, locationId: string, kind: K, businessDate: string, nowMs: number): Promise<Stored<StoredDatedData[K]> | null>;
   getDatedMany(requests: DatedRequest[], nowMs: number): Promise<(Stored<unknown> | null)[]>;
   putDated(groupId: string, locationId: string, kind: StoredDatedKind, businessDate: string, body: Uint8Array, ttlSeconds: number, loadedAt: string): Promise<void>;
-  /** One page of a location's loaded kitchen days, live ones only, in date order; `next` continues. */
-  kitchenDays(groupId: string, locationId: string, nowMs: number, after?: Record<string, unknown>): Promise<{ days: StoredKitchenDay[]; next?: Record<string, unknown> }>;
   getCurrent<K extends CurrentKind>(groupId: string, locationId: string, kind: K): Promise<Stored<CurrentData[K]> | null>;
   putCurrent(groupId: string, locationId: string, kind: CurrentKind, body: Uint8Array, loadedAt: string): Promise<void>;
 };
@@ -107,25 +104,6 @@ export function shiftqRepo({ doc, tableName }: Db): ShiftqRepo {
         const item = itemOf(found, k) ?? undefined;
         return live(item, nowMs) ? decode(item!) : null;
       });
-    },
-
-    async kitchenDays(groupId, locationId, nowMs, after) {
-      const prefix = `SHIFTQ#${SK_NAMES.kitchen}#`;
-      const { Items = [], LastEvaluatedKey } = await doc.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: { ':pk': shiftqKeys.partition(groupId, locationId), ':prefix': prefix },
-          ...(after ? { ExclusiveStartKey: after } : {}),
-        }),
-      );
-      const days = Items.filter((item) => live(item, nowMs)).map((item) => ({
-        businessDate: String(item.SK).slice(prefix.length),
-        data: decode<KitchenInput>(item).data,
-        loadedAt: String(item.loadedAt),
-        ttlSeconds: Number(item.ttl),
-      }));
-      return { days, ...(LastEvaluatedKey ? { next: LastEvaluatedKey } : {}) };
     },
 
     async putDated<K extends StoredDatedKind>(

@@ -20,7 +20,6 @@ import type { ShiftqRepo } from './shiftq.js';
 import type { ReviewsRepo } from './reviews.js';
 import { preloadedDb, type Read } from './preload.js';
 import type { TokenKeysRepo } from './token-keys.js';
-import type { GroupIndexRepo } from './group-index-backfill.js';
 
 /** Every repository over the one table. */
 export type Repositories = {
@@ -44,7 +43,6 @@ export type Repositories = {
   shiftq: ShiftqRepo;
   reviews: ReviewsRepo;
   tokenKeys: TokenKeysRepo;
-  groupIndex: GroupIndexRepo;
 };
 
 /** The data port: the repositories over one table; handlers take this, never a DynamoDB client. */

@@ -198,18 +198,3 @@ async function settle(deps: MessagingDeps, seen: OutboxEntry): Promise<boolean> 
   await dispatchMenuEvent(deps, eventOf(entry), entry.cursor);
   return true;
 }
-
-/**
- * Moves the events that menu items of the earlier shape still hold into the
- * outbox (written with their bodies, so confirmed), a page at a time, until
- * `menus backfill-outbox` has marked the move complete. Returns the menus moved.
- */
-export async function moveLegacyEvents(deps: MessagingDeps, pageSize: number): Promise<number> {
-  if (await deps.store.menus.outboxComplete()) return 0;
-  const menus = await deps.store.menus.withLegacyEvents(pageSize);
-  for (const menu of menus) {
-    for (const event of menu.legacyEvents ?? []) await deps.store.outbox.add(event, true);
-    await deps.store.menus.clearLegacyEvents(menu);
-  }
-  return menus.length;
-}

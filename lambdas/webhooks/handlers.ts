@@ -5,7 +5,7 @@ import type { MessagingDeps } from '#platform/messaging-deps';
 import { sendQueuedMail } from '#platform/mailer';
 import { count, observability } from '#platform/observability';
 import { rotateTokenKeyWhenDue } from '#platform/token-key-rotation';
-import { moveLegacyEvents, SWEEP_PAGE, sweepOutbox } from './fan-out.js';
+import { sweepOutbox } from './fan-out.js';
 import { sweepPaused } from './pause.js';
 import { processRecord } from './receive.js';
 import { reconcileDlq, type Reconciled } from './reconcile.js';
@@ -44,7 +44,6 @@ export function createSweeper(deps: MessagingDeps) {
   return middy<unknown, SweepResult>()
     .use(observability(deps))
     .handler(async () => {
-      await moveLegacyEvents(deps, SWEEP_PAGE);
       const dispatched = await sweepOutbox(deps);
       count(deps, 'SweeperRedispatched', dispatched);
       const paused = await sweepPaused(deps);

@@ -79,12 +79,10 @@ export async function writeMenu(deps: MessagingDeps, request: PublishRequest): P
 /**
  * The body about to be replaced was written, so its revision's event, if still
  * in the outbox, is confirmed before the replacement (the sweeper could no
- * longer see that body); events an item of the earlier shape holds move to
- * the outbox, as written.
+ * longer see that body).
  */
 async function keepEventsOf(deps: MessagingDeps, previous: StoredMenu): Promise<void> {
   await deps.store.outbox.confirm(menuEventId(previous.groupId, previous.locationId, previous.menu.revision));
-  for (const event of previous.legacyEvents ?? []) await deps.store.outbox.add(event, true);
 }
 
 /** Write, then fan out the new revision's event; a failed fan-out stays in the outbox for the sweeper. */

@@ -11,7 +11,6 @@ import {
 } from '#lambdas/admin/destinations';
 import { listDeadLetters, redrive, redrivePage, showDeadLetter, type RedriveResult } from '#lambdas/admin/dlq';
 import { allPages } from '#lambdas/admin/paging';
-import { backfillMenuHeads, backfillOutbox } from '#lambdas/admin/backfill';
 import { publishDocument, publishMenu } from '#lambdas/webhooks/menu-publish';
 import { AdminInputError } from '#domain/inputs';
 import { readJsonFile } from './read-json.js';
@@ -37,32 +36,6 @@ const locationsOf = (list: string[] | undefined) => (list === undefined ? undefi
 const age = (seconds: number) => (seconds < 120 ? `${seconds}s` : seconds < 7200 ? `${Math.round(seconds / 60)}m` : `${Math.round(seconds / 3600)}h`);
 
 export const BEVQ_COMMANDS: readonly Command[] = [
-  defineCommand({
-    name: 'menus backfill-heads',
-    summary: [
-      'Write the small head item beside every published menu (once, after deploying the version that reads heads).',
-      'Reads answer from the menu itself where a head is missing, so clients see no difference; safe to repeat.',
-    ].join('\n'),
-    flags: {},
-    json: '{"groups": N, "menus": N}',
-    async run({ deps }) {
-      const done = await backfillMenuHeads(deps);
-      return { json: done, text: `Wrote the heads of ${done.menus} menus in ${done.groups} groups.` };
-    },
-  }),
-  defineCommand({
-    name: 'menus backfill-outbox',
-    summary: [
-      'Move the webhook events menus of the earlier shape still hold into the outbox (once, after deploying the',
-      'version with outbox items). The sweeper moves them a page a minute meanwhile, so no event waits; safe to repeat.',
-    ].join('\n'),
-    flags: {},
-    json: '{"menus": N}',
-    async run({ deps }) {
-      const done = await backfillOutbox(deps);
-      return { json: done, text: `Moved the pending events of ${done.menus} menus to the outbox.` };
-    },
-  }),
   defineCommand({
     name: 'menus publish',
     summary: [

@@ -1,6 +1,5 @@
 import { createApp, createdAppDocument, legacyReport, listApps, revokeApp, rotateClientSecret, SECRET_OVERLAP_HOURS, showApp } from '#lambdas/admin/apps';
 import { allPages } from '#lambdas/admin/paging';
-import { backfillCampaignLinks, backfillGroupIndex } from '#lambdas/admin/backfill';
 import { AdminInputError, type AppInput } from '#domain/inputs';
 import { loadVenues, putGroup, putLocation } from '../ingest/venues.js';
 import { requireGroup } from '#lambdas/admin/apps';
@@ -16,7 +15,7 @@ import { BEVQ_COMMANDS } from './bevq-commands.js';
 import { MAIL_COMMANDS } from './mail-commands.js';
 import { VENUE_MODULE_COMMANDS } from './venue-module-commands.js';
 import { readJsonFile } from './read-json.js';
-import { backfillKitchenSnapshots, loadShiftq, shiftqFileEntries } from '../ingest/shiftq.js';
+import { loadShiftq, shiftqFileEntries } from '../ingest/shiftq.js';
 
 /**
  * Every admin command, declared once. Names, flags and the --json shapes are
@@ -237,32 +236,6 @@ export const COMMANDS: readonly Command[] = [
     },
   }),
   defineCommand({
-    name: 'campaigns backfill-links',
-    summary: [
-      "Write every campaign's per-location links (once, after deploying the version with campaign links). The",
-      'campaigns routes read whole campaigns until this has run; safe to repeat.',
-    ].join('\n'),
-    flags: {},
-    json: '{"groups": N, "campaigns": N}',
-    async run({ deps }) {
-      const done = await backfillCampaignLinks(deps);
-      return { json: done, text: `Linked ${done.campaigns} campaigns of ${done.groups} groups.` };
-    },
-  }),
-  defineCommand({
-    name: 'index backfill-groups',
-    summary: [
-      'Move applications, destinations and dead letters to their group\'s index partition (once, after deploying the',
-      'version with per-group partitions). Lists read the earlier partition too until this has run; safe to repeat.',
-    ].join('\n'),
-    flags: {},
-    json: '{"apps": N, "destinations": N, "deadLetters": N}',
-    async run({ deps }) {
-      const moved = await backfillGroupIndex(deps);
-      return { json: moved, text: `Moved ${moved.apps} applications, ${moved.destinations} destinations and ${moved.deadLetters} dead letters to their groups' partitions.` };
-    },
-  }),
-  defineCommand({
     name: 'groups put',
     summary: 'Create or rename a group.',
     flags: { id: { value: 'G', required: true }, name: { value: 'N', required: true } },
@@ -349,19 +322,6 @@ export const COMMANDS: readonly Command[] = [
         .map((l) => `Loaded ${l.kind}${l.businessDate ? ` for ${l.businessDate}` : ''} (${l.records} record(s)) at ${flags.group}/${flags.location}.`)
         .join('\n');
       return { json: { loaded }, text };
-    },
-  }),
-  defineCommand({
-    name: 'shiftq backfill-kitchen',
-    summary: [
-      'Compute the kitchen snapshot of every loaded kitchen day that has none (once, before deploying the version',
-      'whose functions serve stored snapshots: until then they compute them, after it they only read them). Safe to repeat.',
-    ].join('\n'),
-    flags: {},
-    json: '{"locations": N, "days": N}',
-    async run({ store, now }) {
-      const done = await backfillKitchenSnapshots(store, now);
-      return { json: done, text: `Stored ${done.days} kitchen snapshots for ${done.locations} locations.` };
     },
   }),
   ...BEVQ_COMMANDS,

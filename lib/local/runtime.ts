@@ -146,7 +146,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const ses = new SESv2Client(clientEndpoints.ses);
     const { dynamodb: dynamo, sqs } = clients;
     const tableName = options.tableName ?? 'customer-api-local';
-    const created = await ensureTable(dynamo, tableName, { expireItems: !options.clock });
+    await ensureTable(dynamo, tableName, { expireItems: !options.clock });
     const queues = await ensureQueues(sqs, tableName);
 
     const throttle = options.throttle ?? LOCAL_THROTTLE;
@@ -176,8 +176,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       ...(options.resolver ? { resolver: options.resolver } : {}),
     });
     const store = deps.store;
-    // A table made just now holds no campaign of the earlier shape: its campaigns are read through their links from the start.
-    if (created) await store.campaigns.markLinksComplete(new Date(clock.now()).toISOString());
     if (config.webhookAllowLoopback) {
       deps.logger.warn('WEBHOOK_ALLOW_LOOPBACK is on: webhook destinations may point at this machine (127.0.0.0/8, ::1). Local testing only.');
     }

@@ -1,8 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { menuKeys } from '#data/menus';
-import { backfillMenuHeads } from '#lambdas/admin/backfill';
 import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
 import { AdminInputError } from '#domain/inputs';
 import type { LocalRuntime } from '#lib/local/runtime';
@@ -237,24 +236,6 @@ describe('menu heads', () => {
     expect(plain).toContain(`BEVQ_MENU#${LOCATION}`);
     const status = await itemsRead(() => call(runtime, `/v1/demo-group/${LOCATION}/bevq`, { token }));
     expect(status).not.toContain(`BEVQ_MENU#${LOCATION}`);
-  });
-
-  it('answers from the body where a menu has no head yet (published before heads), and the backfill writes it', async () => {
-    const before = await runtime.store.menus.getHead('demo-group', LOCATION);
-    await doc().send(new DeleteCommand({ TableName: runtime.tableName, Key: headKey() }));
-    const etag = before!.etag;
-    const status = await call(runtime, `/v1/demo-group/${LOCATION}/bevq`, { token });
-    expect(status.body.data).toMatchObject({ status: 'published', menu: { revision: before!.revision, itemCount: before!.itemCount } });
-    const group = await call(runtime, '/v1/demo-group/bevq', { token });
-    expect(group.body.data.locations.find((l: { id: string }) => l.id === LOCATION).menu).toMatchObject({ available: true, revision: before!.revision });
-    expect((await call(runtime, PATH, { token, headers: { ...IDENTITY, 'If-None-Match': etag } })).status).toBe(304);
-
-    expect(await backfillMenuHeads(runtime.deps)).toMatchObject({ menus: expect.any(Number) });
-    expect(await runtime.store.menus.getHead('demo-group', LOCATION)).toEqual(before);
-    // From then on a missing head means no menu: the body is no longer looked for.
-    await doc().send(new DeleteCommand({ TableName: runtime.tableName, Key: headKey() }));
-    expect((await call(runtime, `/v1/demo-group/${LOCATION}/bevq`, { token })).body.data.status).toBe('not_published');
-    await runtime.store.menus.putHead(before!);
   });
 
   it('never winds a head back: an older head written late changes nothing', async () => {

@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeleteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { campaignKeys } from '#data/campaigns';
 import { loadCampaigns } from '#lib/ingest/campaigns';
 import type { LocalRuntime } from '#lib/local/runtime';
-import { admin, runtimeFileFor } from '../fixtures/admin-cli.js';
-import { call, manualClock, scanTable, startTestRuntime, tokenFor, watchingDynamo } from '../support/runtime.js';
+import { call, manualClock, startTestRuntime, tokenFor, watchingDynamo } from '../support/runtime.js';
 
 const clock = manualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
 let runtime: LocalRuntime;
@@ -91,31 +86,6 @@ describe('campaign links (one small item per location and campaign)', () => {
     await loadCampaigns(runtime.store, { campaigns: [{ ...campaign, locationIds: ['denver-union'] }] }, clock.now());
     expect((await locationCampaigns(token)).map((c: { id: string }) => c.id)).not.toContain('links-test');
     expect((await groupCampaigns(token)).find((c: { id: string }) => c.id === 'links-test').locationIds).toEqual(['denver-union']);
-  });
-
-  it('campaigns of the earlier shape (no links) answer the same until `campaigns backfill-links` links them', async () => {
-    const { token } = await tokenFor(runtime, { scopes: ['campaigns:read'] });
-    const before = { location: await locationCampaigns(token), group: await groupCampaigns(token) };
-    // The earlier shape: campaign items only, and no marker.
-    const doc = DynamoDBDocumentClient.from(runtime.dynamo);
-    const links = (await scanTable(runtime)).filter((i) => String(i.SK).startsWith('CAMPAIGN_AT#'));
-    expect(links.length).toBeGreaterThan(0);
-    for (const key of [...links.map(({ PK, SK }) => ({ PK, SK })), campaignKeys.linksComplete]) {
-      await doc.send(new DeleteCommand({ TableName: runtime.tableName, Key: key }));
-    }
-    expect({ location: await locationCampaigns(token), group: await groupCampaigns(token) }).toEqual(before);
-
-    const dir = mkdtempSync(join(tmpdir(), 'campaign-links-'));
-    try {
-      const done = await admin(runtimeFileFor(runtime, dir, 'runtime.json'), ['campaigns', 'backfill-links', '--json']);
-      expect(done.code, done.stderr).toBe(0);
-      expect(done.json.campaigns).toBeGreaterThan(0);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-    expect((await scanTable(runtime)).filter((i) => String(i.SK).startsWith('CAMPAIGN_AT#'))).toHaveLength(links.length);
-    expect(await queriesSent(() => locationCampaigns(token))).not.toContain(campaignKeys.prefix);
-    expect({ location: await locationCampaigns(token), group: await groupCampaigns(token) }).toEqual(before);
   });
 });
 

@@ -1,26 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { appKeys } from '#data/apps';
 import { deliveryKeys, type DeadLetterMarker } from '#data/deliveries';
 import { destinationKeys, type Destination } from '#data/destinations';
 import { listApps } from '#lambdas/admin/apps';
-import { backfillGroupIndex } from '#lambdas/admin/backfill';
 import { listDestinations } from '#lambdas/admin/destinations';
 import { listDeadLetters } from '#lambdas/admin/dlq';
 import type { LocalRuntime } from '#lib/local/runtime';
 import { storedDestination } from '../fixtures/stored-destination.js';
-import { admin, runtimeFileFor } from '../fixtures/admin-cli.js';
 import { ENGINE_NAME, manualClock, newApp, scanTable, startTestRuntime, watchingDynamo } from '../support/runtime.js';
 
 /**
  * Applications, destinations and dead letters are listed from one GSI1
  * partition per group: no index key is one value written by the whole
  * service. A list of every group walks the groups a bounded number of
- * partitions per page; items of the earlier shape (one fixed partition per
- * kind) are listed until `index backfill-groups` moves them.
+ * partitions per page.
  */
 const clock = manualClock();
 let runtime: LocalRuntime;
@@ -93,8 +86,6 @@ describe(`per-group index partitions (${ENGINE_NAME})`, () => {
     for (const a of apps) expect(a.GSI1PK).toBe(appKeys.index.of(a.groupId));
     for (const d of destinations) expect(d.GSI1PK).toBe(destinationKeys.index.of(d.groupId));
     for (const m of markers) expect(m.GSI1PK).toBe(deliveryKeys.deadLetters.of(m.groupId));
-    const fixed = new Set([appKeys.index.legacy, destinationKeys.index.legacy, deliveryKeys.deadLetters.legacy]);
-    expect(all.filter((i) => fixed.has(i.GSI1PK))).toEqual([]);
   });
 
   it('a list of every group walks the groups in order, a bounded number of queries a page, and misses or repeats nothing', async () => {
@@ -105,16 +96,16 @@ describe(`per-group index partitions (${ENGINE_NAME})`, () => {
       expect(new Set(listed.map((a) => a.clientId)).size).toBe(listed.length);
       // Group after group: the group ids come in order.
       expect(listed.map((a) => a.groupId)).toEqual(listed.map((a) => a.groupId).sort());
-      // The completion check, up to 10 partition queries and the group lookups that name them: never one query per group.
+      // Up to 10 partition queries and the group lookups that name them: never one query per group.
       for (const n of calls) expect(n).toBeLessThanOrEqual(14);
       // A page that only crossed empty groups still says where to go on.
       if (limit === 1) expect(calls.length).toBeGreaterThan(listed.length + 1);
     }
-    // One group's list reads that group's partition only.
+    // One group's list reads that group's partition only: no marker or partition of an earlier shape (3 calls, was 5).
     const { items: one, calls } = await allPages<{ groupId: string }>((q) => listApps(runtime.deps, { ...q, groupId: filled[1]! }), 'apps', 100);
     expect(one).toHaveLength(3);
     expect(one.every((a) => a.groupId === filled[1])).toBe(true);
-    expect(calls).toHaveLength(1);
+    expect(calls).toEqual([3]);
   });
 
   it('lists the dead letters of every group and the destinations of one application from their partitions', async () => {
@@ -126,60 +117,5 @@ describe(`per-group index partitions (${ENGINE_NAME})`, () => {
     expect(destinations.map((d) => d.destinationId)).toEqual([app!.destinationId]);
     // An application that does not exist owns nothing.
     expect((await listDestinations(runtime.deps, { clientId: 'app_unknown' })).destinations).toEqual([]);
-  });
-
-  it('lists items of the earlier shape until `index backfill-groups` moves them; then every list reads the group partitions only', async () => {
-    const doc = DynamoDBDocumentClient.from(runtime.dynamo);
-    const groupId = filled[1]!;
-    const toLegacy = (key: Record<string, unknown>, legacy: string, remove = '') =>
-      doc.send(
-        new UpdateCommand({
-          TableName: runtime.tableName,
-          Key: key,
-          UpdateExpression: `SET GSI1PK = :legacy${remove ? ` REMOVE ${remove}` : ''}`,
-          ExpressionAttributeValues: { ':legacy': legacy },
-        }),
-      );
-    // An application, a destination and a marker written before the partitions were per group; a marker of no known delivery.
-    const { clientId } = await newApp(runtime, { groupId, name: 'Old shape' });
-    const old = destination(clientId, groupId, 9);
-    await runtime.store.destinations.put(old, { mustExist: false });
-    await runtime.store.deliveries.markDeadLetter(marker(groupId, 900), expires());
-    await runtime.store.deliveries.markDeadLetter(marker(undefined, 901), expires());
-    await toLegacy(appKeys.app(clientId), appKeys.index.legacy);
-    await toLegacy(destinationKeys.destination(old.destinationId), destinationKeys.index.legacy);
-    await toLegacy(deliveryKeys.deadLetter(marker(groupId, 900).deliveryId), deliveryKeys.deadLetters.legacy);
-    await toLegacy(deliveryKeys.deadLetter(marker(undefined, 901).deliveryId), deliveryKeys.deadLetters.legacy);
-
-    const snapshot = async () => ({
-      apps: sortedIds((await allPages<{ clientId: string }>((q) => listApps(runtime.deps, q), 'apps', 5)).items, (a) => a.clientId),
-      groupApps: sortedIds((await listApps(runtime.deps, { groupId })).apps, (a) => a.clientId),
-      destinations: (await listDestinations(runtime.deps, { clientId })).destinations.map((d) => d.destinationId),
-      deadLetters: sortedIds((await allPages<{ deliveryId: string }>((q) => listDeadLetters(runtime.deps, q), 'deadLetters', 5)).items, (d) => d.deliveryId),
-    });
-    const before = await snapshot();
-    expect(before.groupApps).toContain(clientId);
-    expect(before.groupApps).toHaveLength(4);
-    expect(before.apps).toContain(clientId);
-    expect(before.destinations).toEqual([old.destinationId]);
-    expect(before.deadLetters).toEqual(expect.arrayContaining([marker(groupId, 900).deliveryId, marker(undefined, 901).deliveryId]));
-    expect(before.deadLetters).toHaveLength(filled.length * 3 + 2);
-
-    expect(await backfillGroupIndex(runtime.deps)).toEqual({ apps: 1, destinations: 1, deadLetters: 2 });
-    const all = await items();
-    const fixed = new Set([appKeys.index.legacy, destinationKeys.index.legacy, deliveryKeys.deadLetters.legacy]);
-    expect(all.filter((i) => fixed.has(i.GSI1PK))).toEqual([]);
-    expect(all.find((i) => i.deliveryId === marker(undefined, 901).deliveryId && i.SK === 'DEAD_LETTER')?.GSI1PK).toBe(deliveryKeys.deadLetters.unowned);
-    expect(all.find((i) => i.deliveryId === marker(groupId, 900).deliveryId && i.SK === 'DEAD_LETTER')?.GSI1PK).toBe(deliveryKeys.deadLetters.of(groupId));
-    expect(await snapshot()).toEqual(before);
-    // Safe to repeat, here through the admin CLI: nothing left to move.
-    const dir = mkdtempSync(join(tmpdir(), 'group-index-'));
-    try {
-      const again = await admin(runtimeFileFor(runtime, dir, 'runtime.json'), ['index', 'backfill-groups', '--json']);
-      expect(again.code, again.stderr).toBe(0);
-      expect(again.json).toEqual({ apps: 0, destinations: 0, deadLetters: 0 });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 });

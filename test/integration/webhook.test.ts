@@ -13,10 +13,7 @@ import { AdminInputError } from '#domain/inputs';
 import { deliveryIdOf, menuEventId } from '#lambdas/webhooks/events';
 import { deliveryHistory } from '#lambdas/admin/delivery-history';
 import { SWEEP_PAGE } from '#lambdas/webhooks/fan-out';
-import { backfillOutbox } from '#lambdas/admin/backfill';
-import { menuKeys } from '#data/menus';
 import { outboxKeys } from '#data/outbox';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { createDispatcher } from '#lambdas/webhooks/publish-handler';
 import { sign } from '#domain/signature';
@@ -203,38 +200,6 @@ describe('a menu revision reaches the receiver, signed', () => {
     expect(await outboxEntries()).toHaveLength(5);
     await runtime.sweep();
     expect(await outboxEntries()).toEqual([]);
-  });
-
-  it('moves events a menu item of the earlier shape holds into the outbox, then marks the move complete', async () => {
-    const { receiver, destination } = await receiverWithDestination(undefined, ['sydney-harbour']);
-    await writeMenu(runtime.deps, { groupId: 'demo-group', locationId: 'sydney-harbour', menu: sampleMenu({ price: 81 }) });
-    const stored = (await runtime.store.menus.get('demo-group', 'sydney-harbour'))!;
-    const eventId = menuEventId('demo-group', 'sydney-harbour', stored.menu.revision);
-    // The earlier shape: the event on the menu item, the item listed in the pending-menus index partition.
-    await runtime.store.outbox.remove(eventId);
-    const event = { eventId, eventType: 'bevq.menu.updated', occurredAt: new Date(clock.now()).toISOString(), groupId: 'demo-group', locationId: 'sydney-harbour', revision: stored.menu.revision };
-    const doc = DynamoDBDocumentClient.from(runtime.dynamo);
-    await doc.send(
-      new UpdateCommand({
-        TableName: runtime.tableName,
-        Key: menuKeys.menu('demo-group', 'sydney-harbour'),
-        UpdateExpression: 'SET pendingEvents = :p, GSI1PK = :pk, GSI1SK = :sk',
-        ExpressionAttributeValues: { ':p': { [eventId]: event }, ':pk': menuKeys.legacyPending, ':sk': `${event.occurredAt}#demo-group#sydney-harbour` },
-      }),
-    );
-    clock.advance(61_000);
-    await runtime.sweep();
-    const [got] = await receiver.waitFor(1);
-    expect(got!.body.eventId).toBe(eventId);
-    const items = await scanTable(runtime);
-    expect(items.filter((i) => i.GSI1PK === menuKeys.legacyPending)).toEqual([]);
-    expect(items.find((i) => i.SK === 'BEVQ_MENU#sydney-harbour')).not.toHaveProperty('pendingEvents');
-    expect(await outboxEntries()).toEqual([]);
-
-    expect(await runtime.store.menus.outboxComplete()).toBe(false);
-    expect(await backfillOutbox(runtime.deps)).toEqual({ menus: 0 });
-    expect(await runtime.store.menus.outboxComplete()).toBe(true);
-    await removeDestination(runtime.deps, destination.destinationId);
   });
 });
 
