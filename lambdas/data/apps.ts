@@ -38,7 +38,7 @@ export const LEGACY_USE_RESOLUTION_SECONDS = 3_600;
 
 export const appKeys = {
   app: (clientId: string) => ({ PK: `APP#${clientId}`, SK: 'APP' }),
-  /** GSI1 partitions listing applications: one per group (and the earlier shape's single one). */
+  /** GSI1 partitions listing applications: one per group. */
   index: { of: (groupId: string) => `APPS#${groupId}` } satisfies GroupIndex,
 };
 

@@ -51,7 +51,7 @@ export type Delivery = {
 /** What `dlq list` shows per dead letter, copied onto its marker so the listing is one paged query. */
 export type DeadLetterMarker = {
   deliveryId: string;
-  /** The delivery's group (its index partition); null without a record. Markers of the earlier shape have none. */
+  /** The delivery's group (its index partition); null without a record. */
   groupId?: string | null;
   reason: DeadLetterReason;
   since: string;
@@ -75,7 +75,7 @@ export const deliveryKeys = {
   ofDestination: (destinationId: string) => `DEST_DELIVERIES#${destinationId}`,
   /** A small marker per dead letter, listed by ops. */
   deadLetter: (id: string) => ({ PK: `DEAD_LETTER#${id}`, SK: 'DEAD_LETTER' }),
-  /** GSI1 partitions listing the markers: one per group, one for messages without a record, and the earlier shape's single one. */
+  /** GSI1 partitions listing the markers: one per group and one for messages without a record. */
   deadLetters: { of: (groupId: string) => `DEAD_LETTERS#${groupId}`, unowned: 'DEAD_LETTERS_UNOWNED' } satisfies GroupIndex,
 };
 

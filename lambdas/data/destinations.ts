@@ -39,7 +39,7 @@ export const destinationKeys = {
    * rewritten on every attempt would make its partition a hot key.
    */
   health: (id: string) => ({ PK: `DEST#${id}`, SK: 'HEALTH' }),
-  /** GSI1 partitions listing destinations: one per group (and the earlier shape's single one), sorted by group then application. */
+  /** GSI1 partitions listing destinations: one per group, sorted by group then application. */
   index: { of: (groupId: string) => `DESTINATIONS#${groupId}` } satisfies GroupIndex,
   sort: (d: Pick<Destination, 'groupId' | 'clientId' | 'destinationId'>) => `${d.groupId}#${d.clientId}#${d.destinationId}`,
 };

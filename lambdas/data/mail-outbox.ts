@@ -22,8 +22,8 @@ const hashOf = (key: string) => [...key].reduce((h, c) => (h * 31 + c.charCodeAt
 export const mailKeys = {
   mail: (key: string) => ({ PK: `MAIL#${key}`, SK: 'MAIL' }),
   pending: (key: string) => `MAIL_PENDING#${hashOf(key) % PENDING_SHARDS}`,
-  /** Every partition a pending mail may sit in: the shards, and the single one of the earlier shape (drained by its 24-hour expiry). */
-  pendingPartitions: () => [...Array.from({ length: PENDING_SHARDS }, (_, i) => `MAIL_PENDING#${i}`), 'MAIL_PENDING'],
+  /** Every partition a pending mail may sit in: the shards. */
+  pendingPartitions: () => Array.from({ length: PENDING_SHARDS }, (_, i) => `MAIL_PENDING#${i}`),
 };
 
 export type MailOutboxRepo = {
