@@ -164,7 +164,7 @@ export function destinationsRepo(db: Db): DestinationsRepo {
         ),
       );
     },
-    /** A destination without a health item shows what its own item holds (what attempts before the health item recorded there). */
+    /** A destination without a health item (no attempt has reached it) shows what its own item holds: untested. */
     async withHealth(destinations: Destination[]): Promise<Destination[]> {
       const found = await readItems({ doc, tableName }, destinations.map((d) => destinationKeys.health(d.destinationId)), false);
       return destinations.map((d) => {
