@@ -85,8 +85,11 @@ describe('npm run admin -- dlq', () => {
     expect(redriven.code).toBe(0);
     expect(redriven.json).toEqual({ redriven: [deliveryId], removedMessages: 1, pages: 1 });
     const delivered = await waitForStatus(runtime, deliveryId, ['SUCCEEDED', 'DEAD_LETTER', 'FAILED']);
-    expect(delivered).toMatchObject({ status: 'SUCCEEDED', attempts: 1, redrives: 1 });
-    expect(receiver.received).toHaveLength(6);
+    // Its attempts started over (a sixth attempt of the old count would have been refused): one, or two when a loaded
+    // machine let the first answer arrive after its (scaled) 200 ms; every attempt is a request the receiver saw.
+    expect(delivered).toMatchObject({ status: 'SUCCEEDED', redrives: 1 });
+    expect(delivered.attempts).toBeLessThanOrEqual(2);
+    expect(receiver.received).toHaveLength(5 + delivered.attempts);
     expect(receiver.received.every((r) => r.verified)).toBe(true);
 
     const after = await admin(runtimeFile, ['dlq', 'list', '--json']);
