@@ -8,6 +8,7 @@ import type { Delivery } from '#data/deliveries';
 import { verify } from '#domain/signature';
 import { createApp } from '#lambdas/admin/apps';
 import { createDeliverer } from '#lambdas/webhooks/handlers';
+import { deliveryIdOf } from '#lambdas/webhooks/events';
 import { parseDeliveryMessage } from '#lambdas/webhooks/queue';
 import { putLocation } from '#lib/ingest/venues';
 import { sampleMenu } from '#lib/local/demo-menu';
@@ -321,6 +322,26 @@ describe('fan-out skips what may not receive (6.5 rule 1, contract 3: a disabled
   }, 60_000);
 });
 
+/**
+ * Queues a delivery (`queue` returns its id) whose first attempt fails retryably, holds its retry at the queue while
+ * `change` runs, then lets it go: the delivery as the attempt-time checks finish it.
+ */
+async function retryAfter(name: string, destinationId: string, queue: () => Promise<string>, change: () => Promise<void>): Promise<Delivery> {
+  let open!: () => void;
+  retryGates.set(destinationId, new Promise<void>((resolve) => (open = resolve)));
+  try {
+    const deliveryId = await queue();
+    await receiver.waitUntil(() => at(name).length === 1, 'the first attempt');
+    await waitForStatus(runtime, deliveryId, ['RETRY_PENDING', ...FINISHED]);
+    await change();
+    open();
+    return await waitForStatus(runtime, deliveryId, FINISHED);
+  } finally {
+    open();
+    retryGates.delete(destinationId);
+  }
+}
+
 describe('attempt-time re-check (6.6): a queued delivery whose destination or application changed fails without a request', () => {
   const changes: { what: string; code: string; change: (ids: { destinationId: string; clientId: string }) => Promise<void> }[] = [
     { what: 'destination disabled', code: 'destination_disabled', change: async ({ destinationId }) => void expect((await adminApi('POST', `/destinations/${destinationId}/disable`)).status).toBe(200) },
@@ -343,21 +364,9 @@ describe('attempt-time re-check (6.6): a queued delivery whose destination or ap
       const app = await bevqApp({ expiresAt: new Date(clock.now() + 3_600_000).toISOString() });
       // A retryable failure first; had the retry gone out it would have succeeded.
       const { id } = await destination(name, app.clientId, { answer: (n) => (n === 1 ? 503 : 200) });
-      let open!: () => void;
-      retryGates.set(id, new Promise<void>((resolve) => (open = resolve)));
-      try {
-        const { deliveryId } = await sendTest(id);
-        await receiver.waitUntil(() => at(name).length === 1, 'the first attempt');
-        await waitForStatus(runtime, deliveryId, ['RETRY_PENDING', ...FINISHED]);
-        await change({ destinationId: id, clientId: app.clientId });
-        open();
-        const delivery = await waitForStatus(runtime, deliveryId, FINISHED);
-        expect(delivery).toMatchObject({ status: 'FAILED', lastErrorCode: code });
-        expect(at(name)).toHaveLength(1);
-      } finally {
-        open();
-        retryGates.delete(id);
-      }
+      const delivery = await retryAfter(name, id, async () => (await sendTest(id)).deliveryId, () => change({ destinationId: id, clientId: app.clientId }));
+      expect(delivery).toMatchObject({ status: 'FAILED', lastErrorCode: code });
+      expect(at(name)).toHaveLength(1);
     }, 30_000);
   }
 });
@@ -367,23 +376,17 @@ describe('attempt-time coverage (6.5 rule 3 at the attempt)', () => {
     const name = 'recheck-coverage';
     const app = await bevqApp();
     const { id } = await destination(name, app.clientId, { locationIds: ['nyc-midtown'], answer: (n) => (n === 1 ? 503 : 200) });
-    let open!: () => void;
-    retryGates.set(id, new Promise<void>((resolve) => (open = resolve)));
-    try {
-      const { eventId } = await publish('nyc-midtown', 4_242);
-      await receiver.waitUntil(() => at(name).length === 1, 'the first attempt');
-      const [queued] = await deliveriesOf(id);
-      expect(queued.eventId).toBe(eventId);
-      await waitForStatus(runtime, queued.deliveryId, ['RETRY_PENDING', ...FINISHED]);
+    let eventId = '';
+    const delivery = await retryAfter(
+      name,
+      id,
+      async () => deliveryIdOf((eventId = (await publish('nyc-midtown', 4_242)).eventId), id),
       // The selection narrowed while the retry waited: the event's location is no longer the destination's.
-      expect((await adminApi('PATCH', `/destinations/${id}`, { locationIds: ['denver-union'] })).status).toBe(200);
-      open();
-      expect(await waitForStatus(runtime, queued.deliveryId, FINISHED)).toMatchObject({ status: 'FAILED', lastErrorCode: 'location_not_covered' });
-      expect(at(name)).toHaveLength(1);
-    } finally {
-      open();
-      retryGates.delete(id);
-    }
+      async () => void expect((await adminApi('PATCH', `/destinations/${id}`, { locationIds: ['denver-union'] })).status).toBe(200),
+    );
+    expect((await deliveriesOf(id))[0].eventId).toBe(eventId);
+    expect(delivery).toMatchObject({ status: 'FAILED', lastErrorCode: 'location_not_covered' });
+    expect(at(name)).toHaveLength(1);
   }, 30_000);
 });
 
