@@ -1,7 +1,7 @@
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import type { Scope } from '#contract/scopes';
 import { createApp } from '#lambdas/admin/apps';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 
 /** Authorization headers for a fresh application of the runtime's store, at a limit the bench never meets. */
 export async function benchAuthHeaders(runtime: LocalRuntime, groupId: string, name: string, scopes: readonly Scope[]): Promise<Record<string, string>> {

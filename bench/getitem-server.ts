@@ -9,10 +9,10 @@ import { readItems } from '#data/preload';
 import { rateCountersRepo } from '#data/rate-counters';
 import { GROUP_PAGE_LIMIT } from '#contract/schemas/requests';
 import { rateWindow } from '#platform/rate-limit';
-import { localEndpoint } from '../lib/local/endpoints.js';
-import { startEngines } from '../lib/local/engines.js';
-import { ensureTable } from '../lib/local/provision.js';
-import { DEMO_GROUP_ID, DEMO_VENUES } from '../lib/local/seed.js';
+import { localEndpoint } from '../local/endpoints.js';
+import { startEngines } from '../local/engines.js';
+import { ensureTable } from '../local/provision.js';
+import { DEMO_GROUP_ID, DEMO_VENUES } from '../local/seed.js';
 
 /**
  * The fair throughput baseline: a bare node:http server that answers each

@@ -1,9 +1,9 @@
 import { Agent, request } from 'node:http';
 import { benchAuthHeaders } from './bench-app.js';
-import { loadShiftq } from '../lib/ingest/shiftq.js';
+import { loadShiftq } from '../ingest/shiftq.js';
 import { activeBusinessDate, addDays, formatCompactDate, parseCompactDate } from '#contract/business-date';
-import { demoKitchenDay } from '../lib/ingest/shiftq-demo-data.js';
-import { startLocalRuntime } from '../lib/local/runtime.js';
+import { demoKitchenDay } from '../ingest/shiftq-demo-data.js';
+import { startLocalRuntime } from '../local/runtime.js';
 import { median, percentile } from './load.js';
 
 /**

@@ -140,7 +140,7 @@ export async function benchToken(runtime: { url: string; adminKey: string; group
   return access_token;
 }
 
-export { freePort } from '#lib/local/dynamodb-local';
+export { freePort } from '#local/dynamodb-local';
 
 /**
  * CPU time (user + system, ms) and wake-ups of a process, from /proc; null elsewhere. A wake-up is a

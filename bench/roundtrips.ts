@@ -8,10 +8,10 @@ import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/b
 import { ROUTES } from '#contract/routes';
 import { SCOPES } from '#contract/scopes';
 import { locationKeys } from '#data/locations';
-import { seedDemoMenu } from '../lib/local/demo-menu.js';
-import { localEndpoint } from '../lib/local/endpoints.js';
-import { startEngines } from '../lib/local/engines.js';
-import { startLocalRuntime } from '../lib/local/runtime.js';
+import { seedDemoMenu } from '../local/demo-menu.js';
+import { localEndpoint } from '../local/endpoints.js';
+import { startEngines } from '../local/engines.js';
+import { startLocalRuntime } from '../local/runtime.js';
 import { FUNCTIONS } from '#lib/functions';
 import { meterCapacity, perRequest } from './capacity.js';
 import { costLines, costPerMillion, dollars, totalPerMillion, gatewayAccessLogBytes, isEmfLine, platformLogBytes, PRICES, tracedShare, type PerRequest } from './cost.js';

@@ -1,4 +1,4 @@
-import { startEngines } from '../lib/local/engines.js';
+import { startEngines } from '../local/engines.js';
 
 /** The embedded engines in a process of their own, so the soak can measure them apart from the runtime. */
 const engines = await startEngines({ dataDir: null });

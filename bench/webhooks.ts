@@ -6,12 +6,12 @@ import { scaledTimings } from '#contract/delivery-policy';
 import { addDestination } from '../lambdas/admin/destinations.js';
 import { publishMenu } from '../lambdas/webhooks/menu-publish.js';
 import { createApp } from '../lambdas/admin/apps.js';
-import { startDeliveryPoller, startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../lib/local/runtime.js';
+import { startDeliveryPoller, startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../local/runtime.js';
 import { createDeliverer } from '#lambdas/webhooks/handlers';
 import { FUNCTIONS } from '#lib/functions';
 import { consumedUnits } from './capacity.js';
 import { costLines, dollars, isEmfLine, platformLogBytes, PRICES, tracedShare } from './cost.js';
-import { sampleMenu } from '../lib/local/demo-menu.js';
+import { sampleMenu } from '../local/demo-menu.js';
 import { FAULTS, runFault, type Tally } from '../test/fixtures/webhook-faults.js';
 import { controlledResolver, startReceiver } from '../test/fixtures/webhook-receiver.js';
 

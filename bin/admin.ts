@@ -1,5 +1,5 @@
 import { systemClock } from '#platform/clock';
-import { runCli } from '../lib/admin-cli/run.js';
+import { runCli } from '../admin-cli/run.js';
 
 /** npm run admin -- <command> [flags]; `npm run admin -- help` lists the commands. */
 

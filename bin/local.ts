@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { removeRuntimeFile, writeRuntimeFile } from '../lib/local/runtime-file.js';
-import { seedDemoMenu } from '../lib/local/demo-menu.js';
-import { startLocalRuntime } from '../lib/local/runtime.js';
-import { LocalStartError } from '../lib/local/start-checks.js';
+import { removeRuntimeFile, writeRuntimeFile } from '../local/runtime-file.js';
+import { seedDemoMenu } from '../local/demo-menu.js';
+import { startLocalRuntime } from '../local/runtime.js';
+import { LocalStartError } from '../local/start-checks.js';
 import { CONSOLE_ROOT } from '#lib/console-build';
 
 /**

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { runSmoke } from '../lib/smoke/run.js';
+import { runSmoke } from '../smoke/run.js';
 
 /**
  * npm run smoke -- --base-url URL --client-id ID --client-secret SECRET --group G [--origin-url URL]

@@ -9,7 +9,7 @@ import type { ConsoleConfig } from '#contract/console-config';
  * bucket: the stack uploads them (lib/constructs/admin-console.ts) and the
  * local runtime serves the same list under the same keys, with the same
  * metadata, the same rewrite and the same security headers
- * (lib/local/console-site.ts; docs/decisions/console-hosting.md).
+ * (local/console-site.ts; docs/decisions/console-hosting.md).
  */
 export const CONSOLE_ROOT = '/console/';
 

@@ -46,7 +46,7 @@ export class SafeDeploys extends Construct {
     });
     const hook = new ServiceFunction(this, 'SmokeHook', {
       family: 'smoke-hook',
-      entry: '../lib/smoke/hook-handler.ts',
+      entry: '../smoke/hook-handler.ts',
       memorySize: 256,
       // The read-only checks make about thirty requests; CodeDeploy waits up to an hour for the hook's report.
       timeoutSeconds: 120,

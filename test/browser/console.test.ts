@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { createApp } from '#lambdas/admin/apps';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';

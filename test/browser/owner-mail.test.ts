@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { createApp } from '#lambdas/admin/apps';
 import { startTestRuntime } from '../support/runtime.js';
 import { toolPath, TOOLS } from '../support/tools.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '#lib/local/runtime';
-import { sampleMenu } from '#lib/local/demo-menu';
+import type { LocalRuntime } from '#local/runtime';
+import { sampleMenu } from '#local/demo-menu';
 import { menuEventId } from '#lambdas/webhooks/events';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';

@@ -4,8 +4,8 @@ import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { menuKeys } from '#data/menus';
 import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
 import { AdminInputError } from '#domain/inputs';
-import type { LocalRuntime } from '#lib/local/runtime';
-import { sampleMenu } from '#lib/local/demo-menu';
+import type { LocalRuntime } from '#local/runtime';
+import { sampleMenu } from '#local/demo-menu';
 import { expectContract, openApiDoc } from '../support/openapi.js';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor, watchingDynamo } from '../support/runtime.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignKeys } from '#data/campaigns';
-import { loadCampaigns } from '#lib/ingest/campaigns';
-import type { LocalRuntime } from '#lib/local/runtime';
+import { loadCampaigns } from '#ingest/campaigns';
+import type { LocalRuntime } from '#local/runtime';
 import { call, manualClock, startTestRuntime, tokenFor, watchingDynamo } from '../support/runtime.js';
 
 const clock = manualClock(Date.UTC(2026, 10, 22, 12, 0, 0));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_KEY_PREFIX, CONSOLE_ROOT, CONSOLE_SECURITY_HEADERS, consoleObjects, LOCAL_CONSOLE_CONFIG } from '#lib/console-build';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { startTestRuntime } from '../support/runtime.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { SCOPES } from '#contract/scopes';
 import { flatten, parseContract, parseList, parseNote, SCOPE, type ContractField, type FieldType } from '../fixtures/contract-fields.js';
 import { fullMenu, KITCHEN_ERROR_LOCATION, seedKitchenError } from '../fixtures/contract-seed.js';

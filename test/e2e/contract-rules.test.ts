@@ -5,8 +5,8 @@ import { ROUTES, isLocationRoute, type Route } from '#contract/routes';
 import { SCOPES, type Scope } from '#contract/scopes';
 import { createApp } from '#lambdas/admin/apps';
 import { publishMenu } from '#lambdas/webhooks/menu-publish';
-import { sampleMenu } from '#lib/local/demo-menu';
-import type { LocalRuntime } from '#lib/local/runtime';
+import { sampleMenu } from '#local/demo-menu';
+import type { LocalRuntime } from '#local/runtime';
 import { controlledResolver } from '../fixtures/webhook-receiver.js';
 import { call, exchange, manualClock, startTestRuntime, tokenFor, type Reply } from '../support/runtime.js';
 

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { call, manualClock, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 let runtime: LocalRuntime;

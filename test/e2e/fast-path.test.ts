@@ -4,8 +4,8 @@ import { mintAccessToken } from '#domain/access-token';
 import { sha256Hex } from '#domain/crypto';
 import { businessDateAt } from '#domain/sports-day';
 import { publishMenu } from '#lambdas/webhooks/menu-publish';
-import { sampleMenu } from '#lib/local/demo-menu';
-import type { LocalRuntime } from '#lib/local/runtime';
+import { sampleMenu } from '#local/demo-menu';
+import type { LocalRuntime } from '#local/runtime';
 import { dynamoCallLog, roundTrips, type LoggedCall } from '../support/call-log.js';
 import { call, manualClock, startTestRuntime, tokenFor, rateCount } from '../support/runtime.js';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_ROUTES } from '#contract/admin-routes';
 import { ROUTES } from '#contract/routes';
 import { seededRandom } from '#domain/seeded-random';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { ENGINE_NAME, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 /**

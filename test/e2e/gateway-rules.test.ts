@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES, type Family } from '#contract/routes';
-import type { ProxyHandler } from '#lib/local/families';
-import { createGateway, MAX_BODY_BYTES, MAX_EVENT_BYTES } from '#lib/local/gateway';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { ProxyHandler } from '#local/families';
+import { createGateway, MAX_BODY_BYTES, MAX_EVENT_BYTES } from '#local/gateway';
+import type { LocalRuntime } from '#local/runtime';
 import { admin as runAdmin, runtimeFileFor } from '../fixtures/admin-cli.js';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { startLocalRuntime, type LocalRuntime } from '#lib/local/runtime';
+import { startLocalRuntime, type LocalRuntime } from '#local/runtime';
 import { call, exchange, manualClock, newApp, rateCount, startTestRuntime, TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;

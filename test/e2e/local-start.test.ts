@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DYNAMODB_LOCAL_CREDENTIALS, freePort, startDynamoDbLocal, type DynamoDbLocal } from '#lib/local/dynamodb-local';
-import { LOCK_FILE } from '#lib/local/start-checks';
-import type { RuntimeFile } from '#lib/local/runtime-file';
+import { DYNAMODB_LOCAL_CREDENTIALS, freePort, startDynamoDbLocal, type DynamoDbLocal } from '#local/dynamodb-local';
+import { LOCK_FILE } from '#local/start-checks';
+import type { RuntimeFile } from '#local/runtime-file';
 import { TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
 import { toolPath, TOOLS } from '../support/tools.js';
 

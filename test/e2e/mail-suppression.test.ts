@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMail } from '#platform/mailer';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { admin as cli, runtimeFileFor } from '../fixtures/admin-cli.js';
 import { ENGINE_NAME, newApp, scanTable, sentMail, startTestRuntime, adminCall } from '../support/runtime.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordStopResult } from '#lib/ingest/matriq';
+import { recordStopResult } from '#ingest/matriq';
 import { AdminInputError } from '#domain/inputs';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 const clock = manualClock(Date.UTC(2026, 10, 22, 12, 0, 0));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { ACCESS_LINE_MESSAGE } from '#platform/observability';
 import { ORIGIN_REFUSAL, ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/origin';
 import { call, newApp, startTestRuntime, watchingDynamo } from '../support/runtime.js';

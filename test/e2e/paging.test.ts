@@ -3,7 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODULES } from '#contract/scopes';
 import type { Location } from '#data/locations';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { call, ENGINE_NAME, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 /** Group lists page by location: `limit`, a signed `cursor`, `data.nextCursor` absent on the last page (docs/decisions/paging.md). */

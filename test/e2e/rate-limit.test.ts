@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { appKeys } from '#data/apps';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { call, exchange, manualClock, sentMail, startTestRuntime, tokenFor, rateCount } from '../support/runtime.js';
 
 let runtime: LocalRuntime;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '#lib/local/runtime';
-import { loadShiftq } from '#lib/ingest/shiftq';
-import { putLocation } from '#lib/ingest/venues';
+import type { LocalRuntime } from '#local/runtime';
+import { loadShiftq } from '#ingest/shiftq';
+import { putLocation } from '#ingest/venues';
 import { parseCompactDate, zonedTimeToUtcMs } from '#contract/business-date';
 import { encodeBody, retentionEndMs } from '#data/shiftq';
-import { demoKitchenDay } from '#lib/ingest/shiftq-demo-data';
+import { demoKitchenDay } from '#ingest/shiftq-demo-data';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 let runtime: LocalRuntime;

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '#lib/admin-cli/run';
-import type { RuntimeFile } from '#lib/local/runtime-file';
-import type { LocalRuntime } from '#lib/local/runtime';
+import { runCli } from '#admin-cli/run';
+import type { RuntimeFile } from '#local/runtime-file';
+import type { LocalRuntime } from '#local/runtime';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 /** `shiftq load` of the admin CLI against a real local runtime, then read back over HTTP. */

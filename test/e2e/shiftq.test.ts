@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '#lib/local/runtime';
-import { loadShiftq } from '#lib/ingest/shiftq';
-import { putLocation } from '#lib/ingest/venues';
+import type { LocalRuntime } from '#local/runtime';
+import { loadShiftq } from '#ingest/shiftq';
+import { putLocation } from '#ingest/venues';
 import { createDb } from '#data/db';
 import { createStore } from '#data/repositories';
 import { encodePageToken } from '#lambdas/shiftq/page-token';

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FAMILIES } from '#contract/routes';
 import { SCOPES } from '#contract/scopes';
 import { WEBHOOK_FUNCTION_NAMES } from '#lib/functions';
-import type { LocalRuntime } from '#lib/local/runtime';
-import { createSmokeHook, REPORT_RESERVE_MS, type HookEvent, type HookStatus } from '#lib/smoke/hook';
+import type { LocalRuntime } from '#local/runtime';
+import { createSmokeHook, REPORT_RESERVE_MS, type HookEvent, type HookStatus } from '#smoke/hook';
 import { newApp, startTestRuntime } from '../support/runtime.js';
 
 /**
@@ -188,7 +188,7 @@ describe('the smoke hook (AfterAllowTraffic)', () => {
   });
 });
 
-describe('the Lambda entry (lib/smoke/hook-handler.ts)', () => {
+describe('the Lambda entry (smoke/hook-handler.ts)', () => {
   /** Secrets Manager and CodeDeploy's JSON operations as a local endpoint the real SDK clients are pointed at. */
   type Call = { target: string; body: any };
   const calls: Call[] = [];
@@ -236,7 +236,7 @@ describe('the Lambda entry (lib/smoke/hook-handler.ts)', () => {
   const context = (id: string) => ({ awsRequestId: id, getRemainingTimeInMillis: () => 120_000 });
 
   it('calls nothing at import, then reads the secret, runs the smoke and reports to CodeDeploy through the real clients', async () => {
-    const { handler } = await import('#lib/smoke/hook-handler');
+    const { handler } = await import('#smoke/hook-handler');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(calls).toEqual([]);
 
@@ -267,7 +267,7 @@ describe('the Lambda entry (lib/smoke/hook-handler.ts)', () => {
 
   it('reports Failed when the secret does not exist', async () => {
     calls.length = 0;
-    const { handler } = await import('#lib/smoke/hook-handler');
+    const { handler } = await import('#smoke/hook-handler');
     const written: string[] = [];
     const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (written.push(String(chunk)), true));
     try {

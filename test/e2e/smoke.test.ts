@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemoMenu } from '#lib/local/demo-menu';
-import type { LocalRuntime } from '#lib/local/runtime';
+import { seedDemoMenu } from '#local/demo-menu';
+import type { LocalRuntime } from '#local/runtime';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/origin';
 import { startTestRuntime, TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCampaigns } from '#lib/ingest/campaigns';
-import { loadMatriq } from '#lib/ingest/matriq';
-import { loadSports } from '#lib/ingest/sports';
+import { loadCampaigns } from '#ingest/campaigns';
+import { loadMatriq } from '#ingest/matriq';
+import { loadSports } from '#ingest/sports';
 import { AdminInputError } from '#domain/inputs';
-import type { LocalRuntime } from '#lib/local/runtime';
-import { demoCampaignsFile, demoMatriqFile, demoSportsFile } from '#lib/local/seed-venue-modules';
+import type { LocalRuntime } from '#local/runtime';
+import { demoCampaignsFile, demoMatriqFile, demoSportsFile } from '#local/seed-venue-modules';
 import { manualClock, scanTable, startTestRuntime } from '../support/runtime.js';
 
 const clock = manualClock(Date.UTC(2026, 10, 22, 12, 0, 0));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 // 2026-11-22 12:00 UTC: business date 2026-11-22 at every demo location (seed: schedules 11-21..11-24).

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MenuInput } from '#contract/schemas/bevq';
-import { sampleMenu } from '#lib/local/demo-menu';
-import type { LocalRuntime } from '#lib/local/runtime';
+import { sampleMenu } from '#local/demo-menu';
+import type { LocalRuntime } from '#local/runtime';
 import { admin as cli, runtimeFileFor } from '../fixtures/admin-cli.js';
 import { call, ENGINE_NAME, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNING_DELAY_MS, VERIFIERS_CACHE_MS, VERIFIERS_REFRESH_MS } from '#data/token-keys';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { admin as adminCli, runtimeFileFor } from '../fixtures/admin-cli.js';
 import { call, ENGINE_NAME, manualClock, newApp, scanTable, startTestRuntime, adminCall } from '../support/runtime.js';
 

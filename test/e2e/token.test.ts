@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '#domain/crypto';
 import { TOKEN_ATTEMPTS_PER_MINUTE, TOKENS_ISSUED_PER_MINUTE } from '#platform/config';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { expectContract } from '../support/openapi.js';
 import { call, exchange, manualClock, newApp, scanTable, startTestRuntime, type Reply } from '../support/runtime.js';
 

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_PREFIX } from '#lambdas/admin/apps';
-import { putGroup } from '#lib/ingest/venues';
+import { putGroup } from '#ingest/venues';
 import { sha256Hex } from '#domain/crypto';
-import { runCli } from '#lib/admin-cli/run';
+import { runCli } from '#admin-cli/run';
 import { systemClock } from '#platform/clock';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 import { admin as runAdmin, runtimeFileFor, type Run } from '../fixtures/admin-cli.js';
 

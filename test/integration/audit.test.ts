@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '#data/audit';
 import { listAudit } from '#lambdas/admin/audit';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { ENGINE_NAME, manualClock, startTestRuntime, watchingDynamo } from '../support/runtime.js';
 
 /** The trail across days: newest first, a bounded number of day partitions a page, ending at the retention. */

@@ -5,7 +5,7 @@ import { destinationKeys, type Destination } from '#data/destinations';
 import { listApps } from '#lambdas/admin/apps';
 import { listDestinations } from '#lambdas/admin/destinations';
 import { listDeadLetters } from '#lambdas/admin/dlq';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { storedDestination } from '../fixtures/stored-destination.js';
 import { ENGINE_NAME, manualClock, newApp, scanTable, startTestRuntime, watchingDynamo } from '../support/runtime.js';
 

@@ -8,7 +8,7 @@ import { openApiDocument } from '#contract/openapi';
 import { Logger } from '#platform/logger';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { ACCESS_LINE_MESSAGE, createMetrics, HTTP_COUNT_DIMENSIONS } from '#platform/observability';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { newApp, startTestRuntime } from '../support/runtime.js';
 
 /** Handlers invoked directly with the events API Gateway sends them, against a real dynalite. */

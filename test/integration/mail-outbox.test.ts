@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailKeys } from '#data/mail-outbox';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 import { ENGINE_NAME, manualClock, scanTable, startTestRuntime } from '../support/runtime.js';
 
 /** Owner mail waits in eight index partitions, never one written by every application. */

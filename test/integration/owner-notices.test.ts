@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAILURE_NOTICE_GAP_MS } from '#lambdas/webhooks/owner-notices';
 import { deliveryIdOf } from '#lambdas/webhooks/events';
-import { sampleMenu } from '#lib/local/demo-menu';
-import type { LocalRuntime } from '#lib/local/runtime';
+import { sampleMenu } from '#local/demo-menu';
+import type { LocalRuntime } from '#local/runtime';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { ENGINE_NAME, newApp, sentMail, startTestRuntime, adminCall } from '../support/runtime.js';

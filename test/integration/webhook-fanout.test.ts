@@ -4,8 +4,8 @@ import { destinationKeys } from '#data/destinations';
 import { addDestination, listDestinations, showDestination } from '#lambdas/admin/destinations';
 import { dispatchMenuEvent } from '#lambdas/webhooks/fan-out';
 import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
-import type { LocalRuntime } from '#lib/local/runtime';
-import { sampleMenu } from '#lib/local/demo-menu';
+import type { LocalRuntime } from '#local/runtime';
+import { sampleMenu } from '#local/demo-menu';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { LocalRuntime } from '#lib/local/runtime';
+import type { LocalRuntime } from '#local/runtime';
 
 /**
  * One DynamoDB call the service made: its command, and where its start and
@@ -11,7 +11,7 @@ export type LoggedCall = { name: string; start: number; end: number };
 /**
  * Logs the DynamoDB calls of every function of the runtime: a middleware on
  * the runtime's client is repeated on each function's own clients
- * (lib/local/function-deps.ts), so it sees every call whatever client made it.
+ * (local/function-deps.ts), so it sees every call whatever client made it.
  */
 export function dynamoCallLog(runtime: LocalRuntime) {
   const name = `callLog-${randomUUID()}`;

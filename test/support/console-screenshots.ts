@@ -4,7 +4,7 @@ import { addDestination, sendTest } from '#lambdas/admin/destinations';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { createApp } from '#lambdas/admin/apps';
-import { startLocalRuntime } from '#lib/local/runtime';
+import { startLocalRuntime } from '#local/runtime';
 import { toolPath, TOOLS } from './tools.js';
 
 /**

@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { openApiDocument } from '#contract/openapi';
 import { ROUTES } from '#contract/routes';
 import { pathResolver } from '#platform/path-resolver';
-import { decodedPath } from '#lib/local/gateway';
+import { decodedPath } from '#local/gateway';
 import type { Reply } from './runtime.js';
 
 const doc = openApiDocument('http://localhost') as any;

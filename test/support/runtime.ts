@@ -5,7 +5,7 @@ import { counterKeys } from '#data/rate-counters';
 import { rateWindow } from '#platform/rate-limit';
 import * as oauth from 'openid-client';
 import { expectContract } from './openapi.js';
-import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#lib/local/runtime';
+import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#local/runtime';
 import { createApp } from '#lambdas/admin/apps';
 import type { AppInput } from '#domain/inputs';
 import type { Clock } from '#platform/clock';

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { DYNAMODB_LOCAL_CREDENTIALS, startDynamoDbLocal } from '#lib/local/dynamodb-local';
+import { DYNAMODB_LOCAL_CREDENTIALS, startDynamoDbLocal } from '#local/dynamodb-local';
 import { toolPath, TOOLS } from './tools.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildMenu, canonicalJson, posHealth } from '#lambdas/webhooks/menu-build';
 import { menuInput } from '#contract/schemas/bevq';
-import { sampleMenu } from '#lib/local/demo-menu';
+import { sampleMenu } from '#local/demo-menu';
 
 const parse = (m: unknown) => menuInput.parse(m);
 const T1 = Date.UTC(2026, 0, 1);

@@ -48,7 +48,9 @@ function resolveSpecifier(from: string, specifier: string): string | null {
   return path;
 }
 
-const FILES = ['lambdas', 'lib', 'bin', 'test', 'bench'].flatMap(tsFiles);
+/** Runtime code, the CDK app, the local runtime, the operators' tools, tests and benches. */
+const TOOL_FOLDERS = ['admin-cli', 'ingest', 'smoke'] as const;
+const FILES = ['lambdas', 'lib', 'local', ...TOOL_FOLDERS, 'bin', 'test', 'bench'].flatMap(tsFiles);
 const EDGES: Edge[] = FILES.flatMap((from) =>
   ts
     .preProcessFile(readFileSync(join(ROOT, from), 'utf8'), true, true)
@@ -56,7 +58,7 @@ const EDGES: Edge[] = FILES.flatMap((from) =>
     .filter((edge): edge is Edge => edge.to !== null),
 );
 
-/** Where a file lives: 'contract' … 'platform', 'family:<name>', 'admin', 'lib/local', 'cdk', 'lib', 'bin', 'test', 'bench'. */
+/** Where a file lives: 'contract' … 'platform', 'family:<name>', 'admin', 'cdk', 'lib', 'local', 'admin-cli', 'ingest', 'smoke', 'bin', 'test', 'bench'. */
 function roomOf(file: string): string {
   const [top, second] = file.split('/');
   if (top === 'lambdas') {
@@ -65,7 +67,6 @@ function roomOf(file: string): string {
     return second!;
   }
   if (top === 'lib') {
-    if (second === 'local') return 'lib/local';
     if (file === 'lib/stack.ts' || second === 'constructs') return 'cdk';
     return 'lib';
   }
@@ -142,7 +143,14 @@ describe('layout: every arrow points down', () => {
       for (const to of next.get(file) ?? []) walk(to);
     };
     for (const file of FILES.filter((f) => roomOf(f) === 'cdk')) walk(file);
-    expect([...reached].filter((f) => roomOf(f) === 'lib/local')).toEqual([]);
+    expect([...reached].filter((f) => roomOf(f) === 'local')).toEqual([]);
+  });
+
+  it('keeps lib/ the CDK app: it imports neither the local runtime nor the operators\' tools', () => {
+    const outside = new Set<string>(['local', ...TOOL_FOLDERS]);
+    const wrong = EDGES.filter((e) => e.from.startsWith('lib/') && outside.has(roomOf(e.to)));
+    expect(show(wrong)).toEqual([]);
+    expect(FILES.filter((f) => f.startsWith('lib/') && outside.has(f.split('/')[1]!))).toEqual([]);
   });
 
   it('reaches a base room from outside it by its #subpath, never by a relative ladder', () => {

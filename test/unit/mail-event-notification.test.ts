@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MalformedMailEvent, readMailEvent } from '#lambdas/mail-events/notification';
-import { sesEventRecord } from '#lib/local/mail-events';
+import { sesEventRecord } from '#local/mail-events';
 
 /** Reading SES's event records (https://docs.aws.amazon.com/ses/latest/dg/event-publishing-retrieving-sns-contents.html). */
 const at = '2026-11-22T12:00:00.000Z';

@@ -1,6 +1,6 @@
-import { loadCampaigns } from '../ingest/campaigns.js';
-import { loadMatriq, recordStopResult } from '../ingest/matriq.js';
-import { loadSports } from '../ingest/sports.js';
+import { loadCampaigns } from '#ingest/campaigns';
+import { loadMatriq, recordStopResult } from '#ingest/matriq';
+import { loadSports } from '#ingest/sports';
 import { AdminInputError } from '#domain/inputs';
 import { fields } from './format.js';
 import { readJsonFile } from './read-json.js';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runInNewContext } from 'node:vm';
-import { CONSOLE_ROOT, CONSOLE_SECURITY_HEADERS, CONSOLE_VIEWER_REQUEST_FUNCTION, consoleObjects, LOCAL_CONSOLE_CONFIG } from '../console-build.js';
+import { CONSOLE_ROOT, CONSOLE_SECURITY_HEADERS, CONSOLE_VIEWER_REQUEST_FUNCTION, consoleObjects, LOCAL_CONSOLE_CONFIG } from '#lib/console-build';
 
 /** A CloudFront Functions viewer-request event, the part our function reads and writes (values as CloudFront gives them). */
 type ViewerRequestEvent = {

@@ -5,7 +5,7 @@ import { ADMIN_PROXY_PATH, ADMIN_ROOT, ADMIN_ROUTES, isAdminPath } from '#contra
 import { ROUTES, type Family } from '#contract/routes';
 import { pathResolver } from '#platform/path-resolver';
 import { CATCH_ALL_FAMILY } from '#contract/routes';
-import { timeoutSecondsOf, type FunctionName } from '../functions.js';
+import { timeoutSecondsOf, type FunctionName } from '#lib/functions';
 import type { ProxyHandler } from './families.js';
 import { LOCAL_THROTTLE, tokenBucket, type StageThrottle } from './stage-throttle.js';
 

@@ -5,7 +5,7 @@ import type { Endpoint } from '#platform/deps';
 import { buildMessagingDeps, type MessagingDeps, type MessagingDepsOptions } from '#platform/messaging-deps';
 import { sesMailer } from '#platform/ses-mailer';
 import { sqsClient } from '#data/sqs-webhook-queue';
-import type { FunctionName } from '../functions.js';
+import type { FunctionName } from '#lib/functions';
 import { compileGuard, guardClient, type LocalResources } from './iam-guard.js';
 import type { RolePolicies } from './iam-policies.js';
 
@@ -25,7 +25,7 @@ export type FunctionDeps = {
 
 /**
  * Per-function deps for the local runtime. Each function gets clients of its own, built lazily; with `iam`, each
- * client refuses what the function's synthesized role does not allow (lib/local/iam-guard.ts). Middleware added
+ * client refuses what the function's synthesized role does not allow (local/iam-guard.ts). Middleware added
  * later to the runtime's own clients (`observe`: benchmarks and tests count calls there) is added to every
  * function's clients too, so they keep seeing every call the service makes.
  */

@@ -25,7 +25,7 @@ export type RolePolicies = {
   functions: Record<string, IamStatement[]>;
 };
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'customer-api-iam');
 const FAMILY_TAG = 'customer-api:family';
 
@@ -85,7 +85,7 @@ export function sourcesKey(): string {
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const path = join(dir, entry.name);
-      // lib/local never reaches the stack (test/unit/layout.test.ts): its edits keep the cache.
+      // local never reaches the stack (test/unit/layout.test.ts): its edits keep the cache.
       if (entry.isDirectory()) {
         if (path !== join(ROOT, 'lib', 'local')) walk(path);
       }
@@ -101,7 +101,7 @@ export function sourcesKey(): string {
 
 /** The dev stack's template, synthesized as the infrastructure tests do it: cdk.json's flags, no bundling. */
 export async function synthesizeDevTemplate(): Promise<Json> {
-  const [{ App }, { CustomerApiStack }, { stageConfig }] = await Promise.all([import('aws-cdk-lib'), import('../stack.js'), import('../stages.js')]);
+  const [{ App }, { CustomerApiStack }, { stageConfig }] = await Promise.all([import('aws-cdk-lib'), import('../lib/stack.js'), import('../lib/stages.js')]);
   const context = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8')).context;
   const outdir = mkdtempSync(join(tmpdir(), 'customer-api-iam-'));
   try {

@@ -1,6 +1,6 @@
-import { loadCampaigns } from '../ingest/campaigns.js';
-import { loadMatriq } from '../ingest/matriq.js';
-import { loadSports, type SportsFile } from '../ingest/sports.js';
+import { loadCampaigns } from '#ingest/campaigns';
+import { loadMatriq } from '#ingest/matriq';
+import { loadSports, type SportsFile } from '#ingest/sports';
 import { activeBusinessDate, addDays, formatCompactDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import type { Store } from '#data/store';
 

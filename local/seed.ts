@@ -1,9 +1,9 @@
 import { createApp } from '#lambdas/admin/apps';
-import { loadVenues, type VenueFile } from '../ingest/venues.js';
+import { loadVenues, type VenueFile } from '#ingest/venues';
 import type { Store } from '#data/store';
 import { SCOPES } from '#contract/scopes';
 import { seedVenueModules } from './seed-venue-modules.js';
-import { seedShiftq } from '../ingest/shiftq-demo-data.js';
+import { seedShiftq } from '#ingest/shiftq-demo-data';
 
 export const DEMO_GROUP_ID = 'demo-group';
 

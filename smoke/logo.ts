@@ -5,7 +5,7 @@ import { Check } from './report.js';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** The folder the stack ships in the assets function's package; the fallback when no response names a PNG. */
-const LOGO_FOLDER = new URL('../../assets/sports-logo/', import.meta.url);
+const LOGO_FOLDER = new URL('../assets/sports-logo/', import.meta.url);
 
 /**
  * API Gateway decodes a binary body only when the request's first Accept type matches binaryMediaTypes, so a

@@ -1,7 +1,7 @@
 import { createApp, createdAppDocument, legacyReport, listApps, revokeApp, rotateClientSecret, SECRET_OVERLAP_HOURS, showApp } from '#lambdas/admin/apps';
 import { allPages } from '#lambdas/admin/paging';
 import { AdminInputError, type AppInput } from '#domain/inputs';
-import { loadVenues, putGroup, putLocation } from '../ingest/venues.js';
+import { loadVenues, putGroup, putLocation } from '#ingest/venues';
 import { requireGroup } from '#lambdas/admin/apps';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import type { App, CredentialType } from '#data/apps';
@@ -15,7 +15,7 @@ import { BEVQ_COMMANDS } from './bevq-commands.js';
 import { MAIL_COMMANDS } from './mail-commands.js';
 import { VENUE_MODULE_COMMANDS } from './venue-module-commands.js';
 import { readJsonFile } from './read-json.js';
-import { loadShiftq, shiftqFileEntries } from '../ingest/shiftq.js';
+import { loadShiftq, shiftqFileEntries } from '#ingest/shiftq';
 
 /**
  * Every admin command, declared once. Names, flags and the --json shapes are

@@ -27,8 +27,8 @@ import { createGateway, lambdaContext } from './gateway.js';
 import { LOCAL_THROTTLE, type StageThrottle } from './stage-throttle.js';
 import { ensureQueues, ensureTable, type QueueUrls } from './provision.js';
 import { createDemoApp, DEMO_GROUP_ID, seedDemo, type DemoCredentials } from './seed.js';
-import { writeOpenApiArtefact } from '../openapi-artefact.js';
-import type { FunctionName } from '../functions.js';
+import { writeOpenApiArtefact } from '#lib/openapi-artefact';
+import type { FunctionName } from '#lib/functions';
 import { localFunctionDeps, type IamOption } from './function-deps.js';
 import { localMailEvents, mailEventsFromEnv, type LocalMailEvents, type MailEventsOptions } from './mail-events.js';
 import { acquireDataLock, checkPortFree, LocalStartError, portMessage } from './start-checks.js';
@@ -100,7 +100,7 @@ export type LocalRuntime = {
   demo: DemoCredentials | null;
   /** The admin API's key: `Authorization: Bearer <adminKey>` on /admin/v1 requests. */
   adminKey: string;
-  /** SES's bounce and complaint notifications, played locally (lib/local/mail-events.ts). */
+  /** SES's bounce and complaint notifications, played locally (local/mail-events.ts). */
   mailEvents: LocalMailEvents;
   /** Runs the webhook sweeper now, as its schedule would. */
   sweep(): Promise<void>;

@@ -8,9 +8,9 @@ import { configFromEnv } from '#platform/config';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { awsClients, buildMessagingDeps, type AwsClients, type MessagingDeps } from '#platform/messaging-deps';
 import { sesMailer } from '#platform/ses-mailer';
-import { localEndpoint } from '../local/endpoints.js';
-import { readRuntimeFile, RUNTIME_FILE, RUNTIME_FILE_ENV } from '../local/runtime-file.js';
-import { LOCAL_THROTTLE } from '../local/stage-throttle.js';
+import { localEndpoint } from '#local/endpoints';
+import { readRuntimeFile, RUNTIME_FILE, RUNTIME_FILE_ENV } from '#local/runtime-file';
+import { LOCAL_THROTTLE } from '#local/stage-throttle';
 
 /**
  * Which deployment the CLI talks to: a deployed stage (its CloudFormation

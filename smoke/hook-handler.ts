@@ -4,7 +4,7 @@ import { logger } from '#platform/logger';
 import { createSmokeHook, type HookEvent, type HookStatus } from './hook.js';
 
 /**
- * The Lambda entry of the canary's AfterAllowTraffic hook (lib/smoke/hook.ts): env SMOKE_BASE_URL (the stage's
+ * The Lambda entry of the canary's AfterAllowTraffic hook (smoke/hook.ts): env SMOKE_BASE_URL (the stage's
  * public URL) and SMOKE_SECRET_ID (the smoke application's secret). It only builds the two AWS clients, on the
  * first invocation: importing it reads no environment and opens no connection.
  */
