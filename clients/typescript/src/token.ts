@@ -20,7 +20,10 @@ export function tokenSource(options: TokenOptions): { get(): Promise<string> } {
   let inFlight: Promise<string> | undefined;
 
   async function exchange(): Promise<string> {
-    const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: options.clientId, client_secret: options.clientSecret });
+    // Encoded by hand: URLSearchParams is not among the globals every platform offers (the kit needs fetch and WebCrypto only).
+    const body = Object.entries({ grant_type: 'client_credentials', client_id: options.clientId, client_secret: options.clientSecret })
+      .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+      .join('&');
     const requestedAt = options.now();
     const response = await options.fetch(
       new Request(`${options.baseUrl}/oauth/token`, { method: 'POST', body, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }),
