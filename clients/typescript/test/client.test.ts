@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleMenu } from '#local/demo-menu';
 import type { LocalRuntime } from '#local/runtime';
 import { adminCall, manualClock, newApp, startTestRuntime } from '../../../test/support/runtime.js';
-import { ApiError, createCustomerApiClient, memoryDedupe, memoryMenuStore, receiveMenuEvent, signTestPayload, syncMenu, type CustomerApiOptions } from '../src/index.js';
+import { ApiError, createCustomerApiClient, memoryDedupe, memoryMenuStore, receiveMenuEvent, reconcileMenus, signTestPayload, syncMenu, type CustomerApiOptions } from '../src/index.js';
 
 /** The kit against the real local runtime over HTTP; the runtime and the client share one hand-moved clock. */
 let runtime: LocalRuntime;
@@ -156,6 +156,20 @@ describe('the menu sync (receiver rule 6)', () => {
     expect([changed.changed, seen.at(-1)!.status]).toEqual([true, 200]);
     expect(changed.copy.revision).not.toBe(first.copy.revision);
     expect(await store.get('demo-group', 'denver-union')).toEqual(changed.copy);
+  });
+
+  it('reconciles every published menu of the group: 200s the first time, then only 304s', async () => {
+    expect((await publish()).status).toBe(200);
+    expect((await adminCall(runtime, 'PUT', '/menus/demo-group/nyc-midtown', sampleMenu())).status).toBe(200);
+    const { client, seen } = await kit({ scopes: ['bevq:read'] });
+    const store = memoryMenuStore();
+    const first = await reconcileMenus(client, 'demo-group', store);
+    expect(first.map((r) => r.locationId).sort()).toEqual(['denver-union', 'nyc-midtown']);
+    expect(first.every((r) => r.changed)).toBe(true);
+    const reads = seen.length;
+    const second = await reconcileMenus(client, 'demo-group', store);
+    expect(second).toEqual(first.map((r) => ({ ...r, changed: false })));
+    expect(seen.slice(reads).filter((s) => s.path.endsWith('/bevq/menu')).map((s) => s.status)).toEqual([304, 304]);
   });
 
   it('receiveMenuEvent: verifies, checks the scope, dedupes and syncs in one call', async () => {
