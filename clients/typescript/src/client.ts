@@ -30,6 +30,13 @@ export interface CustomerApiClient {
   token(): Promise<string>;
 }
 
+async function refusesToken(response: Response): Promise<boolean> {
+  if (response.status === 401) return true;
+  if (response.status !== 403) return false;
+  const body = (await response.clone().json().catch(() => null)) as { error?: { code?: string } } | null;
+  return body?.error?.code === 'token_expired';
+}
+
 export function createCustomerApiClient(options: CustomerApiOptions): CustomerApiClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const send = options.fetch ?? ((request: Request) => fetch(request));
@@ -38,9 +45,21 @@ export function createCustomerApiClient(options: CustomerApiOptions): CustomerAp
   const budget = { ...DEFAULT_RETRY, ...options.retry };
   const tokens = tokenSource({ ...options, baseUrl, fetch: send, now });
 
+  /**
+   * Sends with the cached token. A token the service no longer takes (401, or 403 `token_expired`: a clock that
+   * jumped, a process that slept) is dropped and the request sent once more with a new one: it was refused before
+   * anything acted, so even a POST may be repeated.
+   */
   async function authorised(request: Request): Promise<Response> {
-    request.headers.set('Authorization', `Bearer ${await tokens.get()}`);
-    return send(request);
+    for (let renewed = false; ; renewed = true) {
+      const token = await tokens.get();
+      const attempt = request.clone();
+      attempt.headers.set('Authorization', `Bearer ${token}`);
+      const response = await send(attempt);
+      if (renewed || !(await refusesToken(response))) return response;
+      await response.body?.cancel();
+      tokens.drop(token);
+    }
   }
 
   const api = createClient<paths>({

@@ -14,7 +14,7 @@ export interface TokenOptions {
  * Client-credentials tokens (contract 5.1): one exchange, cached and reused until a few minutes before expiry.
  * Callers that find no usable token while an exchange is running wait for that one: there is never a second in flight.
  */
-export function tokenSource(options: TokenOptions): { get(): Promise<string> } {
+export function tokenSource(options: TokenOptions): { get(): Promise<string>; drop(value: string): void } {
   const renewBeforeMs = options.renewBeforeMs ?? 5 * 60_000;
   let cached: { value: string; expiresAt: number } | undefined;
   let inFlight: Promise<string> | undefined;
@@ -40,6 +40,10 @@ export function tokenSource(options: TokenOptions): { get(): Promise<string> } {
       if (cached && options.now() < cached.expiresAt - renewBeforeMs) return Promise.resolve(cached.value);
       inFlight ??= exchange().finally(() => (inFlight = undefined));
       return inFlight;
+    },
+    /** Forgets `value` if it is still the cached token (a concurrent caller may have replaced it already). */
+    drop(value) {
+      if (cached?.value === value) cached = undefined;
     },
   };
 }

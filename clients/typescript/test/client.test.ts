@@ -75,6 +75,17 @@ describe('tokens', () => {
     expect(seen.at(-1)!.authorization).not.toBe(`Bearer ${first}`);
   });
 
+  it('drops a token the service refuses as expired and repeats the request once with a new one', async () => {
+    const frozen = clock.now();
+    // The client's clock stands still (a process that slept) while the service's passes the token's expiry.
+    const { client, seen, exchanges } = await kit({}, { now: () => frozen });
+    await client.token();
+    clock.advance(86_400_000 + 60_000);
+    const reply = await client.api.GET('/v1/{group_id}/locations', LOCATIONS);
+    expect([reply.response.status, exchanges()]).toEqual([200, 2]);
+    expect(seen.filter((s) => s.path !== '/oauth/token').map((s) => s.status)).toEqual([403, 200]);
+  });
+
   it('throws the token endpoint refusal as an ApiError with its OAuth code and request id', async () => {
     const client = createCustomerApiClient({ baseUrl: runtime.url, clientId: 'app_nobody', clientSecret: 'x'.repeat(43) });
     const error = await client.token().catch((e: unknown) => e);
