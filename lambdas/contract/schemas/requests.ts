@@ -3,12 +3,9 @@ import { parseCompactDate, parseIsoDate } from '#contract/business-date';
 
 /**
  * The /v1 request rules: query, path and body schemas the family functions
- * validate, kept apart from the response schemas so no function bundle
- * carries those (OpenAPI documents both). They are written with Valibot,
- * whose schemas are plain functions a bundle takes one by one: about 8 KiB
- * for these rules against 24 KiB for zod/mini's core (README, "Dependencies
- * and why"). The functions validate through the Standard Schema interface
- * (platform/http.ts), and OpenAPI converts them with @valibot/to-json-schema.
+ * validate (contract/validation.ts, which also words their refusals), kept
+ * apart from the response schemas so no function bundle carries those
+ * (OpenAPI documents both, through @valibot/to-json-schema).
  */
 
 /** The rules of a query or of path parameters: an object of named strings. */
@@ -22,7 +19,7 @@ export const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const realCompactDate = v.pipe(
   v.string(),
-  v.regex(COMPACT_DATE, 'use YYYYMMDD'),
+  v.regex(COMPACT_DATE, 'must be a date YYYYMMDD'),
   v.check((value) => parseCompactDate(value) !== null, 'is not a real calendar date'),
 );
 
@@ -44,8 +41,8 @@ export const businessDateQuery = v.pipe(
 
 /** Whether a string is a real, zero-padded calendar date YYYY-MM-DD (2026-02-30, 2026-2-3 and 20260203 are not). */
 export const isRealIsoDate = (value: string) => ISO_DATE.test(value) && parseIsoDate(value) !== null;
-/** The message of a malformed YYYY-MM-DD, for rules in either schema library. */
-export const REAL_ISO_DATE_RULE = 'use a zero-padded date YYYY-MM-DD';
+/** The message of a malformed YYYY-MM-DD, for the request rules and ingest alike. */
+export const REAL_ISO_DATE_RULE = 'must be a zero-padded date YYYY-MM-DD';
 
 const realIsoDate = (description: string) => v.pipe(v.string(), v.regex(ISO_DATE, REAL_ISO_DATE_RULE), v.check(isRealIsoDate, 'is not a real calendar date'), v.description(description));
 
@@ -60,14 +57,19 @@ export const guideQuery = v.object({ date: v.optional(realIsoDate('Guide date YY
  */
 export const SPORTS_LOGO_NAME = /^[a-z0-9][a-z0-9-]{0,62}\.(svg|png)$/;
 export const sportsLogoParams = v.object({
-  name: v.pipe(v.string(), v.regex(SPORTS_LOGO_NAME, 'use a logo file name such as nfl.svg'), v.description('Logo file name, e.g. nfl.svg')),
+  name: v.pipe(v.string(), v.regex(SPORTS_LOGO_NAME, 'must be a logo file name such as nfl.svg'), v.description('Logo file name, e.g. nfl.svg')),
 });
 
 // ───────────────────────── paging ─────────────────────────
 
+/** A whole number given as a query string, from `min` to `max`; every way to miss says so. */
+export function queryInteger(min: number, max: number) {
+  const message = `must be an integer from ${min} to ${max}`;
+  return v.pipe(v.string(), v.toNumber(message), v.integer(message), v.minValue(min, message), v.maxValue(max, message));
+}
+
 /** A page size given as a query string: a whole number within the limits. */
-const pageSize = (limits: { min: number; max: number }, description: string) =>
-  v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(limits.min), v.maxValue(limits.max), v.description(description)));
+const pageSize = (limits: { min: number; max: number }, description: string) => v.optional(v.pipe(queryInteger(limits.min, limits.max), v.description(description)));
 
 /** An opaque page token of a previous page. */
 const pageToken = (description: string) => v.optional(v.pipe(v.string(), v.maxLength(1024), v.description(description)));
@@ -89,8 +91,8 @@ export const REVIEW_PAGE_LIMIT = { min: 1, max: 50, default: 20 } as const;
 /** Widest createdFrom..createdTo window a filter may ask for. */
 export const REVIEW_MAX_RANGE_DAYS = 366;
 
-const rating = (description: string) => v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(5), v.description(description)));
-const isoDate = (description: string) => v.optional(v.pipe(v.string(), v.regex(ISO_DATE, 'use YYYY-MM-DD'), v.description(description)));
+const rating = (description: string) => v.optional(v.pipe(queryInteger(1, 5), v.description(description)));
+const isoDate = (description: string) => v.optional(v.pipe(v.string(), v.regex(ISO_DATE, 'must be a date YYYY-MM-DD'), v.description(description)));
 
 export const reviewsQuery = v.object({
   limit: pageSize(REVIEW_PAGE_LIMIT, `Page size ${REVIEW_PAGE_LIMIT.min}-${REVIEW_PAGE_LIMIT.max}, default ${REVIEW_PAGE_LIMIT.default}`),
