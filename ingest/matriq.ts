@@ -46,7 +46,7 @@ const locationState = v.pipe(
   v.forward(
     v.check(({ devices, scheduler }) => scheduler.deviceIds.every((d) => devices.some((device) => device.id === d)), (issue) => {
       const { devices, scheduler } = issue.input as { devices: { id: string }[]; scheduler: { deviceIds: string[] } };
-      return `must name only devices of the location, not ${scheduler.deviceIds.filter((d) => !devices.some((device) => device.id === d)).join(', ')}`;
+      return `names devices not among devices: ${scheduler.deviceIds.filter((d) => !devices.some((device) => device.id === d)).join(', ')}`;
     }),
     ['scheduler', 'deviceIds'],
   ),

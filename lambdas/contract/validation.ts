@@ -78,11 +78,12 @@ export function sentenceOf(issue: Issue, where: Where): string {
   return `${path ? `${where.field} ${path}` : where.whole} ${issue.message}.`;
 }
 
-export type Validation<S extends v.GenericSchema> = { ok: true; value: v.InferOutput<S> } | { ok: false; messages: string[] };
+export type Validation<S extends v.GenericSchema> = { ok: true; value: v.InferOutput<S> } | { ok: false; message: string };
 
-/** The value's output, or every issue as a sentence (the first is the one a 400 shows). */
+/** The value's output, or every issue as a sentence, so one refusal names every field to mend. */
 export function validate<S extends v.GenericSchema>(schema: S, value: unknown, where: Where): Validation<S> {
-  const result = v.safeParse(schema, value, { message: predicateOf });
+  // A field's first problem only: a malformed date is not also "not a real calendar date".
+  const result = v.safeParse(schema, value, { message: predicateOf, abortPipeEarly: true });
   if (result.success) return { ok: true, value: result.output };
-  return { ok: false, messages: result.issues.map((issue) => sentenceOf(issue, where)) };
+  return { ok: false, message: result.issues.map((issue) => sentenceOf(issue, where)).join(' ') };
 }

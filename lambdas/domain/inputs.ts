@@ -126,7 +126,7 @@ export function fitsOneItem<T extends Record<string, unknown>>() {
  */
 export function parseInput<S extends v.GenericSchema>(schema: S, value: unknown, name?: string): v.InferOutput<S> {
   const result = validate(schema, value, input(name));
-  if (!result.ok) throw new AdminInputError(result.messages.join(' '));
+  if (!result.ok) throw new AdminInputError(result.message);
   return result.value;
 }
 

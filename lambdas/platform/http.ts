@@ -59,10 +59,10 @@ export function baseUrlVary(config: Config): Record<string, string> {
   return config.publicBaseUrl ? {} : { Vary: 'X-Forwarded-Proto' };
 }
 
-/** A request's value checked against its schema; the first problem, in words (contract/validation.ts), is the 400's message. */
+/** A request's value checked against its schema; its problems, in words (contract/validation.ts), are the 400's message. */
 export function validRequest<S extends GenericSchema>(schema: S, value: unknown, where: Where) {
   const result = validate(schema, value, where);
-  if (!result.ok) throw new ApiError('invalid_request', result.messages[0]);
+  if (!result.ok) throw new ApiError('invalid_request', result.message);
   return result.value;
 }
 
