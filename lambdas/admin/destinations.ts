@@ -39,7 +39,7 @@ const INELIGIBLE: Record<string, string> = {
   application_without_bevq: 'does not hold bevq:read',
 };
 
-const destinationId = v.pipe(v.string(), v.regex(/^dst_[0-9a-f]{20}$/, 'must be dst_ followed by 20 hex digits'));
+const destinationId = v.object({ destinationId: v.pipe(v.string(), v.regex(/^dst_[0-9a-f]{20}$/, 'must be dst_ followed by 20 hex digits')) });
 
 /** A destination as ops and owners see it: never the signing secret. */
 /** `paused`: its new deliveries are held until it answers again (docs/decisions/webhooks.md). */
@@ -100,7 +100,7 @@ async function checkUrl(deps: MessagingDeps, url: string): Promise<{ url: string
 }
 
 export async function requireDestination(deps: MessagingDeps, destId: string): Promise<Destination> {
-  parseInput(destinationId, destId, 'Destination id');
+  parseInput(destinationId, { destinationId: destId });
   const destination = await deps.store.destinations.get(destId);
   if (!destination) throw new AdminNotFoundError(`destination ${destId} does not exist`);
   return destination;
@@ -217,7 +217,7 @@ export async function showDestination(deps: MessagingDeps, destId: string) {
 
 /** Send test (6.5 rule 7): a signed synthetic event through the same queue, worker and retry policy. */
 export async function sendTest(deps: MessagingDeps, destId: string, locationId: string) {
-  parseInput(id, locationId, 'Location id');
+  parseInput(v.object({ locationId: id }), { locationId });
   const destination = await requireDestination(deps, destId);
   if (!destination.enabled) throw new AdminConflictError(`destination ${destId} is disabled`);
   const app = await eligibleApp(deps, destination.clientId);

@@ -2,6 +2,7 @@ import { toJsonSchema, type OverrideSchemaContext } from '@valibot/to-json-schem
 import type { GenericSchema } from 'valibot';
 import { ERRORS } from './errors.js';
 import { ID_PARAMS, isLocationRoute, ROUTES, type Route } from './routes.js';
+import { REQUEST_DESCRIPTIONS } from './request-descriptions.js';
 import { ROUTE_SUMMARIES } from './route-summaries.js';
 import { IDEMPOTENCY_KEY } from './ids.js';
 import { SERVER_URL_PLACEHOLDER } from './openapi-artefact.js';
@@ -40,11 +41,18 @@ function schemaOf(schema: GenericSchema): JsonSchema {
   return json;
 }
 
+/** A request rule as JSON Schema, each field with its description (request-descriptions.ts). */
+function ruleSchemaOf(rule: GenericSchema): JsonSchema & { properties: Record<string, JsonSchema> } {
+  const schema = schemaOf(rule) as JsonSchema & { properties: Record<string, JsonSchema> };
+  for (const [name, description] of Object.entries(REQUEST_DESCRIPTIONS.get(rule) ?? {})) schema.properties[name]!.description = description;
+  return schema;
+}
+
 const errorRef = { $ref: '#/components/schemas/Error' };
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorRef } } });
 
 function pathParameters(route: Route) {
-  const rules = route.params ? (schemaOf(route.params).properties as Record<string, JsonSchema>) : {};
+  const rules = route.params ? ruleSchemaOf(route.params).properties : {};
   return [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({
     name,
     in: 'path',
@@ -55,7 +63,7 @@ function pathParameters(route: Route) {
 
 function queryParameters(route: Route) {
   if (!route.query) return [];
-  return Object.entries(schemaOf(route.query).properties as Record<string, JsonSchema>).map(([name, schema]) => ({
+  return Object.entries(ruleSchemaOf(route.query).properties).map(([name, schema]) => ({
     name,
     in: 'query',
     required: false,
@@ -107,7 +115,7 @@ function v1Operation(route: Route) {
       ...(route.conditional ? [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }] : []),
       ...(route.body ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source } }] : []),
     ],
-    ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: schemaOf(route.body) } } } } : {}),
+    ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: ruleSchemaOf(route.body) } } } } : {}),
     responses,
   };
 }

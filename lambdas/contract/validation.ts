@@ -1,89 +1,48 @@
-import * as v from 'valibot';
+import type * as v from 'valibot';
 
 /**
  * The one way a value is checked against a Valibot schema (the /v1 request
  * rules, the admin inputs, ingest files) and the one translator of an issue
  * into a sentence for people: `Body field reasn is not allowed.`, `Query
- * parameter limit must be an integer from 1 to 1000.` A schema names only
- * what a generic sentence cannot say (a format, a rule of its own); such a
- * message is a predicate too ("must be …", "is …"), completed here with the
- * field's name, never Valibot's own wording.
+ * parameter limit must be an integer from 1 to 1000.` A schema words only
+ * what a generic sentence cannot say (a format, a rule of its own), as a
+ * predicate too ("must be …", "is …"), never in Valibot's own words. Kept
+ * small: every /v1 function carries it.
  */
 
 type Issue = v.BaseIssue<unknown>;
 
-const KINDS: Record<string, string> = {
-  string: 'text',
-  number: 'a number',
-  boolean: 'true or false',
-  array: 'a list',
-  object: 'an object',
-  loose_object: 'an object',
-  strict_object: 'an object',
-  record: 'an object',
-  null: 'null',
-};
+/** Bounds (`min_value`, `max_length`, `length` …): of a number, or of a length in characters of a text or items of a list. */
+const BOUNDS: Record<string, string> = { min: 'at least', max: 'at most', length: 'exactly' };
 
-/** `("a" | "b")` (Valibot's `expected` of a picklist or literal) as `a, b`. */
-const options = (expected: string | null) =>
-  (expected ?? '').replace(/^\((.*)\)$/, '$1').split(' | ').map((option) => option.replace(/^"(.*)"$/, '$1')).join(', ');
-
-/** A bound on a length: characters of a text, items of a list. */
-const count = (input: unknown, n: unknown) => (Array.isArray(input) ? `${n} item${n === 1 ? '' : 's'}` : `${n} character${n === 1 ? '' : 's'}`);
-
-/** What an issue says of its field, as a predicate; schemas' own messages take precedence over it. */
+/** What an issue says of its field, as a predicate; a schema's own message takes precedence over it. */
 export function predicateOf(issue: Issue): string {
+  const { kind, type, expected, input } = issue;
   const requirement = (issue as { requirement?: unknown }).requirement;
-  if (issue.kind === 'schema') {
-    if (issue.type === 'strict_object' && issue.expected === 'never') return 'is not allowed';
-    if (issue.input === undefined) return 'is required';
-    if (issue.type === 'picklist' || issue.type === 'enum') return `must be one of ${options(issue.expected)}`;
-    if (issue.type === 'literal') return `must be ${options(issue.expected)}`;
-    return KINDS[issue.type] ? `must be ${KINDS[issue.type]}` : 'has the wrong type';
+  if (kind === 'schema') {
+    if (expected === 'never') return 'is not allowed';
+    if (input === undefined) return 'is required';
+    // A picklist's or literal's `"a" | "b"` as `a, b`; a type by name (`Object` for every object and record).
+    const listed = expected!.replace(/[()"]/g, '').replaceAll(' | ', ', ');
+    if (type === 'picklist' || type === 'literal') return `must be ${type === 'picklist' ? 'one of ' : ''}${listed}`;
+    return `must be of type ${listed.toLowerCase()}`;
   }
-  switch (issue.type) {
-    case 'to_number':
-    case 'integer':
-    case 'safe_integer':
-      return 'must be a whole number';
-    case 'min_length':
-      return `must have at least ${count(issue.input, requirement)}`;
-    case 'max_length':
-      return `must have at most ${count(issue.input, requirement)}`;
-    case 'length':
-      return `must have exactly ${count(issue.input, requirement)}`;
-    case 'min_value':
-      return `must be at least ${String(requirement)}`;
-    case 'max_value':
-      return `must be at most ${String(requirement)}`;
-    case 'email':
-      return 'must be an e-mail address';
-    case 'url':
-      return 'must be an absolute URL';
-    default:
-      return 'is not valid';
+  const [bound, of] = type.split('_');
+  if (BOUNDS[bound!]) {
+    return of === 'value' ? `must be ${BOUNDS[bound!]} ${requirement}` : `must have ${BOUNDS[bound!]} ${requirement} ${Array.isArray(input) ? 'item' : 'character'}${requirement === 1 ? '' : 's'}`;
   }
+  // Formats (a date, an e-mail address, a URL) are worded by the schema that asks for them.
+  return /integer|number/.test(type) ? 'must be a whole number' : 'is not valid';
 }
 
-/** What a sentence calls a field of the value (`Body field reason`) and the value itself (`Body`). */
-export type Where = { field: string; whole: string };
-export const BODY: Where = { field: 'Body field', whole: 'Body' };
-export const QUERY: Where = { field: 'Query parameter', whole: 'Query' };
-export const PATH: Where = { field: 'Path parameter', whole: 'Path' };
-/** Admin input (CLI, API, ingest files), and a single value of it by its name. */
-export const input = (whole = 'Input'): Where => ({ field: 'Field', whole });
-
-export function sentenceOf(issue: Issue, where: Where): string {
-  const path = (issue.path ?? []).map((item) => String(item.key)).join('.');
-  return `${path ? `${where.field} ${path}` : where.whole} ${issue.message}.`;
-}
-
-export type Validation<S extends v.GenericSchema> = { ok: true; value: v.InferOutput<S> } | { ok: false; message: string };
-
-/** The value's output, or every issue as a sentence, so one refusal names every field to mend. */
-export function validate<S extends v.GenericSchema>(schema: S, value: unknown, where: Where): Validation<S> {
-  // A field's first problem only: a malformed date is not also "not a real calendar date".
-  const result = v.safeParse(schema, value, { message: predicateOf, abortPipeEarly: true });
-  if (result.success) return { ok: true, value: result.output };
-  return { ok: false, message: result.issues.map((issue) => sentenceOf(issue, where)).join(' ') };
+/**
+ * The value's output; else `refuse` (the caller's error: a 400 of /v1, an admin refusal) with every issue as a
+ * sentence, each field's first problem, so one refusal names every field to mend. `where` names what holds the
+ * fields: `Body field`, `Query parameter`, `Path parameter`, `Field` (admin input); a problem of the value as a
+ * whole (an ingest file that is no object) is the input's.
+ */
+export function validate<S extends v.GenericSchema>(schema: S, value: unknown, where: string, refuse: (message: string) => Error): v.InferOutput<S> {
+  const { issues, value: output } = schema['~run']({ value }, { message: predicateOf, abortPipeEarly: true });
+  if (!issues) return output as v.InferOutput<S>;
+  throw refuse(issues.map((issue) => `${issue.path ? `${where} ${issue.path.map((item) => item.key).join('.')}` : 'The input'} ${issue.message}.`).join(' '));
 }

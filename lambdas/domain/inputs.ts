@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { isValidTimeZone } from '#contract/business-date';
 import { id, isoTimestamp } from '#contract/schemas/common';
-import { input, validate } from '#contract/validation';
+import { validate } from '#contract/validation';
 import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/item-limits';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { MODULES, SCOPES } from '#contract/scopes';
@@ -68,7 +68,7 @@ export const appInput = v.strictObject({
   // A repeated id is refused, as repeated scopes and destination locations are (docs/admin.md, "Admin input").
   allowedLocationIds: v.optional(v.nullable(distinctIds('a location')), null),
   rateLimitPerMinute: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(APP_RATE_CEILING_PER_MINUTE)), 600),
-  ownerEmail: v.optional(v.nullable(v.pipe(v.string(), v.email())), null),
+  ownerEmail: v.optional(v.nullable(v.pipe(v.string(), v.email('must be an e-mail address'))), null),
   expiresAt: v.optional(v.nullable(isoTimestamp), null),
 });
 
@@ -120,14 +120,9 @@ export function fitsOneItem<T extends Record<string, unknown>>() {
   });
 }
 
-/**
- * Input of the admin CLI, API and ingest: its output, or an AdminInputError naming every field that breaks a
- * rule. `name` names a single value (`Destination id must be …`).
- */
-export function parseInput<S extends v.GenericSchema>(schema: S, value: unknown, name?: string): v.InferOutput<S> {
-  const result = validate(schema, value, input(name));
-  if (!result.ok) throw new AdminInputError(result.message);
-  return result.value;
+/** Input of the admin CLI, API and ingest: its output, or an AdminInputError naming every field that breaks a rule. */
+export function parseInput<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
+  return validate(schema, value, 'Field', (message) => new AdminInputError(message));
 }
 
 const destinationName = plainText(200);

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { GenericSchema } from 'valibot';
 import type { Config } from './config.js';
 import { ApiError } from '#contract/errors';
-import { QUERY, validate, type Where } from '#contract/validation';
+import { validate } from '#contract/validation';
 
 export type HttpResponse = APIGatewayProxyResult & { headers: Record<string, string> };
 
@@ -59,21 +59,12 @@ export function baseUrlVary(config: Config): Record<string, string> {
   return config.publicBaseUrl ? {} : { Vary: 'X-Forwarded-Proto' };
 }
 
-/** A request's value checked against its schema; its problems, in words (contract/validation.ts), are the 400's message. */
-export function validRequest<S extends GenericSchema>(schema: S, value: unknown, where: Where) {
-  const result = validate(schema, value, where);
-  if (!result.ok) throw new ApiError('invalid_request', result.message);
-  return result.value;
-}
-
-/** String parameters checked against their rules. */
-export function validated(rules: GenericSchema, raw: Record<string, string>, where: Where): Record<string, string> {
-  return validRequest(rules, raw, where) as Record<string, string>;
-}
+/** A request's refusal by its schema (contract/validation.ts): 400, its problems in words. */
+export const invalidRequest = (message: string) => new ApiError('invalid_request', message);
 
 /** The query parameters named, single-valued and validated against their rules. */
 export function validatedQuery(event: APIGatewayProxyEvent, rules: GenericSchema, names: readonly string[]): Record<string, string> {
-  return validated(rules, queryOf(event, names), QUERY);
+  return validate(rules, queryOf(event, names), 'Query parameter', invalidRequest) as Record<string, string>;
 }
 
 /** Single-valued query parameters; a parameter given twice is ambiguous and refused. */

@@ -2,9 +2,9 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { GenericSchema, InferOutput } from 'valibot';
 import { MAX_REQUEST_BODY_BYTES } from './config.js';
 import { ApiError } from '#contract/errors';
-import { bodyBytes, bodyText, header, validRequest } from './http.js';
+import { bodyBytes, bodyText, header, invalidRequest } from './http.js';
 import { IDEMPOTENCY_KEY } from '#contract/ids';
-import { BODY } from '#contract/validation';
+import { validate } from '#contract/validation';
 
 /**
  * Strict JSON request bodies for /v1 POSTs and the admin API (the shared
@@ -32,7 +32,7 @@ export function parseJsonBody<S extends GenericSchema>(event: APIGatewayProxyEve
       throw new ApiError('invalid_request', 'The body must be a JSON object.');
     }
   }
-  return validRequest(schema, value, BODY);
+  return validate(schema, value, 'Body field', invalidRequest);
 }
 
 /** application/json, optionally with charset=utf-8. */

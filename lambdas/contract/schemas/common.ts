@@ -28,7 +28,7 @@ export const int = () => v.pipe(v.number(), v.safeInteger());
 /** The date shapes of responses (the request rules, which also check the calendar, are in requests.ts). */
 export const compactDate = v.pipe(v.string(), v.regex(COMPACT_DATE, 'must be a date YYYYMMDD'));
 export const isoDate = v.pipe(v.string(), v.regex(ISO_DATE, 'must be a date YYYY-MM-DD'));
-export const absoluteUrl = v.pipe(v.string(), v.url());
+export const absoluteUrl = v.pipe(v.string(), v.url('must be an absolute URL'));
 /** A group list's paging field: present only when more locations follow (docs/decisions/paging.md). */
 export const nextCursor = v.optional(v.pipe(v.string(), v.description('Opaque cursor of the next page; absent on the last page')));
 

@@ -135,7 +135,7 @@ export const reviewInput = v.object({
   text: v.pipe(v.string(), v.maxLength(5000)),
   createdAt: ts,
   updatedAt: ts,
-  reviewUrl: v.pipe(v.string(), v.url(), v.regex(/^https:\/\/.*/, 'must start with https://')),
+  reviewUrl: v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https:\/\/.*/, 'must start with https://')),
   workflowStatus: v.optional(v.picklist(['NEW', 'IN_PROGRESS', 'DONE']), 'NEW'),
   responseState: v.optional(v.picklist(['NONE', 'DRAFT', 'PUBLISHED']), 'NONE'),
 });
