@@ -7,8 +7,7 @@ import { onlyRepositories, type RepositoryFactories, type Store } from '#data/st
 import type { Deps } from './deps.js';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
-import { baseUrlOf, header, invalidRequest, validatedQuery, type HttpResponse } from './http.js';
-import { validate } from '#contract/validation';
+import { baseUrlOf, header, validatedParams, validatedQuery, type HttpResponse } from './http.js';
 import { httpShell, routeOfEvent, type ShellContext } from './http-shell.js';
 import { pathResolver } from './path-resolver.js';
 import { ID_PARAMS, type Family, type Route } from '#contract/routes';
@@ -120,7 +119,7 @@ function routeAndAuthorize(family: Family, routes: readonly Route[], deps: Deps,
       }
       // Input is judged after authorization, so a caller without access learns nothing from a 400.
       if (route.query) api.query = validatedQuery(event, route.query, Object.keys(route.query.entries));
-      if (route.params) api.params = { ...params, ...(validate(route.params, params, 'Path parameter', invalidRequest) as Record<string, string>) };
+      if (route.params) api.params = { ...params, ...validatedParams(route.params, params) };
     },
   };
 }
@@ -137,7 +136,7 @@ function readsAhead(
 ): Read[] {
   if (!readsOf) return [];
   try {
-    const checked = route.params ? { ...params, ...(validate(route.params, params, 'Path parameter', invalidRequest) as Record<string, string>) } : params;
+    const checked = route.params ? { ...params, ...validatedParams(route.params, params) } : params;
     const query = route.query ? validatedQuery(event, route.query, Object.keys(route.query.entries)) : {};
     return readsOf({ params: checked, query, now, timezone: TIME_ZONES.of(params), header: (name) => header(event, name) });
   } catch {

@@ -62,6 +62,11 @@ export function baseUrlVary(config: Config): Record<string, string> {
 /** A request's refusal by its schema (contract/validation.ts): 400, its problems in words. */
 export const invalidRequest = (message: string) => new ApiError('invalid_request', message);
 
+/** Path parameters validated against their rules. */
+export function validatedParams(rules: GenericSchema, params: Record<string, string>): Record<string, string> {
+  return validate(rules, params, 'Path parameter', invalidRequest) as Record<string, string>;
+}
+
 /** The query parameters named, single-valued and validated against their rules. */
 export function validatedQuery(event: APIGatewayProxyEvent, rules: GenericSchema, names: readonly string[]): Record<string, string> {
   return validate(rules, queryOf(event, names), 'Query parameter', invalidRequest) as Record<string, string>;

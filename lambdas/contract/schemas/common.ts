@@ -22,9 +22,6 @@ export function dateTime({ utc = false } = {}) {
 }
 export const isoTimestamp = dateTime();
 
-/** A whole number within JavaScript's safe range (what JSON Schema's `integer` promises a client). */
-export const int = () => v.pipe(v.number(), v.safeInteger());
-
 /** The date shapes of responses (the request rules, which also check the calendar, are in requests.ts). */
 export const compactDate = v.pipe(v.string(), v.regex(COMPACT_DATE, 'must be a date YYYYMMDD'));
 export const isoDate = v.pipe(v.string(), v.regex(ISO_DATE, 'must be a date YYYY-MM-DD'));
@@ -72,7 +69,7 @@ export const errorBody = v.object({
   error: v.object({
     code: v.string(),
     message: v.string(),
-    status: int(),
+    status: v.pipe(v.number(), v.safeInteger()),
     requestId: v.string(),
   }),
 });

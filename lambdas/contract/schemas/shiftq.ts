@@ -353,10 +353,10 @@ export const reviewsData = v.object({
       text: v.string(),
       createdAt: isoTimestamp,
       updatedAt: isoTimestamp,
-      reviewUrl: v.pipe(v.string(), v.url(), v.regex(/^https:\/\/.*/, 'must start with https://')),
+      reviewUrl: v.pipe(absoluteUrl, v.regex(/^https:\/\/.*/, 'must start with https://')),
       workflow: v.object({ status: v.picklist(['NEW', 'IN_PROGRESS', 'DONE']) }),
       response: v.object({ state: v.picklist(['NONE', 'DRAFT', 'PUBLISHED']) }),
-      attribution: v.object({ provider: v.string(), label: v.string(), url: v.pipe(v.string(), v.url()) }),
+      attribution: v.object({ provider: v.string(), label: v.string(), url: absoluteUrl }),
     })),
   page: v.object({
     limit: v.pipe(v.number(), v.safeInteger()),
