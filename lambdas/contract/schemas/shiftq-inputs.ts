@@ -79,13 +79,13 @@ export const laborInput = v.object({
 export const clockInsInput = v.object({
   asOf: ts,
   entries: v.pipe(v.array(v.object({
-        employeeId: key,
-        employeeName: name,
-        roleGroup: name,
-        isManager: v.optional(v.boolean(), false),
-        scheduled: v.nullable(v.object({ start: ts, end: ts, jobCode: key })),
-        punch: v.nullable(v.object({ jobCode: key, clockedInAt: ts, clockedOutAt: v.nullable(ts) })),
-      })), v.maxLength(1000)),
+    employeeId: key,
+    employeeName: name,
+    roleGroup: name,
+    isManager: v.optional(v.boolean(), false),
+    scheduled: v.nullable(v.object({ start: ts, end: ts, jobCode: key })),
+    punch: v.nullable(v.object({ jobCode: key, clockedInAt: ts, clockedOutAt: v.nullable(ts) })),
+    })), v.maxLength(1000)),
 });
 
 // ── current state: pos menu, employees, reservations digest ──
@@ -95,10 +95,10 @@ export const posMenuInput = v.object({
   stockUpdatedAt: ts,
   currency,
   groups: v.pipe(v.array(v.object({
-        id: key,
-        name,
-        items: v.pipe(v.array(v.object({ id: key, name, price: nonNegativeMoney, soldOut: v.boolean(), stockQuantity: v.optional(v.nullable(count), null) })), v.maxLength(500)),
-      })), v.maxLength(100)),
+    id: key,
+    name,
+    items: v.pipe(v.array(v.object({ id: key, name, price: nonNegativeMoney, soldOut: v.boolean(), stockQuantity: v.optional(v.nullable(count), null) })), v.maxLength(500)),
+    })), v.maxLength(100)),
 });
 
 export const employeesInput = v.object({
@@ -113,16 +113,16 @@ export const reservationsInput = v.object({
   venueLabel: name,
   asOf: ts,
   days: v.pipe(v.array(v.object({
-        dayKey: isoDate,
-        label: name,
-        items: v.pipe(v.array(v.object({
-              id: key,
-              displayTime: v.pipe(v.string(), v.minLength(1), v.maxLength(20)),
-              guestName: name,
-              partySize: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(500)),
-              notes: v.optional(v.pipe(v.string(), v.maxLength(500)), ''),
-            })), v.maxLength(1000)),
-      })), v.maxLength(62)),
+    dayKey: isoDate,
+    label: name,
+    items: v.pipe(v.array(v.object({
+      id: key,
+      displayTime: v.pipe(v.string(), v.minLength(1), v.maxLength(20)),
+      guestName: name,
+      partySize: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(500)),
+      notes: v.optional(v.pipe(v.string(), v.maxLength(500)), ''),
+      })), v.maxLength(1000)),
+    })), v.maxLength(62)),
 });
 
 // ── reviews ──
