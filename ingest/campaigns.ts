@@ -1,32 +1,27 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 import type { Store } from '#data/store';
 import { requireLocations } from './locations-exist.js';
 import { AdminInputError, parseInput } from '#domain/inputs';
-import { id } from '#contract/schemas/common';
+import { id, isoTimestamp } from '#contract/schemas/common';
 
-const instant = z.string().datetime({ offset: true });
+const campaign = v.pipe(
+  v.strictObject({
+    groupId: id,
+    id,
+    name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
+    locationIds: v.pipe(v.array(id), v.minLength(1), v.maxLength(1000)),
+    startsAt: isoTimestamp,
+    endsAt: isoTimestamp,
+    paused: v.optional(v.boolean(), false),
+  }),
+  v.forward(
+    v.partialCheck([['startsAt'], ['endsAt']], (c) => Date.parse(c.endsAt) > Date.parse(c.startsAt), 'must be after startsAt'),
+    ['endsAt'],
+  ),
+);
 
-export const campaignsFile = z
-  .object({
-    campaigns: z
-      .array(
-        z
-          .object({
-            groupId: id,
-            id,
-            name: z.string().trim().min(1).max(200),
-            locationIds: z.array(id).min(1).max(1000),
-            startsAt: instant,
-            endsAt: instant,
-            paused: z.boolean().default(false),
-          })
-          .strict()
-          .refine((c) => Date.parse(c.endsAt) > Date.parse(c.startsAt), { message: 'endsAt must be after startsAt', path: ['endsAt'] }),
-      )
-      .min(1),
-  })
-  .strict();
-export type CampaignsFile = z.input<typeof campaignsFile>;
+export const campaignsFile = v.strictObject({ campaigns: v.pipe(v.array(campaign), v.minLength(1)) });
+export type CampaignsFile = v.InferInput<typeof campaignsFile>;
 
 /** Creates or replaces campaigns; every campaign and location is checked before anything is written. */
 export async function loadCampaigns(store: Store, input: unknown, now: number) {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 import { parseCompactDate } from '#contract/business-date';
 import type { StopCommand } from '#data/matriq';
 import type { Store } from '#data/store';
@@ -6,61 +6,55 @@ import { hhmm } from '#contract/schemas/matriq';
 import { stopTransition, StopTransitionError } from '#lambdas/matriq/stop-transitions';
 import { requireLocations } from './locations-exist.js';
 import { AdminInputError, fitsOneItem, parseInput } from '#domain/inputs';
-import { id } from '#contract/schemas/common';
+import { id, isoTimestamp } from '#contract/schemas/common';
 
 /**
  * Display-device ingest (what a location's gateway reports) and the gateway's
  * emergency-stop results. Inputs are validated whole before anything is written.
  */
 
-const text = z.string().trim().min(1).max(200);
-const instant = z.string().datetime({ offset: true });
-const businessDay = z.string().refine((v) => parseCompactDate(v) !== null, 'a real business date YYYYMMDD');
+const text = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
+const businessDay = v.pipe(v.string(), v.check((value) => parseCompactDate(value) !== null, 'must be a real business date YYYYMMDD'));
 
-const locationState = z
-  .object({
+const draft = v.strictObject({
+  businessDay,
+  published: v.boolean(),
+  status: text,
+  title: text,
+  items: v.pipe(v.array(v.strictObject({ id: text, start: hhmm, end: hhmm, eventTitle: text })), v.maxLength(200)),
+});
+
+const locationState = v.pipe(
+  v.strictObject({
     groupId: id,
     locationId: id,
-    gateway: z
-      .object({ id: text, name: text, model: text, firmwareVersion: text, lastSeenAt: instant.nullable() })
-      .strict(),
-    devices: z
-      .array(z.object({ id: text, name: text, type: text, zone: text, lastSeenAt: instant.nullable() }).strict())
-      .max(500),
-    scheduler: z
-      .object({
-        deviceIds: z.array(text).max(500),
-        running: z.boolean(),
-        lastStartAt: instant.nullable().default(null),
-        lastStopAt: instant.nullable().default(null),
-        emergencyStopActive: z.boolean().default(false),
-        draft: z
-          .object({
-            businessDay,
-            published: z.boolean(),
-            status: text,
-            title: text,
-            items: z.array(z.object({ id: text, start: hhmm, end: hhmm, eventTitle: text }).strict()).max(200),
-          })
-          .strict()
-          .nullable()
-          .default(null),
-      })
-      .strict(),
-  })
-  .strict()
-  .superRefine((s, ctx) => {
-    const ids = s.devices.map((d) => d.id);
-    if (new Set(ids).size !== ids.length) ctx.addIssue({ code: 'custom', path: ['devices'], message: 'device ids repeat' });
-    const unknown = s.scheduler.deviceIds.filter((d) => !ids.includes(d));
-    if (unknown.length) {
-      ctx.addIssue({ code: 'custom', path: ['scheduler', 'deviceIds'], message: `not among devices: ${unknown.join(', ')}` });
-    }
-  })
-  .superRefine(fitsOneItem);
+    gateway: v.strictObject({ id: text, name: text, model: text, firmwareVersion: text, lastSeenAt: v.nullable(isoTimestamp) }),
+    devices: v.pipe(v.array(v.strictObject({ id: text, name: text, type: text, zone: text, lastSeenAt: v.nullable(isoTimestamp) })), v.maxLength(500)),
+    scheduler: v.strictObject({
+      deviceIds: v.pipe(v.array(text), v.maxLength(500)),
+      running: v.boolean(),
+      lastStartAt: v.optional(v.nullable(isoTimestamp), null),
+      lastStopAt: v.optional(v.nullable(isoTimestamp), null),
+      emergencyStopActive: v.optional(v.boolean(), false),
+      draft: v.optional(v.nullable(draft), null),
+    }),
+  }),
+  v.forward(
+    v.check(({ devices }) => new Set(devices.map((d) => d.id)).size === devices.length, 'must not repeat a device id'),
+    ['devices'],
+  ),
+  v.forward(
+    v.check(({ devices, scheduler }) => scheduler.deviceIds.every((d) => devices.some((device) => device.id === d)), (issue) => {
+      const { devices, scheduler } = issue.input as { devices: { id: string }[]; scheduler: { deviceIds: string[] } };
+      return `names devices not among devices: ${scheduler.deviceIds.filter((d) => !devices.some((device) => device.id === d)).join(', ')}`;
+    }),
+    ['scheduler', 'deviceIds'],
+  ),
+  fitsOneItem(),
+);
 
-export const matriqFile = z.object({ locations: z.array(locationState).min(1) }).strict();
-export type MatriqFile = z.input<typeof matriqFile>;
+export const matriqFile = v.strictObject({ locations: v.pipe(v.array(locationState), v.minLength(1)) });
+export type MatriqFile = v.InferInput<typeof matriqFile>;
 
 /** Replaces each listed location's devices, gateway and Auto Scheduler state. */
 export async function loadMatriq(store: Store, input: unknown, now: number) {
@@ -77,13 +71,11 @@ export async function loadMatriq(store: Store, input: unknown, now: number) {
   return { locations: locations.length };
 }
 
-export const stopResultInput = z
-  .object({
-    commandId: z.string().regex(/^cmd_[0-9a-f]{32}$/, 'a command id such as cmd_0123…'),
-    status: z.enum(['applied', 'failed']),
-  })
-  .strict();
-export type StopResultInput = z.input<typeof stopResultInput>;
+export const stopResultInput = v.strictObject({
+  commandId: v.pipe(v.string(), v.regex(/^cmd_[0-9a-f]{32}$/, 'must be a command id such as cmd_0123…')),
+  status: v.picklist(['applied', 'failed']),
+});
+export type StopResultInput = v.InferInput<typeof stopResultInput>;
 
 /**
  * The gateway's report on a stop command: queued → applied or failed. An

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 import { activeBusinessDate, businessDayEndMs, businessDayStartMs, parseCompactDate } from '#contract/business-date';
 import { ITEM_VALUE_BUDGET_BYTES } from '#data/item-limits';
 import { encodeBody, retentionEndMs } from '#data/shiftq';
@@ -44,21 +44,19 @@ const DATA_SCHEMAS = {
   reviews: reviewsInput,
 } as const;
 
-const entry = z
-  .object({
-    kind: z.enum(SHIFTQ_KINDS),
-    businessDate: z.string().regex(/^\d{8}$/, 'use YYYYMMDD').refine((d) => parseCompactDate(d) !== null, 'is not a real calendar date').optional(),
-    data: z.unknown(),
-  })
-  .strict();
+const entry = v.strictObject({
+  kind: v.picklist(SHIFTQ_KINDS),
+  businessDate: v.optional(v.pipe(v.string(), v.regex(/^\d{8}$/, 'must be a date YYYYMMDD'), v.check((d) => parseCompactDate(d) !== null, 'is not a real calendar date'))),
+  data: v.unknown(),
+});
 
 /** One location's load: a single entry or a list of them (the `shiftq load` file). */
-export const shiftqLoadInput = z.object({
+export const shiftqLoadInput = v.object({
   groupId: id,
   locationId: id,
-  entries: z.array(entry).min(1).max(200),
+  entries: v.pipe(v.array(entry), v.minLength(1), v.maxLength(200)),
 });
-export type ShiftqLoadInput = z.input<typeof shiftqLoadInput>;
+export type ShiftqLoadInput = v.InferInput<typeof shiftqLoadInput>;
 
 export type ShiftqLoaded = { kind: ShiftqKind; businessDate: string | null; records: number };
 

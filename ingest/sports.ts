@@ -1,12 +1,12 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 import type { Store } from '#data/store';
-import { isRealIsoDate, REAL_ISO_DATE_RULE, ISO_DATE, SPORTS_LOGO_NAME } from '#contract/schemas/requests';
+import { isRealIsoDate, NOT_A_CALENDAR_DATE, REAL_ISO_DATE_RULE, ISO_DATE, SPORTS_LOGO_NAME } from '#contract/schemas/requests';
 import { requireLocations } from './locations-exist.js';
 import { AdminInputError, fitsOneItem, parseInput } from '#domain/inputs';
-import { id } from '#contract/schemas/common';
+import { id, isoTimestamp } from '#contract/schemas/common';
 
-/** The request rule of a programming date, in this file's schema library. */
-const realIsoDate = z.string().regex(ISO_DATE, REAL_ISO_DATE_RULE).refine(isRealIsoDate, 'is not a real calendar date');
+/** The request rule of a programming date. */
+const realIsoDate = v.pipe(v.string(), v.regex(ISO_DATE, REAL_ISO_DATE_RULE), v.check(isRealIsoDate, NOT_A_CALENDAR_DATE));
 
 /**
  * Sports ingest: league schedules by date, location provider environments and
@@ -15,89 +15,71 @@ const realIsoDate = z.string().regex(ISO_DATE, REAL_ISO_DATE_RULE).refine(isReal
  * item it is stored as) before anything is written.
  */
 
-const text = z.string().trim().min(1).max(200);
-const label = z.string().max(200);
-const eventId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, 'use 1-128 letters, digits, "-" or "_"');
-const image = z.string().regex(SPORTS_LOGO_NAME, 'an asset file name such as nfl.svg').nullable().default(null);
-const named = z.object({ id: text, name: text }).strict();
-const typed = named.extend({ type: text }).strict();
+const text = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
+const label = v.pipe(v.string(), v.maxLength(200));
+const eventId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, 'must be 1-128 letters, digits, "-" or "_"'));
+const image = v.optional(v.nullable(v.pipe(v.string(), v.regex(SPORTS_LOGO_NAME, 'must be an asset file name such as nfl.svg'))), null);
+const named = v.strictObject({ id: text, name: text });
+const typed = v.strictObject({ ...named.entries, type: text });
 
-const eventInput = z
-  .object({
-    id: eventId,
-    name: text,
-    startsAt: z.string().datetime({ offset: true }),
-    status: z
-      .object({ state: text, label, detail: label, period: z.number().int().min(0).max(1000), clock: label })
-      .strict()
-      .default({ state: 'scheduled', label: 'Scheduled', detail: '', period: 0, clock: '' }),
-    sport: named,
-    league: named.extend({ abbreviation: text, image }).strict(),
-    participants: z
-      .array(
-        z
-          .object({ type: text, id: text, name: text, role: text, image, score: label.default(''), winner: z.boolean().default(false) })
-          .strict(),
-      )
-      .max(50),
-    eventImage: image,
-    venue: named.extend({ city: label, state: label, country: label, indoor: z.boolean() }).strict(),
-  })
-  .strict();
+const eventInput = v.strictObject({
+  id: eventId,
+  name: text,
+  startsAt: isoTimestamp,
+  status: v.optional(
+    v.strictObject({ state: text, label, detail: label, period: v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.maxValue(1000)), clock: label }),
+    () => ({ state: 'scheduled', label: 'Scheduled', detail: '', period: 0, clock: '' }),
+  ),
+  sport: named,
+  league: v.strictObject({ ...named.entries, abbreviation: text, image }),
+  participants: v.pipe(
+    v.array(v.strictObject({ type: text, id: text, name: text, role: text, image, score: v.optional(label, ''), winner: v.optional(v.boolean(), false) })),
+    v.maxLength(50),
+  ),
+  eventImage: image,
+  venue: v.strictObject({ ...named.entries, city: label, state: label, country: label, indoor: v.boolean() }),
+});
 
-const providerInput = z
-  .object({
-    id: text,
-    name: text,
-    type: text,
-    available: z.boolean(),
-    availabilityState: text,
-    lineupId: text,
-    market: text,
-    logo: image,
-    channels: z.array(z.object({ number: text, name: text, type: text }).strict()).max(2000),
-  })
-  .strict();
+const providerInput = v.strictObject({
+  id: text,
+  name: text,
+  type: text,
+  available: v.boolean(),
+  availabilityState: text,
+  lineupId: text,
+  market: text,
+  logo: image,
+  channels: v.pipe(v.array(v.strictObject({ number: text, name: text, type: text })), v.maxLength(2000)),
+});
 
-const viewingOptionInput = z
-  .object({ provider: typed, network: typed, channel: text, available: z.boolean() })
-  .strict();
+const viewingOptionInput = v.strictObject({ provider: typed, network: typed, channel: text, available: v.boolean() });
 
-export const sportsFile = z
-  .object({
-    schedules: z.array(z.object({ date: realIsoDate, events: z.array(eventInput).max(1000) }).strict().superRefine(fitsOneItem)).default([]),
-    environments: z
-      .array(
-        z
-          .object({
-            groupId: id,
-            locationId: id,
-            providers: z.array(providerInput).max(50),
-            regionalSportsNetworks: z.array(z.object({ id: text, name: text, channel: text }).strict()).max(100).default([]),
-            programmingPackageId: text.nullable().default(null),
-            packages: z.array(z.object({ id: text, name: text, type: text, image, enabled: z.boolean() }).strict()).max(200),
-          })
-          .strict()
-          .superRefine(fitsOneItem),
-      )
-      .default([]),
-    viewing: z
-      .array(
-        z
-          .object({
-            groupId: id,
-            locationId: id,
-            date: realIsoDate,
-            options: z.record(eventId, z.array(viewingOptionInput).max(50)),
-          })
-          .strict()
-          .superRefine(fitsOneItem),
-      )
-      .default([]),
-  })
-  .strict();
+/** A list of values each stored as one item; none given is none. */
+const items = <S extends v.GenericSchema<Record<string, unknown>>>(schema: S) => v.optional(v.array(v.pipe(schema, fitsOneItem())), () => []);
 
-export type SportsFile = z.input<typeof sportsFile>;
+export const sportsFile = v.strictObject({
+  schedules: items(v.strictObject({ date: realIsoDate, events: v.pipe(v.array(eventInput), v.maxLength(1000)) })),
+  environments: items(
+    v.strictObject({
+      groupId: id,
+      locationId: id,
+      providers: v.pipe(v.array(providerInput), v.maxLength(50)),
+      regionalSportsNetworks: v.optional(v.pipe(v.array(v.strictObject({ id: text, name: text, channel: text })), v.maxLength(100)), () => []),
+      programmingPackageId: v.optional(v.nullable(text), null),
+      packages: v.pipe(v.array(v.strictObject({ id: text, name: text, type: text, image, enabled: v.boolean() })), v.maxLength(200)),
+    }),
+  ),
+  viewing: items(
+    v.strictObject({
+      groupId: id,
+      locationId: id,
+      date: realIsoDate,
+      options: v.record(eventId, v.pipe(v.array(viewingOptionInput), v.maxLength(50))),
+    }),
+  ),
+});
+
+export type SportsFile = v.InferInput<typeof sportsFile>;
 
 const duplicates = (values: string[]) => [...new Set(values.filter((v, i) => values.indexOf(v) !== i))];
 

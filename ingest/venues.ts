@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 import type { Group } from '#data/groups';
 import type { Location } from '#data/locations';
 import type { Store } from '#data/store';
@@ -27,10 +27,10 @@ export async function putLocation(store: Store, input: LocationInput, now: numbe
 }
 
 /** A venue file: groups with their locations, loaded in one go (`venues load`, demo seeding). */
-export const venueFile = z.object({
-  groups: z.array(groupInput.extend({ locations: z.array(locationInput.omit({ groupId: true })).default([]) })),
+export const venueFile = v.object({
+  groups: v.array(v.object({ ...groupInput.entries, locations: v.optional(v.array(v.omit(locationInput, ['groupId'])), []) })),
 });
-export type VenueFile = z.input<typeof venueFile>;
+export type VenueFile = v.InferInput<typeof venueFile>;
 
 /** Validates the whole file before writing anything, then writes groups and locations. */
 export async function loadVenues(store: Store, file: unknown, now: number) {

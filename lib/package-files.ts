@@ -12,7 +12,7 @@ const familyServing = (operation: string): string => ROUTES.find((r) => r.operat
 
 /**
  * What a family reads from its package at run time instead of bundling: the OpenAPI artefact generated at synth
- * time (the generator, zod and the response schemas stay out of the bundle; the function only fills in the server
+ * time (the generator, its converter and the response schemas stay out of the bundle; the function only fills in the server
  * URL) and the sports logos (no bucket and no S3 client for files that change only with a deploy).
  */
 export function packageFilesOf(family: string): PackageFiles | null {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import * as z from 'zod';
+import * as v from 'valibot';
 import { randomSecret } from '#domain/crypto';
 import type { App } from '#data/apps';
 import type { Delivery } from '#data/deliveries';
@@ -39,7 +39,7 @@ const INELIGIBLE: Record<string, string> = {
   application_without_bevq: 'does not hold bevq:read',
 };
 
-const destinationId = z.string().regex(/^dst_[0-9a-f]{20}$/, 'a destination id looks like dst_ followed by 20 hex digits');
+const destinationId = v.object({ destinationId: v.pipe(v.string(), v.regex(/^dst_[0-9a-f]{20}$/, 'must be dst_ followed by 20 hex digits')) });
 
 /** A destination as ops and owners see it: never the signing secret. */
 /** `paused`: its new deliveries are held until it answers again (docs/decisions/webhooks.md). */
@@ -100,7 +100,7 @@ async function checkUrl(deps: MessagingDeps, url: string): Promise<{ url: string
 }
 
 export async function requireDestination(deps: MessagingDeps, destId: string): Promise<Destination> {
-  parseInput(destinationId, destId);
+  parseInput(destinationId, { destinationId: destId });
   const destination = await deps.store.destinations.get(destId);
   if (!destination) throw new AdminNotFoundError(`destination ${destId} does not exist`);
   return destination;
@@ -123,7 +123,7 @@ async function notifyOwner(deps: MessagingDeps, d: Destination, change: 'created
   await sendMail(deps, mail, `destination-${change}`);
 }
 
-export async function addDestination(deps: MessagingDeps, input: z.input<typeof addInput>) {
+export async function addDestination(deps: MessagingDeps, input: v.InferInput<typeof addInput>) {
   const fields = parseInput(addInput, input);
   const app = await eligibleApp(deps, fields.clientId);
   await checkLocations(deps, app, fields.locationIds);
@@ -149,7 +149,7 @@ export async function addDestination(deps: MessagingDeps, input: z.input<typeof 
   return { destination: publicDestination(destination), signingSecret };
 }
 
-export async function editDestination(deps: MessagingDeps, destId: string, input: z.input<typeof editInput>) {
+export async function editDestination(deps: MessagingDeps, destId: string, input: v.InferInput<typeof editInput>) {
   const fields = parseInput(editInput, input);
   const current = await requireDestination(deps, destId);
   const changes: Partial<Destination> = {};
@@ -217,7 +217,7 @@ export async function showDestination(deps: MessagingDeps, destId: string) {
 
 /** Send test (6.5 rule 7): a signed synthetic event through the same queue, worker and retry policy. */
 export async function sendTest(deps: MessagingDeps, destId: string, locationId: string) {
-  parseInput(id, locationId);
+  parseInput(v.object({ locationId: id }), { locationId });
   const destination = await requireDestination(deps, destId);
   if (!destination.enabled) throw new AdminConflictError(`destination ${destId} is disabled`);
   const app = await eligibleApp(deps, destination.clientId);

@@ -48,7 +48,7 @@ async function run(
   if (!Object.values(params).every(isId)) throw new ApiError('not_found', NOT_FOUND);
   const operation = route.operation as keyof typeof operations;
   const input = ADMIN_INPUTS[operation];
-  const query = input.query ? validatedQuery(event, input.query, Object.keys(input.query.shape)) : {};
+  const query = input.query ? validatedQuery(event, input.query, Object.keys(input.query.entries)) : {};
   // Routes without a body schema take no body at all.
   const body = input.body ? parseJsonBody(event, input.body, route.maxBodyBytes) : refuseBody(event);
   // Every route but a read changes something: it is recorded once it has succeeded (docs/decisions/audit.md).

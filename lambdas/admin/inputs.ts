@@ -1,61 +1,65 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 import type { AdminOperation } from '#contract/admin-routes';
 import { DELIVERY_STATUSES } from '#contract/delivery-policy';
-import { id } from '#contract/schemas/common';
+import { dateTime, id } from '#contract/schemas/common';
+import { queryInteger } from '#contract/schemas/requests';
 import { ADMIN_PAGE_LIMIT } from './paging.js';
-import { addDestinationInput as addInput, appInput, editDestinationInput as editInput } from '#domain/inputs';
 
 /** The admin lists' paging (admin/paging.ts). */
 const pageQuery = {
-  limit: z.coerce.number().int().min(ADMIN_PAGE_LIMIT.min).max(ADMIN_PAGE_LIMIT.max).optional(),
-  cursor: z.string().max(2048).optional(),
+  limit: v.optional(queryInteger(ADMIN_PAGE_LIMIT.min, ADMIN_PAGE_LIMIT.max)),
+  cursor: v.optional(v.pipe(v.string(), v.maxLength(2048))),
 };
 
 /** Routes that take no input still refuse a body with stray fields, so a typo never passes silently. */
-const noInput = z.object({}).strict();
+const noInput = v.strictObject({});
+
+/** A JSON object the operation validates itself, as it does for the admin CLI (the domain's schema): checked once, there. */
+const OPERATION_CHECKS = v.looseObject({});
 
 /**
  * What each admin route accepts: a JSON body (refused with 400 when it does
  * not fit; every route that changes something has one, `{}` when empty) and
  * optional query parameters. A route without a body schema takes no body.
  */
-export const ADMIN_INPUTS: Record<AdminOperation, { body?: z.ZodType; query?: z.ZodObject }> = {
-  createApp: { body: appInput.strict() },
-  listApps: { query: z.object({ groupId: id.optional(), ...pageQuery }) },
+export const ADMIN_INPUTS: Record<AdminOperation, { body?: v.GenericSchema; query?: v.ObjectSchema<v.ObjectEntries, undefined> }> = {
+  createApp: { body: OPERATION_CHECKS },
+  listApps: { query: v.object({ groupId: v.optional(id), ...pageQuery }) },
   showApp: {},
   revokeApp: { body: noInput },
   // The range is rotateClientSecret's rule, which the CLI shares.
-  rotateClientSecret: { body: z.object({ overlapHours: z.number().optional() }).strict() },
-  legacyReport: { query: z.object(pageQuery) },
+  rotateClientSecret: { body: v.strictObject({ overlapHours: v.optional(v.number()) }) },
+  legacyReport: { query: v.object(pageQuery) },
   listTokenKeys: {},
   rotateTokenKey: { body: noInput },
   revokeTokenKey: { body: noInput },
-  addDestination: { body: addInput.strict() },
-  listDestinations: { query: z.object({ clientId: id.optional(), ...pageQuery }) },
+  addDestination: { body: OPERATION_CHECKS },
+  listDestinations: { query: v.object({ clientId: v.optional(id), ...pageQuery }) },
   showDestination: {},
-  editDestination: { body: editInput.strict() },
+  editDestination: { body: OPERATION_CHECKS },
   removeDestination: {},
   rotateSecret: { body: noInput },
-  sendTest: { body: z.object({ locationId: id }).strict() },
+  // The location id's rule is sendTest's.
+  sendTest: { body: v.strictObject({ locationId: v.string() }) },
   disableDestination: { body: noInput },
   enableDestination: { body: noInput },
-  publishMenu: { body: z.looseObject({}) },
-  listDeadLetters: { query: z.object(pageQuery) },
+  publishMenu: { body: OPERATION_CHECKS },
+  listDeadLetters: { query: v.object(pageQuery) },
   showDeadLetter: {},
   redriveDeadLetter: { body: noInput },
   // A page of redrive all; `cursor` (from the previous page's nextCursor) continues the run.
-  redriveAllDeadLetters: { body: z.object({ cursor: pageQuery.cursor }).strict() },
+  redriveAllDeadLetters: { body: v.strictObject({ cursor: pageQuery.cursor }) },
   listDeliveries: {
-    query: z.object({
-      status: z.enum(DELIVERY_STATUSES).optional(),
-      since: z.string().datetime({ offset: false }).optional(),
+    query: v.object({
+      status: v.optional(v.picklist(DELIVERY_STATUSES)),
+      since: v.optional(dateTime({ utc: true })),
       ...pageQuery,
     }),
   },
   hourlyOutcomes: {},
-  listMenus: { query: z.object({ groupId: id, ...pageQuery }) },
-  listMailSuppressions: { query: z.object(pageQuery) },
+  listMenus: { query: v.object({ groupId: id, ...pageQuery }) },
+  listMailSuppressions: { query: v.object(pageQuery) },
   // The address's rule is liftMailSuppression's (a clear 400); the bound keeps the body small.
-  liftMailSuppression: { body: z.object({ address: z.string().max(320) }).strict() },
-  listAudit: { query: z.object({ clientId: id.optional(), destinationId: id.optional(), ...pageQuery }) },
+  liftMailSuppression: { body: v.strictObject({ address: v.pipe(v.string(), v.maxLength(320)) }) },
+  listAudit: { query: v.object({ clientId: v.optional(id), destinationId: v.optional(id), ...pageQuery }) },
 };

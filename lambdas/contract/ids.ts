@@ -9,7 +9,7 @@ const RESERVED_IDS = new Set(['locations', 'modules', 'shiftq', 'bevq', 'campaig
  * library: the token function checks ids too and stays light.
  */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-export const ID_RULE = 'use 1-64 letters, digits, "-" or "_", starting with a letter or digit';
+export const ID_RULE = 'must be 1-64 letters, digits, "-" or "_", starting with a letter or digit';
 
 export const isReservedId = (value: string): boolean => RESERVED_IDS.has(value);
 

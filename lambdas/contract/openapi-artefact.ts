@@ -1,8 +1,8 @@
 /**
  * The OpenAPI document as a build artefact: `openApiArtefact()` (openapi.ts) renders it once, outside Lambda (the
  * stack at synth time, the local runtime at start), with a placeholder for the one request-dependent value, the
- * server URL; the discovery function reads the file and fills the placeholder in. This module stays free of zod, so
- * the discovery bundle carries neither zod nor the response schemas.
+ * server URL; the discovery function reads the file and fills the placeholder in. This module stays free of schemas, so
+ * the discovery bundle carries neither the JSON Schema converter nor the response schemas.
  */
 
 /** The artefact's file name beside the discovery bundle (the function's default OPENAPI_DOCUMENT_PATH). */

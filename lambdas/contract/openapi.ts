@@ -1,9 +1,8 @@
-import * as z from 'zod';
-import type * as zc from 'zod/v4/core';
-import { toJsonSchema } from '@valibot/to-json-schema';
+import { toJsonSchema, type OverrideSchemaContext } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
 import { ERRORS } from './errors.js';
 import { ID_PARAMS, isLocationRoute, ROUTES, type Route } from './routes.js';
+import { REQUEST_DESCRIPTIONS } from './request-descriptions.js';
 import { ROUTE_SUMMARIES } from './route-summaries.js';
 import { IDEMPOTENCY_KEY } from './ids.js';
 import { SERVER_URL_PLACEHOLDER } from './openapi-artefact.js';
@@ -14,31 +13,46 @@ import { webhooksSection } from './webhook-openapi.js';
 
 type JsonSchema = Record<string, unknown>;
 
-function schemaOf(type: zc.$ZodType): JsonSchema {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(type, { target: 'draft-2020-12', io: 'output' }) as JsonSchema;
-  return schema;
+/**
+ * An object names every field it may hold: a response carries no other and a body with another is refused
+ * (a loose object or a record says otherwise). A literal states its type beside its value, as client generators expect.
+ */
+function closed({ valibotSchema, jsonSchema }: OverrideSchemaContext) {
+  if (valibotSchema.type === 'object' || valibotSchema.type === 'strict_object') {
+    jsonSchema.additionalProperties = false;
+    if (!(jsonSchema.required as string[]).length) delete jsonSchema.required;
+  }
+  if (valibotSchema.type === 'literal') jsonSchema.type = typeof jsonSchema.const as 'string' | 'number' | 'boolean';
+  return jsonSchema;
 }
 
 /**
- * A request rule (Valibot) as JSON Schema. What JSON Schema cannot say (a
- * real calendar date, two fields that must agree, trimming, the string to
- * number step of a query value) is left to the descriptions and the 400.
+ * A schema (Valibot) as JSON Schema: the /v1 request rules and the response schemas alike. What JSON Schema
+ * cannot say (a real calendar date, two fields that must agree, trimming, the string to number step of a
+ * query value) is left to the descriptions and the 400.
  */
-function ruleSchemaOf(rule: GenericSchema): JsonSchema {
-  const { $schema: _ignored, required, ...schema } = toJsonSchema(rule, {
+function schemaOf(schema: GenericSchema): JsonSchema {
+  const { $schema: _ignored, ...json } = toJsonSchema(schema, {
     target: 'draft-2020-12',
     typeMode: 'output',
     ignoreActions: ['check', 'partial_check', 'trim', 'to_number'],
-  }) as JsonSchema & { required?: string[] };
-  // An object whose every field is optional names none (as the response schemas' documents do).
-  return required?.length ? { ...schema, required } : schema;
+    overrideSchema: closed,
+  }) as JsonSchema;
+  return json;
+}
+
+/** A request rule as JSON Schema, each field with its description (request-descriptions.ts). */
+function ruleSchemaOf(rule: GenericSchema): JsonSchema & { properties: Record<string, JsonSchema> } {
+  const schema = schemaOf(rule) as JsonSchema & { properties: Record<string, JsonSchema> };
+  for (const [name, description] of Object.entries(REQUEST_DESCRIPTIONS.get(rule) ?? {})) schema.properties[name]!.description = description;
+  return schema;
 }
 
 const errorRef = { $ref: '#/components/schemas/Error' };
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorRef } } });
 
 function pathParameters(route: Route) {
-  const rules = route.params ? (ruleSchemaOf(route.params).properties as Record<string, JsonSchema>) : {};
+  const rules = route.params ? ruleSchemaOf(route.params).properties : {};
   return [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({
     name,
     in: 'path',
@@ -49,7 +63,7 @@ function pathParameters(route: Route) {
 
 function queryParameters(route: Route) {
   if (!route.query) return [];
-  return Object.entries(ruleSchemaOf(route.query).properties as Record<string, JsonSchema>).map(([name, schema]) => ({
+  return Object.entries(ruleSchemaOf(route.query).properties).map(([name, schema]) => ({
     name,
     in: 'query',
     required: false,

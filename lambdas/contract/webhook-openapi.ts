@@ -1,10 +1,10 @@
-import type * as z from 'zod';
+import type { GenericSchema } from 'valibot';
 import { EVENT_TYPES, webhookPayload } from './schemas/bevq.js';
 
 type JsonSchema = Record<string, unknown>;
 
 /** The OpenAPI 3.1 `webhooks` section: what a receiver gets (6.2-6.4) and should answer (7.4). */
-export function webhooksSection(schemaOf: (type: z.ZodType) => JsonSchema) {
+export function webhooksSection(schemaOf: (schema: GenericSchema) => JsonSchema) {
   const header = (name: string, description: string, pattern?: string) => ({
     name,
     in: 'header',

@@ -73,7 +73,7 @@ function openApiArtefact(path: string): Promise<string> {
 }
 
 export const operations: Operations = {
-  /** Generated at synth time (zod and the response schemas stay out of this bundle); only the server URL is filled in here. */
+  /** Generated at synth time (the converter and the response schemas stay out of this bundle); only the server URL is filled in here. */
   async openapi(req, deps) {
     const artefact = await openApiArtefact(deps.config.openApiDocumentPath);
     // Cached by anyone for five minutes: its server URL never comes from the request's Host (platform/http.ts baseUrlOf).

@@ -1,6 +1,7 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 import { isValidTimeZone } from '#contract/business-date';
-import { id } from '#contract/schemas/common';
+import { id, isoTimestamp } from '#contract/schemas/common';
+import { validate } from '#contract/validation';
 import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/item-limits';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { MODULES, SCOPES } from '#contract/scopes';
@@ -28,51 +29,52 @@ export function unsafeTextReason(value: string): string | null {
 
 /** A free-text field: plain text (unsafeTextReason, checked before trimming), trimmed, 1 to `max` characters. */
 export function plainText(max: number) {
-  return z
-    .string()
-    .check((ctx) => {
-      const reason = unsafeTextReason(ctx.value);
-      if (reason) ctx.issues.push({ code: 'custom', message: reason, input: ctx.value });
-    })
-    .trim()
-    .min(1)
-    .max(max);
+  return v.pipe(
+    v.string(),
+    v.check((value) => unsafeTextReason(value) === null, (issue) => unsafeTextReason(issue.input as string)!),
+    v.trim(),
+    v.minLength(1, 'must not be blank'),
+    v.maxLength(max),
+  );
 }
 
-export const groupInput = z.object({ groupId: id, name: plainText(200) });
+/** A list of ids, each once. */
+const distinctIds = (what: string) => v.pipe(v.array(id), v.minLength(1), v.check((l) => new Set(l).size === l.length, `must not repeat ${what}`));
 
-export const locationInput = z.object({
+export const groupInput = v.object({ groupId: id, name: plainText(200) });
+
+export const locationInput = v.object({
   groupId: id,
   id,
   name: plainText(200),
   locationShortName: plainText(60),
-  timezone: z.string().refine(isValidTimeZone, 'must be an IANA time zone such as America/New_York'),
-  slug: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lowercase words joined by "-"'),
-  status: z.enum(['active', 'inactive']).default('active'),
-  modulesEnabled: z
-    .object(Object.fromEntries(MODULES.map((m) => [m, z.boolean().default(false)])) as Record<
-      (typeof MODULES)[number],
-      z.ZodDefault<z.ZodBoolean>
-    >)
-    .strict(),
+  timezone: v.pipe(v.string(), v.check(isValidTimeZone, 'must be an IANA time zone such as America/New_York')),
+  slug: v.pipe(v.string(), v.regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be lowercase words joined by "-"')),
+  status: v.optional(v.picklist(['active', 'inactive']), 'active'),
+  modulesEnabled: v.strictObject(
+    Object.fromEntries(MODULES.map((m) => [m, v.optional(v.boolean(), false)])) as Record<(typeof MODULES)[number], v.OptionalSchema<v.BooleanSchema<undefined>, false>>,
+  ),
 });
 
-export const appInput = z.object({
+/** A new application; nothing else may be given (a typo never passes silently). */
+export const appInput = v.strictObject({
   groupId: id,
   name: plainText(200),
-  scopes: z
-    .array(z.enum(SCOPES, { error: (issue) => `unknown scope ${String(issue.input)}` }))
-    .min(1).refine((s) => new Set(s).size === s.length, 'scopes repeat'),
+  scopes: v.pipe(
+    v.array(v.picklist(SCOPES, (issue) => `is an unknown scope (${String(issue.input)})`)),
+    v.minLength(1),
+    v.check((s) => new Set(s).size === s.length, 'must not repeat a scope'),
+  ),
   // A repeated id is refused, as repeated scopes and destination locations are (docs/admin.md, "Admin input").
-  allowedLocationIds: z.array(id).min(1).refine((l) => new Set(l).size === l.length, 'locations repeat').nullable().default(null),
-  rateLimitPerMinute: z.number().int().min(1).max(APP_RATE_CEILING_PER_MINUTE).default(600),
-  ownerEmail: z.string().email().nullable().default(null),
-  expiresAt: z.string().datetime({ offset: true }).nullable().default(null),
+  allowedLocationIds: v.optional(v.nullable(distinctIds('a location')), null),
+  rateLimitPerMinute: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(APP_RATE_CEILING_PER_MINUTE)), 600),
+  ownerEmail: v.optional(v.nullable(v.pipe(v.string(), v.email('must be an e-mail address'))), null),
+  expiresAt: v.optional(v.nullable(isoTimestamp), null),
 });
 
-export type GroupInput = z.input<typeof groupInput>;
-export type LocationInput = z.input<typeof locationInput>;
-export type AppInput = z.input<typeof appInput>;
+export type GroupInput = v.InferInput<typeof groupInput>;
+export type LocationInput = v.InferInput<typeof locationInput>;
+export type AppInput = v.InferInput<typeof appInput>;
 
 /**
  * Thrown for admin input that breaks a rule; nothing has been written when it
@@ -102,45 +104,41 @@ export class AdminConflictError extends AdminInputError {
  * measure, less room for keys and timestamps; checked while validating, so a
  * load that holds one such value writes nothing.
  */
-export function fitsOneItem(value: Record<string, unknown>, ctx: z.RefinementCtx): void {
-  try {
-    const bytes = plainItemBytes(value);
-    if (bytes > ITEM_VALUE_BUDGET_BYTES) {
-      ctx.addIssue({ code: 'custom', message: `too large to store: ${bytes.toLocaleString('en')} bytes as DynamoDB counts them, at most ${ITEM_VALUE_BUDGET_BYTES.toLocaleString('en')} in one item` });
+export function fitsOneItem<T extends Record<string, unknown>>() {
+  return v.rawCheck<T>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    try {
+      const bytes = plainItemBytes(dataset.value);
+      if (bytes > ITEM_VALUE_BUDGET_BYTES) {
+        addIssue({ message: `is too large to store: ${bytes.toLocaleString('en')} bytes as DynamoDB counts them, at most ${ITEM_VALUE_BUDGET_BYTES.toLocaleString('en')} in one item` });
+      }
+    } catch (err) {
+      // A value the schema already refuses (e.g. a number DynamoDB cannot hold) is not measured.
+      if (!(err instanceof StorageLimitError)) throw err;
+      addIssue({ message: `cannot be stored (${err.message.replace(/\.$/, '')})` });
     }
-  } catch (err) {
-    // A value the schema already refuses (e.g. a number DynamoDB cannot hold) is not measured.
-    if (!(err instanceof StorageLimitError)) throw err;
-    ctx.addIssue({ code: 'custom', message: err.message });
-  }
+  });
 }
 
-export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    throw new AdminInputError(parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; '));
-  }
-  return parsed.data;
+/** Input of the admin CLI, API and ingest: its output, or an AdminInputError naming every field that breaks a rule. */
+export function parseInput<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
+  return validate(schema, value, 'Field', (message) => new AdminInputError(message));
 }
 
 const destinationName = plainText(200);
-const destinationLocationIds = z
-  .array(id)
-  .min(1)
-  .max(500)
-  .refine((l) => new Set(l).size === l.length, 'locations repeat');
+const destinationLocationIds = v.pipe(distinctIds('a location'), v.maxLength(500));
 
 /** A webhook destination to add (contract 6.5); the URL's safety is checked when it is saved. */
-export const addDestinationInput = z.object({
+export const addDestinationInput = v.strictObject({
   clientId: id,
   name: destinationName,
-  url: z.string(),
-  locationIds: destinationLocationIds.nullable().default(null),
+  url: v.string(),
+  locationIds: v.optional(v.nullable(destinationLocationIds), null),
 });
-export const editDestinationInput = z.object({
-  name: destinationName.optional(),
+export const editDestinationInput = v.strictObject({
+  name: v.optional(destinationName),
   /** Blank keeps the current URL (6.5 rule 5). */
-  url: z.string().optional(),
+  url: v.optional(v.string()),
   /** null: every location the application covers. */
-  locationIds: destinationLocationIds.nullable().optional(),
+  locationIds: v.optional(v.nullable(destinationLocationIds)),
 });

@@ -182,7 +182,7 @@ export const operations: Operations = {
     const deviceId = body.deviceId ?? scheduler.deviceIds[0];
     if (!deviceId) throw new ApiError('not_found', 'This location has no Auto Scheduler device to stop.');
     if (!scheduler.deviceIds.includes(deviceId)) {
-      throw new ApiError('invalid_request', `Body field deviceId: ${deviceId} is not one of the Auto Scheduler's deviceIds.`);
+      throw new ApiError('invalid_request', `Body field deviceId must be one of the Auto Scheduler's deviceIds, not ${deviceId}.`);
     }
     const command: StopCommand = {
       commandId: `cmd_${key ? sha256Hex(JSON.stringify([location.groupId, location.id, clientId, key])).slice(0, 32) : randomUUID().replaceAll('-', '')}`,

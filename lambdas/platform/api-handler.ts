@@ -7,7 +7,7 @@ import { onlyRepositories, type RepositoryFactories, type Store } from '#data/st
 import type { Deps } from './deps.js';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
-import { baseUrlOf, header, validated, validatedQuery, type HttpResponse } from './http.js';
+import { baseUrlOf, header, validatedParams, validatedQuery, type HttpResponse } from './http.js';
 import { httpShell, routeOfEvent, type ShellContext } from './http-shell.js';
 import { pathResolver } from './path-resolver.js';
 import { ID_PARAMS, type Family, type Route } from '#contract/routes';
@@ -119,7 +119,7 @@ function routeAndAuthorize(family: Family, routes: readonly Route[], deps: Deps,
       }
       // Input is judged after authorization, so a caller without access learns nothing from a 400.
       if (route.query) api.query = validatedQuery(event, route.query, Object.keys(route.query.entries));
-      if (route.params) api.params = { ...params, ...validated(route.params, params, 'Path parameter') };
+      if (route.params) api.params = { ...params, ...validatedParams(route.params, params) };
     },
   };
 }
@@ -136,7 +136,7 @@ function readsAhead(
 ): Read[] {
   if (!readsOf) return [];
   try {
-    const checked = route.params ? { ...params, ...validated(route.params, params, 'Path parameter') } : params;
+    const checked = route.params ? { ...params, ...validatedParams(route.params, params) } : params;
     const query = route.query ? validatedQuery(event, route.query, Object.keys(route.query.entries)) : {};
     return readsOf({ params: checked, query, now, timezone: TIME_ZONES.of(params), header: (name) => header(event, name) });
   } catch {

@@ -1,7 +1,8 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { GenericSchema } from 'valibot';
 import type { Config } from './config.js';
 import { ApiError } from '#contract/errors';
+import { validate } from '#contract/validation';
 
 export type HttpResponse = APIGatewayProxyResult & { headers: Record<string, string> };
 
@@ -58,33 +59,17 @@ export function baseUrlVary(config: Config): Record<string, string> {
   return config.publicBaseUrl ? {} : { Vary: 'X-Forwarded-Proto' };
 }
 
-/**
- * A value checked through the Standard Schema interface, which the request
- * rules (Valibot) and the admin inputs (zod) both implement: the output, or
- * the first issue with its path as `a.b`. Every rule here is synchronous.
- */
-export function validate<S extends StandardSchemaV1>(
-  schema: S,
-  value: unknown,
-): { ok: true; value: StandardSchemaV1.InferOutput<S> } | { ok: false; path: string; message: string } {
-  const result = schema['~standard'].validate(value);
-  if (result instanceof Promise) throw new TypeError('an asynchronous schema cannot validate a request');
-  if (!result.issues) return { ok: true, value: result.value };
-  const issue = result.issues[0]!;
-  const path = (issue.path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.');
-  return { ok: false, path, message: issue.message };
-}
+/** A request's refusal by its schema (contract/validation.ts): 400, its problems in words. */
+export const invalidRequest = (message: string) => new ApiError('invalid_request', message);
 
-/** String parameters checked against their rules; the first problem is the 400's message. */
-export function validated(rules: StandardSchemaV1, raw: Record<string, string>, what: string): Record<string, string> {
-  const result = validate(rules, raw);
-  if (!result.ok) throw new ApiError('invalid_request', `${what} ${result.path}: ${result.message}`);
-  return result.value as Record<string, string>;
+/** Path parameters validated against their rules. */
+export function validatedParams(rules: GenericSchema, params: Record<string, string>): Record<string, string> {
+  return validate(rules, params, 'Path parameter', invalidRequest) as Record<string, string>;
 }
 
 /** The query parameters named, single-valued and validated against their rules. */
-export function validatedQuery(event: APIGatewayProxyEvent, rules: StandardSchemaV1, names: readonly string[]): Record<string, string> {
-  return validated(rules, queryOf(event, names), 'Query parameter');
+export function validatedQuery(event: APIGatewayProxyEvent, rules: GenericSchema, names: readonly string[]): Record<string, string> {
+  return validate(rules, queryOf(event, names), 'Query parameter', invalidRequest) as Record<string, string>;
 }
 
 /** Single-valued query parameters; a parameter given twice is ambiguous and refused. */

@@ -1,9 +1,10 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { GenericSchema, InferOutput } from 'valibot';
 import { MAX_REQUEST_BODY_BYTES } from './config.js';
 import { ApiError } from '#contract/errors';
-import { bodyBytes, bodyText, header, validate } from './http.js';
+import { bodyBytes, bodyText, header, invalidRequest } from './http.js';
 import { IDEMPOTENCY_KEY } from '#contract/ids';
+import { validate } from '#contract/validation';
 
 /**
  * Strict JSON request bodies for /v1 POSTs and the admin API (the shared
@@ -12,7 +13,7 @@ import { IDEMPOTENCY_KEY } from '#contract/ids';
  * otherwise), a JSON object, and valid for the route's schema. Each refusal
  * is a distinct, clear error and happens before anything is written.
  */
-export function parseJsonBody<S extends StandardSchemaV1>(event: APIGatewayProxyEvent, schema: S, maxBytes = MAX_REQUEST_BODY_BYTES): StandardSchemaV1.InferOutput<S> {
+export function parseJsonBody<S extends GenericSchema>(event: APIGatewayProxyEvent, schema: S, maxBytes = MAX_REQUEST_BODY_BYTES): InferOutput<S> {
   if (bodyBytes(event) > maxBytes) {
     throw new ApiError('payload_too_large', `The body must be at most ${maxBytes} bytes.`);
   }
@@ -31,9 +32,7 @@ export function parseJsonBody<S extends StandardSchemaV1>(event: APIGatewayProxy
       throw new ApiError('invalid_request', 'The body must be a JSON object.');
     }
   }
-  const result = validate(schema, value);
-  if (!result.ok) throw new ApiError('invalid_request', `${result.path ? `Body field ${result.path}` : 'Body'}: ${result.message}`);
-  return result.value;
+  return validate(schema, value, 'Body field', invalidRequest);
 }
 
 /** application/json, optionally with charset=utf-8. */

@@ -18,17 +18,17 @@ export function reviewFilters(query: Record<string, string>, zone: string) {
     createdTo: (q.createdTo as string | undefined) ?? null,
   };
   if (filters.minRating !== null && filters.maxRating !== null && filters.minRating > filters.maxRating) {
-    throw new ApiError('invalid_request', 'Query parameter minRating: must not exceed maxRating.');
+    throw new ApiError('invalid_request', 'Query parameter minRating must not exceed maxRating.');
   }
   const from = filters.createdFrom === null ? null : parseIsoDate(filters.createdFrom);
   const to = filters.createdTo === null ? null : parseIsoDate(filters.createdTo);
-  if (filters.createdFrom !== null && !from) throw new ApiError('invalid_request', 'Query parameter createdFrom: is not a real calendar date.');
-  if (filters.createdTo !== null && !to) throw new ApiError('invalid_request', 'Query parameter createdTo: is not a real calendar date.');
+  if (filters.createdFrom !== null && !from) throw new ApiError('invalid_request', 'Query parameter createdFrom is not a real calendar date.');
+  if (filters.createdTo !== null && !to) throw new ApiError('invalid_request', 'Query parameter createdTo is not a real calendar date.');
   if (from && to) {
     const span = daysBetween(from, to);
-    if (span < 0) throw new ApiError('invalid_request', 'Query parameter createdTo: must not be before createdFrom.');
+    if (span < 0) throw new ApiError('invalid_request', 'Query parameter createdTo must not be before createdFrom.');
     if (span >= REVIEW_MAX_RANGE_DAYS) {
-      throw new ApiError('invalid_request', `Query parameters createdFrom..createdTo: at most ${REVIEW_MAX_RANGE_DAYS} days.`);
+      throw new ApiError('invalid_request', `Query parameters createdFrom..createdTo must span at most ${REVIEW_MAX_RANGE_DAYS} days.`);
     }
   }
   // Local calendar days of the location: [createdFrom 00:00, day after createdTo 00:00).

@@ -2,7 +2,7 @@ import { sha256Hex } from '#domain/crypto';
 import { strongEtag } from '#domain/etag';
 import type { MenuData, MenuItem, MenuSection } from '#contract/schemas/bevq';
 import { menuInput } from '#contract/schemas/bevq';
-import type * as z from 'zod';
+import type { InferOutput } from 'valibot';
 
 /**
  * Turns a rebuilt menu into the published one: configured order, computed
@@ -30,7 +30,7 @@ export function posHealth(lastSyncAt: string | null, lastFailureAt: string | nul
   return 'current';
 }
 
-type ParsedInput = z.output<typeof menuInput>;
+type ParsedInput = InferOutput<typeof menuInput>;
 type ItemContent = Omit<MenuItem, 'updatedAt'>;
 type SectionContent = Omit<MenuSection, 'updatedAt' | 'itemCount' | 'items'> & { items: ItemContent[] };
 

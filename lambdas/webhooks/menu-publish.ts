@@ -9,7 +9,7 @@ import { dispatchMenuEvent } from './fan-out.js';
 import { menuEventId } from './events.js';
 import { AdminConflictError, AdminInputError, AdminNotFoundError, parseInput } from '#domain/inputs';
 import { id } from '#contract/schemas/common';
-import * as z from 'zod';
+import * as v from 'valibot';
 
 /** A rebuilt menu for one location, as the platform publishes it (admin CLI and the ingest function). */
 export type PublishRequest = { groupId: string; locationId: string; menu: unknown };
@@ -25,7 +25,7 @@ export type PublishResult = {
   deliveries: number;
 };
 
-const target = z.object({ groupId: id, locationId: id });
+const target = v.object({ groupId: id, locationId: id });
 
 /**
  * First half of publishing: validate, build, record the new revision's event

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
+import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignsFile, loadCampaigns } from '#ingest/campaigns';
 import { loadMatriq, matriqFile } from '#ingest/matriq';
@@ -186,7 +187,7 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
       }),
       write: async (input, before) => {
         await loadSports(store, input, clock.now());
-        const file = sportsFile.parse(input);
+        const file = v.parse(sportsFile, input);
         const updatedAt = nowIso();
         const schedules = lastBy(file.schedules, (s) => s.date);
         return {
@@ -212,7 +213,7 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
       state: () => store.matriq.get(GROUP, LOCATION),
       write: async (input) => {
         await loadMatriq(store, input, clock.now());
-        const { scheduler, ...rest } = matriqFile.parse(input).locations.at(-1)!;
+        const { scheduler, ...rest } = v.parse(matriqFile, input).locations.at(-1)!;
         return { ...rest, updatedAt: nowIso(), scheduler: { ...scheduler, statusUpdatedAt: nowIso() } };
       },
     });
@@ -231,7 +232,7 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
       state: async () => Object.fromEntries((await store.campaigns.list(GROUP)).map((c) => [c.id, c])),
       write: async (input, before) => {
         await loadCampaigns(store, input, clock.now());
-        const written = campaignsFile.parse(input).campaigns.map((c) => [c.id, { ...c, updatedAt: nowIso() }]);
+        const written = v.parse(campaignsFile, input).campaigns.map((c) => [c.id, { ...c, updatedAt: nowIso() }]);
         return { ...before, ...Object.fromEntries(written) };
       },
     });
@@ -265,8 +266,8 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
         const expected = structuredClone(before);
         for (const e of input.entries) {
           if (e.kind === 'reviews') {
-            for (const r of reviewsInput.parse(e.data).reviews) expected.reviews[`${new Date(r.createdAt).toISOString()}#${r.id}`] = r;
-          } else (e.kind in expected.dated ? expected.dated : expected.current)[e.kind] = schemas[e.kind].parse(e.data);
+            for (const r of v.parse(reviewsInput, e.data).reviews) expected.reviews[`${new Date(r.createdAt).toISOString()}#${r.id}`] = r;
+          } else (e.kind in expected.dated ? expected.dated : expected.current)[e.kind] = v.parse(schemas[e.kind], e.data);
         }
         return expected;
       },
@@ -287,7 +288,7 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
       }),
       write: async (input, before) => {
         await loadVenues(store, input, clock.now());
-        const file = venueFile.parse(input);
+        const file = v.parse(venueFile, input);
         const groups = lastBy(file.groups, (g) => g.groupId);
         const locations = lastBy(file.groups.flatMap((g) => g.locations.map((l) => ({ ...l, groupId: g.groupId }))), (l) => `${l.groupId}/${l.id}`);
         return {

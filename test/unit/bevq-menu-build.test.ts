@@ -1,9 +1,10 @@
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { buildMenu, canonicalJson, posHealth } from '#lambdas/webhooks/menu-build';
 import { menuInput } from '#contract/schemas/bevq';
 import { sampleMenu } from '#local/demo-menu';
 
-const parse = (m: unknown) => menuInput.parse(m);
+const parse = (m: unknown) => v.parse(menuInput, m);
 const T1 = Date.UTC(2026, 0, 1);
 const T2 = Date.UTC(2026, 0, 2);
 

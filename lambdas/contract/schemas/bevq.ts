@@ -1,80 +1,80 @@
-import * as z from 'zod';
-import { absoluteUrl, decimal, isoTimestamp, money, nextCursor, refresh } from './common.js';
+import * as v from 'valibot';
+import { absoluteUrl, decimal, isoTimestamp, nextCursor, nonNegativeMoney, refresh } from './common.js';
 
 /** Beverage menu (contract 2.11), the bevq resources around it, and the webhook payload (6.3). */
 
-const text = z.string().max(2000);
-const menuId = z.string().min(1).max(128);
+const text = v.pipe(v.string(), v.maxLength(2000));
+const menuId = v.pipe(v.string(), v.minLength(1), v.maxLength(128));
 /** Position within a section or menu; only the order matters. */
-const sortOrder = z.number().int().min(-1_000_000).max(1_000_000);
-const location = z.object({ id: z.string(), name: z.string(), timezone: z.string() });
+const sortOrder = v.pipe(v.number(), v.safeInteger(), v.minValue(-1_000_000), v.maxValue(1_000_000));
+const location = v.object({ id: v.string(), name: v.string(), timezone: v.string() });
 
-export const menuSize = z.object({
+export const menuSize = v.object({
   id: menuId,
-  name: z.string().max(200),
+  name: v.pipe(v.string(), v.maxLength(200)),
   /** Up to a half-barrel keg (1,984 oz). */
   ounces: decimal(0, 2_000, 2),
-  price: money.min(0),
+  price: nonNegativeMoney,
   /** The location's authoritative POS currency, as stored; never derived from locale or symbol. */
-  currency: z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code such as USD'),
-  available: z.boolean(),
+  currency: v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD')),
+  available: v.boolean(),
 });
 
-export const menuBrand = z.object({
-  id: z.string().max(128).optional(),
-  name: z.string().max(200).optional(),
-  type: z.string().max(100).optional(),
-  imageUrl: absoluteUrl.optional(),
+export const menuBrand = v.object({
+  id: v.optional(v.pipe(v.string(), v.maxLength(128))),
+  name: v.optional(v.pipe(v.string(), v.maxLength(200))),
+  type: v.optional(v.pipe(v.string(), v.maxLength(100))),
+  imageUrl: v.optional(absoluteUrl),
 });
 
 const itemFields = {
   id: menuId,
-  type: z.string().max(100),
-  name: z.string().max(200),
-  displayName: z.string().max(200),
-  brand: menuBrand.optional(),
-  style: z.string().max(200),
-  category: z.string().max(200),
-  abv: decimal(0, 100, 2).nullable(),
-  ibu: decimal(0, 1000, 1).nullable(),
-  country: z.string().max(100),
-  region: z.string().max(200),
+  type: v.pipe(v.string(), v.maxLength(100)),
+  name: v.pipe(v.string(), v.maxLength(200)),
+  displayName: v.pipe(v.string(), v.maxLength(200)),
+  brand: v.optional(menuBrand),
+  style: v.pipe(v.string(), v.maxLength(200)),
+  category: v.pipe(v.string(), v.maxLength(200)),
+  abv: v.nullable(decimal(0, 100, 2)),
+  ibu: v.nullable(decimal(0, 1000, 1)),
+  country: v.pipe(v.string(), v.maxLength(100)),
+  region: v.pipe(v.string(), v.maxLength(200)),
   description: text,
-  imageUrl: absoluteUrl.nullable(),
-  posItemId: z.string().max(128).nullable(),
-  posGroupId: z.string().max(128).nullable(),
-  mapped: z.boolean(),
-  available: z.boolean(),
-  sizes: z.array(menuSize).max(20),
+  imageUrl: v.nullable(absoluteUrl),
+  posItemId: v.nullable(v.pipe(v.string(), v.maxLength(128))),
+  posGroupId: v.nullable(v.pipe(v.string(), v.maxLength(128))),
+  mapped: v.boolean(),
+  available: v.boolean(),
+  sizes: v.pipe(v.array(menuSize), v.maxLength(20)),
   sortOrder,
 };
 
-export const menuItem = z.object({ ...itemFields, sectionId: menuId, updatedAt: isoTimestamp });
+export const menuItem = v.object({ ...itemFields, sectionId: menuId, updatedAt: isoTimestamp });
 
-export const menuSection = z.object({
+export const menuSection = v.object({
   id: menuId,
-  name: z.string().max(200),
+  name: v.pipe(v.string(), v.maxLength(200)),
   description: text,
   sortOrder,
-  enabled: z.boolean(),
-  itemCount: z.number().int(),
+  enabled: v.boolean(),
+  itemCount: v.pipe(v.number(), v.safeInteger()),
   updatedAt: isoTimestamp,
-  items: z.array(menuItem),
+  items: v.array(menuItem),
 });
 
-export const posHealth = z.enum(['current', 'stale', 'unknown']);
+export const posHealth = v.picklist(['current', 'stale', 'unknown']);
 
-export const menuData = z.object({
+export const menuData = v.object({
   updatedAt: isoTimestamp,
-  revision: z.string(),
-  sourceHealth: z.object({ pos: posHealth, lastPosSyncAt: isoTimestamp.nullable() }),
-  sectionCount: z.number().int(),
-  itemCount: z.number().int(),
-  sections: z.array(menuSection),
+  revision: v.string(),
+  sourceHealth: v.object({ pos: posHealth, lastPosSyncAt: v.nullable(isoTimestamp) }),
+  sectionCount: v.pipe(v.number(), v.safeInteger()),
+  itemCount: v.pipe(v.number(), v.safeInteger()),
+  sections: v.array(menuSection),
 });
-export type MenuData = z.infer<typeof menuData>;
-export type MenuSection = z.infer<typeof menuSection>;
-export type MenuItem = z.infer<typeof menuItem>;
+export type MenuData = v.InferOutput<typeof menuData>;
+export type MenuSection = v.InferOutput<typeof menuSection>;
+export type MenuItem = v.InferOutput<typeof menuItem>;
 
 /**
  * A rebuilt menu as published (admin CLI `menus publish`, the ingest
@@ -82,89 +82,78 @@ export type MenuItem = z.infer<typeof menuItem>;
  * optional and ignored (revision, counts, timestamps, `pos`). POS health
  * comes from the reconciliation times.
  */
-export const menuInput = z
-  .object({
-    revision: z.unknown().optional(),
-    updatedAt: z.unknown().optional(),
-    sectionCount: z.unknown().optional(),
-    itemCount: z.unknown().optional(),
-    sourceHealth: z
-      .object({
-        pos: z.unknown().optional(),
-        /** Last successful persisted POS reconciliation; null when none has succeeded yet. */
-        lastPosSyncAt: isoTimestamp.nullable(),
-        /** Last failed POS attempt, if any. */
-        lastPosFailureAt: isoTimestamp.nullable().optional(),
-      })
-      .strict(),
-    sections: z
-      .array(
-        z
-          .object({
-            id: menuId,
-            name: z.string().max(200),
-            description: text.default(''),
-            sortOrder,
-            enabled: z.boolean(),
-            itemCount: z.unknown().optional(),
-            updatedAt: z.unknown().optional(),
-            items: z
-              .array(
-                z
-                  .object({ ...itemFields, sectionId: menuId.optional(), updatedAt: z.unknown().optional() })
-                  .strict(),
-              )
-              .max(1000),
-          })
-          .strict(),
-      )
-      .max(200),
-  })
-  .strict();
-export type MenuInput = z.input<typeof menuInput>;
+const ignored = v.optional(v.unknown());
 
-const menuSummary = z.object({
-  available: z.boolean(),
-  revision: z.string().nullable(),
-  updatedAt: isoTimestamp.nullable(),
+const sectionInput = v.strictObject({
+  id: menuId,
+  name: v.pipe(v.string(), v.maxLength(200)),
+  description: v.optional(text, ''),
+  sortOrder,
+  enabled: v.boolean(),
+  itemCount: ignored,
+  updatedAt: ignored,
+  items: v.pipe(v.array(v.strictObject({ ...itemFields, sectionId: v.optional(menuId), updatedAt: ignored })), v.maxLength(1000)),
+});
+
+export const menuInput = v.strictObject({
+  revision: ignored,
+  updatedAt: ignored,
+  sectionCount: ignored,
+  itemCount: ignored,
+  sourceHealth: v.strictObject({
+    pos: ignored,
+    /** Last successful persisted POS reconciliation; null when none has succeeded yet. */
+    lastPosSyncAt: v.nullable(isoTimestamp),
+    /** Last failed POS attempt, if any. */
+    lastPosFailureAt: v.optional(v.nullable(isoTimestamp)),
+  }),
+  sections: v.pipe(v.array(sectionInput), v.maxLength(200)),
+});
+export type MenuInput = v.InferInput<typeof menuInput>;
+
+const menuSummary = v.object({
+  available: v.boolean(),
+  revision: v.nullable(v.string()),
+  updatedAt: v.nullable(isoTimestamp),
   /** The menu resource of this location. */
   endpoint: absoluteUrl,
 });
 
-export const bevqGroupData = z.object({
-  group: z.object({ id: z.string(), name: z.string() }),
-  locations: z.array(location.extend({ bevqEnabled: z.boolean(), menu: menuSummary })),
+export const bevqGroupData = v.object({
+  group: v.object({ id: v.string(), name: v.string() }),
+  locations: v.array(v.object({ ...location.entries, bevqEnabled: v.boolean(), menu: menuSummary })),
   refresh,
   nextCursor,
 });
 
-export const bevqLocationData = z.object({
+export const bevqLocationData = v.object({
   location,
-  status: z.enum(['published', 'not_published']),
-  menu: menuSummary.extend({
-    sectionCount: z.number().int(),
-    itemCount: z.number().int(),
-    sourceHealth: menuData.shape.sourceHealth.nullable(),
+  status: v.picklist(['published', 'not_published']),
+  menu: v.object({
+    ...menuSummary.entries,
+    sectionCount: v.pipe(v.number(), v.safeInteger()),
+    itemCount: v.pipe(v.number(), v.safeInteger()),
+    sourceHealth: v.nullable(menuData.entries.sourceHealth),
   }),
   refresh,
 });
 
-export const bevqMenuData = z.object({ location, menu: menuData, refresh });
+export const bevqMenuData = v.object({ location, menu: menuData, refresh });
 
 export const EVENT_TYPES = ['bevq.menu.updated', 'customer_api.webhook.test'] as const;
 
 /** The body of every webhook request (6.3). */
-export const webhookPayload = z.object({
-  eventId: z.string(),
-  eventType: z.enum(EVENT_TYPES),
+export const webhookPayload = v.object({
+  eventId: v.string(),
+  eventType: v.picklist(EVENT_TYPES),
   occurredAt: isoTimestamp,
-  groupId: z.string(),
-  locationId: z.string(),
+  groupId: v.string(),
+  locationId: v.string(),
   /** Current published menu revision; "" on a test event. */
-  revision: z.string(),
+  revision: v.string(),
   /** `/v1/{group_id}/{location_id}/bevq/menu`, a path under the base URL. */
-  resource: z.string(),
+  resource: v.string(),
   /** true only on test events; omitted otherwise. */
-  test: z.literal(true).optional(),
+  test: v.optional(v.literal(true)),
 });
-export type WebhookPayload = z.infer<typeof webhookPayload>;
+export type WebhookPayload = v.InferOutput<typeof webhookPayload>;

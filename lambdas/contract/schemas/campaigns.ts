@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 import { isoTimestamp, nextCursor, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 import { deviceStatus } from './matriq.js';
@@ -8,26 +8,26 @@ import { deviceStatus } from './matriq.js';
 export const CAMPAIGN_STATUSES = ['scheduled', 'active', 'paused', 'ended'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
-export const campaign = z.object({
-  id: z.string(),
-  name: z.string(),
-  status: z.enum(CAMPAIGN_STATUSES),
+export const campaign = v.object({
+  id: v.string(),
+  name: v.string(),
+  status: v.picklist(CAMPAIGN_STATUSES),
   startsAt: isoTimestamp,
   endsAt: isoTimestamp,
 });
 
-export const locationCampaignsData = z.object({
+export const locationCampaignsData = v.object({
   location: locationRef,
   refresh,
-  campaigns: z.array(campaign),
+  campaigns: v.array(campaign),
   deviceStatus,
 });
 
-export const groupCampaignsData = z.object({
-  group: z.object({ id: z.string(), name: z.string() }),
+export const groupCampaignsData = v.object({
+  group: v.object({ id: v.string(), name: v.string() }),
   refresh,
-  campaigns: z.array(campaign.extend({ locationIds: z.array(z.string()) })),
-  locations: z.array(locationRef.extend({ campaignIds: z.array(z.string()), deviceStatus })),
+  campaigns: v.array(v.object({ ...campaign.entries, locationIds: v.array(v.string()) })),
+  locations: v.array(v.object({ ...locationRef.entries, campaignIds: v.array(v.string()), deviceStatus })),
   deviceStatus,
   nextCursor,
 });

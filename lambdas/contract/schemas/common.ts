@@ -1,59 +1,75 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 import { ID_PATTERN, ID_RULE, isReservedId } from '../ids.js';
 import { COMPACT_DATE, ISO_DATE } from './requests.js';
 
 /** The id rule (lambdas/contract/ids.ts) as a schema, for inputs that name ids. */
-export const id = z
-  .string()
-  .regex(ID_PATTERN, ID_RULE)
-  .refine((v) => !isReservedId(v), 'this id is reserved by a route');
+export const id = v.pipe(
+  v.string(),
+  v.regex(ID_PATTERN, ID_RULE),
+  v.check((value) => !isReservedId(value), 'is reserved by a route'),
+);
 
-export const isoTimestamp = z.string().datetime({ offset: true });
+/**
+ * An RFC 3339 date and time with a real calendar date, `Z` or an offset (`utc` refuses an offset): the rule of
+ * every timestamp the service takes or gives, stated as a pattern so the OpenAPI document states it too.
+ */
+const DATE_TIME =
+  /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
+const UTC_DATE_TIME = new RegExp(DATE_TIME.source.replace('(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d))', 'Z'));
+export function dateTime({ utc = false } = {}) {
+  const example = utc ? '2026-01-31T09:30:00Z' : '2026-01-31T09:30:00Z or 2026-01-31T09:30:00+01:00';
+  return v.pipe(v.string(), v.regex(utc ? UTC_DATE_TIME : DATE_TIME, `must be a date and time such as ${example}`), v.metadata({ format: 'date-time' }));
+}
+export const isoTimestamp = dateTime();
+
 /** The date shapes of responses (the request rules, which also check the calendar, are in requests.ts). */
-export const compactDate = z.string().regex(COMPACT_DATE);
-export const isoDate = z.string().regex(ISO_DATE);
-export const absoluteUrl = z.string().url();
+export const compactDate = v.pipe(v.string(), v.regex(COMPACT_DATE, 'must be a date YYYYMMDD'));
+export const isoDate = v.pipe(v.string(), v.regex(ISO_DATE, 'must be a date YYYY-MM-DD'));
+export const absoluteUrl = v.pipe(v.string(), v.url('must be an absolute URL'));
 /** A group list's paging field: present only when more locations follow (docs/decisions/paging.md). */
-export const nextCursor = z.string().optional().describe('Opaque cursor of the next page; absent on the last page');
+export const nextCursor = v.optional(v.pipe(v.string(), v.description('Opaque cursor of the next page; absent on the last page')));
 
 /**
  * A fractional number input, bounded to its domain: within [min, max] and
  * written with at most `decimals` digits after the point (never as 1e-7).
  * Such a number has at most 17 significant digits and, unless 0, a magnitude
  * from 10^-decimals to max: DynamoDB stores it exactly (38 digits, 1E-130 to
- * under 1E+126). zod's multipleOf is no substitute: it lets 1e-200 through.
+ * under 1E+126). A multipleOf rule is no substitute: it lets 1e-200 through.
  */
 export function decimal(min: number, max: number, decimals: number) {
   const plain = new RegExp(`^-?\\d+(\\.\\d{1,${decimals}})?$`);
-  return z.number().min(min).max(max).refine((n) => plain.test(String(n)), `use at most ${decimals} decimals`);
+  return v.pipe(v.number(), v.minValue(min), v.maxValue(max), v.check((n) => plain.test(String(n)), `must have at most ${decimals} decimals`));
 }
 
 /** An amount in a currency's major unit: up to 10 million either way, at most 4 decimals (the finest ISO 4217 minor unit). */
 export const money = decimal(-10_000_000, 10_000_000, 4);
+/** The same, never negative. */
+export const nonNegativeMoney = decimal(0, 10_000_000, 4);
 
-export const refresh = z.object({ cadence: z.string(), description: z.string() });
+export const refresh = v.object({ cadence: v.string(), description: v.string() });
 
 /** The common envelope of 2.1 around a resource's `data`. */
-export function envelope<T extends z.ZodType>(data: T, { locationLevel }: { locationLevel: boolean }) {
-  return z.object({
-    ok: z.literal(true),
-    version: z.literal('v1'),
-    resource: z.string(),
-    groupId: z.string(),
-    ...(locationLevel ? { locationId: z.string() } : {}),
-    generatedAt: isoTimestamp.optional(),
+export function envelope(data: v.GenericSchema, { locationLevel }: { locationLevel: boolean }) {
+  const entries: v.ObjectEntries = {
+    ok: v.literal(true),
+    version: v.literal('v1'),
+    resource: v.string(),
+    groupId: v.string(),
+    ...(locationLevel ? { locationId: v.string() } : {}),
+    generatedAt: v.optional(isoTimestamp),
     data,
-  });
+  };
+  return v.object(entries);
 }
 
 /** Every non-success /v1 response. */
-export const errorBody = z.object({
-  ok: z.literal(false),
-  version: z.literal('v1'),
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    status: z.number().int(),
-    requestId: z.string(),
+export const errorBody = v.object({
+  ok: v.literal(false),
+  version: v.literal('v1'),
+  error: v.object({
+    code: v.string(),
+    message: v.string(),
+    status: v.pipe(v.number(), v.safeInteger()),
+    requestId: v.string(),
   }),
 });

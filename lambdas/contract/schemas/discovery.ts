@@ -1,75 +1,75 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 import { MODULES, SCOPES } from '#contract/scopes';
 import { absoluteUrl, isoTimestamp, nextCursor, refresh } from './common.js';
 
 /** An object with one property per key, all of one schema. */
-function keyed<T extends z.ZodType>(keys: readonly string[], schema: T) {
-  return z.object(Object.fromEntries(keys.map((k) => [k, schema])) as Record<string, T>);
+function keyed<T extends v.GenericSchema>(keys: readonly string[], schema: T) {
+  return v.object(Object.fromEntries(keys.map((k) => [k, schema])) as Record<string, T>);
 }
 
-const modulesEnabled = keyed(MODULES, z.boolean());
+const modulesEnabled = keyed(MODULES, v.boolean());
 
 export const ENDPOINT_KEYS = ['root', 'modules', 'shiftq', 'sportsq', 'matriq'] as const;
 
-export const tokenBlock = z.object({
-  scopeType: z.enum(['group', 'location']),
-  scopes: z.array(z.enum(SCOPES)),
-  rateLimitPerMinute: z.number().int().positive(),
-  expiresAt: isoTimestamp.nullable(),
-  accessTokenExpiresAt: isoTimestamp.nullable(),
-  credentialType: z.enum(['client_credentials', 'legacy_bearer']),
-  status: z.enum(['active', 'revoked', 'expired']),
-  allowedLocationIds: z.array(z.string()).optional(),
-  tokenPrefix: z.string(),
+export const tokenBlock = v.object({
+  scopeType: v.picklist(['group', 'location']),
+  scopes: v.array(v.picklist(SCOPES)),
+  rateLimitPerMinute: v.pipe(v.number(), v.safeInteger(), v.gtValue(0)),
+  expiresAt: v.nullable(isoTimestamp),
+  accessTokenExpiresAt: v.nullable(isoTimestamp),
+  credentialType: v.picklist(['client_credentials', 'legacy_bearer']),
+  status: v.picklist(['active', 'revoked', 'expired']),
+  allowedLocationIds: v.optional(v.array(v.string())),
+  tokenPrefix: v.string(),
 });
 
-export const locationItem = z.object({
-  id: z.string(),
-  name: z.string(),
-  locationShortName: z.string(),
-  timezone: z.string(),
-  slug: z.string(),
-  status: z.string(),
+export const locationItem = v.object({
+  id: v.string(),
+  name: v.string(),
+  locationShortName: v.string(),
+  timezone: v.string(),
+  slug: v.string(),
+  status: v.string(),
   modulesEnabled,
-  resources: z.array(z.string()),
+  resources: v.array(v.string()),
   endpoints: keyed(ENDPOINT_KEYS, absoluteUrl),
 });
 
-export const locationRef = z.object({ id: z.string(), name: z.string(), timezone: z.string() });
+export const locationRef = v.object({ id: v.string(), name: v.string(), timezone: v.string() });
 
-export const locationsData = z.object({
+export const locationsData = v.object({
   token: tokenBlock,
-  locations: z.array(locationItem),
+  locations: v.array(locationItem),
   refresh,
   nextCursor,
 });
 
-const moduleGrant = z.object({
-  scope: z.string(),
-  granted: z.boolean().describe('The token holds the module scope'),
+const moduleGrant = v.object({
+  scope: v.string(),
+  granted: v.pipe(v.boolean(), v.description('The token holds the module scope')),
 });
 
-export const groupModulesData = z.object({
-  group: z.object({ id: z.string(), name: z.string() }),
+export const groupModulesData = v.object({
+  group: v.object({ id: v.string(), name: v.string() }),
   modules: keyed(
     MODULES,
-    moduleGrant.extend({ locationIds: z.array(z.string()).describe('Accessible locations of this page with the module enabled') }),
+    v.object({ ...moduleGrant.entries, locationIds: v.pipe(v.array(v.string()), v.description('Accessible locations of this page with the module enabled')) }),
   ),
   refresh,
   nextCursor,
 });
 
-export const locationModulesData = z.object({
+export const locationModulesData = v.object({
   location: locationRef,
   modulesEnabled,
-  modules: keyed(MODULES, moduleGrant.extend({ enabled: z.boolean(), resources: z.array(z.string()) })),
+  modules: keyed(MODULES, v.object({ ...moduleGrant.entries, enabled: v.boolean(), resources: v.array(v.string()) })),
   refresh,
 });
 
-export const locationSummaryData = z.object({
-  location: locationItem.omit({ resources: true, endpoints: true, modulesEnabled: true }),
+export const locationSummaryData = v.object({
+  location: v.omit(locationItem, ['resources', 'endpoints', 'modulesEnabled']),
   modulesEnabled,
-  resources: z.array(z.string()),
-  endpoints: locationItem.shape.endpoints,
+  resources: v.array(v.string()),
+  endpoints: locationItem.entries.endpoints,
   refresh,
 });

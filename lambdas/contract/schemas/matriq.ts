@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 import { absoluteUrl, compactDate, isoDate, isoTimestamp, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 
@@ -13,121 +13,112 @@ export type DeviceHealth = (typeof DEVICE_HEALTH)[number];
 export const STOP_STATUSES = ['queued', 'applied', 'failed'] as const;
 export type StopStatus = (typeof STOP_STATUSES)[number];
 
-const health = z.enum(DEVICE_HEALTH).describe('healthy: seen within 5 minutes; warning: within 30; offline: later or never');
+const health = v.pipe(v.picklist(DEVICE_HEALTH), v.description('healthy: seen within 5 minutes; warning: within 30; offline: later or never'));
 
-export const deviceStatus = z.object({
-  healthy: z.number().int().nonnegative(),
-  warning: z.number().int().nonnegative(),
-  offline: z.number().int().nonnegative(),
+export const deviceStatus = v.object({
+  healthy: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+  warning: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+  offline: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
 });
 
 /** `refresh` of the composite matriq resources, keyed by sub-resource (2.1). */
-export const matriqRefresh = z.object({
+export const matriqRefresh = v.object({
   gateway: refresh,
   devices: refresh,
   providerAvailable: refresh,
   aiScheduler: refresh,
 });
 
-export const overviewData = z.object({
+export const overviewData = v.object({
   location: locationRef,
-  summary: z.object({
-    deviceIds: z.array(z.string()),
-    providerCount: z.number().int().nonnegative(),
-    aiSchedulerPublished: z.boolean(),
-    aiSchedulerRunning: z.boolean(),
+  summary: v.object({
+    deviceIds: v.array(v.string()),
+    providerCount: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+    aiSchedulerPublished: v.boolean(),
+    aiSchedulerRunning: v.boolean(),
   }),
-  endpoints: z.object({ gateway: absoluteUrl, devices: absoluteUrl, providerAvailable: absoluteUrl, aiScheduler: absoluteUrl }),
+  endpoints: v.object({ gateway: absoluteUrl, devices: absoluteUrl, providerAvailable: absoluteUrl, aiScheduler: absoluteUrl }),
   refresh: matriqRefresh,
 });
 
-export const gatewayData = z.object({
+export const gatewayData = v.object({
   location: locationRef,
-  gateway: z.object({
-    id: z.string(),
-    name: z.string(),
-    model: z.string(),
-    firmwareVersion: z.string(),
-    lastSeenAt: isoTimestamp.nullable(),
+  gateway: v.object({
+    id: v.string(),
+    name: v.string(),
+    model: v.string(),
+    firmwareVersion: v.string(),
+    lastSeenAt: v.nullable(isoTimestamp),
     health,
   }),
   refresh,
 });
 
-export const devicesData = z.object({
+export const devicesData = v.object({
   location: locationRef,
-  devices: z.array(
-    z.object({ id: z.string(), name: z.string(), type: z.string(), zone: z.string(), lastSeenAt: isoTimestamp.nullable(), health }),
-  ),
+  devices: v.array(v.object({ id: v.string(), name: v.string(), type: v.string(), zone: v.string(), lastSeenAt: v.nullable(isoTimestamp), health })),
   deviceStatus,
   refresh,
 });
 
-export const providerAvailableData = z.object({
+export const providerAvailableData = v.object({
   location: locationRef,
-  businessDate: z.object({ active: compactDate, calendarDate: isoDate, timezone: z.string() }),
-  providers: z.array(z.object({ providerKey: z.string(), providerLabel: z.string(), providerLogo: absoluteUrl.nullable() })),
-  providersAvailable: z.array(
-    z.object({
-      eventId: z.string(),
-      title: z.string(),
-      league: z.string(),
-      leagueLogo: absoluteUrl.nullable(),
-      homeTeam: z.string(),
-      awayTeam: z.string(),
-      homeLogo: absoluteUrl.nullable(),
-      awayLogo: absoluteUrl.nullable(),
-      providerLabel: z.string(),
-      providerLogo: absoluteUrl.nullable(),
-      channelNumber: z.string(),
-    }),
-  ),
+  businessDate: v.object({ active: compactDate, calendarDate: isoDate, timezone: v.string() }),
+  providers: v.array(v.object({ providerKey: v.string(), providerLabel: v.string(), providerLogo: v.nullable(absoluteUrl) })),
+  providersAvailable: v.array(v.object({
+    eventId: v.string(),
+    title: v.string(),
+    league: v.string(),
+    leagueLogo: v.nullable(absoluteUrl),
+    homeTeam: v.string(),
+    awayTeam: v.string(),
+    homeLogo: v.nullable(absoluteUrl),
+    awayLogo: v.nullable(absoluteUrl),
+    providerLabel: v.string(),
+    providerLogo: v.nullable(absoluteUrl),
+    channelNumber: v.string(),
+  })),
   refresh,
 });
 
-export const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/);
+export const hhmm = v.pipe(v.string(), v.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time HH:MM'));
 
-export const aiSchedulerData = z.object({
+export const aiSchedulerData = v.object({
   location: locationRef,
-  deviceIds: z.array(z.string()),
+  deviceIds: v.array(v.string()),
   businessDay: compactDate,
   statusUpdatedAt: isoTimestamp,
-  publishedDraftUpdatedAt: isoTimestamp.nullable(),
-  status: z.object({
-    running: z.boolean(),
-    published: z.boolean(),
-    draftExists: z.boolean(),
-    runtime: z.object({
-      emergencyStopActive: z.boolean(),
-      lastStartAt: isoTimestamp.nullable(),
-      lastStopAt: isoTimestamp.nullable(),
+  publishedDraftUpdatedAt: v.nullable(isoTimestamp),
+  status: v.object({
+    running: v.boolean(),
+    published: v.boolean(),
+    draftExists: v.boolean(),
+    runtime: v.object({
+      emergencyStopActive: v.boolean(),
+      lastStartAt: v.nullable(isoTimestamp),
+      lastStopAt: v.nullable(isoTimestamp),
     }),
   }),
-  currentPublishedDraft: z
-    .object({
-      businessDay: compactDate,
-      published: z.boolean(),
-      status: z.string(),
-      draft: z.object({
-        title: z.string(),
-        items: z.array(z.object({ id: z.string(), start: hhmm, end: hhmm, eventTitle: z.string() })),
-      }),
-    })
-    .nullable()
-    .describe("The draft for the active business day; null when none exists (another day's draft is never shown)"),
-  actions: z.array(
-    z.object({ label: z.string(), method: z.literal('POST'), endpoint: absoluteUrl, scope: z.string(), description: z.string() }),
-  ),
+  currentPublishedDraft: v.pipe(v.nullable(v.object({
+    businessDay: compactDate,
+    published: v.boolean(),
+    status: v.string(),
+    draft: v.object({
+      title: v.string(),
+      items: v.array(v.object({ id: v.string(), start: hhmm, end: hhmm, eventTitle: v.string() })),
+    }),
+    })), v.description("The draft for the active business day; null when none exists (another day's draft is never shown)")),
+  actions: v.array(v.object({ label: v.string(), method: v.literal('POST'), endpoint: absoluteUrl, scope: v.string(), description: v.string() })),
   refresh,
 });
 
 
-export const emergencyStopData = z.object({
-  status: z.enum(STOP_STATUSES),
-  deviceId: z.string(),
-  commandId: z.string(),
+export const emergencyStopData = v.object({
+  status: v.picklist(STOP_STATUSES),
+  deviceId: v.string(),
+  commandId: v.string(),
   requestedAt: isoTimestamp,
-  reason: z.string(),
-  completedAt: isoTimestamp.nullable().describe('When the gateway reported applied or failed; null while queued'),
+  reason: v.string(),
+  completedAt: v.pipe(v.nullable(isoTimestamp), v.description('When the gateway reported applied or failed; null while queued')),
   refresh,
 });

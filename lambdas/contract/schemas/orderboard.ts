@@ -1,11 +1,11 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 import { refresh } from './common.js';
 import { locationRef } from './discovery.js';
 
 /** Order board placeholder (contract 2.10). */
-export const orderboardData = z.object({
+export const orderboardData = v.object({
   location: locationRef,
   refresh,
-  status: z.literal('coming_soon'),
-  message: z.string(),
+  status: v.literal('coming_soon'),
+  message: v.string(),
 });

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type { GenericSchema } from 'valibot';
 import * as bevq from './bevq.js';
 import * as campaigns from './campaigns.js';
 import * as discovery from './discovery.js';
@@ -12,7 +12,7 @@ import * as sportsq from './sportsq.js';
  * the route table's operation name. Only the OpenAPI document and the tests
  * read it, so no function bundle carries the response schemas.
  */
-export const RESPONSE_DATA: Readonly<Record<string, z.ZodType>> = {
+export const RESPONSE_DATA: Readonly<Record<string, GenericSchema>> = {
   listLocations: discovery.locationsData,
   groupModules: discovery.groupModulesData,
   locationModules: discovery.locationModulesData,

@@ -1,187 +1,156 @@
-import * as z from 'zod';
-import { decimal, money } from './common.js';
+import * as v from 'valibot';
+import { decimal, isoTimestamp, money, nonNegativeMoney } from './common.js';
 import { ISO_DATE, REVIEW_PROVIDERS } from './requests.js';
 
-const isoDate = z.string().regex(ISO_DATE, 'use YYYY-MM-DD');
+const isoDate = v.pipe(v.string(), v.regex(ISO_DATE, 'must be a date YYYY-MM-DD'));
 
 /**
  * What the platform loads per location (admin ingest): validated with these
  * schemas and stored as given; every response is derived from them on read.
  */
 
-const ts = z.string().datetime({ offset: true });
-const name = z.string().trim().min(1).max(120);
-const key = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, 'use 1-64 letters, digits, ".", ":", "_" or "-"');
-const count = z.number().int().min(0).max(1_000_000);
-const nonNegMoney = money.min(0);
+const ts = isoTimestamp;
+const name = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(120));
+const key = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, 'must be 1-64 letters, digits, ".", ":", "_" or "-"'));
+const count = v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.maxValue(1_000_000));
 const hours = decimal(0, 100_000, 2);
-const currency = z.string().regex(/^[A-Z]{3}$/, 'ISO 4217 code');
+const currency = v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD'));
 
 // ── kitchen: raw tickets of one business day ──
 
 export const MAX_TICKETS_PER_DAY = 20_000;
 
-export const kitchenStation = z.object({
+export const kitchenStation = v.object({
   id: key,
   name,
-  kind: z.enum(['prep', 'expediter']),
-  includeWithExpediter: z.boolean().default(true),
-  expoRouting: z.string().max(40).default('expo'),
+  kind: v.picklist(['prep', 'expediter']),
+  includeWithExpediter: v.optional(v.boolean(), true),
+  expoRouting: v.optional(v.pipe(v.string(), v.maxLength(40)), 'expo'),
 });
 
-export const kitchenTicket = z.object({
+export const kitchenTicket = v.object({
   id: key,
   firedAt: ts,
   salesCategory: name,
   /** Prep fulfillment per station: `itemCount` rows, done when every item is bumped. */
-  prep: z.array(z.object({ stationId: key, itemCount: count.min(1), doneAt: ts.nullable() })).max(50),
+  prep: v.pipe(v.array(v.object({ stationId: key, itemCount: v.pipe(count, v.minValue(1)), doneAt: v.nullable(ts) })), v.maxLength(50)),
   /** Expediter stages; level 1 is the first expo pass. */
-  expo: z
-    .array(z.object({ fulfillmentLevel: z.number().int().min(1).max(9), stationId: key, itemCount: count.min(1), clearedAt: ts.nullable() }))
-    .max(9)
-    .default([]),
+  expo: v.optional(v.pipe(v.array(v.object({ fulfillmentLevel: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(9)), stationId: key, itemCount: v.pipe(count, v.minValue(1)), clearedAt: v.nullable(ts) })), v.maxLength(9)), () => []),
 });
 
-export const kitchenInput = z.object({
+export const kitchenInput = v.object({
   updatedAt: ts,
-  status: z
-    .object({ state: z.enum(['ok', 'error']), httpStatus: z.number().int().min(100).max(599), error: z.string().max(500).optional() })
-    .default({ state: 'ok', httpStatus: 200 }),
-  stations: z.array(kitchenStation).min(1).max(100),
+  status: v.optional(v.object({ state: v.picklist(['ok', 'error']), httpStatus: v.pipe(v.number(), v.safeInteger(), v.minValue(100), v.maxValue(599)), error: v.optional(v.pipe(v.string(), v.maxLength(500))) }), () => ({ state: 'ok' as const, httpStatus: 200 })),
+  stations: v.pipe(v.array(kitchenStation), v.minLength(1), v.maxLength(100)),
   /** null tracks every prep station; a list tracks only those. */
-  trackedPrepStations: z.array(key).nullable().default(null),
+  trackedPrepStations: v.optional(v.nullable(v.array(key)), null),
   /** null tracks every sales category; a list tracks only those. */
-  trackedSalesCategories: z.array(name).nullable().default(null),
-  tickets: z.array(kitchenTicket).max(MAX_TICKETS_PER_DAY),
+  trackedSalesCategories: v.optional(v.nullable(v.array(name)), null),
+  tickets: v.pipe(v.array(kitchenTicket), v.maxLength(MAX_TICKETS_PER_DAY)),
 });
 
 // ── sales, labor ──
 
-export const salesInput = z.object({
+export const salesInput = v.object({
   updatedAt: ts,
   currency,
-  grossSales: nonNegMoney,
+  grossSales: nonNegativeMoney,
   netSales: money,
-  discounts: nonNegMoney,
-  voids: nonNegMoney,
-  refunds: nonNegMoney,
-  tax: nonNegMoney,
-  tips: nonNegMoney,
+  discounts: nonNegativeMoney,
+  voids: nonNegativeMoney,
+  refunds: nonNegativeMoney,
+  tax: nonNegativeMoney,
+  tips: nonNegativeMoney,
   orderCount: count,
   guestCount: count,
-  hourly: z.array(z.object({ hourStartIso: ts, netSales: money, orderCount: count })).max(30).default([]),
-  categories: z.array(z.object({ category: name, netSales: money, quantity: count })).max(200).default([]),
-  employees: z.array(z.object({ employeeId: key, employeeName: name, netSales: money })).max(500).default([]),
+  hourly: v.optional(v.pipe(v.array(v.object({ hourStartIso: ts, netSales: money, orderCount: count })), v.maxLength(30)), () => []),
+  categories: v.optional(v.pipe(v.array(v.object({ category: name, netSales: money, quantity: count })), v.maxLength(200)), () => []),
+  employees: v.optional(v.pipe(v.array(v.object({ employeeId: key, employeeName: name, netSales: money })), v.maxLength(500)), () => []),
 });
 
-export const laborInput = z.object({
+export const laborInput = v.object({
   updatedAt: ts,
   currency,
-  roles: z
-    .array(z.object({ roleGroup: name, regularHours: hours, overtimeHours: hours, laborCost: nonNegMoney, employeeCount: count }))
-    .max(100),
+  roles: v.pipe(v.array(v.object({ roleGroup: name, regularHours: hours, overtimeHours: hours, laborCost: nonNegativeMoney, employeeCount: count })), v.maxLength(100)),
 });
 
 // ── clock-ins of one business day ──
 
-export const clockInsInput = z.object({
+export const clockInsInput = v.object({
   asOf: ts,
-  entries: z
-    .array(
-      z.object({
-        employeeId: key,
-        employeeName: name,
-        roleGroup: name,
-        isManager: z.boolean().default(false),
-        scheduled: z.object({ start: ts, end: ts, jobCode: key }).nullable(),
-        punch: z.object({ jobCode: key, clockedInAt: ts, clockedOutAt: ts.nullable() }).nullable(),
-      }),
-    )
-    .max(1000),
+  entries: v.pipe(v.array(v.object({
+    employeeId: key,
+    employeeName: name,
+    roleGroup: name,
+    isManager: v.optional(v.boolean(), false),
+    scheduled: v.nullable(v.object({ start: ts, end: ts, jobCode: key })),
+    punch: v.nullable(v.object({ jobCode: key, clockedInAt: ts, clockedOutAt: v.nullable(ts) })),
+    })), v.maxLength(1000)),
 });
 
 // ── current state: pos menu, employees, reservations digest ──
 
-export const posMenuInput = z.object({
+export const posMenuInput = v.object({
   updatedAt: ts,
   stockUpdatedAt: ts,
   currency,
-  groups: z
-    .array(
-      z.object({
-        id: key,
-        name,
-        items: z
-          .array(z.object({ id: key, name, price: nonNegMoney, soldOut: z.boolean(), stockQuantity: count.nullable().default(null) }))
-          .max(500),
-      }),
-    )
-    .max(100),
+  groups: v.pipe(v.array(v.object({
+    id: key,
+    name,
+    items: v.pipe(v.array(v.object({ id: key, name, price: nonNegativeMoney, soldOut: v.boolean(), stockQuantity: v.optional(v.nullable(count), null) })), v.maxLength(500)),
+    })), v.maxLength(100)),
 });
 
-export const employeesInput = z.object({
+export const employeesInput = v.object({
   updatedAt: ts,
-  employees: z
-    .array(z.object({ id: key, displayName: name, jobCodes: z.array(key).max(20), isManager: z.boolean().default(false), hiredOn: isoDate }))
-    .max(2000),
-  jobs: z.array(z.object({ code: key, title: name, roleGroup: name })).max(200),
-  shifts: z.array(z.object({ id: key, employeeId: key, jobCode: key, start: ts, end: ts })).max(5000).default([]),
-  timeEntries: z
-    .array(z.object({ id: key, employeeId: key, jobCode: key, clockInAt: ts, clockOutAt: ts.nullable() }))
-    .max(5000)
-    .default([]),
+  employees: v.pipe(v.array(v.object({ id: key, displayName: name, jobCodes: v.pipe(v.array(key), v.maxLength(20)), isManager: v.optional(v.boolean(), false), hiredOn: isoDate })), v.maxLength(2000)),
+  jobs: v.pipe(v.array(v.object({ code: key, title: name, roleGroup: name })), v.maxLength(200)),
+  shifts: v.optional(v.pipe(v.array(v.object({ id: key, employeeId: key, jobCode: key, start: ts, end: ts })), v.maxLength(5000)), () => []),
+  timeEntries: v.optional(v.pipe(v.array(v.object({ id: key, employeeId: key, jobCode: key, clockInAt: ts, clockOutAt: v.nullable(ts) })), v.maxLength(5000)), () => []),
 });
 
-export const reservationsInput = z.object({
+export const reservationsInput = v.object({
   venueLabel: name,
   asOf: ts,
-  days: z
-    .array(
-      z.object({
-        dayKey: isoDate,
-        label: name,
-        items: z
-          .array(
-            z.object({
-              id: key,
-              displayTime: z.string().min(1).max(20),
-              guestName: name,
-              partySize: z.number().int().min(1).max(500),
-              notes: z.string().max(500).default(''),
-            }),
-          )
-          .max(1000),
-      }),
-    )
-    .max(62),
+  days: v.pipe(v.array(v.object({
+    dayKey: isoDate,
+    label: name,
+    items: v.pipe(v.array(v.object({
+      id: key,
+      displayTime: v.pipe(v.string(), v.minLength(1), v.maxLength(20)),
+      guestName: name,
+      partySize: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(500)),
+      notes: v.optional(v.pipe(v.string(), v.maxLength(500)), ''),
+      })), v.maxLength(1000)),
+    })), v.maxLength(62)),
 });
 
 // ── reviews ──
 
-export const reviewInput = z.object({
+export const reviewInput = v.object({
   id: key,
-  provider: z.enum(REVIEW_PROVIDERS),
-  rating: z.number().int().min(1).max(5),
+  provider: v.picklist(REVIEW_PROVIDERS),
+  rating: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(5)),
   reviewerName: name,
-  text: z.string().max(5000),
+  text: v.pipe(v.string(), v.maxLength(5000)),
   createdAt: ts,
   updatedAt: ts,
-  reviewUrl: z.string().url().startsWith('https://'),
-  workflowStatus: z.enum(['NEW', 'IN_PROGRESS', 'DONE']).default('NEW'),
-  responseState: z.enum(['NONE', 'DRAFT', 'PUBLISHED']).default('NONE'),
+  reviewUrl: v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https:\/\/.*/, 'must start with https://')),
+  workflowStatus: v.optional(v.picklist(['NEW', 'IN_PROGRESS', 'DONE']), 'NEW'),
+  responseState: v.optional(v.picklist(['NONE', 'DRAFT', 'PUBLISHED']), 'NONE'),
 });
 
-export const reviewsInput = z.object({ reviews: z.array(reviewInput).max(1000) });
+export const reviewsInput = v.object({ reviews: v.pipe(v.array(reviewInput), v.maxLength(1000)) });
 
-export type KitchenInput = z.output<typeof kitchenInput>;
-export type KitchenTicket = z.output<typeof kitchenTicket>;
-export type SalesInput = z.output<typeof salesInput>;
-export type LaborInput = z.output<typeof laborInput>;
-export type ClockInsInput = z.output<typeof clockInsInput>;
-export type PosMenuInput = z.output<typeof posMenuInput>;
-export type EmployeesInput = z.output<typeof employeesInput>;
-export type ReservationsInput = z.output<typeof reservationsInput>;
-export type ReviewInput = z.output<typeof reviewInput>;
+export type KitchenInput = v.InferOutput<typeof kitchenInput>;
+export type KitchenTicket = v.InferOutput<typeof kitchenTicket>;
+export type SalesInput = v.InferOutput<typeof salesInput>;
+export type LaborInput = v.InferOutput<typeof laborInput>;
+export type ClockInsInput = v.InferOutput<typeof clockInsInput>;
+export type PosMenuInput = v.InferOutput<typeof posMenuInput>;
+export type EmployeesInput = v.InferOutput<typeof employeesInput>;
+export type ReservationsInput = v.InferOutput<typeof reservationsInput>;
+export type ReviewInput = v.InferOutput<typeof reviewInput>;
 
 /** Per-business-date resources, kept 366 days. */
 export const DATED_KINDS = ['kitchen', 'sales', 'labor', 'clockIns'] as const;

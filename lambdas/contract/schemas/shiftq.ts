@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 import { absoluteUrl, compactDate, isoDate, isoTimestamp, nextCursor, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 
@@ -11,157 +11,155 @@ import { locationRef } from './discovery.js';
 // ───────────────────────── kitchen (2.4) ─────────────────────────
 
 const averageFields = {
-  averageBasis: z.literal('ticket_count'),
-  averageDivisorField: z.literal('ticketCount'),
-  averageDivisorValue: z.number().int(),
-  averageTicketTimeMinutes: z.number(),
-  ticketCount: z.number().int().min(1),
-  rowCount: z.number().int().describe('Item-fulfillment volume; never a divisor'),
-  minTicketTimeMinutes: z.number(),
-  maxTicketTimeMinutes: z.number(),
+  averageBasis: v.literal('ticket_count'),
+  averageDivisorField: v.literal('ticketCount'),
+  averageDivisorValue: v.pipe(v.number(), v.safeInteger()),
+  averageTicketTimeMinutes: v.number(),
+  ticketCount: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
+  rowCount: v.pipe(v.number(), v.safeInteger(), v.description('Item-fulfillment volume; never a divisor')),
+  minTicketTimeMinutes: v.number(),
+  maxTicketTimeMinutes: v.number(),
 };
 
-export const stationAverageRow = z.object({ stationGuid: z.string(), stationName: z.string(), ...averageFields });
-export const expediterAverageRow = z.object({
-  fulfillmentLevel: z.number().int().min(1),
-  stationGuid: z.string(),
-  stationName: z.string(),
+export const stationAverageRow = v.object({ stationGuid: v.string(), stationName: v.string(), ...averageFields });
+export const expediterAverageRow = v.object({
+  fulfillmentLevel: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
+  stationGuid: v.string(),
+  stationName: v.string(),
   ...averageFields,
 });
-export const salesCategoryAverageRow = z.object({ salesCategory: z.string(), ...averageFields });
+export const salesCategoryAverageRow = v.object({ salesCategory: v.string(), ...averageFields });
 
-export const timeBucket = z.object({
-  bucketStartMs: z.number().int(),
-  bucketEndMs: z.number().int(),
+export const timeBucket = v.object({
+  bucketStartMs: v.pipe(v.number(), v.safeInteger()),
+  bucketEndMs: v.pipe(v.number(), v.safeInteger()),
   bucketStartIso: isoTimestamp,
   bucketEndIso: isoTimestamp,
-  bucketLabel: z.string().describe('Local 15-minute range, e.g. "4:15 PM – 4:30 PM"'),
-  averageBasis: z.literal('ticket_count'),
-  averageDivisorField: z.literal('ticketCount'),
-  averageDivisorValue: z.number().int(),
-  averageTicketTimeMinutes: z.number().nullable().describe('Prep average; null when only expediter tickets fired in the bucket'),
-  ticketCount: z.number().int().min(0),
-  rowCount: z.number().int(),
-  minTicketTimeMinutes: z.number().nullable(),
-  maxTicketTimeMinutes: z.number().nullable(),
-  avgExpoClearMinutes: z.number().nullable(),
-  stationTicketAverages: z.array(stationAverageRow),
-  expediterTicketAverages: z.array(expediterAverageRow),
-  salesCategoryTicketAverages: z.array(salesCategoryAverageRow),
+  bucketLabel: v.pipe(v.string(), v.description('Local 15-minute range, e.g. "4:15 PM – 4:30 PM"')),
+  averageBasis: v.literal('ticket_count'),
+  averageDivisorField: v.literal('ticketCount'),
+  averageDivisorValue: v.pipe(v.number(), v.safeInteger()),
+  averageTicketTimeMinutes: v.pipe(v.nullable(v.number()), v.description('Prep average; null when only expediter tickets fired in the bucket')),
+  ticketCount: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+  rowCount: v.pipe(v.number(), v.safeInteger()),
+  minTicketTimeMinutes: v.nullable(v.number()),
+  maxTicketTimeMinutes: v.nullable(v.number()),
+  avgExpoClearMinutes: v.nullable(v.number()),
+  stationTicketAverages: v.array(stationAverageRow),
+  expediterTicketAverages: v.array(expediterAverageRow),
+  salesCategoryTicketAverages: v.array(salesCategoryAverageRow),
 });
 
-const kitchenStatus = z.object({
-  state: z.enum(['ok', 'error']),
-  httpStatus: z.number().int(),
-  error: z.string().optional().describe('Present only when state is error'),
+const kitchenStatus = v.object({
+  state: v.picklist(['ok', 'error']),
+  httpStatus: v.pipe(v.number(), v.safeInteger()),
+  error: v.pipe(v.optional(v.string()), v.description('Present only when state is error')),
 });
 
-export const kitchenSnapshot = z.object({
+export const kitchenSnapshot = v.object({
   businessDate: compactDate,
   metricsBusinessDate: compactDate,
   dateKey: isoDate,
   metricsDateKey: isoDate,
-  timezone: z.string(),
+  timezone: v.string(),
   updatedAt: isoTimestamp,
-  dayStartMs: z.number().int(),
-  selectionMode: z.enum(['all', 'selected']),
-  trackedPrepStations: z.array(z.string()),
-  trackAllPrepStations: z.boolean(),
-  availablePrepStations: z.array(
-    z.object({ id: z.string(), name: z.string(), includeWithExpediter: z.boolean(), expoRouting: z.string() }),
-  ),
-  trackedSalesCategories: z.array(z.string()),
-  trackAllSalesCategories: z.boolean(),
-  availableSalesCategories: z.array(z.string()),
-  queue: z.object({ inProgressCount: z.number().int(), readyQueueCount: z.number().int(), oldestReadyMinutes: z.number() }),
-  averages: z.object({
-    averageBasis: z.literal('ticket_count'),
-    avgKitchenTicketTimeMinutes: z.number().nullable().describe('null when prepTicketCount is 0'),
-    avgKitchenTicketTimeSource: z.literal('prep_stations'),
-    avgKitchenTicketTimeDivisorField: z.literal('prepTicketCount'),
-    avgKitchenTicketTimeDivisorValue: z.number().int(),
-    avgExpediterTicketTimeMinutes: z.number().nullable().describe('null when expediterTicketCount is 0'),
-    avgExpediterTicketTimeSource: z.literal('expediter_level_1'),
-    avgExpediterTicketTimeDivisorField: z.literal('expediterTicketCount'),
-    avgExpediterTicketTimeDivisorValue: z.number().int(),
-    avgExpoClearMinutes: z.number().nullable(),
+  dayStartMs: v.pipe(v.number(), v.safeInteger()),
+  selectionMode: v.picklist(['all', 'selected']),
+  trackedPrepStations: v.array(v.string()),
+  trackAllPrepStations: v.boolean(),
+  availablePrepStations: v.array(v.object({ id: v.string(), name: v.string(), includeWithExpediter: v.boolean(), expoRouting: v.string() })),
+  trackedSalesCategories: v.array(v.string()),
+  trackAllSalesCategories: v.boolean(),
+  availableSalesCategories: v.array(v.string()),
+  queue: v.object({ inProgressCount: v.pipe(v.number(), v.safeInteger()), readyQueueCount: v.pipe(v.number(), v.safeInteger()), oldestReadyMinutes: v.number() }),
+  averages: v.object({
+    averageBasis: v.literal('ticket_count'),
+    avgKitchenTicketTimeMinutes: v.pipe(v.nullable(v.number()), v.description('null when prepTicketCount is 0')),
+    avgKitchenTicketTimeSource: v.literal('prep_stations'),
+    avgKitchenTicketTimeDivisorField: v.literal('prepTicketCount'),
+    avgKitchenTicketTimeDivisorValue: v.pipe(v.number(), v.safeInteger()),
+    avgExpediterTicketTimeMinutes: v.pipe(v.nullable(v.number()), v.description('null when expediterTicketCount is 0')),
+    avgExpediterTicketTimeSource: v.literal('expediter_level_1'),
+    avgExpediterTicketTimeDivisorField: v.literal('expediterTicketCount'),
+    avgExpediterTicketTimeDivisorValue: v.pipe(v.number(), v.safeInteger()),
+    avgExpoClearMinutes: v.nullable(v.number()),
   }),
-  counts: z.object({
-    clearedTicketCount: z.number().int(),
-    prepTicketCount: z.number().int(),
-    prepRowCount: z.number().int(),
-    sourceTicketCount: z.number().int(),
-    expediterTicketCount: z.number().int(),
-    expediterRowCount: z.number().int(),
-    expediterSourceTicketCount: z.number().int(),
-    expediterLevelCount: z.number().int(),
-    stationCount: z.number().int(),
-    salesCategoryCount: z.number().int(),
-    timeBucketCount: z.number().int(),
-    thirtyMinuteBucketCount: z.number().int(),
+  counts: v.object({
+    clearedTicketCount: v.pipe(v.number(), v.safeInteger()),
+    prepTicketCount: v.pipe(v.number(), v.safeInteger()),
+    prepRowCount: v.pipe(v.number(), v.safeInteger()),
+    sourceTicketCount: v.pipe(v.number(), v.safeInteger()),
+    expediterTicketCount: v.pipe(v.number(), v.safeInteger()),
+    expediterRowCount: v.pipe(v.number(), v.safeInteger()),
+    expediterSourceTicketCount: v.pipe(v.number(), v.safeInteger()),
+    expediterLevelCount: v.pipe(v.number(), v.safeInteger()),
+    stationCount: v.pipe(v.number(), v.safeInteger()),
+    salesCategoryCount: v.pipe(v.number(), v.safeInteger()),
+    timeBucketCount: v.pipe(v.number(), v.safeInteger()),
+    thirtyMinuteBucketCount: v.pipe(v.number(), v.safeInteger()),
   }),
-  expediterTicketAverages: z.array(expediterAverageRow),
-  stationTicketAverages: z.array(stationAverageRow),
-  salesCategoryTicketAverages: z.array(salesCategoryAverageRow),
-  timeBuckets: z.array(timeBucket),
-  bucketIntervalMinutes: z.literal(15),
+  expediterTicketAverages: v.array(expediterAverageRow),
+  stationTicketAverages: v.array(stationAverageRow),
+  salesCategoryTicketAverages: v.array(salesCategoryAverageRow),
+  timeBuckets: v.array(timeBucket),
+  bucketIntervalMinutes: v.literal(15),
   status: kitchenStatus,
-  retentionDays: z.literal(366),
+  retentionDays: v.literal(366),
 });
 
-export const kitchenMetadata = z.object({
+export const kitchenMetadata = v.object({
   updatedAt: isoTimestamp,
   businessDate: compactDate,
   dateKey: isoDate,
   liveBusinessDate: compactDate,
-  bucketIntervalMinutes: z.literal(15),
-  lastStatus: z.enum(['ok', 'error']),
-  lastHttpStatus: z.number().int(),
-  lastError: z.string().optional(),
-  averageBasis: z.literal('ticket_count'),
-  avgKitchenTicketTimeMinutes: z.number().nullable(),
-  avgKitchenTicketTimeDivisorField: z.literal('prepTicketCount'),
-  avgKitchenTicketTimeDivisorValue: z.number().int(),
-  avgExpediterTicketTimeMinutes: z.number().nullable(),
-  avgExpediterTicketTimeDivisorField: z.literal('expediterTicketCount'),
-  avgExpediterTicketTimeDivisorValue: z.number().int(),
-  avgExpoClearMinutes: z.number().nullable(),
-  prepTicketCount: z.number().int(),
-  prepRowCount: z.number().int(),
-  expediterTicketCount: z.number().int(),
-  expediterRowCount: z.number().int(),
-  expediterLevelCount: z.number().int(),
-  stationCount: z.number().int(),
-  salesCategoryCount: z.number().int(),
-  timeBucketCount: z.number().int(),
-  thirtyMinuteBucketCount: z.number().int(),
+  bucketIntervalMinutes: v.literal(15),
+  lastStatus: v.picklist(['ok', 'error']),
+  lastHttpStatus: v.pipe(v.number(), v.safeInteger()),
+  lastError: v.optional(v.string()),
+  averageBasis: v.literal('ticket_count'),
+  avgKitchenTicketTimeMinutes: v.nullable(v.number()),
+  avgKitchenTicketTimeDivisorField: v.literal('prepTicketCount'),
+  avgKitchenTicketTimeDivisorValue: v.pipe(v.number(), v.safeInteger()),
+  avgExpediterTicketTimeMinutes: v.nullable(v.number()),
+  avgExpediterTicketTimeDivisorField: v.literal('expediterTicketCount'),
+  avgExpediterTicketTimeDivisorValue: v.pipe(v.number(), v.safeInteger()),
+  avgExpoClearMinutes: v.nullable(v.number()),
+  prepTicketCount: v.pipe(v.number(), v.safeInteger()),
+  prepRowCount: v.pipe(v.number(), v.safeInteger()),
+  expediterTicketCount: v.pipe(v.number(), v.safeInteger()),
+  expediterRowCount: v.pipe(v.number(), v.safeInteger()),
+  expediterLevelCount: v.pipe(v.number(), v.safeInteger()),
+  stationCount: v.pipe(v.number(), v.safeInteger()),
+  salesCategoryCount: v.pipe(v.number(), v.safeInteger()),
+  timeBucketCount: v.pipe(v.number(), v.safeInteger()),
+  thirtyMinuteBucketCount: v.pipe(v.number(), v.safeInteger()),
 });
 
 /** Why an exact-date read has no data: none was loaded for that date, or the date is past the 366-day retention. */
-export const unavailableReason = z.enum(['no_data', 'expired']).nullable();
+export const unavailableReason = v.nullable(v.picklist(['no_data', 'expired']));
 
-export const kitchenData = z.object({
+export const kitchenData = v.object({
   location: locationRef,
   refresh,
   currentBusinessDate: compactDate,
   requestedBusinessDate: compactDate,
-  bucketAvailable: z.boolean(),
-  bucketUnavailableReason: unavailableReason.describe('null when bucketAvailable; otherwise no_data or expired'),
-  retentionDays: z.literal(366),
-  latestMetadata: kitchenMetadata.nullable().describe('Metadata of the current business date; null when it has no data'),
-  currentSnapshot: kitchenSnapshot.nullable(),
-  requestedBucket: kitchenSnapshot.nullable().describe('Exactly the requested business date; never another date'),
-  endpoints: z.object({ current: absoluteUrl, byBusinessDate: absoluteUrl.describe('URL template with {businessDate}') }),
-  thirtyMinuteBuckets: z.array(timeBucket).describe('Legacy alias of requestedBucket.timeBuckets (15-minute buckets; empty without a bucket)'),
+  bucketAvailable: v.boolean(),
+  bucketUnavailableReason: v.pipe(unavailableReason, v.description('null when bucketAvailable; otherwise no_data or expired')),
+  retentionDays: v.literal(366),
+  latestMetadata: v.pipe(v.nullable(kitchenMetadata), v.description('Metadata of the current business date; null when it has no data')),
+  currentSnapshot: v.nullable(kitchenSnapshot),
+  requestedBucket: v.pipe(v.nullable(kitchenSnapshot), v.description('Exactly the requested business date; never another date')),
+  endpoints: v.object({ current: absoluteUrl, byBusinessDate: v.pipe(absoluteUrl, v.description('URL template with {businessDate}')) }),
+  thirtyMinuteBuckets: v.pipe(v.array(timeBucket), v.description('Legacy alias of requestedBucket.timeBuckets (15-minute buckets; empty without a bucket)')),
 });
 
 // ───────────────────────── sales, labor ─────────────────────────
 
-const money = z.number();
+const money = v.number();
 
-export const salesSnapshot = z.object({
+export const salesSnapshot = v.object({
   updatedAt: isoTimestamp,
-  currency: z.string().length(3),
+  currency: v.pipe(v.string(), v.length(3)),
   grossSales: money,
   netSales: money,
   discounts: money,
@@ -169,56 +167,54 @@ export const salesSnapshot = z.object({
   refunds: money,
   tax: money,
   tips: money,
-  orderCount: z.number().int(),
-  guestCount: z.number().int(),
-  averageCheck: money.nullable().describe('netSales / orderCount; null without orders'),
-  discountsPercent: z.number().nullable().describe('discounts / grossSales × 100'),
-  voidsPercent: z.number().nullable().describe('voids / grossSales × 100'),
-  hourly: z.array(z.object({ hourStartIso: isoTimestamp, label: z.string(), netSales: money, orderCount: z.number().int() })),
-  categories: z.array(z.object({ category: z.string(), netSales: money, quantity: z.number().int() })),
-  leaderboard: z.array(
-    z.object({ employeeId: z.string(), employeeName: z.string(), metric: z.literal('netSales'), value: money, rank: z.number().int() }),
-  ),
+  orderCount: v.pipe(v.number(), v.safeInteger()),
+  guestCount: v.pipe(v.number(), v.safeInteger()),
+  averageCheck: v.pipe(v.nullable(money), v.description('netSales / orderCount; null without orders')),
+  discountsPercent: v.pipe(v.nullable(v.number()), v.description('discounts / grossSales × 100')),
+  voidsPercent: v.pipe(v.nullable(v.number()), v.description('voids / grossSales × 100')),
+  hourly: v.array(v.object({ hourStartIso: isoTimestamp, label: v.string(), netSales: money, orderCount: v.pipe(v.number(), v.safeInteger()) })),
+  categories: v.array(v.object({ category: v.string(), netSales: money, quantity: v.pipe(v.number(), v.safeInteger()) })),
+  leaderboard: v.array(v.object({ employeeId: v.string(), employeeName: v.string(), metric: v.literal('netSales'), value: money, rank: v.pipe(v.number(), v.safeInteger()) })),
 });
 
-export const salesData = z.object({
+export const salesData = v.object({
   location: locationRef,
   refresh,
   businessDate: compactDate,
-  available: z.boolean(),
+  available: v.boolean(),
   unavailableReason,
-  sales: salesSnapshot.nullable(),
-  compare: z.object({
-    basis: z.literal('same_weekday_prior_week'),
+  sales: v.nullable(salesSnapshot),
+  compare: v.object({
+    basis: v.literal('same_weekday_prior_week'),
     businessDate: compactDate,
-    available: z.boolean(),
-    netSales: money.nullable(),
-    orderCount: z.number().int().nullable(),
-    guestCount: z.number().int().nullable(),
-    netSalesChange: money.nullable(),
-    netSalesChangePercent: z.number().nullable(),
+    available: v.boolean(),
+    netSales: v.nullable(money),
+    orderCount: v.nullable(v.pipe(v.number(), v.safeInteger())),
+    guestCount: v.nullable(v.pipe(v.number(), v.safeInteger())),
+    netSalesChange: v.nullable(money),
+    netSalesChangePercent: v.nullable(v.number()),
   }),
 });
 
-export const laborSnapshot = z.object({
+export const laborSnapshot = v.object({
   updatedAt: isoTimestamp,
-  currency: z.string().length(3),
+  currency: v.pipe(v.string(), v.length(3)),
   laborCost: money,
-  regularHours: z.number(),
-  overtimeHours: z.number(),
-  totalHours: z.number(),
-  laborPercent: z.number().nullable().describe('laborCost / netSales of the same business date × 100; null without sales'),
-  salesPerLaborHour: money.nullable(),
-  roles: z.array(z.object({ roleGroup: z.string(), hours: z.number(), laborCost: money, employeeCount: z.number().int() })),
+  regularHours: v.number(),
+  overtimeHours: v.number(),
+  totalHours: v.number(),
+  laborPercent: v.pipe(v.nullable(v.number()), v.description('laborCost / netSales of the same business date × 100; null without sales')),
+  salesPerLaborHour: v.nullable(money),
+  roles: v.array(v.object({ roleGroup: v.string(), hours: v.number(), laborCost: money, employeeCount: v.pipe(v.number(), v.safeInteger()) })),
 });
 
-export const laborData = z.object({
+export const laborData = v.object({
   location: locationRef,
   refresh,
   businessDate: compactDate,
-  available: z.boolean(),
+  available: v.boolean(),
   unavailableReason,
-  labor: laborSnapshot.nullable(),
+  labor: v.nullable(laborSnapshot),
 });
 
 // ───────────────────────── clock-ins ─────────────────────────
@@ -231,160 +227,142 @@ export const CLOCK_IN_ALERTS = [
   'late_clock_in',
 ] as const;
 
-export const exceptionCounts = z.object({
-  wrongJobCodeClockIns: z.number().int(),
-  scheduledButMissing: z.number().int(),
-  clockedInButNotScheduled: z.number().int(),
-  earlyClockIns: z.number().int(),
-  lateClockIns: z.number().int(),
+export const exceptionCounts = v.object({
+  wrongJobCodeClockIns: v.pipe(v.number(), v.safeInteger()),
+  scheduledButMissing: v.pipe(v.number(), v.safeInteger()),
+  clockedInButNotScheduled: v.pipe(v.number(), v.safeInteger()),
+  earlyClockIns: v.pipe(v.number(), v.safeInteger()),
+  lateClockIns: v.pipe(v.number(), v.safeInteger()),
 });
 
-export const clockInsData = z.object({
+export const clockInsData = v.object({
   location: locationRef,
   refresh,
   businessDate: compactDate,
-  available: z.boolean(),
-  asOf: isoTimestamp.nullable(),
-  clockedInCount: z.number().int(),
-  managerOnDutyCount: z.number().int(),
-  clockedIn: z.array(
-    z.object({
-      employeeId: z.string(),
-      employeeName: z.string(),
-      roleGroup: z.string(),
-      jobCode: z.string(),
-      isManager: z.boolean(),
-      clockedInAt: isoTimestamp,
-    }),
-  ),
-  roleCoverage: z.array(
-    z.object({ roleGroup: z.string(), scheduledCount: z.number().int(), clockedInCount: z.number().int(), managerOnDuty: z.boolean() }),
-  ),
-  alerts: z.array(
-    z.object({
-      type: z.enum(CLOCK_IN_ALERTS),
-      employeeId: z.string(),
-      employeeName: z.string(),
-      roleGroup: z.string(),
-      detail: z.string(),
-    }),
-  ),
+  available: v.boolean(),
+  asOf: v.nullable(isoTimestamp),
+  clockedInCount: v.pipe(v.number(), v.safeInteger()),
+  managerOnDutyCount: v.pipe(v.number(), v.safeInteger()),
+  clockedIn: v.array(v.object({
+    employeeId: v.string(),
+    employeeName: v.string(),
+    roleGroup: v.string(),
+    jobCode: v.string(),
+    isManager: v.boolean(),
+    clockedInAt: isoTimestamp,
+  })),
+  roleCoverage: v.array(v.object({ roleGroup: v.string(), scheduledCount: v.pipe(v.number(), v.safeInteger()), clockedInCount: v.pipe(v.number(), v.safeInteger()), managerOnDuty: v.boolean() })),
+  alerts: v.array(v.object({
+    type: v.picklist(CLOCK_IN_ALERTS),
+    employeeId: v.string(),
+    employeeName: v.string(),
+    roleGroup: v.string(),
+    detail: v.string(),
+  })),
   exceptionCounts,
 });
 
 // ───────────────────────── pos menu, employees ─────────────────────────
 
-export const posMenuData = z.object({
+export const posMenuData = v.object({
   location: locationRef,
   refresh,
-  available: z.boolean(),
-  updatedAt: isoTimestamp.nullable(),
-  stockUpdatedAt: isoTimestamp.nullable().describe('Last stock overlay (every 5 minutes)'),
-  currency: z.string().nullable(),
-  itemCount: z.number().int(),
-  soldOutItemCount: z.number().int(),
-  groups: z.array(
-    z.object({
-      id: z.string(),
-      name: z.string(),
-      items: z.array(
-        z.object({
-          id: z.string(),
-          name: z.string(),
-          price: money,
-          soldOut: z.boolean(),
-          stockQuantity: z.number().int().nullable().describe('Remaining count when the POS tracks one'),
-        }),
-      ),
-    }),
-  ),
+  available: v.boolean(),
+  updatedAt: v.nullable(isoTimestamp),
+  stockUpdatedAt: v.pipe(v.nullable(isoTimestamp), v.description('Last stock overlay (every 5 minutes)')),
+  currency: v.nullable(v.string()),
+  itemCount: v.pipe(v.number(), v.safeInteger()),
+  soldOutItemCount: v.pipe(v.number(), v.safeInteger()),
+  groups: v.array(v.object({
+    id: v.string(),
+    name: v.string(),
+    items: v.array(v.object({
+      id: v.string(),
+      name: v.string(),
+      price: money,
+      soldOut: v.boolean(),
+      stockQuantity: v.pipe(v.nullable(v.pipe(v.number(), v.safeInteger())), v.description('Remaining count when the POS tracks one')),
+    })),
+  })),
 });
 
-export const employeesData = z.object({
+export const employeesData = v.object({
   location: locationRef,
   refresh,
-  available: z.boolean(),
-  updatedAt: isoTimestamp.nullable(),
-  businessDate: compactDate.describe('Current business date; newTeamMemberCount counts hires in the 30 days before it'),
-  newTeamMemberCount: z.number().int(),
-  employees: z.array(
-    z.object({
-      id: z.string(),
-      displayName: z.string(),
-      jobCodes: z.array(z.string()),
-      isManager: z.boolean(),
-      hiredOn: isoDate,
-      newTeamMember: z.boolean(),
-    }),
-  ),
-  jobs: z.array(z.object({ code: z.string(), title: z.string(), roleGroup: z.string() })),
-  shifts: z.array(z.object({ id: z.string(), employeeId: z.string(), jobCode: z.string(), start: isoTimestamp, end: isoTimestamp })),
-  timeEntries: z.array(
-    z.object({ id: z.string(), employeeId: z.string(), jobCode: z.string(), clockInAt: isoTimestamp, clockOutAt: isoTimestamp.nullable() }),
-  ),
+  available: v.boolean(),
+  updatedAt: v.nullable(isoTimestamp),
+  businessDate: v.pipe(compactDate, v.description('Current business date; newTeamMemberCount counts hires in the 30 days before it')),
+  newTeamMemberCount: v.pipe(v.number(), v.safeInteger()),
+  employees: v.array(v.object({
+    id: v.string(),
+    displayName: v.string(),
+    jobCodes: v.array(v.string()),
+    isManager: v.boolean(),
+    hiredOn: isoDate,
+    newTeamMember: v.boolean(),
+  })),
+  jobs: v.array(v.object({ code: v.string(), title: v.string(), roleGroup: v.string() })),
+  shifts: v.array(v.object({ id: v.string(), employeeId: v.string(), jobCode: v.string(), start: isoTimestamp, end: isoTimestamp })),
+  timeEntries: v.array(v.object({ id: v.string(), employeeId: v.string(), jobCode: v.string(), clockInAt: isoTimestamp, clockOutAt: v.nullable(isoTimestamp) })),
 });
 
 // ───────────────────────── reservations (2.5) ─────────────────────────
 
-const reservationItem = z.object({
-  id: z.string(),
-  displayTime: z.string(),
-  guestName: z.string(),
-  partySize: z.number().int(),
-  notes: z.string(),
+const reservationItem = v.object({
+  id: v.string(),
+  displayTime: v.string(),
+  guestName: v.string(),
+  partySize: v.pipe(v.number(), v.safeInteger()),
+  notes: v.string(),
 });
 
-export const reservationsData = z.object({
+export const reservationsData = v.object({
   location: locationRef,
   refresh,
-  source: z.literal('pos_reservations_digest'),
-  available: z.boolean(),
-  reservations: z.object({
-    venueLabel: z.string(),
-    asOf: isoTimestamp.nullable().describe('null when no digest has been ingested'),
-    asOfLabel: z.string().optional().describe('Present on shiftq/reservations'),
-    dayCount: z.number().int(),
-    totalParties: z.number().int(),
-    totalCovers: z.number().int(),
-    days: z.array(
-      z.object({ dayKey: isoDate, label: z.string(), parties: z.number().int(), covers: z.number().int(), items: z.array(reservationItem) }),
-    ),
+  source: v.literal('pos_reservations_digest'),
+  available: v.boolean(),
+  reservations: v.object({
+    venueLabel: v.string(),
+    asOf: v.pipe(v.nullable(isoTimestamp), v.description('null when no digest has been ingested')),
+    asOfLabel: v.pipe(v.optional(v.string()), v.description('Present on shiftq/reservations')),
+    dayCount: v.pipe(v.number(), v.safeInteger()),
+    totalParties: v.pipe(v.number(), v.safeInteger()),
+    totalCovers: v.pipe(v.number(), v.safeInteger()),
+    days: v.array(v.object({ dayKey: isoDate, label: v.string(), parties: v.pipe(v.number(), v.safeInteger()), covers: v.pipe(v.number(), v.safeInteger()), items: v.array(reservationItem) })),
   }),
 });
 
 // ───────────────────────── reviews (2.6) ─────────────────────────
 
-export const reviewsData = z.object({
-  location: z.object({ groupId: z.string(), locationId: z.string(), name: z.string() }),
+export const reviewsData = v.object({
+  location: v.object({ groupId: v.string(), locationId: v.string(), name: v.string() }),
   refresh,
-  capability: z.object({ available: z.boolean(), configured: z.boolean(), activeProviders: z.array(z.string()) }),
-  filters: z.object({
-    minRating: z.number().int().nullable(),
-    maxRating: z.number().int().nullable(),
-    provider: z.string().nullable(),
-    createdFrom: isoDate.nullable(),
-    createdTo: isoDate.nullable(),
+  capability: v.object({ available: v.boolean(), configured: v.boolean(), activeProviders: v.array(v.string()) }),
+  filters: v.object({
+    minRating: v.nullable(v.pipe(v.number(), v.safeInteger())),
+    maxRating: v.nullable(v.pipe(v.number(), v.safeInteger())),
+    provider: v.nullable(v.string()),
+    createdFrom: v.nullable(isoDate),
+    createdTo: v.nullable(isoDate),
   }),
-  reviews: z.array(
-    z.object({
-      id: z.string(),
-      provider: z.string(),
-      rating: z.number(),
-      reviewerDisplayName: z.string().describe('The provider’s reviewer name where its policy permits; otherwise "<Provider> reviewer"'),
-      text: z.string(),
-      createdAt: isoTimestamp,
-      updatedAt: isoTimestamp,
-      reviewUrl: z.string().url().startsWith('https://'),
-      workflow: z.object({ status: z.enum(['NEW', 'IN_PROGRESS', 'DONE']) }),
-      response: z.object({ state: z.enum(['NONE', 'DRAFT', 'PUBLISHED']) }),
-      attribution: z.object({ provider: z.string(), label: z.string(), url: z.string().url() }),
-    }),
-  ),
-  page: z.object({
-    limit: z.number().int(),
-    count: z.number().int(),
-    nextPageToken: z.string().nullable(),
-    hasMore: z.boolean(),
+  reviews: v.array(v.object({
+    id: v.string(),
+    provider: v.string(),
+    rating: v.number(),
+    reviewerDisplayName: v.pipe(v.string(), v.description('The provider’s reviewer name where its policy permits; otherwise "<Provider> reviewer"')),
+    text: v.string(),
+    createdAt: isoTimestamp,
+    updatedAt: isoTimestamp,
+    reviewUrl: v.pipe(absoluteUrl, v.regex(/^https:\/\/.*/, 'must start with https://')),
+    workflow: v.object({ status: v.picklist(['NEW', 'IN_PROGRESS', 'DONE']) }),
+    response: v.object({ state: v.picklist(['NONE', 'DRAFT', 'PUBLISHED']) }),
+    attribution: v.object({ provider: v.string(), label: v.string(), url: absoluteUrl }),
+  })),
+  page: v.object({
+    limit: v.pipe(v.number(), v.safeInteger()),
+    count: v.pipe(v.number(), v.safeInteger()),
+    nextPageToken: v.nullable(v.string()),
+    hasMore: v.boolean(),
   }),
 });
 
@@ -392,59 +370,57 @@ export const reviewsData = z.object({
 
 const shiftqRefreshKeys = ['sales', 'labor', 'kitchen', 'posMenu', 'clockIns', 'employees', 'reservations'] as const;
 
-export const overviewData = z.object({
+export const overviewData = v.object({
   location: locationRef,
-  refresh: z.object(Object.fromEntries(shiftqRefreshKeys.map((k) => [k, refresh])) as Record<(typeof shiftqRefreshKeys)[number], typeof refresh>),
-  summary: z.object({
+  refresh: v.object(Object.fromEntries(shiftqRefreshKeys.map((k) => [k, refresh])) as Record<(typeof shiftqRefreshKeys)[number], typeof refresh>),
+  summary: v.object({
     businessDate: compactDate,
-    salesUpdatedAt: isoTimestamp.nullable().describe('null when the business date has no sales yet'),
-    laborUpdatedAt: isoTimestamp.nullable().describe('null when the business date has no labor yet'),
-    top5Leaderboard: z.array(
-      z.object({ employeeId: z.string(), employeeName: z.string(), metric: z.string(), value: z.number(), rank: z.number().int() }),
-    ),
-    clockedInCount: z.number().int(),
-    soldOutItemCount: z.number().int(),
-    managerOnDutyCount: z.number().int(),
-    roleGroupCount: z.number().int(),
-    newTeamMemberCount: z.number().int(),
-    reservationDayCount: z.number().int(),
-    reservationPartyCount: z.number().int(),
-    kitchenReadyQueueCount: z.number().int(),
-    kitchenInProgressCount: z.number().int(),
-    kitchenStationCount: z.number().int(),
+    salesUpdatedAt: v.pipe(v.nullable(isoTimestamp), v.description('null when the business date has no sales yet')),
+    laborUpdatedAt: v.pipe(v.nullable(isoTimestamp), v.description('null when the business date has no labor yet')),
+    top5Leaderboard: v.array(v.object({ employeeId: v.string(), employeeName: v.string(), metric: v.string(), value: v.number(), rank: v.pipe(v.number(), v.safeInteger()) })),
+    clockedInCount: v.pipe(v.number(), v.safeInteger()),
+    soldOutItemCount: v.pipe(v.number(), v.safeInteger()),
+    managerOnDutyCount: v.pipe(v.number(), v.safeInteger()),
+    roleGroupCount: v.pipe(v.number(), v.safeInteger()),
+    newTeamMemberCount: v.pipe(v.number(), v.safeInteger()),
+    reservationDayCount: v.pipe(v.number(), v.safeInteger()),
+    reservationPartyCount: v.pipe(v.number(), v.safeInteger()),
+    kitchenReadyQueueCount: v.pipe(v.number(), v.safeInteger()),
+    kitchenInProgressCount: v.pipe(v.number(), v.safeInteger()),
+    kitchenStationCount: v.pipe(v.number(), v.safeInteger()),
     exceptionCounts,
-    kitchenAvgTicketTimeMinutes: z.number().describe('0 when the business date has no prep tickets'),
-    kitchenExpediterAvgTicketTimeMinutes: z.number().describe('0 when the business date has no expediter tickets'),
+    kitchenAvgTicketTimeMinutes: v.pipe(v.number(), v.description('0 when the business date has no prep tickets')),
+    kitchenExpediterAvgTicketTimeMinutes: v.pipe(v.number(), v.description('0 when the business date has no expediter tickets')),
   }),
-  endpoints: z.record(z.string(), absoluteUrl).describe('Absolute URLs of every shiftq sub-resource of this location'),
+  endpoints: v.pipe(v.record(v.string(), absoluteUrl), v.description('Absolute URLs of every shiftq sub-resource of this location')),
 });
 
-const leaderboardRow = z.object({
-  locationId: z.string(),
-  locationName: z.string(),
-  locationShortName: z.string(),
-  businessDate: compactDate.describe('The location’s own current business date the figures cover'),
-  netSales: z.number(),
-  discountsPercent: z.number(),
-  laborPercent: z.number(),
-  voidsPercent: z.number(),
+const leaderboardRow = v.object({
+  locationId: v.string(),
+  locationName: v.string(),
+  locationShortName: v.string(),
+  businessDate: v.pipe(compactDate, v.description('The location’s own current business date the figures cover')),
+  netSales: v.number(),
+  discountsPercent: v.number(),
+  laborPercent: v.number(),
+  voidsPercent: v.number(),
 });
 
-export const groupLeaderboardData = z.object({
-  groupId: z.string(),
+export const groupLeaderboardData = v.object({
+  groupId: v.string(),
   refresh,
-  updatedAt: isoTimestamp.nullable().describe('Latest sales/labor update among ranked locations; null when none is ranked'),
-  count: z.number().int().describe('Ranked locations of this page: accessible, shiftq enabled, with sales and labor for their current business date'),
-  leaderboard: z.object({
-    byNetSales: z.array(leaderboardRow),
-    byLowestLaborPercent: z.array(leaderboardRow),
-    byLowestDiscountsPercent: z.array(leaderboardRow),
-    byLowestVoidsPercent: z.array(leaderboardRow),
+  updatedAt: v.pipe(v.nullable(isoTimestamp), v.description('Latest sales/labor update among ranked locations; null when none is ranked')),
+  count: v.pipe(v.number(), v.safeInteger(), v.description('Ranked locations of this page: accessible, shiftq enabled, with sales and labor for their current business date')),
+  leaderboard: v.object({
+    byNetSales: v.array(leaderboardRow),
+    byLowestLaborPercent: v.array(leaderboardRow),
+    byLowestDiscountsPercent: v.array(leaderboardRow),
+    byLowestVoidsPercent: v.array(leaderboardRow),
   }),
-  locationEndpoints: z.array(z.object({ id: z.string(), name: z.string(), shiftq: absoluteUrl, sales: absoluteUrl })),
+  locationEndpoints: v.array(v.object({ id: v.string(), name: v.string(), shiftq: absoluteUrl, sales: absoluteUrl })),
   nextCursor,
 });
 
-export type KitchenSnapshot = z.infer<typeof kitchenSnapshot>;
-export type TimeBucket = z.infer<typeof timeBucket>;
-export type SalesSnapshot = z.infer<typeof salesSnapshot>;
+export type KitchenSnapshot = v.InferOutput<typeof kitchenSnapshot>;
+export type TimeBucket = v.InferOutput<typeof timeBucket>;
+export type SalesSnapshot = v.InferOutput<typeof salesSnapshot>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 import { absoluteUrl, isoDate, isoTimestamp, refresh } from './common.js';
 import { locationRef } from './discovery.js';
 
@@ -20,134 +20,128 @@ export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
 export type Freshness = (typeof FRESHNESS)[number];
 
-export const availability = z.object({
-  status: z.enum(PROVIDER_STATUSES),
+export const availability = v.object({
+  status: v.picklist(PROVIDER_STATUSES),
   requestedDate: isoDate,
-  effectiveDate: isoDate.nullable().describe('Date of the newest viewing data at or before requestedDate; null when none'),
-  freshness: z.enum(FRESHNESS),
-  updatedAt: isoTimestamp.nullable().describe('When the viewing data (or, without it, the provider environment) was last written'),
-  providerCount: z.number().int().nonnegative(),
-  channelCount: z.number().int().nonnegative(),
-  packageCount: z.number().int().nonnegative(),
-  viewingOptionCount: z.number().int().nonnegative(),
+  effectiveDate: v.pipe(v.nullable(isoDate), v.description('Date of the newest viewing data at or before requestedDate; null when none')),
+  freshness: v.picklist(FRESHNESS),
+  updatedAt: v.pipe(v.nullable(isoTimestamp), v.description('When the viewing data (or, without it, the provider environment) was last written')),
+  providerCount: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+  channelCount: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+  packageCount: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+  viewingOptionCount: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
 });
 
-const channel = z.object({ number: z.string(), name: z.string(), type: z.string() });
+const channel = v.object({ number: v.string(), name: v.string(), type: v.string() });
 
-export const provider = z.object({
-  id: z.string(),
-  name: z.string(),
-  type: z.string(),
-  available: z.boolean(),
-  availabilityState: z.string(),
-  lineupId: z.string(),
-  market: z.string(),
-  channels: z.array(channel),
+export const provider = v.object({
+  id: v.string(),
+  name: v.string(),
+  type: v.string(),
+  available: v.boolean(),
+  availabilityState: v.string(),
+  lineupId: v.string(),
+  market: v.string(),
+  channels: v.array(channel),
 });
 
-export const regionalSportsNetwork = z.object({ id: z.string(), name: z.string(), channel: z.string() });
+export const regionalSportsNetwork = v.object({ id: v.string(), name: v.string(), channel: v.string() });
 
-export const providerData = z.object({
+export const providerData = v.object({
   location: locationRef,
   availability,
-  providers: z.array(provider),
-  regionalSportsNetworks: z.array(regionalSportsNetwork),
+  providers: v.array(provider),
+  regionalSportsNetworks: v.array(regionalSportsNetwork),
   refresh,
 });
 
-const canonicalPackage = z.object({
-  id: z.string(),
-  name: z.string(),
-  type: z.string(),
-  imageUrl: absoluteUrl.nullable(),
-  enabled: z.boolean(),
+const canonicalPackage = v.object({
+  id: v.string(),
+  name: v.string(),
+  type: v.string(),
+  imageUrl: v.nullable(absoluteUrl),
+  enabled: v.boolean(),
 });
 
-export const packagesData = z.object({
+export const packagesData = v.object({
   location: locationRef,
   refresh,
   // Legacy catalog, retained for existing integrations (9.2).
-  catalog: z.array(
-    z.object({ packageKey: z.string(), label: z.string(), logo: absoluteUrl.nullable(), category: z.string(), selected: z.boolean() }),
-  ),
-  selectedPackageKeys: z.array(z.string()),
-  programmingPackageKey: z.string().nullable(),
-  canonical: z.object({
-    location: z.object({ groupId: z.string(), locationId: z.string() }),
-    availability: availability.pick({ status: true, requestedDate: true, effectiveDate: true, freshness: true }),
-    programmingPackage: z.object({ id: z.string(), name: z.string(), imageUrl: absoluteUrl.nullable() }).nullable(),
-    packages: z.array(canonicalPackage),
-    regionalSportsNetworks: z.array(regionalSportsNetwork),
+  catalog: v.array(v.object({ packageKey: v.string(), label: v.string(), logo: v.nullable(absoluteUrl), category: v.string(), selected: v.boolean() })),
+  selectedPackageKeys: v.array(v.string()),
+  programmingPackageKey: v.nullable(v.string()),
+  canonical: v.object({
+    location: v.object({ groupId: v.string(), locationId: v.string() }),
+    availability: v.pick(availability, ['status', 'requestedDate', 'effectiveDate', 'freshness']),
+    programmingPackage: v.nullable(v.object({ id: v.string(), name: v.string(), imageUrl: v.nullable(absoluteUrl) })),
+    packages: v.array(canonicalPackage),
+    regionalSportsNetworks: v.array(regionalSportsNetwork),
   }),
 });
 
-const named = z.object({ id: z.string(), name: z.string() });
+const named = v.object({ id: v.string(), name: v.string() });
 
-export const viewingOption = z.object({
-  provider: z.object({ id: z.string(), name: z.string(), type: z.string() }),
-  network: z.object({ id: z.string(), name: z.string(), type: z.string() }),
-  channel: z.string(),
-  available: z.boolean(),
+export const viewingOption = v.object({
+  provider: v.object({ id: v.string(), name: v.string(), type: v.string() }),
+  network: v.object({ id: v.string(), name: v.string(), type: v.string() }),
+  channel: v.string(),
+  available: v.boolean(),
 });
 
-export const sportsEvent = z.object({
-  id: z.string().describe('Stable event id'),
-  name: z.string(),
+export const sportsEvent = v.object({
+  id: v.pipe(v.string(), v.description('Stable event id')),
+  name: v.string(),
   startsAt: isoTimestamp,
-  status: z.object({ state: z.string(), label: z.string(), detail: z.string(), period: z.number(), clock: z.string() }),
+  status: v.object({ state: v.string(), label: v.string(), detail: v.string(), period: v.number(), clock: v.string() }),
   sport: named,
-  league: named.extend({ abbreviation: z.string(), imageUrl: absoluteUrl.nullable() }),
-  participants: z.array(
-    z.object({
-      type: z.string(),
-      id: z.string(),
-      name: z.string(),
-      role: z.string(),
-      imageUrl: absoluteUrl.nullable(),
-      score: z.string(),
-      winner: z.boolean(),
-    }),
-  ),
-  eventImageUrl: absoluteUrl.nullable(),
-  venue: named.extend({ city: z.string(), state: z.string(), country: z.string(), indoor: z.boolean() }),
-  viewingOptions: z.array(viewingOption).describe('Ways to watch at this location; not what a television shows'),
+  league: v.object({ ...named.entries, abbreviation: v.string(), imageUrl: v.nullable(absoluteUrl) }),
+  participants: v.array(v.object({
+    type: v.string(),
+    id: v.string(),
+    name: v.string(),
+    role: v.string(),
+    imageUrl: v.nullable(absoluteUrl),
+    score: v.string(),
+    winner: v.boolean(),
+  })),
+  eventImageUrl: v.nullable(absoluteUrl),
+  venue: v.object({ ...named.entries, city: v.string(), state: v.string(), country: v.string(), indoor: v.boolean() }),
+  viewingOptions: v.pipe(v.array(viewingOption), v.description('Ways to watch at this location; not what a television shows')),
 });
 
-export const programmingData = z.object({
-  location: z.object({ groupId: z.string(), locationId: z.string(), timezone: z.string() }),
+export const programmingData = v.object({
+  location: v.object({ groupId: v.string(), locationId: v.string(), timezone: v.string() }),
   date: isoDate,
-  updatedAt: isoTimestamp.nullable().describe('When the schedule for this date was last written; null without one'),
-  health: z.object({
-    schedule: z.object({ status: z.enum(SCHEDULE_STATUSES), eventCount: z.number().int().nonnegative() }),
+  updatedAt: v.pipe(v.nullable(isoTimestamp), v.description('When the schedule for this date was last written; null without one')),
+  health: v.object({
+    schedule: v.object({ status: v.picklist(SCHEDULE_STATUSES), eventCount: v.pipe(v.number(), v.safeInteger(), v.minValue(0)) }),
     providerAvailability: availability,
   }),
-  events: z.array(sportsEvent),
+  events: v.array(sportsEvent),
   refresh,
 });
 
 /** Legacy guide (9.2): only the top-level names are contractual; the inner shape is ours. */
-export const guideData = z.object({
+export const guideData = v.object({
   location: locationRef,
   date: isoDate,
   refresh,
-  settings: z.object({ timezone: z.string(), programmingPackageKey: z.string().nullable() }),
-  selections: z.object({ packageKeys: z.array(z.string()), providerIds: z.array(z.string()) }),
-  networkCatalog: z.array(z.object({ networkId: z.string(), name: z.string(), type: z.string(), channels: z.array(z.string()) })),
-  guide: z.object({
-    scheduleStatus: z.enum(SCHEDULE_STATUSES),
-    providerStatus: z.enum(PROVIDER_STATUSES),
-    listings: z.array(
-      z.object({
-        eventId: z.string(),
-        title: z.string(),
-        league: z.string(),
-        startsAt: isoTimestamp,
-        channels: z.array(z.object({ providerId: z.string(), networkId: z.string(), channel: z.string() })),
-      }),
-    ),
+  settings: v.object({ timezone: v.string(), programmingPackageKey: v.nullable(v.string()) }),
+  selections: v.object({ packageKeys: v.array(v.string()), providerIds: v.array(v.string()) }),
+  networkCatalog: v.array(v.object({ networkId: v.string(), name: v.string(), type: v.string(), channels: v.array(v.string()) })),
+  guide: v.object({
+    scheduleStatus: v.picklist(SCHEDULE_STATUSES),
+    providerStatus: v.picklist(PROVIDER_STATUSES),
+    listings: v.array(v.object({
+      eventId: v.string(),
+      title: v.string(),
+      league: v.string(),
+      startsAt: isoTimestamp,
+      channels: v.array(v.object({ providerId: v.string(), networkId: v.string(), channel: v.string() })),
+    })),
   }),
 });
 
-export type SportsEvent = z.infer<typeof sportsEvent>;
-export type ViewingOption = z.infer<typeof viewingOption>;
+export type SportsEvent = v.InferOutput<typeof sportsEvent>;
+export type ViewingOption = v.InferOutput<typeof viewingOption>;
 

@@ -1,21 +1,21 @@
-import * as z from 'zod';
+import * as v from 'valibot';
 
-export const tokenRequest = z.object({
-  grant_type: z.string().describe('Must be client_credentials'),
-  client_id: z.string().optional().describe('Omit when using HTTP Basic client authentication'),
-  client_secret: z.string().optional().describe('Omit when using HTTP Basic client authentication'),
+export const tokenRequest = v.object({
+  grant_type: v.pipe(v.string(), v.description('Must be client_credentials')),
+  client_id: v.pipe(v.optional(v.string()), v.description('Omit when using HTTP Basic client authentication')),
+  client_secret: v.pipe(v.optional(v.string()), v.description('Omit when using HTTP Basic client authentication')),
 });
 
-export const tokenResponse = z.object({
-  access_token: z.string(),
-  token_type: z.literal('Bearer'),
-  expires_in: z.literal(86400),
-  scope: z.string().optional(),
+export const tokenResponse = v.object({
+  access_token: v.string(),
+  token_type: v.literal('Bearer'),
+  expires_in: v.literal(86400),
+  scope: v.optional(v.string()),
 });
 
 export const OAUTH_ERROR_CODES = ['invalid_request', 'unsupported_grant_type', 'invalid_client', 'temporarily_unavailable'] as const;
 
-export const oauthError = z.object({
-  error: z.enum(OAUTH_ERROR_CODES),
-  error_description: z.string().optional(),
+export const oauthError = v.object({
+  error: v.picklist(OAUTH_ERROR_CODES),
+  error_description: v.optional(v.string()),
 });
