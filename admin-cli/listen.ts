@@ -38,10 +38,15 @@ export type Listener = { destinationId: string; inboxUrl: string; close(): Promi
 type Output = Pick<Io, 'out' | 'err'>;
 
 export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv): Promise<Listener> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { app: { type: 'string' }, 'forward-to': { type: 'string' }, locations: { type: 'string' }, 'runtime-file': { type: 'string' } },
-  });
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { app: { type: 'string' }, 'forward-to': { type: 'string' }, locations: { type: 'string' }, 'runtime-file': { type: 'string' } },
+    }));
+  } catch (err) {
+    throw new ListenUsageError(`${(err as Error).message}\n${LISTEN_USAGE}`);
+  }
   if (!values.app || !values['forward-to']) throw new ListenUsageError(LISTEN_USAGE);
   const forwardTo = new URL(values['forward-to']);
   if (forwardTo.protocol !== 'http:' && forwardTo.protocol !== 'https:') throw new ListenUsageError('--forward-to must be an http(s) URL');

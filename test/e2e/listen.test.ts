@@ -102,8 +102,9 @@ describe('npm run listen', () => {
     expect(body.destinations).toEqual([]);
   });
 
-  it('refuses a runtime that does not allow loopback destinations, naming the command that does', async () => {
+  it('refuses a runtime that does not allow loopback destinations, naming the command that does, and a mistyped flag', async () => {
     const closed = runtimeFileFor(runtime, mkdtempSync(join(tmpdir(), 'listen-')), 'runtime.json', { webhookAllowLoopback: false });
     await expect(startListen(closed, ['--app', clientId, '--forward-to', endpointUrl])).rejects.toThrow(/npm run start:listen/);
+    await expect(startListen(runtimeFile, ['--app', clientId, '--forward-too', endpointUrl])).rejects.toThrow(/Unknown option '--forward-too'\nusage: npm run listen/);
   });
 });
