@@ -5,6 +5,7 @@ import { seedDemoMenu } from '../local/demo-menu.js';
 import { startLocalRuntime } from '../local/runtime.js';
 import { LocalStartError } from '../local/start-checks.js';
 import { CONSOLE_ROOT } from '#lib/console-build';
+import { REFERENCE_ROOT } from '#lib/reference-build';
 
 /**
  * npm start: the whole service locally.
@@ -59,6 +60,7 @@ const lines = [
   `  SQS      ${runtime.engines.sqsEndpoint}`,
   `  SES v2   ${runtime.engines.sesEndpoint} (sent mail: ${runtime.engines.sesEndpoint}/store)`,
   `  OpenAPI  ${runtime.url}/v1/openapi.json`,
+  `  Docs     ${runtime.url}${REFERENCE_ROOT} (the API reference)`,
   `  Admin    ${runtime.url}/admin/v1 (Authorization: Bearer ${runtime.adminKey}; ADMIN_API_KEY to fix it)`,
   `  Console  ${runtime.url}${CONSOLE_ROOT} (sign in with the admin key above)`,
   ...(runtime.deps.config.originSecret

@@ -39,12 +39,15 @@ export const CONSOLE_VIEWER_REQUEST_FUNCTION = `function handler(event) {
  */
 export const CONSOLE_CACHE_CONTROL = 'no-cache';
 
-/** The Content-Security-Policy, with the origins the page may call besides its own (the Cognito domain in AWS). */
-export const consoleCsp = (connect: readonly string[] = []): string =>
+/**
+ * The Content-Security-Policy, with the origins the page may call besides its own (the Cognito domain in AWS) and
+ * any style sources besides its own files (the API reference's, lib/reference-build.ts).
+ */
+export const consoleCsp = (connect: readonly string[] = [], style: readonly string[] = []): string =>
   [
     "default-src 'none'",
     "script-src 'self'",
-    "style-src 'self'",
+    `style-src 'self'${style.map((s) => ` ${s}`).join('')}`,
     `connect-src 'self'${connect.map((o) => ` ${o}`).join('')}`,
     "img-src 'self'",
     "base-uri 'none'",

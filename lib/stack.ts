@@ -120,7 +120,7 @@ export class CustomerApiStack extends Stack {
       removalPolicy,
     });
 
-    const adminConsole = new AdminConsole(this, 'Console', { stageName: stage, apiUrl: api.url, retain: settings.retain, logRetention: settings.logRetention });
+    const adminConsole = new AdminConsole(this, 'Console', { stageName: stage, apiUrl: api.url, publicBaseUrl: publicBaseUrlOf(settings), retain: settings.retain, logRetention: settings.logRetention });
     api.addConsoleRoutes(adminConsole.userPool, adminConsole.client);
     new CfnOutput(this, 'ConsoleUrl', { value: adminConsole.url });
     new CfnOutput(this, 'ConsoleUserPoolId', { value: adminConsole.userPool.userPoolId });

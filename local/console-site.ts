@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runInNewContext } from 'node:vm';
 import { CONSOLE_ROOT, CONSOLE_SECURITY_HEADERS, CONSOLE_VIEWER_REQUEST_FUNCTION, consoleObjects, LOCAL_CONSOLE_CONFIG } from '#lib/console-build';
+import { REFERENCE_ROOT, REFERENCE_SECURITY_HEADERS, referenceObjects } from '#lib/reference-build';
 
 /** A CloudFront Functions viewer-request event, the part our function reads and writes (values as CloudFront gives them). */
 type ViewerRequestEvent = {
@@ -29,25 +30,29 @@ export const accessDeniedXml = (requestId: string, hostId: string): string =>
  * Content-Type, Cache-Control and ETag; the response-headers policy's
  * headers are added to every answer; a key that does not exist is S3's
  * 403 AccessDenied, and a method other than GET or HEAD CloudFront's 403.
+ * The API reference is served the same way under /docs/, with its own
+ * behavior's headers; its document names `serverUrl()` as the server.
  */
-export function consoleSite() {
+export function consoleSite(serverUrl: () => string) {
   // Built at the first request for it: a runtime nobody opens the console on (every test's) never pays for the build.
   let objects: Map<string, { contentType: string; cacheControl: string; body: Buffer; etag: string }> | undefined;
   const lastModified = new Date().toUTCString();
   const objectsOf = () =>
     (objects ??= new Map(
-      consoleObjects(LOCAL_CONSOLE_CONFIG).map((o) => {
+      [...consoleObjects(LOCAL_CONSOLE_CONFIG), ...referenceObjects(serverUrl())].map((o) => {
         const body = Buffer.from(o.body);
         return [o.key, { contentType: o.contentType, cacheControl: o.cacheControl, body, etag: `"${createHash('md5').update(body).digest('hex')}"` }];
       }),
     ));
-  const mount = CONSOLE_ROOT.slice(0, -1);
+  const mounts = [CONSOLE_ROOT, REFERENCE_ROOT];
   return (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
-    if (path !== mount && !path.startsWith(CONSOLE_ROOT)) return false;
+    if (!mounts.some((root) => path === root.slice(0, -1) || path.startsWith(root))) return false;
+    // The distribution's behaviors: /docs/* has the reference's headers policy, the default behavior the console's.
+    const securityHeaders = path.startsWith(REFERENCE_ROOT) ? REFERENCE_SECURITY_HEADERS : CONSOLE_SECURITY_HEADERS;
     const method = req.method ?? 'GET';
     if (method !== 'GET' && method !== 'HEAD') {
       // The console behavior allows GET and HEAD only; CloudFront itself refuses the rest.
-      res.writeHead(403, { 'Content-Type': 'text/html', ...CONSOLE_SECURITY_HEADERS });
+      res.writeHead(403, { 'Content-Type': 'text/html', ...securityHeaders });
       res.end('<html><body><h1>403 ERROR</h1><p>This distribution is not configured to allow the HTTP request method that was used for this request.</p></body></html>');
       return true;
     }
@@ -59,17 +64,17 @@ export function consoleSite() {
     });
     if ('statusCode' in result) {
       const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([name, { value }]) => [name, value]));
-      res.writeHead(result.statusCode, { ...headers, ...CONSOLE_SECURITY_HEADERS }).end(method === 'HEAD' ? undefined : result.body);
+      res.writeHead(result.statusCode, { ...headers, ...securityHeaders }).end(method === 'HEAD' ? undefined : result.body);
       return true;
     }
     const object = objectsOf().get(result.uri.slice(1));
     if (!object) {
       const body = accessDeniedXml(randomBytes(8).toString('hex').toUpperCase(), randomBytes(24).toString('base64'));
-      res.writeHead(403, { 'Content-Type': 'application/xml', 'Content-Length': Buffer.byteLength(body), ...CONSOLE_SECURITY_HEADERS });
+      res.writeHead(403, { 'Content-Type': 'application/xml', 'Content-Length': Buffer.byteLength(body), ...securityHeaders });
       res.end(method === 'HEAD' ? undefined : body);
       return true;
     }
-    const metadata = { 'Cache-Control': object.cacheControl, ETag: object.etag, 'Last-Modified': lastModified, ...CONSOLE_SECURITY_HEADERS };
+    const metadata = { 'Cache-Control': object.cacheControl, ETag: object.etag, 'Last-Modified': lastModified, ...securityHeaders };
     if (req.headers['if-none-match'] === object.etag) {
       res.writeHead(304, metadata).end();
       return true;

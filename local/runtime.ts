@@ -190,7 +190,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     });
     const mailEvents = localMailEvents(ses, functions.depsOf('mail-events'), { ...(options.mailEvents ?? mailEventsFromEnv(process.env)), clock, logger });
     const adminKey = options.adminKey ?? (process.env.ADMIN_API_KEY || randomSecret(32));
-    const server = createGateway(createFamilyHandlers(functions.depsOf), { handler: createAdminHandler(functions.depsOf('admin-api')), key: adminKey }, throttle, consoleSite(), {
+    const server = createGateway(createFamilyHandlers(functions.depsOf), { handler: createAdminHandler(functions.depsOf('admin-api')), key: adminKey }, throttle, consoleSite(() => `http://localhost:${(server.address() as AddressInfo).port}`), {
       timeoutScale: options.httpTimeoutScale ?? 1,
     });
     const gate = holdUntilOpen(server, options.holdRequests ?? false);

@@ -32,11 +32,14 @@ import {
   type ConsoleObject,
   type ConsoleSecurity,
 } from '../console-build.js';
+import { REFERENCE_KEY_PREFIX, REFERENCE_PATH_PATTERN, referenceObjects, referenceSecurity } from '../reference-build.js';
 
 export type AdminConsoleProps = {
   stageName: string;
   /** The HTTP API's URL: CloudFront sends the console's API calls there, so page and API share one origin. */
   apiUrl: string;
+  /** The API's public base URL when the stage has a domain (publicBaseUrlOf), else '': the API reference's server. */
+  publicBaseUrl: string;
   retain: boolean;
   logRetention: RetentionDays;
 };
@@ -47,7 +50,8 @@ export type AdminConsoleProps = {
  * JWT authorizer checks on the console's prefix; the page's files in a
  * private bucket read by CloudFront through origin access control; and the
  * prefix served by the same distribution, so page and API share an origin
- * and no CORS is needed.
+ * and no CORS is needed. The API reference is served the same way under
+ * /docs/ (docs/decisions/api-reference.md).
  */
 export class AdminConsole extends Construct {
   readonly userPool: UserPool;
@@ -101,16 +105,25 @@ export class AdminConsole extends Construct {
       runtime: FunctionRuntime.JS_2_0,
     });
     const apiDomain = Fn.select(2, Fn.split('/', props.apiUrl));
+    const files = S3BucketOrigin.withOriginAccessControl(bucket);
     this.distribution = new Distribution(this, 'Distribution', {
       comment: `Customer API ${props.stageName} administration console`,
       defaultBehavior: {
-        origin: S3BucketOrigin.withOriginAccessControl(bucket),
+        origin: files,
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         responseHeadersPolicy: headers,
         cachePolicy: CachePolicy.CACHING_DISABLED,
         functionAssociations: [{ function: indexRewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
       },
       additionalBehaviors: {
+        // The API reference: the console's bucket and function, with its own headers (its renderer needs inline styles).
+        [REFERENCE_PATH_PATTERN]: {
+          origin: files,
+          viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+          responseHeadersPolicy: new ResponseHeadersPolicy(this, 'ReferenceHeaders', { securityHeadersBehavior: securityHeadersBehavior(referenceSecurity()) }),
+          cachePolicy: CachePolicy.CACHING_DISABLED,
+          functionAssociations: [{ function: indexRewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
+        },
         [`${CONSOLE_API_ROOT}/*`]: {
           origin: new HttpOrigin(apiDomain),
           viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
@@ -147,23 +160,26 @@ export class AdminConsole extends Construct {
       redirectUri: consoleUrl,
     };
     const logGroup = new LogGroup(this, 'DeploymentLogs', { retention: props.logRetention, removalPolicy });
-    const objects = consoleObjects(config);
     // S3 keeps one Content-Type and Cache-Control per object, and a deployment sets them for all its files: one
-    // deployment per object. Each prunes what no deployment uploads and leaves the others' objects alone.
-    const deployments = objects.map(
-      (object) =>
-        new BucketDeployment(this, `Deploy${deploymentIdOf(object)}`, {
-          sources: [Source.data(object.name, object.body)],
-          destinationBucket: bucket,
-          destinationKeyPrefix: CONSOLE_KEY_PREFIX,
-          contentType: object.contentType,
-          cacheControl: [CacheControl.fromString(object.cacheControl)],
-          // Nothing to invalidate: the distribution caches none of the console (CACHING_DISABLED), so a deploy shows at once.
-          prune: true,
-          exclude: objects.filter((other) => other !== object).map((other) => other.name),
-          logGroup,
-        }),
-    );
+    // deployment per object. Each prunes (below its prefix) what no deployment uploads and leaves the others' objects alone.
+    const deploy = (objects: ConsoleObject[], prefix: string, idPrefix: string) =>
+      objects.map(
+        (object) =>
+          new BucketDeployment(this, `Deploy${idPrefix}${deploymentIdOf(object)}`, {
+            sources: [Source.data(object.name, object.body)],
+            destinationBucket: bucket,
+            destinationKeyPrefix: prefix,
+            contentType: object.contentType,
+            cacheControl: [CacheControl.fromString(object.cacheControl)],
+            // Nothing to invalidate: the distribution caches none of the console (CACHING_DISABLED), so a deploy shows at once.
+            prune: true,
+            exclude: objects.filter((other) => other !== object).map((other) => other.name),
+            logGroup,
+          }),
+      );
+    const deployments = deploy(consoleObjects(config), CONSOLE_KEY_PREFIX, '');
+    // The reference's server: the stage's domain, else the HTTP API's own URL (resolved at deploy time).
+    deploy(referenceObjects(props.publicBaseUrl || `https://${apiDomain}`), REFERENCE_KEY_PREFIX, 'Reference');
     acknowledgeDeploymentHandler(deployments[0]!, bucket, 'The deployment handler copies the console files from the CDK staging bucket into the console bucket with `aws s3 sync`');
   }
 

@@ -17,6 +17,7 @@ import {
   consoleObjects,
   LOCAL_CONSOLE_CONFIG,
 } from '#lib/console-build';
+import { REFERENCE_KEY_PREFIX, REFERENCE_PATH_PATTERN, REFERENCE_ROOT, REFERENCE_SECURITY_HEADERS, referenceObjects } from '#lib/reference-build';
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
@@ -66,6 +67,10 @@ function render(value: unknown): string {
   if (v['Fn::Join']) {
     const [separator, parts] = v['Fn::Join'] as [string, unknown[]];
     return parts.map(render).join(separator);
+  }
+  if (v['Fn::Select']) {
+    const [index, { 'Fn::Split': [separator, text] }] = v['Fn::Select'] as [number, { 'Fn::Split': [string, unknown] }];
+    return render(text).split(separator)[index]!;
   }
   throw new Error(`cannot render ${JSON.stringify(value)}`);
 }
@@ -119,6 +124,22 @@ function uploaded(): Map<string, { contentType: string; cacheControl: string; te
   return objects;
 }
 
+/** The uploaded objects below a prefix of the bucket. */
+const uploadedUnder = (prefix: string) => new Map([...uploaded()].filter(([key]) => key.startsWith(prefix)));
+
+/** The headers CloudFront writes for a response-headers policy's security headers (each one with override). */
+function headersOf(policyId: string): Record<string, string> {
+  const s = resources('AWS::CloudFront::ResponseHeadersPolicy')[policyId]!.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
+  for (const header of Object.values(s) as Json[]) expect(header.Override).toBe(true);
+  return {
+    'Content-Security-Policy': render(s.ContentSecurityPolicy.ContentSecurityPolicy),
+    'Strict-Transport-Security': `max-age=${s.StrictTransportSecurity.AccessControlMaxAgeSec}${s.StrictTransportSecurity.IncludeSubdomains ? '; includeSubDomains' : ''}${s.StrictTransportSecurity.Preload ? '; preload' : ''}`,
+    'X-Frame-Options': s.FrameOptions.FrameOption,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': s.ReferrerPolicy.ReferrerPolicy,
+  };
+}
+
 /** Every URL the page itself asks for, relative to where it is loaded: its script and stylesheet (index.html), and what the script fetches. */
 function referencesOf(objects: ReturnType<typeof uploaded>, pageUrl: string): string[] {
   const html = objects.get(keyOf(pageUrl))!.text;
@@ -132,7 +153,7 @@ function referencesOf(objects: ReturnType<typeof uploaded>, pageUrl: string): st
 
 describe('the console as the stack serves it (dev)', () => {
   it('maps every URL the stack publishes, and every URL the page references, to an object the deployment uploads', () => {
-    const objects = uploaded();
+    const objects = uploadedUnder(CONSOLE_KEY_PREFIX);
     const outputs = template.findOutputs('ConsoleUrl');
     const consoleUrl = render(Object.values(outputs)[0]!.Value);
     const [, client] = Object.entries(resources('AWS::Cognito::UserPoolClient'))[0]!;
@@ -154,7 +175,7 @@ describe('the console as the stack serves it (dev)', () => {
   });
 
   it('uploads exactly the objects the local site serves, under the same keys, with the same Content-Type and Cache-Control', () => {
-    const objects = uploaded();
+    const objects = uploadedUnder(CONSOLE_KEY_PREFIX);
     const local = consoleObjects(LOCAL_CONSOLE_CONFIG);
     expect([...objects.keys()].sort()).toEqual(local.map((o) => o.key).sort());
     for (const o of local) {
@@ -165,10 +186,14 @@ describe('the console as the stack serves it (dev)', () => {
     }
     expect(local.find((o) => o.key.endsWith('index.html'))!.cacheControl).toBe('no-cache');
     expect(local.find((o) => o.key.endsWith('config.json'))!.cacheControl).toBe('no-cache');
-    // Each deployment prunes what no deployment uploads, never another deployment's object.
+    // Each deployment prunes (below its prefix) what no deployment uploads, never another deployment's object.
+    const all = uploaded();
     for (const deployment of Object.values(resources('Custom::CDKBucketDeployment'))) {
-      const names = local.map((o) => o.key.slice(CONSOLE_KEY_PREFIX.length));
+      const prefix = deployment.Properties.DestinationBucketKeyPrefix as string;
+      const names = [...all.keys()].filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length));
       expect(deployment.Properties.Prune).toBe(true);
+      // It excludes every other object under its prefix: all of them but its own.
+      expect(names).toEqual(expect.arrayContaining(deployment.Properties.Exclude));
       expect([...deployment.Properties.Exclude].length).toBe(names.length - 1);
     }
   });
@@ -190,20 +215,47 @@ describe('the console as the stack serves it (dev)', () => {
   });
 
   it('has the response-headers policy add exactly the security headers the local site sends (the CSP also allowing the sign-in domain)', () => {
-    const [, policy] = Object.entries(resources('AWS::CloudFront::ResponseHeadersPolicy'))[0]!;
-    const s = policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
-    for (const header of Object.values(s) as Json[]) expect(header.Override).toBe(true);
-    // The header lines CloudFront writes for that configuration.
-    const written = {
-      'Content-Security-Policy': render(s.ContentSecurityPolicy.ContentSecurityPolicy),
-      'Strict-Transport-Security': `max-age=${s.StrictTransportSecurity.AccessControlMaxAgeSec}${s.StrictTransportSecurity.IncludeSubdomains ? '; includeSubDomains' : ''}${s.StrictTransportSecurity.Preload ? '; preload' : ''}`,
-      'X-Frame-Options': s.FrameOptions.FrameOption,
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': s.ReferrerPolicy.ReferrerPolicy,
-    };
+    const behavior = resources('AWS::CloudFront::Distribution')[distributionId]!.Properties.DistributionConfig.DefaultCacheBehavior;
+    const policyId = behavior.ResponseHeadersPolicyId.Ref as string;
+    const written = headersOf(policyId);
+    const policy = resources('AWS::CloudFront::ResponseHeadersPolicy')[policyId]!;
     const config = JSON.parse(uploaded().get(`${CONSOLE_KEY_PREFIX}config.json`)!.text) as Extract<ConsoleConfig, { signIn: 'cognito' }>;
     expect(written).toEqual({ ...CONSOLE_SECURITY_HEADERS, 'Content-Security-Policy': consoleCsp([config.authDomain]) });
     expect(Object.keys(policy.Properties.ResponseHeadersPolicyConfig)).not.toContain('CustomHeadersConfig');
+  });
+});
+
+describe('the API reference as the stack serves it (dev)', () => {
+  it('serves /docs/ from the console bucket through the same function, with its own headers policy, and uploads exactly the local reference objects', () => {
+    const config = resources('AWS::CloudFront::Distribution')[distributionId]!.Properties.DistributionConfig;
+    const behavior = (config.CacheBehaviors as Json[]).find((b) => b.PathPattern === REFERENCE_PATH_PATTERN)!;
+    expect(behavior.TargetOriginId).toBe(config.DefaultCacheBehavior.TargetOriginId);
+    expect(behavior.FunctionAssociations).toEqual(config.DefaultCacheBehavior.FunctionAssociations);
+    expect(behavior.ViewerProtocolPolicy).toBe('redirect-to-https');
+    // GET and HEAD only, as the console's files.
+    expect(behavior.AllowedMethods ?? ['GET', 'HEAD']).toEqual(['GET', 'HEAD']);
+    expect(headersOf(behavior.ResponseHeadersPolicyId.Ref)).toEqual(REFERENCE_SECURITY_HEADERS);
+
+    // The URL a reader types, and every file the page loads or fetches, are objects the deployment uploads.
+    const objects = uploadedUnder(REFERENCE_KEY_PREFIX);
+    const pageUrl = `https://${DISTRIBUTION_DOMAIN}${REFERENCE_ROOT}`;
+    expect(keyOf(pageUrl)).toBe(`${REFERENCE_KEY_PREFIX}index.html`);
+    const html = objects.get(keyOf(pageUrl))!.text;
+    const referenced = [...html.matchAll(/\s(?:src|href)="([^"]+)"/g)].map((m) => keyOf(new URL(m[1]!, pageUrl).href));
+    const init = objects.get(`${REFERENCE_KEY_PREFIX}reference.js`)!.text;
+    referenced.push(...[...init.matchAll(/"url":"([^"]+)"/g)].map((m) => keyOf(new URL(m[1]!, pageUrl).href)));
+    expect(new Set([keyOf(pageUrl), ...referenced])).toEqual(new Set(objects.keys()));
+
+    // The local list, but for the server URL: the API's own domain, resolved at deploy time.
+    const document = JSON.parse(objects.get(`${REFERENCE_KEY_PREFIX}openapi.json`)!.text) as { servers: { url: string }[] };
+    const serverUrl = document.servers[0]!.url;
+    expect(serverUrl).toMatch(/^https:\/\/<\w*HttpApi\w*>\.execute-api\.<AWS::Region>\.<AWS::URLSuffix>$/);
+    const local = referenceObjects(serverUrl);
+    expect([...objects.keys()].sort()).toEqual(local.map((o) => o.key).sort());
+    for (const o of local) {
+      const deployed = objects.get(o.key)!;
+      expect({ key: o.key, contentType: deployed.contentType, cacheControl: deployed.cacheControl, text: deployed.text }).toEqual({ key: o.key, contentType: o.contentType, cacheControl: o.cacheControl, text: o.body });
+    }
   });
 });
 

@@ -615,7 +615,8 @@ describe('CustomerApiStack (dev): the administration console', () => {
     const apiBehaviour = config.CacheBehaviors.find((b: Json) => b.PathPattern === `${CONSOLE_API_ROOT}/*`);
     expect(apiBehaviour.AllowedMethods).toContain('POST');
     expect(apiBehaviour.ViewerProtocolPolicy).toBe('https-only');
-    const [, headers] = only(template, 'AWS::CloudFront::ResponseHeadersPolicy');
+    // The console's policy, on the default behavior (the API reference at /docs/* has its own).
+    const headers = of(template, 'AWS::CloudFront::ResponseHeadersPolicy')[config.DefaultCacheBehavior.ResponseHeadersPolicyId.Ref]!;
     const security = headers.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
     expect(JSON.stringify(security.ContentSecurityPolicy.ContentSecurityPolicy)).toContain("script-src 'self'");
     expect(JSON.stringify(security.ContentSecurityPolicy.ContentSecurityPolicy)).toContain("frame-ancestors 'none'");

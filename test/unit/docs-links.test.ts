@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Every relative link of the documentation (README.md, every .md under docs/, bench/README.md) names a file that
+ * Every relative link of the documentation (README.md, CHANGELOG.md, every .md under docs/, bench/README.md) names a file that
  * exists, and an anchor names a heading of that file, slugged as GitHub does. Moving a section to another page
  * without moving its links fails here.
  */
@@ -12,6 +12,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const PAGES = [
   'README.md',
+  'CHANGELOG.md',
   'bench/README.md',
   ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.md'))
