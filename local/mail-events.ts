@@ -4,8 +4,8 @@ import type { SNSEvent } from 'aws-lambda';
 import type { Clock } from '#platform/clock';
 import type { Deps } from '#platform/deps';
 import type { Logger } from '#platform/logger';
-import { createHandler } from '#lambdas/mail-events/index';
-import type { MailEventOutcome } from '#lambdas/mail-events/operations';
+import { createHandler } from '#lambdas/mail-events/mail-events';
+import type { MailEventOutcome } from '#lambdas/mail-events/mail-events';
 import { lambdaContext } from './gateway.js';
 
 /**

@@ -19,7 +19,7 @@ import { awsClients, buildMessagingDeps, type MessagingDeps } from '#platform/me
 import { sesMailer } from '#platform/ses-mailer';
 import { localEndpoint } from './endpoints.js';
 import { close, startEngines, type Engines } from './engines.js';
-import { createHandler as createAdminHandler } from '#lambdas/admin/index';
+import { createHandler as createAdminHandler } from '#lambdas/admin/admin';
 import { randomSecret } from '#domain/crypto';
 import { createFamilyHandlers } from './families.js';
 import { consoleSite } from './console-site.js';

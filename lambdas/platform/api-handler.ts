@@ -27,9 +27,6 @@ export type ApiRequest = {
   location: Location | null;
 };
 
-export type Operation = (req: ApiRequest, deps: Deps) => Promise<HttpResponse>;
-export type Operations = Record<string, Operation>;
-
 /** What is known of a request before it is authorized: enough to name what its operation will read. */
 export type ReadHints = {
   params: Record<string, string>;
@@ -43,13 +40,18 @@ export type ReadHints = {
 };
 
 /**
- * The items and Query pages an operation will read, by operation name (its
- * path parameters are valid ids by then): they are read in the same round
- * trip as the credential, so such a read costs one round trip in all. A
- * guess that turns out wrong (a location's time zone changed) costs only
- * its own read: the operation reads what it needs and misses the guess.
+ * One route's operation: `run` answers the request; `reads` names the items
+ * and Query pages `run` will read (its path parameters are valid ids by
+ * then), read in the same round trip as the credential, so such a read
+ * costs one round trip in all. A guess that turns out wrong (a location's
+ * time zone changed) costs only its own read: `run` reads what it needs and
+ * misses the guess.
  */
-export type PathReads = Record<string, (hints: ReadHints) => Read[]>;
+export type Operation = {
+  reads?: (hints: ReadHints) => Read[];
+  run: (req: ApiRequest, deps: Deps) => Promise<HttpResponse>;
+};
+export type Operations = Record<string, Operation>;
 
 type ApiContext = ShellContext & { api?: ApiRequest; store?: Store };
 type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
@@ -61,27 +63,27 @@ export function v1Repositories(own: RepositoryFactories = {}): RepositoryFactori
 
 /**
  * What a family declares beside its operations: the routes it resolves (its
- * own list; every route for the catch-all family), its reads ahead, and its
- * repositories (v1Repositories).
+ * own list; every route for the catch-all family) and its repositories
+ * (v1Repositories).
  */
-export type FamilyWiring = { routes: readonly Route[]; reads?: PathReads; repositories: RepositoryFactories };
+export type FamilyWiring = { routes: readonly Route[]; repositories: RepositoryFactories };
 
 /** A /v1 family's function: the HTTP shell → route + auth + rate limit → operation, over its own repositories only. */
-export function apiHandler(family: Family, operations: Operations, allDeps: Deps, { routes, reads = {}, repositories }: FamilyWiring) {
+export function apiHandler(family: Family, operations: Operations, allDeps: Deps, { routes, repositories }: FamilyWiring) {
   for (const route of routes.filter((r) => r.family === family)) {
     if (!operations[route.operation]) throw new Error(`family ${family} lacks operation ${route.operation}`);
   }
   const deps = { ...allDeps, store: onlyRepositories(allDeps.store, repositories) };
   return httpShell('v1', deps)
-    .use(routeAndAuthorize(family, routes, deps, reads))
+    .use(routeAndAuthorize(family, operations, routes, deps))
     .handler(async (_event, context: ApiContext) => {
       const api = context.api!;
       // An authorized operation reads through the store its authorization filled.
-      return operations[api.route.operation]!(api, context.store ? { ...deps, store: context.store } : deps);
+      return operations[api.route.operation]!.run(api, context.store ? { ...deps, store: context.store } : deps);
     });
 }
 
-function routeAndAuthorize(family: Family, routes: readonly Route[], deps: Deps, reads: PathReads): ApiMiddleware {
+function routeAndAuthorize(family: Family, operations: Operations, routes: readonly Route[], deps: Deps): ApiMiddleware {
   const resolvePath = pathResolver(routes);
   return {
     before: async ({ event, context }) => {
@@ -108,7 +110,7 @@ function routeAndAuthorize(family: Family, routes: readonly Route[], deps: Deps,
       };
       context.api = api;
       if (route.scope !== null) {
-        const ahead = readsAhead(reads[route.operation], route, event, params, now);
+        const ahead = readsAhead(operations[route.operation]!.reads, route, event, params, now);
         const result = await authorize(deps, route, params, header(event, 'authorization'), now, ahead);
         if (result.location) TIME_ZONES.saw(result.location);
         api.auth = result.auth;
@@ -128,7 +130,7 @@ const NOT_FOUND = 'No resource exists at this path.';
 
 /** What the operation declared it will read; input that breaks a rule reads nothing ahead (it is judged after authorization). */
 function readsAhead(
-  readsOf: PathReads[string] | undefined,
+  readsOf: Operation['reads'],
   route: Route,
   event: APIGatewayProxyEvent,
   params: Record<string, string>,

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Config } from './config.js';
 import { ApiError } from '#contract/errors';
+import { isLocationRoute, resourceName, type Route } from '#contract/routes';
 
 export type HttpResponse = APIGatewayProxyResult & { headers: Record<string, string> };
 
@@ -14,6 +15,27 @@ export function jsonResponse(statusCode: number, body: unknown, headers: Record<
 /** A JSON body serialised already (the OpenAPI artefact), with jsonResponse's headers. */
 export function jsonTextResponse(statusCode: number, body: string, headers: Record<string, string> = {}): HttpResponse {
   return { statusCode, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers }, body };
+}
+
+/** What the envelope names of a /v1 request (an ApiRequest's). */
+type Enveloped = { route: Route; params: Record<string, string>; now: number };
+
+/** The common envelope of contract 2.1 around a resource's data. */
+export function envelope(req: Enveloped, data: unknown, resource = resourceName(req.route)) {
+  return {
+    ok: true as const,
+    version: 'v1' as const,
+    resource,
+    groupId: req.params.group_id!,
+    ...(isLocationRoute(req.route) ? { locationId: req.params.location_id! } : {}),
+    generatedAt: new Date(req.now).toISOString(),
+    data,
+  };
+}
+
+/** A /v1 resource's 200: its data in the envelope. */
+export function ok(req: Enveloped, data: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return jsonResponse(200, envelope(req, data), headers);
 }
 
 /** The one error shape; the admin API passes its own codes (e.g. 409 conflict) in the same form. */

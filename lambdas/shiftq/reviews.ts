@@ -1,17 +1,43 @@
 import type { Operation, ReadHints } from '#platform/api-handler';
 import { reviewKeys } from '#data/reviews';
 import type { ItemQuery } from '#data/preload';
-import { ok } from '#platform/envelope';
+import { ok } from '#platform/http';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
-import { REVIEW_PAGE_LIMIT } from '#contract/schemas/requests';
-import { pageKey } from '#platform/page-cursor';
-import { decodePageToken, encodePageToken } from './page-token.js';
-import { PROVIDER_POLICY } from './review-providers.js';
+import { REVIEW_PAGE_LIMIT, type REVIEW_PROVIDERS } from '#contract/schemas/requests';
+import { decodeCursor, encodeCursor, pageKey } from '#platform/page-cursor';
 import { reviewFilters } from './review-filters.js';
+
+/**
+ * Review page tokens: page cursors bound to the location and the exact
+ * filter set (platform/page-cursor.ts), so a token minted for another
+ * location or other filters is refused with 400.
+ */
+
+type PagePosition = { groupId: string; locationId: string; filters: string; after: string };
+
+const bindingOf = (p: Omit<PagePosition, 'after'>) => ({ g: p.groupId, l: p.locationId, f: p.filters });
+
+export const encodePageToken = (key: string, position: PagePosition): string => encodeCursor(key, bindingOf(position), position.after);
+
+/** The position a token carries, after checking its signature and that it was issued for this location and these filters. */
+export const decodePageToken = (key: string, token: string, expected: Omit<PagePosition, 'after'>): string =>
+  decodeCursor(key, token, bindingOf(expected), 'Query parameter pageToken: not a page token of this location and these filters; start again without it.');
+
+/**
+ * What each review provider's display policy allows. Where a provider does
+ * not permit showing reviewer names to third parties, the API shows
+ * "<Provider> reviewer" instead of the stored name.
+ */
+const PROVIDER_POLICY: Record<(typeof REVIEW_PROVIDERS)[number], { label: string; url: string; showsReviewerNames: boolean }> = {
+  google: { label: 'Google', url: 'https://www.google.com/maps', showsReviewerNames: true },
+  yelp: { label: 'Yelp', url: 'https://www.yelp.com', showsReviewerNames: false },
+  tripadvisor: { label: 'Tripadvisor', url: 'https://www.tripadvisor.com', showsReviewerNames: true },
+  opentable: { label: 'OpenTable', url: 'https://www.opentable.com', showsReviewerNames: false },
+};
 
 /** A location's reviews, newest first, filtered and paged by signed tokens bound to the filters. */
 
-export const shiftqReviews: Operation = async (req, deps) => {
+export const shiftqReviews: Operation['run'] = async (req, deps) => {
   const l = req.location!;
   const { filters, range, filter } = reviewFilters(req.query, l.timezone);
   const fingerprint = JSON.stringify(filters);

@@ -4,7 +4,7 @@ import { loadShiftq } from '#ingest/shiftq';
 import { putLocation } from '#ingest/venues';
 import { createDb } from '#data/db';
 import { createStore } from '#data/repositories';
-import { encodePageToken } from '#lambdas/shiftq/page-token';
+import { encodePageToken } from '#lambdas/shiftq/reviews';
 import { pageKey } from '#platform/page-cursor';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 

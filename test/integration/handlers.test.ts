@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createHandler as discovery } from '#lambdas/discovery/index';
-import { createHandler as token } from '#lambdas/token/index';
-import { createHandler as admin } from '#lambdas/admin/index';
+import { createHandler as discovery } from '#lambdas/discovery/discovery';
+import { createHandler as token } from '#lambdas/token/token';
+import { createHandler as admin } from '#lambdas/admin/admin';
 import { listAudit } from '#lambdas/admin/audit';
 import { openApiDocument } from '#contract/openapi';
 import { Logger } from '#platform/logger';
