@@ -5,10 +5,10 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@a
 import { appKeys } from '#data/apps';
 import { credentialKeys } from '#data/credentials';
 import { locationKeys } from '#data/locations';
-import { readItems } from '#data/preload';
+import { readItems } from '#data/store';
 import { rateCountersRepo } from '#data/rate-counters';
 import { GROUP_PAGE_LIMIT } from '#contract/schemas/requests';
-import { rateWindow } from '#platform/rate-limit';
+import { rateWindow } from '#platform/auth';
 import { localEndpoint } from '../local/endpoints.js';
 import { startEngines } from '../local/engines.js';
 import { ensureTable } from '../local/provision.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Store } from '#data/store';
+import type { Store } from '#data/repositories';
 import { requireLocations } from './locations-exist.js';
 import { AdminInputError, parseInput } from '#domain/inputs';
 import { id } from '#contract/schemas/common';

@@ -1,8 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { Endpoint } from '#platform/deps';
-import { buildMessagingDeps, type MessagingDeps, type MessagingDepsOptions } from '#platform/messaging-deps';
+import { type Endpoint, buildMessagingDeps, type MessagingDeps, type MessagingDepsOptions } from '#platform/deps';
 import { sesMailer } from '#platform/ses-mailer';
 import { sqsClient } from '#data/sqs-webhook-queue';
 import type { FunctionName } from '#lib/functions';

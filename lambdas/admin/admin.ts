@@ -1,14 +1,13 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { AdminInputError } from '#domain/inputs';
-import { defaultMessagingDeps, type MessagingDeps } from '#platform/messaging-deps';
+import { defaultMessagingDeps, type MessagingDeps } from '#platform/deps';
 import { ADMIN_ROUTES, type AdminRoute } from '#contract/admin-routes';
 import { fromConsole } from './console-access.js';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
-import { type HttpResponse, jsonResponse, validatedQuery } from '#platform/http';
-import { httpShell, type Refusal, routeOfEvent } from '#platform/http-shell';
-import { parseJsonBody } from '#platform/json-body';
-import { pathResolver } from '#platform/path-resolver';
+import { type HttpResponse, httpShell, jsonResponse, type Refusal } from '#platform/http';
+import { parseJsonBody, validatedQuery } from '#platform/input';
+import { pathResolver, routeOfEvent } from '#platform/api-handler';
 import { destinationOwner, recordChange } from './audit.js';
 import { ADMIN_INPUTS } from './inputs.js';
 import { operations } from './operations.js';

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '#contract/scopes';
-import { applied, type Db } from './db.js';
+import { applied, type Db } from './store.js';
 import type { GroupIndex } from './group-index.js';
 
 export type CredentialType = 'client_credentials' | 'legacy_bearer';

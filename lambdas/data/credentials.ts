@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CredentialType } from './apps.js';
-import type { Db } from './db.js';
+import type { Db } from './store.js';
 
 /**
  * A bearer credential, stored only under the SHA-256 of its value: an access

@@ -1,6 +1,6 @@
 import { DELIVERY_STATUSES } from '#contract/delivery-policy';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, isConditionFailure, queryPage, type Db } from './db.js';
+import { applied, isConditionFailure, queryPage, type Db } from './store.js';
 import { everyGroupPage, type GroupIndex, type WalkKey } from './group-index.js';
 
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { queryPage, type Db } from './db.js';
+import { queryPage, type Db } from './store.js';
 import { groupKeys } from './groups.js';
 
 /**

@@ -1,8 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, type Db } from './db.js';
-
-/** The partition every item of a group lives in (locations, menus, sports, matriq, campaigns): the only spelling of it. */
-export const groupPartition = (groupId: string): string => `GROUP#${groupId}`;
+import { groupPartition, queryAll, type Db } from './store.js';
 
 export type Group = { groupId: string; name: string; createdAt: string };
 

@@ -1,5 +1,5 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, writeBatches, type Db } from './db.js';
+import { applied, writeBatches, type Db } from './store.js';
 
 /**
  * Deliveries held for a paused destination (docs/decisions/webhooks.md,

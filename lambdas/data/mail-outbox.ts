@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { queryPage, type Db } from './db.js';
+import { queryPage, type Db } from './store.js';
 
 /** An owner e-mail: what the mailer sends and the outbox keeps until it is sent. */
 export type Mail = { to: string; subject: string; text: string };

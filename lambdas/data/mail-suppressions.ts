@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, queryPage, type Db } from './db.js';
-import { itemOf, readItems } from './preload.js';
+import { applied, queryPage, type Db, itemOf, readItems } from './store.js';
 
 /**
  * Owner addresses SES reported as permanently bouncing or complaining (docs/decisions/mail-suppression.md): one

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, queryPage, type Db } from './db.js';
+import { applied, queryPage, type Db } from './store.js';
 
 /** A `bevq.menu.updated` event waiting to be fanned out. */
 export type MenuEvent = {

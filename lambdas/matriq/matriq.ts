@@ -6,7 +6,7 @@ import { sha256Hex } from '#domain/crypto';
 import { defaultDeps, type Deps } from '#platform/deps';
 import { ok } from '#platform/http';
 import { ApiError } from '#contract/errors';
-import { idempotencyKeyOf, parseJsonBody } from '#platform/json-body';
+import { idempotencyKeyOf, parseJsonBody } from '#platform/input';
 import { MATRIQ_REFRESH } from '#contract/refresh';
 import { emergencyStopBody } from '#contract/schemas/requests';
 import { businessDateAt, locationRefOf, readSportsDay, sportsDayReads, todayIn } from '#domain/sports-day';

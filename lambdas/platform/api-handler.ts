@@ -1,16 +1,15 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { AUTH_REPOSITORIES, authorize, type AuthContext } from './auth.js';
+import { AUTH_REPOSITORIES, type AuthContext, authorize } from './auth.js';
 import type { Location } from '#data/locations';
-import type { Read } from '#data/preload';
-import { onlyRepositories, type RepositoryFactories, type Store } from '#data/store';
+import { onlyRepositories, type Read } from '#data/store';
+import type { RepositoryFactories, Store } from '#data/repositories';
 import type { Deps } from './deps.js';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
-import { baseUrlOf, header, validated, validatedQuery, type HttpResponse } from './http.js';
-import { httpShell, routeOfEvent, type ShellContext } from './http-shell.js';
-import { pathResolver } from './path-resolver.js';
-import { ID_PARAMS, type Family, type Route } from '#contract/routes';
+import { baseUrlOf, header, type HttpResponse, httpShell, type ShellContext } from './http.js';
+import { validated, validatedQuery } from './input.js';
+import { type Family, ID_PARAMS, type Route } from '#contract/routes';
 
 /** What an operation receives: the resolved route, validated input and the caller's identity. */
 export type ApiRequest = {
@@ -164,3 +163,71 @@ const TIME_ZONES = (() => {
     },
   };
 })();
+
+/** What path resolution needs of a route: the /v1 and admin route tables resolve with the same rules. */
+export type Routable = { method: string; path: string };
+type Match<R extends Routable> = { route: R; params: Record<string, string> };
+export type Resolution<R extends Routable> = { match: Match<R> } | { allowed: string[] } | null;
+
+export type Resolver<R extends Routable> = (method: string, path: string) => Resolution<R>;
+
+/**
+ * A resolver for one route table: it maps a concrete path to its route.
+ * Literal segments beat parameters at the same depth, as in API Gateway. It
+ * returns the allowed methods when only the method is wrong, and null when
+ * no route has the path. The path is the one an HTTP API hands a function:
+ * already percent-decoded, so parameters are taken as they stand (decoding
+ * again would turn `%2525` into `%` and `%252F` into a separator).
+ */
+export function pathResolver<R extends Routable>(routes: readonly R[]): Resolver<R> {
+  const compiled = routes.map((route) => ({ route, segments: route.path.split('/').slice(1) }));
+  return (method, path) => {
+    const parts = path.split('/').slice(1);
+    const candidates: { route: R; params: Record<string, string>; rank: string }[] = [];
+    for (const { route, segments } of compiled) {
+      if (segments.length !== parts.length) continue;
+      const params: Record<string, string> = {};
+      let rank = '';
+      const ok = segments.every((seg, i) => {
+        const part = parts[i]!;
+        if (seg.startsWith('{')) {
+          if (part === '') return false;
+          params[seg.slice(1, -1)] = part;
+          rank += '1';
+          return true;
+        }
+        rank += '0';
+        return seg === part;
+      });
+      if (ok) candidates.push({ route, params, rank });
+    }
+    if (candidates.length === 0) return null;
+    const best = candidates.reduce((a, b) => (b.rank < a.rank ? b : a)).rank;
+    const bestPaths = candidates.filter((c) => c.rank === best);
+    const hit = bestPaths.find((c) => c.route.method === method);
+    if (hit) return { match: { route: hit.route, params: hit.params } };
+    return { allowed: [...new Set(bestPaths.map((c) => c.route.method))].sort() };
+  };
+}
+
+/**
+ * The route of a request: API Gateway names the matched template (payload
+ * 1.0 `resource`); a catch-all route hands over the whole path, already
+ * percent-decoded, resolved with the same table. 405 with Allow when only
+ * the method is wrong, 404 when nothing has the path.
+ */
+export function routeOfEvent<R extends Routable>(
+  event: APIGatewayProxyEvent,
+  routes: readonly R[],
+  resolve: Resolver<R>,
+  notFound: string,
+): { route: R; params: Record<string, string> } {
+  const byTemplate = routes.find((r) => r.method === event.httpMethod && r.path === event.resource);
+  if (byTemplate) return { route: byTemplate, params: (event.pathParameters ?? {}) as Record<string, string> };
+  const resolution = resolve(event.httpMethod, event.path);
+  if (resolution && 'match' in resolution) return resolution.match;
+  if (resolution) {
+    throw new ApiError('method_not_allowed', `Use ${resolution.allowed.join(' or ')} on this resource.`, { Allow: resolution.allowed.join(', ') });
+  }
+  throw new ApiError('not_found', notFound);
+}

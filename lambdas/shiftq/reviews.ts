@@ -1,6 +1,6 @@
 import type { Operation, ReadHints } from '#platform/api-handler';
 import { reviewKeys } from '#data/reviews';
-import type { ItemQuery } from '#data/preload';
+import type { ItemQuery } from '#data/store';
 import { ok } from '#platform/http';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import { REVIEW_PAGE_LIMIT, type REVIEW_PROVIDERS } from '#contract/schemas/requests';

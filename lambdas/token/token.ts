@@ -1,10 +1,11 @@
 import { appsRepo } from '#data/apps';
 import { credentialsRepo } from '#data/credentials';
 import { rateCountersRepo } from '#data/rate-counters';
-import { onlyRepositories, type RepositoryFactories } from '#data/store';
+import { onlyRepositories } from '#data/store';
+import type { RepositoryFactories } from '#data/repositories';
 import { tokenKeysRepo } from '#data/token-keys';
 import { defaultDeps, type Deps } from '#platform/deps';
-import { httpShell } from '#platform/http-shell';
+import { httpShell } from '#platform/http';
 import { issueToken } from './issue-token.js';
 
 /** What issuing a token reads and writes: the rate counter, the application, the signing key, the token's hash. */

@@ -43,7 +43,7 @@ describe('function bundles', () => {
     "%s builds, with no locale of zod's but English (zod imported as a namespace, so unused kinds stay out)",
     async (entry) => {
       const inputs = Object.keys(await bundle(entry));
-      expect(inputs).toContainEqual(expect.stringContaining('lambdas/platform/messaging-deps.ts'));
+      expect(inputs).toContainEqual(expect.stringContaining('lambdas/platform/deps.ts'));
       expect(inputs.filter((f) => /node_modules\/zod\/v4\/locales\/(?!en\.js)/.test(f))).toEqual([]);
     },
     30_000,

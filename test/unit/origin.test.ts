@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { configFromEnv } from '#platform/config';
-import { edgeOnly, forgetOriginSecret, fromEdge, ORIGIN_VERIFY_HEADER, originOf, VIEWER_ADDRESS_HEADER } from '#platform/origin';
+import { edgeOnly, forgetOriginSecret, fromEdge, ORIGIN_VERIFY_HEADER, originOf, VIEWER_ADDRESS_HEADER } from '#platform/http';
 
 const SECRET = 'aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bD1fH3kM5nP7rS9uW1yA3';
 

@@ -1,0 +1,109 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { MAX_REQUEST_BODY_BYTES } from './config.js';
+import { ApiError } from '#contract/errors';
+import { header } from './http.js';
+import { IDEMPOTENCY_KEY } from '#contract/ids';
+
+/** Reading a request's input: path and query parameters, bodies, each through its rules. */
+
+/**
+ * A value checked through the Standard Schema interface, which the request
+ * rules (Valibot) and the admin inputs (zod) both implement: the output, or
+ * the first issue with its path as `a.b`. Every rule here is synchronous.
+ */
+export function validate<S extends StandardSchemaV1>(
+  schema: S,
+  value: unknown,
+): { ok: true; value: StandardSchemaV1.InferOutput<S> } | { ok: false; path: string; message: string } {
+  const result = schema['~standard'].validate(value);
+  if (result instanceof Promise) throw new TypeError('an asynchronous schema cannot validate a request');
+  if (!result.issues) return { ok: true, value: result.value };
+  const issue = result.issues[0]!;
+  const path = (issue.path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.');
+  return { ok: false, path, message: issue.message };
+}
+
+/** String parameters checked against their rules; the first problem is the 400's message. */
+export function validated(rules: StandardSchemaV1, raw: Record<string, string>, what: string): Record<string, string> {
+  const result = validate(rules, raw);
+  if (!result.ok) throw new ApiError('invalid_request', `${what} ${result.path}: ${result.message}`);
+  return result.value as Record<string, string>;
+}
+
+/** The query parameters named, single-valued and validated against their rules. */
+export function validatedQuery(event: APIGatewayProxyEvent, rules: StandardSchemaV1, names: readonly string[]): Record<string, string> {
+  return validated(rules, queryOf(event, names), 'Query parameter');
+}
+
+/** Single-valued query parameters; a parameter given twice is ambiguous and refused. */
+export function queryOf(event: APIGatewayProxyEvent, known: readonly string[]): Record<string, string> {
+  const multi = event.multiValueQueryStringParameters ?? {};
+  const query: Record<string, string> = {};
+  for (const name of known) {
+    const values = multi[name] ?? (event.queryStringParameters?.[name] !== undefined ? [event.queryStringParameters[name]!] : []);
+    if (values.length > 1) throw new ApiError('invalid_request', `Query parameter ${name} was given more than once.`);
+    if (values.length === 1) query[name] = values[0]!;
+  }
+  return query;
+}
+
+/** The raw request body as bytes-as-text, decoding API Gateway's base64 form. */
+export function bodyText(event: APIGatewayProxyEvent): string {
+  if (!event.body) return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+export function bodyBytes(event: APIGatewayProxyEvent): number {
+  if (!event.body) return 0;
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body, 'utf8');
+}
+
+/**
+ * Strict JSON request bodies for /v1 POSTs and the admin API (the shared
+ * handler reads none). An absent body means `{}`; a present one must be
+ * application/json (UTF-8), at most `maxBytes` (16 KiB unless the route says
+ * otherwise), a JSON object, and valid for the route's schema. Each refusal
+ * is a distinct, clear error and happens before anything is written.
+ */
+export function parseJsonBody<S extends StandardSchemaV1>(event: APIGatewayProxyEvent, schema: S, maxBytes = MAX_REQUEST_BODY_BYTES): StandardSchemaV1.InferOutput<S> {
+  if (bodyBytes(event) > maxBytes) {
+    throw new ApiError('payload_too_large', `The body must be at most ${maxBytes} bytes.`);
+  }
+  const text = bodyText(event);
+  let value: unknown = {};
+  if (text !== '') {
+    if (!isJsonMediaType(header(event, 'content-type'))) {
+      throw new ApiError('unsupported_media_type', 'Send the body as Content-Type: application/json.');
+    }
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new ApiError('invalid_request', 'The body is not valid JSON.');
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new ApiError('invalid_request', 'The body must be a JSON object.');
+    }
+  }
+  const result = validate(schema, value);
+  if (!result.ok) throw new ApiError('invalid_request', `${result.path ? `Body field ${result.path}` : 'Body'}: ${result.message}`);
+  return result.value;
+}
+
+/** application/json, optionally with charset=utf-8. */
+export function isJsonMediaType(value: string | undefined): boolean {
+  if (!value) return false;
+  const [type, ...params] = value.split(';').map((p) => p.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  return params.every((p) => !p.startsWith('charset=') || p.replace(/"/g, '') === 'charset=utf-8');
+}
+
+/** The Idempotency-Key header, or null when absent; a malformed key is refused. */
+export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | null {
+  const value = header(event, 'idempotency-key');
+  if (value === undefined) return null;
+  if (!IDEMPOTENCY_KEY.test(value)) {
+    throw new ApiError('invalid_request', 'Idempotency-Key must be 8-128 letters, digits, ".", "_", ":" or "-".');
+  }
+  return value;
+}
