@@ -354,7 +354,3 @@ export function resourceName(route: Route): string {
   const below = route.path.replace(/^\/v1\/\{group_id\}(\/\{location_id\})?\/?/, '');
   return below === '' ? 'location' : below;
 }
-
-export function routesOf(family: Family): Route[] {
-  return ROUTES.filter((r) => r.family === family);
-}

@@ -12,10 +12,6 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number];
 
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}
-
 /** Modules a location can have enabled; the discovery `modulesEnabled` keys. */
 export const MODULES = ['shiftq', 'sportsq', 'matriq', 'campaigns', 'orderboard', 'bevq'] as const;
 export type Module = (typeof MODULES)[number];

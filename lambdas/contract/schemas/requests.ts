@@ -111,4 +111,3 @@ export const emergencyStopBody = v.strictObject({
   ),
   deviceId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.description("One of the Auto Scheduler's deviceIds; default: its first"))),
 });
-export type EmergencyStopBody = v.InferOutput<typeof emergencyStopBody>;

@@ -149,5 +149,4 @@ export const guideData = z.object({
 });
 
 export type SportsEvent = z.infer<typeof sportsEvent>;
-export type ViewingOption = z.infer<typeof viewingOption>;
 
