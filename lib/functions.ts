@@ -1,6 +1,7 @@
 import { DERIVED } from '#contract/delivery-policy';
 import { DLQ_PASS_SECONDS } from '#contract/queues';
 import type { Family } from '#contract/routes';
+import { GSI1 } from '#data/table';
 import type { DynamoAction, TableIndexName } from './constructs/service-function.js';
 
 /** What one function needs from the infrastructure, and nothing more. */
@@ -70,7 +71,7 @@ export const FUNCTIONS = {
     entry: 'admin/admin.ts',
     // BatchGetItem: destinations' health items beside them.
     tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
-    queriedIndexes: ['GSI1'],
+    queriedIndexes: [GSI1.indexName],
     sendsMail: true,
     memorySize: 512,
   },
@@ -82,7 +83,7 @@ export const FUNCTIONS = {
   'webhook-dispatcher': {
     entry: 'webhooks/dispatcher.ts',
     tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
-    queriedIndexes: ['GSI1'],
+    queriedIndexes: [GSI1.indexName],
     memorySize: 512,
     timeoutSeconds: 10,
     sendsMail: false,
@@ -99,7 +100,7 @@ export const FUNCTIONS = {
     entry: 'webhooks/deliverer.ts',
     // BatchGetItem: the record, its destination and application in one round trip.
     tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
-    queriedIndexes: ['GSI1'],
+    queriedIndexes: [GSI1.indexName],
     memorySize: 512,
     timeoutSeconds: DERIVED.functionTimeoutSeconds,
     // The event source's maximum concurrency, reserved: a burst elsewhere in the account cannot throttle it, and
@@ -115,7 +116,7 @@ export const FUNCTIONS = {
   'webhook-sweeper': {
     entry: 'webhooks/sweeper.ts',
     tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
-    queriedIndexes: ['GSI1'],
+    queriedIndexes: [GSI1.indexName],
     memorySize: 512,
     // The DLQ pass plus room for dispatching and mail, inside the one-minute schedule.
     timeoutSeconds: DLQ_PASS_SECONDS + 20,
