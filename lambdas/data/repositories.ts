@@ -1,9 +1,8 @@
 import { appListRepo } from './app-list.js';
-import { appsRepo } from './apps.js';
+import { appsRepo, credentialsRepo } from './apps.js';
 import { auditRepo } from './audit.js';
 import { campaignsRepo } from './campaigns.js';
-import { credentialsRepo } from './credentials.js';
-import { storeOf, type Db, type FactoriesOf, type StoreOf } from './store.js';
+import { type Db, type FactoriesOf, storeOf, type StoreOf } from './store.js';
 import { deliveriesRepo } from './deliveries.js';
 import { destinationsRepo } from './destinations.js';
 import { groupsRepo } from './groups.js';

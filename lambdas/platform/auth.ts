@@ -1,6 +1,5 @@
 import type { Deps } from './deps.js';
-import { type App, appKeys, appsRepo, useIsStale } from '#data/apps';
-import { type Credential, credentialKeys, credentialsRepo } from '#data/credentials';
+import { type App, appKeys, appsRepo, type Credential, credentialKeys, credentialsRepo, useIsStale } from '#data/apps';
 import { type Location, locationKeys, locationsRepo } from '#data/locations';
 import type { ItemKey, Read } from '#data/store';
 import type { RepositoryFactories, Store } from '#data/repositories';

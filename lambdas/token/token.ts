@@ -1,5 +1,4 @@
-import { appsRepo } from '#data/apps';
-import { credentialsRepo } from '#data/credentials';
+import { appsRepo, credentialsRepo } from '#data/apps';
 import { rateCountersRepo } from '#data/rate-counters';
 import { onlyRepositories } from '#data/store';
 import type { RepositoryFactories } from '#data/repositories';
