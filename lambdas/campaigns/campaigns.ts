@@ -10,8 +10,15 @@ import { ApiError } from '#contract/errors';
 import { CAMPAIGNS_REFRESH } from '#contract/refresh';
 import { deviceStatusOf } from '#domain/device-health';
 import { locationRefOf } from '#domain/sports-day';
-import { campaignStatusOf } from './status.js';
 import { CAMPAIGNS_ROUTES } from '#contract/routes';
+import type { CampaignStatus } from '#contract/schemas/campaigns';
+
+/** A campaign's status at an instant: ended once past endsAt, else paused if paused, else by its start. */
+export function campaignStatusOf(campaign: { startsAt: string; endsAt: string; paused: boolean }, now: number): CampaignStatus {
+  if (now >= Date.parse(campaign.endsAt)) return 'ended';
+  if (campaign.paused) return 'paused';
+  return now < Date.parse(campaign.startsAt) ? 'scheduled' : 'active';
+}
 
 const campaignView = (c: Omit<CampaignLink, 'locationId'>, now: number) => ({
   id: c.id,
