@@ -9,7 +9,7 @@ import { compileGuard, guardClient, type LocalResources } from './iam-guard.js';
 import type { RolePolicies } from './iam-policies.js';
 
 /**
- * The functions whose Lambda entry builds an SES mailer (lambdas/admin/handler.ts, lambdas/webhooks/sweeper.ts);
+ * The functions whose Lambda entry builds an SES mailer (lambdas/admin/admin.ts, lambdas/webhooks/sweeper.ts);
  * the others get none, as in AWS.
  */
 const MAILING: ReadonlySet<FunctionName> = new Set(['admin-api', 'webhook-sweeper']);
