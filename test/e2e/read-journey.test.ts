@@ -43,7 +43,8 @@ let token: string;
 const session = new Session();
 
 beforeAll(async () => {
-  runtime = await startTestRuntime();
+  // No webhook event source and no sweep while measuring: nothing else of lambdas/ runs in this process meanwhile.
+  runtime = await startTestRuntime({ deliverWebhooks: false, sweepEveryMs: 3_600_000 });
   ({ token } = await tokenFor(runtime, { scopes: ['bevq:read'] }));
   await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'denver-union', menu: sampleMenu() });
   session.connect();
