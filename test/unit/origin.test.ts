@@ -11,7 +11,7 @@ function event(headers: Record<string, string>, sourceIp = '130.176.12.34'): API
   return { headers, multiValueHeaders, requestContext: { identity: { sourceIp } } } as unknown as APIGatewayProxyEvent;
 }
 
-describe('the origin check (platform/origin.ts)', () => {
+describe('the origin check (platform/http.ts, originOf)', () => {
   const on = { originSecret: SECRET };
   const off = { originSecret: '' };
 
