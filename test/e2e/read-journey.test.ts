@@ -36,7 +36,7 @@ const TEMPLATE = '/v1/{group_id}/{location_id}/bevq/menu';
 const PARAMS = { group_id: 'demo-group', location_id: 'denver-union' };
 /** The journey's ceilings: a reader follows the read through at most this many files, and authorization through these. */
 const MAX_READ_FILES = 8;
-const MAX_AUTH_FILES = 11;
+const MAX_AUTH_FILES = 10;
 
 let runtime: LocalRuntime;
 let token: string;
