@@ -165,9 +165,9 @@ const TIME_ZONES = (() => {
 })();
 
 /** What path resolution needs of a route: the /v1 and admin route tables resolve with the same rules. */
-export type Routable = { method: string; path: string };
+type Routable = { method: string; path: string };
 type Match<R extends Routable> = { route: R; params: Record<string, string> };
-export type Resolution<R extends Routable> = { match: Match<R> } | { allowed: string[] } | null;
+type Resolution<R extends Routable> = { match: Match<R> } | { allowed: string[] } | null;
 
 export type Resolver<R extends Routable> = (method: string, path: string) => Resolution<R>;
 
