@@ -2,6 +2,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { checkRequest } from './item-limits.js';
 
+/**
+ * The one table as repositories use it: the document client (every request checked against DynamoDB's limits),
+ * its queries and batches, the read-ahead a request's items are fetched by, and storeOf, which builds a store of
+ * repositories over it (their list and types: repositories.ts).
+ */
+
 /** The partition every item of a group lives in (locations, menus, sports, matriq, campaigns): the only spelling of it. */
 export const groupPartition = (groupId: string): string => `GROUP#${groupId}`;
 

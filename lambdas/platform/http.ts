@@ -8,6 +8,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Deps } from './deps.js';
 import { ACCESS_LINE_MESSAGE, observability } from './observability.js';
 
+/**
+ * HTTP for every HTTP function: responses, the /v1 envelope and the one error shape; then what the shell applies
+ * to each of them (compression, the edge check), and the shell itself (httpShell), first of every chain.
+ */
+
 export type HttpResponse = APIGatewayProxyResult & { headers: Record<string, string> };
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
