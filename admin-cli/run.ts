@@ -1,5 +1,5 @@
 import { AdminInputError } from '#domain/inputs';
-import type { Clock } from '#platform/clock';
+import type { Clock } from '#platform/deps';
 import { StorageLimitError } from '#data/item-limits';
 import { COMMANDS } from './commands.js';
 import { parseCommandLine, wantsDebug } from './parse.js';

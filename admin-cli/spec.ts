@@ -1,5 +1,5 @@
-import type { Store } from '#data/store';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { Store } from '#data/repositories';
+import type { MessagingDeps } from '#platform/deps';
 
 /**
  * How a command is declared: its words, flags, optional positional and run

@@ -1,12 +1,10 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { createDb } from '#data/db';
-import { createStore } from '#data/repositories';
-import type { Store } from '#data/store';
-import { Logger } from '#platform/logger';
-import type { Clock } from '#platform/clock';
+import { createDb } from '#data/store';
+import { type Store, createStore } from '#data/repositories';
+import { Logger } from '#platform/observability';
+import { type Clock, awsClients, buildMessagingDeps, type AwsClients, type MessagingDeps } from '#platform/deps';
 import { configFromEnv } from '#platform/config';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { awsClients, buildMessagingDeps, type AwsClients, type MessagingDeps } from '#platform/messaging-deps';
 import { sesMailer } from '#platform/ses-mailer';
 import { localEndpoint } from '#local/endpoints';
 import { readRuntimeFile, RUNTIME_FILE, RUNTIME_FILE_ENV } from '#local/runtime-file';

@@ -1,4 +1,4 @@
-import { systemClock } from '#platform/clock';
+import { systemClock } from '#platform/deps';
 import { runCli } from '../admin-cli/run.js';
 
 /** npm run admin -- <command> [flags]; `npm run admin -- help` lists the commands. */

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { Store } from '#data/store';
+import type { Store } from '#data/repositories';
 import { requireLocations } from './locations-exist.js';
 import { AdminInputError, parseInput } from '#domain/inputs';
 import { id, isoTimestamp } from '#contract/schemas/common';

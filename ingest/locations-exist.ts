@@ -1,4 +1,4 @@
-import type { Store } from '#data/store';
+import type { Store } from '#data/repositories';
 import { AdminInputError } from '#domain/inputs';
 
 /** Refuses (before any write) a file naming a location that does not exist. */

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { parseCompactDate } from '#contract/business-date';
 import type { StopCommand } from '#data/matriq';
-import type { Store } from '#data/store';
+import type { Store } from '#data/repositories';
 import { hhmm } from '#contract/schemas/matriq';
 import { stopTransition, StopTransitionError } from '#lambdas/matriq/stop-transitions';
 import { requireLocations } from './locations-exist.js';

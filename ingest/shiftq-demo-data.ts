@@ -9,7 +9,7 @@ import {
   parseCompactDate,
 } from '#contract/business-date';
 import type { Location } from '#data/locations';
-import type { Store } from '#data/store';
+import type { Store } from '#data/repositories';
 import type { KitchenInput } from '#contract/schemas/shiftq-inputs';
 import { seededRandom } from '#domain/seeded-random';
 

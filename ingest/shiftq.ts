@@ -3,7 +3,7 @@ import { activeBusinessDate, businessDayEndMs, businessDayStartMs, parseCompactD
 import { ITEM_VALUE_BUDGET_BYTES } from '#data/item-limits';
 import { encodeBody, retentionEndMs } from '#data/shiftq';
 import { kitchenSnapshot } from '#domain/kitchen-averages';
-import type { Store } from '#data/store';
+import type { Store } from '#data/repositories';
 import {
   clockInsInput,
   CURRENT_KINDS,

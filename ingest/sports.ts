@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { Store } from '#data/store';
+import type { Store } from '#data/repositories';
 import { isRealIsoDate, NOT_A_CALENDAR_DATE, REAL_ISO_DATE_RULE, ISO_DATE, SPORTS_LOGO_NAME } from '#contract/schemas/requests';
 import { requireLocations } from './locations-exist.js';
 import { AdminInputError, fitsOneItem, parseInput } from '#domain/inputs';

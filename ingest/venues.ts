@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { Group } from '#data/groups';
 import type { Location } from '#data/locations';
-import type { Store } from '#data/store';
+import type { Store } from '#data/repositories';
 import { AdminInputError, groupInput, locationInput, parseInput, type GroupInput, type LocationInput } from '#domain/inputs';
 
 /** Creates or renames a group. */

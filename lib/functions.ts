@@ -1,6 +1,7 @@
 import { DERIVED } from '#contract/delivery-policy';
 import { DLQ_PASS_SECONDS } from '#contract/queues';
 import type { Family } from '#contract/routes';
+import { GSI1 } from '#data/table';
 import type { DynamoAction, TableIndexName } from './constructs/service-function.js';
 
 /** What one function needs from the infrastructure, and nothing more. */
@@ -35,7 +36,7 @@ const V1_FAMILY = {
   sendsMail: false,
   memorySize: 512,
 } as const;
-const v1 = (family: Family, extra: Partial<FunctionSpec> = {}): FunctionSpec => ({ entry: `${family}/handler.ts`, ...V1_FAMILY, ...extra });
+const v1 = (family: Family, extra: Partial<FunctionSpec> = {}): FunctionSpec => ({ entry: `${family}/${family}.ts`, ...V1_FAMILY, ...extra });
 
 /**
  * Every function of the stack, declared once: its entry, table grants, mail,
@@ -45,7 +46,7 @@ const v1 = (family: Family, extra: Partial<FunctionSpec> = {}): FunctionSpec => 
  */
 export const FUNCTIONS = {
   // Reads the app and the token key, bumps the per-client attempt counter, writes the credential (and the key, once).
-  token: { entry: 'token/handler.ts', tableActions: ['GetItem', 'PutItem', 'UpdateItem'], queriedIndexes: [], sendsMail: false, memorySize: 512 },
+  token: { entry: 'token/token.ts', tableActions: ['GetItem', 'PutItem', 'UpdateItem'], queriedIndexes: [], sendsMail: false, memorySize: 512 },
   // Locations are listed by base-table Query (PK = group), so no GSI grant.
   discovery: v1('discovery'),
   // Menus are read by key and listed by base-table Query (PK = group).
@@ -60,17 +61,17 @@ export const FUNCTIONS = {
   campaigns: v1('campaigns'),
   orderboard: v1('orderboard'),
   // Public logos from the folder in its package (lib/package-files.ts); no auth, so it never touches the table beyond the shared deps' client.
-  assets: { entry: 'assets/handler.ts', tableActions: ['GetItem'], queriedIndexes: [], sendsMail: false, memorySize: 256 },
+  assets: { entry: 'assets/assets.ts', tableActions: ['GetItem'], queriedIndexes: [], sendsMail: false, memorySize: 256 },
   /**
    * The admin API: apps, destinations (deleted with DeleteItem), menu
    * publishing, dead letters (listed through GSI1). It also sends to the
    * webhook queue, consumes the DLQ and e-mails owners; the stack grants those.
    */
   'admin-api': {
-    entry: 'admin/handler.ts',
+    entry: 'admin/admin.ts',
     // BatchGetItem: destinations' health items beside them.
     tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
-    queriedIndexes: ['GSI1'],
+    queriedIndexes: [GSI1.indexName],
     sendsMail: true,
     memorySize: 512,
   },
@@ -82,7 +83,7 @@ export const FUNCTIONS = {
   'webhook-dispatcher': {
     entry: 'webhooks/dispatcher.ts',
     tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
-    queriedIndexes: ['GSI1'],
+    queriedIndexes: [GSI1.indexName],
     memorySize: 512,
     timeoutSeconds: 10,
     sendsMail: false,
@@ -99,7 +100,7 @@ export const FUNCTIONS = {
     entry: 'webhooks/deliverer.ts',
     // BatchGetItem: the record, its destination and application in one round trip.
     tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
-    queriedIndexes: ['GSI1'],
+    queriedIndexes: [GSI1.indexName],
     memorySize: 512,
     timeoutSeconds: DERIVED.functionTimeoutSeconds,
     // The event source's maximum concurrency, reserved: a burst elsewhere in the account cannot throttle it, and
@@ -115,7 +116,7 @@ export const FUNCTIONS = {
   'webhook-sweeper': {
     entry: 'webhooks/sweeper.ts',
     tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
-    queriedIndexes: ['GSI1'],
+    queriedIndexes: [GSI1.indexName],
     memorySize: 512,
     // The DLQ pass plus room for dispatching and mail, inside the one-minute schedule.
     timeoutSeconds: DLQ_PASS_SECONDS + 20,
@@ -127,7 +128,7 @@ export const FUNCTIONS = {
    * SNS subscriber of the mail-events topic (lib/constructs/mail-events.ts): marks the addresses SES reports
    * bouncing for good or complaining, one conditional PutItem each. Nothing else.
    */
-  'mail-events': { entry: 'mail-events/handler.ts', tableActions: ['PutItem'], queriedIndexes: [], sendsMail: false, memorySize: 256 },
+  'mail-events': { entry: 'mail-events/mail-events.ts', tableActions: ['PutItem'], queriedIndexes: [], sendsMail: false, memorySize: 256 },
 } as const satisfies Record<Family | 'admin-api' | 'mail-events' | `webhook-${string}`, FunctionSpec>;
 
 export type FunctionName = keyof typeof FUNCTIONS;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { ERRORS } from '#contract/errors';
 import { openApiDocument } from '#contract/openapi';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
-import { decide, rateWindow } from '#platform/rate-limit';
+import { decide, rateWindow } from '#platform/auth';
 import { CONSOLE_CACHE_CONTROL, consoleCsp, consoleSecurity, securityHeaders, type ConsoleObject, type ConsoleSecurity } from './console-build.js';
 
 /**

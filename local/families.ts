@@ -1,15 +1,15 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { createHandler as discovery } from '#lambdas/discovery/index';
+import { createHandler as discovery } from '#lambdas/discovery/discovery';
 import type { Deps } from '#platform/deps';
 import type { Family } from '#contract/routes';
-import { createHandler as token } from '#lambdas/token/index';
-import { createHandler as bevq } from '#lambdas/bevq/index';
-import { createHandler as sportsq } from '#lambdas/sportsq/index';
-import { createHandler as matriq } from '#lambdas/matriq/index';
-import { createHandler as campaigns } from '#lambdas/campaigns/index';
-import { createHandler as orderboard } from '#lambdas/orderboard/index';
-import { createHandler as assets } from '#lambdas/assets/index';
-import { createHandler as shiftq } from '#lambdas/shiftq/index';
+import { createHandler as token } from '#lambdas/token/token';
+import { createHandler as bevq } from '#lambdas/bevq/bevq';
+import { createHandler as sportsq } from '#lambdas/sportsq/sportsq';
+import { createHandler as matriq } from '#lambdas/matriq/matriq';
+import { createHandler as campaigns } from '#lambdas/campaigns/campaigns';
+import { createHandler as orderboard } from '#lambdas/orderboard/orderboard';
+import { createHandler as assets } from '#lambdas/assets/assets';
+import { createHandler as shiftq } from '#lambdas/shiftq/shiftq';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 

@@ -1,8 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { Endpoint } from '#platform/deps';
-import { buildMessagingDeps, type MessagingDeps, type MessagingDepsOptions } from '#platform/messaging-deps';
+import { type Endpoint, buildMessagingDeps, type MessagingDeps, type MessagingDepsOptions } from '#platform/deps';
 import { sesMailer } from '#platform/ses-mailer';
 import { sqsClient } from '#data/sqs-webhook-queue';
 import type { FunctionName } from '#lib/functions';
@@ -10,7 +9,7 @@ import { compileGuard, guardClient, type LocalResources } from './iam-guard.js';
 import type { RolePolicies } from './iam-policies.js';
 
 /**
- * The functions whose Lambda entry builds an SES mailer (lambdas/admin/handler.ts, lambdas/webhooks/sweeper.ts);
+ * The functions whose Lambda entry builds an SES mailer (lambdas/admin/admin.ts, lambdas/webhooks/sweeper.ts);
  * the others get none, as in AWS.
  */
 const MAILING: ReadonlySet<FunctionName> = new Set(['admin-api', 'webhook-sweeper']);

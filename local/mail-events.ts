@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { SNSEvent } from 'aws-lambda';
-import type { Clock } from '#platform/clock';
-import type { Deps } from '#platform/deps';
-import type { Logger } from '#platform/logger';
-import { createHandler } from '#lambdas/mail-events/index';
-import type { MailEventOutcome } from '#lambdas/mail-events/operations';
+import type { Clock, Deps } from '#platform/deps';
+import type { Logger } from '#platform/observability';
+import { createHandler, type MailEventOutcome } from '#lambdas/mail-events/mail-events';
 import { lambdaContext } from './gateway.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Logger } from '#platform/logger';
+import type { Logger } from '#platform/observability';
 
 export type Schedule = { runNow(): Promise<void>; stop(): Promise<void> };
 

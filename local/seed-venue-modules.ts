@@ -2,7 +2,7 @@ import { loadCampaigns } from '#ingest/campaigns';
 import { loadMatriq } from '#ingest/matriq';
 import { loadSports, type SportsFile } from '#ingest/sports';
 import { activeBusinessDate, addDays, formatCompactDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
-import type { Store } from '#data/store';
+import type { Store } from '#data/repositories';
 
 /**
  * Demo sports, display-device and campaign data for the demo group, relative

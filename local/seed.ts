@@ -1,6 +1,6 @@
 import { createApp } from '#lambdas/admin/apps';
 import { loadVenues, type VenueFile } from '#ingest/venues';
-import type { Store } from '#data/store';
+import type { Store } from '#data/repositories';
 import { SCOPES } from '#contract/scopes';
 import { seedVenueModules } from './seed-venue-modules.js';
 import { seedShiftq } from '#ingest/shiftq-demo-data';

@@ -1,6 +1,6 @@
 import { CodeDeployClient, PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/client-codedeploy';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { logger } from '#platform/logger';
+import { logger } from '#platform/observability';
 import { createSmokeHook, type HookEvent, type HookStatus } from './hook.js';
 
 /**

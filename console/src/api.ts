@@ -19,7 +19,6 @@ export class ApiFailure extends Error {
 
 export const signIn = (key: string) => void (credential = key);
 export const signOut = () => void (credential = null);
-export const signedIn = () => credential !== null;
 
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${base}${path}`, {

@@ -1,14 +1,14 @@
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
-import { rateWindow } from '#platform/rate-limit';
+import { rateWindow } from '#platform/auth';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { randomSecret, sha256Hex } from '#domain/crypto';
 import type { App, CredentialType } from '#data/apps';
 import type { WalkKey } from '#data/group-index';
-import type { Store } from '#data/store';
+import type { Store } from '#data/repositories';
 import { normalAddress } from '#data/mail-suppressions';
 import { AdminConflictError, AdminInputError, AdminNotFoundError, appInput, parseInput, type AppInput } from '#domain/inputs';
 import { randomBytes } from 'node:crypto';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { adminPage, type PageQuery } from './paging.js';
 
 /** Legacy bearer credentials start with this fixed prefix (contract 5.1 rule 5). */

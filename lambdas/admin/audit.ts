@@ -1,5 +1,5 @@
 import type { AuditEntry, AuditPosition } from '#data/audit';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { adminPage, type PageQuery } from './paging.js';
 
 /** Day partitions one page of the trail reads at most: the whole retention (400 days) in four pages, however quiet. */

@@ -1,5 +1,5 @@
 import type { DeliveryStatus } from '#data/deliveries';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { deliverySummary, requireDestination } from './destinations.js';
 import { adminPage, type PageQuery } from './paging.js';
 

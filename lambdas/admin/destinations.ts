@@ -5,7 +5,7 @@ import type { App } from '#data/apps';
 import type { Delivery } from '#data/deliveries';
 import { UNTESTED, type Destination, type DestinationHealth } from '#data/destinations';
 import type { WalkKey } from '#data/group-index';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { sendMail } from '#platform/mailer';
 import { isPaused } from '../webhooks/pause-policy.js';
 import { resolveDestination } from '#domain/url-safety';

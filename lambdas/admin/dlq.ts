@@ -1,6 +1,6 @@
 import { markerOf, type DeadLetterMarker, type Delivery } from '#data/deliveries';
 import type { WalkKey } from '#data/group-index';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import * as state from '../webhooks/delivery-state.js';
 import { scanDlq } from '../webhooks/dlq-scan.js';
 import { enqueueDeliveries } from '../webhooks/queue.js';

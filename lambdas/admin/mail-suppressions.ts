@@ -1,6 +1,6 @@
 import type { MailSuppression, SuppressionPosition } from '#data/mail-suppressions';
 import { AdminInputError, AdminNotFoundError } from '#domain/inputs';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { adminPage, type PageQuery } from './paging.js';
 
 /** The rule the store's address marks follow (lambdas/mail-events/notification.ts reads SES's the same way). */

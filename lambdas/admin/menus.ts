@@ -1,6 +1,6 @@
 import { headOf, type MenuHead } from '#data/menus';
 import { outboxKeys } from '#data/outbox';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { requireGroup } from './apps.js';
 import { adminPage, type PageQuery } from './paging.js';
 

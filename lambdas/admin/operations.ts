@@ -16,7 +16,7 @@ import { listDeadLetters, redrive, redrivePage, showDeadLetter } from './dlq.js'
 import { listMenus } from './menus.js';
 import { liftMailSuppression, listMailSuppressions } from './mail-suppressions.js';
 import { publishDocument, publishMenu } from '../webhooks/menu-publish.js';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import type { AdminOperation } from '#contract/admin-routes';
 
 /**

@@ -1,5 +1,5 @@
 import { AdminInputError } from '#domain/inputs';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { decodeCursor, encodeCursor, pageKey, type CursorBinding } from '#platform/page-cursor';
 
 /**

@@ -1,5 +1,5 @@
 import { TOKEN_KEY_RETIRE_AFTER_MS } from '#platform/config';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain/inputs';
 
 /**

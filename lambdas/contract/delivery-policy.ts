@@ -126,8 +126,6 @@ export function scaledTimings(scale: number) {
   };
 }
 
-export type Timings = ReturnType<typeof scaledTimings>;
-
 function queueSeconds(nominal: number, scale: number, min: number): number {
   return Math.max(min, Math.min(43_200, Math.round(nominal * scale)));
 }

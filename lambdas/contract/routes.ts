@@ -1,5 +1,5 @@
 import type { GenericSchema } from 'valibot';
-import { moduleOfScope, type Module, type Scope } from './scopes.js';
+import { MODULES, type Module, type Scope } from './scopes.js';
 import * as requests from './schemas/requests.js';
 import type { ParameterRules } from './schemas/requests.js';
 
@@ -344,17 +344,17 @@ export function isLocationRoute(route: Route): boolean {
   return route.path === LOCATION_PREFIX || route.path.startsWith(`${LOCATION_PREFIX}/`);
 }
 
-/** The module a route belongs to, or null for discovery and unauthenticated routes. */
+/**
+ * The module a route belongs to, the one its scope reads (so a location without that module refuses it), or null
+ * for discovery and unauthenticated routes.
+ */
 export function moduleOfRoute(route: Route): Module | null {
-  return route.scope ? moduleOfScope(route.scope) : null;
+  const prefix = route.scope?.split(':')[0];
+  return prefix !== undefined && (MODULES as readonly string[]).includes(prefix) ? (prefix as Module) : null;
 }
 
 /** The envelope/discovery resource name: the path below the location (or group), e.g. `shiftq/kitchen`. */
 export function resourceName(route: Route): string {
   const below = route.path.replace(/^\/v1\/\{group_id\}(\/\{location_id\})?\/?/, '');
   return below === '' ? 'location' : below;
-}
-
-export function routesOf(family: Family): Route[] {
-  return ROUTES.filter((r) => r.family === family);
 }

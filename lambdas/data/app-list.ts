@@ -1,8 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { appKeys, toApp, type App } from './apps.js';
-import { queryPage, type Db } from './db.js';
+import { queryPage, type Db, itemOf, readItems } from './store.js';
 import { everyGroupPage, groupPage, type WalkKey } from './group-index.js';
-import { itemOf, readItems } from './preload.js';
 
 /**
  * Legacy bearer applications, one marker each under one partition, oldest first: written only when such an

@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { queryPage, type Db } from './db.js';
+import { queryPage, type Db } from './store.js';
 
 /**
  * The admin API's record of changes (docs/decisions/audit.md): one small

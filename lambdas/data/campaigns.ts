@@ -1,7 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, writeBatches, type Db } from './db.js';
-import { groupPartition } from './groups.js';
-import type { ItemQuery } from './preload.js';
+import { queryAll, writeBatches, type Db, type ItemQuery, groupPartition } from './store.js';
 
 /** A campaign of a group, shown at the locations it lists. */
 export type Campaign = {

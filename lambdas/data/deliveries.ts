@@ -1,7 +1,8 @@
 import { DELIVERY_STATUSES } from '#contract/delivery-policy';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, isConditionFailure, queryPage, type Db } from './db.js';
+import { applied, isConditionFailure, queryPage, type Db } from './store.js';
 import { everyGroupPage, type GroupIndex, type WalkKey } from './group-index.js';
+import { GSI1 } from './table.js';
 
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type EventType = 'bevq.menu.updated' | 'customer_api.webhook.test';
@@ -153,7 +154,7 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
       const { Items } = await doc.send(
         new QueryCommand({
           TableName: tableName,
-          IndexName: 'GSI1',
+          IndexName: GSI1.indexName,
           KeyConditionExpression: 'GSI1PK = :pk',
           ExpressionAttributeValues: { ':pk': deliveryKeys.ofDestination(destinationId) },
           ScanIndexForward: false,
@@ -167,7 +168,7 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
         doc,
         {
           TableName: tableName,
-          IndexName: 'GSI1',
+          IndexName: GSI1.indexName,
           KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK >= :since',
           ...(status ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } } : {}),
           ExpressionAttributeValues: { ':pk': deliveryKeys.ofDestination(destinationId), ':since': since, ...(status ? { ':status': status } : {}) },

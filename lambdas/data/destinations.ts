@@ -1,7 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, isConditionFailure, type Db } from './db.js';
+import { applied, isConditionFailure, type Db, itemOf, readItems } from './store.js';
 import { everyGroupPage, groupPage, type GroupIndex, type WalkKey } from './group-index.js';
-import { itemOf, readItems } from './preload.js';
 
 /** Stored health; DISABLED is derived from `enabled` when shown. */
 export type StoredHealth = 'NOT_TESTED' | 'HEALTHY' | 'FAILING';

@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { queryPage, type Db } from './db.js';
+import { queryPage, type Db } from './store.js';
 import { groupKeys } from './groups.js';
+import { GSI1 } from './table.js';
 
 /**
  * Index partitions per group (docs/decisions/group-index.md): applications,
@@ -39,7 +40,7 @@ function partitionInput(tableName: string, pk: string, query: PartitionQuery) {
   const names = Object.assign({}, ...filters.map((f) => f.names ?? {})) as Record<string, string>;
   return {
     TableName: tableName,
-    IndexName: 'GSI1',
+    IndexName: GSI1.indexName,
     KeyConditionExpression: prefix ? 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)' : 'GSI1PK = :pk',
     ...(filters.length ? { FilterExpression: filters.map((f) => `(${f.expression})`).join(' AND ') } : {}),
     ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
@@ -82,7 +83,7 @@ async function groupsAfter({ doc, tableName }: Db, after: string | null, count: 
   const { Items = [] } = await doc.send(
     new QueryCommand({
       TableName: tableName,
-      IndexName: 'GSI1',
+      IndexName: GSI1.indexName,
       KeyConditionExpression: after === null ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK > :after',
       ExpressionAttributeValues: { ':pk': groupKeys.allGroups, ...(after === null ? {} : { ':after': after }) },
       Limit: count,

@@ -1,8 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, type Db } from './db.js';
-
-/** The partition every item of a group lives in (locations, menus, sports, matriq, campaigns): the only spelling of it. */
-export const groupPartition = (groupId: string): string => `GROUP#${groupId}`;
+import { groupPartition, queryAll, type Db } from './store.js';
+import { GSI1 } from './table.js';
 
 export type Group = { groupId: string; name: string; createdAt: string };
 
@@ -36,7 +34,7 @@ export function groupsRepo({ doc, tableName }: Db): GroupsRepo {
     async list(): Promise<Group[]> {
       const items = await queryAll(doc, {
         TableName: tableName,
-        IndexName: 'GSI1',
+        IndexName: GSI1.indexName,
         KeyConditionExpression: 'GSI1PK = :pk',
         ExpressionAttributeValues: { ':pk': groupKeys.allGroups },
       });

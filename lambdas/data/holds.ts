@@ -1,5 +1,6 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, writeBatches, type Db } from './db.js';
+import { applied, writeBatches, type Db } from './store.js';
+import { GSI1 } from './table.js';
 
 /**
  * Deliveries held for a paused destination (docs/decisions/webhooks.md,
@@ -74,7 +75,7 @@ export function holdsRepo(db: Db): HoldsRepo {
     release: (held) => writeBatches(db, held.map((h) => ({ DeleteRequest: { Key: holdKeys.held(h.destinationId, h.createdAt, h.deliveryId) } }))),
     async paused(shard, limit) {
       const { Items = [] } = await doc.send(
-        new QueryCommand({ TableName: tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': shard }, Limit: limit }),
+        new QueryCommand({ TableName: tableName, IndexName: GSI1.indexName, KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': shard }, Limit: limit }),
       );
       return Items.map(({ destinationId, since, probedAt }) => ({ destinationId, since, probedAt }) as PausedMarker);
     },

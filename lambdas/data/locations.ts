@@ -1,8 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { MODULES, type ModulesEnabled } from '#contract/scopes';
-import { queryAll, type Db } from './db.js';
-import { groupPartition } from './groups.js';
-import type { ItemQuery } from './preload.js';
+import { queryAll, type Db, type ItemQuery, groupPartition } from './store.js';
 
 export type Location = {
   groupId: string;

@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { queryPage, type Db } from './db.js';
+import { queryPage, type Db } from './store.js';
+import { GSI1 } from './table.js';
 
 /** An owner e-mail: what the mailer sends and the outbox keeps until it is sent. */
 export type Mail = { to: string; subject: string; text: string };
@@ -71,7 +72,7 @@ export function mailOutboxRepo({ doc, tableName }: Db): MailOutboxRepo {
             (
               await queryPage(
                 doc,
-                { TableName: tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': pk } },
+                { TableName: tableName, IndexName: GSI1.indexName, KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': pk } },
                 perPartition,
               )
             ).items,

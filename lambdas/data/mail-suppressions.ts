@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, queryPage, type Db } from './db.js';
-import { itemOf, readItems } from './preload.js';
+import { applied, queryPage, type Db, itemOf, readItems } from './store.js';
+import { GSI1 } from './table.js';
 
 /**
  * Owner addresses SES reported as permanently bouncing or complaining (docs/decisions/mail-suppression.md): one
@@ -72,7 +72,7 @@ export function mailSuppressionsRepo(db: Db): MailSuppressionsRepo {
       while (position && suppressions.length < limit) {
         const { items, lastKey } = await queryPage(
           doc,
-          { TableName: tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': mailSuppressionKeys.shard(position.shard) } },
+          { TableName: tableName, IndexName: GSI1.indexName, KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': mailSuppressionKeys.shard(position.shard) } },
           limit - suppressions.length,
           position.key,
         );

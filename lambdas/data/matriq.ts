@@ -1,8 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopStatus } from '#contract/schemas/matriq';
-import { applied, type Db } from './db.js';
-import { groupPartition } from './groups.js';
-import { itemOf, readItems } from './preload.js';
+import { applied, type Db, itemOf, readItems, groupPartition } from './store.js';
 
 /** A location's display devices, gateway and Auto Scheduler state, as reported by its gateway. */
 export type MatriqState = {

@@ -1,8 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { MenuData } from '#contract/schemas/bevq';
-import { isConditionFailure, type Db } from './db.js';
-import { groupPartition } from './groups.js';
-import { itemOf, readItems } from './preload.js';
+import { isConditionFailure, type Db, itemOf, readItems, groupPartition } from './store.js';
 
 /** A location's published menu as the API returns it, and its validator. */
 export type StoredMenu = {

@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, queryPage, type Db } from './db.js';
+import { applied, queryPage, type Db } from './store.js';
+import { GSI1 } from './table.js';
 
 /** A `bevq.menu.updated` event waiting to be fanned out. */
 export type MenuEvent = {
@@ -138,7 +139,7 @@ export function outboxRepo({ doc, tableName }: Db): OutboxRepo {
         doc,
         {
           TableName: tableName,
-          IndexName: 'GSI1',
+          IndexName: GSI1.indexName,
           KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :before',
           ExpressionAttributeValues: { ':pk': shard, ':before': `${before}#\uffff` },
         },

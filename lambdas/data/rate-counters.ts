@@ -1,6 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Db } from './db.js';
-import { itemOf, readItems } from './preload.js';
+import { type Db, itemOf, readItems } from './store.js';
 
 /**
  * Which limit a counter belongs to: an application's API calls, tokens issued to a client id (`TOKEN`), or

@@ -1,9 +1,8 @@
 import { appListRepo } from './app-list.js';
-import { appsRepo } from './apps.js';
+import { appsRepo, credentialsRepo } from './apps.js';
 import { auditRepo } from './audit.js';
 import { campaignsRepo } from './campaigns.js';
-import { credentialsRepo } from './credentials.js';
-import type { Db } from './db.js';
+import { type Db, type FactoriesOf, storeOf, type StoreOf } from './store.js';
 import { deliveriesRepo } from './deliveries.js';
 import { destinationsRepo } from './destinations.js';
 import { groupsRepo } from './groups.js';
@@ -18,10 +17,12 @@ import { rateCountersRepo } from './rate-counters.js';
 import { reviewsRepo } from './reviews.js';
 import { shiftqRepo } from './shiftq.js';
 import { sportsRepo } from './sports.js';
-import { storeOf, type RepositoryFactories, type Store } from './store.js';
 import { tokenKeysRepo } from './token-keys.js';
 
-/** Every repository: the admin, webhook functions, the local runtime and the CLI build all of them; a /v1 function names its own. */
+/**
+ * Every repository over the one table, the one list of them: the admin, webhook functions, the local runtime and the
+ * CLI build all of them; a /v1 function names its own (v1Repositories).
+ */
 export const REPOSITORIES = {
   groups: groupsRepo,
   locations: locationsRepo,
@@ -43,7 +44,13 @@ export const REPOSITORIES = {
   shiftq: shiftqRepo,
   reviews: reviewsRepo,
   tokenKeys: tokenKeysRepo,
-} satisfies Required<RepositoryFactories>;
+};
+
+export type Repositories = { [K in keyof typeof REPOSITORIES]: ReturnType<(typeof REPOSITORIES)[K]> };
+/** The data port: the repositories over one table, and its read-ahead; handlers take this, never a DynamoDB client. */
+export type Store = StoreOf<Repositories>;
+/** How to build repositories over a Db, by name: a function's bundle carries only the repositories it names. */
+export type RepositoryFactories = FactoriesOf<Repositories>;
 
 /** The store of every repository over one table. */
 export function createStore(db: Db): Store {

@@ -1,7 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { ReviewInput } from '#contract/schemas/shiftq-inputs';
-import type { Db } from './db.js';
-import type { ItemQuery } from './preload.js';
+import type { Db, ItemQuery } from './store.js';
 import { shiftqKeys } from './shiftq.js';
 
 /**

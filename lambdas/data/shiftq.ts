@@ -3,8 +3,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, businessDayEndMs, formatCompactDate, parseCompactDate } from '#contract/business-date';
 import type { KitchenSnapshot } from '#contract/schemas/shiftq';
 import type { CurrentData, CurrentKind, DatedData, DatedKind } from '#contract/schemas/shiftq-inputs';
-import type { Db } from './db.js';
-import { itemOf, readItems } from './preload.js';
+import { type Db, itemOf, readItems } from './store.js';
 
 /**
  * shiftq data of one location. Per-business-date resources (kitchen tickets,

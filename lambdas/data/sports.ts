@@ -1,7 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Db } from './db.js';
-import { groupPartition } from './groups.js';
-import type { ItemQuery } from './preload.js';
+import { type Db, type ItemQuery, groupPartition } from './store.js';
 
 /**
  * Sports programming storage. Schedules are league data, the same for every

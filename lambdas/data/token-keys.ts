@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, type Db } from './db.js';
+import { applied, type Db } from './store.js';
 
 /**
  * The service's signing keys: versions of the access-token key (one signs, the ones it replaced verify until the

@@ -2,8 +2,8 @@ import { sportsLogoUrl } from '#contract/urls';
 import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import type { Location } from '#data/locations';
 import { sportsKeys, type ProviderEnvironment, type Schedule, type StoredEvent, type ViewingData } from '#data/sports';
-import type { Read } from '#data/preload';
-import type { Store } from '#data/store';
+import type { Read } from '#data/store';
+import type { Store } from '#data/repositories';
 import type { SportsEvent } from '#contract/schemas/sportsq';
 import type { HealthInputs } from './sports-health.js';
 

@@ -1,16 +1,15 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { AUTH_REPOSITORIES, authorize, type AuthContext } from './auth.js';
+import { AUTH_REPOSITORIES, type AuthContext, authorize } from './auth.js';
 import type { Location } from '#data/locations';
-import type { Read } from '#data/preload';
-import { onlyRepositories, type RepositoryFactories, type Store } from '#data/store';
+import { onlyRepositories, type Read } from '#data/store';
+import type { RepositoryFactories, Store } from '#data/repositories';
 import type { Deps } from './deps.js';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
-import { baseUrlOf, header, validatedParams, validatedQuery, type HttpResponse } from './http.js';
-import { httpShell, routeOfEvent, type ShellContext } from './http-shell.js';
-import { pathResolver } from './path-resolver.js';
-import { ID_PARAMS, type Family, type Route } from '#contract/routes';
+import { baseUrlOf, header, type HttpResponse, httpShell, type ShellContext } from './http.js';
+import { validatedParams, validatedQuery } from './input.js';
+import { type Family, ID_PARAMS, type Route } from '#contract/routes';
 
 /** What an operation receives: the resolved route, validated input and the caller's identity. */
 export type ApiRequest = {
@@ -27,9 +26,6 @@ export type ApiRequest = {
   location: Location | null;
 };
 
-export type Operation = (req: ApiRequest, deps: Deps) => Promise<HttpResponse>;
-export type Operations = Record<string, Operation>;
-
 /** What is known of a request before it is authorized: enough to name what its operation will read. */
 export type ReadHints = {
   params: Record<string, string>;
@@ -43,13 +39,18 @@ export type ReadHints = {
 };
 
 /**
- * The items and Query pages an operation will read, by operation name (its
- * path parameters are valid ids by then): they are read in the same round
- * trip as the credential, so such a read costs one round trip in all. A
- * guess that turns out wrong (a location's time zone changed) costs only
- * its own read: the operation reads what it needs and misses the guess.
+ * One route's operation: `run` answers the request; `reads` names the items
+ * and Query pages `run` will read (its path parameters are valid ids by
+ * then), read in the same round trip as the credential, so such a read
+ * costs one round trip in all. A guess that turns out wrong (a location's
+ * time zone changed) costs only its own read: `run` reads what it needs and
+ * misses the guess.
  */
-export type PathReads = Record<string, (hints: ReadHints) => Read[]>;
+export type Operation = {
+  reads?: (hints: ReadHints) => Read[];
+  run: (req: ApiRequest, deps: Deps) => Promise<HttpResponse>;
+};
+export type Operations = Record<string, Operation>;
 
 type ApiContext = ShellContext & { api?: ApiRequest; store?: Store };
 type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
@@ -61,27 +62,27 @@ export function v1Repositories(own: RepositoryFactories = {}): RepositoryFactori
 
 /**
  * What a family declares beside its operations: the routes it resolves (its
- * own list; every route for the catch-all family), its reads ahead, and its
- * repositories (v1Repositories).
+ * own list; every route for the catch-all family) and its repositories
+ * (v1Repositories).
  */
-export type FamilyWiring = { routes: readonly Route[]; reads?: PathReads; repositories: RepositoryFactories };
+export type FamilyWiring = { routes: readonly Route[]; repositories: RepositoryFactories };
 
 /** A /v1 family's function: the HTTP shell → route + auth + rate limit → operation, over its own repositories only. */
-export function apiHandler(family: Family, operations: Operations, allDeps: Deps, { routes, reads = {}, repositories }: FamilyWiring) {
+export function apiHandler(family: Family, operations: Operations, allDeps: Deps, { routes, repositories }: FamilyWiring) {
   for (const route of routes.filter((r) => r.family === family)) {
     if (!operations[route.operation]) throw new Error(`family ${family} lacks operation ${route.operation}`);
   }
   const deps = { ...allDeps, store: onlyRepositories(allDeps.store, repositories) };
   return httpShell('v1', deps)
-    .use(routeAndAuthorize(family, routes, deps, reads))
+    .use(routeAndAuthorize(family, operations, routes, deps))
     .handler(async (_event, context: ApiContext) => {
       const api = context.api!;
       // An authorized operation reads through the store its authorization filled.
-      return operations[api.route.operation]!(api, context.store ? { ...deps, store: context.store } : deps);
+      return operations[api.route.operation]!.run(api, context.store ? { ...deps, store: context.store } : deps);
     });
 }
 
-function routeAndAuthorize(family: Family, routes: readonly Route[], deps: Deps, reads: PathReads): ApiMiddleware {
+function routeAndAuthorize(family: Family, operations: Operations, routes: readonly Route[], deps: Deps): ApiMiddleware {
   const resolvePath = pathResolver(routes);
   return {
     before: async ({ event, context }) => {
@@ -108,7 +109,7 @@ function routeAndAuthorize(family: Family, routes: readonly Route[], deps: Deps,
       };
       context.api = api;
       if (route.scope !== null) {
-        const ahead = readsAhead(reads[route.operation], route, event, params, now);
+        const ahead = readsAhead(operations[route.operation]!.reads, route, event, params, now);
         const result = await authorize(deps, route, params, header(event, 'authorization'), now, ahead);
         if (result.location) TIME_ZONES.saw(result.location);
         api.auth = result.auth;
@@ -128,7 +129,7 @@ const NOT_FOUND = 'No resource exists at this path.';
 
 /** What the operation declared it will read; input that breaks a rule reads nothing ahead (it is judged after authorization). */
 function readsAhead(
-  readsOf: PathReads[string] | undefined,
+  readsOf: Operation['reads'],
   route: Route,
   event: APIGatewayProxyEvent,
   params: Record<string, string>,
@@ -162,3 +163,71 @@ const TIME_ZONES = (() => {
     },
   };
 })();
+
+/** What path resolution needs of a route: the /v1 and admin route tables resolve with the same rules. */
+type Routable = { method: string; path: string };
+type Match<R extends Routable> = { route: R; params: Record<string, string> };
+type Resolution<R extends Routable> = { match: Match<R> } | { allowed: string[] } | null;
+
+export type Resolver<R extends Routable> = (method: string, path: string) => Resolution<R>;
+
+/**
+ * A resolver for one route table: it maps a concrete path to its route.
+ * Literal segments beat parameters at the same depth, as in API Gateway. It
+ * returns the allowed methods when only the method is wrong, and null when
+ * no route has the path. The path is the one an HTTP API hands a function:
+ * already percent-decoded, so parameters are taken as they stand (decoding
+ * again would turn `%2525` into `%` and `%252F` into a separator).
+ */
+export function pathResolver<R extends Routable>(routes: readonly R[]): Resolver<R> {
+  const compiled = routes.map((route) => ({ route, segments: route.path.split('/').slice(1) }));
+  return (method, path) => {
+    const parts = path.split('/').slice(1);
+    const candidates: { route: R; params: Record<string, string>; rank: string }[] = [];
+    for (const { route, segments } of compiled) {
+      if (segments.length !== parts.length) continue;
+      const params: Record<string, string> = {};
+      let rank = '';
+      const ok = segments.every((seg, i) => {
+        const part = parts[i]!;
+        if (seg.startsWith('{')) {
+          if (part === '') return false;
+          params[seg.slice(1, -1)] = part;
+          rank += '1';
+          return true;
+        }
+        rank += '0';
+        return seg === part;
+      });
+      if (ok) candidates.push({ route, params, rank });
+    }
+    if (candidates.length === 0) return null;
+    const best = candidates.reduce((a, b) => (b.rank < a.rank ? b : a)).rank;
+    const bestPaths = candidates.filter((c) => c.rank === best);
+    const hit = bestPaths.find((c) => c.route.method === method);
+    if (hit) return { match: { route: hit.route, params: hit.params } };
+    return { allowed: [...new Set(bestPaths.map((c) => c.route.method))].sort() };
+  };
+}
+
+/**
+ * The route of a request: API Gateway names the matched template (payload
+ * 1.0 `resource`); a catch-all route hands over the whole path, already
+ * percent-decoded, resolved with the same table. 405 with Allow when only
+ * the method is wrong, 404 when nothing has the path.
+ */
+export function routeOfEvent<R extends Routable>(
+  event: APIGatewayProxyEvent,
+  routes: readonly R[],
+  resolve: Resolver<R>,
+  notFound: string,
+): { route: R; params: Record<string, string> } {
+  const byTemplate = routes.find((r) => r.method === event.httpMethod && r.path === event.resource);
+  if (byTemplate) return { route: byTemplate, params: (event.pathParameters ?? {}) as Record<string, string> };
+  const resolution = resolve(event.httpMethod, event.path);
+  if (resolution && 'match' in resolution) return resolution.match;
+  if (resolution) {
+    throw new ApiError('method_not_allowed', `Use ${resolution.allowed.join(' or ')} on this resource.`, { Allow: resolution.allowed.join(', ') });
+  }
+  throw new ApiError('not_found', notFound);
+}

@@ -1,17 +1,15 @@
 import type { Deps } from './deps.js';
-import { appKeys, appsRepo, useIsStale, type App } from '#data/apps';
-import { credentialKeys, credentialsRepo, type Credential } from '#data/credentials';
-import { locationKeys, locationsRepo, type Location } from '#data/locations';
-import type { ItemKey, Read } from '#data/preload';
+import { type App, appKeys, appsRepo, type Credential, credentialKeys, credentialsRepo, useIsStale } from '#data/apps';
+import { type Location, locationKeys, locationsRepo } from '#data/locations';
+import type { ItemKey, Read } from '#data/store';
+import type { RepositoryFactories, Store } from '#data/repositories';
 import { mailOutboxRepo } from '#data/mail-outbox';
 import { rateCountersRepo } from '#data/rate-counters';
-import type { RepositoryFactories, Store } from '#data/store';
 import { tokenKeysRepo } from '#data/token-keys';
-import { namesApplication, readAccessToken } from '#domain/access-token';
-import { sha256Hex } from '#domain/crypto';
+import { namesApplication, readAccessToken, sha256Hex } from '#domain/crypto';
 import { ApiError } from '#contract/errors';
-import { decide, rateWindow } from './rate-limit.js';
 import { isLocationRoute, moduleOfRoute, type Route } from '#contract/routes';
+import { RATE_WARNING_FRACTION } from './config.js';
 
 export type AuthContext = { app: App; credential: Credential };
 
@@ -47,7 +45,7 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]{16,512}=*)$/i;
  * with 403 before anything about them is returned, so 404 can only be seen
  * for the token's own group.
  *
- * Round trips: a token that names its application (domain/access-token.ts)
+ * Round trips: a token that names its application (domain/crypto.ts)
  * is checked from memory, then its credential, application, location and
  * the items the operation declared (`reads`) are fetched in one strongly
  * consistent BatchGetItem while the rate counter's UpdateItem and the
@@ -192,4 +190,38 @@ async function queueRateAlert(deps: Deps, app: App, kind: 'warning' | 'exceeded'
     `its limit of ${app.rateLimitPerMinute} requests per minute in the UTC minute starting ${windowStart}Z.\n` +
     (kind === 'exceeded' ? 'Further requests in this minute receive 429 with Retry-After.\n' : '');
   await deps.store.mailOutbox.queue(`rate-limit#${app.clientId}#${windowStart}#${kind}`, { to: app.ownerEmail, subject, text }, now);
+}
+
+/** A fixed one-minute UTC window (contract 8). */
+export type RateWindow = { start: string; resetSeconds: number; expiresAtSeconds: number };
+
+export function rateWindow(nowMs: number): RateWindow {
+  const startMs = nowMs - (nowMs % 60_000);
+  return {
+    start: new Date(startMs).toISOString().slice(0, 16),
+    resetSeconds: Math.max(1, Math.ceil((startMs + 60_000 - nowMs) / 1000)),
+    // Counters outlive their window briefly; TTL then removes them.
+    expiresAtSeconds: Math.ceil((startMs + 60_000) / 1000) + 3600,
+  };
+}
+
+export type RateDecision = {
+  allowed: boolean;
+  headers: Record<string, string>;
+  /** An owner alert this exact count triggers: each count is seen by one request only. */
+  alert: 'warning' | 'exceeded' | null;
+};
+
+export function decide(count: number, limit: number, window: RateWindow): RateDecision {
+  const allowed = count <= limit;
+  const headers: Record<string, string> = {
+    'RateLimit-Limit': String(limit),
+    'RateLimit-Remaining': String(Math.max(0, limit - count)),
+    'RateLimit-Reset': String(window.resetSeconds),
+    'RateLimit-Policy': `${limit};w=60`,
+  };
+  if (!allowed) headers['Retry-After'] = String(window.resetSeconds);
+  const warnAt = Math.ceil(limit * RATE_WARNING_FRACTION);
+  const alert = count === limit + 1 ? 'exceeded' : count === warnAt ? 'warning' : null;
+  return { allowed, headers, alert };
 }

@@ -23,7 +23,7 @@ export type Config = {
   /**
    * The edge's origin secret (ORIGIN_SECRET: a CloudFormation dynamic reference to the stack's Secrets Manager
    * secret when the stage has an edge). Set, the HTTP shell refuses `/v1` and token requests that lack it with 403
-   * (platform/origin.ts); empty, nothing is checked (dev, staging, `npm start` unless ORIGIN_SECRET is set).
+   * (platform/http.ts, originOf); empty, nothing is checked (dev, staging, `npm start` unless ORIGIN_SECRET is set).
    */
   originSecret: string;
   /** Local runtime only: lets webhooks reach 127.0.0.0/8 and ::1 (test receivers). Off unless WEBHOOK_ALLOW_LOOPBACK=1. */

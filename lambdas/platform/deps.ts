@@ -1,18 +1,24 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { systemClock, type Clock } from './clock.js';
-import { configFromEnv, type Config } from './config.js';
-import { createDb } from '#data/db';
-import { storeOf, type RepositoryFactories, type Store } from '#data/store';
-import { logger, type Logger } from './logger.js';
-import { createMetrics, type Metrics } from './observability.js';
-import { systemResolver } from './resolver.js';
+import { type Config, configFromEnv } from './config.js';
+import { createDb, storeOf } from '#data/store';
+import { type RepositoryFactories, type Store, REPOSITORIES } from '#data/repositories';
+import { createMetrics, logger, type Logger, type Metrics } from './observability.js';
 import type { Resolver } from '#domain/url-safety';
+import { lookup } from 'node:dns/promises';
+import { sqsClient, type SQSClient, sqsWebhookQueue } from '#data/sqs-webhook-queue';
+import type { WebhookQueue } from '#data/webhook-queue';
+import { type Mailer, NO_MAILER } from './mailer.js';
+
+/** Time is injected so date and window rules can be tested at any instant. */
+export type Clock = { now(): number };
+
+export const systemClock: Clock = { now: () => Date.now() };
 
 /**
  * What every function needs from the outside world, injected so tests and
  * the local runtime can supply their own. The functions that also queue
- * webhooks or mail owners take MessagingDeps (messaging-deps.ts), so the
- * others never load the SQS or SES client.
+ * webhooks or mail owners take MessagingDeps (below); the others never call
+ * its builders, so their bundles leave the SQS and SES clients out.
  */
 export type Deps = {
   config: Config;
@@ -55,4 +61,43 @@ export function buildDeps(dynamodb: DynamoDBClient, repositories: RepositoryFact
 /** The deps a /v1 or token function's cold start builds from its environment: DynamoDB only, with the repositories it names. */
 export function defaultDeps(repositories: RepositoryFactories): Deps {
   return buildDeps(new DynamoDBClient({}), repositories);
+}
+
+/** The system resolver, every address of the name (tests inject their own). */
+export const systemResolver: Resolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+
+/** Deps of the functions that queue webhooks or mail owners: admin, dispatcher, deliverer, sweeper (and the local runtime, the CLI). */
+export type MessagingDeps = Deps & {
+  mailer: Mailer;
+  /** The webhook queue and its DLQ. */
+  queue: WebhookQueue;
+};
+
+export type Endpoints = { dynamodb?: Endpoint; sqs?: Endpoint };
+export type AwsClients = { dynamodb: DynamoDBClient; sqs: SQSClient };
+
+/** The DynamoDB and SQS clients at their endpoints (absent: AWS itself). SES is the mailing functions' own (ses-mailer.ts). */
+export function awsClients(endpoints: Endpoints = {}): AwsClients {
+  return {
+    dynamodb: new DynamoDBClient(endpoints.dynamodb ?? {}),
+    sqs: sqsClient(endpoints.sqs ?? {}),
+  };
+}
+
+/** `mailer`: absent for the functions that mail no one. */
+export type MessagingDepsOptions = DepsOptions & Partial<Pick<MessagingDeps, 'mailer' | 'queue'>>;
+
+export function buildMessagingDeps(clients: AwsClients, options: MessagingDepsOptions = {}): MessagingDeps {
+  const deps = buildDeps(clients.dynamodb, REPOSITORIES, options);
+  return {
+    ...deps,
+    mailer: options.mailer ?? NO_MAILER,
+    queue: options.queue ?? sqsWebhookQueue(clients.sqs, deps.config),
+  };
+}
+
+/** The deps an admin or webhook function's cold start builds from its environment. */
+export function defaultMessagingDeps(options: Pick<MessagingDepsOptions, 'mailer'> = {}): MessagingDeps {
+  return buildMessagingDeps(awsClients(), options);
 }

@@ -1,5 +1,5 @@
-import { locationKeys, type Location } from '#data/locations';
-import type { ItemQuery } from '#data/preload';
+import { type Location, locationKeys } from '#data/locations';
+import type { ItemQuery } from '#data/store';
 import { GROUP_PAGE_LIMIT } from '#contract/schemas/requests';
 import type { ApiRequest, ReadHints } from './api-handler.js';
 import type { Deps } from './deps.js';

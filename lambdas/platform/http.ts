@@ -1,8 +1,17 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { GenericSchema } from 'valibot';
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Config } from './config.js';
 import { ApiError } from '#contract/errors';
-import { validate } from '#contract/validation';
+import { isLocationRoute, resourceName, type Route } from '#contract/routes';
+import { constants, gzipSync } from 'node:zlib';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Deps } from './deps.js';
+import { ACCESS_LINE_MESSAGE, observability } from './observability.js';
+
+/**
+ * HTTP for every HTTP function: responses, the /v1 envelope and the one error shape; then what the shell applies
+ * to each of them (compression, the edge check), and the shell itself (httpShell), first of every chain.
+ */
 
 export type HttpResponse = APIGatewayProxyResult & { headers: Record<string, string> };
 
@@ -15,6 +24,27 @@ export function jsonResponse(statusCode: number, body: unknown, headers: Record<
 /** A JSON body serialised already (the OpenAPI artefact), with jsonResponse's headers. */
 export function jsonTextResponse(statusCode: number, body: string, headers: Record<string, string> = {}): HttpResponse {
   return { statusCode, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers }, body };
+}
+
+/** What the envelope names of a /v1 request (an ApiRequest's). */
+type Enveloped = { route: Route; params: Record<string, string>; now: number };
+
+/** The common envelope of contract 2.1 around a resource's data. */
+export function envelope(req: Enveloped, data: unknown, resource = resourceName(req.route)) {
+  return {
+    ok: true as const,
+    version: 'v1' as const,
+    resource,
+    groupId: req.params.group_id!,
+    ...(isLocationRoute(req.route) ? { locationId: req.params.location_id! } : {}),
+    generatedAt: new Date(req.now).toISOString(),
+    data,
+  };
+}
+
+/** A /v1 resource's 200: its data in the envelope. */
+export function ok(req: Enveloped, data: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return jsonResponse(200, envelope(req, data), headers);
 }
 
 /** The one error shape; the admin API passes its own codes (e.g. 409 conflict) in the same form. */
@@ -59,38 +89,191 @@ export function baseUrlVary(config: Config): Record<string, string> {
   return config.publicBaseUrl ? {} : { Vary: 'X-Forwarded-Proto' };
 }
 
-/** A request's refusal by its schema (contract/validation.ts): 400, its problems in words. */
-export const invalidRequest = (message: string) => new ApiError('invalid_request', message);
+/**
+ * Responses in gzip for clients that ask for it (Accept-Encoding), in API
+ * Gateway's binary form: a base64 body with isBase64Encoded, which the
+ * gateway decodes before sending. JSON compresses 5–20×, so large lists and
+ * the kitchen's buckets cross the internet (and Lambda's 6 MB response
+ * limit) several times smaller. docs/decisions/compression.md says why.
+ */
 
-/** Path parameters validated against their rules. */
-export function validatedParams(rules: GenericSchema, params: Record<string, string>): Record<string, string> {
-  return validate(rules, params, 'Path parameter', invalidRequest) as Record<string, string>;
+/** Smaller bodies go as they are: gzip's framing and the CPU would cost more than they save. */
+export const MIN_COMPRESSED_BYTES = 1024;
+
+/** RFC 9110 12.5.3: gzip (or `*`) listed with a non-zero weight. */
+export function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  if (!acceptEncoding) return false;
+  return acceptEncoding.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip' && coding !== 'x-gzip' && coding !== '*') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
 }
 
-/** The query parameters named, single-valued and validated against their rules. */
-export function validatedQuery(event: APIGatewayProxyEvent, rules: GenericSchema, names: readonly string[]): Record<string, string> {
-  return validate(rules, queryOf(event, names), 'Query parameter', invalidRequest) as Record<string, string>;
-}
-
-/** Single-valued query parameters; a parameter given twice is ambiguous and refused. */
-export function queryOf(event: APIGatewayProxyEvent, known: readonly string[]): Record<string, string> {
-  const multi = event.multiValueQueryStringParameters ?? {};
-  const query: Record<string, string> = {};
-  for (const name of known) {
-    const values = multi[name] ?? (event.queryStringParameters?.[name] !== undefined ? [event.queryStringParameters[name]!] : []);
-    if (values.length > 1) throw new ApiError('invalid_request', `Query parameter ${name} was given more than once.`);
-    if (values.length === 1) query[name] = values[0]!;
+/**
+ * The response as the client should get it: gzipped when it accepts that
+ * and the body is worth it. For such a client an entity tag is weak, big
+ * body or small and 304 alike, so its validator never changes with the size
+ * of the body: another coding is another representation (RFC 9110 8.8.1),
+ * and the weak form still matches a conditional read (contract 4.3).
+ */
+export function negotiated(event: APIGatewayProxyEvent, response: APIGatewayProxyResult): APIGatewayProxyResult {
+  const headers = { ...((response.headers ?? {}) as Record<string, string>) };
+  if (Object.keys(headers).some((name) => name.toLowerCase() === 'content-encoding') || response.isBase64Encoded) return response;
+  const gzip = acceptsGzip(header(event, 'accept-encoding'));
+  if (gzip && headers.ETag && !headers.ETag.startsWith('W/')) headers.ETag = `W/${headers.ETag}`;
+  if (headers.ETag || (response.body && Buffer.byteLength(response.body, 'utf8') >= MIN_COMPRESSED_BYTES)) {
+    // The representation depends on Accept-Encoding, compressed or not.
+    headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
   }
-  return query;
+  if (!gzip || !response.body || Buffer.byteLength(response.body, 'utf8') < MIN_COMPRESSED_BYTES) return { ...response, headers };
+  return {
+    ...response,
+    // Level 1: most of the size for a fraction of the default level's CPU.
+    body: gzipSync(response.body, { level: constants.Z_BEST_SPEED }).toString('base64'),
+    isBase64Encoded: true,
+    headers: { ...headers, 'Content-Encoding': 'gzip' },
+  };
 }
 
-/** The raw request body as bytes-as-text, decoding API Gateway's base64 form. */
-export function bodyText(event: APIGatewayProxyEvent): string {
-  if (!event.body) return '';
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+/**
+ * The edge (lib/constructs/edge.ts, docs/decisions/edge.md): CloudFront adds the origin secret as this header to
+ * every request it sends to the HTTP API, overwriting one a client sent, and a viewer-request CloudFront Function
+ * sets the viewer's address in the second. With `config.originSecret` set, a request without the secret did not
+ * come through the edge and is refused; without it (dev, staging, `npm start` by default) nothing is checked.
+ */
+export const ORIGIN_VERIFY_HEADER = 'x-origin-verify';
+export const VIEWER_ADDRESS_HEADER = 'x-viewer-address';
+
+/** What a request that bypassed the edge is told (403 `forbidden`, before routing and authentication). */
+export const ORIGIN_REFUSAL = 'Call the API through its published URL.';
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
+/** The configured secret's digest, computed once (a process has one configuration). */
+let known: { secret: string; digest: Buffer } | undefined;
+
+/**
+ * Whether the request carries the configured origin secret. Compared as SHA-256 digests, equal in length
+ * whatever was sent, with `timingSafeEqual`: the time taken says nothing of how much of the secret matched.
+ * False whenever no secret is configured.
+ */
+export function fromEdge(event: Pick<APIGatewayProxyEvent, 'headers'>, config: Pick<Config, 'originSecret'>): boolean {
+  if (!config.originSecret) return false;
+  const sent = header(event, ORIGIN_VERIFY_HEADER);
+  if (sent === undefined) return false;
+  if (known?.secret !== config.originSecret) known = { secret: config.originSecret, digest: digest(config.originSecret) };
+  return timingSafeEqual(digest(sent), known.digest);
 }
 
-export function bodyBytes(event: APIGatewayProxyEvent): number {
-  if (!event.body) return 0;
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body, 'utf8');
+/** Whether the deployment lets only the edge in. */
+export function edgeOnly(config: Pick<Config, 'originSecret'>): boolean {
+  return config.originSecret !== '';
+}
+
+/**
+ * One check of a request's origin: whether it came through the edge (the secret is configured and matched), and
+ * the caller's address: the edge's `x-viewer-address` then, else the connection's source address as API Gateway
+ * reports it. A client's own `x-viewer-address` is never believed: without the secret it is ignored, and through
+ * the edge the CloudFront Function has overwritten it.
+ */
+export function originOf(event: Pick<APIGatewayProxyEvent, 'headers' | 'requestContext'>, config: Pick<Config, 'originSecret'>): { fromEdge: boolean; ip: string | undefined } {
+  const source = event.requestContext?.identity?.sourceIp ?? undefined;
+  const edge = fromEdge(event, config);
+  return { fromEdge: edge, ip: (edge && header(event, VIEWER_ADDRESS_HEADER)) || source };
+}
+
+/**
+ * Removes the secret from the event once it has been checked, so nothing after the shell (an operation, an
+ * error log, a future header echo) can ever see or repeat it.
+ */
+export function forgetOriginSecret(event: Pick<APIGatewayProxyEvent, 'headers' | 'multiValueHeaders'>): void {
+  for (const headers of [event.headers, event.multiValueHeaders]) {
+    if (!headers) continue;
+    for (const name of Object.keys(headers)) if (name.toLowerCase() === ORIGIN_VERIFY_HEADER) delete headers[name];
+  }
+}
+
+/** The three HTTP APIs of the service; each function serves one, named in its logs and metrics. */
+export type HttpApi = 'v1' | 'token' | 'admin';
+
+/** What the steps after the shell tell it about a request, for the access log. */
+export type ShellContext = Context & {
+  /** The route's operation, once resolved. */
+  operation?: string;
+  /** Who called: the application's client id (/v1), the IAM principal (admin); absent when unknown. Never a secret. */
+  caller?: string | null;
+  /** Headers every answer carries, success or refusal (the rate-limit headers). */
+  extraHeaders?: Record<string, string>;
+  startedAt?: number;
+  /** The caller's address (originOf below): the edge's viewer address, or the connection's source. */
+  ip?: string;
+};
+
+/** A refusal an API answers with its own status, code and message (the admin API's domain errors). */
+export type Refusal = Pick<ApiError, 'status' | 'message' | 'headers'> & { code: string };
+
+type ShellOptions = {
+  /** Maps what an API's steps throw, besides ApiError, to its refusal; null leaves it unexpected. */
+  refusalOf?: (err: unknown) => Refusal | null;
+};
+
+type ShellMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ShellContext>;
+
+/**
+ * The one HTTP shell of `/v1`, token and admin: metrics, logger →
+ * request id on every answer, the error shape for anything thrown, one
+ * access-log line and the same counts for every request. What differs per
+ * API (routing, authentication) runs after it.
+ */
+export function httpShell(api: HttpApi, deps: Deps, options: ShellOptions = {}) {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ShellContext>()
+    .use(observability(deps))
+    .use(responses(api, deps, options));
+}
+
+function responses(api: HttpApi, deps: Deps, { refusalOf }: ShellOptions): ShellMiddleware {
+  const finish = (request: { event: APIGatewayProxyEvent; context: ShellContext; response: APIGatewayProxyResult | null }) => {
+    const { context } = request;
+    const requestId = request.event.requestContext.requestId;
+    const response = negotiated(request.event, request.response!);
+    response.headers = { ...context.extraHeaders, ...response.headers, 'X-Request-Id': requestId };
+    request.response = response;
+    const operation = context.operation ?? 'unmatched';
+    // Never a body: token responses and created apps and destinations carry secrets.
+    // The HTTP counts are taken from this line by metric filters (observability.ts, HTTP_COUNTS).
+    deps.logger.info(ACCESS_LINE_MESSAGE, {
+      stage: deps.config.stage,
+      requestId,
+      api,
+      operation,
+      status: response.statusCode,
+      caller: context.caller ?? undefined,
+      ip: context.ip,
+      latencyMs: deps.clock.now() - (context.startedAt ?? deps.clock.now()),
+    });
+  };
+  return {
+    before: ({ event, context }) => {
+      // Nothing of an earlier invocation's request may leak into this one's log.
+      const origin = originOf(event, deps.config);
+      Object.assign(context, { operation: undefined, caller: null, extraHeaders: undefined, startedAt: deps.clock.now(), ip: origin.ip });
+      // With an edge, /v1 and the token endpoint answer only what came through it: refused before routing and
+      // authentication, so a direct caller learns nothing of routes, tokens or data. The admin API stays reachable
+      // directly: IAM signs its requests for the API's own host and the console's distribution fronts it (docs/decisions/edge.md).
+      const refused = api !== 'admin' && edgeOnly(deps.config) && !origin.fromEdge;
+      forgetOriginSecret(event);
+      if (refused) throw new ApiError('forbidden', ORIGIN_REFUSAL);
+    },
+    after: finish,
+    onError: (request) => {
+      const err = request.error;
+      const requestId = request.event.requestContext.requestId;
+      const refusal = err instanceof ApiError ? err : (refusalOf?.(err) ?? null);
+      if (!refusal) deps.logger.error('unhandled error', { requestId, error: err?.name, message: err?.message, stack: err?.stack });
+      request.response = errorResponse(refusal ?? new ApiError('internal_error'), requestId);
+      finish(request);
+    },
+  };
 }

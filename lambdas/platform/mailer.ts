@@ -1,8 +1,7 @@
-import { MAIL_TRIES, type Mail } from '#data/mail-outbox';
+import { type Mail, MAIL_TRIES } from '#data/mail-outbox';
 import { normalAddress } from '#data/mail-suppressions';
-import type { Store } from '#data/store';
-import type { Logger } from './logger.js';
-import { count, type Metrics } from './observability.js';
+import type { Store } from '#data/repositories';
+import { count, type Logger, type Metrics } from './observability.js';
 
 export type { Mail };
 export type Mailer = { send(mail: Mail): Promise<void> };

@@ -1,19 +1,19 @@
 import type { ApiRequest, Operation } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
 import type { Deps } from '#platform/deps';
-import { ok } from '#platform/envelope';
+import { ok } from '#platform/http';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
-import { locationRef } from './location-ref.js';
+import { locationRefOf } from '#domain/sports-day';
 
 /** The routes that read one location's current state, replaced on every load: POS menu, employees, reservations. */
 
-export const shiftqPosMenu: Operation = async (req, deps) => {
+export const shiftqPosMenu: Operation['run'] = async (req, deps) => {
   const l = req.location!;
   const stored = await deps.store.shiftq.getCurrent(l.groupId, l.id, 'posMenu');
   const view = stored ? posMenuView(stored.data) : null;
   return ok(req, {
-    location: locationRef(l),
+    location: locationRefOf(l),
     refresh: SHIFTQ_REFRESH.posMenu,
     available: view !== null,
     updatedAt: view?.updatedAt ?? null,
@@ -25,13 +25,13 @@ export const shiftqPosMenu: Operation = async (req, deps) => {
   });
 };
 
-export const shiftqEmployees: Operation = async (req, deps) => {
+export const shiftqEmployees: Operation['run'] = async (req, deps) => {
   const l = req.location!;
   const date = activeBusinessDate(l.timezone, req.now);
   const stored = await deps.store.shiftq.getCurrent(l.groupId, l.id, 'employees');
   const view = stored ? employeesView(stored.data, date) : null;
   return ok(req, {
-    location: locationRef(l),
+    location: locationRefOf(l),
     refresh: SHIFTQ_REFRESH.employees,
     available: view !== null,
     updatedAt: view?.updatedAt ?? null,
@@ -49,7 +49,7 @@ async function reservations(req: ApiRequest, deps: Deps, withLabel: boolean) {
   const stored = await deps.store.shiftq.getCurrent(l.groupId, l.id, 'reservations');
   const { asOfLabel, ...rest } = reservationsView(stored?.data ?? null, l.name, l.timezone);
   return {
-    location: locationRef(l),
+    location: locationRefOf(l),
     refresh: SHIFTQ_REFRESH.reservations,
     source: 'pos_reservations_digest' as const,
     available: stored !== null,
@@ -57,10 +57,10 @@ async function reservations(req: ApiRequest, deps: Deps, withLabel: boolean) {
   };
 }
 
-export const shiftqReservations: Operation = async (req, deps) => {
+export const shiftqReservations: Operation['run'] = async (req, deps) => {
   return ok(req, await reservations(req, deps, true));
 };
 
-export const shiftqToastReservations: Operation = async (req, deps) => {
+export const shiftqToastReservations: Operation['run'] = async (req, deps) => {
   return ok(req, await reservations(req, deps, false));
 };

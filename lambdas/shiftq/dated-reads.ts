@@ -1,16 +1,27 @@
 import type { ApiRequest, Operation } from '#platform/api-handler';
-import { activeBusinessDate } from '#contract/business-date';
+import { activeBusinessDate, daysBetween, parseCompactDate } from '#contract/business-date';
 import { SHIFTQ_RETENTION_DAYS, type StoredDatedKind } from '#data/shiftq';
+import type { Location } from '#data/locations';
 import type { Deps } from '#platform/deps';
-import { ok } from '#platform/envelope';
+import { ok } from '#platform/http';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
-import { locationPath, locationRef } from './location-ref.js';
-import { retained, unavailableReason } from './retention.js';
-import { laborView, salesView } from './sales.js';
-import { priorWeekDate, salesCompare } from './sales-compare.js';
+import { locationRefOf } from '#domain/sports-day';
+import { laborView, priorWeekDate, salesCompare, salesView } from './sales.js';
 
 /** The routes that read one location's data of a business date: sales, labor, kitchen, clock-ins. */
+
+/** The absolute base of a location's shiftq links. */
+export const locationPath = (req: ApiRequest, l: Location) =>
+  `${req.baseUrl}/v1/${encodeURIComponent(l.groupId)}/${encodeURIComponent(l.id)}/shiftq`;
+
+/** A date is readable while the current business date is at most SHIFTQ_RETENTION_DAYS after it (the TTL agrees). */
+const retained = (date: string, current: string) =>
+  daysBetween(parseCompactDate(date)!, parseCompactDate(current)!) <= SHIFTQ_RETENTION_DAYS;
+
+/** Why a date's data is missing: never loaded, or past retention; null when it was found. */
+const unavailableReason = (found: unknown, date: string, current: string) =>
+  found ? null : retained(date, current) ? ('no_data' as const) : ('expired' as const);
 
 /** The business date a request reads: `businessDate` / `businessDay` (validated by the route's query schema) or the current one. */
 export function requestedDate(query: Record<string, string>, current: string): string {
@@ -30,7 +41,7 @@ async function dated<K extends StoredDatedKind>(
   return deps.store.shiftq.getDated(l.groupId, l.id, kind, date, req.now);
 }
 
-export const shiftqSales: Operation = async (req, deps) => {
+export const shiftqSales: Operation['run'] = async (req, deps) => {
   const l = req.location!;
   const current = activeBusinessDate(l.timezone, req.now);
   const date = requestedDate(req.query, current);
@@ -39,7 +50,7 @@ export const shiftqSales: Operation = async (req, deps) => {
     dated(deps, req, 'sales', priorWeekDate(date), current),
   ]);
   return ok(req, {
-    location: locationRef(l),
+    location: locationRefOf(l),
     refresh: SHIFTQ_REFRESH.sales,
     businessDate: date,
     available: sales !== null,
@@ -49,7 +60,7 @@ export const shiftqSales: Operation = async (req, deps) => {
   });
 };
 
-export const shiftqLabor: Operation = async (req, deps) => {
+export const shiftqLabor: Operation['run'] = async (req, deps) => {
   const l = req.location!;
   const current = activeBusinessDate(l.timezone, req.now);
   const date = requestedDate(req.query, current);
@@ -58,7 +69,7 @@ export const shiftqLabor: Operation = async (req, deps) => {
     dated(deps, req, 'sales', date, current),
   ]);
   return ok(req, {
-    location: locationRef(l),
+    location: locationRefOf(l),
     refresh: SHIFTQ_REFRESH.labor,
     businessDate: date,
     available: labor !== null,
@@ -67,7 +78,7 @@ export const shiftqLabor: Operation = async (req, deps) => {
   });
 };
 
-export const shiftqKitchen: Operation = async (req, deps) => {
+export const shiftqKitchen: Operation['run'] = async (req, deps) => {
   const l = req.location!;
   const current = activeBusinessDate(l.timezone, req.now);
   const requested = requestedDate(req.query, current);
@@ -79,7 +90,7 @@ export const shiftqKitchen: Operation = async (req, deps) => {
   const requestedBucket = requested === current ? currentSnapshot : (requestedStored?.data ?? null);
   const kitchenUrl = `${locationPath(req, l)}/kitchen`;
   return ok(req, {
-    location: locationRef(l),
+    location: locationRefOf(l),
     refresh: SHIFTQ_REFRESH.kitchen,
     currentBusinessDate: current,
     requestedBusinessDate: requested,
@@ -120,13 +131,13 @@ export const shiftqKitchen: Operation = async (req, deps) => {
   });
 };
 
-export const shiftqClockIns: Operation = async (req, deps) => {
+export const shiftqClockIns: Operation['run'] = async (req, deps) => {
   const l = req.location!;
   const date = activeBusinessDate(l.timezone, req.now);
   const stored = await deps.store.shiftq.getDated(l.groupId, l.id, 'clockIns', date, req.now);
   const view = stored ? clockInsView(stored.data) : null;
   return ok(req, {
-    location: locationRef(l),
+    location: locationRefOf(l),
     refresh: SHIFTQ_REFRESH.clockIns,
     businessDate: date,
     available: view !== null,

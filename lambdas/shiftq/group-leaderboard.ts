@@ -1,12 +1,12 @@
 import type { Operation } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
 import type { Stored } from '#data/shiftq';
-import { ok } from '#platform/envelope';
+import { ok } from '#platform/http';
 import { groupPage } from '#platform/group-page';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import type { LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
-import { locationPath } from './location-ref.js';
-import { laborView, rankLocations, salesView, type LeaderboardRow } from './sales.js';
+import { locationPath } from './dated-reads.js';
+import { laborView, type LeaderboardRow, rankLocations, salesView } from './sales.js';
 
 /**
  * The group's shiftq locations the token may see, ranked on their current
@@ -14,7 +14,7 @@ import { laborView, rankLocations, salesView, type LeaderboardRow } from './sale
  * time (docs/decisions/paging.md), so the reads are bounded by the page.
  */
 
-export const shiftqGroupLeaderboard: Operation = async (req, deps) => {
+export const shiftqGroupLeaderboard: Operation['run'] = async (req, deps) => {
   const { app } = req.auth!;
   const page = await groupPage(req, deps, 'leaderboard');
   const locations = page.locations.filter((l) => l.modulesEnabled.shiftq);

@@ -1,18 +1,19 @@
 import type { Operation } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
 import type { Stored } from '#data/shiftq';
-import { ok } from '#platform/envelope';
+import { ok } from '#platform/http';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import type { KitchenSnapshot } from '#contract/schemas/shiftq';
 import type { ClockInsInput, LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
 import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
-import { locationPath, locationRef } from './location-ref.js';
+import { locationRefOf } from '#domain/sports-day';
+import { locationPath } from './dated-reads.js';
 import { salesView } from './sales.js';
 
 /** A location's shiftq at a glance: the current business date's figures from every resource, and their links. */
 
-export const shiftqOverview: Operation = async (req, deps) => {
+export const shiftqOverview: Operation['run'] = async (req, deps) => {
   const l = req.location!;
   const date = activeBusinessDate(l.timezone, req.now);
   const key = { groupId: l.groupId, locationId: l.id, businessDate: date };
@@ -31,7 +32,7 @@ export const shiftqOverview: Operation = async (req, deps) => {
   const reservationsSummary = reservationsView(digest?.data ?? null, l.name, l.timezone);
   const base = locationPath(req, l);
   return ok(req, {
-    location: locationRef(l),
+    location: locationRefOf(l),
     refresh: {
       sales: SHIFTQ_REFRESH.sales,
       labor: SHIFTQ_REFRESH.labor,

@@ -1,17 +1,44 @@
 import type { Operation, ReadHints } from '#platform/api-handler';
-import { reviewKeys } from '#data/reviews';
-import type { ItemQuery } from '#data/preload';
-import { ok } from '#platform/envelope';
+import { type ReviewFilter, reviewKeys } from '#data/reviews';
+import type { ItemQuery } from '#data/store';
+import { ok } from '#platform/http';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
-import { REVIEW_PAGE_LIMIT } from '#contract/schemas/requests';
-import { pageKey } from '#platform/page-cursor';
-import { decodePageToken, encodePageToken } from './page-token.js';
-import { PROVIDER_POLICY } from './review-providers.js';
-import { reviewFilters } from './review-filters.js';
+import { REVIEW_MAX_RANGE_DAYS, REVIEW_PAGE_LIMIT, type REVIEW_PROVIDERS } from '#contract/schemas/requests';
+import { decodeCursor, encodeCursor, pageKey } from '#platform/page-cursor';
+import { addDays, daysBetween, parseIsoDate, zonedTimeToUtcMs } from '#contract/business-date';
+import { ApiError } from '#contract/errors';
+
+/**
+ * Review page tokens: page cursors bound to the location and the exact
+ * filter set (platform/page-cursor.ts), so a token minted for another
+ * location or other filters is refused with 400.
+ */
+
+type PagePosition = { groupId: string; locationId: string; filters: string; after: string };
+
+const bindingOf = (p: Omit<PagePosition, 'after'>) => ({ g: p.groupId, l: p.locationId, f: p.filters });
+
+export const encodePageToken = (key: string, position: PagePosition): string => encodeCursor(key, bindingOf(position), position.after);
+
+/** The position a token carries, after checking its signature and that it was issued for this location and these filters. */
+export const decodePageToken = (key: string, token: string, expected: Omit<PagePosition, 'after'>): string =>
+  decodeCursor(key, token, bindingOf(expected), 'Query parameter pageToken: not a page token of this location and these filters; start again without it.');
+
+/**
+ * What each review provider's display policy allows. Where a provider does
+ * not permit showing reviewer names to third parties, the API shows
+ * "<Provider> reviewer" instead of the stored name.
+ */
+const PROVIDER_POLICY: Record<(typeof REVIEW_PROVIDERS)[number], { label: string; url: string; showsReviewerNames: boolean }> = {
+  google: { label: 'Google', url: 'https://www.google.com/maps', showsReviewerNames: true },
+  yelp: { label: 'Yelp', url: 'https://www.yelp.com', showsReviewerNames: false },
+  tripadvisor: { label: 'Tripadvisor', url: 'https://www.tripadvisor.com', showsReviewerNames: true },
+  opentable: { label: 'OpenTable', url: 'https://www.opentable.com', showsReviewerNames: false },
+};
 
 /** A location's reviews, newest first, filtered and paged by signed tokens bound to the filters. */
 
-export const shiftqReviews: Operation = async (req, deps) => {
+export const shiftqReviews: Operation['run'] = async (req, deps) => {
   const l = req.location!;
   const { filters, range, filter } = reviewFilters(req.query, l.timezone);
   const fingerprint = JSON.stringify(filters);
@@ -62,4 +89,45 @@ export function reviewsFirstPage({ params, query, timezone }: ReadHints): ItemQu
   // Without dates the zone plays no part.
   const { range, filter } = reviewFilters(query, timezone ?? 'UTC');
   return [reviewKeys.pageQuery(params.group_id!, params.location_id!, { ...range, after: null, filter })];
+}
+
+/**
+ * Review filters of one request's query (already past the route's rules),
+ * normalised, with the sort-key range of their dates at the location's zone
+ * and the Query's filter; the filters' JSON is what a page token is bound to.
+ */
+function reviewFilters(query: Record<string, string>, zone: string) {
+  const q = query as Record<string, string | number | undefined>;
+  const filters = {
+    minRating: (q.minRating as number | undefined) ?? null,
+    maxRating: (q.maxRating as number | undefined) ?? null,
+    provider: (q.provider as string | undefined) ?? null,
+    createdFrom: (q.createdFrom as string | undefined) ?? null,
+    createdTo: (q.createdTo as string | undefined) ?? null,
+  };
+  if (filters.minRating !== null && filters.maxRating !== null && filters.minRating > filters.maxRating) {
+    throw new ApiError('invalid_request', 'Query parameter minRating must not exceed maxRating.');
+  }
+  const from = filters.createdFrom === null ? null : parseIsoDate(filters.createdFrom);
+  const to = filters.createdTo === null ? null : parseIsoDate(filters.createdTo);
+  if (filters.createdFrom !== null && !from) throw new ApiError('invalid_request', 'Query parameter createdFrom is not a real calendar date.');
+  if (filters.createdTo !== null && !to) throw new ApiError('invalid_request', 'Query parameter createdTo is not a real calendar date.');
+  if (from && to) {
+    const span = daysBetween(from, to);
+    if (span < 0) throw new ApiError('invalid_request', 'Query parameter createdTo must not be before createdFrom.');
+    if (span >= REVIEW_MAX_RANGE_DAYS) {
+      throw new ApiError('invalid_request', `Query parameters createdFrom..createdTo must span at most ${REVIEW_MAX_RANGE_DAYS} days.`);
+    }
+  }
+  // Local calendar days of the location: [createdFrom 00:00, day after createdTo 00:00).
+  const range = reviewKeys.range(
+    from ? zonedTimeToUtcMs(zone, from, 0, 0) : null,
+    to ? zonedTimeToUtcMs(zone, addDays(to, 1), 0, 0) : null,
+  );
+  const filter: ReviewFilter = {
+    ...(filters.minRating !== null ? { minRating: filters.minRating } : {}),
+    ...(filters.maxRating !== null ? { maxRating: filters.maxRating } : {}),
+    ...(filters.provider !== null ? { provider: filters.provider } : {}),
+  };
+  return { filters, range, filter };
 }

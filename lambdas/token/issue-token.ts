@@ -1,12 +1,11 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ACCESS_TOKEN_TTL_SECONDS, MAX_REQUEST_BODY_BYTES, TOKEN_ATTEMPTS_PER_MINUTE, TOKENS_ISSUED_PER_MINUTE } from '#platform/config';
-import { mintAccessToken } from '#domain/access-token';
-import { safeEqual, sha256Hex } from '#domain/crypto';
+import { mintAccessToken, safeEqual, sha256Hex } from '#domain/crypto';
 import type { Deps } from '#platform/deps';
 import { isId } from '#contract/ids';
-import { bodyBytes, bodyText, header, jsonResponse, type HttpResponse } from '#platform/http';
-import { originOf } from '#platform/origin';
-import { rateWindow, type RateWindow } from '#platform/rate-limit';
+import { header, type HttpResponse, jsonResponse, originOf } from '#platform/http';
+import { bodyBytes, bodyText } from '#platform/input';
+import { rateWindow, type RateWindow } from '#platform/auth';
 import { attemptSubject } from './throttle.js';
 import type { OAUTH_ERROR_CODES } from '#contract/schemas/token';
 

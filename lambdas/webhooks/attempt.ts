@@ -2,7 +2,7 @@ import type { App } from '#data/apps';
 import type { Delivery } from '#data/deliveries';
 import type { Destination } from '#data/destinations';
 import { jitteredBackoffSeconds } from '#contract/delivery-policy';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { count, type MetricName } from '#platform/observability';
 import { sign } from '#domain/signature';
 import { resolveDestination } from '#domain/url-safety';

@@ -1,4 +1,4 @@
-import { defaultMessagingDeps } from '#platform/messaging-deps';
+import { defaultMessagingDeps } from '#platform/deps';
 import { createDeliverer } from './handlers.js';
 
 export const handler = createDeliverer(defaultMessagingDeps());

@@ -1,4 +1,4 @@
-import { defaultMessagingDeps } from '#platform/messaging-deps';
+import { defaultMessagingDeps } from '#platform/deps';
 import { createDispatcher } from './publish-handler.js';
 
 export const handler = createDispatcher(defaultMessagingDeps());

@@ -1,4 +1,4 @@
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { parseQueueMessage, type DeliveryMessage } from './queue.js';
 
 /** A DLQ message as a visit sees it; `message` is null for a body that is not a delivery message. */

@@ -3,7 +3,7 @@ import type { Destination } from '#data/destinations';
 import type { WalkKey } from '#data/group-index';
 import { headOf } from '#data/menus';
 import { outboxKeys, type MenuEvent, type OutboxEntry } from '#data/outbox';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { appIneligibility, covers } from './eligibility.js';
 import { deliveryIdOf, payloadOf, type EventFacts } from './events.js';
 import { isPaused } from './pause-policy.js';

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { sendQueuedMail } from '#platform/mailer';
 import { count, observability } from '#platform/observability';
 import { rotateTokenKeyWhenDue } from '#platform/token-key-rotation';

@@ -3,7 +3,7 @@ import type { StoredMenu } from '#data/menus';
 import { headOf, MenuConflictError } from '#data/menus';
 import { StorageLimitError } from '#data/item-limits';
 import type { MenuEvent } from '#data/outbox';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { menuInput, type MenuData } from '#contract/schemas/bevq';
 import { dispatchMenuEvent } from './fan-out.js';
 import { menuEventId } from './events.js';

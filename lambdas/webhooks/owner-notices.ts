@@ -1,6 +1,6 @@
 import type { Delivery } from '#data/deliveries';
 import type { Destination } from '#data/destinations';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { count } from '#platform/observability';
 
 /**

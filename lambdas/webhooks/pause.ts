@@ -1,7 +1,7 @@
 import { holdKeys, type Held, type PausedMarker } from '#data/holds';
 import { DERIVED, scaledTimings } from '#contract/delivery-policy';
 import { count } from '#platform/observability';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import * as state from './delivery-state.js';
 import { isPaused } from './pause-policy.js';
 import { enqueueDeliveries, enqueueRelease } from './queue.js';

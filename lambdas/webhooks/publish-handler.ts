@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { count, observability } from '#platform/observability';
 import { publishMenu, type PublishRequest } from './menu-publish.js';
 

@@ -1,5 +1,5 @@
 import type { Delivery } from '#data/deliveries';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { isId } from '#contract/ids';
 
 /**

@@ -3,7 +3,7 @@ import { appKeys } from '#data/apps';
 import { deliveryKeys, markerOf, type Delivery } from '#data/deliveries';
 import { destinationKeys } from '#data/destinations';
 import { jitteredBackoffSeconds, scaledTimings } from '#contract/delivery-policy';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { attempt, reportOutcome, type Known, type Receipt } from './attempt.js';
 import * as state from './delivery-state.js';
 import { noticeDeadLetter } from './owner-notices.js';

@@ -1,5 +1,5 @@
 import { markerOf, type DeadLetterMarker } from '#data/deliveries';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import type { MessagingDeps } from '#platform/deps';
 import { count } from '#platform/observability';
 import { DLQ_PASS_SECONDS, WEBHOOK_QUEUES } from '#contract/queues';
 import * as state from './delivery-state.js';

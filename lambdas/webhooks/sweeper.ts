@@ -1,5 +1,5 @@
 import { configFromEnv } from '#platform/config';
-import { defaultMessagingDeps } from '#platform/messaging-deps';
+import { defaultMessagingDeps } from '#platform/deps';
 import { sesMailer } from '#platform/ses-mailer';
 import { createSweeper } from './handlers.js';
 

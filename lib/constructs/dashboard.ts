@@ -5,7 +5,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { HttpApi } from '#platform/http-shell';
+import type { HttpApi } from '#platform/http';
 import { HTTP_COUNT_DIMENSIONS, HTTP_COUNTS, METRIC_NAMES, METRICS_NAMESPACE, SERVICE, type MetricName } from '#platform/observability';
 import { FUNCTIONS, type FunctionName } from '../functions.js';
 

@@ -24,7 +24,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ERRORS } from '#contract/errors';
-import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/origin';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
 import type { RouteTableApi } from './api.js';
 import { aliasRecords, publicDomain, type PublicDomain } from './api-domain.js';
 

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintAccessToken } from '#domain/access-token';
-import { sha256Hex } from '#domain/crypto';
+import { mintAccessToken, sha256Hex } from '#domain/crypto';
 import { businessDateAt } from '#domain/sports-day';
 import { publishMenu } from '#lambdas/webhooks/menu-publish';
 import { sampleMenu } from '#local/demo-menu';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
 import { ACCESS_LINE_MESSAGE } from '#platform/observability';
-import { ORIGIN_REFUSAL, ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/origin';
+import { ORIGIN_REFUSAL, ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
 import { call, newApp, startTestRuntime, watchingDynamo } from '../support/runtime.js';
 
 /**

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
 import { loadShiftq } from '#ingest/shiftq';
 import { putLocation } from '#ingest/venues';
-import { createDb } from '#data/db';
+import { createDb } from '#data/store';
 import { createStore } from '#data/repositories';
-import { encodePageToken } from '#lambdas/shiftq/page-token';
+import { encodePageToken } from '#lambdas/shiftq/reviews';
 import { pageKey } from '#platform/page-cursor';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoMenu } from '#local/demo-menu';
 import type { LocalRuntime } from '#local/runtime';
-import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/origin';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
 import { startTestRuntime, TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;

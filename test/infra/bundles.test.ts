@@ -45,7 +45,7 @@ describe('function bundles', () => {
     '%s builds, without the JSON Schema converter',
     async (entry) => {
       const inputs = Object.keys(await bundle(entry));
-      expect(inputs).toContainEqual(expect.stringContaining('lambdas/platform/messaging-deps.ts'));
+      expect(inputs).toContainEqual(expect.stringContaining('lambdas/platform/deps.ts'));
       expect(inputs.filter((f) => CONVERTER.test(f))).toEqual([]);
     },
     30_000,

@@ -7,9 +7,8 @@ import { FAMILY_TAG } from '#lib/constructs/service-function';
 import { FUNCTIONS, type FunctionName } from '#lib/functions';
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig, type Stage } from '#lib/stages';
-import type { HttpApi } from '#platform/http-shell';
-import { logger } from '#platform/logger';
-import { createMetrics, HTTP_COUNT_DIMENSIONS, HTTP_COUNTS, METRIC_NAMES, METRICS_NAMESPACE, SERVICE } from '#platform/observability';
+import type { HttpApi } from '#platform/http';
+import { logger, createMetrics, HTTP_COUNT_DIMENSIONS, HTTP_COUNTS, METRIC_NAMES, METRICS_NAMESPACE, SERVICE } from '#platform/observability';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 
 const SYNTH = { timeout: 120_000 };

@@ -11,7 +11,7 @@ import { FAMILY_TAG } from '#lib/constructs/service-function';
 import { COUNTED_CORE_RULES, EDGE_RATE_LIMITED_BODY, EDGE_RATE_WINDOW_SECONDS, edgeRateLimit, VIEWER_ADDRESS_FUNCTION } from '#lib/constructs/edge';
 import { CustomerApiStack } from '#lib/stack';
 import { STAGE_TABLE, stageConfig, type Stage, type StageContext } from '#lib/stages';
-import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/origin';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 import * as v from 'valibot';
 

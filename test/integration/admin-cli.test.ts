@@ -7,7 +7,7 @@ import { LEGACY_PREFIX } from '#lambdas/admin/apps';
 import { putGroup } from '#ingest/venues';
 import { sha256Hex } from '#domain/crypto';
 import { runCli } from '#admin-cli/run';
-import { systemClock } from '#platform/clock';
+import { systemClock } from '#platform/deps';
 import type { LocalRuntime } from '#local/runtime';
 import { newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 import { admin as runAdmin, runtimeFileFor, type Run } from '../fixtures/admin-cli.js';

@@ -1,13 +1,12 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createHandler as discovery } from '#lambdas/discovery/index';
-import { createHandler as token } from '#lambdas/token/index';
-import { createHandler as admin } from '#lambdas/admin/index';
+import { createHandler as discovery } from '#lambdas/discovery/discovery';
+import { createHandler as token } from '#lambdas/token/token';
+import { createHandler as admin } from '#lambdas/admin/admin';
 import { listAudit } from '#lambdas/admin/audit';
 import { openApiDocument } from '#contract/openapi';
-import { Logger } from '#platform/logger';
-import type { MessagingDeps } from '#platform/messaging-deps';
-import { ACCESS_LINE_MESSAGE, createMetrics, HTTP_COUNT_DIMENSIONS } from '#platform/observability';
+import { Logger, ACCESS_LINE_MESSAGE, createMetrics, HTTP_COUNT_DIMENSIONS } from '#platform/observability';
+import type { MessagingDeps } from '#platform/deps';
 import type { LocalRuntime } from '#local/runtime';
 import { newApp, startTestRuntime } from '../support/runtime.js';
 

@@ -60,7 +60,7 @@ describe('IAM enforced locally: a role narrowed in the synthesized policies', ()
       await reply.text();
     });
     expect(status).toBe(500);
-    // http-shell's line for anything thrown: the error's name and message.
+    // the HTTP shell's line for anything thrown: the error's name and message.
     const logged = lines.find((l) => l.error === 'AccessDeniedException');
     expect(logged, JSON.stringify(lines)).toMatchObject({ level: 'ERROR', service: 'customer-api' });
     expect(logged!.message).toContain('is not authorized to perform: dynamodb:UpdateItem');

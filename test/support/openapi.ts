@@ -3,7 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
 import { openApiDocument } from '#contract/openapi';
 import { ROUTES } from '#contract/routes';
-import { pathResolver } from '#platform/path-resolver';
+import { pathResolver } from '#platform/api-handler';
 import { decodedPath } from '#local/gateway';
 import type { Reply } from './runtime.js';
 

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { counterKeys } from '#data/rate-counters';
-import { rateWindow } from '#platform/rate-limit';
+import { rateWindow } from '#platform/auth';
 import * as oauth from 'openid-client';
 import { expectContract } from './openapi.js';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#local/runtime';
 import { createApp } from '#lambdas/admin/apps';
 import type { AppInput } from '#domain/inputs';
-import type { Clock } from '#platform/clock';
+import type { Clock } from '#platform/deps';
 
 /** A clock tests move by hand. */
 export function manualClock(start = Date.UTC(2026, 10, 22, 12, 0, 10)): Clock & { set(ms: number): void; advance(ms: number): void } {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { mintAccessToken, namesApplication, readAccessToken } from '#domain/access-token';
+import { mintAccessToken, namesApplication, readAccessToken } from '#domain/crypto';
 
 const key = randomBytes(32);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { campaignStatusOf } from '#lambdas/campaigns/status';
+import { campaignStatusOf } from '#lambdas/campaigns/campaigns';
 
 const c = (paused = false) => ({ startsAt: '2026-11-10T00:00:00Z', endsAt: '2026-11-20T00:00:00Z', paused });
 

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { acceptsGzip, MIN_COMPRESSED_BYTES, negotiated } from '#platform/compression';
+import { acceptsGzip, MIN_COMPRESSED_BYTES, negotiated } from '#platform/http';
 
 const eventWith = (acceptEncoding?: string) => ({ headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } }) as unknown as APIGatewayProxyEvent;
 const big = JSON.stringify({ data: 'x'.repeat(MIN_COMPRESSED_BYTES) });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { QueuedMail } from '#data/mail-outbox';
-import { MAIL_TRIES } from '#data/mail-outbox';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import { type QueuedMail, MAIL_TRIES } from '#data/mail-outbox';
+import type { MessagingDeps } from '#platform/deps';
 import { oneLineSubject, sendMail, sendQueuedMail } from '#platform/mailer';
 
 /** MessagingDeps whose mailer, logger, metrics and outbox record what happens. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { deviceHealthOf, deviceStatusOf } from '#domain/device-health';
 import { stopTransition, StopTransitionError } from '#lambdas/matriq/stop-transitions';
 import { ApiError } from '#contract/errors';
-import { idempotencyKeyOf, isJsonMediaType, parseJsonBody } from '#platform/json-body';
+import { idempotencyKeyOf, isJsonMediaType, parseJsonBody } from '#platform/input';
 import { emergencyStopBody } from '#contract/schemas/requests';
 
 const NOW = Date.UTC(2026, 10, 22, 12);

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { configFromEnv } from '#platform/config';
-import { edgeOnly, forgetOriginSecret, fromEdge, ORIGIN_VERIFY_HEADER, originOf, VIEWER_ADDRESS_HEADER } from '#platform/origin';
+import { edgeOnly, forgetOriginSecret, fromEdge, ORIGIN_VERIFY_HEADER, originOf, VIEWER_ADDRESS_HEADER } from '#platform/http';
 
 const SECRET = 'aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bD1fH3kM5nP7rS9uW1yA3';
 
@@ -11,7 +11,7 @@ function event(headers: Record<string, string>, sourceIp = '130.176.12.34'): API
   return { headers, multiValueHeaders, requestContext: { identity: { sourceIp } } } as unknown as APIGatewayProxyEvent;
 }
 
-describe('the origin check (platform/origin.ts)', () => {
+describe('the origin check (platform/http.ts, originOf)', () => {
   const on = { originSecret: SECRET };
   const off = { originSecret: '' };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide, rateWindow } from '#platform/rate-limit';
+import { decide, rateWindow } from '#platform/auth';
 
 describe('rateWindow', () => {
   it('is the UTC minute containing the instant', () => {

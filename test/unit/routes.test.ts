@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as routes from '#contract/routes';
 import { FAMILIES, resourceName, ROUTES } from '#contract/routes';
 import { ROUTE_SUMMARIES } from '#contract/route-summaries';
-import { pathResolver } from '#platform/path-resolver';
+import { pathResolver } from '#platform/api-handler';
 
 const resolvePath = pathResolver(ROUTES);
 

@@ -5,7 +5,7 @@ import { retentionEndMs } from '#data/shiftq';
 import { businessDateQuery } from '#contract/schemas/requests';
 import { clockInsView } from '#lambdas/shiftq/clock-ins';
 import { employeesView } from '#lambdas/shiftq/current-views';
-import { decodePageToken, encodePageToken } from '#lambdas/shiftq/page-token';
+import { decodePageToken, encodePageToken } from '#lambdas/shiftq/reviews';
 import { laborView, rankLocations, salesView } from '#lambdas/shiftq/sales';
 
 describe('review page tokens', () => {

@@ -117,4 +117,3 @@ export const emergencyStopBody = v.strictObject({
   ),
   deviceId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
 });
-export type EmergencyStopBody = v.InferOutput<typeof emergencyStopBody>;

@@ -143,5 +143,4 @@ export const guideData = v.object({
 });
 
 export type SportsEvent = v.InferOutput<typeof sportsEvent>;
-export type ViewingOption = v.InferOutput<typeof viewingOption>;
 

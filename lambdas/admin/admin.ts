@@ -1,17 +1,18 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { AdminInputError } from '#domain/inputs';
-import type { MessagingDeps } from '#platform/messaging-deps';
+import { defaultMessagingDeps, type MessagingDeps } from '#platform/deps';
 import { ADMIN_ROUTES, type AdminRoute } from '#contract/admin-routes';
 import { fromConsole } from './console-access.js';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
-import { jsonResponse, validatedQuery, type HttpResponse } from '#platform/http';
-import { httpShell, routeOfEvent, type Refusal } from '#platform/http-shell';
-import { parseJsonBody } from '#platform/json-body';
-import { pathResolver } from '#platform/path-resolver';
+import { type HttpResponse, httpShell, jsonResponse, type Refusal } from '#platform/http';
+import { parseJsonBody, validatedQuery } from '#platform/input';
+import { pathResolver, routeOfEvent } from '#platform/api-handler';
 import { destinationOwner, recordChange } from './audit.js';
-import { operations } from './operations.js';
 import { ADMIN_INPUTS } from './inputs.js';
+import { operations } from './operations.js';
+import { configFromEnv } from '#platform/config';
+import { sesMailer } from '#platform/ses-mailer';
 
 const resolveAdminPath = pathResolver<AdminRoute>(ADMIN_ROUTES);
 const NOT_FOUND = 'No admin resource exists at this path.';
@@ -75,3 +76,6 @@ function refuseBody(event: APIGatewayProxyEvent): undefined {
 function refusalOf(err: unknown): Refusal | null {
   return err instanceof AdminInputError ? { code: err.code, status: err.status, message: err.message, headers: {} } : null;
 }
+
+/** The Lambda entry (lib/functions.ts). */
+export const handler = createHandler(defaultMessagingDeps({ mailer: sesMailer(configFromEnv().mailFrom) }));

@@ -2,9 +2,47 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { GenericSchema, InferOutput } from 'valibot';
 import { MAX_REQUEST_BODY_BYTES } from './config.js';
 import { ApiError } from '#contract/errors';
-import { bodyBytes, bodyText, header, invalidRequest } from './http.js';
+import { header } from './http.js';
 import { IDEMPOTENCY_KEY } from '#contract/ids';
 import { validate } from '#contract/validation';
+
+/** Reading a request's input: path and query parameters, bodies, each through its rules. */
+
+/** A request's refusal by its schema (contract/validation.ts): 400, its problems in words. */
+export const invalidRequest = (message: string) => new ApiError('invalid_request', message);
+
+/** Path parameters validated against their rules. */
+export function validatedParams(rules: GenericSchema, params: Record<string, string>): Record<string, string> {
+  return validate(rules, params, 'Path parameter', invalidRequest) as Record<string, string>;
+}
+
+/** The query parameters named, single-valued and validated against their rules. */
+export function validatedQuery(event: APIGatewayProxyEvent, rules: GenericSchema, names: readonly string[]): Record<string, string> {
+  return validate(rules, queryOf(event, names), 'Query parameter', invalidRequest) as Record<string, string>;
+}
+
+/** Single-valued query parameters; a parameter given twice is ambiguous and refused. */
+export function queryOf(event: APIGatewayProxyEvent, known: readonly string[]): Record<string, string> {
+  const multi = event.multiValueQueryStringParameters ?? {};
+  const query: Record<string, string> = {};
+  for (const name of known) {
+    const values = multi[name] ?? (event.queryStringParameters?.[name] !== undefined ? [event.queryStringParameters[name]!] : []);
+    if (values.length > 1) throw new ApiError('invalid_request', `Query parameter ${name} was given more than once.`);
+    if (values.length === 1) query[name] = values[0]!;
+  }
+  return query;
+}
+
+/** The raw request body as bytes-as-text, decoding API Gateway's base64 form. */
+export function bodyText(event: APIGatewayProxyEvent): string {
+  if (!event.body) return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+export function bodyBytes(event: APIGatewayProxyEvent): number {
+  if (!event.body) return 0;
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body, 'utf8');
+}
 
 /**
  * Strict JSON request bodies for /v1 POSTs and the admin API (the shared

@@ -1,0 +1,104 @@
+import { groupKeys, groupsRepo } from '#data/groups';
+import type { Location } from '#data/locations';
+import { menuKeys, menusRepo, type MenuHead } from '#data/menus';
+import { ifNoneMatchHits } from '#domain/etag';
+import { apiHandler, v1Repositories, type ApiRequest, type Operations, type ReadHints } from '#platform/api-handler';
+import { defaultDeps, type Deps } from '#platform/deps';
+import { groupPage, groupPageReads } from '#platform/group-page';
+import { header, ok } from '#platform/http';
+import { ApiError } from '#contract/errors';
+import { BEVQ_REFRESH } from '#contract/refresh';
+import { BEVQ_ROUTES } from '#contract/routes';
+import { menuResourcePath } from '#contract/urls';
+
+/** Menu responses may be kept by the client only to revalidate, and differ per token. */
+const MENU_CACHING = { 'Cache-Control': 'private, no-cache', Vary: 'Authorization' };
+
+const locationOf = (l: Location) => ({ id: l.id, name: l.name, timezone: l.timezone });
+const menuUrl = (req: ApiRequest, l: Location) => `${req.baseUrl}${menuResourcePath(l.groupId, l.id)}`;
+
+function summary(req: ApiRequest, location: Location, head: MenuHead | null) {
+  return {
+    available: head !== null,
+    revision: head?.revision ?? null,
+    updatedAt: head?.updatedAt ?? null,
+    endpoint: menuUrl(req, location),
+  };
+}
+
+/** Heads of these locations' menus: a missing head means no menu. */
+const headsOf = (deps: Deps, groupId: string, locationIds: string[]): Promise<(MenuHead | null)[]> => deps.store.menus.getHeads(groupId, locationIds);
+/** The path location's menu head. */
+const headOfPath = ({ params: p }: ReadHints) => [menuKeys.head(p.group_id!, p.location_id!)];
+
+export const operations: Operations = {
+  bevqGroup: {
+    reads: (hints) => [groupKeys.group(hints.params.group_id!), ...groupPageReads(hints)],
+    async run(req, deps) {
+      const { app } = req.auth!;
+      const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'bevq')]);
+      if (!group) throw new ApiError('not_found');
+      const enabled = locations.filter((l) => l.modulesEnabled.bevq);
+      const heads = new Map((await headsOf(deps, app.groupId, enabled.map((l) => l.id))).map((h, i) => [enabled[i]!.id, h]));
+      return ok(req, {
+        group: { id: group.groupId, name: group.name },
+        locations: locations.map((l) => ({
+          ...locationOf(l),
+          bevqEnabled: l.modulesEnabled.bevq,
+          menu: summary(req, l, heads.get(l.id) ?? null),
+        })),
+        refresh: BEVQ_REFRESH,
+        ...(nextCursor ? { nextCursor } : {}),
+      });
+    },
+  },
+
+  /** A location's status reads its head. */
+  bevqLocation: {
+    reads: headOfPath,
+    async run(req, deps) {
+      const location = req.location!;
+      const [head] = await headsOf(deps, location.groupId, [location.id]);
+      return ok(req, {
+        location: locationOf(location),
+        status: head ? 'published' : 'not_published',
+        menu: {
+          ...summary(req, location, head ?? null),
+          sectionCount: head?.sectionCount ?? 0,
+          itemCount: head?.itemCount ?? 0,
+          sourceHealth: head?.sourceHealth ?? null,
+        },
+        refresh: BEVQ_REFRESH,
+      });
+    },
+  },
+
+  /** A conditional read is answered from the head when it matches (a 304 never reads the body); anything else reads the body. */
+  bevqMenu: {
+    reads: (hints) => (hints.header('if-none-match') !== undefined ? headOfPath(hints) : [menuKeys.menu(hints.params.group_id!, hints.params.location_id!)]),
+    async run(req, deps) {
+      const location = req.location!;
+      const ifNoneMatch = header(req.event, 'if-none-match');
+      if (ifNoneMatch !== undefined) {
+        const head = await deps.store.menus.getHead(location.groupId, location.id);
+        if (head && ifNoneMatchHits(ifNoneMatch, head.etag)) return { statusCode: 304, headers: { ETag: head.etag, ...MENU_CACHING }, body: '' };
+      }
+      const stored = await deps.store.menus.get(location.groupId, location.id);
+      if (!stored) throw new ApiError('not_found', 'No beverage menu has been published for this location yet.');
+      const headers = { ETag: stored.etag, ...MENU_CACHING };
+      if (ifNoneMatch !== undefined && ifNoneMatchHits(ifNoneMatch, stored.etag)) return { statusCode: 304, headers, body: '' };
+      return ok(req, { location: locationOf(location), menu: stored.menu, refresh: BEVQ_REFRESH }, headers);
+    },
+  },
+};
+
+/** Authorization's repositories and this family's: all its bundle carries. */
+export const repositories = v1Repositories({ groups: groupsRepo, menus: menusRepo });
+
+/** Beverage-menu family: group availability, location status and the menu with conditional reads. */
+export function createHandler(deps: Deps) {
+  return apiHandler('bevq', operations, deps, { routes: BEVQ_ROUTES, repositories });
+}
+
+/** The Lambda entry (lib/functions.ts). */
+export const handler = createHandler(defaultDeps(repositories));

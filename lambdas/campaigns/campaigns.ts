@@ -1,0 +1,113 @@
+import { apiHandler, type Operations, v1Repositories } from '#platform/api-handler';
+import { matriqKeys, matriqRepo } from '#data/matriq';
+import { campaignKeys, type CampaignLink, campaignsRepo } from '#data/campaigns';
+import { groupKeys, groupsRepo } from '#data/groups';
+import type { Location } from '#data/locations';
+import { groupPage, groupPageReads } from '#platform/group-page';
+import { defaultDeps, type Deps } from '#platform/deps';
+import { ok } from '#platform/http';
+import { ApiError } from '#contract/errors';
+import { CAMPAIGNS_REFRESH } from '#contract/refresh';
+import { deviceStatusOf } from '#domain/device-health';
+import { locationRefOf } from '#domain/sports-day';
+import { CAMPAIGNS_ROUTES } from '#contract/routes';
+import type { CampaignStatus } from '#contract/schemas/campaigns';
+
+/** A campaign's status at an instant: ended once past endsAt, else paused if paused, else by its start. */
+export function campaignStatusOf(campaign: { startsAt: string; endsAt: string; paused: boolean }, now: number): CampaignStatus {
+  if (now >= Date.parse(campaign.endsAt)) return 'ended';
+  if (campaign.paused) return 'paused';
+  return now < Date.parse(campaign.startsAt) ? 'scheduled' : 'active';
+}
+
+const campaignView = (c: Omit<CampaignLink, 'locationId'>, now: number) => ({
+  id: c.id,
+  name: c.name,
+  status: campaignStatusOf(c, now),
+  startsAt: c.startsAt,
+  endsAt: c.endsAt,
+});
+
+/** Display-device health at a location; a location without registered devices counts none. */
+async function deviceStatusAt(deps: Deps, location: Location, now: number) {
+  const state = await deps.store.matriq.get(location.groupId, location.id);
+  return deviceStatusOf(state?.devices ?? [], now);
+}
+
+/** The campaign links of the given locations, the page's range of them (`locations` in id order). */
+async function linksAt(deps: Deps, groupId: string, locations: readonly Location[]): Promise<CampaignLink[]> {
+  if (locations.length === 0) return [];
+  const ids = new Set(locations.map((l) => l.id));
+  const found = await deps.store.campaigns.atLocations(groupId, locations[0]!.id, locations.at(-1)!.id);
+  return found.filter((link) => ids.has(link.locationId));
+}
+
+export const operations: Operations = {
+  locationCampaigns: {
+    reads: ({ params: p }) => [matriqKeys.state(p.group_id!, p.location_id!), campaignKeys.atLocation(p.group_id!, p.location_id!)],
+    async run(req, deps) {
+      const location = req.location!;
+      const [links, deviceStatus] = await Promise.all([
+        deps.store.campaigns.atLocation(location.groupId, location.id),
+        deviceStatusAt(deps, location, req.now),
+      ]);
+      return ok(req, {
+        location: locationRefOf(location),
+        refresh: CAMPAIGNS_REFRESH,
+        campaigns: links.map((c) => campaignView(c, req.now)),
+        deviceStatus,
+      });
+    },
+  },
+
+  /** Only the token's locations that have campaigns enabled are shown, each campaign limited to them. */
+  groupCampaigns: {
+    reads: (hints) => [groupKeys.group(hints.params.group_id!), ...groupPageReads(hints)],
+    async run(req, deps) {
+      const { app } = req.auth!;
+      const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'campaigns')]);
+      if (!group) throw new ApiError('not_found');
+      const visible = locations.filter((l) => l.modulesEnabled.campaigns);
+      const [links, states] = await Promise.all([linksAt(deps, app.groupId, visible), deps.store.matriq.getMany(app.groupId, visible.map((l) => l.id))]);
+      // One entry per campaign, in id order, with the page's visible locations it names.
+      const byId = new Map<string, ReturnType<typeof campaignView> & { locationIds: string[] }>();
+      const order = (a: CampaignLink, b: CampaignLink) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.position - b.position);
+      for (const link of [...links].sort(order)) {
+        const entry = byId.get(link.id) ?? { ...campaignView(link, req.now), locationIds: [] };
+        entry.locationIds.push(link.locationId);
+        byId.set(link.id, entry);
+      }
+      const campaigns = [...byId.values()];
+      const perLocation = visible.map((l, i) => ({
+        ...locationRefOf(l),
+        campaignIds: campaigns.filter((c) => c.locationIds.includes(l.id)).map((c) => c.id),
+        deviceStatus: deviceStatusOf(states[i]?.devices ?? [], req.now),
+      }));
+      const total = { healthy: 0, warning: 0, offline: 0 };
+      for (const { deviceStatus } of perLocation) {
+        total.healthy += deviceStatus.healthy;
+        total.warning += deviceStatus.warning;
+        total.offline += deviceStatus.offline;
+      }
+      return ok(req, {
+        group: { id: group.groupId, name: group.name },
+        refresh: CAMPAIGNS_REFRESH,
+        campaigns,
+        locations: perLocation,
+        deviceStatus: total,
+        ...(nextCursor ? { nextCursor } : {}),
+      });
+    },
+  },
+};
+
+/** Authorization's repositories and this family's: all its bundle carries. */
+export const repositories = v1Repositories({ campaigns: campaignsRepo, groups: groupsRepo, matriq: matriqRepo });
+
+/** Campaigns of a group or a location, with display-device status. */
+export function createHandler(deps: Deps) {
+  return apiHandler('campaigns', operations, deps, { routes: CAMPAIGNS_ROUTES, repositories });
+}
+
+/** The Lambda entry (lib/functions.ts). */
+export const handler = createHandler(defaultDeps(repositories));

@@ -1,0 +1,160 @@
+import { readFile } from 'node:fs/promises';
+import { apiHandler, type ApiRequest, type Operations, v1Repositories } from '#platform/api-handler';
+import { groupKeys, groupsRepo } from '#data/groups';
+import type { App } from '#data/apps';
+import type { Location } from '#data/locations';
+import { groupPage, groupPageReads } from '#platform/group-page';
+import { baseUrlVary, jsonTextResponse, ok } from '#platform/http';
+import { ApiError } from '#contract/errors';
+import { withServerUrl } from '#contract/openapi-artefact';
+import { DISCOVERY_REFRESH } from '#contract/refresh';
+import { isLocationRoute, moduleOfRoute, resourceName, ROUTES } from '#contract/routes';
+import { type Module, MODULES, type Scope } from '#contract/scopes';
+import { defaultDeps, type Deps } from '#platform/deps';
+
+/** Location-level resources the application may read there: held scope and enabled module. */
+export function grantedResources(app: App, location: Location, module?: Module): string[] {
+  return ROUTES.filter(
+    (r) =>
+      r.method === 'GET' &&
+      r.scope !== null &&
+      isLocationRoute(r) &&
+      app.scopes.includes(r.scope) &&
+      (module === undefined || moduleOfRoute(r) === module) &&
+      (moduleOfRoute(r) === null || location.modulesEnabled[moduleOfRoute(r)!]),
+  ).map(resourceName);
+}
+
+function endpoints(baseUrl: string, groupId: string, locationId: string) {
+  const root = `${baseUrl}/v1/${encodeURIComponent(groupId)}/${encodeURIComponent(locationId)}`;
+  return { root, modules: `${root}/modules`, shiftq: `${root}/shiftq`, sportsq: `${root}/sportsq`, matriq: `${root}/matriq` };
+}
+
+function locationItem(req: ApiRequest, app: App, location: Location) {
+  return {
+    id: location.id,
+    name: location.name,
+    locationShortName: location.locationShortName,
+    timezone: location.timezone,
+    slug: location.slug,
+    status: location.status,
+    modulesEnabled: location.modulesEnabled,
+    resources: grantedResources(app, location),
+    endpoints: endpoints(req.baseUrl, location.groupId, location.id),
+  };
+}
+
+function tokenBlock(req: ApiRequest) {
+  const { app, credential } = req.auth!;
+  return {
+    scopeType: app.allowedLocationIds ? ('location' as const) : ('group' as const),
+    scopes: app.scopes,
+    rateLimitPerMinute: app.rateLimitPerMinute,
+    expiresAt: app.expiresAt,
+    accessTokenExpiresAt: credential.expiresAt,
+    credentialType: app.credentialType,
+    status: 'active' as const,
+    ...(app.allowedLocationIds ? { allowedLocationIds: app.allowedLocationIds } : {}),
+    tokenPrefix: app.credentialType === 'legacy_bearer' ? app.tokenPrefix : '',
+  };
+}
+
+/** The OpenAPI artefact by path, read once per container (a failed read is tried again on the next request). */
+const artefacts = new Map<string, Promise<string>>();
+
+function openApiArtefact(path: string): Promise<string> {
+  let artefact = artefacts.get(path);
+  if (!artefact) {
+    artefact = readFile(path, 'utf8');
+    artefacts.set(path, artefact);
+    artefact.catch(() => artefacts.delete(path));
+  }
+  return artefact;
+}
+
+export const operations: Operations = {
+  /** Generated at synth time (the converter and the response schemas stay out of this bundle); only the server URL is filled in here. */
+  openapi: {
+    async run(req, deps) {
+      const artefact = await openApiArtefact(deps.config.openApiDocumentPath);
+      // Cached by anyone for five minutes: its server URL never comes from the request's Host (platform/http.ts baseUrlOf).
+      return jsonTextResponse(200, withServerUrl(artefact, req.baseUrl), { 'Cache-Control': 'public, max-age=300', ...baseUrlVary(deps.config) });
+    },
+  },
+
+  listLocations: {
+    reads: groupPageReads,
+    async run(req, deps) {
+      const { locations, nextCursor } = await groupPage(req, deps, 'locations');
+      return ok(req, {
+        token: tokenBlock(req),
+        locations: locations.map((l) => locationItem(req, req.auth!.app, l)),
+        refresh: DISCOVERY_REFRESH,
+        ...(nextCursor ? { nextCursor } : {}),
+      });
+    },
+  },
+
+  groupModules: {
+    reads: (hints) => [groupKeys.group(hints.params.group_id!), ...groupPageReads(hints)],
+    async run(req, deps) {
+      const { app } = req.auth!;
+      const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'modules')]);
+      if (!group) throw new ApiError('not_found');
+      const modules = Object.fromEntries(
+        MODULES.map((m) => [
+          m,
+          {
+            scope: `${m}:read`,
+            granted: app.scopes.includes(`${m}:read` as Scope),
+            locationIds: locations.filter((l) => l.modulesEnabled[m]).map((l) => l.id),
+          },
+        ]),
+      );
+      return ok(req, { group: { id: group.groupId, name: group.name }, modules, refresh: DISCOVERY_REFRESH, ...(nextCursor ? { nextCursor } : {}) });
+    },
+  },
+
+  locationModules: {
+    async run(req) {
+      const { app } = req.auth!;
+      const location = req.location!;
+      const modules = Object.fromEntries(
+        MODULES.map((m) => [
+          m,
+          {
+            scope: `${m}:read`,
+            granted: app.scopes.includes(`${m}:read` as Scope),
+            enabled: location.modulesEnabled[m],
+            resources: grantedResources(app, location, m),
+          },
+        ]),
+      );
+      return ok(req, {
+        location: { id: location.id, name: location.name, timezone: location.timezone },
+        modulesEnabled: location.modulesEnabled,
+        modules,
+        refresh: DISCOVERY_REFRESH,
+      });
+    },
+  },
+
+  locationSummary: {
+    async run(req) {
+      const { app } = req.auth!;
+      const { resources, endpoints: urls, modulesEnabled, ...location } = locationItem(req, app, req.location!);
+      return ok(req, { location, modulesEnabled, resources, endpoints: urls, refresh: DISCOVERY_REFRESH });
+    },
+  },
+};
+
+/** Authorization's repositories and this family's: all its bundle carries. */
+export const repositories = v1Repositories({ groups: groupsRepo });
+
+/** Discovery family; also API Gateway's catch-all, answering 404/405 for unknown paths and methods. */
+export function createHandler(deps: Deps) {
+  return apiHandler('discovery', operations, deps, { routes: ROUTES, repositories });
+}
+
+/** The Lambda entry (lib/functions.ts). */
+export const handler = createHandler(defaultDeps(repositories));

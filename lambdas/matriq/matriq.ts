@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto';
+import { matriqKeys, matriqRepo, type MatriqState, type StopCommand } from '#data/matriq';
+import { sportsLogoUrl } from '#contract/urls';
+import { apiHandler, type ApiRequest, type Operations, type ReadHints, v1Repositories } from '#platform/api-handler';
+import { sha256Hex } from '#domain/crypto';
+import { defaultDeps, type Deps } from '#platform/deps';
+import { ok } from '#platform/http';
+import { ApiError } from '#contract/errors';
+import { idempotencyKeyOf, parseJsonBody } from '#platform/input';
+import { MATRIQ_REFRESH } from '#contract/refresh';
+import { emergencyStopBody } from '#contract/schemas/requests';
+import { businessDateAt, locationRefOf, readSportsDay, sportsDayReads, todayIn } from '#domain/sports-day';
+import { sportsKeys, sportsRepo } from '#data/sports';
+import { deviceHealthOf, deviceStatusOf } from '#domain/device-health';
+import { MATRIQ_ROUTES } from '#contract/routes';
+
+const RESOURCE_REFRESH = {
+  gateway: MATRIQ_REFRESH,
+  devices: MATRIQ_REFRESH,
+  providerAvailable: MATRIQ_REFRESH,
+  aiScheduler: MATRIQ_REFRESH,
+};
+const STOP_SCOPE = 'matriq:ai-scheduler:stop';
+const DEFAULT_STOP_REASON = 'Emergency stop requested through the Customer API';
+
+const locationPath = (req: ApiRequest) =>
+  `${req.baseUrl}/v1/${encodeURIComponent(req.location!.groupId)}/${encodeURIComponent(req.location!.id)}`;
+
+async function stateOf(req: ApiRequest, deps: Deps): Promise<MatriqState> {
+  const state = await deps.store.matriq.get(req.location!.groupId, req.location!.id);
+  if (!state) throw new ApiError('not_found', 'No display devices are registered for this location.');
+  return state;
+}
+
+/** The stored draft only when it is for the active business day; another day's draft is never shown as current. */
+function currentDraft(scheduler: MatriqState['scheduler'], businessDay: string) {
+  const draft = scheduler.draft;
+  return draft?.businessDay === businessDay ? draft : null;
+}
+
+async function providerAvailable(req: ApiRequest, deps: Deps) {
+  const location = req.location!;
+  const businessDate = businessDateAt(location, req.now);
+  const day = await readSportsDay(deps.store, location, businessDate.calendarDate);
+  const providers = day.environment?.providers ?? [];
+  const logoOf = (providerId: string) => sportsLogoUrl(req.baseUrl, providers.find((p) => p.id === providerId)?.logo ?? null);
+  const rows = (day.schedule?.events ?? []).flatMap((event) => {
+    const side = (role: string) => event.participants.find((p) => p.role === role);
+    return (day.exactViewing?.options[event.id] ?? [])
+      .filter((o) => o.available)
+      .map((o) => ({
+        eventId: event.id,
+        title: event.name,
+        league: event.league.abbreviation,
+        leagueLogo: sportsLogoUrl(req.baseUrl, event.league.image),
+        homeTeam: side('home')?.name ?? '',
+        awayTeam: side('away')?.name ?? '',
+        homeLogo: sportsLogoUrl(req.baseUrl, side('home')?.image ?? null),
+        awayLogo: sportsLogoUrl(req.baseUrl, side('away')?.image ?? null),
+        providerLabel: o.provider.name,
+        providerLogo: logoOf(o.provider.id),
+        channelNumber: o.channel,
+      }));
+  });
+  return ok(req, {
+    location: locationRefOf(location),
+    businessDate: { ...businessDate, timezone: location.timezone },
+    providers: providers.map((p) => ({ providerKey: p.id, providerLabel: p.name, providerLogo: sportsLogoUrl(req.baseUrl, p.logo) })),
+    providersAvailable: rows,
+    refresh: MATRIQ_REFRESH,
+  });
+}
+
+function stopView(command: StopCommand) {
+  const { status, deviceId, commandId, requestedAt, reason, completedAt } = command;
+  return { status, deviceId, commandId, requestedAt, reason, completedAt, refresh: MATRIQ_REFRESH };
+}
+
+/** Most routes read the location's device state, named by the path; provider availability reads today's sports day there. */
+const deviceState = ({ params: p }: ReadHints) => [matriqKeys.state(p.group_id!, p.location_id!)];
+const todaysSports = ({ params: p, timezone, now }: ReadHints) => sportsDayReads(p.group_id!, p.location_id!, todayIn(timezone, now));
+
+export const operations: Operations = {
+  matriqOverview: {
+    reads: (hints) => [...deviceState(hints), sportsKeys.provider(hints.params.group_id!, hints.params.location_id!)],
+    async run(req, deps) {
+      const location = req.location!;
+      const [state, environment] = await Promise.all([
+        stateOf(req, deps),
+        deps.store.sports.getProvider(location.groupId, location.id),
+      ]);
+      const draft = currentDraft(state.scheduler, businessDateAt(location, req.now).active);
+      const base = `${locationPath(req)}/matriq`;
+      return ok(req, {
+        location: locationRefOf(location),
+        summary: {
+          deviceIds: state.devices.map((d) => d.id),
+          providerCount: environment?.providers.length ?? 0,
+          aiSchedulerPublished: draft?.published ?? false,
+          aiSchedulerRunning: state.scheduler.running,
+        },
+        endpoints: {
+          gateway: `${base}/gateway`,
+          devices: `${base}/devices`,
+          providerAvailable: `${base}/providerAvailable`,
+          aiScheduler: `${base}/aiScheduler`,
+        },
+        refresh: RESOURCE_REFRESH,
+      });
+    },
+  },
+
+  matriqGateway: {
+    reads: deviceState,
+    async run(req, deps) {
+      const { gateway } = await stateOf(req, deps);
+      return ok(req, {
+        location: locationRefOf(req.location!),
+        gateway: { ...gateway, health: deviceHealthOf(gateway.lastSeenAt, req.now) },
+        refresh: MATRIQ_REFRESH,
+      });
+    },
+  },
+
+  matriqDevices: {
+    reads: deviceState,
+    async run(req, deps) {
+      const { devices } = await stateOf(req, deps);
+      return ok(req, {
+        location: locationRefOf(req.location!),
+        devices: devices.map((d) => ({ ...d, health: deviceHealthOf(d.lastSeenAt, req.now) })),
+        deviceStatus: deviceStatusOf(devices, req.now),
+        refresh: MATRIQ_REFRESH,
+      });
+    },
+  },
+
+  matriqProviderAvailable: { reads: todaysSports, run: providerAvailable },
+  providerAvailableAlias: { reads: todaysSports, run: providerAvailable },
+
+  matriqAiScheduler: {
+    reads: deviceState,
+    async run(req, deps) {
+      const { scheduler } = await stateOf(req, deps);
+      const businessDay = businessDateAt(req.location!, req.now).active;
+      const draft = currentDraft(scheduler, businessDay);
+      return ok(req, {
+        location: locationRefOf(req.location!),
+        deviceIds: scheduler.deviceIds,
+        businessDay,
+        statusUpdatedAt: scheduler.statusUpdatedAt,
+        publishedDraftUpdatedAt: draft ? scheduler.publishedDraftUpdatedAt : null,
+        status: {
+          running: scheduler.running,
+          published: draft?.published ?? false,
+          draftExists: draft !== null,
+          runtime: {
+            emergencyStopActive: scheduler.emergencyStopActive,
+            lastStartAt: scheduler.lastStartAt,
+            lastStopAt: scheduler.lastStopAt,
+          },
+        },
+        currentPublishedDraft: draft
+          ? {
+              businessDay: draft.businessDay,
+              published: draft.published,
+              status: draft.status,
+              draft: { title: draft.title, items: draft.items },
+            }
+          : null,
+        actions: [
+          {
+            label: 'Emergency stop',
+            method: 'POST' as const,
+            endpoint: `${locationPath(req)}/matriq/aiScheduler/emergency-stop`,
+            scope: STOP_SCOPE,
+            description:
+              'Queues an immediate stop of the Auto Scheduler. Optional JSON body {"reason", "deviceId"}; send an Idempotency-Key header to retry safely. The command is applied when the gateway reports it.',
+          },
+        ],
+        refresh: MATRIQ_REFRESH,
+      });
+    },
+  },
+
+  /**
+   * Queues the stop: the command is written (durably, conditionally) before
+   * the reply. With an Idempotency-Key the command id is derived from the
+   * location, the application and the key, so a retry — even a concurrent
+   * one — finds the same command instead of queuing another.
+   */
+  matriqEmergencyStop: {
+    reads: deviceState,
+    async run(req, deps) {
+      const body = parseJsonBody(req.event, emergencyStopBody);
+      const key = idempotencyKeyOf(req.event);
+      const location = req.location!;
+      const clientId = req.auth!.app.clientId;
+      const { scheduler } = await stateOf(req, deps);
+      const deviceId = body.deviceId ?? scheduler.deviceIds[0];
+      if (!deviceId) throw new ApiError('not_found', 'This location has no Auto Scheduler device to stop.');
+      if (!scheduler.deviceIds.includes(deviceId)) {
+        throw new ApiError('invalid_request', `Body field deviceId must be one of the Auto Scheduler's deviceIds, not ${deviceId}.`);
+      }
+      const command: StopCommand = {
+        commandId: `cmd_${key ? sha256Hex(JSON.stringify([location.groupId, location.id, clientId, key])).slice(0, 32) : randomUUID().replaceAll('-', '')}`,
+        groupId: location.groupId,
+        locationId: location.id,
+        deviceId,
+        reason: body.reason ?? DEFAULT_STOP_REASON,
+        requestedAt: new Date(req.now).toISOString(),
+        status: 'queued',
+        completedAt: null,
+        clientId,
+        requestFingerprint: sha256Hex(JSON.stringify([body.reason ?? null, body.deviceId ?? null])),
+      };
+      if (await deps.store.matriq.createCommand(command)) return ok(req, stopView(command));
+      const existing = await deps.store.matriq.getCommand(command.commandId);
+      if (!existing) throw new Error(`command ${command.commandId} exists but cannot be read`);
+      if (existing.requestFingerprint !== command.requestFingerprint) throw new ApiError('idempotency_key_reused');
+      return ok(req, stopView(existing), { 'Idempotent-Replayed': 'true' });
+    },
+  },
+};
+
+/** Authorization's repositories and this family's: all its bundle carries. */
+export const repositories = v1Repositories({ matriq: matriqRepo, sports: sportsRepo });
+
+/** Display devices: gateway, devices, provider availability, Auto Scheduler and its emergency stop. */
+export function createHandler(deps: Deps) {
+  return apiHandler('matriq', operations, deps, { routes: MATRIQ_ROUTES, repositories });
+}
+
+/** The Lambda entry (lib/functions.ts). */
+export const handler = createHandler(defaultDeps(repositories));

@@ -1,0 +1,143 @@
+import { sportsLogoUrl } from '#contract/urls';
+import { apiHandler, type ApiRequest, type Operations, type ReadHints, v1Repositories } from '#platform/api-handler';
+import { envelope, jsonResponse, ok } from '#platform/http';
+import { SPORTSQ_REFRESH } from '#contract/refresh';
+import { availabilityOf, providerStatusOf, scheduleHealthOf } from '#domain/sports-health';
+import { businessDateAt, eventView, locationRefOf, readSportsDay, sportsDayReads, todayIn } from '#domain/sports-day';
+import { sportsRepo } from '#data/sports';
+import { SPORTSQ_ROUTES } from '#contract/routes';
+import { defaultDeps, type Deps } from '#platform/deps';
+
+/** Resources without a date in the path describe the location's current business date. */
+const today = (req: ApiRequest) => businessDateAt(req.location!, req.now).calendarDate;
+
+/** Each route reads one sports day of the path's location: the path's date, the query's, or today's there (by the zone last seen). */
+const dayOf =
+  (dateOf: (hints: ReadHints) => string | undefined) =>
+  (hints: ReadHints) =>
+    sportsDayReads(hints.params.group_id!, hints.params.location_id!, dateOf(hints));
+const todayThere = ({ timezone, now }: ReadHints) => todayIn(timezone, now);
+
+export const operations: Operations = {
+  sportsProvider: {
+    reads: dayOf(todayThere),
+    async run(req, deps) {
+      const location = req.location!;
+      const day = await readSportsDay(deps.store, location, today(req));
+      const providers = (day.environment?.providers ?? []).map(({ logo: _logo, ...p }) => p);
+      return ok(req, {
+        location: locationRefOf(location),
+        availability: availabilityOf(day.health),
+        providers,
+        regionalSportsNetworks: day.environment?.regionalSportsNetworks ?? [],
+        refresh: SPORTSQ_REFRESH,
+      });
+    },
+  },
+
+  sportsPackages: {
+    reads: dayOf(todayThere),
+    async run(req, deps) {
+      const location = req.location!;
+      const day = await readSportsDay(deps.store, location, today(req));
+      const env = day.environment;
+      const packages = env?.packages ?? [];
+      const programming = packages.find((p) => p.id === env?.programmingPackageId) ?? null;
+      const { status, requestedDate, effectiveDate, freshness } = availabilityOf(day.health);
+      return ok(req, {
+        location: locationRefOf(location),
+        refresh: SPORTSQ_REFRESH,
+        catalog: packages.map((p) => ({
+          packageKey: p.id,
+          label: p.name,
+          logo: sportsLogoUrl(req.baseUrl, p.image),
+          category: p.type,
+          selected: p.enabled,
+        })),
+        selectedPackageKeys: packages.filter((p) => p.enabled).map((p) => p.id),
+        programmingPackageKey: programming?.id ?? null,
+        canonical: {
+          location: { groupId: location.groupId, locationId: location.id },
+          availability: { status, requestedDate, effectiveDate, freshness },
+          programmingPackage: programming
+            ? { id: programming.id, name: programming.name, imageUrl: sportsLogoUrl(req.baseUrl, programming.image) }
+            : null,
+          packages: packages.map(({ image, ...p }) => ({ ...p, imageUrl: sportsLogoUrl(req.baseUrl, image) })),
+          regionalSportsNetworks: env?.regionalSportsNetworks ?? [],
+        },
+      });
+    },
+  },
+
+  sportsProgramming: {
+    reads: dayOf(({ params }) => params.date),
+    async run(req, deps) {
+      const location = req.location!;
+      // The path date is already a real YYYY-MM-DD (route params); it is the only date read.
+      const date = req.params.date!;
+      const day = await readSportsDay(deps.store, location, date);
+      // The envelope names the concrete date (2.1: `sportsq/<YYYY-MM-DD>`).
+      return jsonResponse(200, envelope(req, {
+        location: { groupId: location.groupId, locationId: location.id, timezone: location.timezone },
+        date,
+        updatedAt: day.schedule?.updatedAt ?? null,
+        health: { schedule: scheduleHealthOf(day.schedule), providerAvailability: availabilityOf(day.health) },
+        events: (day.schedule?.events ?? []).map((e) => eventView(req.baseUrl, e, day.exactViewing)),
+        refresh: SPORTSQ_REFRESH,
+      }, `sportsq/${date}`));
+    },
+  },
+
+  sportsGuide: {
+    reads: dayOf((hints) => hints.query.date ?? todayThere(hints)),
+    async run(req, deps) {
+      const location = req.location!;
+      const date = req.query.date ?? today(req);
+      const day = await readSportsDay(deps.store, location, date);
+      const options = Object.values(day.exactViewing?.options ?? {}).flat().filter((o) => o.available);
+      const networks = new Map<string, { networkId: string; name: string; type: string; channels: Set<string> }>();
+      for (const o of options) {
+        const entry = networks.get(o.network.id) ?? { networkId: o.network.id, name: o.network.name, type: o.network.type, channels: new Set<string>() };
+        entry.channels.add(o.channel);
+        networks.set(o.network.id, entry);
+      }
+      return ok(req, {
+        location: locationRefOf(location),
+        date,
+        refresh: SPORTSQ_REFRESH,
+        settings: { timezone: location.timezone, programmingPackageKey: day.environment?.programmingPackageId ?? null },
+        selections: {
+          packageKeys: (day.environment?.packages ?? []).filter((p) => p.enabled).map((p) => p.id),
+          providerIds: (day.environment?.providers ?? []).filter((p) => p.available).map((p) => p.id),
+        },
+        networkCatalog: [...networks.values()]
+          .sort((a, b) => a.networkId.localeCompare(b.networkId))
+          .map((n) => ({ ...n, channels: [...n.channels].sort() })),
+        guide: {
+          scheduleStatus: scheduleHealthOf(day.schedule).status,
+          providerStatus: providerStatusOf(day.health),
+          listings: (day.schedule?.events ?? []).map((e) => ({
+            eventId: e.id,
+            title: e.name,
+            league: e.league.abbreviation,
+            startsAt: e.startsAt,
+            channels: (day.exactViewing?.options[e.id] ?? [])
+              .filter((o) => o.available)
+              .map((o) => ({ providerId: o.provider.id, networkId: o.network.id, channel: o.channel })),
+          })),
+        },
+      });
+    },
+  },
+};
+
+/** Authorization's repositories and this family's: all its bundle carries. */
+export const repositories = v1Repositories({ sports: sportsRepo });
+
+/** Sports programming: provider environment, packages, exact-date programming and the legacy guide. */
+export function createHandler(deps: Deps) {
+  return apiHandler('sportsq', operations, deps, { routes: SPORTSQ_ROUTES, repositories });
+}
+
+/** The Lambda entry (lib/functions.ts). */
+export const handler = createHandler(defaultDeps(repositories));
