@@ -7,11 +7,8 @@ import { UNTESTED, type Destination, type DestinationHealth } from '#data/destin
 import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { sendMail } from '#platform/mailer';
-import { isPaused } from '../webhooks/pause-policy.js';
 import { resolveDestination } from '#domain/url-safety';
-import { newDelivery, queueDelivery } from '../webhooks/fan-out.js';
-import { appIneligibility, covers } from '../webhooks/eligibility.js';
-import { testEventId } from '../webhooks/events.js';
+import { appIneligibility, covers, isPaused, newDelivery, queueDelivery, testEventId } from '../webhooks/index.js';
 import { adminPage, type PageQuery } from './paging.js';
 import {
   addDestinationInput as addInput,

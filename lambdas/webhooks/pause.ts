@@ -3,8 +3,8 @@ import { DERIVED, scaledTimings } from '#contract/delivery-policy';
 import { count } from '#platform/observability';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import * as state from './delivery-state.js';
-import { isPaused } from './pause-policy.js';
-import { enqueueDeliveries, enqueueRelease } from './queue.js';
+import { isPaused } from './fan-out.js';
+import { enqueueDeliveries, enqueueRelease } from './messages.js';
 
 /**
  * A paused destination (docs/decisions/webhooks.md, "Pausing a failing

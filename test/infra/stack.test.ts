@@ -26,7 +26,7 @@ import type { Deps } from '#platform/deps';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import type { Delivery } from '#data/deliveries';
-import { reportOutcome } from '#lambdas/webhooks/attempt';
+import { reportOutcome } from '#lambdas/webhooks/receive';
 import { CustomerApiStack } from '#lib/stack';
 import { isStage, stageConfig, type Stage } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
