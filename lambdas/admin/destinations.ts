@@ -19,6 +19,7 @@ import {
   parseInput,
 } from '#domain/inputs';
 import { id } from '#contract/schemas/common';
+import { WEBHOOK_TEST } from '#contract/webhook-events';
 
 /**
  * Webhook destinations (contract 6.5), as the admin CLI and console manage
@@ -227,7 +228,7 @@ export async function sendTest(deps: MessagingDeps, destId: string, locationId: 
   const now = deps.clock.now();
   const event = {
     eventId: testEventId(),
-    eventType: 'customer_api.webhook.test' as const,
+    eventType: WEBHOOK_TEST,
     occurredAt: new Date(now).toISOString(),
     groupId: destination.groupId,
     locationId,

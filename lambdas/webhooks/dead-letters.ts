@@ -4,7 +4,9 @@ import type { MessagingDeps } from '#platform/messaging-deps';
 import { count } from '#platform/observability';
 import { decodeCursor, encodeCursor, pageKey } from '#platform/page-cursor';
 import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain/inputs';
+import { STATUS } from '#contract/delivery-policy';
 import { DLQ_PASS_SECONDS, WEBHOOK_QUEUES } from '#contract/queues';
+import { DELIVERY_ID_RULE, isDeliveryId } from '#contract/webhook-events';
 import * as state from './delivery-state.js';
 import { enqueueDeliveries, parseQueueMessage, type DeliveryMessage } from './messages.js';
 import { noticeDeadLetter } from './owner-notices.js';
@@ -118,7 +120,7 @@ export async function reconcileDlq(deps: MessagingDeps): Promise<Reconciled> {
       return 'keep';
     }
     const stale = redrive !== d.redrives || (d.carrier !== null && d.carrier !== messageId);
-    if (stale || d.status === 'SUCCEEDED' || d.status === 'FAILED') return 'delete';
+    if (stale || d.status === STATUS.SUCCEEDED || d.status === STATUS.FAILED) return 'delete';
     if (d.deadLetterReason) {
       await list(markerOf(d, d.deadLetterReason));
       return 'keep';
@@ -186,7 +188,7 @@ export async function showDeadLetter(deps: MessagingDeps, deliveryId: string) {
 }
 
 async function requireDeadLetter(deps: MessagingDeps, deliveryId: string): Promise<Delivery> {
-  if (!/^dlv_[0-9a-f]{32}$/.test(deliveryId)) throw new AdminInputError('a delivery id looks like dlv_ followed by 32 hex digits');
+  if (!isDeliveryId(deliveryId)) throw new AdminInputError(`a delivery id looks like ${DELIVERY_ID_RULE}`);
   const d = await deps.store.deliveries.get(deliveryId);
   if (!d) throw new AdminNotFoundError(`delivery ${deliveryId} does not exist`);
   if (!d.deadLetterReason) throw new AdminConflictError(`delivery ${deliveryId} is ${d.status}, not dead-lettered`);

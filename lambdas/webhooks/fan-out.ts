@@ -1,6 +1,6 @@
 import type { App } from '#data/apps';
 import type { Delivery } from '#data/deliveries';
-import { DELIVERY_POLICY } from '#contract/delivery-policy';
+import { DELIVERY_POLICY, STATUS } from '#contract/delivery-policy';
 import type { Destination } from '#data/destinations';
 import type { WalkKey } from '#data/group-index';
 import { headOf } from '#data/menus';
@@ -61,7 +61,7 @@ export function newDelivery(event: EventFacts, destination: Destination, now: nu
     groupId: event.groupId,
     locationId: event.locationId,
     body: payloadOf(event),
-    status: 'PENDING',
+    status: STATUS.PENDING,
     attempts: 0,
     backoffHistory: [],
     lastErrorCode: null,
@@ -96,7 +96,7 @@ async function recordDeliveries(deps: MessagingDeps, deliveries: readonly Delive
       deliveries.slice(i, i + CREATE_CONCURRENCY).map(async (delivery) => {
         if (await deps.store.deliveries.create(delivery)) return void toSend.push({ delivery, redrive: delivery.redrives });
         const existing = await deps.store.deliveries.get(delivery.deliveryId);
-        if (existing && existing.status !== 'PENDING') return;
+        if (existing && existing.status !== STATUS.PENDING) return;
         toSend.push({ delivery, redrive: existing?.redrives ?? delivery.redrives });
       }),
     );

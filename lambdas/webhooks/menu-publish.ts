@@ -7,6 +7,7 @@ import middy from '@middy/core';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { count, observability } from '#platform/observability';
 import { menuInput, type MenuData } from '#contract/schemas/bevq';
+import { MENU_UPDATED } from '#contract/webhook-events';
 import { dispatchMenuEvent } from './fan-out.js';
 import { menuEventId } from './messages.js';
 import { AdminConflictError, AdminInputError, AdminNotFoundError, parseInput } from '#domain/inputs';
@@ -52,7 +53,7 @@ export async function writeMenu(deps: MessagingDeps, request: PublishRequest): P
     const event: MenuEvent | null = built.newRevision
       ? {
           eventId: menuEventId(groupId, locationId, built.menu.revision),
-          eventType: 'bevq.menu.updated',
+          eventType: MENU_UPDATED,
           occurredAt: new Date(now).toISOString(),
           groupId,
           locationId,

@@ -3,6 +3,7 @@ import type { Delivery, EventType } from '#data/deliveries';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { sha256Hex } from '#domain/crypto';
 import { isId } from '#contract/ids';
+import { deliveryIdFrom, isDeliveryId, isMenuEventId, MENU_UPDATED, menuEventIdOf, testEventIdOf, WEBHOOK_TEST } from '#contract/webhook-events';
 import type { WebhookPayload } from '#contract/schemas/bevq';
 import { menuResourcePath } from '#contract/urls';
 
@@ -18,16 +19,16 @@ import { menuResourcePath } from '#contract/urls';
  * re-dispatch finds the record it already created.
  */
 export function menuEventId(groupId: string, locationId: string, revision: string): string {
-  return `evt_${sha256Hex(`bevq.menu.updated\n${groupId}\n${locationId}\n${revision}`).slice(0, 32)}`;
+  return menuEventIdOf(sha256Hex(`${MENU_UPDATED}\n${groupId}\n${locationId}\n${revision}`));
 }
 
 /** Synthetic identity of a Send test event. */
 export function testEventId(): string {
-  return `evt_test_${randomBytes(12).toString('hex')}`;
+  return testEventIdOf(randomBytes(12).toString('hex'));
 }
 
 export function deliveryIdOf(eventId: string, destinationId: string): string {
-  return `dlv_${sha256Hex(`${eventId}\n${destinationId}`).slice(0, 32)}`;
+  return deliveryIdFrom(sha256Hex(`${eventId}\n${destinationId}`));
 }
 
 export type EventFacts = {
@@ -49,7 +50,7 @@ export function payloadOf(event: EventFacts): string {
     locationId: event.locationId,
     revision: event.revision,
     resource: menuResourcePath(event.groupId, event.locationId),
-    ...(event.eventType === 'customer_api.webhook.test' ? { test: true as const } : {}),
+    ...(event.eventType === WEBHOOK_TEST ? { test: true as const } : {}),
   };
   return JSON.stringify(payload);
 }
@@ -112,7 +113,7 @@ export function parseQueueMessage(body: string): QueueMessage | null {
   try {
     const { dispatch, cursor, release } = JSON.parse(body) as Partial<DispatchMessage & ReleaseMessage>;
     if (typeof release === 'string' && isId(release)) return { kind: 'release', release };
-    if (typeof dispatch !== 'string' || !/^evt_[0-9a-f]{32}$/.test(dispatch) || typeof cursor !== 'string') return null;
+    if (typeof dispatch !== 'string' || !isMenuEventId(dispatch) || typeof cursor !== 'string') return null;
     return { kind: 'dispatch', dispatch, cursor };
   } catch {
     return null;
@@ -122,7 +123,7 @@ export function parseQueueMessage(body: string): QueueMessage | null {
 export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   try {
     const parsed = JSON.parse(body) as Partial<DeliveryMessage>;
-    if (typeof parsed.deliveryId !== 'string' || !/^dlv_[0-9a-f]{32}$/.test(parsed.deliveryId)) return null;
+    if (typeof parsed.deliveryId !== 'string' || !isDeliveryId(parsed.deliveryId)) return null;
     const redrive = parsed.redrive ?? 0;
     if (!Number.isInteger(redrive) || redrive < 0) return null;
     const hint = (value: unknown) => (typeof value === 'string' && isId(value) ? value : undefined);

@@ -1,5 +1,5 @@
 import { holdKeys, type Held, type PausedMarker } from '#data/holds';
-import { DERIVED, scaledTimings } from '#contract/delivery-policy';
+import { DERIVED, scaledTimings, STATUS } from '#contract/delivery-policy';
 import { count } from '#platform/observability';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import * as state from './delivery-state.js';
@@ -119,7 +119,7 @@ async function settleOne(deps: MessagingDeps, marker: PausedMarker) {
 async function expire(deps: MessagingDeps, held: Held): Promise<void> {
   const d = await deps.store.deliveries.get(held.deliveryId);
   // A held item of an earlier redrive, or one whose delivery has moved on, is only dropped.
-  if (d?.status === 'PENDING' && d.redrives === held.redrive) {
+  if (d?.status === STATUS.PENDING && d.redrives === held.redrive) {
     const saved = await deps.store.deliveries.write(state.expireHold(d, deps.clock.now()), d);
     if (saved) {
       count(deps, 'DeliveryFailed');

@@ -2,7 +2,8 @@ import type { SQSRecord } from 'aws-lambda';
 import { appKeys, type App } from '#data/apps';
 import { deliveryKeys, markerOf, type Delivery } from '#data/deliveries';
 import { destinationKeys, type Destination } from '#data/destinations';
-import { jitteredBackoffSeconds, scaledTimings } from '#contract/delivery-policy';
+import { jitteredBackoffSeconds, scaledTimings, STATUS } from '#contract/delivery-policy';
+import { MENU_UPDATED } from '#contract/webhook-events';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { count, type MetricName } from '#platform/observability';
 import { sign } from '#domain/signature';
@@ -100,12 +101,12 @@ async function receive(deps: MessagingDeps, message: DeliveryMessage, receipt: R
   // receive decides the message's visibility; this one must neither attempt early nor interrupt it.
   const repeat = d.carrier === receipt.messageId && receipt.receive <= (d.attemptReceive ?? 0);
   switch (d.status) {
-    case 'SUCCEEDED':
-    case 'FAILED':
+    case STATUS.SUCCEEDED:
+    case STATUS.FAILED:
       return 'done';
-    case 'DEAD_LETTER':
+    case STATUS.DEAD_LETTER:
       return 0;
-    case 'DELIVERING': {
+    case STATUS.DELIVERING: {
       if (repeat) return 'hold';
       // The carrier is back mid-attempt: the invocation that held it died or timed out.
       const interrupted = await deps.store.deliveries.write(state.interrupt(d, jitteredBackoffSeconds(d.attempts), deps.clock.now()), d);
@@ -125,8 +126,8 @@ async function receive(deps: MessagingDeps, message: DeliveryMessage, receipt: R
 /** After a write: a retry waits its backoff, a dead letter is listed and handed to the redrive, the rest is done. */
 async function settle(deps: MessagingDeps, d: Delivery): Promise<Fate> {
   // The wait drawn for this retry (jittered), as the record keeps it.
-  if (d.status === 'RETRY_PENDING') return scaledTimings(deps.config.webhookTimeScale).backoffVisibilitySeconds(d.backoffHistory.at(-1)!);
-  if (d.status !== 'DEAD_LETTER') return 'done';
+  if (d.status === STATUS.RETRY_PENDING) return scaledTimings(deps.config.webhookTimeScale).backoffVisibilitySeconds(d.backoffHistory.at(-1)!);
+  if (d.status !== STATUS.DEAD_LETTER) return 'done';
   // After the record: a crash in between leaves a DEAD_LETTER record whose marker the sweeper restores.
   await deps.store.deliveries.markDeadLetter(markerOf(d, 'attempts_exhausted'));
   await noticeDeadLetter(deps, d);
@@ -220,7 +221,7 @@ function refusalOf(delivery: Delivery, destination: Destination | null, app: App
   const ineligible = appIneligibility(app, now);
   if (ineligible) return ineligible;
   // A menu event only for locations still covered; a test event was checked for its location when queued.
-  if (delivery.eventType === 'bevq.menu.updated' && !covers(destination, app!, delivery.groupId, delivery.locationId)) {
+  if (delivery.eventType === MENU_UPDATED && !covers(destination, app!, delivery.groupId, delivery.locationId)) {
     return 'location_not_covered';
   }
   return null;

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { absoluteUrl, decimal, isoTimestamp, money, nextCursor, refresh } from './common.js';
+import { EVENT_TYPES } from '../webhook-events.js';
 
 /** Beverage menu (contract 2.11), the bevq resources around it, and the webhook payload (6.3). */
 
@@ -150,8 +151,6 @@ export const bevqLocationData = z.object({
 });
 
 export const bevqMenuData = z.object({ location, menu: menuData, refresh });
-
-export const EVENT_TYPES = ['bevq.menu.updated', 'customer_api.webhook.test'] as const;
 
 /** The body of every webhook request (6.3). */
 export const webhookPayload = z.object({
