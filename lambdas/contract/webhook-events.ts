@@ -1,6 +1,6 @@
 /**
  * The webhook events of contract 6.3 and the ids of events and deliveries, declared once: every other file
- * derives its types, its checks and its ids from here (test/unit/facts-once.test.ts keeps it so).
+ * derives its types, its checks and its ids from here, as data (test/unit/facts-once.test.ts keeps it so).
  */
 
 export const EVENT_TYPES = ['bevq.menu.updated', 'customer_api.webhook.test'] as const;
@@ -10,20 +10,7 @@ export const MENU_UPDATED = EVENT_TYPES[0];
 /** A destination's Send test. */
 export const WEBHOOK_TEST = EVENT_TYPES[1];
 
-const HEX_DIGITS = 32;
-const EVENT_ID_PREFIX = 'evt_';
-const DELIVERY_ID_PREFIX = 'dlv_';
-
-/** A menu event's id: its prefix and the first 32 hex digits of a digest of what makes it the same event. */
-export const menuEventIdOf = (digestHex: string): string => `${EVENT_ID_PREFIX}${digestHex.slice(0, HEX_DIGITS)}`;
-/** A Send test's id: random, and never of a menu event's shape. */
-export const testEventIdOf = (randomHex: string): string => `${EVENT_ID_PREFIX}test_${randomHex}`;
-const MENU_EVENT_ID = new RegExp(`^${EVENT_ID_PREFIX}[0-9a-f]{${HEX_DIGITS}}$`);
-export const isMenuEventId = (value: string): boolean => MENU_EVENT_ID.test(value);
-
-/** A delivery's id: its prefix and the first 32 hex digits of a digest of its event and destination. */
-export const deliveryIdFrom = (digestHex: string): string => `${DELIVERY_ID_PREFIX}${digestHex.slice(0, HEX_DIGITS)}`;
-const DELIVERY_ID = new RegExp(`^${DELIVERY_ID_PREFIX}[0-9a-f]{${HEX_DIGITS}}$`);
-export const isDeliveryId = (value: string): boolean => DELIVERY_ID.test(value);
-/** How an operator is told what a delivery id looks like. */
-export const DELIVERY_ID_RULE = `${DELIVERY_ID_PREFIX} followed by ${HEX_DIGITS} hex digits`;
+/** A menu event's id: the prefix and the first 32 hex digits of a digest of what makes it that event. A Send test's: its own prefix and random hex. */
+export const EVENT_ID = { prefix: 'evt_', testPrefix: 'evt_test_', hexDigits: 32, pattern: /^evt_[0-9a-f]{32}$/ } as const;
+/** A delivery's id: the prefix and the first 32 hex digits of a digest of its event and destination; `rule` tells an operator so. */
+export const DELIVERY_ID = { prefix: 'dlv_', hexDigits: 32, pattern: /^dlv_[0-9a-f]{32}$/, rule: 'dlv_ followed by 32 hex digits' } as const;

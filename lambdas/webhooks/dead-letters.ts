@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor, pageKey } from '#platform/page-cursor';
 import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain/inputs';
 import { STATUS } from '#contract/delivery-policy';
 import { DLQ_PASS_SECONDS, WEBHOOK_QUEUES } from '#contract/queues';
-import { DELIVERY_ID_RULE, isDeliveryId } from '#contract/webhook-events';
+import { DELIVERY_ID } from '#contract/webhook-events';
 import * as state from './delivery-state.js';
 import { enqueueDeliveries, parseQueueMessage, type DeliveryMessage } from './messages.js';
 import { noticeDeadLetter } from './owner-notices.js';
@@ -188,7 +188,7 @@ export async function showDeadLetter(deps: MessagingDeps, deliveryId: string) {
 }
 
 async function requireDeadLetter(deps: MessagingDeps, deliveryId: string): Promise<Delivery> {
-  if (!isDeliveryId(deliveryId)) throw new AdminInputError(`a delivery id looks like ${DELIVERY_ID_RULE}`);
+  if (!DELIVERY_ID.pattern.test(deliveryId)) throw new AdminInputError(`a delivery id looks like ${DELIVERY_ID.rule}`);
   const d = await deps.store.deliveries.get(deliveryId);
   if (!d) throw new AdminNotFoundError(`delivery ${deliveryId} does not exist`);
   if (!d.deadLetterReason) throw new AdminConflictError(`delivery ${deliveryId} is ${d.status}, not dead-lettered`);

@@ -3,7 +3,7 @@ import type { Delivery, EventType } from '#data/deliveries';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { sha256Hex } from '#domain/crypto';
 import { isId } from '#contract/ids';
-import { deliveryIdFrom, isDeliveryId, isMenuEventId, MENU_UPDATED, menuEventIdOf, testEventIdOf, WEBHOOK_TEST } from '#contract/webhook-events';
+import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST } from '#contract/webhook-events';
 import type { WebhookPayload } from '#contract/schemas/bevq';
 import { menuResourcePath } from '#contract/urls';
 
@@ -19,16 +19,16 @@ import { menuResourcePath } from '#contract/urls';
  * re-dispatch finds the record it already created.
  */
 export function menuEventId(groupId: string, locationId: string, revision: string): string {
-  return menuEventIdOf(sha256Hex(`${MENU_UPDATED}\n${groupId}\n${locationId}\n${revision}`));
+  return `${EVENT_ID.prefix}${sha256Hex(`${MENU_UPDATED}\n${groupId}\n${locationId}\n${revision}`).slice(0, EVENT_ID.hexDigits)}`;
 }
 
 /** Synthetic identity of a Send test event. */
 export function testEventId(): string {
-  return testEventIdOf(randomBytes(12).toString('hex'));
+  return `${EVENT_ID.testPrefix}${randomBytes(12).toString('hex')}`;
 }
 
 export function deliveryIdOf(eventId: string, destinationId: string): string {
-  return deliveryIdFrom(sha256Hex(`${eventId}\n${destinationId}`));
+  return `${DELIVERY_ID.prefix}${sha256Hex(`${eventId}\n${destinationId}`).slice(0, DELIVERY_ID.hexDigits)}`;
 }
 
 export type EventFacts = {
@@ -113,7 +113,7 @@ export function parseQueueMessage(body: string): QueueMessage | null {
   try {
     const { dispatch, cursor, release } = JSON.parse(body) as Partial<DispatchMessage & ReleaseMessage>;
     if (typeof release === 'string' && isId(release)) return { kind: 'release', release };
-    if (typeof dispatch !== 'string' || !isMenuEventId(dispatch) || typeof cursor !== 'string') return null;
+    if (typeof dispatch !== 'string' || !EVENT_ID.pattern.test(dispatch) || typeof cursor !== 'string') return null;
     return { kind: 'dispatch', dispatch, cursor };
   } catch {
     return null;
@@ -123,7 +123,7 @@ export function parseQueueMessage(body: string): QueueMessage | null {
 export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   try {
     const parsed = JSON.parse(body) as Partial<DeliveryMessage>;
-    if (typeof parsed.deliveryId !== 'string' || !isDeliveryId(parsed.deliveryId)) return null;
+    if (typeof parsed.deliveryId !== 'string' || !DELIVERY_ID.pattern.test(parsed.deliveryId)) return null;
     const redrive = parsed.redrive ?? 0;
     if (!Number.isInteger(redrive) || redrive < 0) return null;
     const hint = (value: unknown) => (typeof value === 'string' && isId(value) ? value : undefined);
