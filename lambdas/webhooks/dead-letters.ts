@@ -3,7 +3,7 @@ import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { count } from '#platform/observability';
 import { decodeCursor, encodeCursor, pageKey } from '#platform/page-cursor';
-import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain/inputs';
+import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain/admin-errors';
 import { STATUS } from '#contract/delivery-policy';
 import { DLQ_PASS_SECONDS, WEBHOOK_QUEUES } from '#contract/queues';
 import { DELIVERY_ID } from '#contract/webhook-events';
