@@ -16,8 +16,8 @@ export const MUTANTS: NamedMutant[] = [
     edits: [
       {
         file: 'lambdas/webhooks/receive.ts',
-        search: "if (d.status === 'RETRY_PENDING') return scaledTimings(deps.config.webhookTimeScale).backoffVisibilitySeconds(d.backoffHistory.at(-1)!);",
-        replace: "if (d.status === 'RETRY_PENDING') return 0;",
+        search: 'if (d.status === STATUS.RETRY_PENDING) return scaledTimings(deps.config.webhookTimeScale).backoffVisibilitySeconds(d.backoffHistory.at(-1)!);',
+        replace: 'if (d.status === STATUS.RETRY_PENDING) return 0;',
       },
     ],
     tests: [WEBHOOK_CONTRACT],
@@ -30,8 +30,8 @@ export const MUTANTS: NamedMutant[] = [
       { file: 'lambdas/webhooks/fan-out.ts', search: '&& covers(d, app, groupId, locationId);', replace: '&& true;' },
       {
         file: 'lambdas/webhooks/receive.ts',
-        search: "if (delivery.eventType === 'bevq.menu.updated' && !covers(destination, app!, delivery.groupId, delivery.locationId)) {",
-        replace: "if (delivery.eventType === 'bevq.menu.updated' && !true) {",
+        search: 'if (delivery.eventType === MENU_UPDATED && !covers(destination, app!, delivery.groupId, delivery.locationId)) {',
+        replace: 'if (delivery.eventType === MENU_UPDATED && !true) {',
       },
     ],
     tests: [WEBHOOK_CONTRACT],
@@ -43,8 +43,8 @@ export const MUTANTS: NamedMutant[] = [
     edits: [
       {
         file: 'lambdas/webhooks/receive.ts',
-        search: "if (delivery.eventType === 'bevq.menu.updated' && !covers(destination, app!, delivery.groupId, delivery.locationId)) {",
-        replace: "if (delivery.eventType === 'bevq.menu.updated' && !true) {",
+        search: 'if (delivery.eventType === MENU_UPDATED && !covers(destination, app!, delivery.groupId, delivery.locationId)) {',
+        replace: 'if (delivery.eventType === MENU_UPDATED && !true) {',
       },
     ],
     tests: [WEBHOOK_CONTRACT],
