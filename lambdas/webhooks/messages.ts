@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { Delivery, EventType } from '#data/deliveries';
+import type { Delivery } from '#data/deliveries';
 import type { MessagingDeps } from '#platform/messaging-deps';
 import { sha256Hex } from '#domain/crypto';
 import { isId } from '#contract/ids';
-import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST } from '#contract/webhook-events';
+import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST, type EventType } from '#contract/webhook-events';
 import type { WebhookPayload } from '#contract/schemas/bevq';
 import { menuResourcePath } from '#contract/urls';
 

@@ -31,6 +31,10 @@ export class RetryLater extends Error {}
  * - 'hold': left as it is, back after the visibility timeout or whatever the receive in charge sets.
  */
 type Fate = 'done' | 'hold' | number;
+/** The message a receive holds: its id, the redrive it was sent for, and how many times SQS has handed it out. */
+type Receipt = { messageId: string; redrive: number; receive: number };
+/** The destination and its application as read with the record (strongly consistent, this receive). */
+type Known = { destination: Destination | null; app: App | null };
 
 export async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs: () => number): Promise<void> {
   const message = parseQueueMessage(record.body);
@@ -133,11 +137,6 @@ async function settle(deps: MessagingDeps, d: Delivery): Promise<Fate> {
   await noticeDeadLetter(deps, d);
   return 0;
 }
-
-/** The message a receive holds: its id, the redrive it was sent for, and how many times SQS has handed it out. */
-type Receipt = { messageId: string; redrive: number; receive: number };
-/** The destination and its application as read with the record (strongly consistent, this receive). */
-type Known = { destination: Destination | null; app: App | null };
 
 /**
  * One attempt of a delivery that is due: re-check, count the attempt with a
