@@ -9,9 +9,9 @@ import {
   showDestination,
   type PublicDestination,
 } from '#lambdas/admin/destinations';
-import { listDeadLetters, redrive, redrivePage, showDeadLetter, type RedriveResult } from '#lambdas/admin/dlq';
+import { listDeadLetters } from '#lambdas/admin/dlq';
 import { allPages } from '#lambdas/admin/paging';
-import { publishDocument, publishMenu } from '#lambdas/webhooks/menu-publish';
+import { publishDocument, publishMenu, redrive, redrivePage, showDeadLetter, type RedriveResult } from '#lambdas/webhooks/index';
 import { AdminInputError } from '#domain/inputs';
 import { readJsonFile } from './read-json.js';
 import { fields, show, table, type Column } from './format.js';

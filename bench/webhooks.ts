@@ -192,7 +192,7 @@ async function measureFaults(): Promise<Measured['faults']> {
   return tallies;
 }
 
-/** The deliverer's metrics (lambdas/webhooks/attempt.ts) and log messages; the rest of what this process writes is the publish side's. */
+/** The deliverer's metrics (lambdas/webhooks/receive.ts) and log messages; the rest of what this process writes is the publish side's. */
 const DELIVERER_METRICS = /"(DeliverySucceeded|DeliveryFailed|DeliveryRetried|DeliveryDeadLettered)":/;
 const DELIVERER_MESSAGES = /^\{.*"message":"(webhook attempt|webhook attempt refused|webhook outcome superseded|unreadable webhook message dropped)"/;
 

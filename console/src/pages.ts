@@ -1,4 +1,4 @@
-import { DELIVERY_STATUSES } from '#contract/delivery-policy';
+import { DELIVERY_STATUSES, STATUS, TERMINAL_STATUSES } from '#contract/delivery-policy';
 import { SCOPES } from '#contract/scopes';
 import { api } from './api.js';
 import { field, h, input, table, time } from './dom.js';
@@ -210,8 +210,8 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
         const shown = await api('GET', `/destinations/${id}`);
         const delivery = shown.recentDeliveries.find((r: any) => r.deliveryId === queued.deliveryId);
         // Health is recorded just after the outcome: wait for it to follow (a success makes it HEALTHY, a failure FAILING).
-        const expected = delivery?.status === 'SUCCEEDED' ? 'HEALTHY' : 'FAILING';
-        if (delivery && ['SUCCEEDED', 'FAILED', 'DEAD_LETTER', 'RETRY_PENDING'].includes(delivery.status) && (shown.destination.health === expected || tries > 50)) {
+        const expected = delivery?.status === STATUS.SUCCEEDED ? 'HEALTHY' : 'FAILING';
+        if (delivery && [...TERMINAL_STATUSES, STATUS.RETRY_PENDING].includes(delivery.status) && (shown.destination.health === expected || tries > 50)) {
           result.replaceChildren(`Test ${queued.deliveryId}: ${delivery.status}${delivery.errorCode ? ` (${delivery.errorCode})` : ''}. Health: `, healthBadge(shown.destination.health));
           return;
         }
@@ -269,7 +269,12 @@ async function historySection(id: string, row: (r: any) => unknown[], columns: s
 /** The history's periods, in hours back from now (deliveries are kept 30 days). */
 const PERIODS = { 'the last hour': 1, 'the last 6 hours': 6, 'the last 24 hours': 24, 'the last 7 days': 168, 'the last 30 days': 720 } as const;
 
-const OUTCOME_COLOURS: Record<string, string> = { SUCCEEDED: '#1a7f37', FAILED: '#cf222e', DEAD_LETTER: '#82071e', RETRY_PENDING: '#bf8700' };
+const OUTCOME_COLOURS: Record<string, string> = {
+  [STATUS.SUCCEEDED]: '#1a7f37',
+  [STATUS.FAILED]: '#cf222e',
+  [STATUS.DEAD_LETTER]: '#82071e',
+  [STATUS.RETRY_PENDING]: '#bf8700',
+};
 
 /** Deliveries per hour by outcome over 24 hours, as an SVG bar chart with a text summary for screen readers. */
 function hourlyChart({ hours, truncated }: { hours: { hour: string; counts: Record<string, number> }[]; truncated: boolean }): HTMLElement {

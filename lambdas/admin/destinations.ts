@@ -7,11 +7,8 @@ import { UNTESTED, type Destination, type DestinationHealth } from '#data/destin
 import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from '#platform/deps';
 import { sendMail } from '#platform/mailer';
-import { isPaused } from '../webhooks/pause-policy.js';
 import { resolveDestination } from '#domain/url-safety';
-import { newDelivery, queueDelivery } from '../webhooks/fan-out.js';
-import { appIneligibility, covers } from '../webhooks/eligibility.js';
-import { testEventId } from '../webhooks/events.js';
+import { appIneligibility, covers, isPaused, newDelivery, queueDelivery, testEventId } from '../webhooks/index.js';
 import { adminPage, type PageQuery } from './paging.js';
 import {
   addDestinationInput as addInput,
@@ -22,6 +19,7 @@ import {
   parseInput,
 } from '#domain/inputs';
 import { id } from '#contract/schemas/common';
+import { WEBHOOK_TEST } from '#contract/webhook-events';
 
 /**
  * Webhook destinations (contract 6.5), as the admin CLI and console manage
@@ -230,7 +228,7 @@ export async function sendTest(deps: MessagingDeps, destId: string, locationId: 
   const now = deps.clock.now();
   const event = {
     eventId: testEventId(),
-    eventType: 'customer_api.webhook.test' as const,
+    eventType: WEBHOOK_TEST,
     occurredAt: new Date(now).toISOString(),
     groupId: destination.groupId,
     locationId,

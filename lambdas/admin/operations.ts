@@ -12,10 +12,10 @@ import {
 import { listAudit } from './audit.js';
 import { listTokenKeys, revokeTokenKey, rotateTokenKey } from './token-keys.js';
 import { deliveryHistory, hourlyOutcomes } from './delivery-history.js';
-import { listDeadLetters, redrive, redrivePage, showDeadLetter } from './dlq.js';
+import { listDeadLetters } from './dlq.js';
 import { listMenus } from './menus.js';
 import { liftMailSuppression, listMailSuppressions } from './mail-suppressions.js';
-import { publishDocument, publishMenu } from '../webhooks/menu-publish.js';
+import { publishDocument, publishMenu, redrive, redrivePage, showDeadLetter } from '../webhooks/index.js';
 import type { MessagingDeps } from '#platform/deps';
 import type { AdminOperation } from '#contract/admin-routes';
 

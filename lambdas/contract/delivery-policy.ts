@@ -1,5 +1,10 @@
-/** Webhook delivery statuses (contract 3). */
+/** Webhook delivery statuses (contract 3), spelled here only (test/unit/facts-once.test.ts). */
 export const DELIVERY_STATUSES = ['PENDING', 'DELIVERING', 'RETRY_PENDING', 'SUCCEEDED', 'FAILED', 'DEAD_LETTER'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+/** Each status by its name (`STATUS.DEAD_LETTER`), so code names a status without spelling it again. */
+export const STATUS = Object.fromEntries(DELIVERY_STATUSES.map((s) => [s, s])) as { readonly [S in DeliveryStatus]: S };
+/** Where a delivery ends: no attempt follows (only a redrive starts a dead letter over). */
+export const TERMINAL_STATUSES: readonly DeliveryStatus[] = [STATUS.SUCCEEDED, STATUS.FAILED, STATUS.DEAD_LETTER];
 
 /**
  * The webhook delivery policy (contract 6.6, 8), declared once. The

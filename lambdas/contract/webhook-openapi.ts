@@ -1,5 +1,6 @@
 import type { GenericSchema } from 'valibot';
-import { EVENT_TYPES, webhookPayload } from './schemas/bevq.js';
+import { webhookPayload } from './schemas/bevq.js';
+import { EVENT_TYPES, MENU_UPDATED } from './webhook-events.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -19,9 +20,9 @@ export function webhooksSection(schemaOf: (schema: GenericSchema) => JsonSchema)
         type,
         {
           post: {
-            operationId: type === 'bevq.menu.updated' ? 'bevqMenuUpdated' : 'webhookTest',
+            operationId: type === MENU_UPDATED ? 'bevqMenuUpdated' : 'webhookTest',
             summary:
-              type === 'bevq.menu.updated'
+              type === MENU_UPDATED
                 ? "A location's menu has a new published revision: re-read the resource with If-None-Match"
                 : 'Send test from the administration console; changes no data',
             parameters: [

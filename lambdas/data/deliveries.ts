@@ -1,11 +1,11 @@
-import { DELIVERY_STATUSES } from '#contract/delivery-policy';
+import type { DeliveryStatus } from '#contract/delivery-policy';
+import type { EventType } from '#contract/webhook-events';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, isConditionFailure, queryPage, type Db } from './store.js';
 import { everyGroupPage, type GroupIndex, type WalkKey } from './group-index.js';
 import { GSI1 } from './table.js';
 
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-export type EventType = 'bevq.menu.updated' | 'customer_api.webhook.test';
+export type { DeliveryStatus, EventType };
 
 /**
  * Why a delivery's message sits in the DLQ: the policy's attempts are spent

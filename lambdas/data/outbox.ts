@@ -1,11 +1,12 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { MENU_UPDATED } from '#contract/webhook-events';
 import { applied, queryPage, type Db } from './store.js';
 import { GSI1 } from './table.js';
 
 /** A `bevq.menu.updated` event waiting to be fanned out. */
 export type MenuEvent = {
   eventId: string;
-  eventType: 'bevq.menu.updated';
+  eventType: typeof MENU_UPDATED;
   occurredAt: string;
   groupId: string;
   locationId: string;

@@ -5,6 +5,7 @@ import { validate } from '#contract/validation';
 import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/item-limits';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { MODULES, SCOPES } from '#contract/scopes';
+import { AdminConflictError, AdminInputError, AdminNotFoundError } from './admin-errors.js';
 
 /**
  * What free text an operator types (names) may not hold, each a way to make one line show or mean something else
@@ -76,27 +77,7 @@ export type GroupInput = v.InferInput<typeof groupInput>;
 export type LocationInput = v.InferInput<typeof locationInput>;
 export type AppInput = v.InferInput<typeof appInput>;
 
-/**
- * Thrown for admin input that breaks a rule; nothing has been written when it
- * is thrown. Status and code are what the admin API answers; to the CLI every
- * kind is bad input (exit 2).
- */
-export class AdminInputError extends Error {
-  readonly status: number = 400;
-  readonly code: string = 'invalid_request';
-}
-
-/** The id a request is about names nothing. */
-export class AdminNotFoundError extends AdminInputError {
-  override readonly status = 404;
-  override readonly code = 'not_found';
-}
-
-/** The request is well formed but the current state forbids it, e.g. testing a disabled destination. */
-export class AdminConflictError extends AdminInputError {
-  override readonly status = 409;
-  override readonly code = 'conflict';
-}
+export { AdminConflictError, AdminInputError, AdminNotFoundError };
 
 /**
  * For a value stored as one item (a day's schedule, a location's devices):

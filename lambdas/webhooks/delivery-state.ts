@@ -1,5 +1,5 @@
 import type { Delivery, DeliveryStatus } from '#data/deliveries';
-import { DELIVERY_POLICY } from '#contract/delivery-policy';
+import { DELIVERY_POLICY, STATUS } from '#contract/delivery-policy';
 
 /**
  * The delivery lifecycle (contract 3), one function per transition:
@@ -18,8 +18,7 @@ import { DELIVERY_POLICY } from '#contract/delivery-policy';
  * `write`), so two receives of one delivery can never both start an attempt.
  */
 
-export const TERMINAL: readonly DeliveryStatus[] = ['SUCCEEDED', 'FAILED', 'DEAD_LETTER'];
-const STARTABLE: readonly DeliveryStatus[] = ['PENDING', 'RETRY_PENDING'];
+const STARTABLE: readonly DeliveryStatus[] = [STATUS.PENDING, STATUS.RETRY_PENDING];
 
 export class TransitionError extends Error {}
 
@@ -36,7 +35,7 @@ export function start(d: Delivery, carrier: string, receive: number, now: number
   expect(d, STARTABLE, 'start');
   return {
     ...d,
-    status: 'DELIVERING',
+    status: STATUS.DELIVERING,
     attempts: d.attempts + 1,
     carrier,
     attemptReceive: receive,
@@ -48,25 +47,25 @@ export function start(d: Delivery, carrier: string, receive: number, now: number
 }
 
 export function succeed(d: Delivery, httpStatus: number, now: number): Delivery {
-  expect(d, ['DELIVERING'], 'succeed');
-  return { ...d, status: 'SUCCEEDED', lastErrorCode: null, lastHttpStatus: httpStatus, updatedAt: iso(now), completedAt: iso(now) };
+  expect(d, [STATUS.DELIVERING], 'succeed');
+  return { ...d, status: STATUS.SUCCEEDED, lastErrorCode: null, lastHttpStatus: httpStatus, updatedAt: iso(now), completedAt: iso(now) };
 }
 
 export function fail(d: Delivery, errorCode: string, httpStatus: number | null, now: number): Delivery {
-  expect(d, ['DELIVERING'], 'fail');
-  return { ...d, status: 'FAILED', lastErrorCode: errorCode, lastHttpStatus: httpStatus, updatedAt: iso(now), completedAt: iso(now) };
+  expect(d, [STATUS.DELIVERING], 'fail');
+  return { ...d, status: STATUS.FAILED, lastErrorCode: errorCode, lastHttpStatus: httpStatus, updatedAt: iso(now), completedAt: iso(now) };
 }
 
 /** A retryable failure: wait `backoffSeconds` unless this was the last attempt. */
 export function retry(d: Delivery, errorCode: string, httpStatus: number | null, backoffSeconds: number, now: number): Delivery {
-  expect(d, ['DELIVERING'], 'retry');
+  expect(d, [STATUS.DELIVERING], 'retry');
   const base = { ...d, lastErrorCode: errorCode, lastHttpStatus: httpStatus, updatedAt: iso(now) };
   if (d.attempts >= DELIVERY_POLICY.attempts) {
-    return { ...base, status: 'DEAD_LETTER', deadLetterReason: 'attempts_exhausted', completedAt: iso(now), nextAttemptAt: null };
+    return { ...base, status: STATUS.DEAD_LETTER, deadLetterReason: 'attempts_exhausted', completedAt: iso(now), nextAttemptAt: null };
   }
   return {
     ...base,
-    status: 'RETRY_PENDING',
+    status: STATUS.RETRY_PENDING,
     nextAttemptAt: iso(now + backoffSeconds * 1000),
     backoffHistory: [...d.backoffHistory, backoffSeconds],
   };
@@ -84,12 +83,12 @@ export function interrupt(d: Delivery, backoffSeconds: number, now: number): Del
 /** The execution-time re-check failed: no request is made. */
 export function refuse(d: Delivery, errorCode: string, now: number): Delivery {
   expect(d, STARTABLE, 'refuse');
-  return { ...d, status: 'FAILED', deadLetterReason: null, lastErrorCode: errorCode, lastHttpStatus: null, updatedAt: iso(now), completedAt: iso(now) };
+  return { ...d, status: STATUS.FAILED, deadLetterReason: null, lastErrorCode: errorCode, lastHttpStatus: null, updatedAt: iso(now), completedAt: iso(now) };
 }
 
 /** Its message reached the DLQ with attempts left (receives spent without them): the status stays, the reason says so. */
 export function strand(d: Delivery, now: number): Delivery {
-  expect(d, [...STARTABLE, 'DELIVERING'], 'strand');
+  expect(d, [...STARTABLE, STATUS.DELIVERING], 'strand');
   return { ...d, deadLetterReason: 'receives_exhausted', updatedAt: iso(now) };
 }
 
@@ -98,8 +97,8 @@ export function strand(d: Delivery, now: number): Delivery {
  * Not DEAD_LETTER, which contract 3 reserves for the fifth retryable failure; this delivery made no attempt.
  */
 export function expireHold(d: Delivery, now: number): Delivery {
-  expect(d, ['PENDING'], 'expireHold');
-  return { ...d, status: 'FAILED', deadLetterReason: null, lastErrorCode: 'hold_expired', lastHttpStatus: null, nextAttemptAt: null, updatedAt: iso(now), completedAt: iso(now) };
+  expect(d, [STATUS.PENDING], 'expireHold');
+  return { ...d, status: STATUS.FAILED, deadLetterReason: null, lastErrorCode: 'hold_expired', lastHttpStatus: null, nextAttemptAt: null, updatedAt: iso(now), completedAt: iso(now) };
 }
 
 /** Ops queue it again, carried by the new message `carrier`; attempts start over. */
@@ -107,7 +106,7 @@ export function redrive(d: Delivery, carrier: string, now: number): Delivery {
   if (d.deadLetterReason === null) throw new TransitionError(`redrive: delivery ${d.deliveryId} is ${d.status}, not dead-lettered`);
   return {
     ...d,
-    status: 'PENDING',
+    status: STATUS.PENDING,
     attempts: 0,
     backoffHistory: [],
     nextAttemptAt: null,

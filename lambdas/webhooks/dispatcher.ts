@@ -1,4 +1,4 @@
 import { defaultMessagingDeps } from '#platform/deps';
-import { createDispatcher } from './publish-handler.js';
+import { createDispatcher } from './menu-publish.js';
 
 export const handler = createDispatcher(defaultMessagingDeps());

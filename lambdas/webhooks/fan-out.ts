@@ -1,13 +1,52 @@
+import type { App } from '#data/apps';
 import type { Delivery } from '#data/deliveries';
+import { DELIVERY_POLICY, STATUS } from '#contract/delivery-policy';
 import type { Destination } from '#data/destinations';
 import type { WalkKey } from '#data/group-index';
 import { headOf } from '#data/menus';
 import { outboxKeys, type MenuEvent, type OutboxEntry } from '#data/outbox';
 import type { MessagingDeps } from '#platform/deps';
-import { appIneligibility, covers } from './eligibility.js';
-import { deliveryIdOf, payloadOf, type EventFacts } from './events.js';
-import { isPaused } from './pause-policy.js';
-import { enqueueDeliveries, enqueueDispatch } from './queue.js';
+import { deliveryIdOf, enqueueDeliveries, enqueueDispatch, payloadOf, type EventFacts } from './messages.js';
+
+/**
+ * Who receives a menu event, and how: the destinations whose application may own them and that cover the
+ * location, each a delivery record queued (or held while its destination is paused), a page at a time.
+ */
+
+/**
+ * Who may own a destination and which locations it covers (contract 6.5
+ * rules 1 and 3). Checked when saving and again before every attempt.
+ */
+
+/** Why an application cannot own (or keep receiving on) a destination, or null when it can. */
+export function appIneligibility(app: App | null, now: number): string | null {
+  if (!app) return 'application_removed';
+  if (app.credentialType !== 'client_credentials') return 'legacy_credential';
+  if (app.status !== 'active') return 'application_revoked';
+  if (app.expiresAt && Date.parse(app.expiresAt) <= now) return 'application_inactive';
+  if (!app.scopes.includes('bevq:read')) return 'application_without_bevq';
+  return null;
+}
+
+/**
+ * The locations a destination receives events for: its own list when it has
+ * one (never widened), else the application's allowlist, else null meaning
+ * every location of the group, including future ones.
+ */
+export function coveredLocationIds(destination: Pick<Destination, 'locationIds'>, app: App): string[] | null {
+  const own = destination.locationIds;
+  if (own && app.allowedLocationIds) return own.filter((l) => app.allowedLocationIds!.includes(l));
+  return own ?? app.allowedLocationIds;
+}
+
+export function covers(destination: Pick<Destination, 'locationIds' | 'groupId'>, app: App, groupId: string, locationId: string): boolean {
+  if (destination.groupId !== groupId || app.groupId !== groupId) return false;
+  const covered = coveredLocationIds(destination, app);
+  return covered === null || covered.includes(locationId);
+}
+
+/** A destination is paused while its consecutive failed attempts reach the policy's bound; a success ends it. */
+export const isPaused = (d: Pick<Destination, 'consecutiveFailures'>): boolean => d.consecutiveFailures >= DELIVERY_POLICY.pauseAfterFailures;
 
 /** A fresh delivery record for one event and one destination. */
 export function newDelivery(event: EventFacts, destination: Destination, now: number): Delivery {
@@ -22,7 +61,7 @@ export function newDelivery(event: EventFacts, destination: Destination, now: nu
     groupId: event.groupId,
     locationId: event.locationId,
     body: payloadOf(event),
-    status: 'PENDING',
+    status: STATUS.PENDING,
     attempts: 0,
     backoffHistory: [],
     lastErrorCode: null,
@@ -57,7 +96,7 @@ async function recordDeliveries(deps: MessagingDeps, deliveries: readonly Delive
       deliveries.slice(i, i + CREATE_CONCURRENCY).map(async (delivery) => {
         if (await deps.store.deliveries.create(delivery)) return void toSend.push({ delivery, redrive: delivery.redrives });
         const existing = await deps.store.deliveries.get(delivery.deliveryId);
-        if (existing && existing.status !== 'PENDING') return;
+        if (existing && existing.status !== STATUS.PENDING) return;
         toSend.push({ delivery, redrive: existing?.redrives ?? delivery.redrives });
       }),
     );

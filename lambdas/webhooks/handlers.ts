@@ -8,12 +8,12 @@ import { rotateTokenKeyWhenDue } from '#platform/token-key-rotation';
 import { sweepOutbox } from './fan-out.js';
 import { sweepPaused } from './pause.js';
 import { processRecord } from './receive.js';
-import { reconcileDlq, type Reconciled } from './reconcile.js';
+import { reconcileDlq, type Reconciled } from './dead-letters.js';
 
 /**
  * The deliverer and the sweeper, as factories over deps (Lambda and local
  * runtime alike), each behind the same observability chain as the API. The
- * dispatcher has a module of its own (publish-handler.ts): only it validates
+ * dispatcher has a module of its own (menu-publish.ts): only it validates
  * menus, so only its bundle carries the menu schema.
  */
 

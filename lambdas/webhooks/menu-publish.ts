@@ -3,10 +3,13 @@ import type { StoredMenu } from '#data/menus';
 import { headOf, MenuConflictError } from '#data/menus';
 import { StorageLimitError } from '#data/item-limits';
 import type { MenuEvent } from '#data/outbox';
+import middy from '@middy/core';
 import type { MessagingDeps } from '#platform/deps';
+import { count, observability } from '#platform/observability';
 import { menuInput, type MenuData } from '#contract/schemas/bevq';
+import { MENU_UPDATED } from '#contract/webhook-events';
 import { dispatchMenuEvent } from './fan-out.js';
-import { menuEventId } from './events.js';
+import { menuEventId } from './messages.js';
 import { AdminConflictError, AdminInputError, AdminNotFoundError, parseInput } from '#domain/inputs';
 import { id } from '#contract/schemas/common';
 import * as v from 'valibot';
@@ -50,7 +53,7 @@ export async function writeMenu(deps: MessagingDeps, request: PublishRequest): P
     const event: MenuEvent | null = built.newRevision
       ? {
           eventId: menuEventId(groupId, locationId, built.menu.revision),
-          eventType: 'bevq.menu.updated',
+          eventType: MENU_UPDATED,
           occurredAt: new Date(now).toISOString(),
           groupId,
           locationId,
@@ -95,4 +98,15 @@ export async function publishMenu(deps: MessagingDeps, request: PublishRequest):
 /** The published menu as ops see it (CLI --json and the admin API): its revision and what happened, not the whole menu. */
 export function publishDocument({ menu, ...rest }: PublishResult) {
   return { revision: menu.revision, ...rest };
+}
+
+/** The ingest path the menu platform invokes with a rebuilt menu: write, then fan out. */
+export function createDispatcher(deps: MessagingDeps) {
+  return middy<PublishRequest, { revision: string; newRevision: boolean; eventId: string | null }>()
+    .use(observability(deps))
+    .handler(async (event) => {
+      const result = await publishMenu(deps, event);
+      count(deps, 'DeliveriesQueued', result.deliveries);
+      return { revision: result.menu.revision, newRevision: result.newRevision, eventId: result.eventId };
+    });
 }

@@ -2,6 +2,7 @@ import type { Delivery } from '#data/deliveries';
 import type { Destination } from '#data/destinations';
 import type { MessagingDeps } from '#platform/deps';
 import { count } from '#platform/observability';
+import { MENU_UPDATED } from '#contract/webhook-events';
 
 /**
  * Failure notices to an application's owner (operational, unlike the configuration notices of contract 6.5 rule 8,
@@ -13,7 +14,7 @@ import { count } from '#platform/observability';
 export const FAILURE_NOTICE_GAP_MS = 86_400_000;
 
 /** A production event (a menu change); test deliveries never count. */
-export const isProduction = (d: Pick<Delivery, 'eventType'>) => d.eventType === 'bevq.menu.updated';
+export const isProduction = (d: Pick<Delivery, 'eventType'>) => d.eventType === MENU_UPDATED;
 
 /** After a production delivery was dead-lettered: the owner is told, unless they were told in the last day. */
 export async function noticeDeadLetter(deps: MessagingDeps, d: Delivery): Promise<void> {

@@ -1,10 +1,10 @@
 import { holdKeys, type Held, type PausedMarker } from '#data/holds';
-import { DERIVED, scaledTimings } from '#contract/delivery-policy';
+import { DERIVED, scaledTimings, STATUS } from '#contract/delivery-policy';
 import { count } from '#platform/observability';
 import type { MessagingDeps } from '#platform/deps';
 import * as state from './delivery-state.js';
-import { isPaused } from './pause-policy.js';
-import { enqueueDeliveries, enqueueRelease } from './queue.js';
+import { isPaused } from './fan-out.js';
+import { enqueueDeliveries, enqueueRelease } from './messages.js';
 
 /**
  * A paused destination (docs/decisions/webhooks.md, "Pausing a failing
@@ -119,7 +119,7 @@ async function settleOne(deps: MessagingDeps, marker: PausedMarker) {
 async function expire(deps: MessagingDeps, held: Held): Promise<void> {
   const d = await deps.store.deliveries.get(held.deliveryId);
   // A held item of an earlier redrive, or one whose delivery has moved on, is only dropped.
-  if (d?.status === 'PENDING' && d.redrives === held.redrive) {
+  if (d?.status === STATUS.PENDING && d.redrives === held.redrive) {
     const saved = await deps.store.deliveries.write(state.expireHold(d, deps.clock.now()), d);
     if (saved) {
       count(deps, 'DeliveryFailed');

@@ -6,7 +6,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DELIVERY_POLICY, DERIVED } from '#contract/delivery-policy';
+import { DELIVERY_POLICY, DERIVED, STATUS } from '#contract/delivery-policy';
 import { FUNCTIONS, type FunctionSpec, type WebhookFunctionName } from '../functions.js';
 import { pascal, ServiceFunction } from './service-function.js';
 import type { WebhookQueues } from './webhook-queues.js';
@@ -90,7 +90,7 @@ export class WebhookFunctions extends Construct {
       metricName: 'DeliveryFailures',
       filterPattern: FilterPattern.all(
         FilterPattern.stringValue('$.message', '=', 'webhook attempt'),
-        FilterPattern.any(FilterPattern.stringValue('$.status', '=', 'FAILED'), FilterPattern.stringValue('$.status', '=', 'DEAD_LETTER')),
+        FilterPattern.any(FilterPattern.stringValue('$.status', '=', STATUS.FAILED), FilterPattern.stringValue('$.status', '=', STATUS.DEAD_LETTER)),
       ),
       metricValue: '1',
       defaultValue: 0,

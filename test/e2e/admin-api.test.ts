@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
 import { sampleMenu } from '#local/demo-menu';
-import { menuEventId } from '#lambdas/webhooks/events';
+import { menuEventId } from '#lambdas/webhooks/messages';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { call, exchange, rateCount, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';

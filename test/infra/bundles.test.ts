@@ -50,6 +50,11 @@ describe('function bundles', () => {
     },
     30_000,
   );
+
+  it.each(['webhook-deliverer', 'webhook-sweeper'] as const)('%s carries no zod (the dead letters it shares with the admin throw its errors, not its schemas)', async (name) => {
+    const inputs = Object.keys(await bundle(FUNCTIONS[name].entry));
+    expect(inputs.filter((f) => /node_modules\/zod\/|lambdas\/domain\/inputs\.ts$/.test(f))).toEqual([]);
+  }, 30_000);
 });
 
 /** Builds a family's handler into its own folder with the files the stack ships beside it (lib/package-files.ts). */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxKeys } from '#data/outbox';
 import { continueDispatch, DISPATCH_PAGE, dispatchMenuEvent, sweepOutbox } from '#lambdas/webhooks/fan-out';
 import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
-import { parseQueueMessage } from '#lambdas/webhooks/queue';
+import { parseQueueMessage } from '#lambdas/webhooks/messages';
 import type { LocalRuntime } from '#local/runtime';
 import { sampleMenu } from '#local/demo-menu';
 import { storedDestination } from '../fixtures/stored-destination.js';

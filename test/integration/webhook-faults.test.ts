@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { addDestination, sendTest } from '#lambdas/admin/destinations';
-import { listDeadLetters, redrive } from '#lambdas/admin/dlq';
+import { listDeadLetters } from '#lambdas/admin/dlq';
+import { redrive } from '#lambdas/webhooks/dead-letters';
 import { DELIVERY_POLICY } from '#contract/delivery-policy';
 import { AdminNotFoundError } from '#domain/inputs';
-import { enqueueDelivery } from '#lambdas/webhooks/queue';
+import { enqueueDelivery } from '#lambdas/webhooks/messages';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { dlqDeliveryIds, runFault, type FaultRun } from '../fixtures/webhook-faults.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';

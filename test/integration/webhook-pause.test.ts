@@ -4,7 +4,7 @@ import { holdKeys } from '#data/holds';
 import { addDestination, removeDestination, sendTest, showDestination } from '#lambdas/admin/destinations';
 import { deliveryHistory } from '#lambdas/admin/delivery-history';
 import { listDeadLetters } from '#lambdas/admin/dlq';
-import { deliveryIdOf } from '#lambdas/webhooks/events';
+import { deliveryIdOf } from '#lambdas/webhooks/messages';
 import { createSweeper } from '#lambdas/webhooks/handlers';
 import { publishMenu } from '#lambdas/webhooks/menu-publish';
 import { RELEASE_PAGE } from '#lambdas/webhooks/pause';

@@ -10,12 +10,12 @@ import {
 } from '#lambdas/admin/destinations';
 import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
 import { AdminInputError } from '#domain/inputs';
-import { deliveryIdOf, menuEventId } from '#lambdas/webhooks/events';
+import { deliveryIdOf, menuEventId } from '#lambdas/webhooks/messages';
 import { deliveryHistory } from '#lambdas/admin/delivery-history';
 import { SWEEP_PAGE } from '#lambdas/webhooks/fan-out';
 import { outboxKeys } from '#data/outbox';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { createDispatcher } from '#lambdas/webhooks/publish-handler';
+import { createDispatcher } from '#lambdas/webhooks/menu-publish';
 import { sign } from '#domain/signature';
 import { lambdaContext } from '#local/gateway';
 import { backoffBounds } from '#contract/delivery-policy';

@@ -153,6 +153,14 @@ describe('layout: every arrow points down', () => {
     expect(FILES.filter((f) => f.startsWith('lib/') && outside.has(f.split('/')[1]!))).toEqual([]);
   });
 
+  it('reaches the webhook room from outside it only through its public modules (tests and benches may open it)', () => {
+    const PUBLIC = new Set(['lambdas/webhooks/index.ts', 'lambdas/webhooks/handlers.ts']);
+    const wrong = EDGES.filter(
+      (e) => e.to.startsWith('lambdas/webhooks/') && !e.from.startsWith('lambdas/webhooks/') && !PUBLIC.has(e.to) && !['test', 'bench'].includes(roomOf(e.from)),
+    );
+    expect(show(wrong)).toEqual([]);
+  });
+
   it('reaches a base room from outside it by its #subpath, never by a relative ladder', () => {
     const wrong = EDGES.filter(
       (e) => roomOf(e.to) in RANK && roomOf(e.from) !== roomOf(e.to) && e.specifier.startsWith('.'),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { App } from '#data/apps';
-import { appIneligibility, coveredLocationIds, covers } from '#lambdas/webhooks/eligibility';
-import { deliveryIdOf, menuEventId, payloadOf, testEventId } from '#lambdas/webhooks/events';
+import { appIneligibility, coveredLocationIds, covers } from '#lambdas/webhooks/fan-out';
+import { deliveryIdOf, menuEventId, payloadOf, testEventId } from '#lambdas/webhooks/messages';
 
 const app = (over: Partial<App> = {}): App => ({
   clientId: 'app_1',

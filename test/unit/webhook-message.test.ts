@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDeliveryMessage, parseQueueMessage } from '#lambdas/webhooks/queue';
+import { parseDeliveryMessage, parseQueueMessage } from '#lambdas/webhooks/messages';
 
 const id = `dlv_${'a'.repeat(32)}`;
 

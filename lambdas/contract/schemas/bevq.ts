@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { absoluteUrl, decimal, isoTimestamp, nextCursor, nonNegativeMoney, refresh } from './common.js';
+import { EVENT_TYPES } from '../webhook-events.js';
 
 /** Beverage menu (contract 2.11), the bevq resources around it, and the webhook payload (6.3). */
 
@@ -139,8 +140,6 @@ export const bevqLocationData = v.object({
 });
 
 export const bevqMenuData = v.object({ location, menu: menuData, refresh });
-
-export const EVENT_TYPES = ['bevq.menu.updated', 'customer_api.webhook.test'] as const;
 
 /** The body of every webhook request (6.3). */
 export const webhookPayload = v.object({

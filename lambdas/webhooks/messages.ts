@@ -1,6 +1,59 @@
+import { randomBytes } from 'node:crypto';
 import type { Delivery } from '#data/deliveries';
 import type { MessagingDeps } from '#platform/deps';
+import { sha256Hex } from '#domain/crypto';
 import { isId } from '#contract/ids';
+import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST, type EventType } from '#contract/webhook-events';
+import type { WebhookPayload } from '#contract/schemas/bevq';
+import { menuResourcePath } from '#contract/urls';
+
+/**
+ * What the webhook room passes along: events (their ids and payload), deliveries' ids, and the messages of the
+ * webhook queue (a delivery, a fan-out page, a release of held deliveries), with their shapes checked on receipt.
+ */
+
+/**
+ * Event and delivery identity. A menu event's id depends only on group,
+ * location and revision, so every re-dispatch of the same revision is the
+ * same logical event; a delivery's id only on event and destination, so a
+ * re-dispatch finds the record it already created.
+ */
+export function menuEventId(groupId: string, locationId: string, revision: string): string {
+  return `${EVENT_ID.prefix}${sha256Hex(`${MENU_UPDATED}\n${groupId}\n${locationId}\n${revision}`).slice(0, EVENT_ID.hexDigits)}`;
+}
+
+/** Synthetic identity of a Send test event. */
+export function testEventId(): string {
+  return `${EVENT_ID.testPrefix}${randomBytes(12).toString('hex')}`;
+}
+
+export function deliveryIdOf(eventId: string, destinationId: string): string {
+  return `${DELIVERY_ID.prefix}${sha256Hex(`${eventId}\n${destinationId}`).slice(0, DELIVERY_ID.hexDigits)}`;
+}
+
+export type EventFacts = {
+  eventId: string;
+  eventType: EventType;
+  occurredAt: string;
+  groupId: string;
+  locationId: string;
+  revision: string;
+};
+
+/** The payload of 6.3, serialised once: every attempt sends these exact bytes. */
+export function payloadOf(event: EventFacts): string {
+  const payload: WebhookPayload = {
+    eventId: event.eventId,
+    eventType: event.eventType,
+    occurredAt: event.occurredAt,
+    groupId: event.groupId,
+    locationId: event.locationId,
+    revision: event.revision,
+    resource: menuResourcePath(event.groupId, event.locationId),
+    ...(event.eventType === WEBHOOK_TEST ? { test: true as const } : {}),
+  };
+  return JSON.stringify(payload);
+}
 
 /**
  * One SQS message per delivery record; the record holds everything else (and
@@ -60,7 +113,7 @@ export function parseQueueMessage(body: string): QueueMessage | null {
   try {
     const { dispatch, cursor, release } = JSON.parse(body) as Partial<DispatchMessage & ReleaseMessage>;
     if (typeof release === 'string' && isId(release)) return { kind: 'release', release };
-    if (typeof dispatch !== 'string' || !/^evt_[0-9a-f]{32}$/.test(dispatch) || typeof cursor !== 'string') return null;
+    if (typeof dispatch !== 'string' || !EVENT_ID.pattern.test(dispatch) || typeof cursor !== 'string') return null;
     return { kind: 'dispatch', dispatch, cursor };
   } catch {
     return null;
@@ -70,7 +123,7 @@ export function parseQueueMessage(body: string): QueueMessage | null {
 export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   try {
     const parsed = JSON.parse(body) as Partial<DeliveryMessage>;
-    if (typeof parsed.deliveryId !== 'string' || !/^dlv_[0-9a-f]{32}$/.test(parsed.deliveryId)) return null;
+    if (typeof parsed.deliveryId !== 'string' || !DELIVERY_ID.pattern.test(parsed.deliveryId)) return null;
     const redrive = parsed.redrive ?? 0;
     if (!Number.isInteger(redrive) || redrive < 0) return null;
     const hint = (value: unknown) => (typeof value === 'string' && isId(value) ? value : undefined);

@@ -1,0 +1,16 @@
+/**
+ * The webhook events of contract 6.3 and the ids of events and deliveries, declared once: every other file
+ * derives its types, its checks and its ids from here, as data (test/unit/facts-once.test.ts keeps it so).
+ */
+
+export const EVENT_TYPES = ['bevq.menu.updated', 'customer_api.webhook.test'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+/** A location's published menu changed: the one production event. */
+export const MENU_UPDATED = EVENT_TYPES[0];
+/** A destination's Send test. */
+export const WEBHOOK_TEST = EVENT_TYPES[1];
+
+/** A menu event's id: the prefix and the first 32 hex digits of a digest of what makes it that event. A Send test's: its own prefix and random hex. */
+export const EVENT_ID = { prefix: 'evt_', testPrefix: 'evt_test_', hexDigits: 32, pattern: /^evt_[0-9a-f]{32}$/ } as const;
+/** A delivery's id: the prefix and the first 32 hex digits of a digest of its event and destination; `rule` tells an operator so. */
+export const DELIVERY_ID = { prefix: 'dlv_', hexDigits: 32, pattern: /^dlv_[0-9a-f]{32}$/, rule: 'dlv_ followed by 32 hex digits' } as const;

@@ -1,0 +1,18 @@
+/**
+ * The webhook room's public surface: what the admin API, the CLI and the local runtime call. Beside it only
+ * handlers.ts (the deliverer's and the sweeper's factories, kept apart so the admin bundle never carries the
+ * SQS batch processor); nothing outside lambdas/webhooks/ imports any other module of the room
+ * (test/unit/layout.test.ts), so the room's files can follow the journey without reaching into callers.
+ */
+export { createDispatcher, publishDocument, publishMenu, writeMenu, type PublishRequest } from './menu-publish.js';
+export { appIneligibility, covers, isPaused, newDelivery, queueDelivery } from './fan-out.js';
+export { deliveryIdOf, menuEventId, testEventId } from './messages.js';
+export {
+  deadLetterSummary,
+  dlqDepth,
+  redrive,
+  redrivePage,
+  REDRIVE_PAGE,
+  showDeadLetter,
+  type RedriveResult,
+} from './dead-letters.js';

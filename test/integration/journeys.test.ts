@@ -1,0 +1,115 @@
+import { Session } from 'node:inspector/promises';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STATUS } from '#contract/delivery-policy';
+import { lambdaContext } from '#local/gateway';
+import { sampleMenu } from '#local/demo-menu';
+import type { LocalRuntime } from '#local/runtime';
+import { addDestination } from '#lambdas/admin/destinations';
+import { createDispatcher } from '#lambdas/webhooks/menu-publish';
+import { deliveryIdOf } from '#lambdas/webhooks/messages';
+import { waitForStatus } from '../fixtures/wait-for-delivery.js';
+import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
+import { ENGINE_NAME, newApp, startTestRuntime } from '../support/runtime.js';
+
+/**
+ * How many of the project's files one webhook journey runs: a menu publish
+ * (the dispatcher function), its fan-out and queue, the deliverer's signed
+ * POST that succeeds, and one that is retried until it is a dead letter.
+ * Read from V8's precise coverage in this process: warm once (module loading
+ * and first-time paths), reset, run the journey again, and count the files
+ * under lambdas/ where a function other than the module's top level ran.
+ * Fewer files is a journey a reader can follow; the bounds keep it so. The aim is 14 in all: the webhook
+ * room is down to its part, the rest are the data room's entity files and the domain and platform rules.
+ */
+const JOURNEY_FILE_BOUND = 36;
+/** Of them, the webhook room's own (was 15 across 21 files; the rest are the base rooms' entity, rule and platform files). */
+const WEBHOOK_ROOM_BOUND = 10;
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+let runtime: LocalRuntime;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const session = new Session();
+let price = 0;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime({
+    resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
+    config: { webhookAllowLoopback: true, webhookTimeScale: 0.01 },
+    // Not part of the journey: the sweeper runs on its schedule only.
+    sweepEveryMs: 3_600_000,
+  });
+  receiver = await startReceiver({ secret: () => '', behave: (_n, request) => (request.path.includes('/ok-') ? 200 : 503) });
+  session.connect();
+  await session.post('Profiler.enable');
+  // Keeps every script's source, to tell a module's export getters from its code.
+  await session.post('Debugger.enable');
+  await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
+}, 60_000);
+afterAll(async () => {
+  session.disconnect();
+  await receiver?.stop();
+  await runtime?.stop();
+});
+
+/** A destination the receiver answers 200 and one it answers 503 (signatures are the webhook suites' concern). */
+async function destinations(): Promise<{ ok: string; failing: string }> {
+  const { clientId } = await newApp(runtime, { scopes: ['bevq:read'], ownerEmail: 'journey@example.test' });
+  const add = async (path: string) => {
+    const created = await addDestination(runtime.deps, { clientId, name: path, url: `${receiver.url}${path}`, locationIds: ['nyc-midtown'] });
+    return created.destination.destinationId;
+  };
+  return { ok: await add(`/ok-${price}`), failing: await add(`/failing-${price}`) };
+}
+
+/** One publish through the dispatcher function, to a delivered POST and to a dead letter. */
+async function journey(targets: { ok: string; failing: string }): Promise<void> {
+  const dispatch = createDispatcher(runtime.deps);
+  const published = await dispatch({ groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 2_000 + ++price }) }, lambdaContext('webhook-dispatcher', `journey-${price}`));
+  const eventId = published.eventId!;
+  await Promise.all([
+    waitForStatus(runtime, deliveryIdOf(eventId, targets.ok), [STATUS.SUCCEEDED], 30_000),
+    waitForStatus(runtime, deliveryIdOf(eventId, targets.failing), [STATUS.DEAD_LETTER], 60_000),
+  ]);
+}
+
+type ScriptCoverage = {
+  scriptId: string;
+  url: string;
+  functions: { functionName: string; ranges: { startOffset: number; endOffset: number; count: number }[] }[];
+};
+
+/** Vitest's module runner reads every export through a getter (`() => { try { return name } catch {} }`): reading a constant is not running its module's code. */
+const EXPORT_GETTER = /^\(\)\s*=>\s*\{\s*try\s*\{\s*return\s+[\w$]+;?\s*\}\s*catch\s*\{\s*\}\s*\}$/;
+
+/** Files under lambdas/ where a function other than the module's top level (the outermost function) ran. */
+async function filesRun(result: ScriptCoverage[]): Promise<string[]> {
+  const files: string[] = [];
+  for (const script of result) {
+    const path = script.url.startsWith('file:') ? fileURLToPath(script.url) : script.url;
+    const file = relative(ROOT, path);
+    if (!file.startsWith('lambdas/')) continue;
+    const { scriptSource } = (await session.post('Debugger.getScriptSource', { scriptId: script.scriptId })) as { scriptSource: string };
+    const spans = script.functions.map((f) => ({ ...f.ranges[0]!, text: scriptSource.slice(f.ranges[0]!.startOffset, f.ranges[0]!.endOffset) }));
+    const outermost = Math.max(...spans.map((s) => s.text.length));
+    if (spans.some((s) => s.count > 0 && s.text.length < outermost && !EXPORT_GETTER.test(s.text))) files.push(file);
+  }
+  return files.sort();
+}
+
+describe(`the webhook journey (${ENGINE_NAME})`, { timeout: 180_000 }, () => {
+  it(`publish → fan-out → queue → deliverer → signed POST → retry → dead letter runs at most ${JOURNEY_FILE_BOUND} files of lambdas/, ${WEBHOOK_ROOM_BOUND} of them the webhook room's`, async () => {
+    // Warm: every module loaded, every first-time path taken; the measured run gets destinations of its own.
+    await journey(await destinations());
+    const measured = await destinations();
+    await session.post('Profiler.takePreciseCoverage');
+    await journey(measured);
+    const { result } = (await session.post('Profiler.takePreciseCoverage')) as unknown as { result: ScriptCoverage[] };
+    const files = await filesRun(result);
+    console.log(`webhook journey: ${files.length} files\n  ${files.join('\n  ')}`);
+    expect(files.length).toBeGreaterThan(5);
+    expect(files.length).toBeLessThanOrEqual(JOURNEY_FILE_BOUND);
+    expect(files.filter((f) => f.startsWith('lambdas/webhooks/')).length).toBeLessThanOrEqual(WEBHOOK_ROOM_BOUND);
+  });
+});
