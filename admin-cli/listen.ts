@@ -25,11 +25,11 @@ const TLS = {
 };
 const START_HINT = 'start the runtime with `npm run start:listen` (loopback destinations allowed, the inbox certificate trusted)';
 /** The endpoint could not be reached or did not answer: the service sees a retryable failure. */
-export const UNREACHABLE_STATUS = 502;
+const UNREACHABLE_STATUS = 502;
 /** Set by each hop itself; everything else (Content-Type, User-Agent, X-Service-*) goes on unchanged. */
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'expect', 'upgrade']);
 
-export const LISTEN_USAGE = `usage: npm run listen -- --app CLIENT_ID --forward-to http://localhost:4000/hook [--locations L1,L2] [--runtime-file F]`;
+const LISTEN_USAGE = `usage: npm run listen -- --app CLIENT_ID --forward-to http://localhost:4000/hook [--locations L1,L2] [--runtime-file F]`;
 
 export class ListenUsageError extends Error {}
 
@@ -70,10 +70,10 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
 
   let added: { destination: { destinationId: string }; signingSecret: string };
   try {
-    added = await cli([
+    added = (await cli([
       'destinations', 'add', '--app', values.app, '--name', `npm run listen (pid ${process.pid})`, '--url', inboxUrl,
       ...(values.locations ? ['--locations', values.locations] : []),
-    ]);
+    ])) as typeof added;
   } catch (err) {
     await closeServer(server);
     throw err;
@@ -143,12 +143,12 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** One admin CLI command, in process, its --json output parsed; a refusal (exit code not 0) throws its message. */
-async function adminJson(args: string[], env: NodeJS.ProcessEnv): Promise<any> {
+async function adminJson(args: string[], env: NodeJS.ProcessEnv): Promise<unknown> {
   let out = '';
   let err = '';
   const code = await runCli(args, { out: (t) => void (out += t), err: (t) => void (err += t), env, clock: systemClock });
   if (code !== 0) throw new ListenUsageError(`admin ${args.slice(0, 2).join(' ')}: ${err.trim()}`);
-  return JSON.parse(out);
+  return JSON.parse(out) as unknown;
 }
 
 function closeServer(server: Server): Promise<void> {

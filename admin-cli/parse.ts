@@ -12,7 +12,7 @@ const GLOBAL_OPTIONS = {
   'runtime-file': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
-export type Globals = {
+type Globals = {
   json: boolean;
   debug: boolean;
   stage?: string | undefined;

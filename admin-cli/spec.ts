@@ -8,7 +8,7 @@ import type { MessagingDeps } from '#platform/deps';
  */
 
 /** text: a string; list: "a,b,c" → string[]; int: a whole number; switch: present or not (takes no value). */
-export type FlagKind = 'text' | 'list' | 'int' | 'switch';
+type FlagKind = 'text' | 'list' | 'int' | 'switch';
 
 export type Flag = {
   /** Placeholder shown in the usage text, e.g. "G" or "S1,S2". */
@@ -31,9 +31,9 @@ export type Values<F extends Record<string, Flag>> = {
 };
 
 /** What a command prints: `json` with --json (one document), otherwise `text`. */
-export type Output = { json: unknown; text: string };
+type Output = { json: unknown; text: string };
 
-export type RunInput<F extends Record<string, Flag>> = {
+type RunInput<F extends Record<string, Flag>> = {
   flags: Values<F>;
   /** The positional argument, when the command declares one; '' otherwise. */
   arg: string;
@@ -62,7 +62,7 @@ export type Command<F extends Record<string, Flag> = Record<string, Flag>> = {
 
 /** Keeps each command's flag types while the table holds them side by side. */
 export function defineCommand<const F extends Record<string, Flag>>(command: Command<F>): Command {
-  return command as unknown as Command;
+  return command;
 }
 
 /** Thrown for a command line that does not fit the declarations; the usage text follows the message. */

@@ -15,7 +15,7 @@ import { LOCAL_THROTTLE } from '#local/stage-throttle';
  * outputs, default AWS credentials) or the local runtime `npm start` records.
  */
 
-export const stackName = (stage: string) => `CustomerApi-${stage}`;
+const stackName = (stage: string) => `CustomerApi-${stage}`;
 const NOT_RUNNING = 'the local runtime is not running: start it with `npm start`, or pass --stage';
 
 export type TargetChoice = { stage?: string | undefined; region?: string | undefined; runtimeFile?: string | undefined };

@@ -9,9 +9,9 @@ import { lambdaBuildOptions } from '#lib/bundling';
 import { FUNCTIONS } from '../lib/functions.js';
 import { median } from './load.js';
 
-export type BundleFigure = { name: string; entry: string; bytes: number; gzipBytes: number; coldImportMs: number };
+type BundleFigure = { name: string; entry: string; bytes: number; gzipBytes: number; coldImportMs: number };
 /** A function's figures, with the baseline's cold import timed alternately beside its own (a neighbour's burst falls on both). */
-export type FunctionFigure = BundleFigure & { goal: number; baselineImportMs: number };
+type FunctionFigure = BundleFigure & { goal: number; baselineImportMs: number };
 
 /**
  * Every function the stack deploys, from its one table (lib/functions.ts),
@@ -35,7 +35,7 @@ const RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 7);
  * `runs`), each beside a cold import of the baseline handler bundled the
  * same way, alternately, so each ratio compares imports timed together.
  */
-export async function measureBundles(runs = RUNS): Promise<{ baseline: BundleFigure; functions: FunctionFigure[] }> {
+async function measureBundles(runs = RUNS): Promise<{ baseline: BundleFigure; functions: FunctionFigure[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'customer-api-bundles-'));
   try {
     const bundle = async ({ name, entry }: { name: string; entry: string }) => {

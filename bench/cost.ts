@@ -4,10 +4,11 @@
  * prices (no free tier, first pricing tier); every figure below is one of
  * them times a measured quantity, so a change of price is one line here.
  */
+import type { ACCESS_LOG_FIELDS } from '#lib/constructs/api';
 import { LAMBDA_LOGGING } from '#lib/lambda-logging';
 
 /** The stage whose settings the cost lines follow (tracing; memory and logging are the same in every stage). */
-export const COSTED_STAGE = 'prod';
+const COSTED_STAGE = 'prod';
 
 /**
  * Share of invocations X-Ray records under the stage's tracing setting:
@@ -42,11 +43,10 @@ export const isEmfLine = (chunk: string) => chunk.startsWith('{"_aws":');
  * The HTTP API's own access-log line for one request (lib/constructs/api.ts
  * declares its fields), with typical values where the local gateway has none:
  * a 16-character request id, an IPv4 address, the timestamp's fixed format,
- * "-" for what a /v1 request leaves empty. Loaded on demand: the construct
- * pulls in aws-cdk-lib.
+ * "-" for what a /v1 request leaves empty. Only the fields' type is imported:
+ * the construct pulls in aws-cdk-lib.
  */
 export async function gatewayAccessLogBytes(request: { method: string; routeKey: string; status: number; responseBytes: number; latencyMs: number }): Promise<number> {
-  const { ACCESS_LOG_FIELDS } = await import('#lib/constructs/api');
   const typical: Record<keyof typeof ACCESS_LOG_FIELDS, string> = {
     requestId: 'AbCdEfGhIjKlMnO=',
     ip: '203.0.113.10',

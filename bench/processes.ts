@@ -32,8 +32,8 @@ export function startChild(args: string[], env: Record<string, string> = {}, nod
     output += chunk.toString();
     for (const listener of listeners) listener();
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
@@ -114,7 +114,6 @@ export async function startRuntimeChild(extraArgs: string[] = ['--in-memory'], e
   }
 }
 
-export type RuntimeChild = Awaited<ReturnType<typeof startRuntimeChild>>;
 
 /** A bearer token for an application with every /v1 read scope and a limit the bench never meets, made through the admin API. */
 export async function benchToken(runtime: { url: string; adminKey: string; groupId: string }, rateLimitPerMinute: number): Promise<string> {

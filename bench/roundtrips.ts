@@ -102,12 +102,12 @@ export async function benchRoundTrips(): Promise<string[]> {
   const stdoutWrite = process.stdout.write.bind(process.stdout);
   let logBytes = 0;
   let emfBytes = 0;
-  process.stdout.write = ((chunk: string | Uint8Array) => {
+  process.stdout.write = (chunk: string | Uint8Array) => {
     const bytes = Buffer.byteLength(chunk);
     if (isEmfLine(String(chunk))) emfBytes += bytes;
     else logBytes += bytes;
     return true;
-  }) as typeof process.stdout.write;
+  };
   const metered = meterCapacity(runtime.dynamo);
   /** One request's consumed units, response and log bytes, over a few sequential requests. */
   const footprint = async (url: string, headers: Record<string, string>): Promise<Footprint> => {

@@ -27,12 +27,12 @@ function startProcess(args: string[], env: Record<string, string>, probe: string
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
-      output += chunk;
+      output += chunk.toString();
       const match = ready.exec(output);
       if (match) resolve({ child, probe, output: () => output, match });
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${output}`)));
   });
 }
@@ -161,7 +161,7 @@ export async function soak(minutes: number, rps: number): Promise<string[]> {
         requests++;
         if (!(Array.isArray(expected) ? expected.includes(status) : status === expected)) {
           unexpected++;
-          const key = `${status} (expected ${expected})`;
+          const key = `${status} (expected ${String(expected)})`;
           statuses.set(key, (statuses.get(key) ?? 0) + 1);
         }
         const wait = perClientGapMs - (Date.now() - t0);

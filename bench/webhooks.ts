@@ -207,14 +207,14 @@ async function measureThroughput(): Promise<Figures> {
   });
   const stdoutWrite = process.stdout.write.bind(process.stdout);
   const logs = { delivererLogBytes: 0, delivererEmfBytes: 0 };
-  process.stdout.write = ((chunk: string | Uint8Array) => {
+  process.stdout.write = (chunk: string | Uint8Array) => {
     for (const line of String(chunk).split('\n').filter(Boolean)) {
       const bytes = Buffer.byteLength(line) + 1;
       if (isEmfLine(line)) logs.delivererEmfBytes += DELIVERER_METRICS.test(line) ? bytes : 0;
       else if (DELIVERER_MESSAGES.test(line)) logs.delivererLogBytes += bytes;
     }
     return true;
-  }) as typeof process.stdout.write;
+  };
   const calls = Object.fromEntries([...DELIVERY_KINDS, 'publish and dispatch'].map((k) => [k, 0])) as Record<CallKind, number>;
   const units = Object.fromEntries([...DELIVERY_KINDS, 'publish and dispatch'].map((k) => [k, { readUnits: 0, writeUnits: 0 }])) as Figures['units'];
   runtime.dynamo.middlewareStack.add(

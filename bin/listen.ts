@@ -19,5 +19,5 @@ async function shutdown() {
   const failed = await listener.close().then(() => false, (err: unknown) => (console.error(`npm run listen: ${(err as Error).message}`), true));
   process.exit(failed ? 1 : 0);
 }
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
+process.on('SIGINT', () => void shutdown());
+process.on('SIGTERM', () => void shutdown());

@@ -29,7 +29,7 @@ const { values } = parseArgs({
 // is one line on stderr and exit 1; anything else keeps its stack.
 const runtime = await startLocalRuntime({
   port: Number(process.env.PORT ?? 3000),
-  dataDir: values['in-memory'] ? null : resolve(values.data!),
+  dataDir: values['in-memory'] ? null : resolve(values.data),
   dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
   sqsEndpoint: process.env.SQS_ENDPOINT,
   tableName: process.env.TABLE_NAME || undefined,
@@ -96,5 +96,5 @@ async function shutdown() {
   await runtime.stop();
   process.exit(0);
 }
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
+process.on('SIGINT', () => void shutdown());
+process.on('SIGTERM', () => void shutdown());

@@ -21,7 +21,6 @@ const campaign = v.pipe(
 );
 
 export const campaignsFile = v.strictObject({ campaigns: v.pipe(v.array(campaign), v.minLength(1)) });
-export type CampaignsFile = v.InferInput<typeof campaignsFile>;
 
 /** Creates or replaces campaigns; every campaign and location is checked before anything is written. */
 export async function loadCampaigns(store: Store, input: unknown, now: number) {

@@ -54,7 +54,6 @@ const locationState = v.pipe(
 );
 
 export const matriqFile = v.strictObject({ locations: v.pipe(v.array(locationState), v.minLength(1)) });
-export type MatriqFile = v.InferInput<typeof matriqFile>;
 
 /** Replaces each listed location's devices, gateway and Auto Scheduler state. */
 export async function loadMatriq(store: Store, input: unknown, now: number) {
@@ -71,7 +70,7 @@ export async function loadMatriq(store: Store, input: unknown, now: number) {
   return { locations: locations.length };
 }
 
-export const stopResultInput = v.strictObject({
+const stopResultInput = v.strictObject({
   commandId: v.pipe(v.string(), v.regex(/^cmd_[0-9a-f]{32}$/, 'must be a command id such as cmd_0123…')),
   status: v.picklist(['applied', 'failed']),
 });

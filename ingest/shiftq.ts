@@ -30,8 +30,8 @@ import { id } from '#contract/schemas/common';
  * before anything is written; a refused load writes nothing.
  */
 
-export const SHIFTQ_KINDS = [...DATED_KINDS, ...CURRENT_KINDS, 'reviews'] as const;
-export type ShiftqKind = (typeof SHIFTQ_KINDS)[number];
+const SHIFTQ_KINDS = [...DATED_KINDS, ...CURRENT_KINDS, 'reviews'] as const;
+type ShiftqKind = (typeof SHIFTQ_KINDS)[number];
 
 const DATA_SCHEMAS = {
   kitchen: kitchenInput,
@@ -51,7 +51,7 @@ const entry = v.strictObject({
 });
 
 /** One location's load: a single entry or a list of them (the `shiftq load` file). */
-export const shiftqLoadInput = v.object({
+const shiftqLoadInput = v.object({
   groupId: id,
   locationId: id,
   entries: v.pipe(v.array(entry), v.minLength(1), v.maxLength(200)),
@@ -62,7 +62,7 @@ export type ShiftqLoaded = { kind: ShiftqKind; businessDate: string | null; reco
 
 /** The entries of a `shiftq load` file: one entry object, or `{"entries": [...]}`. */
 export function shiftqFileEntries(file: unknown): unknown {
-  if (file !== null && typeof file === 'object' && 'entries' in file) return (file as { entries: unknown }).entries;
+  if (file !== null && typeof file === 'object' && 'entries' in file) return file.entries;
   return [file];
 }
 
@@ -119,7 +119,7 @@ type Prepared =
   | { kind: 'reviews'; businessDate: null; reviews: ReviewInput[]; records: number };
 
 /** Validates every entry and writes them only when all are valid. */
-export async function loadShiftq(store: Store, input: ShiftqLoadInput | unknown, now: number): Promise<ShiftqLoaded[]> {
+export async function loadShiftq(store: Store, input: unknown, now: number): Promise<ShiftqLoaded[]> {
   const { groupId, locationId, entries } = parseInput(shiftqLoadInput, input);
   const location = await store.locations.get(groupId, locationId);
   if (!location) throw new AdminInputError(`location ${groupId}/${locationId} does not exist`);

@@ -17,7 +17,7 @@ export const CONSOLE_ROOT = '/console/';
 export const CONSOLE_KEY_PREFIX = CONSOLE_ROOT.slice(1);
 
 /** The page. A URL ending in `/` names it (the viewer-request function below): CloudFront's default root object applies to `/` only. */
-export const CONSOLE_INDEX = 'index.html';
+const CONSOLE_INDEX = 'index.html';
 
 /**
  * The console behavior's viewer-request CloudFront Function (runtime
@@ -56,7 +56,7 @@ export const consoleCsp = (connect: readonly string[] = [], style: readonly stri
   ].join('; ');
 
 /** HSTS's max-age: two years, as browsers' preload lists ask. */
-export const HSTS_SECONDS = 63_072_000;
+const HSTS_SECONDS = 63_072_000;
 
 /**
  * The security headers of the console's CloudFront response-headers policy,
@@ -107,7 +107,7 @@ export const LOCAL_CONSOLE_CONFIG: ConsoleConfig = { apiBase: '/admin/v1', signI
 const source = (name: string) => fileURLToPath(new URL(`../console/${name}`, import.meta.url));
 
 /** The built files by name (config.json apart: it differs by where the page runs). */
-export function buildConsole(): Map<string, { type: string; body: Buffer }> {
+function buildConsole(): Map<string, { type: string; body: Buffer }> {
   const bundle = buildSync({
     entryPoints: [source('src/app.ts')],
     bundle: true,

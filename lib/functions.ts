@@ -134,7 +134,7 @@ export const FUNCTIONS = {
 export type FunctionName = keyof typeof FUNCTIONS;
 
 /** A function's timeout when its row declares none: ServiceFunction's default (it cannot import this file: a circle); the local gateway enforces the same. */
-export const DEFAULT_TIMEOUT_SECONDS = 10;
+const DEFAULT_TIMEOUT_SECONDS = 10;
 export const timeoutSecondsOf = (name: FunctionName): number => (FUNCTIONS[name] as FunctionSpec).timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
 /** The non-HTTP webhook functions (their own construct adds the queue, schedule and alarm). */
 export const WEBHOOK_FUNCTION_NAMES = ['webhook-dispatcher', 'webhook-deliverer', 'webhook-sweeper'] as const satisfies readonly FunctionName[];

@@ -77,7 +77,7 @@ const RATE_LIMIT_HEADERS: Record<string, string> = {
 };
 
 /** The intro's errors and rate limits, from the codes and headers the functions use. */
-export function referenceIntro(): string {
+function referenceIntro(): string {
   const limit = DEFAULT_RATE_LIMIT_PER_MINUTE;
   // The request after the last one allowed, 42 s before the minute ends: every header the limiter can set.
   const { headers } = decide(limit + 1, limit, rateWindow(Date.UTC(2026, 0, 1, 12, 0, 18)));
@@ -105,7 +105,7 @@ export function referenceIntro(): string {
 }
 
 /** The OpenAPI document the page renders: the served one, with `serverUrl` as its server and the intro after its description. */
-export function referenceDocument(serverUrl: string) {
+function referenceDocument(serverUrl: string) {
   const document = openApiDocument(serverUrl);
   return { ...document, info: { ...document.info, description: `${document.info.description}\n\n${referenceIntro()}` } };
 }

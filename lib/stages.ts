@@ -172,7 +172,7 @@ const PATTERNS = {
 /** A context value as a trimmed string, or undefined when absent or blank. */
 function text(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  const s = String(value).trim();
+  const s = shown(value).trim();
   return s === '' ? undefined : s;
 }
 
@@ -181,7 +181,12 @@ function flag(stage: string, key: string, value: unknown): boolean | undefined {
   if (value === undefined) return undefined;
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false') return false;
-  throw new Error(`Stage ${stage}: -c ${key}=${String(value)}: use true or false.`);
+  throw new Error(`Stage ${stage}: -c ${key}=${shown(value)}: use true or false.`);
+}
+
+/** A context value as written: a string as it is, anything else (a number, a boolean, a list) as JSON. */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /** The stage's row with this deployment's context applied, validated; throws an error naming the stage and the field. */

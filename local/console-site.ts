@@ -14,10 +14,10 @@ type ViewerRequestEvent = {
 type FunctionResult = ViewerRequestEvent['request'] | { statusCode: number; statusDescription?: string; headers?: Record<string, { value: string }>; body?: string };
 
 /** The console's viewer-request function, its very text (lib/console-build.ts), evaluated as CloudFront would run it. */
-export const consoleViewerRequest = runInNewContext(`${CONSOLE_VIEWER_REQUEST_FUNCTION}\n;handler`, {}) as (event: ViewerRequestEvent) => FunctionResult;
+const consoleViewerRequest = runInNewContext(`${CONSOLE_VIEWER_REQUEST_FUNCTION}\n;handler`, {}) as (event: ViewerRequestEvent) => FunctionResult;
 
 /** What S3 answers CloudFront for a key that does not exist, when (as with origin access control here) it may not list the bucket. */
-export const accessDeniedXml = (requestId: string, hostId: string): string =>
+const accessDeniedXml = (requestId: string, hostId: string): string =>
   `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>${requestId}</RequestId><HostId>${hostId}</HostId></Error>`;
 
 /**

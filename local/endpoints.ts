@@ -1,7 +1,7 @@
 import type { Endpoint } from '#platform/deps';
 
 /** The embedded engines (dynalite, fauxqs, local SES) accept any credentials; these keep the SDK from looking for real ones. */
-export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /** A client endpoint on this machine; `external` (DynamoDB Local, a real SQS) keeps the SDK's credential chain. */
 export function localEndpoint(endpoint: string, region: string, external = false): Endpoint {

@@ -121,9 +121,9 @@ type Target = {
  * the catch-all family (the contract's 404, or 405 with Allow).
  */
 function router(handlers: Record<Family, ProxyHandler>, adminHandler: ProxyHandler) {
-  const explicit = [
-    ...ROUTES.map((r) => ({ method: r.method as string, path: r.path, name: r.family as string, handler: handlers[r.family], iam: false })),
-    ...ADMIN_ROUTES.map((r) => ({ method: r.method as string, path: r.path, name: 'admin-api', handler: adminHandler, iam: true })),
+  const explicit: { method: string; path: string; name: string; handler: ProxyHandler; iam: boolean }[] = [
+    ...ROUTES.map((r) => ({ method: r.method, path: r.path, name: r.family, handler: handlers[r.family], iam: false })),
+    ...ADMIN_ROUTES.map((r) => ({ method: r.method, path: r.path, name: 'admin-api', handler: adminHandler, iam: true })),
   ];
   const byMethod = new Map([...new Set(explicit.map((r) => r.method))].map((m) => [m, pathResolver(explicit.filter((r) => r.method === m))]));
   return (method: string, path: string): Target => {

@@ -17,7 +17,7 @@ export type Service = 'dynamodb' | 'sqs' | 'ses';
 export type LocalResources = { region: string; tableName: string; queueUrl: string; dlqUrl: string; mailFrom: string; configurationSet?: string };
 
 /** The account every local ARN carries (policies' `{{account}}` and requests' ARNs alike). */
-export const LOCAL_ACCOUNT = '000000000000';
+const LOCAL_ACCOUNT = '000000000000';
 const PARTITION = 'aws';
 
 /** One authorization request, as IAM evaluates it. */
@@ -138,7 +138,7 @@ export function requestsOf(service: Service, command: string, input: Input, loca
 // ── The error AWS answers with ───────────────────────────────────────────────────────────────────────────────
 
 /** An implicit or explicit deny, as the service's SDK client would deserialize it. */
-export function accessDenied(service: Service, fn: string, request: IamRequest, kind: 'implicit' | 'explicit'): Error {
+function accessDenied(service: Service, fn: string, request: IamRequest, kind: 'implicit' | 'explicit'): Error {
   const user = `arn:${PARTITION}:sts::${LOCAL_ACCOUNT}:assumed-role/customer-api-local-${fn}-role/${fn}`;
   const why = kind === 'explicit' ? 'with an explicit deny in an identity-based policy' : `because no identity-based policy allows the ${request.action} action`;
   const message = `User: ${user} is not authorized to perform: ${request.action} on resource: ${request.resource} ${why}`;
@@ -173,7 +173,7 @@ export function guardClient<C extends AnyClient>(client: C, service: Service, gu
 }
 
 /** A local ARN with the local names put back as the policies' placeholders (what the call log records). */
-export function templateFormOf(local: LocalResources): (resource: string) => string {
+function templateFormOf(local: LocalResources): (resource: string) => string {
   const values = placeholders(local);
   return (resource) => {
     const m = /^arn:([^:]+):([^:]+):([^:]*):([^:]*):(.*)$/.exec(resource);

@@ -74,7 +74,7 @@ export function createSmokeHook(deps: SmokeHookDeps) {
  * The secret's JSON, checked field by field. Never quotes the text: V8's JSON.parse messages carry a snippet of
  * their input, which here is the client secret, so only the position is kept.
  */
-export function parseSmokeSecret(secretString: string): SmokeCredentials {
+function parseSmokeSecret(secretString: string): SmokeCredentials {
   let value: unknown;
   try {
     value = JSON.parse(secretString);

@@ -28,7 +28,7 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   });
   if (response.status === 204) return undefined as T;
   const text = await response.text();
-  const parsed = text ? (JSON.parse(text) as any) : undefined;
+  const parsed = text ? JSON.parse(text) : undefined;
   if (!response.ok) {
     // The API's own message; the gateway's refusals carry {"message"} only.
     throw new ApiFailure(response.status, parsed?.error?.message ?? parsed?.message ?? `HTTP ${response.status}`);

@@ -40,7 +40,7 @@ export async function applicationsPage(shell: Shell): Promise<HTMLElement> {
   await refresh();
   const group = input({ name: 'groupId', required: true, value: 'demo-group' });
   const name = input({ name: 'name', required: true });
-  const scopes = SCOPES.map((scope) => h('label', {}, h('input', { type: 'checkbox', name: 'scope', value: scope }), ` ${scope}`) as HTMLElement);
+  const scopes = SCOPES.map((scope) => h('label', {}, h('input', { type: 'checkbox', name: 'scope', value: scope }), ` ${scope}`));
   const form = submitForm(
     shell,
     async () => {

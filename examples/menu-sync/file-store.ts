@@ -6,7 +6,7 @@ import type { MenuCopy, MenuStore } from '../../clients/typescript/src/index.js'
  * each change through a temporary file and a rename, so a receiver killed mid-write leaves the previous file.
  */
 export function jsonFileMenuStore(path: string): MenuStore {
-  const copies: Record<string, MenuCopy> = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
+  const copies = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, MenuCopy>) : {};
   return {
     get: async (groupId, locationId) => copies[`${groupId}/${locationId}`],
     put: async (groupId, locationId, copy) => {

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 // A receiver of your own imports '@customer-api/kit'; this one uses the kit's source in this repository.
 import { createCustomerApiClient, memoryDedupe, receiveMenuEvent, reconcileMenus, type MenuStore } from '../../clients/typescript/src/index.js';
@@ -15,7 +15,7 @@ export type MenuSyncOptions = {
   /** Rule 6's scheduled fallback: every reachable menu is re-read (If-None-Match) this often, and once at start. */
   reconcileEverySeconds: number;
   port: number;
-  log(line: string): void;
+  log: (line: string) => void;
 };
 
 /** Bodies larger than any webhook payload are refused before they are read to the end. */
@@ -32,7 +32,7 @@ export async function startMenuSync(options: MenuSyncOptions): Promise<{ url: st
   // Forgotten on restart: a delivery seen again then costs one 304, nothing more.
   const dedupe = memoryDedupe();
 
-  const server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const body = req.method === 'POST' ? await readBody(req) : undefined;
     if (!body) return void res.writeHead(req.method === 'POST' ? 413 : 405).end();
     const outcome = await receiveMenuEvent({ secret: options.webhookSecret, headers: req.headers, rawBody: body, scope: { groupId }, dedupe, client, store });
@@ -40,7 +40,8 @@ export async function startMenuSync(options: MenuSyncOptions): Promise<{ url: st
     const revision = outcome.outcome === 'synced' ? ` revision ${outcome.sync.copy.revision}${outcome.sync.changed ? ' (changed)' : ''}` : '';
     log(`webhook ${where} ${outcome.outcome}${revision}`);
     res.writeHead(outcome.status).end();
-  });
+  };
+  const server = createServer((req, res) => void answer(req, res));
   await new Promise<void>((resolve) => server.listen(options.port, '127.0.0.1', resolve));
 
   let timer: NodeJS.Timeout | undefined;
@@ -55,7 +56,7 @@ export async function startMenuSync(options: MenuSyncOptions): Promise<{ url: st
       log(`reconcile failed: ${(err as Error).message}`);
     }
     // One round at a time: the next is planned when this one ends.
-    if (!stopped) timer = setTimeout(reconcile, options.reconcileEverySeconds * 1000);
+    if (!stopped) timer = setTimeout(() => void reconcile(), options.reconcileEverySeconds * 1000);
   };
   void reconcile();
 

@@ -133,7 +133,7 @@ export async function legacyReport(deps: MessagingDeps, query: PageQuery = {}) {
   };
 }
 
-export async function requireApp(store: Store, clientId: string): Promise<App> {
+async function requireApp(store: Store, clientId: string): Promise<App> {
   const app = await store.apps.get(clientId);
   if (!app) throw new AdminNotFoundError(`application ${clientId} does not exist`);
   return app;
@@ -177,7 +177,7 @@ export function createdAppDocument({ app, clientSecret, legacyCredential }: Crea
 }
 
 /** An application as ops see it: never a secret hash. */
-export function publicApp(app: App) {
+function publicApp(app: App) {
   const { secretHash: _hash, previousSecretHash: _previous, ...rest } = app;
   return rest;
 }

@@ -13,7 +13,8 @@ export function fromConsole(event: APIGatewayProxyEvent): { event: APIGatewayPro
   if (path === null) return { event, consoleUser: null };
   const claims = claimsOf(event);
   if (!claims || !groupsOf(claims['cognito:groups']).includes(CONSOLE_ADMIN_GROUP)) throw new ApiError('forbidden', 'Only members of the admins group may use the console.');
-  const user = String(claims.username ?? claims['cognito:username'] ?? claims.sub ?? 'unknown');
+  const claim = claims.username ?? claims['cognito:username'] ?? claims.sub ?? 'unknown';
+  const user = typeof claim === 'string' ? claim : JSON.stringify(claim);
   return {
     event: { ...event, path, resource: adminPathOf(event.resource) ?? event.resource },
     consoleUser: `cognito:${user}`,

@@ -6,7 +6,7 @@ import { adminPage, type PageQuery } from './paging.js';
 /** How far back a destination's history goes by default, and the chart always: a day. */
 const DAY_MS = 86_400_000;
 /** Deliveries the hourly chart counts at most: one or two Query pages, however busy the destination. */
-export const CHART_DELIVERIES = 1000;
+const CHART_DELIVERIES = 1000;
 
 /** A page of a destination's deliveries, newest first, since a time (default: a day ago), of one status if asked. */
 export async function deliveryHistory(deps: MessagingDeps, destId: string, { status, since, ...query }: { status?: DeliveryStatus; since?: string } & PageQuery = {}) {
@@ -28,7 +28,10 @@ export async function hourlyOutcomes(deps: MessagingDeps, destId: string) {
   await requireDestination(deps, destId);
   const now = deps.clock.now();
   const firstHour = Math.floor((now - DAY_MS) / 3_600_000) * 3_600_000 + 3_600_000;
-  const hours = Array.from({ length: 24 }, (_, i) => ({ hour: new Date(firstHour + i * 3_600_000).toISOString(), counts: {} as Partial<Record<DeliveryStatus, number>> }));
+  const hours = Array.from({ length: 24 }, (_, i) => {
+    const counts: Partial<Record<DeliveryStatus, number>> = {};
+    return { hour: new Date(firstHour + i * 3_600_000).toISOString(), counts };
+  });
   let counted = 0;
   let startKey: Record<string, unknown> | undefined;
   do {

@@ -27,7 +27,7 @@ import { WEBHOOK_TEST } from '#contract/webhook-events';
  */
 
 /** Recent deliveries shown per destination (contract 8). */
-export const RECENT_DELIVERIES = 3;
+const RECENT_DELIVERIES = 3;
 
 const INELIGIBLE: Record<string, string> = {
   application_removed: 'does not exist',
@@ -43,7 +43,7 @@ const destinationId = v.object({ destinationId: v.pipe(v.string(), v.regex(/^dst
 /** `paused`: its new deliveries are held until it answers again (docs/decisions/webhooks.md). */
 export type PublicDestination = Omit<Destination, 'signingSecret' | 'health'> & { health: DestinationHealth; paused: boolean };
 
-export function publicDestination(d: Destination): PublicDestination {
+function publicDestination(d: Destination): PublicDestination {
   const { signingSecret: _secret, health, ...rest } = d;
   return { ...rest, health: d.enabled ? health : 'DISABLED', paused: d.enabled && isPaused(d) };
 }

@@ -23,7 +23,7 @@ import type { AdminOperation } from '#contract/admin-routes';
  * What an admin operation receives: path parameters, query and the body its route's schema accepted, and the
  * milliseconds the invocation has left (Lambda's context), which bounds work that grows with the data.
  */
-export type AdminRequest = { params: Record<string, string>; query: Record<string, string>; body: unknown; now: number; remainingMs: () => number };
+type AdminRequest = { params: Record<string, string>; query: Record<string, string>; body: unknown; now: number; remainingMs: () => number };
 
 /** Each returns the document the admin CLI prints with --json (nothing for 204). */
 type AdminOperationFn = (req: AdminRequest, deps: MessagingDeps) => Promise<unknown>;
@@ -34,16 +34,16 @@ type InputOf<F extends (...args: never[]) => unknown, I extends number> = Parame
 export const operations: Record<AdminOperation, AdminOperationFn> = {
   createApp: async ({ body, now }, deps) =>
     createdAppDocument(await createApp(deps.store, body as InputOf<typeof createApp, 1>, now, 'client_credentials', deps.config.stageRateLimit)),
-  listApps: ({ query }, deps) => listApps(deps, query as InputOf<typeof listApps, 1>),
+  listApps: ({ query }, deps) => listApps(deps, query),
   showApp: ({ params }, deps) => showApp(deps.store, params.clientId!),
   revokeApp: ({ params, now }, deps) => revokeApp(deps.store, params.clientId!, now),
   rotateClientSecret: ({ params, body, now }, deps) => rotateClientSecret(deps.store, params.clientId!, body as InputOf<typeof rotateClientSecret, 2>, now),
-  legacyReport: ({ query }, deps) => legacyReport(deps, query as InputOf<typeof legacyReport, 1>),
+  legacyReport: ({ query }, deps) => legacyReport(deps, query),
   listTokenKeys: ({ now }, deps) => listTokenKeys(deps, now),
   rotateTokenKey: ({ now }, deps) => rotateTokenKey(deps, now),
   revokeTokenKey: ({ params, now }, deps) => revokeTokenKey(deps, params.version!, now),
   addDestination: ({ body }, deps) => addDestination(deps, body as InputOf<typeof addDestination, 1>),
-  listDestinations: ({ query }, deps) => listDestinations(deps, query as InputOf<typeof listDestinations, 1>),
+  listDestinations: ({ query }, deps) => listDestinations(deps, query),
   showDestination: ({ params }, deps) => showDestination(deps, params.destinationId!),
   editDestination: ({ params, body }, deps) => editDestination(deps, params.destinationId!, body as InputOf<typeof editDestination, 2>),
   removeDestination: ({ params }, deps) => removeDestination(deps, params.destinationId!),
@@ -53,14 +53,14 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   enableDestination: ({ params }, deps) => setEnabled(deps, params.destinationId!, true),
   publishMenu: async ({ params, body }, deps) =>
     publishDocument(await publishMenu(deps, { groupId: params.groupId!, locationId: params.locationId!, menu: body })),
-  listDeadLetters: ({ query }, deps) => listDeadLetters(deps, query as InputOf<typeof listDeadLetters, 1>),
+  listDeadLetters: ({ query }, deps) => listDeadLetters(deps, query),
   showDeadLetter: ({ params }, deps) => showDeadLetter(deps, params.deliveryId!),
   redriveDeadLetter: ({ params, remainingMs }, deps) => redrive(deps, { deliveryId: params.deliveryId! }, remainingMs),
   redriveAllDeadLetters: ({ body, remainingMs }, deps) => redrivePage(deps, body as InputOf<typeof redrivePage, 1>, remainingMs),
-  listDeliveries: ({ params, query }, deps) => deliveryHistory(deps, params.destinationId!, query as InputOf<typeof deliveryHistory, 2>),
+  listDeliveries: ({ params, query }, deps) => deliveryHistory(deps, params.destinationId!, query),
   hourlyOutcomes: ({ params }, deps) => hourlyOutcomes(deps, params.destinationId!),
   listMenus: ({ query }, deps) => listMenus(deps, query as unknown as InputOf<typeof listMenus, 1>),
-  listMailSuppressions: ({ query }, deps) => listMailSuppressions(deps, query as InputOf<typeof listMailSuppressions, 1>),
+  listMailSuppressions: ({ query }, deps) => listMailSuppressions(deps, query),
   liftMailSuppression: ({ body }, deps) => liftMailSuppression(deps, body as InputOf<typeof liftMailSuppression, 1>),
-  listAudit: ({ query }, deps) => listAudit(deps, query as InputOf<typeof listAudit, 1>),
+  listAudit: ({ query }, deps) => listAudit(deps, query),
 };

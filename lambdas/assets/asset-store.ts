@@ -5,25 +5,25 @@ import { strongEtag } from '#domain/etag';
 import { SPORTS_LOGO_NAME } from '#contract/schemas/requests';
 
 /** One stored image, ready to serve. */
-export type Asset = { body: Buffer; contentType: string; etag: string };
+type Asset = { body: Buffer; contentType: string; etag: string };
 
 /** Where logo files come from (the port; the folder adapter below serves the package's or the repository's folder). */
 export type AssetStore = { get(name: string): Promise<Asset | null> };
 
-export const CONTENT_TYPES: Record<string, string> = { '.svg': 'image/svg+xml', '.png': 'image/png' };
+const CONTENT_TYPES: Record<string, string> = { '.svg': 'image/svg+xml', '.png': 'image/png' };
 
 /**
  * The content type of a servable logo name, or null. Every store checks the
  * strict pattern again, so no caller can make it read outside its folder or
  * prefix; the type comes from this table, never from what storage says.
  */
-export function logoContentType(name: string): string | null {
+function logoContentType(name: string): string | null {
   const contentType = CONTENT_TYPES[extname(name)];
   return SPORTS_LOGO_NAME.test(name) && contentType ? contentType : null;
 }
 
 /** The same bytes get the same strong ETag from every store and every process. */
-export function assetOf(body: Buffer, contentType: string): Asset {
+function assetOf(body: Buffer, contentType: string): Asset {
   return { body, contentType, etag: strongEtag(sha256Hex(body.toString('base64')).slice(0, 32)) };
 }
 

@@ -42,6 +42,7 @@ export type Family = (typeof FAMILIES)[number];
  */
 export const CATCH_ALL_FAMILY: Family = 'discovery';
 
+/** @public read by name, with every family's list, in test/unit/routes.test.ts */
 export const TOKEN_ROUTES: readonly Route[] = [
   {
     method: 'POST',
@@ -52,6 +53,7 @@ export const TOKEN_ROUTES: readonly Route[] = [
   },
 ];
 
+/** @public read by name, with every family's list, in test/unit/routes.test.ts */
 export const DISCOVERY_ROUTES: readonly Route[] = [
   {
     method: 'GET',

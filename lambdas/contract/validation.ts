@@ -16,7 +16,7 @@ type Issue = v.BaseIssue<unknown>;
 const BOUNDS: Record<string, string> = { min: 'at least', max: 'at most', length: 'exactly' };
 
 /** What an issue says of its field, as a predicate; a schema's own message takes precedence over it. */
-export function predicateOf(issue: Issue): string {
+function predicateOf(issue: Issue): string {
   const { kind, type, expected, input } = issue;
   const requirement = (issue as { requirement?: unknown }).requirement;
   if (kind === 'schema') {
@@ -29,7 +29,7 @@ export function predicateOf(issue: Issue): string {
   }
   const [bound, of] = type.split('_');
   if (BOUNDS[bound!]) {
-    return of === 'value' ? `must be ${BOUNDS[bound!]} ${requirement}` : `must have ${BOUNDS[bound!]} ${requirement} ${Array.isArray(input) ? 'item' : 'character'}${requirement === 1 ? '' : 's'}`;
+    return of === 'value' ? `must be ${BOUNDS[bound!]} ${String(requirement)}` : `must have ${BOUNDS[bound!]} ${String(requirement)} ${Array.isArray(input) ? 'item' : 'character'}${requirement === 1 ? '' : 's'}`;
   }
   // Formats (a date, an e-mail address, a URL) are worded by the schema that asks for them.
   return /integer|number/.test(type) ? 'must be a whole number' : 'is not valid';
@@ -43,6 +43,6 @@ export function predicateOf(issue: Issue): string {
  */
 export function validate<S extends v.GenericSchema>(schema: S, value: unknown, where: string, refuse: (message: string) => Error): v.InferOutput<S> {
   const { issues, value: output } = schema['~run']({ value }, { message: predicateOf, abortPipeEarly: true });
-  if (!issues) return output as v.InferOutput<S>;
+  if (!issues) return output;
   throw refuse(issues.map((issue) => `${issue.path ? `${where} ${issue.path.map((item) => item.key).join('.')}` : 'The input'} ${issue.message}.`).join(' '));
 }

@@ -7,7 +7,7 @@ import { everyGroupPage, groupPage, type WalkKey } from './group-index.js';
  * Legacy bearer applications, one marker each under one partition, oldest first: written only when such an
  * application is created (rare, and never by a request), read by the legacy report a page at a time.
  */
-export const legacyAppKeys = {
+const legacyAppKeys = {
   marker: (app: Pick<App, 'clientId' | 'createdAt'>) => ({ PK: 'LEGACY_APPS', SK: `${app.createdAt}#${app.clientId}` }),
 };
 

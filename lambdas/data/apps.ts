@@ -34,7 +34,7 @@ export type App = {
 };
 
 /** A legacy credential's last use is written at most once in this many seconds (never a write per request). */
-export const LEGACY_USE_RESOLUTION_SECONDS = 3_600;
+const LEGACY_USE_RESOLUTION_SECONDS = 3_600;
 
 export const appKeys = {
   app: (clientId: string) => ({ PK: `APP#${clientId}`, SK: 'APP' }),

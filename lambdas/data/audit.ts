@@ -26,7 +26,7 @@ export type AuditEntry = {
 const RETENTION_DAYS = 400;
 const DAY_MS = 86_400_000;
 
-export const auditKeys = {
+const auditKeys = {
   day: (isoDay: string) => `AUDIT#${isoDay}`,
   entry: (e: Pick<AuditEntry, 'at' | 'requestId'>) => ({ PK: auditKeys.day(e.at.slice(0, 10)), SK: `${e.at}#${e.requestId}` }),
 };

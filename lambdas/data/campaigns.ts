@@ -2,7 +2,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, writeBatches, type Db, type ItemQuery, groupPartition } from './store.js';
 
 /** A campaign of a group, shown at the locations it lists. */
-export type Campaign = {
+type Campaign = {
   groupId: string;
   id: string;
   name: string;

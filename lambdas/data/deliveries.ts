@@ -5,7 +5,7 @@ import { applied, isConditionFailure, queryPage, type Db } from './store.js';
 import { everyGroupPage, type GroupIndex, type WalkKey } from './group-index.js';
 import { GSI1 } from './table.js';
 
-export type { DeliveryStatus, EventType };
+export type { DeliveryStatus,  };
 
 /**
  * Why a delivery's message sits in the DLQ: the policy's attempts are spent

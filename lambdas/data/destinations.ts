@@ -3,7 +3,7 @@ import { applied, isConditionFailure, type Db, itemOf, readItems } from './store
 import { everyGroupPage, groupPage, type GroupIndex, type WalkKey } from './group-index.js';
 
 /** Stored health; DISABLED is derived from `enabled` when shown. */
-export type StoredHealth = 'NOT_TESTED' | 'HEALTHY' | 'FAILING';
+type StoredHealth = 'NOT_TESTED' | 'HEALTHY' | 'FAILING';
 export type DestinationHealth = StoredHealth | 'DISABLED';
 
 /** A customer's webhook receiver (contract 6.5). */

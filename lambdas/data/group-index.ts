@@ -44,7 +44,7 @@ function partitionInput(tableName: string, pk: string, query: PartitionQuery) {
     KeyConditionExpression: prefix ? 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)' : 'GSI1PK = :pk',
     ...(filters.length ? { FilterExpression: filters.map((f) => `(${f.expression})`).join(' AND ') } : {}),
     ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-    ExpressionAttributeValues: { ':pk': pk, ...(prefix ? { ':prefix': prefix } : {}), ...Object.assign({}, ...filters.map((f) => f.values)) },
+    ExpressionAttributeValues: { ':pk': pk, ...(prefix ? { ':prefix': prefix } : {}), ...(Object.assign({}, ...filters.map((f) => f.values)) as Record<string, unknown>) },
   };
 }
 

@@ -69,7 +69,7 @@ export function holdsRepo(db: Db): HoldsRepo {
           Limit: limit,
         }),
       );
-      return Items.map(({ destinationId, deliveryId, clientId, createdAt, redrive }) => ({ destinationId, deliveryId, clientId, createdAt, redrive: Number(redrive ?? 0) }) as Held);
+      return (Items as (Omit<Held, 'redrive'> & { redrive?: number })[]).map(({ destinationId, deliveryId, clientId, createdAt, redrive }) => ({ destinationId, deliveryId, clientId, createdAt, redrive: Number(redrive ?? 0) }));
     },
     // A held item left behind by a failure is only released again later (a duplicate message is harmless).
     release: (held) => writeBatches(db, held.map((h) => ({ DeleteRequest: { Key: holdKeys.held(h.destinationId, h.createdAt, h.deliveryId) } }))),
@@ -77,7 +77,7 @@ export function holdsRepo(db: Db): HoldsRepo {
       const { Items = [] } = await doc.send(
         new QueryCommand({ TableName: tableName, IndexName: GSI1.indexName, KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': shard }, Limit: limit }),
       );
-      return Items.map(({ destinationId, since, probedAt }) => ({ destinationId, since, probedAt }) as PausedMarker);
+      return (Items as PausedMarker[]).map(({ destinationId, since, probedAt }) => ({ destinationId, since, probedAt }));
     },
     takeProbe: (marker, at) =>
       applied(

@@ -73,7 +73,7 @@ function requestsOf(input: Record<string, unknown>): Request[] {
       : ((batch as { Keys?: Item[] }).Keys ?? []).map((Key) => ({ Key })),
   );
   const transact = ((input.TransactItems ?? []) as Record<string, Request>[]).flatMap((t) => Object.values(t));
-  return [input as Request, ...batches, ...transact];
+  return [input, ...batches, ...transact];
 }
 
 export function checkItem(item: Item): void {

@@ -31,7 +31,7 @@ export const locationKeys = {
 
 export type LocationPageRequest = { limit: number; after?: string };
 /** A page of locations, and the id to continue after when more follow. */
-export type LocationPage = { locations: Location[]; next: string | null };
+type LocationPage = { locations: Location[]; next: string | null };
 
 export type LocationsRepo = {
   get(groupId: string, locationId: string): Promise<Location | null>;

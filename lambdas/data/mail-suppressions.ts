@@ -17,7 +17,7 @@ const SHARDS = 8;
 export const normalAddress = (address: string) => address.trim().toLowerCase();
 const hashOf = (address: string) => createHash('sha256').update(normalAddress(address), 'utf8').digest('hex');
 
-export const mailSuppressionKeys = {
+const mailSuppressionKeys = {
   address: (address: string) => ({ PK: `MAIL_SUPPRESSION#${hashOf(address)}`, SK: 'MAIL_SUPPRESSION' }),
   shard: (n: number) => `MAIL_SUPPRESSIONS#${n}`,
   shardOf: (address: string) => mailSuppressionKeys.shard(parseInt(hashOf(address).slice(0, 8), 16) % SHARDS),

@@ -31,7 +31,7 @@ export type OutboxEntry = MenuEvent & {
 };
 
 /** Index partitions the entries spread over: no single index key takes every publish. */
-export const OUTBOX_SHARDS = 8;
+const OUTBOX_SHARDS = 8;
 
 export const outboxKeys = {
   event: (eventId: string) => ({ PK: `OUTBOX#${eventId}`, SK: 'EVENT' }),

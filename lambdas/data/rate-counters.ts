@@ -16,7 +16,7 @@ export type CounterKind = 'API' | 'TOKEN' | 'TOKEN_ADDR';
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/burst-adaptive-capacity.html).
  * So no application's limit may exceed what that item can count in a minute.
  */
-export const PARTITION_WRITES_PER_SECOND = 1_000;
+const PARTITION_WRITES_PER_SECOND = 1_000;
 export const APP_RATE_CEILING_PER_MINUTE = PARTITION_WRITES_PER_SECOND * 60;
 
 export const counterKeys = {

@@ -46,7 +46,7 @@ export const REPOSITORIES = {
   tokenKeys: tokenKeysRepo,
 };
 
-export type Repositories = { [K in keyof typeof REPOSITORIES]: ReturnType<(typeof REPOSITORIES)[K]> };
+type Repositories = { [K in keyof typeof REPOSITORIES]: ReturnType<(typeof REPOSITORIES)[K]> };
 /** The data port: the repositories over one table, and its read-ahead; handlers take this, never a DynamoDB client. */
 export type Store = StoreOf<Repositories>;
 /** How to build repositories over a Db, by name: a function's bundle carries only the repositories it names. */

@@ -9,7 +9,7 @@ import { shiftqKeys } from './shiftq.js';
  * first; a page's position is the sort key of its last review.
  */
 
-export type StoredReview = ReviewInput;
+type StoredReview = ReviewInput;
 
 const REVIEW_PREFIX = 'SHIFTQ#REVIEW#';
 /** Reviews a Query reads at most; a filtered page may take several. */
@@ -39,9 +39,18 @@ export const reviewKeys = {
       ':low': req.low,
       ':high': pageTop(req),
     };
-    if (req.filter.minRating !== undefined) (filters.push('rating >= :minRating'), (values[':minRating'] = req.filter.minRating));
-    if (req.filter.maxRating !== undefined) (filters.push('rating <= :maxRating'), (values[':maxRating'] = req.filter.maxRating));
-    if (req.filter.provider !== undefined) (filters.push('provider = :provider'), (values[':provider'] = req.filter.provider));
+    if (req.filter.minRating !== undefined) {
+      filters.push('rating >= :minRating');
+      values[':minRating'] = req.filter.minRating;
+    }
+    if (req.filter.maxRating !== undefined) {
+      filters.push('rating <= :maxRating');
+      values[':maxRating'] = req.filter.maxRating;
+    }
+    if (req.filter.provider !== undefined) {
+      filters.push('provider = :provider');
+      values[':provider'] = req.filter.provider;
+    }
     return {
       // [low, high): BETWEEN is inclusive, so the exclusive top is handled by the < condition.
       KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
@@ -62,7 +71,7 @@ export type ReviewFilter = { minRating?: number; maxRating?: number; provider?: 
 /** Sort keys are bounded by `low` and exclusive `high`; `after` is the previous page's last key (exclusive). */
 export type ReviewPageRequest = { low: string; high: string; after: string | null; limit: number; filter: ReviewFilter };
 
-export type ReviewPage = { reviews: StoredReview[]; lastKey: string | null; hasMore: boolean };
+type ReviewPage = { reviews: StoredReview[]; lastKey: string | null; hasMore: boolean };
 
 export type ReviewsRepo = {
   put(groupId: string, locationId: string, review: StoredReview): Promise<void>;

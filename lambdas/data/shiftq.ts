@@ -20,7 +20,7 @@ export const SHIFTQ_RETENTION_DAYS = 366;
 
 /** What is stored per business date: each loaded kind, and the kitchen snapshot computed from the loaded tickets. */
 export type StoredDatedKind = DatedKind | 'kitchenSnapshot';
-export type StoredDatedData = DatedData & { kitchenSnapshot: KitchenSnapshot };
+type StoredDatedData = DatedData & { kitchenSnapshot: KitchenSnapshot };
 
 const SK_NAMES: Record<StoredDatedKind | CurrentKind, string> = {
   kitchen: 'KITCHEN',
@@ -68,7 +68,7 @@ function decode<T>(item: Record<string, unknown>): Stored<T> {
 const live = (item: Record<string, unknown> | undefined, nowMs: number) =>
   item !== undefined && (typeof item.ttl !== 'number' || item.ttl * 1000 > nowMs);
 
-export type DatedRequest = { groupId: string; locationId: string; kind: StoredDatedKind; businessDate: string };
+type DatedRequest = { groupId: string; locationId: string; kind: StoredDatedKind; businessDate: string };
 
 /** A loaded kitchen day as stored, for computing its snapshot again. */
 

@@ -8,8 +8,8 @@ import { type Db, type ItemQuery, groupPartition } from './store.js';
  * /v1/assets/sports-logo/), never as URLs, so the base URL stays the caller's.
  */
 
-export type StoredChannel = { number: string; name: string; type: string };
-export type StoredProvider = {
+type StoredChannel = { number: string; name: string; type: string };
+type StoredProvider = {
   id: string;
   name: string;
   type: string;
@@ -20,8 +20,8 @@ export type StoredProvider = {
   logo: string | null;
   channels: StoredChannel[];
 };
-export type StoredPackage = { id: string; name: string; type: string; image: string | null; enabled: boolean };
-export type RegionalSportsNetwork = { id: string; name: string; channel: string };
+type StoredPackage = { id: string; name: string; type: string; image: string | null; enabled: boolean };
+type RegionalSportsNetwork = { id: string; name: string; channel: string };
 
 /** A location's provider environment: providers with their lineups, packages, regional networks. */
 export type ProviderEnvironment = {
@@ -34,7 +34,7 @@ export type ProviderEnvironment = {
   packages: StoredPackage[];
 };
 
-export type StoredParticipant = {
+type StoredParticipant = {
   type: string;
   id: string;
   name: string;
@@ -58,7 +58,7 @@ export type StoredEvent = {
 
 export type Schedule = { date: string; updatedAt: string; events: StoredEvent[] };
 
-export type StoredViewingOption = {
+type StoredViewingOption = {
   provider: { id: string; name: string; type: string };
   network: { id: string; name: string; type: string };
   channel: string;

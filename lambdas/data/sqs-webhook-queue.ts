@@ -40,7 +40,7 @@ export function sqsWebhookQueue(
      * reports failed are sent again, a bounded number of times.
      */
     async sendAll(bodies) {
-      const ids: string[] = new Array(bodies.length);
+      const ids = new Array<string>(bodies.length);
       const batches: number[][] = [];
       for (let i = 0; i < bodies.length; i += SEND_BATCH) batches.push(bodies.slice(i, i + SEND_BATCH).map((_, k) => i + k));
       await Promise.all(

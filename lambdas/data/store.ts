@@ -88,7 +88,7 @@ export async function writeBatches({ doc, tableName }: Db, requests: readonly Re
     for (let tries = 0; pending && Object.keys(pending).length > 0; tries++) {
       if (tries === WRITE_TRIES) throw new Error(`BatchWriteItem left writes unprocessed after ${WRITE_TRIES} tries`);
       if (tries > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** tries));
-      pending = (await doc.send(new BatchWriteCommand({ RequestItems: pending as never }))).UnprocessedItems as Record<string, unknown[]> | undefined;
+      pending = (await doc.send(new BatchWriteCommand({ RequestItems: pending as never }))).UnprocessedItems;
     }
   }
 }
@@ -154,7 +154,7 @@ export const itemOf = (items: Map<string, Item | null>, key: ItemKey): Item | nu
  * strongly consistent, which satisfies any read's consistency; a Query is
  * answered only when it is the very same input, consistency included.
  */
-export async function preloadedDb(db: Db, reads: readonly Read[]): Promise<Db> {
+async function preloadedDb(db: Db, reads: readonly Read[]): Promise<Db> {
   const queries = new Map<string, Promise<QueryCommandOutput>>();
   for (const query of reads.filter(isQuery)) {
     const input = { ...query, TableName: db.tableName };

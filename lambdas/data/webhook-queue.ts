@@ -5,10 +5,10 @@
  */
 
 /** A message received from the DLQ, hidden from other receives until deleted or released. */
-export type ReceivedMessage = { messageId: string; body: string; receiptHandle: string };
+type ReceivedMessage = { messageId: string; body: string; receiptHandle: string };
 
 /** Approximate counts: messages waiting, and messages received but neither deleted nor visible again. */
-export type QueueDepth = { visible: number; inFlight: number };
+type QueueDepth = { visible: number; inFlight: number };
 
 export type WebhookQueue = {
   /** Sends one message to the webhook queue; returns its message id. */

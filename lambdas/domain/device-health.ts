@@ -1,8 +1,8 @@
 import type { DeviceHealth } from '#contract/schemas/matriq';
 
 /** Reporting windows: a device (or gateway) seen within 5 minutes is healthy, within 30 a warning, else offline. */
-export const HEALTHY_WITHIN_MS = 5 * 60_000;
-export const WARNING_WITHIN_MS = 30 * 60_000;
+const HEALTHY_WITHIN_MS = 5 * 60_000;
+const WARNING_WITHIN_MS = 30 * 60_000;
 
 export function deviceHealthOf(lastSeenAt: string | null, now: number): DeviceHealth {
   if (lastSeenAt === null) return 'offline';

@@ -17,7 +17,7 @@ import { AdminConflictError, AdminInputError, AdminNotFoundError } from './admin
 const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 
 /** Why a text is refused, naming the first offending character, or null when it is plain. */
-export function unsafeTextReason(value: string): string | null {
+function unsafeTextReason(value: string): string | null {
   // In a `u` pattern a surrogate range matches only a surrogate without its pair.
   if (/[\ud800-\udfff]/u.test(value)) return 'must not contain a lone surrogate (not valid Unicode text)';
   const hit = UNSAFE_CHARACTER.exec(value);
@@ -29,10 +29,10 @@ export function unsafeTextReason(value: string): string | null {
 }
 
 /** A free-text field: plain text (unsafeTextReason, checked before trimming), trimmed, 1 to `max` characters. */
-export function plainText(max: number) {
+function plainText(max: number) {
   return v.pipe(
     v.string(),
-    v.check((value) => unsafeTextReason(value) === null, (issue) => unsafeTextReason(issue.input as string)!),
+    v.check((value) => unsafeTextReason(value) === null, (issue) => unsafeTextReason(issue.input)!),
     v.trim(),
     v.minLength(1, 'must not be blank'),
     v.maxLength(max),

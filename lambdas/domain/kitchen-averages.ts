@@ -15,8 +15,8 @@ import type { KitchenInput, KitchenTicket } from '#contract/schemas/shiftq-input
  *   over cleared level-1 tickets; null when there are none.
  */
 
-export const BUCKET_MINUTES = 15;
-export const RETENTION_DAYS = 366;
+const BUCKET_MINUTES = 15;
+const RETENTION_DAYS = 366;
 const BUCKET_MS = BUCKET_MINUTES * 60_000;
 
 const minutes = (ms: number) => ms / 60_000;

@@ -107,7 +107,7 @@ function inV4(value: number, base: number, prefix: number): boolean {
   return value >= base && value < base + size;
 }
 
-export function classifyIPv4(value: number, options: SafetyOptions = {}): AddressVerdict {
+function classifyIPv4(value: number, options: SafetyOptions = {}): AddressVerdict {
   const hit = V4_TABLE.find((r) => inV4(value, r.base, r.prefix));
   if (!hit) return { allowed: true };
   if (hit.reason === 'loopback' && options.allowLoopback) return { allowed: true };
@@ -143,7 +143,7 @@ function hasPrefix(bytes: Uint8Array, prefixHex: string, bits: number): boolean 
   return want >> shift === have >> shift;
 }
 
-export function classifyIPv6(bytes: Uint8Array, options: SafetyOptions = {}): AddressVerdict {
+function classifyIPv6(bytes: Uint8Array, options: SafetyOptions = {}): AddressVerdict {
   const all = hex(bytes, 0, 16);
   if (all === '0'.repeat(32)) return { allowed: false, reason: 'unspecified' };
   if (all === `${'0'.repeat(31)}1`) {
@@ -175,7 +175,7 @@ export function classifyAddress(text: string, options: SafetyOptions = {}): Addr
 }
 
 /** An IP literal host in any notation, or null for a DNS name. */
-export function literalAddress(host: string): string | null {
+function literalAddress(host: string): string | null {
   const bare = host.replace(/^\[|\]$/g, '');
   if (parseIPv6(bare)) return bare;
   // A name whose last label is numeric is an IPv4 literal to WHATWG URL and to inet_aton alike.
@@ -188,9 +188,9 @@ export type ParsedDestinationUrl =
   | { ok: false; code: 'invalid_url' | 'blocked_address'; reason: string };
 
 /** The only port below 1024 a destination may name (HTTPS's own, dropped from the stored URL as the default). */
-export const HTTPS_PORT = 443;
+const HTTPS_PORT = 443;
 /** Ports from here up are unprivileged: no well-known service (SSH, SMTP, ...) listens there by convention. */
-export const FIRST_UNPRIVILEGED_PORT = 1024;
+const FIRST_UNPRIVILEGED_PORT = 1024;
 
 /**
  * Static URL rules: HTTPS written out with its `//` and no backslash (what every URL parser reads the same way), no

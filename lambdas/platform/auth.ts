@@ -155,7 +155,7 @@ const OVER_LIMIT = (() => {
   let windowStart = '';
   let counts = new Map<string, number>();
   const current = (start: string) => {
-    if (start !== windowStart) [windowStart, counts] = [start, new Map()];
+    if (start !== windowStart) [windowStart, counts] = [start, new Map<string, number>()];
     return counts;
   };
   return {

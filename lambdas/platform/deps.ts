@@ -34,7 +34,7 @@ export type Deps = {
 /** Where one AWS client points; absent means AWS itself (region and credentials from the environment). */
 export type Endpoint = { endpoint?: string; region?: string; credentials?: { accessKeyId: string; secretAccessKey: string } };
 
-export type DepsOptions = Partial<Omit<Deps, 'metrics'>> & {
+type DepsOptions = Partial<Omit<Deps, 'metrics'>> & {
   /** null: count nothing (the admin CLI: no Lambda, nothing flushes metrics). */
   metrics?: Metrics | null;
 };
@@ -44,7 +44,7 @@ export type DepsOptions = Partial<Omit<Deps, 'metrics'>> & {
  * and the admin CLI (through buildMessagingDeps): they differ in where the
  * clients point, in the repositories they build and in what they override.
  */
-export function buildDeps(dynamodb: DynamoDBClient, repositories: RepositoryFactories, options: DepsOptions = {}): Deps {
+function buildDeps(dynamodb: DynamoDBClient, repositories: RepositoryFactories, options: DepsOptions = {}): Deps {
   const config = options.config ?? configFromEnv();
   const log = options.logger ?? logger;
   const metrics = options.metrics === null ? undefined : (options.metrics ?? createMetrics(config.stage));
@@ -64,7 +64,7 @@ export function defaultDeps(repositories: RepositoryFactories): Deps {
 }
 
 /** The system resolver, every address of the name (tests inject their own). */
-export const systemResolver: Resolver = async (hostname) =>
+const systemResolver: Resolver = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 
 /** Deps of the functions that queue webhooks or mail owners: admin, dispatcher, deliverer, sweeper (and the local runtime, the CLI). */

@@ -15,7 +15,7 @@ import { ACCESS_LINE_MESSAGE, observability } from './observability.js';
 
 export type HttpResponse = APIGatewayProxyResult & { headers: Record<string, string> };
 
-export const JSON_TYPE = 'application/json; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
   return jsonTextResponse(statusCode, JSON.stringify(body), headers);
@@ -48,7 +48,7 @@ export function ok(req: Enveloped, data: unknown, headers: Record<string, string
 }
 
 /** The one error shape; the admin API passes its own codes (e.g. 409 conflict) in the same form. */
-export function errorResponse(err: Pick<ApiError, 'status' | 'message' | 'headers'> & { code: string }, requestId: string): HttpResponse {
+function errorResponse(err: Pick<ApiError, 'status' | 'message' | 'headers'> & { code: string }, requestId: string): HttpResponse {
   return jsonResponse(
     err.status,
     { ok: false, version: 'v1', error: { code: err.code, message: err.message, status: err.status, requestId } },

@@ -9,7 +9,7 @@ import { validate } from '#contract/validation';
 /** Reading a request's input: path and query parameters, bodies, each through its rules. */
 
 /** A request's refusal by its schema (contract/validation.ts): 400, its problems in words. */
-export const invalidRequest = (message: string) => new ApiError('invalid_request', message);
+const invalidRequest = (message: string) => new ApiError('invalid_request', message);
 
 /** Path parameters validated against their rules. */
 export function validatedParams(rules: GenericSchema, params: Record<string, string>): Record<string, string> {
@@ -22,11 +22,11 @@ export function validatedQuery(event: APIGatewayProxyEvent, rules: GenericSchema
 }
 
 /** Single-valued query parameters; a parameter given twice is ambiguous and refused. */
-export function queryOf(event: APIGatewayProxyEvent, known: readonly string[]): Record<string, string> {
+function queryOf(event: APIGatewayProxyEvent, known: readonly string[]): Record<string, string> {
   const multi = event.multiValueQueryStringParameters ?? {};
   const query: Record<string, string> = {};
   for (const name of known) {
-    const values = multi[name] ?? (event.queryStringParameters?.[name] !== undefined ? [event.queryStringParameters[name]!] : []);
+    const values = multi[name] ?? (event.queryStringParameters?.[name] !== undefined ? [event.queryStringParameters[name]] : []);
     if (values.length > 1) throw new ApiError('invalid_request', `Query parameter ${name} was given more than once.`);
     if (values.length === 1) query[name] = values[0]!;
   }

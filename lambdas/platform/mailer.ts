@@ -55,7 +55,7 @@ function notSentToSuppressed(deps: Omit<MailDeps, 'store'>, purpose: string): vo
 }
 
 /** Queued mails one sweep sends per outbox partition: a sweep's mail stays a few seconds of its minute. */
-export const MAIL_SWEEP_PAGE = 10;
+const MAIL_SWEEP_PAGE = 10;
 
 /**
  * The sweeper's share: sends queued owner mail; a failed one is tried again next sweep. The page's addresses are

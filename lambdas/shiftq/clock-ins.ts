@@ -8,9 +8,9 @@ import { CLOCK_IN_ALERTS } from '#contract/schemas/shiftq';
  */
 
 /** Punching in more than this before the scheduled start is early. */
-export const EARLY_MINUTES = 10;
+const EARLY_MINUTES = 10;
 /** Punching in more than this after the scheduled start is late; not in by then is missing. */
-export const GRACE_MINUTES = 5;
+const GRACE_MINUTES = 5;
 
 type AlertType = (typeof CLOCK_IN_ALERTS)[number];
 const MINUTE = 60_000;

@@ -4,7 +4,7 @@ import type { EmployeesInput, PosMenuInput, ReservationsInput } from '#contract/
 /** Current-state resources (POS menu, employees, reservations digest) as the API returns them. Pure. */
 
 /** Employees hired within this many days before the business date are new team members. */
-export const NEW_TEAM_MEMBER_DAYS = 30;
+const NEW_TEAM_MEMBER_DAYS = 30;
 
 export function posMenuView(input: PosMenuInput) {
   const items = input.groups.flatMap((g) => g.items);

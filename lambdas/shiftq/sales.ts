@@ -7,7 +7,7 @@ import type { LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 /** part / whole × 100, or null when the whole is not positive. */
-export const percent = (part: number, whole: number): number | null => (whole > 0 ? round2((part / whole) * 100) : null);
+const percent = (part: number, whole: number): number | null => (whole > 0 ? round2((part / whole) * 100) : null);
 
 export function salesView(input: SalesInput, timeZone: string): SalesSnapshot {
   const ranked = [...input.employees].sort((a, b) => b.netSales - a.netSales || a.employeeId.localeCompare(b.employeeId));

@@ -21,9 +21,9 @@ import { noticeDeadLetter } from './owner-notices.js';
  */
 
 /** A DLQ message as a visit sees it; `message` is null for a body that is not a delivery message. */
-export type DlqMessage = { messageId: string; message: DeliveryMessage | null };
+type DlqMessage = { messageId: string; message: DeliveryMessage | null };
 
-export type ScanOptions = {
+type ScanOptions = {
   /** Stop early once this holds for the messages deleted so far (a redrive that removed every copy it came for). */
   done?: (deleted: number) => boolean;
   /** Nominal seconds the pass may take; scaled like every other wait. */
@@ -41,7 +41,7 @@ const POLL_SECONDS = 2;
  * pass's hands (none visible, none in flight elsewhere); short polls would
  * sample a few servers and may answer empty while messages remain.
  */
-export async function scanDlq(deps: MessagingDeps, visit: (m: DlqMessage) => Promise<'delete' | 'keep'>, options: ScanOptions): Promise<number> {
+async function scanDlq(deps: MessagingDeps, visit: (m: DlqMessage) => Promise<'delete' | 'keep'>, options: ScanOptions): Promise<number> {
   const { dlq } = deps.queue;
   const scale = deps.config.webhookTimeScale;
   const waitSeconds = Math.max(1, Math.round(POLL_SECONDS * scale));

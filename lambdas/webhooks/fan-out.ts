@@ -105,7 +105,7 @@ async function recordDeliveries(deps: MessagingDeps, deliveries: readonly Delive
 }
 
 /** Records the deliveries, then queues their messages in batches. */
-export async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<void> {
+async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<void> {
   await enqueueDeliveries(deps, await recordDeliveries(deps, deliveries));
 }
 

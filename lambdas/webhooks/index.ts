@@ -4,15 +4,15 @@
  * SQS batch processor); nothing outside lambdas/webhooks/ imports any other module of the room
  * (test/unit/layout.test.ts), so the room's files can follow the journey without reaching into callers.
  */
-export { createDispatcher, publishDocument, publishMenu, writeMenu, type PublishRequest } from './menu-publish.js';
+export {  publishDocument, publishMenu,   } from './menu-publish.js';
 export { appIneligibility, covers, isPaused, newDelivery, queueDelivery } from './fan-out.js';
-export { deliveryIdOf, menuEventId, testEventId } from './messages.js';
+export {   testEventId } from './messages.js';
 export {
   deadLetterSummary,
   dlqDepth,
   redrive,
   redrivePage,
-  REDRIVE_PAGE,
+  
   showDeadLetter,
   type RedriveResult,
 } from './dead-letters.js';

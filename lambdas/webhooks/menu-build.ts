@@ -1,6 +1,6 @@
 import { sha256Hex } from '#domain/crypto';
 import { strongEtag } from '#domain/etag';
-import type { MenuData, MenuItem, MenuSection } from '#contract/schemas/bevq';
+import type { MenuData, MenuItem, MenuSection, PosHealth } from '#contract/schemas/bevq';
 import { menuInput } from '#contract/schemas/bevq';
 import type { InferOutput } from 'valibot';
 
@@ -24,7 +24,7 @@ export function canonicalJson(value: unknown): string {
 const hash = (value: unknown) => sha256Hex(canonicalJson(value));
 
 /** Contract 2.11 rule 3: not an age threshold, only the order of success and failure. */
-export function posHealth(lastSyncAt: string | null, lastFailureAt: string | null | undefined): 'current' | 'stale' | 'unknown' {
+export function posHealth(lastSyncAt: string | null, lastFailureAt: string | null | undefined): PosHealth {
   if (!lastSyncAt) return 'unknown';
   if (lastFailureAt && Date.parse(lastFailureAt) > Date.parse(lastSyncAt)) return 'stale';
   return 'current';
@@ -40,7 +40,7 @@ function bySortOrder<T extends { sortOrder: number }>(rows: readonly T[]): T[] {
 }
 
 /** The externally published content: what the revision is a hash of (no timestamps, counts or POS health). */
-export function publishedContent(input: ParsedInput): SectionContent[] {
+function publishedContent(input: ParsedInput): SectionContent[] {
   return bySortOrder(input.sections).map((section) => {
     const { itemCount: _c, updatedAt: _u, items, ...fields } = section;
     return {
@@ -50,7 +50,7 @@ export function publishedContent(input: ParsedInput): SectionContent[] {
   });
 }
 
-export function revisionOf(content: SectionContent[]): string {
+function revisionOf(content: SectionContent[]): string {
   return hash(content).slice(0, 32);
 }
 

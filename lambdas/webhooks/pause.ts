@@ -35,7 +35,7 @@ const send = (deps: MessagingDeps, held: readonly Held[]) => enqueueDeliveries(d
  * items; a full page asks for the next through a release message, so no
  * invocation's work grows with what was held. Returns how many went out.
  */
-export async function releaseHeld(deps: MessagingDeps, destinationId: string): Promise<number> {
+async function releaseHeld(deps: MessagingDeps, destinationId: string): Promise<number> {
   const held = await deps.store.holds.oldest(destinationId, RELEASE_PAGE);
   // Sent before dropped: a crash in between sends them twice, and a duplicate message is harmless.
   await send(deps, held);

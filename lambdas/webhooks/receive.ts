@@ -17,7 +17,7 @@ import { classify, errorCodeOf, type AttemptOutcome } from './classify.js';
 import { postWebhook, withinDeadline } from './send.js';
 
 /** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
-export class RetryLater extends Error {}
+class RetryLater extends Error {}
 
 /**
  * What one receive of a delivery's message does. The record decides, read

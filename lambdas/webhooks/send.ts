@@ -3,7 +3,7 @@ import type { LookupFunction } from 'node:net';
 import type { ResolvedAddress } from '#domain/url-safety';
 import { errorFromException, type AttemptOutcome } from './classify.js';
 
-export const USER_AGENT = 'Service-Customer-API-Webhooks/1.0';
+const USER_AGENT = 'Service-Customer-API-Webhooks/1.0';
 
 export type SignedRequest = {
   url: URL;

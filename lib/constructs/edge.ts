@@ -37,7 +37,7 @@ import { aliasRecords, publicDomain, type PublicDomain } from './api-domain.js';
 /** WAF's rate window, and what a client it blocks is told to wait (Retry-After). */
 export const EDGE_RATE_WINDOW_SECONDS = 300;
 /** Addresses that may each send this many times what one application may be given (60 × the stage's rate a minute). */
-export const EDGE_RATE_HEADROOM = 5;
+const EDGE_RATE_HEADROOM = 5;
 
 /**
  * WAF's per-address limit over its 5-minute window, above everything the service itself lets through: one

@@ -176,7 +176,7 @@ describe(`fuzz on ${ENGINE_NAME}: never a 5xx from input`, () => {
     const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
     const chance = (p: number) => random() < p;
 
-    const templates = [...ROUTES.map((r) => ({ method: r.method as string, path: r.path })), ...ADMIN_ROUTES.map((r) => ({ method: r.method as string, path: r.path }))];
+    const templates = [...ROUTES.map((r) => ({ method: r.method, path: r.path })), ...ADMIN_ROUTES.map((r) => ({ method: r.method, path: r.path }))];
     const valid: Record<string, string> = { group_id: 'demo-group', location_id: 'nyc-midtown', date: '2026-11-22', groupId: 'demo-group', locationId: 'nyc-midtown' };
 
     const before = await stateOf(runtime);
@@ -188,7 +188,7 @@ describe(`fuzz on ${ENGINE_NAME}: never a 5xx from input`, () => {
     for (let i = 0; i < REQUESTS; i++) {
       const template = pick(templates);
       const method = chance(0.7) ? template.method : pick(METHODS);
-      let path = template.path.replace(/\{(\w+)\+?\}/g, (_, name: string) => (valid[name] && chance(0.4) ? valid[name]! : pick(HOSTILE_SEGMENTS)));
+      let path = template.path.replace(/\{(\w+)\+?\}/g, (_, name: string) => (valid[name] && chance(0.4) ? valid[name] : pick(HOSTILE_SEGMENTS)));
       if (chance(0.1)) path += `/${pick(HOSTILE_SEGMENTS)}`;
       if (chance(0.5)) {
         const n = 1 + Math.floor(random() * 4);

@@ -23,11 +23,11 @@ function start(dataDir: string, runtimeFile: string): Promise<{ child: ChildProc
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), 30_000);
-    child.stdout!.on('data', () => {
+    child.stdout.on('data', () => {
       const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
       if (url && output.includes('curl -s')) {
         clearTimeout(timer);

@@ -44,8 +44,8 @@ function startReceiver(reconcileEverySeconds: number) {
     },
   });
   let output = '';
-  child.stdout!.on('data', (c: Buffer) => void (output += c.toString('utf8')));
-  child.stderr!.on('data', (c: Buffer) => void (output += c.toString('utf8')));
+  child.stdout.on('data', (c: Buffer) => void (output += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => void (output += c.toString('utf8')));
   receiver = { child, output: () => output };
   return until(() => output.includes('menu-sync listening on'), () => `the receiver to start:\n${output}`);
 }

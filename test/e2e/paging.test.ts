@@ -46,7 +46,7 @@ async function allPages(path: string, bearer: string, limit?: number) {
   let cursor: string | undefined;
   do {
     const query = new URLSearchParams({ ...(limit ? { limit: String(limit) } : {}), ...(cursor ? { cursor } : {}) });
-    const reply = await call(runtime, `${path}?${query}`, { token: bearer });
+    const reply = await call(runtime, `${path}?${query.toString()}`, { token: bearer });
     expect(reply.status).toBe(200);
     pages.push(reply.body.data);
     cursor = reply.body.data.nextCursor;

@@ -128,12 +128,12 @@ describe('POST /oauth/token', () => {
     ]);
     for (const reply of replies) {
       expect(reply.status).toBe(401);
-      expect(reply.body).toEqual(replies[0]!.body);
+      expect(reply.body).toEqual(replies[0].body);
       expect(reply.body.error).toBe('invalid_client');
       // No WWW-Authenticate challenge when the client authenticated in the body.
       expect(reply.headers.get('www-authenticate')).toBeNull();
     }
-    expect(replies[0]!.text).not.toMatch(/secret|unknown|revoked|exist/i);
+    expect(replies[0].text).not.toMatch(/secret|unknown|revoked|exist/i);
   });
 
   it('challenges with WWW-Authenticate: Basic when HTTP Basic authentication fails', async () => {

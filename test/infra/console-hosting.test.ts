@@ -130,7 +130,7 @@ const uploadedUnder = (prefix: string) => new Map([...uploaded()].filter(([key])
 /** The headers CloudFront writes for a response-headers policy's security headers (each one with override). */
 function headersOf(policyId: string): Record<string, string> {
   const s = resources('AWS::CloudFront::ResponseHeadersPolicy')[policyId]!.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
-  for (const header of Object.values(s) as Json[]) expect(header.Override).toBe(true);
+  for (const header of Object.values<Json>(s)) expect(header.Override).toBe(true);
   return {
     'Content-Security-Policy': render(s.ContentSecurityPolicy.ContentSecurityPolicy),
     'Strict-Transport-Security': `max-age=${s.StrictTransportSecurity.AccessControlMaxAgeSec}${s.StrictTransportSecurity.IncludeSubdomains ? '; includeSubDomains' : ''}${s.StrictTransportSecurity.Preload ? '; preload' : ''}`,

@@ -54,7 +54,7 @@ function linesOf(body: Json): Line[] {
     ((w.properties.metrics ?? []) as unknown[][]).map((row): Line => {
       const options = (typeof row.at(-1) === 'object' ? row.at(-1) : {}) as Json;
       if (options.expression) return { widget: w.properties.title, dims: {}, expression: options.expression, label: options.label };
-      const [namespace, name, ...rest] = row.filter((x) => typeof x === 'string') as string[];
+      const [namespace, name, ...rest] = row.filter((x): x is string => typeof x === 'string');
       const dims = Object.fromEntries(Array.from({ length: rest.length / 2 }, (_, i) => [rest[2 * i]!, rest[2 * i + 1]!]));
       return { widget: w.properties.title, namespace, name, dims, stat: options.stat, label: options.label };
     }),
@@ -67,7 +67,7 @@ function emitted(stage: string): Json {
   const original = process.stdout.write;
   let out = '';
   process.env.METRICS_DISABLED = 'false';
-  process.stdout.write = ((chunk: string | Uint8Array) => ((out += chunk.toString()), true)) as typeof process.stdout.write;
+  process.stdout.write = (chunk: string | Uint8Array) => ((out += chunk.toString()), true);
   try {
     const metrics = createMetrics(stage);
     metrics.addMetric('DeliverySucceeded', 1);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { compileFunction } from 'node:vm';
 import { App, type PolicyValidationPluginReport } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy } from 'aws-cdk-lib/aws-cloudfront';
@@ -125,7 +126,7 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     expect(fn.Properties.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
     expect(fn.Properties.FunctionCode).toBe(VIEWER_ADDRESS_FUNCTION);
     // The function itself, on CloudFront's event shape (lower-case header names, { value } objects).
-    const handler = new Function(`${fn.Properties.FunctionCode}; return handler;`)() as (event: Json) => Json;
+    const handler = compileFunction(`${fn.Properties.FunctionCode}; return handler;`)() as (event: Json) => Json;
     const spoofed = { request: { method: 'GET', uri: '/v1/g/locations', headers: { [VIEWER_ADDRESS_HEADER]: { value: '198.51.100.1', multiValue: [{ value: '198.51.100.1' }, { value: '10.0.0.1' }] }, authorization: { value: 'Bearer t' } } }, viewer: { ip: '203.0.113.7' } };
     const out = handler(spoofed);
     expect(out.headers[VIEWER_ADDRESS_HEADER]).toEqual({ value: '203.0.113.7' });

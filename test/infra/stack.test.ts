@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { compileFunction } from 'node:vm';
 import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -62,7 +63,7 @@ const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]
 async function linesWritten(write: () => unknown): Promise<Json[]> {
   const original = process.stdout.write;
   let out = '';
-  process.stdout.write = ((chunk: string | Uint8Array) => ((out += chunk.toString()), true)) as typeof process.stdout.write;
+  process.stdout.write = (chunk: string | Uint8Array) => ((out += chunk.toString()), true);
   try {
     await write();
   } finally {
@@ -86,7 +87,7 @@ function filterMatches(pattern: string, event: Json): boolean {
       const jsOp = op === '=' ? '===' : op === '!=' ? '!==' : op;
       return `(typeof e[${JSON.stringify(key)}] === 'number' && e[${JSON.stringify(key)}] ${jsOp} ${value})`;
     });
-  return new Function('e', `return ${js};`)(event) as boolean;
+  return compileFunction(`return ${js};`, ['e'])(event) as boolean;
 }
 
 /** The function an invoker reaches: always through its `live` alias (a `Ref` to it), never the function itself. */

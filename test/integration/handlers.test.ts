@@ -24,7 +24,7 @@ function apiGatewayEvent(method: string, resource: string, path: string, extra: 
   // API Gateway fills pathParameters from the matched template.
   const names = resource.split('/');
   const params = Object.fromEntries(
-    path.split('/').flatMap((value, i) => (names[i]?.startsWith('{') ? [[names[i]!.slice(1, -1).replace('+', ''), value]] : [])),
+    path.split('/').flatMap((value, i) => (names[i]?.startsWith('{') ? [[names[i].slice(1, -1).replace('+', ''), value]] : [])),
   );
   return {
     httpMethod: method,
@@ -200,7 +200,7 @@ describe('one HTTP shell for /v1, token and admin', () => {
   });
 
   it("answers the console's prefix as the admin route it mirrors, for members of the admins group only, and audits the console user", async () => {
-    const handler = admin(runtime.deps as MessagingDeps);
+    const handler = admin(runtime.deps);
     const consoleEvent = (groups: unknown) =>
       apiGatewayEvent('POST', '/console-api/v1/dead-letters/redrive', '/console-api/v1/dead-letters/redrive', {
         body: '{}',
@@ -223,7 +223,7 @@ describe('one HTTP shell for /v1, token and admin', () => {
       expect(reply.statusCode, String(groups)).toBe(403);
       expect(JSON.parse(reply.body).error.code).toBe('forbidden');
     }
-    const { entries } = await listAudit(runtime.deps as MessagingDeps, { limit: 10 });
+    const { entries } = await listAudit(runtime.deps, { limit: 10 });
     expect(entries.filter((e) => e.operation === 'redriveAllDeadLetters').map((e) => e.actor)).toEqual(['cognito:ops-alice', 'cognito:ops-alice', 'cognito:ops-alice']);
   });
 });

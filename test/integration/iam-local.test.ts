@@ -30,7 +30,7 @@ function without(policies: RolePolicies, fn: string, action: string): RolePolici
 async function stdoutOf(run: () => Promise<unknown>): Promise<Record<string, any>[]> {
   const original = process.stdout.write;
   let out = '';
-  process.stdout.write = ((chunk: string | Uint8Array) => ((out += chunk.toString()), true)) as typeof process.stdout.write;
+  process.stdout.write = (chunk: string | Uint8Array) => ((out += chunk.toString()), true);
   try {
     await run();
   } finally {

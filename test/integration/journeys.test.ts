@@ -90,7 +90,7 @@ async function filesRun(result: ScriptCoverage[]): Promise<string[]> {
     const path = script.url.startsWith('file:') ? fileURLToPath(script.url) : script.url;
     const file = relative(ROOT, path);
     if (!file.startsWith('lambdas/')) continue;
-    const { scriptSource } = (await session.post('Debugger.getScriptSource', { scriptId: script.scriptId })) as { scriptSource: string };
+    const { scriptSource } = await session.post('Debugger.getScriptSource', { scriptId: script.scriptId });
     const spans = script.functions.map((f) => ({ ...f.ranges[0]!, text: scriptSource.slice(f.ranges[0]!.startOffset, f.ranges[0]!.endOffset) }));
     const outermost = Math.max(...spans.map((s) => s.text.length));
     if (spans.some((s) => s.count > 0 && s.text.length < outermost && !EXPORT_GETTER.test(s.text))) files.push(file);

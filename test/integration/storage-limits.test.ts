@@ -181,9 +181,9 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
     }));
     const outcomes = await holds(arbitrary, 20, {
       state: async () => ({
-        schedules: await Promise.all(scheduleDates.map((d) => store.sports.getSchedule(d!))),
+        schedules: await Promise.all(scheduleDates.map((d) => store.sports.getSchedule(d))),
         provider: await store.sports.getProvider(GROUP, LOCATION),
-        viewing: await store.sports.viewingAtOrBefore(GROUP, LOCATION, viewDate!),
+        viewing: await store.sports.viewingAtOrBefore(GROUP, LOCATION, viewDate),
       }),
       write: async (input, before) => {
         await loadSports(store, input, clock.now());
@@ -191,7 +191,7 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
         const updatedAt = nowIso();
         const schedules = lastBy(file.schedules, (s) => s.date);
         return {
-          schedules: scheduleDates.map((d, i) => (schedules.has(d!) ? { ...schedules.get(d!), updatedAt } : before.schedules[i])),
+          schedules: scheduleDates.map((d, i) => (schedules.has(d) ? { ...schedules.get(d), updatedAt } : before.schedules[i])),
           provider: file.environments.length ? { ...file.environments.at(-1), updatedAt } : before.provider,
           viewing: file.viewing.length ? { ...file.viewing.at(-1), updatedAt } : before.viewing,
         };

@@ -147,11 +147,11 @@ describe(`pausing a failing destination (${ENGINE_NAME})`, { timeout: 60_000 }, 
     // The first probe is due a probe interval after the pause began: a sweep before it sends nothing (a probe leaves the held list).
     clock.advance(timings.probeEveryMs - 1);
     await runtime.sweep();
-    expect(await heldIds(id)).toEqual([first!.deliveryId, second!.deliveryId].sort());
+    expect(await heldIds(id)).toEqual([first.deliveryId, second.deliveryId].sort());
     clock.advance(1);
     await runtime.sweep();
-    expect(await waitForStatus(runtime, first!.deliveryId, ['SUCCEEDED', 'FAILED', 'DEAD_LETTER'])).toMatchObject({ status: 'SUCCEEDED' });
-    expect(await waitForStatus(runtime, second!.deliveryId, ['SUCCEEDED', 'FAILED', 'DEAD_LETTER'])).toMatchObject({ status: 'SUCCEEDED' });
+    expect(await waitForStatus(runtime, first.deliveryId, ['SUCCEEDED', 'FAILED', 'DEAD_LETTER'])).toMatchObject({ status: 'SUCCEEDED' });
+    expect(await waitForStatus(runtime, second.deliveryId, ['SUCCEEDED', 'FAILED', 'DEAD_LETTER'])).toMatchObject({ status: 'SUCCEEDED' });
     expect(await held(id)).toEqual([]);
   });
 

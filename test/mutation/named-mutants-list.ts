@@ -4,7 +4,7 @@
  * `tests` are the files run and `names` the vitest -t pattern (a regular expression over full test names)
  * of the tests that must fail once the rule is broken.
  */
-export type Edit = { file: string; search: string; replace: string };
+type Edit = { file: string; search: string; replace: string };
 export type NamedMutant = { name: string; rule: string; edits: Edit[]; tests: string[]; names: string };
 
 const WEBHOOK_CONTRACT = 'test/integration/webhook-contract.test.ts';

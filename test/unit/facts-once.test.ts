@@ -34,6 +34,8 @@ const FACTS: Fact[] = [
     spellings: EVENT_TYPES.map((type) => ({ name: `'${type}'`, pattern: literal(type) })),
     home: 'lambdas/contract/webhook-events.ts',
   },
+  { fact: "the group index's name", spellings: [{ name: "'GSI1'", pattern: literal('GSI1') }], home: 'lambdas/data/table.ts' },
+  { fact: "a group's partition", spellings: [{ name: 'GROUP#', pattern: anywhere('GROUP#') }], home: 'lambdas/data/store.ts' },
   {
     fact: 'the delivery statuses',
     spellings: DELIVERY_STATUSES.map((status) => ({ name: `'${status}'`, pattern: literal(status) })),

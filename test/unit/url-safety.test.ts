@@ -155,7 +155,10 @@ describe('resolveDestination', () => {
   const resolver = async (host: string) => {
     const table: Record<string, string[]> = { 'pub.test': ['93.184.216.34', '2606:4700::1'], 'mix.test': ['93.184.216.34', '10.0.0.1'], 'meta.test': ['fd00:ec2::254'], 'empty.test': [] };
     if (!(host in table)) throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
-    return table[host]!.map((address) => ({ address, family: (address.includes(':') ? 6 : 4) as 4 | 6 }));
+    return table[host]!.map((address) => {
+      const family: 4 | 6 = address.includes(':') ? 6 : 4;
+      return { address, family };
+    });
   };
   it('connects to the first address when every answer is public', async () => {
     expect(await resolveDestination('https://pub.test/h', resolver)).toMatchObject({ ok: true, hostname: 'pub.test', address: { address: '93.184.216.34', family: 4 } });

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { classify, errorFromException } from '#lambdas/webhooks/classify';
 
@@ -36,7 +37,7 @@ describe("Node's error codes → safe codes, all retried", () => {
 
   it('records anything that is no coded error as a network error, without throwing', () => {
     for (const thrown of [undefined, null, 'text', 42, {}, failure(undefined)]) {
-      expect(errorFromException(thrown), String(thrown)).toBe('network_error');
+      expect(errorFromException(thrown), inspect(thrown)).toBe('network_error');
     }
   });
 });

@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { receiveMenuEvent, type MenuEventInput } from '../src/index.js';
 
 /** Bodies larger than any webhook payload are refused before they are read to the end. */
@@ -24,10 +24,11 @@ function rawBody(req: IncomingMessage): Promise<Buffer | undefined> {
  * its status (contract 7.4: a generic body).
  */
 export function menuWebhookHandler(options: Omit<MenuEventInput, 'headers' | 'rawBody'>): RequestListener {
-  return async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const body = req.method === 'POST' ? await rawBody(req) : undefined;
     if (!body) return void res.writeHead(req.method === 'POST' ? 413 : 405).end();
     const outcome = await receiveMenuEvent({ ...options, headers: req.headers, rawBody: body });
     res.writeHead(outcome.status, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: outcome.status === 200 }));
   };
+  return (req, res) => void answer(req, res);
 }

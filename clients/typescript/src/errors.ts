@@ -19,17 +19,28 @@ export class ApiError extends Error {
   }
 
   static async from(response: Response): Promise<ApiError> {
-    let body: any = null;
+    let body: unknown = null;
     try {
       body = JSON.parse(await response.text());
     } catch {
       // Not JSON: the status alone describes it.
     }
-    const v1 = body && typeof body.error === 'object' ? body.error : undefined;
-    const code = v1?.code ?? (typeof body?.error === 'string' ? body.error : `http_${response.status}`);
-    const message = v1?.message ?? body?.error_description ?? body?.message ?? `HTTP ${response.status}`;
-    const requestId = v1?.requestId ?? response.headers.get('x-request-id') ?? undefined;
+    const fields = isObject(body) ? body : {};
+    const v1 = isObject(fields.error) ? fields.error : {};
+    const code = stringOf(v1.code) ?? stringOf(fields.error) ?? `http_${response.status}`;
+    const message = stringOf(v1.message) ?? stringOf(fields.error_description) ?? stringOf(fields.message) ?? `HTTP ${response.status}`;
+    const requestId = stringOf(v1.requestId) ?? response.headers.get('x-request-id') ?? undefined;
     const retryAfter = Number(response.headers.get('retry-after'));
     return new ApiError(response.status, code, message, requestId, response.headers.has('retry-after') && Number.isFinite(retryAfter) ? retryAfter : undefined);
   }
+}
+
+/** A JSON object (arrays included: their named fields are absent). */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+/** A field the body gave as a string; anything else counts as absent. */
+function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }

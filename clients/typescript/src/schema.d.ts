@@ -4840,7 +4840,7 @@ export interface operations {
                                 createdAt: string;
                                 /** Format: date-time */
                                 updatedAt: string;
-                                /** Format: starts_with */
+                                /** Format: uri */
                                 reviewUrl: string;
                                 workflow: {
                                     /** @enum {string} */

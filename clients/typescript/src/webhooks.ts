@@ -73,13 +73,15 @@ export async function verifyWebhook(secret: string, headers: WebhookHeaders, raw
   const valid = await crypto.subtle.verify('HMAC', await hmacKey(secret, 'verify'), hexBytes(hex), signedInput(timestamp, body));
   if (!valid) return { ok: false, reason: 'signature_mismatch' };
 
-  let event: WebhookEvent;
+  let parsed: unknown;
   try {
-    event = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
   } catch {
     return { ok: false, reason: 'malformed_payload' };
   }
-  if (typeof event !== 'object' || event === null || Array.isArray(event)) return { ok: false, reason: 'malformed_payload' };
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { ok: false, reason: 'malformed_payload' };
+  // An object under a valid signature is the service's own payload (contract 6.2).
+  const event = parsed as WebhookEvent;
   // The header is not signed; the payload's id is. A header that disagrees is not this event's.
   const eventId = header(headers, 'x-service-event-id');
   if (eventId !== undefined && eventId !== event.eventId) return { ok: false, reason: 'event_id_mismatch' };

@@ -24,7 +24,7 @@ async function kit(app: Parameters<typeof newApp>[1] = {}, options: Partial<Cust
     baseUrl: runtime.url,
     clientId,
     clientSecret,
-    now: clock.now,
+    now: () => clock.now(),
     sleep: async (ms) => {
       waits.push(ms);
       clock.advance(ms);
@@ -200,7 +200,7 @@ describe('the menu sync (receiver rule 6)', () => {
     };
     const delivery = await signTestPayload(secret, event, { timestamp: Math.floor(clock.now() / 1000) });
     const receive = (rawBody: string, headers = delivery.headers) =>
-      receiveMenuEvent({ secret, headers, rawBody, scope: { groupId: 'demo-group' }, dedupe, client, store, now: clock.now });
+      receiveMenuEvent({ secret, headers, rawBody, scope: { groupId: 'demo-group' }, dedupe, client, store, now: () => clock.now() });
 
     const first = await receive(delivery.body);
     expect(first).toMatchObject({ status: 200, outcome: 'synced', sync: { changed: true } });

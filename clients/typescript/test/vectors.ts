@@ -15,5 +15,5 @@ export type Vector = {
 };
 
 export const VECTORS_FILE = new URL('../../../spec/webhook-signature-vectors.json', import.meta.url);
-export const VECTORS: Vector[] = JSON.parse(readFileSync(VECTORS_FILE, 'utf8'));
+export const VECTORS = JSON.parse(readFileSync(VECTORS_FILE, 'utf8')) as Vector[];
 export const vector = (name: string) => VECTORS.find((v) => v.name === name)!;

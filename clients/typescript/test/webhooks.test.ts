@@ -81,7 +81,7 @@ describe('signTestPayload', () => {
     expect(await verifyWebhook('s3cret', signed.headers, signed.body, { now: () => 1_700_000_000_000 })).toEqual({ ok: true, event: EVENT });
     expect(await verifyWebhook('other', signed.headers, signed.body, { now: () => 1_700_000_000_000 })).toEqual({ ok: false, reason: 'signature_mismatch' });
     const v = vector('ascii');
-    const again = await signTestPayload(v.secret, JSON.parse(v.body), { timestamp: Number(v.timestamp) });
+    const again = await signTestPayload(v.secret, JSON.parse(v.body) as WebhookEvent, { timestamp: Number(v.timestamp) });
     expect([again.body, again.headers['x-service-signature']]).toEqual([v.body, v.expected]);
   });
 });

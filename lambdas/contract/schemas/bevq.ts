@@ -10,7 +10,7 @@ const menuId = v.pipe(v.string(), v.minLength(1), v.maxLength(128));
 const sortOrder = v.pipe(v.number(), v.safeInteger(), v.minValue(-1_000_000), v.maxValue(1_000_000));
 const location = v.object({ id: v.string(), name: v.string(), timezone: v.string() });
 
-export const menuSize = v.object({
+const menuSize = v.object({
   id: menuId,
   name: v.pipe(v.string(), v.maxLength(200)),
   /** Up to a half-barrel keg (1,984 oz). */
@@ -21,7 +21,7 @@ export const menuSize = v.object({
   available: v.boolean(),
 });
 
-export const menuBrand = v.object({
+const menuBrand = v.object({
   id: v.optional(v.pipe(v.string(), v.maxLength(128))),
   name: v.optional(v.pipe(v.string(), v.maxLength(200))),
   type: v.optional(v.pipe(v.string(), v.maxLength(100))),
@@ -50,9 +50,9 @@ const itemFields = {
   sortOrder,
 };
 
-export const menuItem = v.object({ ...itemFields, sectionId: menuId, updatedAt: isoTimestamp });
+const menuItem = v.object({ ...itemFields, sectionId: menuId, updatedAt: isoTimestamp });
 
-export const menuSection = v.object({
+const menuSection = v.object({
   id: menuId,
   name: v.pipe(v.string(), v.maxLength(200)),
   description: text,
@@ -63,9 +63,11 @@ export const menuSection = v.object({
   items: v.array(menuItem),
 });
 
-export const posHealth = v.picklist(['current', 'stale', 'unknown']);
+const posHealth = v.picklist(['current', 'stale', 'unknown']);
+/** A menu's POS source health (contract 2.11 rule 3), as webhooks/menu-build.ts derives it. */
+export type PosHealth = v.InferOutput<typeof posHealth>;
 
-export const menuData = v.object({
+const menuData = v.object({
   updatedAt: isoTimestamp,
   revision: v.string(),
   sourceHealth: v.object({ pos: posHealth, lastPosSyncAt: v.nullable(isoTimestamp) }),

@@ -5,10 +5,10 @@ import { deviceStatus } from './matriq.js';
 
 /** Campaigns (contract 2.10). The group resource's shape is ours: docs/decisions/campaigns.md. */
 
-export const CAMPAIGN_STATUSES = ['scheduled', 'active', 'paused', 'ended'] as const;
+const CAMPAIGN_STATUSES = ['scheduled', 'active', 'paused', 'ended'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
-export const campaign = v.object({
+const campaign = v.object({
   id: v.string(),
   name: v.string(),
   status: v.picklist(CAMPAIGN_STATUSES),

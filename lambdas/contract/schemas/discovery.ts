@@ -9,9 +9,9 @@ function keyed<T extends v.GenericSchema>(keys: readonly string[], schema: T) {
 
 const modulesEnabled = keyed(MODULES, v.boolean());
 
-export const ENDPOINT_KEYS = ['root', 'modules', 'shiftq', 'sportsq', 'matriq'] as const;
+const ENDPOINT_KEYS = ['root', 'modules', 'shiftq', 'sportsq', 'matriq'] as const;
 
-export const tokenBlock = v.object({
+const tokenBlock = v.object({
   scopeType: v.picklist(['group', 'location']),
   scopes: v.array(v.picklist(SCOPES)),
   rateLimitPerMinute: v.pipe(v.number(), v.safeInteger(), v.gtValue(0)),
@@ -23,7 +23,7 @@ export const tokenBlock = v.object({
   tokenPrefix: v.string(),
 });
 
-export const locationItem = v.object({
+const locationItem = v.object({
   id: v.string(),
   name: v.string(),
   locationShortName: v.string(),

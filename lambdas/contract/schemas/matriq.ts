@@ -7,10 +7,10 @@ import { locationRef } from './discovery.js';
  * contract does not show are explained in docs/decisions/matriq.md.
  */
 
-export const DEVICE_HEALTH = ['healthy', 'warning', 'offline'] as const;
+const DEVICE_HEALTH = ['healthy', 'warning', 'offline'] as const;
 export type DeviceHealth = (typeof DEVICE_HEALTH)[number];
 
-export const STOP_STATUSES = ['queued', 'applied', 'failed'] as const;
+const STOP_STATUSES = ['queued', 'applied', 'failed'] as const;
 export type StopStatus = (typeof STOP_STATUSES)[number];
 
 const health = v.pipe(v.picklist(DEVICE_HEALTH), v.description('healthy: seen within 5 minutes; warning: within 30; offline: later or never'));
@@ -22,7 +22,7 @@ export const deviceStatus = v.object({
 });
 
 /** `refresh` of the composite matriq resources, keyed by sub-resource (2.1). */
-export const matriqRefresh = v.object({
+const matriqRefresh = v.object({
   gateway: refresh,
   devices: refresh,
   providerAvailable: refresh,

@@ -18,9 +18,9 @@ const currency = v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 c
 
 // ── kitchen: raw tickets of one business day ──
 
-export const MAX_TICKETS_PER_DAY = 20_000;
+const MAX_TICKETS_PER_DAY = 20_000;
 
-export const kitchenStation = v.object({
+const kitchenStation = v.object({
   id: key,
   name,
   kind: v.picklist(['prep', 'expediter']),
@@ -28,7 +28,7 @@ export const kitchenStation = v.object({
   expoRouting: v.optional(v.pipe(v.string(), v.maxLength(40)), 'expo'),
 });
 
-export const kitchenTicket = v.object({
+const kitchenTicket = v.object({
   id: key,
   firedAt: ts,
   salesCategory: name,
@@ -127,7 +127,7 @@ export const reservationsInput = v.object({
 
 // ── reviews ──
 
-export const reviewInput = v.object({
+const reviewInput = v.object({
   id: key,
   provider: v.picklist(REVIEW_PROVIDERS),
   rating: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(5)),

@@ -21,16 +21,16 @@ const averageFields = {
   maxTicketTimeMinutes: v.number(),
 };
 
-export const stationAverageRow = v.object({ stationGuid: v.string(), stationName: v.string(), ...averageFields });
-export const expediterAverageRow = v.object({
+const stationAverageRow = v.object({ stationGuid: v.string(), stationName: v.string(), ...averageFields });
+const expediterAverageRow = v.object({
   fulfillmentLevel: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
   stationGuid: v.string(),
   stationName: v.string(),
   ...averageFields,
 });
-export const salesCategoryAverageRow = v.object({ salesCategory: v.string(), ...averageFields });
+const salesCategoryAverageRow = v.object({ salesCategory: v.string(), ...averageFields });
 
-export const timeBucket = v.object({
+const timeBucket = v.object({
   bucketStartMs: v.pipe(v.number(), v.safeInteger()),
   bucketEndMs: v.pipe(v.number(), v.safeInteger()),
   bucketStartIso: isoTimestamp,
@@ -56,7 +56,7 @@ const kitchenStatus = v.object({
   error: v.pipe(v.optional(v.string()), v.description('Present only when state is error')),
 });
 
-export const kitchenSnapshot = v.object({
+const kitchenSnapshot = v.object({
   businessDate: compactDate,
   metricsBusinessDate: compactDate,
   dateKey: isoDate,
@@ -107,7 +107,7 @@ export const kitchenSnapshot = v.object({
   retentionDays: v.literal(366),
 });
 
-export const kitchenMetadata = v.object({
+const kitchenMetadata = v.object({
   updatedAt: isoTimestamp,
   businessDate: compactDate,
   dateKey: isoDate,
@@ -136,7 +136,7 @@ export const kitchenMetadata = v.object({
 });
 
 /** Why an exact-date read has no data: none was loaded for that date, or the date is past the 366-day retention. */
-export const unavailableReason = v.nullable(v.picklist(['no_data', 'expired']));
+const unavailableReason = v.nullable(v.picklist(['no_data', 'expired']));
 
 export const kitchenData = v.object({
   location: locationRef,
@@ -157,7 +157,7 @@ export const kitchenData = v.object({
 
 const money = v.number();
 
-export const salesSnapshot = v.object({
+const salesSnapshot = v.object({
   updatedAt: isoTimestamp,
   currency: v.pipe(v.string(), v.length(3)),
   grossSales: money,
@@ -196,7 +196,7 @@ export const salesData = v.object({
   }),
 });
 
-export const laborSnapshot = v.object({
+const laborSnapshot = v.object({
   updatedAt: isoTimestamp,
   currency: v.pipe(v.string(), v.length(3)),
   laborCost: money,
@@ -227,7 +227,7 @@ export const CLOCK_IN_ALERTS = [
   'late_clock_in',
 ] as const;
 
-export const exceptionCounts = v.object({
+const exceptionCounts = v.object({
   wrongJobCodeClockIns: v.pipe(v.number(), v.safeInteger()),
   scheduledButMissing: v.pipe(v.number(), v.safeInteger()),
   clockedInButNotScheduled: v.pipe(v.number(), v.safeInteger()),

@@ -7,20 +7,20 @@ import { locationRef } from './discovery.js';
  * contract does not show are explained in docs/decisions/sportsq.md.
  */
 
-export const SCHEDULE_STATUSES = ['AVAILABLE', 'SCHEDULE_DATA_UNAVAILABLE'] as const;
-export const PROVIDER_STATUSES = [
+const SCHEDULE_STATUSES = ['AVAILABLE', 'SCHEDULE_DATA_UNAVAILABLE'] as const;
+const PROVIDER_STATUSES = [
   'AVAILABLE',
   'PROVIDER_DATA_UNAVAILABLE',
   'PROVIDER_DATA_STALE',
   'PROVIDER_DATA_PARTIAL',
 ] as const;
-export const FRESHNESS = ['EXACT_DATE', 'STALE_DATE', 'MISSING'] as const;
+const FRESHNESS = ['EXACT_DATE', 'STALE_DATE', 'MISSING'] as const;
 
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
 export type Freshness = (typeof FRESHNESS)[number];
 
-export const availability = v.object({
+const availability = v.object({
   status: v.picklist(PROVIDER_STATUSES),
   requestedDate: isoDate,
   effectiveDate: v.pipe(v.nullable(isoDate), v.description('Date of the newest viewing data at or before requestedDate; null when none')),
@@ -34,7 +34,7 @@ export const availability = v.object({
 
 const channel = v.object({ number: v.string(), name: v.string(), type: v.string() });
 
-export const provider = v.object({
+const provider = v.object({
   id: v.string(),
   name: v.string(),
   type: v.string(),
@@ -45,7 +45,7 @@ export const provider = v.object({
   channels: v.array(channel),
 });
 
-export const regionalSportsNetwork = v.object({ id: v.string(), name: v.string(), channel: v.string() });
+const regionalSportsNetwork = v.object({ id: v.string(), name: v.string(), channel: v.string() });
 
 export const providerData = v.object({
   location: locationRef,
@@ -81,14 +81,14 @@ export const packagesData = v.object({
 
 const named = v.object({ id: v.string(), name: v.string() });
 
-export const viewingOption = v.object({
+const viewingOption = v.object({
   provider: v.object({ id: v.string(), name: v.string(), type: v.string() }),
   network: v.object({ id: v.string(), name: v.string(), type: v.string() }),
   channel: v.string(),
   available: v.boolean(),
 });
 
-export const sportsEvent = v.object({
+const sportsEvent = v.object({
   id: v.pipe(v.string(), v.description('Stable event id')),
   name: v.string(),
   startsAt: isoTimestamp,
