@@ -33,7 +33,8 @@ const secretNotice = 'The signing secret is shown only now: store it safely, it 
 /** "all" → null (every location the application covers), else the list. */
 const locationsOf = (list: string[] | undefined) => (list === undefined ? undefined : list.length === 1 && list[0] === 'all' ? null : list);
 
-const age = (seconds: number) => (seconds < 120 ? `${seconds}s` : seconds < 7200 ? `${Math.round(seconds / 60)}m` : `${Math.round(seconds / 3600)}h`);
+const age = (seconds: number) =>
+  seconds < 120 ? `${seconds}s` : seconds < 7200 ? `${Math.round(seconds / 60)}m` : `${Math.round(seconds / 3600)}h`;
 
 export const BEVQ_COMMANDS: readonly Command[] = [
   defineCommand({
@@ -93,7 +94,9 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     flags: { app: { value: 'CLIENT_ID' } },
     json: '{"destinations": [Destination]}',
     async run({ flags, deps }) {
-      const pages = await allPages((cursor) => listDestinations(deps, { ...(flags.app ? { clientId: flags.app } : {}), ...(cursor ? { cursor } : {}) }));
+      const pages = await allPages((cursor) =>
+        listDestinations(deps, { ...(flags.app ? { clientId: flags.app } : {}), ...(cursor ? { cursor } : {}) }),
+      );
       const listed = { destinations: pages.flatMap((p) => p.destinations) };
       return { json: listed, text: table(listed.destinations, destinationColumns) };
     },
@@ -108,17 +111,20 @@ export const BEVQ_COMMANDS: readonly Command[] = [
       const shown = await showDestination(deps, arg);
       const d = shown.destination;
       const text = [
-        fields({
-          id: d.destinationId,
-          app: d.clientId,
-          name: d.name,
-          host: d.hostname,
-          locations: d.locationIds ?? 'all',
-          health: d.health,
-          consecutive_failures: d.consecutiveFailures,
-          last_success: d.lastSuccessAt ?? '-',
-          last_failure: d.lastFailureAt ?? '-',
-        }, ''),
+        fields(
+          {
+            id: d.destinationId,
+            app: d.clientId,
+            name: d.name,
+            host: d.hostname,
+            locations: d.locationIds ?? 'all',
+            health: d.health,
+            consecutive_failures: d.consecutiveFailures,
+            last_success: d.lastSuccessAt ?? '-',
+            last_failure: d.lastFailureAt ?? '-',
+          },
+          '',
+        ),
         '',
         table(shown.recentDeliveries, [
           ['DELIVERY', (r) => r.deliveryId],
@@ -152,7 +158,10 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     json: '{"destination": Destination, "signingSecret": "..."}',
     async run({ arg, deps }) {
       const rotated = await rotateSecret(deps, arg);
-      return { json: rotated, text: [`Rotated the secret of ${arg}.`, fields({ signing_secret: rotated.signingSecret }), secretNotice].join('\n') };
+      return {
+        json: rotated,
+        text: [`Rotated the secret of ${arg}.`, fields({ signing_secret: rotated.signingSecret }), secretNotice].join('\n'),
+      };
     },
   }),
   defineCommand({
@@ -169,7 +178,10 @@ export const BEVQ_COMMANDS: readonly Command[] = [
   ...(['disable', 'enable'] as const).map((verb) =>
     defineCommand({
       name: `destinations ${verb}`,
-      summary: verb === 'disable' ? 'Stop dispatching to a destination; queued attempts fail without a request.' : 'Dispatch to a destination again.',
+      summary:
+        verb === 'disable'
+          ? 'Stop dispatching to a destination; queued attempts fail without a request.'
+          : 'Dispatch to a destination again.',
       arg: 'ID',
       flags: {},
       json: '{"destination": Destination}',
@@ -237,7 +249,10 @@ export const BEVQ_COMMANDS: readonly Command[] = [
       if (Boolean(arg) === Boolean(flags.all)) throw new AdminInputError('dlq redrive takes one delivery ID or --all');
       if (!flags.all) {
         const result = await redrive(deps, { deliveryId: arg });
-        return { json: { ...result, pages: 1 }, text: `Redrove ${result.redriven.length} delivery(ies); removed ${result.removedMessages} DLQ message(s).` };
+        return {
+          json: { ...result, pages: 1 },
+          text: `Redrove ${result.redriven.length} delivery(ies); removed ${result.removedMessages} DLQ message(s).`,
+        };
       }
       const total = { redriven: [] as string[], removedMessages: 0, pages: 0 };
       let page: RedriveResult | undefined;
@@ -246,9 +261,14 @@ export const BEVQ_COMMANDS: readonly Command[] = [
         total.redriven.push(...page.redriven);
         total.removedMessages += page.removedMessages;
         total.pages++;
-        progress?.(`page ${total.pages}: ${page.redriven.length} queued again (${total.redriven.length} so far)${page.nextCursor ? '; going on' : ''}`);
+        progress?.(
+          `page ${total.pages}: ${page.redriven.length} queued again (${total.redriven.length} so far)${page.nextCursor ? '; going on' : ''}`,
+        );
       } while (page.nextCursor);
-      return { json: total, text: `Redrove ${total.redriven.length} delivery(ies) in ${total.pages} page(s); removed ${total.removedMessages} DLQ message(s).` };
+      return {
+        json: total,
+        text: `Redrove ${total.redriven.length} delivery(ies) in ${total.pages} page(s); removed ${total.removedMessages} DLQ message(s).`,
+      };
     },
   }),
 ];

@@ -1,4 +1,13 @@
-import { createApp, createdAppDocument, legacyReport, listApps, revokeApp, rotateClientSecret, SECRET_OVERLAP_HOURS, showApp } from '#lambdas/admin/apps';
+import {
+  createApp,
+  createdAppDocument,
+  legacyReport,
+  listApps,
+  revokeApp,
+  rotateClientSecret,
+  SECRET_OVERLAP_HOURS,
+  showApp,
+} from '#lambdas/admin/apps';
 import { allPages } from '#lambdas/admin/paging';
 import { AdminInputError, type AppInput } from '#domain/inputs';
 import { loadVenues, putGroup, putLocation } from '#ingest/venues';
@@ -120,7 +129,9 @@ export const COMMANDS: readonly Command[] = [
     flags: { group: { value: 'G' } },
     json: '{"apps": [App]}',
     async run({ flags, deps }) {
-      const pages = await allPages((cursor) => listApps(deps, { ...(flags.group ? { groupId: flags.group } : {}), ...(cursor ? { cursor } : {}) }));
+      const pages = await allPages((cursor) =>
+        listApps(deps, { ...(flags.group ? { groupId: flags.group } : {}), ...(cursor ? { cursor } : {}) }),
+      );
       const listed = { apps: pages.flatMap((p) => p.apps) };
       return { json: listed, text: table(listed.apps, appColumns) };
     },
@@ -319,7 +330,10 @@ export const COMMANDS: readonly Command[] = [
       const entries = shiftqFileEntries(await readJsonFile(flags.file));
       const loaded = await loadShiftq(store, { groupId: flags.group, locationId: flags.location, entries }, now);
       const text = loaded
-        .map((l) => `Loaded ${l.kind}${l.businessDate ? ` for ${l.businessDate}` : ''} (${l.records} record(s)) at ${flags.group}/${flags.location}.`)
+        .map(
+          (l) =>
+            `Loaded ${l.kind}${l.businessDate ? ` for ${l.businessDate}` : ''} (${l.records} record(s)) at ${flags.group}/${flags.location}.`,
+        )
         .join('\n');
       return { json: { loaded }, text };
     },

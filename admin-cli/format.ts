@@ -7,7 +7,14 @@ export function table<T>(rows: readonly T[], columns: readonly Column<T>[]): str
   if (rows.length === 0) return '(none)';
   const cells = [columns.map(([header]) => header), ...rows.map((row) => columns.map(([, cell]) => cell(row)))];
   const widths = columns.map((_, i) => Math.max(...cells.map((line) => line[i]!.length)));
-  return cells.map((line) => line.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((line) =>
+      line
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** One "key  value" line per field, keys aligned; null and undefined are skipped. */

@@ -42,7 +42,12 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { app: { type: 'string' }, 'forward-to': { type: 'string' }, locations: { type: 'string' }, 'runtime-file': { type: 'string' } },
+      options: {
+        app: { type: 'string' },
+        'forward-to': { type: 'string' },
+        locations: { type: 'string' },
+        'runtime-file': { type: 'string' },
+      },
     }));
   } catch (err) {
     throw new ListenUsageError(`${(err as Error).message}\n${LISTEN_USAGE}`);
@@ -71,7 +76,14 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
   let added: { destination: { destinationId: string }; signingSecret: string };
   try {
     added = (await cli([
-      'destinations', 'add', '--app', values.app, '--name', `npm run listen (pid ${process.pid})`, '--url', inboxUrl,
+      'destinations',
+      'add',
+      '--app',
+      values.app,
+      '--name',
+      `npm run listen (pid ${process.pid})`,
+      '--url',
+      inboxUrl,
       ...(values.locations ? ['--locations', values.locations] : []),
     ])) as typeof added;
   } catch (err) {

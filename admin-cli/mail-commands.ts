@@ -12,7 +12,9 @@ export const MAIL_COMMANDS: readonly Command[] = [
     flags: {},
     json: '{"suppressions": [{"address", "reason", "at"}]}',
     async run({ deps }) {
-      const suppressions = (await allPages((cursor) => listMailSuppressions(deps, cursor ? { cursor } : {}))).flatMap((p) => p.suppressions);
+      const suppressions = (await allPages((cursor) => listMailSuppressions(deps, cursor ? { cursor } : {}))).flatMap(
+        (p) => p.suppressions,
+      );
       const text = table<MailSuppression>(suppressions, [
         ['ADDRESS', (s) => s.address],
         ['REASON', (s) => s.reason],
@@ -23,7 +25,7 @@ export const MAIL_COMMANDS: readonly Command[] = [
   }),
   defineCommand({
     name: 'mail unsuppress',
-    summary: "Send owner mail to a suppressed address again, once its owner mended the mailbox (a new bounce suppresses it again).",
+    summary: 'Send owner mail to a suppressed address again, once its owner mended the mailbox (a new bounce suppresses it again).',
     arg: 'ADDRESS',
     flags: {},
     json: '{"lifted": "ADDRESS"}',

@@ -21,8 +21,7 @@ type Globals = {
 };
 
 export type Invocation =
-  | { kind: 'help' }
-  | { kind: 'run'; command: Command; flags: Values<Record<string, Flag>>; arg: string; globals: Globals };
+  { kind: 'help' } | { kind: 'run'; command: Command; flags: Values<Record<string, Flag>>; arg: string; globals: Globals };
 
 /** True when the command line asks for debugging output, even if it does not parse. */
 export const wantsDebug = (argv: readonly string[]) => argv.includes('--debug');
@@ -31,8 +30,7 @@ export const wantsDebug = (argv: readonly string[]) => argv.includes('--debug');
 export function parseCommandLine(argv: readonly string[], commands: readonly Command[]): Invocation {
   const [first, second] = argv;
   if (first === undefined || first === 'help' || first === '--help' || first === '-h') return { kind: 'help' };
-  const command =
-    commands.find((c) => c.name === `${first} ${second}`) ?? commands.find((c) => c.name === first);
+  const command = commands.find((c) => c.name === `${first} ${second}`) ?? commands.find((c) => c.name === first);
   if (!command) {
     const subcommands = commands.filter((c) => c.name.startsWith(`${first} `)).map((c) => c.name.split(' ')[1]);
     const given = second === undefined ? first : `${first} ${second}`;
@@ -42,7 +40,10 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Com
   }
   const words = command.name.split(' ').length;
   const options = Object.fromEntries(
-    Object.entries(command.flags).map(([name, flag]) => [name, { type: flag.kind === 'switch' ? ('boolean' as const) : ('string' as const) }]),
+    Object.entries(command.flags).map(([name, flag]) => [
+      name,
+      { type: flag.kind === 'switch' ? ('boolean' as const) : ('string' as const) },
+    ]),
   );
   let parsed;
   try {
@@ -62,9 +63,7 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Com
   const expected = command.arg ? 1 : 0;
   if (positionals.length !== expected && !(command.argOptional && positionals.length === 0)) {
     throw new UsageError(
-      command.arg
-        ? `${command.name} takes one ${command.arg}`
-        : `${command.name} takes no arguments, got "${positionals.join(' ')}"`,
+      command.arg ? `${command.name} takes one ${command.arg}` : `${command.name} takes no arguments, got "${positionals.join(' ')}"`,
     );
   }
   if (values.region !== undefined && values.stage === undefined) throw new UsageError('--region needs --stage');

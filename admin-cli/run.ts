@@ -42,7 +42,9 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
       io.err(`error: ${err.message}\n`);
       return 2;
     }
-    io.err(wantsDebug(argv) ? `${(err as Error)?.stack ?? String(err)}\n` : `unexpected error: ${oneLine(err)} (--debug shows the stack)\n`);
+    io.err(
+      wantsDebug(argv) ? `${(err as Error)?.stack ?? String(err)}\n` : `unexpected error: ${oneLine(err)} (--debug shows the stack)\n`,
+    );
     return 1;
   }
 }

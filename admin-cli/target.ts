@@ -84,7 +84,8 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
     const { Stacks } = await cfn.send(new DescribeStacksCommand({ StackName: name }));
     outputs = Object.fromEntries((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']));
   } catch (err) {
-    if ((err as Error).name === 'ValidationError') throw new TargetError(`stack ${name} not found: is stage ${stage} deployed in this region?`);
+    if ((err as Error).name === 'ValidationError')
+      throw new TargetError(`stack ${name} not found: is stage ${stage} deployed in this region?`);
     throw err;
   } finally {
     cfn.destroy();

@@ -21,12 +21,16 @@ export const VENUE_MODULE_COMMANDS: readonly Command[] = [
     json: '{"schedules": N, "environments": N, "viewing": N}',
     async run({ flags, store, now }) {
       const result = await loadSports(store, await readJsonFile(flags.file), now);
-      return { json: result, text: `Loaded ${result.schedules} schedule(s), ${result.environments} provider environment(s), ${result.viewing} viewing record(s).` };
+      return {
+        json: result,
+        text: `Loaded ${result.schedules} schedule(s), ${result.environments} provider environment(s), ${result.viewing} viewing record(s).`,
+      };
     },
   }),
   defineCommand({
     name: 'matriq load',
-    summary: "Load display devices, gateways and Auto Scheduler state from a JSON file {locations: [...]} (replaces each listed location's).",
+    summary:
+      "Load display devices, gateways and Auto Scheduler state from a JSON file {locations: [...]} (replaces each listed location's).",
     flags: fileFlag,
     json: '{"locations": N}',
     async run({ flags, store, now }) {

@@ -4,7 +4,12 @@ import { createApp } from '#lambdas/admin/apps';
 import type { LocalRuntime } from '#local/runtime';
 
 /** Authorization headers for a fresh application of the runtime's store, at a limit the bench never meets. */
-export async function benchAuthHeaders(runtime: LocalRuntime, groupId: string, name: string, scopes: readonly Scope[]): Promise<Record<string, string>> {
+export async function benchAuthHeaders(
+  runtime: LocalRuntime,
+  groupId: string,
+  name: string,
+  scopes: readonly Scope[],
+): Promise<Record<string, string>> {
   const { app, clientSecret } = await createApp(
     runtime.store,
     { groupId, name, scopes: [...scopes], rateLimitPerMinute: APP_RATE_CEILING_PER_MINUTE },

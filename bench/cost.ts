@@ -46,7 +46,13 @@ export const isEmfLine = (chunk: string) => chunk.startsWith('{"_aws":');
  * "-" for what a /v1 request leaves empty. Only the fields' type is imported:
  * the construct pulls in aws-cdk-lib.
  */
-export async function gatewayAccessLogBytes(request: { method: string; routeKey: string; status: number; responseBytes: number; latencyMs: number }): Promise<number> {
+export async function gatewayAccessLogBytes(request: {
+  method: string;
+  routeKey: string;
+  status: number;
+  responseBytes: number;
+  latencyMs: number;
+}): Promise<number> {
   const typical: Record<keyof typeof ACCESS_LOG_FIELDS, string> = {
     requestId: 'AbCdEfGhIjKlMnO=',
     ip: '203.0.113.10',
@@ -137,7 +143,9 @@ export function costLines(what: string, r: PerRequest, goal: number | null, extr
   return [
     `Cost per million ${what} at on-demand list prices (${PRICES.region}; no free tier):`,
     `  measured per ${unit}: ${r.readUnits.toFixed(2)} read units, ${r.writeUnits.toFixed(2)} write units, ` +
-      (r.invocations === undefined ? `${Math.ceil(r.billedMs)} ms billed` : `${r.invocations.toFixed(2)} invocations, ${r.billedMs.toFixed(1)} ms billed`) +
+      (r.invocations === undefined
+        ? `${Math.ceil(r.billedMs)} ms billed`
+        : `${r.invocations.toFixed(2)} invocations, ${r.billedMs.toFixed(1)} ms billed`) +
       ` at ${r.memoryMb} MB arm64, ${Math.round(r.logBytes)} log bytes, ${Math.round(r.responseBytes)} ${unit === 'request' ? 'response' : 'sent'} bytes, ${(r.tracedShare * 100).toFixed(1)} % traced` +
       (r.sqsRequests ? `, ${r.sqsRequests.toFixed(2)} SQS requests` : ''),
     `  | DynamoDB | Lambda | logs | X-Ray | transfer out |${r.sqsRequests ? ' SQS |' : ''} total | goal |`,

@@ -34,7 +34,13 @@ await ensureTable(client, tableName);
 const doc = DynamoDBDocumentClient.from(client);
 const venues = DEMO_VENUES.groups[0]!.locations!;
 for (const venue of venues) {
-  const item = { ...locationKeys.location(DEMO_GROUP_ID, venue.id), ...venue, groupId: DEMO_GROUP_ID, status: 'active', createdAt: new Date().toISOString() };
+  const item = {
+    ...locationKeys.location(DEMO_GROUP_ID, venue.id),
+    ...venue,
+    groupId: DEMO_GROUP_ID,
+    status: 'active',
+    createdAt: new Date().toISOString(),
+  };
   await doc.send(new PutCommand({ TableName: tableName, Item: item }));
 }
 const key = locationKeys.location(DEMO_GROUP_ID, venues[0]!.id);
@@ -50,7 +56,10 @@ const locationsCalls = async () => {
   ]);
   return page.Items;
 };
-const answer = process.env.CALLS === 'locations' ? locationsCalls : async () => (await doc.send(new GetCommand({ TableName: tableName, Key: key }))).Item;
+const answer =
+  process.env.CALLS === 'locations'
+    ? locationsCalls
+    : async () => (await doc.send(new GetCommand({ TableName: tableName, Key: key }))).Item;
 
 const server = createServer((_req, res) => {
   answer().then(

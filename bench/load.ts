@@ -96,5 +96,8 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export function median(values: number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 0.5);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 }

@@ -86,13 +86,17 @@ export async function readyLine<T>(child: Child, timeoutMs = 60_000): Promise<T>
 export async function startRuntimeChild(extraArgs: string[] = ['--in-memory'], env: Record<string, string> = {}, nodeArgs: string[] = []) {
   const scratch = mkdtempSync(join(tmpdir(), 'customer-api-bench-'));
   const adminKey = 'bench-admin-key';
-  const proc = startChild(['bin/local.ts', ...extraArgs], {
-    PORT: '0',
-    LOG_LEVEL: 'SILENT',
-    ADMIN_API_KEY: adminKey,
-    CUSTOMER_API_RUNTIME_FILE: join(scratch, 'runtime.json'),
-    ...env,
-  }, nodeArgs);
+  const proc = startChild(
+    ['bin/local.ts', ...extraArgs],
+    {
+      PORT: '0',
+      LOG_LEVEL: 'SILENT',
+      ADMIN_API_KEY: adminKey,
+      CUSTOMER_API_RUNTIME_FILE: join(scratch, 'runtime.json'),
+      ...env,
+    },
+    nodeArgs,
+  );
   try {
     const url = (await proc.waitFor(/listening on (http:\/\/\S+)[\s\S]*curl -s/))[1]!.replace(/\/$/, '');
     const groupId = /curl -s \S+\/v1\/(\S+)\/locations/.exec(proc.output())?.[1] ?? 'demo-group';
@@ -113,7 +117,6 @@ export async function startRuntimeChild(extraArgs: string[] = ['--in-memory'], e
     throw err;
   }
 }
-
 
 /** A bearer token for an application with every /v1 read scope and a limit the bench never meets, made through the admin API. */
 export async function benchToken(runtime: { url: string; adminKey: string; groupId: string }, rateLimitPerMinute: number): Promise<string> {

@@ -14,7 +14,18 @@ import { startEngines } from '../local/engines.js';
 import { startLocalRuntime } from '../local/runtime.js';
 import { FUNCTIONS } from '#lib/functions';
 import { meterCapacity, perRequest } from './capacity.js';
-import { costLines, costPerMillion, dollars, totalPerMillion, gatewayAccessLogBytes, isEmfLine, platformLogBytes, PRICES, tracedShare, type PerRequest } from './cost.js';
+import {
+  costLines,
+  costPerMillion,
+  dollars,
+  totalPerMillion,
+  gatewayAccessLogBytes,
+  isEmfLine,
+  platformLogBytes,
+  PRICES,
+  tracedShare,
+  type PerRequest,
+} from './cost.js';
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { median } from './load.js';
 
@@ -57,7 +68,13 @@ const billedMsAt = (handlingMs: number, trips: number, memoryMb: number) =>
 const FOOTPRINT_REQUESTS = 5;
 
 /** Median latency of `requests` sequential requests (after two warm-ups) without and with the delay, and the calls `counter` saw per request. */
-async function measure(url: string, headers: Record<string, string>, proxy: DelayProxy, counter: () => number, requests = REQUESTS): Promise<Measured> {
+async function measure(
+  url: string,
+  headers: Record<string, string>,
+  proxy: DelayProxy,
+  counter: () => number,
+  requests = REQUESTS,
+): Promise<Measured> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const phase = async (delayMs: number) => {
@@ -98,7 +115,13 @@ export async function benchRoundTrips(): Promise<string[]> {
   // INFO and metrics on, as deployed: the bench counts the log bytes a request writes (its EMF line too), and keeps them off its own output.
   const metricsDisabled = process.env.METRICS_DISABLED;
   process.env.METRICS_DISABLED = 'false';
-  const runtime = await startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'INFO', engines: { ...engines, dynamoEndpoint: proxy.url } });
+  const runtime = await startLocalRuntime({
+    port: 0,
+    dataDir: null,
+    seed: true,
+    logLevel: 'INFO',
+    engines: { ...engines, dynamoEndpoint: proxy.url },
+  });
   const stdoutWrite = process.stdout.write.bind(process.stdout);
   let logBytes = 0;
   let emfBytes = 0;
@@ -118,7 +141,13 @@ export async function benchRoundTrips(): Promise<string[]> {
     }
     const per = (n: number) => n / FOOTPRINT_REQUESTS;
     const { readUnits, writeUnits } = perRequest(before, metered, FOOTPRINT_REQUESTS);
-    return { readUnits, writeUnits, responseBytes: per(responseBytes), logBytes: per(logBytes - before.logBytes), emfBytes: per(emfBytes - before.emfBytes) };
+    return {
+      readUnits,
+      writeUnits,
+      responseBytes: per(responseBytes),
+      logBytes: per(logBytes - before.logBytes),
+      emfBytes: per(emfBytes - before.emfBytes),
+    };
   };
   let baseline: Server | null = null;
   try {
@@ -154,12 +183,28 @@ export async function benchRoundTrips(): Promise<string[]> {
     const one = await measure(`${baselineUrl}/one`, {}, proxy, () => baselineCalls, REQUESTS * 4);
     const perTrip = one.slowMs - one.fastMs;
     const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
-    const figures = (m: Measured) => [m.status, m.calls.toFixed(1), ((m.slowMs - m.fastMs) / perTrip).toFixed(1), m.fastMs.toFixed(1), m.slowMs.toFixed(1)];
+    const figures = (m: Measured) => [
+      m.status,
+      m.calls.toFixed(1),
+      ((m.slowMs - m.fastMs) / perTrip).toFixed(1),
+      m.fastMs.toFixed(1),
+      m.slowMs.toFixed(1),
+    ];
     const lines = [
       `Every authenticated GET route, 1 client, ${REQUESTS} sequential requests per route and delay (median); D = ${DELAY_MS} ms added to each request to the DynamoDB engine by a proxy.`,
       `Path parameters: group ${GROUP}, location ${LOCATION}, date ${today} (today there). Round trips = (p50 with D − p50 without) ÷ D′,`,
       `D′ = ${perTrip.toFixed(1)} ms: what one round trip gained in this run (the 1-GetItem baseline, 1 by construction).`,
-      row(['route', 'status', 'DynamoDB calls', 'sequential round trips', `p50 ms`, `p50 ms, D = ${DELAY_MS} ms`, 'read units', 'write units', 'bytes on the wire (gzip)']),
+      row([
+        'route',
+        'status',
+        'DynamoDB calls',
+        'sequential round trips',
+        `p50 ms`,
+        `p50 ms, D = ${DELAY_MS} ms`,
+        'read units',
+        'write units',
+        'bytes on the wire (gzip)',
+      ]),
       row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
       row(['baseline: node:http, 1 GetItem', ...figures(one)]),
       row(['baseline: node:http, 2 GetItems in parallel', ...figures(await measure(`${baselineUrl}/two`, {}, proxy, () => baselineCalls))]),

@@ -41,7 +41,10 @@ const { values: flags } = parseArgs({
 if (flags.soak) {
   await soak(Number(flags.minutes), Number(flags.rps));
 } else {
-  const names = (flags.only?.split(',').map((s) => s.trim()).filter(Boolean) ?? Object.keys(SECTIONS)) as Section[];
+  const names = (flags.only
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean) ?? Object.keys(SECTIONS)) as Section[];
   const unknown = names.filter((name) => !(name in SECTIONS));
   if (unknown.length) {
     console.error(`unknown section ${unknown.join(', ')}; choose from ${Object.keys(SECTIONS).join(', ')}`);

@@ -37,10 +37,17 @@ async function seedAdminSets(runtime: LocalRuntime, groupId: string, size: numbe
     await Promise.all(
       Array.from({ length: Math.min(SEED_CONCURRENCY, size - start) }, async (_, k) => {
         const i = start + k;
-        const { app } = await createApp(runtime.store, { groupId, name: `Scale app ${i}`, scopes: ['bevq:read'] }, runtime.deps.clock.now());
+        const { app } = await createApp(
+          runtime.store,
+          { groupId, name: `Scale app ${i}`, scopes: ['bevq:read'] },
+          runtime.deps.clock.now(),
+        );
         if (i < 1000) {
           await runtime.store.destinations.put(
-            storedDestination({ destinationId: `dst_${groupId}_${i}`, clientId: app.clientId, groupId, url: `https://hooks.example.test/${i}` }, at),
+            storedDestination(
+              { destinationId: `dst_${groupId}_${i}`, clientId: app.clientId, groupId, url: `https://hooks.example.test/${i}` },
+              at,
+            ),
             { mustExist: false },
           );
         }
@@ -109,7 +116,10 @@ export async function benchScale(): Promise<string[]> {
   const metered = meterCapacity(runtime.dynamo);
   const routes = ROUTES.filter((r) => r.method === 'GET' && r.scope !== null);
   const adminLists = ['/admin/v1/apps', '/admin/v1/destinations', '/admin/v1/dead-letters'];
-  const results = new Map<string, Figures[]>([...routes.map((r) => [r.path, []] as [string, Figures[]]), ...adminLists.map((p) => [p, []] as [string, Figures[]])]);
+  const results = new Map<string, Figures[]>([
+    ...routes.map((r) => [r.path, []] as [string, Figures[]]),
+    ...adminLists.map((p) => [p, []] as [string, Figures[]]),
+  ]);
   const seedSeconds: string[] = [];
   try {
     for (const size of SIZES) {
@@ -133,7 +143,11 @@ export async function benchScale(): Promise<string[]> {
         results.get(path)!.push({ ...perRequest(before, metered, REQUESTS), status, bytes: bytes / REQUESTS });
       };
       for (const route of routes) {
-        await measure(route.path, `${runtime.url}${route.path.replace('{group_id}', groupId).replace('{location_id}', locationId(0)).replace('{date}', today)}`, headers);
+        await measure(
+          route.path,
+          `${runtime.url}${route.path.replace('{group_id}', groupId).replace('{location_id}', locationId(0)).replace('{date}', today)}`,
+          headers,
+        );
       }
       for (const path of adminLists) await measure(path, `${runtime.url}${path}`, { Authorization: `Bearer ${runtime.adminKey}` });
     }

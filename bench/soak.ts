@@ -18,7 +18,12 @@ const MiB = 1024 * 1024;
 type Sample = { t: number; rss: number; heapUsed: number; liveHeap?: number };
 type Proc = { child: ChildProcess; probe: string; output: () => string };
 
-function startProcess(args: string[], env: Record<string, string>, probe: string, ready: RegExp): Promise<Proc & { match: RegExpExecArray }> {
+function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  probe: string,
+  ready: RegExp,
+): Promise<Proc & { match: RegExpExecArray }> {
   const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--import', './bench/memory-probe.ts', ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env, MEMORY_PROBE_FILE: probe, MEMORY_PROBE_MS: '5000' },
@@ -39,7 +44,11 @@ function startProcess(args: string[], env: Record<string, string>, probe: string
 
 function samples(file: string): Sample[] {
   try {
-    return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Sample);
+    return readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Sample);
   } catch {
     return [];
   }
@@ -100,12 +109,21 @@ export async function soak(minutes: number, rps: number): Promise<string[]> {
     const created = await fetch(`${base}/admin/v1/apps`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ groupId, name: 'soak', scopes: ['locations:read', 'shiftq:read', 'sportsq:read', 'matriq:read', 'campaigns:read', 'orderboard:read', 'bevq:read'], rateLimitPerMinute: Math.ceil(rps * 60 * 2) }),
+      body: JSON.stringify({
+        groupId,
+        name: 'soak',
+        scopes: ['locations:read', 'shiftq:read', 'sportsq:read', 'matriq:read', 'campaigns:read', 'orderboard:read', 'bevq:read'],
+        rateLimitPerMinute: Math.ceil(rps * 60 * 2),
+      }),
     });
     if (created.status !== 201) throw new Error(`soak app refused: ${created.status} ${await created.text()}`);
     const { app, clientSecret } = (await created.json()) as { app: { clientId: string }; clientSecret: string };
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: clientSecret }).toString();
-    const tokenReply = await fetch(`${base}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form });
+    const tokenReply = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
     const { access_token } = (await tokenReply.json()) as { access_token: string };
     const auth = { Authorization: `Bearer ${access_token}` };
     const menu = await fetch(`${base}/v1/${groupId}/nyc-midtown/bevq/menu`, { headers: auth });
@@ -192,7 +210,10 @@ export async function soak(minutes: number, rps: number): Promise<string[]> {
     }
 
     const half = (file: string) => samples(file).filter((s) => s.t >= started + ((end - started) * 1) / 2);
-    for (const [name, file] of [['runtime', runtime.probe], ['engines', engines.probe]] as const) {
+    for (const [name, file] of [
+      ['runtime', runtime.probe],
+      ['engines', engines.probe],
+    ] as const) {
       const second = half(file);
       const live = second.filter((s) => s.liveHeap !== undefined);
       const liveSlope = slopePerMinute(live, (s) => s.liveHeap!);

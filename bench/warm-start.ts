@@ -22,7 +22,11 @@ const GOAL_MS = 3000;
 type Start = { answerMs: number; tokenMs: number | null };
 
 /** Spawns, then polls until `url` answers 200; a request sent while the runtime holds requests waits for it. */
-async function timeStart(launch: (port: number) => Child | { child: ReturnType<typeof spawn>; stop(): Promise<unknown> }, path: string, token?: () => URLSearchParams): Promise<Start> {
+async function timeStart(
+  launch: (port: number) => Child | { child: ReturnType<typeof spawn>; stop(): Promise<unknown> },
+  path: string,
+  token?: () => URLSearchParams,
+): Promise<Start> {
   const port = await freePort();
   const started = performance.now();
   const proc = launch(port);
@@ -59,7 +63,10 @@ export async function benchWarmStart(): Promise<string[]> {
   const env = (port: number) => ({ PORT: String(port), LOG_LEVEL: 'SILENT', CUSTOMER_API_RUNTIME_FILE: join(scratch, 'runtime.json') });
   const runtime = (port: number) => startChild(['bin/local.ts', '--data', dataDir], env(port));
   const demoForm = () => {
-    const { clientId, clientSecret } = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8')) as { clientId: string; clientSecret: string };
+    const { clientId, clientSecret } = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8')) as {
+      clientId: string;
+      clientSecret: string;
+    };
     return new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
   };
   try {
@@ -91,8 +98,18 @@ export async function benchWarmStart(): Promise<string[]> {
 function npmStart(dataDir: string, env: Record<string, string>) {
   const npm = process.env.npm_execpath;
   const child = npm
-    ? spawn(process.execPath, [npm, 'start', '--silent', '--', '--data', dataDir], { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'ignore', detached: true })
-    : spawn('npm', ['start', '--silent', '--', '--data', dataDir], { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'ignore', detached: true });
+    ? spawn(process.execPath, [npm, 'start', '--silent', '--', '--data', dataDir], {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: 'ignore',
+        detached: true,
+      })
+    : spawn('npm', ['start', '--silent', '--', '--data', dataDir], {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: 'ignore',
+        detached: true,
+      });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
     child,

@@ -99,14 +99,23 @@ const FANOUT_DESTINATIONS = Number(process.env.BENCH_FANOUT_DESTINATIONS ?? 1000
 const FANOUT_DEADLINE_MS = 60_000;
 
 export async function benchWebhooks(): Promise<string[]> {
-  const { throughput: figures, fanout, faults } = await new Promise<Measured>((resolve, reject) => {
+  const {
+    throughput: figures,
+    fanout,
+    faults,
+  } = await new Promise<Measured>((resolve, reject) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'bench/webhooks.ts'],
       {
         cwd: ROOT,
         timeout: DEADLINE_MS + FANOUT_DEADLINE_MS + 90_000 + FAULTS.length * 90_000,
-        env: { ...process.env, BENCH_WEBHOOKS_CHILD: '1', NODE_EXTRA_CA_CERTS: 'test/fixtures/tls/ca.pem', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+        env: {
+          ...process.env,
+          BENCH_WEBHOOKS_CHILD: '1',
+          NODE_EXTRA_CA_CERTS: 'test/fixtures/tls/ca.pem',
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        },
       },
       (err, stdout, stderr) => {
         if (err) reject(new Error(`webhook benchmark failed: ${stderr.trim().split('\n').at(-1) ?? err.message}`));
@@ -140,7 +149,8 @@ export async function benchWebhooks(): Promise<string[]> {
 }
 
 /** SQS requests a delivery makes: its send (a batch counts once), the receive that hands it over, its delete; plus any visibility change. */
-const DELIVERY_SQS = /^(SendMessage|SendMessageBatch|ReceiveMessage|DeleteMessage|DeleteMessageBatch|ChangeMessageVisibility|ChangeMessageVisibilityBatch)$/;
+const DELIVERY_SQS =
+  /^(SendMessage|SendMessageBatch|ReceiveMessage|DeleteMessage|DeleteMessageBatch|ChangeMessageVisibility|ChangeMessageVisibilityBatch)$/;
 
 /** Cost per million deliveries from the throughput run: the delivery's DynamoDB units, the deliverer's Lambda time, SQS, its logs. */
 async function deliveryCost(f: Figures): Promise<string[]> {
@@ -179,14 +189,20 @@ async function deliveryCost(f: Figures): Promise<string[]> {
   );
 }
 
-const startQuiet = (options: Partial<LocalRuntimeOptions>) => startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'SILENT', ...options });
+const startQuiet = (options: Partial<LocalRuntimeOptions>) =>
+  startLocalRuntime({ port: 0, dataDir: null, seed: true, logLevel: 'SILENT', ...options });
 
 /** Each fault on a runtime of its own, one after the other (so they do not slow each other down). */
 async function measureFaults(): Promise<Measured['faults']> {
   const tallies: Measured['faults'] = [];
   for (const fault of FAULTS) {
     const start = Date.now();
-    const { tally } = await runFault(fault, { start: startQuiet, events: FAULT_EVENTS, destinations: FAULT_DESTINATIONS, scale: FAULT_SCALE });
+    const { tally } = await runFault(fault, {
+      start: startQuiet,
+      events: FAULT_EVENTS,
+      destinations: FAULT_DESTINATIONS,
+      scale: FAULT_SCALE,
+    });
     tallies.push({ ...tally, seconds: (Date.now() - start) / 1000 });
   }
   return tallies;
@@ -194,7 +210,8 @@ async function measureFaults(): Promise<Measured['faults']> {
 
 /** The deliverer's metrics (lambdas/webhooks/receive.ts) and log messages; the rest of what this process writes is the publish side's. */
 const DELIVERER_METRICS = /"(DeliverySucceeded|DeliveryFailed|DeliveryRetried|DeliveryDeadLettered)":/;
-const DELIVERER_MESSAGES = /^\{.*"message":"(webhook attempt|webhook attempt refused|webhook outcome superseded|unreadable webhook message dropped)"/;
+const DELIVERER_MESSAGES =
+  /^\{.*"message":"(webhook attempt|webhook attempt refused|webhook outcome superseded|unreadable webhook message dropped)"/;
 
 async function measureThroughput(): Promise<Figures> {
   // Metrics on and INFO, as deployed, so the deliverer's log bytes are what it would write; the lines are counted, not shown.
@@ -216,7 +233,9 @@ async function measureThroughput(): Promise<Figures> {
     return true;
   };
   const calls = Object.fromEntries([...DELIVERY_KINDS, 'publish and dispatch'].map((k) => [k, 0])) as Record<CallKind, number>;
-  const units = Object.fromEntries([...DELIVERY_KINDS, 'publish and dispatch'].map((k) => [k, { readUnits: 0, writeUnits: 0 }])) as Figures['units'];
+  const units = Object.fromEntries(
+    [...DELIVERY_KINDS, 'publish and dispatch'].map((k) => [k, { readUnits: 0, writeUnits: 0 }]),
+  ) as Figures['units'];
   runtime.dynamo.middlewareStack.add(
     (next, context) => async (args) => {
       const command = String(context.commandName).replace(/Command$/, '');
@@ -244,7 +263,9 @@ async function measureThroughput(): Promise<Figures> {
     { step: 'initialize', name: 'benchWebhookSqs' },
   );
   // The event source as the runtime plays it, around the deliverer as deployed, timing each invocation.
-  const { Attributes } = await runtime.sqs.send(new GetQueueAttributesCommand({ QueueUrl: runtime.queues.webhookQueueUrl, AttributeNames: ['QueueArn'] }));
+  const { Attributes } = await runtime.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: runtime.queues.webhookQueueUrl, AttributeNames: ['QueueArn'] }),
+  );
   const deliver = createDeliverer(runtime.deps);
   const billed = { invocations: 0, billedMs: 0 };
   const poller = startDeliveryPoller(runtime.deps, runtime.sqs, Attributes?.QueueArn ?? '', async (event, context) => {
@@ -257,9 +278,7 @@ async function measureThroughput(): Promise<Figures> {
     }
   });
   const secrets: string[] = [];
-  const receivers = await Promise.all(
-    Array.from({ length: DESTINATIONS }, (_, i) => startReceiver({ secret: () => secrets[i]! })),
-  );
+  const receivers = await Promise.all(Array.from({ length: DESTINATIONS }, (_, i) => startReceiver({ secret: () => secrets[i]! })));
   try {
     const { app } = await createApp(runtime.store, { groupId: 'demo-group', name: 'Bench', scopes: ['bevq:read'] }, Date.now());
     for (const [i, receiver] of receivers.entries()) {
@@ -283,9 +302,7 @@ async function measureThroughput(): Promise<Figures> {
     const total = () => receivers.reduce((n, r) => n + r.received.length, 0);
     while (total() < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const all = receivers.flatMap((r) => r.received);
-    const latencies = all
-      .map((r) => r.at - (publishedAt.get(r.body?.eventId) ?? r.at))
-      .sort((a, b) => a - b);
+    const latencies = all.map((r) => r.at - (publishedAt.get(r.body?.eventId) ?? r.at)).sort((a, b) => a - b);
     const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
     const last = Math.max(...all.map((r) => r.at), start + 1);
     return {
@@ -304,7 +321,16 @@ async function measureThroughput(): Promise<Figures> {
       ...logs,
       sentBytes: all
         .filter((r) => r.verified)
-        .reduce((n, r) => n + Buffer.byteLength(`POST ${r.path} HTTP/1.1\r\n${Object.entries(r.headers).map(([k, v]) => `${k}: ${String(v)}\r\n`).join('')}\r\n${r.rawBody}`), 0),
+        .reduce(
+          (n, r) =>
+            n +
+            Buffer.byteLength(
+              `POST ${r.path} HTTP/1.1\r\n${Object.entries(r.headers)
+                .map(([k, v]) => `${k}: ${String(v)}\r\n`)
+                .join('')}\r\n${r.rawBody}`,
+            ),
+          0,
+        ),
     };
   } finally {
     await poller.stop();
@@ -330,7 +356,11 @@ async function measureFanout(): Promise<Fanout> {
       secrets.set(new URL(url).pathname, created.signingSecret);
     }
     const start = Date.now();
-    const published = await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'london-soho', menu: sampleMenu({ price: 99 }) });
+    const published = await publishMenu(runtime.deps, {
+      groupId: 'demo-group',
+      locationId: 'london-soho',
+      menu: sampleMenu({ price: 99 }),
+    });
     const publishSeconds = (Date.now() - start) / 1000;
     const ofEvent = () => receiver.received.filter((r) => r.verified && r.body?.eventId === published.eventId);
     while (new Set(ofEvent().map((r) => r.path)).size < FANOUT_DESTINATIONS && Date.now() < start + FANOUT_DEADLINE_MS) {

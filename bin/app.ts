@@ -9,7 +9,10 @@ import { CONTEXT_KEYS, stageConfig } from '../lib/stages.js';
  * for one deployment. No look-ups: synth stays offline.
  */
 const app = new App();
-const config = stageConfig(app.node.tryGetContext('stage') ?? 'dev', Object.fromEntries(CONTEXT_KEYS.map((key) => [key, app.node.tryGetContext(key)])));
+const config = stageConfig(
+  app.node.tryGetContext('stage') ?? 'dev',
+  Object.fromEntries(CONTEXT_KEYS.map((key) => [key, app.node.tryGetContext(key)])),
+);
 
 const stack = new CustomerApiStack(app, `CustomerApi-${config.stage}`, { config, description: `Customer API (${config.stage})` });
 Tags.of(stack).add('project', 'customer-api');

@@ -16,7 +16,10 @@ async function shutdown() {
   if (stopping) return;
   stopping = true;
   // A runtime stopped first leaves nothing to remove: say so, and exit 1.
-  const failed = await listener.close().then(() => false, (err: unknown) => (console.error(`npm run listen: ${(err as Error).message}`), true));
+  const failed = await listener.close().then(
+    () => false,
+    (err: unknown) => (console.error(`npm run listen: ${(err as Error).message}`), true),
+  );
   process.exit(failed ? 1 : 0);
 }
 process.on('SIGINT', () => void shutdown());

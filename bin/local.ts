@@ -64,7 +64,7 @@ const lines = [
   `  Admin    ${runtime.url}/admin/v1 (Authorization: Bearer ${runtime.adminKey}; ADMIN_API_KEY to fix it)`,
   `  Console  ${runtime.url}${CONSOLE_ROOT} (sign in with the admin key above)`,
   ...(runtime.deps.config.originSecret
-    ? ['', '  ORIGIN_SECRET is set: /v1 and /oauth/token answer only requests with x-origin-verify: $ORIGIN_SECRET (the edge\'s header).']
+    ? ['', "  ORIGIN_SECRET is set: /v1 and /oauth/token answer only requests with x-origin-verify: $ORIGIN_SECRET (the edge's header)."]
     : []),
   ...(runtime.deps.config.webhookAllowLoopback
     ? ['', '  !!! WEBHOOK_ALLOW_LOOPBACK=1: webhook destinations may point at this machine. Local testing only. !!!']

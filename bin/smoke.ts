@@ -29,7 +29,11 @@ try {
 values['client-secret'] ??= process.env.SMOKE_CLIENT_SECRET;
 const missing = ['base-url', 'client-id', 'client-secret', 'group'].filter((name) => !values[name]);
 const httpUrl = (value: string | undefined) => URL.canParse(value ?? '') && ['http:', 'https:'].includes(new URL(value!).protocol);
-const badUrl = !httpUrl(values['base-url']) ? '--base-url' : values['origin-url'] !== undefined && !httpUrl(values['origin-url']) ? '--origin-url' : null;
+const badUrl = !httpUrl(values['base-url'])
+  ? '--base-url'
+  : values['origin-url'] !== undefined && !httpUrl(values['origin-url'])
+    ? '--origin-url'
+    : null;
 if (missing.length || badUrl) {
   console.error(`${missing.length ? `missing --${missing.join(', --')}` : `${badUrl} must be an http(s) URL`}\n${USAGE}`);
   process.exit(2);

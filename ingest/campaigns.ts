@@ -27,7 +27,10 @@ export async function loadCampaigns(store: Store, input: unknown, now: number) {
   const { campaigns } = parseInput(campaignsFile, input);
   const keys = campaigns.map((c) => `${c.groupId}/${c.id}`);
   if (new Set(keys).size !== keys.length) throw new AdminInputError('campaign ids repeat within a group');
-  await requireLocations(store, campaigns.flatMap((c) => c.locationIds.map((locationId) => ({ groupId: c.groupId, locationId }))));
+  await requireLocations(
+    store,
+    campaigns.flatMap((c) => c.locationIds.map((locationId) => ({ groupId: c.groupId, locationId }))),
+  );
   const updatedAt = new Date(now).toISOString();
   for (const c of campaigns) await store.campaigns.put({ ...c, updatedAt });
   return { campaigns: campaigns.length };

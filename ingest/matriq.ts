@@ -14,7 +14,10 @@ import { id, isoTimestamp } from '#contract/schemas/common';
  */
 
 const text = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
-const businessDay = v.pipe(v.string(), v.check((value) => parseCompactDate(value) !== null, 'must be a real business date YYYYMMDD'));
+const businessDay = v.pipe(
+  v.string(),
+  v.check((value) => parseCompactDate(value) !== null, 'must be a real business date YYYYMMDD'),
+);
 
 const draft = v.strictObject({
   businessDay,
@@ -29,7 +32,10 @@ const locationState = v.pipe(
     groupId: id,
     locationId: id,
     gateway: v.strictObject({ id: text, name: text, model: text, firmwareVersion: text, lastSeenAt: v.nullable(isoTimestamp) }),
-    devices: v.pipe(v.array(v.strictObject({ id: text, name: text, type: text, zone: text, lastSeenAt: v.nullable(isoTimestamp) })), v.maxLength(500)),
+    devices: v.pipe(
+      v.array(v.strictObject({ id: text, name: text, type: text, zone: text, lastSeenAt: v.nullable(isoTimestamp) })),
+      v.maxLength(500),
+    ),
     scheduler: v.strictObject({
       deviceIds: v.pipe(v.array(text), v.maxLength(500)),
       running: v.boolean(),
@@ -44,10 +50,13 @@ const locationState = v.pipe(
     ['devices'],
   ),
   v.forward(
-    v.check(({ devices, scheduler }) => scheduler.deviceIds.every((d) => devices.some((device) => device.id === d)), (issue) => {
-      const { devices, scheduler } = issue.input as { devices: { id: string }[]; scheduler: { deviceIds: string[] } };
-      return `names devices not among devices: ${scheduler.deviceIds.filter((d) => !devices.some((device) => device.id === d)).join(', ')}`;
-    }),
+    v.check(
+      ({ devices, scheduler }) => scheduler.deviceIds.every((d) => devices.some((device) => device.id === d)),
+      (issue) => {
+        const { devices, scheduler } = issue.input as { devices: { id: string }[]; scheduler: { deviceIds: string[] } };
+        return `names devices not among devices: ${scheduler.deviceIds.filter((d) => !devices.some((device) => device.id === d)).join(', ')}`;
+      },
+    ),
     ['scheduler', 'deviceIds'],
   ),
   fitsOneItem(),

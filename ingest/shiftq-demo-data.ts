@@ -54,11 +54,21 @@ export function demoKitchenDay(timeZone: string, businessDate: string, ticketCou
     const readyAt = Math.max(fired, ...prep.map((p) => (p.doneAt ? Date.parse(p.doneAt) : fired)));
     const level1 = readyAt + Math.floor((0.5 + rand() * 4) * MINUTE);
     const expo: KitchenInput['tickets'][number]['expo'] = [
-      { fulfillmentLevel: 1, stationId: 'expo', itemCount: prep.reduce((n, p) => n + p.itemCount, 0), clearedAt: prep.every((p) => p.doneAt) && level1 <= untilMs ? iso(level1) : null },
+      {
+        fulfillmentLevel: 1,
+        stationId: 'expo',
+        itemCount: prep.reduce((n, p) => n + p.itemCount, 0),
+        clearedAt: prep.every((p) => p.doneAt) && level1 <= untilMs ? iso(level1) : null,
+      },
     ];
     if (rand() < 0.3) {
       const level2 = level1 + Math.floor((0.5 + rand() * 2) * MINUTE);
-      expo.push({ fulfillmentLevel: 2, stationId: 'pass', itemCount: 1, clearedAt: expo[0]!.clearedAt && level2 <= untilMs ? iso(level2) : null });
+      expo.push({
+        fulfillmentLevel: 2,
+        stationId: 'pass',
+        itemCount: 1,
+        clearedAt: expo[0]!.clearedAt && level2 <= untilMs ? iso(level2) : null,
+      });
     }
     tickets.push({ id: `t${i + 1}`, firedAt: iso(fired), salesCategory: CATEGORIES[Math.floor(rand() * CATEGORIES.length)]!, prep, expo });
   }
@@ -117,9 +127,21 @@ function locationLoad(location: Location, now: number): ShiftqLoadInput {
         tips: money(net * 0.15),
         orderCount: orders,
         guestCount: Math.round(orders * 1.8),
-        hourly: [0, 1, 2].map((h) => ({ hourStartIso: iso(start + (8 + h * 4) * 60 * MINUTE - MINUTE), netSales: money(net / 3), orderCount: Math.round(orders / 3) })),
-        categories: CATEGORIES.map((c, i) => ({ category: c, netSales: money(net * [0.6, 0.3, 0.1][i]!), quantity: Math.round(orders * [1.4, 0.7, 0.3][i]!) })),
-        employees: PEOPLE.filter((p) => p[2] === 'Server' || p[2] === 'Bartender').map(([id, name]) => ({ employeeId: id, employeeName: name, netSales: money(net * (0.1 + rand() * 0.2)) })),
+        hourly: [0, 1, 2].map((h) => ({
+          hourStartIso: iso(start + (8 + h * 4) * 60 * MINUTE - MINUTE),
+          netSales: money(net / 3),
+          orderCount: Math.round(orders / 3),
+        })),
+        categories: CATEGORIES.map((c, i) => ({
+          category: c,
+          netSales: money(net * [0.6, 0.3, 0.1][i]!),
+          quantity: Math.round(orders * [1.4, 0.7, 0.3][i]!),
+        })),
+        employees: PEOPLE.filter((p) => p[2] === 'Server' || p[2] === 'Bartender').map(([id, name]) => ({
+          employeeId: id,
+          employeeName: name,
+          netSales: money(net * (0.1 + rand() * 0.2)),
+        })),
       },
     });
     entries.push({
@@ -130,11 +152,18 @@ function locationLoad(location: Location, now: number): ShiftqLoadInput {
         currency,
         roles: ['Server', 'Bartender', 'Kitchen', 'Management', 'Host'].map((role) => {
           const hours = money((8 + rand() * 16) * fraction);
-          return { roleGroup: role, regularHours: hours, overtimeHours: money(rand() < 0.2 ? rand() * 3 : 0), laborCost: money(hours * (16 + rand() * 10)), employeeCount: 1 + Math.floor(rand() * 3) };
+          return {
+            roleGroup: role,
+            regularHours: hours,
+            overtimeHours: money(rand() < 0.2 ? rand() * 3 : 0),
+            laborCost: money(hours * (16 + rand() * 10)),
+            employeeCount: 1 + Math.floor(rand() * 3),
+          };
         }),
       },
     });
-    if (offset <= 1) entries.push({ kind: 'kitchen', businessDate: date, data: demoKitchenDay(zone, date, Math.round(160 * fraction), until) });
+    if (offset <= 1)
+      entries.push({ kind: 'kitchen', businessDate: date, data: demoKitchenDay(zone, date, Math.round(160 * fraction), until) });
   }
 
   // Today's staff: shifts began about two hours before `now` (not before the business day), punches around them.
@@ -172,7 +201,13 @@ function locationLoad(location: Location, now: number): ShiftqLoadInput {
         { code: 'MGR', title: 'Manager', roleGroup: 'Management' },
         { code: 'HOST', title: 'Host', roleGroup: 'Host' },
       ],
-      shifts: PEOPLE.slice(0, 6).map(([id, , , job]) => ({ id: `s-${id}`, employeeId: id, jobCode: job, start: iso(shiftStart), end: iso(shiftStart + 8 * 60 * MINUTE) })),
+      shifts: PEOPLE.slice(0, 6).map(([id, , , job]) => ({
+        id: `s-${id}`,
+        employeeId: id,
+        jobCode: job,
+        start: iso(shiftStart),
+        end: iso(shiftStart + 8 * 60 * MINUTE),
+      })),
       timeEntries: [],
     },
   });
@@ -183,11 +218,15 @@ function locationLoad(location: Location, now: number): ShiftqLoadInput {
       stockUpdatedAt: iso(now - 3 * MINUTE),
       currency,
       groups: [
-        { id: 'mains', name: 'Mains', items: [
-          { id: 'burger', name: 'House Burger', price: 16, soldOut: false, stockQuantity: null },
-          { id: 'fish', name: 'Fish & Chips', price: 19, soldOut: rand() < 0.5, stockQuantity: 0 },
-          { id: 'salad', name: 'Market Salad', price: 13, soldOut: false, stockQuantity: 12 },
-        ] },
+        {
+          id: 'mains',
+          name: 'Mains',
+          items: [
+            { id: 'burger', name: 'House Burger', price: 16, soldOut: false, stockQuantity: null },
+            { id: 'fish', name: 'Fish & Chips', price: 19, soldOut: rand() < 0.5, stockQuantity: 0 },
+            { id: 'salad', name: 'Market Salad', price: 13, soldOut: false, stockQuantity: 12 },
+          ],
+        },
         { id: 'desserts', name: 'Desserts', items: [{ id: 'pie', name: 'Apple Pie', price: 8, soldOut: true, stockQuantity: 0 }] },
       ],
     },

@@ -46,7 +46,13 @@ const DATA_SCHEMAS = {
 
 const entry = v.strictObject({
   kind: v.picklist(SHIFTQ_KINDS),
-  businessDate: v.optional(v.pipe(v.string(), v.regex(/^\d{8}$/, 'must be a date YYYYMMDD'), v.check((d) => parseCompactDate(d) !== null, 'is not a real calendar date'))),
+  businessDate: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{8}$/, 'must be a date YYYYMMDD'),
+      v.check((d) => parseCompactDate(d) !== null, 'is not a real calendar date'),
+    ),
+  ),
   data: v.unknown(),
 });
 
@@ -144,7 +150,10 @@ export async function loadShiftq(store: Store, input: unknown, now: number): Pro
     }
     const encoded = (value: unknown, what: string) => {
       const body = encodeBody(value);
-      if (body.length > ITEM_VALUE_BUDGET_BYTES) throw fail(`too large to store: ${what}${body.length.toLocaleString('en')} bytes compressed, at most ${ITEM_VALUE_BUDGET_BYTES.toLocaleString('en')} in one item`);
+      if (body.length > ITEM_VALUE_BUDGET_BYTES)
+        throw fail(
+          `too large to store: ${what}${body.length.toLocaleString('en')} bytes compressed, at most ${ITEM_VALUE_BUDGET_BYTES.toLocaleString('en')} in one item`,
+        );
       return body;
     };
     const body = encoded(data, '');

@@ -27,13 +27,29 @@ const eventInput = v.strictObject({
   name: text,
   startsAt: isoTimestamp,
   status: v.optional(
-    v.strictObject({ state: text, label, detail: label, period: v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.maxValue(1000)), clock: label }),
+    v.strictObject({
+      state: text,
+      label,
+      detail: label,
+      period: v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.maxValue(1000)),
+      clock: label,
+    }),
     () => ({ state: 'scheduled', label: 'Scheduled', detail: '', period: 0, clock: '' }),
   ),
   sport: named,
   league: v.strictObject({ ...named.entries, abbreviation: text, image }),
   participants: v.pipe(
-    v.array(v.strictObject({ type: text, id: text, name: text, role: text, image, score: v.optional(label, ''), winner: v.optional(v.boolean(), false) })),
+    v.array(
+      v.strictObject({
+        type: text,
+        id: text,
+        name: text,
+        role: text,
+        image,
+        score: v.optional(label, ''),
+        winner: v.optional(v.boolean(), false),
+      }),
+    ),
     v.maxLength(50),
   ),
   eventImage: image,
@@ -55,7 +71,8 @@ const providerInput = v.strictObject({
 const viewingOptionInput = v.strictObject({ provider: typed, network: typed, channel: text, available: v.boolean() });
 
 /** A list of values each stored as one item; none given is none. */
-const items = <S extends v.GenericSchema<Record<string, unknown>>>(schema: S) => v.optional(v.array(v.pipe(schema, fitsOneItem())), () => []);
+const items = <S extends v.GenericSchema<Record<string, unknown>>>(schema: S) =>
+  v.optional(v.array(v.pipe(schema, fitsOneItem())), () => []);
 
 export const sportsFile = v.strictObject({
   schedules: items(v.strictObject({ date: realIsoDate, events: v.pipe(v.array(eventInput), v.maxLength(1000)) })),
@@ -64,7 +81,10 @@ export const sportsFile = v.strictObject({
       groupId: id,
       locationId: id,
       providers: v.pipe(v.array(providerInput), v.maxLength(50)),
-      regionalSportsNetworks: v.optional(v.pipe(v.array(v.strictObject({ id: text, name: text, channel: text })), v.maxLength(100)), () => []),
+      regionalSportsNetworks: v.optional(
+        v.pipe(v.array(v.strictObject({ id: text, name: text, channel: text })), v.maxLength(100)),
+        () => [],
+      ),
       programmingPackageId: v.optional(v.nullable(text), null),
       packages: v.pipe(v.array(v.strictObject({ id: text, name: text, type: text, image, enabled: v.boolean() })), v.maxLength(200)),
     }),

@@ -26,42 +26,48 @@ export const ALARMS = {
     threshold: 'apiLatencyP99Ms',
     unit: 'ms, p99 over 5 min',
     means: 'Clients wait longer than the stage allows: cold starts, DynamoDB throttling or a slow dependency.',
-    firstStep: 'Compare the families\' Duration p99 and DynamoDB throttles on the dashboard; check for a deploy in progress.',
+    firstStep: "Compare the families' Duration p99 and DynamoDB throttles on the dashboard; check for a deploy in progress.",
   },
   FunctionErrors: {
     title: '<function> errors',
     threshold: 'functionErrors',
     unit: 'errors of the live alias in 1 min',
-    means: 'The function\'s invocations fail (an exception outside the HTTP shell, a timeout, an init failure). During a canary deploy this alarm rolls the alias back.',
-    firstStep: 'Read the function\'s log group for the failing requests; if a deploy just happened, CodeDeploy has rolled back: compare the two versions.',
+    means:
+      "The function's invocations fail (an exception outside the HTTP shell, a timeout, an init failure). During a canary deploy this alarm rolls the alias back.",
+    firstStep:
+      "Read the function's log group for the failing requests; if a deploy just happened, CodeDeploy has rolled back: compare the two versions.",
   },
   FunctionLatency: {
     title: '<function> p99 duration',
     threshold: 'apiLatencyP99Ms',
     unit: 'ms, p99 of the live alias over 1 min',
     means: 'An HTTP function answers slowly. During a canary deploy this alarm rolls the alias back.',
-    firstStep: 'Check DynamoDB throttles and the function\'s init duration (cold starts); compare with the previous version.',
+    firstStep: "Check DynamoDB throttles and the function's init duration (cold starts); compare with the previous version.",
   },
   FunctionNearTimeout: {
     title: '<function> near its timeout',
     threshold: 'delivererDurationPercent',
-    unit: '% of the function\'s timeout, longest invocation in 1 min',
-    means: 'A queue or scheduled function runs close to its timeout: a slow receiver, a large DLQ pass, or DynamoDB latency. Past it, the batch returns to the queue.',
-    firstStep: 'Read the function\'s log lines of that minute (attempt durations, pages dispatched); a single slow receiver is paused by its health, a systemic one is not.',
+    unit: "% of the function's timeout, longest invocation in 1 min",
+    means:
+      'A queue or scheduled function runs close to its timeout: a slow receiver, a large DLQ pass, or DynamoDB latency. Past it, the batch returns to the queue.',
+    firstStep:
+      "Read the function's log lines of that minute (attempt durations, pages dispatched); a single slow receiver is paused by its health, a systemic one is not.",
   },
   FunctionThrottles: {
     title: '<function> throttles',
     threshold: 'functionThrottles',
     unit: 'throttled invocations in 1 min',
-    means: 'Lambda refused invocations: the account\'s unreserved pool (or the function\'s reservation) is exhausted.',
-    firstStep: 'Check ConcurrentExecutions on the dashboard and the account\'s concurrency (`aws lambda get-account-settings`); raise the quota or the reservation.',
+    means: "Lambda refused invocations: the account's unreserved pool (or the function's reservation) is exhausted.",
+    firstStep:
+      "Check ConcurrentExecutions on the dashboard and the account's concurrency (`aws lambda get-account-settings`); raise the quota or the reservation.",
   },
   TokenRefusals: {
     title: 'Token refusals',
     threshold: 'tokenRefusals',
     unit: '4xx answers of /oauth/token in 5 min',
     means: 'Many failed token exchanges: credential stuffing, or a customer deployed a wrong secret.',
-    firstStep: 'Group the token function\'s access lines by caller (client id) and source address; contact the owner or block the address at the edge.',
+    firstStep:
+      "Group the token function's access lines by caller (client id) and source address; contact the owner or block the address at the edge.",
   },
   TableThrottles: {
     title: 'DynamoDB throttles',
@@ -82,35 +88,40 @@ export const ALARMS = {
     threshold: 'deadLetters',
     unit: 'messages in the DLQ',
     means: 'Deliveries gave up (five attempts spent) or receives were spent without attempts.',
-    firstStep: '`npm run admin -- dlq list --stage S`: fix or ask the receiver\'s owner, then `dlq redrive` (docs/webhooks.md, "Dead letters").',
+    firstStep:
+      '`npm run admin -- dlq list --stage S`: fix or ask the receiver\'s owner, then `dlq redrive` (docs/webhooks.md, "Dead letters").',
   },
   DeliveryFailures: {
     title: 'Webhook delivery failures',
     threshold: 'deliveryFailures',
     unit: 'deliveries ending FAILED or DEAD_LETTER in 5 min',
     means: 'Receivers refuse or do not answer: deliveries end permanently.',
-    firstStep: 'List destinations by health (`npm run admin -- destinations list`): one receiver is the owner\'s to fix; many at once point at the deliverer or the network.',
+    firstStep:
+      "List destinations by health (`npm run admin -- destinations list`): one receiver is the owner's to fix; many at once point at the deliverer or the network.",
   },
   QueueAge: {
     title: 'Webhook queue age',
     threshold: 'oldestMessageSeconds',
     unit: 's, oldest message in the webhook queue',
     means: 'Deliveries wait longer than planned: the deliverer is throttled, failing, or out-paced by fan-out.',
-    firstStep: 'Check the deliverer\'s errors, throttles and concurrency; a retry waiting its backoff is normal up to 3,600 s (5 attempts), so look at the trend.',
+    firstStep:
+      "Check the deliverer's errors, throttles and concurrency; a retry waiting its backoff is normal up to 3,600 s (5 attempts), so look at the trend.",
   },
   DeliveriesStranded: {
     title: 'Stranded deliveries',
     threshold: 'strandedDeliveries',
     unit: 'deliveries found in the DLQ with attempts left, 5 min',
     means: 'Messages reached the DLQ without their attempts (throttles, init failures, a deliverer that died).',
-    firstStep: 'The sweeper lists them; redrive with `npm run admin -- dlq redrive --all`, then find why receives were spent (deliverer throttles).',
+    firstStep:
+      'The sweeper lists them; redrive with `npm run admin -- dlq redrive --all`, then find why receives were spent (deliverer throttles).',
   },
   MailFailures: {
     title: 'Owner mail failures',
     threshold: 'mailFailures',
     unit: 'mails SES refused in 5 min',
     means: 'Owners are not told about their receivers: SES refuses the sender, is in the sandbox, or the account is paused.',
-    firstStep: 'Check SES: the sender identity verified, the account out of the sandbox, the sending quota; the refusal is in the sweeper\'s log.',
+    firstStep:
+      "Check SES: the sender identity verified, the account out of the sandbox, the sending quota; the refusal is in the sweeper's log.",
   },
 } as const satisfies Record<string, AlarmEntry>;
 

@@ -36,7 +36,11 @@ const V1_FAMILY = {
   sendsMail: false,
   memorySize: 512,
 } as const;
-const v1 = (family: Family, extra: Partial<FunctionSpec> = {}): FunctionSpec => ({ entry: `${family}/${family}.ts`, ...V1_FAMILY, ...extra });
+const v1 = (family: Family, extra: Partial<FunctionSpec> = {}): FunctionSpec => ({
+  entry: `${family}/${family}.ts`,
+  ...V1_FAMILY,
+  ...extra,
+});
 
 /**
  * Every function of the stack, declared once: its entry, table grants, mail,
@@ -46,7 +50,13 @@ const v1 = (family: Family, extra: Partial<FunctionSpec> = {}): FunctionSpec => 
  */
 export const FUNCTIONS = {
   // Reads the app and the token key, bumps the per-client attempt counter, writes the credential (and the key, once).
-  token: { entry: 'token/token.ts', tableActions: ['GetItem', 'PutItem', 'UpdateItem'], queriedIndexes: [], sendsMail: false, memorySize: 512 },
+  token: {
+    entry: 'token/token.ts',
+    tableActions: ['GetItem', 'PutItem', 'UpdateItem'],
+    queriedIndexes: [],
+    sendsMail: false,
+    memorySize: 512,
+  },
   // Locations are listed by base-table Query (PK = group), so no GSI grant.
   discovery: v1('discovery'),
   // Menus are read by key and listed by base-table Query (PK = group).
@@ -137,5 +147,9 @@ export type FunctionName = keyof typeof FUNCTIONS;
 const DEFAULT_TIMEOUT_SECONDS = 10;
 export const timeoutSecondsOf = (name: FunctionName): number => (FUNCTIONS[name] as FunctionSpec).timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
 /** The non-HTTP webhook functions (their own construct adds the queue, schedule and alarm). */
-export const WEBHOOK_FUNCTION_NAMES = ['webhook-dispatcher', 'webhook-deliverer', 'webhook-sweeper'] as const satisfies readonly FunctionName[];
+export const WEBHOOK_FUNCTION_NAMES = [
+  'webhook-dispatcher',
+  'webhook-deliverer',
+  'webhook-sweeper',
+] as const satisfies readonly FunctionName[];
 export type WebhookFunctionName = (typeof WEBHOOK_FUNCTION_NAMES)[number];

@@ -20,7 +20,9 @@ export function packageFilesOf(family: string): PackageFiles | null {
     return { files: { [OPENAPI_ARTEFACT]: writeOpenApiArtefact() }, environment: { OPENAPI_DOCUMENT_PATH: OPENAPI_ARTEFACT } };
   }
   if (family === familyServing('sportsLogo')) {
-    const files = Object.fromEntries(readdirSync(SPORTS_LOGO_DIR).map((name) => [`${SPORTS_LOGO_PACKAGE_DIR}/${name}`, join(SPORTS_LOGO_DIR, name)]));
+    const files = Object.fromEntries(
+      readdirSync(SPORTS_LOGO_DIR).map((name) => [`${SPORTS_LOGO_PACKAGE_DIR}/${name}`, join(SPORTS_LOGO_DIR, name)]),
+    );
     return { files, environment: { SPORTS_LOGO_DIR: SPORTS_LOGO_PACKAGE_DIR } };
   }
   return null;

@@ -4,7 +4,14 @@ import { ERRORS } from '#contract/errors';
 import { openApiDocument } from '#contract/openapi';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import { decide, rateWindow } from '#platform/auth';
-import { CONSOLE_CACHE_CONTROL, consoleCsp, consoleSecurity, securityHeaders, type ConsoleObject, type ConsoleSecurity } from './console-build.js';
+import {
+  CONSOLE_CACHE_CONTROL,
+  consoleCsp,
+  consoleSecurity,
+  securityHeaders,
+  type ConsoleObject,
+  type ConsoleSecurity,
+} from './console-build.js';
 
 /**
  * The API reference (docs/decisions/api-reference.md): the OpenAPI document
@@ -26,7 +33,10 @@ export const REFERENCE_PATH_PATTERN = `${REFERENCE_ROOT}*`;
  * nonce needs a per-response value, hashes do not cover style attributes).
  * Scripts stay 'self' only, with no 'unsafe-eval'.
  */
-export const referenceSecurity = (): ConsoleSecurity => ({ ...consoleSecurity(), contentSecurityPolicy: consoleCsp([], ["'unsafe-inline'"]) });
+export const referenceSecurity = (): ConsoleSecurity => ({
+  ...consoleSecurity(),
+  contentSecurityPolicy: consoleCsp([], ["'unsafe-inline'"]),
+});
 
 export const REFERENCE_SECURITY_HEADERS = securityHeaders(referenceSecurity());
 
@@ -48,7 +58,8 @@ const INDEX_HTML = `<!doctype html>
 </html>
 `;
 
-const FAVICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1f4e79"/></svg>\n';
+const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1f4e79"/></svg>\n';
 
 /**
  * Scalar's options for a page that reaches nothing but its own origin: no

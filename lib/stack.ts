@@ -32,7 +32,10 @@ export class CustomerApiStack extends Stack {
 
   constructor(scope: Construct, id: string, props: CustomerApiStackProps) {
     const settings = props.config;
-    super(scope, id, { ...props, ...(settings.account || settings.region ? { env: { account: settings.account, region: settings.region } } : {}) });
+    super(scope, id, {
+      ...props,
+      ...(settings.account || settings.region ? { env: { account: settings.account, region: settings.region } } : {}),
+    });
     const { stage, tracing } = settings;
     const removalPolicy = settings.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     // stageConfig refused a stage without a sender SES has verified: every stage sends owner mail.
@@ -88,10 +91,7 @@ export class CustomerApiStack extends Stack {
       addRequestCounts(this, `${pascal(family)}Requests`, fn.logGroup);
       return fn;
     };
-    this.functions = Object.fromEntries(FAMILIES.map((family) => [family, apiFunction(family)])) as Record<
-      Family,
-      ServiceFunction
-    >;
+    this.functions = Object.fromEntries(FAMILIES.map((family) => [family, apiFunction(family)])) as Record<Family, ServiceFunction>;
 
     const webhookFunctions = new WebhookFunctions(this, 'WebhookFunctions', {
       table,
@@ -111,7 +111,10 @@ export class CustomerApiStack extends Stack {
 
     const api = new RouteTableApi(this, 'Api', {
       routes: ROUTES,
-      functions: Object.fromEntries(FAMILIES.map((family): [Family, IFunction] => [family, this.functions[family].live])) as Record<Family, IFunction>,
+      functions: Object.fromEntries(FAMILIES.map((family): [Family, IFunction] => [family, this.functions[family].live])) as Record<
+        Family,
+        IFunction
+      >,
       catchAllFamily: CATCH_ALL_FAMILY,
       admin: { routes: ADMIN_ROUTES, function: adminFunction.live },
       stageName: stage,
@@ -120,7 +123,13 @@ export class CustomerApiStack extends Stack {
       removalPolicy,
     });
 
-    const adminConsole = new AdminConsole(this, 'Console', { stageName: stage, apiUrl: api.url, publicBaseUrl: publicBaseUrlOf(settings), retain: settings.retain, logRetention: settings.logRetention });
+    const adminConsole = new AdminConsole(this, 'Console', {
+      stageName: stage,
+      apiUrl: api.url,
+      publicBaseUrl: publicBaseUrlOf(settings),
+      retain: settings.retain,
+      logRetention: settings.logRetention,
+    });
     api.addConsoleRoutes(adminConsole.userPool, adminConsole.client);
     new CfnOutput(this, 'ConsoleUrl', { value: adminConsole.url });
     new CfnOutput(this, 'ConsoleUserPoolId', { value: adminConsole.userPool.userPoolId });
@@ -136,7 +145,8 @@ export class CustomerApiStack extends Stack {
       tracing,
     });
     for (const fn of [...Object.values(this.functions), adminFunction]) deploys.guard(fn, alarms.forFunction(fn, 'http'));
-    for (const fn of [...Object.values(webhookFunctions.functions), mailEvents.function]) deploys.guard(fn, alarms.forFunction(fn, 'background'));
+    for (const fn of [...Object.values(webhookFunctions.functions), mailEvents.function])
+      deploys.guard(fn, alarms.forFunction(fn, 'background'));
     alarms.forApi(api.stage);
     alarms.forTokenEndpoint();
     alarms.forTable(table);

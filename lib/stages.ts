@@ -106,7 +106,10 @@ export const STAGE_TABLE = {
     logRetention: RetentionDays.THREE_MONTHS,
     throttling: { rateLimit: 200, burstLimit: 400 },
     tracing: false,
-    alarms: { required: true, thresholds: { ...QUIET, apiServerErrorPercent: 2, apiLatencyP99Ms: 2_000, functionErrors: 3, oldestMessageSeconds: 1_800 } },
+    alarms: {
+      required: true,
+      thresholds: { ...QUIET, apiServerErrorPercent: 2, apiLatencyP99Ms: 2_000, functionErrors: 3, oldestMessageSeconds: 1_800 },
+    },
     edge: { enabled: false },
     provisionedConcurrency: { token: 0, discovery: 0 },
     // Rehearses prod's deploy: the same canary, hook and alarms.
@@ -120,7 +123,16 @@ export const STAGE_TABLE = {
     tracing: false,
     alarms: {
       required: true,
-      thresholds: { ...QUIET, apiServerErrorPercent: 1, apiLatencyP99Ms: 1_000, functionErrors: 1, functionThrottles: 1, tokenRefusals: 300, tableThrottles: 1, oldestMessageSeconds: 900 },
+      thresholds: {
+        ...QUIET,
+        apiServerErrorPercent: 1,
+        apiLatencyP99Ms: 1_000,
+        functionErrors: 1,
+        functionThrottles: 1,
+        tokenRefusals: 300,
+        tableThrottles: 1,
+        oldestMessageSeconds: 900,
+      },
     },
     edge: { enabled: true },
     provisionedConcurrency: { token: 2, discovery: 2 },
@@ -195,10 +207,16 @@ export function stageConfig(stage: unknown, context: StageContext = {}): StageCo
   const row: StageConfig = STAGE_TABLE[stage];
   const domainName = text(context.domainName);
   const domain = domainName
-    ? { name: domainName, certificateArn: text(context.certificateArn), hostedZoneId: text(context.hostedZoneId), hostedZoneName: text(context.hostedZoneName) }
+    ? {
+        name: domainName,
+        certificateArn: text(context.certificateArn),
+        hostedZoneId: text(context.hostedZoneId),
+        hostedZoneName: text(context.hostedZoneName),
+      }
     : row.domain;
   const deployment = text(context.deployment) ?? row.deployment;
-  if (deployment !== 'all-at-once' && deployment !== 'canary') throw new Error(`Stage ${stage}: -c deployment=${deployment}: use all-at-once or canary.`);
+  if (deployment !== 'all-at-once' && deployment !== 'canary')
+    throw new Error(`Stage ${stage}: -c deployment=${deployment}: use all-at-once or canary.`);
   const rotationDays = text(context.tokenKeyRotationDays);
   const config: StageConfig & { stage: Stage } = {
     ...row,
@@ -209,7 +227,11 @@ export function stageConfig(stage: unknown, context: StageContext = {}): StageCo
     mailFrom: text(context.mailFrom) ?? row.mailFrom,
     mailConfigurationSet: text(context.mailConfigurationSet) ?? row.mailConfigurationSet,
     tracing: flag(stage, 'tracing', context.tracing) ?? row.tracing,
-    alarms: { ...row.alarms, email: text(context.alarmEmail) ?? row.alarms.email, topicArn: text(context.alarmTopicArn) ?? row.alarms.topicArn },
+    alarms: {
+      ...row.alarms,
+      email: text(context.alarmEmail) ?? row.alarms.email,
+      topicArn: text(context.alarmTopicArn) ?? row.alarms.topicArn,
+    },
     domain,
     edge: { enabled: flag(stage, 'edge', context.edge) ?? row.edge.enabled, webAclArn: text(context.webAclArn) ?? row.edge.webAclArn },
     deployment,
@@ -223,16 +245,23 @@ function validate(config: StageConfig & { stage: Stage }): void {
     throw new Error(`Stage ${config.stage}: ${what}.`);
   };
   const { account, region, mailFrom, alarms, domain, edge, throttling, provisionedConcurrency } = config;
-  if (account !== undefined && !PATTERNS.account.test(account)) refuse(`account ${JSON.stringify(account)} is not a 12-digit AWS account id`);
+  if (account !== undefined && !PATTERNS.account.test(account))
+    refuse(`account ${JSON.stringify(account)} is not a 12-digit AWS account id`);
   if (region !== undefined && !PATTERNS.region.test(region)) refuse(`region ${JSON.stringify(region)} is not an AWS region name`);
   if (!mailFrom) refuse('no mail sender: pass -c mailFrom=<address or "Name <address>"> verified in SES');
   if (config.mailConfigurationSet !== undefined && !PATTERNS.configurationSet.test(config.mailConfigurationSet)) {
-    refuse(`mailConfigurationSet ${JSON.stringify(config.mailConfigurationSet)} is not an SES configuration set name (letters, digits, - and _, at most 64)`);
+    refuse(
+      `mailConfigurationSet ${JSON.stringify(config.mailConfigurationSet)} is not an SES configuration set name (letters, digits, - and _, at most 64)`,
+    );
   }
-  if (alarms.email !== undefined && !PATTERNS.email.test(alarms.email)) refuse(`alarmEmail ${JSON.stringify(alarms.email)} is not an e-mail address`);
-  if (alarms.topicArn !== undefined && !PATTERNS.topicArn.test(alarms.topicArn)) refuse(`alarmTopicArn ${JSON.stringify(alarms.topicArn)} is not an SNS topic ARN`);
-  if (alarms.email && alarms.topicArn) refuse('pass -c alarmEmail or -c alarmTopicArn, not both: an imported topic keeps its own subscriptions');
-  if (alarms.required && !alarms.email && !alarms.topicArn) refuse('its alarms must reach someone: pass -c alarmEmail=<address> or -c alarmTopicArn=<SNS topic ARN>');
+  if (alarms.email !== undefined && !PATTERNS.email.test(alarms.email))
+    refuse(`alarmEmail ${JSON.stringify(alarms.email)} is not an e-mail address`);
+  if (alarms.topicArn !== undefined && !PATTERNS.topicArn.test(alarms.topicArn))
+    refuse(`alarmTopicArn ${JSON.stringify(alarms.topicArn)} is not an SNS topic ARN`);
+  if (alarms.email && alarms.topicArn)
+    refuse('pass -c alarmEmail or -c alarmTopicArn, not both: an imported topic keeps its own subscriptions');
+  if (alarms.required && !alarms.email && !alarms.topicArn)
+    refuse('its alarms must reach someone: pass -c alarmEmail=<address> or -c alarmTopicArn=<SNS topic ARN>');
   for (const [name, value] of Object.entries(alarms.thresholds)) {
     if (!(Number.isFinite(value) && value > 0)) refuse(`alarm threshold ${name} must be a positive number, not ${String(value)}`);
   }
@@ -243,26 +272,40 @@ function validate(config: StageConfig & { stage: Stage }): void {
     refuse(`tokenKeyRotationDays must be a whole number of days from 0 (by hand only) to 365, not ${String(config.tokenKeyRotationDays)}`);
   }
   for (const [alias, count] of Object.entries(provisionedConcurrency)) {
-    if (!(Number.isInteger(count) && count >= 0 && count <= 100)) refuse(`provisioned concurrency of ${alias} must be a whole number from 0 to 100, not ${String(count)}`);
+    if (!(Number.isInteger(count) && count >= 0 && count <= 100))
+      refuse(`provisioned concurrency of ${alias} must be a whole number from 0 to 100, not ${String(count)}`);
   }
   if (domain) {
     if (!PATTERNS.hostname.test(domain.name)) refuse(`domainName ${JSON.stringify(domain.name)} is not a lower-case DNS name`);
-    if (!domain.certificateArn && !domain.hostedZoneId) refuse(`domain ${domain.name} needs -c certificateArn=<ACM ARN> or -c hostedZoneId=<id> with -c hostedZoneName=<zone>`);
+    if (!domain.certificateArn && !domain.hostedZoneId)
+      refuse(`domain ${domain.name} needs -c certificateArn=<ACM ARN> or -c hostedZoneId=<id> with -c hostedZoneName=<zone>`);
     const certRegion = domain.certificateArn === undefined ? undefined : PATTERNS.certificateArn.exec(domain.certificateArn)?.[1];
-    if (domain.certificateArn !== undefined && !certRegion) refuse(`certificateArn ${JSON.stringify(domain.certificateArn)} is not an ACM certificate ARN`);
-    if (domain.hostedZoneId !== undefined && !PATTERNS.hostedZoneId.test(domain.hostedZoneId)) refuse(`hostedZoneId ${JSON.stringify(domain.hostedZoneId)} is not a Route 53 zone id`);
-    if (domain.hostedZoneId !== undefined && !(domain.hostedZoneName && (domain.name === domain.hostedZoneName || domain.name.endsWith(`.${domain.hostedZoneName}`)))) {
+    if (domain.certificateArn !== undefined && !certRegion)
+      refuse(`certificateArn ${JSON.stringify(domain.certificateArn)} is not an ACM certificate ARN`);
+    if (domain.hostedZoneId !== undefined && !PATTERNS.hostedZoneId.test(domain.hostedZoneId))
+      refuse(`hostedZoneId ${JSON.stringify(domain.hostedZoneId)} is not a Route 53 zone id`);
+    if (
+      domain.hostedZoneId !== undefined &&
+      !(domain.hostedZoneName && (domain.name === domain.hostedZoneName || domain.name.endsWith(`.${domain.hostedZoneName}`)))
+    ) {
       refuse(`hostedZoneName must name the zone ${domain.hostedZoneId} that holds ${domain.name}`);
     }
-    if (edge.enabled && certRegion && certRegion !== 'us-east-1') refuse(`the edge (CloudFront) needs its certificate in us-east-1, and ${domain.certificateArn} is in ${certRegion}`);
+    if (edge.enabled && certRegion && certRegion !== 'us-east-1')
+      refuse(`the edge (CloudFront) needs its certificate in us-east-1, and ${domain.certificateArn} is in ${certRegion}`);
   }
   if (edge.enabled) {
-    if (!domain) refuse('the edge needs the stage\'s base URL: pass -c domainName=<name> with -c certificateArn=<ACM ARN in us-east-1> (or -c hostedZoneId and -c hostedZoneName)');
-    if (edge.webAclArn !== undefined && !PATTERNS.webAclArn.test(edge.webAclArn)) refuse(`webAclArn ${JSON.stringify(edge.webAclArn)} is not a CloudFront-scope WAF web ACL ARN (us-east-1, global)`);
+    if (!domain)
+      refuse(
+        "the edge needs the stage's base URL: pass -c domainName=<name> with -c certificateArn=<ACM ARN in us-east-1> (or -c hostedZoneId and -c hostedZoneName)",
+      );
+    if (edge.webAclArn !== undefined && !PATTERNS.webAclArn.test(edge.webAclArn))
+      refuse(`webAclArn ${JSON.stringify(edge.webAclArn)} is not a CloudFront-scope WAF web ACL ARN (us-east-1, global)`);
     // A CloudFront-scope web ACL, and a certificate CloudFront uses, can only be created in us-east-1.
     const createsInUsEast1 = !edge.webAclArn || !domain?.certificateArn;
     if (createsInUsEast1 && region !== 'us-east-1') {
-      refuse('the edge creates its WAF web ACL (and a certificate from a hosted zone) in us-east-1 only: pass -c region=us-east-1, or import both with -c webAclArn and -c certificateArn');
+      refuse(
+        'the edge creates its WAF web ACL (and a certificate from a hosted zone) in us-east-1 only: pass -c region=us-east-1, or import both with -c webAclArn and -c certificateArn',
+      );
     }
   } else if (edge.webAclArn !== undefined) {
     refuse('-c webAclArn needs the edge: pass -c edge=true');

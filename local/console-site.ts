@@ -1,7 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runInNewContext } from 'node:vm';
-import { CONSOLE_ROOT, CONSOLE_SECURITY_HEADERS, CONSOLE_VIEWER_REQUEST_FUNCTION, consoleObjects, LOCAL_CONSOLE_CONFIG } from '#lib/console-build';
+import {
+  CONSOLE_ROOT,
+  CONSOLE_SECURITY_HEADERS,
+  CONSOLE_VIEWER_REQUEST_FUNCTION,
+  consoleObjects,
+  LOCAL_CONSOLE_CONFIG,
+} from '#lib/console-build';
 import { REFERENCE_ROOT, REFERENCE_SECURITY_HEADERS, referenceObjects } from '#lib/reference-build';
 
 /** A CloudFront Functions viewer-request event, the part our function reads and writes (values as CloudFront gives them). */
@@ -9,12 +15,22 @@ type ViewerRequestEvent = {
   version: '1.0';
   context: { eventType: 'viewer-request' };
   viewer: { ip: string };
-  request: { method: string; uri: string; querystring: Record<string, { value: string }>; headers: Record<string, { value: string }>; cookies: Record<string, { value: string }> };
+  request: {
+    method: string;
+    uri: string;
+    querystring: Record<string, { value: string }>;
+    headers: Record<string, { value: string }>;
+    cookies: Record<string, { value: string }>;
+  };
 };
-type FunctionResult = ViewerRequestEvent['request'] | { statusCode: number; statusDescription?: string; headers?: Record<string, { value: string }>; body?: string };
+type FunctionResult =
+  | ViewerRequestEvent['request']
+  | { statusCode: number; statusDescription?: string; headers?: Record<string, { value: string }>; body?: string };
 
 /** The console's viewer-request function, its very text (lib/console-build.ts), evaluated as CloudFront would run it. */
-const consoleViewerRequest = runInNewContext(`${CONSOLE_VIEWER_REQUEST_FUNCTION}\n;handler`, {}) as (event: ViewerRequestEvent) => FunctionResult;
+const consoleViewerRequest = runInNewContext(`${CONSOLE_VIEWER_REQUEST_FUNCTION}\n;handler`, {}) as (
+  event: ViewerRequestEvent,
+) => FunctionResult;
 
 /** What S3 answers CloudFront for a key that does not exist, when (as with origin access control here) it may not list the bucket. */
 const accessDeniedXml = (requestId: string, hostId: string): string =>
@@ -41,7 +57,10 @@ export function consoleSite(serverUrl: () => string) {
     (objects ??= new Map(
       [...consoleObjects(LOCAL_CONSOLE_CONFIG), ...referenceObjects(serverUrl())].map((o) => {
         const body = Buffer.from(o.body);
-        return [o.key, { contentType: o.contentType, cacheControl: o.cacheControl, body, etag: `"${createHash('md5').update(body).digest('hex')}"` }];
+        return [
+          o.key,
+          { contentType: o.contentType, cacheControl: o.cacheControl, body, etag: `"${createHash('md5').update(body).digest('hex')}"` },
+        ];
       }),
     ));
   const mounts = [CONSOLE_ROOT, REFERENCE_ROOT];
@@ -53,7 +72,9 @@ export function consoleSite(serverUrl: () => string) {
     if (method !== 'GET' && method !== 'HEAD') {
       // The console behavior allows GET and HEAD only; CloudFront itself refuses the rest.
       res.writeHead(403, { 'Content-Type': 'text/html', ...securityHeaders });
-      res.end('<html><body><h1>403 ERROR</h1><p>This distribution is not configured to allow the HTTP request method that was used for this request.</p></body></html>');
+      res.end(
+        '<html><body><h1>403 ERROR</h1><p>This distribution is not configured to allow the HTTP request method that was used for this request.</p></body></html>',
+      );
       return true;
     }
     const result = consoleViewerRequest({

@@ -9,7 +9,7 @@ import { patchFauxqsTimers } from './fauxqs-timers.js';
 import { waitForEndpoint } from './start-checks.js';
 
 // A CommonJS build with `exports.default`: Node's ESM loader wraps it once more than bundlers do.
-const sesLocal = ((sesLocalModule as unknown as { default?: typeof sesLocalModule }).default ?? sesLocalModule);
+const sesLocal = (sesLocalModule as unknown as { default?: typeof sesLocalModule }).default ?? sesLocalModule;
 
 /** Where the local runtime's AWS-compatible engines answer. */
 export type Engines = {

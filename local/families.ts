@@ -14,7 +14,17 @@ import { createHandler as shiftq } from '#lambdas/shiftq/shiftq';
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /** Every family's handler factory; typed by Family so a new family cannot be forgotten here. */
-const FACTORIES: Record<Family, (deps: Deps) => ProxyHandler> = { token, discovery, bevq, shiftq, sportsq, matriq, campaigns, orderboard, assets };
+const FACTORIES: Record<Family, (deps: Deps) => ProxyHandler> = {
+  token,
+  discovery,
+  bevq,
+  shiftq,
+  sportsq,
+  matriq,
+  campaigns,
+  orderboard,
+  assets,
+};
 
 /** `deps`: one for every family, or each family's own (the local runtime: its clients, guarded by its role). */
 export function createFamilyHandlers(deps: Deps | ((family: Family) => Deps)): Record<Family, ProxyHandler> {

@@ -72,7 +72,8 @@ function nextDeadline(queue: Internals): number | undefined {
   let next = Infinity;
   for (const entry of queue.inflightMessages.values()) next = Math.min(next, entry.visibilityDeadline);
   for (const message of queue.delayedMessages) if (message.delayUntil) next = Math.min(next, message.delayUntil);
-  for (const group of queue.fifoDelayed.values()) for (const message of group) if (message.delayUntil) next = Math.min(next, message.delayUntil);
+  for (const group of queue.fifoDelayed.values())
+    for (const message of group) if (message.delayUntil) next = Math.min(next, message.delayUntil);
   return next === Infinity ? undefined : next;
 }
 
@@ -86,12 +87,15 @@ function arm(queue: Internals): void {
   queue.pollTimer = undefined;
   armedAt.delete(queue);
   if (next === undefined || queue.pollWaiters.length === 0) return;
-  const timer = setTimeout(() => {
-    queue.pollTimer = undefined;
-    armedAt.delete(queue);
-    queue.processTimers(); // moves what is due and answers the waiting receives
-    if (queue.pollWaiters.length > 0) arm(queue);
-  }, Math.max(0, next - Date.now()) + 1);
+  const timer = setTimeout(
+    () => {
+      queue.pollTimer = undefined;
+      armedAt.delete(queue);
+      queue.processTimers(); // moves what is due and answers the waiting receives
+      if (queue.pollWaiters.length > 0) arm(queue);
+    },
+    Math.max(0, next - Date.now()) + 1,
+  );
   queue.pollTimer = timer;
   armedAt.set(queue, { timer, at: next });
 }

@@ -35,7 +35,11 @@ export function functionDeps(options: {
   observe: { dynamodb: DynamoDBClient; sqs: SQSClient; ses?: SESv2Client };
 }): FunctionDeps {
   const built = new Map<FunctionName, { deps: MessagingDeps; dynamodb: DynamoDBClient; sqs: SQSClient; ses: SESv2Client }>();
-  const mirrors = { dynamodb: mirror(options.observe.dynamodb), sqs: mirror(options.observe.sqs), ses: options.observe.ses ? mirror(options.observe.ses) : null };
+  const mirrors = {
+    dynamodb: mirror(options.observe.dynamodb),
+    sqs: mirror(options.observe.sqs),
+    ses: options.observe.ses ? mirror(options.observe.ses) : null,
+  };
   const build = (name: FunctionName) => {
     let entry = built.get(name);
     if (entry) return entry;
@@ -53,7 +57,10 @@ export function functionDeps(options: {
     mirrors.sqs.to(sqs);
     mirrors.ses?.to(ses);
     const config = options.base.config!;
-    const deps = buildMessagingDeps({ dynamodb, sqs }, { ...options.base, ...(MAILING.has(name) ? { mailer: sesMailer(config.mailFrom, ses, config.mailConfigurationSet) } : {}) });
+    const deps = buildMessagingDeps(
+      { dynamodb, sqs },
+      { ...options.base, ...(MAILING.has(name) ? { mailer: sesMailer(config.mailFrom, ses, config.mailConfigurationSet) } : {}) },
+    );
     entry = { deps, dynamodb, sqs, ses };
     built.set(name, entry);
     return entry;
@@ -95,7 +102,8 @@ function mirror(source: { middlewareStack: unknown }) {
   };
   stack.remove = (toRemove: unknown) => {
     const removed = original.remove.call(stack, toRemove);
-    for (let i = added.length - 1; i >= 0; i--) if (nameOf(added[i]!.args) === toRemove || added[i]!.args[0] === toRemove) added.splice(i, 1);
+    for (let i = added.length - 1; i >= 0; i--)
+      if (nameOf(added[i]!.args) === toRemove || added[i]!.args[0] === toRemove) added.splice(i, 1);
     for (const t of targets) t.remove(toRemove);
     return removed;
   };
@@ -128,7 +136,14 @@ export async function localFunctionDeps(
     return functionDeps({ ...options, iam: null });
   }
   const policies = iam?.policies ?? (await (await import('./iam-policies.js')).synthesizedPolicies());
-  const local = { region: options.region, tableName: config!.tableName, queueUrl: config!.webhookQueueUrl, dlqUrl: config!.webhookDlqUrl, mailFrom: config!.mailFrom, configurationSet: config!.mailConfigurationSet };
+  const local = {
+    region: options.region,
+    tableName: config!.tableName,
+    queueUrl: config!.webhookQueueUrl,
+    dlqUrl: config!.webhookDlqUrl,
+    mailFrom: config!.mailFrom,
+    configurationSet: config!.mailConfigurationSet,
+  };
   // IAM_CALL_LOG as the runtime starts: every distinct (function, action, resource) its guards see goes there.
   return functionDeps({ ...options, iam: { policies, local, callLog: process.env.IAM_CALL_LOG || undefined } });
 }

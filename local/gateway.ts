@@ -125,18 +125,41 @@ function router(handlers: Record<Family, ProxyHandler>, adminHandler: ProxyHandl
     ...ROUTES.map((r) => ({ method: r.method, path: r.path, name: r.family, handler: handlers[r.family], iam: false })),
     ...ADMIN_ROUTES.map((r) => ({ method: r.method, path: r.path, name: 'admin-api', handler: adminHandler, iam: true })),
   ];
-  const byMethod = new Map([...new Set(explicit.map((r) => r.method))].map((m) => [m, pathResolver(explicit.filter((r) => r.method === m))]));
+  const byMethod = new Map(
+    [...new Set(explicit.map((r) => r.method))].map((m) => [m, pathResolver(explicit.filter((r) => r.method === m))]),
+  );
   return (method: string, path: string): Target => {
     const hit = byMethod.get(method)?.(method, path);
     if (hit && 'match' in hit) {
       const { route, params } = hit.match;
-      return { name: route.name, handler: route.handler, routeKey: `${method} ${route.path}`, resource: route.path, pathParameters: params, iam: route.iam };
+      return {
+        name: route.name,
+        handler: route.handler,
+        routeKey: `${method} ${route.path}`,
+        resource: route.path,
+        pathParameters: params,
+        iam: route.iam,
+      };
     }
     if (isAdminPath(path)) {
       const proxy = path.slice(`${ADMIN_ROOT}/`.length);
-      return { name: 'admin-api', handler: adminHandler, routeKey: `ANY ${ADMIN_PROXY_PATH}`, resource: ADMIN_PROXY_PATH, pathParameters: { proxy }, iam: true };
+      return {
+        name: 'admin-api',
+        handler: adminHandler,
+        routeKey: `ANY ${ADMIN_PROXY_PATH}`,
+        resource: ADMIN_PROXY_PATH,
+        pathParameters: { proxy },
+        iam: true,
+      };
     }
-    return { name: CATCH_ALL_FAMILY, handler: handlers[CATCH_ALL_FAMILY], routeKey: '$default', resource: '$default', pathParameters: null, iam: false };
+    return {
+      name: CATCH_ALL_FAMILY,
+      handler: handlers[CATCH_ALL_FAMILY],
+      routeKey: '$default',
+      resource: '$default',
+      pathParameters: null,
+      iam: false,
+    };
   };
 }
 

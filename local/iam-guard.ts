@@ -14,7 +14,14 @@ export type Service = 'dynamodb' | 'sqs' | 'ses';
 
 /** The local resources the placeholders of the synthesized policies stand for. */
 /** `configurationSet`: the SES configuration set the mailing functions send with (absent: none). */
-export type LocalResources = { region: string; tableName: string; queueUrl: string; dlqUrl: string; mailFrom: string; configurationSet?: string };
+export type LocalResources = {
+  region: string;
+  tableName: string;
+  queueUrl: string;
+  dlqUrl: string;
+  mailFrom: string;
+  configurationSet?: string;
+};
 
 /** The account every local ARN carries (policies' `{{account}}` and requests' ARNs alike). */
 const LOCAL_ACCOUNT = '000000000000';
@@ -41,17 +48,27 @@ export function compileGuard(fn: string, policies: RolePolicies, local: LocalRes
   const statements = policies.functions[fn];
   if (!statements) throw new Error(`IAM guard: no role for function "${fn}" in the synthesized stack (its ${'customer-api:family'} tag)`);
   const values = placeholders(local);
-  const fill = (s: string) => s.replace(/\{\{(partition|region|account|table|queue|dlq|mailFrom|configurationSet)\}\}/g, (_, k: keyof typeof values) => values[k]);
+  const fill = (s: string) =>
+    s.replace(/\{\{(partition|region|account|table|queue|dlq|mailFrom|configurationSet)\}\}/g, (_, k: keyof typeof values) => values[k]);
   const compiled: Compiled[] = statements.map((s) => ({
     effect: s.effect,
     actions: s.actions.map((a) => wildcard(a, true)),
     resources: s.resources.map((r) => wildcard(fill(r), false)),
     ...(s.conditions
-      ? { conditions: Object.fromEntries(Object.entries(s.conditions).map(([op, keys]) => [op, Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, v.map(fill)]))])) }
+      ? {
+          conditions: Object.fromEntries(
+            Object.entries(s.conditions).map(([op, keys]) => [
+              op,
+              Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, v.map(fill)])),
+            ]),
+          ),
+        }
       : {}),
   }));
   const applies = (s: Compiled, r: IamRequest) =>
-    s.actions.some((a) => a.test(r.action)) && s.resources.some((p) => p.test(r.resource)) && conditionsHold(s.conditions, r.context, s.effect);
+    s.actions.some((a) => a.test(r.action)) &&
+    s.resources.some((p) => p.test(r.resource)) &&
+    conditionsHold(s.conditions, r.context, s.effect);
   return {
     fn,
     allows(request) {
@@ -89,7 +106,10 @@ function conditionsHold(conditions: IamStatement['conditions'], context: Record<
 
 /** IAM's `*` and `?` wildcards; actions compare without case, resources with it. */
 function wildcard(pattern: string, ignoreCase: boolean): RegExp {
-  const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${body}$`, ignoreCase ? 'i' : '');
 }
 
@@ -112,8 +132,15 @@ export function requestsOf(service: Service, command: string, input: Input, loca
     });
     if (op === 'BatchGetItem' || op === 'BatchWriteItem') return Object.keys(input.RequestItems ?? {}).map((name) => one(op, name));
     if (op === 'TransactWriteItems') {
-      const kinds: Record<string, string> = { ConditionCheck: 'ConditionCheckItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem' };
-      return (input.TransactItems ?? []).flatMap((item: Input) => Object.entries(item).map(([kind, body]) => one(kinds[kind] ?? kind, (body as Input).TableName)));
+      const kinds: Record<string, string> = {
+        ConditionCheck: 'ConditionCheckItem',
+        Put: 'PutItem',
+        Update: 'UpdateItem',
+        Delete: 'DeleteItem',
+      };
+      return (input.TransactItems ?? []).flatMap((item: Input) =>
+        Object.entries(item).map(([kind, body]) => one(kinds[kind] ?? kind, (body as Input).TableName)),
+      );
     }
     if (op === 'TransactGetItems') return (input.TransactItems ?? []).map((item: Input) => one('GetItem', item.Get?.TableName));
     return [one(op, input.TableName, input.IndexName)];
@@ -129,7 +156,9 @@ export function requestsOf(service: Service, command: string, input: Input, loca
   if (op === 'SendEmail') {
     const from = addressOf(String(input.FromEmailAddress ?? ''));
     const context = { 'ses:FromAddress': from };
-    const set = input.ConfigurationSetName ? [{ action: 'ses:SendEmail', resource: arn('ses', `configuration-set/${String(input.ConfigurationSetName)}`), context }] : [];
+    const set = input.ConfigurationSetName
+      ? [{ action: 'ses:SendEmail', resource: arn('ses', `configuration-set/${String(input.ConfigurationSetName)}`), context }]
+      : [];
     return [{ action: 'ses:SendEmail', resource: arn('ses', `identity/${from}`), context }, ...set];
   }
   return [{ action: `ses:${op}`, resource: '*', context: {} }];
@@ -140,12 +169,21 @@ export function requestsOf(service: Service, command: string, input: Input, loca
 /** An implicit or explicit deny, as the service's SDK client would deserialize it. */
 function accessDenied(service: Service, fn: string, request: IamRequest, kind: 'implicit' | 'explicit'): Error {
   const user = `arn:${PARTITION}:sts::${LOCAL_ACCOUNT}:assumed-role/customer-api-local-${fn}-role/${fn}`;
-  const why = kind === 'explicit' ? 'with an explicit deny in an identity-based policy' : `because no identity-based policy allows the ${request.action} action`;
+  const why =
+    kind === 'explicit'
+      ? 'with an explicit deny in an identity-based policy'
+      : `because no identity-based policy allows the ${request.action} action`;
   const message = `User: ${user} is not authorized to perform: ${request.action} on resource: ${request.resource} ${why}`;
   const $metadata = { httpStatusCode: 400, requestId: crypto.randomUUID(), attempts: 1, totalRetryDelay: 0 };
   if (service === 'dynamodb') return new DynamoDBServiceException({ name: 'AccessDeniedException', $fault: 'client', $metadata, message });
-  if (service === 'sqs') return new SQSServiceException({ name: 'AccessDenied', $fault: 'client', $metadata: { ...$metadata, httpStatusCode: 403 }, message });
-  return new SESv2ServiceException({ name: 'AccessDeniedException', $fault: 'client', $metadata: { ...$metadata, httpStatusCode: 403 }, message });
+  if (service === 'sqs')
+    return new SQSServiceException({ name: 'AccessDenied', $fault: 'client', $metadata: { ...$metadata, httpStatusCode: 403 }, message });
+  return new SESv2ServiceException({
+    name: 'AccessDeniedException',
+    $fault: 'client',
+    $metadata: { ...$metadata, httpStatusCode: 403 },
+    message,
+  });
 }
 
 // ── The middleware ───────────────────────────────────────────────────────────────────────────────────────────
@@ -155,14 +193,26 @@ type AnyClient = { middlewareStack: { add(middleware: any, options: any): void }
 const logged = new Set<string>();
 
 /** Adds the guard to `client` (initialize step: before serialization, signing and retries) and returns it. */
-export function guardClient<C extends AnyClient>(client: C, service: Service, guard: Guard, local: LocalResources, options: GuardOptions = {}): C {
+export function guardClient<C extends AnyClient>(
+  client: C,
+  service: Service,
+  guard: Guard,
+  local: LocalResources,
+  options: GuardOptions = {},
+): C {
   const callLog = 'callLog' in options ? options.callLog : process.env.IAM_CALL_LOG || undefined;
   const templateForm = templateFormOf(local);
   client.middlewareStack.add(
     (next: (args: any) => Promise<any>, context: { commandName?: string }) => async (args: { input: Input }) => {
       for (const request of requestsOf(service, String(context.commandName ?? ''), args.input, local)) {
         const verdict = guard.allows(request);
-        if (callLog) record(callLog, { function: guard.fn, action: request.action, resource: templateForm(request.resource), allowed: verdict === 'allowed' });
+        if (callLog)
+          record(callLog, {
+            function: guard.fn,
+            action: request.action,
+            resource: templateForm(request.resource),
+            allowed: verdict === 'allowed',
+          });
         if (verdict !== 'allowed') throw accessDenied(service, guard.fn, request, verdict);
       }
       return next(args);
@@ -179,10 +229,15 @@ function templateFormOf(local: LocalResources): (resource: string) => string {
     const m = /^arn:([^:]+):([^:]+):([^:]*):([^:]*):(.*)$/.exec(resource);
     if (!m) return resource;
     let rest = m[5]!;
-    if (m[2] === 'dynamodb') rest = rest.replace(/^table\/([^/]+)/, (whole, name: string) => (name === values.table ? 'table/{{table}}' : whole));
+    if (m[2] === 'dynamodb')
+      rest = rest.replace(/^table\/([^/]+)/, (whole, name: string) => (name === values.table ? 'table/{{table}}' : whole));
     if (m[2] === 'sqs') rest = rest === values.queue ? '{{queue}}' : rest === values.dlq ? '{{dlq}}' : rest;
-    if (m[2] === 'ses') rest = rest.replace(/^identity\/(.+)$/, (whole, id: string) => (id === values.mailFrom ? 'identity/{{mailFrom}}' : whole));
-    if (m[2] === 'ses') rest = rest.replace(/^configuration-set\/(.+)$/, (whole, name: string) => (name === values.configurationSet ? 'configuration-set/{{configurationSet}}' : whole));
+    if (m[2] === 'ses')
+      rest = rest.replace(/^identity\/(.+)$/, (whole, id: string) => (id === values.mailFrom ? 'identity/{{mailFrom}}' : whole));
+    if (m[2] === 'ses')
+      rest = rest.replace(/^configuration-set\/(.+)$/, (whole, name: string) =>
+        name === values.configurationSet ? 'configuration-set/{{configurationSet}}' : whole,
+      );
     const region = m[3] === values.region ? '{{region}}' : m[3];
     const account = m[4] === LOCAL_ACCOUNT ? '{{account}}' : m[4];
     return `arn:{{partition}}:${m[2]}:${region}:${account}:${rest}`;

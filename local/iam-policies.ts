@@ -43,7 +43,7 @@ export async function synthesizedPolicies(): Promise<RolePolicies> {
   if (cached) return cached;
   mkdirSync(CACHE_DIR, { recursive: true });
   const lock = `${file}.lock`;
-  for (const deadline = Date.now() + 120_000; ; ) {
+  for (const deadline = Date.now() + 120_000; ;) {
     try {
       mkdirSync(lock);
       break;
@@ -88,8 +88,7 @@ export function sourcesKey(): string {
       // local never reaches the stack (test/unit/layout.test.ts): its edits keep the cache.
       if (entry.isDirectory()) {
         if (path !== join(ROOT, 'lib', 'local')) walk(path);
-      }
-      else if (entry.name.endsWith('.ts')) hash.update(relative(ROOT, path)).update('\0').update(readFileSync(path)).update('\0');
+      } else if (entry.name.endsWith('.ts')) hash.update(relative(ROOT, path)).update('\0').update(readFileSync(path)).update('\0');
     }
   };
   walk(join(ROOT, 'lib'));
@@ -101,13 +100,19 @@ export function sourcesKey(): string {
 
 /** The dev stack's template, synthesized as the infrastructure tests do it: cdk.json's flags, no bundling. */
 export async function synthesizeDevTemplate(): Promise<Json> {
-  const [{ App }, { CustomerApiStack }, { stageConfig }] = await Promise.all([import('aws-cdk-lib'), import('../lib/stack.js'), import('../lib/stages.js')]);
+  const [{ App }, { CustomerApiStack }, { stageConfig }] = await Promise.all([
+    import('aws-cdk-lib'),
+    import('../lib/stack.js'),
+    import('../lib/stages.js'),
+  ]);
   const context = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8')).context;
   const outdir = mkdtempSync(join(tmpdir(), 'customer-api-iam-'));
   try {
     const app = new App({ outdir, context: { ...context, 'aws:cdk:bundling-stacks': [] } });
     // Any verified-looking sender: the ses:FromAddress condition is kept as "the function's MAIL_FROM".
-    const stack = new CustomerApiStack(app, 'CustomerApi-dev', { config: stageConfig('dev', { mailFrom: 'Customer API <alerts@mail.example.com>' }) });
+    const stack = new CustomerApiStack(app, 'CustomerApi-dev', {
+      config: stageConfig('dev', { mailFrom: 'Customer API <alerts@mail.example.com>' }),
+    });
     return app.synth().getStackArtifact(stack.artifactId).template as Json;
   } finally {
     rmSync(outdir, { recursive: true, force: true });
@@ -141,7 +146,12 @@ export function policiesOf(template: Json): RolePolicies {
           ? Object.fromEntries(
               Object.entries(s.Condition as Json).map(([op, keys]) => [
                 op,
-                Object.fromEntries(Object.entries(keys as Json).map(([k, v]) => [k, list(v).map((x) => (mailFrom && resolve(x) === mailFrom ? '{{mailFrom}}' : resolve(x)))])),
+                Object.fromEntries(
+                  Object.entries(keys as Json).map(([k, v]) => [
+                    k,
+                    list(v).map((x) => (mailFrom && resolve(x) === mailFrom ? '{{mailFrom}}' : resolve(x))),
+                  ]),
+                ),
               ]),
             )
           : undefined;
@@ -179,7 +189,8 @@ function resolveToken(value: unknown, resources: Record<string, Json>, dlqs: Set
     const [id, attribute] = v['Fn::GetAtt'] as [string, string];
     const type = resources[id]?.Type;
     if (attribute === 'Arn' && type === 'AWS::DynamoDB::Table') return 'arn:{{partition}}:dynamodb:{{region}}:{{account}}:table/{{table}}';
-    if (attribute === 'Arn' && type === 'AWS::SQS::Queue') return `arn:{{partition}}:sqs:{{region}}:{{account}}:${dlqs.has(id) ? '{{dlq}}' : '{{queue}}'}`;
+    if (attribute === 'Arn' && type === 'AWS::SQS::Queue')
+      return `arn:{{partition}}:sqs:{{region}}:{{account}}:${dlqs.has(id) ? '{{dlq}}' : '{{queue}}'}`;
     return `{{unresolved:GetAtt:${id}.${attribute}}}`;
   }
   if (v['Fn::Join']) {

@@ -31,12 +31,23 @@ export type LocalMailEvents = {
 
 /** LOCAL_SES_BOUNCE, LOCAL_SES_SOFT_BOUNCE and LOCAL_SES_COMPLAIN: comma-separated addresses (`npm start`). */
 export function mailEventsFromEnv(env: NodeJS.ProcessEnv): MailEventsOptions {
-  const addresses = (value: string | undefined) => (value ?? '').split(',').map((a) => a.trim()).filter(Boolean);
-  return { bounce: addresses(env.LOCAL_SES_BOUNCE), softBounce: addresses(env.LOCAL_SES_SOFT_BOUNCE), complain: addresses(env.LOCAL_SES_COMPLAIN) };
+  const addresses = (value: string | undefined) =>
+    (value ?? '')
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean);
+  return {
+    bounce: addresses(env.LOCAL_SES_BOUNCE),
+    softBounce: addresses(env.LOCAL_SES_SOFT_BOUNCE),
+    complain: addresses(env.LOCAL_SES_COMPLAIN),
+  };
 }
 
 /** The event record SES publishes for `outcome` (https://docs.aws.amazon.com/ses/latest/dg/event-publishing-retrieving-sns-examples.html). */
-export function sesEventRecord(outcome: Outcome, mail: { to: string; from: string; messageId: string; configurationSet: string; at: string }): Record<string, unknown> {
+export function sesEventRecord(
+  outcome: Outcome,
+  mail: { to: string; from: string; messageId: string; configurationSet: string; at: string },
+): Record<string, unknown> {
   const record = {
     timestamp: mail.at,
     source: mail.from,
@@ -50,7 +61,13 @@ export function sesEventRecord(outcome: Outcome, mail: { to: string; from: strin
   if (outcome === 'complain') {
     return {
       eventType: 'Complaint',
-      complaint: { complainedRecipients: [{ emailAddress: mail.to }], timestamp: mail.at, feedbackId, complaintFeedbackType: 'abuse', arrivalDate: mail.at },
+      complaint: {
+        complainedRecipients: [{ emailAddress: mail.to }],
+        timestamp: mail.at,
+        feedbackId,
+        complaintFeedbackType: 'abuse',
+        arrivalDate: mail.at,
+      },
       mail: record,
     };
   }
@@ -60,7 +77,14 @@ export function sesEventRecord(outcome: Outcome, mail: { to: string; from: strin
     bounce: {
       bounceType: permanent ? 'Permanent' : 'Transient',
       bounceSubType: permanent ? 'General' : 'MailboxFull',
-      bouncedRecipients: [{ emailAddress: mail.to, action: 'failed', status: permanent ? '5.1.1' : '4.2.2', diagnosticCode: permanent ? 'smtp; 550 5.1.1 user unknown' : 'smtp; 452 4.2.2 mailbox full' }],
+      bouncedRecipients: [
+        {
+          emailAddress: mail.to,
+          action: 'failed',
+          status: permanent ? '5.1.1' : '4.2.2',
+          diagnosticCode: permanent ? 'smtp; 550 5.1.1 user unknown' : 'smtp; 452 4.2.2 mailbox full',
+        },
+      ],
       timestamp: mail.at,
       feedbackId,
       reportingMTA: 'dsn; localhost',
@@ -100,10 +124,15 @@ function snsEvent(message: string, at: string): SNSEvent {
  * Wires the stand-in: `ses` is the runtime's SES client, whose middleware every function's SES client repeats
  * (function-deps.ts), `deps` the mail-events function's own.
  */
-export function localMailEvents(ses: SESv2Client, deps: Deps, options: MailEventsOptions & { clock: Clock; logger: Logger }): LocalMailEvents {
+export function localMailEvents(
+  ses: SESv2Client,
+  deps: Deps,
+  options: MailEventsOptions & { clock: Clock; logger: Logger },
+): LocalMailEvents {
   const handler = createHandler(deps);
   const outcomes = new Map<string, Outcome>();
-  for (const outcome of ['bounce', 'softBounce', 'complain'] as const) for (const a of options[outcome] ?? []) outcomes.set(a.toLowerCase(), outcome);
+  for (const outcome of ['bounce', 'softBounce', 'complain'] as const)
+    for (const a of options[outcome] ?? []) outcomes.set(a.toLowerCase(), outcome);
   const now = () => new Date(options.clock.now()).toISOString();
   const deliver = (message: string) => handler(snsEvent(message, now()), lambdaContext('mail-events', `local-${randomUUID()}`));
   ses.middlewareStack.add(
@@ -115,9 +144,17 @@ export function localMailEvents(ses: SESv2Client, deps: Deps, options: MailEvent
       for (const to of input.Destination?.ToAddresses ?? []) {
         const outcome = outcomes.get(to.toLowerCase());
         if (!outcome) continue;
-        const record = sesEventRecord(outcome, { to, from: String(input.FromEmailAddress ?? ''), messageId, configurationSet: input.ConfigurationSetName ?? '', at: now() });
+        const record = sesEventRecord(outcome, {
+          to,
+          from: String(input.FromEmailAddress ?? ''),
+          messageId,
+          configurationSet: input.ConfigurationSetName ?? '',
+          at: now(),
+        });
         // As in AWS, the sender never hears of it: a failing handler is the mail-events function's error, logged there.
-        await deliver(JSON.stringify(record)).catch((err: Error) => options.logger.error('local mail event not handled', { error: err.name }));
+        await deliver(JSON.stringify(record)).catch((err: Error) =>
+          options.logger.error('local mail event not handled', { error: err.name }),
+        );
       }
       return result;
     },

@@ -71,9 +71,7 @@ export async function ensureQueues(sqs: SQSClient, prefix: string): Promise<Queu
       Attributes: { MessageRetentionPeriod: String(WEBHOOK_QUEUES.dlqRetentionSeconds) },
     }),
   );
-  const { Attributes } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
-  );
+  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }));
   const queue = await sqs.send(
     new CreateQueueCommand({
       QueueName: WEBHOOK_QUEUES.queueName(prefix),

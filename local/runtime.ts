@@ -176,7 +176,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     });
     const store = deps.store;
     if (config.webhookAllowLoopback) {
-      deps.logger.warn('WEBHOOK_ALLOW_LOOPBACK is on: webhook destinations may point at this machine (127.0.0.0/8, ::1). Local testing only.');
+      deps.logger.warn(
+        'WEBHOOK_ALLOW_LOOPBACK is on: webhook destinations may point at this machine (127.0.0.0/8, ::1). Local testing only.',
+      );
     }
     const demo = options.seed === false ? null : await demoCredentials(store, clock, dataDir);
 
@@ -187,11 +189,21 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       base: { config, clock, logger, ...(options.resolver ? { resolver: options.resolver } : {}) },
       observe: { ...clients, ses },
     });
-    const mailEvents = localMailEvents(ses, functions.depsOf('mail-events'), { ...(options.mailEvents ?? mailEventsFromEnv(process.env)), clock, logger });
-    const adminKey = options.adminKey ?? (process.env.ADMIN_API_KEY || randomSecret(32));
-    const server = createGateway(createFamilyHandlers(functions.depsOf), { handler: createAdminHandler(functions.depsOf('admin-api')), key: adminKey }, throttle, consoleSite(() => `http://localhost:${(server.address() as AddressInfo).port}`), {
-      timeoutScale: options.httpTimeoutScale ?? 1,
+    const mailEvents = localMailEvents(ses, functions.depsOf('mail-events'), {
+      ...(options.mailEvents ?? mailEventsFromEnv(process.env)),
+      clock,
+      logger,
     });
+    const adminKey = options.adminKey ?? (process.env.ADMIN_API_KEY || randomSecret(32));
+    const server = createGateway(
+      createFamilyHandlers(functions.depsOf),
+      { handler: createAdminHandler(functions.depsOf('admin-api')), key: adminKey },
+      throttle,
+      consoleSite(() => `http://localhost:${(server.address() as AddressInfo).port}`),
+      {
+        timeoutScale: options.httpTimeoutScale ?? 1,
+      },
+    );
     const gate = holdUntilOpen(server, options.holdRequests ?? false);
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) => {

@@ -16,14 +16,29 @@ const HOUR = 3_600_000;
 
 type Sides = [home: [id: string, name: string], away: [id: string, name: string]];
 const LEAGUES = {
-  nfl: { sport: { id: 'football', name: 'Football' }, league: { id: 'nfl', name: 'National Football League', abbreviation: 'NFL', image: 'nfl.svg' } },
-  nba: { sport: { id: 'basketball', name: 'Basketball' }, league: { id: 'nba', name: 'National Basketball Association', abbreviation: 'NBA', image: 'nba.svg' } },
-  epl: { sport: { id: 'soccer', name: 'Soccer' }, league: { id: 'epl', name: 'Premier League', abbreviation: 'EPL', image: 'premier-league.svg' } },
+  nfl: {
+    sport: { id: 'football', name: 'Football' },
+    league: { id: 'nfl', name: 'National Football League', abbreviation: 'NFL', image: 'nfl.svg' },
+  },
+  nba: {
+    sport: { id: 'basketball', name: 'Basketball' },
+    league: { id: 'nba', name: 'National Basketball Association', abbreviation: 'NBA', image: 'nba.svg' },
+  },
+  epl: {
+    sport: { id: 'soccer', name: 'Soccer' },
+    league: { id: 'epl', name: 'Premier League', abbreviation: 'EPL', image: 'premier-league.svg' },
+  },
 };
 
 function event(date: string, league: keyof typeof LEAGUES, utcTime: string, [home, away]: Sides, venue: [string, string, string, string]) {
   const team = ([id, name]: [string, string], role: string) => ({
-    type: 'team', id, name, role, image: 'team-badge.png', score: '', winner: false,
+    type: 'team',
+    id,
+    name,
+    role,
+    image: 'team-badge.png',
+    score: '',
+    winner: false,
   });
   return {
     id: `${date.replaceAll('-', '')}-${league}-${home[0]}-${away[0]}`,
@@ -38,9 +53,36 @@ function event(date: string, league: keyof typeof LEAGUES, utcTime: string, [hom
 
 function eventsOf(date: string) {
   return [
-    event(date, 'epl', '15:00', [['ars', 'Arsenal'], ['che', 'Chelsea']], ['emirates', 'Emirates Stadium', 'London', 'GB']),
-    event(date, 'nba', '00:30', [['bos', 'Boston Celtics'], ['lal', 'Los Angeles Lakers']], ['td-garden', 'TD Garden', 'Boston', 'US']),
-    event(date, 'nfl', '18:00', [['nyg', 'New York Giants'], ['dal', 'Dallas Cowboys']], ['metlife', 'MetLife Stadium', 'East Rutherford', 'US']),
+    event(
+      date,
+      'epl',
+      '15:00',
+      [
+        ['ars', 'Arsenal'],
+        ['che', 'Chelsea'],
+      ],
+      ['emirates', 'Emirates Stadium', 'London', 'GB'],
+    ),
+    event(
+      date,
+      'nba',
+      '00:30',
+      [
+        ['bos', 'Boston Celtics'],
+        ['lal', 'Los Angeles Lakers'],
+      ],
+      ['td-garden', 'TD Garden', 'Boston', 'US'],
+    ),
+    event(
+      date,
+      'nfl',
+      '18:00',
+      [
+        ['nyg', 'New York Giants'],
+        ['dal', 'Dallas Cowboys'],
+      ],
+      ['metlife', 'MetLife Stadium', 'East Rutherford', 'US'],
+    ),
   ];
 }
 
@@ -110,7 +152,11 @@ export function demoSportsFile(now: number): SportsFile {
 export function demoMatriqFile(now: number) {
   const ago = (ms: number) => new Date(now - ms).toISOString();
   const device = (id: string, name: string, zone: string, seenAgoMs: number | null) => ({
-    id, name, type: 'tv', zone, lastSeenAt: seenAgoMs === null ? null : ago(seenAgoMs),
+    id,
+    name,
+    type: 'tv',
+    zone,
+    lastSeenAt: seenAgoMs === null ? null : ago(seenAgoMs),
   });
   const gateway = (id: string) => ({ id, name: 'Matrix gateway', model: 'MQ-200', firmwareVersion: '4.2.1', lastSeenAt: ago(60_000) });
   const nycDay = activeBusinessDate('America/New_York', now);
@@ -171,7 +217,13 @@ export function demoCampaignsFile(now: number) {
   const at = (ms: number) => new Date(now + ms).toISOString();
   const DAY = 24 * HOUR;
   const campaign = (id: string, name: string, locationIds: string[], from: number, to: number, paused = false) => ({
-    groupId: GROUP, id, name, locationIds, startsAt: at(from), endsAt: at(to), paused,
+    groupId: GROUP,
+    id,
+    name,
+    locationIds,
+    startsAt: at(from),
+    endsAt: at(to),
+    paused,
   });
   return {
     campaigns: [

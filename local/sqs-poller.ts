@@ -116,7 +116,12 @@ export function startSqsPoller(options: PollerOptions): { stop(): Promise<void> 
       const done = records.filter((r) => outcomes.some((failed) => failed !== null && !failed.has(r.messageId)));
       if (done.length) {
         await sqs
-          .send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })) }))
+          .send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+            }),
+          )
           .catch((err: unknown) => logger.error('SQS delete failed; the messages come back', { error: (err as Error).message }));
       }
     }

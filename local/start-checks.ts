@@ -135,7 +135,9 @@ export async function waitForEndpoint(
     const code = await connectOnce(host, port);
     if (code === null) return;
     if (!['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(code)) {
-      throw new LocalStartError(`${variable}=${endpoint} cannot be reached (${code}): check the address, or unset ${variable} to use the embedded engine`);
+      throw new LocalStartError(
+        `${variable}=${endpoint} cannot be reached (${code}): check the address, or unset ${variable} to use the embedded engine`,
+      );
     }
     if (Date.now() >= deadline) {
       throw new LocalStartError(

@@ -9,7 +9,11 @@ import { errorShape } from './shape.js';
  * CloudFront caches nothing, and absolute URLs in the documents name the base URL, never the origin's host.
  * The smoke run never knows the origin secret: these checks only see what any client can see.
  */
-export async function edgeChecks({ http, report, groupId }: Context, token: string | null, edge: { baseUrl: string; originUrl: string }): Promise<void> {
+export async function edgeChecks(
+  { http, report, groupId }: Context,
+  token: string | null,
+  edge: { baseUrl: string; originUrl: string },
+): Promise<void> {
   const origin = httpClient(edge.originUrl);
   const base = edge.baseUrl.replace(/\/+$/, '');
   const originHost = new URL(edge.originUrl).host;
@@ -31,9 +35,12 @@ export async function edgeChecks({ http, report, groupId }: Context, token: stri
   const second = await http(openapi);
   const hits = [first, second].map(cacheHeader);
   report.add(
-    new Check('edge: nothing cached')
-      .equal('status', '200, 200', `${first.status}, ${second.status}`)
-      .holds('X-Cache', 'never a hit', hits.every((h) => !/^hit\b/i.test(h)), hits.join('; ')),
+    new Check('edge: nothing cached').equal('status', '200, 200', `${first.status}, ${second.status}`).holds(
+      'X-Cache',
+      'never a hit',
+      hits.every((h) => !/^hit\b/i.test(h)),
+      hits.join('; '),
+    ),
   );
 
   // Absolute URLs: the OpenAPI server and, with a token, every location's endpoints.
@@ -50,7 +57,12 @@ export async function edgeChecks({ http, report, groupId }: Context, token: stri
     new Check('edge: absolute URLs on the base URL')
       .holds('OpenAPI servers[0].url', base, serverOk, urls[0] ?? '(absent)')
       .holds('endpoints', `below ${base}, not ${originHost}`, strays.length === 0, strays.slice(0, 3).join(', ') || 'none checked')
-      .holds('URLs checked', token ? 'the server and every endpoint' : 'the server (no token for discovery)', urls.length > (token ? 1 : 0), String(urls.length)),
+      .holds(
+        'URLs checked',
+        token ? 'the server and every endpoint' : 'the server (no token for discovery)',
+        urls.length > (token ? 1 : 0),
+        String(urls.length),
+      ),
   );
 }
 

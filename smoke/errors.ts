@@ -58,8 +58,11 @@ export async function errorChecks({ http, report, groupId }: Context, token: str
   const wrong = await http(locations, { ...auth, method: 'DELETE' });
   const template = route('listLocations').path;
   const allow = [...new Set(ROUTES.filter((r) => r.path === template).map((r) => r.method))].sort().join(', ');
-  const allowed = (wrong.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter(Boolean).sort().join(', ');
-  report.add(
-    errorShape(new Check('error: wrong method'), wrong, 405, 'method_not_allowed').equal('Allow', allow, allowed || undefined),
-  );
+  const allowed = (wrong.headers.get('allow') ?? '')
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean)
+    .sort()
+    .join(', ');
+  report.add(errorShape(new Check('error: wrong method'), wrong, 405, 'method_not_allowed').equal('Allow', allow, allowed || undefined));
 }

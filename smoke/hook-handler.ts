@@ -12,7 +12,10 @@ let clients: { codeDeploy: CodeDeployClient; secrets: SecretsManagerClient } | u
 const aws = () => (clients ??= { codeDeploy: new CodeDeployClient({}), secrets: new SecretsManagerClient({}) });
 let coldStart = true;
 
-export const handler = async (event: HookEvent, context?: { awsRequestId: string; getRemainingTimeInMillis(): number }): Promise<HookStatus> => {
+export const handler = async (
+  event: HookEvent,
+  context?: { awsRequestId: string; getRemainingTimeInMillis(): number },
+): Promise<HookStatus> => {
   logger.setInvocation(context ? { function_request_id: context.awsRequestId, cold_start: coldStart } : undefined);
   coldStart = false;
   const hook = createSmokeHook({

@@ -42,7 +42,10 @@ export function createSmokeHook(deps: SmokeHookDeps) {
     // Everything this hook prints beyond runSmoke's own (already redacted) lines passes through here.
     const secrets: string[] = [];
     const print = (line: string, level: 'info' | 'error' = 'info') =>
-      deps.print(secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), line), level);
+      deps.print(
+        secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), line),
+        level,
+      );
 
     const smoke = async (): Promise<boolean> => {
       const baseUrl = checkedBaseUrl(deps.baseUrl);

@@ -25,7 +25,9 @@ export function logoName(bodies: string[]): string {
     const match = named.exec(body)?.[1];
     if (match) return match;
   }
-  const shipped = readdirSync(LOGO_FOLDER).filter((f) => f.endsWith('.png')).sort()[0];
+  const shipped = readdirSync(LOGO_FOLDER)
+    .filter((f) => f.endsWith('.png'))
+    .sort()[0];
   if (!shipped) throw new Error('no .png in assets/sports-logo/');
   return shipped;
 }

@@ -34,9 +34,7 @@ const READS: Record<Module, (read: Reader, enabled: [Location, ...Location[]], r
   bevq: async (read, enabled, report) => {
     // The group resource says which locations have a published menu; the menu is 404 until one is published.
     const group = await read('bevqGroup');
-    const published = enabled.find((l) =>
-      group?.json?.data?.locations?.some((g: any) => g?.id === l.id && g?.menu?.available === true),
-    );
+    const published = enabled.find((l) => group?.json?.data?.locations?.some((g: any) => g?.id === l.id && g?.menu?.available === true));
     await read('bevqLocation', published ?? enabled[0]);
     if (published) await read('bevqMenu', published);
     else report.skip('read bevq/menu', 'no location has a published menu');

@@ -2,10 +2,26 @@ import { ApiFailure, api, signIn, signOut, useApi } from './api.js';
 import type { ConsoleConfig } from '#contract/console-config';
 import { finishSignIn, signOutOf, startSignIn } from './auth.js';
 import { field, h } from './dom.js';
-import { applicationsPage, auditPage, deadLettersPage, destinationPage, destinationsPage, menusPage, ownerMailPage, type Shell } from './pages.js';
+import {
+  applicationsPage,
+  auditPage,
+  deadLettersPage,
+  destinationPage,
+  destinationsPage,
+  menusPage,
+  ownerMailPage,
+  type Shell,
+} from './pages.js';
 
 /** The console: a sign-in, then one page at a time, drawn from the admin API. */
-const PAGES = { applications: 'Applications', destinations: 'Destinations', 'dead-letters': 'Dead letters', menus: 'Menus', audit: 'Audit trail', 'owner-mail': 'Owner mail' } as const;
+const PAGES = {
+  applications: 'Applications',
+  destinations: 'Destinations',
+  'dead-letters': 'Dead letters',
+  menus: 'Menus',
+  audit: 'Audit trail',
+  'owner-mail': 'Owner mail',
+} as const;
 type Page = keyof typeof PAGES;
 
 const main = document.getElementById('main')!;
@@ -30,7 +46,11 @@ const shell: Shell = {
 
 function showError(err: unknown): void {
   if (err instanceof ApiFailure && (err.status === 401 || err.status === 403)) {
-    return void signInPage(config.signIn === 'cognito' ? 'You are signed out, or not in the admins group. Sign in again.' : 'The admin key was refused. Sign in again.');
+    return void signInPage(
+      config.signIn === 'cognito'
+        ? 'You are signed out, or not in the admins group. Sign in again.'
+        : 'The admin key was refused. Sign in again.',
+    );
   }
   errorBox.replaceChildren(err instanceof Error ? err.message : 'Something went wrong.');
 }

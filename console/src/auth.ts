@@ -41,7 +41,13 @@ export async function finishSignIn(config: Cognito): Promise<string | null> {
   const response = await fetch(`${config.authDomain}/oauth2/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', client_id: config.clientId, code, redirect_uri: config.redirectUri, code_verifier: verifier }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      client_id: config.clientId,
+      code,
+      redirect_uri: config.redirectUri,
+      code_verifier: verifier,
+    }),
   });
   if (!response.ok) throw new Error('The sign-in could not be completed: sign in again.');
   return ((await response.json()) as { access_token: string }).access_token;

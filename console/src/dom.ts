@@ -10,7 +10,8 @@ export function h(tag: string, attrs: Attrs = {}, ...children: Child[]): HTMLEle
     else if (value === true) el.setAttribute(name, '');
     else el.setAttribute(name, String(value));
   }
-  for (const child of children) if (child !== null && child !== undefined && child !== false) el.append(child instanceof Node ? child : String(child));
+  for (const child of children)
+    if (child !== null && child !== undefined && child !== false) el.append(child instanceof Node ? child : String(child));
   return el;
 }
 
@@ -18,7 +19,17 @@ export function h(tag: string, attrs: Attrs = {}, ...children: Child[]): HTMLEle
 export function time(iso: string | null | undefined): HTMLElement | string {
   if (!iso) return '—';
   const at = new Date(iso);
-  return h('time', { datetime: iso, title: `${at.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}` }, at.toLocaleString());
+  return h(
+    'time',
+    {
+      datetime: iso,
+      title: `${at
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC')}`,
+    },
+    at.toLocaleString(),
+  );
 }
 
 /** A table with a header row; rows of cells. */

@@ -36,7 +36,10 @@ function secretOnce(label: string, secret: string): HTMLElement {
 export async function applicationsPage(shell: Shell): Promise<HTMLElement> {
   const list = h('div', {});
   const created = h('div', {});
-  const refresh = async () => list.replaceChildren(appsTable(shell, (await api<{ apps: any[] }>('GET', '/apps?limit=1000')).apps, (shown) => created.replaceChildren(shown)));
+  const refresh = async () =>
+    list.replaceChildren(
+      appsTable(shell, (await api<{ apps: any[] }>('GET', '/apps?limit=1000')).apps, (shown) => created.replaceChildren(shown)),
+    );
   await refresh();
   const group = input({ name: 'groupId', required: true, value: 'demo-group' });
   const name = input({ name: 'name', required: true });
@@ -44,21 +47,42 @@ export async function applicationsPage(shell: Shell): Promise<HTMLElement> {
   const form = submitForm(
     shell,
     async () => {
-      const chosen = scopes.map((l) => l.querySelector('input') as HTMLInputElement).filter((c) => c.checked).map((c) => c.value);
+      const chosen = scopes
+        .map((l) => l.querySelector('input') as HTMLInputElement)
+        .filter((c) => c.checked)
+        .map((c) => c.value);
       const result = await api('POST', '/apps', { groupId: group.value, name: name.value, scopes: chosen });
       created.replaceChildren(h('p', {}, `Created ${result.app.clientId}.`), secretOnce('Client secret', result.clientSecret));
       shell.say(`Application ${result.app.clientId} created.`);
       await refresh();
     },
-    h('fieldset', {}, h('legend', {}, 'Create an application'), field('Group', group), field('Name', name), h('div', { role: 'group', 'aria-label': 'Scopes' }, ...scopes), h('button', { type: 'submit' }, 'Create')),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'Create an application'),
+      field('Group', group),
+      field('Name', name),
+      h('div', { role: 'group', 'aria-label': 'Scopes' }, ...scopes),
+      h('button', { type: 'submit' }, 'Create'),
+    ),
   );
   return h('section', {}, h('h2', {}, 'Applications'), form, created, list, await legacySection());
 }
 
 /** Legacy bearer credentials still in use, for planning their retirement (the first page, oldest first). */
 async function legacySection(): Promise<HTMLElement> {
-  const { legacyCredentials, nextCursor } = await api<{ legacyCredentials: any[]; nextCursor?: string }>('GET', '/legacy-credentials?limit=100');
-  const rows = legacyCredentials.map((c) => [h('code', {}, c.clientId), c.name, c.groupId, c.status, h('code', {}, c.tokenPrefix), c.lastUsedAt ? time(c.lastUsedAt) : 'never']);
+  const { legacyCredentials, nextCursor } = await api<{ legacyCredentials: any[]; nextCursor?: string }>(
+    'GET',
+    '/legacy-credentials?limit=100',
+  );
+  const rows = legacyCredentials.map((c) => [
+    h('code', {}, c.clientId),
+    c.name,
+    c.groupId,
+    c.status,
+    h('code', {}, c.tokenPrefix),
+    c.lastUsedAt ? time(c.lastUsedAt) : 'never',
+  ]);
   return h(
     'section',
     { 'aria-label': 'Legacy credentials' },
@@ -77,11 +101,21 @@ function rotateSecretButton(shell: Shell, clientId: string, show: (shown: HTMLEl
     {
       type: 'button',
       onclick: () => {
-        const answer = prompt(`New client secret for ${clientId}. Hours the current secret keeps working (0 to 168; 0 if it leaked):`, '24');
+        const answer = prompt(
+          `New client secret for ${clientId}. Hours the current secret keeps working (0 to 168; 0 if it leaked):`,
+          '24',
+        );
         if (answer === null) return;
         void shell.act(async () => {
           const result = await api('POST', `/apps/${clientId}/rotate-secret`, { overlapHours: Number(answer.trim()) });
-          show(h('div', {}, h('p', {}, `New client secret for ${clientId}; the replaced one works until ${result.app.previousSecretExpiresAt}.`), secretOnce('Client secret', result.clientSecret)));
+          show(
+            h(
+              'div',
+              {},
+              h('p', {}, `New client secret for ${clientId}; the replaced one works until ${result.app.previousSecretExpiresAt}.`),
+              secretOnce('Client secret', result.clientSecret),
+            ),
+          );
           shell.say(`Client secret of ${clientId} rotated.`);
         });
       },
@@ -121,20 +155,50 @@ function appsTable(shell: Shell, apps: any[], show: (shown: HTMLElement) => void
         )
       : '',
   ]);
-  return table('Applications', ['Client id', 'Name', 'Group', 'Status', 'Scopes', 'Locations', 'Owner e-mail', 'This minute / limit', 'Replaced secret works until', '', ''], rows);
+  return table(
+    'Applications',
+    [
+      'Client id',
+      'Name',
+      'Group',
+      'Status',
+      'Scopes',
+      'Locations',
+      'Owner e-mail',
+      'This minute / limit',
+      'Replaced secret works until',
+      '',
+      '',
+    ],
+    rows,
+  );
 }
 
 /** The owner's address, marked when SES reported it bouncing or complaining (no owner mail reaches it: the Owner mail page lifts it). */
 const ownerCell = (a: { ownerEmail: string | null; ownerEmailSuppressed?: boolean }) =>
-  a.ownerEmail ? h('span', {}, a.ownerEmail, a.ownerEmailSuppressed ? h('span', { class: 'health health-FAILING', title: 'No owner mail is sent to this address' }, ' suppressed') : '') : '—';
+  a.ownerEmail
+    ? h(
+        'span',
+        {},
+        a.ownerEmail,
+        a.ownerEmailSuppressed
+          ? h('span', { class: 'health health-FAILING', title: 'No owner mail is sent to this address' }, ' suppressed')
+          : '',
+      )
+    : '—';
 
 const healthBadge = (health: string) => h('span', { class: `health health-${health}` }, health);
 
 export async function destinationsPage(shell: Shell, open: (id: string) => void): Promise<HTMLElement> {
   const list = h('div', {});
-  const refresh = async () => list.replaceChildren(destinationsTable((await api<{ destinations: any[] }>('GET', '/destinations?limit=1000')).destinations, open));
+  const refresh = async () =>
+    list.replaceChildren(destinationsTable((await api<{ destinations: any[] }>('GET', '/destinations?limit=1000')).destinations, open));
   const [{ apps }] = await Promise.all([api<{ apps: any[] }>('GET', '/apps?limit=1000'), refresh()]);
-  const app = h('select', { name: 'clientId', required: true }, ...apps.filter((a) => a.status === 'active').map((a) => h('option', { value: a.clientId }, `${a.name} (${a.clientId})`))) as HTMLSelectElement;
+  const app = h(
+    'select',
+    { name: 'clientId', required: true },
+    ...apps.filter((a) => a.status === 'active').map((a) => h('option', { value: a.clientId }, `${a.name} (${a.clientId})`)),
+  ) as HTMLSelectElement;
   const name = input({ name: 'name', required: true });
   const url = input({ type: 'url', name: 'url', required: true, placeholder: 'https://…' });
   const created = h('div', {});
@@ -146,7 +210,15 @@ export async function destinationsPage(shell: Shell, open: (id: string) => void)
       shell.say(`Destination ${result.destination.destinationId} added.`);
       await refresh();
     },
-    h('fieldset', {}, h('legend', {}, 'Add a destination'), field('Application', app), field('Name', name), field('URL', url), h('button', { type: 'submit' }, 'Add')),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'Add a destination'),
+      field('Application', app),
+      field('Name', name),
+      field('URL', url),
+      h('button', { type: 'submit' }, 'Add'),
+    ),
   );
   return h('section', {}, h('h2', {}, 'Destinations'), form, created, list);
 }
@@ -166,9 +238,20 @@ function destinationsTable(destinations: any[], open: (id: string) => void): HTM
 export async function destinationPage(shell: Shell, id: string): Promise<HTMLElement> {
   const { destination: d, recentDeliveries } = await api('GET', `/destinations/${id}`);
   // The locations a test may name: the group's, narrowed to the destination's and the application's.
-  const [{ menus }, { app }] = await Promise.all([api('GET', `/menus?groupId=${encodeURIComponent(d.groupId)}&limit=1000`), api('GET', `/apps/${d.clientId}`)]);
-  const covered = (menus as any[]).filter((m) => (!d.locationIds || d.locationIds.includes(m.locationId)) && (!app.allowedLocationIds || app.allowedLocationIds.includes(m.locationId)));
-  const location = h('select', { name: 'locationId', required: true }, ...covered.map((m) => h('option', { value: m.locationId }, `${m.name} (${m.locationId})`))) as HTMLSelectElement;
+  const [{ menus }, { app }] = await Promise.all([
+    api('GET', `/menus?groupId=${encodeURIComponent(d.groupId)}&limit=1000`),
+    api('GET', `/apps/${d.clientId}`),
+  ]);
+  const covered = (menus as any[]).filter(
+    (m) =>
+      (!d.locationIds || d.locationIds.includes(m.locationId)) &&
+      (!app.allowedLocationIds || app.allowedLocationIds.includes(m.locationId)),
+  );
+  const location = h(
+    'select',
+    { name: 'locationId', required: true },
+    ...covered.map((m) => h('option', { value: m.locationId }, `${m.name} (${m.locationId})`)),
+  ) as HTMLSelectElement;
   const editName = input({ name: 'name', required: true, value: d.name });
   const editUrl = input({ type: 'url', name: 'url', placeholder: 'blank keeps the current URL' });
   const edit = submitForm(
@@ -178,7 +261,14 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
       shell.say('Destination saved.');
       shell.redraw();
     },
-    h('fieldset', {}, h('legend', {}, 'Edit'), field('New name', editName), field('New URL', editUrl), h('button', { type: 'submit' }, 'Save')),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'Edit'),
+      field('New name', editName),
+      field('New URL', editUrl),
+      h('button', { type: 'submit' }, 'Save'),
+    ),
   );
   const result = h('div', { id: 'test-result' });
   const act = (label: string, path: string, confirmText?: string, after?: (r: any) => void) =>
@@ -211,8 +301,15 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
         const delivery = shown.recentDeliveries.find((r: any) => r.deliveryId === queued.deliveryId);
         // Health is recorded just after the outcome: wait for it to follow (a success makes it HEALTHY, a failure FAILING).
         const expected = delivery?.status === STATUS.SUCCEEDED ? 'HEALTHY' : 'FAILING';
-        if (delivery && [...TERMINAL_STATUSES, STATUS.RETRY_PENDING].includes(delivery.status) && (shown.destination.health === expected || tries > 50)) {
-          result.replaceChildren(`Test ${queued.deliveryId}: ${delivery.status}${delivery.errorCode ? ` (${delivery.errorCode})` : ''}. Health: `, healthBadge(shown.destination.health));
+        if (
+          delivery &&
+          [...TERMINAL_STATUSES, STATUS.RETRY_PENDING].includes(delivery.status) &&
+          (shown.destination.health === expected || tries > 50)
+        ) {
+          result.replaceChildren(
+            `Test ${queued.deliveryId}: ${delivery.status}${delivery.errorCode ? ` (${delivery.errorCode})` : ''}. Health: `,
+            healthBadge(shown.destination.health),
+          );
           return;
         }
         await new Promise((r) => setTimeout(r, 500));
@@ -220,14 +317,29 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
     },
     h('fieldset', {}, h('legend', {}, 'Send test'), field('Location', location), h('button', { type: 'submit' }, 'Send test')),
   );
-  const deliveryRow = (r: any) => [h('code', {}, r.deliveryId), r.eventType, r.status, r.attempts, time(r.nextAttemptAt), r.errorCode ?? '—', time(r.updatedAt)];
+  const deliveryRow = (r: any) => [
+    h('code', {}, r.deliveryId),
+    r.eventType,
+    r.status,
+    r.attempts,
+    time(r.nextAttemptAt),
+    r.errorCode ?? '—',
+    time(r.updatedAt),
+  ];
   const deliveryColumns = ['Delivery', 'Event', 'Status', 'Attempts', 'Next attempt', 'Error', 'Updated'];
   const [hourly, history] = await Promise.all([api('GET', `/destinations/${id}/hourly`), historySection(id, deliveryRow, deliveryColumns)]);
   return h(
     'section',
     {},
     h('h2', {}, `Destination ${d.name}`),
-    h('p', {}, 'Health: ', healthBadge(d.health), d.paused ? ' (paused: new deliveries are held until it answers)' : '', ` · ${d.hostname} · application ${d.clientId}`),
+    h(
+      'p',
+      {},
+      'Health: ',
+      healthBadge(d.health),
+      d.paused ? ' (paused: new deliveries are held until it answers)' : '',
+      ` · ${d.hostname} · application ${d.clientId}`,
+    ),
     test,
     result,
     edit,
@@ -236,7 +348,9 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
       { role: 'group', 'aria-label': 'Actions' },
       d.enabled ? act('Disable', 'disable') : act('Enable', 'enable'),
       ' ',
-      act('Rotate secret', 'rotate-secret', 'Rotate the signing secret? The old one stops verifying at once.', (r) => secret.replaceChildren(secretOnce('Signing secret', r.signingSecret))),
+      act('Rotate secret', 'rotate-secret', 'Rotate the signing secret? The old one stops verifying at once.', (r) =>
+        secret.replaceChildren(secretOnce('Signing secret', r.signingSecret)),
+      ),
       ' ',
       act('Remove', 'DELETE', `Remove ${d.name}? Its subscription and secret are deleted.`),
     ),
@@ -249,17 +363,34 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
 
 /** A destination's longer history, filtered by status, 50 a page. */
 async function historySection(id: string, row: (r: any) => unknown[], columns: string[]): Promise<HTMLElement> {
-  const status = h('select', { name: 'status' }, h('option', { value: '' }, 'any'), ...DELIVERY_STATUSES.map((s) => h('option', { value: s }, s))) as HTMLSelectElement;
-  const since = h('select', { name: 'since' }, ...Object.entries(PERIODS).map(([label, hours]) => h('option', { value: String(hours), selected: hours === 24 }, label))) as HTMLSelectElement;
+  const status = h(
+    'select',
+    { name: 'status' },
+    h('option', { value: '' }, 'any'),
+    ...DELIVERY_STATUSES.map((s) => h('option', { value: s }, s)),
+  ) as HTMLSelectElement;
+  const since = h(
+    'select',
+    { name: 'since' },
+    ...Object.entries(PERIODS).map(([label, hours]) => h('option', { value: String(hours), selected: hours === 24 }, label)),
+  ) as HTMLSelectElement;
   const list = h('div', {});
   let cursor: string | undefined;
   const load = async (more: boolean) => {
     const from = new Date(Date.now() - Number(since.value) * 3_600_000).toISOString();
-    const query = new URLSearchParams({ limit: '50', since: from, ...(status.value ? { status: status.value } : {}), ...(more && cursor ? { cursor } : {}) });
+    const query = new URLSearchParams({
+      limit: '50',
+      since: from,
+      ...(status.value ? { status: status.value } : {}),
+      ...(more && cursor ? { cursor } : {}),
+    });
     const page = await api('GET', `/destinations/${id}/deliveries?${query}`);
     cursor = page.nextCursor;
     const rows = page.deliveries.map(row);
-    list.replaceChildren(table('Delivery history', columns, rows), cursor ? h('button', { type: 'button', onclick: () => void load(true) }, 'Older') : '');
+    list.replaceChildren(
+      table('Delivery history', columns, rows),
+      cursor ? h('button', { type: 'button', onclick: () => void load(true) }, 'Older') : '',
+    );
   };
   for (const filter of [status, since]) filter.addEventListener('change', () => void load(false));
   await load(false);
@@ -267,7 +398,13 @@ async function historySection(id: string, row: (r: any) => unknown[], columns: s
 }
 
 /** The history's periods, in hours back from now (deliveries are kept 30 days). */
-const PERIODS = { 'the last hour': 1, 'the last 6 hours': 6, 'the last 24 hours': 24, 'the last 7 days': 168, 'the last 30 days': 720 } as const;
+const PERIODS = {
+  'the last hour': 1,
+  'the last 6 hours': 6,
+  'the last 24 hours': 24,
+  'the last 7 days': 168,
+  'the last 30 days': 720,
+} as const;
 
 const OUTCOME_COLOURS: Record<string, string> = {
   [STATUS.SUCCEEDED]: '#1a7f37',
@@ -291,14 +428,18 @@ function hourlyChart({ hours, truncated }: { hours: { hour: string; counts: Reco
       const height = (n / max) * 100;
       y -= height;
       const bar = document.createElementNS(ns, 'rect');
-      for (const [k, v] of Object.entries({ x: i * 20 + 2, y, width: 16, height, fill: OUTCOME_COLOURS[status] ?? '#8c959f' })) bar.setAttribute(k, String(v));
+      for (const [k, v] of Object.entries({ x: i * 20 + 2, y, width: 16, height, fill: OUTCOME_COLOURS[status] ?? '#8c959f' }))
+        bar.setAttribute(k, String(v));
       const title = document.createElementNS(ns, 'title');
       title.textContent = `${new Date(x.hour).toLocaleString()}: ${n} ${status}`;
       bar.append(title);
       svg.append(bar);
     }
   });
-  const summary = Object.entries(totals).map(([status, n]) => `${n} ${status}`).join(', ') || 'no deliveries';
+  const summary =
+    Object.entries(totals)
+      .map(([status, n]) => `${n} ${status}`)
+      .join(', ') || 'no deliveries';
   svg.setAttribute('aria-label', `Deliveries per hour, last 24 hours: ${summary}`);
   return h('figure', {}, svg, h('figcaption', {}, `Last 24 hours by hour: ${summary}${truncated ? ' (the newest 1,000 counted)' : ''}.`));
 }
@@ -332,7 +473,11 @@ export async function deadLettersPage(shell: Shell): Promise<HTMLElement> {
             const { deadLetter: d } = await api('GET', `/dead-letters/${deliveryId}`);
             detail.replaceChildren(
               h('h3', { tabindex: '-1' }, `Dead letter ${d.deliveryId}`),
-              h('p', {}, `${d.reason} · ${d.attempts} attempts · last HTTP status ${d.lastHttpStatus ?? '—'} · backoffs ${d.backoffSeconds.join(', ') || '—'} s · redriven ${d.redrives} times`),
+              h(
+                'p',
+                {},
+                `${d.reason} · ${d.attempts} attempts · last HTTP status ${d.lastHttpStatus ?? '—'} · backoffs ${d.backoffSeconds.join(', ') || '—'} s · redriven ${d.redrives} times`,
+              ),
               // The payload as it was signed and sent; it never holds a secret.
               h('pre', {}, JSON.stringify(d.payload, null, 2)),
             );
@@ -392,15 +537,33 @@ export async function auditPage(shell: Shell): Promise<HTMLElement> {
   const destinationId = input({ name: 'destinationId', placeholder: 'any' });
   const list = h('div', {});
   const load = async () => {
-    const query = new URLSearchParams({ limit: '200', ...(clientId.value ? { clientId: clientId.value } : {}), ...(destinationId.value ? { destinationId: destinationId.value } : {}) });
+    const query = new URLSearchParams({
+      limit: '200',
+      ...(clientId.value ? { clientId: clientId.value } : {}),
+      ...(destinationId.value ? { destinationId: destinationId.value } : {}),
+    });
     const { entries } = await api<{ entries: any[] }>('GET', `/audit?${query}`);
-    const rows = entries.map((e) => [time(e.at), e.actor, e.operation, e.clientId ?? '—', e.destinationId ?? '—', h('code', {}, e.requestId)]);
+    const rows = entries.map((e) => [
+      time(e.at),
+      e.actor,
+      e.operation,
+      e.clientId ?? '—',
+      e.destinationId ?? '—',
+      h('code', {}, e.requestId),
+    ]);
     list.replaceChildren(table('Changes, newest first', ['When', 'Who', 'What', 'Application', 'Destination', 'Request'], rows));
   };
   const form = submitForm(
     shell,
     load,
-    h('fieldset', {}, h('legend', {}, 'Filter'), field('Application id', clientId), field('Destination id', destinationId), h('button', { type: 'submit' }, 'Filter')),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'Filter'),
+      field('Application id', clientId),
+      field('Destination id', destinationId),
+      h('button', { type: 'submit' }, 'Filter'),
+    ),
   );
   await load();
   return h('section', {}, h('h2', {}, 'Audit trail'), form, list);
@@ -420,14 +583,11 @@ export async function menusPage(shell: Shell): Promise<HTMLElement> {
       `${m.sectionCount} / ${m.itemCount}`,
       m.pendingEvents,
     ]);
-    list.replaceChildren(table('Menus by location', ['Location', 'Id', 'Revision', 'Last publish', 'POS source', 'Sections / items', 'Events waiting'], rows));
+    list.replaceChildren(
+      table('Menus by location', ['Location', 'Id', 'Revision', 'Last publish', 'POS source', 'Sections / items', 'Events waiting'], rows),
+    );
   };
-  const form = submitForm(
-    shell,
-    load,
-    field('Group', group),
-    h('button', { type: 'submit' }, 'Show'),
-  );
+  const form = submitForm(shell, load, field('Group', group), h('button', { type: 'submit' }, 'Show'));
   await load();
   return h('section', {}, h('h2', {}, 'Menus'), form, list);
 }
@@ -441,7 +601,10 @@ export async function ownerMailPage(shell: Shell): Promise<HTMLElement> {
       {
         type: 'button',
         onclick: () => {
-          if (!confirm(`Send owner mail to ${address} again? Only once its owner has mended the mailbox: a new bounce suppresses it again.`)) return;
+          if (
+            !confirm(`Send owner mail to ${address} again? Only once its owner has mended the mailbox: a new bounce suppresses it again.`)
+          )
+            return;
           void shell.act(async () => {
             await api('POST', '/mail-suppressions/lift', { address });
             shell.say(`Owner mail goes to ${address} again.`);
@@ -457,7 +620,9 @@ export async function ownerMailPage(shell: Shell): Promise<HTMLElement> {
     {},
     h('h2', {}, 'Owner mail'),
     h('p', {}, 'Addresses SES reported bouncing for good (bounce) or marking the mail as spam (complaint). No owner mail is sent to them.'),
-    suppressions.length ? table('Suppressed owner addresses', ['Address', 'Reason', 'Since', ''], rows) : h('p', {}, 'No address is suppressed.'),
+    suppressions.length
+      ? table('Suppressed owner addresses', ['Address', 'Reason', 'Since', ''], rows)
+      : h('p', {}, 'No address is suppressed.'),
     nextCursor ? h('p', {}, 'The first 1,000 are shown; `npm run admin -- mail suppressions` lists them all.') : '',
   );
 }

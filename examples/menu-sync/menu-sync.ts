@@ -1,7 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 // A receiver of your own imports '@customer-api/kit'; this one uses the kit's source in this repository.
-import { createCustomerApiClient, memoryDedupe, receiveMenuEvent, reconcileMenus, type MenuStore } from '../../clients/typescript/src/index.js';
+import {
+  createCustomerApiClient,
+  memoryDedupe,
+  receiveMenuEvent,
+  reconcileMenus,
+  type MenuStore,
+} from '../../clients/typescript/src/index.js';
 
 export type MenuSyncOptions = {
   /** The API's base URL, e.g. http://localhost:3000. */
@@ -35,9 +41,18 @@ export async function startMenuSync(options: MenuSyncOptions): Promise<{ url: st
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const body = req.method === 'POST' ? await readBody(req) : undefined;
     if (!body) return void res.writeHead(req.method === 'POST' ? 413 : 405).end();
-    const outcome = await receiveMenuEvent({ secret: options.webhookSecret, headers: req.headers, rawBody: body, scope: { groupId }, dedupe, client, store });
+    const outcome = await receiveMenuEvent({
+      secret: options.webhookSecret,
+      headers: req.headers,
+      rawBody: body,
+      scope: { groupId },
+      dedupe,
+      client,
+      store,
+    });
     const where = 'event' in outcome ? `${outcome.event.eventId} ${outcome.event.groupId}/${outcome.event.locationId}` : '-';
-    const revision = outcome.outcome === 'synced' ? ` revision ${outcome.sync.copy.revision}${outcome.sync.changed ? ' (changed)' : ''}` : '';
+    const revision =
+      outcome.outcome === 'synced' ? ` revision ${outcome.sync.copy.revision}${outcome.sync.changed ? ' (changed)' : ''}` : '';
     log(`webhook ${where} ${outcome.outcome}${revision}`);
     res.writeHead(outcome.status).end();
   };

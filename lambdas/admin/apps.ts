@@ -95,13 +95,20 @@ export const SECRET_OVERLAP_HOURS = { default: 24, max: 168 } as const;
  * can move over without downtime; a secret replaced earlier stops at once. Tokens already issued keep their
  * 24 hours (revoking the application still ends them all at once).
  */
-export async function rotateClientSecret(store: Store, clientId: string, { overlapHours = SECRET_OVERLAP_HOURS.default }: { overlapHours?: number }, now: number) {
+export async function rotateClientSecret(
+  store: Store,
+  clientId: string,
+  { overlapHours = SECRET_OVERLAP_HOURS.default }: { overlapHours?: number },
+  now: number,
+) {
   if (!Number.isInteger(overlapHours) || overlapHours < 0 || overlapHours > SECRET_OVERLAP_HOURS.max) {
     throw new AdminInputError(`overlapHours: a whole number of hours from 0 to ${SECRET_OVERLAP_HOURS.max}`);
   }
   const app = await requireApp(store, clientId);
   if (app.credentialType !== 'client_credentials' || !app.secretHash) {
-    throw new AdminConflictError(`application ${clientId} has a legacy bearer credential, not a client secret: create a client_credentials application to migrate to`);
+    throw new AdminConflictError(
+      `application ${clientId} has a legacy bearer credential, not a client secret: create a client_credentials application to migrate to`,
+    );
   }
   if (app.status !== 'active') throw new AdminConflictError(`application ${clientId} is revoked`);
   const clientSecret = randomSecret(32);
@@ -157,7 +164,10 @@ export async function listApps(deps: MessagingDeps, { groupId, ...query }: { gro
   // The current minute's count and whether the owner's address is suppressed beside each: a BatchGetItem each for the page.
   const window = rateWindow(deps.clock.now());
   const [used, suppressed] = await Promise.all([
-    deps.store.rateCounters.counts(items.map((a) => a.clientId), window.start),
+    deps.store.rateCounters.counts(
+      items.map((a) => a.clientId),
+      window.start,
+    ),
     deps.store.mailSuppressions.suppressed(items.flatMap((a) => (a.ownerEmail ? [a.ownerEmail] : []))),
   ]);
   return {

@@ -10,7 +10,11 @@ export type AuditTarget = Partial<Pick<AuditEntry, 'clientId' | 'destinationId' 
 
 /** What the change's response adds to its path: the ids it created (never a secret: only ids are picked). */
 function createdIds(document: unknown): AuditTarget {
-  const doc = (document ?? {}) as { app?: { clientId?: string }; destination?: { destinationId?: string; clientId?: string }; deliveryId?: string };
+  const doc = (document ?? {}) as {
+    app?: { clientId?: string };
+    destination?: { destinationId?: string; clientId?: string };
+    deliveryId?: string;
+  };
   return {
     ...(doc.app?.clientId ? { clientId: doc.app.clientId } : {}),
     ...(doc.destination?.destinationId ? { destinationId: doc.destination.destinationId, clientId: doc.destination.clientId ?? null } : {}),
@@ -28,7 +32,15 @@ export async function destinationOwner(deps: MessagingDeps, params: Record<strin
 /** Records a change the admin API made. */
 export async function recordChange(
   deps: MessagingDeps,
-  change: { operation: string; requestId: string; actor: string; at: number; params: Record<string, string>; before: AuditTarget; document: unknown },
+  change: {
+    operation: string;
+    requestId: string;
+    actor: string;
+    at: number;
+    params: Record<string, string>;
+    before: AuditTarget;
+    document: unknown;
+  },
 ): Promise<void> {
   const named: AuditTarget = { ...change.before, ...change.params, ...createdIds(change.document) };
   await deps.store.audit.record({
@@ -45,12 +57,20 @@ export async function recordChange(
 }
 
 /** A page of the trail, newest first, of one application or destination if asked. */
-export async function listAudit(deps: MessagingDeps, { clientId, destinationId, ...query }: { clientId?: string; destinationId?: string } & PageQuery = {}) {
+export async function listAudit(
+  deps: MessagingDeps,
+  { clientId, destinationId, ...query }: { clientId?: string; destinationId?: string } & PageQuery = {},
+) {
   const today = new Date(deps.clock.now()).toISOString().slice(0, 10);
   const filter = { ...(clientId ? { clientId } : {}), ...(destinationId ? { destinationId } : {}) };
-  const { items, nextCursor } = await adminPage<AuditEntry, AuditPosition>(deps, { r: 'audit', c: clientId ?? '', d: destinationId ?? '' }, query, async (limit, start) => {
-    const { entries, next } = await deps.store.audit.page({ limit, today, maxDays: DAYS_PER_PAGE, filter, ...(start ? { start } : {}) });
-    return { items: entries, ...(next ? { lastKey: next } : {}) };
-  });
+  const { items, nextCursor } = await adminPage<AuditEntry, AuditPosition>(
+    deps,
+    { r: 'audit', c: clientId ?? '', d: destinationId ?? '' },
+    query,
+    async (limit, start) => {
+      const { entries, next } = await deps.store.audit.page({ limit, today, maxDays: DAYS_PER_PAGE, filter, ...(start ? { start } : {}) });
+      return { items: entries, ...(next ? { lastKey: next } : {}) };
+    },
+  );
   return { entries: items, ...(nextCursor ? { nextCursor } : {}) };
 }

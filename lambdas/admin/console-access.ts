@@ -12,7 +12,8 @@ export function fromConsole(event: APIGatewayProxyEvent): { event: APIGatewayPro
   const path = adminPathOf(event.path);
   if (path === null) return { event, consoleUser: null };
   const claims = claimsOf(event);
-  if (!claims || !groupsOf(claims['cognito:groups']).includes(CONSOLE_ADMIN_GROUP)) throw new ApiError('forbidden', 'Only members of the admins group may use the console.');
+  if (!claims || !groupsOf(claims['cognito:groups']).includes(CONSOLE_ADMIN_GROUP))
+    throw new ApiError('forbidden', 'Only members of the admins group may use the console.');
   const claim = claims.username ?? claims['cognito:username'] ?? claims.sub ?? 'unknown';
   const user = typeof claim === 'string' ? claim : JSON.stringify(claim);
   return {
@@ -23,13 +24,18 @@ export function fromConsole(event: APIGatewayProxyEvent): { event: APIGatewayPro
 
 /** Payload 1.0 carries a JWT authorizer's claims flat under `authorizer.claims`; 2.0 under `authorizer.jwt.claims`. */
 function claimsOf(event: APIGatewayProxyEvent): Record<string, unknown> | null {
-  const authorizer = event.requestContext.authorizer as { claims?: Record<string, unknown>; jwt?: { claims?: Record<string, unknown> } } | null | undefined;
+  const authorizer = event.requestContext.authorizer as
+    { claims?: Record<string, unknown>; jwt?: { claims?: Record<string, unknown> } } | null | undefined;
   return authorizer?.claims ?? authorizer?.jwt?.claims ?? null;
 }
 
 /** Cognito's groups claim: an array, or as API Gateway passes it on, a bracketed, space-separated string. */
 function groupsOf(value: unknown): string[] {
   if (Array.isArray(value)) return value.map(String);
-  if (typeof value === 'string') return value.replace(/^\[|\]$/g, '').split(/[\s,]+/).filter(Boolean);
+  if (typeof value === 'string')
+    return value
+      .replace(/^\[|\]$/g, '')
+      .split(/[\s,]+/)
+      .filter(Boolean);
   return [];
 }

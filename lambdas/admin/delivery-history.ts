@@ -9,13 +9,27 @@ const DAY_MS = 86_400_000;
 const CHART_DELIVERIES = 1000;
 
 /** A page of a destination's deliveries, newest first, since a time (default: a day ago), of one status if asked. */
-export async function deliveryHistory(deps: MessagingDeps, destId: string, { status, since, ...query }: { status?: DeliveryStatus; since?: string } & PageQuery = {}) {
+export async function deliveryHistory(
+  deps: MessagingDeps,
+  destId: string,
+  { status, since, ...query }: { status?: DeliveryStatus; since?: string } & PageQuery = {},
+) {
   await requireDestination(deps, destId);
   const from = since ?? new Date(deps.clock.now() - DAY_MS).toISOString();
-  const { items, nextCursor } = await adminPage(deps, { r: 'deliveries', d: destId, s: status ?? '', f: since ?? '' }, query, async (limit, startKey) => {
-    const { deliveries, lastKey } = await deps.store.deliveries.history(destId, { since: from, limit, ...(status ? { status } : {}), ...(startKey ? { startKey } : {}) });
-    return { items: deliveries, ...(lastKey ? { lastKey } : {}) };
-  });
+  const { items, nextCursor } = await adminPage(
+    deps,
+    { r: 'deliveries', d: destId, s: status ?? '', f: since ?? '' },
+    query,
+    async (limit, startKey) => {
+      const { deliveries, lastKey } = await deps.store.deliveries.history(destId, {
+        since: from,
+        limit,
+        ...(status ? { status } : {}),
+        ...(startKey ? { startKey } : {}),
+      });
+      return { items: deliveries, ...(lastKey ? { lastKey } : {}) };
+    },
+  );
   return { deliveries: items.map(deliverySummary), ...(nextCursor ? { nextCursor } : {}) };
 }
 
@@ -35,7 +49,11 @@ export async function hourlyOutcomes(deps: MessagingDeps, destId: string) {
   let counted = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await deps.store.deliveries.history(destId, { since: hours[0]!.hour, limit: CHART_DELIVERIES - counted, ...(startKey ? { startKey } : {}) });
+    const page = await deps.store.deliveries.history(destId, {
+      since: hours[0]!.hour,
+      limit: CHART_DELIVERIES - counted,
+      ...(startKey ? { startKey } : {}),
+    });
     for (const d of page.deliveries) {
       const slot = hours[Math.floor((Date.parse(d.createdAt) - firstHour) / 3_600_000)];
       if (slot) slot.counts[d.status] = (slot.counts[d.status] ?? 0) + 1;

@@ -37,7 +37,9 @@ const INELIGIBLE: Record<string, string> = {
   application_without_bevq: 'does not hold bevq:read',
 };
 
-const destinationId = v.object({ destinationId: v.pipe(v.string(), v.regex(/^dst_[0-9a-f]{20}$/, 'must be dst_ followed by 20 hex digits')) });
+const destinationId = v.object({
+  destinationId: v.pipe(v.string(), v.regex(/^dst_[0-9a-f]{20}$/, 'must be dst_ followed by 20 hex digits')),
+});
 
 /** A destination as ops and owners see it: never the signing secret. */
 /** `paused`: its new deliveries are held until it answers again (docs/decisions/webhooks.md). */
@@ -114,7 +116,9 @@ async function notifyOwner(deps: MessagingDeps, d: Destination, change: 'created
     text:
       `The webhook destination ${d.destinationId} ("${d.name}", host ${d.hostname}) of application ` +
       `${app.clientId} (${app.name}) was ${change}.\n` +
-      (change === 'removed' ? 'It receives no further events.\n' : `Locations: ${d.locationIds?.join(', ') ?? 'all the application covers'}.\n`) +
+      (change === 'removed'
+        ? 'It receives no further events.\n'
+        : `Locations: ${d.locationIds?.join(', ') ?? 'all the application covers'}.\n`) +
       'If you did not expect this change, contact your administrator.\n',
   };
   // A failed send is counted and logged (never the address); the change itself stands.
@@ -197,13 +201,22 @@ export async function removeDestination(deps: MessagingDeps, destId: string) {
 /** A page of destinations, or of one application's (read from its group's partition); never a secret. */
 export async function listDestinations(deps: MessagingDeps, { clientId, ...query }: { clientId?: string } & PageQuery = {}) {
   const app = clientId ? await deps.store.apps.get(clientId) : null;
-  const { items, nextCursor } = await adminPage<Destination, WalkKey>(deps, { r: 'destinations', c: clientId ?? '' }, query, async (limit, startKey) => {
-    // An application that does not exist owns nothing.
-    if (clientId && !app) return { items: [] };
-    const scope = app ? { groupId: app.groupId, clientId: app.clientId } : undefined;
-    const { destinations, lastKey } = await deps.store.destinations.page({ limit, ...(scope ? { scope } : {}), ...(startKey ? { startKey } : {}) });
-    return { items: await deps.store.destinations.withHealth(destinations), ...(lastKey ? { lastKey } : {}) };
-  });
+  const { items, nextCursor } = await adminPage<Destination, WalkKey>(
+    deps,
+    { r: 'destinations', c: clientId ?? '' },
+    query,
+    async (limit, startKey) => {
+      // An application that does not exist owns nothing.
+      if (clientId && !app) return { items: [] };
+      const scope = app ? { groupId: app.groupId, clientId: app.clientId } : undefined;
+      const { destinations, lastKey } = await deps.store.destinations.page({
+        limit,
+        ...(scope ? { scope } : {}),
+        ...(startKey ? { startKey } : {}),
+      });
+      return { items: await deps.store.destinations.withHealth(destinations), ...(lastKey ? { lastKey } : {}) };
+    },
+  );
   return { destinations: items.map(publicDestination), ...(nextCursor ? { nextCursor } : {}) };
 }
 

@@ -11,10 +11,15 @@ const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
  * (docs/decisions/mail-suppression.md): a page of them, partition by partition.
  */
 export async function listMailSuppressions(deps: MessagingDeps, query: PageQuery = {}) {
-  const { items, nextCursor } = await adminPage<MailSuppression, SuppressionPosition>(deps, { r: 'mail-suppressions' }, query, async (limit, start) => {
-    const { suppressions, next } = await deps.store.mailSuppressions.page({ limit, ...(start ? { start } : {}) });
-    return { items: suppressions, ...(next ? { lastKey: next } : {}) };
-  });
+  const { items, nextCursor } = await adminPage<MailSuppression, SuppressionPosition>(
+    deps,
+    { r: 'mail-suppressions' },
+    query,
+    async (limit, start) => {
+      const { suppressions, next } = await deps.store.mailSuppressions.page({ limit, ...(start ? { start } : {}) });
+      return { items: suppressions, ...(next ? { lastKey: next } : {}) };
+    },
+  );
   return { suppressions: items, ...(nextCursor ? { nextCursor } : {}) };
 }
 

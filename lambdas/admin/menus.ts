@@ -14,16 +14,23 @@ const PENDING_PER_SHARD = 25;
  */
 export async function listMenus(deps: MessagingDeps, { groupId, ...query }: { groupId: string } & PageQuery) {
   await requireGroup(deps.store, groupId);
-  const { items, nextCursor } = await adminPage<MenuRow, { after: string }>(deps, { r: 'menus', g: groupId }, query, async (limit, start) => {
-    const page = await deps.store.locations.page(groupId, { limit, ...(start ? { after: start.after } : {}) });
-    const ids = page.locations.map((l) => l.id);
-    const heads = await deps.store.menus.getHeads(groupId, ids);
-    const missing = ids.filter((_, i) => heads[i] === null);
-    const bodies = new Map((await deps.store.menus.getMany(groupId, missing)).flatMap((m) => (m ? [[m.locationId, headOf(m)] as const] : [])));
-    const pending = await pendingByLocation(deps, groupId);
-    const rows = page.locations.map((l, i) => rowOf(l.id, l.name, heads[i] ?? bodies.get(l.id) ?? null, pending.get(l.id) ?? 0));
-    return { items: rows, ...(page.next !== null ? { lastKey: { after: page.next } } : {}) };
-  });
+  const { items, nextCursor } = await adminPage<MenuRow, { after: string }>(
+    deps,
+    { r: 'menus', g: groupId },
+    query,
+    async (limit, start) => {
+      const page = await deps.store.locations.page(groupId, { limit, ...(start ? { after: start.after } : {}) });
+      const ids = page.locations.map((l) => l.id);
+      const heads = await deps.store.menus.getHeads(groupId, ids);
+      const missing = ids.filter((_, i) => heads[i] === null);
+      const bodies = new Map(
+        (await deps.store.menus.getMany(groupId, missing)).flatMap((m) => (m ? [[m.locationId, headOf(m)] as const] : [])),
+      );
+      const pending = await pendingByLocation(deps, groupId);
+      const rows = page.locations.map((l, i) => rowOf(l.id, l.name, heads[i] ?? bodies.get(l.id) ?? null, pending.get(l.id) ?? 0));
+      return { items: rows, ...(page.next !== null ? { lastKey: { after: page.next } } : {}) };
+    },
+  );
   return { menus: items, ...(nextCursor ? { nextCursor } : {}) };
 }
 
@@ -48,6 +55,7 @@ async function pendingByLocation(deps: MessagingDeps, groupId: string): Promise<
   const now = new Date(deps.clock.now()).toISOString();
   const pages = await Promise.all(outboxKeys.shards().map((shard) => deps.store.outbox.due(shard, now, PENDING_PER_SHARD)));
   const counts = new Map<string, number>();
-  for (const { entries } of pages) for (const e of entries) if (e.groupId === groupId) counts.set(e.locationId, (counts.get(e.locationId) ?? 0) + 1);
+  for (const { entries } of pages)
+    for (const e of entries) if (e.groupId === groupId) counts.set(e.locationId, (counts.get(e.locationId) ?? 0) + 1);
   return counts;
 }

@@ -23,7 +23,13 @@ import type { AdminOperation } from '#contract/admin-routes';
  * What an admin operation receives: path parameters, query and the body its route's schema accepted, and the
  * milliseconds the invocation has left (Lambda's context), which bounds work that grows with the data.
  */
-type AdminRequest = { params: Record<string, string>; query: Record<string, string>; body: unknown; now: number; remainingMs: () => number };
+type AdminRequest = {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: unknown;
+  now: number;
+  remainingMs: () => number;
+};
 
 /** Each returns the document the admin CLI prints with --json (nothing for 204). */
 type AdminOperationFn = (req: AdminRequest, deps: MessagingDeps) => Promise<unknown>;
@@ -33,11 +39,14 @@ type InputOf<F extends (...args: never[]) => unknown, I extends number> = Parame
 
 export const operations: Record<AdminOperation, AdminOperationFn> = {
   createApp: async ({ body, now }, deps) =>
-    createdAppDocument(await createApp(deps.store, body as InputOf<typeof createApp, 1>, now, 'client_credentials', deps.config.stageRateLimit)),
+    createdAppDocument(
+      await createApp(deps.store, body as InputOf<typeof createApp, 1>, now, 'client_credentials', deps.config.stageRateLimit),
+    ),
   listApps: ({ query }, deps) => listApps(deps, query),
   showApp: ({ params }, deps) => showApp(deps.store, params.clientId!),
   revokeApp: ({ params, now }, deps) => revokeApp(deps.store, params.clientId!, now),
-  rotateClientSecret: ({ params, body, now }, deps) => rotateClientSecret(deps.store, params.clientId!, body as InputOf<typeof rotateClientSecret, 2>, now),
+  rotateClientSecret: ({ params, body, now }, deps) =>
+    rotateClientSecret(deps.store, params.clientId!, body as InputOf<typeof rotateClientSecret, 2>, now),
   legacyReport: ({ query }, deps) => legacyReport(deps, query),
   listTokenKeys: ({ now }, deps) => listTokenKeys(deps, now),
   rotateTokenKey: ({ now }, deps) => rotateTokenKey(deps, now),

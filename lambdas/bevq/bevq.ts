@@ -27,7 +27,8 @@ function summary(req: ApiRequest, location: Location, head: MenuHead | null) {
 }
 
 /** Heads of these locations' menus: a missing head means no menu. */
-const headsOf = (deps: Deps, groupId: string, locationIds: string[]): Promise<(MenuHead | null)[]> => deps.store.menus.getHeads(groupId, locationIds);
+const headsOf = (deps: Deps, groupId: string, locationIds: string[]): Promise<(MenuHead | null)[]> =>
+  deps.store.menus.getHeads(groupId, locationIds);
 /** The path location's menu head. */
 const headOfPath = ({ params: p }: ReadHints) => [menuKeys.head(p.group_id!, p.location_id!)];
 
@@ -39,7 +40,15 @@ export const operations: Operations = {
       const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'bevq')]);
       if (!group) throw new ApiError('not_found');
       const enabled = locations.filter((l) => l.modulesEnabled.bevq);
-      const heads = new Map((await headsOf(deps, app.groupId, enabled.map((l) => l.id))).map((h, i) => [enabled[i]!.id, h]));
+      const heads = new Map(
+        (
+          await headsOf(
+            deps,
+            app.groupId,
+            enabled.map((l) => l.id),
+          )
+        ).map((h, i) => [enabled[i]!.id, h]),
+      );
       return ok(req, {
         group: { id: group.groupId, name: group.name },
         locations: locations.map((l) => ({
@@ -75,13 +84,15 @@ export const operations: Operations = {
 
   /** A conditional read is answered from the head when it matches (a 304 never reads the body); anything else reads the body. */
   bevqMenu: {
-    reads: (hints) => (hints.header('if-none-match') !== undefined ? headOfPath(hints) : [menuKeys.menu(hints.params.group_id!, hints.params.location_id!)]),
+    reads: (hints) =>
+      hints.header('if-none-match') !== undefined ? headOfPath(hints) : [menuKeys.menu(hints.params.group_id!, hints.params.location_id!)],
     async run(req, deps) {
       const location = req.location!;
       const ifNoneMatch = header(req.event, 'if-none-match');
       if (ifNoneMatch !== undefined) {
         const head = await deps.store.menus.getHead(location.groupId, location.id);
-        if (head && ifNoneMatchHits(ifNoneMatch, head.etag)) return { statusCode: 304, headers: { ETag: head.etag, ...MENU_CACHING }, body: '' };
+        if (head && ifNoneMatchHits(ifNoneMatch, head.etag))
+          return { statusCode: 304, headers: { ETag: head.etag, ...MENU_CACHING }, body: '' };
       }
       const stored = await deps.store.menus.get(location.groupId, location.id);
       if (!stored) throw new ApiError('not_found', 'No beverage menu has been published for this location yet.');

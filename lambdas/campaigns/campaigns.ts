@@ -68,7 +68,13 @@ export const operations: Operations = {
       const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'campaigns')]);
       if (!group) throw new ApiError('not_found');
       const visible = locations.filter((l) => l.modulesEnabled.campaigns);
-      const [links, states] = await Promise.all([linksAt(deps, app.groupId, visible), deps.store.matriq.getMany(app.groupId, visible.map((l) => l.id))]);
+      const [links, states] = await Promise.all([
+        linksAt(deps, app.groupId, visible),
+        deps.store.matriq.getMany(
+          app.groupId,
+          visible.map((l) => l.id),
+        ),
+      ]);
       // One entry per campaign, in id order, with the page's visible locations it names.
       const byId = new Map<string, ReturnType<typeof campaignView> & { locationIds: string[] }>();
       const order = (a: CampaignLink, b: CampaignLink) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.position - b.position);

@@ -33,10 +33,7 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 }
 
 /** Wall-clock parts of an instant in a zone. Throws RangeError for an unknown zone. */
-export function localParts(
-  timeZone: string,
-  instantMs: number,
-): CalendarDate & { hour: number; minute: number; second: number } {
+export function localParts(timeZone: string, instantMs: number): CalendarDate & { hour: number; minute: number; second: number } {
   const parts: Record<string, number> = {};
   for (const { type, value } of formatterFor(timeZone).formatToParts(instantMs)) {
     if (type !== 'literal') parts[type] = Number(value);
@@ -90,8 +87,7 @@ export function zonedTimeToUtcMs(timeZone: string, date: CalendarDate, hour: num
 /** The business date (YYYYMMDD) active at an instant at a location in `timeZone`. */
 export function activeBusinessDate(timeZone: string, instantMs: number): string {
   const p = localParts(timeZone, instantMs);
-  const beforeStart =
-    p.hour < BUSINESS_DAY_START.hour || (p.hour === BUSINESS_DAY_START.hour && p.minute < BUSINESS_DAY_START.minute);
+  const beforeStart = p.hour < BUSINESS_DAY_START.hour || (p.hour === BUSINESS_DAY_START.hour && p.minute < BUSINESS_DAY_START.minute);
   return formatCompactDate(beforeStart ? addDays(p, -1) : p);
 }
 

@@ -80,7 +80,9 @@ export const DERIVED = (() => {
     /** An attempt starts only when the invocation has this long left: it always records its outcome. */
     startBudgetSeconds: p.attemptTimeoutSeconds + p.outcomeSeconds,
     /** As long as a delivery's attempts may take, each one and the backoffs between: a held delivery waits no longer. */
-    retrySpanSeconds: Array.from({ length: p.attempts - 1 }, (_, i) => backoffBounds(i + 1).max).reduce((a, b) => a + b, 0) + p.attempts * functionTimeoutSeconds,
+    retrySpanSeconds:
+      Array.from({ length: p.attempts - 1 }, (_, i) => backoffBounds(i + 1).max).reduce((a, b) => a + b, 0) +
+      p.attempts * functionTimeoutSeconds,
   } as const;
 })();
 

@@ -44,7 +44,8 @@ function schemaOf(schema: GenericSchema): JsonSchema {
 /** A request rule as JSON Schema, each field with its description (request-descriptions.ts). */
 function ruleSchemaOf(rule: GenericSchema): JsonSchema & { properties: Record<string, JsonSchema> } {
   const schema = schemaOf(rule) as JsonSchema & { properties: Record<string, JsonSchema> };
-  for (const [name, description] of Object.entries(REQUEST_DESCRIPTIONS.get(rule) ?? {})) schema.properties[name]!.description = description;
+  for (const [name, description] of Object.entries(REQUEST_DESCRIPTIONS.get(rule) ?? {}))
+    schema.properties[name]!.description = description;
   return schema;
 }
 
@@ -113,7 +114,9 @@ function v1Operation(route: Route) {
       ...pathParameters(route),
       ...queryParameters(route),
       ...(route.conditional ? [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }] : []),
-      ...(route.body ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source } }] : []),
+      ...(route.body
+        ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source } }]
+        : []),
     ],
     ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: ruleSchemaOf(route.body) } } } } : {}),
     responses,

@@ -18,7 +18,10 @@ export const REQUEST_DESCRIPTIONS = new Map<GenericSchema, Record<string, string
   [requests.sportsLogoParams, { name: 'Logo file name, e.g. nfl.svg' }],
   [
     requests.groupPageQuery,
-    { limit: `Locations per page ${group.min}-${group.max}, default ${group.default}`, cursor: 'Opaque nextCursor of the previous page of this list' },
+    {
+      limit: `Locations per page ${group.min}-${group.max}, default ${group.default}`,
+      cursor: 'Opaque nextCursor of the previous page of this list',
+    },
   ],
   [
     requests.reviewsQuery,
@@ -33,6 +36,9 @@ export const REQUEST_DESCRIPTIONS = new Map<GenericSchema, Record<string, string
   ],
   [
     requests.emergencyStopBody,
-    { reason: 'Why the stop is requested; a default text when absent', deviceId: "One of the Auto Scheduler's deviceIds; default: its first" },
+    {
+      reason: 'Why the stop is requested; a default text when absent',
+      deviceId: "One of the Auto Scheduler's deviceIds; default: its first",
+    },
   ],
 ]);

@@ -335,7 +335,17 @@ export const SHIFTQ_ROUTES: readonly Route[] = [
 
 /** Every route, in the order above: API Gateway, the local gateway, OpenAPI and discovery read this; a family's function bundles only its own list. */
 // A pure call, so a bundle that never reads ROUTES drops it (a spread would be kept: it runs iterators).
-export const ROUTES: readonly Route[] = /* @__PURE__ */ ([] as Route[]).concat(TOKEN_ROUTES, DISCOVERY_ROUTES, BEVQ_ROUTES, SPORTSQ_ROUTES, MATRIQ_ROUTES, CAMPAIGNS_ROUTES, ORDERBOARD_ROUTES, ASSETS_ROUTES, SHIFTQ_ROUTES);
+export const ROUTES: readonly Route[] = /* @__PURE__ */ ([] as Route[]).concat(
+  TOKEN_ROUTES,
+  DISCOVERY_ROUTES,
+  BEVQ_ROUTES,
+  SPORTSQ_ROUTES,
+  MATRIQ_ROUTES,
+  CAMPAIGNS_ROUTES,
+  ORDERBOARD_ROUTES,
+  ASSETS_ROUTES,
+  SHIFTQ_ROUTES,
+);
 
 const LOCATION_PREFIX = '/v1/{group_id}/{location_id}';
 

@@ -29,7 +29,9 @@ function predicateOf(issue: Issue): string {
   }
   const [bound, of] = type.split('_');
   if (BOUNDS[bound!]) {
-    return of === 'value' ? `must be ${BOUNDS[bound!]} ${String(requirement)}` : `must have ${BOUNDS[bound!]} ${String(requirement)} ${Array.isArray(input) ? 'item' : 'character'}${requirement === 1 ? '' : 's'}`;
+    return of === 'value'
+      ? `must be ${BOUNDS[bound!]} ${String(requirement)}`
+      : `must have ${BOUNDS[bound!]} ${String(requirement)} ${Array.isArray(input) ? 'item' : 'character'}${requirement === 1 ? '' : 's'}`;
   }
   // Formats (a date, an e-mail address, a URL) are worded by the schema that asks for them.
   return /integer|number/.test(type) ? 'must be a whole number' : 'is not valid';
@@ -41,8 +43,17 @@ function predicateOf(issue: Issue): string {
  * fields: `Body field`, `Query parameter`, `Path parameter`, `Field` (admin input); a problem of the value as a
  * whole (an ingest file that is no object) is the input's.
  */
-export function validate<S extends v.GenericSchema>(schema: S, value: unknown, where: string, refuse: (message: string) => Error): v.InferOutput<S> {
+export function validate<S extends v.GenericSchema>(
+  schema: S,
+  value: unknown,
+  where: string,
+  refuse: (message: string) => Error,
+): v.InferOutput<S> {
   const { issues, value: output } = schema['~run']({ value }, { message: predicateOf, abortPipeEarly: true });
   if (!issues) return output;
-  throw refuse(issues.map((issue) => `${issue.path ? `${where} ${issue.path.map((item) => item.key).join('.')}` : 'The input'} ${issue.message}.`).join(' '));
+  throw refuse(
+    issues
+      .map((issue) => `${issue.path ? `${where} ${issue.path.map((item) => item.key).join('.')}` : 'The input'} ${issue.message}.`)
+      .join(' '),
+  );
 }

@@ -13,4 +13,9 @@ export const WEBHOOK_TEST = EVENT_TYPES[1];
 /** A menu event's id: the prefix and the first 32 hex digits of a digest of what makes it that event. A Send test's: its own prefix and random hex. */
 export const EVENT_ID = { prefix: 'evt_', testPrefix: 'evt_test_', hexDigits: 32, pattern: /^evt_[0-9a-f]{32}$/ } as const;
 /** A delivery's id: the prefix and the first 32 hex digits of a digest of its event and destination; `rule` tells an operator so. */
-export const DELIVERY_ID = { prefix: 'dlv_', hexDigits: 32, pattern: /^dlv_[0-9a-f]{32}$/, rule: 'dlv_ followed by 32 hex digits' } as const;
+export const DELIVERY_ID = {
+  prefix: 'dlv_',
+  hexDigits: 32,
+  pattern: /^dlv_[0-9a-f]{32}$/,
+  rule: 'dlv_ followed by 32 hex digits',
+} as const;

@@ -29,7 +29,11 @@ export function webhooksSection(schemaOf: (schema: GenericSchema) => JsonSchema)
               header('X-Service-Event', 'Event type', `^${type.replaceAll('.', '\\.')}$`),
               header('X-Service-Event-Id', 'Stable event id; deduplicate on it'),
               header('X-Service-Timestamp', 'Unix seconds, fresh on every attempt', '^[0-9]+$'),
-              header('X-Service-Signature', 'sha256= + hex HMAC-SHA256 of `timestamp.rawBody` with the signing secret', '^sha256=[0-9a-f]{64}$'),
+              header(
+                'X-Service-Signature',
+                'sha256= + hex HMAC-SHA256 of `timestamp.rawBody` with the signing secret',
+                '^sha256=[0-9a-f]{64}$',
+              ),
             ],
             requestBody: {
               required: true,

@@ -74,16 +74,18 @@ export function appsRepo({ doc, tableName }: Db): AppsRepo {
     },
     /** Marks the application revoked; its tokens fail on their next use. Returns false for an unknown id. */
     async revoke(clientId: string, at: string): Promise<boolean> {
-      return applied(doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: appKeys.app(clientId),
-          UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :at)',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at },
-        }),
-      ));
+      return applied(
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: appKeys.app(clientId),
+            UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :at)',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at },
+          }),
+        ),
+      );
     },
     async rotateSecret(clientId, { expectedHash, newHash, previousUntil, at }) {
       return applied(
@@ -108,7 +110,10 @@ export function appsRepo({ doc, tableName }: Db): AppsRepo {
             Key: appKeys.app(clientId),
             UpdateExpression: 'SET lastUsedAt = :at',
             ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
-            ExpressionAttributeValues: { ':at': new Date(at).toISOString(), ':stale': new Date(at - LEGACY_USE_RESOLUTION_SECONDS * 1000).toISOString() },
+            ExpressionAttributeValues: {
+              ':at': new Date(at).toISOString(),
+              ':stale': new Date(at - LEGACY_USE_RESOLUTION_SECONDS * 1000).toISOString(),
+            },
           }),
         ),
       );

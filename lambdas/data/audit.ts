@@ -42,7 +42,13 @@ export type AuditRepo = {
    * partitions a page, never past the retention. A page may hold fewer than
    * `limit` and still have a next.
    */
-  page(request: { limit: number; today: string; maxDays: number; filter?: Partial<Pick<AuditEntry, 'clientId' | 'destinationId'>>; start?: AuditPosition }): Promise<{
+  page(request: {
+    limit: number;
+    today: string;
+    maxDays: number;
+    filter?: Partial<Pick<AuditEntry, 'clientId' | 'destinationId'>>;
+    start?: AuditPosition;
+  }): Promise<{
     entries: AuditEntry[];
     next?: AuditPosition;
   }>;
@@ -67,7 +73,10 @@ export function auditRepo({ doc, tableName }: Db): AuditRepo {
           {
             TableName: tableName,
             KeyConditionExpression: 'PK = :pk',
-            ExpressionAttributeValues: { ':pk': auditKeys.day(position.day), ...Object.fromEntries(conditions.map(([k, v]) => [`:${k}`, v])) },
+            ExpressionAttributeValues: {
+              ':pk': auditKeys.day(position.day),
+              ...Object.fromEntries(conditions.map(([k, v]) => [`:${k}`, v])),
+            },
             ...(conditions.length ? { FilterExpression: conditions.map(([k]) => `${k} = :${k}`).join(' AND ') } : {}),
             ScanIndexForward: false,
           },

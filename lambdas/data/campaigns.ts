@@ -36,7 +36,10 @@ export const campaignKeys = {
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
     ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':sk': campaignKeys.prefix },
   }),
-  link: (groupId: string, locationId: string, campaignId: string) => ({ PK: groupPartition(groupId), SK: `${LINK}${locationId}#${campaignId}` }),
+  link: (groupId: string, locationId: string, campaignId: string) => ({
+    PK: groupPartition(groupId),
+    SK: `${LINK}${locationId}#${campaignId}`,
+  }),
   /** A location's campaign links. */
   atLocation: (groupId: string, locationId: string): ItemQuery => ({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
@@ -63,8 +66,12 @@ export function campaignsRepo(db: Db): CampaignsRepo {
   const links = async (query: ItemQuery) => (await queryAll(doc, { TableName: tableName, ...query })).map(toLink);
   return {
     async put(campaign) {
-      const { Item: before } = await doc.send(new GetCommand({ TableName: tableName, Key: campaignKeys.campaign(campaign.groupId, campaign.id), ConsistentRead: true }));
-      await doc.send(new PutCommand({ TableName: tableName, Item: { ...campaignKeys.campaign(campaign.groupId, campaign.id), ...campaign } }));
+      const { Item: before } = await doc.send(
+        new GetCommand({ TableName: tableName, Key: campaignKeys.campaign(campaign.groupId, campaign.id), ConsistentRead: true }),
+      );
+      await doc.send(
+        new PutCommand({ TableName: tableName, Item: { ...campaignKeys.campaign(campaign.groupId, campaign.id), ...campaign } }),
+      );
       const { locationIds, updatedAt: _u, ...shown } = campaign;
       const gone = ((before?.locationIds as string[] | undefined) ?? []).filter((l) => !locationIds.includes(l));
       await writeBatches(db, [

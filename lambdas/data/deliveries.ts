@@ -5,7 +5,7 @@ import { applied, isConditionFailure, queryPage, type Db } from './store.js';
 import { everyGroupPage, type GroupIndex, type WalkKey } from './group-index.js';
 import { GSI1 } from './table.js';
 
-export type { DeliveryStatus,  };
+export type { DeliveryStatus };
 
 /**
  * Why a delivery's message sits in the DLQ: the policy's attempts are spent
@@ -82,7 +82,20 @@ export const deliveryKeys = {
 
 export function markerOf(d: Delivery, reason: DeadLetterReason): DeadLetterMarker {
   const { deliveryId, groupId, status, eventId, eventType, destinationId, destinationHost, attempts, lastErrorCode, createdAt } = d;
-  return { deliveryId, groupId, reason, since: d.updatedAt, status, eventId, eventType, destinationId, destinationHost, attempts, lastErrorCode, createdAt };
+  return {
+    deliveryId,
+    groupId,
+    reason,
+    since: d.updatedAt,
+    status,
+    eventId,
+    eventType,
+    destinationId,
+    destinationHost,
+    attempts,
+    lastErrorCode,
+    createdAt,
+  };
 }
 
 export type DeliveriesRepo = {
@@ -171,7 +184,11 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
           IndexName: GSI1.indexName,
           KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK >= :since',
           ...(status ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } } : {}),
-          ExpressionAttributeValues: { ':pk': deliveryKeys.ofDestination(destinationId), ':since': since, ...(status ? { ':status': status } : {}) },
+          ExpressionAttributeValues: {
+            ':pk': deliveryKeys.ofDestination(destinationId),
+            ':since': since,
+            ...(status ? { ':status': status } : {}),
+          },
           ScanIndexForward: false,
         },
         limit,

@@ -53,12 +53,21 @@ export type DestinationsRepo = {
    * (in its group), of one group, or of every group in turn. A page may hold
    * fewer than `limit` and still have a next.
    */
-  page(request: { scope?: { groupId: string; clientId?: string }; limit: number; startKey?: WalkKey }): Promise<{ destinations: Destination[]; lastKey?: WalkKey }>;
+  page(request: {
+    scope?: { groupId: string; clientId?: string };
+    limit: number;
+    startKey?: WalkKey;
+  }): Promise<{ destinations: Destination[]; lastKey?: WalkKey }>;
   /**
    * Returns the consecutive failures recorded before this attempt, and whether this attempt is the production
    * success that ends a failing notice (`production`: a test delivery never clears one), of which exactly one is.
    */
-  recordAttempt(id: string, succeeded: boolean, at: string, options?: { production?: boolean }): Promise<{ failuresBefore: number; recovered: boolean }>;
+  recordAttempt(
+    id: string,
+    succeeded: boolean,
+    at: string,
+    options?: { production?: boolean },
+  ): Promise<{ failuresBefore: number; recovered: boolean }>;
   /** Records that the owner is being told the destination is failing, unless they were told less than `gapMs` before `at`. */
   noteFailing(id: string, at: number, gapMs: number): Promise<boolean>;
   /** The destinations with the health their attempts recorded (ops' views; an attempt needs none). */
@@ -81,23 +90,27 @@ export function destinationsRepo(db: Db): DestinationsRepo {
     },
     /** Creates or replaces; `mustExist` refuses to resurrect a destination removed meanwhile. */
     async put(destination: Destination, { mustExist }: { mustExist: boolean }): Promise<boolean> {
-      return applied(doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: {
-            ...destinationKeys.destination(destination.destinationId),
-            GSI1PK: destinationKeys.index.of(destination.groupId),
-            GSI1SK: destinationKeys.sort(destination),
-            ...destination,
-          },
-          ConditionExpression: mustExist ? 'attribute_exists(PK)' : 'attribute_not_exists(PK)',
-        }),
-      ));
+      return applied(
+        doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...destinationKeys.destination(destination.destinationId),
+              GSI1PK: destinationKeys.index.of(destination.groupId),
+              GSI1SK: destinationKeys.sort(destination),
+              ...destination,
+            },
+            ConditionExpression: mustExist ? 'attribute_exists(PK)' : 'attribute_not_exists(PK)',
+          }),
+        ),
+      );
     },
     async remove(id: string): Promise<boolean> {
-      const removed = await applied(doc.send(
-        new DeleteCommand({ TableName: tableName, Key: destinationKeys.destination(id), ConditionExpression: 'attribute_exists(PK)' }),
-      ));
+      const removed = await applied(
+        doc.send(
+          new DeleteCommand({ TableName: tableName, Key: destinationKeys.destination(id), ConditionExpression: 'attribute_exists(PK)' }),
+        ),
+      );
       if (removed) await doc.send(new DeleteCommand({ TableName: tableName, Key: destinationKeys.health(id) }));
       return removed;
     },
@@ -165,7 +178,11 @@ export function destinationsRepo(db: Db): DestinationsRepo {
     },
     /** A destination without a health item (no attempt has reached it) shows what its own item holds: untested. */
     async withHealth(destinations: Destination[]): Promise<Destination[]> {
-      const found = await readItems({ doc, tableName }, destinations.map((d) => destinationKeys.health(d.destinationId)), false);
+      const found = await readItems(
+        { doc, tableName },
+        destinations.map((d) => destinationKeys.health(d.destinationId)),
+        false,
+      );
       return destinations.map((d) => {
         const item = itemOf(found, destinationKeys.health(d.destinationId));
         if (!item) return d;

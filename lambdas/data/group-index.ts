@@ -44,7 +44,11 @@ function partitionInput(tableName: string, pk: string, query: PartitionQuery) {
     KeyConditionExpression: prefix ? 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)' : 'GSI1PK = :pk',
     ...(filters.length ? { FilterExpression: filters.map((f) => `(${f.expression})`).join(' AND ') } : {}),
     ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-    ExpressionAttributeValues: { ':pk': pk, ...(prefix ? { ':prefix': prefix } : {}), ...(Object.assign({}, ...filters.map((f) => f.values)) as Record<string, unknown>) },
+    ExpressionAttributeValues: {
+      ':pk': pk,
+      ...(prefix ? { ':prefix': prefix } : {}),
+      ...(Object.assign({}, ...filters.map((f) => f.values)) as Record<string, unknown>),
+    },
   };
 }
 
@@ -96,7 +100,14 @@ async function groupsAfter({ doc, tableName }: Db, after: string | null, count: 
 export type WalkPage = { items: Record<string, unknown>[]; lastKey?: WalkKey };
 
 /** A page of one group's items, from its own partition. */
-export async function groupPage(db: Db, index: GroupIndex, groupId: string, query: PartitionQuery, limit: number, start?: WalkKey): Promise<WalkPage> {
+export async function groupPage(
+  db: Db,
+  index: GroupIndex,
+  groupId: string,
+  query: PartitionQuery,
+  limit: number,
+  start?: WalkKey,
+): Promise<WalkPage> {
   return walk(db, index, query, async () => null, limit, start ?? { at: groupId });
 }
 

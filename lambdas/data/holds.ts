@@ -13,7 +13,10 @@ import { GSI1 } from './table.js';
 const PAUSED_SHARDS = 8;
 
 export const holdKeys = {
-  held: (destinationId: string, createdAt: string, deliveryId: string) => ({ PK: `HELD#${destinationId}`, SK: `${createdAt}#${deliveryId}` }),
+  held: (destinationId: string, createdAt: string, deliveryId: string) => ({
+    PK: `HELD#${destinationId}`,
+    SK: `${createdAt}#${deliveryId}`,
+  }),
   marker: (destinationId: string) => ({ PK: `PAUSED#${destinationId}`, SK: 'PAUSED' }),
   shard: (destinationId: string) => `PAUSED#${destinationId.charCodeAt(destinationId.length - 1) % PAUSED_SHARDS}`,
   shards: () => Array.from({ length: PAUSED_SHARDS }, (_, i) => `PAUSED#${i}`),
@@ -45,7 +48,9 @@ export function holdsRepo(db: Db): HoldsRepo {
   const { doc, tableName } = db;
   return {
     async hold(held) {
-      await doc.send(new PutCommand({ TableName: tableName, Item: { ...holdKeys.held(held.destinationId, held.createdAt, held.deliveryId), ...held } }));
+      await doc.send(
+        new PutCommand({ TableName: tableName, Item: { ...holdKeys.held(held.destinationId, held.createdAt, held.deliveryId), ...held } }),
+      );
     },
     async markPaused(destinationId, at) {
       await applied(
@@ -53,7 +58,14 @@ export function holdsRepo(db: Db): HoldsRepo {
           new PutCommand({
             TableName: tableName,
             // The first probe is due a probe interval after the pause began.
-            Item: { ...holdKeys.marker(destinationId), GSI1PK: holdKeys.shard(destinationId), GSI1SK: `${at}#${destinationId}`, destinationId, since: at, probedAt: at },
+            Item: {
+              ...holdKeys.marker(destinationId),
+              GSI1PK: holdKeys.shard(destinationId),
+              GSI1SK: `${at}#${destinationId}`,
+              destinationId,
+              since: at,
+              probedAt: at,
+            },
             ConditionExpression: 'attribute_not_exists(PK)',
           }),
         ),
@@ -69,13 +81,31 @@ export function holdsRepo(db: Db): HoldsRepo {
           Limit: limit,
         }),
       );
-      return (Items as (Omit<Held, 'redrive'> & { redrive?: number })[]).map(({ destinationId, deliveryId, clientId, createdAt, redrive }) => ({ destinationId, deliveryId, clientId, createdAt, redrive: Number(redrive ?? 0) }));
+      return (Items as (Omit<Held, 'redrive'> & { redrive?: number })[]).map(
+        ({ destinationId, deliveryId, clientId, createdAt, redrive }) => ({
+          destinationId,
+          deliveryId,
+          clientId,
+          createdAt,
+          redrive: Number(redrive ?? 0),
+        }),
+      );
     },
     // A held item left behind by a failure is only released again later (a duplicate message is harmless).
-    release: (held) => writeBatches(db, held.map((h) => ({ DeleteRequest: { Key: holdKeys.held(h.destinationId, h.createdAt, h.deliveryId) } }))),
+    release: (held) =>
+      writeBatches(
+        db,
+        held.map((h) => ({ DeleteRequest: { Key: holdKeys.held(h.destinationId, h.createdAt, h.deliveryId) } })),
+      ),
     async paused(shard, limit) {
       const { Items = [] } = await doc.send(
-        new QueryCommand({ TableName: tableName, IndexName: GSI1.indexName, KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': shard }, Limit: limit }),
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: GSI1.indexName,
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: { ':pk': shard },
+          Limit: limit,
+        }),
       );
       return (Items as PausedMarker[]).map(({ destinationId, since, probedAt }) => ({ destinationId, since, probedAt }));
     },

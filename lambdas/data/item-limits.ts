@@ -94,7 +94,10 @@ function checkKeys(item: Item): void {
     if (value.S === '') throw new StorageLimitError(false, 'An id that is part of a key is empty; DynamoDB keys cannot be empty.');
     const bytes = utf8Bytes(value.S);
     if (bytes > max) {
-      throw new StorageLimitError(false, `An id is too long to be stored as a key: ${bytes.toLocaleString('en')} bytes where DynamoDB allows ${max.toLocaleString('en')}.`);
+      throw new StorageLimitError(
+        false,
+        `An id is too long to be stored as a key: ${bytes.toLocaleString('en')} bytes where DynamoDB allows ${max.toLocaleString('en')}.`,
+      );
     }
   }
 }
@@ -133,7 +136,11 @@ export function numberBytes(n: string): number {
   const shape = numberShape(n);
   if (shape === null) return 1;
   const { digits, leading, trailing, negative } = shape;
-  if (digits > DYNAMODB_LIMITS.significantDigits || leading < DYNAMODB_LIMITS.leadingPower.min || leading > DYNAMODB_LIMITS.leadingPower.max) {
+  if (
+    digits > DYNAMODB_LIMITS.significantDigits ||
+    leading < DYNAMODB_LIMITS.leadingPower.min ||
+    leading > DYNAMODB_LIMITS.leadingPower.max
+  ) {
     throw new StorageLimitError(
       false,
       `The number ${n} cannot be stored exactly: DynamoDB keeps at most 38 significant digits, magnitudes from 1E-130 to under 1E+126.`,

@@ -44,9 +44,7 @@ export type LocationsRepo = {
 export function locationsRepo({ doc, tableName }: Db): LocationsRepo {
   return {
     async get(groupId: string, locationId: string): Promise<Location | null> {
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: tableName, Key: locationKeys.location(groupId, locationId) }),
-      );
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: locationKeys.location(groupId, locationId) }));
       return Item ? toLocation(Item) : null;
     },
     async put(location: Location): Promise<void> {

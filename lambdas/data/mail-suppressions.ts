@@ -51,7 +51,12 @@ export function mailSuppressionsRepo(db: Db): MailSuppressionsRepo {
         doc.send(
           new PutCommand({
             TableName: tableName,
-            Item: { ...mailSuppressionKeys.address(entry.address), ...entry, GSI1PK: mailSuppressionKeys.shardOf(entry.address), GSI1SK: `${entry.at}#${hashOf(entry.address)}` },
+            Item: {
+              ...mailSuppressionKeys.address(entry.address),
+              ...entry,
+              GSI1PK: mailSuppressionKeys.shardOf(entry.address),
+              GSI1SK: `${entry.at}#${hashOf(entry.address)}`,
+            },
             ConditionExpression: 'attribute_not_exists(PK)',
           }),
         ),
@@ -63,7 +68,15 @@ export function mailSuppressionsRepo(db: Db): MailSuppressionsRepo {
       return new Set(addresses.filter((a) => itemOf(found, mailSuppressionKeys.address(a)) !== null).map(normalAddress));
     },
     async lift(address) {
-      return applied(doc.send(new DeleteCommand({ TableName: tableName, Key: mailSuppressionKeys.address(address), ConditionExpression: 'attribute_exists(PK)' })));
+      return applied(
+        doc.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: mailSuppressionKeys.address(address),
+            ConditionExpression: 'attribute_exists(PK)',
+          }),
+        ),
+      );
     },
     async page({ limit, start = { shard: 0 } }) {
       const suppressions: MailSuppression[] = [];
@@ -72,12 +85,21 @@ export function mailSuppressionsRepo(db: Db): MailSuppressionsRepo {
       while (position && suppressions.length < limit) {
         const { items, lastKey } = await queryPage(
           doc,
-          { TableName: tableName, IndexName: GSI1.indexName, KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': mailSuppressionKeys.shard(position.shard) } },
+          {
+            TableName: tableName,
+            IndexName: GSI1.indexName,
+            KeyConditionExpression: 'GSI1PK = :pk',
+            ExpressionAttributeValues: { ':pk': mailSuppressionKeys.shard(position.shard) },
+          },
           limit - suppressions.length,
           position.key,
         );
         suppressions.push(...items.map(toSuppression));
-        position = lastKey ? { shard: position.shard, key: lastKey } : position.shard + 1 < SHARDS ? { shard: position.shard + 1 } : undefined;
+        position = lastKey
+          ? { shard: position.shard, key: lastKey }
+          : position.shard + 1 < SHARDS
+            ? { shard: position.shard + 1 }
+            : undefined;
       }
       return { suppressions, ...(position ? { next: position } : {}) };
     },

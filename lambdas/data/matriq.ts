@@ -76,9 +76,7 @@ export function matriqRepo({ doc, tableName }: Db): MatriqRepo {
       });
     },
     async put(state: MatriqState): Promise<void> {
-      await doc.send(
-        new PutCommand({ TableName: tableName, Item: { ...matriqKeys.state(state.groupId, state.locationId), ...state } }),
-      );
+      await doc.send(new PutCommand({ TableName: tableName, Item: { ...matriqKeys.state(state.groupId, state.locationId), ...state } }));
     },
     /** The scheduler's runtime after the gateway applied a stop; setting the same values twice is harmless. */
     async markStopped(groupId: string, locationId: string, at: string): Promise<void> {
@@ -94,33 +92,35 @@ export function matriqRepo({ doc, tableName }: Db): MatriqRepo {
       );
     },
     async getCommand(commandId: string): Promise<StopCommand | null> {
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: tableName, Key: matriqKeys.command(commandId), ConsistentRead: true }),
-      );
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: matriqKeys.command(commandId), ConsistentRead: true }));
       return Item ? strip<StopCommand>(Item) : null;
     },
     /** Creates the command unless its id exists; false when it already did (an idempotent retry). */
     async createCommand(command: StopCommand): Promise<boolean> {
-      return applied(doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...matriqKeys.command(command.commandId), ...command },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      ));
+      return applied(
+        doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...matriqKeys.command(command.commandId), ...command },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        ),
+      );
     },
     /** Moves a queued command to its result; false when it is not queued any more. */
     async completeCommand(commandId: string, status: Exclude<StopStatus, 'queued'>, at: string): Promise<boolean> {
-      return applied(doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: matriqKeys.command(commandId),
-          ConditionExpression: '#status = :queued',
-          UpdateExpression: 'SET #status = :status, completedAt = :at',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':queued': 'queued', ':status': status, ':at': at },
-        }),
-      ));
+      return applied(
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: matriqKeys.command(commandId),
+            ConditionExpression: '#status = :queued',
+            UpdateExpression: 'SET #status = :status, completedAt = :at',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':queued': 'queued', ':status': status, ':at': at },
+          }),
+        ),
+      );
     },
   };
 }

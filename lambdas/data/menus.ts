@@ -93,7 +93,9 @@ export function menusRepo({ doc, tableName }: Db): MenusRepo {
       }
     },
     async getHead(groupId: string, locationId: string): Promise<MenuHead | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: menuKeys.head(groupId, locationId), ConsistentRead: true }));
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: tableName, Key: menuKeys.head(groupId, locationId), ConsistentRead: true }),
+      );
       return Item ? toHead(Item) : null;
     },
     async getHeads(groupId: string, locationIds: readonly string[]): Promise<(MenuHead | null)[]> {

@@ -59,7 +59,12 @@ export type OutboxRepo = {
   /** Removes an entry only while unconfirmed; false when it was confirmed meanwhile (or is gone). */
   dropUnconfirmed(eventId: string): Promise<boolean>;
   /** A page of one shard's entries that occurred at or before `before` (ISO), oldest first. */
-  due(shard: string, before: string, limit: number, startKey?: Record<string, unknown>): Promise<{ entries: OutboxEntry[]; lastKey?: Record<string, unknown> }>;
+  due(
+    shard: string,
+    before: string,
+    limit: number,
+    startKey?: Record<string, unknown>,
+  ): Promise<{ entries: OutboxEntry[]; lastKey?: Record<string, unknown> }>;
 };
 
 export function outboxRepo({ doc, tableName }: Db): OutboxRepo {
@@ -70,7 +75,13 @@ export function outboxRepo({ doc, tableName }: Db): OutboxRepo {
         doc.send(
           new PutCommand({
             TableName: tableName,
-            Item: { ...key(event.eventId), GSI1PK: outboxKeys.shard(event.eventId), GSI1SK: `${event.occurredAt}#${event.eventId}`, ...event, confirmed },
+            Item: {
+              ...key(event.eventId),
+              GSI1PK: outboxKeys.shard(event.eventId),
+              GSI1SK: `${event.occurredAt}#${event.eventId}`,
+              ...event,
+              confirmed,
+            },
             ConditionExpression: 'attribute_not_exists(PK)',
           }),
         ),

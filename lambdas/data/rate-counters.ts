@@ -53,7 +53,11 @@ export function rateCountersRepo({ doc, tableName }: Db): RateCountersRepo {
       return Number(Attributes?.count ?? 0);
     },
     async counts(subjects, windowStart) {
-      const found = await readItems({ doc, tableName }, subjects.map((s) => counterKeys.counter('API', s, windowStart)), false);
+      const found = await readItems(
+        { doc, tableName },
+        subjects.map((s) => counterKeys.counter('API', s, windowStart)),
+        false,
+      );
       return new Map(subjects.map((s) => [s, Number(itemOf(found, counterKeys.counter('API', s, windowStart))?.count ?? 0)]));
     },
   };

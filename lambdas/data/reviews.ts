@@ -32,7 +32,12 @@ export const reviewKeys = {
    * page has none): the repository sends it, and a request may read the
    * first one ahead (a page of matches may take more Queries than one).
    */
-  pageQuery: (groupId: string, locationId: string, req: Omit<ReviewPageRequest, 'limit'>, startKey?: Record<string, unknown>): ItemQuery => {
+  pageQuery: (
+    groupId: string,
+    locationId: string,
+    req: Omit<ReviewPageRequest, 'limit'>,
+    startKey?: Record<string, unknown>,
+  ): ItemQuery => {
     const filters: string[] = [];
     const values: Record<string, unknown> = {
       ':pk': shiftqKeys.partition(groupId, locationId),
@@ -86,7 +91,12 @@ export function reviewsRepo({ doc, tableName }: Db): ReviewsRepo {
       await doc.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...reviewKeys.review(groupId, locationId, review.createdAt, review.id), review, rating: review.rating, provider: review.provider },
+          Item: {
+            ...reviewKeys.review(groupId, locationId, review.createdAt, review.id),
+            review,
+            rating: review.rating,
+            provider: review.provider,
+          },
         }),
       );
     },
@@ -119,7 +129,9 @@ export function reviewsRepo({ doc, tableName }: Db): ReviewsRepo {
       const found: Record<string, unknown>[] = [];
       let startKey: Record<string, unknown> | undefined;
       do {
-        const reply: QueryCommandOutput = await doc.send(new QueryCommand({ TableName: tableName, ...reviewKeys.pageQuery(groupId, locationId, req, startKey) }));
+        const reply: QueryCommandOutput = await doc.send(
+          new QueryCommand({ TableName: tableName, ...reviewKeys.pageQuery(groupId, locationId, req, startKey) }),
+        );
         for (const item of reply.Items ?? []) if (String(item.SK) < top) found.push(item);
         startKey = reply.LastEvaluatedKey;
       } while (startKey && found.length <= req.limit);

@@ -73,9 +73,23 @@ type DatedRequest = { groupId: string; locationId: string; kind: StoredDatedKind
 /** A loaded kitchen day as stored, for computing its snapshot again. */
 
 export type ShiftqRepo = {
-  getDated<K extends StoredDatedKind>(groupId: string, locationId: string, kind: K, businessDate: string, nowMs: number): Promise<Stored<StoredDatedData[K]> | null>;
+  getDated<K extends StoredDatedKind>(
+    groupId: string,
+    locationId: string,
+    kind: K,
+    businessDate: string,
+    nowMs: number,
+  ): Promise<Stored<StoredDatedData[K]> | null>;
   getDatedMany(requests: DatedRequest[], nowMs: number): Promise<(Stored<unknown> | null)[]>;
-  putDated(groupId: string, locationId: string, kind: StoredDatedKind, businessDate: string, body: Uint8Array, ttlSeconds: number, loadedAt: string): Promise<void>;
+  putDated(
+    groupId: string,
+    locationId: string,
+    kind: StoredDatedKind,
+    businessDate: string,
+    body: Uint8Array,
+    ttlSeconds: number,
+    loadedAt: string,
+  ): Promise<void>;
   getCurrent<K extends CurrentKind>(groupId: string, locationId: string, kind: K): Promise<Stored<CurrentData[K]> | null>;
   putCurrent(groupId: string, locationId: string, kind: CurrentKind, body: Uint8Array, loadedAt: string): Promise<void>;
 };
@@ -129,9 +143,7 @@ export function shiftqRepo({ doc, tableName }: Db): ShiftqRepo {
 
     /** The stored page-token key; the first caller's candidate becomes it (one atomic UpdateItem, no race). */
     async putCurrent(groupId: string, locationId: string, kind: CurrentKind, body: Uint8Array, loadedAt: string): Promise<void> {
-      await doc.send(
-        new PutCommand({ TableName: tableName, Item: { ...shiftqKeys.current(groupId, locationId, kind), body, loadedAt } }),
-      );
+      await doc.send(new PutCommand({ TableName: tableName, Item: { ...shiftqKeys.current(groupId, locationId, kind), body, loadedAt } }));
     },
   };
 }

@@ -116,13 +116,11 @@ export function sportsRepo({ doc, tableName }: Db): SportsRepo {
     await doc.send(new PutCommand({ TableName: tableName, Item: { ...Key, ...value } }));
   };
   return {
-    getProvider: (groupId: string, locationId: string) =>
-      get<ProviderEnvironment>(sportsKeys.provider(groupId, locationId)),
+    getProvider: (groupId: string, locationId: string) => get<ProviderEnvironment>(sportsKeys.provider(groupId, locationId)),
     putProvider: (env: ProviderEnvironment) => put(sportsKeys.provider(env.groupId, env.locationId), env),
     getSchedule: (date: string) => get<Schedule>(sportsKeys.schedule(date)),
     putSchedule: (schedule: Schedule) => put(sportsKeys.schedule(schedule.date), schedule),
-    putViewing: (viewing: ViewingData) =>
-      put(sportsKeys.viewing(viewing.groupId, viewing.locationId, viewing.date), viewing),
+    putViewing: (viewing: ViewingData) => put(sportsKeys.viewing(viewing.groupId, viewing.locationId, viewing.date), viewing),
     /**
      * The location's viewing data for `date`, or else its newest earlier one
      * (for the freshness report only; callers never show another day's options).

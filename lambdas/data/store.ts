@@ -1,5 +1,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
 import { checkRequest } from './item-limits.js';
 
 /**
@@ -26,10 +34,13 @@ export function createDb(tableName: string, client = new DynamoDBClient({})): Db
   // after the document client's marshalling): an item or key that DynamoDB
   // would refuse throws StorageLimitError and nothing is sent. The document
   // client shares the client's stack; `override` keeps it single per client.
-  doc.middlewareStack.add((next) => async (args) => {
-    checkRequest(args.input as Record<string, unknown>);
-    return next(args);
-  }, { step: 'build', name: 'dynamoDbStorageLimits', override: true });
+  doc.middlewareStack.add(
+    (next) => async (args) => {
+      checkRequest(args.input as Record<string, unknown>);
+      return next(args);
+    },
+    { step: 'build', name: 'dynamoDbStorageLimits', override: true },
+  );
   return { doc, tableName };
 }
 
@@ -165,7 +176,10 @@ async function preloadedDb(db: Db, reads: readonly Read[]): Promise<Db> {
     running.catch(() => undefined);
     queries.set(id, running);
   }
-  const items = await readItems(db, reads.filter((r): r is ItemKey => !isQuery(r)));
+  const items = await readItems(
+    db,
+    reads.filter((r): r is ItemKey => !isQuery(r)),
+  );
 
   const send = ((command: unknown) => {
     if (command instanceof GetCommand && command.input.TableName === db.tableName) {

@@ -90,7 +90,14 @@ function states({ versions }: Stored, now: number): KeyVersionState[] {
     .filter((v) => v.retiresAt === undefined || Date.parse(v.retiresAt) > now)
     .map(({ key: _key, ...v }) => ({
       ...v,
-      state: v.revokedAt !== undefined ? ('revoked' as const) : v.version === signer ? ('signing' as const) : Date.parse(v.signsFrom) > now ? ('next' as const) : ('verifying' as const),
+      state:
+        v.revokedAt !== undefined
+          ? ('revoked' as const)
+          : v.version === signer
+            ? ('signing' as const)
+            : Date.parse(v.signsFrom) > now
+              ? ('next' as const)
+              : ('verifying' as const),
     }))
     .sort((a, b) => b.version - a.version);
 }
@@ -110,7 +117,9 @@ export function tokenKeysRepo({ doc, tableName }: Db): TokenKeysRepo {
         new PutCommand({
           TableName: tableName,
           Item: { ...tokenKeyKeys.versions, ...next, generation: (generation ?? 0) + 1 },
-          ...(generation === null ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'generation = :g', ExpressionAttributeValues: { ':g': generation } }),
+          ...(generation === null
+            ? { ConditionExpression: 'attribute_not_exists(PK)' }
+            : { ConditionExpression: 'generation = :g', ExpressionAttributeValues: { ':g': generation } }),
         }),
       ),
     );
@@ -176,7 +185,9 @@ export function tokenKeysRepo({ doc, tableName }: Db): TokenKeysRepo {
         // Revoked, it verifies nothing from now on; kept (and listed) until it would have retired.
         const revoked: Stored = {
           versions: stored.versions.map((v) =>
-            v.version === version ? { ...v, revokedAt: new Date(now).toISOString(), retiresAt: v.retiresAt ?? new Date(now + retireAfterMs).toISOString() } : v,
+            v.version === version
+              ? { ...v, revokedAt: new Date(now).toISOString(), retiresAt: v.retiresAt ?? new Date(now + retireAfterMs).toISOString() }
+              : v,
           ),
         };
         // Its successor signs at once: waiting for every function to know it would leave nothing to sign with.

@@ -78,7 +78,10 @@ export const operations: Operations = {
     async run(req, deps) {
       const artefact = await openApiArtefact(deps.config.openApiDocumentPath);
       // Cached by anyone for five minutes: its server URL never comes from the request's Host (platform/http.ts baseUrlOf).
-      return jsonTextResponse(200, withServerUrl(artefact, req.baseUrl), { 'Cache-Control': 'public, max-age=300', ...baseUrlVary(deps.config) });
+      return jsonTextResponse(200, withServerUrl(artefact, req.baseUrl), {
+        'Cache-Control': 'public, max-age=300',
+        ...baseUrlVary(deps.config),
+      });
     },
   },
 
@@ -111,7 +114,12 @@ export const operations: Operations = {
           },
         ]),
       );
-      return ok(req, { group: { id: group.groupId, name: group.name }, modules, refresh: DISCOVERY_REFRESH, ...(nextCursor ? { nextCursor } : {}) });
+      return ok(req, {
+        group: { id: group.groupId, name: group.name },
+        modules,
+        refresh: DISCOVERY_REFRESH,
+        ...(nextCursor ? { nextCursor } : {}),
+      });
     },
   },
 

@@ -32,7 +32,10 @@ function unsafeTextReason(value: string): string | null {
 function plainText(max: number) {
   return v.pipe(
     v.string(),
-    v.check((value) => unsafeTextReason(value) === null, (issue) => unsafeTextReason(issue.input)!),
+    v.check(
+      (value) => unsafeTextReason(value) === null,
+      (issue) => unsafeTextReason(issue.input)!,
+    ),
     v.trim(),
     v.minLength(1, 'must not be blank'),
     v.maxLength(max),
@@ -40,7 +43,12 @@ function plainText(max: number) {
 }
 
 /** A list of ids, each once. */
-const distinctIds = (what: string) => v.pipe(v.array(id), v.minLength(1), v.check((l) => new Set(l).size === l.length, `must not repeat ${what}`));
+const distinctIds = (what: string) =>
+  v.pipe(
+    v.array(id),
+    v.minLength(1),
+    v.check((l) => new Set(l).size === l.length, `must not repeat ${what}`),
+  );
 
 export const groupInput = v.object({ groupId: id, name: plainText(200) });
 
@@ -53,7 +61,10 @@ export const locationInput = v.object({
   slug: v.pipe(v.string(), v.regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be lowercase words joined by "-"')),
   status: v.optional(v.picklist(['active', 'inactive']), 'active'),
   modulesEnabled: v.strictObject(
-    Object.fromEntries(MODULES.map((m) => [m, v.optional(v.boolean(), false)])) as Record<(typeof MODULES)[number], v.OptionalSchema<v.BooleanSchema<undefined>, false>>,
+    Object.fromEntries(MODULES.map((m) => [m, v.optional(v.boolean(), false)])) as Record<
+      (typeof MODULES)[number],
+      v.OptionalSchema<v.BooleanSchema<undefined>, false>
+    >,
   ),
 });
 
@@ -91,7 +102,9 @@ export function fitsOneItem<T extends Record<string, unknown>>() {
     try {
       const bytes = plainItemBytes(dataset.value);
       if (bytes > ITEM_VALUE_BUDGET_BYTES) {
-        addIssue({ message: `is too large to store: ${bytes.toLocaleString('en')} bytes as DynamoDB counts them, at most ${ITEM_VALUE_BUDGET_BYTES.toLocaleString('en')} in one item` });
+        addIssue({
+          message: `is too large to store: ${bytes.toLocaleString('en')} bytes as DynamoDB counts them, at most ${ITEM_VALUE_BUDGET_BYTES.toLocaleString('en')} in one item`,
+        });
       }
     } catch (err) {
       // A value the schema already refuses (e.g. a number DynamoDB cannot hold) is not measured.

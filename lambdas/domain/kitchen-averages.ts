@@ -131,10 +131,16 @@ function resolveTickets(input: KitchenInput, trackedPrep: Set<string>, trackedCa
       .map((p) => ({ station: byId.get(p.stationId)!, timeMinutes: minutes(Date.parse(p.doneAt!) - firedMs), rows: p.itemCount }));
     const allDone = tracked.length > 0 && stations.length === tracked.length;
     const doneMs = allDone ? Math.max(...tracked.map((p) => Date.parse(p.doneAt!))) : null;
-    const prep = doneMs === null ? null : { timeMinutes: minutes(doneMs - firedMs), rows: stations.reduce((n, s) => n + s.rows, 0), doneMs };
+    const prep =
+      doneMs === null ? null : { timeMinutes: minutes(doneMs - firedMs), rows: stations.reduce((n, s) => n + s.rows, 0), doneMs };
     const expo = ticket.expo
       .filter((e) => e.clearedAt !== null)
-      .map((e) => ({ level: e.fulfillmentLevel, station: byId.get(e.stationId)!, timeMinutes: minutes(Date.parse(e.clearedAt!) - firedMs), rows: e.itemCount }));
+      .map((e) => ({
+        level: e.fulfillmentLevel,
+        station: byId.get(e.stationId)!,
+        timeMinutes: minutes(Date.parse(e.clearedAt!) - firedMs),
+        rows: e.itemCount,
+      }));
     const first = ticket.expo.find((e) => e.fulfillmentLevel === 1);
     // Expo clear time runs from the moment the food was ready: the last done prep station of any kind.
     const anyDone = ticket.prep.filter((p) => p.doneAt !== null).map((p) => Date.parse(p.doneAt!));

@@ -62,7 +62,5 @@ export function availabilityOf(inputs: HealthInputs) {
 }
 
 export function scheduleHealthOf(schedule: { events: readonly unknown[] } | null): { status: ScheduleStatus; eventCount: number } {
-  return schedule
-    ? { status: 'AVAILABLE', eventCount: schedule.events.length }
-    : { status: 'SCHEDULE_DATA_UNAVAILABLE', eventCount: 0 };
+  return schedule ? { status: 'AVAILABLE', eventCount: schedule.events.length } : { status: 'SCHEDULE_DATA_UNAVAILABLE', eventCount: 0 };
 }

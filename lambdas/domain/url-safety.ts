@@ -184,8 +184,7 @@ function literalAddress(host: string): string | null {
 }
 
 export type ParsedDestinationUrl =
-  | { ok: true; url: URL; hostname: string }
-  | { ok: false; code: 'invalid_url' | 'blocked_address'; reason: string };
+  { ok: true; url: URL; hostname: string } | { ok: false; code: 'invalid_url' | 'blocked_address'; reason: string };
 
 /** The only port below 1024 a destination may name (HTTPS's own, dropped from the stored URL as the default). */
 const HTTPS_PORT = 443;
@@ -216,7 +215,11 @@ export function checkDestinationUrl(raw: string, options: SafetyOptions = {}): P
   if (url.protocol !== 'https:') return { ok: false, code: 'invalid_url', reason: 'url must use https' };
   // `url.port` is empty for the default (443, also when written out) and for none.
   if (url.port !== '' && Number(url.port) < FIRST_UNPRIVILEGED_PORT) {
-    return { ok: false, code: 'invalid_url', reason: `url port must be ${HTTPS_PORT} or ${FIRST_UNPRIVILEGED_PORT}-65535, not ${url.port}` };
+    return {
+      ok: false,
+      code: 'invalid_url',
+      reason: `url port must be ${HTTPS_PORT} or ${FIRST_UNPRIVILEGED_PORT}-65535, not ${url.port}`,
+    };
   }
   if (url.username || url.password || /^https:\/\/[^/?#]*@/i.test(raw)) {
     return { ok: false, code: 'invalid_url', reason: 'url must not contain credentials' };

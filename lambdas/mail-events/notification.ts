@@ -26,7 +26,8 @@ function recipients(list: unknown, field: string): string[] {
   if (!Array.isArray(list) || list.length === 0) throw new MalformedMailEvent(`${field}: not a list of recipients`);
   return list.map((r, i) => {
     const address = isObject(r) ? r.emailAddress : undefined;
-    if (typeof address !== 'string' || address.length > 320 || !EMAIL.test(address)) throw new MalformedMailEvent(`${field}[${i}].emailAddress: not an e-mail address`);
+    if (typeof address !== 'string' || address.length > 320 || !EMAIL.test(address))
+      throw new MalformedMailEvent(`${field}[${i}].emailAddress: not an e-mail address`);
     return address;
   });
 }
@@ -52,7 +53,12 @@ export function readMailEvent(message: string): MailEvent {
   if (eventType === 'Complaint') {
     const complaint = record.complaint;
     if (!isObject(complaint)) throw new MalformedMailEvent('complaint: missing');
-    return { kind: 'suppress', reason: 'complaint', addresses: recipients(complaint.complainedRecipients, 'complaint.complainedRecipients'), at: timestampOf(complaint) };
+    return {
+      kind: 'suppress',
+      reason: 'complaint',
+      addresses: recipients(complaint.complainedRecipients, 'complaint.complainedRecipients'),
+      at: timestampOf(complaint),
+    };
   }
   // Another event type an imported configuration set also publishes (Delivery, Send, …): nothing to do.
   return { kind: 'ignore', eventType };

@@ -85,10 +85,7 @@ export const operations: Operations = {
     reads: (hints) => [...deviceState(hints), sportsKeys.provider(hints.params.group_id!, hints.params.location_id!)],
     async run(req, deps) {
       const location = req.location!;
-      const [state, environment] = await Promise.all([
-        stateOf(req, deps),
-        deps.store.sports.getProvider(location.groupId, location.id),
-      ]);
+      const [state, environment] = await Promise.all([stateOf(req, deps), deps.store.sports.getProvider(location.groupId, location.id)]);
       const draft = currentDraft(state.scheduler, businessDateAt(location, req.now).active);
       const base = `${locationPath(req)}/matriq`;
       return ok(req, {

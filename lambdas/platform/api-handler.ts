@@ -227,7 +227,9 @@ export function routeOfEvent<R extends Routable>(
   const resolution = resolve(event.httpMethod, event.path);
   if (resolution && 'match' in resolution) return resolution.match;
   if (resolution) {
-    throw new ApiError('method_not_allowed', `Use ${resolution.allowed.join(' or ')} on this resource.`, { Allow: resolution.allowed.join(', ') });
+    throw new ApiError('method_not_allowed', `Use ${resolution.allowed.join(' or ')} on this resource.`, {
+      Allow: resolution.allowed.join(', '),
+    });
   }
   throw new ApiError('not_found', notFound);
 }

@@ -91,7 +91,8 @@ export async function authorize(
     // No key yet: no such token was ever issued. A revoked or retired version's tokens are not ours. A token the
     // cached versions do not verify may be of a version added since: looked at once more, at most once a second.
     const named =
-      readAccessToken(await deps.store.tokenKeys.verifiers(now), token) ?? readAccessToken(await deps.store.tokenKeys.verifiers(now, { refresh: true }), token);
+      readAccessToken(await deps.store.tokenKeys.verifiers(now), token) ??
+      readAccessToken(await deps.store.tokenKeys.verifiers(now, { refresh: true }), token);
     if (!named) throw invalid();
     if (named.expiresAtSeconds * 1000 <= now) throw new ApiError('token_expired');
     [store, count] = await fetchFor(named.clientId, [credentialKeys.credential(tokenHash)]);

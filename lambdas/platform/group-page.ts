@@ -20,7 +20,12 @@ export async function groupPage(req: ApiRequest, deps: Deps, list: string): Prom
   const { app } = req.auth!;
   const binding = { r: list, g: app.groupId };
   const after = req.query.cursor
-    ? decodeCursor(await pageKey(deps), req.query.cursor, binding, 'Query parameter cursor: not a cursor of this list; start again without it.')
+    ? decodeCursor(
+        await pageKey(deps),
+        req.query.cursor,
+        binding,
+        'Query parameter cursor: not a cursor of this list; start again without it.',
+      )
     : undefined;
   const page = await deps.store.locations.page(app.groupId, { limit: limitOf(req.query), ...(after !== undefined ? { after } : {}) });
   const locations = app.allowedLocationIds ? page.locations.filter((l) => app.allowedLocationIds!.includes(l.id)) : page.locations;

@@ -178,7 +178,10 @@ export function edgeOnly(config: Pick<Config, 'originSecret'>): boolean {
  * reports it. A client's own `x-viewer-address` is never believed: without the secret it is ignored, and through
  * the edge the CloudFront Function has overwritten it.
  */
-export function originOf(event: Pick<APIGatewayProxyEvent, 'headers' | 'requestContext'>, config: Pick<Config, 'originSecret'>): { fromEdge: boolean; ip: string | undefined } {
+export function originOf(
+  event: Pick<APIGatewayProxyEvent, 'headers' | 'requestContext'>,
+  config: Pick<Config, 'originSecret'>,
+): { fromEdge: boolean; ip: string | undefined } {
   const source = event.requestContext?.identity?.sourceIp ?? undefined;
   const edge = fromEdge(event, config);
   return { fromEdge: edge, ip: (edge && header(event, VIEWER_ADDRESS_HEADER)) || source };

@@ -51,7 +51,11 @@ export function bodyBytes(event: APIGatewayProxyEvent): number {
  * otherwise), a JSON object, and valid for the route's schema. Each refusal
  * is a distinct, clear error and happens before anything is written.
  */
-export function parseJsonBody<S extends GenericSchema>(event: APIGatewayProxyEvent, schema: S, maxBytes = MAX_REQUEST_BODY_BYTES): InferOutput<S> {
+export function parseJsonBody<S extends GenericSchema>(
+  event: APIGatewayProxyEvent,
+  schema: S,
+  maxBytes = MAX_REQUEST_BODY_BYTES,
+): InferOutput<S> {
   if (bodyBytes(event) > maxBytes) {
     throw new ApiError('payload_too_large', `The body must be at most ${maxBytes} bytes.`);
   }

@@ -130,7 +130,13 @@ export class Metrics {
       const emf = {
         _aws: {
           Timestamp: Date.now(),
-          CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [Object.keys(this.dimensions)], Metrics: names.map((Name) => ({ Name, Unit: 'Count' })) }],
+          CloudWatchMetrics: [
+            {
+              Namespace: METRICS_NAMESPACE,
+              Dimensions: [Object.keys(this.dimensions)],
+              Metrics: names.map((Name) => ({ Name, Unit: 'Count' })),
+            },
+          ],
         },
         ...this.dimensions,
         ...Object.fromEntries(this.counts),

@@ -39,7 +39,14 @@ const asOfFormats = new Map<string, Intl.DateTimeFormat>();
 function asOfLabel(timeZone: string, iso: string): string {
   let format = asOfFormats.get(timeZone);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      weekday: 'short',
+      month: 'short',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+    });
     asOfFormats.set(timeZone, format);
   }
   return `As of ${format.format(Date.parse(iso))}`;

@@ -29,13 +29,7 @@ export function requestedDate(query: Record<string, string>, current: string): s
 }
 
 /** The request location's item of one kind and date; null when missing, or past retention (not even read). */
-async function dated<K extends StoredDatedKind>(
-  deps: Deps,
-  req: ApiRequest,
-  kind: K,
-  date: string,
-  current: string,
-) {
+async function dated<K extends StoredDatedKind>(deps: Deps, req: ApiRequest, kind: K, date: string, current: string) {
   const l = req.location!;
   if (!retained(date, current)) return null;
   return deps.store.shiftq.getDated(l.groupId, l.id, kind, date, req.now);
@@ -64,10 +58,7 @@ export const shiftqLabor: Operation['run'] = async (req, deps) => {
   const l = req.location!;
   const current = activeBusinessDate(l.timezone, req.now);
   const date = requestedDate(req.query, current);
-  const [labor, sales] = await Promise.all([
-    dated(deps, req, 'labor', date, current),
-    dated(deps, req, 'sales', date, current),
-  ]);
+  const [labor, sales] = await Promise.all([dated(deps, req, 'labor', date, current), dated(deps, req, 'sales', date, current)]);
   return ok(req, {
     location: locationRefOf(l),
     refresh: SHIFTQ_REFRESH.labor,

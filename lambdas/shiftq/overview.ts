@@ -62,9 +62,10 @@ export const shiftqOverview: Operation['run'] = async (req, deps) => {
       kitchenExpediterAvgTicketTimeMinutes: snapshot?.averages.avgExpediterTicketTimeMinutes ?? 0,
     },
     endpoints: Object.fromEntries(
-      ['sales', 'labor', 'kitchen', 'clock-ins', 'pos-menu', 'employees', 'reservations', 'toastReservations', 'reviews'].map(
-        (r) => [r, `${base}/${r}`],
-      ),
+      ['sales', 'labor', 'kitchen', 'clock-ins', 'pos-menu', 'employees', 'reservations', 'toastReservations', 'reviews'].map((r) => [
+        r,
+        `${base}/${r}`,
+      ]),
     ),
   });
 };

@@ -22,7 +22,12 @@ export const encodePageToken = (key: string, position: PagePosition): string => 
 
 /** The position a token carries, after checking its signature and that it was issued for this location and these filters. */
 export const decodePageToken = (key: string, token: string, expected: Omit<PagePosition, 'after'>): string =>
-  decodeCursor(key, token, bindingOf(expected), 'Query parameter pageToken: not a page token of this location and these filters; start again without it.');
+  decodeCursor(
+    key,
+    token,
+    bindingOf(expected),
+    'Query parameter pageToken: not a page token of this location and these filters; start again without it.',
+  );
 
 /**
  * What each review provider's display policy allows. Where a provider does
@@ -50,8 +55,7 @@ export const shiftqReviews: Operation['run'] = async (req, deps) => {
     deps.store.reviews.activeProviders(l.groupId, l.id),
     deps.store.reviews.page(l.groupId, l.id, { ...range, after, limit, filter }),
   ]);
-  const nextPageToken =
-    page.hasMore && page.lastKey ? encodePageToken(key, { ...binding, after: page.lastKey }) : null;
+  const nextPageToken = page.hasMore && page.lastKey ? encodePageToken(key, { ...binding, after: page.lastKey }) : null;
   return ok(req, {
     location: { groupId: l.groupId, locationId: l.id, name: l.name },
     refresh: SHIFTQ_REFRESH.reviews,
@@ -110,7 +114,8 @@ function reviewFilters(query: Record<string, string>, zone: string) {
   }
   const from = filters.createdFrom === null ? null : parseIsoDate(filters.createdFrom);
   const to = filters.createdTo === null ? null : parseIsoDate(filters.createdTo);
-  if (filters.createdFrom !== null && !from) throw new ApiError('invalid_request', 'Query parameter createdFrom is not a real calendar date.');
+  if (filters.createdFrom !== null && !from)
+    throw new ApiError('invalid_request', 'Query parameter createdFrom is not a real calendar date.');
   if (filters.createdTo !== null && !to) throw new ApiError('invalid_request', 'Query parameter createdTo is not a real calendar date.');
   if (from && to) {
     const span = daysBetween(from, to);

@@ -31,7 +31,13 @@ export const operations: Operations = {
   shiftqOverview: {
     reads: (h) => [
       ...current(h, 'posMenu', 'employees', 'reservations'),
-      ...dated(h, ...(['kitchenSnapshot', 'sales', 'labor', 'clockIns'] as const).map((kind): [StoredDatedKind, string | undefined] => [kind, todayAt(h)])),
+      ...dated(
+        h,
+        ...(['kitchenSnapshot', 'sales', 'labor', 'clockIns'] as const).map((kind): [StoredDatedKind, string | undefined] => [
+          kind,
+          todayAt(h),
+        ]),
+      ),
     ],
     run: shiftqOverview,
   },

@@ -12,10 +12,8 @@ import { defaultDeps, type Deps } from '#platform/deps';
 const today = (req: ApiRequest) => businessDateAt(req.location!, req.now).calendarDate;
 
 /** Each route reads one sports day of the path's location: the path's date, the query's, or today's there (by the zone last seen). */
-const dayOf =
-  (dateOf: (hints: ReadHints) => string | undefined) =>
-  (hints: ReadHints) =>
-    sportsDayReads(hints.params.group_id!, hints.params.location_id!, dateOf(hints));
+const dayOf = (dateOf: (hints: ReadHints) => string | undefined) => (hints: ReadHints) =>
+  sportsDayReads(hints.params.group_id!, hints.params.location_id!, dateOf(hints));
 const todayThere = ({ timezone, now }: ReadHints) => todayIn(timezone, now);
 
 export const operations: Operations = {
@@ -77,14 +75,21 @@ export const operations: Operations = {
       const date = req.params.date!;
       const day = await readSportsDay(deps.store, location, date);
       // The envelope names the concrete date (2.1: `sportsq/<YYYY-MM-DD>`).
-      return jsonResponse(200, envelope(req, {
-        location: { groupId: location.groupId, locationId: location.id, timezone: location.timezone },
-        date,
-        updatedAt: day.schedule?.updatedAt ?? null,
-        health: { schedule: scheduleHealthOf(day.schedule), providerAvailability: availabilityOf(day.health) },
-        events: (day.schedule?.events ?? []).map((e) => eventView(req.baseUrl, e, day.exactViewing)),
-        refresh: SPORTSQ_REFRESH,
-      }, `sportsq/${date}`));
+      return jsonResponse(
+        200,
+        envelope(
+          req,
+          {
+            location: { groupId: location.groupId, locationId: location.id, timezone: location.timezone },
+            date,
+            updatedAt: day.schedule?.updatedAt ?? null,
+            health: { schedule: scheduleHealthOf(day.schedule), providerAvailability: availabilityOf(day.health) },
+            events: (day.schedule?.events ?? []).map((e) => eventView(req.baseUrl, e, day.exactViewing)),
+            refresh: SPORTSQ_REFRESH,
+          },
+          `sportsq/${date}`,
+        ),
+      );
     },
   },
 
@@ -94,10 +99,17 @@ export const operations: Operations = {
       const location = req.location!;
       const date = req.query.date ?? today(req);
       const day = await readSportsDay(deps.store, location, date);
-      const options = Object.values(day.exactViewing?.options ?? {}).flat().filter((o) => o.available);
+      const options = Object.values(day.exactViewing?.options ?? {})
+        .flat()
+        .filter((o) => o.available);
       const networks = new Map<string, { networkId: string; name: string; type: string; channels: Set<string> }>();
       for (const o of options) {
-        const entry = networks.get(o.network.id) ?? { networkId: o.network.id, name: o.network.name, type: o.network.type, channels: new Set<string>() };
+        const entry = networks.get(o.network.id) ?? {
+          networkId: o.network.id,
+          name: o.network.name,
+          type: o.network.type,
+          channels: new Set<string>(),
+        };
         entry.channels.add(o.channel);
         networks.set(o.network.id, entry);
       }

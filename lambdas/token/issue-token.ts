@@ -43,11 +43,7 @@ export async function issueToken(event: APIGatewayProxyEvent, deps: Deps): Promi
     return await exchange(event, deps);
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
-    return jsonResponse(
-      STATUS[err.code],
-      { error: err.code, error_description: err.description },
-      { ...NO_CACHE, ...err.headers },
-    );
+    return jsonResponse(STATUS[err.code], { error: err.code, error_description: err.description }, { ...NO_CACHE, ...err.headers });
   }
 }
 
@@ -74,9 +70,7 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
 
   const clientId = basic?.clientId ?? form.client_id ?? '';
   const clientSecret = basic?.clientSecret ?? form.client_secret ?? '';
-  const challenge: Record<string, string> = basic
-    ? { 'WWW-Authenticate': 'Basic realm="customer-api", charset="UTF-8"' }
-    : {};
+  const challenge: Record<string, string> = basic ? { 'WWW-Authenticate': 'Basic realm="customer-api", charset="UTF-8"' } : {};
   const failed = new OAuthError('invalid_client', 'Client authentication failed.', challenge);
   // A client id outside the id rule names no application: refused before any counter is written for it.
   if (!clientId || !clientSecret || !isId(clientId)) throw failed;
@@ -85,7 +79,12 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
   // stranger who spends them shuts out only their own address, never the owner calling from elsewhere.
   const now = deps.clock.now();
   const window = rateWindow(now);
-  const attempts = await deps.store.rateCounters.hit('TOKEN_ADDR', attemptSubject(clientId, originOf(event, deps.config).ip), window.start, window.expiresAtSeconds);
+  const attempts = await deps.store.rateCounters.hit(
+    'TOKEN_ADDR',
+    attemptSubject(clientId, originOf(event, deps.config).ip),
+    window.start,
+    window.expiresAtSeconds,
+  );
   if (attempts > TOKEN_ATTEMPTS_PER_MINUTE) throw throttled(window);
 
   // A revocation made a moment ago counts.
@@ -95,7 +94,8 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
   const presented = sha256Hex(clientSecret);
   const matchesCurrent = safeEqual(presented, app?.secretHash ?? UNKNOWN_CLIENT_HASH);
   const matchesPrevious = safeEqual(presented, app?.previousSecretHash ?? UNKNOWN_CLIENT_HASH);
-  const secretMatches = matchesCurrent || (matchesPrevious && app?.previousSecretExpiresAt !== undefined && Date.parse(app.previousSecretExpiresAt) > now);
+  const secretMatches =
+    matchesCurrent || (matchesPrevious && app?.previousSecretExpiresAt !== undefined && Date.parse(app.previousSecretExpiresAt) > now);
   const usable =
     app !== null &&
     secretMatches &&

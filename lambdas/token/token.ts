@@ -8,7 +8,12 @@ import { httpShell } from '#platform/http';
 import { issueToken } from './issue-token.js';
 
 /** What issuing a token reads and writes: the rate counter, the application, the signing key, the token's hash. */
-export const repositories = { rateCounters: rateCountersRepo, apps: appsRepo, tokenKeys: tokenKeysRepo, credentials: credentialsRepo } satisfies RepositoryFactories;
+export const repositories = {
+  rateCounters: rateCountersRepo,
+  apps: appsRepo,
+  tokenKeys: tokenKeysRepo,
+  credentials: credentialsRepo,
+} satisfies RepositoryFactories;
 
 /** The token function: POST /oauth/token, with OAuth error bodies rather than the /v1 error shape. */
 export function createHandler(allDeps: Deps) {

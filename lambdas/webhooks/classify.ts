@@ -8,14 +8,7 @@ export type AttemptOutcome = { status: number } | { error: AttemptError };
 
 /** Safe error codes: recorded on deliveries and shown to ops; never a response body. */
 export type AttemptError =
-  | 'timeout'
-  | 'connection_refused'
-  | 'connection_reset'
-  | 'dns_failure'
-  | 'tls_error'
-  | 'network_error'
-  | 'blocked_address'
-  | 'invalid_url';
+  'timeout' | 'connection_refused' | 'connection_reset' | 'dns_failure' | 'tls_error' | 'network_error' | 'blocked_address' | 'invalid_url';
 
 export type Verdict = 'success' | 'retry' | 'permanent';
 

@@ -66,7 +66,11 @@ async function scanDlq(deps: MessagingDeps, visit: (m: DlqMessage) => Promise<'d
         const message = parseQueueMessage(m.body);
         // A wake-up (a fan-out page, a release of held deliveries): its entry or marker stays, and the sweeper goes on from there.
         const wakeUp = message?.kind === 'dispatch' || message?.kind === 'release';
-        const verdict = seen.has(m.messageId) ? 'keep' : wakeUp ? 'delete' : await visit({ messageId: m.messageId, message: message?.kind === 'delivery' ? message : null });
+        const verdict = seen.has(m.messageId)
+          ? 'keep'
+          : wakeUp
+            ? 'delete'
+            : await visit({ messageId: m.messageId, message: message?.kind === 'delivery' ? message : null });
         seen.add(m.messageId);
         if (verdict === 'delete') {
           await dlq.delete(m.receiptHandle);
@@ -140,7 +144,16 @@ export async function reconcileDlq(deps: MessagingDeps): Promise<Reconciled> {
 }
 
 function missingMarker(deliveryId: string, now: number): DeadLetterMarker {
-  const none = { status: null, eventId: null, eventType: null, destinationId: null, destinationHost: null, attempts: null, lastErrorCode: null, createdAt: null };
+  const none = {
+    status: null,
+    eventId: null,
+    eventType: null,
+    destinationId: null,
+    destinationHost: null,
+    attempts: null,
+    lastErrorCode: null,
+    createdAt: null,
+  };
   return { deliveryId, groupId: null, reason: 'record_missing', since: new Date(now).toISOString(), ...none };
 }
 
@@ -217,7 +230,11 @@ export type Remaining = () => number;
 const UNBOUNDED: Remaining = () => Number.POSITIVE_INFINITY;
 
 /** Redrives one dead letter; 409 when it changed meanwhile. */
-export async function redrive(deps: MessagingDeps, target: { deliveryId: string }, remainingMs: Remaining = UNBOUNDED): Promise<RedriveResult> {
+export async function redrive(
+  deps: MessagingDeps,
+  target: { deliveryId: string },
+  remainingMs: Remaining = UNBOUNDED,
+): Promise<RedriveResult> {
   const d = await requireDeadLetter(deps, target.deliveryId);
   const redriven = await redriveEach(deps, [d]);
   // A concurrent redrive (or the sweeper) wrote first; exactly one message carries the delivery.
@@ -229,7 +246,11 @@ export async function redrive(deps: MessagingDeps, target: { deliveryId: string 
 const REDRIVE_BINDING = { r: 'dead-letters-redrive' };
 
 /** One page of "redrive all" from `cursor` (absent: the oldest dead letter), bounded in count and in time. */
-export async function redrivePage(deps: MessagingDeps, { cursor }: { cursor?: string } = {}, remainingMs: Remaining = UNBOUNDED): Promise<RedriveResult> {
+export async function redrivePage(
+  deps: MessagingDeps,
+  { cursor }: { cursor?: string } = {},
+  remainingMs: Remaining = UNBOUNDED,
+): Promise<RedriveResult> {
   const left = remainingMs();
   const removalMs = Math.min(REMOVAL_SECONDS * deps.config.webhookTimeScale * 1000, left * REDRIVE_PAGE.removalShare);
   // Unbounded (the CLI): no tail to keep, and pages bounded by their size alone.
@@ -262,7 +283,11 @@ export async function redrivePage(deps: MessagingDeps, { cursor }: { cursor?: st
   // A page cut short by time continues from where it began: what it redrove is no longer listed.
   const next = handled === due.length ? lastKey : (start ?? null);
   const removedMessages = await removeCopies(deps, redriven, Math.min(removalMs, Math.max(0, remainingMs() - tailMs)));
-  return { redriven, removedMessages, ...(next !== undefined ? { nextCursor: encodeCursor(key, REDRIVE_BINDING, JSON.stringify(next)) } : {}) };
+  return {
+    redriven,
+    removedMessages,
+    ...(next !== undefined ? { nextCursor: encodeCursor(key, REDRIVE_BINDING, JSON.stringify(next)) } : {}),
+  };
 }
 
 /**
@@ -275,7 +300,10 @@ export async function redrivePage(deps: MessagingDeps, { cursor }: { cursor?: st
  */
 async function redriveEach(deps: MessagingDeps, items: readonly Delivery[]): Promise<string[]> {
   if (items.length === 0) return [];
-  const carriers = await enqueueDeliveries(deps, items.map((d) => ({ delivery: d, redrive: d.redrives + 1 })));
+  const carriers = await enqueueDeliveries(
+    deps,
+    items.map((d) => ({ delivery: d, redrive: d.redrives + 1 })),
+  );
   const written = await Promise.all(
     items.map(async (d, i) => {
       // A concurrent redrive (or the sweeper) wrote first: its message carries the delivery, this one is dropped on receipt.

@@ -83,7 +83,15 @@ export function interrupt(d: Delivery, backoffSeconds: number, now: number): Del
 /** The execution-time re-check failed: no request is made. */
 export function refuse(d: Delivery, errorCode: string, now: number): Delivery {
   expect(d, STARTABLE, 'refuse');
-  return { ...d, status: STATUS.FAILED, deadLetterReason: null, lastErrorCode: errorCode, lastHttpStatus: null, updatedAt: iso(now), completedAt: iso(now) };
+  return {
+    ...d,
+    status: STATUS.FAILED,
+    deadLetterReason: null,
+    lastErrorCode: errorCode,
+    lastHttpStatus: null,
+    updatedAt: iso(now),
+    completedAt: iso(now),
+  };
 }
 
 /** Its message reached the DLQ with attempts left (receives spent without them): the status stays, the reason says so. */
@@ -98,7 +106,16 @@ export function strand(d: Delivery, now: number): Delivery {
  */
 export function expireHold(d: Delivery, now: number): Delivery {
   expect(d, [STATUS.PENDING], 'expireHold');
-  return { ...d, status: STATUS.FAILED, deadLetterReason: null, lastErrorCode: 'hold_expired', lastHttpStatus: null, nextAttemptAt: null, updatedAt: iso(now), completedAt: iso(now) };
+  return {
+    ...d,
+    status: STATUS.FAILED,
+    deadLetterReason: null,
+    lastErrorCode: 'hold_expired',
+    lastHttpStatus: null,
+    nextAttemptAt: null,
+    updatedAt: iso(now),
+    completedAt: iso(now),
+  };
 }
 
 /** Ops queue it again, carried by the new message `carrier`; attempts start over. */

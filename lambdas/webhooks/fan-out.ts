@@ -46,7 +46,8 @@ export function covers(destination: Pick<Destination, 'locationIds' | 'groupId'>
 }
 
 /** A destination is paused while its consecutive failed attempts reach the policy's bound; a success ends it. */
-export const isPaused = (d: Pick<Destination, 'consecutiveFailures'>): boolean => d.consecutiveFailures >= DELIVERY_POLICY.pauseAfterFailures;
+export const isPaused = (d: Pick<Destination, 'consecutiveFailures'>): boolean =>
+  d.consecutiveFailures >= DELIVERY_POLICY.pauseAfterFailures;
 
 /** A fresh delivery record for one event and one destination. */
 export function newDelivery(event: EventFacts, destination: Destination, now: number): Delivery {
@@ -119,7 +120,13 @@ async function holdDeliveries(deps: MessagingDeps, deliveries: readonly Delivery
   const toHold = await recordDeliveries(deps, deliveries);
   await Promise.all(
     toHold.map(({ delivery: d, redrive }) =>
-      deps.store.holds.hold({ destinationId: d.destinationId, deliveryId: d.deliveryId, clientId: d.clientId, createdAt: d.createdAt, redrive }),
+      deps.store.holds.hold({
+        destinationId: d.destinationId,
+        deliveryId: d.deliveryId,
+        clientId: d.clientId,
+        createdAt: d.createdAt,
+        redrive,
+      }),
     ),
   );
   const at = new Date(deps.clock.now()).toISOString();
@@ -132,7 +139,12 @@ export const queueDelivery = (deps: MessagingDeps, delivery: Delivery): Promise<
 export const DISPATCH_PAGE = 100;
 
 /** The eligible, enabled destinations among one page of the group's, covering the location. */
-async function eligibleAmong(deps: MessagingDeps, destinations: readonly Destination[], groupId: string, locationId: string): Promise<Destination[]> {
+async function eligibleAmong(
+  deps: MessagingDeps,
+  destinations: readonly Destination[],
+  groupId: string,
+  locationId: string,
+): Promise<Destination[]> {
   const enabled = destinations.filter((d) => d.enabled);
   const apps = new Map(
     await Promise.all([...new Set(enabled.map((d) => d.clientId))].map(async (id) => [id, await deps.store.apps.get(id)] as const)),
@@ -161,7 +173,11 @@ export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent, c
     return 0;
   }
   const startKey = cursor === null ? undefined : (JSON.parse(cursor) as WalkKey);
-  const page = await deps.store.destinations.page({ scope: { groupId: event.groupId }, limit: DISPATCH_PAGE, ...(startKey ? { startKey } : {}) });
+  const page = await deps.store.destinations.page({
+    scope: { groupId: event.groupId },
+    limit: DISPATCH_PAGE,
+    ...(startKey ? { startKey } : {}),
+  });
   const targets = await deps.store.destinations.withHealth(await eligibleAmong(deps, page.destinations, event.groupId, event.locationId));
   const now = deps.clock.now();
   const deliveryOf = (destination: Destination) => newDelivery(event, destination, now);
@@ -175,7 +191,8 @@ export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent, c
     return targets.length;
   }
   const next = JSON.stringify(page.lastKey);
-  if (await deps.store.outbox.advance(event.eventId, cursor, next, new Date(now).toISOString())) await enqueueDispatch(deps, event.eventId, next);
+  if (await deps.store.outbox.advance(event.eventId, cursor, next, new Date(now).toISOString()))
+    await enqueueDispatch(deps, event.eventId, next);
   return targets.length;
 }
 

@@ -26,14 +26,24 @@ export function createDeliverer(deps: MessagingDeps) {
     .use(observability(deps))
     .handler((event, context) =>
       // A processor per invocation: it holds the batch's failures, and the local event source runs invocations side by side.
-      processPartialResponse(event, (record: SQSRecord) => processRecord(deps, record, () => context.getRemainingTimeInMillis()), new BatchProcessor(EventType.SQS), {
-        context,
-        throwOnFullBatchFailure: false,
-      }),
+      processPartialResponse(
+        event,
+        (record: SQSRecord) => processRecord(deps, record, () => context.getRemainingTimeInMillis()),
+        new BatchProcessor(EventType.SQS),
+        {
+          context,
+          throwOnFullBatchFailure: false,
+        },
+      ),
     );
 }
 
-export type SweepResult = { dispatched: number; mailed: number; paused: Awaited<ReturnType<typeof sweepPaused>>; tokenKeyRotated: number | null } & Reconciled;
+export type SweepResult = {
+  dispatched: number;
+  mailed: number;
+  paused: Awaited<ReturnType<typeof sweepPaused>>;
+  tokenKeyRotated: number | null;
+} & Reconciled;
 
 /**
  * EventBridge schedule (its event carries nothing used): settles menu events

@@ -36,7 +36,10 @@ type SectionContent = Omit<MenuSection, 'updatedAt' | 'itemCount' | 'items'> & {
 
 /** Stable sort by the configured sortOrder; equal values keep the given order. */
 function bySortOrder<T extends { sortOrder: number }>(rows: readonly T[]): T[] {
-  return rows.map((row, i) => ({ row, i })).sort((a, b) => a.row.sortOrder - b.row.sortOrder || a.i - b.i).map((x) => x.row);
+  return rows
+    .map((row, i) => ({ row, i }))
+    .sort((a, b) => a.row.sortOrder - b.row.sortOrder || a.i - b.i)
+    .map((x) => x.row);
 }
 
 /** The externally published content: what the revision is a hash of (no timestamps, counts or POS health). */
@@ -122,4 +125,3 @@ export function buildMenu(input: ParsedInput, previous: MenuData | null, now: nu
   const changed = newRevision || hash(previous?.sourceHealth) !== hash(sourceHealth);
   return { menu, etag, newRevision, changed };
 }
-

@@ -37,7 +37,10 @@ const target = v.object({ groupId: id, locationId: id });
  * has changed. A menu is one item: the store refuses one larger than DynamoDB's 400 KB, measured in
  * UTF-8 bytes as built (StorageLimitError, 413; see docs/decisions/item-sizes.md).
  */
-export async function writeMenu(deps: MessagingDeps, request: PublishRequest): Promise<{ stored: StoredMenu; written: boolean; event: MenuEvent | null }> {
+export async function writeMenu(
+  deps: MessagingDeps,
+  request: PublishRequest,
+): Promise<{ stored: StoredMenu; written: boolean; event: MenuEvent | null }> {
   const { groupId, locationId } = parseInput(target, request);
   const input = parseInput(menuInput, request.menu);
   const problems = contentProblems(input);

@@ -76,17 +76,26 @@ export type DeliveryMessage = {
 };
 
 /** Sends the delivery's message; returns its id (a redrive makes it the delivery's carrier). */
-export async function enqueueDelivery(deps: MessagingDeps, delivery: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>, redrive: number): Promise<string> {
+export async function enqueueDelivery(
+  deps: MessagingDeps,
+  delivery: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>,
+  redrive: number,
+): Promise<string> {
   return deps.queue.send(messageBody(delivery, redrive));
 }
 
 /** Sends the messages of several deliveries, in batches; returns their ids in order. */
-export function enqueueDeliveries(deps: MessagingDeps, deliveries: readonly { delivery: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>; redrive: number }[]): Promise<string[]> {
+export function enqueueDeliveries(
+  deps: MessagingDeps,
+  deliveries: readonly { delivery: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>; redrive: number }[],
+): Promise<string[]> {
   return deps.queue.sendAll(deliveries.map(({ delivery, redrive }) => messageBody(delivery, redrive)));
 }
 
-const messageBody = ({ deliveryId, destinationId, clientId }: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>, redrive: number) =>
-  JSON.stringify({ deliveryId, redrive, destinationId, clientId } satisfies DeliveryMessage);
+const messageBody = (
+  { deliveryId, destinationId, clientId }: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>,
+  redrive: number,
+) => JSON.stringify({ deliveryId, redrive, destinationId, clientId } satisfies DeliveryMessage);
 
 /**
  * A menu event's fan-out goes on from `cursor`: the next page of its
@@ -104,7 +113,8 @@ export type ReleaseMessage = { release: string };
 export const enqueueRelease = (deps: MessagingDeps, destinationId: string): Promise<string> =>
   deps.queue.send(JSON.stringify({ release: destinationId } satisfies ReleaseMessage));
 
-export type QueueMessage = ({ kind: 'delivery' } & DeliveryMessage) | ({ kind: 'dispatch' } & DispatchMessage) | ({ kind: 'release' } & ReleaseMessage);
+export type QueueMessage =
+  ({ kind: 'delivery' } & DeliveryMessage) | ({ kind: 'dispatch' } & DispatchMessage) | ({ kind: 'release' } & ReleaseMessage);
 
 /** Any kind the webhook queue carries; null for anything else. */
 export function parseQueueMessage(body: string): QueueMessage | null {

@@ -25,7 +25,11 @@ export async function noticeDeadLetter(deps: MessagingDeps, d: Delivery): Promis
     count(deps, 'DestinationFailingNotified');
     const [destination, to] = await Promise.all([deps.store.destinations.get(d.destinationId), ownerOf(deps, d.clientId)]);
     if (!destination || !to) return;
-    await deps.store.mailOutbox.queue(`destination-failing#${d.destinationId}#${new Date(now).toISOString()}`, failingMail(to, destination, d), now);
+    await deps.store.mailOutbox.queue(
+      `destination-failing#${d.destinationId}#${new Date(now).toISOString()}`,
+      failingMail(to, destination, d),
+      now,
+    );
   });
 }
 
@@ -35,7 +39,12 @@ export async function noticeRecovery(deps: MessagingDeps, destination: Destinati
     const now = deps.clock.now();
     count(deps, 'DestinationRecoveredNotified');
     const to = await ownerOf(deps, d.clientId);
-    if (to) await deps.store.mailOutbox.queue(`destination-recovered#${d.destinationId}#${new Date(now).toISOString()}`, recoveredMail(to, destination, d), now);
+    if (to)
+      await deps.store.mailOutbox.queue(
+        `destination-recovered#${d.destinationId}#${new Date(now).toISOString()}`,
+        recoveredMail(to, destination, d),
+        now,
+      );
   });
 }
 

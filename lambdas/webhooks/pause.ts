@@ -28,7 +28,11 @@ export const RELEASE_PAGE = 100;
 /** Paused markers one sweep reads per shard. */
 const SWEEP_PAGE = 25;
 
-const send = (deps: MessagingDeps, held: readonly Held[]) => enqueueDeliveries(deps, held.map((h) => ({ delivery: h, redrive: h.redrive })));
+const send = (deps: MessagingDeps, held: readonly Held[]) =>
+  enqueueDeliveries(
+    deps,
+    held.map((h) => ({ delivery: h, redrive: h.redrive })),
+  );
 
 /**
  * Sends a page of a destination's held deliveries and drops their held
@@ -69,7 +73,10 @@ export async function sweepPaused(deps: MessagingDeps): Promise<{ released: numb
         tally.probed += done.probed;
         tally.expired += done.expired;
       } catch (err) {
-        deps.logger.error('sweeper could not settle a paused destination', { destinationId: marker.destinationId, error: (err as Error).name });
+        deps.logger.error('sweeper could not settle a paused destination', {
+          destinationId: marker.destinationId,
+          error: (err as Error).name,
+        });
       }
     }
   }
@@ -141,5 +148,6 @@ async function expire(deps: MessagingDeps, held: Held): Promise<void> {
 /** The marker goes when nothing is held; a delivery held meanwhile (after the read) puts a marker back. */
 async function unmark(deps: MessagingDeps, marker: PausedMarker): Promise<void> {
   if (!(await deps.store.holds.unmarkPaused(marker))) return;
-  if ((await deps.store.holds.oldest(marker.destinationId, 1)).length > 0) await deps.store.holds.markPaused(marker.destinationId, new Date(deps.clock.now()).toISOString());
+  if ((await deps.store.holds.oldest(marker.destinationId, 1)).length > 0)
+    await deps.store.holds.markPaused(marker.destinationId, new Date(deps.clock.now()).toISOString());
 }

@@ -45,7 +45,11 @@ export async function processRecord(deps: MessagingDeps, record: SQSRecord, rema
   }
   if (message.kind === 'dispatch') return dispatchPage(deps, message.dispatch, message.cursor);
   if (message.kind === 'release') return releasePage(deps, message.release);
-  const receipt = { messageId: record.messageId, redrive: message.redrive, receive: Number(record.attributes.ApproximateReceiveCount) || 1 };
+  const receipt = {
+    messageId: record.messageId,
+    redrive: message.redrive,
+    receive: Number(record.attributes.ApproximateReceiveCount) || 1,
+  };
   const fate = await receive(deps, message, receipt, remainingMs);
   if (fate === 'done') return;
   if (fate !== 'hold') await deps.queue.delay(record.receiptHandle, fate);
@@ -81,7 +85,11 @@ async function releasePage(deps: MessagingDeps, destinationId: string): Promise<
 async function readAhead(deps: MessagingDeps, message: DeliveryMessage): Promise<{ d: Delivery | null; known?: Known }> {
   const { deliveryId, destinationId, clientId } = message;
   if (!destinationId || !clientId) return { d: await deps.store.deliveries.get(deliveryId) };
-  const store = await deps.store.preload([deliveryKeys.delivery(deliveryId), destinationKeys.destination(destinationId), appKeys.app(clientId)]);
+  const store = await deps.store.preload([
+    deliveryKeys.delivery(deliveryId),
+    destinationKeys.destination(destinationId),
+    appKeys.app(clientId),
+  ]);
   const [d, destination, app] = await Promise.all([
     store.deliveries.get(deliveryId),
     store.destinations.get(destinationId),
@@ -130,7 +138,8 @@ async function receive(deps: MessagingDeps, message: DeliveryMessage, receipt: R
 /** After a write: a retry waits its backoff, a dead letter is listed and handed to the redrive, the rest is done. */
 async function settle(deps: MessagingDeps, d: Delivery): Promise<Fate> {
   // The wait drawn for this retry (jittered), as the record keeps it.
-  if (d.status === STATUS.RETRY_PENDING) return scaledTimings(deps.config.webhookTimeScale).backoffVisibilitySeconds(d.backoffHistory.at(-1)!);
+  if (d.status === STATUS.RETRY_PENDING)
+    return scaledTimings(deps.config.webhookTimeScale).backoffVisibilitySeconds(d.backoffHistory.at(-1)!);
   if (d.status !== STATUS.DEAD_LETTER) return 'done';
   // After the record: a crash in between leaves a DEAD_LETTER record whose marker the sweeper restores.
   await deps.store.deliveries.markDeadLetter(markerOf(d, 'attempts_exhausted'));
@@ -143,7 +152,13 @@ async function settle(deps: MessagingDeps, d: Delivery): Promise<Fate> {
  * conditional write, POST, and return the record as the attempt left it
  * (null when another receive got there first and this one must stand back).
  */
-async function attempt(deps: MessagingDeps, d: Delivery, receipt: Receipt, attemptTimeoutMs: number, known?: Known): Promise<Delivery | null> {
+async function attempt(
+  deps: MessagingDeps,
+  d: Delivery,
+  receipt: Receipt,
+  attemptTimeoutMs: number,
+  known?: Known,
+): Promise<Delivery | null> {
   const { store, clock, logger } = deps;
   // Strongly consistent: a disable, removal, revocation or rotation made a moment ago applies to this attempt.
   const destination = known ? known.destination : await store.destinations.get(d.destinationId);
@@ -179,13 +194,20 @@ async function attempt(deps: MessagingDeps, d: Delivery, receipt: Receipt, attem
     logger.warn('webhook outcome superseded', { deliveryId: d.deliveryId, attempt: started.attempts, status: next.status });
     return null;
   }
-  const { failuresBefore, recovered } = await store.destinations.recordAttempt(destination.destinationId, verdict === 'success', new Date(now).toISOString(), {
-    production: isProduction(d),
-  });
+  const { failuresBefore, recovered } = await store.destinations.recordAttempt(
+    destination.destinationId,
+    verdict === 'success',
+    new Date(now).toISOString(),
+    {
+      production: isProduction(d),
+    },
+  );
   if (recovered) await noticeRecovery(deps, destination, saved);
   // It was paused and answered: what was held for it goes out (should this send fail, the sweeper releases them).
   if (verdict === 'success' && isPaused({ consecutiveFailures: failuresBefore })) {
-    await enqueueRelease(deps, destination.destinationId).catch((err: Error) => logger.error('release not queued', { destinationId: destination.destinationId, error: err.name }));
+    await enqueueRelease(deps, destination.destinationId).catch((err: Error) =>
+      logger.error('release not queued', { destinationId: destination.destinationId, error: err.name }),
+    );
   }
   reportOutcome(deps, saved);
   return saved;

@@ -63,10 +63,13 @@ export function postWebhook(req: SignedRequest): Promise<AttemptOutcome> {
         res.destroy();
       },
     );
-    const timer = setTimeout(() => {
-      done({ error: 'timeout' });
-      outgoing.destroy();
-    }, Math.max(0, req.deadline - Date.now()));
+    const timer = setTimeout(
+      () => {
+        done({ error: 'timeout' });
+        outgoing.destroy();
+      },
+      Math.max(0, req.deadline - Date.now()),
+    );
     outgoing.on('error', (err) => done({ error: errorFromException(err) }));
     outgoing.end(req.body);
   });

@@ -66,7 +66,14 @@ export class AdminConsole extends Construct {
       // Administrators are created by an administrator (docs/console.md, "In AWS": the first console user).
       selfSignUpEnabled: false,
       signInAliases: { email: true, username: true },
-      passwordPolicy: { minLength: 14, requireDigits: true, requireLowercase: true, requireUppercase: true, requireSymbols: true, tempPasswordValidity: Duration.days(3) },
+      passwordPolicy: {
+        minLength: 14,
+        requireDigits: true,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireSymbols: true,
+        tempPasswordValidity: Duration.days(3),
+      },
       mfa: Mfa.REQUIRED,
       mfaSecondFactor: { otp: true, sms: false },
       accountRecovery: AccountRecovery.EMAIL_ONLY,
@@ -82,7 +89,9 @@ export class AdminConsole extends Construct {
       groupName: CONSOLE_ADMIN_GROUP,
       description: 'May use the administration console',
     });
-    const domain = this.userPool.addDomain('SignIn', { cognitoDomain: { domainPrefix: `customer-api-${props.stageName}-${Stack.of(this).account}` } });
+    const domain = this.userPool.addDomain('SignIn', {
+      cognitoDomain: { domainPrefix: `customer-api-${props.stageName}-${Stack.of(this).account}` },
+    });
 
     const bucket = new Bucket(this, 'Files', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -93,11 +102,14 @@ export class AdminConsole extends Construct {
     });
     Validations.of(bucket).acknowledge({
       id: 'AwsSolutions-S1',
-      reason: 'Only CloudFront reads this bucket (origin access control) and only the deployment writes it; the files are the console page from the repository.',
+      reason:
+        'Only CloudFront reads this bucket (origin access control) and only the deployment writes it; the files are the console page from the repository.',
     });
 
     const authOrigin = domain.baseUrl();
-    const headers = new ResponseHeadersPolicy(this, 'Headers', { securityHeadersBehavior: securityHeadersBehavior(consoleSecurity([authOrigin])) });
+    const headers = new ResponseHeadersPolicy(this, 'Headers', {
+      securityHeadersBehavior: securityHeadersBehavior(consoleSecurity([authOrigin])),
+    });
     // `/console/` → `/console/index.html` before S3 is asked: a default root object would apply to `/` only.
     const indexRewrite = new CloudFrontFunction(this, 'IndexRewrite', {
       comment: `Customer API ${props.stageName} console: a URL ending in / names its index.html`,
@@ -120,7 +132,9 @@ export class AdminConsole extends Construct {
         [REFERENCE_PATH_PATTERN]: {
           origin: files,
           viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-          responseHeadersPolicy: new ResponseHeadersPolicy(this, 'ReferenceHeaders', { securityHeadersBehavior: securityHeadersBehavior(referenceSecurity()) }),
+          responseHeadersPolicy: new ResponseHeadersPolicy(this, 'ReferenceHeaders', {
+            securityHeadersBehavior: securityHeadersBehavior(referenceSecurity()),
+          }),
           cachePolicy: CachePolicy.CACHING_DISABLED,
           functionAssociations: [{ function: indexRewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
         },
@@ -135,17 +149,37 @@ export class AdminConsole extends Construct {
       },
     });
     Validations.of(this.distribution).acknowledge(
-      { id: 'AwsSolutions-CFR1', reason: 'Administrators sign in from wherever they work; access is decided by Cognito with MFA, not by country.' },
-      { id: 'AwsSolutions-CFR2', reason: 'Every API call through the distribution needs a Cognito token of the admins group (the JWT authorizer, then the function); the page itself is static.' },
-      { id: 'AwsSolutions-CFR3', reason: "The admin API's calls are in the API Gateway access log and the audit trail; standard CloudFront logs need an ACL-enabled bucket for a few static files." },
-      { id: 'AwsSolutions-CFR4', reason: 'The default CloudFront certificate (*.cloudfront.net) allows TLS 1.2 and up for viewers; a custom domain with its own certificate is a deployment choice.' },
+      {
+        id: 'AwsSolutions-CFR1',
+        reason: 'Administrators sign in from wherever they work; access is decided by Cognito with MFA, not by country.',
+      },
+      {
+        id: 'AwsSolutions-CFR2',
+        reason:
+          'Every API call through the distribution needs a Cognito token of the admins group (the JWT authorizer, then the function); the page itself is static.',
+      },
+      {
+        id: 'AwsSolutions-CFR3',
+        reason:
+          "The admin API's calls are in the API Gateway access log and the audit trail; standard CloudFront logs need an ACL-enabled bucket for a few static files.",
+      },
+      {
+        id: 'AwsSolutions-CFR4',
+        reason:
+          'The default CloudFront certificate (*.cloudfront.net) allows TLS 1.2 and up for viewers; a custom domain with its own certificate is a deployment choice.',
+      },
     );
 
     const consoleUrl = `https://${this.distribution.distributionDomainName}${CONSOLE_ROOT}`;
     this.client = this.userPool.addClient('Console', {
       generateSecret: false,
       authFlows: { userSrp: true },
-      oAuth: { flows: { authorizationCodeGrant: true }, scopes: CONSOLE_CLIENT_SCOPES.map((scope) => OAuthScope.custom(scope)), callbackUrls: [consoleUrl], logoutUrls: [consoleUrl] },
+      oAuth: {
+        flows: { authorizationCodeGrant: true },
+        scopes: CONSOLE_CLIENT_SCOPES.map((scope) => OAuthScope.custom(scope)),
+        callbackUrls: [consoleUrl],
+        logoutUrls: [consoleUrl],
+      },
       accessTokenValidity: Duration.hours(1),
       idTokenValidity: Duration.hours(1),
       refreshTokenValidity: Duration.hours(8),
@@ -180,7 +214,11 @@ export class AdminConsole extends Construct {
     const deployments = deploy(consoleObjects(config), CONSOLE_KEY_PREFIX, '');
     // The reference's server: the stage's domain, else the HTTP API's own URL (resolved at deploy time).
     deploy(referenceObjects(props.publicBaseUrl || `https://${apiDomain}`), REFERENCE_KEY_PREFIX, 'Reference');
-    acknowledgeDeploymentHandler(deployments[0]!, bucket, 'The deployment handler copies the console files from the CDK staging bucket into the console bucket with `aws s3 sync`');
+    acknowledgeDeploymentHandler(
+      deployments[0]!,
+      bucket,
+      'The deployment handler copies the console files from the CDK staging bucket into the console bucket with `aws s3 sync`',
+    );
   }
 
   get url(): string {
@@ -224,18 +262,26 @@ function acknowledgeDeploymentHandler(deployment: BucketDeployment, bucket: Buck
   Validations.of(deployment.handlerRole.node.scope!).acknowledge(
     {
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-      reason: "BucketDeployment's handler role: aws-cdk-lib attaches AWSLambdaBasicExecutionRole for its own logs; the role is not replaceable without re-granting what the construct grants.",
+      reason:
+        "BucketDeployment's handler role: aws-cdk-lib attaches AWSLambdaBasicExecutionRole for its own logs; the role is not replaceable without re-granting what the construct grants.",
     },
     { id: 'AwsSolutions-IAM5[Action::s3:GetObject*]', reason: `${copies}; aws-cdk-lib grants read as GetObject* on both buckets.` },
-    { id: 'AwsSolutions-IAM5[Action::s3:GetBucket*]', reason: `${copies}; aws-cdk-lib grants GetBucket* (location, versioning) for the sync.` },
+    {
+      id: 'AwsSolutions-IAM5[Action::s3:GetBucket*]',
+      reason: `${copies}; aws-cdk-lib grants GetBucket* (location, versioning) for the sync.`,
+    },
     { id: 'AwsSolutions-IAM5[Action::s3:List*]', reason: `${copies}; sync lists both sides to compare them and to prune.` },
     { id: 'AwsSolutions-IAM5[Action::s3:Abort*]', reason: `${copies}; Abort* lets it cancel its own multipart uploads.` },
     { id: 'AwsSolutions-IAM5[Action::s3:DeleteObject*]', reason: `${copies}; prune deletes files removed from the repository.` },
     { id: `AwsSolutions-IAM5[Resource::${stagingBucket}]`, reason: `${copies}; the asset's object key is only known at deploy time.` },
-    { id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`, reason: `${copies}; aws-cdk-lib grants on the whole destination bucket, which holds nothing but these files.` },
+    {
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,
+      reason: `${copies}; aws-cdk-lib grants on the whole destination bucket, which holds nothing but these files.`,
+    },
     {
       id: 'AwsSolutions-L1',
-      reason: "BucketDeployment's handler runtime (Python with the AWS CLI layer) is fixed by aws-cdk-lib and moves with its upgrades; it runs only during deployments.",
+      reason:
+        "BucketDeployment's handler runtime (Python with the AWS CLI layer) is fixed by aws-cdk-lib and moves with its upgrades; it runs only during deployments.",
     },
   );
 }

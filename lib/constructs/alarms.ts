@@ -18,7 +18,15 @@ export type ServiceAlarmsProps = {
 };
 
 /** The DynamoDB operations the functions call (lib/functions.ts), whose throttles and system errors are summed. */
-const TABLE_OPERATIONS = [Operation.GET_ITEM, Operation.BATCH_GET_ITEM, Operation.QUERY, Operation.PUT_ITEM, Operation.UPDATE_ITEM, Operation.DELETE_ITEM, Operation.BATCH_WRITE_ITEM];
+const TABLE_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.BATCH_GET_ITEM,
+  Operation.QUERY,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.BATCH_WRITE_ITEM,
+];
 
 /**
  * Every alarm of the stage (lib/alarm-catalogue.ts says what each means and what to do), each with the stage's
@@ -37,7 +45,11 @@ export class ServiceAlarms extends Construct {
     if (props.alarms.topicArn) {
       this.topic = Topic.fromTopicArn(this, 'Topic', props.alarms.topicArn);
     } else {
-      const topic = new Topic(this, 'Topic', { topicName: `customer-api-${props.stage}-alarms`, displayName: `Customer API ${props.stage} alarms`, enforceSSL: true });
+      const topic = new Topic(this, 'Topic', {
+        topicName: `customer-api-${props.stage}-alarms`,
+        displayName: `Customer API ${props.stage} alarms`,
+        enforceSSL: true,
+      });
       if (props.alarms.email) topic.addSubscription(new EmailSubscription(props.alarms.email));
       Validations.of(topic).acknowledge({
         id: 'AwsSolutions-SNS2',
@@ -79,7 +91,9 @@ export class ServiceAlarms extends Construct {
     this.add('FunctionThrottles', `${id}Throttles`, fn.metricThrottles(minute), { subject: fn.family });
     const latency =
       kind === 'http'
-        ? this.add('FunctionLatency', `${id}Latency`, fn.live.metricDuration({ ...minute, statistic: Stats.percentile(99) }), { subject: fn.family })
+        ? this.add('FunctionLatency', `${id}Latency`, fn.live.metricDuration({ ...minute, statistic: Stats.percentile(99) }), {
+            subject: fn.family,
+          })
         : this.add('FunctionNearTimeout', `${id}NearTimeout`, fn.live.metricDuration({ ...minute, statistic: Stats.MAXIMUM }), {
             subject: fn.family,
             scale: fn.timeout!.toMilliseconds() / 100,
@@ -107,12 +121,24 @@ export class ServiceAlarms extends Construct {
 
   forTable(table: ITable): void {
     const fiveMinutes = { period: Duration.minutes(5) };
-    this.add('TableThrottles', 'TableThrottles', table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, ...fiveMinutes }));
-    this.add('TableSystemErrors', 'TableSystemErrors', table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, ...fiveMinutes }));
+    this.add(
+      'TableThrottles',
+      'TableThrottles',
+      table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, ...fiveMinutes }),
+    );
+    this.add(
+      'TableSystemErrors',
+      'TableSystemErrors',
+      table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, ...fiveMinutes }),
+    );
   }
 
   forWebhooks({ queue, deadLetterQueue, deliveryFailures }: { queue: IQueue; deadLetterQueue: IQueue; deliveryFailures: IMetric }): void {
-    this.add('DeadLetters', 'DeadLetters', deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }));
+    this.add(
+      'DeadLetters',
+      'DeadLetters',
+      deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }),
+    );
     this.add('QueueAge', 'QueueAge', queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }));
     this.add('DeliveryFailures', 'DeliveryFailures', deliveryFailures);
     this.add('DeliveriesStranded', 'DeliveriesStranded', this.serviceMetric('DeliveryStranded'));

@@ -55,7 +55,18 @@ export class ApiDomain extends Construct {
       ipAddressType: IpAddressType.DUAL_STACK,
     });
     new ApiMapping(this, 'Mapping', { api: props.api.httpApi, domainName: this.domainName, stage: props.api.stage });
-    if (zone) aliasRecords(this, zone, props.domain.name, new ApiGatewayv2DomainProperties(this.domainName.regionalDomainName, this.domainName.regionalHostedZoneId));
-    else new CfnOutput(this, 'DomainDnsTarget', { key: 'DomainDnsTarget', value: this.domainName.regionalDomainName, description: `Point ${props.domain.name} here (CNAME or alias)` });
+    if (zone)
+      aliasRecords(
+        this,
+        zone,
+        props.domain.name,
+        new ApiGatewayv2DomainProperties(this.domainName.regionalDomainName, this.domainName.regionalHostedZoneId),
+      );
+    else
+      new CfnOutput(this, 'DomainDnsTarget', {
+        key: 'DomainDnsTarget',
+        value: this.domainName.regionalDomainName,
+        description: `Point ${props.domain.name} here (CNAME or alias)`,
+      });
   }
 }

@@ -77,11 +77,13 @@ export class RouteTableApi extends Construct {
 
     // One integration per function, reused by its routes, with one API-wide invoke permission.
     const integrationOf = (name: string, fn: IFunction) =>
-      new HttpLambdaIntegration(`${name}-integration`, fn, { payloadFormatVersion: PayloadFormatVersion.VERSION_1_0, scopePermissionToRoute: false });
-    const integrations = Object.fromEntries(Object.entries(props.functions).map(([family, fn]) => [family, integrationOf(family, fn)])) as Record<
-      Family,
-      HttpLambdaIntegration
-    >;
+      new HttpLambdaIntegration(`${name}-integration`, fn, {
+        payloadFormatVersion: PayloadFormatVersion.VERSION_1_0,
+        scopePermissionToRoute: false,
+      });
+    const integrations = Object.fromEntries(
+      Object.entries(props.functions).map(([family, fn]) => [family, integrationOf(family, fn)]),
+    ) as Record<Family, HttpLambdaIntegration>;
 
     this.httpApi = new HttpApi(this, 'HttpApi', {
       apiName: `customer-api-${props.stageName}`,

@@ -15,7 +15,12 @@ const PERCENTILES = ['p50', 'p90', 'p99'] as const;
 /** The HTTP APIs whose access lines the metric filters count (dimension `api`), as titled on the dashboard. */
 const HTTP_APIS = { v1: '/v1 API', token: 'Token endpoint', admin: 'Admin API' } as const satisfies Record<HttpApi, string>;
 type HttpCount = keyof typeof HTTP_COUNTS;
-const HTTP_COUNT_LABELS = { Requests: 'Requests', ClientErrors: '4xx', ServerErrors: '5xx', RateLimited: '429 rate-limited' } as const satisfies Record<HttpCount, string>;
+const HTTP_COUNT_LABELS = {
+  Requests: 'Requests',
+  ClientErrors: '4xx',
+  ServerErrors: '5xx',
+  RateLimited: '429 rate-limited',
+} as const satisfies Record<HttpCount, string>;
 
 /** Every EMF count (observability.ts), the widget it is drawn on and its label: a new name does not compile until placed. */
 type EmfCount = Exclude<MetricName, HttpCount>;
@@ -94,7 +99,11 @@ export class ServiceDashboard extends Construct {
         apiStage.metricClientError({ period: PERIOD, label: '4xx' }),
         apiStage.metricServerError({ period: PERIOD, label: '5xx' }),
       ]),
-      graph('HTTP API: latency p50 / p90 / p99 (ms)', 'Milliseconds', percentiles((stat) => apiStage.metricLatency({ statistic: stat, period: PERIOD, label: stat }))),
+      graph(
+        'HTTP API: latency p50 / p90 / p99 (ms)',
+        'Milliseconds',
+        percentiles((stat) => apiStage.metricLatency({ statistic: stat, period: PERIOD, label: stat })),
+      ),
       graph('Tokens issued and refused (count / 5 min)', 'Count', [
         new MathExpression({
           // A filter publishes only when a line matches: a period without refusals has no refused point.
@@ -106,30 +115,59 @@ export class ServiceDashboard extends Construct {
         refused,
       ]),
       ...(Object.entries(HTTP_APIS) as [HttpApi, string][]).map(([api, title]) =>
-        graph(`${title} (api=${api}): requests, 4xx, 5xx, 429 (count / 5 min)`, 'Count', (Object.keys(HTTP_COUNTS) as HttpCount[]).map((name) => httpCount(api, name))),
+        graph(
+          `${title} (api=${api}): requests, 4xx, 5xx, 429 (count / 5 min)`,
+          'Count',
+          (Object.keys(HTTP_COUNTS) as HttpCount[]).map((name) => httpCount(api, name)),
+        ),
       ),
     ];
 
     const functionRows: IWidget[] = functions.flatMap(([name, fn]) => [
-      graph(`${name}: invocations and errors (count / 5 min)`, 'Count', [
-        fn.metricInvocations({ period: PERIOD, label: 'Invocations' }),
-        fn.metricErrors({ period: PERIOD, label: 'Errors' }),
-      ], 6),
-      graph(`${name}: duration p50 / p90 / p99 (ms)`, 'Milliseconds', percentiles((stat) => fn.metricDuration({ statistic: stat, period: PERIOD, label: stat })), 6),
+      graph(
+        `${name}: invocations and errors (count / 5 min)`,
+        'Count',
+        [fn.metricInvocations({ period: PERIOD, label: 'Invocations' }), fn.metricErrors({ period: PERIOD, label: 'Errors' })],
+        6,
+      ),
+      graph(
+        `${name}: duration p50 / p90 / p99 (ms)`,
+        'Milliseconds',
+        percentiles((stat) => fn.metricDuration({ statistic: stat, period: PERIOD, label: stat })),
+        6,
+      ),
     ]);
 
     // In observability.ts's order; EMF lines carry service and stage only.
     const emfNames = METRIC_NAMES.filter((name): name is EmfCount => name in EMF_COUNTS);
     const webhookRow: IWidget[] = [
       ...(Object.entries(EMF_WIDGETS) as [keyof typeof EMF_WIDGETS, string][]).map(([key, title]) =>
-        graph(`${title} (count / 5 min)`, 'Count', emfNames.filter((name) => EMF_COUNTS[name][0] === key).map((name) => count(name, EMF_COUNTS[name][1], { service: SERVICE, stage }))),
+        graph(
+          `${title} (count / 5 min)`,
+          'Count',
+          emfNames
+            .filter((name) => EMF_COUNTS[name][0] === key)
+            .map((name) => count(name, EMF_COUNTS[name][1], { service: SERVICE, stage })),
+        ),
       ),
-      graph('Webhook queue: visible messages (max) and oldest message age (s)', 'Count', [
-        queues.queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD, label: 'Visible messages' }),
-      ], 12, { unit: 'Seconds', metrics: [queues.queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: PERIOD, label: 'Oldest message age' })] }),
-      graph('Webhook DLQ: messages waiting (max)', 'Count', [
-        queues.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD, label: 'Dead letters' }),
-      ], 12),
+      graph(
+        'Webhook queue: visible messages (max) and oldest message age (s)',
+        'Count',
+        [queues.queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD, label: 'Visible messages' })],
+        12,
+        {
+          unit: 'Seconds',
+          metrics: [
+            queues.queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: PERIOD, label: 'Oldest message age' }),
+          ],
+        },
+      ),
+      graph(
+        'Webhook DLQ: messages waiting (max)',
+        'Count',
+        [queues.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD, label: 'Dead letters' })],
+        12,
+      ),
     ];
 
     const tableRow: IWidget[] = [
@@ -142,8 +180,18 @@ export class ServiceDashboard extends Construct {
     ];
 
     const lambdaRow: IWidget[] = [
-      graph('Lambda: concurrent executions by function (max)', 'Count', functions.map(([name, fn]) => fn.metric('ConcurrentExecutions', { statistic: 'Maximum', period: PERIOD, label: name })), 12),
-      graph('Lambda: throttles by function (count / 5 min)', 'Count', functions.map(([name, fn]) => fn.metricThrottles({ period: PERIOD, label: name })), 12),
+      graph(
+        'Lambda: concurrent executions by function (max)',
+        'Count',
+        functions.map(([name, fn]) => fn.metric('ConcurrentExecutions', { statistic: 'Maximum', period: PERIOD, label: name })),
+        12,
+      ),
+      graph(
+        'Lambda: throttles by function (count / 5 min)',
+        'Count',
+        functions.map(([name, fn]) => fn.metricThrottles({ period: PERIOD, label: name })),
+        12,
+      ),
     ];
 
     this.dashboard = new Dashboard(this, 'Resource', {

@@ -195,7 +195,11 @@ export class Edge extends Construct {
     if (zone) aliasRecords(this, zone, props.domain.name, new CloudFrontTarget(this.distribution));
 
     Validations.of(this.distribution).acknowledge(
-      { id: 'AwsSolutions-CFR1', reason: "The API's customers run venues in several countries (the demo group alone: US, UK, Australia); access is decided by OAuth client credentials, not by country." },
+      {
+        id: 'AwsSolutions-CFR1',
+        reason:
+          "The API's customers run venues in several countries (the demo group alone: US, UK, Australia); access is decided by OAuth client credentials, not by country.",
+      },
       {
         id: 'AwsSolutions-CFR3',
         reason:
@@ -216,11 +220,17 @@ export class Edge extends Construct {
  */
 function webAcl(scope: Construct, name: string, rateLimit: number): CfnWebACL {
   const visibility = (metricName: string) => ({ cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName });
-  const managed = (groupName: string, priority: number, ruleActionOverrides?: CfnWebACL.RuleActionOverrideProperty[]): CfnWebACL.RuleProperty => ({
+  const managed = (
+    groupName: string,
+    priority: number,
+    ruleActionOverrides?: CfnWebACL.RuleActionOverrideProperty[],
+  ): CfnWebACL.RuleProperty => ({
     name: groupName,
     priority,
     overrideAction: { none: {} },
-    statement: { managedRuleGroupStatement: { vendorName: 'AWS', name: groupName, ...(ruleActionOverrides ? { ruleActionOverrides } : {}) } },
+    statement: {
+      managedRuleGroupStatement: { vendorName: 'AWS', name: groupName, ...(ruleActionOverrides ? { ruleActionOverrides } : {}) },
+    },
     visibilityConfig: visibility(`${name}-${groupName}`),
   });
   const rateLimited = 'rate-limited';
@@ -250,7 +260,11 @@ function webAcl(scope: Construct, name: string, rateLimit: number): CfnWebACL {
         },
         visibilityConfig: visibility(`${name}-RateLimitPerAddress`),
       },
-      managed('AWSManagedRulesCommonRuleSet', 1, COUNTED_CORE_RULES.map((rule) => ({ name: rule, actionToUse: { count: {} } }))),
+      managed(
+        'AWSManagedRulesCommonRuleSet',
+        1,
+        COUNTED_CORE_RULES.map((rule) => ({ name: rule, actionToUse: { count: {} } })),
+      ),
       managed('AWSManagedRulesKnownBadInputsRuleSet', 2),
     ],
   });

@@ -34,11 +34,15 @@ export class MailEvents extends Construct {
 
   constructor(scope: Construct, id: string, props: MailEventsProps) {
     super(scope, id);
-    this.topic = new Topic(this, 'Topic', { topicName: `customer-api-${props.stage}-mail-events`, displayName: `Customer API ${props.stage} mail events`, enforceSSL: true });
+    this.topic = new Topic(this, 'Topic', {
+      topicName: `customer-api-${props.stage}-mail-events`,
+      displayName: `Customer API ${props.stage} mail events`,
+      enforceSSL: true,
+    });
     Validations.of(this.topic).acknowledge({
       id: 'AwsSolutions-SNS2',
       reason:
-        'SES event records (an owner address, the bounce or complaint) pass through at once to the one Lambda subscriber; SES can only publish to an encrypted topic through a customer-managed key, which would hold nothing longer than SNS\'s delivery and cost a key per stage. Transport is TLS-only (enforceSSL).',
+        "SES event records (an owner address, the bounce or complaint) pass through at once to the one Lambda subscriber; SES can only publish to an encrypted topic through a customer-managed key, which would hold nothing longer than SNS's delivery and cost a key per stage. Transport is TLS-only (enforceSSL).",
     });
 
     const name = 'mail-events' as const;
@@ -57,7 +61,8 @@ export class MailEvents extends Construct {
     // The subscription's endpoint is the live alias's ARN (a qualified function ARN), which SNS invokes like any function.
     Validations.of(this.function.live.node.findChild(this.topic.node.id)).acknowledge({
       id: 'CloudFormation-Validate::W3694',
-      reason: 'An alias ARN is a qualified Lambda function ARN, a valid endpoint of a lambda subscription; invoking the live alias is what lets deploys shift and roll back.',
+      reason:
+        'An alias ARN is a qualified Lambda function ARN, a valid endpoint of a lambda subscription; invoking the live alias is what lets deploys shift and roll back.',
     });
 
     if (props.importedConfigurationSet) {
@@ -72,7 +77,12 @@ export class MailEvents extends Construct {
           conditions: {
             StringEquals: {
               'AWS:SourceAccount': stack.account,
-              'AWS:SourceArn': stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: this.configurationSetName, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
+              'AWS:SourceArn': stack.formatArn({
+                service: 'ses',
+                resource: 'configuration-set',
+                resourceName: this.configurationSetName,
+                arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+              }),
             },
           },
         }),
@@ -80,7 +90,10 @@ export class MailEvents extends Construct {
     } else {
       const set = new ConfigurationSet(this, 'ConfigurationSet', { configurationSetName: `customer-api-${props.stage}` });
       // Only what suppresses an address: hard bounces (SES reports soft ones only once it gave up retrying) and complaints.
-      set.addEventDestination('BouncesAndComplaints', { destination: EventDestination.snsTopic(this.topic), events: [EmailSendingEvent.BOUNCE, EmailSendingEvent.COMPLAINT] });
+      set.addEventDestination('BouncesAndComplaints', {
+        destination: EventDestination.snsTopic(this.topic),
+        events: [EmailSendingEvent.BOUNCE, EmailSendingEvent.COMPLAINT],
+      });
       this.configurationSetName = set.configurationSetName;
     }
   }

@@ -42,7 +42,8 @@ export class SafeDeploys extends Construct {
     });
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
-      reason: "AWS's own policy for CodeDeploy's Lambda deployments: it updates aliases, invokes only hook functions named CodeDeployHook_* or granted to it, and reads the alarms; it moves with the service's needs.",
+      reason:
+        "AWS's own policy for CodeDeploy's Lambda deployments: it updates aliases, invokes only hook functions named CodeDeployHook_* or granted to it, and reads the alarms; it moves with the service's needs.",
     });
     const hook = new ServiceFunction(this, 'SmokeHook', {
       family: 'smoke-hook',

@@ -13,14 +13,7 @@ import { LAMBDA_LOGGING } from '../lambda-logging.js';
 
 /** The DynamoDB actions a family may be granted (written without the `dynamodb:` prefix). */
 export type DynamoAction =
-  | 'GetItem'
-  | 'BatchGetItem'
-  | 'Query'
-  | 'PutItem'
-  | 'UpdateItem'
-  | 'DeleteItem'
-  | 'BatchWriteItem'
-  | 'ConditionCheckItem';
+  'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem' | 'ConditionCheckItem';
 
 export type TableIndexName = (typeof TABLE_KEYS.globalIndexes)[number]['indexName'];
 
@@ -158,8 +151,18 @@ export class ServiceFunction extends NodejsFunction {
   bindMailer(mailFrom: string, configurationSet: string): void {
     const address = emailAddressOf(mailFrom);
     const stack = Stack.of(this);
-    const identities = stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
-    const set = stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: configurationSet, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    const identities = stack.formatArn({
+      service: 'ses',
+      resource: 'identity',
+      resourceName: '*',
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
+    const set = stack.formatArn({
+      service: 'ses',
+      resource: 'configuration-set',
+      resourceName: configurationSet,
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
     this.addEnvironment('MAIL_FROM', mailFrom);
     this.addEnvironment('MAIL_CONFIGURATION_SET', configurationSet);
     this.allow(
@@ -200,7 +203,11 @@ function copyHooks(files: Record<string, string>) {
     afterBundling: (_inputDir: string, outputDir: string) => {
       const folders = [...new Set(Object.keys(files).map((name) => dirname(name)))].filter((folder) => folder !== '.');
       return [
-        ...folders.map((folder) => (windows ? `if not exist ${quote(join(outputDir, folder))} mkdir ${quote(join(outputDir, folder))}` : `mkdir -p ${quote(join(outputDir, folder))}`)),
+        ...folders.map((folder) =>
+          windows
+            ? `if not exist ${quote(join(outputDir, folder))} mkdir ${quote(join(outputDir, folder))}`
+            : `mkdir -p ${quote(join(outputDir, folder))}`,
+        ),
         ...Object.entries(files).map(([name, source]) => `${windows ? 'copy /Y' : 'cp'} ${quote(source)} ${quote(join(outputDir, name))}`),
       ];
     },

@@ -11,7 +11,6 @@ import { FUNCTIONS, type FunctionSpec, type WebhookFunctionName } from '../funct
 import { pascal, ServiceFunction } from './service-function.js';
 import type { WebhookQueues } from './webhook-queues.js';
 
-
 export type WebhookFunctionsProps = {
   table: ITable;
   queues: WebhookQueues;
@@ -90,7 +89,10 @@ export class WebhookFunctions extends Construct {
       metricName: 'DeliveryFailures',
       filterPattern: FilterPattern.all(
         FilterPattern.stringValue('$.message', '=', 'webhook attempt'),
-        FilterPattern.any(FilterPattern.stringValue('$.status', '=', STATUS.FAILED), FilterPattern.stringValue('$.status', '=', STATUS.DEAD_LETTER)),
+        FilterPattern.any(
+          FilterPattern.stringValue('$.status', '=', STATUS.FAILED),
+          FilterPattern.stringValue('$.status', '=', STATUS.DEAD_LETTER),
+        ),
       ),
       metricValue: '1',
       defaultValue: 0,

@@ -31,7 +31,15 @@ beforeAll(async () => {
   receiver = await startReceiver({ secret: () => secret, behave: () => answer });
   browser = await chromium.launch({
     executablePath: toolPath(TOOLS.chromium),
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 60_000);
 afterAll(async () => {
@@ -100,7 +108,9 @@ describe('administration console (Chromium)', { timeout: 60_000 }, () => {
     expect(await page.content()).not.toContain(clientSecret);
 
     await nav('Destinations');
-    await page.getByLabel('Application').selectOption({ label: (await page.getByLabel('Application').locator('option', { hasText: 'Browser app' }).first().textContent())! });
+    await page
+      .getByLabel('Application')
+      .selectOption({ label: (await page.getByLabel('Application').locator('option', { hasText: 'Browser app' }).first().textContent())! });
     await page.getByLabel('Name').fill('Bar hook');
     await page.getByLabel('URL').fill(receiver.url);
     await page.getByRole('button', { name: 'Add' }).click();
@@ -177,19 +187,27 @@ describe('administration console (Chromium)', { timeout: 60_000 }, () => {
     // Every change is on the audit page, and the filter narrows it to one destination's.
     await nav('Audit trail');
     const audit = (await page.getByRole('table', { name: 'Changes, newest first' }).textContent())!;
-    for (const operation of ['createApp', 'addDestination', 'sendTest', 'redriveDeadLetter', 'rotateSecret', 'editDestination']) expect(audit).toContain(operation);
+    for (const operation of ['createApp', 'addDestination', 'sendTest', 'redriveDeadLetter', 'rotateSecret', 'editDestination'])
+      expect(audit).toContain(operation);
     expect(audit).not.toContain(secret);
     const id = (await runtime.store.destinations.page({ limit: 1000 })).destinations.find((d) => d.name === 'Renamed hook')!.destinationId;
     await page.getByLabel('Destination id').fill(id);
     await page.getByRole('button', { name: 'Filter' }).click();
     // A loaded machine may take more than the poll's default second to answer the filtered page.
-    await expect.poll(() => page.getByRole('table', { name: 'Changes, newest first' }).textContent(), { timeout: 10_000 }).not.toContain('createApp');
+    await expect
+      .poll(() => page.getByRole('table', { name: 'Changes, newest first' }).textContent(), { timeout: 10_000 })
+      .not.toContain('createApp');
     expect(await page.getByRole('table', { name: 'Changes, newest first' }).textContent()).toContain('editDestination');
   });
 
   it("rotates an application's client secret with the overlap asked for, and lists legacy credentials with their last use", async () => {
     const created = await createApp(runtime.store, { groupId: 'demo-group', name: 'Till', scopes: ['locations:read'] }, Date.now());
-    const legacy = await createApp(runtime.store, { groupId: 'demo-group', name: 'Old POS link', scopes: ['locations:read'] }, Date.now(), 'legacy_bearer');
+    const legacy = await createApp(
+      runtime.store,
+      { groupId: 'demo-group', name: 'Old POS link', scopes: ['locations:read'] },
+      Date.now(),
+      'legacy_bearer',
+    );
     page.removeAllListeners('dialog');
     const asked: string[] = [];
     page.on('dialog', (dialog) => {
@@ -212,7 +230,10 @@ describe('administration console (Chromium)', { timeout: 60_000 }, () => {
     const stored = (await runtime.store.apps.get(created.app.clientId))!;
     expect(Date.parse(stored.previousSecretExpiresAt!) - Date.parse(stored.secretRotatedAt!)).toBe(6 * 3_600_000);
 
-    const legacyRow = page.getByRole('table', { name: 'Legacy bearer credentials' }).getByRole('row').filter({ hasText: legacy.app.clientId });
+    const legacyRow = page
+      .getByRole('table', { name: 'Legacy bearer credentials' })
+      .getByRole('row')
+      .filter({ hasText: legacy.app.clientId });
     expect(await legacyRow.textContent()).toContain('never');
     expect(await legacyRow.textContent()).toContain(legacy.app.tokenPrefix);
     expect(await page.content()).not.toContain(legacy.legacyCredential);
@@ -227,12 +248,19 @@ describe('administration console (Chromium)', { timeout: 60_000 }, () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Applications' }).waitFor();
     // The page's heading has the focus; back to the navigation with Shift+Tab, and Enter opens Destinations.
-    for (let tabs = 0; tabs < 10 && (await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)) !== 'Destinations'; tabs++) await page.keyboard.press('Shift+Tab');
+    for (
+      let tabs = 0;
+      tabs < 10 && (await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)) !== 'Destinations';
+      tabs++
+    )
+      await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Destinations' }).waitFor();
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
     // Every control has a label.
-    const unlabelled = await page.evaluate(() => [...(globalThis as any).document.querySelectorAll('input, select')].filter((c: any) => !c.labels?.length).length);
+    const unlabelled = await page.evaluate(
+      () => [...(globalThis as any).document.querySelectorAll('input, select')].filter((c: any) => !c.labels?.length).length,
+    );
     expect(unlabelled).toBe(0);
   });
 });

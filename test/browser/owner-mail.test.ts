@@ -17,7 +17,15 @@ beforeAll(async () => {
   runtime = await startTestRuntime({ adminKey: ADMIN_KEY, mailEvents: { bounce: [BOUNCING] } });
   browser = await chromium.launch({
     executablePath: toolPath(TOOLS.chromium),
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   page.on('dialog', (dialog) => void dialog.accept());
@@ -35,7 +43,11 @@ afterAll(async () => {
 
 describe('owner mail in the console (Chromium)', { timeout: 60_000 }, () => {
   it('marks the suppressed owner on the applications list, lists the address and lifts it', async () => {
-    const { app } = await createApp(runtime.store, { groupId: 'demo-group', name: 'Bouncing owner app', scopes: ['locations:read'], ownerEmail: BOUNCING }, Date.now());
+    const { app } = await createApp(
+      runtime.store,
+      { groupId: 'demo-group', name: 'Bouncing owner app', scopes: ['locations:read'], ownerEmail: BOUNCING },
+      Date.now(),
+    );
     await runtime.store.mailOutbox.queue('rate-limit#console#1#warning', { to: BOUNCING, subject: 'alert', text: 'x' }, Date.now());
     await runtime.sweep();
 

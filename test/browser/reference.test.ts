@@ -21,7 +21,15 @@ beforeAll(async () => {
   runtime = await startTestRuntime();
   browser = await chromium.launch({
     executablePath: toolPath(TOOLS.chromium),
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 60_000);
 afterAll(async () => {

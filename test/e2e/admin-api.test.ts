@@ -18,7 +18,11 @@ const dns = controlledResolver({ 'hooks.example.test': ['127.0.0.1'], 'private.e
 const receivers: { stop(): Promise<void> }[] = [];
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ adminKey: ADMIN_KEY, resolver: dns.resolver, config: { webhookAllowLoopback: true, webhookTimeScale: 0.2 } });
+  runtime = await startTestRuntime({
+    adminKey: ADMIN_KEY,
+    resolver: dns.resolver,
+    config: { webhookAllowLoopback: true, webhookTimeScale: 0.2 },
+  });
 });
 afterAll(async () => {
   for (const r of receivers) await r.stop();
@@ -27,7 +31,12 @@ afterAll(async () => {
 
 type Reply = { status: number; headers: Headers; body: any };
 
-async function admin(method: string, path: string, body?: unknown, init: { key?: string | null; headers?: Record<string, string>; raw?: string } = {}): Promise<Reply> {
+async function admin(
+  method: string,
+  path: string,
+  body?: unknown,
+  init: { key?: string | null; headers?: Record<string, string>; raw?: string } = {},
+): Promise<Reply> {
   const key = init.key === undefined ? ADMIN_KEY : init.key;
   const hasBody = body !== undefined || init.raw !== undefined;
   const response = await fetch(`${runtime.url}/admin/v1${path}`, {
@@ -44,7 +53,13 @@ async function admin(method: string, path: string, body?: unknown, init: { key?:
 }
 
 const newApp = (overrides: Record<string, unknown> = {}) =>
-  admin('POST', '/apps', { groupId: 'demo-group', name: 'Admin API app', scopes: ['bevq:read'], ownerEmail: 'admin-api-owner@example.test', ...overrides });
+  admin('POST', '/apps', {
+    groupId: 'demo-group',
+    name: 'Admin API app',
+    scopes: ['bevq:read'],
+    ownerEmail: 'admin-api-owner@example.test',
+    ...overrides,
+  });
 
 describe('admin API access', () => {
   it('refuses a request without the admin key, or with another key, before anything runs', async () => {
@@ -136,7 +151,12 @@ describe('destinations', () => {
     const app = (await newApp()).body.app;
     const mailBefore = (await sentMail(runtime)).length;
 
-    const added = await admin('POST', '/destinations', { clientId: app.clientId, name: 'Bar hook', url: receiver.url, locationIds: ['nyc-midtown'] });
+    const added = await admin('POST', '/destinations', {
+      clientId: app.clientId,
+      name: 'Bar hook',
+      url: receiver.url,
+      locationIds: ['nyc-midtown'],
+    });
     expect(added.status).toBe(201);
     const { destination, signingSecret } = added.body;
     holder.secret = signingSecret;
@@ -188,13 +208,31 @@ describe('destinations', () => {
   it('refuses unsafe URLs and malformed edits with nothing changed', async () => {
     const app = (await newApp()).body.app;
     const before = (await scanTable(runtime)).length;
-    for (const url of ['http://hooks.example.test/x', 'https://user:pw@hooks.example.test/x', 'https://private.example.test/x', 'https://169.254.169.254/latest', 'https://0xa9.0xfe.0xa9.0xfe/latest', 'https://[::ffff:10.0.0.1]/x']) {
+    for (const url of [
+      'http://hooks.example.test/x',
+      'https://user:pw@hooks.example.test/x',
+      'https://private.example.test/x',
+      'https://169.254.169.254/latest',
+      'https://0xa9.0xfe.0xa9.0xfe/latest',
+      'https://[::ffff:10.0.0.1]/x',
+    ]) {
       const reply = await admin('POST', '/destinations', { clientId: app.clientId, name: 'Bad', url });
       expect(reply.status, url).toBe(400);
       expect(reply.body.error.code).toBe('invalid_request');
     }
-    expect((await admin('POST', '/destinations', { clientId: app.clientId, name: 'Bad', url: 'https://hooks.example.test/x', locationIds: 'nyc-midtown' })).status).toBe(400);
-    expect((await admin('POST', '/destinations', { clientId: 'app_unknown', name: 'Bad', url: 'https://hooks.example.test/x' })).status).toBe(400);
+    expect(
+      (
+        await admin('POST', '/destinations', {
+          clientId: app.clientId,
+          name: 'Bad',
+          url: 'https://hooks.example.test/x',
+          locationIds: 'nyc-midtown',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await admin('POST', '/destinations', { clientId: 'app_unknown', name: 'Bad', url: 'https://hooks.example.test/x' })).status,
+    ).toBe(400);
     expect((await admin('PATCH', '/destinations/dst_unknown', { name: 'x' })).status).toBe(400);
     expect((await scanTable(runtime)).length).toBe(before);
   });
@@ -224,10 +262,13 @@ describe("a destination's deliveries", () => {
     const first = await admin('GET', `/destinations/${id}/deliveries?limit=2`);
     expect(first.body.deliveries).toHaveLength(2);
     const second = await admin('GET', `/destinations/${id}/deliveries?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
-    expect([...first.body.deliveries, ...second.body.deliveries].map((d: { deliveryId: string }) => d.deliveryId)).toEqual(all.body.deliveries.map((d: { deliveryId: string }) => d.deliveryId));
+    expect([...first.body.deliveries, ...second.body.deliveries].map((d: { deliveryId: string }) => d.deliveryId)).toEqual(
+      all.body.deliveries.map((d: { deliveryId: string }) => d.deliveryId),
+    );
     expect((await admin('GET', `/destinations/${id}/deliveries?status=FAILED`)).body.deliveries).toEqual([]);
     expect((await admin('GET', `/destinations/${id}/deliveries?since=2099-01-01T00:00:00Z`)).body.deliveries).toEqual([]);
-    for (const bad of ['status=LOST', 'since=yesterday', 'limit=0']) expect((await admin('GET', `/destinations/${id}/deliveries?${bad}`)).status, bad).toBe(400);
+    for (const bad of ['status=LOST', 'since=yesterday', 'limit=0'])
+      expect((await admin('GET', `/destinations/${id}/deliveries?${bad}`)).status, bad).toBe(400);
     expect((await admin('GET', '/destinations/dst_00000000000000000000/deliveries')).status).toBe(404);
 
     const hourly = await admin('GET', `/destinations/${id}/hourly`);
@@ -308,7 +349,12 @@ describe('menus and dead letters', () => {
     const byId = new Map(listed.body.menus.map((m: { locationId: string }) => [m.locationId, m]));
     // Published by the test before; the others have no menu yet.
     const published = (await admin('PUT', '/menus/demo-group/london-soho', sampleMenu({ price: 31 }))).body;
-    expect(byId.get('london-soho')).toMatchObject({ published: true, revision: published.revision, sourceHealth: { pos: expect.any(String) }, pendingEvents: 0 });
+    expect(byId.get('london-soho')).toMatchObject({
+      published: true,
+      revision: published.revision,
+      sourceHealth: { pos: expect.any(String) },
+      pendingEvents: 0,
+    });
     expect(byId.get('denver-union')).toMatchObject({ published: false, revision: null, pendingEvents: 0 });
     expect([...byId.keys()]).toEqual(expect.arrayContaining(['nyc-midtown', 'denver-union', 'london-soho', 'sydney-harbour']));
     const page = await admin('GET', '/menus?groupId=demo-group&limit=1');
@@ -416,7 +462,11 @@ describe('free text and lists that could mislead', () => {
 
   it('refuses hostile destination names on create and on update, with nothing changed', async () => {
     const app = (await newApp()).body.app;
-    const kept = await admin('POST', '/destinations', { clientId: app.clientId, name: 'Kept name', url: 'https://hooks.example.test/kept' });
+    const kept = await admin('POST', '/destinations', {
+      clientId: app.clientId,
+      name: 'Kept name',
+      url: 'https://hooks.example.test/kept',
+    });
     expect(kept.status).toBe(201);
     const id = kept.body.destination.destinationId as string;
     const before = await scanTable(runtime);

@@ -73,9 +73,7 @@ describe('bearer authentication on /v1', () => {
     const reply = await call(runtime, LOCATIONS, { token });
     expect(reply.status).toBe(403);
     expect(reply.body.error.code).toBe('insufficient_scope');
-    expect(reply.headers.get('www-authenticate')).toBe(
-      'Bearer realm="customer-api", error="insufficient_scope", scope="locations:read"',
-    );
+    expect(reply.headers.get('www-authenticate')).toBe('Bearer realm="customer-api", error="insufficient_scope", scope="locations:read"');
   });
 });
 

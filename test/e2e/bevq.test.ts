@@ -193,10 +193,17 @@ describe('menu publishing input', () => {
     wrongSection.sections[0]!.items[0]!.sectionId = 'sec-draft';
     bad.push(wrongSection);
     for (const menu of bad) {
-      await expect(publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'nyc-midtown', menu }), JSON.stringify(menu)?.slice(0, 80)).rejects.toBeInstanceOf(AdminInputError);
+      await expect(
+        publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'nyc-midtown', menu }),
+        JSON.stringify(menu)?.slice(0, 80),
+      ).rejects.toBeInstanceOf(AdminInputError);
     }
-    await expect(publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'nowhere', menu: sampleMenu() })).rejects.toBeInstanceOf(AdminInputError);
-    await expect(publishMenu(runtime.deps, { groupId: 'demo-group', locationId: '../x', menu: sampleMenu() })).rejects.toBeInstanceOf(AdminInputError);
+    await expect(publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'nowhere', menu: sampleMenu() })).rejects.toBeInstanceOf(
+      AdminInputError,
+    );
+    await expect(publishMenu(runtime.deps, { groupId: 'demo-group', locationId: '../x', menu: sampleMenu() })).rejects.toBeInstanceOf(
+      AdminInputError,
+    );
     expect(await scanTable(runtime)).toEqual(before);
   });
 });
@@ -228,7 +235,9 @@ describe('menu heads', () => {
   it('answers a matching conditional read from the head alone, and any other read from the body', async () => {
     const etag = (await call(runtime, PATH, { token, headers: IDENTITY })).headers.get('etag')!;
     let reply: Awaited<ReturnType<typeof call>> | undefined;
-    const conditional = await itemsRead(async () => void (reply = await call(runtime, PATH, { token, headers: { ...IDENTITY, 'If-None-Match': etag } })));
+    const conditional = await itemsRead(
+      async () => void (reply = await call(runtime, PATH, { token, headers: { ...IDENTITY, 'If-None-Match': etag } })),
+    );
     expect(reply!.status).toBe(304);
     expect(conditional).toContain(`BEVQ_HEAD#${LOCATION}`);
     expect(conditional).not.toContain(`BEVQ_MENU#${LOCATION}`);

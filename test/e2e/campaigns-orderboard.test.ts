@@ -33,7 +33,7 @@ describe('campaigns', () => {
     expect((await call(runtime, '/v1/demo-group/london-soho/campaigns', { token })).body.error.code).toBe('module_not_enabled');
   });
 
-  it('group: only the token\'s campaign-enabled locations, campaigns limited to them', async () => {
+  it("group: only the token's campaign-enabled locations, campaigns limited to them", async () => {
     const { token } = await tokenFor(runtime, { scopes: ['campaigns:read'] });
     const data = (await call(runtime, '/v1/demo-group/campaigns', { token })).body.data;
     expect(data.group).toEqual({ id: 'demo-group', name: 'Demo Hospitality Group' });
@@ -65,7 +65,8 @@ describe('campaign links (one small item per location and campaign)', () => {
     );
     return sent;
   }
-  const locationCampaigns = async (token: string) => (await call(runtime, '/v1/demo-group/nyc-midtown/campaigns', { token })).body.data.campaigns;
+  const locationCampaigns = async (token: string) =>
+    (await call(runtime, '/v1/demo-group/nyc-midtown/campaigns', { token })).body.data.campaigns;
   const groupCampaigns = async (token: string) => (await call(runtime, '/v1/demo-group/campaigns', { token })).body.data.campaigns;
 
   it("a location reads its own campaigns' links, never the group's campaigns; a page reads its locations' range", async () => {
@@ -80,7 +81,13 @@ describe('campaign links (one small item per location and campaign)', () => {
 
   it('a campaign loaded again with fewer locations leaves the ones it dropped', async () => {
     const { token } = await tokenFor(runtime, { scopes: ['campaigns:read'] });
-    const campaign = { groupId: 'demo-group', id: 'links-test', name: 'Links', startsAt: '2026-11-01T00:00:00Z', endsAt: '2026-12-01T00:00:00Z' };
+    const campaign = {
+      groupId: 'demo-group',
+      id: 'links-test',
+      name: 'Links',
+      startsAt: '2026-11-01T00:00:00Z',
+      endsAt: '2026-12-01T00:00:00Z',
+    };
     await loadCampaigns(runtime.store, { campaigns: [{ ...campaign, locationIds: ['nyc-midtown', 'denver-union'] }] }, clock.now());
     expect((await locationCampaigns(token)).map((c: { id: string }) => c.id)).toContain('links-test');
     await loadCampaigns(runtime.store, { campaigns: [{ ...campaign, locationIds: ['denver-union'] }] }, clock.now());

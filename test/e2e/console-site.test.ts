@@ -80,7 +80,9 @@ describe('local console site: the console distribution, stood in', () => {
       expect(response.status, path).toBe(403);
       expect(response.headers.get('content-type'), path).toBe('application/xml');
       const body = await response.text();
-      expect(body, path).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<Error><Code>AccessDenied<\/Code><Message>Access Denied<\/Message><RequestId>[^<]+<\/RequestId><HostId>[^<]+<\/HostId><\/Error>$/);
+      expect(body, path).toMatch(
+        /^<\?xml version="1.0" encoding="UTF-8"\?>\n<Error><Code>AccessDenied<\/Code><Message>Access Denied<\/Message><RequestId>[^<]+<\/RequestId><HostId>[^<]+<\/HostId><\/Error>$/,
+      );
       expectSecurityHeaders(response, path);
     }
   });

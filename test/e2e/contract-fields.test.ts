@@ -39,12 +39,19 @@ beforeAll(async () => {
   const holder = { secret: '' };
   receiver = await startReceiver({ secret: () => holder.secret });
   const hooks = await newApp(runtime, { scopes: ['bevq:read'], ownerEmail: 'contract-hooks@example.test' });
-  const added = await adminCall(runtime, 'POST', '/destinations', { clientId: hooks.clientId, name: 'Contract hook', url: receiver.url, locationIds: ['nyc-midtown'] });
+  const added = await adminCall(runtime, 'POST', '/destinations', {
+    clientId: hooks.clientId,
+    name: 'Contract hook',
+    url: receiver.url,
+    locationIds: ['nyc-midtown'],
+  });
   expect(added.status).toBe(201);
   holder.secret = added.body.signingSecret;
   expect((await adminCall(runtime, 'PUT', '/menus/demo-group/nyc-midtown', fullMenu())).status).toBe(200);
   await receiver.waitFor(1);
-  expect((await adminCall(runtime, 'POST', `/destinations/${added.body.destination.destinationId}/test`, { locationId: 'nyc-midtown' })).status).toBe(202);
+  expect(
+    (await adminCall(runtime, 'POST', `/destinations/${added.body.destination.destinationId}/test`, { locationId: 'nyc-midtown' })).status,
+  ).toBe(202);
   const delivered = await receiver.waitFor(2);
   for (const request of delivered) expect(request.verified, 'signature').toBe(true);
   responses.webhookMenuUpdated = delivered.find((r) => r.body?.eventType === 'bevq.menu.updated')?.body;
@@ -76,7 +83,11 @@ beforeAll(async () => {
     read('menu', `${LOC}/bevq/menu`, token),
   ]);
   // Last: the stop changes the scheduler state read above.
-  await read('emergencyStop', `${LOC}/matriq/aiScheduler/emergency-stop`, token, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+  await read('emergencyStop', `${LOC}/matriq/aiScheduler/emergency-stop`, token, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{}',
+  });
 }, 90_000);
 afterAll(async () => {
   await receiver?.stop();
@@ -121,7 +132,8 @@ function mismatch(value: unknown, type: FieldType): string | null {
   const actual = Array.isArray(value) ? 'array' : typeof value;
   if (actual !== type.base) return `${actual}, not ${type.base}`;
   if (type.base === 'number' && !Number.isFinite(value)) return 'not a finite number';
-  if (type.values && !type.values.includes(value as string | number)) return `${JSON.stringify(value)} not one of ${JSON.stringify(type.values)}`;
+  if (type.values && !type.values.includes(value as string | number))
+    return `${JSON.stringify(value)} not one of ${JSON.stringify(type.values)}`;
   if (type.items) {
     const bad = (value as unknown[]).map((v) => mismatch(v, type.items!)).find(Boolean);
     if (bad) return `element: ${bad}`;
@@ -198,7 +210,12 @@ describe("reading the contract's notation", () => {
       providerCount: { base: 'number' },
       channelCount: { base: 'number' },
     });
-    expect(typesOf('id, name, a, b (numbers for the last two)')).toEqual({ id: {}, name: {}, a: { base: 'number' }, b: { base: 'number' } });
+    expect(typesOf('id, name, a, b (numbers for the last two)')).toEqual({
+      id: {},
+      name: {},
+      a: { base: 'number' },
+      b: { base: 'number' },
+    });
   });
 
   it('reads nested objects and arrays of objects in each of the ways the contract writes them', () => {
@@ -233,7 +250,9 @@ describe.each(SCOPE)('contract section %s', (section) => {
     // A field checked nowhere (an empty list on the way, a conditional field the fixture never filled) is unchecked.
     const byField = new Map<string, number>();
     for (const r of results) {
-      const key = r.field.conditional ? `${r.field.source} ${r.field.path}` : `${r.field.source} ${r.field.base.response} ${r.field.base.path} ${r.field.path}`;
+      const key = r.field.conditional
+        ? `${r.field.source} ${r.field.path}`
+        : `${r.field.source} ${r.field.base.response} ${r.field.base.path} ${r.field.path}`;
       byField.set(key, (byField.get(key) ?? 0) + r.checked);
     }
     const unchecked = [...byField].filter(([, n]) => n === 0).map(([key]) => `no value to check: ${key}`);
@@ -261,10 +280,16 @@ describe('contract 6.3 beyond the types', () => {
 describe('the whole of it', () => {
   it('checked every parsed field against a real response', () => {
     const all = [...outcomes.values()].flat();
-    const conditionalSeen = new Set(all.filter((o) => o.field.conditional && o.checked > 0).map((o) => `${o.field.source} ${o.field.path}`));
-    const checked = all.filter((o) => o.problems.length === 0 && (o.checked > 0 || conditionalSeen.has(`${o.field.source} ${o.field.path}`)));
+    const conditionalSeen = new Set(
+      all.filter((o) => o.field.conditional && o.checked > 0).map((o) => `${o.field.source} ${o.field.path}`),
+    );
+    const checked = all.filter(
+      (o) => o.problems.length === 0 && (o.checked > 0 || conditionalSeen.has(`${o.field.source} ${o.field.path}`)),
+    );
     const presenceOnly = checked.filter((o) => o.field.type.base === undefined && !o.field.type.values).length;
-    console.log(`contract fields checked: ${checked.length} of ${fields.length} (${presenceOnly} the contract names without a type, checked for presence)`);
+    console.log(
+      `contract fields checked: ${checked.length} of ${fields.length} (${presenceOnly} the contract names without a type, checked for presence)`,
+    );
     console.log(`enumerations read from 2.8: ${Object.keys(enumerations).join(', ')}`);
     expect(all.length).toBe(fields.length);
     expect(checked.length).toBe(fields.length);

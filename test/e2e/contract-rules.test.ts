@@ -59,7 +59,10 @@ const tokens = new Map<string, Promise<string>>();
 function tokenWith(scopes: readonly Scope[], allowedLocationIds?: string[]): Promise<string> {
   const key = `${[...scopes].sort().join(' ')}|${allowedLocationIds?.join(',') ?? '*'}`;
   if (!tokens.has(key)) {
-    tokens.set(key, tokenFor(runtime, { scopes: [...scopes], ...(allowedLocationIds ? { allowedLocationIds } : {}) }).then((t) => t.token));
+    tokens.set(
+      key,
+      tokenFor(runtime, { scopes: [...scopes], ...(allowedLocationIds ? { allowedLocationIds } : {}) }).then((t) => t.token),
+    );
   }
   return tokens.get(key)!;
 }
@@ -72,16 +75,21 @@ describe('5.3: every /v1 route refuses a token without its scope or its location
     expect(new Set(SCOPED.map((r) => r.scope))).toEqual(new Set(SCOPES));
   });
 
-  it.each(SCOPED.map((r) => [label(r), r] as const))('%s: 200 with its scope alone, 403 insufficient_scope with every other scope', async (_, route) => {
-    const [own, others] = await Promise.all([tokenWith([route.scope]), tokenWith(allBut(route.scope))]);
-    const [allowed, refused] = await Promise.all([request(route, own), request(route, others)]);
-    expect(allowed.status, 'the path filled from the demo data is served').toBe(200);
+  it.each(SCOPED.map((r) => [label(r), r] as const))(
+    '%s: 200 with its scope alone, 403 insufficient_scope with every other scope',
+    async (_, route) => {
+      const [own, others] = await Promise.all([tokenWith([route.scope]), tokenWith(allBut(route.scope))]);
+      const [allowed, refused] = await Promise.all([request(route, own), request(route, others)]);
+      expect(allowed.status, 'the path filled from the demo data is served').toBe(200);
 
-    expect(refused.status).toBe(403);
-    expect(refused.body.error.code).toBe('insufficient_scope');
-    expect(refused.headers.get('www-authenticate')).toBe(`Bearer realm="customer-api", error="insufficient_scope", scope="${route.scope}"`);
-    expect(refused.text).not.toContain('Midtown Taproom');
-  });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('insufficient_scope');
+      expect(refused.headers.get('www-authenticate')).toBe(
+        `Bearer realm="customer-api", error="insufficient_scope", scope="${route.scope}"`,
+      );
+      expect(refused.text).not.toContain('Midtown Taproom');
+    },
+  );
 
   it.each(SCOPED.filter(isLocationRoute).map((r) => [label(r), r] as const))(
     '%s: 403 location_not_allowed for a token of every scope scoped to another location',
@@ -149,24 +157,27 @@ describe('7.1: the statuses of every /v1 route', () => {
     full = await tokenWith(SCOPES);
   });
 
-  it.each(SCOPED.map((r) => [label(r), r] as const))('%s: 401 without or with an unknown token, 403 expired or revoked, 404 for an unknown location', async (_, route) => {
-    const init = route.method === 'POST' ? { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } } : {};
-    // Independent requests, sent together.
-    const [none, unknown, late, gone, missing] = await Promise.all([
-      call(runtime, pathOf(route), init),
-      request(route, randomBytes(32).toString('base64url')),
-      request(route, expired),
-      request(route, revoked),
-      isLocationRoute(route) ? call(runtime, pathOf(route).replace('/nyc-midtown', '/nowhere'), { token: full, ...init }) : null,
-    ]);
-    expect([none.status, none.body.error.code]).toEqual([401, 'invalid_token']);
-    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="customer-api"');
-    expect([unknown.status, unknown.body.error.code]).toEqual([401, 'invalid_token']);
-    expect([late.status, late.body.error.code]).toEqual([403, 'token_expired']);
-    expect([gone.status, gone.body.error.code]).toEqual([403, 'token_revoked']);
-    if (missing) expect([missing.status, missing.body.error.code]).toEqual([404, 'not_found']);
-    else expect(isLocationRoute(route)).toBe(false);
-  });
+  it.each(SCOPED.map((r) => [label(r), r] as const))(
+    '%s: 401 without or with an unknown token, 403 expired or revoked, 404 for an unknown location',
+    async (_, route) => {
+      const init = route.method === 'POST' ? { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } } : {};
+      // Independent requests, sent together.
+      const [none, unknown, late, gone, missing] = await Promise.all([
+        call(runtime, pathOf(route), init),
+        request(route, randomBytes(32).toString('base64url')),
+        request(route, expired),
+        request(route, revoked),
+        isLocationRoute(route) ? call(runtime, pathOf(route).replace('/nyc-midtown', '/nowhere'), { token: full, ...init }) : null,
+      ]);
+      expect([none.status, none.body.error.code]).toEqual([401, 'invalid_token']);
+      expect(none.headers.get('www-authenticate')).toBe('Bearer realm="customer-api"');
+      expect([unknown.status, unknown.body.error.code]).toEqual([401, 'invalid_token']);
+      expect([late.status, late.body.error.code]).toEqual([403, 'token_expired']);
+      expect([gone.status, gone.body.error.code]).toEqual([403, 'token_revoked']);
+      if (missing) expect([missing.status, missing.body.error.code]).toEqual([404, 'not_found']);
+      else expect(isLocationRoute(route)).toBe(false);
+    },
+  );
 });
 
 describe('5.4: each credential only where it belongs', () => {
@@ -191,7 +202,12 @@ describe('5.4: each credential only where it belongs', () => {
     const added = await fetch(`${runtime.url}/admin/v1/destinations`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ clientId: app.clientId, name: 'Menu hook', url: 'https://hooks.example.test/menu', locationIds: ['nyc-midtown'] }),
+      body: JSON.stringify({
+        clientId: app.clientId,
+        name: 'Menu hook',
+        url: 'https://hooks.example.test/menu',
+        locationIds: ['nyc-midtown'],
+      }),
     });
     expect(added.status).toBe(201);
     const { signingSecret } = (await added.json()) as { signingSecret: string };
@@ -220,14 +236,27 @@ describe('5.4: each credential only where it belongs', () => {
   });
 
   it('refuses a legacy bearer credential at the token endpoint, however it is presented, while it still reads the API', async () => {
-    const { app, legacyCredential } = await createApp(runtime.store, { groupId: 'demo-group', name: 'Legacy', scopes: ['locations:read'] }, clock.now(), 'legacy_bearer');
+    const { app, legacyCredential } = await createApp(
+      runtime.store,
+      { groupId: 'demo-group', name: 'Legacy', scopes: ['locations:read'] },
+      clock.now(),
+      'legacy_bearer',
+    );
     expect(legacyCredential).toMatch(/^lgcy_/);
     expect((await call(runtime, LOCATIONS, { token: legacyCredential! })).status).toBe(200);
     // The credential is no client secret: refused as one, by either client authentication; a Bearer header is no client authentication at all.
     for (const [how, reply, expected] of [
       ['as client_secret', await tokenRequest({ client_id: app.clientId, client_secret: legacyCredential! }), [401, 'invalid_client']],
-      ['in Basic', await tokenRequest({}, { Authorization: `Basic ${Buffer.from(`${app.clientId}:${legacyCredential}`).toString('base64')}` }), [401, 'invalid_client']],
-      ['as Bearer', await tokenRequest({ client_id: app.clientId }, { Authorization: `Bearer ${legacyCredential}` }), [400, 'invalid_request']],
+      [
+        'in Basic',
+        await tokenRequest({}, { Authorization: `Basic ${Buffer.from(`${app.clientId}:${legacyCredential}`).toString('base64')}` }),
+        [401, 'invalid_client'],
+      ],
+      [
+        'as Bearer',
+        await tokenRequest({ client_id: app.clientId }, { Authorization: `Bearer ${legacyCredential}` }),
+        [400, 'invalid_request'],
+      ],
     ] as const) {
       expect([reply.status, reply.body.error], how).toEqual(expected);
       expect(reply.body.access_token, how).toBeUndefined();

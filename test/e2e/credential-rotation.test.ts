@@ -71,7 +71,10 @@ describe(`client secret rotation with an overlap (${ENGINE_NAME})`, () => {
 
     clock.advance(2 * HOUR);
     // The overlap ends at its instant: the replaced secret is refused as any wrong secret is (contract 7.2).
-    expect(await exchange(clientId, first)).toEqual({ status: 401, body: { error: 'invalid_client', error_description: 'Client authentication failed.' } });
+    expect(await exchange(clientId, first)).toEqual({
+      status: 401,
+      body: { error: 'invalid_client', error_description: 'Client authentication failed.' },
+    });
     expect((await exchange(clientId, second)).status).toBe(200);
     // The token the first secret earned still reads.
     expect((await call(runtime, '/v1/demo-group/locations', { token: before.body.access_token })).status).toBe(200);
@@ -114,7 +117,14 @@ describe(`client secret rotation with an overlap (${ENGINE_NAME})`, () => {
     const { clientId, secret } = await newApplication();
     const stored = async () => JSON.stringify((await scanTable(runtime)).find((i) => i.PK === `APP#${clientId}`));
     const untouched = await stored();
-    for (const body of [{ overlapHours: 169 }, { overlapHours: -1 }, { overlapHours: 1.5 }, { overlapHours: '24' }, { overlapHours: 1e308 }, { overlap: 1 }]) {
+    for (const body of [
+      { overlapHours: 169 },
+      { overlapHours: -1 },
+      { overlapHours: 1.5 },
+      { overlapHours: '24' },
+      { overlapHours: 1e308 },
+      { overlap: 1 },
+    ]) {
       const refused = await rotate(clientId, body);
       expect(refused.status, JSON.stringify(body)).toBe(400);
       expect(refused.body.error.message, JSON.stringify(body)).toMatch(/overlap/);
@@ -124,7 +134,12 @@ describe(`client secret rotation with an overlap (${ENGINE_NAME})`, () => {
     expect((await exchange(clientId, secret)).status).toBe(200);
 
     expect((await rotate('app_00000000000000000000', { overlapHours: 1 })).status).toBe(404);
-    const legacy = await createApp(runtime.store, { groupId: 'demo-group', name: 'Old', scopes: ['locations:read'] }, clock.now(), 'legacy_bearer');
+    const legacy = await createApp(
+      runtime.store,
+      { groupId: 'demo-group', name: 'Old', scopes: ['locations:read'] },
+      clock.now(),
+      'legacy_bearer',
+    );
     const refused = await rotate(legacy.app.clientId, { overlapHours: 1 });
     expect(refused.status).toBe(409);
     expect(refused.body.error.message).toMatch(/legacy bearer/);
@@ -157,7 +172,12 @@ describe(`client secret rotation with an overlap (${ENGINE_NAME})`, () => {
 
 describe(`legacy bearer credentials' last use (${ENGINE_NAME})`, () => {
   it('records the last use to the hour (one write an hour, not one a request) and reports it with its application, never the credential', async () => {
-    const legacy = await createApp(runtime.store, { groupId: 'demo-group', name: 'Legacy POS', scopes: ['locations:read'] }, clock.now(), 'legacy_bearer');
+    const legacy = await createApp(
+      runtime.store,
+      { groupId: 'demo-group', name: 'Legacy POS', scopes: ['locations:read'] },
+      clock.now(),
+      'legacy_bearer',
+    );
     const credential = legacy.legacyCredential!;
     const report = async () => {
       const page = await adminApi('GET', '/legacy-credentials?limit=1000');
@@ -165,7 +185,13 @@ describe(`legacy bearer credentials' last use (${ENGINE_NAME})`, () => {
       expect(page.text).not.toContain(credential);
       return page.body.legacyCredentials.find((c: { clientId: string }) => c.clientId === legacy.app.clientId);
     };
-    expect(await report()).toMatchObject({ name: 'Legacy POS', groupId: 'demo-group', status: 'active', tokenPrefix: legacy.app.tokenPrefix, lastUsedAt: null });
+    expect(await report()).toMatchObject({
+      name: 'Legacy POS',
+      groupId: 'demo-group',
+      status: 'active',
+      tokenPrefix: legacy.app.tokenPrefix,
+      lastUsedAt: null,
+    });
 
     const firstUse = clock.now();
     expect((await call(runtime, '/v1/demo-group/locations', { token: credential })).status).toBe(200);
@@ -187,7 +213,13 @@ describe(`legacy bearer credentials' last use (${ENGINE_NAME})`, () => {
   });
 
   it('pages the report, refuses a bad limit or cursor, and the CLI prints it whole', async () => {
-    for (let i = 0; i < 3; i++) await createApp(runtime.store, { groupId: 'demo-group', name: `Paged ${i}`, scopes: ['locations:read'] }, clock.now(), 'legacy_bearer');
+    for (let i = 0; i < 3; i++)
+      await createApp(
+        runtime.store,
+        { groupId: 'demo-group', name: `Paged ${i}`, scopes: ['locations:read'] },
+        clock.now(),
+        'legacy_bearer',
+      );
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
@@ -197,7 +229,9 @@ describe(`legacy bearer credentials' last use (${ENGINE_NAME})`, () => {
       cursor = page.body.nextCursor;
     } while (cursor);
     expect(new Set(seen).size).toBe(seen.length);
-    const all = (await adminApi('GET', '/legacy-credentials?limit=1000')).body.legacyCredentials.map((c: { clientId: string }) => c.clientId);
+    const all = (await adminApi('GET', '/legacy-credentials?limit=1000')).body.legacyCredentials.map(
+      (c: { clientId: string }) => c.clientId,
+    );
     expect(seen).toEqual(all);
     expect((await adminApi('GET', '/legacy-credentials?limit=0')).status).toBe(400);
     expect((await adminApi('GET', '/legacy-credentials?cursor=garbage')).status).toBe(400);

@@ -8,15 +8,17 @@ const clock = manualClock();
 
 /** A GET with the Host header the client chooses (fetch may not set Host, so this goes through node:http). */
 function getWithHost(path: string, host: string, headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any; text: string }>((resolve, reject) => {
-    const req = request(`${runtime.url}${path}`, { headers: { ...headers, Host: host } }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text), text }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any; text: string }>(
+    (resolve, reject) => {
+      const req = request(`${runtime.url}${path}`, { headers: { ...headers, Host: host } }, (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text), text }));
+      });
+      req.on('error', reject);
+      req.end();
+    },
+  );
 }
 
 beforeAll(async () => {
@@ -102,7 +104,10 @@ describe('GET /v1/{group_id}/locations', () => {
 
 describe('modules and the location root', () => {
   it('GET /v1/{group_id}/modules lists each module with its accessible locations', async () => {
-    const { token } = await tokenFor(runtime, { scopes: ['locations:read', 'bevq:read'], allowedLocationIds: ['london-soho', 'denver-union'] });
+    const { token } = await tokenFor(runtime, {
+      scopes: ['locations:read', 'bevq:read'],
+      allowedLocationIds: ['london-soho', 'denver-union'],
+    });
     const reply = await call(runtime, '/v1/demo-group/modules', { token });
     expect(reply.status).toBe(200);
     expect(reply.body.resource).toBe('modules');
@@ -155,7 +160,7 @@ describe('GET /v1/openapi.json', () => {
     }
   });
 
-  it('serves the artefact generated outside the function, byte for byte the generator\'s document for this base URL', async () => {
+  it("serves the artefact generated outside the function, byte for byte the generator's document for this base URL", async () => {
     const reply = await call(runtime, '/v1/openapi.json');
     expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(reply.headers.get('cache-control')).toBe('public, max-age=300');
@@ -173,7 +178,11 @@ describe('GET /v1/openapi.json', () => {
     expect(spoofed.headers['cache-control']).toBe('public, max-age=300');
     expect(spoofed.text).toBe(honest.text);
     // The one request header it depends on (the scheme, set by the gateway over any a client sent) is named in Vary.
-    expect(String(spoofed.headers.vary).split(/\s*,\s*/).map((h) => h.toLowerCase())).toContain('x-forwarded-proto');
+    expect(
+      String(spoofed.headers.vary)
+        .split(/\s*,\s*/)
+        .map((h) => h.toLowerCase()),
+    ).toContain('x-forwarded-proto');
     expect(honest.headers.get('vary')?.toLowerCase()).toContain('x-forwarded-proto');
   });
 });

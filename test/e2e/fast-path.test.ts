@@ -37,7 +37,9 @@ describe('authorize and read in one round trip', () => {
   // First in this file: before any token is issued there is no token key, and a token of the named shape is nobody's.
   it('refuses a named token before any token was ever issued, reading only for the key', async () => {
     const shaped = `demo-app.${Math.floor(runtime.deps.clock.now() / 1000) + 60}.${randomBytes(32).toString('base64url')}.${randomBytes(16).toString('base64url')}`;
-    const seen = await recorded(() => call(runtime, MENU, { token: shaped }).then((r) => expect([r.status, r.body.error.code]).toEqual([401, 'invalid_token'])));
+    const seen = await recorded(() =>
+      call(runtime, MENU, { token: shaped }).then((r) => expect([r.status, r.body.error.code]).toEqual([401, 'invalid_token'])),
+    );
     expect(seen.map((c) => c.name)).toEqual(['GetItem']);
   });
 
@@ -73,7 +75,7 @@ describe('authorize and read in one round trip', () => {
     expect(roundTrips(seen)).toBe(1);
   });
 
-  it('reads a date-keyed day in one round trip once the location\'s zone is known, and answers by the zone read with the request', async () => {
+  it("reads a date-keyed day in one round trip once the location's zone is known, and answers by the zone read with the request", async () => {
     const { token } = await tokenFor(runtime, { scopes: ['sportsq:read'] });
     const path = '/v1/demo-group/sydney-harbour/sportsq/provider';
     // The family's function reads the token key versions once (another location: this one's zone stays unseen).
@@ -90,7 +92,9 @@ describe('authorize and read in one round trip', () => {
     const guide = '/v1/demo-group/sydney-harbour/sportsq';
     const before = await call(runtime, guide, { token });
     // UTC+14 and UTC−11 are 25 hours apart: at least one of them is on another date than the location now.
-    const zone = ['Pacific/Kiritimati', 'Pacific/Pago_Pago'].find((z) => businessDateAt({ timezone: z }, runtime.deps.clock.now()).calendarDate !== before.body.data.date)!;
+    const zone = ['Pacific/Kiritimati', 'Pacific/Pago_Pago'].find(
+      (z) => businessDateAt({ timezone: z }, runtime.deps.clock.now()).calendarDate !== before.body.data.date,
+    )!;
     await runtime.store.locations.put({ ...location, timezone: zone });
     try {
       let after: Awaited<ReturnType<typeof call>> | undefined;
@@ -109,7 +113,9 @@ describe('authorize and read in one round trip', () => {
     const guide = '/v1/demo-group/sydney-harbour/sportsq';
     await call(runtime, guide, { token });
     const seen = await recorded(() =>
-      call(runtime, `${guide}?date=2026-02-30`, { token }).then((r) => expect([r.status, r.body.error.code]).toEqual([400, 'invalid_request'])),
+      call(runtime, `${guide}?date=2026-02-30`, { token }).then((r) =>
+        expect([r.status, r.body.error.code]).toEqual([400, 'invalid_request']),
+      ),
     );
     expect(seen.map((c) => c.name).sort()).toEqual(['BatchGetItem', 'UpdateItem']);
   });
@@ -148,7 +154,9 @@ describe('authorize and read in one round trip', () => {
     const first = await call(runtime, `${reviews}?limit=1`, { token });
     expect(first.body.data.page.nextPageToken).toEqual(expect.any(String));
 
-    const undated = await recorded(() => call(runtime, `${reviews}?minRating=1&limit=1`, { token }).then((r) => expect(r.status).toBe(200)));
+    const undated = await recorded(() =>
+      call(runtime, `${reviews}?minRating=1&limit=1`, { token }).then((r) => expect(r.status).toBe(200)),
+    );
     expect(undated.map((c) => c.name).sort()).toEqual(['BatchGetItem', 'Query', 'UpdateItem']);
     expect(roundTrips(undated)).toBe(1);
     const dated = await recorded(() =>
@@ -157,7 +165,9 @@ describe('authorize and read in one round trip', () => {
     expect(roundTrips(dated)).toBe(1);
     // A later page starts where its token says, known only once the token is read with the request.
     const next = await recorded(() =>
-      call(runtime, `${reviews}?limit=1&pageToken=${encodeURIComponent(first.body.data.page.nextPageToken)}`, { token }).then((r) => expect(r.status).toBe(200)),
+      call(runtime, `${reviews}?limit=1&pageToken=${encodeURIComponent(first.body.data.page.nextPageToken)}`, { token }).then((r) =>
+        expect(r.status).toBe(200),
+      ),
     );
     expect(roundTrips(next)).toBe(2);
   });
@@ -170,7 +180,9 @@ describe('authorize and read in one round trip', () => {
     const altered = `${id}.${Number(exp) + 3600}.${token.split('.')[2]}.${tag}`;
     const before = await rateCount(runtime, clientId);
     for (const bad of [forged, altered]) {
-      const seen = await recorded(() => call(runtime, MENU, { token: bad }).then((r) => expect([r.status, r.body.error.code]).toEqual([401, 'invalid_token'])));
+      const seen = await recorded(() =>
+        call(runtime, MENU, { token: bad }).then((r) => expect([r.status, r.body.error.code]).toEqual([401, 'invalid_token'])),
+      );
       expect(seen).toEqual([]);
     }
     expect(await rateCount(runtime, clientId)).toBe(before);
@@ -189,7 +201,9 @@ describe('authorize and read in one round trip', () => {
       expiresAt: new Date((Math.floor(runtime.deps.clock.now() / 1000) - 1) * 1000).toISOString(),
     });
     const before = await rateCount(runtime, clientId);
-    const seen = await recorded(() => call(runtime, MENU, { token: expired }).then((r) => expect([r.status, r.body.error.code]).toEqual([403, 'token_expired'])));
+    const seen = await recorded(() =>
+      call(runtime, MENU, { token: expired }).then((r) => expect([r.status, r.body.error.code]).toEqual([403, 'token_expired'])),
+    );
     expect(seen).toEqual([]);
     expect(await rateCount(runtime, clientId)).toBe(before);
   });

@@ -84,7 +84,7 @@ const HOSTILE_BODIES = [
   '{"__proto__":{"polluted":true}}',
   '{"constructor":{"prototype":{"polluted":true}}}',
   '{"prototype":1,"hasOwnProperty":2}',
-  '[' .repeat(20000),
+  '['.repeat(20000),
   `{"name":"${'𝔘'.repeat(60000)}"}`,
   `{"name":"${'x'.repeat(500000)}"}`,
   '{"sections":[{"id":"s","name":"S","sortOrder":1e200,"enabled":true,"items":[]}]}',
@@ -103,7 +103,15 @@ const HOSTILE_BODIES = [
   '%ff%fe=%00',
 ];
 
-const CONTENT_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', '*/*', 'x'.repeat(2000)];
+const CONTENT_TYPES = [
+  'application/json',
+  'application/x-www-form-urlencoded',
+  'text/plain',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=utf-16',
+  '*/*',
+  'x'.repeat(2000),
+];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
 type Reply = { status: number; body: string };
@@ -114,7 +122,14 @@ function send(base: string, method: string, path: string, headers: Record<string
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, method, path, headers: body === null ? headers : { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, agent },
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: body === null ? headers : { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+        agent,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -144,7 +159,10 @@ async function stateOf(runtime: LocalRuntime) {
   const queues = await Promise.all(
     [runtime.queues.webhookQueueUrl, runtime.queues.webhookDlqUrl].map(async (QueueUrl) => {
       const { Attributes } = await runtime.sqs.send(
-        new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+        new GetQueueAttributesCommand({
+          QueueUrl,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
       );
       return Attributes;
     }),
@@ -158,7 +176,16 @@ let token: string;
 beforeAll(async () => {
   runtime = await startTestRuntime();
   const app = await tokenFor(runtime, {
-    scopes: ['locations:read', 'shiftq:read', 'sportsq:read', 'matriq:read', 'matriq:ai-scheduler:stop', 'campaigns:read', 'orderboard:read', 'bevq:read'],
+    scopes: [
+      'locations:read',
+      'shiftq:read',
+      'sportsq:read',
+      'matriq:read',
+      'matriq:ai-scheduler:stop',
+      'campaigns:read',
+      'orderboard:read',
+      'bevq:read',
+    ],
     rateLimitPerMinute: 10_000,
   });
   token = app.token;
@@ -176,8 +203,17 @@ describe(`fuzz on ${ENGINE_NAME}: never a 5xx from input`, () => {
     const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
     const chance = (p: number) => random() < p;
 
-    const templates = [...ROUTES.map((r) => ({ method: r.method, path: r.path })), ...ADMIN_ROUTES.map((r) => ({ method: r.method, path: r.path }))];
-    const valid: Record<string, string> = { group_id: 'demo-group', location_id: 'nyc-midtown', date: '2026-11-22', groupId: 'demo-group', locationId: 'nyc-midtown' };
+    const templates = [
+      ...ROUTES.map((r) => ({ method: r.method, path: r.path })),
+      ...ADMIN_ROUTES.map((r) => ({ method: r.method, path: r.path })),
+    ];
+    const valid: Record<string, string> = {
+      group_id: 'demo-group',
+      location_id: 'nyc-midtown',
+      date: '2026-11-22',
+      groupId: 'demo-group',
+      locationId: 'nyc-midtown',
+    };
 
     const before = await stateOf(runtime);
     const failures: string[] = [];
@@ -188,12 +224,16 @@ describe(`fuzz on ${ENGINE_NAME}: never a 5xx from input`, () => {
     for (let i = 0; i < REQUESTS; i++) {
       const template = pick(templates);
       const method = chance(0.7) ? template.method : pick(METHODS);
-      let path = template.path.replace(/\{(\w+)\+?\}/g, (_, name: string) => (valid[name] && chance(0.4) ? valid[name] : pick(HOSTILE_SEGMENTS)));
+      let path = template.path.replace(/\{(\w+)\+?\}/g, (_, name: string) =>
+        valid[name] && chance(0.4) ? valid[name] : pick(HOSTILE_SEGMENTS),
+      );
       if (chance(0.1)) path += `/${pick(HOSTILE_SEGMENTS)}`;
       if (chance(0.5)) {
         const n = 1 + Math.floor(random() * 4);
         const pairs = Array.from({ length: n }, () => {
-          const name = chance(0.4) ? pick(PROTO_NAMES) : pick(['businessDate', 'businessDay', 'date', 'limit', 'pageToken', 'groupId', 'clientId', 'minRating', 'provider', 'x']);
+          const name = chance(0.4)
+            ? pick(PROTO_NAMES)
+            : pick(['businessDate', 'businessDay', 'date', 'limit', 'pageToken', 'groupId', 'clientId', 'minRating', 'provider', 'x']);
           return `${encodeURIComponent(name)}=${encodeURIComponent(pick(HOSTILE_VALUES))}`;
         });
         if (chance(0.2)) pairs.push(pairs[0]!);
@@ -203,7 +243,16 @@ describe(`fuzz on ${ENGINE_NAME}: never a 5xx from input`, () => {
       const isAdmin = path.startsWith('/admin');
       if (isAdmin) headers.Authorization = chance(0.85) ? `Bearer ${runtime.adminKey}` : `Bearer ${pick(LATIN1_HEADER_VALUES)}`;
       else if (chance(0.8)) headers.Authorization = `Bearer ${token}`;
-      else if (chance(0.5)) headers.Authorization = pick([`Bearer ${'a'.repeat(600)}`, 'Basic Og==', 'Basic !!!', 'Bearer', `Bearer ${token}x`, 'Digest x', ...LATIN1_HEADER_VALUES]);
+      else if (chance(0.5))
+        headers.Authorization = pick([
+          `Bearer ${'a'.repeat(600)}`,
+          'Basic Og==',
+          'Basic !!!',
+          'Bearer',
+          `Bearer ${token}x`,
+          'Digest x',
+          ...LATIN1_HEADER_VALUES,
+        ]);
       if (chance(0.3)) headers[pick(PROTO_NAMES)] = pick(LATIN1_HEADER_VALUES);
       if (chance(0.3)) headers['If-None-Match'] = pick(LATIN1_HEADER_VALUES);
       if (chance(0.3)) headers.Accept = pick(['*/*', 'image/*', 'text/html,*/*;q=0.8', 'application/json', ...LATIN1_HEADER_VALUES]);
@@ -211,7 +260,11 @@ describe(`fuzz on ${ENGINE_NAME}: never a 5xx from input`, () => {
       let body: string | null = null;
       if (method !== 'GET' && method !== 'HEAD' && chance(0.8)) {
         body = pick(HOSTILE_BODIES);
-        headers['Content-Type'] = chance(0.7) ? (path === '/oauth/token' ? 'application/x-www-form-urlencoded' : 'application/json') : pick(CONTENT_TYPES);
+        headers['Content-Type'] = chance(0.7)
+          ? path === '/oauth/token'
+            ? 'application/x-www-form-urlencoded'
+            : 'application/json'
+          : pick(CONTENT_TYPES);
       }
 
       let reply: Reply;
@@ -228,15 +281,19 @@ describe(`fuzz on ${ENGINE_NAME}: never a 5xx from input`, () => {
         changesAccepted += 1;
         if (TOKEN_KEY_CHANGE.test(path)) tokenKeysChanged = true;
       }
-      if (reply.status >= 500 || reply.status < 200) failures.push(`#${i} ${method} ${path.slice(0, 120)} → ${reply.status} ${reply.body.slice(0, 200)}`);
-      else if (LEAK.test(reply.body)) failures.push(`#${i} ${method} ${path.slice(0, 120)} → ${reply.status} leaks: ${reply.body.slice(0, 300)}`);
+      if (reply.status >= 500 || reply.status < 200)
+        failures.push(`#${i} ${method} ${path.slice(0, 120)} → ${reply.status} ${reply.body.slice(0, 200)}`);
+      else if (LEAK.test(reply.body))
+        failures.push(`#${i} ${method} ${path.slice(0, 120)} → ${reply.status} leaks: ${reply.body.slice(0, 300)}`);
     }
     const after = await stateOf(runtime);
     const stops = after.rows.filter((row) => row.startsWith('{"PK":"MATRIQ_COMMAND#') && !before.rows.includes(row));
     const audited = after.rows.filter((row) => row.startsWith('{"PK":"AUDIT#') && !before.rows.includes(row));
     // A well-formed rotation or revocation of the token key the fuzz happened to send changes the key's versions, as it should.
     const keyVersions = (row: string) => tokenKeysChanged && row.startsWith('{"PK":"TOKEN_KEY"');
-    const added = after.rows.filter((row) => !before.rows.includes(row) && !stops.includes(row) && !audited.includes(row) && !keyVersions(row));
+    const added = after.rows.filter(
+      (row) => !before.rows.includes(row) && !stops.includes(row) && !audited.includes(row) && !keyVersions(row),
+    );
     const removed = before.rows.filter((row) => !after.rows.includes(row) && !keyVersions(row));
 
     console.log(

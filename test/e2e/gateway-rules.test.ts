@@ -55,7 +55,10 @@ describe('response headers', () => {
     expect(bearer.headers.get('www-authenticate')).toBe('Bearer realm="customer-api"');
     const basic = await raw('/oauth/token', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from('app_unknown:wrong').toString('base64')}` },
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: `Basic ${Buffer.from('app_unknown:wrong').toString('base64')}`,
+      },
       body: 'grant_type=client_credentials',
     });
     expect(basic.status).toBe(401);
@@ -112,7 +115,11 @@ describe('unknown paths and methods', () => {
   });
 
   it("refuses an unsigned admin request with API Gateway's own 403, whatever the path below /admin/", async () => {
-    for (const [method, path] of [['GET', '/admin/v1/apps'], ['DELETE', '/admin/v1/apps'], ['GET', '/admin/v1/nothing-here']] as const) {
+    for (const [method, path] of [
+      ['GET', '/admin/v1/apps'],
+      ['DELETE', '/admin/v1/apps'],
+      ['GET', '/admin/v1/nothing-here'],
+    ] as const) {
       const reply = await raw(path, { method });
       expect(reply.status, `${method} ${path}`).toBe(403);
       expect(await reply.json()).toEqual({ message: 'Forbidden' });
@@ -153,7 +160,11 @@ describe('payload limits', () => {
 describe('events pass through JSON, as Lambda hands them over', () => {
   it('serves a query or header named __proto__ or constructor like any other name', async () => {
     for (const query of ['__proto__=x', 'constructor=x', '__proto__[a]=1&constructor=2&hasOwnProperty=3']) {
-      const headers = new Headers([['Authorization', `Bearer ${token}`], ['constructor', 'x'], ['__proto__', 'y']]);
+      const headers = new Headers([
+        ['Authorization', `Bearer ${token}`],
+        ['constructor', 'x'],
+        ['__proto__', 'y'],
+      ]);
       const reply = await raw(`/v1/demo-group/locations?${query}`, { headers });
       expect(reply.status, query).toBe(200);
     }
@@ -192,7 +203,10 @@ describe('the event a function receives', () => {
 
   it('is payload 1.0: the matched template, decoded parameters, text or base64 bodies, own keys only, forwarding headers of its own', async () => {
     await fetch(`${url}/v1/demo-group/caf%C3%A9/modules?__proto__=a&constructor=b&x=1&x=2`, {
-      headers: new Headers([['X-Forwarded-Proto', 'https'], ['constructor', 'c']]),
+      headers: new Headers([
+        ['X-Forwarded-Proto', 'https'],
+        ['constructor', 'c'],
+      ]),
     });
     expect(last).toMatchObject({
       version: '1.0',
@@ -213,7 +227,11 @@ describe('the event a function receives', () => {
 
     await fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"a":1}' });
     expect(last).toMatchObject({ body: '{"a":1}', isBase64Encoded: false });
-    await fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: Buffer.from([0, 255]) });
+    await fetch(`${url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/octet-stream' },
+      body: Buffer.from([0, 255]),
+    });
     expect(last).toMatchObject({ body: Buffer.from([0, 255]).toString('base64'), isBase64Encoded: true });
 
     await fetch(`${url}/v1/nowhere`, { method: 'PUT' });
@@ -233,7 +251,9 @@ describe('stage throttling', () => {
     const clock = manualClock();
     const served: ProxyHandler = async () => ({ statusCode: 200, body: '' });
     const handlers = Object.fromEntries(FAMILIES.map((f) => [f, served])) as Record<Family, ProxyHandler>;
-    const server = createGateway(handlers, { handler: served, key: ADMIN_KEY }, { rateLimit: 1, burstLimit: 3 }, undefined, { now: clock.now });
+    const server = createGateway(handlers, { handler: served, key: ADMIN_KEY }, { rateLimit: 1, burstLimit: 3 }, undefined, {
+      now: clock.now,
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const get = (path: string) => fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`);
     try {

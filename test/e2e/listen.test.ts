@@ -65,7 +65,7 @@ describe('npm run listen', () => {
     expect(listen.stdout().split(listen.secret)).toHaveLength(2);
   });
 
-  it('forwards a published menu\'s delivery with its exact body and signature headers; the endpoint\'s 500 makes the service retry', async () => {
+  it("forwards a published menu's delivery with its exact body and signature headers; the endpoint's 500 makes the service retry", async () => {
     expect((await adminCall(runtime, 'PUT', '/menus/demo-group/nyc-midtown', sampleMenu())).status).toBe(200);
     await waitForForwarded(2);
     const [failed, retried] = forwarded as [Forwarded, Forwarded];
@@ -80,7 +80,10 @@ describe('npm run listen', () => {
     const eventId = failed.headers['x-service-event-id'] as string;
     expect(retried.headers['x-service-event-id']).toBe(eventId);
     expect(retried.body).toBe(failed.body);
-    await listen.waitForLine(new RegExp(`${eventId}  bevq\\.menu\\.updated  demo-group/nyc-midtown  verified yes  -> 200$`), 'the retry\'s line');
+    await listen.waitForLine(
+      new RegExp(`${eventId}  bevq\\.menu\\.updated  demo-group/nyc-midtown  verified yes  -> 200$`),
+      "the retry's line",
+    );
     expect(listen.stdout()).toMatch(new RegExp(`${eventId}  bevq\\.menu\\.updated  demo-group/nyc-midtown  verified yes  -> 500\\n`));
     const { body } = await adminCall(runtime, 'GET', `/destinations/${listen.destinationId}/deliveries`);
     expect(body.deliveries.map((d: { eventId: string; status: string; attempts: number }) => [d.eventId, d.status, d.attempts])).toEqual([
@@ -105,6 +108,8 @@ describe('npm run listen', () => {
   it('refuses a runtime that does not allow loopback destinations, naming the command that does, and a mistyped flag', async () => {
     const closed = runtimeFileFor(runtime, mkdtempSync(join(tmpdir(), 'listen-')), 'runtime.json', { webhookAllowLoopback: false });
     await expect(startListen(closed, ['--app', clientId, '--forward-to', endpointUrl])).rejects.toThrow(/npm run start:listen/);
-    await expect(startListen(runtimeFile, ['--app', clientId, '--forward-too', endpointUrl])).rejects.toThrow(/Unknown option '--forward-too'\nusage: npm run listen/);
+    await expect(startListen(runtimeFile, ['--app', clientId, '--forward-too', endpointUrl])).rejects.toThrow(
+      /Unknown option '--forward-too'\nusage: npm run listen/,
+    );
   });
 });

@@ -21,7 +21,9 @@ const dataDir = join(scratch, 'data');
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 // The first start on the engine under test, as local-runtime.test.ts does.
-const engineEnv: Record<string, string> = TEST_DYNAMODB_ENDPOINT ? { DYNAMODB_ENDPOINT: TEST_DYNAMODB_ENDPOINT, TABLE_NAME: `customer-api-lock-${process.pid}` } : {};
+const engineEnv: Record<string, string> = TEST_DYNAMODB_ENDPOINT
+  ? { DYNAMODB_ENDPOINT: TEST_DYNAMODB_ENDPOINT, TABLE_NAME: `customer-api-lock-${process.pid}` }
+  : {};
 
 type Run = { child: ChildProcess; output: () => string; exited: Promise<number | null>; runtimeFile?: string };
 
@@ -86,7 +88,13 @@ async function refusal(started: Run): Promise<{ code: number | null; lines: stri
     await interrupt(started);
     throw new Error(`still running after 20 s:\n${started.output()}`);
   }
-  return { code, lines: started.output().split('\n').filter((line) => line.trim() !== '') };
+  return {
+    code,
+    lines: started
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() !== ''),
+  };
 }
 
 /**
@@ -200,7 +208,7 @@ describe('npm start says what is wrong, in one line', () => {
     }
   }, 60_000);
 
-  it("runs docs/development.md's \"Running against other engines\" commands as written, after a plain start, and answers", async () => {
+  it('runs docs/development.md\'s "Running against other engines" commands as written, after a plain start, and answers', async () => {
     const page = readFileSync(join(ROOT, 'docs/development.md'), 'utf8');
     expect(page).toContain('\n## Running against other engines\n');
     const section = page.slice(page.indexOf('## Running against other engines'));

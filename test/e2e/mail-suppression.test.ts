@@ -33,11 +33,16 @@ afterAll(async () => {
 /** Queues an owner alert as a /v1 request does, and runs the sweeper as its schedule would. */
 async function alertAndSweep(to: string): Promise<string> {
   const subject = `Customer API: alert ${++n}`;
-  await runtime.store.mailOutbox.queue(`rate-limit#app_test#${n}#warning`, { to, subject, text: 'usage reached 80 %' }, runtime.deps.clock.now());
+  await runtime.store.mailOutbox.queue(
+    `rate-limit#app_test#${n}#warning`,
+    { to, subject, text: 'usage reached 80 %' },
+    runtime.deps.clock.now(),
+  );
   await runtime.sweep();
   return subject;
 }
-const mailTo = async (address: string) => (await sentMail(runtime)).filter((m) => m.to.some((to) => to.toLowerCase() === address.toLowerCase()));
+const mailTo = async (address: string) =>
+  (await sentMail(runtime)).filter((m) => m.to.some((to) => to.toLowerCase() === address.toLowerCase()));
 const pendingMail = async () => (await scanTable(runtime)).filter((i) => String(i.PK).startsWith('MAIL#') && i.GSI1PK !== undefined);
 const suppressionItems = async () => (await scanTable(runtime)).filter((i) => String(i.PK).startsWith('MAIL_SUPPRESSION#'));
 
@@ -61,7 +66,9 @@ describe(`owner mail to a bouncing address (${ENGINE_NAME})`, () => {
     expect(await mailTo(BOUNCING)).toHaveLength(1);
     expect(await pendingMail()).toEqual([]);
     // Mail the admin function sends itself (a destination notice) is held back too.
-    expect(await sendMail(runtime.functionDeps('admin-api'), { to: BOUNCING, subject: 'direct', text: 'x' }, 'destination-created')).toBe(false);
+    expect(await sendMail(runtime.functionDeps('admin-api'), { to: BOUNCING, subject: 'direct', text: 'x' }, 'destination-created')).toBe(
+      false,
+    );
     expect(await mailTo(BOUNCING)).toHaveLength(1);
 
     // Operators see it: the admin API's list, the application documents, the CLI.
@@ -106,15 +113,23 @@ describe(`owner mail to a bouncing address (${ENGINE_NAME})`, () => {
 });
 
 describe(`what the mail-events function and the admin API refuse (${ENGINE_NAME})`, () => {
-  const record = (bounce: unknown) => JSON.stringify({ eventType: 'Bounce', bounce, mail: { messageId: 'm-1', destination: ['x@example.com'] } });
-  const good = { bounceType: 'Permanent', bouncedRecipients: [{ emailAddress: 'victim@example.com' }], timestamp: '2026-11-22T12:00:00.000Z' };
+  const record = (bounce: unknown) =>
+    JSON.stringify({ eventType: 'Bounce', bounce, mail: { messageId: 'm-1', destination: ['x@example.com'] } });
+  const good = {
+    bounceType: 'Permanent',
+    bouncedRecipients: [{ emailAddress: 'victim@example.com' }],
+    timestamp: '2026-11-22T12:00:00.000Z',
+  };
 
   it.each([
     ['not JSON', 'not json {'],
     ['no event type', JSON.stringify({ bounce: good })],
     ['no bounce type', record({ ...good, bounceType: undefined })],
     ['no recipients', record({ ...good, bouncedRecipients: [] })],
-    ['a recipient that is no address, beside a good one', record({ ...good, bouncedRecipients: [{ emailAddress: 'victim@example.com' }, { emailAddress: 'not an address' }] })],
+    [
+      'a recipient that is no address, beside a good one',
+      record({ ...good, bouncedRecipients: [{ emailAddress: 'victim@example.com' }, { emailAddress: 'not an address' }] }),
+    ],
     ['no time', record({ ...good, timestamp: 'yesterday' })],
   ])('refuses a notification with %s, marking nothing', async (_, message) => {
     await expect(runtime.mailEvents.deliver(message)).rejects.toMatchObject({ name: 'MalformedMailEvent' });
@@ -148,7 +163,8 @@ describe(`what the mail-events function and the admin API refuse (${ENGINE_NAME}
 describe(`listing suppressed addresses (${ENGINE_NAME})`, () => {
   it('pages through every partition with the signed cursor: each address once, whatever the page size', async () => {
     const addresses = Array.from({ length: 7 }, (_, i) => `paged-${i}@list.example`);
-    for (const address of addresses) await runtime.store.mailSuppressions.suppress({ address, reason: 'bounce', at: '2026-11-22T12:00:00.000Z' });
+    for (const address of addresses)
+      await runtime.store.mailSuppressions.suppress({ address, reason: 'bounce', at: '2026-11-22T12:00:00.000Z' });
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;

@@ -60,12 +60,21 @@ describe('matriq reads', () => {
     expect(aliasRest).toEqual(mainRest);
     const data = main.body.data;
     expect(data.businessDate).toEqual({ active: '20261122', calendarDate: '2026-11-22', timezone: 'America/New_York' });
-    expect(data.providers).toEqual([{ providerKey: 'directv', providerLabel: 'DIRECTV', providerLogo: `${runtime.url}/v1/assets/sports-logo/directv.svg` }]);
+    expect(data.providers).toEqual([
+      { providerKey: 'directv', providerLabel: 'DIRECTV', providerLogo: `${runtime.url}/v1/assets/sports-logo/directv.svg` },
+    ]);
     expect(data.providersAvailable).toContainEqual({
-      eventId: '20261122-nfl-nyg-dal', title: 'Dallas Cowboys at New York Giants', league: 'NFL',
-      leagueLogo: `${runtime.url}/v1/assets/sports-logo/nfl.svg`, homeTeam: 'New York Giants', awayTeam: 'Dallas Cowboys',
-      homeLogo: `${runtime.url}/v1/assets/sports-logo/team-badge.png`, awayLogo: `${runtime.url}/v1/assets/sports-logo/team-badge.png`,
-      providerLabel: 'DIRECTV', providerLogo: `${runtime.url}/v1/assets/sports-logo/directv.svg`, channelNumber: '5',
+      eventId: '20261122-nfl-nyg-dal',
+      title: 'Dallas Cowboys at New York Giants',
+      league: 'NFL',
+      leagueLogo: `${runtime.url}/v1/assets/sports-logo/nfl.svg`,
+      homeTeam: 'New York Giants',
+      awayTeam: 'Dallas Cowboys',
+      homeLogo: `${runtime.url}/v1/assets/sports-logo/team-badge.png`,
+      awayLogo: `${runtime.url}/v1/assets/sports-logo/team-badge.png`,
+      providerLabel: 'DIRECTV',
+      providerLogo: `${runtime.url}/v1/assets/sports-logo/directv.svg`,
+      channelNumber: '5',
     });
     expect(JSON.stringify(data)).not.toMatch(/"PK"|"SK"|lineupId|lastSeenAt/);
   });
@@ -86,8 +95,18 @@ describe('matriq reads', () => {
     const data = reply.body.data;
     expect(data.businessDay).toBe('20261122');
     expect(data.deviceIds).toEqual(['tv-nyc-bar-1', 'tv-nyc-bar-2']);
-    expect(data.status).toMatchObject({ running: true, published: true, draftExists: true, runtime: { emergencyStopActive: false, lastStopAt: null } });
-    expect(data.currentPublishedDraft.draft.items[0]).toEqual({ id: 'slot-1', start: '13:00', end: '16:00', eventTitle: 'Dallas Cowboys at New York Giants' });
+    expect(data.status).toMatchObject({
+      running: true,
+      published: true,
+      draftExists: true,
+      runtime: { emergencyStopActive: false, lastStopAt: null },
+    });
+    expect(data.currentPublishedDraft.draft.items[0]).toEqual({
+      id: 'slot-1',
+      start: '13:00',
+      end: '16:00',
+      eventTitle: 'Dallas Cowboys at New York Giants',
+    });
     expect(data.actions).toEqual([
       expect.objectContaining({ method: 'POST', endpoint: `${runtime.url}${STOP}`, scope: 'matriq:ai-scheduler:stop' }),
     ]);
@@ -213,7 +232,9 @@ describe('POST emergency-stop', () => {
     const replay = await stop({ body: JSON.stringify({ reason: 'Apply me' }), key: 'apply-key-0001' });
     expect(replay.body.data).toMatchObject({ commandId, status: 'applied', completedAt: appliedAt });
     // The same report again is harmless; a contradicting one is refused.
-    await expect(recordStopResult(runtime.store, { commandId, status: 'applied' }, clock.now())).resolves.toMatchObject({ status: 'applied' });
+    await expect(recordStopResult(runtime.store, { commandId, status: 'applied' }, clock.now())).resolves.toMatchObject({
+      status: 'applied',
+    });
     await expect(recordStopResult(runtime.store, { commandId, status: 'failed' }, clock.now())).rejects.toThrow(AdminInputError);
   });
 
@@ -231,8 +252,12 @@ describe('POST emergency-stop', () => {
   });
 
   it('stop-result refuses unknown and malformed command ids', async () => {
-    await expect(recordStopResult(runtime.store, { commandId: `cmd_${'0'.repeat(32)}`, status: 'applied' }, clock.now())).rejects.toThrow(/does not exist/);
+    await expect(recordStopResult(runtime.store, { commandId: `cmd_${'0'.repeat(32)}`, status: 'applied' }, clock.now())).rejects.toThrow(
+      /does not exist/,
+    );
     await expect(recordStopResult(runtime.store, { commandId: 'nope', status: 'applied' }, clock.now())).rejects.toThrow(AdminInputError);
-    await expect(recordStopResult(runtime.store, { commandId: `cmd_${'0'.repeat(32)}`, status: 'queued' as 'applied' }, clock.now())).rejects.toThrow(AdminInputError);
+    await expect(
+      recordStopResult(runtime.store, { commandId: `cmd_${'0'.repeat(32)}`, status: 'queued' as 'applied' }, clock.now()),
+    ).rejects.toThrow(AdminInputError);
   });
 });

@@ -47,7 +47,10 @@ function startReceiver(reconcileEverySeconds: number) {
   child.stdout.on('data', (c: Buffer) => void (output += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => void (output += c.toString('utf8')));
   receiver = { child, output: () => output };
-  return until(() => output.includes('menu-sync listening on'), () => `the receiver to start:\n${output}`);
+  return until(
+    () => output.includes('menu-sync listening on'),
+    () => `the receiver to start:\n${output}`,
+  );
 }
 
 async function until(done: () => boolean, what: () => string, timeoutMs = 30_000): Promise<void> {
@@ -102,7 +105,10 @@ describe('examples/menu-sync against the local runtime', () => {
     // Published, but outside the application: neither delivered nor reconciled.
     await publish('london-soho', 11);
     published = { 'demo-group/nyc-midtown': nyc.revision, 'demo-group/denver-union': denver.revision };
-    await until(() => Object.keys(copies()).length >= 2, () => `the copies ${JSON.stringify(published)}, have ${JSON.stringify(copies())}`);
+    await until(
+      () => Object.keys(copies()).length >= 2,
+      () => `the copies ${JSON.stringify(published)}, have ${JSON.stringify(copies())}`,
+    );
     expect(copies()).toEqual(published);
     expect(receiver!.output()).toContain(`webhook ${nyc.eventId} demo-group/nyc-midtown synced revision ${nyc.revision}`);
     expect(receiver!.output()).toContain(`webhook ${denver.eventId} demo-group/denver-union synced revision ${denver.revision}`);
@@ -117,7 +123,10 @@ describe('examples/menu-sync against the local runtime', () => {
     await startReceiver(1);
     const expected = { ...published, 'demo-group/nyc-midtown': missed.revision };
     const caughtUp = `reconcile demo-group/nyc-midtown revision ${missed.revision} (changed)`;
-    await until(() => receiver!.output().includes(caughtUp), () => `"${caughtUp}" in:\n${receiver!.output()}`);
+    await until(
+      () => receiver!.output().includes(caughtUp),
+      () => `"${caughtUp}" in:\n${receiver!.output()}`,
+    );
     expect(copies()).toEqual(expected);
     expect(receiver!.output()).not.toContain(missed.eventId);
     // The failed delivery is still waiting for its retry: the copy did not come through it.

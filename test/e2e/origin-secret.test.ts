@@ -85,8 +85,12 @@ describe('a stage behind its edge (the runtime with an origin secret)', () => {
     }
   });
 
-  it('guards the token endpoint too, and leaves the admin API (IAM, or the console\'s own distribution) reachable directly', async () => {
-    const form = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=x&client_secret=y' };
+  it("guards the token endpoint too, and leaves the admin API (IAM, or the console's own distribution) reachable directly", async () => {
+    const form = {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&client_id=x&client_secret=y',
+    };
     const direct = await fetch(`${runtime.url}/oauth/token`, form);
     expect(direct.status).toBe(403);
     expect(((await direct.json()) as { error: { code: string } }).error.code).toBe('forbidden');
@@ -98,7 +102,10 @@ describe('a stage behind its edge (the runtime with an origin secret)', () => {
   });
 
   it("logs the edge's viewer address only when the secret matched; a spoofed one without it is ignored", async () => {
-    const trusted = await call(runtime, locations, { token, headers: { [ORIGIN_VERIFY_HEADER]: SECRET, [VIEWER_ADDRESS_HEADER]: SPOOFED } });
+    const trusted = await call(runtime, locations, {
+      token,
+      headers: { [ORIGIN_VERIFY_HEADER]: SECRET, [VIEWER_ADDRESS_HEADER]: SPOOFED },
+    });
     expect(trusted.status).toBe(200);
     expect(accessLineOf(trusted.headers.get('x-request-id'))).toMatchObject({ status: 200, operation: 'listLocations', ip: SPOOFED });
 

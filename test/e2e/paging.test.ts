@@ -35,7 +35,8 @@ beforeAll(async () => {
   await Promise.all(ids.map((id) => runtime.store.locations.put(locationOf(GROUP, id, at))));
   // 501 locations: one more than the default page.
   const big = Array.from({ length: 501 }, (_, i) => `site-${String(i).padStart(4, '0')}`);
-  for (let i = 0; i < big.length; i += 50) await Promise.all(big.slice(i, i + 50).map((id) => runtime.store.locations.put(locationOf(BIG, id, at))));
+  for (let i = 0; i < big.length; i += 50)
+    await Promise.all(big.slice(i, i + 50).map((id) => runtime.store.locations.put(locationOf(BIG, id, at))));
   ({ token } = await tokenFor(runtime, { groupId: GROUP, scopes: [...SCOPES] }));
 }, 120_000);
 afterAll(() => runtime?.stop());
@@ -69,7 +70,12 @@ describe(`group lists page by location (${ENGINE_NAME})`, () => {
     const campaigns = await allPages(`/v1/${GROUP}/campaigns`, token, 5);
     expect(campaigns.map((p) => p.locations.map((l: { id: string }) => l.id))).toEqual([ids.slice(0, 5), ids.slice(5)]);
     const menus = await allPages(`/v1/${GROUP}/bevq`, token, 2);
-    expect(menus.map((p) => p.locations.map((l: { id: string }) => l.id))).toEqual([ids.slice(0, 2), ids.slice(2, 4), ids.slice(4, 6), ids.slice(6)]);
+    expect(menus.map((p) => p.locations.map((l: { id: string }) => l.id))).toEqual([
+      ids.slice(0, 2),
+      ids.slice(2, 4),
+      ids.slice(4, 6),
+      ids.slice(6),
+    ]);
     const leaderboard = await allPages(`/v1/${GROUP}/shiftq/group-leaderboard`, token, 6);
     expect(leaderboard.map((p) => p.locationEndpoints.map((l: { id: string }) => l.id))).toEqual([ids.slice(0, 6), ids.slice(6)]);
   });
@@ -92,7 +98,9 @@ describe(`group lists page by location (${ENGINE_NAME})`, () => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ encoding: res.headers['content-encoding'], bytes: Buffer.concat(chunks) }));
-      }).on('error', reject).end();
+      })
+        .on('error', reject)
+        .end();
     });
     expect(wire.encoding).toBe('gzip');
     const json = gunzipSync(wire.bytes);
@@ -102,7 +110,11 @@ describe(`group lists page by location (${ENGINE_NAME})`, () => {
   });
 
   it('gives a location-scoped token only its locations, page by page', async () => {
-    const { token: scoped } = await tokenFor(runtime, { groupId: GROUP, scopes: ['locations:read'], allowedLocationIds: [ids[1]!, ids[5]!] });
+    const { token: scoped } = await tokenFor(runtime, {
+      groupId: GROUP,
+      scopes: ['locations:read'],
+      allowedLocationIds: [ids[1]!, ids[5]!],
+    });
     const pages = await allPages(`/v1/${GROUP}/locations`, scoped, 3);
     expect(pages.flatMap((p) => p.locations.map((l: { id: string }) => l.id))).toEqual([ids[1], ids[5]]);
   });

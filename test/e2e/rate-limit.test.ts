@@ -87,10 +87,14 @@ describe('per-application rate limit', () => {
   });
 });
 
-
 /** An operator raising an application's limit (as the admin API's edit would). */
 async function setLimit(clientId: string, limit: number): Promise<void> {
   await DynamoDBDocumentClient.from(runtime.dynamo).send(
-    new UpdateCommand({ TableName: runtime.tableName, Key: appKeys.app(clientId), UpdateExpression: 'SET rateLimitPerMinute = :l', ExpressionAttributeValues: { ':l': limit } }),
+    new UpdateCommand({
+      TableName: runtime.tableName,
+      Key: appKeys.app(clientId),
+      UpdateExpression: 'SET rateLimitPerMinute = :l',
+      ExpressionAttributeValues: { ':l': limit },
+    }),
   );
 }

@@ -50,12 +50,18 @@ describe('local API reference at /docs/', () => {
     const response = await get(`${REFERENCE_ROOT}openapi.json`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
-    const document = (await response.json()) as { servers: { url: string }[]; info: { description: string }; paths: Record<string, unknown>; webhooks: Record<string, unknown> };
+    const document = (await response.json()) as {
+      servers: { url: string }[];
+      info: { description: string };
+      paths: Record<string, unknown>;
+      webhooks: Record<string, unknown>;
+    };
     expect(document.servers).toEqual([{ url: runtime.url }]);
     expect(document.paths['/v1/{group_id}/{location_id}/bevq/menu']).toBeDefined();
     expect(Object.keys(document.webhooks)).toContain('bevq.menu.updated');
     for (const [code, { status }] of Object.entries(ERRORS)) expect(document.info.description).toContain(`| ${status} | \`${code}\` |`);
-    for (const header of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After']) expect(document.info.description).toContain(`| \`${header}\` |`);
+    for (const header of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After'])
+      expect(document.info.description).toContain(`| \`${header}\` |`);
     // Byte for byte the object the stack uploads, but for the server URL.
     expect(JSON.stringify(document)).toBe(referenceObjects(runtime.url).find((o) => o.key === 'docs/openapi.json')!.body);
   });

@@ -48,7 +48,11 @@ describe('current business date: 03:30 belongs to the previous day, 04:01 starts
   it.each(cases)('%s on %s', async (location, date, early, late) => {
     const zone = ZONES[location];
     const base = `/v1/demo-group/${location}/shiftq`;
-    for (const [hour, minute, expected] of [[3, 30, early], [4, 0, early], [4, 1, late]] as const) {
+    for (const [hour, minute, expected] of [
+      [3, 30, early],
+      [4, 0, early],
+      [4, 1, late],
+    ] as const) {
       const token = await at(zone, date, hour, minute);
       const kitchen = await call(runtime, `${base}/kitchen`, { token });
       expect(kitchen.body.data.currentBusinessDate, `${hour}:${minute}`).toBe(expected);
@@ -87,7 +91,19 @@ describe('exact business dates', () => {
       },
       clock.now(),
     );
-    const sales = (netSales: number) => ({ updatedAt: new Date(START).toISOString(), currency: 'USD', grossSales: 1000, netSales, discounts: 10, voids: 5, refunds: 0, tax: 0, tips: 0, orderCount: 10, guestCount: 12 });
+    const sales = (netSales: number) => ({
+      updatedAt: new Date(START).toISOString(),
+      currency: 'USD',
+      grossSales: 1000,
+      netSales,
+      discounts: 10,
+      voids: 5,
+      refunds: 0,
+      tax: 0,
+      tips: 0,
+      orderCount: 10,
+      guestCount: 12,
+    });
     await loadShiftq(
       runtime.store,
       {
@@ -144,16 +160,46 @@ describe('exact business dates', () => {
     expect(day367).toMatchObject({ bucketAvailable: false, bucketUnavailableReason: 'expired', requestedBucket: null });
 
     token = await at('America/New_York', '20261123', 4, 0);
-    expect((await call(runtime, '/v1/demo-group/date-lab/shiftq/kitchen?businessDate=20251121', { token })).body.data.bucketAvailable).toBe(true);
+    expect((await call(runtime, '/v1/demo-group/date-lab/shiftq/kitchen?businessDate=20251121', { token })).body.data.bucketAvailable).toBe(
+      true,
+    );
     token = await at('America/New_York', '20261123', 4, 1);
     const gone = (await call(runtime, '/v1/demo-group/date-lab/shiftq/kitchen?businessDate=20251121', { token })).body.data;
-    expect(gone).toMatchObject({ currentBusinessDate: '20261123', bucketAvailable: false, bucketUnavailableReason: 'expired', requestedBucket: null });
+    expect(gone).toMatchObject({
+      currentBusinessDate: '20261123',
+      bucketAvailable: false,
+      bucketUnavailableReason: 'expired',
+      requestedBucket: null,
+    });
   });
 
   it('never serves an item whose TTL has passed, before the table deletes it', async () => {
     clock.set(START);
-    const body = encodeBody({ updatedAt: new Date(START).toISOString(), currency: 'USD', grossSales: 1, netSales: 1, discounts: 0, voids: 0, refunds: 0, tax: 0, tips: 0, orderCount: 1, guestCount: 1, hourly: [], categories: [], employees: [] });
-    await runtime.store.shiftq.putDated('demo-group', 'date-lab', 'sales', '20261115', body, Math.floor(START / 1000) - 1, new Date(START).toISOString());
+    const body = encodeBody({
+      updatedAt: new Date(START).toISOString(),
+      currency: 'USD',
+      grossSales: 1,
+      netSales: 1,
+      discounts: 0,
+      voids: 0,
+      refunds: 0,
+      tax: 0,
+      tips: 0,
+      orderCount: 1,
+      guestCount: 1,
+      hourly: [],
+      categories: [],
+      employees: [],
+    });
+    await runtime.store.shiftq.putDated(
+      'demo-group',
+      'date-lab',
+      'sales',
+      '20261115',
+      body,
+      Math.floor(START / 1000) - 1,
+      new Date(START).toISOString(),
+    );
     expect((await scanTable(runtime)).some((i) => i.SK === 'SHIFTQ#SALES#20261115')).toBe(true);
     const token = await at('America/New_York', '20261122', 12, 0);
     const d = (await call(runtime, '/v1/demo-group/date-lab/shiftq/sales?businessDate=20261115', { token })).body.data;
@@ -165,7 +211,11 @@ describe('exact business dates', () => {
     await expect(
       loadShiftq(
         runtime.store,
-        { groupId: 'demo-group', locationId: 'date-lab', entries: [{ kind: 'kitchen', businessDate: '20251120', data: demoKitchenDay('America/New_York', '20251120', 5, START) }] },
+        {
+          groupId: 'demo-group',
+          locationId: 'date-lab',
+          entries: [{ kind: 'kitchen', businessDate: '20251120', data: demoKitchenDay('America/New_York', '20251120', 5, START) }],
+        },
         clock.now(),
       ),
     ).rejects.toThrow(/retention/);

@@ -17,7 +17,14 @@ const clock = manualClock();
 beforeAll(async () => {
   runtime = await startTestRuntime({ clock });
   dir = mkdtempSync(join(tmpdir(), 'shiftq-cli-'));
-  const info: RuntimeFile = { url: runtime.url, pid: process.pid, region: 'us-east-1', tableName: runtime.tableName, ...runtime.engines, ...runtime.queues };
+  const info: RuntimeFile = {
+    url: runtime.url,
+    pid: process.pid,
+    region: 'us-east-1',
+    tableName: runtime.tableName,
+    ...runtime.engines,
+    ...runtime.queues,
+  };
   writeFileSync(join(dir, 'runtime.json'), JSON.stringify(info));
   env = { ...process.env, CUSTOMER_API_RUNTIME_FILE: join(dir, 'runtime.json') };
 });
@@ -39,14 +46,34 @@ const file = (name: string, body: unknown) => {
   return path;
 };
 
-const sales = { updatedAt: '2026-11-22T11:00:00Z', currency: 'USD', grossSales: 500, netSales: 432.1, discounts: 10, voids: 2, refunds: 0, tax: 30, tips: 60, orderCount: 12, guestCount: 20 };
+const sales = {
+  updatedAt: '2026-11-22T11:00:00Z',
+  currency: 'USD',
+  grossSales: 500,
+  netSales: 432.1,
+  discounts: 10,
+  voids: 2,
+  refunds: 0,
+  tax: 30,
+  tips: 60,
+  orderCount: 12,
+  guestCount: 20,
+};
 
 describe('admin: shiftq load', () => {
   it('loads every entry of a file and reports them as JSON', async () => {
     const path = file('load.json', {
       entries: [
         { kind: 'sales', businessDate: '20261121', data: sales },
-        { kind: 'posMenu', data: { updatedAt: '2026-11-22T11:00:00Z', stockUpdatedAt: '2026-11-22T11:55:00Z', currency: 'USD', groups: [{ id: 'g', name: 'Mains', items: [{ id: 'a', name: 'A', price: 5, soldOut: true }] }] } },
+        {
+          kind: 'posMenu',
+          data: {
+            updatedAt: '2026-11-22T11:00:00Z',
+            stockUpdatedAt: '2026-11-22T11:55:00Z',
+            currency: 'USD',
+            groups: [{ id: 'g', name: 'Mains', items: [{ id: 'a', name: 'A', price: 5, soldOut: true }] }],
+          },
+        },
       ],
     });
     const run = await admin(['shiftq', 'load', '--group', 'demo-group', '--location', 'denver-union', '--file', path, '--json']);
@@ -66,14 +93,32 @@ describe('admin: shiftq load', () => {
   });
 
   it('accepts a single entry and prints a line per entry', async () => {
-    const run = await admin(['shiftq', 'load', '--group', 'demo-group', '--location', 'denver-union', '--file', file('one.json', { kind: 'labor', businessDate: '20261121', data: { updatedAt: '2026-11-22T11:00:00Z', currency: 'USD', roles: [] } })]);
+    const run = await admin([
+      'shiftq',
+      'load',
+      '--group',
+      'demo-group',
+      '--location',
+      'denver-union',
+      '--file',
+      file('one.json', {
+        kind: 'labor',
+        businessDate: '20261121',
+        data: { updatedAt: '2026-11-22T11:00:00Z', currency: 'USD', roles: [] },
+      }),
+    ]);
     expect(run.code).toBe(0);
     expect(run.out).toBe('Loaded labor for 20261121 (1 record(s)) at demo-group/denver-union.\n');
   });
 
   it('refuses a file with one bad entry with exit code 2 and writes nothing', async () => {
     const before = (await scanTable(runtime)).length;
-    const path = file('bad.json', { entries: [{ kind: 'sales', businessDate: '20261120', data: sales }, { kind: 'sales', businessDate: '20260230', data: sales }] });
+    const path = file('bad.json', {
+      entries: [
+        { kind: 'sales', businessDate: '20261120', data: sales },
+        { kind: 'sales', businessDate: '20260230', data: sales },
+      ],
+    });
     const run = await admin(['shiftq', 'load', '--group', 'demo-group', '--location', 'denver-union', '--file', path]);
     expect(run.code).toBe(2);
     expect(run.err).toMatch(/businessDate/);

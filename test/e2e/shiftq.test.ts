@@ -34,13 +34,27 @@ describe('every shiftq route', () => {
     for (const sub of SUB) {
       const reply = await call(runtime, `${LOC}/shiftq/${sub}`, { token });
       expect(reply.status, sub).toBe(200);
-      expect(reply.body).toMatchObject({ ok: true, version: 'v1', resource: `shiftq/${sub}`, groupId: 'demo-group', locationId: 'nyc-midtown' });
+      expect(reply.body).toMatchObject({
+        ok: true,
+        version: 'v1',
+        resource: `shiftq/${sub}`,
+        groupId: 'demo-group',
+        locationId: 'nyc-midtown',
+      });
       expect(reply.body.data.refresh, sub).toEqual({ cadence: expect.any(String), description: expect.any(String) });
     }
     const overview = await call(runtime, `${LOC}/shiftq`, { token });
     expect(overview.body.resource).toBe('shiftq');
     expect(overview.body.data.location).toEqual({ id: 'nyc-midtown', name: 'Midtown Taproom', timezone: 'America/New_York' });
-    expect(Object.keys(overview.body.data.refresh).sort()).toEqual(['clockIns', 'employees', 'kitchen', 'labor', 'posMenu', 'reservations', 'sales']);
+    expect(Object.keys(overview.body.data.refresh).sort()).toEqual([
+      'clockIns',
+      'employees',
+      'kitchen',
+      'labor',
+      'posMenu',
+      'reservations',
+      'sales',
+    ]);
     const board = await call(runtime, '/v1/demo-group/shiftq/group-leaderboard', { token });
     expect(board.status).toBe(200);
     expect(board.body.resource).toBe('shiftq/group-leaderboard');
@@ -54,7 +68,9 @@ describe('every shiftq route', () => {
     );
     const s = o.summary;
     expect(s.businessDate).toBe('20261122');
-    expect([sales.businessDate, kitchen.currentBusinessDate, clockIns.businessDate, employees.businessDate]).toEqual(Array(4).fill('20261122'));
+    expect([sales.businessDate, kitchen.currentBusinessDate, clockIns.businessDate, employees.businessDate]).toEqual(
+      Array(4).fill('20261122'),
+    );
     expect(s.salesUpdatedAt).toBe(sales.sales.updatedAt);
     expect(s.laborUpdatedAt).toBe(labor.labor.updatedAt);
     expect(s.top5Leaderboard).toEqual(sales.sales.leaderboard.slice(0, 5));
@@ -81,14 +97,26 @@ describe('shiftq/kitchen', () => {
   it('returns the current snapshot and exactly the requested earlier date, with the 15-minute alias', async () => {
     const reply = await call(runtime, `${LOC}/shiftq/kitchen?businessDate=20261121`, { token });
     const d = reply.body.data;
-    expect(d).toMatchObject({ currentBusinessDate: '20261122', requestedBusinessDate: '20261121', bucketAvailable: true, bucketUnavailableReason: null, retentionDays: 366 });
+    expect(d).toMatchObject({
+      currentBusinessDate: '20261122',
+      requestedBusinessDate: '20261121',
+      bucketAvailable: true,
+      bucketUnavailableReason: null,
+      retentionDays: 366,
+    });
     expect(d.requestedBucket.businessDate).toBe('20261121');
     expect(d.requestedBucket.dateKey).toBe('2026-11-21');
     expect(d.currentSnapshot.businessDate).toBe('20261122');
     expect(d.thirtyMinuteBuckets).toEqual(d.requestedBucket.timeBuckets);
     expect(d.requestedBucket.timeBuckets.length).toBeGreaterThan(10);
     expect(d.requestedBucket.bucketIntervalMinutes).toBe(15);
-    expect(d.latestMetadata).toMatchObject({ businessDate: '20261122', liveBusinessDate: '20261122', bucketIntervalMinutes: 15, lastStatus: 'ok', averageBasis: 'ticket_count' });
+    expect(d.latestMetadata).toMatchObject({
+      businessDate: '20261122',
+      liveBusinessDate: '20261122',
+      bucketIntervalMinutes: 15,
+      lastStatus: 'ok',
+      averageBasis: 'ticket_count',
+    });
     expect(d.latestMetadata).not.toHaveProperty('lastError');
     expect(d.latestMetadata.avgKitchenTicketTimeDivisorValue).toBe(d.currentSnapshot.counts.prepTicketCount);
     expect(d.endpoints).toEqual({
@@ -103,7 +131,13 @@ describe('shiftq/kitchen', () => {
   it('says a date without data has none, and never substitutes another date or location', async () => {
     const reply = await call(runtime, `${LOC}/shiftq/kitchen?businessDay=20261110`, { token });
     const d = reply.body.data;
-    expect(d).toMatchObject({ requestedBusinessDate: '20261110', bucketAvailable: false, bucketUnavailableReason: 'no_data', requestedBucket: null, thirtyMinuteBuckets: [] });
+    expect(d).toMatchObject({
+      requestedBusinessDate: '20261110',
+      bucketAvailable: false,
+      bucketUnavailableReason: 'no_data',
+      requestedBucket: null,
+      thirtyMinuteBuckets: [],
+    });
     expect(d.currentSnapshot.businessDate).toBe('20261122');
     const future = await call(runtime, `${LOC}/shiftq/kitchen?businessDate=20261130`, { token });
     expect(future.body.data).toMatchObject({ bucketAvailable: false, bucketUnavailableReason: 'no_data' });
@@ -112,11 +146,26 @@ describe('shiftq/kitchen', () => {
   it('reports an upstream error with error present only then', async () => {
     await addLocation('kitchen-error');
     const date = '20261122';
-    await loadShiftq(runtime.store, {
-      groupId: 'demo-group',
-      locationId: 'kitchen-error',
-      entries: [{ kind: 'kitchen', businessDate: date, data: { updatedAt: new Date(clock.now()).toISOString(), status: { state: 'error', httpStatus: 503, error: 'POS kitchen feed unavailable' }, stations: [{ id: 'grill', name: 'Grill', kind: 'prep' }], tickets: [] } }],
-    }, clock.now());
+    await loadShiftq(
+      runtime.store,
+      {
+        groupId: 'demo-group',
+        locationId: 'kitchen-error',
+        entries: [
+          {
+            kind: 'kitchen',
+            businessDate: date,
+            data: {
+              updatedAt: new Date(clock.now()).toISOString(),
+              status: { state: 'error', httpStatus: 503, error: 'POS kitchen feed unavailable' },
+              stations: [{ id: 'grill', name: 'Grill', kind: 'prep' }],
+              tickets: [],
+            },
+          },
+        ],
+      },
+      clock.now(),
+    );
     const d = (await call(runtime, '/v1/demo-group/kitchen-error/shiftq/kitchen', { token })).body.data;
     expect(d.currentSnapshot.status).toEqual({ state: 'error', httpStatus: 503, error: 'POS kitchen feed unavailable' });
     expect(d.latestMetadata).toMatchObject({ lastStatus: 'error', lastHttpStatus: 503, lastError: 'POS kitchen feed unavailable' });
@@ -130,8 +179,9 @@ describe('shiftq/kitchen', () => {
     expect(before.bucketAvailable).toBe(true);
     const snapshotItems = (await scanTable(runtime)).filter((i) => String(i.SK).startsWith('SHIFTQ#KITCHEN_SNAPSHOT#'));
     const rawItems = (await scanTable(runtime)).filter((i) => String(i.SK).startsWith('SHIFTQ#KITCHEN#'));
-    expect(snapshotItems.map((i) => `${i.PK} ${String(i.SK).split('#')[2]} ${i.ttl}`).sort()).toEqual(rawItems.map((i) => `${i.PK} ${String(i.SK).split('#')[2]} ${i.ttl}`).sort());
-
+    expect(snapshotItems.map((i) => `${i.PK} ${String(i.SK).split('#')[2]} ${i.ttl}`).sort()).toEqual(
+      rawItems.map((i) => `${i.PK} ${String(i.SK).split('#')[2]} ${i.ttl}`).sort(),
+    );
   });
 });
 
@@ -149,7 +199,14 @@ describe('sales and labor', () => {
   });
 
   it('refuses malformed, impossible and conflicting dates with 400', async () => {
-    for (const q of ['businessDate=20260230', 'businessDay=20261301', 'businessDate=2026-11-20', 'businessDate=1122', 'businessDate=20261120&businessDay=20261121', 'businessDate=20261120&businessDate=20261121']) {
+    for (const q of [
+      'businessDate=20260230',
+      'businessDay=20261301',
+      'businessDate=2026-11-20',
+      'businessDate=1122',
+      'businessDate=20261120&businessDay=20261121',
+      'businessDate=20261120&businessDate=20261121',
+    ]) {
       for (const sub of ['sales', 'labor', 'kitchen']) {
         const reply = await call(runtime, `${LOC}/shiftq/${sub}?${q}`, { token });
         expect(reply.status, `${sub}?${q}`).toBe(400);
@@ -189,7 +246,9 @@ describe('refusals', () => {
 
   it('refuses locations outside the token, unknown locations and locations without shiftq', async () => {
     const { token: scoped } = await tokenFor(runtime, { scopes: ['shiftq:read'], allowedLocationIds: ['nyc-midtown'] });
-    expect((await call(runtime, '/v1/demo-group/london-soho/shiftq/kitchen', { token: scoped })).body.error.code).toBe('location_not_allowed');
+    expect((await call(runtime, '/v1/demo-group/london-soho/shiftq/kitchen', { token: scoped })).body.error.code).toBe(
+      'location_not_allowed',
+    );
     expect((await call(runtime, '/v1/demo-group/london-soho/shiftq/reviews', { token: scoped })).status).toBe(403);
     expect((await call(runtime, '/v1/demo-group/nowhere/shiftq/sales', { token })).status).toBe(404);
     expect((await call(runtime, '/v1/other-group/nyc-midtown/shiftq/sales', { token })).body.error.code).toBe('group_not_allowed');
@@ -212,8 +271,14 @@ describe('shiftq/group-leaderboard', () => {
     expect(d.count).toBe(4);
     const ids = (rows: { locationId: string }[]) => rows.map((r) => r.locationId);
     const net = d.leaderboard.byNetSales;
-    expect(net.map((r: { netSales: number }) => r.netSales)).toEqual([...net.map((r: { netSales: number }) => r.netSales)].sort((a, b) => b - a));
-    for (const [key, field] of [['byLowestLaborPercent', 'laborPercent'], ['byLowestDiscountsPercent', 'discountsPercent'], ['byLowestVoidsPercent', 'voidsPercent']] as const) {
+    expect(net.map((r: { netSales: number }) => r.netSales)).toEqual(
+      [...net.map((r: { netSales: number }) => r.netSales)].sort((a, b) => b - a),
+    );
+    for (const [key, field] of [
+      ['byLowestLaborPercent', 'laborPercent'],
+      ['byLowestDiscountsPercent', 'discountsPercent'],
+      ['byLowestVoidsPercent', 'voidsPercent'],
+    ] as const) {
       const values = d.leaderboard[key].map((r: Record<string, number>) => r[field]);
       expect(values).toEqual([...values].sort((a: number, b: number) => a - b));
       expect(ids(d.leaderboard[key]).sort()).toEqual(ids(net).sort());
@@ -221,7 +286,11 @@ describe('shiftq/group-leaderboard', () => {
     // Each location's figures are its own current business date's sales.
     const sydney = net.find((r: { locationId: string }) => r.locationId === 'sydney-harbour');
     const sales = (await call(runtime, '/v1/demo-group/sydney-harbour/shiftq/sales', { token })).body.data;
-    expect(sydney).toMatchObject({ businessDate: sales.businessDate, netSales: sales.sales.netSales, discountsPercent: sales.sales.discountsPercent });
+    expect(sydney).toMatchObject({
+      businessDate: sales.businessDate,
+      netSales: sales.sales.netSales,
+      discountsPercent: sales.sales.discountsPercent,
+    });
     expect(sydney.businessDate).toBe('20261122');
   });
 
@@ -256,7 +325,11 @@ describe('shiftq/reviews', () => {
     await addLocation('reviews-a');
     await addLocation('reviews-b');
     for (const locationId of ['reviews-a', 'reviews-b']) {
-      await loadShiftq(runtime.store, { groupId: 'demo-group', locationId, entries: [{ kind: 'reviews', data: { reviews } }] }, clock.now());
+      await loadShiftq(
+        runtime.store,
+        { groupId: 'demo-group', locationId, entries: [{ kind: 'reviews', data: { reviews } }] },
+        clock.now(),
+      );
     }
   });
 
@@ -307,7 +380,9 @@ describe('shiftq/reviews', () => {
     const items = (await call(runtime, '/v1/demo-group/reviews-a/shiftq/reviews?limit=8', { token })).body.data.reviews;
     for (const r of items) {
       const source = reviews.find((s) => s.id === r.id)!;
-      expect(r.reviewerDisplayName).toEqual(['google', 'tripadvisor'].includes(r.provider) ? source.reviewerName : expect.stringMatching(/ reviewer$/));
+      expect(r.reviewerDisplayName).toEqual(
+        ['google', 'tripadvisor'].includes(r.provider) ? source.reviewerName : expect.stringMatching(/ reviewer$/),
+      );
       expect(r.attribution.provider).toBe(r.provider);
       expect(r.workflow).toEqual({ status: 'NEW' });
       expect(r.response).toEqual({ state: 'NONE' });
@@ -319,7 +394,8 @@ describe('shiftq/reviews', () => {
   });
 
   it('refuses tampered, forged and foreign page tokens without showing any review', async () => {
-    const first = (await call(runtime, '/v1/demo-group/reviews-a/shiftq/reviews?limit=5', { token })).body.data.page.nextPageToken as string;
+    const first = (await call(runtime, '/v1/demo-group/reviews-a/shiftq/reviews?limit=5', { token })).body.data.page
+      .nextPageToken as string;
     const [payload, signature] = first.split('.') as [string, string];
     const body = JSON.parse(Buffer.from(payload, 'base64url').toString());
     const retargeted = Buffer.from(JSON.stringify({ ...body, l: 'reviews-b' })).toString('base64url');
@@ -328,7 +404,10 @@ describe('shiftq/reviews', () => {
       ['/v1/demo-group/reviews-a/shiftq/reviews?limit=5&minRating=2', first],
       ['/v1/demo-group/reviews-b/shiftq/reviews?limit=5', `${retargeted}.${signature}`],
       ['/v1/demo-group/reviews-a/shiftq/reviews?limit=5', `${payload}.${signature.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}`],
-      ['/v1/demo-group/reviews-a/shiftq/reviews?limit=5', encodePageToken('not-the-server-key', { groupId: 'demo-group', locationId: 'reviews-a', filters: body.f, after: body.a })],
+      [
+        '/v1/demo-group/reviews-a/shiftq/reviews?limit=5',
+        encodePageToken('not-the-server-key', { groupId: 'demo-group', locationId: 'reviews-a', filters: body.f, after: body.a }),
+      ],
       ['/v1/demo-group/reviews-a/shiftq/reviews?limit=5', 'garbage'],
     ] as const;
     for (const [path, pageToken] of attempts) {
@@ -350,7 +429,19 @@ describe('shiftq/reviews', () => {
   });
 
   it('refuses out-of-bounds filters with 400', async () => {
-    for (const q of ['limit=0', 'limit=51', 'limit=abc', 'minRating=0', 'maxRating=6', 'minRating=4&maxRating=2', 'provider=facebook', 'createdFrom=2026-02-30', 'createdFrom=2026-11-10&createdTo=2026-11-01', 'createdFrom=2025-01-01&createdTo=2026-11-01', `pageToken=${'x'.repeat(1100)}`]) {
+    for (const q of [
+      'limit=0',
+      'limit=51',
+      'limit=abc',
+      'minRating=0',
+      'maxRating=6',
+      'minRating=4&maxRating=2',
+      'provider=facebook',
+      'createdFrom=2026-02-30',
+      'createdFrom=2026-11-10&createdTo=2026-11-01',
+      'createdFrom=2025-01-01&createdTo=2026-11-01',
+      `pageToken=${'x'.repeat(1100)}`,
+    ]) {
       const reply = await call(runtime, `/v1/demo-group/reviews-a/shiftq/reviews?${q}`, { token });
       expect(reply.status, q).toBe(400);
     }
@@ -366,8 +457,28 @@ describe('shiftq/reviews', () => {
 
 describe('ingest', () => {
   const now = () => clock.now();
-  const good = { kind: 'sales', businessDate: '20261122', data: { updatedAt: '2026-11-22T12:00:00Z', currency: 'USD', grossSales: 10, netSales: 9, discounts: 1, voids: 0, refunds: 0, tax: 0, tips: 0, orderCount: 1, guestCount: 1 } };
-  const kitchen = (tickets: unknown[]) => ({ kind: 'kitchen', businessDate: '20261122', data: { updatedAt: '2026-11-22T12:00:00Z', stations: [{ id: 'grill', name: 'Grill', kind: 'prep' }], tickets } });
+  const good = {
+    kind: 'sales',
+    businessDate: '20261122',
+    data: {
+      updatedAt: '2026-11-22T12:00:00Z',
+      currency: 'USD',
+      grossSales: 10,
+      netSales: 9,
+      discounts: 1,
+      voids: 0,
+      refunds: 0,
+      tax: 0,
+      tips: 0,
+      orderCount: 1,
+      guestCount: 1,
+    },
+  };
+  const kitchen = (tickets: unknown[]) => ({
+    kind: 'kitchen',
+    businessDate: '20261122',
+    data: { updatedAt: '2026-11-22T12:00:00Z', stations: [{ id: 'grill', name: 'Grill', kind: 'prep' }], tickets },
+  });
 
   it.each([
     ['an impossible date', [{ ...good, businessDate: '20260230' }]],
@@ -376,18 +487,46 @@ describe('ingest', () => {
     ['a missing businessDate', [{ ...good, businessDate: undefined }]],
     ['a businessDate on current-state data', [{ kind: 'posMenu', businessDate: '20261122', data: {} }]],
     ['a wrong type', [{ ...good, data: { ...good.data, grossSales: 'ten' } }]],
-    ['an unknown station', [good, kitchen([{ id: 't1', firedAt: '2026-11-22T11:00:00Z', salesCategory: 'Food', prep: [{ stationId: 'oven', itemCount: 1, doneAt: null }] }])]],
-    ['a ticket outside the business day', [good, kitchen([{ id: 't1', firedAt: '2026-11-22T08:00:00Z', salesCategory: 'Food', prep: [] }])]],
-    ['a ticket done before it fired', [good, kitchen([{ id: 't1', firedAt: '2026-11-22T11:00:00Z', salesCategory: 'Food', prep: [{ stationId: 'grill', itemCount: 1, doneAt: '2026-11-22T10:00:00Z' }] }])]],
+    [
+      'an unknown station',
+      [
+        good,
+        kitchen([
+          { id: 't1', firedAt: '2026-11-22T11:00:00Z', salesCategory: 'Food', prep: [{ stationId: 'oven', itemCount: 1, doneAt: null }] },
+        ]),
+      ],
+    ],
+    [
+      'a ticket outside the business day',
+      [good, kitchen([{ id: 't1', firedAt: '2026-11-22T08:00:00Z', salesCategory: 'Food', prep: [] }])],
+    ],
+    [
+      'a ticket done before it fired',
+      [
+        good,
+        kitchen([
+          {
+            id: 't1',
+            firedAt: '2026-11-22T11:00:00Z',
+            salesCategory: 'Food',
+            prep: [{ stationId: 'grill', itemCount: 1, doneAt: '2026-11-22T10:00:00Z' }],
+          },
+        ]),
+      ],
+    ],
     ['an unknown kind', [{ kind: 'payroll', data: {} }]],
   ])('refuses %s and writes nothing', async (_name, entries) => {
     await addLocation('ingest-lab');
     const before = (await scanTable(runtime)).length;
-    await expect(loadShiftq(runtime.store, { groupId: 'demo-group', locationId: 'ingest-lab', entries: entries as never }, now())).rejects.toThrow();
+    await expect(
+      loadShiftq(runtime.store, { groupId: 'demo-group', locationId: 'ingest-lab', entries: entries as never }, now()),
+    ).rejects.toThrow();
     expect((await scanTable(runtime)).length).toBe(before);
   });
 
   it('refuses an unknown location', async () => {
-    await expect(loadShiftq(runtime.store, { groupId: 'demo-group', locationId: 'nowhere', entries: [good as never] }, now())).rejects.toThrow(/does not exist/);
+    await expect(
+      loadShiftq(runtime.store, { groupId: 'demo-group', locationId: 'nowhere', entries: [good as never] }, now()),
+    ).rejects.toThrow(/does not exist/);
   });
 });

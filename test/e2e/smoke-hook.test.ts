@@ -52,7 +52,10 @@ describe('the smoke hook (AfterAllowTraffic)', () => {
   it('reports Succeeded when every check passes, and prints each check but never the secret', async () => {
     const run = hookWith(secretOf(smokeApp));
     const status = await run.hook(EVENT, { timeLeftMs: 120_000 });
-    expect(run.lines.filter((l) => /^FAIL /.test(l.line)), run.text()).toEqual([]);
+    expect(
+      run.lines.filter((l) => /^FAIL /.test(l.line)),
+      run.text(),
+    ).toEqual([]);
     expect(status).toBe('Succeeded');
     expect(run.reports).toEqual([{ status: 'Succeeded', event: EVENT }]);
     expect(run.lines.filter((l) => l.line.startsWith('PASS  ')).length).toBeGreaterThan(15);
@@ -64,10 +67,13 @@ describe('the smoke hook (AfterAllowTraffic)', () => {
     expect(run.errors()).toEqual([]);
   });
 
-  it("passes when every deployment group of one deploy runs it in the same minute (one token exchange each, no refusals)", async () => {
+  it('passes when every deployment group of one deploy runs it in the same minute (one token exchange each, no refusals)', async () => {
     // A deploy that changes shared code moves every alias together: each group's post-traffic hook runs at once.
     // Wrong-secret checks would spend the client's token attempts (30 a minute) and fail the later runs.
-    const { clientId, clientSecret } = await newApp(runtime, { name: 'smoke hook, one deploy', scopes: SCOPES.filter((scope) => scope.endsWith(':read')) });
+    const { clientId, clientSecret } = await newApp(runtime, {
+      name: 'smoke hook, one deploy',
+      scopes: SCOPES.filter((scope) => scope.endsWith(':read')),
+    });
     const runs = Array.from({ length: DEPLOYMENT_GROUPS }, () => hookWith(secretOf({ clientId, clientSecret, groupId: 'demo-group' })));
     const statuses = await Promise.all(runs.map((run) => run.hook(EVENT, { timeLeftMs: 120_000 })));
     expect(statuses, runs.map((run) => run.errors().join('\n')).join('\n')).toEqual(runs.map(() => 'Succeeded'));
@@ -170,7 +176,9 @@ describe('the smoke hook (AfterAllowTraffic)', () => {
     expect(await run.hook(EVENT, { timeLeftMs: REPORT_RESERVE_MS + 50 })).toBe('Failed');
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(run.reports).toEqual([{ status: 'Failed', event: EVENT }]);
-    expect(run.errors()[0]).toBe("smoke hook: could not run the smoke checks: the smoke checks did not finish within 50 ms of the function's time");
+    expect(run.errors()[0]).toBe(
+      "smoke hook: could not run the smoke checks: the smoke checks did not finish within 50 ms of the function's time",
+    );
   });
 
   it('throws (so Lambda retries the invocation) when the report itself fails, and when the event is not CodeDeploy’s', async () => {
@@ -180,7 +188,9 @@ describe('the smoke hook (AfterAllowTraffic)', () => {
       },
     });
     await expect(run.hook(EVENT)).rejects.toThrow('Rate exceeded');
-    expect(run.errors().at(-1)).toBe('smoke hook: could not report Failed to CodeDeploy for deployment d-SMOKE0001: ThrottlingException: Rate exceeded');
+    expect(run.errors().at(-1)).toBe(
+      'smoke hook: could not report Failed to CodeDeploy for deployment d-SMOKE0001: ThrottlingException: Rate exceeded',
+    );
 
     const stray = hookWith(secretOf(smokeApp));
     await expect(stray.hook({} as HookEvent)).rejects.toThrow('not a CodeDeploy lifecycle event');
@@ -210,7 +220,11 @@ describe('the Lambda entry (smoke/hook-handler.ts)', () => {
           if (stored === undefined) {
             answer(400, { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." });
           } else {
-            answer(200, { ARN: `arn:aws:secretsmanager:us-east-1:123456789012:secret:${call.body.SecretId}`, Name: call.body.SecretId, SecretString: stored });
+            answer(200, {
+              ARN: `arn:aws:secretsmanager:us-east-1:123456789012:secret:${call.body.SecretId}`,
+              Name: call.body.SecretId,
+              SecretString: stored,
+            });
           }
         } else if (call.target === 'CodeDeploy_20141006.PutLifecycleEventHookExecutionStatus') {
           answer(200, { lifecycleEventHookExecutionId: call.body.lifecycleEventHookExecutionId });
@@ -258,9 +272,15 @@ describe('the Lambda entry (smoke/hook-handler.ts)', () => {
       },
     ]);
     // One JSON log line per printed line, each with the invocation's keys and the deployment.
-    const lines = written.join('').trim().split('\n').map((line) => JSON.parse(line));
+    const lines = written
+      .join('')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.length).toBeGreaterThan(20);
-    expect(lines.every((l) => l.function_request_id === 'request-1' && l.cold_start === true && l.deploymentId === 'd-SMOKE0001')).toBe(true);
+    expect(lines.every((l) => l.function_request_id === 'request-1' && l.cold_start === true && l.deploymentId === 'd-SMOKE0001')).toBe(
+      true,
+    );
     expect(lines.map((l) => l.message)).toContain('PASS  discovery: locations');
     expect(written.join('')).not.toContain(smokeApp.clientSecret);
   });
@@ -281,7 +301,11 @@ describe('the Lambda entry (smoke/hook-handler.ts)', () => {
       ['secretsmanager.GetSecretValue', undefined],
       ['CodeDeploy_20141006.PutLifecycleEventHookExecutionStatus', 'Failed'],
     ]);
-    const lines = written.join('').trim().split('\n').map((line) => JSON.parse(line));
+    const lines = written
+      .join('')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines[0]).toMatchObject({
       level: 'ERROR',
       message: "smoke hook: could not run the smoke checks: ResourceNotFoundException: Secrets Manager can't find the specified secret.",

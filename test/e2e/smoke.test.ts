@@ -74,8 +74,7 @@ function smoke(args: string[]): Promise<{ code: number | null; stdout: string; s
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
-const flags = (secret: string) =>
-  ['--base-url', url, '--client-id', clientId, '--client-secret', secret, '--group', 'demo-group'];
+const flags = (secret: string) => ['--base-url', url, '--client-id', clientId, '--client-secret', secret, '--group', 'demo-group'];
 const checkLines = (stdout: string) => stdout.split('\n').filter((line) => /^(PASS|FAIL|SKIP) /.test(line));
 
 describe('npm run smoke against npm start', () => {
@@ -84,7 +83,10 @@ describe('npm run smoke against npm start', () => {
     const lines = checkLines(stdout);
     // A run that printed no check at all failed before its first one: its stderr says why.
     expect(lines.length, `exit ${code}\n${stdout}\n${stderr}`).toBeGreaterThan(0);
-    expect(lines.filter((line) => !line.startsWith('PASS')), stdout).toEqual([]);
+    expect(
+      lines.filter((line) => !line.startsWith('PASS')),
+      stdout,
+    ).toEqual([]);
     for (const name of [
       'token: HTTP Basic, wrong secret',
       'discovery: locations',
@@ -125,7 +127,12 @@ function playedEdge(secret: string): { server: Server; url: string; origin: { ur
   const cache = { value: 'Miss from cloudfront' };
   const server = createServer((req, res) => {
     const target = new URL(origin.url);
-    const headers = { ...req.headers, host: target.host, [ORIGIN_VERIFY_HEADER]: secret, [VIEWER_ADDRESS_HEADER]: req.socket.remoteAddress ?? '' };
+    const headers = {
+      ...req.headers,
+      host: target.host,
+      [ORIGIN_VERIFY_HEADER]: secret,
+      [VIEWER_ADDRESS_HEADER]: req.socket.remoteAddress ?? '',
+    };
     const upstream = request({ hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'x-cache': cache.value });
       answer.pipe(res);
@@ -161,7 +168,10 @@ describe('npm run smoke --origin-url against a stage behind its edge (the runtim
     const { code, stdout, stderr } = await smoke(['--base-url', edge.url, '--origin-url', origin.url, ...credentials]);
     const lines = checkLines(stdout);
     expect(lines.length, `exit ${code}\n${stdout}\n${stderr}`).toBeGreaterThan(0);
-    expect(lines.filter((line) => !line.startsWith('PASS')), stdout).toEqual([]);
+    expect(
+      lines.filter((line) => !line.startsWith('PASS')),
+      stdout,
+    ).toEqual([]);
     for (const name of [
       'edge: the origin refuses a direct /v1 call',
       'edge: the origin refuses a direct token request',

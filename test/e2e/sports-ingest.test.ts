@@ -14,7 +14,12 @@ beforeAll(async () => {
 });
 afterAll(() => runtime?.stop());
 
-const snapshot = async () => JSON.stringify((await scanTable(runtime)).filter((i) => !String(i.PK).startsWith('RATE')).sort((a, b) => `${a.PK}${a.SK}`.localeCompare(`${b.PK}${b.SK}`)));
+const snapshot = async () =>
+  JSON.stringify(
+    (await scanTable(runtime))
+      .filter((i) => !String(i.PK).startsWith('RATE'))
+      .sort((a, b) => `${a.PK}${a.SK}`.localeCompare(`${b.PK}${b.SK}`)),
+  );
 
 describe('venue-module ingest: bad input writes nothing', () => {
   const sports = () => structuredClone(demoSportsFile(clock.now())) as any;
@@ -57,7 +62,11 @@ describe('venue-module ingest: bad input writes nothing', () => {
   });
 
   it('valid files load and are repeatable', async () => {
-    await expect(loadSports(runtime.store, demoSportsFile(clock.now()), clock.now())).resolves.toEqual({ schedules: 4, environments: 4, viewing: 8 });
+    await expect(loadSports(runtime.store, demoSportsFile(clock.now()), clock.now())).resolves.toEqual({
+      schedules: 4,
+      environments: 4,
+      viewing: 8,
+    });
     await expect(loadCampaigns(runtime.store, demoCampaignsFile(clock.now()), clock.now())).resolves.toEqual({ campaigns: 4 });
   });
 });

@@ -38,7 +38,12 @@ describe('GET sportsq/{YYYY-MM-DD}', () => {
     expect(nfl.league.imageUrl).toBe(`${runtime.url}/v1/assets/sports-logo/nfl.svg`);
     expect(nfl.participants[0].imageUrl).toBe(`${runtime.url}/v1/assets/sports-logo/team-badge.png`);
     expect(nfl.viewingOptions).toEqual([
-      { provider: { id: 'directv', name: 'DIRECTV', type: 'satellite' }, network: { id: 'fox', name: 'FOX', type: 'broadcast' }, channel: '5', available: true },
+      {
+        provider: { id: 'directv', name: 'DIRECTV', type: 'satellite' },
+        network: { id: 'fox', name: 'FOX', type: 'broadcast' },
+        channel: '5',
+        available: true,
+      },
     ]);
     // Stable: the same id on a second read.
     const again = await get('nyc-midtown/sportsq/2026-11-22');
@@ -97,7 +102,11 @@ describe('GET sportsq/{YYYY-MM-DD}', () => {
     const reply = await get('nyc-midtown/sportsq/2026-11-24');
     const data = reply.body.data;
     expect(data.health.schedule).toEqual({ status: 'AVAILABLE', eventCount: 3 });
-    expect(data.health.providerAvailability).toMatchObject({ status: 'PROVIDER_DATA_UNAVAILABLE', freshness: 'STALE_DATE', effectiveDate: '2026-11-23' });
+    expect(data.health.providerAvailability).toMatchObject({
+      status: 'PROVIDER_DATA_UNAVAILABLE',
+      freshness: 'STALE_DATE',
+      effectiveDate: '2026-11-23',
+    });
     expect(data.events.every((e: { viewingOptions: unknown[] }) => e.viewingOptions.length === 0)).toBe(true);
   });
 
@@ -105,13 +114,21 @@ describe('GET sportsq/{YYYY-MM-DD}', () => {
     const reply = await get('london-soho/sportsq/2026-11-22');
     const data = reply.body.data;
     expect(data.health.schedule.status).toBe('AVAILABLE');
-    expect(data.health.providerAvailability).toMatchObject({ status: 'PROVIDER_DATA_UNAVAILABLE', freshness: 'MISSING', effectiveDate: null });
+    expect(data.health.providerAvailability).toMatchObject({
+      status: 'PROVIDER_DATA_UNAVAILABLE',
+      freshness: 'MISSING',
+      effectiveDate: null,
+    });
     expect(data.events.every((e: { viewingOptions: unknown[] }) => e.viewingOptions.length === 0)).toBe(true);
   });
 
   it('reports a provider outage as PROVIDER_DATA_PARTIAL', async () => {
     const reply = await get('denver-union/sportsq/2026-11-22');
-    expect(reply.body.data.health.providerAvailability).toMatchObject({ status: 'PROVIDER_DATA_PARTIAL', freshness: 'EXACT_DATE', providerCount: 2 });
+    expect(reply.body.data.health.providerAvailability).toMatchObject({
+      status: 'PROVIDER_DATA_PARTIAL',
+      freshness: 'EXACT_DATE',
+      providerCount: 2,
+    });
   });
 
   it('writes nothing on any read', async () => {
@@ -124,15 +141,27 @@ describe('GET sportsq/{YYYY-MM-DD}', () => {
 });
 
 describe('GET sportsq/provider and sportsq/packages', () => {
-  it('gives the provider environment with today\'s availability', async () => {
+  it("gives the provider environment with today's availability", async () => {
     const reply = await get('nyc-midtown/sportsq/provider');
     expect(reply.status).toBe(200);
     expect(reply.body.resource).toBe('sportsq/provider');
     const { availability, providers, regionalSportsNetworks } = reply.body.data;
-    expect(availability).toMatchObject({ status: 'AVAILABLE', requestedDate: '2026-11-22', freshness: 'EXACT_DATE', packageCount: 3, channelCount: 3 });
+    expect(availability).toMatchObject({
+      status: 'AVAILABLE',
+      requestedDate: '2026-11-22',
+      freshness: 'EXACT_DATE',
+      packageCount: 3,
+      channelCount: 3,
+    });
     expect(providers[0]).toEqual({
-      id: 'directv', name: 'DIRECTV', type: 'satellite', available: true, availabilityState: 'ACTIVE',
-      lineupId: 'directv-nyc-midtown', market: 'NYC', channels: expect.any(Array),
+      id: 'directv',
+      name: 'DIRECTV',
+      type: 'satellite',
+      available: true,
+      availabilityState: 'ACTIVE',
+      lineupId: 'directv-nyc-midtown',
+      market: 'NYC',
+      channels: expect.any(Array),
     });
     expect(regionalSportsNetworks).toEqual([{ id: 'msg', name: 'MSG Network', channel: '634' }]);
   });
@@ -140,17 +169,37 @@ describe('GET sportsq/provider and sportsq/packages', () => {
   it('keeps the legacy catalog and adds the canonical projection', async () => {
     const reply = await get('nyc-midtown/sportsq/packages');
     const data = reply.body.data;
-    expect(data.catalog[0]).toEqual({ packageKey: 'sports-pack', label: 'Sports Pack', logo: `${runtime.url}/v1/assets/sports-logo/directv.svg`, category: 'programming', selected: true });
+    expect(data.catalog[0]).toEqual({
+      packageKey: 'sports-pack',
+      label: 'Sports Pack',
+      logo: `${runtime.url}/v1/assets/sports-logo/directv.svg`,
+      category: 'programming',
+      selected: true,
+    });
     expect(data.selectedPackageKeys).toEqual(['sports-pack', 'nfl-sunday-ticket']);
     expect(data.canonical.location).toEqual({ groupId: 'demo-group', locationId: 'nyc-midtown' });
-    expect(data.canonical.availability).toEqual({ status: 'AVAILABLE', requestedDate: '2026-11-22', effectiveDate: '2026-11-22', freshness: 'EXACT_DATE' });
-    expect(data.canonical.programmingPackage).toEqual({ id: 'sports-pack', name: 'Sports Pack', imageUrl: `${runtime.url}/v1/assets/sports-logo/directv.svg` });
+    expect(data.canonical.availability).toEqual({
+      status: 'AVAILABLE',
+      requestedDate: '2026-11-22',
+      effectiveDate: '2026-11-22',
+      freshness: 'EXACT_DATE',
+    });
+    expect(data.canonical.programmingPackage).toEqual({
+      id: 'sports-pack',
+      name: 'Sports Pack',
+      imageUrl: `${runtime.url}/v1/assets/sports-logo/directv.svg`,
+    });
     expect(data.canonical.packages).toHaveLength(3);
   });
 
   it('Soho: provider environment present, viewing data missing', async () => {
     const reply = await get('london-soho/sportsq/provider');
-    expect(reply.body.data.availability).toMatchObject({ status: 'PROVIDER_DATA_UNAVAILABLE', freshness: 'MISSING', effectiveDate: null, providerCount: 1 });
+    expect(reply.body.data.availability).toMatchObject({
+      status: 'PROVIDER_DATA_UNAVAILABLE',
+      freshness: 'MISSING',
+      effectiveDate: null,
+      providerCount: 1,
+    });
   });
 });
 

@@ -54,7 +54,11 @@ function astralMenu(items: number): MenuInput {
   };
 }
 
-const errorShape = (code: string, status: number) => ({ ok: false, version: 'v1', error: { code, status, message: expect.any(String), requestId: expect.any(String) } });
+const errorShape = (code: string, status: number) => ({
+  ok: false,
+  version: 'v1',
+  error: { code, status, message: expect.any(String), requestId: expect.any(String) },
+});
 
 describe(`the menu publish over HTTP on ${ENGINE_NAME}`, () => {
   it('stores a multi-byte menu near the limit and reads it back through /v1 unchanged', async () => {
@@ -65,7 +69,9 @@ describe(`the menu publish over HTTP on ${ENGINE_NAME}`, () => {
     const read = await call(runtime, '/v1/demo-group/nyc-midtown/bevq/menu', { token });
     expect(read.status).toBe(200);
     expect(read.body.data.menu.revision).toBe(published.body.revision);
-    expect(read.body.data.menu.sections[0].items.map((i: { description: string }) => i.description)).toEqual(menu.sections[0]!.items.map((i) => i.description));
+    expect(read.body.data.menu.sections[0].items.map((i: { description: string }) => i.description)).toEqual(
+      menu.sections[0]!.items.map((i) => i.description),
+    );
   });
 
   it('refuses a menu too large for one DynamoDB item, counted in UTF-8 bytes, with 413 and changes nothing', async () => {
@@ -99,7 +105,16 @@ describe(`the menu publish over HTTP on ${ENGINE_NAME}`, () => {
     const file = join(dir, 'menu.json');
     writeFileSync(file, JSON.stringify(astralMenu(200))); // ~800 KB: no body limit on this path, only the item's
     const before = await scanTable(runtime);
-    const run = await cli(runtimeFileFor(runtime, dir, 'runtime.json'), ['menus', 'publish', '--group', 'demo-group', '--location', 'nyc-midtown', '--file', file]);
+    const run = await cli(runtimeFileFor(runtime, dir, 'runtime.json'), [
+      'menus',
+      'publish',
+      '--group',
+      'demo-group',
+      '--location',
+      'nyc-midtown',
+      '--file',
+      file,
+    ]);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/^error: Too large to store/);
     expect(await scanTable(runtime)).toEqual(before);
@@ -121,7 +136,11 @@ describe(`ids in paths on ${ENGINE_NAME}`, () => {
         ['GET', `/v1/${segment}/nyc-midtown/matriq/gateway`],
       ] as const) {
         for (const auth of [token, undefined]) {
-          const reply = await call(runtime, path, { method, token: auth, ...(method === 'POST' ? { body: '{}', headers: { 'Content-Type': 'application/json' } } : {}) });
+          const reply = await call(runtime, path, {
+            method,
+            token: auth,
+            ...(method === 'POST' ? { body: '{}', headers: { 'Content-Type': 'application/json' } } : {}),
+          });
           expect(reply.status, `${method} ${path.slice(0, 60)}`).toBe(404);
           expect(reply.body).toEqual(errorShape('not_found', 404));
         }

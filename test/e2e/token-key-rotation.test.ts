@@ -42,7 +42,8 @@ async function token(): Promise<string> {
 const read = async (t: string) => (await call(runtime, '/v1/demo-group/locations', { token: t })).status;
 /** Past every function's cached view of the versions: what the table says from here on. */
 const pastCache = () => clock.advance(VERIFIERS_CACHE_MS);
-const states = async () => (await adminApi('GET', '/token-keys')).body.versions.map((v: { version: number; state: string }) => `${v.version}:${v.state}`);
+const states = async () =>
+  (await adminApi('GET', '/token-keys')).body.versions.map((v: { version: number; state: string }) => `${v.version}:${v.state}`);
 
 describe(`access-token key rotation (${ENGINE_NAME})`, () => {
   beforeAll(async () => {
@@ -55,7 +56,10 @@ describe(`access-token key rotation (${ENGINE_NAME})`, () => {
     expect(await states()).toEqual(['1:signing']);
     const rotated = await adminApi('POST', '/token-keys/rotate', {});
     expect(rotated.status).toBe(200);
-    expect(rotated.body.versions.map((v: { version: number; state: string }) => `${v.version}:${v.state}`)).toEqual(['2:next', '1:signing']);
+    expect(rotated.body.versions.map((v: { version: number; state: string }) => `${v.version}:${v.state}`)).toEqual([
+      '2:next',
+      '1:signing',
+    ]);
     expect(rotated.body.versions[0].signsFrom).toBe(new Date(clock.now() + SIGNING_DELAY_MS).toISOString());
     // The replaced version verifies until its last token has expired: 24 hours (and five minutes) after it stops signing.
     expect(rotated.body.versions[1].retiresAt).toBe(new Date(clock.now() + SIGNING_DELAY_MS + DAY + 300_000).toISOString());
@@ -81,7 +85,8 @@ describe(`access-token key rotation (${ENGINE_NAME})`, () => {
   it('revoking the signing version: its successor signs at once and is known everywhere within a second; the revoked one is refused within the cache bound', async () => {
     const before = await token();
     expect(await read(before)).toBe(200);
-    const signing = (await adminApi('GET', '/token-keys')).body.versions.find((v: { state: string }) => v.state === 'signing').version as number;
+    const signing = (await adminApi('GET', '/token-keys')).body.versions.find((v: { state: string }) => v.state === 'signing')
+      .version as number;
     const revoked = await adminApi('POST', `/token-keys/${signing}/revoke`, {});
     expect(revoked.status).toBe(200);
     expect(revoked.body.versions.find((v: { state: string }) => v.state === 'signing').version).toBe(signing + 1);
@@ -109,7 +114,9 @@ describe(`access-token key rotation (${ENGINE_NAME})`, () => {
     const verifying = (await adminApi('GET', '/token-keys')).body.versions.filter((v: { state: string }) => v.state === 'verifying');
     expect(verifying).toHaveLength(1);
     clock.set(Date.parse(verifying[0].retiresAt));
-    expect((await adminApi('GET', '/token-keys')).body.versions.some((v: { version: number }) => v.version === verifying[0].version)).toBe(false);
+    expect((await adminApi('GET', '/token-keys')).body.versions.some((v: { version: number }) => v.version === verifying[0].version)).toBe(
+      false,
+    );
     // The next rotation drops it from the table too.
     await adminApi('POST', '/token-keys/rotate', {});
     const stored = (await scanTable(runtime)).find((i) => i.PK === 'TOKEN_KEY')!;
@@ -118,7 +125,8 @@ describe(`access-token key rotation (${ENGINE_NAME})`, () => {
 
   it('the sweeper rotates when the newest version has signed for as many days as the stage says, once', async () => {
     clock.advance(SIGNING_DELAY_MS);
-    const newest = async () => (await adminApi('GET', '/token-keys')).body.versions[0] as { version: number; state: string; signsFrom: string };
+    const newest = async () =>
+      (await adminApi('GET', '/token-keys')).body.versions[0] as { version: number; state: string; signsFrom: string };
     const signing = await newest();
     expect(signing.state).toBe('signing');
     clock.set(Date.parse(signing.signsFrom) + ROTATION_DAYS * DAY - 1);

@@ -103,7 +103,12 @@ describe('POST /oauth/token', () => {
       ['password grant', postToken(form({ ...good, grant_type: 'password' })), 400, 'unsupported_grant_type'],
       ['authorization_code grant', postToken(form({ ...good, grant_type: 'authorization_code' })), 400, 'unsupported_grant_type'],
       ['two client authentication methods', postToken(form(good), { ...FORM, Authorization: basic }), 400, 'invalid_request'],
-      ['malformed Basic header', postToken(form({ grant_type: 'client_credentials' }), { ...FORM, Authorization: 'Basic ###' }), 400, 'invalid_request'],
+      [
+        'malformed Basic header',
+        postToken(form({ grant_type: 'client_credentials' }), { ...FORM, Authorization: 'Basic ###' }),
+        400,
+        'invalid_request',
+      ],
       ['oversized body', postToken(form({ ...good, padding: 'x'.repeat(20_000) })), 400, 'invalid_request'],
       ['no client authentication', postToken(form({ grant_type: 'client_credentials' })), 401, 'invalid_client'],
     ];
@@ -148,8 +153,7 @@ describe('POST /oauth/token', () => {
   it('limits attempts per client id and address: from that address even the right secret waits for the next window', async () => {
     clock.set(Date.UTC(2026, 10, 22, 13, 5, 45));
     const app = await newApp(runtime);
-    const attempt = () =>
-      postToken(form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'wrong' }));
+    const attempt = () => postToken(form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'wrong' }));
     for (let i = 0; i < TOKEN_ATTEMPTS_PER_MINUTE; i++) expect((await attempt()).status).toBe(401);
     const limited = await attempt();
     expect(limited.status).toBe(429);
@@ -159,7 +163,9 @@ describe('POST /oauth/token', () => {
     const right = await postToken(form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret }));
     expect(right.status).toBe(429);
     clock.advance(15_000);
-    expect((await postToken(form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret }))).status).toBe(200);
+    expect(
+      (await postToken(form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret }))).status,
+    ).toBe(200);
   });
 
   it("cannot be used to lock an application out: a stranger's failures shut out only the stranger's address", async () => {
@@ -193,7 +199,10 @@ describe('POST /oauth/token', () => {
   it('writes no counter for a client id that names no application by its form', async () => {
     const before = (await tableItems()).filter((i) => String(i.PK).startsWith('RATE#')).length;
     for (const clientId of ['not an id', 'x'.repeat(300), 'app_\u0000']) {
-      const reply = await postTokenFrom('127.0.0.3', form({ grant_type: 'client_credentials', client_id: clientId, client_secret: 'guess' }));
+      const reply = await postTokenFrom(
+        '127.0.0.3',
+        form({ grant_type: 'client_credentials', client_id: clientId, client_secret: 'guess' }),
+      );
       expect(reply.status).toBe(401);
       expect(reply.body.error).toBe('invalid_client');
     }

@@ -23,7 +23,21 @@ import { adminCall, call, startTestRuntime, tokenFor } from '../support/runtime.
 /** Valibot's and zod's own wording of an issue; a message to a person never has it. */
 const LIBRARY_WORDS = /Expected|received|Invalid key|Invalid type|invalid_/;
 
-type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; anyOf?: JsonSchema[]; items?: JsonSchema; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; minItems?: number; maxItems?: number; enum?: unknown[]; const?: unknown };
+type JsonSchema = {
+  type?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  anyOf?: JsonSchema[];
+  items?: JsonSchema;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  enum?: unknown[];
+  const?: unknown;
+};
 
 const jsonSchemaOf = (schema: GenericSchema) => toJsonSchema(schema, { typeMode: 'input', errorMode: 'ignore' }) as JsonSchema;
 
@@ -42,7 +56,8 @@ function badValues(schema: JsonSchema): unknown[] {
   if (plain.minimum !== undefined && plain.minimum > -Number.MAX_SAFE_INTEGER) values.push(plain.minimum - 1);
   if (plain.maximum !== undefined && plain.maximum < Number.MAX_SAFE_INTEGER) values.push(plain.maximum + 1);
   if (plain.minItems) values.push([]);
-  if (plain.maxItems !== undefined && plain.items?.type === 'string') values.push(Array.from({ length: plain.maxItems + 1 }, (_, i) => `item-${i}`));
+  if (plain.maxItems !== undefined && plain.items?.type === 'string')
+    values.push(Array.from({ length: plain.maxItems + 1 }, (_, i) => `item-${i}`));
   return values;
 }
 
@@ -80,12 +95,16 @@ afterAll(() => runtime?.stop());
 
 /** Values from the demo data, so only the value under test is wrong. */
 const V1_PARAMS: Record<string, string> = { group_id: 'demo-group', location_id: 'nyc-midtown', date: '2026-11-22', name: 'nfl.svg' };
-const fill = (path: string, params: Record<string, string>) => path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? 'no-such-id'));
+const fill = (path: string, params: Record<string, string>) =>
+  path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? 'no-such-id'));
 
 const v1 = (route: Route, params: Record<string, string>, query = '', init: RequestInit = {}) =>
   call(runtime, `${fill(route.path, { ...V1_PARAMS, ...params })}${query}`, { token, method: route.method, ...init });
 
-const jsonBody = (body: unknown): RequestInit => ({ body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
+const jsonBody = (body: unknown): RequestInit => ({
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+  headers: { 'Content-Type': 'application/json' },
+});
 
 const label = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 const WITH_QUERY = ROUTES.filter((r) => r.query);
@@ -114,13 +133,21 @@ describe('/v1 refusals name the field in words', () => {
     }
   });
 
-  it.each(WITH_BODY.map((r) => [label(r), r] as const))('%s: an unknown field, each field of a wrong type or out of range, malformed JSON', async (_, route) => {
-    expectReadable(await v1(route, {}, '', jsonBody({ reasn: 'typo' })), 'Body field reasn is not allowed.', 'unknown field');
-    for (const [name, schema] of Object.entries(jsonSchemaOf(route.body!).properties ?? {})) {
-      for (const value of badValues(schema)) expectReadable(await v1(route, {}, '', jsonBody({ [name]: value })), `Body field ${name} `, `${name}: ${JSON.stringify(value).slice(0, 20)}`);
-    }
-    expectReadable(await v1(route, {}, '', jsonBody('{"reason": ')), 'not valid JSON', 'malformed JSON');
-  });
+  it.each(WITH_BODY.map((r) => [label(r), r] as const))(
+    '%s: an unknown field, each field of a wrong type or out of range, malformed JSON',
+    async (_, route) => {
+      expectReadable(await v1(route, {}, '', jsonBody({ reasn: 'typo' })), 'Body field reasn is not allowed.', 'unknown field');
+      for (const [name, schema] of Object.entries(jsonSchemaOf(route.body!).properties ?? {})) {
+        for (const value of badValues(schema))
+          expectReadable(
+            await v1(route, {}, '', jsonBody({ [name]: value })),
+            `Body field ${name} `,
+            `${name}: ${JSON.stringify(value).slice(0, 20)}`,
+          );
+      }
+      expectReadable(await v1(route, {}, '', jsonBody('{"reason": ')), 'not valid JSON', 'malformed JSON');
+    },
+  );
 });
 
 // ───────────────────────── admin ─────────────────────────
@@ -150,16 +177,23 @@ describe('admin refusals name the field in words', () => {
     expect(ADMIN_QUERIES.length).toBeGreaterThanOrEqual(5);
   });
 
-  it.each(ADMIN_BODIES.map((r) => [label(r), r] as const))('%s: an unknown field, each field of a wrong type or out of range, malformed JSON', async (_, route) => {
-    const path = adminPath(route.path);
-    expectReadable(await adminCall(runtime, route.method, path, { reasn: 'typo' }), adminField('reasn'), 'unknown field');
-    for (const [name, schema] of Object.entries(jsonSchemaOf(bodySchemaOf(route.operation)).properties ?? {})) {
-      for (const value of badValues(schema)) {
-        expectReadable(await adminCall(runtime, route.method, path, { [name]: value }), adminField(name), `${name}: ${JSON.stringify(value).slice(0, 20)}`);
+  it.each(ADMIN_BODIES.map((r) => [label(r), r] as const))(
+    '%s: an unknown field, each field of a wrong type or out of range, malformed JSON',
+    async (_, route) => {
+      const path = adminPath(route.path);
+      expectReadable(await adminCall(runtime, route.method, path, { reasn: 'typo' }), adminField('reasn'), 'unknown field');
+      for (const [name, schema] of Object.entries(jsonSchemaOf(bodySchemaOf(route.operation)).properties ?? {})) {
+        for (const value of badValues(schema)) {
+          expectReadable(
+            await adminCall(runtime, route.method, path, { [name]: value }),
+            adminField(name),
+            `${name}: ${JSON.stringify(value).slice(0, 20)}`,
+          );
+        }
       }
-    }
-    expectReadable(await adminCall(runtime, route.method, path, '{"name": '), 'not valid JSON', 'malformed JSON');
-  });
+      expectReadable(await adminCall(runtime, route.method, path, '{"name": '), 'not valid JSON', 'malformed JSON');
+    },
+  );
 
   it.each(ADMIN_QUERIES.map((r) => [label(r), r] as const))('%s: each query parameter, malformed or out of range', async (_, route) => {
     const schema = jsonSchemaOf(ADMIN_INPUTS[route.operation].query!);
@@ -168,7 +202,11 @@ describe('admin refusals name the field in words', () => {
     for (const [name, property] of Object.entries(schema.properties ?? {})) {
       for (const value of badQueryValues(property)) {
         const query = new URLSearchParams({ ...required, [name]: value });
-        expectReadable(await adminCall(runtime, route.method, `${adminPath(route.path)}?${query.toString()}`), `Query parameter ${name} `, `${name}=${value.slice(0, 20)}`);
+        expectReadable(
+          await adminCall(runtime, route.method, `${adminPath(route.path)}?${query.toString()}`),
+          `Query parameter ${name} `,
+          `${name}=${value.slice(0, 20)}`,
+        );
       }
     }
   });

@@ -19,7 +19,11 @@ import { packageFilesOf } from '#lib/package-files';
  */
 /** The bundle's inputs; written to `outfile` when given (else built in memory only). */
 async function bundle(entry: string, outfile?: string): Promise<Metafile['outputs'][string]['inputs']> {
-  const { metafile, errors } = await build({ ...lambdaBuildOptions(join('lambdas', entry), outfile ?? 'in-memory.mjs'), write: outfile !== undefined, metafile: true });
+  const { metafile, errors } = await build({
+    ...lambdaBuildOptions(join('lambdas', entry), outfile ?? 'in-memory.mjs'),
+    write: outfile !== undefined,
+    metafile: true,
+  });
   expect(errors).toEqual([]);
   return Object.values(metafile.outputs)[0]!.inputs;
 }
@@ -35,11 +39,15 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('function bundles', () => {
-  it.each(FAMILIES)('%s builds without the JSON Schema converter, SES or SQS (it only reads DynamoDB)', async (family) => {
-    const inputs = Object.keys(await bundle(FUNCTIONS[family].entry));
-    expect(inputs).toContainEqual(expect.stringContaining('lambdas/platform/deps.ts'));
-    expect(inputs.filter((f) => HEAVY.some((p) => p.test(f)))).toEqual([]);
-  }, 30_000);
+  it.each(FAMILIES)(
+    '%s builds without the JSON Schema converter, SES or SQS (it only reads DynamoDB)',
+    async (family) => {
+      const inputs = Object.keys(await bundle(FUNCTIONS[family].entry));
+      expect(inputs).toContainEqual(expect.stringContaining('lambdas/platform/deps.ts'));
+      expect(inputs.filter((f) => HEAVY.some((p) => p.test(f)))).toEqual([]);
+    },
+    30_000,
+  );
 
   it.each([FUNCTIONS['admin-api'].entry, ...WEBHOOK_FUNCTION_NAMES.map((name) => FUNCTIONS[name].entry)])(
     '%s builds, without the JSON Schema converter',
@@ -51,10 +59,14 @@ describe('function bundles', () => {
     30_000,
   );
 
-  it.each(['webhook-deliverer', 'webhook-sweeper'] as const)('%s carries no zod (the dead letters it shares with the admin throw its errors, not its schemas)', async (name) => {
-    const inputs = Object.keys(await bundle(FUNCTIONS[name].entry));
-    expect(inputs.filter((f) => /node_modules\/zod\/|lambdas\/domain\/inputs\.ts$/.test(f))).toEqual([]);
-  }, 30_000);
+  it.each(['webhook-deliverer', 'webhook-sweeper'] as const)(
+    '%s carries no zod (the dead letters it shares with the admin throw its errors, not its schemas)',
+    async (name) => {
+      const inputs = Object.keys(await bundle(FUNCTIONS[name].entry));
+      expect(inputs.filter((f) => /node_modules\/zod\/|lambdas\/domain\/inputs\.ts$/.test(f))).toEqual([]);
+    },
+    30_000,
+  );
 });
 
 /** Builds a family's handler into its own folder with the files the stack ships beside it (lib/package-files.ts). */
@@ -69,7 +81,10 @@ async function packaged(family: Family): Promise<{ folder: string; inputs: Metaf
 }
 
 /** The packaged handler's reply to a GET of `path`, in a fresh node with none of the stack's file settings (the defaults: beside the bundle). */
-function invoke(folder: string, path: string): { statusCode: number; headers: Record<string, string>; body: string; isBase64Encoded?: boolean } {
+function invoke(
+  folder: string,
+  path: string,
+): { statusCode: number; headers: Record<string, string>; body: string; isBase64Encoded?: boolean } {
   const script = `
     const { handler } = await import(${JSON.stringify(`file://${join(folder, 'index.mjs')}`)});
     const event = {
@@ -81,7 +96,13 @@ function invoke(folder: string, path: string): { statusCode: number; headers: Re
     const context = { functionName: 'f', awsRequestId: 'r', getRemainingTimeInMillis: () => 10000 };
     process.stdout.write(JSON.stringify(await handler(event, context)));`;
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-    env: { PATH: process.env.PATH, AWS_REGION: 'eu-west-1', TABLE_NAME: 'bundle-test', METRICS_DISABLED: 'true', AWS_LAMBDA_LOG_LEVEL: 'SILENT' },
+    env: {
+      PATH: process.env.PATH,
+      AWS_REGION: 'eu-west-1',
+      TABLE_NAME: 'bundle-test',
+      METRICS_DISABLED: 'true',
+      AWS_LAMBDA_LOG_LEVEL: 'SILENT',
+    },
   }).toString();
   return JSON.parse(out.slice(out.indexOf('{"statusCode"')));
 }

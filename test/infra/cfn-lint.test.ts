@@ -31,7 +31,8 @@ beforeAll(() => {
   findings = run.stdout.trim().split('\n').filter(Boolean);
   exitCode = run.status;
   // Resource counts against CloudFormation's 500 a template, for the operations page.
-  for (const template of templates) console.log(`${template.split('/').at(-1)}: ${Object.keys(JSON.parse(readFileSync(template, 'utf8')).Resources).length} resources`);
+  for (const template of templates)
+    console.log(`${template.split('/').at(-1)}: ${Object.keys(JSON.parse(readFileSync(template, 'utf8')).Resources).length} resources`);
 }, 180_000);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
@@ -50,6 +51,7 @@ describe('cfn-lint', () => {
   });
 
   it('keeps each stage well under CloudFormation’s 500 resources', () => {
-    for (const template of templates) expect(Object.keys(JSON.parse(readFileSync(template, 'utf8')).Resources).length, template).toBeLessThan(450);
+    for (const template of templates)
+      expect(Object.keys(JSON.parse(readFileSync(template, 'utf8')).Resources).length, template).toBeLessThan(450);
   });
 });

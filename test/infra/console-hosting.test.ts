@@ -17,7 +17,13 @@ import {
   consoleObjects,
   LOCAL_CONSOLE_CONFIG,
 } from '#lib/console-build';
-import { REFERENCE_KEY_PREFIX, REFERENCE_PATH_PATTERN, REFERENCE_ROOT, REFERENCE_SECURITY_HEADERS, referenceObjects } from '#lib/reference-build';
+import {
+  REFERENCE_KEY_PREFIX,
+  REFERENCE_PATH_PATTERN,
+  REFERENCE_ROOT,
+  REFERENCE_SECURITY_HEADERS,
+  referenceObjects,
+} from '#lib/reference-build';
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
@@ -47,7 +53,9 @@ beforeAll(() => {
   const stack = new CustomerApiStack(app, 'CustomerApi-dev', { config: stageConfig('dev', STAGE_CONTEXT.dev) });
   template = Template.fromStack(stack);
   assemblyDir = app.outdir;
-  [distributionId] = Object.entries(resources('AWS::CloudFront::Distribution')).find(([, d]) => String(d.Properties.DistributionConfig.Comment).includes('console'))!;
+  [distributionId] = Object.entries(resources('AWS::CloudFront::Distribution')).find(([, d]) =>
+    String(d.Properties.DistributionConfig.Comment).includes('console'),
+  )!;
 }, 120_000);
 
 const resources = (type: string) => template.findResources(type) as Record<string, Json>;
@@ -69,7 +77,12 @@ function render(value: unknown): string {
     return parts.map(render).join(separator);
   }
   if (v['Fn::Select']) {
-    const [index, { 'Fn::Split': [separator, text] }] = v['Fn::Select'] as [number, { 'Fn::Split': [string, unknown] }];
+    const [
+      index,
+      {
+        'Fn::Split': [separator, text],
+      },
+    ] = v['Fn::Select'] as [number, { 'Fn::Split': [string, unknown] }];
     return render(text).split(separator)[index]!;
   }
   throw new Error(`cannot render ${JSON.stringify(value)}`);
@@ -117,7 +130,11 @@ function uploaded(): Map<string, { contentType: string; cacheControl: string; te
       for (const name of readdirSync(dir)) {
         let text = readFileSync(join(dir, name), 'utf8');
         for (const [marker, value] of Object.entries(markers)) text = text.split(marker).join(render(value));
-        objects.set(`${p.DestinationBucketKeyPrefix ?? ''}${name}`, { contentType: p.SystemMetadata['content-type'], cacheControl: p.SystemMetadata['cache-control'], text });
+        objects.set(`${p.DestinationBucketKeyPrefix ?? ''}${name}`, {
+          contentType: p.SystemMetadata['content-type'],
+          cacheControl: p.SystemMetadata['cache-control'],
+          text,
+        });
       }
     });
   }
@@ -180,7 +197,11 @@ describe('the console as the stack serves it (dev)', () => {
     expect([...objects.keys()].sort()).toEqual(local.map((o) => o.key).sort());
     for (const o of local) {
       const deployed = objects.get(o.key)!;
-      expect({ key: o.key, contentType: deployed.contentType, cacheControl: deployed.cacheControl }).toEqual({ key: o.key, contentType: o.contentType, cacheControl: o.cacheControl });
+      expect({ key: o.key, contentType: deployed.contentType, cacheControl: deployed.cacheControl }).toEqual({
+        key: o.key,
+        contentType: o.contentType,
+        cacheControl: o.cacheControl,
+      });
       // The same built files; config.json is the one that differs by where the page runs.
       if (!o.key.endsWith('config.json')) expect(deployed.text, o.key).toBe(o.body);
     }
@@ -254,22 +275,34 @@ describe('the API reference as the stack serves it (dev)', () => {
     expect([...objects.keys()].sort()).toEqual(local.map((o) => o.key).sort());
     for (const o of local) {
       const deployed = objects.get(o.key)!;
-      expect({ key: o.key, contentType: deployed.contentType, cacheControl: deployed.cacheControl, text: deployed.text }).toEqual({ key: o.key, contentType: o.contentType, cacheControl: o.cacheControl, text: o.body });
+      expect({ key: o.key, contentType: deployed.contentType, cacheControl: deployed.cacheControl, text: deployed.text }).toEqual({
+        key: o.key,
+        contentType: o.contentType,
+        cacheControl: o.cacheControl,
+        text: o.body,
+      });
     }
   });
 });
 
 describe('the console routes take access tokens only (dev)', () => {
   it(`requires the ${CONSOLE_TOKEN_SCOPE} scope on every console route, which the client allows and the page asks for`, async () => {
-    const [authorizerId] = Object.entries(resources('AWS::ApiGatewayV2::Authorizer')).find(([, a]) => a.Properties.AuthorizerType === 'JWT')!;
+    const [authorizerId] = Object.entries(resources('AWS::ApiGatewayV2::Authorizer')).find(
+      ([, a]) => a.Properties.AuthorizerType === 'JWT',
+    )!;
     const routes = Object.values(resources('AWS::ApiGatewayV2::Route'));
     const consoleRoutes = routes.filter((r) => (String(r.Properties.RouteKey).split(' ')[1] ?? '').startsWith(`${CONSOLE_API_ROOT}/`));
     expect(consoleRoutes.length).toBeGreaterThan(10);
     for (const route of consoleRoutes) {
-      expect(route.Properties, route.Properties.RouteKey).toMatchObject({ AuthorizationType: 'JWT', AuthorizerId: { Ref: authorizerId }, AuthorizationScopes: [CONSOLE_TOKEN_SCOPE] });
+      expect(route.Properties, route.Properties.RouteKey).toMatchObject({
+        AuthorizationType: 'JWT',
+        AuthorizerId: { Ref: authorizerId },
+        AuthorizationScopes: [CONSOLE_TOKEN_SCOPE],
+      });
     }
     // And the JWT authorizer guards nothing else.
-    for (const route of routes.filter((r) => !consoleRoutes.includes(r))) expect(route.Properties.AuthorizerId).not.toEqual({ Ref: authorizerId });
+    for (const route of routes.filter((r) => !consoleRoutes.includes(r)))
+      expect(route.Properties.AuthorizerId).not.toEqual({ Ref: authorizerId });
 
     const [, client] = Object.entries(resources('AWS::Cognito::UserPoolClient'))[0]!;
     expect(client.Properties.AllowedOAuthScopes).toContain(CONSOLE_TOKEN_SCOPE);
@@ -284,7 +317,13 @@ describe('the console routes take access tokens only (dev)', () => {
       // Not a literal import: the file is typed for the browser (console/tsconfig.json), not for this project's Node types.
       const page = '#console/auth';
       const { startSignIn } = (await import(page)) as { startSignIn: (config: ConsoleConfig) => Promise<void> };
-      await startSignIn({ apiBase: `${CONSOLE_API_ROOT}/v1`, signIn: 'cognito', authDomain: 'https://auth.example.test', clientId: 'client', redirectUri: `https://${DISTRIBUTION_DOMAIN}${CONSOLE_ROOT}` });
+      await startSignIn({
+        apiBase: `${CONSOLE_API_ROOT}/v1`,
+        signIn: 'cognito',
+        authDomain: 'https://auth.example.test',
+        clientId: 'client',
+        redirectUri: `https://${DISTRIBUTION_DOMAIN}${CONSOLE_ROOT}`,
+      });
     } finally {
       vi.unstubAllGlobals();
     }
@@ -296,7 +335,9 @@ describe('the console routes take access tokens only (dev)', () => {
   it("refuses a Cognito ID token and accepts its access token, by API Gateway's documented scope check", () => {
     // https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-jwt-authorizer.html: with scopes on a
     // route, the token's `scope` (or `scp`) claim must hold at least one of them.
-    const [route] = Object.values(resources('AWS::ApiGatewayV2::Route')).filter((r) => String(r.Properties.RouteKey).includes(`${CONSOLE_API_ROOT}/`));
+    const [route] = Object.values(resources('AWS::ApiGatewayV2::Route')).filter((r) =>
+      String(r.Properties.RouteKey).includes(`${CONSOLE_API_ROOT}/`),
+    );
     const passes = (claims: Json) => {
       const granted = String(claims.scope ?? claims.scp ?? '').split(' ');
       return (route!.Properties.AuthorizationScopes as string[]).some((s) => granted.includes(s));

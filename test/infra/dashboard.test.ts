@@ -8,7 +8,15 @@ import { FUNCTIONS, type FunctionName } from '#lib/functions';
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig, type Stage } from '#lib/stages';
 import type { HttpApi } from '#platform/http';
-import { logger, createMetrics, HTTP_COUNT_DIMENSIONS, HTTP_COUNTS, METRIC_NAMES, METRICS_NAMESPACE, SERVICE } from '#platform/observability';
+import {
+  logger,
+  createMetrics,
+  HTTP_COUNT_DIMENSIONS,
+  HTTP_COUNTS,
+  METRIC_NAMES,
+  METRICS_NAMESPACE,
+  SERVICE,
+} from '#platform/observability';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 
 const SYNTH = { timeout: 120_000 };
@@ -16,12 +24,26 @@ const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
 
 type Json = Record<string, any>;
 /** One line of a widget: a metric (namespace, name, dimensions, statistic) or a math expression. */
-type Line = { widget: string; namespace?: string; name?: string; dims: Record<string, string>; stat?: string; label?: string; expression?: string };
+type Line = {
+  widget: string;
+  namespace?: string;
+  name?: string;
+  dims: Record<string, string>;
+  stat?: string;
+  label?: string;
+  expression?: string;
+};
 
 /** Every HTTP API the shell names in its access line (the `api` dimension); compile-checked complete. */
 const APIS = { v1: true, token: true, admin: true } satisfies Record<HttpApi, true>;
 /** The delivery counts the brief names: attempt outcomes, and deliveries held in the DLQ with attempts left. */
-const DELIVERY_COUNTS = ['DeliverySucceeded', 'DeliveryFailed', 'DeliveryRetried', 'DeliveryDeadLettered', 'DeliveryStranded'] as const satisfies readonly (typeof METRIC_NAMES)[number][];
+const DELIVERY_COUNTS = [
+  'DeliverySucceeded',
+  'DeliveryFailed',
+  'DeliveryRetried',
+  'DeliveryDeadLettered',
+  'DeliveryStranded',
+] as const satisfies readonly (typeof METRIC_NAMES)[number][];
 const PERCENTILES = ['p50', 'p90', 'p99'];
 /**
  * What AWS publishes in the namespaces the dashboard reads (the services' metric pages: Lambda, HTTP API,
@@ -78,7 +100,10 @@ function emitted(stage: string): Json {
     if (disabled === undefined) delete process.env.METRICS_DISABLED;
     else process.env.METRICS_DISABLED = disabled;
   }
-  const [emf, logLine] = out.trim().split('\n').map((line) => JSON.parse(line) as Json);
+  const [emf, logLine] = out
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Json);
   return { emf: emf!, logLine: logLine! };
 }
 
@@ -88,12 +113,16 @@ describe.each(['dev', 'prod'] as const satisfies readonly Stage[])('ServiceDashb
   let lines: Line[];
   const has = (expected: Partial<Line>) => expect(lines).toContainEqual(expect.objectContaining(expected));
   const logicalId = (type: string, match: (r: Json) => boolean) => {
-    const ids = Object.entries(template.findResources(type)).filter(([, r]) => match(r)).map(([id]) => id);
+    const ids = Object.entries(template.findResources(type))
+      .filter(([, r]) => match(r))
+      .map(([id]) => id);
     expect(ids, type).toHaveLength(1);
     return ids[0]!;
   };
   const functionId = (name: FunctionName) =>
-    logicalId('AWS::Lambda::Function', (fn) => ((fn.Properties.Tags ?? []) as Json[]).some((t) => t.Key === FAMILY_TAG && t.Value === name));
+    logicalId('AWS::Lambda::Function', (fn) =>
+      ((fn.Properties.Tags ?? []) as Json[]).some((t) => t.Key === FAMILY_TAG && t.Value === name),
+    );
 
   beforeAll(() => {
     const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
@@ -142,14 +171,20 @@ describe.each(['dev', 'prod'] as const satisfies readonly Stage[])('ServiceDashb
   it("draws tokens issued (the token API's requests less its 4xx and 5xx) and refused (its 4xx)", () => {
     const widget = lines.filter((l) => /token/i.test(l.widget) && /issued/i.test(l.widget));
     expect(widget.find((l) => l.expression)?.expression).toMatch(/requests\b.*-.*refused.*-.*failed/);
-    expect(widget.map((l) => l.name).filter(Boolean).sort()).toEqual(['ClientErrors', 'Requests', 'ServerErrors']);
+    expect(
+      widget
+        .map((l) => l.name)
+        .filter(Boolean)
+        .sort(),
+    ).toEqual(['ClientErrors', 'Requests', 'ServerErrors']);
     expect(widget.every((l) => l.expression || l.dims.api === 'token')).toBe(true);
   });
 
   it("draws each function's invocations, errors, duration p50/p90/p99, concurrent executions and throttles", () => {
     for (const name of Object.keys(FUNCTIONS) as FunctionName[]) {
       const dims = { FunctionName: `Ref(${functionId(name)})` };
-      for (const metric of ['Invocations', 'Errors', 'ConcurrentExecutions', 'Throttles']) has({ namespace: 'AWS/Lambda', name: metric, dims });
+      for (const metric of ['Invocations', 'Errors', 'ConcurrentExecutions', 'Throttles'])
+        has({ namespace: 'AWS/Lambda', name: metric, dims });
       for (const stat of PERCENTILES) has({ namespace: 'AWS/Lambda', name: 'Duration', dims, stat });
     }
   });
@@ -173,7 +208,10 @@ describe.each(['dev', 'prod'] as const satisfies readonly Stage[])('ServiceDashb
   it("draws the table's consumed capacity, throttled requests and system errors", () => {
     const table = `Ref(${logicalId('AWS::DynamoDB::Table', () => true)})`;
     for (const name of ['ConsumedReadCapacityUnits', 'ConsumedWriteCapacityUnits', 'ThrottledRequests', 'SystemErrors']) {
-      expect(lines.some((l) => l.namespace === 'AWS/DynamoDB' && l.name === name && l.dims.TableName === table), name).toBe(true);
+      expect(
+        lines.some((l) => l.namespace === 'AWS/DynamoDB' && l.name === name && l.dims.TableName === table),
+        name,
+      ).toBe(true);
     }
   });
 

@@ -9,7 +9,13 @@ import { ERRORS } from '#contract/errors';
 import { FAMILIES } from '#contract/routes';
 import { errorBody } from '#contract/schemas/common';
 import { FAMILY_TAG } from '#lib/constructs/service-function';
-import { COUNTED_CORE_RULES, EDGE_RATE_LIMITED_BODY, EDGE_RATE_WINDOW_SECONDS, edgeRateLimit, VIEWER_ADDRESS_FUNCTION } from '#lib/constructs/edge';
+import {
+  COUNTED_CORE_RULES,
+  EDGE_RATE_LIMITED_BODY,
+  EDGE_RATE_WINDOW_SECONDS,
+  edgeRateLimit,
+  VIEWER_ADDRESS_FUNCTION,
+} from '#lib/constructs/edge';
 import { CustomerApiStack } from '#lib/stack';
 import { STAGE_TABLE, stageConfig, type Stage, type StageContext } from '#lib/stages';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
@@ -40,7 +46,9 @@ const outputs = (template: Template) => template.toJSON().Outputs as Json;
 
 /** The distribution in front of the API (the console has its own, whose comment names the console). */
 function edgeDistribution(template: Template): Json {
-  const edges = Object.values(of(template, 'AWS::CloudFront::Distribution')).filter((d) => !String(d.Properties.DistributionConfig.Comment).includes('console'));
+  const edges = Object.values(of(template, 'AWS::CloudFront::Distribution')).filter(
+    (d) => !String(d.Properties.DistributionConfig.Comment).includes('console'),
+  );
   expect(edges).toHaveLength(1);
   return edges[0]!.Properties.DistributionConfig;
 }
@@ -57,7 +65,9 @@ function httpFunctions(template: Template): [string, Json][] {
 
 /** The origin secrets of the stack (other secrets, such as a smoke application's, are not this page's). */
 const originSecrets = (template: Template) =>
-  Object.entries(of(template, 'AWS::SecretsManager::Secret')).filter(([, s]) => String(s.Properties.Description).includes(ORIGIN_VERIFY_HEADER));
+  Object.entries(of(template, 'AWS::SecretsManager::Secret')).filter(([, s]) =>
+    String(s.Properties.Description).includes(ORIGIN_VERIFY_HEADER),
+  );
 const originSecret = (template: Template): [string, Json] => {
   const found = originSecrets(template);
   expect(found).toHaveLength(1);
@@ -65,9 +75,12 @@ const originSecret = (template: Template): [string, Json] => {
 };
 
 /** `{{resolve:secretsmanager:<the secret>:SecretString:::}}` as CloudFormation sees it. */
-const dynamicReference = (secretId: string) => ({ 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] });
+const dynamicReference = (secretId: string) => ({
+  'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']],
+});
 
-const nagFindings = (report: PolicyValidationPluginReport) => report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+const nagFindings = (report: PolicyValidationPluginReport) =>
+  report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
 
 describe('the edge (prod: edge on, api.example.com with an imported us-east-1 certificate)', () => {
   let template: Template;
@@ -127,7 +140,17 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     expect(fn.Properties.FunctionCode).toBe(VIEWER_ADDRESS_FUNCTION);
     // The function itself, on CloudFront's event shape (lower-case header names, { value } objects).
     const handler = compileFunction(`${fn.Properties.FunctionCode}; return handler;`)() as (event: Json) => Json;
-    const spoofed = { request: { method: 'GET', uri: '/v1/g/locations', headers: { [VIEWER_ADDRESS_HEADER]: { value: '198.51.100.1', multiValue: [{ value: '198.51.100.1' }, { value: '10.0.0.1' }] }, authorization: { value: 'Bearer t' } } }, viewer: { ip: '203.0.113.7' } };
+    const spoofed = {
+      request: {
+        method: 'GET',
+        uri: '/v1/g/locations',
+        headers: {
+          [VIEWER_ADDRESS_HEADER]: { value: '198.51.100.1', multiValue: [{ value: '198.51.100.1' }, { value: '10.0.0.1' }] },
+          authorization: { value: 'Bearer t' },
+        },
+      },
+      viewer: { ip: '203.0.113.7' },
+    };
     const out = handler(spoofed);
     expect(out.headers[VIEWER_ADDRESS_HEADER]).toEqual({ value: '203.0.113.7' });
     expect(out.headers.authorization).toEqual({ value: 'Bearer t' });
@@ -160,9 +183,14 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     expect(p.Scope).toBe('CLOUDFRONT');
     expect(p.DefaultAction).toEqual({ Allow: {} });
     const rules = p.Rules as Json[];
-    expect(rules.map((r) => r.Name)).toEqual(['RateLimitPerAddress', 'AWSManagedRulesCommonRuleSet', 'AWSManagedRulesKnownBadInputsRuleSet']);
+    expect(rules.map((r) => r.Name)).toEqual([
+      'RateLimitPerAddress',
+      'AWSManagedRulesCommonRuleSet',
+      'AWSManagedRulesKnownBadInputsRuleSet',
+    ]);
     expect(new Set(rules.map((r) => r.Priority)).size).toBe(rules.length);
-    for (const rule of [p, ...rules]) expect(rule.VisibilityConfig).toMatchObject({ CloudWatchMetricsEnabled: true, SampledRequestsEnabled: true });
+    for (const rule of [p, ...rules])
+      expect(rule.VisibilityConfig).toMatchObject({ CloudWatchMetricsEnabled: true, SampledRequestsEnabled: true });
 
     const core = rules.find((r) => r.Name === 'AWSManagedRulesCommonRuleSet')!;
     expect(core.OverrideAction).toEqual({ None: {} });
@@ -177,12 +205,16 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     expect(bad.Statement.ManagedRuleGroupStatement).toEqual({ VendorName: 'AWS', Name: 'AWSManagedRulesKnownBadInputsRuleSet' });
   });
 
-  it('limits each address above what the service lets one application do, and answers 429 with Retry-After in the contract\'s error shape', () => {
+  it("limits each address above what the service lets one application do, and answers 429 with Retry-After in the contract's error shape", () => {
     const [, acl] = only(template, 'AWS::WAFv2::WebACL');
     const rate = (acl.Properties.Rules as Json[]).find((r) => r.Name === 'RateLimitPerAddress')!;
     // 5 applications at the most the stage may give one (60 × rateLimit a minute), over WAF's 5-minute window.
     const rateLimit = STAGE_TABLE.prod.throttling.rateLimit;
-    expect(rate.Statement.RateBasedStatement).toEqual({ AggregateKeyType: 'IP', EvaluationWindowSec: 300, Limit: edgeRateLimit({ rateLimit }) });
+    expect(rate.Statement.RateBasedStatement).toEqual({
+      AggregateKeyType: 'IP',
+      EvaluationWindowSec: 300,
+      Limit: edgeRateLimit({ rateLimit }),
+    });
     expect(edgeRateLimit({ rateLimit })).toBe(5 * 300 * rateLimit);
     expect(edgeRateLimit({ rateLimit })).toBeGreaterThan(60 * rateLimit * 5);
     const response = rate.Action.Block.CustomResponse;
@@ -198,7 +230,7 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     expect(parsed.error).toMatchObject({ code: 'rate_limited', status: ERRORS.rate_limited.status });
   });
 
-  it('puts no regional custom domain on the API (the domain is the distribution\'s) and outputs both URLs', () => {
+  it("puts no regional custom domain on the API (the domain is the distribution's) and outputs both URLs", () => {
     expect(Object.keys(of(template, 'AWS::ApiGatewayV2::DomainName'))).toEqual([]);
     expect(Object.keys(of(template, 'AWS::ApiGatewayV2::ApiMapping'))).toEqual([]);
     // An imported certificate and no hosted zone: nothing to create in DNS or ACM.
@@ -206,7 +238,9 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     expect(Object.keys(of(template, 'AWS::Route53::RecordSet'))).toEqual([]);
     const out = outputs(template);
     expect(out.DomainUrl.Value).toBe('https://api.example.com');
-    expect(out.EdgeUrl.Value).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^EdgeDistribution/), 'DomainName'] }]] });
+    expect(out.EdgeUrl.Value).toEqual({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^EdgeDistribution/), 'DomainName'] }]],
+    });
   });
 
   it('passes cdk-nag with every acknowledgement specific', () => {
@@ -252,7 +286,9 @@ describe('the edge with a hosted zone instead of a certificate', () => {
       expect(record.Properties).toMatchObject({ Name: 'api.example.com.', HostedZoneId: zone.hostedZoneId });
       expect(record.Properties.AliasTarget.DNSName).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^EdgeDistribution/), 'DomainName'] });
       // CloudFront's fixed alias zone, by partition.
-      expect(record.Properties.AliasTarget.HostedZoneId).toEqual({ 'Fn::FindInMap': ['AWSCloudFrontPartitionHostedZoneIdMap', { Ref: 'AWS::Partition' }, 'zoneId'] });
+      expect(record.Properties.AliasTarget.HostedZoneId).toEqual({
+        'Fn::FindInMap': ['AWSCloudFrontPartitionHostedZoneIdMap', { Ref: 'AWS::Partition' }, 'zoneId'],
+      });
       expect(template.toJSON().Mappings.AWSCloudFrontPartitionHostedZoneIdMap.aws.zoneId).toBe('Z2FDTNDATAQYW2');
     }
   });
@@ -273,8 +309,11 @@ describe('no edge (dev): nothing of it, and no origin check', () => {
     expect(Object.keys(of(template, 'AWS::WAFv2::WebACL'))).toEqual([]);
     // Only the console's: its index rewrite, and its distribution.
     expect(Object.keys(of(template, 'AWS::CloudFront::Function'))).toEqual([expect.stringMatching(/^Console/)]);
-    expect(Object.values(of(template, 'AWS::CloudFront::Distribution')).map((d) => d.Properties.DistributionConfig.Comment)).toEqual([expect.stringContaining('console')]);
-    for (const fn of Object.values(of(template, 'AWS::Lambda::Function'))) expect(fn.Properties.Environment?.Variables?.ORIGIN_SECRET).toBeUndefined();
+    expect(Object.values(of(template, 'AWS::CloudFront::Distribution')).map((d) => d.Properties.DistributionConfig.Comment)).toEqual([
+      expect.stringContaining('console'),
+    ]);
+    for (const fn of Object.values(of(template, 'AWS::Lambda::Function')))
+      expect(fn.Properties.Environment?.Variables?.ORIGIN_SECRET).toBeUndefined();
     for (const [, fn] of httpFunctions(template)) expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('');
     expect(outputs(template).EdgeUrl).toBeUndefined();
     expect(outputs(template).DomainUrl).toBeUndefined();
@@ -294,7 +333,9 @@ describe('a domain without an edge (staging): a regional custom domain on the HT
     const [domainId, domain] = only(template, 'AWS::ApiGatewayV2::DomainName');
     expect(domain.Properties).toEqual({
       DomainName: 'api.staging.example.com',
-      DomainNameConfigurations: [{ CertificateArn: certificateArn, EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2', IpAddressType: 'dualstack' }],
+      DomainNameConfigurations: [
+        { CertificateArn: certificateArn, EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2', IpAddressType: 'dualstack' },
+      ],
     });
     const [, mapping] = only(template, 'AWS::ApiGatewayV2::ApiMapping');
     const [apiId] = only(template, 'AWS::ApiGatewayV2::Api');
@@ -334,7 +375,11 @@ describe('a domain without an edge, in a hosted zone', () => {
 
   it('creates a DNS-validated certificate for the domain and A and AAAA aliases at its regional name', () => {
     const [certId, cert] = only(template, 'AWS::CertificateManager::Certificate');
-    expect(cert.Properties).toMatchObject({ DomainName: zone.domainName, ValidationMethod: 'DNS', DomainValidationOptions: [{ DomainName: zone.domainName, HostedZoneId: zone.hostedZoneId }] });
+    expect(cert.Properties).toMatchObject({
+      DomainName: zone.domainName,
+      ValidationMethod: 'DNS',
+      DomainValidationOptions: [{ DomainName: zone.domainName, HostedZoneId: zone.hostedZoneId }],
+    });
     const [domainId, domain] = only(template, 'AWS::ApiGatewayV2::DomainName');
     expect(domain.Properties.DomainNameConfigurations[0].CertificateArn).toEqual({ Ref: certId });
     const records = Object.values(of(template, 'AWS::Route53::RecordSet'));

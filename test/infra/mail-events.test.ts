@@ -12,7 +12,7 @@ import { STAGE_CONTEXT } from '../support/stage-context.js';
 
 const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 type Json = Record<string, any>;
-const list = <T,>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
+const list = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 
 function synth(context: StageContext): Template {
   const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
@@ -23,7 +23,9 @@ function synth(context: StageContext): Template {
 
 const of = (t: Template, type: string) => t.findResources(type) as Record<string, Json>;
 const fnOf = (t: Template, family: string): [string, Json] => {
-  const found = Object.entries(of(t, 'AWS::Lambda::Function')).filter(([, fn]) => (fn.Properties.Tags ?? []).some((tag: Json) => tag.Key === FAMILY_TAG && tag.Value === family));
+  const found = Object.entries(of(t, 'AWS::Lambda::Function')).filter(([, fn]) =>
+    (fn.Properties.Tags ?? []).some((tag: Json) => tag.Key === FAMILY_TAG && tag.Value === family),
+  );
   expect(found, family).toHaveLength(1);
   return found[0]!;
 };
@@ -31,7 +33,8 @@ const statementsOf = (t: Template, fn: Json) =>
   Object.values(of(t, 'AWS::IAM::Policy'))
     .filter((p) => (p.Properties.Roles as Json[]).some((r) => r.Ref === fn.Properties.Role['Fn::GetAtt'][0]))
     .flatMap((p) => p.Properties.PolicyDocument.Statement as Json[]);
-const mailTopic = (t: Template): [string, Json] => Object.entries(of(t, 'AWS::SNS::Topic')).find(([, topic]) => topic.Properties.TopicName === 'customer-api-dev-mail-events')!;
+const mailTopic = (t: Template): [string, Json] =>
+  Object.entries(of(t, 'AWS::SNS::Topic')).find(([, topic]) => topic.Properties.TopicName === 'customer-api-dev-mail-events')!;
 
 describe('mail events: the configuration set the stack creates (default)', () => {
   let template: Template;
@@ -44,7 +47,11 @@ describe('mail events: the configuration set the stack creates (default)', () =>
     const destinations = Object.values(of(template, 'AWS::SES::ConfigurationSetEventDestination'));
     expect(destinations).toHaveLength(1);
     const [topicId] = mailTopic(template);
-    expect(destinations[0]!.Properties.EventDestination).toMatchObject({ Enabled: true, MatchingEventTypes: ['bounce', 'complaint'], SnsDestination: { TopicARN: { Ref: topicId } } });
+    expect(destinations[0]!.Properties.EventDestination).toMatchObject({
+      Enabled: true,
+      MatchingEventTypes: ['bounce', 'complaint'],
+      SnsDestination: { TopicARN: { Ref: topicId } },
+    });
   });
 
   it('subscribes the mail-events function, through its live alias, and only it', () => {
@@ -62,7 +69,9 @@ describe('mail events: the configuration set the stack creates (default)', () =>
   it('grants the mail-events function exactly its row: PutItem on the table, no mail, no queue', () => {
     const [, fn] = fnOf(template, 'mail-events');
     const actions = statementsOf(template, fn).flatMap((s) => list(s.Action as string | string[]));
-    expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual(FUNCTIONS['mail-events'].tableActions.map((a) => `dynamodb:${a}`));
+    expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual(
+      FUNCTIONS['mail-events'].tableActions.map((a) => `dynamodb:${a}`),
+    );
     expect(actions.filter((a) => !a.startsWith('dynamodb:') && !a.startsWith('logs:'))).toEqual([]);
     expect(fn.Properties.Environment.Variables.MAIL_FROM).toBeUndefined();
   });
@@ -89,7 +98,9 @@ describe('mail events: an imported configuration set', () => {
     expect(Object.keys(of(template, 'AWS::SES::ConfigurationSetEventDestination'))).toHaveLength(0);
     expect(fnOf(template, 'webhook-sweeper')[1].Properties.Environment.Variables.MAIL_CONFIGURATION_SET).toBe('platform-owner-mail');
     const [topicId] = mailTopic(template);
-    const policy = Object.values(of(template, 'AWS::SNS::TopicPolicy')).find((p) => (p.Properties.Topics as Json[]).some((t) => t.Ref === topicId))!;
+    const policy = Object.values(of(template, 'AWS::SNS::TopicPolicy')).find((p) =>
+      (p.Properties.Topics as Json[]).some((t) => t.Ref === topicId),
+    )!;
     const publish = (policy.Properties.PolicyDocument.Statement as Json[]).find((s) => s.Principal?.Service === 'ses.amazonaws.com')!;
     expect(publish.Action).toBe('sns:Publish');
     expect(JSON.stringify(publish.Condition.StringEquals['AWS:SourceArn'])).toContain(':configuration-set/platform-owner-mail');
@@ -99,6 +110,8 @@ describe('mail events: an imported configuration set', () => {
   });
 
   it('refuses a name SES would refuse, naming the stage and the field', () => {
-    expect(() => stageConfig('dev', { ...STAGE_CONTEXT.dev, mailConfigurationSet: 'has spaces' })).toThrow(/Stage dev: mailConfigurationSet "has spaces" is not an SES configuration set name/);
+    expect(() => stageConfig('dev', { ...STAGE_CONTEXT.dev, mailConfigurationSet: 'has spaces' })).toThrow(
+      /Stage dev: mailConfigurationSet "has spaces" is not an SES configuration set name/,
+    );
   });
 });

@@ -28,13 +28,18 @@ const templates = {} as Record<Stage, Template>;
 beforeAll(() => {
   for (const stage of STAGES) {
     const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
-    templates[stage] = Template.fromStack(new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, STAGE_CONTEXT[stage]) }));
+    templates[stage] = Template.fromStack(
+      new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, STAGE_CONTEXT[stage]) }),
+    );
   }
 }, 180_000);
 
 const of = (template: Template, type: string) => template.findResources(type) as Record<string, Json>;
 /** The stage's alarm topics the stack creates (the mail-events topic is the other one). */
-const alarmTopics = (stage: Stage) => Object.keys(of(templates[stage], 'AWS::SNS::Topic')).filter((id) => /^customer-api-\w+-alarms$/.test(of(templates[stage], 'AWS::SNS::Topic')[id]!.Properties.TopicName));
+const alarmTopics = (stage: Stage) =>
+  Object.keys(of(templates[stage], 'AWS::SNS::Topic')).filter((id) =>
+    /^customer-api-\w+-alarms$/.test(of(templates[stage], 'AWS::SNS::Topic')[id]!.Properties.TopicName),
+  );
 const alarms = (stage: Stage) => of(templates[stage], 'AWS::CloudWatch::Alarm');
 const alarm = (stage: Stage, name: string): Json => {
   const found = Object.values(alarms(stage)).find((a) => a.Properties.AlarmName === `customer-api-${stage}-${name}`);
@@ -42,7 +47,9 @@ const alarm = (stage: Stage, name: string): Json => {
   return found.Properties;
 };
 const fnId = (stage: Stage, family: string) =>
-  Object.entries(of(templates[stage], 'AWS::Lambda::Function')).find(([, fn]) => (fn.Properties.Tags ?? []).some((t: Json) => t.Key === FAMILY_TAG && t.Value === family))![0];
+  Object.entries(of(templates[stage], 'AWS::Lambda::Function')).find(([, fn]) =>
+    (fn.Properties.Tags ?? []).some((t: Json) => t.Key === FAMILY_TAG && t.Value === family),
+  )![0];
 const aliasOf = (stage: Stage, family: string): [string, Json] =>
   Object.entries(of(templates[stage], 'AWS::Lambda::Alias')).find(([, a]) => a.Properties.FunctionName.Ref === fnId(stage, family))!;
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, _s: string, c: string) => c.toUpperCase());
@@ -81,7 +88,11 @@ describe('alarms', () => {
       expect(alarm(stage, `${id}Throttles`)).toMatchObject({ MetricName: 'Throttles', Threshold: t.functionThrottles });
     }
     for (const name of HTTP_FUNCTIONS) {
-      expect(alarm(stage, `${pascal(name)}Latency`), name).toMatchObject({ MetricName: 'Duration', ExtendedStatistic: 'p99', Threshold: t.apiLatencyP99Ms });
+      expect(alarm(stage, `${pascal(name)}Latency`), name).toMatchObject({
+        MetricName: 'Duration',
+        ExtendedStatistic: 'p99',
+        Threshold: t.apiLatencyP99Ms,
+      });
     }
     for (const name of BACKGROUND_FUNCTIONS) {
       const timeoutMs = timeoutSecondsOf(name) * 1000;
@@ -99,11 +110,27 @@ describe('alarms', () => {
     expect(rate.Threshold).toBe(t.apiServerErrorPercent);
     const expression = (rate.Metrics as Json[]).find((m) => m.Expression)!.Expression as string;
     expect(expression).toBe('IF(requests >= 10, 100 * errors / requests, 0)');
-    expect((rate.Metrics as Json[]).map((m) => m.MetricStat?.Metric.MetricName).filter(Boolean).sort()).toEqual(['5xx', 'Count']);
-    expect(alarm(stage, 'ApiLatency')).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: 'Latency', ExtendedStatistic: 'p99', Threshold: t.apiLatencyP99Ms });
+    expect(
+      (rate.Metrics as Json[])
+        .map((m) => m.MetricStat?.Metric.MetricName)
+        .filter(Boolean)
+        .sort(),
+    ).toEqual(['5xx', 'Count']);
+    expect(alarm(stage, 'ApiLatency')).toMatchObject({
+      Namespace: 'AWS/ApiGateway',
+      MetricName: 'Latency',
+      ExtendedStatistic: 'p99',
+      Threshold: t.apiLatencyP99Ms,
+    });
     const token = alarm(stage, 'TokenRefusals');
     expect(token).toMatchObject({ Namespace: METRICS_NAMESPACE, MetricName: 'ClientErrors', Threshold: t.tokenRefusals });
-    expect(token.Dimensions).toEqual(expect.arrayContaining([{ Name: 'api', Value: 'token' }, { Name: 'service', Value: SERVICE }, { Name: 'stage', Value: stage }]));
+    expect(token.Dimensions).toEqual(
+      expect.arrayContaining([
+        { Name: 'api', Value: 'token' },
+        { Name: 'service', Value: SERVICE },
+        { Name: 'stage', Value: stage },
+      ]),
+    );
     for (const [name, metric, threshold] of [
       ['TableThrottles', 'ThrottledRequests', t.tableThrottles],
       ['TableSystemErrors', 'SystemErrors', t.tableSystemErrors],
@@ -115,8 +142,16 @@ describe('alarms', () => {
     expect(alarm(stage, 'DeadLetters')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: t.deadLetters });
     expect(alarm(stage, 'QueueAge')).toMatchObject({ MetricName: 'ApproximateAgeOfOldestMessage', Threshold: t.oldestMessageSeconds });
     expect(alarm(stage, 'DeliveryFailures')).toMatchObject({ MetricName: 'DeliveryFailures', Threshold: t.deliveryFailures });
-    expect(alarm(stage, 'DeliveriesStranded')).toMatchObject({ Namespace: METRICS_NAMESPACE, MetricName: 'DeliveryStranded', Threshold: t.strandedDeliveries });
-    expect(alarm(stage, 'MailFailures')).toMatchObject({ Namespace: METRICS_NAMESPACE, MetricName: 'MailFailed', Threshold: t.mailFailures });
+    expect(alarm(stage, 'DeliveriesStranded')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: 'DeliveryStranded',
+      Threshold: t.strandedDeliveries,
+    });
+    expect(alarm(stage, 'MailFailures')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: 'MailFailed',
+      Threshold: t.mailFailures,
+    });
   });
 
   it('has every alarm of the catalogue in the runbook of docs/operations.md, thresholds as in the stage table', () => {
@@ -152,12 +187,22 @@ describe('safe deploys', () => {
         const [aliasId, alias] = aliasOf(stage, name);
         const update = (templates[stage].toJSON().Resources[aliasId] as Json).UpdatePolicy.CodeDeployLambdaAliasUpdate;
         expect(update.AfterAllowTrafficHook, name).toEqual({ Ref: expect.stringMatching(/SmokeHook/) });
-        const group = groups.find((g) => g.Properties.DeploymentGroupName === undefined && JSON.stringify(g).includes(update.DeploymentGroupName.Ref)) ?? of(templates[stage], 'AWS::CodeDeploy::DeploymentGroup')[update.DeploymentGroupName.Ref]!;
+        const group =
+          groups.find(
+            (g) => g.Properties.DeploymentGroupName === undefined && JSON.stringify(g).includes(update.DeploymentGroupName.Ref),
+          ) ?? of(templates[stage], 'AWS::CodeDeploy::DeploymentGroup')[update.DeploymentGroupName.Ref]!;
         expect(group.Properties.DeploymentConfigName, name).toBe('CodeDeployDefault.LambdaCanary10Percent5Minutes');
-        expect(group.Properties.AutoRollbackConfiguration, name).toEqual({ Enabled: true, Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM']) });
-        const watched = (group.Properties.AlarmConfiguration.Alarms as Json[]).map((a) => alarms(stage)[a.Name.Ref]!.Properties.AlarmName as string);
+        expect(group.Properties.AutoRollbackConfiguration, name).toEqual({
+          Enabled: true,
+          Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM']),
+        });
+        const watched = (group.Properties.AlarmConfiguration.Alarms as Json[]).map(
+          (a) => alarms(stage)[a.Name.Ref]!.Properties.AlarmName as string,
+        );
         const latency = BACKGROUND_FUNCTIONS.includes(name as never) ? 'NearTimeout' : 'Latency';
-        expect(watched.sort(), name).toEqual([`customer-api-${stage}-${pascal(name)}Errors`, `customer-api-${stage}-${pascal(name)}${latency}`].sort());
+        expect(watched.sort(), name).toEqual(
+          [`customer-api-${stage}-${pascal(name)}Errors`, `customer-api-${stage}-${pascal(name)}${latency}`].sort(),
+        );
         expect(alias.Properties.FunctionName.Ref).not.toBe(hookId);
       }
       // The hook reads the smoke credentials and reports to CodeDeploy; CodeDeploy may invoke it.
@@ -172,7 +217,9 @@ describe('safe deploys', () => {
 
   it('prod: token and discovery aliases keep provisioned concurrency; dev and staging none', () => {
     for (const name of ['token', 'discovery'] as const) {
-      expect(aliasOf('prod', name)[1].Properties.ProvisionedConcurrencyConfig).toEqual({ ProvisionedConcurrentExecutions: STAGE_TABLE.prod.provisionedConcurrency[name] });
+      expect(aliasOf('prod', name)[1].Properties.ProvisionedConcurrencyConfig).toEqual({
+        ProvisionedConcurrentExecutions: STAGE_TABLE.prod.provisionedConcurrency[name],
+      });
       expect(aliasOf('dev', name)[1].Properties.ProvisionedConcurrencyConfig).toBeUndefined();
       expect(aliasOf('staging', name)[1].Properties.ProvisionedConcurrencyConfig).toBeUndefined();
     }
@@ -181,7 +228,9 @@ describe('safe deploys', () => {
 
   it.each(STAGES)('%s: the deliverer and sweeper reserve the event source maximum', (stage) => {
     for (const name of ['webhook-deliverer', 'webhook-sweeper'] as const) {
-      expect(of(templates[stage], 'AWS::Lambda::Function')[fnId(stage, name)]!.Properties.ReservedConcurrentExecutions).toBe(DERIVED.maxConcurrency);
+      expect(of(templates[stage], 'AWS::Lambda::Function')[fnId(stage, name)]!.Properties.ReservedConcurrentExecutions).toBe(
+        DERIVED.maxConcurrency,
+      );
     }
   });
 });

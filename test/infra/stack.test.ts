@@ -18,7 +18,15 @@ import { rateLimitCeiling } from '#lambdas/admin/apps';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import { FUNCTIONS, WEBHOOK_FUNCTION_NAMES, type WebhookFunctionName } from '#lib/functions';
 import { LAMBDA_LOGGING } from '#lib/lambda-logging';
-import { logger, ACCESS_LINE_MESSAGE, createMetrics, HTTP_COUNT_DIMENSIONS, HTTP_COUNTS, METRICS_NAMESPACE, Logger } from '#platform/observability';
+import {
+  logger,
+  ACCESS_LINE_MESSAGE,
+  createMetrics,
+  HTTP_COUNT_DIMENSIONS,
+  HTTP_COUNTS,
+  METRICS_NAMESPACE,
+  Logger,
+} from '#platform/observability';
 import { httpShell } from '#platform/http';
 import type { Deps, MessagingDeps } from '#platform/deps';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
@@ -42,7 +50,9 @@ let assemblyDir = '';
 /** `bundle`: run esbuild for every function as `cdk synth` does; the assertions that only read the template skip it. */
 function synth(stage: Stage, { bundle = false, tracing }: { bundle?: boolean; tracing?: boolean } = {}): Template {
   const app = new App({ context: bundle ? CONTEXT : { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
-  const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, { ...STAGE_CONTEXT[stage], mailFrom: MAIL_FROM, tracing }) });
+  const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, {
+    config: stageConfig(stage, { ...STAGE_CONTEXT[stage], mailFrom: MAIL_FROM, tracing }),
+  });
   const template = Template.fromStack(stack);
   assemblyDir = app.outdir;
   // No CDK warning or error of any kind (deprecations, misconfiguration).
@@ -69,7 +79,10 @@ async function linesWritten(write: () => unknown): Promise<Json[]> {
   } finally {
     process.stdout.write = original;
   }
-  return out.trim().split('\n').map((line) => JSON.parse(line) as Json);
+  return out
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Json);
 }
 
 /**
@@ -116,14 +129,17 @@ function routes(template: Template) {
   const integrations = of(template, 'AWS::ApiGatewayV2::Integration');
   return Object.values(of(template, 'AWS::ApiGatewayV2::Route')).map((r) => {
     const integration = integrations[(r.Properties.Target['Fn::Join'][1] as Json[]).find((p) => p.Ref)!.Ref]!;
-    return { key: r.Properties.RouteKey as string, auth: r.Properties.AuthorizationType as string, family: familyOfIntegration(template, integration), integration };
+    return {
+      key: r.Properties.RouteKey as string,
+      auth: r.Properties.AuthorizationType as string,
+      family: familyOfIntegration(template, integration),
+      integration,
+    };
   });
 }
 
 function functionOf(template: Template, family: string): [string, Json] {
-  const matches = Object.entries(of(template, 'AWS::Lambda::Function')).filter(([, fn]) =>
-    familyTagOf(fn) === family,
-  );
+  const matches = Object.entries(of(template, 'AWS::Lambda::Function')).filter(([, fn]) => familyTagOf(fn) === family);
   expect(matches, `functions tagged ${family}`).toHaveLength(1);
   return matches[0]!;
 }
@@ -169,8 +185,12 @@ describe('CustomerApiStack (dev)', () => {
     const all = routes(template);
     expect(all.filter((r) => r.key === '$default')).toEqual([expect.objectContaining({ family: CATCH_ALL_FAMILY, auth: 'NONE' })]);
     // A wrong method or unknown path below /admin reaches the admin function (404, or 405 with Allow), signed.
-    expect(all.filter((r) => r.key === `ANY ${ADMIN_PROXY_PATH}`)).toEqual([expect.objectContaining({ family: 'admin-api', auth: 'AWS_IAM' })]);
-    expect(all.filter((r) => r.key === `ANY ${consolePathOf(ADMIN_PROXY_PATH)}`)).toEqual([expect.objectContaining({ family: 'admin-api', auth: 'JWT' })]);
+    expect(all.filter((r) => r.key === `ANY ${ADMIN_PROXY_PATH}`)).toEqual([
+      expect.objectContaining({ family: 'admin-api', auth: 'AWS_IAM' }),
+    ]);
+    expect(all.filter((r) => r.key === `ANY ${consolePathOf(ADMIN_PROXY_PATH)}`)).toEqual([
+      expect.objectContaining({ family: 'admin-api', auth: 'JWT' }),
+    ]);
     // Exactly the route tables, the admin routes again below the console's prefix, and the three catch-alls: nothing unexplained.
     expect(all).toHaveLength(ROUTES.length + 2 * ADMIN_ROUTES.length + 3);
   });
@@ -198,7 +218,14 @@ describe('CustomerApiStack (dev)', () => {
     const granted = (prefix: string) => [...new Set(statements.flatMap((s) => list(s.Action)).filter((a) => a.startsWith(prefix)))].sort();
     expect(granted('dynamodb:')).toEqual(FUNCTIONS['admin-api'].tableActions.map((a) => `dynamodb:${a}`).sort());
     expect(granted('sqs:')).toEqual(
-      ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'].sort(),
+      [
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+        'sqs:SendMessage',
+      ].sort(),
     );
     expect(granted('ses:')).toEqual(['ses:SendEmail']);
   });
@@ -257,14 +284,18 @@ describe('CustomerApiStack (dev)', () => {
   it('traces nothing by default: no tracing config, no X-Ray grant', () => {
     const ours = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => familyTagOf(fn) !== '');
     for (const fn of ours) expect(fn.Properties.TracingConfig, familyTagOf(fn)).toBeUndefined();
-    const actions = Object.values(of(template, 'AWS::IAM::Policy')).flatMap((p) => (p.Properties.PolicyDocument.Statement as Statement[]).flatMap((s) => list(s.Action)));
+    const actions = Object.values(of(template, 'AWS::IAM::Policy')).flatMap((p) =>
+      (p.Properties.PolicyDocument.Statement as Statement[]).flatMap((s) => list(s.Action)),
+    );
     expect(actions.filter((a) => a.startsWith('xray:'))).toEqual([]);
   });
 
-  it('ships the sports logos in the assets function\'s package and tells only that function; no function reads S3', () => {
+  it("ships the sports logos in the assets function's package and tells only that function; no function reads S3", () => {
     for (const family of FAMILIES) {
       const [, fn] = functionOf(template, family);
-      const s3 = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]).filter((s) => list(s.Action).some((a) => a.startsWith('s3:')));
+      const s3 = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]).filter((s) =>
+        list(s.Action).some((a) => a.startsWith('s3:')),
+      );
       expect(s3, family).toEqual([]);
       const dir = fn.Properties.Environment.Variables.SPORTS_LOGO_DIR;
       if (family !== 'assets') {
@@ -277,7 +308,10 @@ describe('CustomerApiStack (dev)', () => {
       const logos = readdirSync(SPORTS_LOGO_DIR).sort();
       expect(logos.length).toBeGreaterThan(0);
       expect(readdirSync(join(assetDir, SPORTS_LOGO_PACKAGE_DIR)).sort()).toEqual(logos);
-      for (const name of logos) expect(readFileSync(join(assetDir, SPORTS_LOGO_PACKAGE_DIR, name)).equals(readFileSync(join(SPORTS_LOGO_DIR, name))), name).toBe(true);
+      for (const name of logos)
+        expect(readFileSync(join(assetDir, SPORTS_LOGO_PACKAGE_DIR, name)).equals(readFileSync(join(SPORTS_LOGO_DIR, name))), name).toBe(
+          true,
+        );
     }
   });
 
@@ -296,10 +330,19 @@ describe('CustomerApiStack (dev)', () => {
   });
 
   it('keeps what Lambda lets through at INFO matching: the attempt lines the failure filter counts, and the EMF line', async () => {
-    const [, filter] = Object.entries(of(template, 'AWS::Logs::MetricFilter')).find(([, f]) => f.Properties.MetricTransformations[0].MetricName === 'DeliveryFailures')!;
+    const [, filter] = Object.entries(of(template, 'AWS::Logs::MetricFilter')).find(
+      ([, f]) => f.Properties.MetricTransformations[0].MetricName === 'DeliveryFailures',
+    )!;
     const pattern = filter.Properties.FilterPattern as string;
     const line = async (status: Delivery['status']) => {
-      const delivery = { deliveryId: 'd-1', eventId: 'e-1', destinationHost: 'hooks.example.test', attempts: 3, status, lastErrorCode: 'http_500' } as Delivery;
+      const delivery = {
+        deliveryId: 'd-1',
+        eventId: 'e-1',
+        destinationHost: 'hooks.example.test',
+        attempts: 3,
+        status,
+        lastErrorCode: 'http_500',
+      } as Delivery;
       const lines = await linesWritten(() => reportOutcome({ logger } as unknown as MessagingDeps, delivery));
       expect(lines).toHaveLength(1);
       return lines[0]!;
@@ -328,13 +371,26 @@ describe('CustomerApiStack (dev)', () => {
   });
 
   it("counts each HTTP function's requests from its access lines: a metric filter per count, its dimensions fields of the line", async () => {
-    const filters = Object.values(of(template, 'AWS::Logs::MetricFilter')).filter((f) => f.Properties.MetricTransformations[0].MetricNamespace === METRICS_NAMESPACE);
-    const httpFunctions = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => [...FAMILIES, 'admin-api'].includes(familyTagOf(fn)));
+    const filters = Object.values(of(template, 'AWS::Logs::MetricFilter')).filter(
+      (f) => f.Properties.MetricTransformations[0].MetricNamespace === METRICS_NAMESPACE,
+    );
+    const httpFunctions = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) =>
+      [...FAMILIES, 'admin-api'].includes(familyTagOf(fn)),
+    );
     expect(httpFunctions).toHaveLength(FAMILIES.length + 1);
-    const deps = { logger: new Logger({ serviceName: 'customer-api', logLevel: 'INFO' }), clock: { now: () => Date.now() }, config: { stage: 'prod' } } as unknown as Deps;
+    const deps = {
+      logger: new Logger({ serviceName: 'customer-api', logLevel: 'INFO' }),
+      clock: { now: () => Date.now() },
+      config: { stage: 'prod' },
+    } as unknown as Deps;
     const accessLine = async (status: number) => {
       const handler = httpShell('v1', deps).handler(async () => ({ statusCode: status, body: '' }));
-      const event = { httpMethod: 'GET', path: '/v1/g/locations', headers: {}, requestContext: { requestId: 'r-1' } } as unknown as APIGatewayProxyEvent;
+      const event = {
+        httpMethod: 'GET',
+        path: '/v1/g/locations',
+        headers: {},
+        requestContext: { requestId: 'r-1' },
+      } as unknown as APIGatewayProxyEvent;
       const lines = await linesWritten(() => handler(event, {} as Context));
       return lines.find((l) => l.message === ACCESS_LINE_MESSAGE)!;
     };
@@ -343,7 +399,9 @@ describe('CustomerApiStack (dev)', () => {
     for (const status of [200, 304, 401, 404, 429, 500, 503]) lines.push(await accessLine(status));
     for (const fn of httpFunctions) {
       const own = filters.filter((f) => f.Properties.LogGroupName.Ref === fn.Properties.LoggingConfig.LogGroup.Ref);
-      expect(own.map((f) => f.Properties.MetricTransformations[0].MetricName).sort(), familyTagOf(fn)).toEqual(Object.keys(HTTP_COUNTS).sort());
+      expect(own.map((f) => f.Properties.MetricTransformations[0].MetricName).sort(), familyTagOf(fn)).toEqual(
+        Object.keys(HTTP_COUNTS).sort(),
+      );
       for (const filter of own) {
         const [transformation] = filter.Properties.MetricTransformations;
         expect(transformation).toMatchObject({ MetricValue: '1', Unit: 'Count' });
@@ -351,7 +409,9 @@ describe('CustomerApiStack (dev)', () => {
         const [min, max] = HTTP_COUNTS[transformation.MetricName as keyof typeof HTTP_COUNTS];
         for (const line of lines) {
           const status = line.status as number;
-          expect(filterMatches(filter.Properties.FilterPattern, line), `${transformation.MetricName} on ${status}`).toBe(status >= min && status <= max);
+          expect(filterMatches(filter.Properties.FilterPattern, line), `${transformation.MetricName} on ${status}`).toBe(
+            status >= min && status <= max,
+          );
         }
       }
     }
@@ -379,11 +439,7 @@ describe('CustomerApiStack (dev)', () => {
       { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
       { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
     ]);
-    const names = [
-      TABLE_KEYS.partitionKey,
-      TABLE_KEYS.sortKey,
-      ...TABLE_KEYS.globalIndexes.flatMap((g) => [g.partitionKey, g.sortKey]),
-    ];
+    const names = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, ...TABLE_KEYS.globalIndexes.flatMap((g) => [g.partitionKey, g.sortKey])];
     expect(p.AttributeDefinitions).toEqual(expect.arrayContaining(names.map((n) => ({ AttributeName: n, AttributeType: 'S' }))));
     expect(p.AttributeDefinitions).toHaveLength(names.length);
     expect(p.GlobalSecondaryIndexes).toEqual(
@@ -448,11 +504,19 @@ describe('CustomerApiStack (dev)', () => {
     const [, stage] = only(template, 'AWS::ApiGatewayV2::Stage');
     const p = stage.Properties;
     // `$default`: no stage prefix in the URL, nor in the path the functions resolve.
-    expect(p).toMatchObject({ StageName: '$default', AutoDeploy: true, DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 } });
+    expect(p).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+    });
     // The access-log group keeps the logical id it had under the REST API, so a deploy keeps its logs.
     expect(p.AccessLogSettings.DestinationArn).toEqual({ 'Fn::GetAtt': ['ApiAccessLogs50B185DB', 'Arn'] });
     const format = JSON.parse(p.AccessLogSettings.Format);
-    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', integrationError: '$context.integrationErrorMessage' });
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      integrationError: '$context.integrationErrorMessage',
+    });
     expect(p.AccessLogSettings.Format).not.toMatch(/body|authorization|header/i);
   });
 
@@ -489,20 +553,30 @@ describe('CustomerApiStack (dev)', () => {
     const [dlqId] = Object.entries(of(template, 'AWS::SQS::Queue')).find(([, q]) => !q.Properties.RedrivePolicy)!;
     const sqsActions = (name: WebhookFunctionName) => {
       const [, fn] = functionOf(template, name);
-      return statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]).filter((s) => list(s.Action).some((a) => a.startsWith('sqs:')));
+      return statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]).filter((s) =>
+        list(s.Action).some((a) => a.startsWith('sqs:')),
+      );
     };
     for (const name of WEBHOOK_FUNCTION_NAMES) {
       const [, fn] = functionOf(template, name);
       const statements = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]);
       const granted = statements.filter((s) => list(s.Action).some((a) => a.startsWith('dynamodb:'))).flatMap((s) => list(s.Action));
       expect(new Set(granted), name).toEqual(new Set(FUNCTIONS[name].tableActions.map((a) => `dynamodb:${a}`)));
-      expect(statements.some((s) => list(s.Action).some((a) => a.startsWith('ses:'))), name).toBe(FUNCTIONS[name].sendsMail);
+      expect(
+        statements.some((s) => list(s.Action).some((a) => a.startsWith('ses:'))),
+        name,
+      ).toBe(FUNCTIONS[name].sendsMail);
       expect(fn.Properties.Timeout, name).toBe(FUNCTIONS[name].timeoutSeconds);
       // The webhook queue, and for the sweeper the DLQ it reconciles; nothing else.
-      for (const s of sqsActions(name)) expect(JSON.stringify(s.Resource), name).toMatch(new RegExp(name === 'webhook-sweeper' ? `${queueId}|${dlqId}` : queueId));
+      for (const s of sqsActions(name))
+        expect(JSON.stringify(s.Resource), name).toMatch(new RegExp(name === 'webhook-sweeper' ? `${queueId}|${dlqId}` : queueId));
     }
-    const sweeperDlq = sqsActions('webhook-sweeper').filter((s) => JSON.stringify(s.Resource).includes(dlqId)).flatMap((s) => list(s.Action));
-    expect(sweeperDlq).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes']));
+    const sweeperDlq = sqsActions('webhook-sweeper')
+      .filter((s) => JSON.stringify(s.Resource).includes(dlqId))
+      .flatMap((s) => list(s.Action));
+    expect(sweeperDlq).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes']),
+    );
     expect(sqsActions('webhook-dispatcher').flatMap((s) => list(s.Action))).toContain('sqs:SendMessage');
     expect(sqsActions('webhook-sweeper').flatMap((s) => list(s.Action))).toContain('sqs:SendMessage');
     const consumer = sqsActions('webhook-deliverer').flatMap((s) => list(s.Action));
@@ -534,9 +608,7 @@ describe('CustomerApiStack (dev)', () => {
   });
 
   it('never grants dynamodb:* or any DynamoDB action on Resource "*"', () => {
-    const statements = Object.values(of(template, 'AWS::IAM::Policy')).flatMap(
-      (p) => p.Properties.PolicyDocument.Statement as Statement[],
-    );
+    const statements = Object.values(of(template, 'AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
     for (const s of statements) {
       const actions = list(s.Action);
       expect(actions).not.toContain('dynamodb:*');
@@ -552,7 +624,12 @@ describe('CustomerApiStack (dev)', () => {
       ...WEBHOOK_FUNCTION_NAMES.map((name) => [name, FUNCTIONS[name].sendsMail] as const),
     ];
     // Rate-limit alerts are queued by the /v1 families and sent by the sweeper, off the request path.
-    expect(senders.filter(([, sends]) => sends).map(([name]) => name).sort()).toEqual(['admin-api', 'webhook-sweeper']);
+    expect(
+      senders
+        .filter(([, sends]) => sends)
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual(['admin-api', 'webhook-sweeper']);
     for (const [name, sends] of senders) {
       const [, fn] = functionOf(template, name);
       const ses = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]).filter((s) =>
@@ -573,7 +650,19 @@ describe('CustomerApiStack (dev)', () => {
 
   it('outputs what the admin CLI reads', () => {
     const outputs = template.toJSON().Outputs as Json;
-    expect(Object.keys(outputs).sort()).toEqual(['AdminApiUrl', 'AlarmTopicArn', 'ApiUrl', 'ConsoleUrl', 'ConsoleUserPoolId', 'MailConfigurationSet', 'MailEventsTopicArn', 'StageRateLimit', 'TableName', 'WebhookDlqUrl', 'WebhookQueueUrl']);
+    expect(Object.keys(outputs).sort()).toEqual([
+      'AdminApiUrl',
+      'AlarmTopicArn',
+      'ApiUrl',
+      'ConsoleUrl',
+      'ConsoleUserPoolId',
+      'MailConfigurationSet',
+      'MailEventsTopicArn',
+      'StageRateLimit',
+      'TableName',
+      'WebhookDlqUrl',
+      'WebhookQueueUrl',
+    ]);
     const [tableId] = only(template, 'AWS::DynamoDB::Table');
     expect(outputs.TableName.Value).toEqual({ Ref: tableId });
   });
@@ -604,7 +693,12 @@ describe('CustomerApiStack (dev): the administration console', () => {
 
   it('serves the page from a private bucket through CloudFront with origin access control, security headers, and the console prefix on the same origin', () => {
     const [bucketId, bucket] = Object.entries(of(template, 'AWS::S3::Bucket')).find(([id]) => id.startsWith('Console'))!;
-    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
     only(template, 'AWS::CloudFront::OriginAccessControl');
     const [, distribution] = only(template, 'AWS::CloudFront::Distribution');
     const config = distribution.Properties.DistributionConfig;
@@ -674,14 +768,20 @@ describe('CustomerApiStack (tracing switched on for a stage)', () => {
       const roleId = fn.Properties.Role['Fn::GetAtt'][0];
       const xray = statementsOfRole(template, roleId).filter((s) => list(s.Action).some((a) => a.startsWith('xray:')));
       expect(xray.flatMap((s) => list(s.Action)).sort(), family).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
-      expect(xray.map((s) => s.Resource), family).toEqual(['*']);
+      expect(
+        xray.map((s) => s.Resource),
+        family,
+      ).toEqual(['*']);
       // Only in the role's default policy (acknowledged there); the data-access policy stays checked by cdk-nag.
       const holders = Object.entries(of(template, 'AWS::IAM::Policy')).filter(
         ([, p]) =>
           (p.Properties.Roles as Json[]).some((r) => r.Ref === roleId) &&
           (p.Properties.PolicyDocument.Statement as Statement[]).some((s) => list(s.Action).some((a) => a.startsWith('xray:'))),
       );
-      expect(holders.map(([id]) => id), family).toEqual([expect.stringMatching(/RoleDefaultPolicy/)]);
+      expect(
+        holders.map(([id]) => id),
+        family,
+      ).toEqual([expect.stringMatching(/RoleDefaultPolicy/)]);
     }
   });
 });

@@ -17,7 +17,12 @@ const refusal = (stage: string, context: StageContext) => {
 describe('the stage table', () => {
   it('has dev, staging and prod rows that differ where production needs them to', () => {
     expect(STAGES).toEqual(['dev', 'staging', 'prod']);
-    expect(STAGE_TABLE.dev).toMatchObject({ retain: false, deployment: 'all-at-once', edge: { enabled: false }, provisionedConcurrency: { token: 0, discovery: 0 } });
+    expect(STAGE_TABLE.dev).toMatchObject({
+      retain: false,
+      deployment: 'all-at-once',
+      edge: { enabled: false },
+      provisionedConcurrency: { token: 0, discovery: 0 },
+    });
     expect(STAGE_TABLE.staging).toMatchObject({ deployment: 'canary', alarms: { required: true } });
     expect(STAGE_TABLE.prod).toMatchObject({ retain: true, deployment: 'canary', edge: { enabled: true }, alarms: { required: true } });
     expect(STAGE_TABLE.prod.provisionedConcurrency.token).toBeGreaterThan(0);
@@ -32,7 +37,13 @@ describe('the stage table', () => {
   });
 
   it('lets a context value override a row for one deployment, leaving the row unchanged', () => {
-    const config = stageConfig('dev', { ...MAIL, tracing: 'true', deployment: 'canary', alarmEmail: 'me@example.com', region: 'eu-west-1' });
+    const config = stageConfig('dev', {
+      ...MAIL,
+      tracing: 'true',
+      deployment: 'canary',
+      alarmEmail: 'me@example.com',
+      region: 'eu-west-1',
+    });
     expect(config).toMatchObject({ tracing: true, deployment: 'canary', alarms: { email: 'me@example.com' }, region: 'eu-west-1' });
     expect(STAGE_TABLE.dev.tracing).toBe(false);
     expect(stageConfig('prod', { ...STAGE_CONTEXT.prod, edge: false, region: undefined }).edge.enabled).toBe(false);
@@ -50,29 +61,78 @@ describe('the stage table', () => {
 
   it.each<[string, string, StageContext, string]>([
     ['no mail sender', 'dev', {}, 'Stage dev: no mail sender: pass -c mailFrom='],
-    ['alarms that reach no one', 'staging', MAIL, 'Stage staging: its alarms must reach someone: pass -c alarmEmail=<address> or -c alarmTopicArn='],
-    ['both an e-mail and a topic', 'dev', { ...MAIL, alarmEmail: 'a@example.com', alarmTopicArn: 'arn:aws:sns:us-east-1:111111111111:t' }, 'not both'],
+    [
+      'alarms that reach no one',
+      'staging',
+      MAIL,
+      'Stage staging: its alarms must reach someone: pass -c alarmEmail=<address> or -c alarmTopicArn=',
+    ],
+    [
+      'both an e-mail and a topic',
+      'dev',
+      { ...MAIL, alarmEmail: 'a@example.com', alarmTopicArn: 'arn:aws:sns:us-east-1:111111111111:t' },
+      'not both',
+    ],
     ['a bad alarm e-mail', 'dev', { ...MAIL, alarmEmail: 'oncall' }, 'Stage dev: alarmEmail "oncall" is not an e-mail address.'],
     ['a bad topic ARN', 'dev', { ...MAIL, alarmTopicArn: 'arn:aws:sqs:us-east-1:111111111111:t' }, 'is not an SNS topic ARN'],
     ['a bad account', 'dev', { ...MAIL, account: '12345' }, 'Stage dev: account "12345" is not a 12-digit AWS account id.'],
     ['a bad region', 'dev', { ...MAIL, region: 'mars-1' }, 'Stage dev: region "mars-1" is not an AWS region name.'],
     ['a bad tracing switch', 'dev', { ...MAIL, tracing: 'yes' }, 'Stage dev: -c tracing=yes: use true or false.'],
     ['a bad deployment style', 'dev', { ...MAIL, deployment: 'linear' }, 'Stage dev: -c deployment=linear: use all-at-once or canary.'],
-    ['a domain without a certificate or zone', 'dev', { ...MAIL, domainName: 'api.example.com' }, 'needs -c certificateArn=<ACM ARN> or -c hostedZoneId='],
+    [
+      'a domain without a certificate or zone',
+      'dev',
+      { ...MAIL, domainName: 'api.example.com' },
+      'needs -c certificateArn=<ACM ARN> or -c hostedZoneId=',
+    ],
     ['an upper-case domain', 'dev', { ...MAIL, domainName: 'API.example.com', certificateArn: CERT }, 'is not a lower-case DNS name'],
-    ['a zone that does not hold the domain', 'dev', { ...MAIL, domainName: 'api.example.com', hostedZoneId: 'Z123ABC', hostedZoneName: 'other.com' }, 'hostedZoneName must name the zone'],
+    [
+      'a zone that does not hold the domain',
+      'dev',
+      { ...MAIL, domainName: 'api.example.com', hostedZoneId: 'Z123ABC', hostedZoneName: 'other.com' },
+      'hostedZoneName must name the zone',
+    ],
     ['a bad certificate ARN', 'dev', { ...MAIL, domainName: 'api.example.com', certificateArn: 'cert-1' }, 'is not an ACM certificate ARN'],
-    ['the edge without a base URL', 'prod', { ...STAGE_CONTEXT.prod, domainName: undefined }, "Stage prod: the edge needs the stage's base URL"],
-    ['the edge with a certificate outside us-east-1', 'prod', { ...STAGE_CONTEXT.prod, certificateArn: CERT.replace('us-east-1', 'eu-west-1') }, 'needs its certificate in us-east-1'],
-    ['the edge creating its web ACL outside us-east-1', 'prod', { ...STAGE_CONTEXT.prod, region: 'eu-west-1' }, 'in us-east-1 only: pass -c region=us-east-1'],
-    ['a web ACL without the edge', 'dev', { ...MAIL, webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/a/b' }, '-c webAclArn needs the edge'],
-    ['a regional web ACL', 'prod', { ...STAGE_CONTEXT.prod, webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:regional/webacl/a/b' }, 'is not a CloudFront-scope WAF web ACL ARN'],
+    [
+      'the edge without a base URL',
+      'prod',
+      { ...STAGE_CONTEXT.prod, domainName: undefined },
+      "Stage prod: the edge needs the stage's base URL",
+    ],
+    [
+      'the edge with a certificate outside us-east-1',
+      'prod',
+      { ...STAGE_CONTEXT.prod, certificateArn: CERT.replace('us-east-1', 'eu-west-1') },
+      'needs its certificate in us-east-1',
+    ],
+    [
+      'the edge creating its web ACL outside us-east-1',
+      'prod',
+      { ...STAGE_CONTEXT.prod, region: 'eu-west-1' },
+      'in us-east-1 only: pass -c region=us-east-1',
+    ],
+    [
+      'a web ACL without the edge',
+      'dev',
+      { ...MAIL, webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/a/b' },
+      '-c webAclArn needs the edge',
+    ],
+    [
+      'a regional web ACL',
+      'prod',
+      { ...STAGE_CONTEXT.prod, webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:regional/webacl/a/b' },
+      'is not a CloudFront-scope WAF web ACL ARN',
+    ],
   ])('refuses %s with an error naming the stage and the field', (_what, stage, context, message) => {
     expect(refusal(stage, context)).toContain(message);
   });
 
   it('accepts an edge outside us-east-1 when both its web ACL and certificate are imported', () => {
-    const config = stageConfig('prod', { ...STAGE_CONTEXT.prod, region: 'eu-west-1', webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/edge/1a2b' });
+    const config = stageConfig('prod', {
+      ...STAGE_CONTEXT.prod,
+      region: 'eu-west-1',
+      webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/edge/1a2b',
+    });
     expect(config.edge).toEqual({ enabled: true, webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/edge/1a2b' });
   });
 });

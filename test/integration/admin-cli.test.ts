@@ -133,7 +133,10 @@ function documentedCommands(pages: { path: string; text: string }[]): { name: st
   };
   for (const { text } of pages) for (const m of text.matchAll(/npm run admin -- ([^`\n#]+)/g)) add(m[1]!);
   const withBlock = pages.filter(({ text }) => text.includes('\n## Admin CLI\n'));
-  expect(withBlock.map(({ path }) => path), 'exactly one page holds the CLI block').toHaveLength(1);
+  expect(
+    withBlock.map(({ path }) => path),
+    'exactly one page holds the CLI block',
+  ).toHaveLength(1);
   const block = withBlock[0]!.text.split('\n## Admin CLI\n')[1]!.split('```')[1]!;
   for (const line of block.split('\n')) for (const segment of line.split('#')[0]!.split(' | ')) add(segment);
   return found;
@@ -191,7 +194,9 @@ describe('admin CLI', { timeout: 60_000 }, () => {
     it('lists every command the documentation shows, with the flags it gives', async () => {
       const documented = documentedCommands(documentationPages());
       // The CLI block (docs/admin.md) and the other pages' lines (webhooks, operations' runbook) name these at least.
-      expect(documented.map((d) => d.name)).toEqual(expect.arrayContaining(['apps create', 'destinations remove', 'dlq redrive', 'menus publish']));
+      expect(documented.map((d) => d.name)).toEqual(
+        expect.arrayContaining(['apps create', 'destinations remove', 'dlq redrive', 'menus publish']),
+      );
       const names = listed.map((c) => c.name);
       for (const { name, flags } of documented) {
         expect(names, name).toContain(name);
@@ -204,8 +209,19 @@ describe('admin CLI', { timeout: 60_000 }, () => {
   describe('apps', () => {
     it('create prints the client secret once as JSON and stores only its hash', async () => {
       const run = await admin([
-        'apps', 'create', '--group', 'demo-group', '--scopes', 'locations:read,bevq:read',
-        '--name', 'Ops test', '--owner-email', 'ops@example.com', '--rate-limit', '120', '--json',
+        'apps',
+        'create',
+        '--group',
+        'demo-group',
+        '--scopes',
+        'locations:read,bevq:read',
+        '--name',
+        'Ops test',
+        '--owner-email',
+        'ops@example.com',
+        '--rate-limit',
+        '120',
+        '--json',
       ]);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
@@ -234,7 +250,14 @@ describe('admin CLI', { timeout: 60_000 }, () => {
 
     it('create --locations limits the app to existing locations; the human output says the secret is shown once', async () => {
       const run = await admin([
-        'apps', 'create', '--group', 'demo-group', '--scopes', 'shiftq:read', '--locations', 'nyc-midtown,london-soho',
+        'apps',
+        'create',
+        '--group',
+        'demo-group',
+        '--scopes',
+        'shiftq:read',
+        '--locations',
+        'nyc-midtown,london-soho',
       ]);
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/shown only now/);
@@ -306,8 +329,18 @@ describe('admin CLI', { timeout: 60_000 }, () => {
     it('locations put enables only the listed modules and locations list shows it', async () => {
       await putGroup(runtime.store, { groupId: 'loc-group', name: 'Location Group' }, Date.now());
       const put = await admin([
-        'locations', 'put', '--group', 'loc-group', '--id', 'ops-1', ...LOCATION_FLAGS,
-        '--status', 'inactive', '--modules', 'shiftq,bevq', '--json',
+        'locations',
+        'put',
+        '--group',
+        'loc-group',
+        '--id',
+        'ops-1',
+        ...LOCATION_FLAGS,
+        '--status',
+        'inactive',
+        '--modules',
+        'shiftq,bevq',
+        '--json',
       ]);
       expect(put.code).toBe(0);
       const expected = {
@@ -360,7 +393,19 @@ describe('admin CLI', { timeout: 60_000 }, () => {
 
     it('a time zone that does not exist', async () => {
       await refused(
-        ['locations', 'put', '--group', 'demo-group', '--id', 'mars', ...LOCATION_FLAGS.slice(0, 4), '--timezone', 'Mars/Base', '--slug', 'mars'],
+        [
+          'locations',
+          'put',
+          '--group',
+          'demo-group',
+          '--id',
+          'mars',
+          ...LOCATION_FLAGS.slice(0, 4),
+          '--timezone',
+          'Mars/Base',
+          '--slug',
+          'mars',
+        ],
         /timezone/,
       );
       expect(await runtime.store.locations.get('demo-group', 'mars')).toBeNull();
@@ -385,7 +430,10 @@ describe('admin CLI', { timeout: 60_000 }, () => {
     });
 
     it('a missing required flag', async () => {
-      await refused(['locations', 'put', '--group', 'demo-group', '--id', 'no-tz', '--name', 'No TZ', '--short-name', 'N', '--slug', 'no-tz'], /needs --timezone/);
+      await refused(
+        ['locations', 'put', '--group', 'demo-group', '--id', 'no-tz', '--name', 'No TZ', '--short-name', 'N', '--slug', 'no-tz'],
+        /needs --timezone/,
+      );
       expect(await runtime.store.locations.get('demo-group', 'no-tz')).toBeNull();
     });
 
@@ -422,7 +470,14 @@ function venueFile(groupId: string, secondTimeZone: string) {
         name: 'Venue Group',
         locations: [
           { id: 'v-1', name: 'First', locationShortName: 'First', timezone: 'America/New_York', slug: 'first', modulesEnabled: modules },
-          { id: 'v-2', name: 'Second', locationShortName: 'Second', timezone: secondTimeZone, slug: 'second', modulesEnabled: { ...modules, bevq: false } },
+          {
+            id: 'v-2',
+            name: 'Second',
+            locationShortName: 'Second',
+            timezone: secondTimeZone,
+            slug: 'second',
+            modulesEnabled: { ...modules, bevq: false },
+          },
         ],
       },
     ],

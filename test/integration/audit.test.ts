@@ -23,7 +23,13 @@ const entry = (daysAgo: number, n: number, clientId: string): AuditEntry => ({
 
 beforeAll(async () => {
   runtime = await startTestRuntime({ clock });
-  for (const [daysAgo, n, clientId] of [[0, 1, 'app_a'], [0, 2, 'app_b'], [3, 1, 'app_a'], [150, 1, 'app_a'], [399, 1, 'app_b']] as const) {
+  for (const [daysAgo, n, clientId] of [
+    [0, 1, 'app_a'],
+    [0, 2, 'app_b'],
+    [3, 1, 'app_a'],
+    [150, 1, 'app_a'],
+    [399, 1, 'app_b'],
+  ] as const) {
     await runtime.store.audit.record(entry(daysAgo, n, clientId));
   }
 });
@@ -37,7 +43,11 @@ describe(`audit trail across days (${ENGINE_NAME})`, () => {
     let cursor: string | undefined;
     do {
       let calls = 0;
-      const page = await watchingDynamo(runtime, () => calls++, () => listAudit(runtime.deps, { clientId: 'app_a', limit: 100, ...(cursor ? { cursor } : {}) }));
+      const page = await watchingDynamo(
+        runtime,
+        () => calls++,
+        () => listAudit(runtime.deps, { clientId: 'app_a', limit: 100, ...(cursor ? { cursor } : {}) }),
+      );
       pages.push({ ids: page.entries.map((e) => e.requestId), calls });
       cursor = page.nextCursor;
     } while (cursor);

@@ -47,7 +47,10 @@ let dir: string;
 let poller: { stop(): Promise<void> };
 
 /** What the deliverer did on the webhook queue: each receive of a message (with SQS's count) and each visibility it set. */
-type Seen = { receives: { messageId: string; deliveryId: string; redrive: number; count: number; handle: string }[]; visibility: { handle: string; seconds: number }[] };
+type Seen = {
+  receives: { messageId: string; deliveryId: string; redrive: number; count: number; handle: string }[];
+  visibility: { handle: string; seconds: number }[];
+};
 const seen: Seen = { receives: [], visibility: [] };
 const onVisibility: ((handle: string) => void)[] = [];
 
@@ -62,7 +65,13 @@ function watchQueue(sqs: SQSClient, queueUrl: string) {
           const message = parseDeliveryMessage(m.Body ?? '');
           if (!message) continue;
           const count = Number(m.Attributes?.ApproximateReceiveCount);
-          seen.receives.push({ messageId: m.MessageId, deliveryId: message.deliveryId, redrive: message.redrive, count, handle: m.ReceiptHandle });
+          seen.receives.push({
+            messageId: m.MessageId,
+            deliveryId: message.deliveryId,
+            redrive: message.redrive,
+            count,
+            handle: m.ReceiptHandle,
+          });
         }
       }
       if (context.commandName === 'ChangeMessageVisibilityCommand') {
@@ -83,7 +92,14 @@ async function seedDeadLetters(n: number): Promise<Delivery[]> {
     const now = runtime.deps.clock.now();
     const records = Array.from({ length: n }, (_, i) =>
       newDelivery(
-        { eventId: `evt_${randomHex()}`, eventType: 'customer_api.webhook.test', occurredAt: new Date(now).toISOString(), groupId: 'demo-group', locationId: 'nyc-midtown', revision: `r${i}` },
+        {
+          eventId: `evt_${randomHex()}`,
+          eventType: 'customer_api.webhook.test',
+          occurredAt: new Date(now).toISOString(),
+          groupId: 'demo-group',
+          locationId: 'nyc-midtown',
+          revision: `r${i}`,
+        },
         destination,
         now,
       ),
@@ -94,13 +110,26 @@ async function seedDeadLetters(n: number): Promise<Delivery[]> {
       const { Successful = [] } = await runtime.sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: runtime.queues.webhookDlqUrl,
-          Entries: batch.map((d, k) => ({ Id: String(k), MessageBody: JSON.stringify({ deliveryId: d.deliveryId, redrive: 0, destinationId: d.destinationId, clientId: d.clientId }) })),
+          Entries: batch.map((d, k) => ({
+            Id: String(k),
+            MessageBody: JSON.stringify({ deliveryId: d.deliveryId, redrive: 0, destinationId: d.destinationId, clientId: d.clientId }),
+          })),
         }),
       );
       expect(Successful).toHaveLength(batch.length);
       for (const sent of Successful) {
         const d = batch[Number(sent.Id)]!;
-        dead.push({ ...d, status: 'DEAD_LETTER', attempts: 5, backoffHistory: [31, 66, 150, 300], lastErrorCode: 'http_503', lastHttpStatus: 503, carrier: sent.MessageId!, attemptReceive: 5, deadLetterReason: 'attempts_exhausted' });
+        dead.push({
+          ...d,
+          status: 'DEAD_LETTER',
+          attempts: 5,
+          backoffHistory: [31, 66, 150, 300],
+          lastErrorCode: 'http_503',
+          lastHttpStatus: 503,
+          carrier: sent.MessageId!,
+          attemptReceive: 5,
+          deadLetterReason: 'attempts_exhausted',
+        });
       }
     }
     for (let i = 0; i < dead.length; i += 25) {
@@ -129,7 +158,10 @@ async function clearLeftovers(): Promise<void> {
   while (cursor);
   for (let i = 0; i < 120; i++) {
     const { Attributes = {} } = await runtime.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: runtime.queues.webhookQueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+      new GetQueueAttributesCommand({
+        QueueUrl: runtime.queues.webhookQueueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
     );
     if (Number(Attributes.ApproximateNumberOfMessages) + Number(Attributes.ApproximateNumberOfMessagesNotVisible) === 0) break;
     await new Promise((r) => setTimeout(r, 250));
@@ -188,7 +220,9 @@ beforeAll(async () => {
     logLevel: (process.env.DEBUG_LOG as 'ERROR' | undefined) ?? 'SILENT',
   });
   watchQueue(runtime.sqs, runtime.queues.webhookQueueUrl);
-  const { Attributes } = await runtime.sqs.send(new GetQueueAttributesCommand({ QueueUrl: runtime.queues.webhookQueueUrl, AttributeNames: ['QueueArn'] }));
+  const { Attributes } = await runtime.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: runtime.queues.webhookQueueUrl, AttributeNames: ['QueueArn'] }),
+  );
   poller = startDeliveryPoller(runtime.deps, runtime.sqs, Attributes!.QueueArn!, createDeliverer(runtime.deps));
   receiver = await startReceiver({ secret: () => secret, behave: () => 200 });
   const app = await newApp(runtime, { scopes: ['bevq:read'] });
@@ -212,7 +246,9 @@ describe(`redrive all in pages (${ENGINE_NAME}, every engine request delayed ${D
     const dead = await seedDeadLetters(DEAD_LETTERS);
     expect(await dlqDepth()).toBe(DEAD_LETTERS);
     proxy.delayMs = DELAY_MS;
-    const auditBefore = (await listAudit(runtime.deps, { limit: 1000 })).entries.filter((e) => e.operation === 'redriveAllDeadLetters').length;
+    const auditBefore = (await listAudit(runtime.deps, { limit: 1000 })).entries.filter(
+      (e) => e.operation === 'redriveAllDeadLetters',
+    ).length;
 
     const pages: { status: number; redriven: number; more: boolean; ms: number }[] = [];
     const redriven: string[] = [];
@@ -221,7 +257,12 @@ describe(`redrive all in pages (${ENGINE_NAME}, every engine request delayed ${D
     do {
       const began = Date.now();
       const page = await adminApi('/dead-letters/redrive', cursor ? { cursor } : {});
-      pages.push({ status: page.status, redriven: page.body?.redriven?.length ?? -1, more: Boolean(page.body?.nextCursor), ms: Date.now() - began });
+      pages.push({
+        status: page.status,
+        redriven: page.body?.redriven?.length ?? -1,
+        more: Boolean(page.body?.nextCursor),
+        ms: Date.now() - began,
+      });
       expect(page.status, JSON.stringify(pages.at(-1))).toBe(200);
       redriven.push(...page.body.redriven);
       removed += page.body.removedMessages;
@@ -243,7 +284,9 @@ describe(`redrive all in pages (${ENGINE_NAME}, every engine request delayed ${D
     // Delivered: one attempt each, the first after the redrive.
     proxy.delayMs = 0;
     const records = await allFinished(dead, 60_000);
-    expect(records.every((d) => d.status === 'SUCCEEDED' && d.attempts === 1 && d.redrives === 1 && d.deadLetterReason === null)).toBe(true);
+    expect(records.every((d) => d.status === 'SUCCEEDED' && d.attempts === 1 && d.redrives === 1 && d.deadLetterReason === null)).toBe(
+      true,
+    );
     expect(new Set(receiver.received.map((r) => r.headers['x-service-event-id'])).size).toBe(DEAD_LETTERS);
     expect(receiver.received.every((r) => r.verified)).toBe(true);
     expect((await adminApi('/dead-letters', undefined)).body.deadLetters).toEqual([]);
@@ -276,7 +319,13 @@ describe(`redrive all in pages (${ENGINE_NAME}, every engine request delayed ${D
       (next, context) => async (args) => {
         const item = (args.input as any).Item;
         const plain = (v: any) => (v && typeof v === 'object' && ('S' in v || 'N' in v) ? (v.S ?? Number(v.N)) : v);
-        if (context.commandName === 'PutItemCommand' && item && plain(item.deliveryId) === d!.deliveryId && plain(item.redrives) === 1 && plain(item.status) === 'PENDING') {
+        if (
+          context.commandName === 'PutItemCommand' &&
+          item &&
+          plain(item.deliveryId) === d!.deliveryId &&
+          plain(item.redrives) === 1 &&
+          plain(item.status) === 'PENDING'
+        ) {
           // Bounded, so a deliverer that never looks fails the assertions below rather than hanging the test.
           await Promise.race([looked, new Promise((r) => setTimeout(r, 20_000))]);
         }
@@ -295,7 +344,9 @@ describe(`redrive all in pages (${ENGINE_NAME}, every engine request delayed ${D
     const receives = seen.receives.filter((r) => r.messageId === done.carrier);
     expect(receives.map((r) => r.count)).toEqual([1, 2]);
     // The first receive set the look-again (the policy's, on this time scale), not the visibility timeout; the second attempted.
-    expect(seen.visibility.filter((v) => receives.some((r) => r.handle === v.handle)).map((v) => v.seconds)).toEqual([timings.lookAgainVisibilitySeconds]);
+    expect(seen.visibility.filter((v) => receives.some((r) => r.handle === v.handle)).map((v) => v.seconds)).toEqual([
+      timings.lookAgainVisibilitySeconds,
+    ]);
     expect(timings.lookAgainVisibilitySeconds).toBeLessThan(timings.visibilityTimeoutSeconds);
     expect(DELIVERY_POLICY.lookAgainSeconds).toBeLessThan(scaledTimings(1).visibilityTimeoutSeconds);
     await sweepUntilDlqEmpty();

@@ -98,7 +98,12 @@ describe('npm run admin -- dlq', () => {
 
   it('refuses a redrive without exactly one target, of an unknown id, or of a live delivery, changing nothing', async () => {
     const before = await scanTable(runtime);
-    for (const args of [['dlq', 'redrive'], ['dlq', 'redrive', 'dlv_x'], ['dlq', 'redrive', `dlv_${'0'.repeat(32)}`], ['dlq', 'redrive', `dlv_${'0'.repeat(32)}`, '--all']]) {
+    for (const args of [
+      ['dlq', 'redrive'],
+      ['dlq', 'redrive', 'dlv_x'],
+      ['dlq', 'redrive', `dlv_${'0'.repeat(32)}`],
+      ['dlq', 'redrive', `dlv_${'0'.repeat(32)}`, '--all'],
+    ]) {
       const run = await admin(runtimeFile, args);
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr).toMatch(/^error: /);

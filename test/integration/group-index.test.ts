@@ -41,13 +41,21 @@ const marker = (groupId: string | undefined, n: number): DeadLetterMarker => ({
 const expires = () => Math.floor(clock.now() / 1000) + 86_400;
 
 /** Every page of an admin list, and the DynamoDB calls each page made. */
-async function allPages<T>(list: (query: { limit: number; cursor?: string }) => Promise<{ nextCursor?: string } & Record<string, unknown>>, key: string, limit: number) {
+async function allPages<T>(
+  list: (query: { limit: number; cursor?: string }) => Promise<{ nextCursor?: string } & Record<string, unknown>>,
+  key: string,
+  limit: number,
+) {
   const items: T[] = [];
   const calls: number[] = [];
   let cursor: string | undefined;
   do {
     let n = 0;
-    const page = await watchingDynamo(runtime, () => n++, () => list({ limit, ...(cursor ? { cursor } : {}) }));
+    const page = await watchingDynamo(
+      runtime,
+      () => n++,
+      () => list({ limit, ...(cursor ? { cursor } : {}) }),
+    );
     items.push(...(page[key] as T[]));
     cursor = page.nextCursor;
     calls.push(n);
@@ -91,7 +99,11 @@ describe(`per-group index partitions (${ENGINE_NAME})`, () => {
   it('a list of every group walks the groups in order, a bounded number of queries a page, and misses or repeats nothing', async () => {
     const stored = (await items()).filter((i) => i.SK === 'APP');
     for (const limit of [1, 4, 100]) {
-      const { items: listed, calls } = await allPages<{ clientId: string; groupId: string }>((q) => listApps(runtime.deps, q), 'apps', limit);
+      const { items: listed, calls } = await allPages<{ clientId: string; groupId: string }>(
+        (q) => listApps(runtime.deps, q),
+        'apps',
+        limit,
+      );
       expect(sortedIds(listed, (a) => a.clientId)).toEqual(sortedIds(stored, (a) => String(a.clientId)));
       expect(new Set(listed.map((a) => a.clientId)).size).toBe(listed.length);
       // Group after group: the group ids come in order.
@@ -102,14 +114,22 @@ describe(`per-group index partitions (${ENGINE_NAME})`, () => {
       if (limit === 1) expect(calls.length).toBeGreaterThan(listed.length + 1);
     }
     // One group's list reads that group's partition only: no marker or partition of an earlier shape (3 calls, was 5).
-    const { items: one, calls } = await allPages<{ groupId: string }>((q) => listApps(runtime.deps, { ...q, groupId: filled[1]! }), 'apps', 100);
+    const { items: one, calls } = await allPages<{ groupId: string }>(
+      (q) => listApps(runtime.deps, { ...q, groupId: filled[1]! }),
+      'apps',
+      100,
+    );
     expect(one).toHaveLength(3);
     expect(one.every((a) => a.groupId === filled[1])).toBe(true);
     expect(calls).toEqual([3]);
   });
 
   it('lists the dead letters of every group and the destinations of one application from their partitions', async () => {
-    const { items: dead } = await allPages<{ deliveryId: string; groupId: string }>((q) => listDeadLetters(runtime.deps, q), 'deadLetters', 4);
+    const { items: dead } = await allPages<{ deliveryId: string; groupId: string }>(
+      (q) => listDeadLetters(runtime.deps, q),
+      'deadLetters',
+      4,
+    );
     expect(dead).toHaveLength(filled.length * 3);
     expect(new Set(dead.map((d) => d.groupId))).toEqual(new Set(filled));
     const app = (await items()).find((i) => i.SK === 'DEST' && i.groupId === filled[2]);

@@ -117,27 +117,53 @@ describe('metrics', () => {
     if (previous === undefined) delete process.env.METRICS_DISABLED;
     else process.env.METRICS_DISABLED = previous;
     const raw = await stdoutOf(() => call(deps));
-    return raw.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    return raw
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
   }
 
-  it('counts requests from the access line: the counts\' dimensions are fields of it, the caller is not, and no EMF rides along', async () => {
+  it("counts requests from the access line: the counts' dimensions are fields of it, the caller is not, and no EMF rides along", async () => {
     const app = await newApp(runtime);
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'wrong' });
     const tokenLines = await linesOf((deps) =>
-      token(deps)(apiGatewayEvent('POST', '/oauth/token', '/oauth/token', { headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }), context),
+      token(deps)(
+        apiGatewayEvent('POST', '/oauth/token', '/oauth/token', {
+          headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' },
+          body: form.toString(),
+        }),
+        context,
+      ),
     );
     const tokenAccess = tokenLines.find((l) => l.message === ACCESS_LINE_MESSAGE)!;
-    expect(tokenAccess).toMatchObject({ service: 'customer-api', stage: runtime.deps.config.stage, api: 'token', status: 401, operation: 'issueToken', level: 'INFO' });
+    expect(tokenAccess).toMatchObject({
+      service: 'customer-api',
+      stage: runtime.deps.config.stage,
+      api: 'token',
+      status: 401,
+      operation: 'issueToken',
+      level: 'INFO',
+    });
     // The metric filters read the dimensions from these fields (lib/constructs/request-metrics.ts); none of them names the client.
     for (const name of HTTP_COUNT_DIMENSIONS) expect(String(tokenAccess[name])).not.toContain(app.clientId);
     // A request writes its access line and no EMF of its own (a process's first invocation adds its ColdStart count).
     for (const line of tokenLines.filter((l) => '_aws' in l)) expect(Object.keys(line)).not.toContain('Requests');
 
     const v1Lines = await linesOf((deps) =>
-      discovery(deps)(apiGatewayEvent('GET', '/v1/{group_id}/locations', '/v1/demo-group/locations', { headers: { Host: HOST, authorization: 'Bearer garbage' } }), context),
+      discovery(deps)(
+        apiGatewayEvent('GET', '/v1/{group_id}/locations', '/v1/demo-group/locations', {
+          headers: { Host: HOST, authorization: 'Bearer garbage' },
+        }),
+        context,
+      ),
     );
     expect(v1Lines.filter((l) => '_aws' in l && 'Requests' in l)).toEqual([]);
-    expect(v1Lines.find((l) => l.message === ACCESS_LINE_MESSAGE)).toMatchObject({ stage: runtime.deps.config.stage, api: 'v1', status: 401, operation: 'listLocations' });
+    expect(v1Lines.find((l) => l.message === ACCESS_LINE_MESSAGE)).toMatchObject({
+      stage: runtime.deps.config.stage,
+      api: 'v1',
+      status: 401,
+      operation: 'listLocations',
+    });
     expect(JSON.stringify(v1Lines)).not.toContain('garbage');
   });
 });
@@ -147,7 +173,10 @@ describe('one HTTP shell for /v1, token and admin', () => {
   async function accessLogOf(call: (deps: MessagingDeps) => Promise<unknown>): Promise<{ lines: Record<string, unknown>[]; raw: string }> {
     const deps = { ...runtime.deps, logger: new Logger({ serviceName: 'customer-api', logLevel: 'INFO' }) };
     const raw = await stdoutOf(() => call(deps));
-    const lines = raw.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = raw
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     return { lines: lines.filter((l) => l.message === 'request'), raw };
   }
 
@@ -158,12 +187,17 @@ describe('one HTTP shell for /v1, token and admin', () => {
     let createdSecret = '';
     const { lines, raw } = await accessLogOf(async (deps) => {
       const issued = await token(deps)(
-        apiGatewayEvent('POST', '/oauth/token', '/oauth/token', { headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }),
+        apiGatewayEvent('POST', '/oauth/token', '/oauth/token', {
+          headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' },
+          body: form.toString(),
+        }),
         context,
       );
       accessToken = JSON.parse(issued.body).access_token;
       await discovery(deps)(
-        apiGatewayEvent('GET', '/v1/{group_id}/locations', '/v1/demo-group/locations', { headers: { Host: HOST, authorization: `Bearer ${accessToken}` } }),
+        apiGatewayEvent('GET', '/v1/{group_id}/locations', '/v1/demo-group/locations', {
+          headers: { Host: HOST, authorization: `Bearer ${accessToken}` },
+        }),
         context,
       );
       const body = JSON.stringify({ groupId: 'demo-group', name: 'Shell check', scopes: ['locations:read'] });
@@ -171,7 +205,10 @@ describe('one HTTP shell for /v1, token and admin', () => {
         apiGatewayEvent('POST', '/admin/v1/apps', '/admin/v1/apps', {
           headers: { Host: HOST, 'content-type': 'application/json' },
           body,
-          requestContext: { requestId: 'req-2', identity: { userArn: 'arn:aws:iam::123456789012:user/ops' } } as APIGatewayProxyEvent['requestContext'],
+          requestContext: {
+            requestId: 'req-2',
+            identity: { userArn: 'arn:aws:iam::123456789012:user/ops' },
+          } as APIGatewayProxyEvent['requestContext'],
         }),
         context,
       );
@@ -182,16 +219,23 @@ describe('one HTTP shell for /v1, token and admin', () => {
       ['v1', 'listLocations', 200, app.clientId],
       ['admin', 'createApp', 201, 'arn:aws:iam::123456789012:user/ops'],
     ]);
-    for (const line of lines) expect(Object.keys(line)).toEqual(expect.arrayContaining(['requestId', 'api', 'operation', 'status', 'latencyMs']));
+    for (const line of lines)
+      expect(Object.keys(line)).toEqual(expect.arrayContaining(['requestId', 'api', 'operation', 'status', 'latencyMs']));
     expect(createdSecret).toMatch(/.{20,}/);
     for (const secret of [app.clientSecret, accessToken, createdSecret]) expect(raw).not.toContain(secret);
   });
 
   it('answers an unexpected failure of the token function with a 500 in the error shape and its request id', async () => {
-    const broken = { ...runtime.deps, store: { ...runtime.deps.store, rateCounters: { hit: () => Promise.reject(new Error('engine down')) } } } as unknown as MessagingDeps;
+    const broken = {
+      ...runtime.deps,
+      store: { ...runtime.deps.store, rateCounters: { hit: () => Promise.reject(new Error('engine down')) } },
+    } as unknown as MessagingDeps;
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'someone', client_secret: 'x' });
     const reply = await token(broken)(
-      apiGatewayEvent('POST', '/oauth/token', '/oauth/token', { headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }),
+      apiGatewayEvent('POST', '/oauth/token', '/oauth/token', {
+        headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' },
+        body: form.toString(),
+      }),
       context,
     );
     expect(reply.statusCode).toBe(500);
@@ -224,6 +268,10 @@ describe('one HTTP shell for /v1, token and admin', () => {
       expect(JSON.parse(reply.body).error.code).toBe('forbidden');
     }
     const { entries } = await listAudit(runtime.deps, { limit: 10 });
-    expect(entries.filter((e) => e.operation === 'redriveAllDeadLetters').map((e) => e.actor)).toEqual(['cognito:ops-alice', 'cognito:ops-alice', 'cognito:ops-alice']);
+    expect(entries.filter((e) => e.operation === 'redriveAllDeadLetters').map((e) => e.actor)).toEqual([
+      'cognito:ops-alice',
+      'cognito:ops-alice',
+      'cognito:ops-alice',
+    ]);
   });
 });

@@ -69,17 +69,25 @@ describe('IAM enforced locally: a role narrowed in the synthesized policies', ()
     expect((await call(runtime, '/v1/demo-group/locations', { token: discovery })).status).toBe(200);
   });
 
-  it('throws the error DynamoDB returns: AccessDeniedException, HTTP 400, AWS\'s message', async () => {
-    const err = await runtime.functionDeps('bevq').store.rateCounters.hit('API', 'app_x', new Date().toISOString(), 60).catch((e: unknown) => e);
+  it("throws the error DynamoDB returns: AccessDeniedException, HTTP 400, AWS's message", async () => {
+    const err = await runtime
+      .functionDeps('bevq')
+      .store.rateCounters.hit('API', 'app_x', new Date().toISOString(), 60)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DynamoDBServiceException);
     expect(err).toMatchObject({ name: 'AccessDeniedException', $fault: 'client', $metadata: { httpStatusCode: 400 } });
     expect((err as Error).message).toMatch(
-      new RegExp(`^User: arn:aws:sts::\\d{12}:assumed-role/.+/bevq is not authorized to perform: dynamodb:UpdateItem on resource: arn:aws:dynamodb:${REGION}:\\d{12}:table/${runtime.tableName} because no identity-based policy allows the dynamodb:UpdateItem action$`),
+      new RegExp(
+        `^User: arn:aws:sts::\\d{12}:assumed-role/.+/bevq is not authorized to perform: dynamodb:UpdateItem on resource: arn:aws:dynamodb:${REGION}:\\d{12}:table/${runtime.tableName} because no identity-based policy allows the dynamodb:UpdateItem action$`,
+      ),
     );
   });
 
-  it('refuses SQS to a role without a queue grant (AccessDenied, 403) and keeps the runtime\'s own clients unguarded', async () => {
-    const err = await runtime.functionDeps('bevq').queue.send('{}').catch((e: unknown) => e);
+  it("refuses SQS to a role without a queue grant (AccessDenied, 403) and keeps the runtime's own clients unguarded", async () => {
+    const err = await runtime
+      .functionDeps('bevq')
+      .queue.send('{}')
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
     expect((err as Error).message).toContain('sqs:SendMessage');
     await expect(runtime.deps.queue.dlq.depth()).resolves.toBeDefined();
@@ -88,7 +96,13 @@ describe('IAM enforced locally: a role narrowed in the synthesized policies', ()
 
 describe('the guard, on the synthesized roles', () => {
   let policies: RolePolicies;
-  const local = { region: REGION, tableName: 't', queueUrl: 'http://q/000000000000/t-webhooks', dlqUrl: 'http://q/000000000000/t-webhooks-dlq', mailFrom: 'Alerts <alerts@local.test>' };
+  const local = {
+    region: REGION,
+    tableName: 't',
+    queueUrl: 'http://q/000000000000/t-webhooks',
+    dlqUrl: 'http://q/000000000000/t-webhooks-dlq',
+    mailFrom: 'Alerts <alerts@local.test>',
+  };
   beforeAll(async () => {
     policies = await synthesizedPolicies();
   });
@@ -101,7 +115,10 @@ describe('the guard, on the synthesized roles', () => {
       `arn:aws:dynamodb:${REGION}:000000000000:table/t`,
       `arn:aws:dynamodb:${REGION}:000000000000:table/u`,
     ]);
-    expect(requestsOf('sqs', 'DeleteMessageBatchCommand', { QueueUrl: local.dlqUrl }, local)[0]).toMatchObject({ action: 'sqs:DeleteMessage', resource: `arn:aws:sqs:${REGION}:000000000000:t-webhooks-dlq` });
+    expect(requestsOf('sqs', 'DeleteMessageBatchCommand', { QueueUrl: local.dlqUrl }, local)[0]).toMatchObject({
+      action: 'sqs:DeleteMessage',
+      resource: `arn:aws:sqs:${REGION}:000000000000:t-webhooks-dlq`,
+    });
     expect(requestsOf('ses', 'SendEmailCommand', { FromEmailAddress: 'Alerts <alerts@local.test>' }, local)[0]).toMatchObject({
       action: 'ses:SendEmail',
       context: { 'ses:FromAddress': 'alerts@local.test' },
@@ -124,9 +141,21 @@ describe('the guard, on the synthesized roles', () => {
   });
 
   it('refuses SES v2 as AWS does (AccessDeniedException, 403) before anything is sent', async () => {
-    const ses = guardClient(new SESv2Client(localEndpoint('http://127.0.0.1:9', REGION)), 'ses', compileGuard('admin-api', policies, local), local, { callLog: undefined });
+    const ses = guardClient(
+      new SESv2Client(localEndpoint('http://127.0.0.1:9', REGION)),
+      'ses',
+      compileGuard('admin-api', policies, local),
+      local,
+      { callLog: undefined },
+    );
     const err = await ses
-      .send(new SendEmailCommand({ FromEmailAddress: 'someone@else.test', Destination: { ToAddresses: ['a@b.test'] }, Content: { Simple: { Subject: { Data: 's' }, Body: { Text: { Data: 't' } } } } }))
+      .send(
+        new SendEmailCommand({
+          FromEmailAddress: 'someone@else.test',
+          Destination: { ToAddresses: ['a@b.test'] },
+          Content: { Simple: { Subject: { Data: 's' }, Body: { Text: { Data: 't' } } } },
+        }),
+      )
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'AccessDeniedException', $metadata: { httpStatusCode: 403 } });
     ses.destroy();
@@ -150,9 +179,16 @@ describe('every call recorded (IAM_CALL_LOG) is allowed by the synthesized templ
       else process.env.IAM_CALL_LOG = previous;
     }
     // A run through every function: token, the /v1 families, admin (destination, publish), dispatcher, deliverer, sweeper.
-    const app = await newApp(runtime, { scopes: ['locations:read', 'bevq:read', 'sportsq:read', 'campaigns:read', 'orderboard:read', 'shiftq:read', 'matriq:read'] });
+    const app = await newApp(runtime, {
+      scopes: ['locations:read', 'bevq:read', 'sportsq:read', 'campaigns:read', 'orderboard:read', 'shiftq:read', 'matriq:read'],
+    });
     const { access_token: token } = await exchange(runtime, app.clientId, app.clientSecret);
-    for (const path of ['/v1/demo-group/locations', '/v1/demo-group/nyc-midtown/bevq/menu', '/v1/demo-group/nyc-midtown/campaigns', '/v1/demo-group/nyc-midtown/orderboard']) {
+    for (const path of [
+      '/v1/demo-group/locations',
+      '/v1/demo-group/nyc-midtown/bevq/menu',
+      '/v1/demo-group/nyc-midtown/campaigns',
+      '/v1/demo-group/nyc-midtown/orderboard',
+    ]) {
       await fetch(`${runtime.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
     }
     const admin = { Authorization: `Bearer ${runtime.adminKey}`, 'Content-Type': 'application/json' };
@@ -167,10 +203,21 @@ describe('every call recorded (IAM_CALL_LOG) is allowed by the synthesized templ
   afterAll(() => runtime?.stop());
 
   it('records calls of several functions and services, and each is allowed', async () => {
-    const calls = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Call);
-    const external = process.env.IAM_CALL_LOG && existsSync(process.env.IAM_CALL_LOG) ? readFileSync(process.env.IAM_CALL_LOG, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Call) : [];
+    const calls = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Call);
+    const external =
+      process.env.IAM_CALL_LOG && existsSync(process.env.IAM_CALL_LOG)
+        ? readFileSync(process.env.IAM_CALL_LOG, 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as Call)
+        : [];
     const seen = new Set(calls.map((c) => c.function));
-    for (const fn of ['token', 'discovery', 'bevq', 'admin-api', 'webhook-dispatcher', 'webhook-sweeper', 'webhook-deliverer']) expect(seen).toContain(fn);
+    for (const fn of ['token', 'discovery', 'bevq', 'admin-api', 'webhook-dispatcher', 'webhook-sweeper', 'webhook-deliverer'])
+      expect(seen).toContain(fn);
     expect(new Set(calls.map((c) => c.action.split(':')[0]))).toEqual(new Set(['dynamodb', 'sqs']));
 
     const { functions } = policiesOf(await synthesizeDevTemplate());

@@ -57,7 +57,12 @@ afterAll(async () => {
 async function destinations(): Promise<{ ok: string; failing: string }> {
   const { clientId } = await newApp(runtime, { scopes: ['bevq:read'], ownerEmail: 'journey@example.test' });
   const add = async (path: string) => {
-    const created = await addDestination(runtime.deps, { clientId, name: path, url: `${receiver.url}${path}`, locationIds: ['nyc-midtown'] });
+    const created = await addDestination(runtime.deps, {
+      clientId,
+      name: path,
+      url: `${receiver.url}${path}`,
+      locationIds: ['nyc-midtown'],
+    });
     return created.destination.destinationId;
   };
   return { ok: await add(`/ok-${price}`), failing: await add(`/failing-${price}`) };
@@ -66,7 +71,10 @@ async function destinations(): Promise<{ ok: string; failing: string }> {
 /** One publish through the dispatcher function, to a delivered POST and to a dead letter. */
 async function journey(targets: { ok: string; failing: string }): Promise<void> {
   const dispatch = createDispatcher(runtime.deps);
-  const published = await dispatch({ groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 2_000 + ++price }) }, lambdaContext('webhook-dispatcher', `journey-${price}`));
+  const published = await dispatch(
+    { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 2_000 + ++price }) },
+    lambdaContext('webhook-dispatcher', `journey-${price}`),
+  );
   const eventId = published.eventId!;
   await Promise.all([
     waitForStatus(runtime, deliveryIdOf(eventId, targets.ok), [STATUS.SUCCEEDED], 30_000),
@@ -91,7 +99,10 @@ async function filesRun(result: ScriptCoverage[]): Promise<string[]> {
     const file = relative(ROOT, path);
     if (!file.startsWith('lambdas/')) continue;
     const { scriptSource } = await session.post('Debugger.getScriptSource', { scriptId: script.scriptId });
-    const spans = script.functions.map((f) => ({ ...f.ranges[0]!, text: scriptSource.slice(f.ranges[0]!.startOffset, f.ranges[0]!.endOffset) }));
+    const spans = script.functions.map((f) => ({
+      ...f.ranges[0]!,
+      text: scriptSource.slice(f.ranges[0]!.startOffset, f.ranges[0]!.endOffset),
+    }));
     const outermost = Math.max(...spans.map((s) => s.text.length));
     if (spans.some((s) => s.count > 0 && s.text.length < outermost && !EXPORT_GETTER.test(s.text))) files.push(file);
   }

@@ -25,7 +25,12 @@ const adminApi = (method: string, path: string, body?: unknown) => adminCall(run
 
 /** A destination on its own path, which carries what a receiver's URL may: a path and a query the mails must not show. */
 async function destination(name: string): Promise<string> {
-  const reply = await adminApi('POST', '/destinations', { clientId, name, url: `${receiver.url}/private-${name}?key=query-${name}`, locationIds: ['nyc-midtown'] });
+  const reply = await adminApi('POST', '/destinations', {
+    clientId,
+    name,
+    url: `${receiver.url}/private-${name}?key=query-${name}`,
+    locationIds: ['nyc-midtown'],
+  });
   expect(reply.status).toBe(201);
   secrets.set(new URL(`${receiver.url}/private-${name}?key=query-${name}`).pathname + `?key=query-${name}`, reply.body.signingSecret);
   return reply.body.destination.destinationId;
@@ -42,7 +47,11 @@ async function publish(): Promise<string> {
 async function notices() {
   await runtime.sweep();
   const mails = (await sentMail(runtime)).filter((m) => m.to.includes(OWNER));
-  return { failing: mails.filter((m) => m.subject.includes('is failing')), recovered: mails.filter((m) => m.subject.includes('receives events again')), all: mails };
+  return {
+    failing: mails.filter((m) => m.subject.includes('is failing')),
+    recovered: mails.filter((m) => m.subject.includes('receives events again')),
+    all: mails,
+  };
 }
 
 beforeAll(async () => {
@@ -98,7 +107,9 @@ describe(`owner failure notices (${ENGINE_NAME})`, { timeout: 90_000 }, () => {
 
     const delivered = await waitForStatus(runtime, deliveryIdOf(await publish(), failing), ['SUCCEEDED'], 30_000);
     // Signed with the destination's secret, as every delivery.
-    expect(receiver.received.filter((r) => r.path.includes('private-failing') && r.body?.eventId === delivered.eventId).every((r) => r.verified)).toBe(true);
+    expect(
+      receiver.received.filter((r) => r.path.includes('private-failing') && r.body?.eventId === delivered.eventId).every((r) => r.verified),
+    ).toBe(true);
     const { recovered } = await notices();
     expect(recovered).toHaveLength(1);
     expect(recovered[0]!.subject).toBe('Customer API: webhook destination "failing" receives events again');

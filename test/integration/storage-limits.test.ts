@@ -15,7 +15,18 @@ import type { Store } from '#data/repositories';
 import { DYNAMODB_LIMITS, plainItemBytes, StorageLimitError } from '#data/item-limits';
 import { reviewKeys } from '#data/reviews';
 import { menuInput } from '#contract/schemas/bevq';
-import { CURRENT_KINDS, DATED_KINDS, clockInsInput, employeesInput, kitchenInput, laborInput, posMenuInput, reservationsInput, reviewsInput, salesInput } from '#contract/schemas/shiftq-inputs';
+import {
+  CURRENT_KINDS,
+  DATED_KINDS,
+  clockInsInput,
+  employeesInput,
+  kitchenInput,
+  laborInput,
+  posMenuInput,
+  reservationsInput,
+  reviewsInput,
+  salesInput,
+} from '#contract/schemas/shiftq-inputs';
 import type { LocalRuntime } from '#local/runtime';
 import { arbitraryFromSchema } from '../support/schema-arbitrary.js';
 import { ENGINE_NAME, manualClock, scanTable, startTestRuntime } from '../support/runtime.js';
@@ -46,7 +57,15 @@ beforeAll(async () => {
   await putGroup(store, { groupId: GROUP, name: 'Limits' }, clock.now());
   await putLocation(
     store,
-    { groupId: GROUP, id: LOCATION, name: 'Limits', locationShortName: 'L', timezone: 'America/New_York', slug: 'limits', modulesEnabled: { bevq: true, sportsq: true, matriq: true, shiftq: true, campaigns: true } },
+    {
+      groupId: GROUP,
+      id: LOCATION,
+      name: 'Limits',
+      locationShortName: 'L',
+      timezone: 'America/New_York',
+      slug: 'limits',
+      modulesEnabled: { bevq: true, sportsq: true, matriq: true, shiftq: true, campaigns: true },
+    },
     clock.now(),
   );
 });
@@ -60,7 +79,11 @@ type Outcome = 'stored' | 'refused by validation' | 'refused by the store';
  * One property over a write path: `state` reads everything the path may
  * write; `write` runs it and returns what `state` must then match.
  */
-async function holds<T>(arbitrary: fc.Arbitrary<T>, numRuns: number, path: { state(): Promise<unknown>; write(input: T, before: any): Promise<unknown> }) {
+async function holds<T>(
+  arbitrary: fc.Arbitrary<T>,
+  numRuns: number,
+  path: { state(): Promise<unknown>; write(input: T, before: any): Promise<unknown> },
+) {
   const outcomes: Record<Outcome, number> = { stored: 0, 'refused by validation': 0, 'refused by the store': 0 };
   await fc.assert(
     fc.asyncProperty(arbitrary, async (input) => {
@@ -92,14 +115,22 @@ const lastBy = <T>(items: T[], key: (item: T) => string) => new Map(items.map((i
 describe(`storage limits on ${ENGINE_NAME}`, () => {
   it('stores an item of exactly 400 KB as measured, multi-byte text, numbers, lists and maps included, and refuses one byte more', async () => {
     const Key = { PK: 'LIMITS#exact', SK: 'ITEM' };
-    const base = { ...Key, text: '😀€é'.repeat(20_000), numbers: [0, -1, 1.5, 123, 1e-130, 1e15, Number.MAX_SAFE_INTEGER], map: { a: true, b: null, c: ['x'] } };
+    const base = {
+      ...Key,
+      text: '😀€é'.repeat(20_000),
+      numbers: [0, -1, 1.5, 123, 1e-130, 1e15, Number.MAX_SAFE_INTEGER],
+      map: { a: true, b: null, c: ['x'] },
+    };
     const exact = { ...base, pad: 'x'.repeat(DYNAMODB_LIMITS.itemBytes - plainItemBytes({ ...base, pad: '' })) };
     expect(plainItemBytes(exact)).toBe(DYNAMODB_LIMITS.itemBytes);
     await db.doc.send(new PutCommand({ TableName: runtime.tableName, Item: exact }));
     expect((await db.doc.send(new GetCommand({ TableName: runtime.tableName, Key, ConsistentRead: true }))).Item).toEqual(exact);
 
     const over = { ...exact, pad: `${exact.pad}x` };
-    await expect(db.doc.send(new PutCommand({ TableName: runtime.tableName, Item: over }))).rejects.toMatchObject({ status: 413, code: 'payload_too_large' });
+    await expect(db.doc.send(new PutCommand({ TableName: runtime.tableName, Item: over }))).rejects.toMatchObject({
+      status: 413,
+      code: 'payload_too_large',
+    });
     expect((await db.doc.send(new GetCommand({ TableName: runtime.tableName, Key, ConsistentRead: true }))).Item).toEqual(exact);
   });
 
@@ -118,13 +149,17 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
     ]) {
       await expect(put(Item)).rejects.toBeInstanceOf(StorageLimitError);
     }
-    await expect(db.doc.send(new GetCommand({ TableName: runtime.tableName, Key: { PK: `${pk}€`, SK: 's' } }))).rejects.toBeInstanceOf(StorageLimitError);
+    await expect(db.doc.send(new GetCommand({ TableName: runtime.tableName, Key: { PK: `${pk}€`, SK: 's' } }))).rejects.toBeInstanceOf(
+      StorageLimitError,
+    );
     expect((await db.doc.send(new GetCommand({ TableName: runtime.tableName, Key: { PK: 'LIMITS#k', SK: 's' } }))).Item).toBeUndefined();
   });
 
   it('refuses numbers DynamoDB cannot store exactly before sending them', async () => {
     for (const n of [1e-131, 5e-324, -1e-200]) {
-      await expect(db.doc.send(new PutCommand({ TableName: runtime.tableName, Item: { PK: 'LIMITS#n', SK: String(n), n } }))).rejects.toBeInstanceOf(StorageLimitError);
+      await expect(
+        db.doc.send(new PutCommand({ TableName: runtime.tableName, Item: { PK: 'LIMITS#n', SK: String(n), n } })),
+      ).rejects.toBeInstanceOf(StorageLimitError);
     }
   });
 
@@ -134,17 +169,69 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
     const huge = {
       date: '2026-12-02',
       events: Array.from({ length: 300 }, (_, i) => ({
-        id: `big-${i}`, name: astral(200), startsAt: '2026-12-02T20:00:00Z', sport: { id: 's', name: astral(200) }, league: { id: 'l', name: astral(200), abbreviation: astral(200) },
-        participants: [], venue: { id: 'v', name: astral(200), city: astral(200), state: astral(200), country: astral(200), indoor: true },
+        id: `big-${i}`,
+        name: astral(200),
+        startsAt: '2026-12-02T20:00:00Z',
+        sport: { id: 's', name: astral(200) },
+        league: { id: 'l', name: astral(200), abbreviation: astral(200) },
+        participants: [],
+        venue: { id: 'v', name: astral(200), city: astral(200), state: astral(200), country: astral(200), indoor: true },
       })),
     };
-    const devices = Array.from({ length: 500 }, (_, i) => ({ id: `d${i}`, name: astral(200), type: astral(200), zone: astral(200), lastSeenAt: null }));
+    const devices = Array.from({ length: 500 }, (_, i) => ({
+      id: `d${i}`,
+      name: astral(200),
+      type: astral(200),
+      zone: astral(200),
+      lastSeenAt: null,
+    }));
     const noise = (n: number) => randomBytes(n).toString('base64').slice(0, n); // incompressible
-    const reservations = { venueLabel: 'V', asOf: nowIso(), days: ['2026-11-22', '2026-11-23'].map((dayKey) => ({ dayKey, label: dayKey, items: Array.from({ length: 1000 }, (_, i) => ({ id: `r${i}`, displayTime: '19:00', guestName: 'G', partySize: 2, notes: noise(500) })) })) };
+    const reservations = {
+      venueLabel: 'V',
+      asOf: nowIso(),
+      days: ['2026-11-22', '2026-11-23'].map((dayKey) => ({
+        dayKey,
+        label: dayKey,
+        items: Array.from({ length: 1000 }, (_, i) => ({
+          id: `r${i}`,
+          displayTime: '19:00',
+          guestName: 'G',
+          partySize: 2,
+          notes: noise(500),
+        })),
+      })),
+    };
     const loads = [
       () => loadSports(store, { schedules: [small, huge] }, clock.now()),
-      () => loadMatriq(store, { locations: [{ groupId: GROUP, locationId: LOCATION, gateway: { id: 'g', name: 'G', model: 'M', firmwareVersion: '1', lastSeenAt: null }, devices, scheduler: { deviceIds: [], running: false } }] }, clock.now()),
-      () => loadShiftq(store, { groupId: GROUP, locationId: LOCATION, entries: [{ kind: 'employees', data: { updatedAt: nowIso(), employees: [], jobs: [] } }, { kind: 'reservations', data: reservations }] }, clock.now()),
+      () =>
+        loadMatriq(
+          store,
+          {
+            locations: [
+              {
+                groupId: GROUP,
+                locationId: LOCATION,
+                gateway: { id: 'g', name: 'G', model: 'M', firmwareVersion: '1', lastSeenAt: null },
+                devices,
+                scheduler: { deviceIds: [], running: false },
+              },
+            ],
+          },
+          clock.now(),
+        ),
+      () =>
+        loadShiftq(
+          store,
+          {
+            groupId: GROUP,
+            locationId: LOCATION,
+            entries: [
+              { kind: 'employees', data: { updatedAt: nowIso(), employees: [], jobs: [] } },
+              { kind: 'reservations', data: reservations },
+            ],
+          },
+          clock.now(),
+        ),
     ];
     const before = await scanTable(runtime);
     for (const load of loads) await expect(load()).rejects.toThrow(/too large to store/);
@@ -164,13 +251,26 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
     const [viewDate, ...scheduleDates] = ['2026-11-19', '2026-11-20', '2026-11-21'];
     const eventIds = ['ev-1', 'ev-2', 'ev-3'];
     // Viewing data names events of its date's schedule: one stored beforehand.
-    const event = (id: string) => ({ id, name: id, startsAt: '2026-11-19T20:00:00Z', sport: { id: 's', name: 'S' }, league: { id: 'l', name: 'L', abbreviation: 'L' }, participants: [], venue: { id: 'v', name: 'V', city: '', state: '', country: '', indoor: true } });
+    const event = (id: string) => ({
+      id,
+      name: id,
+      startsAt: '2026-11-19T20:00:00Z',
+      sport: { id: 's', name: 'S' },
+      league: { id: 'l', name: 'L', abbreviation: 'L' },
+      participants: [],
+      venue: { id: 'v', name: 'V', city: '', state: '', country: '', indoor: true },
+    });
     await loadSports(store, { schedules: [{ date: viewDate, events: eventIds.map(event) }] }, clock.now());
     // Cross-references the schema cannot say are made to hold: one schedule per date, a package that exists.
     const arbitrary = arbitraryFromSchema(sportsFile, {
       maxArray: 24,
       arrayCaps: { schedules: 2, environments: 1, viewing: 1 },
-      overrides: { groupId: fc.constant(GROUP), locationId: fc.constant(LOCATION), date: fc.constantFrom(...scheduleDates), 'options{}': fc.constantFrom(...eventIds) },
+      overrides: {
+        groupId: fc.constant(GROUP),
+        locationId: fc.constant(LOCATION),
+        date: fc.constantFrom(...scheduleDates),
+        'options{}': fc.constantFrom(...eventIds),
+      },
     }).map((file: any) => ({
       schedules: file.schedules && [...lastBy(file.schedules, (s: { date: string }) => s.date).values()],
       environments: file.environments?.map((e: any) => {
@@ -201,14 +301,15 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
   });
 
   it('display-device load: gateway, devices and Auto Scheduler state', async () => {
-    const arbitrary = arbitraryFromSchema(matriqFile, { maxArray: 24, overrides: { groupId: fc.constant(GROUP), locationId: fc.constant(LOCATION), businessDay: fc.constant('20261121') } }).map(
-      (file: any) => ({
-        locations: file.locations.map((l: any) => {
-          const devices = l.devices.map((d: { id: string }, i: number) => ({ ...d, id: `${i}-${d.id}`.slice(0, 200) }));
-          return { ...l, devices, scheduler: { ...l.scheduler, deviceIds: devices.slice(0, 3).map((d: { id: string }) => d.id) } };
-        }),
+    const arbitrary = arbitraryFromSchema(matriqFile, {
+      maxArray: 24,
+      overrides: { groupId: fc.constant(GROUP), locationId: fc.constant(LOCATION), businessDay: fc.constant('20261121') },
+    }).map((file: any) => ({
+      locations: file.locations.map((l: any) => {
+        const devices = l.devices.map((d: { id: string }, i: number) => ({ ...d, id: `${i}-${d.id}`.slice(0, 200) }));
+        return { ...l, devices, scheduler: { ...l.scheduler, deviceIds: devices.slice(0, 3).map((d: { id: string }) => d.id) } };
       }),
-    );
+    }));
     const outcomes = await holds(arbitrary, 25, {
       state: () => store.matriq.get(GROUP, LOCATION),
       write: async (input) => {
@@ -226,7 +327,10 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
       maxArray: 4,
       overrides: { groupId: fc.constant(GROUP), id: fc.constantFrom(...ids), locationIds: fc.constant([LOCATION]) },
     }).map((file: any) => ({
-      campaigns: [...lastBy(file.campaigns, (c: { id: string }) => c.id).values()].map((c: any) => ({ ...c, endsAt: new Date(Date.parse(c.startsAt) + 86_400_000).toISOString() })),
+      campaigns: [...lastBy(file.campaigns, (c: { id: string }) => c.id).values()].map((c: any) => ({
+        ...c,
+        endsAt: new Date(Date.parse(c.startsAt) + 86_400_000).toISOString(),
+      })),
     }));
     const outcomes = await holds(arbitrary, 20, {
       state: async () => Object.fromEntries((await store.campaigns.list(GROUP)).map((c) => [c.id, c])),
@@ -241,22 +345,46 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
 
   it('shiftq load: dated and current-state resources (gzipped) and reviews', async () => {
     const businessDate = '20261120';
-    const schemas = { kitchen: kitchenInput, sales: salesInput, labor: laborInput, clockIns: clockInsInput, posMenu: posMenuInput, employees: employeesInput, reservations: reservationsInput };
+    const schemas = {
+      kitchen: kitchenInput,
+      sales: salesInput,
+      labor: laborInput,
+      clockIns: clockInsInput,
+      posMenu: posMenuInput,
+      employees: employeesInput,
+      reservations: reservationsInput,
+    };
     const entry = fc.oneof(
-      ...DATED_KINDS.map((kind) => fc.record({ kind: fc.constant(kind), businessDate: fc.constant(businessDate), data: arbitraryFromSchema(schemas[kind], { maxArray: 30 }) })),
+      ...DATED_KINDS.map((kind) =>
+        fc.record({
+          kind: fc.constant(kind),
+          businessDate: fc.constant(businessDate),
+          data: arbitraryFromSchema(schemas[kind], { maxArray: 30 }),
+        }),
+      ),
       ...CURRENT_KINDS.map((kind) => fc.record({ kind: fc.constant(kind), data: arbitraryFromSchema(schemas[kind], { maxArray: 30 }) })),
       fc.record({
         kind: fc.constant('reviews' as const),
-        data: arbitraryFromSchema(reviewsInput, { maxArray: 8 }).map((d: any) => ({ reviews: d.reviews.map((r: any) => ({ ...r, updatedAt: r.createdAt })) })),
+        data: arbitraryFromSchema(reviewsInput, { maxArray: 8 }).map((d: any) => ({
+          reviews: d.reviews.map((r: any) => ({ ...r, updatedAt: r.createdAt })),
+        })),
       }),
     );
     const arbitrary = fc.array(entry, { minLength: 1, maxLength: 3 }).map((entries) => ({ groupId: GROUP, locationId: LOCATION, entries }));
     const range = reviewKeys.range(null, null);
     const state = async () => ({
-      dated: Object.fromEntries(await Promise.all(DATED_KINDS.map(async (k) => [k, (await store.shiftq.getDated(GROUP, LOCATION, k, businessDate, clock.now()))?.data ?? null]))),
-      current: Object.fromEntries(await Promise.all(CURRENT_KINDS.map(async (k) => [k, (await store.shiftq.getCurrent(GROUP, LOCATION, k))?.data ?? null]))),
+      dated: Object.fromEntries(
+        await Promise.all(
+          DATED_KINDS.map(async (k) => [k, (await store.shiftq.getDated(GROUP, LOCATION, k, businessDate, clock.now()))?.data ?? null]),
+        ),
+      ),
+      current: Object.fromEntries(
+        await Promise.all(CURRENT_KINDS.map(async (k) => [k, (await store.shiftq.getCurrent(GROUP, LOCATION, k))?.data ?? null])),
+      ),
       reviews: Object.fromEntries(
-        (await store.reviews.page(GROUP, LOCATION, { low: range.low, high: range.high, after: null, limit: 1000, filter: {} })).reviews.map((r) => [`${new Date(r.createdAt).toISOString()}#${r.id}`, r]),
+        (await store.reviews.page(GROUP, LOCATION, { low: range.low, high: range.high, after: null, limit: 1000, filter: {} })).reviews.map(
+          (r) => [`${new Date(r.createdAt).toISOString()}#${r.id}`, r],
+        ),
       ),
     });
     const outcomes = await holds(arbitrary, 30, {
@@ -278,7 +406,11 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
   it('venues load: groups and locations', async () => {
     const arbitrary = arbitraryFromSchema(venueFile, {
       maxArray: 3,
-      overrides: { groupId: fc.constantFrom('venue-a', 'venue-b'), id: fc.constantFrom('loc-a', 'loc-b'), timezone: fc.constantFrom('America/New_York', 'Asia/Kolkata', 'Pacific/Chatham') },
+      overrides: {
+        groupId: fc.constantFrom('venue-a', 'venue-b'),
+        id: fc.constantFrom('loc-a', 'loc-b'),
+        timezone: fc.constantFrom('America/New_York', 'Asia/Kolkata', 'Pacific/Chatham'),
+      },
     });
     const keys = ['venue-a', 'venue-b'].flatMap((g) => ['loc-a', 'loc-b'].map((l) => [g, l] as const));
     const outcomes = await holds(arbitrary, 15, {
@@ -290,7 +422,10 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
         await loadVenues(store, input, clock.now());
         const file = v.parse(venueFile, input);
         const groups = lastBy(file.groups, (g) => g.groupId);
-        const locations = lastBy(file.groups.flatMap((g) => g.locations.map((l) => ({ ...l, groupId: g.groupId }))), (l) => `${l.groupId}/${l.id}`);
+        const locations = lastBy(
+          file.groups.flatMap((g) => g.locations.map((l) => ({ ...l, groupId: g.groupId }))),
+          (l) => `${l.groupId}/${l.id}`,
+        );
         return {
           groups: ['venue-a', 'venue-b'].map((g, i) => (groups.has(g) ? { groupId: g, name: groups.get(g)!.name } : before.groups[i])),
           locations: keys.map(([g, l], i) => locations.get(`${g}/${l}`) ?? before.locations[i]),

@@ -39,7 +39,19 @@ describe('npm run admin -- destinations / menus', () => {
   it('adds (secret once), lists, shows, edits, tests, rotates, disables, enables and removes a destination', async () => {
     const app = await newApp(runtime, { scopes: ['bevq:read'], ownerEmail: 'cli-owner@example.test' });
     const url = `https://127.0.0.1:${receiver.port}/hook?k=secret-query`;
-    const added = await admin(loopbackFile, ['destinations', 'add', '--app', app.clientId, '--name', 'CLI hook', '--url', url, '--locations', 'nyc-midtown', '--json']);
+    const added = await admin(loopbackFile, [
+      'destinations',
+      'add',
+      '--app',
+      app.clientId,
+      '--name',
+      'CLI hook',
+      '--url',
+      url,
+      '--locations',
+      'nyc-midtown',
+      '--json',
+    ]);
     expect(added.code, added.stderr).toBe(0);
     const id = added.json.destination.destinationId;
     expect(id).toMatch(/^dst_[0-9a-f]{20}$/);
@@ -82,7 +94,17 @@ describe('npm run admin -- destinations / menus', () => {
     // menus publish reaches the destination, signed with the rotated secret.
     const file = join(dir, 'menu.json');
     writeFileSync(file, JSON.stringify(sampleMenu({ price: 21 })));
-    const published = await admin(loopbackFile, ['menus', 'publish', '--group', 'demo-group', '--location', 'nyc-midtown', '--file', file, '--json']);
+    const published = await admin(loopbackFile, [
+      'menus',
+      'publish',
+      '--group',
+      'demo-group',
+      '--location',
+      'nyc-midtown',
+      '--file',
+      file,
+      '--json',
+    ]);
     expect(published.code, published.stderr).toBe(0);
     expect(published.json).toMatchObject({ newRevision: true, deliveries: 1, eventId: expect.stringMatching(/^evt_[0-9a-f]{32}$/) });
     const menuEvent = (await receiver.waitFor(2))[1]!;
@@ -105,7 +127,9 @@ describe('npm run admin -- destinations / menus', () => {
   it('refuses ineligible applications, unsafe URLs and malformed input with exit 2, writing nothing', async () => {
     const revoked = await newApp(runtime, { scopes: ['bevq:read'] });
     await runtime.store.apps.revoke(revoked.clientId, new Date().toISOString());
-    const legacy = (await createApp(runtime.store, { groupId: 'demo-group', name: 'Legacy', scopes: ['bevq:read'] }, Date.now(), 'legacy_bearer')).app;
+    const legacy = (
+      await createApp(runtime.store, { groupId: 'demo-group', name: 'Legacy', scopes: ['bevq:read'] }, Date.now(), 'legacy_bearer')
+    ).app;
     const expired = await newApp(runtime, { scopes: ['bevq:read'], expiresAt: '2020-01-01T00:00:00Z' });
     const noBevq = await newApp(runtime, { scopes: ['locations:read'] });
     const narrow = await newApp(runtime, { scopes: ['bevq:read'], allowedLocationIds: ['denver-union'] });

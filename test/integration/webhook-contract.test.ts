@@ -85,7 +85,11 @@ const adminApi = (method: string, path: string, body?: unknown) => adminCall(run
 const created: string[] = [];
 
 /** A destination added through the admin API, pointing at its own path of the receiver. */
-async function destination(name: string, clientId: string, options: { locationIds?: string[] | null; answer?: (n: number) => Behaviour } = {}) {
+async function destination(
+  name: string,
+  clientId: string,
+  options: { locationIds?: string[] | null; answer?: (n: number) => Behaviour } = {},
+) {
   answers.set(pathOf(name), options.answer ?? (() => 200));
   const reply = await adminApi('POST', '/destinations', { clientId, name, url: urlOf(name), locationIds: options.locationIds ?? null });
   expect(reply.status, reply.text).toBe(201);
@@ -143,7 +147,9 @@ beforeAll(async () => {
     deliverWebhooks: false,
   });
   watchQueue(runtime.sqs, runtime.queues.webhookQueueUrl);
-  const { Attributes } = await runtime.sqs.send(new GetQueueAttributesCommand({ QueueUrl: runtime.queues.webhookQueueUrl, AttributeNames: ['QueueArn'] }));
+  const { Attributes } = await runtime.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: runtime.queues.webhookQueueUrl, AttributeNames: ['QueueArn'] }),
+  );
   poller = startDeliveryPoller(runtime.deps, runtime.sqs, Attributes!.QueueArn!, createDeliverer(runtime.deps));
   const counts = new Map<string, number>();
   receiver = await startReceiver({
@@ -192,10 +198,16 @@ describe(`retry policy from the queue's side (${ENGINE_NAME}, time scale ${SCALE
     expect(delivery).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, lastErrorCode: 'http_503' });
 
     // Handed to the DLQ once spent.
-    const sqs = new SQSClient({ endpoint: runtime.engines.sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+    const sqs = new SQSClient({
+      endpoint: runtime.engines.sqsEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+    });
     let found = false;
     for (let i = 0; i < 100 && !found; i++) {
-      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: runtime.queues.webhookDlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: runtime.queues.webhookDlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+      );
       found = Messages.some((m) => JSON.parse(m.Body!).deliveryId === deliveryId);
       if (!found) await new Promise((r) => setTimeout(r, 100));
     }
@@ -208,14 +220,20 @@ describe(`retry policy from the queue's side (${ENGINE_NAME}, time scale ${SCALE
     expect(requests).toHaveLength(5);
     const waits = requests.slice(0, -1).map((r, k) => {
       const between = seen.slice(r + 1, requests[k + 1]);
-      expect(between.map((e) => e.kind), `between attempts ${k + 1} and ${k + 2}`).toEqual(['visibility']);
+      expect(
+        between.map((e) => e.kind),
+        `between attempts ${k + 1} and ${k + 2}`,
+      ).toEqual(['visibility']);
       return (between[0] as { seconds: number }).seconds;
     });
     waits.forEach((seconds, k) => {
       const { min, max } = contractBounds(k + 1);
       // The queue counts whole seconds: a wait is honest when some nominal wait inside the bounds scales to it.
       const allowed = new Set(Array.from({ length: max - min + 1 }, (_, s) => timings.backoffVisibilitySeconds(min + s)));
-      expect([...allowed], `retry ${k + 1}: ${seconds} s on the queue (${(seconds / SCALE).toFixed(0)} s nominal), wanted a draw from [${min}, ${max}] s`).toContain(seconds);
+      expect(
+        [...allowed],
+        `retry ${k + 1}: ${seconds} s on the queue (${(seconds / SCALE).toFixed(0)} s nominal), wanted a draw from [${min}, ${max}] s`,
+      ).toContain(seconds);
       expect(seconds).toBeGreaterThan(0);
     });
     // The record's draws are the ones the queue was handed.
@@ -236,7 +254,9 @@ describe(`retry policy from the queue's side (${ENGINE_NAME}, time scale ${SCALE
     expect(dead.body.deadLetters).toContainEqual(expect.objectContaining({ deliveryId }));
     const doc = await shown(id);
     expect(doc.destination).toMatchObject({ health: 'FAILING', consecutiveFailures: 5 });
-    expect(doc.recentDeliveries).toEqual([expect.objectContaining({ deliveryId, status: 'DEAD_LETTER', attempts: 5, errorCode: 'http_503' })]);
+    expect(doc.recentDeliveries).toEqual([
+      expect.objectContaining({ deliveryId, status: 'DEAD_LETTER', attempts: 5, errorCode: 'http_503' }),
+    ]);
   }, 90_000);
 });
 
@@ -254,7 +274,15 @@ describe('coverage at fan-out, through a real menu publish (6.5 rule 3)', () => 
     // A location opened after the destinations were made.
     await putLocation(
       runtime.store,
-      { groupId: GROUP, id: 'harbour-annex', name: 'Harbour Annex', locationShortName: 'Annex', timezone: 'Australia/Sydney', slug: 'harbour-annex', modulesEnabled: { bevq: true } },
+      {
+        groupId: GROUP,
+        id: 'harbour-annex',
+        name: 'Harbour Annex',
+        locationShortName: 'Annex',
+        timezone: 'Australia/Sydney',
+        slug: 'harbour-annex',
+        modulesEnabled: { bevq: true },
+      },
       clock.now(),
     );
     const order = ['sydney-harbour', 'harbour-annex', 'london-soho', 'denver-union', 'nyc-midtown'];
@@ -276,12 +304,18 @@ describe('coverage at fan-out, through a real menu publish (6.5 rule 3)', () => 
     for (const [name, id] of Object.entries(targets)) {
       const records = await deliveriesOf(id);
       expect(records.map((d) => d.locationId).sort(), name).toEqual([...expected[name as keyof typeof targets]].sort());
-      expect(records.every((d) => events.get(d.eventId) === d.locationId && d.eventType === 'bevq.menu.updated'), name).toBe(true);
+      expect(
+        records.every((d) => events.get(d.eventId) === d.locationId && d.eventType === 'bevq.menu.updated'),
+        name,
+      ).toBe(true);
       for (const d of records) await waitForStatus(runtime, d.deliveryId, FINISHED);
     }
     for (const name of Object.keys(targets)) {
       expect(locationsAt(`cov-${name}`).sort(), name).toEqual([...expected[name as keyof typeof targets]].sort());
-      expect(at(`cov-${name}`).every((r) => r.verified && r.body.eventType === 'bevq.menu.updated'), name).toBe(true);
+      expect(
+        at(`cov-${name}`).every((r) => r.verified && r.body.eventType === 'bevq.menu.updated'),
+        name,
+      ).toBe(true);
     }
   }, 60_000);
 });
@@ -299,11 +333,18 @@ describe('fan-out skips what may not receive (6.5 rule 1, contract 3: a disabled
     clock.advance(2 * 3_600_000);
     // The admin API refuses destinations for these two: made as the store would hold them had they been allowed.
     const withoutBevq = await newApp(runtime, { scopes: ['locations:read'] });
-    const legacy = (await createApp(runtime.store, { groupId: GROUP, name: 'Legacy', scopes: ['bevq:read'] }, clock.now(), 'legacy_bearer')).app;
+    const legacy = (await createApp(runtime.store, { groupId: GROUP, name: 'Legacy', scopes: ['bevq:read'] }, clock.now(), 'legacy_bearer'))
+      .app;
     const stored = { withoutBevq: '', legacy: '' };
-    for (const [name, clientId] of [['withoutBevq', withoutBevq.clientId], ['legacy', legacy.clientId]] as const) {
+    for (const [name, clientId] of [
+      ['withoutBevq', withoutBevq.clientId],
+      ['legacy', legacy.clientId],
+    ] as const) {
       const destinationId = `dst_${randomBytes(10).toString('hex')}`;
-      await runtime.store.destinations.put(storedDestination({ destinationId, clientId, groupId: GROUP, url: urlOf(`skip-${name}`) }, new Date(clock.now()).toISOString()), { mustExist: false });
+      await runtime.store.destinations.put(
+        storedDestination({ destinationId, clientId, groupId: GROUP, url: urlOf(`skip-${name}`) }, new Date(clock.now()).toISOString()),
+        { mustExist: false },
+      );
       created.push(destinationId);
       stored[name] = destinationId;
     }
@@ -326,7 +367,12 @@ describe('fan-out skips what may not receive (6.5 rule 1, contract 3: a disabled
  * Queues a delivery (`queue` returns its id) whose first attempt fails retryably, holds its retry at the queue while
  * `change` runs, then lets it go: the delivery as the attempt-time checks finish it.
  */
-async function retryAfter(name: string, destinationId: string, queue: () => Promise<string>, change: () => Promise<void>): Promise<Delivery> {
+async function retryAfter(
+  name: string,
+  destinationId: string,
+  queue: () => Promise<string>,
+  change: () => Promise<void>,
+): Promise<Delivery> {
   let open!: () => void;
   retryGates.set(destinationId, new Promise<void>((resolve) => (open = resolve)));
   try {
@@ -344,9 +390,21 @@ async function retryAfter(name: string, destinationId: string, queue: () => Prom
 
 describe('attempt-time re-check (6.6): a queued delivery whose destination or application changed fails without a request', () => {
   const changes: { what: string; code: string; change: (ids: { destinationId: string; clientId: string }) => Promise<void> }[] = [
-    { what: 'destination disabled', code: 'destination_disabled', change: async ({ destinationId }) => void expect((await adminApi('POST', `/destinations/${destinationId}/disable`)).status).toBe(200) },
-    { what: 'destination removed', code: 'destination_removed', change: async ({ destinationId }) => void expect((await adminApi('DELETE', `/destinations/${destinationId}`)).status).toBe(204) },
-    { what: 'application revoked', code: 'application_revoked', change: async ({ clientId }) => void expect((await adminApi('POST', `/apps/${clientId}/revoke`)).status).toBe(200) },
+    {
+      what: 'destination disabled',
+      code: 'destination_disabled',
+      change: async ({ destinationId }) => void expect((await adminApi('POST', `/destinations/${destinationId}/disable`)).status).toBe(200),
+    },
+    {
+      what: 'destination removed',
+      code: 'destination_removed',
+      change: async ({ destinationId }) => void expect((await adminApi('DELETE', `/destinations/${destinationId}`)).status).toBe(204),
+    },
+    {
+      what: 'application revoked',
+      code: 'application_revoked',
+      change: async ({ clientId }) => void expect((await adminApi('POST', `/apps/${clientId}/revoke`)).status).toBe(200),
+    },
     { what: 'application expired', code: 'application_inactive', change: async () => clock.advance(2 * 3_600_000) },
     {
       what: 'application lost bevq:read',
@@ -354,7 +412,12 @@ describe('attempt-time re-check (6.6): a queued delivery whose destination or ap
       // No admin operation narrows an application's scopes: changed in the table, as an operator would.
       change: async ({ clientId }) =>
         void (await DynamoDBDocumentClient.from(runtime.dynamo).send(
-          new UpdateCommand({ TableName: runtime.tableName, Key: appKeys.app(clientId), UpdateExpression: 'SET scopes = :s', ExpressionAttributeValues: { ':s': ['locations:read'] } }),
+          new UpdateCommand({
+            TableName: runtime.tableName,
+            Key: appKeys.app(clientId),
+            UpdateExpression: 'SET scopes = :s',
+            ExpressionAttributeValues: { ':s': ['locations:read'] },
+          }),
         )),
     },
   ];
@@ -364,7 +427,12 @@ describe('attempt-time re-check (6.6): a queued delivery whose destination or ap
       const app = await bevqApp({ expiresAt: new Date(clock.now() + 3_600_000).toISOString() });
       // A retryable failure first; had the retry gone out it would have succeeded.
       const { id } = await destination(name, app.clientId, { answer: (n) => (n === 1 ? 503 : 200) });
-      const delivery = await retryAfter(name, id, async () => (await sendTest(id)).deliveryId, () => change({ destinationId: id, clientId: app.clientId }));
+      const delivery = await retryAfter(
+        name,
+        id,
+        async () => (await sendTest(id)).deliveryId,
+        () => change({ destinationId: id, clientId: app.clientId }),
+      );
       expect(delivery).toMatchObject({ status: 'FAILED', lastErrorCode: code });
       expect(at(name)).toHaveLength(1);
     }, 30_000);
@@ -425,7 +493,12 @@ describe('what a destination shows (6.5 rules 5 and 9, contract 3 and 8)', () =>
     await waitForStatus(runtime, first.deliveryId, FINISHED);
     const [signedBefore] = at('kept');
     const check = (secret: string, r: Received) =>
-      verify(secret, { timestamp: r.headers['x-service-timestamp'] as string, signature: r.headers['x-service-signature'] as string }, r.rawBody, Number(r.headers['x-service-timestamp']));
+      verify(
+        secret,
+        { timestamp: r.headers['x-service-timestamp'] as string, signature: r.headers['x-service-signature'] as string },
+        r.rawBody,
+        Number(r.headers['x-service-timestamp']),
+      );
     expect(signedBefore!.body.eventId).toBe(first.eventId);
     expect(check(original, signedBefore!)).toBe(true);
 
@@ -476,7 +549,10 @@ describe('Send test (6.1)', () => {
   it('is refused with a 400 for a location the destination does not cover, and queues nothing', async () => {
     const located = await destination('test-located', (await bevqApp({ allowedLocationIds: ['denver-union'] })).clientId);
     const selected = await destination('test-selected', (await bevqApp()).clientId, { locationIds: ['nyc-midtown'] });
-    for (const [target, outside] of [[located.id, 'london-soho'], [selected.id, 'sydney-harbour']] as const) {
+    for (const [target, outside] of [
+      [located.id, 'london-soho'],
+      [selected.id, 'sydney-harbour'],
+    ] as const) {
       const refused = await adminApi('POST', `/destinations/${target}/test`, { locationId: outside });
       expect(refused.status, refused.text).toBe(400);
       expect(refused.text).toContain(`does not cover location ${outside}`);

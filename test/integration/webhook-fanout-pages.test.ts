@@ -34,7 +34,13 @@ beforeAll(async () => {
     Array.from({ length: DESTINATIONS }, (_, i) => {
       const path = `/d/${i}`;
       const destination = storedDestination(
-        { destinationId: `dst_page_${String(i).padStart(4, '0')}`, clientId: app.clientId, groupId: 'demo-group', url: `https://hooks.example.test:${base.port}${path}`, signingSecret: secretOf(path) },
+        {
+          destinationId: `dst_page_${String(i).padStart(4, '0')}`,
+          clientId: app.clientId,
+          groupId: 'demo-group',
+          url: `https://hooks.example.test:${base.port}${path}`,
+          signingSecret: secretOf(path),
+        },
         at,
       );
       return runtime.store.destinations.put(destination, { mustExist: false });
@@ -46,8 +52,10 @@ afterAll(async () => {
   await runtime?.stop();
 });
 
-const recordsOf = async (eventId: string) => (await scanTable(runtime)).filter((i) => String(i.PK).startsWith('DELIVERY#') && i.eventId === eventId);
-const pathsHeard = (eventId: string) => new Set(receiver.received.filter((r) => r.body.eventId === eventId && r.verified).map((r) => r.path));
+const recordsOf = async (eventId: string) =>
+  (await scanTable(runtime)).filter((i) => String(i.PK).startsWith('DELIVERY#') && i.eventId === eventId);
+const pathsHeard = (eventId: string) =>
+  new Set(receiver.received.filter((r) => r.body.eventId === eventId && r.verified).map((r) => r.path));
 
 async function until(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
   // Each check may scan the table: not too often, for the slower engine.
@@ -61,7 +69,11 @@ async function until(check: () => Promise<boolean> | boolean, what: string): Pro
 describe(`fan-out in pages of ${DISPATCH_PAGE} (${DESTINATIONS} destinations)`, { timeout: 90_000 }, () => {
   it('puts an entry the sweeper could not dispatch behind the others of its shard', async () => {
     const { event } = await writeMenu(runtime.deps, { groupId: 'demo-group', locationId: 'london-soho', menu: sampleMenu({ price: 23 }) });
-    const failing = { ...runtime.deps.queue, send: async () => Promise.reject(new Error('queue down')), sendAll: async () => Promise.reject(new Error('queue down')) };
+    const failing = {
+      ...runtime.deps.queue,
+      send: async () => Promise.reject(new Error('queue down')),
+      sendAll: async () => Promise.reject(new Error('queue down')),
+    };
     clock.advance(61_000);
     await sweepOutbox({ ...runtime.deps, queue: failing });
     const entry = (await scanTable(runtime)).find((i) => i.PK === outboxKeys.event(event!.eventId).PK);
@@ -73,7 +85,11 @@ describe(`fan-out in pages of ${DISPATCH_PAGE} (${DESTINATIONS} destinations)`, 
   });
 
   it('the publish queues one page; the others follow through the queue; each destination gets one record and one verified POST', async () => {
-    const published = await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'london-soho', menu: sampleMenu({ price: 21 }) });
+    const published = await publishMenu(runtime.deps, {
+      groupId: 'demo-group',
+      locationId: 'london-soho',
+      menu: sampleMenu({ price: 21 }),
+    });
     expect(published.deliveries).toBe(DISPATCH_PAGE);
     const eventId = published.eventId!;
     await until(() => pathsHeard(eventId).size === DESTINATIONS, 'every destination to hear the event');
@@ -108,7 +124,10 @@ describe(`fan-out in pages of ${DISPATCH_PAGE} (${DESTINATIONS} destinations)`, 
     expect(await recordsOf(event!.eventId)).toHaveLength(DISPATCH_PAGE);
     clock.advance(61_000);
     await runtime.sweep();
-    await until(async () => (await recordsOf(event!.eventId)).length === DESTINATIONS && (await runtime.store.outbox.get(event!.eventId)) === null, 'the fan-out to finish');
+    await until(
+      async () => (await recordsOf(event!.eventId)).length === DESTINATIONS && (await runtime.store.outbox.get(event!.eventId)) === null,
+      'the fan-out to finish',
+    );
     await until(() => pathsHeard(event!.eventId).size === DESTINATIONS, 'every destination to hear the second event');
   });
 });

@@ -29,7 +29,9 @@ beforeAll(async () => {
     const holder = { secret: '' };
     const receiver = await startReceiver({ secret: () => holder.secret });
     receivers.push(receiver);
-    holder.secret = (await addDestination(runtime.deps, { clientId: app.clientId, name: `fan-${i}`, url: receiver.url, locationIds: ['london-soho'] })).signingSecret;
+    holder.secret = (
+      await addDestination(runtime.deps, { clientId: app.clientId, name: `fan-${i}`, url: receiver.url, locationIds: ['london-soho'] })
+    ).signingSecret;
   }
 }, 60_000);
 afterAll(async () => {
@@ -37,11 +39,16 @@ afterAll(async () => {
   await runtime?.stop();
 });
 
-const recordsOf = async (eventId: string) => (await scanTable(runtime)).filter((i) => String(i.PK).startsWith('DELIVERY#') && i.eventId === eventId);
+const recordsOf = async (eventId: string) =>
+  (await scanTable(runtime)).filter((i) => String(i.PK).startsWith('DELIVERY#') && i.eventId === eventId);
 
 describe(`fan-out to ${DESTINATIONS} receivers`, () => {
   it('delivers one verified request to each, with exactly one record per receiver', async () => {
-    const published = await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'london-soho', menu: sampleMenu({ price: 11 }) });
+    const published = await publishMenu(runtime.deps, {
+      groupId: 'demo-group',
+      locationId: 'london-soho',
+      menu: sampleMenu({ price: 11 }),
+    });
     expect(published.deliveries).toBe(DESTINATIONS);
     firstEventId = published.eventId!;
     const got = await Promise.all(receivers.map((r) => r.waitFor(1)));
@@ -59,7 +66,7 @@ describe(`fan-out to ${DESTINATIONS} receivers`, () => {
     // The outcome is written once the receiver has answered: wait until every record says so.
     // (A loaded engine may time an attempt out: its retry, a backoff later, succeeds.)
     let before = await recordsOf(event.eventId);
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline && !before.every((r) => r.status === 'SUCCEEDED'); ) {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && !before.every((r) => r.status === 'SUCCEEDED');) {
       await new Promise((r) => setTimeout(r, 100));
       before = await recordsOf(event.eventId);
     }
@@ -67,11 +74,16 @@ describe(`fan-out to ${DESTINATIONS} receivers`, () => {
     expect(before).toHaveLength(DESTINATIONS);
     // A second dispatch of the same event (the sweeper after a crash): the records stand, nothing is queued again.
     let queued = 0;
-    const counting = { ...runtime.deps.queue, sendAll: (bodies: readonly string[]) => ((queued += bodies.length), runtime.deps.queue.sendAll(bodies)) };
+    const counting = {
+      ...runtime.deps.queue,
+      sendAll: (bodies: readonly string[]) => ((queued += bodies.length), runtime.deps.queue.sendAll(bodies)),
+    };
     await dispatchMenuEvent({ ...runtime.deps, queue: counting }, event);
     expect(queued).toBe(0);
     const after = await recordsOf(event.eventId);
-    expect(after.map((r) => [r.deliveryId, r.status, r.version]).sort()).toEqual(before.map((r) => [r.deliveryId, r.status, r.version]).sort());
+    expect(after.map((r) => [r.deliveryId, r.status, r.version]).sort()).toEqual(
+      before.map((r) => [r.deliveryId, r.status, r.version]).sort(),
+    );
     // Each receiver heard of exactly these two events (a late answer may bring a second POST of the same event: at least once).
     const events = (r: (typeof receivers)[number]) => [...new Set(r.received.map((q) => q.body.eventId as string))].sort();
     expect(receivers.map(events)).toEqual(receivers.map(() => [firstEventId, event.eventId].sort()));
@@ -97,9 +109,7 @@ describe(`fan-out to ${DESTINATIONS} receivers`, () => {
     // A destination written before health items existed keeps showing the health its own item recorded.
     const [old] = indexed;
     const doc = DynamoDBDocumentClient.from(runtime.dynamo);
-    await doc.send(
-      new DeleteCommand({ TableName: runtime.tableName, Key: { PK: old!.PK, SK: 'HEALTH' } }),
-    );
+    await doc.send(new DeleteCommand({ TableName: runtime.tableName, Key: { PK: old!.PK, SK: 'HEALTH' } }));
     await doc.send(
       new UpdateCommand({
         TableName: runtime.tableName,

@@ -21,7 +21,8 @@ import { ENGINE_NAME, newApp, startTestRuntime } from '../support/runtime.js';
  */
 
 const SCALE = 0.02;
-const run = (fault: Parameters<typeof runFault>[0]) => runFault(fault, { start: startTestRuntime, events: 2, destinations: 2, scale: SCALE });
+const run = (fault: Parameters<typeof runFault>[0]) =>
+  runFault(fault, { start: startTestRuntime, events: 2, destinations: 2, scale: SCALE });
 
 function expectNothingLost({ tally, finals }: FaultRun) {
   expect(tally, JSON.stringify(finals, null, 1)).toMatchObject({ published: 4, lost: 0, invisible: 0, failed: 0 });
@@ -42,7 +43,14 @@ describe.concurrent(`webhook faults (${ENGINE_NAME})`, { timeout: 90_000 }, () =
     const result = await run('never-answers');
     expectNothingLost(result);
     for (const f of result.finals) {
-      expect(f, f.deliveryId).toMatchObject({ status: 'DEAD_LETTER', attempts: DELIVERY_POLICY.attempts, reason: 'attempts_exhausted', listed: true, inDlq: true, accepted: 0 });
+      expect(f, f.deliveryId).toMatchObject({
+        status: 'DEAD_LETTER',
+        attempts: DELIVERY_POLICY.attempts,
+        reason: 'attempts_exhausted',
+        listed: true,
+        inDlq: true,
+        accepted: 0,
+      });
       expect(f.requests).toBeLessThanOrEqual(DELIVERY_POLICY.attempts);
     }
   });
@@ -117,7 +125,11 @@ describe.concurrent(`webhook faults (${ENGINE_NAME})`, { timeout: 90_000 }, () =
       const { deliveryId } = await sendTest(runtime.deps, created.destination.destinationId, 'nyc-midtown');
       // A message whose record cannot be read is retried, never taken as done: it too ends in the DLQ.
       const orphan = `dlv_${'0'.repeat(32)}`;
-      await enqueueDelivery(runtime.deps, { deliveryId: orphan, destinationId: created.destination.destinationId, clientId: app.clientId }, 0);
+      await enqueueDelivery(
+        runtime.deps,
+        { deliveryId: orphan, destinationId: created.destination.destinationId, clientId: app.clientId },
+        0,
+      );
       for (let ids = await dlqDeliveryIds(runtime); !ids.has(deliveryId) || !ids.has(orphan); ids = await dlqDeliveryIds(runtime)) {
         await new Promise((r) => setTimeout(r, 200));
       }
@@ -128,7 +140,11 @@ describe.concurrent(`webhook faults (${ENGINE_NAME})`, { timeout: 90_000 }, () =
       expect((await listDeadLetters(runtime.deps)).deadLetters).toEqual(
         expect.arrayContaining([expect.objectContaining(expected), expect.objectContaining(missing)]),
       );
-      expect(await runtime.store.deliveries.get(deliveryId)).toMatchObject({ status: 'PENDING', attempts: 0, deadLetterReason: 'receives_exhausted' });
+      expect(await runtime.store.deliveries.get(deliveryId)).toMatchObject({
+        status: 'PENDING',
+        attempts: 0,
+        deadLetterReason: 'receives_exhausted',
+      });
       // A listing lost (say, a crash before the marker write) comes back on the next sweep.
       await runtime.store.deliveries.unmarkDeadLetter(deliveryId);
       await runtime.sweep();
@@ -138,7 +154,10 @@ describe.concurrent(`webhook faults (${ENGINE_NAME})`, { timeout: 90_000 }, () =
       faults.throttled = 0;
       await expect(redrive(runtime.deps, { deliveryId: orphan })).rejects.toBeInstanceOf(AdminNotFoundError);
       expect(await redrive(runtime.deps, { deliveryId })).toEqual({ redriven: [deliveryId], removedMessages: 1 });
-      expect(await waitForStatus(runtime, deliveryId, ['SUCCEEDED', 'FAILED', 'DEAD_LETTER'])).toMatchObject({ status: 'SUCCEEDED', redrives: 1 });
+      expect(await waitForStatus(runtime, deliveryId, ['SUCCEEDED', 'FAILED', 'DEAD_LETTER'])).toMatchObject({
+        status: 'SUCCEEDED',
+        redrives: 1,
+      });
       expect(await listDeadLetters(runtime.deps)).toEqual({ deadLetters: [expect.objectContaining(missing)], dlqMessages: 1 });
       expect(receiver.received.every((r) => r.verified)).toBe(true);
     } finally {

@@ -73,7 +73,11 @@ async function pausedDestination(): Promise<string> {
 }
 
 async function publish(destinationId: string): Promise<{ eventId: string; deliveryId: string }> {
-  const { eventId } = await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: LOCATION, menu: sampleMenu({ price: price++ }) });
+  const { eventId } = await publishMenu(runtime.deps, {
+    groupId: 'demo-group',
+    locationId: LOCATION,
+    menu: sampleMenu({ price: price++ }),
+  });
   return { eventId: eventId!, deliveryId: deliveryIdOf(eventId!, destinationId) };
 }
 
@@ -101,7 +105,11 @@ async function sweepLines(): Promise<Record<string, any>[]> {
   } finally {
     write.mockRestore();
   }
-  return chunks.join('').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  return chunks
+    .join('')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
 }
 
 beforeEach(() => {
@@ -122,7 +130,8 @@ describe(`pausing a failing destination (${ENGINE_NAME})`, { timeout: 60_000 }, 
     expect(await heldIds(id)).toEqual(events.map((e) => e.deliveryId).sort());
     for (const e of events) await waitForStatus(runtime, deliveryIdOf(e.eventId, healthy), ['SUCCEEDED']);
     for (const e of events) expect(heard(e, id)).toEqual([]);
-    for (const e of events) expect(await runtime.store.deliveries.get(e.deliveryId)).toMatchObject({ status: 'PENDING', attempts: 0, carrier: null });
+    for (const e of events)
+      expect(await runtime.store.deliveries.get(e.deliveryId)).toMatchObject({ status: 'PENDING', attempts: 0, carrier: null });
     await removeDestination(runtime.deps, healthy);
 
     // A test delivery is not held: its success ends the pause, and the held deliveries follow.
@@ -214,8 +223,14 @@ describe(`pausing a failing destination (${ENGINE_NAME})`, { timeout: 60_000 }, 
     expect(lines.filter((l) => l._aws).reduce((n, l) => n + (l.DeliveryFailed ?? 0), 0)).toBe(1);
     // The destination's history shows it with that code (the console's and the admin API's list, and destinations show).
     const history = await deliveryHistory(runtime.deps, id, { status: 'FAILED' });
-    expect(history.deliveries.find((d) => d.deliveryId === deliveryId)).toMatchObject({ status: 'FAILED', errorCode: 'hold_expired', attempts: 0 });
-    expect((await showDestination(runtime.deps, id)).recentDeliveries.find((d) => d.deliveryId === deliveryId)).toMatchObject({ errorCode: 'hold_expired' });
+    expect(history.deliveries.find((d) => d.deliveryId === deliveryId)).toMatchObject({
+      status: 'FAILED',
+      errorCode: 'hold_expired',
+      attempts: 0,
+    });
+    expect((await showDestination(runtime.deps, id)).recentDeliveries.find((d) => d.deliveryId === deliveryId)).toMatchObject({
+      errorCode: 'hold_expired',
+    });
     // Not a dead letter: nothing listed, nothing in the DLQ to redrive.
     expect((await listDeadLetters(runtime.deps, { limit: 1000 })).deadLetters.map((d) => d.deliveryId)).not.toContain(deliveryId);
 
@@ -235,7 +250,8 @@ describe(`pausing a failing destination (${ENGINE_NAME})`, { timeout: 60_000 }, 
     expect(await held(id)).toHaveLength(RELEASE_PAGE + 5);
     const test = await sendTest(runtime.deps, id, LOCATION);
     await waitForStatus(runtime, test.deliveryId, ['SUCCEEDED']);
-    for (const { deliveryId } of events) expect((await waitForStatus(runtime, deliveryId, ['SUCCEEDED', 'FAILED', 'DEAD_LETTER'])).status).toBe('SUCCEEDED');
+    for (const { deliveryId } of events)
+      expect((await waitForStatus(runtime, deliveryId, ['SUCCEEDED', 'FAILED', 'DEAD_LETTER'])).status).toBe('SUCCEEDED');
     expect(await held(id)).toEqual([]);
   });
 });

@@ -59,7 +59,10 @@ async function bevqApp(input: { allowedLocationIds?: string[] } = {}) {
 }
 
 /** A receiver plus a destination pointing at it, the test's current secret tracked for verification. */
-async function receiverWithDestination(behave?: (n: number) => Behaviour | Promise<Behaviour>, locationIds: string[] | null = ['nyc-midtown']) {
+async function receiverWithDestination(
+  behave?: (n: number) => Behaviour | Promise<Behaviour>,
+  locationIds: string[] | null = ['nyc-midtown'],
+) {
   const holder = { secret: '' };
   const receiver = await startReceiver({ secret: () => holder.secret, behave });
   receivers.push(receiver);
@@ -72,7 +75,11 @@ async function receiverWithDestination(behave?: (n: number) => Behaviour | Promi
 describe('a menu revision reaches the receiver, signed', () => {
   it('delivers one verified bevq.menu.updated with the exact headers and payload, then the re-read is 304', async () => {
     const { receiver, destination } = await receiverWithDestination(undefined, ['denver-union']);
-    const published = await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'denver-union', menu: sampleMenu({ price: 7 }) });
+    const published = await publishMenu(runtime.deps, {
+      groupId: 'demo-group',
+      locationId: 'denver-union',
+      menu: sampleMenu({ price: 7 }),
+    });
     const [request] = await receiver.waitFor(1);
     const revision = published.menu.revision;
     const eventId = menuEventId('demo-group', 'denver-union', revision);
@@ -86,12 +93,11 @@ describe('a menu revision reaches the receiver, signed', () => {
     expect(request!.headers['x-service-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(request!.headers.host).toBe(`hooks.example.test:${receiver.port}`);
     // No delivery id, attempt number or API-version header.
-    expect(Object.keys(request!.headers).filter((h) => h.startsWith('x-')).sort()).toEqual([
-      'x-service-event',
-      'x-service-event-id',
-      'x-service-signature',
-      'x-service-timestamp',
-    ]);
+    expect(
+      Object.keys(request!.headers)
+        .filter((h) => h.startsWith('x-'))
+        .sort(),
+    ).toEqual(['x-service-event', 'x-service-event-id', 'x-service-signature', 'x-service-timestamp']);
     expect(request!.body).toEqual({
       eventId,
       eventType: 'bevq.menu.updated',
@@ -107,11 +113,19 @@ describe('a menu revision reaches the receiver, signed', () => {
     const { access_token } = await exchange(runtime, reader.clientId, reader.clientSecret);
     const first = await call(runtime, request!.body.resource, { token: access_token });
     expect(first.body.data.menu.revision).toBe(revision);
-    const again = await call(runtime, request!.body.resource, { token: access_token, headers: { 'If-None-Match': first.headers.get('etag')! } });
+    const again = await call(runtime, request!.body.resource, {
+      token: access_token,
+      headers: { 'If-None-Match': first.headers.get('etag')! },
+    });
     expect(again.status).toBe(304);
 
     const shown = await showDestination(runtime.deps, destination.destinationId);
-    expect(shown.destination).toMatchObject({ health: 'HEALTHY', consecutiveFailures: 0, lastSuccessAt: expect.any(String), hostname: 'hooks.example.test' });
+    expect(shown.destination).toMatchObject({
+      health: 'HEALTHY',
+      consecutiveFailures: 0,
+      lastSuccessAt: expect.any(String),
+      hostname: 'hooks.example.test',
+    });
     expect(shown.recentDeliveries).toEqual([expect.objectContaining({ eventId, status: 'SUCCEEDED', attempts: 1, errorCode: null })]);
     expect(JSON.stringify(shown)).not.toContain('receiver body');
     expect(shown.destination).not.toHaveProperty('signingSecret');
@@ -142,7 +156,9 @@ describe('a menu revision reaches the receiver, signed', () => {
     // And an enqueue that fails outright (queue unreachable): the write stands, the event stays in the outbox.
     const unreachable = () => Promise.reject(new Error('queue unreachable'));
     const broken = { ...runtime.deps, queue: { ...runtime.deps.queue, send: unreachable, sendAll: unreachable } };
-    await expect(publishMenu(broken, { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 4 }) })).rejects.toThrow();
+    await expect(
+      publishMenu(broken, { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 4 }) }),
+    ).rejects.toThrow();
     const latest = (await runtime.store.menus.get('demo-group', 'nyc-midtown'))!;
     const second = menuEventId('demo-group', 'nyc-midtown', latest.menu.revision);
     // The first body was replaced before its event went out: the second publish confirmed it first.
@@ -156,7 +172,10 @@ describe('a menu revision reaches the receiver, signed', () => {
       expect((await runtime.store.deliveries.get(deliveryIdOf(eventId, destination.destinationId)))?.attempts ?? 0).toBe(0);
     }
     const { Attributes = {} } = await runtime.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: runtime.queues.webhookQueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+      new GetQueueAttributesCommand({
+        QueueUrl: runtime.queues.webhookQueueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+      }),
     );
     expect(Object.values(Attributes).map(Number)).toEqual([0, 0, 0]);
 
@@ -177,7 +196,14 @@ describe('a menu revision reaches the receiver, signed', () => {
     const revision = 'f'.repeat(32);
     // A publish that died after its entry and before its body (or lost its conditional write for good).
     const eventId = menuEventId('demo-group', 'nyc-midtown', revision);
-    await runtime.store.outbox.add({ eventId, eventType: 'bevq.menu.updated', occurredAt: new Date(clock.now()).toISOString(), groupId: 'demo-group', locationId: 'nyc-midtown', revision });
+    await runtime.store.outbox.add({
+      eventId,
+      eventType: 'bevq.menu.updated',
+      occurredAt: new Date(clock.now()).toISOString(),
+      groupId: 'demo-group',
+      locationId: 'nyc-midtown',
+      revision,
+    });
     clock.advance(61_000);
     await runtime.sweep();
     expect(await runtime.store.outbox.get(eventId)).toBeNull();
@@ -193,7 +219,14 @@ describe('a menu revision reaches the receiver, signed', () => {
     expect(new Set(ids.map(outboxKeys.shard)).size).toBe(1);
     const at = new Date(clock.now()).toISOString();
     for (const eventId of ids) {
-      await runtime.store.outbox.add({ eventId, eventType: 'bevq.menu.updated', occurredAt: at, groupId: 'demo-group', locationId: 'london-soho', revision: eventId });
+      await runtime.store.outbox.add({
+        eventId,
+        eventType: 'bevq.menu.updated',
+        occurredAt: at,
+        groupId: 'demo-group',
+        locationId: 'london-soho',
+        revision: eventId,
+      });
     }
     clock.advance(61_000);
     await runtime.sweep();
@@ -210,9 +243,17 @@ describe('the ingest function (webhook-dispatcher)', () => {
     const handler = createDispatcher(runtime.functionDeps('webhook-dispatcher'));
     const dispatcher = (event: Parameters<typeof handler>[0]) => handler(event, lambdaContext('webhook-dispatcher', 'ingest-test'));
     const result = await dispatcher({ groupId: 'demo-group', locationId: 'sydney-harbour', menu: sampleMenu({ price: 44 }) });
-    expect(result).toEqual({ revision: expect.stringMatching(/^[0-9a-f]{32}$/), newRevision: true, eventId: menuEventId('demo-group', 'sydney-harbour', result.revision) });
-    expect((await dispatcher({ groupId: 'demo-group', locationId: 'sydney-harbour', menu: sampleMenu({ price: 44 }) })).newRevision).toBe(false);
-    await expect(dispatcher({ groupId: 'demo-group', locationId: 'sydney-harbour', menu: { sections: [] } })).rejects.toBeInstanceOf(AdminInputError);
+    expect(result).toEqual({
+      revision: expect.stringMatching(/^[0-9a-f]{32}$/),
+      newRevision: true,
+      eventId: menuEventId('demo-group', 'sydney-harbour', result.revision),
+    });
+    expect((await dispatcher({ groupId: 'demo-group', locationId: 'sydney-harbour', menu: sampleMenu({ price: 44 }) })).newRevision).toBe(
+      false,
+    );
+    await expect(dispatcher({ groupId: 'demo-group', locationId: 'sydney-harbour', menu: { sections: [] } })).rejects.toBeInstanceOf(
+      AdminInputError,
+    );
   });
 });
 
@@ -295,7 +336,10 @@ describe('retries and the attempt-time re-check', () => {
   for (const [what, change] of [
     ['disabled', async (id: string) => void (await setEnabled(runtime.deps, id, false))],
     ['removed', async (id: string) => void (await removeDestination(runtime.deps, id))],
-    ['parent application revoked', async (_id: string, clientId: string) => void (await runtime.store.apps.revoke(clientId, new Date(clock.now()).toISOString()))],
+    [
+      'parent application revoked',
+      async (_id: string, clientId: string) => void (await runtime.store.apps.revoke(clientId, new Date(clock.now()).toISOString())),
+    ],
   ] as const) {
     it(`fails a queued retry without a request once the destination is ${what}`, async () => {
       let ids = { destinationId: '', clientId: '' };
@@ -343,7 +387,12 @@ describe('SSRF protection', () => {
   it('re-validates DNS before every attempt: public at save, private later → FAILED without a request', async () => {
     dns.set('rebind.example.test', ['93.184.216.34']);
     const app = await bevqApp();
-    const { destination } = await addDestination(runtime.deps, { clientId: app.clientId, name: 'Rebind', url: 'https://rebind.example.test/hook', locationIds: null });
+    const { destination } = await addDestination(runtime.deps, {
+      clientId: app.clientId,
+      name: 'Rebind',
+      url: 'https://rebind.example.test/hook',
+      locationIds: null,
+    });
     dns.set('rebind.example.test', ['169.254.169.254']);
     const { deliveryId } = await sendTest(runtime.deps, destination.destinationId, 'nyc-midtown');
     const delivery = await waitForStatus(runtime, deliveryId, ['FAILED', 'SUCCEEDED', 'DEAD_LETTER']);
@@ -355,7 +404,12 @@ describe('SSRF protection', () => {
 describe('destination administration', () => {
   it('mails the owner on create, update and remove only, never the secret', async () => {
     const app = await bevqApp();
-    const created = await addDestination(runtime.deps, { clientId: app.clientId, name: 'Mailed', url: 'https://public.example.test/h?token=abc', locationIds: null });
+    const created = await addDestination(runtime.deps, {
+      clientId: app.clientId,
+      name: 'Mailed',
+      url: 'https://public.example.test/h?token=abc',
+      locationIds: null,
+    });
     expect(created.signingSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(Buffer.from(created.signingSecret, 'base64url')).toHaveLength(32);
     const id = created.destination.destinationId;

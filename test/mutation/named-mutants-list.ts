@@ -16,7 +16,8 @@ export const MUTANTS: NamedMutant[] = [
     edits: [
       {
         file: 'lambdas/webhooks/receive.ts',
-        search: 'if (d.status === STATUS.RETRY_PENDING) return scaledTimings(deps.config.webhookTimeScale).backoffVisibilitySeconds(d.backoffHistory.at(-1)!);',
+        search:
+          'if (d.status === STATUS.RETRY_PENDING) return scaledTimings(deps.config.webhookTimeScale).backoffVisibilitySeconds(d.backoffHistory.at(-1)!);',
         replace: 'if (d.status === STATUS.RETRY_PENDING) return 0;',
       },
     ],
@@ -39,7 +40,7 @@ export const MUTANTS: NamedMutant[] = [
   },
   {
     name: 'coverage check off at the attempt only',
-    rule: '6.5 rule 3: a selection that narrowed while a retry waited no longer covers the event\'s location',
+    rule: "6.5 rule 3: a selection that narrowed while a retry waited no longer covers the event's location",
     edits: [
       {
         file: 'lambdas/webhooks/receive.ts',
@@ -53,7 +54,13 @@ export const MUTANTS: NamedMutant[] = [
   {
     name: 'enabled ignored at fan-out',
     rule: 'contract 3: a disabled destination gets no new matching events',
-    edits: [{ file: 'lambdas/webhooks/fan-out.ts', search: 'const enabled = destinations.filter((d) => d.enabled);', replace: 'const enabled = destinations.filter(() => true);' }],
+    edits: [
+      {
+        file: 'lambdas/webhooks/fan-out.ts',
+        search: 'const enabled = destinations.filter((d) => d.enabled);',
+        replace: 'const enabled = destinations.filter(() => true);',
+      },
+    ],
     tests: [WEBHOOK_CONTRACT],
     names: 'fan-out skips what may not receive',
   },
@@ -63,7 +70,8 @@ export const MUTANTS: NamedMutant[] = [
     edits: [
       {
         file: 'lambdas/webhooks/receive.ts',
-        search: "  if (!destination.enabled) return 'destination_disabled';\n  const ineligible = appIneligibility(app, now);\n  if (ineligible) return ineligible;\n",
+        search:
+          "  if (!destination.enabled) return 'destination_disabled';\n  const ineligible = appIneligibility(app, now);\n  if (ineligible) return ineligible;\n",
         replace: '',
       },
     ],
@@ -72,8 +80,10 @@ export const MUTANTS: NamedMutant[] = [
   },
   {
     name: 'scope check off',
-    rule: '5.3: a token missing the route\'s scope is refused with 403',
-    edits: [{ file: 'lambdas/platform/auth.ts', search: 'if (route.scope && !app.scopes.includes(route.scope)) {', replace: 'if (false) {' }],
+    rule: "5.3: a token missing the route's scope is refused with 403",
+    edits: [
+      { file: 'lambdas/platform/auth.ts', search: 'if (route.scope && !app.scopes.includes(route.scope)) {', replace: 'if (false) {' },
+    ],
     tests: ['test/e2e/contract-rules.test.ts'],
     names: 'insufficient_scope|refused by it',
   },

@@ -18,7 +18,9 @@ type Engine = (typeof ENGINES)[number];
 const RUN_LIMIT_MS = 15 * 60_000;
 
 const asked = process.argv.slice(2);
-for (const name of asked) if (!MUTANTS.some((m) => m.name === name)) throw new Error(`no mutant named "${name}"; mutants: ${MUTANTS.map((m) => m.name).join(', ')}`);
+for (const name of asked)
+  if (!MUTANTS.some((m) => m.name === name))
+    throw new Error(`no mutant named "${name}"; mutants: ${MUTANTS.map((m) => m.name).join(', ')}`);
 const mutants = MUTANTS.filter((m) => asked.length === 0 || asked.includes(m.name));
 
 function git(args: string[], cwd = root): string {
@@ -36,7 +38,8 @@ function checkEdits(scratch: string, mutant: NamedMutant): void {
   for (const edit of mutant.edits) {
     const text = readFileSync(join(scratch, edit.file), 'utf8');
     const count = text.split(edit.search).length - 1;
-    if (count !== 1) throw new Error(`mutant "${mutant.name}": ${edit.file} holds its search text ${count} times, not once:\n${edit.search}`);
+    if (count !== 1)
+      throw new Error(`mutant "${mutant.name}": ${edit.file} holds its search text ${count} times, not once:\n${edit.search}`);
   }
 }
 
@@ -53,7 +56,11 @@ async function runTests(scratch: string, engine: Engine, files: readonly string[
     cwd: scratch,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_EXTRA_CA_CERTS: 'test/fixtures/tls/ca.pem', PATH: `${join(scratch, 'node_modules/.bin')}:${process.env.PATH}` },
+    env: {
+      ...process.env,
+      NODE_EXTRA_CA_CERTS: 'test/fixtures/tls/ca.pem',
+      PATH: `${join(scratch, 'node_modules/.bin')}:${process.env.PATH}`,
+    },
   });
   let output = '';
   child.stdout.on('data', (b) => (output += b));
@@ -69,12 +76,16 @@ async function runTests(scratch: string, engine: Engine, files: readonly string[
   if (overran) return { verdict: 'failed', failing: [], ran: 0, note: `stopped after ${RUN_LIMIT_MS / 60_000} min; log ${log}` };
   if (!existsSync(report)) return { verdict: 'error', failing: [], ran: 0, note: `no report (exit ${code}); log ${log}` };
   type Assertion = { fullName: string; status: string };
-  const json = JSON.parse(readFileSync(report, 'utf8')) as { testResults: { name: string; status: string; message?: string; assertionResults: Assertion[] }[] };
+  const json = JSON.parse(readFileSync(report, 'utf8')) as {
+    testResults: { name: string; status: string; message?: string; assertionResults: Assertion[] }[];
+  };
   const assertions = json.testResults.flatMap((f) => f.assertionResults);
   const failing = assertions.filter((a) => a.status === 'failed').map((a) => a.fullName);
   // A file that failed outside any test (its setup threw) fails the run as well.
   const broken = json.testResults.filter((f) => f.status === 'failed' && f.assertionResults.every((a) => a.status !== 'failed'));
-  failing.push(...broken.map((f) => `${f.name.replace(`${scratch}/`, '')} (outside a test: ${(f.message ?? '').split('\n')[0]!.slice(0, 120)})`));
+  failing.push(
+    ...broken.map((f) => `${f.name.replace(`${scratch}/`, '')} (outside a test: ${(f.message ?? '').split('\n')[0]!.slice(0, 120)})`),
+  );
   const ran = assertions.filter((a) => a.status === 'passed' || a.status === 'failed').length;
   if (failing.length) return { verdict: 'failed', failing, ran, note: '' };
   if (code !== 0) return { verdict: 'error', failing, ran, note: `exit ${code} with no failing test; log ${log}` };
@@ -113,16 +124,25 @@ try {
     if (!baselines.has(key)) {
       let ok = true;
       for (const engine of ENGINES) {
-        const run = await runTests(scratch, engine, mutant.tests, mutant.names, `baseline-${baselines.size}-${engine === 'dynalite' ? 'd' : 'l'}`);
+        const run = await runTests(
+          scratch,
+          engine,
+          mutant.tests,
+          mutant.names,
+          `baseline-${baselines.size}-${engine === 'dynalite' ? 'd' : 'l'}`,
+        );
         const passes = run.verdict === 'passed' && run.ran > 0;
-        console.log(`baseline  ${key} on ${engine}: ${passes ? `${run.ran} tests pass` : `NOT USABLE (${run.verdict}, ${run.ran} ran) ${run.failing.join('; ')} ${run.note}`}`);
+        console.log(
+          `baseline  ${key} on ${engine}: ${passes ? `${run.ran} tests pass` : `NOT USABLE (${run.verdict}, ${run.ran} ran) ${run.failing.join('; ')} ${run.note}`}`,
+        );
         ok &&= passes;
       }
       baselines.set(key, ok);
     }
     if (!baselines.get(key)) {
       broken = true;
-      for (const engine of ENGINES) rows.push({ mutant: mutant.name, engine, result: 'not judged: the named tests do not pass unmutated', failing: [] });
+      for (const engine of ENGINES)
+        rows.push({ mutant: mutant.name, engine, result: 'not judged: the named tests do not pass unmutated', failing: [] });
     }
   }
 
@@ -131,12 +151,26 @@ try {
     const originals = new Map(mutant.edits.map((e) => [e.file, readFileSync(join(scratch, e.file), 'utf8')]));
     for (const edit of mutant.edits) {
       const path = join(scratch, edit.file);
-      writeFileSync(path, readFileSync(path, 'utf8').replace(edit.search, () => edit.replace));
+      writeFileSync(
+        path,
+        readFileSync(path, 'utf8').replace(edit.search, () => edit.replace),
+      );
     }
     try {
       for (const engine of ENGINES) {
-        const run = await runTests(scratch, engine, mutant.tests, mutant.names, `${mutants.indexOf(mutant)}-${engine === 'dynalite' ? 'd' : 'l'}`);
-        const result = run.verdict === 'failed' ? `killed${run.note ? ` (${run.note})` : ''}` : run.verdict === 'passed' ? 'SURVIVED' : `ERROR: ${run.note}`;
+        const run = await runTests(
+          scratch,
+          engine,
+          mutant.tests,
+          mutant.names,
+          `${mutants.indexOf(mutant)}-${engine === 'dynalite' ? 'd' : 'l'}`,
+        );
+        const result =
+          run.verdict === 'failed'
+            ? `killed${run.note ? ` (${run.note})` : ''}`
+            : run.verdict === 'passed'
+              ? 'SURVIVED'
+              : `ERROR: ${run.note}`;
         console.log(`mutant    ${mutant.name} on ${engine}: ${result}${run.failing.length ? `, ${run.failing.length} failing` : ''}`);
         rows.push({ mutant: mutant.name, engine, result, failing: run.failing });
       }

@@ -48,7 +48,20 @@ try {
     cleanTempDir: 'always',
     // The sandbox leaves out what the unit tests never read; others' editors leave temporary files that
     // vanish mid-copy.
-    ignorePatterns: ['/.data', '/.local', '/cdk.out', '/coverage', '/test-results', '/docs', '/test/e2e', '/test/integration', '/test/infra', '/test/browser', '*.tmp', '*~'],
+    ignorePatterns: [
+      '/.data',
+      '/.local',
+      '/cdk.out',
+      '/coverage',
+      '/test-results',
+      '/docs',
+      '/test/e2e',
+      '/test/integration',
+      '/test/infra',
+      '/test/browser',
+      '*.tmp',
+      '*~',
+    ],
     incremental: false,
     thresholds: { high: 90, low: 80, break: null },
     timeoutMS: 10_000,
@@ -58,11 +71,19 @@ try {
 }
 const seconds = Math.round((Date.now() - started) / 1000);
 
-type Mutant = { id: string; mutatorName: string; replacement?: string; status: string; location: { start: { line: number; column: number } } };
+type Mutant = {
+  id: string;
+  mutatorName: string;
+  replacement?: string;
+  status: string;
+  location: { start: { line: number; column: number } };
+};
 const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { files: Record<string, { source: string; mutants: Mutant[] }> };
 
 type Tally = { mutants: number; killed: number; timeout: number; survived: number; noCoverage: number; errors: number };
-const tallies = new Map<string, Tally>(rooms.map(([name]) => [name, { mutants: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, errors: 0 }]));
+const tallies = new Map<string, Tally>(
+  rooms.map(([name]) => [name, { mutants: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, errors: 0 }]),
+);
 const survivors: string[] = [];
 for (const [file, { source, mutants }] of Object.entries(report.files)) {
   const name = roomOf.get(relative(root, resolve(root, file)));
@@ -79,13 +100,25 @@ for (const [file, { source, mutants }] of Object.entries(report.files)) {
     else t.errors++; // CompileError, RuntimeError: not a kill, so they count against the score
     if (m.status === 'Survived' || m.status === 'NoCoverage') {
       const line = m.location.start.line;
-      survivors.push(`${file}:${line}:${m.location.start.column} ${m.status} ${m.mutatorName} → ${JSON.stringify(m.replacement ?? '')}   | ${lines[line - 1]!.trim().slice(0, 100)}`);
+      survivors.push(
+        `${file}:${line}:${m.location.start.column} ${m.status} ${m.mutatorName} → ${JSON.stringify(m.replacement ?? '')}   | ${lines[line - 1]!.trim().slice(0, 100)}`,
+      );
     }
   }
 }
 
 const score = (t: Tally) => (t.mutants === 0 ? 1 : (t.killed + t.timeout) / t.mutants);
-const rows = [...tallies].map(([name, t]) => [name, t.mutants, t.killed, t.timeout, t.survived, t.noCoverage, t.errors, `${(score(t) * 100).toFixed(1)} %`, score(t) >= MIN_SCORE ? 'ok' : 'UNDER']);
+const rows = [...tallies].map(([name, t]) => [
+  name,
+  t.mutants,
+  t.killed,
+  t.timeout,
+  t.survived,
+  t.noCoverage,
+  t.errors,
+  `${(score(t) * 100).toFixed(1)} %`,
+  score(t) >= MIN_SCORE ? 'ok' : 'UNDER',
+]);
 const head = ['room', 'mutants', 'killed', 'timeouts', 'survived', 'no coverage', 'errors', 'score', `≥ ${MIN_SCORE * 100} %`];
 const widths = head.map((h, i) => Math.max(String(h).length, ...rows.map((r) => String(r[i]).length)));
 const line = (cells: unknown[]) => `| ${cells.map((c, i) => String(c).padEnd(widths[i]!)).join(' | ')} |`;

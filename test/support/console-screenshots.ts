@@ -27,9 +27,16 @@ const runtime = await startLocalRuntime({
 let secret = '';
 let answer = 200;
 const receiver = await startReceiver({ secret: () => secret, behave: () => answer });
-const browser = await chromium.launch({ executablePath: toolPath(TOOLS.chromium), args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+const browser = await chromium.launch({
+  executablePath: toolPath(TOOLS.chromium),
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+});
 try {
-  const { app } = await createApp(runtime.store, { groupId: 'demo-group', name: 'Bar group backend', scopes: ['bevq:read', 'locations:read'] }, Date.now());
+  const { app } = await createApp(
+    runtime.store,
+    { groupId: 'demo-group', name: 'Bar group backend', scopes: ['bevq:read', 'locations:read'] },
+    Date.now(),
+  );
   const clientId = app.clientId;
   const added = await addDestination(runtime.deps, { clientId, name: 'Bar hook', url: receiver.url, locationIds: ['nyc-midtown'] });
   secret = added.signingSecret;
@@ -47,7 +54,12 @@ try {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Applications' }).waitFor();
   await shot('applications');
-  for (const [nav, heading, name] of [['Destinations', 'Destinations', 'destinations'], ['Dead letters', 'Dead letters', 'dead-letters'], ['Menus', 'Menus', 'menus'], ['Audit trail', 'Audit trail', 'audit']] as const) {
+  for (const [nav, heading, name] of [
+    ['Destinations', 'Destinations', 'destinations'],
+    ['Dead letters', 'Dead letters', 'dead-letters'],
+    ['Menus', 'Menus', 'menus'],
+    ['Audit trail', 'Audit trail', 'audit'],
+  ] as const) {
     await page.getByRole('navigation').getByRole('button', { name: nav }).click();
     await page.getByRole('heading', { name: heading }).waitFor();
     await shot(name);

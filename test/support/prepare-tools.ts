@@ -13,11 +13,17 @@ const root = process.getuid?.() === 0;
 type Missing = Array<[Tool, string]>;
 
 /** How each installer is found and run, and the command a user types when it cannot run here. */
-const INSTALLERS: Record<Installer, { commands: string[]; needsRoot: boolean; steps: (packages: string[]) => string[][]; manual: (packages: string) => string }> = {
+const INSTALLERS: Record<
+  Installer,
+  { commands: string[]; needsRoot: boolean; steps: (packages: string[]) => string[][]; manual: (packages: string) => string }
+> = {
   'apt-get': {
     commands: ['apt-get'],
     needsRoot: true,
-    steps: (packages) => [['update', '-qq'], ['install', '-y', '-qq', ...packages]],
+    steps: (packages) => [
+      ['update', '-qq'],
+      ['install', '-y', '-qq', ...packages],
+    ],
     manual: (packages) => `${root ? '' : 'sudo '}apt-get install -y ${packages}`,
   },
   pip: {
@@ -51,7 +57,9 @@ function byInstaller(missing: Missing): Array<[Installer, Missing]> {
 
 function stop(missing: Missing, why: string[]): never {
   const what = missing.map(([tool, reason]) => `${tool.name} (${tool.purpose}): ${reason}`).join('; ');
-  const commands = byInstaller(missing).map(([installer, tools]) => INSTALLERS[installer].manual(tools.map(([tool]) => tool.install.package).join(' ')));
+  const commands = byInstaller(missing).map(([installer, tools]) =>
+    INSTALLERS[installer].manual(tools.map(([tool]) => tool.install.package).join(' ')),
+  );
   const variables = missing.map(([tool]) => tool.variable).join(' or ');
   process.stderr.write(`npm test needs ${what}; ${why.join('; ')}. Install with: ${commands.join(' && ')} (or set ${variables})\n`);
   process.exit(1);

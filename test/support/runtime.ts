@@ -66,12 +66,7 @@ export async function newApp(runtime: LocalRuntime, input: Partial<AppInput> = {
 }
 
 /** Token exchange through a real OAuth 2.0 client library, as a customer backend would do it. */
-export async function exchange(
-  runtime: LocalRuntime,
-  clientId: string,
-  clientSecret: string,
-  auth: 'post' | 'basic' = 'post',
-) {
+export async function exchange(runtime: LocalRuntime, clientId: string, clientSecret: string, auth: 'post' | 'basic' = 'post') {
   const config = new oauth.Configuration(
     { issuer: runtime.url, token_endpoint: `${runtime.url}/oauth/token` },
     clientId,
@@ -117,7 +112,12 @@ export async function call(runtime: LocalRuntime, path: string, init: RequestIni
  * script sends it: a JSON body (a string is sent as it is, to send malformed JSON), the answer's status, text and
  * parsed body.
  */
-export async function adminCall(runtime: LocalRuntime, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string }> {
+export async function adminCall(
+  runtime: LocalRuntime,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any; text: string }> {
   const response = await fetch(`${runtime.url}/admin/v1${path}`, {
     method,
     headers: { Authorization: `Bearer ${runtime.adminKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
@@ -137,9 +137,16 @@ export async function sentMail(runtime: LocalRuntime): Promise<{ subject: string
 }
 
 /** Runs `run` while every DynamoDB command the runtime sends is shown to `see` (its input), then stops watching. */
-export async function watchingDynamo<T>(runtime: LocalRuntime, see: (input: Record<string, any>) => void, run: () => Promise<T>): Promise<T> {
+export async function watchingDynamo<T>(
+  runtime: LocalRuntime,
+  see: (input: Record<string, any>) => void,
+  run: () => Promise<T>,
+): Promise<T> {
   const name = `watch-${randomUUID()}`;
-  runtime.dynamo.middlewareStack.add((next) => async (args) => (see(args.input as Record<string, any>), next(args)), { step: 'initialize', name });
+  runtime.dynamo.middlewareStack.add((next) => async (args) => (see(args.input as Record<string, any>), next(args)), {
+    step: 'initialize',
+    name,
+  });
   try {
     return await run();
   } finally {
@@ -164,6 +171,8 @@ export async function scanTable(runtime: LocalRuntime): Promise<Record<string, a
 /** An application's count in the runtime clock's current window, read straight from the table. */
 export async function rateCount(runtime: LocalRuntime, clientId: string): Promise<number> {
   const key = counterKeys.counter('API', clientId, rateWindow(runtime.deps.clock.now()).start);
-  const { Item } = await DynamoDBDocumentClient.from(runtime.dynamo).send(new GetCommand({ TableName: runtime.tableName, Key: key, ConsistentRead: true }));
+  const { Item } = await DynamoDBDocumentClient.from(runtime.dynamo).send(
+    new GetCommand({ TableName: runtime.tableName, Key: key, ConsistentRead: true }),
+  );
   return Number(Item?.count ?? 0);
 }

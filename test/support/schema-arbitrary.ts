@@ -55,10 +55,14 @@ function text(min: number, max: number): fc.Arbitrary<string> {
     for (const char of chars) if (out.length + char.length <= max) out += char;
     return out.padEnd(min, 'a');
   };
-  const short = fc.array(fc.constantFrom(...CHARACTERS), { minLength: Math.min(max, Math.max(min, 3)), maxLength: Math.min(max, min + 8) }).map(fits);
+  const short = fc
+    .array(fc.constantFrom(...CHARACTERS), { minLength: Math.min(max, Math.max(min, 3)), maxLength: Math.min(max, min + 8) })
+    .map(fits);
   const long = fc
     .tuple(short, fc.oneof(fc.constant(max), fc.integer({ min, max })), fc.subarray(CHARACTERS, { minLength: 1 }))
-    .map(([start, length, pool]) => fits([start, ...Array.from({ length }, (_, i) => pool[i % pool.length]!)]).slice(0, Math.max(min, length)));
+    .map(([start, length, pool]) =>
+      fits([start, ...Array.from({ length }, (_, i) => pool[i % pool.length]!)]).slice(0, Math.max(min, length)),
+    );
   return fc.oneof(short, long);
 }
 
@@ -66,11 +70,18 @@ function text(min: number, max: number): fc.Arbitrary<string> {
 function number(schema: Schema, integer: boolean, hostile: boolean): fc.Arbitrary<number> {
   const min = schema.minimum ?? -Number.MAX_VALUE;
   const max = schema.maximum ?? Number.MAX_VALUE;
-  const ints = fc.integer({ min: Math.max(Math.ceil(min), Number.MIN_SAFE_INTEGER), max: Math.min(Math.floor(max), Number.MAX_SAFE_INTEGER) });
+  const ints = fc.integer({
+    min: Math.max(Math.ceil(min), Number.MIN_SAFE_INTEGER),
+    max: Math.min(Math.floor(max), Number.MAX_SAFE_INTEGER),
+  });
   const bounds = fc.constantFrom(Math.ceil(min), Math.floor(max), Math.max(Math.ceil(min), Math.min(Math.floor(max), 0)));
   if (integer) return fc.oneof(bounds, ints);
   if (hostile) return fc.oneof(bounds, fc.double({ min, max, noNaN: true, noDefaultInfinity: true }));
-  return fc.oneof(bounds, ints, ints.chain((n) => fc.integer({ min: 0, max: 9 }).map((d) => Math.min(max, n + d / 10))));
+  return fc.oneof(
+    bounds,
+    ints,
+    ints.chain((n) => fc.integer({ min: 0, max: 9 }).map((d) => Math.min(max, n + d / 10))),
+  );
 }
 
 /** `name` is the property the value is for: overrides are looked up by it. */
@@ -89,7 +100,8 @@ function build(schema: Schema, options: Options, name = ''): fc.Arbitrary<unknow
     case 'number':
       return number(schema, schema.type === 'integer', options.hostileNumbers);
     case 'string':
-      if (schema.format === 'date-time') return fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+      if (schema.format === 'date-time')
+        return fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
       if (schema.format === 'uri') return fc.webUrl({ validSchemes: ['https'] });
       if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern));
       return text(schema.minLength ?? 0, schema.maxLength ?? 300);
@@ -124,6 +136,12 @@ function object(schema: Schema, options: Options): fc.Arbitrary<unknown> {
 export function arbitraryFromSchema(schema: GenericSchema, options: SchemaArbitraryOptions = {}): fc.Arbitrary<unknown> {
   // Rules JSON Schema cannot state (checks, trimming) are left out, as the comment above says.
   const json = toJsonSchema(schema, { typeMode: 'input', errorMode: 'ignore' }) as Schema;
-  const values = (hostileNumbers: boolean) => build(json, { overrides: options.overrides ?? {}, maxArray: options.maxArray ?? 12, arrayCaps: options.arrayCaps ?? {}, hostileNumbers });
+  const values = (hostileNumbers: boolean) =>
+    build(json, {
+      overrides: options.overrides ?? {},
+      maxArray: options.maxArray ?? 12,
+      arrayCaps: options.arrayCaps ?? {},
+      hostileNumbers,
+    });
   return fc.oneof({ weight: 3, arbitrary: values(false) }, { weight: 1, arbitrary: values(true) });
 }

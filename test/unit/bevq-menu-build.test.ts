@@ -41,7 +41,11 @@ describe('buildMenu', () => {
   });
   it('keeps revision and ETag for the same content in any key order, and the previous timestamps', () => {
     const first = buildMenu(parse(sampleMenu()), null, T1);
-    const reordered = JSON.parse(JSON.stringify(sampleMenu(), (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v)));
+    const reordered = JSON.parse(
+      JSON.stringify(sampleMenu(), (_k, v) =>
+        v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v,
+      ),
+    );
     const again = buildMenu(parse(reordered), first.menu, T2);
     expect(again).toMatchObject({ newRevision: false, changed: false, etag: first.etag });
     expect(again.menu).toEqual(first.menu);

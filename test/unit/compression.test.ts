@@ -3,7 +3,8 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { acceptsGzip, MIN_COMPRESSED_BYTES, negotiated } from '#platform/http';
 
-const eventWith = (acceptEncoding?: string) => ({ headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } }) as unknown as APIGatewayProxyEvent;
+const eventWith = (acceptEncoding?: string) =>
+  ({ headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } }) as unknown as APIGatewayProxyEvent;
 const big = JSON.stringify({ data: 'x'.repeat(MIN_COMPRESSED_BYTES) });
 
 describe('Accept-Encoding (RFC 9110 12.5.3)', () => {
@@ -38,15 +39,26 @@ describe('negotiated responses', () => {
     expect(small).toEqual({ statusCode: 200, headers: {}, body: '{"ok":true}' });
     const identity = negotiated(eventWith('identity'), { statusCode: 200, headers: {}, body: big });
     expect([identity.body, identity.isBase64Encoded, identity.headers]).toEqual([big, undefined, { Vary: 'Accept-Encoding' }]);
-    const binary = { statusCode: 200, headers: { 'Content-Type': 'image/png' }, body: Buffer.from(big).toString('base64'), isBase64Encoded: true };
+    const binary = {
+      statusCode: 200,
+      headers: { 'Content-Type': 'image/png' },
+      body: Buffer.from(big).toString('base64'),
+      isBase64Encoded: true,
+    };
     expect(negotiated(eventWith('gzip'), binary)).toBe(binary);
   });
 
   it('weakens an entity tag for a gzip client whatever the body (a 304 included), keeps it strong otherwise, and adds to Vary', () => {
     const headers = { ETag: '"abc"', Vary: 'Authorization' };
-    expect(negotiated(eventWith('gzip'), { statusCode: 304, headers, body: '' }).headers).toEqual({ ETag: 'W/"abc"', Vary: 'Authorization, Accept-Encoding' });
+    expect(negotiated(eventWith('gzip'), { statusCode: 304, headers, body: '' }).headers).toEqual({
+      ETag: 'W/"abc"',
+      Vary: 'Authorization, Accept-Encoding',
+    });
     expect(negotiated(eventWith('gzip'), { statusCode: 200, headers, body: '{}' }).headers).toMatchObject({ ETag: 'W/"abc"' });
-    expect(negotiated(eventWith(), { statusCode: 304, headers, body: '' }).headers).toEqual({ ETag: '"abc"', Vary: 'Authorization, Accept-Encoding' });
+    expect(negotiated(eventWith(), { statusCode: 304, headers, body: '' }).headers).toEqual({
+      ETag: '"abc"',
+      Vary: 'Authorization, Accept-Encoding',
+    });
     expect(negotiated(eventWith('gzip'), { statusCode: 304, headers: { ETag: 'W/"abc"' }, body: '' }).headers!.ETag).toBe('W/"abc"');
   });
 });

@@ -21,9 +21,7 @@ const PAGES = [
 
 /** The text outside fenced code blocks and inline code, where a link is a link. */
 function prose(markdown: string): string {
-  return markdown
-    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '')
-    .replace(/`[^`\n]*`/g, '');
+  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
 }
 
 /** GitHub's heading ids: lower case, punctuation dropped, each space a hyphen; a repeat gets -1, -2, … */
@@ -32,9 +30,7 @@ function slugs(markdown: string): Set<string> {
   const ids = new Set<string>();
   const withoutFences = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
   for (const [, text] of withoutFences.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
-    const plain = text!
-      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .replace(/<[^>]+>/g, '');
+    const plain = text!.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, '');
     const base = plain
       .toLowerCase()
       .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')

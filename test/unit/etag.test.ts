@@ -10,7 +10,19 @@ describe('If-None-Match', () => {
     }
   });
   it('does not match other, unquoted or malformed validators', () => {
-    for (const header of [undefined, '', '"abc-12"', 'abc-123', '"abc-123', 'W/', 'w/"abc-123"', '"x" "abc-123"', '"abc-123";', '*, "abc-123"', '"x",,"abc-123"']) {
+    for (const header of [
+      undefined,
+      '',
+      '"abc-12"',
+      'abc-123',
+      '"abc-123',
+      'W/',
+      'w/"abc-123"',
+      '"x" "abc-123"',
+      '"abc-123";',
+      '*, "abc-123"',
+      '"x",,"abc-123"',
+    ]) {
       expect(ifNoneMatchHits(header, etag), String(header)).toBe(false);
     }
   });

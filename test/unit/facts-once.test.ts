@@ -52,7 +52,9 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const SOURCES = SOURCE_FOLDERS.map((folder) => sourceFiles(folder).map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }))).flat();
+const SOURCES = SOURCE_FOLDERS.map((folder) =>
+  sourceFiles(folder).map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') })),
+).flat();
 
 describe('facts declared once', () => {
   it('reads the source', () => {
@@ -64,7 +66,10 @@ describe('facts declared once', () => {
       for (const { name, pattern } of spellings) {
         const found = SOURCES.filter(({ text }) => pattern.test(text)).map(({ file }) => file);
         expect(found, `${name} is declared in ${home}`).toContain(home);
-        expect(found.filter((file) => file !== home && !(file in alsoIn)), `${name} outside ${home}`).toEqual([]);
+        expect(
+          found.filter((file) => file !== home && !(file in alsoIn)),
+          `${name} outside ${home}`,
+        ).toEqual([]);
       }
     });
   }

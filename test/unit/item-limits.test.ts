@@ -23,7 +23,11 @@ const refused = (fn: () => unknown) => {
 describe('item size', () => {
   it('counts strings in UTF-8 bytes: 1, 3 and 4 bytes per character', () => {
     const withText = (text: string): Item => ({ ...keys, a: { S: text } });
-    for (const [char, bytes] of [['x', 1], ['€', 3], ['😀', 4]] as const) {
+    for (const [char, bytes] of [
+      ['x', 1],
+      ['€', 3],
+      ['😀', 4],
+    ] as const) {
       const fits = Math.floor((limit - 7) / bytes);
       expect(itemBytes(withText(char.repeat(fits)))).toBeLessThanOrEqual(limit);
       expect(() => checkItem(withText(char.repeat(fits)))).not.toThrow();
@@ -41,7 +45,10 @@ describe('item size', () => {
     const list = (n: number): Item => ({ ...keys, a: { L: Array.from({ length: n }, () => ({ S: 'x' })) } });
     expect(itemBytes(list(204_795))).toBeLessThanOrEqual(limit);
     expect(itemBytes(list(204_796))).toBeGreaterThan(limit);
-    const map = (n: number): Item => ({ ...keys, a: { M: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${String(i).padStart(6, '0')}`, { S: 'x' }])) } });
+    const map = (n: number): Item => ({
+      ...keys,
+      a: { M: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${String(i).padStart(6, '0')}`, { S: 'x' }])) },
+    });
     expect(itemBytes(map(45_510))).toBeLessThanOrEqual(limit);
     expect(itemBytes(map(45_511))).toBeGreaterThan(limit);
   });
@@ -66,8 +73,16 @@ describe('item size', () => {
 describe('numbers', () => {
   it('take 1 byte plus 1 per pair of significant digits counted from the decimal point, plus 1 when negative', () => {
     const sizes: [string, number][] = [
-      ['0', 1], ['1', 2], ['12', 2], ['100', 2], ['0.001', 2], ['1e125', 2],
-      ['123', 3], ['1.5', 3], ['-1', 3], ['12345678901234567890123456789012345678', 20],
+      ['0', 1],
+      ['1', 2],
+      ['12', 2],
+      ['100', 2],
+      ['0.001', 2],
+      ['1e125', 2],
+      ['123', 3],
+      ['1.5', 3],
+      ['-1', 3],
+      ['12345678901234567890123456789012345678', 20],
     ];
     for (const [n, bytes] of sizes) expect(numberBytes(n), n).toBe(bytes);
   });
@@ -84,7 +99,12 @@ describe('numbers', () => {
 
 describe('keys', () => {
   it('allows 2,048 bytes in a partition key and 1,024 in a sort key, table and GSI alike', () => {
-    for (const [name, max] of [['PK', 2048], ['GSI1PK', 2048], ['SK', 1024], ['GSI1SK', 1024]] as const) {
+    for (const [name, max] of [
+      ['PK', 2048],
+      ['GSI1PK', 2048],
+      ['SK', 1024],
+      ['GSI1SK', 1024],
+    ] as const) {
       expect(() => checkItem({ ...keys, [name]: { S: 'x'.repeat(max) } }), name).not.toThrow();
       expect(refused(() => checkItem({ ...keys, [name]: { S: 'x'.repeat(max + 1) } }))?.status, name).toBe(400);
     }
@@ -93,7 +113,11 @@ describe('keys', () => {
   });
 
   it('never accepts an empty key value, while other strings may be empty', () => {
-    for (const name of ['PK', 'SK', 'GSI1PK', 'GSI1SK']) expect(refused(() => checkItem({ ...keys, [name]: { S: '' } })), name).not.toBeNull();
+    for (const name of ['PK', 'SK', 'GSI1PK', 'GSI1SK'])
+      expect(
+        refused(() => checkItem({ ...keys, [name]: { S: '' } })),
+        name,
+      ).not.toBeNull();
     expect(() => checkItem({ ...keys, note: { S: '' } })).not.toThrow();
   });
 });
@@ -117,7 +141,11 @@ describe('requests', () => {
       { RequestItems: { t: { Keys: [keys, long] } } },
       { TransactItems: [{ Put: { Item: keys } }, { Update: { Key: long } }] },
     ];
-    for (const request of requests) expect(refused(() => checkRequest(request)), JSON.stringify(request).slice(0, 80)).not.toBeNull();
+    for (const request of requests)
+      expect(
+        refused(() => checkRequest(request)),
+        JSON.stringify(request).slice(0, 80),
+      ).not.toBeNull();
     expect(() => checkRequest({ Item: keys, ExpressionAttributeValues: { ':one': { N: '1' } } })).not.toThrow();
   });
 });

@@ -39,8 +39,20 @@ const day = (status: KitchenInput['status'] = { state: 'ok', httpStatus: 200 }):
       ],
     },
     // Ready since minute 5 and minute 10: prep done, level 1 not cleared.
-    { id: 'ready-early', firedAt: at(1), salesCategory: 'Food', prep: [{ stationId: 'grill', itemCount: 1, doneAt: at(5) }], expo: [{ fulfillmentLevel: 1, stationId: 'pass', itemCount: 1, clearedAt: null }] },
-    { id: 'ready-late', firedAt: at(2), salesCategory: 'Bar', prep: [{ stationId: 'grill', itemCount: 1, doneAt: at(10) }], expo: [{ fulfillmentLevel: 1, stationId: 'pass', itemCount: 1, clearedAt: null }] },
+    {
+      id: 'ready-early',
+      firedAt: at(1),
+      salesCategory: 'Food',
+      prep: [{ stationId: 'grill', itemCount: 1, doneAt: at(5) }],
+      expo: [{ fulfillmentLevel: 1, stationId: 'pass', itemCount: 1, clearedAt: null }],
+    },
+    {
+      id: 'ready-late',
+      firedAt: at(2),
+      salesCategory: 'Bar',
+      prep: [{ stationId: 'grill', itemCount: 1, doneAt: at(10) }],
+      expo: [{ fulfillmentLevel: 1, stationId: 'pass', itemCount: 1, clearedAt: null }],
+    },
     // In progress: a tracked prep station not done yet.
     { id: 'cooking', firedAt: at(3), salesCategory: 'Food', prep: [{ stationId: 'grill', itemCount: 1, doneAt: null }], expo: [] },
     // No kitchen work at all: neither in progress, ready, cleared nor an expediter ticket.
@@ -56,7 +68,12 @@ describe('kitchen snapshot counts (2.4)', () => {
   });
 
   it('counts cleared tickets, tickets with expediter work and distinct fulfillment levels', () => {
-    expect(snapshot.counts).toMatchObject({ clearedTicketCount: 1, expediterSourceTicketCount: 3, expediterLevelCount: 2, sourceTicketCount: 5 });
+    expect(snapshot.counts).toMatchObject({
+      clearedTicketCount: 1,
+      expediterSourceTicketCount: 3,
+      expediterLevelCount: 2,
+      sourceTicketCount: 5,
+    });
   });
 
   it('lists the prep stations only, with their configuration, and counts them', () => {
@@ -81,9 +98,16 @@ describe('kitchen snapshot counts (2.4)', () => {
 
 describe('kitchen status (2.4, 7.3): error present only on error', () => {
   it('drops an error text from a healthy status', () => {
-    expect(kitchenSnapshot(day({ state: 'ok', httpStatus: 200, error: 'earlier failure' }), DATE, ZONE).status).toEqual({ state: 'ok', httpStatus: 200 });
+    expect(kitchenSnapshot(day({ state: 'ok', httpStatus: 200, error: 'earlier failure' }), DATE, ZONE).status).toEqual({
+      state: 'ok',
+      httpStatus: 200,
+    });
   });
   it('keeps the error of a failed fetch', () => {
-    expect(kitchenSnapshot(day({ state: 'error', httpStatus: 502, error: 'upstream 502' }), DATE, ZONE).status).toEqual({ state: 'error', httpStatus: 502, error: 'upstream 502' });
+    expect(kitchenSnapshot(day({ state: 'error', httpStatus: 502, error: 'upstream 502' }), DATE, ZONE).status).toEqual({
+      state: 'error',
+      httpStatus: 502,
+      error: 'upstream 502',
+    });
   });
 });

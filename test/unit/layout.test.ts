@@ -16,7 +16,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BASE_ROOMS = ['contract', 'data', 'domain', 'platform'] as const;
 const RANK: Record<string, number> = { contract: 0, data: 1, domain: 2, platform: 3 };
 /** Every function's folder but the admin API's: the /v1 families, webhooks, mail-events (lib/functions.ts). */
-const FAMILY_FOLDERS = new Set<string>([...FAMILIES, ...Object.values(FUNCTIONS).map((f) => f.entry.split('/')[0]!)].filter((folder) => folder !== 'admin'));
+const FAMILY_FOLDERS = new Set<string>(
+  [...FAMILIES, ...Object.values(FUNCTIONS).map((f) => f.entry.split('/')[0]!)].filter((folder) => folder !== 'admin'),
+);
 
 function tsFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
@@ -146,7 +148,7 @@ describe('layout: every arrow points down', () => {
     expect([...reached].filter((f) => roomOf(f) === 'local')).toEqual([]);
   });
 
-  it('keeps lib/ the CDK app: it imports neither the local runtime nor the operators\' tools', () => {
+  it("keeps lib/ the CDK app: it imports neither the local runtime nor the operators' tools", () => {
     const outside = new Set<string>(['local', ...TOOL_FOLDERS]);
     const wrong = EDGES.filter((e) => e.from.startsWith('lib/') && outside.has(roomOf(e.to)));
     expect(show(wrong)).toEqual([]);
@@ -156,15 +158,17 @@ describe('layout: every arrow points down', () => {
   it('reaches the webhook room from outside it only through its public modules (tests and benches may open it)', () => {
     const PUBLIC = new Set(['lambdas/webhooks/index.ts', 'lambdas/webhooks/handlers.ts']);
     const wrong = EDGES.filter(
-      (e) => e.to.startsWith('lambdas/webhooks/') && !e.from.startsWith('lambdas/webhooks/') && !PUBLIC.has(e.to) && !['test', 'bench'].includes(roomOf(e.from)),
+      (e) =>
+        e.to.startsWith('lambdas/webhooks/') &&
+        !e.from.startsWith('lambdas/webhooks/') &&
+        !PUBLIC.has(e.to) &&
+        !['test', 'bench'].includes(roomOf(e.from)),
     );
     expect(show(wrong)).toEqual([]);
   });
 
   it('reaches a base room from outside it by its #subpath, never by a relative ladder', () => {
-    const wrong = EDGES.filter(
-      (e) => roomOf(e.to) in RANK && roomOf(e.from) !== roomOf(e.to) && e.specifier.startsWith('.'),
-    );
+    const wrong = EDGES.filter((e) => roomOf(e.to) in RANK && roomOf(e.from) !== roomOf(e.to) && e.specifier.startsWith('.'));
     expect(show(wrong)).toEqual([]);
     // Nor any other room by a ../../ ladder: package.json's imports name them (#lambdas/*, #lib/*).
     const ladders = EDGES.filter((e) => e.specifier.startsWith('../../'));

@@ -8,16 +8,33 @@ const mail = { to: 'owner@tenant.example', from: 'alerts@mail.example.com', mess
 
 describe('readMailEvent', () => {
   it('suppresses the recipients of a permanent bounce, and of a complaint, with their time', () => {
-    expect(readMailEvent(JSON.stringify(sesEventRecord('bounce', mail)))).toEqual({ kind: 'suppress', reason: 'bounce', addresses: [mail.to], at });
-    expect(readMailEvent(JSON.stringify(sesEventRecord('complain', mail)))).toEqual({ kind: 'suppress', reason: 'complaint', addresses: [mail.to], at });
+    expect(readMailEvent(JSON.stringify(sesEventRecord('bounce', mail)))).toEqual({
+      kind: 'suppress',
+      reason: 'bounce',
+      addresses: [mail.to],
+      at,
+    });
+    expect(readMailEvent(JSON.stringify(sesEventRecord('complain', mail)))).toEqual({
+      kind: 'suppress',
+      reason: 'complaint',
+      addresses: [mail.to],
+      at,
+    });
   });
 
   it('ignores a transient or undetermined bounce, and event types that say nothing lasting', () => {
-    expect(readMailEvent(JSON.stringify(sesEventRecord('softBounce', mail)))).toEqual({ kind: 'ignore', eventType: 'Bounce', bounceType: 'Transient' });
+    expect(readMailEvent(JSON.stringify(sesEventRecord('softBounce', mail)))).toEqual({
+      kind: 'ignore',
+      eventType: 'Bounce',
+      bounceType: 'Transient',
+    });
     const undetermined = sesEventRecord('bounce', mail) as { bounce: Record<string, unknown> };
     undetermined.bounce.bounceType = 'Undetermined';
     expect(readMailEvent(JSON.stringify(undetermined))).toMatchObject({ kind: 'ignore', bounceType: 'Undetermined' });
-    expect(readMailEvent(JSON.stringify({ eventType: 'Delivery', delivery: {}, mail: {} }))).toEqual({ kind: 'ignore', eventType: 'Delivery' });
+    expect(readMailEvent(JSON.stringify({ eventType: 'Delivery', delivery: {}, mail: {} }))).toEqual({
+      kind: 'ignore',
+      eventType: 'Delivery',
+    });
   });
 
   it('reads a feedback notification set on the identity (notificationType) the same way', () => {

@@ -5,7 +5,14 @@ import { oneLineSubject, sendMail, sendQueuedMail } from '#platform/mailer';
 
 /** MessagingDeps whose mailer, logger, metrics and outbox record what happens. */
 function world(fail: boolean, pending: QueuedMail[] = [], suppressed: string[] = []) {
-  const seen = { sent: [] as string[], logs: [] as unknown[][], metrics: [] as string[], done: [] as string[], failed: [] as string[], checks: [] as string[][] };
+  const seen = {
+    sent: [] as string[],
+    logs: [] as unknown[][],
+    metrics: [] as string[],
+    done: [] as string[],
+    failed: [] as string[],
+    checks: [] as string[][],
+  };
   const deps = {
     mailer: {
       async send(mail: { to: string }) {
@@ -13,7 +20,11 @@ function world(fail: boolean, pending: QueuedMail[] = [], suppressed: string[] =
         seen.sent.push(mail.to);
       },
     },
-    logger: { info: (...a: unknown[]) => seen.logs.push(a), warn: (...a: unknown[]) => seen.logs.push(a), error: (...a: unknown[]) => seen.logs.push(a) },
+    logger: {
+      info: (...a: unknown[]) => seen.logs.push(a),
+      warn: (...a: unknown[]) => seen.logs.push(a),
+      error: (...a: unknown[]) => seen.logs.push(a),
+    },
     metrics: { addMetric: (name: string) => seen.metrics.push(name) },
     store: {
       mailSuppressions: {
@@ -57,7 +68,14 @@ describe('the subject of every mail', () => {
     const deps = {
       mailer: { send: async (mail: { subject: string }) => void subjects.push(mail.subject) },
       logger: { warn: () => undefined, error: () => undefined },
-      store: { mailSuppressions: { suppressed: async () => new Set() }, mailOutbox: { pending: async () => [{ ...MAIL, subject: 'queued\n\nBcc: x@evil.example', key: 'rate-limit#k', failures: 0 }], done: async () => undefined, failed: async () => undefined } },
+      store: {
+        mailSuppressions: { suppressed: async () => new Set() },
+        mailOutbox: {
+          pending: async () => [{ ...MAIL, subject: 'queued\n\nBcc: x@evil.example', key: 'rate-limit#k', failures: 0 }],
+          done: async () => undefined,
+          failed: async () => undefined,
+        },
+      },
     } as unknown as MessagingDeps;
     const injected = 'Customer API: webhook destination "Bar\r\nBcc: victim@evil.example\u0000\u0007\u0085\u2028x" created';
     await sendMail(deps, { ...MAIL, subject: injected }, 'destination-created');
@@ -102,9 +120,18 @@ describe('mail to a suppressed address (SES reported it bouncing for good or com
   });
 
   it('is finished unsent by the sweeper, never retried, beside mail that is sent; one check for the whole page', async () => {
-    const { deps, seen } = world(false, [queued('Owner@Tenant.example', 'rate-limit#a'), queued('other@tenant.example', 'rate-limit#b'), queued(MAIL.to, 'rate-limit#c')], [MAIL.to]);
+    const { deps, seen } = world(
+      false,
+      [queued('Owner@Tenant.example', 'rate-limit#a'), queued('other@tenant.example', 'rate-limit#b'), queued(MAIL.to, 'rate-limit#c')],
+      [MAIL.to],
+    );
     expect(await sendQueuedMail(deps)).toBe(1);
-    expect(seen).toMatchObject({ sent: ['other@tenant.example'], done: ['rate-limit#a', 'rate-limit#b', 'rate-limit#c'], failed: [], metrics: ['MailSuppressed', 'MailSuppressed'] });
+    expect(seen).toMatchObject({
+      sent: ['other@tenant.example'],
+      done: ['rate-limit#a', 'rate-limit#b', 'rate-limit#c'],
+      failed: [],
+      metrics: ['MailSuppressed', 'MailSuppressed'],
+    });
     expect(seen.checks).toEqual([['Owner@Tenant.example', 'other@tenant.example', MAIL.to]]);
     expect(JSON.stringify(seen.logs)).not.toMatch(/tenant\.example/i);
   });

@@ -10,11 +10,20 @@ const NOW = Date.UTC(2026, 10, 22, 12);
 const ago = (min: number) => new Date(NOW - min * 60_000).toISOString();
 
 describe('device health', () => {
-  it.each([[0, 'healthy'], [5, 'healthy'], [5.01, 'warning'], [30, 'warning'], [31, 'offline']] as const)('%s min → %s', (min, health) =>
-    expect(deviceHealthOf(ago(min), NOW)).toBe(health));
+  it.each([
+    [0, 'healthy'],
+    [5, 'healthy'],
+    [5.01, 'warning'],
+    [30, 'warning'],
+    [31, 'offline'],
+  ] as const)('%s min → %s', (min, health) => expect(deviceHealthOf(ago(min), NOW)).toBe(health));
   it('never seen is offline; counts add up', () => {
     expect(deviceHealthOf(null, NOW)).toBe('offline');
-    expect(deviceStatusOf([{ lastSeenAt: ago(1) }, { lastSeenAt: ago(10) }, { lastSeenAt: null }, { lastSeenAt: ago(1) }], NOW)).toEqual({ healthy: 2, warning: 1, offline: 1 });
+    expect(deviceStatusOf([{ lastSeenAt: ago(1) }, { lastSeenAt: ago(10) }, { lastSeenAt: null }, { lastSeenAt: ago(1) }], NOW)).toEqual({
+      healthy: 2,
+      warning: 1,
+      offline: 1,
+    });
   });
 });
 
@@ -30,7 +39,11 @@ describe('stop command transitions', () => {
 });
 
 const event = (body: string | null, headers: Record<string, string> = { 'Content-Type': 'application/json' }, base64 = false) =>
-  ({ body: base64 && body ? Buffer.from(body).toString('base64') : body, isBase64Encoded: base64, headers }) as unknown as APIGatewayProxyEvent;
+  ({
+    body: base64 && body ? Buffer.from(body).toString('base64') : body,
+    isBase64Encoded: base64,
+    headers,
+  }) as unknown as APIGatewayProxyEvent;
 const codeOf = (fn: () => unknown) => {
   try {
     fn();
@@ -44,7 +57,9 @@ describe('parseJsonBody', () => {
   it('absent body is {}; JSON object validated; base64 bodies decoded', () => {
     expect(parseJsonBody(event(null, {}), emergencyStopBody)).toEqual({});
     expect(parseJsonBody(event('{"reason":" x "}'), emergencyStopBody)).toEqual({ reason: 'x' });
-    expect(parseJsonBody(event('{"deviceId":"d"}', { 'content-type': 'application/json; charset=UTF-8' }, true), emergencyStopBody)).toEqual({ deviceId: 'd' });
+    expect(
+      parseJsonBody(event('{"deviceId":"d"}', { 'content-type': 'application/json; charset=UTF-8' }, true), emergencyStopBody),
+    ).toEqual({ deviceId: 'd' });
   });
   it.each([
     ['{"reason":', 'invalid_request'],
@@ -62,7 +77,9 @@ describe('parseJsonBody', () => {
     expect(isJsonMediaType('application/jsonp')).toBe(false);
   });
   it('Idempotency-Key', () => {
-    expect(idempotencyKeyOf(event(null, { 'Idempotency-Key': '3f2a1b9c-0000-4000-8000-000000000000' }))).toBe('3f2a1b9c-0000-4000-8000-000000000000');
+    expect(idempotencyKeyOf(event(null, { 'Idempotency-Key': '3f2a1b9c-0000-4000-8000-000000000000' }))).toBe(
+      '3f2a1b9c-0000-4000-8000-000000000000',
+    );
     expect(idempotencyKeyOf(event(null, {}))).toBeNull();
     expect(codeOf(() => idempotencyKeyOf(event(null, { 'idempotency-key': 'bad key with spaces' })))).toBe('invalid_request');
   });

@@ -22,11 +22,19 @@ function notation(value: Json): Json {
   if (!value || typeof value !== 'object') return value;
   const schema = Object.fromEntries(Object.entries(value).map(([key, v]) => [key, notation(v)])) as Record<string, any>;
   const [first, second, ...rest] = (schema.anyOf ?? []) as Record<string, unknown>[];
-  if (rest.length === 0 && second?.type === 'null' && Object.keys(second).length === 1 && first && Object.keys(first).join() === 'type' && typeof first.type === 'string') {
+  if (
+    rest.length === 0 &&
+    second?.type === 'null' &&
+    Object.keys(second).length === 1 &&
+    first &&
+    Object.keys(first).join() === 'type' &&
+    typeof first.type === 'string'
+  ) {
     delete schema.anyOf;
     schema.type = [first.type, 'null'];
   }
-  if (typeof schema.exclusiveMinimum === 'number' && typeof schema.minimum === 'number' && schema.minimum <= schema.exclusiveMinimum) delete schema.minimum;
+  if (typeof schema.exclusiveMinimum === 'number' && typeof schema.minimum === 'number' && schema.minimum <= schema.exclusiveMinimum)
+    delete schema.minimum;
   return schema;
 }
 

@@ -22,7 +22,7 @@ describe('the origin check (platform/http.ts, originOf)', () => {
     expect(edgeOnly(configFromEnv({ ORIGIN_SECRET: SECRET }))).toBe(true);
   });
 
-  it('knows the edge by the exact secret, whatever the header name\'s casing', () => {
+  it("knows the edge by the exact secret, whatever the header name's casing", () => {
     expect(fromEdge(event({ [ORIGIN_VERIFY_HEADER]: SECRET }), on)).toBe(true);
     expect(fromEdge(event({ 'X-Origin-Verify': SECRET }), on)).toBe(true);
     for (const wrong of ['', 'x', SECRET.slice(1), `${SECRET}x`, SECRET.toLowerCase(), ` ${SECRET}`]) {
@@ -34,7 +34,7 @@ describe('the origin check (platform/http.ts, originOf)', () => {
     expect(fromEdge(event({ [ORIGIN_VERIFY_HEADER]: SECRET }), off)).toBe(false);
   });
 
-  it('believes x-viewer-address only from the edge, else the connection\'s source address', () => {
+  it("believes x-viewer-address only from the edge, else the connection's source address", () => {
     const spoofed = { [VIEWER_ADDRESS_HEADER]: '203.0.113.7' };
     expect(originOf(event({ ...spoofed, [ORIGIN_VERIFY_HEADER]: SECRET }), on).ip).toBe('203.0.113.7');
     expect(originOf(event({ ...spoofed, [ORIGIN_VERIFY_HEADER]: 'guess' }), on).ip).toBe('130.176.12.34');

@@ -43,7 +43,9 @@ function aptGet(outcome: { brings: Record<string, string> } | 'refused'): string
 
 /** A pip that records its arguments, then installs the named shims into its own folder, or fails as without its index. */
 function pip(outcome: { brings: Record<string, string> } | 'refused'): string {
-  return aptGet(outcome).replace('apt-get.log', 'pip.log').replace(/echo 'E: .*' >&2\nexit 100/, "echo 'ERROR: No matching distribution found for cfn-lint' >&2\nexit 1");
+  return aptGet(outcome)
+    .replace('apt-get.log', 'pip.log')
+    .replace(/echo 'E: .*' >&2\nexit 100/, "echo 'ERROR: No matching distribution found for cfn-lint' >&2\nexit 1");
 }
 
 /** A sudo that runs what it is given, or refuses as `sudo -n` does without a cached password. */
@@ -109,7 +111,9 @@ describe('the preparation step of npm test', () => {
     expect(outcome.stderrLines).toHaveLength(1);
     expect(outcome.stderrLines[0]).toContain('is version 11, older than 17');
     expect(outcome.stderrLines[0]).toContain(`apt-get install failed (exit 100)`);
-    expect(outcome.stderrLines[0]).toMatch(new RegExp(`Install with: apt-get install -y ${TOOLS.java.install.package} \\(or set JAVA_PATH\\)$`));
+    expect(outcome.stderrLines[0]).toMatch(
+      new RegExp(`Install with: apt-get install -y ${TOOLS.java.install.package} \\(or set JAVA_PATH\\)$`),
+    );
     expect(outcome.stdout).not.toContain('tools:');
   });
 
@@ -164,7 +168,9 @@ describe('the preparation step of npm test', () => {
     expect(outcome.code).toBe(1);
     expect(outcome.stderrLines).toHaveLength(1);
     expect(outcome.stderrLines[0]).toContain('apt-get install failed (exit 100); pip install failed (exit 1)');
-    expect(outcome.stderrLines[0]).toMatch(/Install with: apt-get install -y chromium && pip install cfn-lint \(or set CHROMIUM_PATH or CFN_LINT_PATH\)$/);
+    expect(outcome.stderrLines[0]).toMatch(
+      /Install with: apt-get install -y chromium && pip install cfn-lint \(or set CHROMIUM_PATH or CFN_LINT_PATH\)$/,
+    );
   });
 
   it('takes a tool from its variable instead of the PATH, and refuses a variable that names nothing', async () => {

@@ -45,7 +45,10 @@ describe('the route table', () => {
       const list = (routes as unknown as Record<string, readonly routes.Route[]>)[`${family.toUpperCase()}_ROUTES`];
       expect(list, family).toBeDefined();
       expect(list!.length, family).toBeGreaterThan(0);
-      expect(list!.every((r) => r.family === family), family).toBe(true);
+      expect(
+        list!.every((r) => r.family === family),
+        family,
+      ).toBe(true);
     }
     expect(FAMILIES.reduce((n, f) => n + ROUTES.filter((r) => r.family === f).length, 0)).toBe(ROUTES.length);
   });
@@ -64,7 +67,10 @@ describe('the route table', () => {
     const hit = resolvePath('GET', '/v1/g1/locations');
     expect(hit && 'match' in hit && hit.match.route.operation).toBe('listLocations');
     const root = resolvePath('GET', '/v1/g1/loc-1');
-    expect(root && 'match' in root && root.match).toEqual({ route: routeByTemplate('GET', '/v1/{group_id}/{location_id}'), params: { group_id: 'g1', location_id: 'loc-1' } });
+    expect(root && 'match' in root && root.match).toEqual({
+      route: routeByTemplate('GET', '/v1/{group_id}/{location_id}'),
+      params: { group_id: 'g1', location_id: 'loc-1' },
+    });
   });
 
   it('takes parameters from the decoded path as an HTTP API hands it over, and tells a wrong method from an unknown path', () => {

@@ -56,7 +56,15 @@ function randomDay(seed: number): KitchenInput {
 
 const close = (actual: number | null, expected: number) => expect(Math.abs((actual ?? NaN) - expected)).toBeLessThanOrEqual(0.0051);
 
-type Row = { averageDivisorValue: number; ticketCount: number; averageTicketTimeMinutes: number | null; minTicketTimeMinutes: number | null; maxTicketTimeMinutes: number | null; averageDivisorField: string; averageBasis: string };
+type Row = {
+  averageDivisorValue: number;
+  ticketCount: number;
+  averageTicketTimeMinutes: number | null;
+  minTicketTimeMinutes: number | null;
+  maxTicketTimeMinutes: number | null;
+  averageDivisorField: string;
+  averageBasis: string;
+};
 function checkRow(row: Row) {
   expect(row.averageBasis).toBe('ticket_count');
   expect(row.averageDivisorField).toBe('ticketCount');
@@ -147,7 +155,9 @@ describe('kitchen averages over random ticket sets (seeded)', () => {
     const a = kitchenSnapshot(day, DATE, ZONE);
     const b = kitchenSnapshot(heavy, DATE, ZONE);
     expect(b.averages).toEqual(a.averages);
-    expect(b.stationTicketAverages.map((r) => r.averageTicketTimeMinutes)).toEqual(a.stationTicketAverages.map((r) => r.averageTicketTimeMinutes));
+    expect(b.stationTicketAverages.map((r) => r.averageTicketTimeMinutes)).toEqual(
+      a.stationTicketAverages.map((r) => r.averageTicketTimeMinutes),
+    );
     expect(b.timeBuckets.map((r) => r.averageTicketTimeMinutes)).toEqual(a.timeBuckets.map((r) => r.averageTicketTimeMinutes));
     if (a.counts.prepTicketCount) expect(b.counts.prepRowCount).toBeGreaterThan(a.counts.prepRowCount);
   });
@@ -168,9 +178,25 @@ describe('kitchen averages, worked examples', () => {
     { id: 'expo', name: 'Expo', kind: 'expediter', includeWithExpediter: true, expoRouting: 'expo' },
   ];
   const t0 = START + 60 * MIN;
-  const base: KitchenInput = { updatedAt: iso(t0 + 120 * MIN), status: { state: 'ok', httpStatus: 200 }, stations, trackedPrepStations: null, trackedSalesCategories: null, tickets: [] };
-  const prep = (stationId: string, doneAfterMin: number | null, itemCount = 1, from = t0) => ({ stationId, itemCount, doneAt: doneAfterMin === null ? null : iso(from + doneAfterMin * MIN) });
-  const expo = (fulfillmentLevel: number, clearedAfterMin: number | null, from = t0) => ({ fulfillmentLevel, stationId: 'expo', itemCount: 1, clearedAt: clearedAfterMin === null ? null : iso(from + clearedAfterMin * MIN) });
+  const base: KitchenInput = {
+    updatedAt: iso(t0 + 120 * MIN),
+    status: { state: 'ok', httpStatus: 200 },
+    stations,
+    trackedPrepStations: null,
+    trackedSalesCategories: null,
+    tickets: [],
+  };
+  const prep = (stationId: string, doneAfterMin: number | null, itemCount = 1, from = t0) => ({
+    stationId,
+    itemCount,
+    doneAt: doneAfterMin === null ? null : iso(from + doneAfterMin * MIN),
+  });
+  const expo = (fulfillmentLevel: number, clearedAfterMin: number | null, from = t0) => ({
+    fulfillmentLevel,
+    stationId: 'expo',
+    itemCount: 1,
+    clearedAt: clearedAfterMin === null ? null : iso(from + clearedAfterMin * MIN),
+  });
 
   it('divides by tickets, not by item rows: a 10-item ticket counts once', () => {
     const snap = kitchenSnapshot(
@@ -188,18 +214,38 @@ describe('kitchen averages, worked examples', () => {
     expect(snap.averages.avgKitchenTicketTimeMinutes).toBe(15);
     // rows: 10 + 1 = 11.
     expect(snap.counts).toMatchObject({ prepTicketCount: 2, prepRowCount: 11 });
-    expect(snap.stationTicketAverages[0]).toMatchObject({ stationGuid: 'grill', ticketCount: 2, rowCount: 11, averageTicketTimeMinutes: 15, averageDivisorValue: 2 });
+    expect(snap.stationTicketAverages[0]).toMatchObject({
+      stationGuid: 'grill',
+      ticketCount: 2,
+      rowCount: 11,
+      averageTicketTimeMinutes: 15,
+      averageDivisorValue: 2,
+    });
   });
 
   it('averages several tickets: 10, 11, 11 and 11 minutes', () => {
     const snap = kitchenSnapshot(
-      { ...base, tickets: [10, 11, 11, 11].map((m, i) => ({ id: `t${i}`, firedAt: iso(t0), salesCategory: 'Food', prep: [prep('grill', m)], expo: [] })) },
+      {
+        ...base,
+        tickets: [10, 11, 11, 11].map((m, i) => ({
+          id: `t${i}`,
+          firedAt: iso(t0),
+          salesCategory: 'Food',
+          prep: [prep('grill', m)],
+          expo: [],
+        })),
+      },
       DATE,
       ZONE,
     );
     // (10 + 11 + 11 + 11) / 4 = 43 / 4 = 10.75; min 10, max 11.
     expect(snap.averages).toMatchObject({ avgKitchenTicketTimeMinutes: 10.75, avgKitchenTicketTimeDivisorValue: 4 });
-    expect(snap.stationTicketAverages[0]).toMatchObject({ averageTicketTimeMinutes: 10.75, minTicketTimeMinutes: 10, maxTicketTimeMinutes: 11, ticketCount: 4 });
+    expect(snap.stationTicketAverages[0]).toMatchObject({
+      averageTicketTimeMinutes: 10.75,
+      minTicketTimeMinutes: 10,
+      maxTicketTimeMinutes: 11,
+      ticketCount: 4,
+    });
   });
 
   it('times a ticket to its last tracked station and leaves unfinished tickets in progress', () => {
@@ -231,7 +277,13 @@ describe('kitchen averages, worked examples', () => {
     const snap = kitchenSnapshot({ ...base, tickets, trackedPrepStations: ['grill'], trackedSalesCategories: ['Food'] }, DATE, ZONE);
     // Only Food (a) and only grill: a is done when grill is, at 4 (fry's 30 untracked): 4 / 1 = 4.
     expect(snap.averages.avgKitchenTicketTimeMinutes).toBe(4);
-    expect(snap).toMatchObject({ selectionMode: 'selected', trackAllPrepStations: false, trackedPrepStations: ['grill'], trackedSalesCategories: ['Food'], availableSalesCategories: ['Bar', 'Food'] });
+    expect(snap).toMatchObject({
+      selectionMode: 'selected',
+      trackAllPrepStations: false,
+      trackedPrepStations: ['grill'],
+      trackedSalesCategories: ['Food'],
+      availableSalesCategories: ['Bar', 'Food'],
+    });
   });
 
   it('gives each station, sales category and expediter level the average of its own tickets', () => {
@@ -256,8 +308,18 @@ describe('kitchen averages, worked examples', () => {
     expect(snap.counts).toMatchObject({ prepTicketCount: 3, expediterTicketCount: 2 });
     const station = (id: string) => snap.stationTicketAverages.find((r) => r.stationGuid === id);
     // grill: a 6, b 8 → 14 / 2 = 7; fry: a 9, c 4 → 13 / 2 = 6.5.
-    expect(station('grill')).toMatchObject({ ticketCount: 2, averageTicketTimeMinutes: 7, minTicketTimeMinutes: 6, maxTicketTimeMinutes: 8 });
-    expect(station('fry')).toMatchObject({ ticketCount: 2, averageTicketTimeMinutes: 6.5, minTicketTimeMinutes: 4, maxTicketTimeMinutes: 9 });
+    expect(station('grill')).toMatchObject({
+      ticketCount: 2,
+      averageTicketTimeMinutes: 7,
+      minTicketTimeMinutes: 6,
+      maxTicketTimeMinutes: 8,
+    });
+    expect(station('fry')).toMatchObject({
+      ticketCount: 2,
+      averageTicketTimeMinutes: 6.5,
+      minTicketTimeMinutes: 4,
+      maxTicketTimeMinutes: 9,
+    });
     const category = (c: string) => snap.salesCategoryTicketAverages.find((r) => r.salesCategory === c);
     // Food: a 9, b 8 → 17 / 2 = 8.5; Bar: c 4 → 4 / 1 = 4.
     expect(category('Food')).toMatchObject({ ticketCount: 2, averageTicketTimeMinutes: 8.5 });
@@ -271,17 +333,37 @@ describe('kitchen averages, worked examples', () => {
   it('puts each ticket in the local quarter hour it was fired in', () => {
     // 2026-11-20 is EST (UTC−5): 22:00 UTC is 5:00 PM local.
     const at = (h: number, m: number, s = 0) => Date.UTC(2026, 10, 20, h, m, s);
-    const ticket = (id: string, fired: number, minutes: number) => ({ id, firedAt: iso(fired), salesCategory: 'Food', prep: [prep('grill', minutes, 1, fired)], expo: [] });
+    const ticket = (id: string, fired: number, minutes: number) => ({
+      id,
+      firedAt: iso(fired),
+      salesCategory: 'Food',
+      prep: [prep('grill', minutes, 1, fired)],
+      expo: [],
+    });
     const snap = kitchenSnapshot(
       {
         ...base,
         updatedAt: iso(at(23, 30)),
-        tickets: [ticket('a', at(22, 7), 6), ticket('b', at(22, 14, 59), 10), ticket('c', at(22, 15), 12), ticket('d', at(22, 29), 20), ticket('e', at(22, 30), 5)],
+        tickets: [
+          ticket('a', at(22, 7), 6),
+          ticket('b', at(22, 14, 59), 10),
+          ticket('c', at(22, 15), 12),
+          ticket('d', at(22, 29), 20),
+          ticket('e', at(22, 30), 5),
+        ],
       },
       DATE,
       ZONE,
     );
-    expect(snap.timeBuckets.map((b) => ({ start: b.bucketStartIso, end: b.bucketEndIso, label: b.bucketLabel, tickets: b.ticketCount, avg: b.averageTicketTimeMinutes }))).toEqual([
+    expect(
+      snap.timeBuckets.map((b) => ({
+        start: b.bucketStartIso,
+        end: b.bucketEndIso,
+        label: b.bucketLabel,
+        tickets: b.ticketCount,
+        avg: b.averageTicketTimeMinutes,
+      })),
+    ).toEqual([
       // 5:07 and 5:14:59 PM: (6 + 10) / 2 = 8.
       { start: '2026-11-20T22:00:00.000Z', end: '2026-11-20T22:15:00.000Z', label: '5:00 PM – 5:15 PM', tickets: 2, avg: 8 },
       // 5:15 (its start belongs to it) and 5:29 PM: (12 + 20) / 2 = 16.
@@ -302,14 +384,24 @@ describe('kitchen averages, worked examples', () => {
     expect(ok.averages).toMatchObject({ avgExpediterTicketTimeMinutes: 13, avgExpoClearMinutes: 3, avgExpediterTicketTimeDivisorValue: 1 });
     expect(ok.timeBuckets[0]!.avgExpoClearMinutes).toBe(3);
     expect(ok.status).toEqual({ state: 'ok', httpStatus: 200 });
-    const failed = kitchenSnapshot({ ...base, tickets: [ticket], status: { state: 'error', httpStatus: 502, error: 'upstream timeout' } }, DATE, ZONE);
+    const failed = kitchenSnapshot(
+      { ...base, tickets: [ticket], status: { state: 'error', httpStatus: 502, error: 'upstream timeout' } },
+      DATE,
+      ZONE,
+    );
     expect(failed.status).toEqual({ state: 'error', httpStatus: 502, error: 'upstream timeout' });
   });
 
   it('has no averages and a present, null expo clear time on a day without tickets', () => {
     const snap = kitchenSnapshot(base, DATE, ZONE);
     // 0 tickets: no divisor, so no average rather than an invented 0.
-    expect(snap.averages).toMatchObject({ avgKitchenTicketTimeMinutes: null, avgKitchenTicketTimeDivisorValue: 0, avgExpediterTicketTimeMinutes: null, avgExpediterTicketTimeDivisorValue: 0, avgExpoClearMinutes: null });
+    expect(snap.averages).toMatchObject({
+      avgKitchenTicketTimeMinutes: null,
+      avgKitchenTicketTimeDivisorValue: 0,
+      avgExpediterTicketTimeMinutes: null,
+      avgExpediterTicketTimeDivisorValue: 0,
+      avgExpoClearMinutes: null,
+    });
     expect(snap.counts).toMatchObject({ prepTicketCount: 0, prepRowCount: 0, expediterTicketCount: 0, timeBucketCount: 0 });
     expect(snap.timeBuckets).toEqual([]);
   });

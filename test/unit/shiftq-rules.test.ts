@@ -24,7 +24,9 @@ describe('review page tokens', () => {
 
   it('refuses tampered, forged and malformed tokens with a 400', () => {
     const [payload, signature] = token.split('.') as [string, string];
-    const forgedPayload = Buffer.from(JSON.stringify({ v: 1, g: 'g1', l: 'l1', f: binding.filters, a: 'SHIFTQ#REVIEW#9999' })).toString('base64url');
+    const forgedPayload = Buffer.from(JSON.stringify({ v: 1, g: 'g1', l: 'l1', f: binding.filters, a: 'SHIFTQ#REVIEW#9999' })).toString(
+      'base64url',
+    );
     for (const bad of [
       `${forgedPayload}.${signature}`,
       `${payload}.${signature.slice(0, -2)}AA`,
@@ -72,7 +74,15 @@ describe('retention end (TTL)', () => {
 describe('clock-in alerts', () => {
   const start = '2026-11-20T15:00:00.000Z';
   const shift = (jobCode = 'SRV') => ({ start, end: '2026-11-20T23:00:00.000Z', jobCode });
-  const person = (id: string, over: object) => ({ employeeId: id, employeeName: id, roleGroup: 'Server', isManager: false, scheduled: shift(), punch: null, ...over });
+  const person = (id: string, over: object) => ({
+    employeeId: id,
+    employeeName: id,
+    roleGroup: 'Server',
+    isManager: false,
+    scheduled: shift(),
+    punch: null,
+    ...over,
+  });
   const view = clockInsView({
     asOf: '2026-11-20T16:00:00.000Z',
     entries: [
@@ -81,15 +91,32 @@ describe('clock-in alerts', () => {
       person('late', { punch: { jobCode: 'SRV', clockedInAt: '2026-11-20T15:06:00.000Z', clockedOutAt: null } }),
       person('wrong-job', { punch: { jobCode: 'BAR', clockedInAt: '2026-11-20T15:00:00.000Z', clockedOutAt: null } }),
       person('missing', {}),
-      person('walk-in', { scheduled: null, roleGroup: 'Kitchen', isManager: true, punch: { jobCode: 'MGR', clockedInAt: '2026-11-20T15:30:00.000Z', clockedOutAt: null } }),
+      person('walk-in', {
+        scheduled: null,
+        roleGroup: 'Kitchen',
+        isManager: true,
+        punch: { jobCode: 'MGR', clockedInAt: '2026-11-20T15:30:00.000Z', clockedOutAt: null },
+      }),
       person('left', { punch: { jobCode: 'SRV', clockedInAt: '2026-11-20T15:00:00.000Z', clockedOutAt: '2026-11-20T15:40:00.000Z' } }),
     ],
   });
 
   it('counts each exception once by its rule', () => {
-    expect(view.exceptionCounts).toEqual({ wrongJobCodeClockIns: 1, scheduledButMissing: 1, clockedInButNotScheduled: 1, earlyClockIns: 1, lateClockIns: 1 });
+    expect(view.exceptionCounts).toEqual({
+      wrongJobCodeClockIns: 1,
+      scheduledButMissing: 1,
+      clockedInButNotScheduled: 1,
+      earlyClockIns: 1,
+      lateClockIns: 1,
+    });
     expect(view.alerts.map((a) => `${a.type}:${a.employeeId}`).sort()).toEqual(
-      ['clocked_in_not_scheduled:walk-in', 'early_clock_in:early', 'late_clock_in:late', 'scheduled_but_missing:missing', 'wrong_job_code:wrong-job'].sort(),
+      [
+        'clocked_in_not_scheduled:walk-in',
+        'early_clock_in:early',
+        'late_clock_in:late',
+        'scheduled_but_missing:missing',
+        'wrong_job_code:wrong-job',
+      ].sort(),
     );
   });
 
@@ -110,23 +137,54 @@ describe('clock-in alerts', () => {
 
 describe('sales, labor and ranking', () => {
   const sales = {
-    updatedAt: '2026-11-20T20:00:00.000Z', currency: 'USD', grossSales: 1000, netSales: 900, discounts: 50, voids: 20, refunds: 0, tax: 72, tips: 100,
-    orderCount: 30, guestCount: 50, hourly: [], categories: [],
-    employees: [{ employeeId: 'b', employeeName: 'B', netSales: 300 }, { employeeId: 'a', employeeName: 'A', netSales: 300 }, { employeeId: 'c', employeeName: 'C', netSales: 400 }],
+    updatedAt: '2026-11-20T20:00:00.000Z',
+    currency: 'USD',
+    grossSales: 1000,
+    netSales: 900,
+    discounts: 50,
+    voids: 20,
+    refunds: 0,
+    tax: 72,
+    tips: 100,
+    orderCount: 30,
+    guestCount: 50,
+    hourly: [],
+    categories: [],
+    employees: [
+      { employeeId: 'b', employeeName: 'B', netSales: 300 },
+      { employeeId: 'a', employeeName: 'A', netSales: 300 },
+      { employeeId: 'c', employeeName: 'C', netSales: 400 },
+    ],
   };
   it('derives percentages and ranks the leaderboard by net sales, ties by id', () => {
     const view = salesView(sales, 'America/New_York');
     expect(view).toMatchObject({ discountsPercent: 5, voidsPercent: 2, averageCheck: 30 });
-    expect(view.leaderboard.map((r) => [r.employeeId, r.rank])).toEqual([['c', 1], ['a', 2], ['b', 3]]);
+    expect(view.leaderboard.map((r) => [r.employeeId, r.rank])).toEqual([
+      ['c', 1],
+      ['a', 2],
+      ['b', 3],
+    ]);
   });
   it('computes labor percent against the same date’s net sales only', () => {
-    const labor = { updatedAt: sales.updatedAt, currency: 'USD', roles: [{ roleGroup: 'Server', regularHours: 10, overtimeHours: 2, laborCost: 180, employeeCount: 2 }] };
+    const labor = {
+      updatedAt: sales.updatedAt,
+      currency: 'USD',
+      roles: [{ roleGroup: 'Server', regularHours: 10, overtimeHours: 2, laborCost: 180, employeeCount: 2 }],
+    };
     expect(laborView(labor, sales)).toMatchObject({ laborPercent: 20, totalHours: 12, salesPerLaborHour: 75 });
     expect(laborView(labor, null)).toMatchObject({ laborPercent: null, salesPerLaborHour: null });
   });
   it('orders the four leaderboards', () => {
-    const row = (id: string, netSales: number, laborPercent: number, discountsPercent: number, voidsPercent: number) =>
-      ({ locationId: id, locationName: id, locationShortName: id, businessDate: '20261120', netSales, laborPercent, discountsPercent, voidsPercent });
+    const row = (id: string, netSales: number, laborPercent: number, discountsPercent: number, voidsPercent: number) => ({
+      locationId: id,
+      locationName: id,
+      locationShortName: id,
+      businessDate: '20261120',
+      netSales,
+      laborPercent,
+      discountsPercent,
+      voidsPercent,
+    });
     const ranked = rankLocations([row('x', 100, 30, 2, 1), row('y', 300, 20, 3, 0.5), row('z', 200, 25, 1, 2)]);
     expect(ranked.byNetSales.map((r) => r.locationId)).toEqual(['y', 'z', 'x']);
     expect(ranked.byLowestLaborPercent.map((r) => r.locationId)).toEqual(['y', 'z', 'x']);
@@ -140,7 +198,13 @@ describe('employees', () => {
     const view = employeesView(
       {
         updatedAt: '2026-11-20T20:00:00.000Z',
-        employees: ['2026-11-20', '2026-10-22', '2026-10-21', '2026-11-21'].map((hiredOn, i) => ({ id: `e${i}`, displayName: `E${i}`, jobCodes: [], isManager: false, hiredOn })),
+        employees: ['2026-11-20', '2026-10-22', '2026-10-21', '2026-11-21'].map((hiredOn, i) => ({
+          id: `e${i}`,
+          displayName: `E${i}`,
+          jobCodes: [],
+          isManager: false,
+          hiredOn,
+        })),
         jobs: [],
         shifts: [],
         timeEntries: [],

@@ -3,7 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { sign, verify } from '#domain/signature';
 
 /** The published vectors (spec/README.md): their signatures were computed with OpenSSL and Python, not by this code. */
-type Vector = { name: string; secret: string; timestamp: string; body: string; bodyBase64: string; expected: string; header: string; valid: boolean; reason?: string };
+type Vector = {
+  name: string;
+  secret: string;
+  timestamp: string;
+  body: string;
+  bodyBase64: string;
+  expected: string;
+  header: string;
+  valid: boolean;
+  reason?: string;
+};
 const VECTORS: Vector[] = JSON.parse(readFileSync(new URL('../../spec/webhook-signature-vectors.json', import.meta.url), 'utf8'));
 const byName = (name: string) => VECTORS.find((v) => v.name === name)!;
 
@@ -44,7 +54,9 @@ describe('the signature vectors themselves', () => {
       expect(v.expected, v.name).toMatch(/^sha256=[0-9a-f]{64}$/);
       expect(v.header === v.expected, v.name).toBe(v.valid);
       // A rejected case names why: a header not in the contract's format, or a well-formed one that does not match.
-      expect(v.reason, v.name).toBe(v.valid ? undefined : /^sha256=[0-9a-f]{64}$/.test(v.header) ? 'signature_mismatch' : 'malformed_signature');
+      expect(v.reason, v.name).toBe(
+        v.valid ? undefined : /^sha256=[0-9a-f]{64}$/.test(v.header) ? 'signature_mismatch' : 'malformed_signature',
+      );
     }
     // Multi-byte characters: the signed bytes are not the string's UTF-16 length.
     expect(Buffer.from(byName('utf8').bodyBase64, 'base64').length).toBeGreaterThan(byName('utf8').body.length);

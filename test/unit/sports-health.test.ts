@@ -3,8 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { availabilityOf, freshnessOf, providerStatusOf, scheduleHealthOf, type HealthInputs } from '#domain/sports-health';
 import { programmingDateParams, sportsLogoParams } from '#contract/schemas/requests';
 
-const env = (providers = [{ available: true, channels: [1, 2] }], updatedAt = '2026-11-22T10:00:00Z') => ({ updatedAt, providers, packages: [1, 2, 3] });
-const viewing = (date: string, updatedAt = '2026-11-22T11:00:00Z', options: Record<string, unknown[]> = { e1: [1], e2: [] }) => ({ date, updatedAt, options });
+const env = (providers = [{ available: true, channels: [1, 2] }], updatedAt = '2026-11-22T10:00:00Z') => ({
+  updatedAt,
+  providers,
+  packages: [1, 2, 3],
+});
+const viewing = (date: string, updatedAt = '2026-11-22T11:00:00Z', options: Record<string, unknown[]> = { e1: [1], e2: [] }) => ({
+  date,
+  updatedAt,
+  options,
+});
 const inputs = (over: Partial<HealthInputs> = {}): HealthInputs => ({
   requestedDate: '2026-11-22',
   environment: env(),
@@ -34,10 +42,14 @@ describe('programming date path', () => {
 });
 
 describe('logo names', () => {
-  it.each([['nfl.svg', true], ['team-badge.png', true], ['../x.svg', false], ['a/b.svg', false], ['x.SVG', false], ['x.svg.png.exe', false]])(
-    '%s → %s',
-    (name, valid) => expect(v.safeParse(sportsLogoParams, { name }).success).toBe(valid),
-  );
+  it.each([
+    ['nfl.svg', true],
+    ['team-badge.png', true],
+    ['../x.svg', false],
+    ['a/b.svg', false],
+    ['x.SVG', false],
+    ['x.svg.png.exe', false],
+  ])('%s → %s', (name, valid) => expect(v.safeParse(sportsLogoParams, { name }).success).toBe(valid));
 });
 
 describe('freshness', () => {
@@ -60,7 +72,16 @@ describe('provider status', () => {
   it('STALE when the lineup changed after the viewing data was computed', () =>
     expect(providerStatusOf(inputs({ environment: env(undefined, '2026-11-22T12:00:00Z') }))).toBe('PROVIDER_DATA_STALE'));
   it('PARTIAL when a provider is down', () =>
-    expect(providerStatusOf(inputs({ environment: env([{ available: true, channels: [] }, { available: false, channels: [] }]) }))).toBe('PROVIDER_DATA_PARTIAL'));
+    expect(
+      providerStatusOf(
+        inputs({
+          environment: env([
+            { available: true, channels: [] },
+            { available: false, channels: [] },
+          ]),
+        }),
+      ),
+    ).toBe('PROVIDER_DATA_PARTIAL'));
   it('PARTIAL when a scheduled event has no viewing entry (an empty list counts as an entry)', () => {
     expect(providerStatusOf(inputs({ scheduledEventIds: ['e1', 'e2', 'e3'] }))).toBe('PROVIDER_DATA_PARTIAL');
     expect(providerStatusOf(inputs({ scheduledEventIds: ['e2'] }))).toBe('AVAILABLE');
@@ -75,18 +96,34 @@ describe('provider status', () => {
 describe('availability object', () => {
   it('counts and dates for exact data', () => {
     expect(availabilityOf(inputs())).toEqual({
-      status: 'AVAILABLE', requestedDate: '2026-11-22', effectiveDate: '2026-11-22', freshness: 'EXACT_DATE',
-      updatedAt: '2026-11-22T11:00:00Z', providerCount: 1, channelCount: 2, packageCount: 3, viewingOptionCount: 1,
+      status: 'AVAILABLE',
+      requestedDate: '2026-11-22',
+      effectiveDate: '2026-11-22',
+      freshness: 'EXACT_DATE',
+      updatedAt: '2026-11-22T11:00:00Z',
+      providerCount: 1,
+      channelCount: 2,
+      packageCount: 3,
+      viewingOptionCount: 1,
     });
   });
   it('stale: reports the earlier date but counts none of its options', () => {
     expect(availabilityOf(inputs({ viewing: viewing('2026-11-20') }))).toMatchObject({
-      status: 'PROVIDER_DATA_UNAVAILABLE', effectiveDate: '2026-11-20', freshness: 'STALE_DATE', viewingOptionCount: 0, updatedAt: '2026-11-22T10:00:00Z',
+      status: 'PROVIDER_DATA_UNAVAILABLE',
+      effectiveDate: '2026-11-20',
+      freshness: 'STALE_DATE',
+      viewingOptionCount: 0,
+      updatedAt: '2026-11-22T10:00:00Z',
     });
   });
   it('missing everything', () => {
     expect(availabilityOf(inputs({ viewing: null, environment: null }))).toMatchObject({
-      status: 'PROVIDER_DATA_UNAVAILABLE', effectiveDate: null, freshness: 'MISSING', updatedAt: null, providerCount: 0, packageCount: 0,
+      status: 'PROVIDER_DATA_UNAVAILABLE',
+      effectiveDate: null,
+      freshness: 'MISSING',
+      updatedAt: null,
+      providerCount: 0,
+      packageCount: 0,
     });
   });
 });

@@ -7,14 +7,28 @@ import { checkDestinationUrl, classifyAddress, parseIPv4, parseIPv6, resolveDest
  * public, so the blocking is the ranges' doing and not a parser refusing everything.
  */
 describe('blocked IPv4 ranges end exactly at their bounds', () => {
-  it.each(['0.255.255.255', '10.255.255.255', '100.127.255.255', '172.31.255.255', '192.88.99.255', '198.19.255.255', '203.0.113.255', '255.255.255.255'])(
-    'refuses %s, the last address of a blocked range',
-    (address) => expect(classifyAddress(address).allowed).toBe(false),
-  );
-  it.each(['1.0.0.0', '9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '172.15.255.255', '172.32.0.0', '198.17.255.255', '198.20.0.0', '223.255.255.255'])(
-    'allows %s, just outside every blocked range',
-    (address) => expect(classifyAddress(address)).toEqual({ allowed: true }),
-  );
+  it.each([
+    '0.255.255.255',
+    '10.255.255.255',
+    '100.127.255.255',
+    '172.31.255.255',
+    '192.88.99.255',
+    '198.19.255.255',
+    '203.0.113.255',
+    '255.255.255.255',
+  ])('refuses %s, the last address of a blocked range', (address) => expect(classifyAddress(address).allowed).toBe(false));
+  it.each([
+    '1.0.0.0',
+    '9.255.255.255',
+    '11.0.0.0',
+    '100.63.255.255',
+    '100.128.0.0',
+    '172.15.255.255',
+    '172.32.0.0',
+    '198.17.255.255',
+    '198.20.0.0',
+    '223.255.255.255',
+  ])('allows %s, just outside every blocked range', (address) => expect(classifyAddress(address)).toEqual({ allowed: true }));
 });
 
 describe('reserved IPv6 blocks inside global unicast', () => {
@@ -54,9 +68,12 @@ describe('address notation', () => {
 });
 
 describe('credentials in the URL are refused in every spelling (6.5 rule 4)', () => {
-  it.each(['https://user@example.com/h', 'https://:secret@example.com/h', 'https://user:secret@example.com/h', 'https://@example.com/h'])('%s', (url) => {
-    expect(checkDestinationUrl(url)).toMatchObject({ ok: false, code: 'invalid_url' });
-  });
+  it.each(['https://user@example.com/h', 'https://:secret@example.com/h', 'https://user:secret@example.com/h', 'https://@example.com/h'])(
+    '%s',
+    (url) => {
+      expect(checkDestinationUrl(url)).toMatchObject({ ok: false, code: 'invalid_url' });
+    },
+  );
   it('accepts an @ in the path or the query, which is no credential', () => {
     expect(checkDestinationUrl('https://example.com/a@b').ok).toBe(true);
     expect(checkDestinationUrl('https://example.com/cb?next=https://user@elsewhere.example').ok).toBe(true);
@@ -64,9 +81,12 @@ describe('credentials in the URL are refused in every spelling (6.5 rule 4)', ()
 });
 
 describe('the scheme is written out, and loopback names follow the loopback switch', () => {
-  it.each(['https:example.com/h', 'https:/example.com/h', 'https:///example.com/h', 'https:/example.com/?next=https://example.org'])('refuses %s', (url) => {
-    expect(checkDestinationUrl(url)).toMatchObject({ ok: false, code: 'invalid_url' });
-  });
+  it.each(['https:example.com/h', 'https:/example.com/h', 'https:///example.com/h', 'https:/example.com/?next=https://example.org'])(
+    'refuses %s',
+    (url) => {
+      expect(checkDestinationUrl(url)).toMatchObject({ ok: false, code: 'invalid_url' });
+    },
+  );
   it('refuses localhost names unless loopback is allowed (the local runtime only)', () => {
     for (const url of ['https://localhost/h', 'https://api.localhost/h']) {
       expect(checkDestinationUrl(url), url).toMatchObject({ ok: false, code: 'blocked_address' });

@@ -4,7 +4,17 @@ import { checkDestinationUrl, classifyAddress, parseIPv4, parseIPv6, resolveDest
 describe('parseIPv4', () => {
   it('reads every inet_aton notation', () => {
     const loopback = 0x7f000001;
-    for (const text of ['127.0.0.1', '127.1', '127.0.1', '0x7f.0.0.1', '0x7F.1', '0177.0.0.1', '017700000001', '2130706433', '0x7f000001']) {
+    for (const text of [
+      '127.0.0.1',
+      '127.1',
+      '127.0.1',
+      '0x7f.0.0.1',
+      '0x7F.1',
+      '0177.0.0.1',
+      '017700000001',
+      '2130706433',
+      '0x7f000001',
+    ]) {
       expect(parseIPv4(text), text).toBe(loopback);
     }
     expect(parseIPv4('0')).toBe(0);
@@ -22,7 +32,8 @@ describe('parseIPv6', () => {
     expect(Array.from(parseIPv6('::1')!)).toEqual([...new Array(15).fill(0), 1]);
     expect(Array.from(parseIPv6('[::ffff:127.0.0.1]')!.slice(10))).toEqual([0xff, 0xff, 127, 0, 0, 1]);
     expect(parseIPv6('fe80::1%eth0')).not.toBeNull();
-    for (const bad of ['1::2::3', '12345::', '1:2:3:4:5:6:7:8:9', 'g::1', '::1.2.3.256', '127.0.0.1']) expect(parseIPv6(bad), bad).toBeNull();
+    for (const bad of ['1::2::3', '12345::', '1:2:3:4:5:6:7:8:9', 'g::1', '::1.2.3.256', '127.0.0.1'])
+      expect(parseIPv6(bad), bad).toBeNull();
   });
 });
 
@@ -78,7 +89,17 @@ describe('classifyAddress', () => {
     it(`blocks ${address} (${reason})`, () => expect(classifyAddress(address)).toEqual({ allowed: false, reason }));
   }
   it('allows global unicast, also inside mapped, NAT64 and 6to4 forms', () => {
-    for (const address of ['93.184.216.34', '8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1']) {
+    for (const address of [
+      '93.184.216.34',
+      '8.8.8.8',
+      '1.1.1.1',
+      '172.32.0.1',
+      '100.128.0.1',
+      '2606:4700::1111',
+      '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
+    ]) {
       expect(classifyAddress(address), address).toEqual({ allowed: true });
     }
   });
@@ -126,7 +147,14 @@ describe('checkDestinationUrl', () => {
 
 describe('checkDestinationUrl: ports, the written-out form and the canonical URL', () => {
   it('refuses port 0 and every port below 1024 but 443; takes 443 (dropped) and unprivileged ports', () => {
-    for (const url of ['https://1.1.1.1:22/', 'https://1.1.1.1:0/', 'https://h.example.com:80/', 'https://h.example.com:25/', 'https://h.example.com:1023/', 'https://h.example.com:00022/']) {
+    for (const url of [
+      'https://1.1.1.1:22/',
+      'https://1.1.1.1:0/',
+      'https://h.example.com:80/',
+      'https://h.example.com:25/',
+      'https://h.example.com:1023/',
+      'https://h.example.com:00022/',
+    ]) {
       expect(checkDestinationUrl(url), url).toMatchObject({ ok: false, code: 'invalid_url', reason: expect.stringMatching(/port/) });
     }
     expect(checkDestinationUrl('https://h.example.com:443/x')).toMatchObject({ ok: true, url: { href: 'https://h.example.com/x' } });
@@ -135,7 +163,15 @@ describe('checkDestinationUrl: ports, the written-out form and the canonical URL
     expect(checkDestinationUrl('https://h.example.com:65536/x').ok).toBe(false);
   });
   it('takes only https:// followed by the host, without backslashes (what WHATWG URL would silently repair)', () => {
-    for (const url of ['https:1.1.1.1/x', 'https:/h.example.com/x', 'https:///h.example.com/x', 'HTTPS:h.example.com', 'https:\\\\h.example.com\\x', 'https://h.example.com\\x', 'https://h.example.com/a?b=\\']) {
+    for (const url of [
+      'https:1.1.1.1/x',
+      'https:/h.example.com/x',
+      'https:///h.example.com/x',
+      'HTTPS:h.example.com',
+      'https:\\\\h.example.com\\x',
+      'https://h.example.com\\x',
+      'https://h.example.com/a?b=\\',
+    ]) {
       expect(checkDestinationUrl(url).ok, url).toBe(false);
     }
   });
@@ -153,7 +189,12 @@ describe('checkDestinationUrl: ports, the written-out form and the canonical URL
 
 describe('resolveDestination', () => {
   const resolver = async (host: string) => {
-    const table: Record<string, string[]> = { 'pub.test': ['93.184.216.34', '2606:4700::1'], 'mix.test': ['93.184.216.34', '10.0.0.1'], 'meta.test': ['fd00:ec2::254'], 'empty.test': [] };
+    const table: Record<string, string[]> = {
+      'pub.test': ['93.184.216.34', '2606:4700::1'],
+      'mix.test': ['93.184.216.34', '10.0.0.1'],
+      'meta.test': ['fd00:ec2::254'],
+      'empty.test': [],
+    };
     if (!(host in table)) throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
     return table[host]!.map((address) => {
       const family: 4 | 6 = address.includes(':') ? 6 : 4;
@@ -161,7 +202,11 @@ describe('resolveDestination', () => {
     });
   };
   it('connects to the first address when every answer is public', async () => {
-    expect(await resolveDestination('https://pub.test/h', resolver)).toMatchObject({ ok: true, hostname: 'pub.test', address: { address: '93.184.216.34', family: 4 } });
+    expect(await resolveDestination('https://pub.test/h', resolver)).toMatchObject({
+      ok: true,
+      hostname: 'pub.test',
+      address: { address: '93.184.216.34', family: 4 },
+    });
   });
   it('refuses a name with any non-public answer, and names that do not resolve', async () => {
     expect(await resolveDestination('https://mix.test/h', resolver)).toMatchObject({ ok: false, code: 'blocked_address' });
@@ -175,6 +220,9 @@ describe('resolveDestination', () => {
     const none = async () => {
       throw new Error('no DNS for literals');
     };
-    expect(await resolveDestination('https://127.1/h', none, { allowLoopback: true })).toMatchObject({ ok: true, address: { address: '127.0.0.1', family: 4 } });
+    expect(await resolveDestination('https://127.1/h', none, { allowLoopback: true })).toMatchObject({
+      ok: true,
+      address: { address: '127.0.0.1', family: 4 },
+    });
   });
 });

@@ -36,16 +36,32 @@ describe('delivery transitions', () => {
     const started = state.start(base, 'm1', 1, T);
     expect(started).toMatchObject({ status: 'DELIVERING', attempts: 1, carrier: 'm1', attemptReceive: 1 });
     const d = state.succeed(started, 204, T);
-    expect(d).toMatchObject({ status: 'SUCCEEDED', attempts: 1, lastHttpStatus: 204, lastErrorCode: null, completedAt: new Date(T).toISOString() });
+    expect(d).toMatchObject({
+      status: 'SUCCEEDED',
+      attempts: 1,
+      lastHttpStatus: 204,
+      lastErrorCode: null,
+      completedAt: new Date(T).toISOString(),
+    });
   });
   it('DELIVERING → FAILED on a permanent failure', () => {
     expect(state.fail(state.start(base, 'm1', 1, T), 'http_401', 401, T)).toMatchObject({ status: 'FAILED', lastErrorCode: 'http_401' });
   });
   it('retries with the given wait until the fifth retryable failure, which dead-letters', () => {
     let d = base;
-    for (const [attempt, wait] of [[1, 30], [2, 60], [3, 120], [4, 240]] as const) {
+    for (const [attempt, wait] of [
+      [1, 30],
+      [2, 60],
+      [3, 120],
+      [4, 240],
+    ] as const) {
       d = state.retry(state.start(d, 'm1', attempt + 2, T), 'http_503', 503, wait, T);
-      expect(d).toMatchObject({ status: 'RETRY_PENDING', attempts: attempt, nextAttemptAt: new Date(T + wait * 1000).toISOString(), deadLetterReason: null });
+      expect(d).toMatchObject({
+        status: 'RETRY_PENDING',
+        attempts: attempt,
+        nextAttemptAt: new Date(T + wait * 1000).toISOString(),
+        deadLetterReason: null,
+      });
     }
     d = state.retry(state.start(d, 'm1', 9, T), 'timeout', null, 480, T);
     expect(d).toMatchObject({
@@ -64,7 +80,11 @@ describe('delivery transitions', () => {
     expect(fifth).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, deadLetterReason: 'attempts_exhausted' });
   });
   it('refuses without a request from PENDING or RETRY_PENDING', () => {
-    expect(state.refuse(base, 'destination_disabled', T)).toMatchObject({ status: 'FAILED', lastErrorCode: 'destination_disabled', attempts: 0 });
+    expect(state.refuse(base, 'destination_disabled', T)).toMatchObject({
+      status: 'FAILED',
+      lastErrorCode: 'destination_disabled',
+      attempts: 0,
+    });
   });
   it('strands a delivery whose receives ran out: the status stays, the reason says so', () => {
     const retrying = state.retry(state.start(base, 'm1', 1, T), 'http_503', 503, 30, T);
@@ -75,8 +95,22 @@ describe('delivery transitions', () => {
     expect(state.start(state.strand(base, T), 'm2', 1, T)).toMatchObject({ status: 'DELIVERING', deadLetterReason: null });
   });
   it('redrives a dead letter or a stranded delivery to PENDING with attempts reset, carried by the new message', () => {
-    const dead = { ...base, status: 'DEAD_LETTER' as const, attempts: 5, backoffHistory: [30, 60, 120, 240], carrier: 'm1', deadLetterReason: 'attempts_exhausted' as const };
-    expect(state.redrive(dead, 'm2', T)).toMatchObject({ status: 'PENDING', attempts: 0, backoffHistory: [], redrives: 1, carrier: 'm2', deadLetterReason: null });
+    const dead = {
+      ...base,
+      status: 'DEAD_LETTER' as const,
+      attempts: 5,
+      backoffHistory: [30, 60, 120, 240],
+      carrier: 'm1',
+      deadLetterReason: 'attempts_exhausted' as const,
+    };
+    expect(state.redrive(dead, 'm2', T)).toMatchObject({
+      status: 'PENDING',
+      attempts: 0,
+      backoffHistory: [],
+      redrives: 1,
+      carrier: 'm2',
+      deadLetterReason: null,
+    });
     const stranded = state.strand({ ...base, status: 'RETRY_PENDING', attempts: 2, carrier: 'm1' }, T);
     expect(state.redrive(stranded, 'm3', T)).toMatchObject({ status: 'PENDING', attempts: 0, carrier: 'm3' });
   });
@@ -155,7 +189,12 @@ describe('stranding a delivery with attempts left', () => {
   it.each(['PENDING', 'RETRY_PENDING', 'DELIVERING'] as const)('keeps %s, records receives_exhausted, and can be redriven', (status) => {
     const stranded = state.strand({ ...base, status }, T);
     expect(stranded).toMatchObject({ status, deadLetterReason: 'receives_exhausted', attempts: base.attempts });
-    expect(state.redrive(stranded, 'm2', T + 1000)).toMatchObject({ status: 'PENDING', attempts: 0, deadLetterReason: null, carrier: 'm2' });
+    expect(state.redrive(stranded, 'm2', T + 1000)).toMatchObject({
+      status: 'PENDING',
+      attempts: 0,
+      deadLetterReason: null,
+      carrier: 'm2',
+    });
   });
 });
 

@@ -58,7 +58,9 @@ describe('event identity', () => {
   it('is deterministic for group, location and revision', () => {
     expect(menuEventId('g', 'l', 'r1')).toBe(menuEventId('g', 'l', 'r1'));
     expect(menuEventId('g', 'l', 'r1')).toMatch(/^evt_[0-9a-f]{32}$/);
-    expect(new Set([menuEventId('g', 'l', 'r1'), menuEventId('g', 'l', 'r2'), menuEventId('g', 'l2', 'r1'), menuEventId('g2', 'l', 'r1')]).size).toBe(4);
+    expect(
+      new Set([menuEventId('g', 'l', 'r1'), menuEventId('g', 'l', 'r2'), menuEventId('g', 'l2', 'r1'), menuEventId('g2', 'l', 'r1')]).size,
+    ).toBe(4);
     expect(deliveryIdOf('evt_a', 'dst_b')).toBe(deliveryIdOf('evt_a', 'dst_b'));
     expect(deliveryIdOf('evt_a', 'dst_b')).not.toBe(deliveryIdOf('evt_a', 'dst_c'));
     expect(testEventId()).not.toBe(testEventId());
@@ -70,6 +72,9 @@ describe('event identity', () => {
       eventType: 'bevq.menu.updated',
       resource: '/v1/g%201/l/bevq/menu',
     });
-    expect(JSON.parse(payloadOf({ ...facts, revision: '', eventType: 'customer_api.webhook.test' }))).toMatchObject({ test: true, revision: '' });
+    expect(JSON.parse(payloadOf({ ...facts, revision: '', eventType: 'customer_api.webhook.test' }))).toMatchObject({
+      test: true,
+      revision: '',
+    });
   });
 });

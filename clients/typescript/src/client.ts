@@ -33,7 +33,10 @@ export interface CustomerApiClient {
 async function refusesToken(response: Response): Promise<boolean> {
   if (response.status === 401) return true;
   if (response.status !== 403) return false;
-  const body = (await response.clone().json().catch(() => null)) as { error?: { code?: string } } | null;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as { error?: { code?: string } } | null;
   return body?.error?.code === 'token_expired';
 }
 

@@ -31,7 +31,13 @@ export class ApiError extends Error {
     const message = stringOf(v1.message) ?? stringOf(fields.error_description) ?? stringOf(fields.message) ?? `HTTP ${response.status}`;
     const requestId = stringOf(v1.requestId) ?? response.headers.get('x-request-id') ?? undefined;
     const retryAfter = Number(response.headers.get('retry-after'));
-    return new ApiError(response.status, code, message, requestId, response.headers.has('retry-after') && Number.isFinite(retryAfter) ? retryAfter : undefined);
+    return new ApiError(
+      response.status,
+      code,
+      message,
+      requestId,
+      response.headers.has('retry-after') && Number.isFinite(retryAfter) ? retryAfter : undefined,
+    );
   }
 }
 

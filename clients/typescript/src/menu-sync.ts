@@ -46,11 +46,17 @@ export async function syncMenu(client: CustomerApiClient, groupId: string, locat
  * The scheduled fallback of rule 6: every location of the group that the token reaches and that has a published
  * menu, page by page, synced one after another (an unchanged menu costs one 304 against the rate limit).
  */
-export async function reconcileMenus(client: CustomerApiClient, groupId: string, store: MenuStore): Promise<{ locationId: string; changed: boolean }[]> {
+export async function reconcileMenus(
+  client: CustomerApiClient,
+  groupId: string,
+  store: MenuStore,
+): Promise<{ locationId: string; changed: boolean }[]> {
   const results: { locationId: string; changed: boolean }[] = [];
   let cursor: string | undefined;
   do {
-    const { data } = await client.api.GET('/v1/{group_id}/bevq', { params: { path: { group_id: groupId }, query: cursor ? { cursor } : {} } });
+    const { data } = await client.api.GET('/v1/{group_id}/bevq', {
+      params: { path: { group_id: groupId }, query: cursor ? { cursor } : {} },
+    });
     for (const location of data!.data.locations) {
       if (!location.bevqEnabled || !location.menu.available) continue;
       const { changed } = await syncMenu(client, groupId, location.id, store);

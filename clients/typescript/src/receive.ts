@@ -22,7 +22,8 @@ export function checkScope(event: WebhookEvent, expected: ExpectedScope): { ok: 
   if (!EVENT_TYPES.has(event.eventType)) return { ok: false, reason: 'event_type' };
   if (typeof event.eventId !== 'string' || event.eventId === '') return { ok: false, reason: 'event_id' };
   if (event.groupId !== expected.groupId) return { ok: false, reason: 'group' };
-  if (typeof event.locationId !== 'string' || (expected.locationIds && !expected.locationIds.includes(event.locationId))) return { ok: false, reason: 'location' };
+  if (typeof event.locationId !== 'string' || (expected.locationIds && !expected.locationIds.includes(event.locationId)))
+    return { ok: false, reason: 'location' };
   const path = `/v1/${encodeURIComponent(event.groupId)}/${encodeURIComponent(event.locationId)}/bevq/menu`;
   if (event.resource !== path) return { ok: false, reason: 'resource' };
   return { ok: true };

@@ -26,7 +26,11 @@ export function tokenSource(options: TokenOptions): { get(): Promise<string>; dr
       .join('&');
     const requestedAt = options.now();
     const response = await options.fetch(
-      new Request(`${options.baseUrl}/oauth/token`, { method: 'POST', body, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }),
+      new Request(`${options.baseUrl}/oauth/token`, {
+        method: 'POST',
+        body,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      }),
     );
     if (!response.ok) throw await ApiError.from(response);
     const token = (await response.json()) as { access_token: string; expires_in: number };

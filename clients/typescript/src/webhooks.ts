@@ -38,7 +38,8 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-const bytesOf = (body: RawBody): Uint8Array => (typeof body === 'string' ? utf8.encode(body) : body instanceof Uint8Array ? body : new Uint8Array(body));
+const bytesOf = (body: RawBody): Uint8Array =>
+  typeof body === 'string' ? utf8.encode(body) : body instanceof Uint8Array ? body : new Uint8Array(body);
 
 function signedInput(timestamp: string, body: Uint8Array): Uint8Array {
   const prefix = utf8.encode(`${timestamp}.`);
@@ -58,7 +59,12 @@ const hexBytes = (hex: string) => Uint8Array.from(hex.match(/../g)!, (pair) => p
  * the header's format (which also fixes its length), the timestamp's window, then the HMAC. The comparison is
  * WebCrypto's own HMAC verify, which compares in constant time (WebCrypto has no timingSafeEqual to call).
  */
-export async function verifyWebhook(secret: string, headers: WebhookHeaders, rawBody: RawBody, options: VerifyOptions = {}): Promise<VerifyResult> {
+export async function verifyWebhook(
+  secret: string,
+  headers: WebhookHeaders,
+  rawBody: RawBody,
+  options: VerifyOptions = {},
+): Promise<VerifyResult> {
   const signature = header(headers, 'x-service-signature');
   const timestamp = header(headers, 'x-service-timestamp');
   if (signature === undefined) return { ok: false, reason: 'missing_signature' };
@@ -67,7 +73,8 @@ export async function verifyWebhook(secret: string, headers: WebhookHeaders, raw
   if (timestamp === undefined) return { ok: false, reason: 'missing_timestamp' };
   if (!TIMESTAMP.test(timestamp)) return { ok: false, reason: 'malformed_timestamp' };
   const nowSeconds = (options.now ?? Date.now)() / 1000;
-  if (Math.abs(nowSeconds - Number(timestamp)) > (options.toleranceSeconds ?? 300)) return { ok: false, reason: 'timestamp_outside_tolerance' };
+  if (Math.abs(nowSeconds - Number(timestamp)) > (options.toleranceSeconds ?? 300))
+    return { ok: false, reason: 'timestamp_outside_tolerance' };
 
   const body = bytesOf(rawBody);
   const valid = await crypto.subtle.verify('HMAC', await hmacKey(secret, 'verify'), hexBytes(hex), signedInput(timestamp, body));

@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleMenu } from '#local/demo-menu';
 import type { LocalRuntime } from '#local/runtime';
 import { adminCall, manualClock, newApp, startTestRuntime } from '../../../test/support/runtime.js';
-import { ApiError, createCustomerApiClient, memoryDedupe, memoryMenuStore, receiveMenuEvent, reconcileMenus, signTestPayload, syncMenu, type CustomerApiOptions } from '../src/index.js';
+import {
+  ApiError,
+  createCustomerApiClient,
+  memoryDedupe,
+  memoryMenuStore,
+  receiveMenuEvent,
+  reconcileMenus,
+  signTestPayload,
+  syncMenu,
+  type CustomerApiOptions,
+} from '../src/index.js';
 
 /** The kit against the real local runtime over HTTP; the runtime and the client share one hand-moved clock. */
 let runtime: LocalRuntime;
@@ -13,10 +23,21 @@ beforeAll(async () => {
 });
 afterAll(() => runtime?.stop());
 
-type Seen = { method: string; path: string; status: number; authorization: string | null; ifNoneMatch: string | null; retryAfter: string | null; requestId: string | null };
+type Seen = {
+  method: string;
+  path: string;
+  status: number;
+  authorization: string | null;
+  ifNoneMatch: string | null;
+  retryAfter: string | null;
+  requestId: string | null;
+};
 
 /** A client of a new application whose every request is recorded, and whose waits move the shared clock. */
-async function kit(app: Parameters<typeof newApp>[1] = {}, options: Partial<CustomerApiOptions> & { answer?: (request: Request) => Response | undefined } = {}) {
+async function kit(
+  app: Parameters<typeof newApp>[1] = {},
+  options: Partial<CustomerApiOptions> & { answer?: (request: Request) => Response | undefined } = {},
+) {
   const { clientId, clientSecret } = await newApp(runtime, app);
   const seen: Seen[] = [];
   const waits: number[] = [];
@@ -70,7 +91,10 @@ describe('tokens', () => {
     await client.api.GET('/v1/{group_id}/locations', LOCATIONS);
     expect(exchanges()).toBe(1);
     clock.advance(2 * 60_000); // 4 minutes left: inside the renewal margin
-    const [a, b] = await Promise.all([client.api.GET('/v1/{group_id}/locations', LOCATIONS), client.api.GET('/v1/{group_id}/locations', LOCATIONS)]);
+    const [a, b] = await Promise.all([
+      client.api.GET('/v1/{group_id}/locations', LOCATIONS),
+      client.api.GET('/v1/{group_id}/locations', LOCATIONS),
+    ]);
     expect([a.response.status, b.response.status, exchanges()]).toEqual([200, 200, 2]);
     expect(seen.at(-1)!.authorization).not.toBe(`Bearer ${first}`);
   });
@@ -113,7 +137,12 @@ describe('retries', () => {
     const error = (await client.api.GET('/v1/{group_id}/locations', LOCATIONS).catch((e: unknown) => e)) as ApiError;
     const limited = seen.at(-1)!;
     expect(error).toBeInstanceOf(ApiError);
-    expect([error.status, error.code, error.retryAfterSeconds, error.requestId]).toEqual([429, 'rate_limited', Number(limited.retryAfter), limited.requestId]);
+    expect([error.status, error.code, error.retryAfterSeconds, error.requestId]).toEqual([
+      429,
+      'rate_limited',
+      Number(limited.retryAfter),
+      limited.requestId,
+    ]);
     expect(error.message).toMatch(/\S/);
     expect(waits).toEqual([]);
   });
@@ -131,7 +160,9 @@ describe('retries', () => {
     expect(waits[0]).toBeGreaterThan(0);
     await client.api.GET('/v1/{group_id}/locations', LOCATIONS); // the second counted: the quota is spent
     const stop = '/v1/{group_id}/{location_id}/matriq/aiScheduler/emergency-stop' as const;
-    const error = await client.api.POST(stop, { params: { path: { group_id: 'demo-group', location_id: 'nyc-midtown' } }, body: {} }).catch((e: unknown) => e);
+    const error = await client.api
+      .POST(stop, { params: { path: { group_id: 'demo-group', location_id: 'nyc-midtown' } }, body: {} })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(seen.filter((s) => s.method === 'POST' && s.path !== '/oauth/token').map((s) => s.status)).toEqual([429]);
     expect(waits.length).toBe(1);
@@ -180,7 +211,12 @@ describe('the menu sync (receiver rule 6)', () => {
     const reads = seen.length;
     const second = await reconcileMenus(client, 'demo-group', store);
     expect(second).toEqual(first.map((r) => ({ ...r, changed: false })));
-    expect(seen.slice(reads).filter((s) => s.path.endsWith('/bevq/menu')).map((s) => s.status)).toEqual([304, 304]);
+    expect(
+      seen
+        .slice(reads)
+        .filter((s) => s.path.endsWith('/bevq/menu'))
+        .map((s) => s.status),
+    ).toEqual([304, 304]);
   });
 
   it('receiveMenuEvent: verifies, checks the scope, dedupes and syncs in one call', async () => {
@@ -208,10 +244,19 @@ describe('the menu sync (receiver rule 6)', () => {
     expect(await receive(` ${delivery.body}`)).toEqual({ status: 401, outcome: 'rejected', reason: 'signature_mismatch' });
     const menuReads = seen.filter((s) => s.path === event.resource).length;
 
-    const elsewhere = await signTestPayload(secret, { ...event, eventId: 'evt_2', resource: 'https://evil.example/menu' }, { timestamp: Math.floor(clock.now() / 1000) });
+    const elsewhere = await signTestPayload(
+      secret,
+      { ...event, eventId: 'evt_2', resource: 'https://evil.example/menu' },
+      { timestamp: Math.floor(clock.now() / 1000) },
+    );
     expect(await receive(elsewhere.body, elsewhere.headers)).toMatchObject({ status: 403, outcome: 'out_of_scope', reason: 'resource' });
     const next = await signTestPayload(secret, { ...event, eventId: 'evt_3' }, { timestamp: Math.floor(clock.now() / 1000) });
     expect(await receive(next.body, next.headers)).toMatchObject({ status: 200, outcome: 'synced', sync: { changed: false } });
-    expect(seen.filter((s) => s.path === event.resource).map((s) => s.status).slice(menuReads)).toEqual([304]);
+    expect(
+      seen
+        .filter((s) => s.path === event.resource)
+        .map((s) => s.status)
+        .slice(menuReads),
+    ).toEqual([304]);
   });
 });

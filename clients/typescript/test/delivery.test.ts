@@ -58,7 +58,13 @@ describe('a real delivery from the local runtime to the kit', () => {
     const created = added.body as { signingSecret: string; destination: { destinationId: string } };
     const store = memoryMenuStore();
     const client = createCustomerApiClient({ baseUrl: runtime.url, clientId, clientSecret });
-    handle = menuWebhookHandler({ secret: created.signingSecret, scope: { groupId: 'demo-group', locationIds: ['denver-union'] }, dedupe: memoryDedupe(), client, store });
+    handle = menuWebhookHandler({
+      secret: created.signingSecret,
+      scope: { groupId: 'demo-group', locationIds: ['denver-union'] },
+      dedupe: memoryDedupe(),
+      client,
+      store,
+    });
 
     expect((await adminCall(runtime, 'PUT', '/menus/demo-group/denver-union', sampleMenu())).status).toBe(200);
     const copy = await until<MenuCopy>('the menu synced', () => store.get('demo-group', 'denver-union'));
@@ -66,7 +72,9 @@ describe('a real delivery from the local runtime to the kit', () => {
     expect(JSON.stringify(published.body)).toContain(copy.revision);
     expect(answered).toEqual([200]);
 
-    const tested = await adminCall(runtime, 'POST', `/destinations/${created.destination.destinationId}/test`, { locationId: 'denver-union' });
+    const tested = await adminCall(runtime, 'POST', `/destinations/${created.destination.destinationId}/test`, {
+      locationId: 'denver-union',
+    });
     expect(tested.status).toBe(202);
     await until('the test delivery answered', async () => (answered.length === 2 ? true : undefined));
     expect(answered).toEqual([200, 200]);

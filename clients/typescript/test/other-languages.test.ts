@@ -19,7 +19,8 @@ const PYTHON: Tool = {
 
 function python(): string {
   const found = findTool(PYTHON);
-  if ('missing' in found) throw new Error(`${PYTHON.name} (${PYTHON.purpose}): ${found.missing}; install it (apt-get install -y python3) or set PYTHON_PATH`);
+  if ('missing' in found)
+    throw new Error(`${PYTHON.name} (${PYTHON.purpose}): ${found.missing}; install it (apt-get install -y python3) or set PYTHON_PATH`);
   return found.path;
 }
 

@@ -26,7 +26,9 @@ describe('verifyWebhook against the published vectors', () => {
     const v = vector('ascii');
     const now = at(v.timestamp);
     expect((await verifyWebhook(v.secret, new Headers(headersOf(v)), v.body, { now })).ok).toBe(true);
-    expect((await verifyWebhook(v.secret, { 'X-Service-Timestamp': v.timestamp, 'X-Service-Signature': v.header }, v.body, { now })).ok).toBe(true);
+    expect(
+      (await verifyWebhook(v.secret, { 'X-Service-Timestamp': v.timestamp, 'X-Service-Signature': v.header }, v.body, { now })).ok,
+    ).toBe(true);
   });
 
   it('rejects the bodies a receiver changed although they parse to the same JSON as the signed one', async () => {
@@ -53,14 +55,20 @@ describe('verifyWebhook against the published vectors', () => {
       return result.ok ? 'valid' : result.reason;
     };
     expect([await reason(headersOf(v), ts - 300), await reason(headersOf(v), ts + 300)]).toEqual(['valid', 'valid']);
-    expect([await reason(headersOf(v), ts - 301), await reason(headersOf(v), ts + 301)]).toEqual(['timestamp_outside_tolerance', 'timestamp_outside_tolerance']);
+    expect([await reason(headersOf(v), ts - 301), await reason(headersOf(v), ts + 301)]).toEqual([
+      'timestamp_outside_tolerance',
+      'timestamp_outside_tolerance',
+    ]);
     expect(await reason(headersOf(v), ts + 60, 30)).toBe('timestamp_outside_tolerance');
     expect(await reason({ 'x-service-timestamp': v.timestamp })).toBe('missing_signature');
     expect(await reason({ 'x-service-signature': v.header })).toBe('missing_timestamp');
     expect(await reason({ 'x-service-signature': v.header, 'x-service-timestamp': `${v.timestamp}.0` })).toBe('malformed_timestamp');
     expect(await reason({ ...headersOf(v), 'x-service-event-id': 'evt_other' })).toBe('event_id_mismatch');
     const array = await signTestPayload(v.secret, [] as never, { timestamp: ts });
-    expect(await verifyWebhook(v.secret, array.headers, array.body, { now: at(v.timestamp) })).toEqual({ ok: false, reason: 'malformed_payload' });
+    expect(await verifyWebhook(v.secret, array.headers, array.body, { now: at(v.timestamp) })).toEqual({
+      ok: false,
+      reason: 'malformed_payload',
+    });
   });
 });
 
@@ -78,8 +86,14 @@ describe('signTestPayload', () => {
   it('signs as the service does: verifyWebhook accepts it, and the same inputs give a vector its expected signature', async () => {
     const signed = await signTestPayload('s3cret', EVENT, { timestamp: 1_700_000_000 });
     expect(signed.headers['x-service-event-id']).toBe(EVENT.eventId);
-    expect(await verifyWebhook('s3cret', signed.headers, signed.body, { now: () => 1_700_000_000_000 })).toEqual({ ok: true, event: EVENT });
-    expect(await verifyWebhook('other', signed.headers, signed.body, { now: () => 1_700_000_000_000 })).toEqual({ ok: false, reason: 'signature_mismatch' });
+    expect(await verifyWebhook('s3cret', signed.headers, signed.body, { now: () => 1_700_000_000_000 })).toEqual({
+      ok: true,
+      event: EVENT,
+    });
+    expect(await verifyWebhook('other', signed.headers, signed.body, { now: () => 1_700_000_000_000 })).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
     const v = vector('ascii');
     const again = await signTestPayload(v.secret, JSON.parse(v.body) as WebhookEvent, { timestamp: Number(v.timestamp) });
     expect([again.body, again.headers['x-service-signature']]).toEqual([v.body, v.expected]);
@@ -99,7 +113,9 @@ describe('checkScope', () => {
       { ...EVENT, resource: 'https://evil.example/v1/demo-group/denver-union/bevq/menu' },
       { ...EVENT, resource: '/v1/demo-group/denver-union/bevq/menu/../../../other' },
     ].map((event) => checkScope(event, scope));
-    expect(reasons).toEqual(['event_type', 'event_id', 'group', 'location', 'resource', 'resource'].map((reason) => ({ ok: false, reason })));
+    expect(reasons).toEqual(
+      ['event_type', 'event_id', 'group', 'location', 'resource', 'resource'].map((reason) => ({ ok: false, reason })),
+    );
   });
 });
 

@@ -18,7 +18,11 @@ const DATE_TIME =
 const UTC_DATE_TIME = new RegExp(DATE_TIME.source.replace('(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d))', 'Z'));
 export function dateTime({ utc = false } = {}) {
   const example = utc ? '2026-01-31T09:30:00Z' : '2026-01-31T09:30:00Z or 2026-01-31T09:30:00+01:00';
-  return v.pipe(v.string(), v.regex(utc ? UTC_DATE_TIME : DATE_TIME, `must be a date and time such as ${example}`), v.metadata({ format: 'date-time' }));
+  return v.pipe(
+    v.string(),
+    v.regex(utc ? UTC_DATE_TIME : DATE_TIME, `must be a date and time such as ${example}`),
+    v.metadata({ format: 'date-time' }),
+  );
 }
 export const isoTimestamp = dateTime();
 
@@ -38,7 +42,12 @@ export const nextCursor = v.optional(v.pipe(v.string(), v.description('Opaque cu
  */
 export function decimal(min: number, max: number, decimals: number) {
   const plain = new RegExp(`^-?\\d+(\\.\\d{1,${decimals}})?$`);
-  return v.pipe(v.number(), v.minValue(min), v.maxValue(max), v.check((n) => plain.test(String(n)), `must have at most ${decimals} decimals`));
+  return v.pipe(
+    v.number(),
+    v.minValue(min),
+    v.maxValue(max),
+    v.check((n) => plain.test(String(n)), `must have at most ${decimals} decimals`),
+  );
 }
 
 /** An amount in a currency's major unit: up to 10 million either way, at most 4 decimals (the finest ISO 4217 minor unit). */

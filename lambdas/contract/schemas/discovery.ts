@@ -53,7 +53,10 @@ export const groupModulesData = v.object({
   group: v.object({ id: v.string(), name: v.string() }),
   modules: keyed(
     MODULES,
-    v.object({ ...moduleGrant.entries, locationIds: v.pipe(v.array(v.string()), v.description('Accessible locations of this page with the module enabled')) }),
+    v.object({
+      ...moduleGrant.entries,
+      locationIds: v.pipe(v.array(v.string()), v.description('Accessible locations of this page with the module enabled')),
+    }),
   ),
   refresh,
   nextCursor,

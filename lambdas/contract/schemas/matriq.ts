@@ -13,7 +13,10 @@ export type DeviceHealth = (typeof DEVICE_HEALTH)[number];
 const STOP_STATUSES = ['queued', 'applied', 'failed'] as const;
 export type StopStatus = (typeof STOP_STATUSES)[number];
 
-const health = v.pipe(v.picklist(DEVICE_HEALTH), v.description('healthy: seen within 5 minutes; warning: within 30; offline: later or never'));
+const health = v.pipe(
+  v.picklist(DEVICE_HEALTH),
+  v.description('healthy: seen within 5 minutes; warning: within 30; offline: later or never'),
+);
 
 export const deviceStatus = v.object({
   healthy: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
@@ -56,7 +59,9 @@ export const gatewayData = v.object({
 
 export const devicesData = v.object({
   location: locationRef,
-  devices: v.array(v.object({ id: v.string(), name: v.string(), type: v.string(), zone: v.string(), lastSeenAt: v.nullable(isoTimestamp), health })),
+  devices: v.array(
+    v.object({ id: v.string(), name: v.string(), type: v.string(), zone: v.string(), lastSeenAt: v.nullable(isoTimestamp), health }),
+  ),
   deviceStatus,
   refresh,
 });
@@ -65,19 +70,21 @@ export const providerAvailableData = v.object({
   location: locationRef,
   businessDate: v.object({ active: compactDate, calendarDate: isoDate, timezone: v.string() }),
   providers: v.array(v.object({ providerKey: v.string(), providerLabel: v.string(), providerLogo: v.nullable(absoluteUrl) })),
-  providersAvailable: v.array(v.object({
-    eventId: v.string(),
-    title: v.string(),
-    league: v.string(),
-    leagueLogo: v.nullable(absoluteUrl),
-    homeTeam: v.string(),
-    awayTeam: v.string(),
-    homeLogo: v.nullable(absoluteUrl),
-    awayLogo: v.nullable(absoluteUrl),
-    providerLabel: v.string(),
-    providerLogo: v.nullable(absoluteUrl),
-    channelNumber: v.string(),
-  })),
+  providersAvailable: v.array(
+    v.object({
+      eventId: v.string(),
+      title: v.string(),
+      league: v.string(),
+      leagueLogo: v.nullable(absoluteUrl),
+      homeTeam: v.string(),
+      awayTeam: v.string(),
+      homeLogo: v.nullable(absoluteUrl),
+      awayLogo: v.nullable(absoluteUrl),
+      providerLabel: v.string(),
+      providerLogo: v.nullable(absoluteUrl),
+      channelNumber: v.string(),
+    }),
+  ),
   refresh,
 });
 
@@ -99,19 +106,25 @@ export const aiSchedulerData = v.object({
       lastStopAt: v.nullable(isoTimestamp),
     }),
   }),
-  currentPublishedDraft: v.pipe(v.nullable(v.object({
-    businessDay: compactDate,
-    published: v.boolean(),
-    status: v.string(),
-    draft: v.object({
-      title: v.string(),
-      items: v.array(v.object({ id: v.string(), start: hhmm, end: hhmm, eventTitle: v.string() })),
-    }),
-    })), v.description("The draft for the active business day; null when none exists (another day's draft is never shown)")),
-  actions: v.array(v.object({ label: v.string(), method: v.literal('POST'), endpoint: absoluteUrl, scope: v.string(), description: v.string() })),
+  currentPublishedDraft: v.pipe(
+    v.nullable(
+      v.object({
+        businessDay: compactDate,
+        published: v.boolean(),
+        status: v.string(),
+        draft: v.object({
+          title: v.string(),
+          items: v.array(v.object({ id: v.string(), start: hhmm, end: hhmm, eventTitle: v.string() })),
+        }),
+      }),
+    ),
+    v.description("The draft for the active business day; null when none exists (another day's draft is never shown)"),
+  ),
+  actions: v.array(
+    v.object({ label: v.string(), method: v.literal('POST'), endpoint: absoluteUrl, scope: v.string(), description: v.string() }),
+  ),
   refresh,
 });
-
 
 export const emergencyStopData = v.object({
   status: v.picklist(STOP_STATUSES),

@@ -10,7 +10,9 @@ import { parseCompactDate, parseIsoDate } from '#contract/business-date';
  */
 
 /** The rules of a query or of path parameters: an object of named strings. */
-export type ParameterRules = v.GenericSchema<Record<string, string | undefined>, Record<string, unknown>> & { readonly entries: v.ObjectEntries };
+export type ParameterRules = v.GenericSchema<Record<string, string | undefined>, Record<string, unknown>> & {
+  readonly entries: v.ObjectEntries;
+};
 
 // ───────────────────────── dates ─────────────────────────
 
@@ -112,8 +114,6 @@ export const reviewsQuery = v.object({
 
 /** Emergency-stop request body: JSON object, both fields optional, nothing else allowed. */
 export const emergencyStopBody = v.strictObject({
-  reason: v.optional(
-    v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(500)),
-  ),
+  reason: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(500))),
   deviceId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
 });

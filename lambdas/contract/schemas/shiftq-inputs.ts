@@ -35,12 +35,32 @@ const kitchenTicket = v.object({
   /** Prep fulfillment per station: `itemCount` rows, done when every item is bumped. */
   prep: v.pipe(v.array(v.object({ stationId: key, itemCount: v.pipe(count, v.minValue(1)), doneAt: v.nullable(ts) })), v.maxLength(50)),
   /** Expediter stages; level 1 is the first expo pass. */
-  expo: v.optional(v.pipe(v.array(v.object({ fulfillmentLevel: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(9)), stationId: key, itemCount: v.pipe(count, v.minValue(1)), clearedAt: v.nullable(ts) })), v.maxLength(9)), () => []),
+  expo: v.optional(
+    v.pipe(
+      v.array(
+        v.object({
+          fulfillmentLevel: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(9)),
+          stationId: key,
+          itemCount: v.pipe(count, v.minValue(1)),
+          clearedAt: v.nullable(ts),
+        }),
+      ),
+      v.maxLength(9),
+    ),
+    () => [],
+  ),
 });
 
 export const kitchenInput = v.object({
   updatedAt: ts,
-  status: v.optional(v.object({ state: v.picklist(['ok', 'error']), httpStatus: v.pipe(v.number(), v.safeInteger(), v.minValue(100), v.maxValue(599)), error: v.optional(v.pipe(v.string(), v.maxLength(500))) }), () => ({ state: 'ok' as const, httpStatus: 200 })),
+  status: v.optional(
+    v.object({
+      state: v.picklist(['ok', 'error']),
+      httpStatus: v.pipe(v.number(), v.safeInteger(), v.minValue(100), v.maxValue(599)),
+      error: v.optional(v.pipe(v.string(), v.maxLength(500))),
+    }),
+    () => ({ state: 'ok' as const, httpStatus: 200 }),
+  ),
   stations: v.pipe(v.array(kitchenStation), v.minLength(1), v.maxLength(100)),
   /** null tracks every prep station; a list tracks only those. */
   trackedPrepStations: v.optional(v.nullable(v.array(key)), null),
@@ -71,21 +91,29 @@ export const salesInput = v.object({
 export const laborInput = v.object({
   updatedAt: ts,
   currency,
-  roles: v.pipe(v.array(v.object({ roleGroup: name, regularHours: hours, overtimeHours: hours, laborCost: nonNegativeMoney, employeeCount: count })), v.maxLength(100)),
+  roles: v.pipe(
+    v.array(v.object({ roleGroup: name, regularHours: hours, overtimeHours: hours, laborCost: nonNegativeMoney, employeeCount: count })),
+    v.maxLength(100),
+  ),
 });
 
 // ── clock-ins of one business day ──
 
 export const clockInsInput = v.object({
   asOf: ts,
-  entries: v.pipe(v.array(v.object({
-    employeeId: key,
-    employeeName: name,
-    roleGroup: name,
-    isManager: v.optional(v.boolean(), false),
-    scheduled: v.nullable(v.object({ start: ts, end: ts, jobCode: key })),
-    punch: v.nullable(v.object({ jobCode: key, clockedInAt: ts, clockedOutAt: v.nullable(ts) })),
-    })), v.maxLength(1000)),
+  entries: v.pipe(
+    v.array(
+      v.object({
+        employeeId: key,
+        employeeName: name,
+        roleGroup: name,
+        isManager: v.optional(v.boolean(), false),
+        scheduled: v.nullable(v.object({ start: ts, end: ts, jobCode: key })),
+        punch: v.nullable(v.object({ jobCode: key, clockedInAt: ts, clockedOutAt: v.nullable(ts) })),
+      }),
+    ),
+    v.maxLength(1000),
+  ),
 });
 
 // ── current state: pos menu, employees, reservations digest ──
@@ -94,35 +122,72 @@ export const posMenuInput = v.object({
   updatedAt: ts,
   stockUpdatedAt: ts,
   currency,
-  groups: v.pipe(v.array(v.object({
-    id: key,
-    name,
-    items: v.pipe(v.array(v.object({ id: key, name, price: nonNegativeMoney, soldOut: v.boolean(), stockQuantity: v.optional(v.nullable(count), null) })), v.maxLength(500)),
-    })), v.maxLength(100)),
+  groups: v.pipe(
+    v.array(
+      v.object({
+        id: key,
+        name,
+        items: v.pipe(
+          v.array(
+            v.object({ id: key, name, price: nonNegativeMoney, soldOut: v.boolean(), stockQuantity: v.optional(v.nullable(count), null) }),
+          ),
+          v.maxLength(500),
+        ),
+      }),
+    ),
+    v.maxLength(100),
+  ),
 });
 
 export const employeesInput = v.object({
   updatedAt: ts,
-  employees: v.pipe(v.array(v.object({ id: key, displayName: name, jobCodes: v.pipe(v.array(key), v.maxLength(20)), isManager: v.optional(v.boolean(), false), hiredOn: isoDate })), v.maxLength(2000)),
+  employees: v.pipe(
+    v.array(
+      v.object({
+        id: key,
+        displayName: name,
+        jobCodes: v.pipe(v.array(key), v.maxLength(20)),
+        isManager: v.optional(v.boolean(), false),
+        hiredOn: isoDate,
+      }),
+    ),
+    v.maxLength(2000),
+  ),
   jobs: v.pipe(v.array(v.object({ code: key, title: name, roleGroup: name })), v.maxLength(200)),
-  shifts: v.optional(v.pipe(v.array(v.object({ id: key, employeeId: key, jobCode: key, start: ts, end: ts })), v.maxLength(5000)), () => []),
-  timeEntries: v.optional(v.pipe(v.array(v.object({ id: key, employeeId: key, jobCode: key, clockInAt: ts, clockOutAt: v.nullable(ts) })), v.maxLength(5000)), () => []),
+  shifts: v.optional(
+    v.pipe(v.array(v.object({ id: key, employeeId: key, jobCode: key, start: ts, end: ts })), v.maxLength(5000)),
+    () => [],
+  ),
+  timeEntries: v.optional(
+    v.pipe(v.array(v.object({ id: key, employeeId: key, jobCode: key, clockInAt: ts, clockOutAt: v.nullable(ts) })), v.maxLength(5000)),
+    () => [],
+  ),
 });
 
 export const reservationsInput = v.object({
   venueLabel: name,
   asOf: ts,
-  days: v.pipe(v.array(v.object({
-    dayKey: isoDate,
-    label: name,
-    items: v.pipe(v.array(v.object({
-      id: key,
-      displayTime: v.pipe(v.string(), v.minLength(1), v.maxLength(20)),
-      guestName: name,
-      partySize: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(500)),
-      notes: v.optional(v.pipe(v.string(), v.maxLength(500)), ''),
-      })), v.maxLength(1000)),
-    })), v.maxLength(62)),
+  days: v.pipe(
+    v.array(
+      v.object({
+        dayKey: isoDate,
+        label: name,
+        items: v.pipe(
+          v.array(
+            v.object({
+              id: key,
+              displayTime: v.pipe(v.string(), v.minLength(1), v.maxLength(20)),
+              guestName: name,
+              partySize: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(500)),
+              notes: v.optional(v.pipe(v.string(), v.maxLength(500)), ''),
+            }),
+          ),
+          v.maxLength(1000),
+        ),
+      }),
+    ),
+    v.maxLength(62),
+  ),
 });
 
 // ── reviews ──

@@ -39,7 +39,10 @@ const timeBucket = v.object({
   averageBasis: v.literal('ticket_count'),
   averageDivisorField: v.literal('ticketCount'),
   averageDivisorValue: v.pipe(v.number(), v.safeInteger()),
-  averageTicketTimeMinutes: v.pipe(v.nullable(v.number()), v.description('Prep average; null when only expediter tickets fired in the bucket')),
+  averageTicketTimeMinutes: v.pipe(
+    v.nullable(v.number()),
+    v.description('Prep average; null when only expediter tickets fired in the bucket'),
+  ),
   ticketCount: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
   rowCount: v.pipe(v.number(), v.safeInteger()),
   minTicketTimeMinutes: v.nullable(v.number()),
@@ -67,11 +70,17 @@ const kitchenSnapshot = v.object({
   selectionMode: v.picklist(['all', 'selected']),
   trackedPrepStations: v.array(v.string()),
   trackAllPrepStations: v.boolean(),
-  availablePrepStations: v.array(v.object({ id: v.string(), name: v.string(), includeWithExpediter: v.boolean(), expoRouting: v.string() })),
+  availablePrepStations: v.array(
+    v.object({ id: v.string(), name: v.string(), includeWithExpediter: v.boolean(), expoRouting: v.string() }),
+  ),
   trackedSalesCategories: v.array(v.string()),
   trackAllSalesCategories: v.boolean(),
   availableSalesCategories: v.array(v.string()),
-  queue: v.object({ inProgressCount: v.pipe(v.number(), v.safeInteger()), readyQueueCount: v.pipe(v.number(), v.safeInteger()), oldestReadyMinutes: v.number() }),
+  queue: v.object({
+    inProgressCount: v.pipe(v.number(), v.safeInteger()),
+    readyQueueCount: v.pipe(v.number(), v.safeInteger()),
+    oldestReadyMinutes: v.number(),
+  }),
   averages: v.object({
     averageBasis: v.literal('ticket_count'),
     avgKitchenTicketTimeMinutes: v.pipe(v.nullable(v.number()), v.description('null when prepTicketCount is 0')),
@@ -150,7 +159,10 @@ export const kitchenData = v.object({
   currentSnapshot: v.nullable(kitchenSnapshot),
   requestedBucket: v.pipe(v.nullable(kitchenSnapshot), v.description('Exactly the requested business date; never another date')),
   endpoints: v.object({ current: absoluteUrl, byBusinessDate: v.pipe(absoluteUrl, v.description('URL template with {businessDate}')) }),
-  thirtyMinuteBuckets: v.pipe(v.array(timeBucket), v.description('Legacy alias of requestedBucket.timeBuckets (15-minute buckets; empty without a bucket)')),
+  thirtyMinuteBuckets: v.pipe(
+    v.array(timeBucket),
+    v.description('Legacy alias of requestedBucket.timeBuckets (15-minute buckets; empty without a bucket)'),
+  ),
 });
 
 // ───────────────────────── sales, labor ─────────────────────────
@@ -172,9 +184,19 @@ const salesSnapshot = v.object({
   averageCheck: v.pipe(v.nullable(money), v.description('netSales / orderCount; null without orders')),
   discountsPercent: v.pipe(v.nullable(v.number()), v.description('discounts / grossSales × 100')),
   voidsPercent: v.pipe(v.nullable(v.number()), v.description('voids / grossSales × 100')),
-  hourly: v.array(v.object({ hourStartIso: isoTimestamp, label: v.string(), netSales: money, orderCount: v.pipe(v.number(), v.safeInteger()) })),
+  hourly: v.array(
+    v.object({ hourStartIso: isoTimestamp, label: v.string(), netSales: money, orderCount: v.pipe(v.number(), v.safeInteger()) }),
+  ),
   categories: v.array(v.object({ category: v.string(), netSales: money, quantity: v.pipe(v.number(), v.safeInteger()) })),
-  leaderboard: v.array(v.object({ employeeId: v.string(), employeeName: v.string(), metric: v.literal('netSales'), value: money, rank: v.pipe(v.number(), v.safeInteger()) })),
+  leaderboard: v.array(
+    v.object({
+      employeeId: v.string(),
+      employeeName: v.string(),
+      metric: v.literal('netSales'),
+      value: money,
+      rank: v.pipe(v.number(), v.safeInteger()),
+    }),
+  ),
 });
 
 export const salesData = v.object({
@@ -205,7 +227,9 @@ const laborSnapshot = v.object({
   totalHours: v.number(),
   laborPercent: v.pipe(v.nullable(v.number()), v.description('laborCost / netSales of the same business date × 100; null without sales')),
   salesPerLaborHour: v.nullable(money),
-  roles: v.array(v.object({ roleGroup: v.string(), hours: v.number(), laborCost: money, employeeCount: v.pipe(v.number(), v.safeInteger()) })),
+  roles: v.array(
+    v.object({ roleGroup: v.string(), hours: v.number(), laborCost: money, employeeCount: v.pipe(v.number(), v.safeInteger()) }),
+  ),
 });
 
 export const laborData = v.object({
@@ -243,22 +267,33 @@ export const clockInsData = v.object({
   asOf: v.nullable(isoTimestamp),
   clockedInCount: v.pipe(v.number(), v.safeInteger()),
   managerOnDutyCount: v.pipe(v.number(), v.safeInteger()),
-  clockedIn: v.array(v.object({
-    employeeId: v.string(),
-    employeeName: v.string(),
-    roleGroup: v.string(),
-    jobCode: v.string(),
-    isManager: v.boolean(),
-    clockedInAt: isoTimestamp,
-  })),
-  roleCoverage: v.array(v.object({ roleGroup: v.string(), scheduledCount: v.pipe(v.number(), v.safeInteger()), clockedInCount: v.pipe(v.number(), v.safeInteger()), managerOnDuty: v.boolean() })),
-  alerts: v.array(v.object({
-    type: v.picklist(CLOCK_IN_ALERTS),
-    employeeId: v.string(),
-    employeeName: v.string(),
-    roleGroup: v.string(),
-    detail: v.string(),
-  })),
+  clockedIn: v.array(
+    v.object({
+      employeeId: v.string(),
+      employeeName: v.string(),
+      roleGroup: v.string(),
+      jobCode: v.string(),
+      isManager: v.boolean(),
+      clockedInAt: isoTimestamp,
+    }),
+  ),
+  roleCoverage: v.array(
+    v.object({
+      roleGroup: v.string(),
+      scheduledCount: v.pipe(v.number(), v.safeInteger()),
+      clockedInCount: v.pipe(v.number(), v.safeInteger()),
+      managerOnDuty: v.boolean(),
+    }),
+  ),
+  alerts: v.array(
+    v.object({
+      type: v.picklist(CLOCK_IN_ALERTS),
+      employeeId: v.string(),
+      employeeName: v.string(),
+      roleGroup: v.string(),
+      detail: v.string(),
+    }),
+  ),
   exceptionCounts,
 });
 
@@ -273,17 +308,21 @@ export const posMenuData = v.object({
   currency: v.nullable(v.string()),
   itemCount: v.pipe(v.number(), v.safeInteger()),
   soldOutItemCount: v.pipe(v.number(), v.safeInteger()),
-  groups: v.array(v.object({
-    id: v.string(),
-    name: v.string(),
-    items: v.array(v.object({
+  groups: v.array(
+    v.object({
       id: v.string(),
       name: v.string(),
-      price: money,
-      soldOut: v.boolean(),
-      stockQuantity: v.pipe(v.nullable(v.pipe(v.number(), v.safeInteger())), v.description('Remaining count when the POS tracks one')),
-    })),
-  })),
+      items: v.array(
+        v.object({
+          id: v.string(),
+          name: v.string(),
+          price: money,
+          soldOut: v.boolean(),
+          stockQuantity: v.pipe(v.nullable(v.pipe(v.number(), v.safeInteger())), v.description('Remaining count when the POS tracks one')),
+        }),
+      ),
+    }),
+  ),
 });
 
 export const employeesData = v.object({
@@ -293,17 +332,27 @@ export const employeesData = v.object({
   updatedAt: v.nullable(isoTimestamp),
   businessDate: v.pipe(compactDate, v.description('Current business date; newTeamMemberCount counts hires in the 30 days before it')),
   newTeamMemberCount: v.pipe(v.number(), v.safeInteger()),
-  employees: v.array(v.object({
-    id: v.string(),
-    displayName: v.string(),
-    jobCodes: v.array(v.string()),
-    isManager: v.boolean(),
-    hiredOn: isoDate,
-    newTeamMember: v.boolean(),
-  })),
+  employees: v.array(
+    v.object({
+      id: v.string(),
+      displayName: v.string(),
+      jobCodes: v.array(v.string()),
+      isManager: v.boolean(),
+      hiredOn: isoDate,
+      newTeamMember: v.boolean(),
+    }),
+  ),
   jobs: v.array(v.object({ code: v.string(), title: v.string(), roleGroup: v.string() })),
   shifts: v.array(v.object({ id: v.string(), employeeId: v.string(), jobCode: v.string(), start: isoTimestamp, end: isoTimestamp })),
-  timeEntries: v.array(v.object({ id: v.string(), employeeId: v.string(), jobCode: v.string(), clockInAt: isoTimestamp, clockOutAt: v.nullable(isoTimestamp) })),
+  timeEntries: v.array(
+    v.object({
+      id: v.string(),
+      employeeId: v.string(),
+      jobCode: v.string(),
+      clockInAt: isoTimestamp,
+      clockOutAt: v.nullable(isoTimestamp),
+    }),
+  ),
 });
 
 // ───────────────────────── reservations (2.5) ─────────────────────────
@@ -328,7 +377,15 @@ export const reservationsData = v.object({
     dayCount: v.pipe(v.number(), v.safeInteger()),
     totalParties: v.pipe(v.number(), v.safeInteger()),
     totalCovers: v.pipe(v.number(), v.safeInteger()),
-    days: v.array(v.object({ dayKey: isoDate, label: v.string(), parties: v.pipe(v.number(), v.safeInteger()), covers: v.pipe(v.number(), v.safeInteger()), items: v.array(reservationItem) })),
+    days: v.array(
+      v.object({
+        dayKey: isoDate,
+        label: v.string(),
+        parties: v.pipe(v.number(), v.safeInteger()),
+        covers: v.pipe(v.number(), v.safeInteger()),
+        items: v.array(reservationItem),
+      }),
+    ),
   }),
 });
 
@@ -345,19 +402,24 @@ export const reviewsData = v.object({
     createdFrom: v.nullable(isoDate),
     createdTo: v.nullable(isoDate),
   }),
-  reviews: v.array(v.object({
-    id: v.string(),
-    provider: v.string(),
-    rating: v.number(),
-    reviewerDisplayName: v.pipe(v.string(), v.description('The provider’s reviewer name where its policy permits; otherwise "<Provider> reviewer"')),
-    text: v.string(),
-    createdAt: isoTimestamp,
-    updatedAt: isoTimestamp,
-    reviewUrl: v.pipe(absoluteUrl, v.regex(/^https:\/\/.*/, 'must start with https://')),
-    workflow: v.object({ status: v.picklist(['NEW', 'IN_PROGRESS', 'DONE']) }),
-    response: v.object({ state: v.picklist(['NONE', 'DRAFT', 'PUBLISHED']) }),
-    attribution: v.object({ provider: v.string(), label: v.string(), url: absoluteUrl }),
-  })),
+  reviews: v.array(
+    v.object({
+      id: v.string(),
+      provider: v.string(),
+      rating: v.number(),
+      reviewerDisplayName: v.pipe(
+        v.string(),
+        v.description('The provider’s reviewer name where its policy permits; otherwise "<Provider> reviewer"'),
+      ),
+      text: v.string(),
+      createdAt: isoTimestamp,
+      updatedAt: isoTimestamp,
+      reviewUrl: v.pipe(absoluteUrl, v.regex(/^https:\/\/.*/, 'must start with https://')),
+      workflow: v.object({ status: v.picklist(['NEW', 'IN_PROGRESS', 'DONE']) }),
+      response: v.object({ state: v.picklist(['NONE', 'DRAFT', 'PUBLISHED']) }),
+      attribution: v.object({ provider: v.string(), label: v.string(), url: absoluteUrl }),
+    }),
+  ),
   page: v.object({
     limit: v.pipe(v.number(), v.safeInteger()),
     count: v.pipe(v.number(), v.safeInteger()),
@@ -372,12 +434,22 @@ const shiftqRefreshKeys = ['sales', 'labor', 'kitchen', 'posMenu', 'clockIns', '
 
 export const overviewData = v.object({
   location: locationRef,
-  refresh: v.object(Object.fromEntries(shiftqRefreshKeys.map((k) => [k, refresh])) as Record<(typeof shiftqRefreshKeys)[number], typeof refresh>),
+  refresh: v.object(
+    Object.fromEntries(shiftqRefreshKeys.map((k) => [k, refresh])) as Record<(typeof shiftqRefreshKeys)[number], typeof refresh>,
+  ),
   summary: v.object({
     businessDate: compactDate,
     salesUpdatedAt: v.pipe(v.nullable(isoTimestamp), v.description('null when the business date has no sales yet')),
     laborUpdatedAt: v.pipe(v.nullable(isoTimestamp), v.description('null when the business date has no labor yet')),
-    top5Leaderboard: v.array(v.object({ employeeId: v.string(), employeeName: v.string(), metric: v.string(), value: v.number(), rank: v.pipe(v.number(), v.safeInteger()) })),
+    top5Leaderboard: v.array(
+      v.object({
+        employeeId: v.string(),
+        employeeName: v.string(),
+        metric: v.string(),
+        value: v.number(),
+        rank: v.pipe(v.number(), v.safeInteger()),
+      }),
+    ),
     clockedInCount: v.pipe(v.number(), v.safeInteger()),
     soldOutItemCount: v.pipe(v.number(), v.safeInteger()),
     managerOnDutyCount: v.pipe(v.number(), v.safeInteger()),
@@ -410,7 +482,11 @@ export const groupLeaderboardData = v.object({
   groupId: v.string(),
   refresh,
   updatedAt: v.pipe(v.nullable(isoTimestamp), v.description('Latest sales/labor update among ranked locations; null when none is ranked')),
-  count: v.pipe(v.number(), v.safeInteger(), v.description('Ranked locations of this page: accessible, shiftq enabled, with sales and labor for their current business date')),
+  count: v.pipe(
+    v.number(),
+    v.safeInteger(),
+    v.description('Ranked locations of this page: accessible, shiftq enabled, with sales and labor for their current business date'),
+  ),
   leaderboard: v.object({
     byNetSales: v.array(leaderboardRow),
     byLowestLaborPercent: v.array(leaderboardRow),

@@ -8,12 +8,7 @@ import { locationRef } from './discovery.js';
  */
 
 const SCHEDULE_STATUSES = ['AVAILABLE', 'SCHEDULE_DATA_UNAVAILABLE'] as const;
-const PROVIDER_STATUSES = [
-  'AVAILABLE',
-  'PROVIDER_DATA_UNAVAILABLE',
-  'PROVIDER_DATA_STALE',
-  'PROVIDER_DATA_PARTIAL',
-] as const;
+const PROVIDER_STATUSES = ['AVAILABLE', 'PROVIDER_DATA_UNAVAILABLE', 'PROVIDER_DATA_STALE', 'PROVIDER_DATA_PARTIAL'] as const;
 const FRESHNESS = ['EXACT_DATE', 'STALE_DATE', 'MISSING'] as const;
 
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
@@ -25,7 +20,10 @@ const availability = v.object({
   requestedDate: isoDate,
   effectiveDate: v.pipe(v.nullable(isoDate), v.description('Date of the newest viewing data at or before requestedDate; null when none')),
   freshness: v.picklist(FRESHNESS),
-  updatedAt: v.pipe(v.nullable(isoTimestamp), v.description('When the viewing data (or, without it, the provider environment) was last written')),
+  updatedAt: v.pipe(
+    v.nullable(isoTimestamp),
+    v.description('When the viewing data (or, without it, the provider environment) was last written'),
+  ),
   providerCount: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
   channelCount: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
   packageCount: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
@@ -67,7 +65,9 @@ export const packagesData = v.object({
   location: locationRef,
   refresh,
   // Legacy catalog, retained for existing integrations (9.2).
-  catalog: v.array(v.object({ packageKey: v.string(), label: v.string(), logo: v.nullable(absoluteUrl), category: v.string(), selected: v.boolean() })),
+  catalog: v.array(
+    v.object({ packageKey: v.string(), label: v.string(), logo: v.nullable(absoluteUrl), category: v.string(), selected: v.boolean() }),
+  ),
   selectedPackageKeys: v.array(v.string()),
   programmingPackageKey: v.nullable(v.string()),
   canonical: v.object({
@@ -95,15 +95,17 @@ const sportsEvent = v.object({
   status: v.object({ state: v.string(), label: v.string(), detail: v.string(), period: v.number(), clock: v.string() }),
   sport: named,
   league: v.object({ ...named.entries, abbreviation: v.string(), imageUrl: v.nullable(absoluteUrl) }),
-  participants: v.array(v.object({
-    type: v.string(),
-    id: v.string(),
-    name: v.string(),
-    role: v.string(),
-    imageUrl: v.nullable(absoluteUrl),
-    score: v.string(),
-    winner: v.boolean(),
-  })),
+  participants: v.array(
+    v.object({
+      type: v.string(),
+      id: v.string(),
+      name: v.string(),
+      role: v.string(),
+      imageUrl: v.nullable(absoluteUrl),
+      score: v.string(),
+      winner: v.boolean(),
+    }),
+  ),
   eventImageUrl: v.nullable(absoluteUrl),
   venue: v.object({ ...named.entries, city: v.string(), state: v.string(), country: v.string(), indoor: v.boolean() }),
   viewingOptions: v.pipe(v.array(viewingOption), v.description('Ways to watch at this location; not what a television shows')),
@@ -132,15 +134,16 @@ export const guideData = v.object({
   guide: v.object({
     scheduleStatus: v.picklist(SCHEDULE_STATUSES),
     providerStatus: v.picklist(PROVIDER_STATUSES),
-    listings: v.array(v.object({
-      eventId: v.string(),
-      title: v.string(),
-      league: v.string(),
-      startsAt: isoTimestamp,
-      channels: v.array(v.object({ providerId: v.string(), networkId: v.string(), channel: v.string() })),
-    })),
+    listings: v.array(
+      v.object({
+        eventId: v.string(),
+        title: v.string(),
+        league: v.string(),
+        startsAt: isoTimestamp,
+        channels: v.array(v.object({ providerId: v.string(), networkId: v.string(), channel: v.string() })),
+      }),
+    ),
   }),
 });
 
 export type SportsEvent = v.InferOutput<typeof sportsEvent>;
-
