@@ -67,23 +67,21 @@ export function mailOutboxRepo({ doc, tableName }: Db): MailOutboxRepo {
     },
     async pending(perPartition) {
       const pages = await Promise.all(
-        mailKeys
-          .pendingPartitions()
-          .map(
-            async (pk) =>
-              (
-                await queryPage(
-                  doc,
-                  {
-                    TableName: tableName,
-                    IndexName: GSI1.indexName,
-                    KeyConditionExpression: 'GSI1PK = :pk',
-                    ExpressionAttributeValues: { ':pk': pk },
-                  },
-                  perPartition,
-                )
-              ).items,
-          ),
+        mailKeys.pendingPartitions().map(
+          async (pk) =>
+            (
+              await queryPage(
+                doc,
+                {
+                  TableName: tableName,
+                  IndexName: GSI1.indexName,
+                  KeyConditionExpression: 'GSI1PK = :pk',
+                  ExpressionAttributeValues: { ':pk': pk },
+                },
+                perPartition,
+              )
+            ).items,
+        ),
       );
       return pages.flat().map((i) => ({
         key: String(i.PK).slice('MAIL#'.length),
