@@ -1,11 +1,10 @@
-import { apiHandler, type Operations, v1Repositories } from '#platform/api-handler';
+import { ok, apiHandler, type Operations, v1Repositories } from '#platform/api-handler';
 import { matriqKeys, matriqRepo } from '#data/matriq';
 import { campaignKeys, type CampaignLink, campaignsRepo } from '#data/campaigns';
 import { groupKeys, groupsRepo } from '#data/groups';
 import type { Location } from '#data/locations';
 import { groupPage, groupPageReads } from '#platform/group-page';
 import { defaultDeps, type Deps } from '#platform/deps';
-import { ok } from '#platform/http';
 import { ApiError } from '#contract/errors';
 import { CAMPAIGNS_REFRESH } from '#contract/refresh';
 import { deviceStatusOf } from '#domain/device-health';

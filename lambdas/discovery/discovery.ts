@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { apiHandler, type ApiRequest, type Operations, v1Repositories } from '#platform/api-handler';
+import { ok, apiHandler, type ApiRequest, type Operations, v1Repositories } from '#platform/api-handler';
 import { groupKeys, groupsRepo } from '#data/groups';
 import type { App } from '#data/apps';
 import type { Location } from '#data/locations';
 import { groupPage, groupPageReads } from '#platform/group-page';
-import { baseUrlVary, jsonTextResponse, ok } from '#platform/http';
+import { baseUrlVary, jsonTextResponse } from '#platform/http';
 import { ApiError } from '#contract/errors';
 import { withServerUrl } from '#contract/openapi-artefact';
 import { DISCOVERY_REFRESH } from '#contract/refresh';

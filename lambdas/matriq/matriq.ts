@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { matriqKeys, matriqRepo, type MatriqState, type StopCommand } from '#data/matriq';
 import { sportsLogoUrl } from '#contract/urls';
-import { apiHandler, type ApiRequest, type Operations, type ReadHints, v1Repositories } from '#platform/api-handler';
+import { ok, apiHandler, type ApiRequest, type Operations, type ReadHints, v1Repositories } from '#platform/api-handler';
 import { sha256Hex } from '#domain/crypto';
 import { defaultDeps, type Deps } from '#platform/deps';
-import { ok } from '#platform/http';
 import { ApiError } from '#contract/errors';
 import { idempotencyKeyOf, parseJsonBody } from '#platform/input';
 import { MATRIQ_REFRESH } from '#contract/refresh';

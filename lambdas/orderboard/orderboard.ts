@@ -1,5 +1,4 @@
-import { apiHandler, type Operations, v1Repositories } from '#platform/api-handler';
-import { ok } from '#platform/http';
+import { ok, apiHandler, type Operations, v1Repositories } from '#platform/api-handler';
 import { ORDERBOARD_REFRESH } from '#contract/refresh';
 import { locationRefOf } from '#domain/sports-day';
 import { ORDERBOARD_ROUTES } from '#contract/routes';

@@ -7,9 +7,9 @@ import type { RepositoryFactories, Store } from '#data/repositories';
 import type { Deps } from './deps.js';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
-import { baseUrlOf, header, type HttpResponse, httpShell, type ShellContext } from './http.js';
+import { baseUrlOf, header, type HttpResponse, httpShell, jsonResponse, type ShellContext } from './http.js';
 import { validatedParams, validatedQuery } from './input.js';
-import { type Family, ID_PARAMS, type Route } from '#contract/routes';
+import { type Family, ID_PARAMS, isLocationRoute, resourceName, type Route } from '#contract/routes';
 
 /** What an operation receives: the resolved route, validated input and the caller's identity. */
 export type ApiRequest = {
@@ -232,4 +232,25 @@ export function routeOfEvent<R extends Routable>(
     });
   }
   throw new ApiError('not_found', notFound);
+}
+
+/** What the envelope names of a /v1 request (an ApiRequest's). */
+type Enveloped = { route: Route; params: Record<string, string>; now: number };
+
+/** The common envelope of contract 2.1 around a resource's data. */
+export function envelope(req: Enveloped, data: unknown, resource = resourceName(req.route)) {
+  return {
+    ok: true as const,
+    version: 'v1' as const,
+    resource,
+    groupId: req.params.group_id!,
+    ...(isLocationRoute(req.route) ? { locationId: req.params.location_id! } : {}),
+    generatedAt: new Date(req.now).toISOString(),
+    data,
+  };
+}
+
+/** A /v1 resource's 200: its data in the envelope. */
+export function ok(req: Enveloped, data: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return jsonResponse(200, envelope(req, data), headers);
 }

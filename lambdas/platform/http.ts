@@ -2,14 +2,13 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Config } from './config.js';
 import { ApiError } from '#contract/errors';
-import { isLocationRoute, resourceName, type Route } from '#contract/routes';
 import { constants, gzipSync } from 'node:zlib';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Deps } from './deps.js';
 import { ACCESS_LINE_MESSAGE, observability } from './observability.js';
 
 /**
- * HTTP for every HTTP function: responses, the /v1 envelope and the one error shape; then what the shell applies
+ * HTTP for every HTTP function: responses and the one error shape; then what the shell applies
  * to each of them (compression, the edge check), and the shell itself (httpShell), first of every chain.
  */
 
@@ -24,27 +23,6 @@ export function jsonResponse(statusCode: number, body: unknown, headers: Record<
 /** A JSON body serialised already (the OpenAPI artefact), with jsonResponse's headers. */
 export function jsonTextResponse(statusCode: number, body: string, headers: Record<string, string> = {}): HttpResponse {
   return { statusCode, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers }, body };
-}
-
-/** What the envelope names of a /v1 request (an ApiRequest's). */
-type Enveloped = { route: Route; params: Record<string, string>; now: number };
-
-/** The common envelope of contract 2.1 around a resource's data. */
-export function envelope(req: Enveloped, data: unknown, resource = resourceName(req.route)) {
-  return {
-    ok: true as const,
-    version: 'v1' as const,
-    resource,
-    groupId: req.params.group_id!,
-    ...(isLocationRoute(req.route) ? { locationId: req.params.location_id! } : {}),
-    generatedAt: new Date(req.now).toISOString(),
-    data,
-  };
-}
-
-/** A /v1 resource's 200: its data in the envelope. */
-export function ok(req: Enveloped, data: unknown, headers: Record<string, string> = {}): HttpResponse {
-  return jsonResponse(200, envelope(req, data), headers);
 }
 
 /** The one error shape; the admin API passes its own codes (e.g. 409 conflict) in the same form. */

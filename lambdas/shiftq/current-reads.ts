@@ -1,7 +1,6 @@
-import type { ApiRequest, Operation } from '#platform/api-handler';
+import { ok, type ApiRequest, type Operation } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
 import type { Deps } from '#platform/deps';
-import { ok } from '#platform/http';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
 import { locationRefOf } from '#domain/sports-day';

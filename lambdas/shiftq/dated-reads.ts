@@ -1,9 +1,8 @@
-import type { ApiRequest, Operation } from '#platform/api-handler';
+import { ok, type ApiRequest, type Operation } from '#platform/api-handler';
 import { activeBusinessDate, daysBetween, parseCompactDate } from '#contract/business-date';
 import { SHIFTQ_RETENTION_DAYS, type StoredDatedKind } from '#data/shiftq';
 import type { Location } from '#data/locations';
 import type { Deps } from '#platform/deps';
-import { ok } from '#platform/http';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
 import { locationRefOf } from '#domain/sports-day';

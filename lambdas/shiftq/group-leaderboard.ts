@@ -1,7 +1,6 @@
-import type { Operation } from '#platform/api-handler';
+import { ok, type Operation } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
 import type { Stored } from '#data/shiftq';
-import { ok } from '#platform/http';
 import { groupPage } from '#platform/group-page';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import type { LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';

@@ -1,7 +1,6 @@
-import type { Operation, ReadHints } from '#platform/api-handler';
+import { ok, type Operation, type ReadHints } from '#platform/api-handler';
 import { type ReviewFilter, reviewKeys } from '#data/reviews';
 import type { ItemQuery } from '#data/store';
-import { ok } from '#platform/http';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import { REVIEW_MAX_RANGE_DAYS, REVIEW_PAGE_LIMIT, type REVIEW_PROVIDERS } from '#contract/schemas/requests';
 import { decodeCursor, encodeCursor, pageKey } from '#platform/page-cursor';

@@ -1,6 +1,6 @@
 import { sportsLogoUrl } from '#contract/urls';
-import { apiHandler, type ApiRequest, type Operations, type ReadHints, v1Repositories } from '#platform/api-handler';
-import { envelope, jsonResponse, ok } from '#platform/http';
+import { envelope, ok, apiHandler, type ApiRequest, type Operations, type ReadHints, v1Repositories } from '#platform/api-handler';
+import { jsonResponse } from '#platform/http';
 import { SPORTSQ_REFRESH } from '#contract/refresh';
 import { availabilityOf, providerStatusOf, scheduleHealthOf } from '#domain/sports-health';
 import { businessDateAt, eventView, locationRefOf, readSportsDay, sportsDayReads, todayIn } from '#domain/sports-day';
