@@ -7,7 +7,7 @@ import { locationKeys } from '#data/locations';
 import { readItems } from '#data/store';
 import { rateCountersRepo } from '#data/rate-counters';
 import { GROUP_PAGE_LIMIT } from '#contract/schemas/requests';
-import { rateWindow } from '#platform/auth';
+import { rateWindow } from '#data/rate-counters';
 import { localEndpoint } from '../local/endpoints.js';
 import { startEngines } from '../local/engines.js';
 import { ensureTable } from '../local/provision.js';

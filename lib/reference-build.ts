@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { ERRORS } from '#contract/errors';
 import { openApiDocument } from '#contract/openapi';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
-import { decide, rateWindow } from '#platform/auth';
+import { decide } from '#platform/auth';
+import { rateWindow } from '#data/rate-counters';
 import {
   CONSOLE_CACHE_CONTROL,
   consoleCsp,

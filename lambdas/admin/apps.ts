@@ -1,5 +1,5 @@
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
-import { rateWindow } from '#platform/auth';
+import { rateWindow } from '#data/rate-counters';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { randomSecret, sha256Hex } from '#domain/crypto';
 import type { App, CredentialType } from '#data/apps';

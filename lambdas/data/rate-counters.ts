@@ -6,6 +6,19 @@ import { type Db, itemOf, readItems } from './store.js';
  * token-endpoint attempts for one client id from one source address (`TOKEN_ADDR`, keyed by a hash of both). Every
  * counter item carries a TTL an hour past its window.
  */
+/** A fixed one-minute UTC window (contract 8): the counters' key and lifetime, the reset the headers announce. */
+export type RateWindow = { start: string; resetSeconds: number; expiresAtSeconds: number };
+
+export function rateWindow(nowMs: number): RateWindow {
+  const startMs = nowMs - (nowMs % 60_000);
+  return {
+    start: new Date(startMs).toISOString().slice(0, 16),
+    resetSeconds: Math.max(1, Math.ceil((startMs + 60_000 - nowMs) / 1000)),
+    // Counters outlive their window briefly; TTL then removes them.
+    expiresAtSeconds: Math.ceil((startMs + 60_000) / 1000) + 3600,
+  };
+}
+
 export type CounterKind = 'API' | 'TOKEN' | 'TOKEN_ADDR';
 
 /**

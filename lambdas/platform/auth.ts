@@ -4,7 +4,7 @@ import { type Location, locationKeys, locationsRepo } from '#data/locations';
 import type { ItemKey, Read } from '#data/store';
 import type { RepositoryFactories, Store } from '#data/repositories';
 import { mailOutboxRepo } from '#data/mail-outbox';
-import { rateCountersRepo } from '#data/rate-counters';
+import { rateCountersRepo, rateWindow, type RateWindow } from '#data/rate-counters';
 import { tokenKeysRepo } from '#data/token-keys';
 import { namesApplication, readAccessToken, sha256Hex } from '#domain/crypto';
 import { ApiError } from '#contract/errors';
@@ -191,19 +191,6 @@ async function queueRateAlert(deps: Deps, app: App, kind: 'warning' | 'exceeded'
     `its limit of ${app.rateLimitPerMinute} requests per minute in the UTC minute starting ${windowStart}Z.\n` +
     (kind === 'exceeded' ? 'Further requests in this minute receive 429 with Retry-After.\n' : '');
   await deps.store.mailOutbox.queue(`rate-limit#${app.clientId}#${windowStart}#${kind}`, { to: app.ownerEmail, subject, text }, now);
-}
-
-/** A fixed one-minute UTC window (contract 8). */
-export type RateWindow = { start: string; resetSeconds: number; expiresAtSeconds: number };
-
-export function rateWindow(nowMs: number): RateWindow {
-  const startMs = nowMs - (nowMs % 60_000);
-  return {
-    start: new Date(startMs).toISOString().slice(0, 16),
-    resetSeconds: Math.max(1, Math.ceil((startMs + 60_000 - nowMs) / 1000)),
-    // Counters outlive their window briefly; TTL then removes them.
-    expiresAtSeconds: Math.ceil((startMs + 60_000) / 1000) + 3600,
-  };
 }
 
 export type RateDecision = {

@@ -5,7 +5,7 @@ import type { Deps } from '#platform/deps';
 import { isId } from '#contract/ids';
 import { header, type HttpResponse, jsonResponse, originOf } from '#platform/http';
 import { bodyBytes, bodyText } from '#platform/input';
-import { rateWindow, type RateWindow } from '#platform/auth';
+import { rateWindow, type RateWindow } from '#data/rate-counters';
 import { attemptSubject } from './throttle.js';
 import type { OAUTH_ERROR_CODES } from '#contract/schemas/token';
 

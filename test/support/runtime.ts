@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { counterKeys } from '#data/rate-counters';
-import { rateWindow } from '#platform/auth';
+import { rateWindow } from '#data/rate-counters';
 import * as oauth from 'openid-client';
 import { expectContract } from './openapi.js';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#local/runtime';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decide, rateWindow } from '#platform/auth';
+import { decide } from '#platform/auth';
+import { rateWindow } from '#data/rate-counters';
 
 describe('rateWindow', () => {
   it('is the UTC minute containing the instant', () => {
