@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { LocalRuntime } from '#local/runtime';
 import { createApp } from '#lambdas/admin/apps';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { startTestRuntime } from '../support/runtime.js';
-import { toolPath, TOOLS } from '../support/tools.js';
+import { launchChromium } from '../support/browser.js';
 
 /**
  * The administration console in a real browser (Debian's Chromium driven by
@@ -29,18 +29,7 @@ beforeAll(async () => {
     config: { webhookAllowLoopback: true, webhookTimeScale: 0.02 },
   });
   receiver = await startReceiver({ secret: () => secret, behave: () => answer });
-  browser = await chromium.launch({
-    executablePath: toolPath(TOOLS.chromium),
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

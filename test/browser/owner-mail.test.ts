@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { LocalRuntime } from '#local/runtime';
 import { createApp } from '#lambdas/admin/apps';
 import { startTestRuntime } from '../support/runtime.js';
-import { toolPath, TOOLS } from '../support/tools.js';
+import { launchChromium } from '../support/browser.js';
 
 /** The console's owner mail: a bouncing owner's address marked on the applications list, listed and lifted. */
 const ADMIN_KEY = 'owner-mail-console-key-0123456789';
@@ -15,18 +15,7 @@ let page: Page;
 
 beforeAll(async () => {
   runtime = await startTestRuntime({ adminKey: ADMIN_KEY, mailEvents: { bounce: [BOUNCING] } });
-  browser = await chromium.launch({
-    executablePath: toolPath(TOOLS.chromium),
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   page.on('dialog', (dialog) => void dialog.accept());
 }, 60_000);

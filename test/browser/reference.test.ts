@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { openApiDocument } from '#contract/openapi';
 import { ROUTE_SUMMARIES } from '#contract/route-summaries';
 import { REFERENCE_ROOT } from '#lib/reference-build';
 import type { LocalRuntime } from '#local/runtime';
 import { startTestRuntime } from '../support/runtime.js';
-import { toolPath, TOOLS } from '../support/tools.js';
+import { launchChromium } from '../support/browser.js';
 
 /**
  * The API reference in a real browser (Debian's Chromium, playwright-core)
@@ -19,18 +19,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   runtime = await startTestRuntime();
-  browser = await chromium.launch({
-    executablePath: toolPath(TOOLS.chromium),
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs';
-import { chromium } from 'playwright-core';
 import { addDestination, sendTest } from '#lambdas/admin/destinations';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { createApp } from '#lambdas/admin/apps';
 import { startLocalRuntime } from '#local/runtime';
-import { toolPath, TOOLS } from './tools.js';
+import { launchChromium } from './browser.js';
 
 /**
  * Screenshots of each console page for docs/console.md (docs/console/): a runtime
@@ -27,10 +26,7 @@ const runtime = await startLocalRuntime({
 let secret = '';
 let answer = 200;
 const receiver = await startReceiver({ secret: () => secret, behave: () => answer });
-const browser = await chromium.launch({
-  executablePath: toolPath(TOOLS.chromium),
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-});
+const browser = await launchChromium();
 try {
   const { app } = await createApp(
     runtime.store,
