@@ -2,7 +2,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ADMIN_PROXY_PATH, ADMIN_ROOT, ADMIN_ROUTES, isAdminPath } from '#contract/admin-routes';
-import { ROUTES, type Family, CATCH_ALL_FAMILY } from '#contract/routes';
+import { ROUTES, type Family, CATCH_ALL_FAMILY, TOKEN_PATH } from '#contract/routes';
 import { pathResolver } from '#platform/api-handler';
 import { timeoutSecondsOf, type FunctionName } from '#lib/functions';
 import type { ProxyHandler } from './families.js';
@@ -116,8 +116,8 @@ type Target = {
 
 /**
  * Route selection as an HTTP API does it: a route whose method and path both
- * match (literal segments before variables), then the IAM-guarded greedy
- * admin route, then `$default`, which sends every other path and method to
+ * match (literal segments before variables), then the token endpoint's ANY
+ * route, the IAM-guarded greedy admin route, then `$default`, which sends every other path and method to
  * the catch-all family (the contract's 404, or 405 with Allow).
  */
 function router(handlers: Record<Family, ProxyHandler>, adminHandler: ProxyHandler) {
@@ -139,6 +139,16 @@ function router(handlers: Record<Family, ProxyHandler>, adminHandler: ProxyHandl
         resource: route.path,
         pathParameters: params,
         iam: route.iam,
+      };
+    }
+    if (path === TOKEN_PATH) {
+      return {
+        name: 'token',
+        handler: handlers.token,
+        routeKey: `ANY ${TOKEN_PATH}`,
+        resource: TOKEN_PATH,
+        pathParameters: null,
+        iam: false,
       };
     }
     if (isAdminPath(path)) {

@@ -42,11 +42,17 @@ export type Family = (typeof FAMILIES)[number];
  */
 export const CATCH_ALL_FAMILY: Family = 'discovery';
 
+/**
+ * The token endpoint. Its path also has an ANY route to the token function (lib/constructs/api.ts, the local
+ * gateway), so a wrong method is answered in the OAuth error shape (RFC 6749 5.2) rather than the /v1 one.
+ */
+export const TOKEN_PATH = '/oauth/token';
+
 /** @public read by name, with every family's list, in test/unit/routes.test.ts */
 export const TOKEN_ROUTES: readonly Route[] = [
   {
     method: 'POST',
-    path: '/oauth/token',
+    path: TOKEN_PATH,
     family: 'token',
     operation: 'issueToken',
     scope: null,

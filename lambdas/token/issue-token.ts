@@ -26,6 +26,8 @@ class OAuthError extends Error {
     readonly code: OAuthErrorCode,
     readonly description: string,
     readonly headers: Record<string, string> = {},
+    /** The code's own status unless the refusal is of the method (405, with Allow). */
+    readonly status = STATUS[code],
   ) {
     super(description);
   }
@@ -43,11 +45,13 @@ export async function issueToken(event: APIGatewayProxyEvent, deps: Deps): Promi
     return await exchange(event, deps);
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
-    return jsonResponse(STATUS[err.code], { error: err.code, error_description: err.description }, { ...NO_CACHE, ...err.headers });
+    return jsonResponse(err.status, { error: err.code, error_description: err.description }, { ...NO_CACHE, ...err.headers });
   }
 }
 
 async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpResponse> {
+  // The endpoint's ANY route brings every method here: another than POST is refused in the OAuth shape.
+  if (event.httpMethod !== 'POST') throw new OAuthError('invalid_request', 'Use POST to request a token.', { Allow: 'POST' }, 405);
   const contentType = (header(event, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (contentType !== 'application/x-www-form-urlencoded') {
     throw new OAuthError('invalid_request', 'Content-Type must be application/x-www-form-urlencoded.');

@@ -16,7 +16,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ADMIN_PROXY_PATH, consolePathOf, type AdminRoute } from '#contract/admin-routes';
-import type { Family, Route } from '#contract/routes';
+import { type Family, type Route, TOKEN_PATH } from '#contract/routes';
 import { CONSOLE_TOKEN_SCOPE } from '../console-build.js';
 
 export type RouteTableApiProps = {
@@ -103,6 +103,8 @@ export class RouteTableApi extends Construct {
     const add = (method: string, path: string, integration: HttpLambdaIntegration, authorizer?: IHttpRouteAuthorizer) =>
       this.httpApi.addRoutes({ path, methods: [method as HttpMethod], integration, ...(authorizer ? { authorizer } : {}) });
     for (const route of props.routes) add(route.method, route.path, integrations[route.family]);
+    // Any other method on the token endpoint reaches the token function too, which answers it in the OAuth shape.
+    add(HttpMethod.ANY, TOKEN_PATH, integrations.token);
     const iam = new HttpIamAuthorizer();
     this.admin = { integration: integrationOf('admin-api', props.admin.function), routes: props.admin.routes };
     for (const route of props.admin.routes) add(route.method, route.path, this.admin.integration, iam);

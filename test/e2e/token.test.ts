@@ -223,10 +223,18 @@ describe('POST /oauth/token', () => {
     expect((await postTokenFrom('127.0.0.6', right)).status).toBe(200);
   });
 
-  it('answers 405 with Allow for other methods on the token endpoint', async () => {
-    const reply = await call(runtime, '/oauth/token');
-    expect(reply.status).toBe(405);
-    expect(reply.headers.get('allow')).toBe('POST');
-    expect(reply.body.error.code).toBe('method_not_allowed');
+  it('answers another method than POST with 405, Allow: POST and an OAuth error body (invalid_request), writing nothing', async () => {
+    const before = await tableItems();
+    for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
+      const reply = await call(runtime, '/oauth/token', {
+        method,
+        ...(method === 'GET' ? {} : { body: form({ grant_type: 'client_credentials' }), headers: FORM }),
+      });
+      expect(reply.status, method).toBe(405);
+      expect(reply.headers.get('allow'), method).toBe('POST');
+      expect(reply.headers.get('cache-control'), method).toBe('no-store');
+      expect(reply.body, method).toEqual({ error: 'invalid_request', error_description: 'Use POST to request a token.' });
+    }
+    expect(await tableItems()).toEqual(before);
   });
 });

@@ -9,7 +9,7 @@ import { SPORTS_LOGO_DIR, SPORTS_LOGO_PACKAGE_DIR } from '#contract/assets';
 import { TABLE_KEYS } from '#data/table';
 import { DELIVERY_POLICY, DERIVED } from '#contract/delivery-policy';
 import { WEBHOOK_QUEUES } from '#contract/queues';
-import { FAMILIES, ROUTES, CATCH_ALL_FAMILY } from '#contract/routes';
+import { FAMILIES, ROUTES, CATCH_ALL_FAMILY, TOKEN_PATH } from '#contract/routes';
 import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
 import { openApiArtefact } from '#contract/openapi';
 import { FAMILY_TAG, LIVE_ALIAS } from '#lib/constructs/service-function';
@@ -181,7 +181,7 @@ describe('CustomerApiStack (dev)', () => {
     }
   });
 
-  it('sends every other path and method to the catch-all family through $default, except below /admin', () => {
+  it('sends every other path and method to the catch-all family through $default, except below /admin and on the token endpoint', () => {
     const all = routes(template);
     expect(all.filter((r) => r.key === '$default')).toEqual([expect.objectContaining({ family: CATCH_ALL_FAMILY, auth: 'NONE' })]);
     // A wrong method or unknown path below /admin reaches the admin function (404, or 405 with Allow), signed.
@@ -191,8 +191,11 @@ describe('CustomerApiStack (dev)', () => {
     expect(all.filter((r) => r.key === `ANY ${consolePathOf(ADMIN_PROXY_PATH)}`)).toEqual([
       expect.objectContaining({ family: 'admin-api', auth: 'JWT' }),
     ]);
-    // Exactly the route tables, the admin routes again below the console's prefix, and the three catch-alls: nothing unexplained.
-    expect(all).toHaveLength(ROUTES.length + 2 * ADMIN_ROUTES.length + 3);
+    // Another method on the token endpoint reaches the token function (an exact method match wins over ANY), which
+    // answers it in the OAuth shape.
+    expect(all.filter((r) => r.key === `ANY ${TOKEN_PATH}`)).toEqual([expect.objectContaining({ family: 'token', auth: 'NONE' })]);
+    // Exactly the route tables, the admin routes again below the console's prefix, and the four catch-alls: nothing unexplained.
+    expect(all).toHaveLength(ROUTES.length + 2 * ADMIN_ROUTES.length + 4);
   });
 
   it('serves every admin route from the admin function behind IAM authorization, and nothing else', () => {

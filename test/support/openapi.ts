@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
 import { openApiDocument } from '#contract/openapi';
-import { ROUTES } from '#contract/routes';
+import { ROUTES, TOKEN_PATH } from '#contract/routes';
 import { pathResolver } from '#platform/api-handler';
 import { decodedPath } from '#local/gateway';
 import type { Reply } from './runtime.js';
@@ -35,7 +35,9 @@ export function expectContract(method: string, path: string, reply: Reply): void
     expect(Object.keys(described.content)).toContain(reply.headers.get('content-type')?.split(';')[0]);
     return;
   }
-  const schema = described?.content?.['application/json']?.schema ?? (template ? null : { $ref: '#/components/schemas/Error' });
+  // What no route describes is a refusal: in the OAuth shape on the token endpoint (its ANY route), else the /v1 one.
+  const refusal = { $ref: decoded === TOKEN_PATH ? '#/components/schemas/OAuthError' : '#/components/schemas/Error' };
+  const schema = described?.content?.['application/json']?.schema ?? (template ? null : refusal);
   expect(schema, `OpenAPI describes ${method} ${template ?? path} → ${reply.status}`).toBeTruthy();
   const validate = ajv.compile(rebase(schema));
   const valid = validate(reply.body);
