@@ -145,7 +145,13 @@ export type Credential = {
   issuedAt: string;
   /** null for legacy bearer credentials, which live until their application is revoked. */
   expiresAt: string | null;
+  /** The scopes an access token was issued for when its request named fewer than the application holds (RFC 6749 3.3); absent: all of them. */
+  scopes?: Scope[];
 };
+
+/** What a credential may do: its application's scopes, narrowed to those its token was issued for. A scope the application lost since is gone from both. */
+export const credentialScopes = (app: Pick<App, 'scopes'>, credential: Pick<Credential, 'scopes'>): Scope[] =>
+  credential.scopes ? app.scopes.filter((scope) => credential.scopes!.includes(scope)) : app.scopes;
 
 export const credentialKeys = {
   credential: (tokenHash: string) => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),

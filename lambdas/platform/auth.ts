@@ -1,5 +1,5 @@
 import type { Deps } from './deps.js';
-import { type App, appKeys, appsRepo, type Credential, credentialKeys, credentialsRepo, useIsStale } from '#data/apps';
+import { type App, appKeys, appsRepo, type Credential, credentialKeys, credentialScopes, credentialsRepo, useIsStale } from '#data/apps';
 import { type Location, locationKeys, locationsRepo } from '#data/locations';
 import type { ItemKey, Read } from '#data/store';
 import type { RepositoryFactories, Store } from '#data/repositories';
@@ -127,7 +127,9 @@ export async function authorize(
 
   const refuse = (code: ConstructorParameters<typeof ApiError>[0], headers: Record<string, string> = {}) =>
     new ApiError(code, undefined, { ...rate.headers, ...headers });
-  if (route.scope && !app.scopes.includes(route.scope)) {
+  // From here the application is seen with this token's scopes only: the scope check, and discovery's token block and resources.
+  const scoped = { ...app, scopes: credentialScopes(app, credential) };
+  if (route.scope && !scoped.scopes.includes(route.scope)) {
     throw refuse('insufficient_scope', {
       'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${route.scope}"`,
     });
@@ -142,7 +144,7 @@ export async function authorize(
     const module = moduleOfRoute(route);
     if (module && !location.modulesEnabled[module]) throw refuse('module_not_enabled');
   }
-  return { auth: { app, credential }, location, rateHeaders: rate.headers, store };
+  return { auth: { app: scoped, credential }, location, rateHeaders: rate.headers, store };
 }
 
 /**

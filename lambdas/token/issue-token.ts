@@ -8,6 +8,7 @@ import { bodyBytes, bodyText } from '#platform/input';
 import { rateWindow, type RateWindow } from '#data/rate-counters';
 import { attemptSubject } from './throttle.js';
 import type { OAUTH_ERROR_CODES } from '#contract/schemas/token';
+import type { Scope } from '#contract/scopes';
 
 type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 
@@ -107,6 +108,8 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
     app.status === 'active' &&
     (app.expiresAt === null || Date.parse(app.expiresAt) > now);
   if (!usable) throw failed;
+  // Judged once the client is known: a stranger learns nothing of an application's scopes.
+  const scopes = requestedScopes(form.scope, app.scopes);
 
   // Tokens issued per client id, from every address together: only the secret's holder can spend this.
   const issued = await deps.store.rateCounters.hit('TOKEN', sha256Hex(clientId), window.start, window.expiresAtSeconds);
@@ -121,12 +124,28 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
     credentialType: 'client_credentials',
     issuedAt: new Date(now).toISOString(),
     expiresAt: new Date(expiresAtSeconds * 1000).toISOString(),
+    ...(scopes.length < app.scopes.length ? { scopes } : {}),
   });
   return jsonResponse(
     200,
-    { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: app.scopes.join(' ') },
+    { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' ') },
     NO_CACHE,
   );
+}
+
+/**
+ * RFC 6749 3.3: a request may name the scopes it wants, space-separated; the token gets those the application
+ * holds (in the application's order), and names them in `scope`. Without the parameter it gets them all; a
+ * request none of whose scopes the application holds is refused, saying so.
+ */
+function requestedScopes(requested: string | undefined, held: Scope[]): Scope[] {
+  if (requested === undefined) return held;
+  const names = requested.split(' ').filter((name) => name !== '');
+  const granted = held.filter((scope) => names.includes(scope));
+  if (granted.length === 0) {
+    throw new OAuthError('invalid_request', 'The application holds none of the requested scopes; omit scope to get all it holds.');
+  }
+  return granted;
 }
 
 /** Contract 7.2: a throttled exchange is 429 `temporarily_unavailable`, with Retry-After until the window turns. */

@@ -223,6 +223,56 @@ describe('POST /oauth/token', () => {
     expect((await postTokenFrom('127.0.0.6', right)).status).toBe(200);
   });
 
+  it('issues the requested scopes the application holds (RFC 6749 3.3), names them, and the token can do only those', async () => {
+    const app = await newApp(runtime, { scopes: ['locations:read', 'bevq:read', 'shiftq:read'] });
+    const reply = await postToken(
+      form({
+        grant_type: 'client_credentials',
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        scope: 'bevq:read  locations:read nosuch:scope',
+      }),
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.body.scope).toBe('locations:read bevq:read');
+    const token = reply.body.access_token as string;
+    const stored = (await tokenItems()).find((item) => item.PK === `TOKEN#${sha256Hex(token)}`);
+    expect(stored?.scopes).toEqual(['locations:read', 'bevq:read']);
+
+    const locations = await call(runtime, '/v1/demo-group/locations', { token });
+    expect(locations.status).toBe(200);
+    expect(locations.body.data.token.scopes).toEqual(['locations:read', 'bevq:read']);
+    expect((await call(runtime, '/v1/demo-group/bevq', { token })).status).toBe(200);
+    const outside = await call(runtime, '/v1/demo-group/nyc-midtown/shiftq/sales', { token });
+    expect(outside.status).toBe(403);
+    expect(outside.body.error.code).toBe('insufficient_scope');
+
+    // Without scope the token carries every scope of the application, and stores no narrowing.
+    const all = await postToken(form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret }));
+    expect(all.body.scope).toBe('locations:read bevq:read shiftq:read');
+    expect((await tokenItems()).find((item) => item.PK === `TOKEN#${sha256Hex(all.body.access_token)}`)?.scopes).toBeUndefined();
+    expect((await call(runtime, '/v1/demo-group/nyc-midtown/shiftq/sales', { token: all.body.access_token })).status).toBe(200);
+  });
+
+  it('refuses a scope request none of whose scopes the application holds with invalid_request, issuing nothing', async () => {
+    const app = await newApp(runtime, { scopes: ['locations:read'] });
+    const before = await tokenItems();
+    for (const scope of ['matriq:read', 'nosuch:scope', '', ' ']) {
+      const reply = await postToken(
+        form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret, scope }),
+      );
+      expect(reply.status, JSON.stringify(scope)).toBe(400);
+      expect(reply.body.error, JSON.stringify(scope)).toBe('invalid_request');
+      expect(reply.body.error_description).toMatch(/none of the requested scopes/);
+    }
+    // A wrong secret is told nothing about the application's scopes: the client is refused first.
+    const stranger = await postToken(
+      form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'wrong', scope: 'matriq:read' }),
+    );
+    expect(stranger.body.error).toBe('invalid_client');
+    expect(await tokenItems()).toEqual(before);
+  });
+
   it('answers another method than POST with 405, Allow: POST and an OAuth error body (invalid_request), writing nothing', async () => {
     const before = await tableItems();
     for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {

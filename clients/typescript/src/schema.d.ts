@@ -693,6 +693,8 @@ export interface operations {
                     client_id?: string;
                     /** @description Omit when using HTTP Basic client authentication */
                     client_secret?: string;
+                    /** @description Space-separated scopes the token should carry (RFC 6749 3.3): it gets those the application holds, named in the response's scope; omitted, all of them. None held: invalid_request. */
+                    scope?: string;
                 };
             };
         };
