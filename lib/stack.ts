@@ -64,6 +64,8 @@ export class CustomerApiStack extends Stack {
       PUBLIC_BASE_URL: publicBaseUrlOf(settings),
       STAGE_RATE_LIMIT: String(settings.throttling.rateLimit),
       TOKEN_KEY_ROTATION_DAYS: String(settings.tokenKeyRotationDays),
+      ...(settings.legacyDeprecatedAt ? { LEGACY_DEPRECATED_AT: settings.legacyDeprecatedAt } : {}),
+      ...(settings.legacySunsetAt ? { LEGACY_SUNSET_AT: settings.legacySunsetAt } : {}),
       WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
       WEBHOOK_DLQ_URL: webhooks.deadLetterQueue.queueUrl,
     };

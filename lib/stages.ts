@@ -71,6 +71,9 @@ export type StageConfig = {
   deployment: 'all-at-once' | 'canary';
   /** The sweeper adds a new access-token key version when the signing one is this many days old (0: only by hand). */
   tokenKeyRotationDays: number;
+  /** When the contract's legacy routes are deprecated and removed (ISO 8601; contract 9.8 gives no dates): their answers then carry Deprecation and Sunset. */
+  legacyDeprecatedAt?: string;
+  legacySunsetAt?: string;
 };
 
 const QUIET: AlarmThresholds = {
@@ -165,6 +168,8 @@ export const CONTEXT_KEYS = [
   'webAclArn',
   'deployment',
   'tokenKeyRotationDays',
+  'legacyDeprecatedAt',
+  'legacySunsetAt',
 ] as const;
 export type StageContext = Partial<Record<(typeof CONTEXT_KEYS)[number], unknown>>;
 
@@ -180,6 +185,12 @@ const PATTERNS = {
   configurationSet: /^[A-Za-z0-9_-]{1,64}$/,
   hostname: /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
 };
+
+/** A real calendar date, or a UTC instant on one, in ISO 8601 (2027-02-30 is not: Date.parse would roll it over). */
+const isIsoInstant = (value: string): boolean =>
+  /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z)?$/.test(value) &&
+  Number.isFinite(Date.parse(value)) &&
+  new Date(Date.parse(value)).toISOString().slice(0, 10) === value.slice(0, 10);
 
 /** A context value as a trimmed string, or undefined when absent or blank. */
 function text(value: unknown): string | undefined {
@@ -221,6 +232,8 @@ export function stageConfig(stage: unknown, context: StageContext = {}): StageCo
   const config: StageConfig & { stage: Stage } = {
     ...row,
     tokenKeyRotationDays: rotationDays === undefined ? row.tokenKeyRotationDays : Number(rotationDays),
+    legacyDeprecatedAt: text(context.legacyDeprecatedAt) ?? row.legacyDeprecatedAt,
+    legacySunsetAt: text(context.legacySunsetAt) ?? row.legacySunsetAt,
     stage,
     account: text(context.account) ?? row.account,
     region: text(context.region) ?? row.region,
@@ -271,6 +284,13 @@ function validate(config: StageConfig & { stage: Stage }): void {
   if (!(Number.isInteger(config.tokenKeyRotationDays) && config.tokenKeyRotationDays >= 0 && config.tokenKeyRotationDays <= 365)) {
     refuse(`tokenKeyRotationDays must be a whole number of days from 0 (by hand only) to 365, not ${String(config.tokenKeyRotationDays)}`);
   }
+  for (const key of ['legacyDeprecatedAt', 'legacySunsetAt'] as const) {
+    const value = config[key];
+    if (value !== undefined && !isIsoInstant(value))
+      refuse(`${key} must be an ISO 8601 date or instant such as 2027-06-30 or 2027-06-30T00:00:00Z, not ${JSON.stringify(value)}`);
+  }
+  if (config.legacyDeprecatedAt && config.legacySunsetAt && Date.parse(config.legacySunsetAt) <= Date.parse(config.legacyDeprecatedAt))
+    refuse('legacySunsetAt must come after legacyDeprecatedAt (RFC 8594: removal follows deprecation)');
   for (const [alias, count] of Object.entries(provisionedConcurrency)) {
     if (!(Number.isInteger(count) && count >= 0 && count <= 100))
       refuse(`provisioned concurrency of ${alias} must be a whole number from 0 to 100, not ${String(count)}`);

@@ -30,6 +30,8 @@ export type Route = {
   produces?: readonly string[];
   /** Sends an ETag and answers 304 to a matching If-None-Match (OpenAPI documents the 304). */
   conditional?: true;
+  /** A legacy route or alias the contract keeps (section 9): it carries Deprecation and Sunset once a stage sets their dates. */
+  legacy?: true;
 };
 
 export const FAMILIES = ['token', 'discovery', 'bevq', 'sportsq', 'matriq', 'campaigns', 'orderboard', 'assets', 'shiftq'] as const;
@@ -132,6 +134,7 @@ export const SPORTSQ_ROUTES: readonly Route[] = [
     path: '/v1/{group_id}/{location_id}/sportsq',
     family: 'sportsq',
     operation: 'sportsGuide',
+    legacy: true,
     scope: 'sportsq:read',
     query: requests.guideQuery,
   },
@@ -186,6 +189,7 @@ export const MATRIQ_ROUTES: readonly Route[] = [
     path: '/v1/{group_id}/{location_id}/matriq/providerAvailable',
     family: 'matriq',
     operation: 'matriqProviderAvailable',
+    legacy: true,
     scope: 'matriq:read',
   },
   {
@@ -193,6 +197,7 @@ export const MATRIQ_ROUTES: readonly Route[] = [
     path: '/v1/{group_id}/{location_id}/providerAvailable',
     family: 'matriq',
     operation: 'providerAvailableAlias',
+    legacy: true,
     scope: 'matriq:read',
   },
   {
@@ -318,6 +323,7 @@ export const SHIFTQ_ROUTES: readonly Route[] = [
     path: '/v1/{group_id}/{location_id}/shiftq/toastReservations',
     family: 'shiftq',
     operation: 'shiftqToastReservations',
+    legacy: true,
     scope: 'shiftq:read',
   },
   {

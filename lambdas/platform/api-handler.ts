@@ -4,6 +4,7 @@ import { AUTH_REPOSITORIES, type AuthContext, authorize } from './auth.js';
 import type { Location } from '#data/locations';
 import { onlyRepositories, type Read } from '#data/store';
 import type { RepositoryFactories, Store } from '#data/repositories';
+import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
@@ -78,8 +79,20 @@ export function apiHandler(family: Family, operations: Operations, allDeps: Deps
     .handler(async (_event, context: ApiContext) => {
       const api = context.api!;
       // An authorized operation reads through the store its authorization filled.
-      return operations[api.route.operation]!.run(api, context.store ? { ...deps, store: context.store } : deps);
+      const response = await operations[api.route.operation]!.run(api, context.store ? { ...deps, store: context.store } : deps);
+      return api.route.legacy ? { ...response, headers: { ...response.headers, ...legacyHeaders(deps.config) } } : response;
     });
+}
+
+/**
+ * A legacy route's notice (contract 9, whose dates are "not shown": each stage sets them, and without them nothing
+ * is sent): `Deprecation` as an RFC 9745 date (`@` and Unix seconds), `Sunset` as an RFC 8594 HTTP-date.
+ */
+function legacyHeaders({ legacyDeprecatedAt, legacySunsetAt }: Pick<Config, 'legacyDeprecatedAt' | 'legacySunsetAt'>) {
+  return {
+    ...(legacyDeprecatedAt ? { Deprecation: `@${Math.floor(Date.parse(legacyDeprecatedAt) / 1000)}` } : {}),
+    ...(legacySunsetAt ? { Sunset: new Date(legacySunsetAt).toUTCString() } : {}),
+  };
 }
 
 function routeAndAuthorize(family: Family, operations: Operations, routes: readonly Route[], deps: Deps): ApiMiddleware {

@@ -26,6 +26,9 @@ export type Config = {
    * (platform/http.ts, originOf); empty, nothing is checked (dev, staging, `npm start` unless ORIGIN_SECRET is set).
    */
   originSecret: string;
+  /** When the legacy routes were or will be deprecated, and removed (ISO 8601 instants; null: no header is sent). */
+  legacyDeprecatedAt: string | null;
+  legacySunsetAt: string | null;
   /** Local runtime only: lets webhooks reach 127.0.0.0/8 and ::1 (test receivers). Off unless WEBHOOK_ALLOW_LOOPBACK=1. */
   webhookAllowLoopback: boolean;
   /** Multiplies every wait of the webhook delivery policy (attempt timeout, backoff, visibility); 1 in AWS, smaller locally so tests run in seconds. */
@@ -61,6 +64,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     // Unset outside a stage (tests, tools): no stage throttle, so only the data design bounds a limit.
     stageRateLimit: env.STAGE_RATE_LIMIT ? Number(env.STAGE_RATE_LIMIT) : Infinity,
     originSecret: env.ORIGIN_SECRET ?? '',
+    legacyDeprecatedAt: env.LEGACY_DEPRECATED_AT || null,
+    legacySunsetAt: env.LEGACY_SUNSET_AT || null,
     webhookAllowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === '1',
     webhookTimeScale: env.WEBHOOK_TIME_SCALE ? Number(env.WEBHOOK_TIME_SCALE) : 1,
     tokenKeyRotationDays: Number(env.TOKEN_KEY_ROTATION_DAYS ?? 0) || 0,

@@ -135,4 +135,18 @@ describe('the stage table', () => {
     });
     expect(config.edge).toEqual({ enabled: true, webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/edge/1a2b' });
   });
+
+  it("takes the legacy routes' deprecation and sunset dates from the context, as ISO dates in order, and sets none by default", () => {
+    for (const stage of STAGES) {
+      const config = stageConfig(stage, STAGE_CONTEXT[stage]);
+      expect([config.legacyDeprecatedAt, config.legacySunsetAt], stage).toEqual([undefined, undefined]);
+    }
+    const config = stageConfig('dev', { ...MAIL, legacyDeprecatedAt: '2027-01-31T00:00:00Z', legacySunsetAt: '2027-07-31' });
+    expect([config.legacyDeprecatedAt, config.legacySunsetAt]).toEqual(['2027-01-31T00:00:00Z', '2027-07-31']);
+    expect(refusal('dev', { ...MAIL, legacySunsetAt: '31/07/2027' })).toContain('Stage dev: legacySunsetAt must be an ISO 8601 date');
+    expect(refusal('dev', { ...MAIL, legacyDeprecatedAt: '2027-02-30' })).toContain('legacyDeprecatedAt must be an ISO 8601 date');
+    expect(refusal('dev', { ...MAIL, legacyDeprecatedAt: '2027-07-31', legacySunsetAt: '2027-01-31' })).toContain(
+      'legacySunsetAt must come after legacyDeprecatedAt',
+    );
+  });
 });

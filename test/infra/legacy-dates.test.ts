@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { CustomerApiStack } from '#lib/stack';
+import { stageConfig } from '#lib/stages';
+import { STAGE_CONTEXT } from '../support/stage-context.js';
+
+/** A stage's legacy-route dates reach the environment its functions share (LEGACY_DEPRECATED_AT, LEGACY_SUNSET_AT), and only when set. */
+const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
+
+function environments(context: Record<string, unknown>): Record<string, string>[] {
+  const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+  const stack = new CustomerApiStack(app, 'CustomerApi-dev', { config: stageConfig('dev', { ...STAGE_CONTEXT.dev, ...context }) });
+  return Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))
+    .map((fn) => (fn.Properties.Environment?.Variables ?? {}) as Record<string, string>)
+    .filter((variables) => 'STAGE_RATE_LIMIT' in variables); // the functions given the stage's shared environment
+}
+
+describe('legacy-route dates', () => {
+  it('reach every function of the stage when the stage sets them', () => {
+    const dated = environments({ legacyDeprecatedAt: '2027-01-31T00:00:00Z', legacySunsetAt: '2027-07-31' });
+    expect(dated.length).toBeGreaterThan(5);
+    for (const variables of dated)
+      expect([variables.LEGACY_DEPRECATED_AT, variables.LEGACY_SUNSET_AT]).toEqual(['2027-01-31T00:00:00Z', '2027-07-31']);
+  }, 120_000);
+
+  it('are in no environment while the stage sets none', () => {
+    const undated = environments({});
+    expect(undated.length).toBeGreaterThan(5);
+    expect(undated.filter((variables) => 'LEGACY_DEPRECATED_AT' in variables || 'LEGACY_SUNSET_AT' in variables)).toEqual([]);
+  }, 120_000);
+});
