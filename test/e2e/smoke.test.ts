@@ -74,7 +74,8 @@ function smoke(args: string[]): Promise<{ code: number | null; stdout: string; s
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
-const flags = (secret: string) => ['--base-url', url, '--client-id', clientId, '--client-secret', secret, '--group', 'demo-group'];
+// `--client-secret=…` in one argument: a base64url secret may begin with '-', which a separate argument would read as an option.
+const flags = (secret: string) => ['--base-url', url, '--client-id', clientId, `--client-secret=${secret}`, '--group', 'demo-group'];
 const checkLines = (stdout: string) => stdout.split('\n').filter((line) => /^(PASS|FAIL|SKIP) /.test(line));
 
 describe('npm run smoke against npm start', () => {
@@ -156,7 +157,7 @@ describe('npm run smoke --origin-url against a stage behind its edge (the runtim
     origin = await startTestRuntime({ config: { originSecret: secret, publicBaseUrl: edge.url } });
     await seedDemoMenu(origin.deps);
     edge.origin.url = origin.url;
-    credentials = ['--client-id', origin.demo!.clientId, '--client-secret', origin.demo!.clientSecret, '--group', 'demo-group'];
+    credentials = ['--client-id', origin.demo!.clientId, `--client-secret=${origin.demo!.clientSecret}`, '--group', 'demo-group'];
   });
 
   afterAll(async () => {
