@@ -1,4 +1,5 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { isRealIsoDate } from '#contract/schemas/requests';
 
 /**
  * The deployment stages as data: one typed row each, chosen by `-c stage=…`. A context value of the same name
@@ -186,11 +187,11 @@ const PATTERNS = {
   hostname: /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
 };
 
-/** A real calendar date, or a UTC instant on one, in ISO 8601 (2027-02-30 is not: Date.parse would roll it over). */
+/** A real calendar date (the request rules' check), or a UTC instant on one, in ISO 8601. */
 const isIsoInstant = (value: string): boolean =>
   /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z)?$/.test(value) &&
-  Number.isFinite(Date.parse(value)) &&
-  new Date(Date.parse(value)).toISOString().slice(0, 10) === value.slice(0, 10);
+  isRealIsoDate(value.slice(0, 10)) &&
+  Number.isFinite(Date.parse(value));
 
 /** A context value as a trimmed string, or undefined when absent or blank. */
 function text(value: unknown): string | undefined {
