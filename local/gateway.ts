@@ -116,39 +116,33 @@ type Target = {
 
 /**
  * Route selection as an HTTP API does it: a route whose method and path both
- * match (literal segments before variables), then the token endpoint's ANY
- * route, the IAM-guarded greedy admin route, then `$default`, which sends every other path and method to
+ * match (literal segments before variables), then an ANY route of the path
+ * (the token endpoint's), the IAM-guarded greedy admin route, then `$default`, which sends every other path and method to
  * the catch-all family (the contract's 404, or 405 with Allow).
  */
 function router(handlers: Record<Family, ProxyHandler>, adminHandler: ProxyHandler) {
   const explicit: { method: string; path: string; name: string; handler: ProxyHandler; iam: boolean }[] = [
     ...ROUTES.map((r) => ({ method: r.method, path: r.path, name: r.family, handler: handlers[r.family], iam: false })),
     ...ADMIN_ROUTES.map((r) => ({ method: r.method, path: r.path, name: 'admin-api', handler: adminHandler, iam: true })),
+    // The token endpoint's other methods reach the token function, which answers them in the OAuth shape.
+    { method: 'ANY', path: TOKEN_PATH, name: 'token', handler: handlers.token, iam: false },
   ];
   const byMethod = new Map(
     [...new Set(explicit.map((r) => r.method))].map((m) => [m, pathResolver(explicit.filter((r) => r.method === m))]),
   );
   return (method: string, path: string): Target => {
-    const hit = byMethod.get(method)?.(method, path);
+    // An exact method first, then an ANY route of the path, as an HTTP API picks.
+    const exact = byMethod.get(method)?.(method, path);
+    const hit = exact && 'match' in exact ? exact : byMethod.get('ANY')?.('ANY', path);
     if (hit && 'match' in hit) {
       const { route, params } = hit.match;
       return {
         name: route.name,
         handler: route.handler,
-        routeKey: `${method} ${route.path}`,
+        routeKey: `${route.method} ${route.path}`,
         resource: route.path,
         pathParameters: params,
         iam: route.iam,
-      };
-    }
-    if (path === TOKEN_PATH) {
-      return {
-        name: 'token',
-        handler: handlers.token,
-        routeKey: `ANY ${TOKEN_PATH}`,
-        resource: TOKEN_PATH,
-        pathParameters: null,
-        iam: false,
       };
     }
     if (isAdminPath(path)) {
