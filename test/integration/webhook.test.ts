@@ -290,8 +290,14 @@ describe.concurrent('delivery outcomes', () => {
         expect(wait).toBeGreaterThanOrEqual(backoffBounds(1).min);
         expect(wait).toBeLessThanOrEqual(backoffBounds(1).max);
       }
-      const health = (await showDestination(runtime.deps, destination.destinationId)).destination.health;
-      expect(health).toBe(c.status === 'SUCCEEDED' ? 'HEALTHY' : 'FAILING');
+      // The deliverer records the destination's health just after the delivery's outcome: give it that moment.
+      const expected = c.status === 'SUCCEEDED' ? 'HEALTHY' : 'FAILING';
+      let health = (await showDestination(runtime.deps, destination.destinationId)).destination.health;
+      for (let tries = 0; health !== expected && tries < 50; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        health = (await showDestination(runtime.deps, destination.destinationId)).destination.health;
+      }
+      expect(health).toBe(expected);
       await removeDestination(runtime.deps, destination.destinationId);
     });
   }
