@@ -2,7 +2,7 @@ import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/b
 import { ROUTES } from '#contract/routes';
 import { MODULES, SCOPES } from '#contract/scopes';
 import type { Location } from '#data/locations';
-import { publishMenu } from '#lambdas/webhooks/menu-publish';
+import { publishMenu } from '#lambdas/webhooks/publish';
 import { sampleMenu } from '../local/demo-menu.js';
 import { startEngines } from '../local/engines.js';
 import { startLocalRuntime, type LocalRuntime } from '../local/runtime.js';

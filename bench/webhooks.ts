@@ -4,7 +4,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { scaledTimings } from '#contract/delivery-policy';
 import { addDestination } from '../lambdas/admin/destinations.js';
-import { publishMenu } from '../lambdas/webhooks/menu-publish.js';
+import { publishMenu } from '../lambdas/webhooks/publish.js';
 import { createApp } from '../lambdas/admin/apps.js';
 import { startDeliveryPoller, startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../local/runtime.js';
 import { createDeliverer } from '#lambdas/webhooks/handlers';
@@ -208,7 +208,7 @@ async function measureFaults(): Promise<Measured['faults']> {
   return tallies;
 }
 
-/** The deliverer's metrics (lambdas/webhooks/receive.ts) and log messages; the rest of what this process writes is the publish side's. */
+/** The deliverer's metrics (lambdas/webhooks/deliver.ts) and log messages; the rest of what this process writes is the publish side's. */
 const DELIVERER_METRICS = /"(DeliverySucceeded|DeliveryFailed|DeliveryRetried|DeliveryDeadLettered)":/;
 const DELIVERER_MESSAGES =
   /^\{.*"message":"(webhook attempt|webhook attempt refused|webhook outcome superseded|unreadable webhook message dropped)"/;

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { activeBusinessDate, businessDayEndMs, businessDayStartMs, parseCompactDate } from '#contract/business-date';
-import { ITEM_VALUE_BUDGET_BYTES } from '#data/item-limits';
+import { ITEM_VALUE_BUDGET_BYTES } from '#data/store';
 import { encodeBody, retentionEndMs } from '#data/shiftq';
 import { kitchenSnapshot } from '#domain/kitchen-averages';
 import type { Store } from '#data/repositories';

@@ -1,5 +1,5 @@
 import { headOf, type MenuHead } from '#data/menus';
-import { outboxKeys } from '#data/outbox';
+import { outboxKeys } from '#data/deliveries';
 import type { MessagingDeps } from '#platform/deps';
 import { requireGroup } from './apps.js';
 import { adminPage, type PageQuery } from './paging.js';

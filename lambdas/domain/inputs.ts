@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { isValidTimeZone } from '#contract/business-date';
 import { id, isoTimestamp } from '#contract/schemas/common';
 import { validate } from '#contract/validation';
-import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/item-limits';
+import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/store';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { MODULES, SCOPES } from '#contract/scopes';
 import { AdminConflictError, AdminInputError, AdminNotFoundError } from './admin-errors.js';

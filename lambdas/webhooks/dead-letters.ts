@@ -7,9 +7,9 @@ import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain
 import { STATUS } from '#contract/delivery-policy';
 import { DLQ_PASS_SECONDS, WEBHOOK_QUEUES } from '#contract/queues';
 import { DELIVERY_ID } from '#contract/webhook-events';
-import * as state from './delivery-state.js';
+import * as state from './attempt-rules.js';
 import { enqueueDeliveries, parseQueueMessage, type DeliveryMessage } from './messages.js';
-import { noticeDeadLetter } from './owner-notices.js';
+import { noticeDeadLetter } from './deliver.js';
 
 /**
  * Dead letters, in one room: what sits in the DLQ and why, for the sweeper (its pass lists every message

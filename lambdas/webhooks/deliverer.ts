@@ -1,4 +1,4 @@
 import { defaultMessagingDeps } from '#platform/deps';
-import { createDeliverer } from './handlers.js';
+import { createDeliverer } from './deliver.js';
 
 export const handler = createDeliverer(defaultMessagingDeps());

@@ -1,10 +1,9 @@
 import type { App } from '#data/apps';
-import type { Delivery } from '#data/deliveries';
 import { DELIVERY_POLICY, STATUS } from '#contract/delivery-policy';
 import type { Destination } from '#data/destinations';
 import type { WalkKey } from '#data/group-index';
 import { headOf } from '#data/menus';
-import { outboxKeys, type MenuEvent, type OutboxEntry } from '#data/outbox';
+import { outboxKeys, type Delivery, type MenuEvent, type OutboxEntry } from '#data/deliveries';
 import type { MessagingDeps } from '#platform/deps';
 import { deliveryIdOf, enqueueDeliveries, enqueueDispatch, payloadOf, type EventFacts } from './messages.js';
 

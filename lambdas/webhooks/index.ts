@@ -4,7 +4,7 @@
  * SQS batch processor); nothing outside lambdas/webhooks/ imports any other module of the room
  * (test/unit/layout.test.ts), so the room's files can follow the journey without reaching into callers.
  */
-export { publishDocument, publishMenu } from './menu-publish.js';
+export { publishDocument, publishMenu } from './publish.js';
 export { appIneligibility, covers, isPaused, newDelivery, queueDelivery } from './fan-out.js';
 export { testEventId } from './messages.js';
 export { deadLetterSummary, dlqDepth, redrive, redrivePage, showDeadLetter, type RedriveResult } from './dead-letters.js';

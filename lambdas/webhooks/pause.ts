@@ -2,7 +2,7 @@ import { holdKeys, type Held, type PausedMarker } from '#data/holds';
 import { DERIVED, scaledTimings, STATUS } from '#contract/delivery-policy';
 import { count } from '#platform/observability';
 import type { MessagingDeps } from '#platform/deps';
-import * as state from './delivery-state.js';
+import * as state from './attempt-rules.js';
 import { isPaused } from './fan-out.js';
 import { enqueueDeliveries, enqueueRelease } from './messages.js';
 

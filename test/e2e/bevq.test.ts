@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { menuKeys } from '#data/menus';
-import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
+import { publishMenu, writeMenu } from '#lambdas/webhooks/publish';
 import { AdminInputError } from '#domain/inputs';
 import type { LocalRuntime } from '#local/runtime';
 import { sampleMenu } from '#local/demo-menu';

@@ -4,7 +4,7 @@ import { sha256Hex } from '#domain/crypto';
 import { ROUTES, isLocationRoute, type Route } from '#contract/routes';
 import { SCOPES, type Scope } from '#contract/scopes';
 import { createApp } from '#lambdas/admin/apps';
-import { publishMenu } from '#lambdas/webhooks/menu-publish';
+import { publishMenu } from '#lambdas/webhooks/publish';
 import { sampleMenu } from '#local/demo-menu';
 import type { LocalRuntime } from '#local/runtime';
 import { controlledResolver } from '../fixtures/webhook-receiver.js';

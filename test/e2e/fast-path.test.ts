@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintAccessToken, sha256Hex } from '#domain/crypto';
 import { businessDateAt } from '#domain/sports-day';
-import { publishMenu } from '#lambdas/webhooks/menu-publish';
+import { publishMenu } from '#lambdas/webhooks/publish';
 import { sampleMenu } from '#local/demo-menu';
 import type { LocalRuntime } from '#local/runtime';
 import { dynamoCallLog, roundTrips, type LoggedCall } from '../support/call-log.js';

@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler, operations, repositories } from '#lambdas/bevq/bevq';
 import { sampleMenu } from '#local/demo-menu';
 import type { LocalRuntime } from '#local/runtime';
-import { publishMenu } from '#lambdas/webhooks/menu-publish';
+import { publishMenu } from '#lambdas/webhooks/publish';
 import { authorize } from '#platform/auth';
-import { onlyRepositories } from '#data/store';
+import { createDb, storeOf } from '#data/store';
 import { BEVQ_ROUTES } from '#contract/routes';
+import { ownFunctions, type ScriptCoverage } from '../support/coverage.js';
 import { startTestRuntime, tokenFor } from '../support/runtime.js';
 
 /**
@@ -36,7 +37,7 @@ const TEMPLATE = '/v1/{group_id}/{location_id}/bevq/menu';
 const PARAMS = { group_id: 'demo-group', location_id: 'denver-union' };
 /** The journey's ceilings: a reader follows the read through at most this many files, and authorization through these. */
 const MAX_READ_FILES = 8;
-const MAX_AUTH_FILES = 10;
+const MAX_AUTH_FILES = 9;
 
 let runtime: LocalRuntime;
 let token: string;
@@ -49,6 +50,8 @@ beforeAll(async () => {
   await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'denver-union', menu: sampleMenu() });
   session.connect();
   await session.post('Profiler.enable');
+  // Keeps every script's source, to tell a module's export getters from its code.
+  await session.post('Debugger.enable');
   await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
 });
 afterAll(async () => {
@@ -75,17 +78,16 @@ const event = (): APIGatewayProxyEvent =>
   }) as unknown as APIGatewayProxyEvent;
 const context = { functionName: 'bevq', awsRequestId: 'journey', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
-/** Calls per function (by file and offset) since the last take; the module top levels (the first function of each script) left out. */
+/** Calls per function (by file and offset) since the last take; the module top levels and export getters left out. */
 async function takeCalls(): Promise<Map<string, number>> {
-  const { result } = await session.post('Profiler.takePreciseCoverage');
+  const { result } = (await session.post('Profiler.takePreciseCoverage')) as unknown as { result: ScriptCoverage[] };
   const calls = new Map<string, number>();
   for (const script of result) {
     const file = script.url.startsWith('file://') ? fileURLToPath(script.url) : script.url;
     const path = relative(ROOT, file.split('?')[0]!);
     if (!path.startsWith('lambdas/')) continue;
-    for (const fn of script.functions.slice(1)) {
-      const count = fn.ranges[0]!.count;
-      if (count > 0) calls.set(`${path}#${fn.ranges[0]!.startOffset}`, (calls.get(`${path}#${fn.ranges[0]!.startOffset}`) ?? 0) + count);
+    for (const { startOffset, count } of await ownFunctions(session, script)) {
+      if (count > 0) calls.set(`${path}#${startOffset}`, (calls.get(`${path}#${startOffset}`) ?? 0) + count);
     }
   }
   return calls;
@@ -94,7 +96,9 @@ const filesOf = (keys: Iterable<string>) => [...new Set([...keys].map((key) => k
 
 describe('the read journey of GET /v1/{group_id}/{location_id}/bevq/menu', () => {
   it(`runs at most ${MAX_READ_FILES} files for the read and ${MAX_AUTH_FILES} for its authorization`, async () => {
-    const handler = createHandler(runtime.deps);
+    // The store the bevq Lambda builds (its repositories only), over the runtime's table.
+    const deps = { ...runtime.deps, store: storeOf(createDb(runtime.tableName, runtime.dynamo), repositories) };
+    const handler = createHandler(deps);
     expect((await handler(event(), context)).statusCode).toBe(200);
     await takeCalls();
 
@@ -102,8 +106,7 @@ describe('the read journey of GET /v1/{group_id}/{location_id}/bevq/menu', () =>
     expect(reply.statusCode).toBe(200);
     const whole = await takeCalls();
 
-    // authorize() as the pipeline calls it: the function's narrowed store, the route, the operation's read-ahead.
-    const deps = { ...runtime.deps, store: onlyRepositories(runtime.deps.store, repositories) };
+    // authorize() as the pipeline calls it: the function's store, the route, the operation's read-ahead.
     const route = BEVQ_ROUTES.find((r) => r.path === TEMPLATE)!;
     const now = deps.clock.now();
     const ahead = operations.bevqMenu!.reads!({ params: PARAMS, query: {}, now, timezone: 'America/Denver', header: () => undefined });

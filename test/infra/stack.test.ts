@@ -31,7 +31,7 @@ import { httpShell } from '#platform/http';
 import type { Deps, MessagingDeps } from '#platform/deps';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { Delivery } from '#data/deliveries';
-import { reportOutcome } from '#lambdas/webhooks/receive';
+import { reportOutcome } from '#lambdas/webhooks/deliver';
 import { CustomerApiStack } from '#lib/stack';
 import { isStage, stageConfig, type Stage } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';

@@ -8,7 +8,7 @@ import { compileGuard, guardClient, requestsOf } from '#local/iam-guard';
 import { policiesOf, synthesizedPolicies, synthesizeDevTemplate, type RolePolicies } from '#local/iam-policies';
 import { localEndpoint } from '#local/endpoints';
 import { lambdaContext } from '#local/gateway';
-import { createDispatcher } from '#lambdas/webhooks/menu-publish';
+import { createDispatcher } from '#lambdas/webhooks/publish';
 import type { LocalRuntime } from '#local/runtime';
 import { call, exchange, newApp, startTestRuntime, tokenFor } from '../support/runtime.js';
 import { sampleMenu } from '#local/demo-menu';

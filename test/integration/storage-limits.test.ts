@@ -5,14 +5,13 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignsFile, loadCampaigns } from '#ingest/campaigns';
 import { loadMatriq, matriqFile } from '#ingest/matriq';
-import { publishMenu } from '#lambdas/webhooks/menu-publish';
+import { publishMenu } from '#lambdas/webhooks/publish';
 import { loadShiftq } from '#ingest/shiftq';
 import { loadSports, sportsFile } from '#ingest/sports';
 import { AdminInputError } from '#domain/inputs';
 import { loadVenues, putGroup, putLocation, venueFile } from '#ingest/venues';
-import { createDb, type Db } from '#data/store';
+import { createDb, DYNAMODB_LIMITS, plainItemBytes, StorageLimitError, type Db } from '#data/store';
 import type { Store } from '#data/repositories';
-import { DYNAMODB_LIMITS, plainItemBytes, StorageLimitError } from '#data/item-limits';
 import { reviewKeys } from '#data/reviews';
 import { menuInput } from '#contract/schemas/bevq';
 import {

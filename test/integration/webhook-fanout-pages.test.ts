@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxKeys } from '#data/outbox';
+import { outboxKeys } from '#data/deliveries';
 import { continueDispatch, DISPATCH_PAGE, dispatchMenuEvent, sweepOutbox } from '#lambdas/webhooks/fan-out';
-import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
+import { publishMenu, writeMenu } from '#lambdas/webhooks/publish';
 import { parseQueueMessage } from '#lambdas/webhooks/messages';
 import type { LocalRuntime } from '#local/runtime';
 import { sampleMenu } from '#local/demo-menu';

@@ -3,7 +3,7 @@ import { DeleteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/l
 import { destinationKeys } from '#data/destinations';
 import { addDestination, listDestinations, showDestination } from '#lambdas/admin/destinations';
 import { dispatchMenuEvent } from '#lambdas/webhooks/fan-out';
-import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
+import { publishMenu, writeMenu } from '#lambdas/webhooks/publish';
 import type { LocalRuntime } from '#local/runtime';
 import { sampleMenu } from '#local/demo-menu';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';

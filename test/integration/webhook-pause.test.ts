@@ -6,7 +6,7 @@ import { deliveryHistory } from '#lambdas/admin/delivery-history';
 import { listDeadLetters } from '#lambdas/admin/dlq';
 import { deliveryIdOf } from '#lambdas/webhooks/messages';
 import { createSweeper } from '#lambdas/webhooks/handlers';
-import { publishMenu } from '#lambdas/webhooks/menu-publish';
+import { publishMenu } from '#lambdas/webhooks/publish';
 import { RELEASE_PAGE } from '#lambdas/webhooks/pause';
 import { createMetrics, Logger } from '#platform/observability';
 import { lambdaContext } from '#local/gateway';

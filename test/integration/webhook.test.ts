@@ -8,15 +8,14 @@ import {
   setEnabled,
   showDestination,
 } from '#lambdas/admin/destinations';
-import { publishMenu, writeMenu } from '#lambdas/webhooks/menu-publish';
+import { createDispatcher, publishMenu, writeMenu } from '#lambdas/webhooks/publish';
 import { AdminInputError } from '#domain/inputs';
 import { deliveryIdOf, menuEventId } from '#lambdas/webhooks/messages';
 import { deliveryHistory } from '#lambdas/admin/delivery-history';
 import { SWEEP_PAGE } from '#lambdas/webhooks/fan-out';
-import { outboxKeys } from '#data/outbox';
+import { outboxKeys } from '#data/deliveries';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { createDispatcher } from '#lambdas/webhooks/menu-publish';
-import { sign } from '#domain/signature';
+import { sign } from '#lambdas/webhooks/attempt-rules';
 import { lambdaContext } from '#local/gateway';
 import { backoffBounds } from '#contract/delivery-policy';
 import type { LocalRuntime } from '#local/runtime';

@@ -15,7 +15,7 @@ export const MUTANTS: NamedMutant[] = [
     rule: '6.6: a retryable failure waits its backoff (30 s or more) before the next attempt',
     edits: [
       {
-        file: 'lambdas/webhooks/receive.ts',
+        file: 'lambdas/webhooks/deliver.ts',
         search:
           'if (d.status === STATUS.RETRY_PENDING) return scaledTimings(deps.config.webhookTimeScale).backoffVisibilitySeconds(d.backoffHistory.at(-1)!);',
         replace: 'if (d.status === STATUS.RETRY_PENDING) return 0;',
@@ -30,7 +30,7 @@ export const MUTANTS: NamedMutant[] = [
     edits: [
       { file: 'lambdas/webhooks/fan-out.ts', search: '&& covers(d, app, groupId, locationId);', replace: '&& true;' },
       {
-        file: 'lambdas/webhooks/receive.ts',
+        file: 'lambdas/webhooks/deliver.ts',
         search: 'if (delivery.eventType === MENU_UPDATED && !covers(destination, app!, delivery.groupId, delivery.locationId)) {',
         replace: 'if (delivery.eventType === MENU_UPDATED && !true) {',
       },
@@ -43,7 +43,7 @@ export const MUTANTS: NamedMutant[] = [
     rule: "6.5 rule 3: a selection that narrowed while a retry waited no longer covers the event's location",
     edits: [
       {
-        file: 'lambdas/webhooks/receive.ts',
+        file: 'lambdas/webhooks/deliver.ts',
         search: 'if (delivery.eventType === MENU_UPDATED && !covers(destination, app!, delivery.groupId, delivery.locationId)) {',
         replace: 'if (delivery.eventType === MENU_UPDATED && !true) {',
       },
@@ -69,7 +69,7 @@ export const MUTANTS: NamedMutant[] = [
     rule: '6.6: a destination disabled or whose application is revoked, inactive or without bevq fails at attempt time without a request',
     edits: [
       {
-        file: 'lambdas/webhooks/receive.ts',
+        file: 'lambdas/webhooks/deliver.ts',
         search:
           "  if (!destination.enabled) return 'destination_disabled';\n  const ineligible = appIneligibility(app, now);\n  if (ineligible) return ineligible;\n",
         replace: '',

@@ -5,13 +5,11 @@
  */
 export const ROOMS: Record<string, readonly string[]> = {
   'delivery policy and backoff': ['lambdas/contract/delivery-policy.ts'],
-  'attempt classification': ['lambdas/webhooks/classify.ts'],
   'business dates': ['lambdas/contract/business-date.ts'],
   etags: ['lambdas/domain/etag.ts'],
   'url safety': ['lambdas/domain/url-safety.ts'],
-  signatures: ['lambdas/domain/signature.ts'],
   'kitchen averages': ['lambdas/domain/kitchen-averages.ts'],
-  'delivery state': ['lambdas/webhooks/delivery-state.ts'],
+  'attempt rules: signature, classification, delivery state': ['lambdas/webhooks/attempt-rules.ts'],
 };
 
 /** Every room must reach this score (killed and timed-out over all mutants). */

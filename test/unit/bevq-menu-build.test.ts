@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { buildMenu, canonicalJson, posHealth } from '#lambdas/webhooks/menu-build';
+import { buildMenu, canonicalJson, posHealth } from '#lambdas/webhooks/publish';
 import { menuInput } from '#contract/schemas/bevq';
 import { sampleMenu } from '#local/demo-menu';
 

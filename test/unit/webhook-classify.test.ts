@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify, errorCodeOf, errorFromException } from '#lambdas/webhooks/classify';
+import { classify, errorCodeOf, errorFromException } from '#lambdas/webhooks/attempt-rules';
 
 describe('classify', () => {
   it('succeeds on every 2xx', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DELIVERY_STATUSES, TERMINAL_STATUSES } from '#contract/delivery-policy';
 import type { Delivery } from '#data/deliveries';
-import * as state from '#lambdas/webhooks/delivery-state';
+import * as state from '#lambdas/webhooks/attempt-rules';
 
 const base: Delivery = {
   deliveryId: 'dlv_1',

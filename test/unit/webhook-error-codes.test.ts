@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { classify, errorFromException } from '#lambdas/webhooks/classify';
+import { classify, errorFromException } from '#lambdas/webhooks/attempt-rules';
 
 /**
  * Network failures and timeouts are retried (contract 6.6), and each is recorded under its own safe code

@@ -64,7 +64,7 @@ const menuSection = v.object({
 });
 
 const posHealth = v.picklist(['current', 'stale', 'unknown']);
-/** A menu's POS source health (contract 2.11 rule 3), as webhooks/menu-build.ts derives it. */
+/** A menu's POS source health (contract 2.11 rule 3), as webhooks/publish.ts derives it. */
 export type PosHealth = v.InferOutput<typeof posHealth>;
 
 const menuData = v.object({

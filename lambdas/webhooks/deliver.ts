@@ -1,20 +1,50 @@
-import type { SQSRecord } from 'aws-lambda';
+import { request } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import middy from '@middy/core';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { appKeys, type App } from '#data/apps';
 import { deliveryKeys, markerOf, type Delivery } from '#data/deliveries';
 import { destinationKeys, type Destination } from '#data/destinations';
 import { jitteredBackoffSeconds, scaledTimings, STATUS } from '#contract/delivery-policy';
 import { MENU_UPDATED } from '#contract/webhook-events';
 import type { MessagingDeps } from '#platform/deps';
-import { count, type MetricName } from '#platform/observability';
-import { sign } from '#domain/signature';
-import { resolveDestination } from '#domain/url-safety';
-import * as state from './delivery-state.js';
+import { count, observability, type MetricName } from '#platform/observability';
+import { resolveDestination, type ResolvedAddress } from '#domain/url-safety';
+import * as state from './attempt-rules.js';
+import { classify, errorCodeOf, errorFromException, sign, type AttemptOutcome } from './attempt-rules.js';
 import { appIneligibility, continueDispatch, covers, isPaused } from './fan-out.js';
 import { enqueueRelease, parseQueueMessage, type DeliveryMessage } from './messages.js';
-import { isProduction, noticeDeadLetter, noticeRecovery } from './owner-notices.js';
 import { releaseIfResumed } from './pause.js';
-import { classify, errorCodeOf, type AttemptOutcome } from './classify.js';
-import { postWebhook, withinDeadline } from './send.js';
+
+/**
+ * The deliverer's side of the journey, in the order it runs: a queue message is
+ * received and decided from its record (receive), one attempt is made (attempt,
+ * send, postWebhook), its outcome recorded, and the owner told when a
+ * destination starts failing or recovers. The pure rules it applies are in
+ * attempt-rules.ts.
+ */
+
+/**
+ * SQS event source (reportBatchItemFailures): each record is at most one
+ * attempt, all records in parallel; retries come back as batch item failures.
+ */
+export function createDeliverer(deps: MessagingDeps) {
+  return middy<SQSEvent, SQSBatchResponse>()
+    .use(observability(deps))
+    .handler((event, context) =>
+      // A processor per invocation: it holds the batch's failures, and the local event source runs invocations side by side.
+      processPartialResponse(
+        event,
+        (record: SQSRecord) => processRecord(deps, record, () => context.getRemainingTimeInMillis()),
+        new BatchProcessor(EventType.SQS),
+        {
+          context,
+          throwOnFullBatchFailure: false,
+        },
+      ),
+    );
+}
 
 /** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
 class RetryLater extends Error {}
@@ -36,7 +66,7 @@ type Receipt = { messageId: string; redrive: number; receive: number };
 /** The destination and its application as read with the record (strongly consistent, this receive). */
 type Known = { destination: Destination | null; app: App | null };
 
-export async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs: () => number): Promise<void> {
+async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs: () => number): Promise<void> {
   const message = parseQueueMessage(record.body);
   if (!message) {
     // Nothing of ours sends it, so it is not a delivery: dropped, not left to poison the queue.
@@ -269,4 +299,179 @@ async function send(deps: MessagingDeps, destination: Destination, d: Delivery, 
     body: d.body,
     deadline,
   });
+}
+
+const USER_AGENT = 'Service-Customer-API-Webhooks/1.0';
+
+type SignedRequest = {
+  url: URL;
+  /** The validated address to connect to; the URL's hostname still names the TLS server and the Host header. */
+  address: ResolvedAddress;
+  eventType: string;
+  eventId: string;
+  timestamp: string;
+  signature: string;
+  body: string;
+  /** Epoch ms by which the status line must have arrived (the attempt's timer started before DNS). */
+  deadline: number;
+};
+
+/**
+ * One POST. The socket goes only to the validated address (the lookup is
+ * pinned, so no second resolution can swap it); TLS verifies the original
+ * hostname (SNI and certificate). node:https never follows redirects, and
+ * the response body is discarded unread.
+ */
+function postWebhook(req: SignedRequest): Promise<AttemptOutcome> {
+  const pinned = ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address: req.address.address, family: req.address.family }]);
+    else callback(null, req.address.address, req.address.family);
+  }) as unknown as LookupFunction;
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (outcome: AttemptOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+    const outgoing = request(
+      {
+        protocol: 'https:',
+        hostname: req.url.hostname.replace(/^\[|\]$/g, ''),
+        port: req.url.port || 443,
+        path: `${req.url.pathname}${req.url.search}`,
+        method: 'POST',
+        servername: isIp(req.url.hostname) ? undefined : req.url.hostname,
+        lookup: pinned,
+        agent: false,
+        headers: {
+          'Content-Type': 'application/json; charset=utf-8',
+          'User-Agent': USER_AGENT,
+          'X-Service-Event': req.eventType,
+          'X-Service-Event-Id': req.eventId,
+          'X-Service-Timestamp': req.timestamp,
+          'X-Service-Signature': req.signature,
+          'Content-Length': Buffer.byteLength(req.body, 'utf8'),
+        },
+      },
+      (res) => {
+        res.resume();
+        done({ status: res.statusCode ?? 0 });
+        res.destroy();
+      },
+    );
+    const timer = setTimeout(
+      () => {
+        done({ error: 'timeout' });
+        outgoing.destroy();
+      },
+      Math.max(0, req.deadline - Date.now()),
+    );
+    outgoing.on('error', (err) => done({ error: errorFromException(err) }));
+    outgoing.end(req.body);
+  });
+}
+
+/** `work`'s result, or 'timeout' once `deadline` (epoch ms) passes first. */
+async function withinDeadline<T>(work: Promise<T>, deadline: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function isIp(hostname: string): boolean {
+  return hostname.startsWith('[') || /^[\d.]+$/.test(hostname);
+}
+
+/**
+ * Failure notices to an application's owner (operational, unlike the configuration notices of contract 6.5 rule 8,
+ * which stay exactly as the contract has them): one when a destination starts dead-lettering production events, at
+ * most one a day per destination, and one when a production delivery to it succeeds again. Test deliveries never
+ * count (Send test stays silent). Like every owner mail: queued in the outbox, sent by the sweeper, never a secret or
+ * the full URL (only the safe hostname: 6.5 rules 6 and 9). Ops see the same as metrics.
+ */
+export const FAILURE_NOTICE_GAP_MS = 86_400_000;
+
+/** A production event (a menu change); test deliveries never count. */
+const isProduction = (d: Pick<Delivery, 'eventType'>) => d.eventType === MENU_UPDATED;
+
+/** After a production delivery was dead-lettered: the owner is told, unless they were told in the last day. */
+export async function noticeDeadLetter(deps: MessagingDeps, d: Delivery): Promise<void> {
+  if (!isProduction(d)) return;
+  await quietly(deps, 'failing', d, async () => {
+    const now = deps.clock.now();
+    if (!(await deps.store.destinations.noteFailing(d.destinationId, now, FAILURE_NOTICE_GAP_MS))) return;
+    count(deps, 'DestinationFailingNotified');
+    const [destination, to] = await Promise.all([deps.store.destinations.get(d.destinationId), ownerOf(deps, d.clientId)]);
+    if (!destination || !to) return;
+    await deps.store.mailOutbox.queue(
+      `destination-failing#${d.destinationId}#${new Date(now).toISOString()}`,
+      failingMail(to, destination, d),
+      now,
+    );
+  });
+}
+
+/** After the production success that cleared a failing notice (recordAttempt's `recovered`): the owner is told. */
+async function noticeRecovery(deps: MessagingDeps, destination: Destination, d: Delivery): Promise<void> {
+  await quietly(deps, 'recovered', d, async () => {
+    const now = deps.clock.now();
+    count(deps, 'DestinationRecoveredNotified');
+    const to = await ownerOf(deps, d.clientId);
+    if (to)
+      await deps.store.mailOutbox.queue(
+        `destination-recovered#${d.destinationId}#${new Date(now).toISOString()}`,
+        recoveredMail(to, destination, d),
+        now,
+      );
+  });
+}
+
+async function ownerOf(deps: MessagingDeps, clientId: string): Promise<{ address: string; appName: string; clientId: string } | null> {
+  const app = await deps.store.apps.get(clientId);
+  return app?.ownerEmail ? { address: app.ownerEmail, appName: app.name, clientId } : null;
+}
+
+/** A notice that cannot be queued never fails the delivery it is about: logged (no address), for ops to see. */
+async function quietly(deps: MessagingDeps, kind: string, d: Delivery, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (err) {
+    deps.logger.error('owner failure notice not queued', { kind, destinationId: d.destinationId, error: (err as Error).name });
+  }
+}
+
+type Owner = NonNullable<Awaited<ReturnType<typeof ownerOf>>>;
+
+function failingMail(owner: Owner, destination: Destination, d: Delivery) {
+  return {
+    to: owner.address,
+    subject: `Customer API: webhook destination "${destination.name}" is failing`,
+    text:
+      `The webhook destination ${destination.destinationId} ("${destination.name}", host ${destination.hostname}) of application ` +
+      `${owner.clientId} (${owner.appName}) did not accept an event after every attempt the delivery policy allows: ` +
+      `delivery ${d.deliveryId} of event ${d.eventId} for location ${d.locationId}, last error ${d.lastErrorCode ?? 'unknown'}.\n` +
+      'Events that cannot be delivered are kept as dead letters; once your receiver answers 2xx again, your administrator can ' +
+      'send them again. Check the receiver at that host, its TLS certificate and its signature verification.\n' +
+      'You get at most one such notice a day for this destination, and one when it receives events again.\n',
+  };
+}
+
+function recoveredMail(owner: Owner, destination: Destination, d: Delivery) {
+  return {
+    to: owner.address,
+    subject: `Customer API: webhook destination "${destination.name}" receives events again`,
+    text:
+      `The webhook destination ${destination.destinationId} ("${destination.name}", host ${destination.hostname}) of application ` +
+      `${owner.clientId} (${owner.appName}) accepted delivery ${d.deliveryId} of event ${d.eventId}.\n` +
+      'Events dead-lettered while it was failing are not sent again by themselves: ask your administrator to redrive them, ' +
+      "or reconcile your copy of each location's menu (a conditional GET of its bevq/menu resource).\n",
+  };
 }
