@@ -77,6 +77,11 @@ export type ViewingData = {
 export const sportsKeys = {
   provider: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `SPORTS_PROVIDER#${locationId}` }),
   schedule: (date: string) => ({ PK: 'SPORTS_SCHEDULE', SK: `DATE#${date}` }),
+  /** The schedule as a Query (eventually consistent, as every Query here unless told): started beside a request's read-ahead. */
+  scheduleQuery: (date: string): ItemQuery => ({
+    KeyConditionExpression: 'PK = :pk AND SK = :sk',
+    ExpressionAttributeValues: { ':pk': 'SPORTS_SCHEDULE', ':sk': `DATE#${date}` },
+  }),
   viewing: (groupId: string, locationId: string, date: string) => ({
     PK: groupPartition(groupId),
     SK: `${sportsKeys.viewingPrefix(locationId)}${date}`,
@@ -98,10 +103,32 @@ const KEY_ATTRIBUTES = ['PK', 'SK'];
 const strip = <T>(item: Record<string, unknown>): T =>
   Object.fromEntries(Object.entries(item).filter(([k]) => !KEY_ATTRIBUTES.includes(k))) as T;
 
+/**
+ * A date's schedule is one item read by every location's sports routes, of every tenant: DynamoDB cannot spread one
+ * item's reads, so it is never read per request. Each function instance keeps what it read (an absent schedule too)
+ * for at most this long, and reads it eventually consistently outside the authorization batch: a schedule written now
+ * is served everywhere within a minute, well inside the contract's five-minute sports cadence (2.12).
+ */
+export const SHARED_SCHEDULE_TTL_MS = 60_000;
+/** Dates kept at most (a path may name any date): the oldest read goes first. */
+const SCHEDULES_KEPT = 400;
+const schedules = new Map<string, { schedule: Schedule | null; until: number }>();
+
+/** The schedule of `date` as this instance last read it, if that was within SHARED_SCHEDULE_TTL_MS of `now`. */
+function keptSchedule(date: string, now: number): { schedule: Schedule | null } | undefined {
+  const kept = schedules.get(date);
+  if (kept && now < kept.until && now >= kept.until - SHARED_SCHEDULE_TTL_MS) return kept;
+  return undefined;
+}
+
+/** What a request reads ahead for the schedule of `date`: nothing while this instance keeps it. */
+export const scheduleReads = (date: string, now: number): ItemQuery[] => (keptSchedule(date, now) ? [] : [sportsKeys.scheduleQuery(date)]);
+
 export type SportsRepo = {
   getProvider(groupId: string, locationId: string): Promise<ProviderEnvironment | null>;
   putProvider(env: ProviderEnvironment): Promise<void>;
-  getSchedule(date: string): Promise<Schedule | null>;
+  /** The schedule of `date`, as kept by this instance for at most SHARED_SCHEDULE_TTL_MS (the ingest reads with `now` omitted: afresh). */
+  getSchedule(date: string, now?: number): Promise<Schedule | null>;
   putSchedule(schedule: Schedule): Promise<void>;
   putViewing(viewing: ViewingData): Promise<void>;
   viewingAtOrBefore(groupId: string, locationId: string, date: string): Promise<ViewingData | null>;
@@ -118,7 +145,17 @@ export function sportsRepo({ doc, tableName }: Db): SportsRepo {
   return {
     getProvider: (groupId: string, locationId: string) => get<ProviderEnvironment>(sportsKeys.provider(groupId, locationId)),
     putProvider: (env: ProviderEnvironment) => put(sportsKeys.provider(env.groupId, env.locationId), env),
-    getSchedule: (date: string) => get<Schedule>(sportsKeys.schedule(date)),
+    async getSchedule(date: string, now?: number): Promise<Schedule | null> {
+      if (now === undefined) return get<Schedule>(sportsKeys.schedule(date));
+      const kept = keptSchedule(date, now);
+      if (kept) return kept.schedule;
+      const { Items } = await doc.send(new QueryCommand({ TableName: tableName, ...sportsKeys.scheduleQuery(date) }));
+      const schedule = Items?.[0] ? strip<Schedule>(Items[0]) : null;
+      schedules.delete(date);
+      schedules.set(date, { schedule, until: now + SHARED_SCHEDULE_TTL_MS });
+      if (schedules.size > SCHEDULES_KEPT) schedules.delete(schedules.keys().next().value!);
+      return schedule;
+    },
     putSchedule: (schedule: Schedule) => put(sportsKeys.schedule(schedule.date), schedule),
     putViewing: (viewing: ViewingData) => put(sportsKeys.viewing(viewing.groupId, viewing.locationId, viewing.date), viewing),
     /**

@@ -1,7 +1,7 @@
 import { sportsLogoUrl } from '#contract/urls';
 import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import type { Location } from '#data/locations';
-import { sportsKeys, type ProviderEnvironment, type Schedule, type StoredEvent, type ViewingData } from '#data/sports';
+import { scheduleReads, sportsKeys, type ProviderEnvironment, type Schedule, type StoredEvent, type ViewingData } from '#data/sports';
 import type { Read } from '#data/store';
 import type { Store } from '#data/repositories';
 import type { SportsEvent } from '#contract/schemas/sportsq';
@@ -28,17 +28,21 @@ export type SportsDay = {
 export const todayIn = (timezone: string | undefined, now: number): string | undefined =>
   timezone === undefined ? undefined : businessDateAt({ timezone }, now).calendarDate;
 
-/** What readSportsDay reads, to read it ahead; without the date (not known yet), what does not depend on it. */
-export const sportsDayReads = (groupId: string, locationId: string, date: string | undefined): Read[] => [
+/**
+ * What readSportsDay reads, to read it ahead; without the date (not known yet), what does not depend on it. The
+ * location's items go into the authorization batch; the league's schedule, which every tenant reads, is started
+ * beside it only when this instance does not keep it (data/sports.ts).
+ */
+export const sportsDayReads = (groupId: string, locationId: string, date: string | undefined, now: number): Read[] => [
   sportsKeys.provider(groupId, locationId),
-  ...(date ? [sportsKeys.schedule(date), sportsKeys.viewingAtOrBefore(groupId, locationId, date)] : []),
+  ...(date ? [...scheduleReads(date, now), sportsKeys.viewingAtOrBefore(groupId, locationId, date)] : []),
 ];
 
 /** Everything about one date at one location, read together. */
-export async function readSportsDay(store: Store, location: Location, date: string): Promise<SportsDay> {
+export async function readSportsDay(store: Store, location: Location, date: string, now: number): Promise<SportsDay> {
   const [environment, schedule, viewing] = await Promise.all([
     store.sports.getProvider(location.groupId, location.id),
-    store.sports.getSchedule(date),
+    store.sports.getSchedule(date, now),
     store.sports.viewingAtOrBefore(location.groupId, location.id, date),
   ]);
   return {

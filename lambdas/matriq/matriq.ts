@@ -40,7 +40,7 @@ function currentDraft(scheduler: MatriqState['scheduler'], businessDay: string) 
 async function providerAvailable(req: ApiRequest, deps: Deps) {
   const location = req.location!;
   const businessDate = businessDateAt(location, req.now);
-  const day = await readSportsDay(deps.store, location, businessDate.calendarDate);
+  const day = await readSportsDay(deps.store, location, businessDate.calendarDate, req.now);
   const providers = day.environment?.providers ?? [];
   const logoOf = (providerId: string) => sportsLogoUrl(req.baseUrl, providers.find((p) => p.id === providerId)?.logo ?? null);
   const rows = (day.schedule?.events ?? []).flatMap((event) => {
@@ -77,7 +77,7 @@ function stopView(command: StopCommand) {
 
 /** Most routes read the location's device state, named by the path; provider availability reads today's sports day there. */
 const deviceState = ({ params: p }: ReadHints) => [matriqKeys.state(p.group_id!, p.location_id!)];
-const todaysSports = ({ params: p, timezone, now }: ReadHints) => sportsDayReads(p.group_id!, p.location_id!, todayIn(timezone, now));
+const todaysSports = ({ params: p, timezone, now }: ReadHints) => sportsDayReads(p.group_id!, p.location_id!, todayIn(timezone, now), now);
 
 export const operations: Operations = {
   matriqOverview: {

@@ -13,7 +13,7 @@ const today = (req: ApiRequest) => businessDateAt(req.location!, req.now).calend
 
 /** Each route reads one sports day of the path's location: the path's date, the query's, or today's there (by the zone last seen). */
 const dayOf = (dateOf: (hints: ReadHints) => string | undefined) => (hints: ReadHints) =>
-  sportsDayReads(hints.params.group_id!, hints.params.location_id!, dateOf(hints));
+  sportsDayReads(hints.params.group_id!, hints.params.location_id!, dateOf(hints), hints.now);
 const todayThere = ({ timezone, now }: ReadHints) => todayIn(timezone, now);
 
 export const operations: Operations = {
@@ -21,7 +21,7 @@ export const operations: Operations = {
     reads: dayOf(todayThere),
     async run(req, deps) {
       const location = req.location!;
-      const day = await readSportsDay(deps.store, location, today(req));
+      const day = await readSportsDay(deps.store, location, today(req), req.now);
       const providers = (day.environment?.providers ?? []).map(({ logo: _logo, ...p }) => p);
       return ok(req, {
         location: locationRefOf(location),
@@ -37,7 +37,7 @@ export const operations: Operations = {
     reads: dayOf(todayThere),
     async run(req, deps) {
       const location = req.location!;
-      const day = await readSportsDay(deps.store, location, today(req));
+      const day = await readSportsDay(deps.store, location, today(req), req.now);
       const env = day.environment;
       const packages = env?.packages ?? [];
       const programming = packages.find((p) => p.id === env?.programmingPackageId) ?? null;
@@ -73,7 +73,7 @@ export const operations: Operations = {
       const location = req.location!;
       // The path date is already a real YYYY-MM-DD (route params); it is the only date read.
       const date = req.params.date!;
-      const day = await readSportsDay(deps.store, location, date);
+      const day = await readSportsDay(deps.store, location, date, req.now);
       // The envelope names the concrete date (2.1: `sportsq/<YYYY-MM-DD>`).
       return jsonResponse(
         200,
@@ -98,7 +98,7 @@ export const operations: Operations = {
     async run(req, deps) {
       const location = req.location!;
       const date = req.query.date ?? today(req);
-      const day = await readSportsDay(deps.store, location, date);
+      const day = await readSportsDay(deps.store, location, date, req.now);
       const options = Object.values(day.exactViewing?.options ?? {})
         .flat()
         .filter((o) => o.available);

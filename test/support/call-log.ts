@@ -6,7 +6,24 @@ import type { LocalRuntime } from '#local/runtime';
  * its end fall in the order of every start and end logged (no time is read).
  * An end not seen yet is Infinity.
  */
-export type LoggedCall = { name: string; start: number; end: number };
+export type LoggedCall = { name: string; start: number; end: number; partitions: string[] };
+
+/** An attribute value as the document client or the low-level client hands it on. */
+const text = (value: unknown): string =>
+  typeof value === 'string' ? value : value && typeof value === 'object' && 'S' in value ? String(value.S) : '';
+
+/** The partitions a call names: an item's key, a batch's keys, a Query's `:pk`. */
+function partitionsOf(input: Record<string, any>): string[] {
+  if (input.Key) return [text(input.Key.PK)];
+  if (input.Item) return [text(input.Item.PK)];
+  if (input.RequestItems) {
+    return Object.values(input.RequestItems as Record<string, any>).flatMap((r) =>
+      Array.isArray(r) ? r.map((w) => text((w.PutRequest?.Item ?? w.DeleteRequest?.Key)?.PK)) : (r.Keys ?? []).map((k: any) => text(k.PK)),
+    );
+  }
+  if (input.KeyConditionExpression) return [text(input.ExpressionAttributeValues?.[':pk'])];
+  return [];
+}
 
 /**
  * Logs the DynamoDB calls of every function of the runtime: a middleware on
@@ -20,7 +37,12 @@ export function dynamoCallLog(runtime: LocalRuntime) {
   runtime.dynamo.middlewareStack.add(
     (next, context) => async (args) => {
       if (!log) return next(args);
-      const call = { name: String(context.commandName).replace(/Command$/, ''), start: order++, end: Infinity };
+      const call = {
+        name: String(context.commandName).replace(/Command$/, ''),
+        start: order++,
+        end: Infinity,
+        partitions: partitionsOf(args.input as Record<string, any>),
+      };
       log.push(call);
       try {
         return await next(args);
