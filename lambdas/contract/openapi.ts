@@ -14,7 +14,7 @@ import { IDEMPOTENCY_KEY } from './ids.js';
 import { SERVER_URL_PLACEHOLDER } from './openapi-artefact.js';
 import { webhookPayload } from './schemas/bevq.js';
 import * as common from './schemas/common.js';
-import { RESPONSE_DATA } from './schemas/responses.js';
+import { RESPONSE_DATA, RESPONSE_MODULES } from './schemas/responses.js';
 import * as token from './schemas/token.js';
 import { webhooksSection } from './webhook-openapi.js';
 
@@ -58,9 +58,9 @@ function envelopeOf(data: GenericSchema, route: Route): GenericSchema {
  * The component schemas, by the schema object each names: wherever the converter meets one of these objects it
  * writes a $ref, so a generated client's types carry the names. Every name comes from the code: the error bodies
  * and the webhook payload as established, then each route's operation (`<Operation>Response` its JSON body,
- * `<Operation>Data` the envelope's `data`, `<Operation>Request` its request body), then the building blocks
- * common.ts exports, as exported (isoTimestamp: IsoTimestamp). A schema keeps its first name: an alias route's
- * resource is named after the route it repeats.
+ * `<Operation>Data` the envelope's `data`, `<Operation>Request` its request body), then every other schema that
+ * common.ts and the response modules export, as exported (isoTimestamp: IsoTimestamp, menuItem: MenuItem). A
+ * schema keeps its first name: an alias route's resource is named after the route it repeats.
  */
 function componentNames(): Record<string, GenericSchema> {
   const named = new Map<GenericSchema, string>();
@@ -82,7 +82,9 @@ function componentNames(): Record<string, GenericSchema> {
     }
     if (route.body) name(route.body, `${operation}Request`);
   }
-  for (const [exported, value] of Object.entries(common)) if (isSchema(value)) name(value, pascal(exported));
+  for (const module of [common, ...Object.values(RESPONSE_MODULES)]) {
+    for (const [exported, value] of Object.entries(module)) if (isSchema(value)) name(value, pascal(exported));
+  }
   const byName = Object.fromEntries([...named].map(([schema, as]) => [as, schema]));
   if (Object.keys(byName).length !== named.size) throw new Error('OpenAPI: two schemas under one component name');
   return byName;

@@ -1,7 +1,7 @@
 import type { CustomerApiClient } from './client.js';
 import type { components } from './schema.js';
 
-export type Menu = components['schemas']['BevqMenuData']['menu'];
+export type Menu = components['schemas']['MenuData'];
 
 /** A location's local copy: the menu with the validator and revision it came with. */
 export interface MenuCopy {

@@ -686,8 +686,7 @@ export interface components {
                 sectionCount: number;
                 itemCount: number;
                 sourceHealth: {
-                    /** @enum {string} */
-                    pos: "current" | "stale" | "unknown";
+                    pos: components["schemas"]["PosHealth"];
                     lastPosSyncAt: components["schemas"]["IsoTimestamp"] | null;
                 } | null;
             };
@@ -710,61 +709,7 @@ export interface components {
                 name: string;
                 timezone: string;
             };
-            menu: {
-                updatedAt: components["schemas"]["IsoTimestamp"];
-                revision: string;
-                sourceHealth: {
-                    /** @enum {string} */
-                    pos: "current" | "stale" | "unknown";
-                    lastPosSyncAt: components["schemas"]["IsoTimestamp"] | null;
-                };
-                sectionCount: number;
-                itemCount: number;
-                sections: {
-                    id: string;
-                    name: string;
-                    description: string;
-                    sortOrder: number;
-                    enabled: boolean;
-                    itemCount: number;
-                    updatedAt: components["schemas"]["IsoTimestamp"];
-                    items: {
-                        id: string;
-                        type: string;
-                        name: string;
-                        displayName: string;
-                        brand?: {
-                            id?: string;
-                            name?: string;
-                            type?: string;
-                            imageUrl?: components["schemas"]["AbsoluteUrl"];
-                        };
-                        style: string;
-                        category: string;
-                        abv: number | null;
-                        ibu: number | null;
-                        country: string;
-                        region: string;
-                        description: string;
-                        imageUrl: components["schemas"]["AbsoluteUrl"] | null;
-                        posItemId: string | null;
-                        posGroupId: string | null;
-                        mapped: boolean;
-                        available: boolean;
-                        sizes: {
-                            id: string;
-                            name: string;
-                            ounces: number;
-                            price: components["schemas"]["NonNegativeMoney"];
-                            currency: string;
-                            available: boolean;
-                        }[];
-                        sortOrder: number;
-                        sectionId: string;
-                        updatedAt: components["schemas"]["IsoTimestamp"];
-                    }[];
-                }[];
-            };
+            menu: components["schemas"]["MenuData"];
             refresh: components["schemas"]["Refresh"];
         };
         BevqMenuResponse: {
@@ -779,6 +724,11 @@ export interface components {
             data: components["schemas"]["BevqMenuData"];
         };
         CompactDate: string;
+        DeviceStatus: {
+            healthy: number;
+            warning: number;
+            offline: number;
+        };
         Error: {
             /** @constant */
             ok: false;
@@ -811,17 +761,9 @@ export interface components {
                 name: string;
                 timezone: string;
                 campaignIds: string[];
-                deviceStatus: {
-                    healthy: number;
-                    warning: number;
-                    offline: number;
-                };
+                deviceStatus: components["schemas"]["DeviceStatus"];
             }[];
-            deviceStatus: {
-                healthy: number;
-                warning: number;
-                offline: number;
-            };
+            deviceStatus: components["schemas"]["DeviceStatus"];
             nextCursor?: components["schemas"]["NextCursor"];
         };
         GroupCampaignsResponse: {
@@ -896,6 +838,7 @@ export interface components {
             generatedAt?: components["schemas"]["IsoTimestamp"];
             data: components["schemas"]["GroupModulesData"];
         };
+        Hhmm: string;
         Id: string;
         IsoDate: string;
         /** Format: date-time */
@@ -917,6 +860,123 @@ export interface components {
             /** @constant */
             expires_in: 86400;
             scope?: string;
+        };
+        KitchenSnapshot: {
+            businessDate: components["schemas"]["CompactDate"];
+            metricsBusinessDate: components["schemas"]["CompactDate"];
+            dateKey: components["schemas"]["IsoDate"];
+            metricsDateKey: components["schemas"]["IsoDate"];
+            timezone: string;
+            updatedAt: components["schemas"]["IsoTimestamp"];
+            dayStartMs: number;
+            /** @enum {string} */
+            selectionMode: "all" | "selected";
+            trackedPrepStations: string[];
+            trackAllPrepStations: boolean;
+            availablePrepStations: {
+                id: string;
+                name: string;
+                includeWithExpediter: boolean;
+                expoRouting: string;
+            }[];
+            trackedSalesCategories: string[];
+            trackAllSalesCategories: boolean;
+            availableSalesCategories: string[];
+            queue: {
+                inProgressCount: number;
+                readyQueueCount: number;
+                oldestReadyMinutes: number;
+            };
+            averages: {
+                /** @constant */
+                averageBasis: "ticket_count";
+                /** @description null when prepTicketCount is 0 */
+                avgKitchenTicketTimeMinutes: number | null;
+                /** @constant */
+                avgKitchenTicketTimeSource: "prep_stations";
+                /** @constant */
+                avgKitchenTicketTimeDivisorField: "prepTicketCount";
+                avgKitchenTicketTimeDivisorValue: number;
+                /** @description null when expediterTicketCount is 0 */
+                avgExpediterTicketTimeMinutes: number | null;
+                /** @constant */
+                avgExpediterTicketTimeSource: "expediter_level_1";
+                /** @constant */
+                avgExpediterTicketTimeDivisorField: "expediterTicketCount";
+                avgExpediterTicketTimeDivisorValue: number;
+                avgExpoClearMinutes: number | null;
+            };
+            counts: {
+                clearedTicketCount: number;
+                prepTicketCount: number;
+                prepRowCount: number;
+                sourceTicketCount: number;
+                expediterTicketCount: number;
+                expediterRowCount: number;
+                expediterSourceTicketCount: number;
+                expediterLevelCount: number;
+                stationCount: number;
+                salesCategoryCount: number;
+                timeBucketCount: number;
+                thirtyMinuteBucketCount: number;
+            };
+            expediterTicketAverages: {
+                fulfillmentLevel: number;
+                stationGuid: string;
+                stationName: string;
+                /** @constant */
+                averageBasis: "ticket_count";
+                /** @constant */
+                averageDivisorField: "ticketCount";
+                averageDivisorValue: number;
+                averageTicketTimeMinutes: number;
+                ticketCount: number;
+                /** @description Item-fulfillment volume; never a divisor */
+                rowCount: number;
+                minTicketTimeMinutes: number;
+                maxTicketTimeMinutes: number;
+            }[];
+            stationTicketAverages: {
+                stationGuid: string;
+                stationName: string;
+                /** @constant */
+                averageBasis: "ticket_count";
+                /** @constant */
+                averageDivisorField: "ticketCount";
+                averageDivisorValue: number;
+                averageTicketTimeMinutes: number;
+                ticketCount: number;
+                /** @description Item-fulfillment volume; never a divisor */
+                rowCount: number;
+                minTicketTimeMinutes: number;
+                maxTicketTimeMinutes: number;
+            }[];
+            salesCategoryTicketAverages: {
+                salesCategory: string;
+                /** @constant */
+                averageBasis: "ticket_count";
+                /** @constant */
+                averageDivisorField: "ticketCount";
+                averageDivisorValue: number;
+                averageTicketTimeMinutes: number;
+                ticketCount: number;
+                /** @description Item-fulfillment volume; never a divisor */
+                rowCount: number;
+                minTicketTimeMinutes: number;
+                maxTicketTimeMinutes: number;
+            }[];
+            timeBuckets: components["schemas"]["TimeBucket"][];
+            /** @constant */
+            bucketIntervalMinutes: 15;
+            status: {
+                /** @enum {string} */
+                state: "ok" | "error";
+                httpStatus: number;
+                /** @description Present only when state is error */
+                error?: string;
+            };
+            /** @constant */
+            retentionDays: 366;
         };
         ListLocationsData: {
             token: {
@@ -971,11 +1031,7 @@ export interface components {
             data: components["schemas"]["ListLocationsData"];
         };
         LocationCampaignsData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             refresh: components["schemas"]["Refresh"];
             campaigns: {
                 id: string;
@@ -985,11 +1041,7 @@ export interface components {
                 startsAt: components["schemas"]["IsoTimestamp"];
                 endsAt: components["schemas"]["IsoTimestamp"];
             }[];
-            deviceStatus: {
-                healthy: number;
-                warning: number;
-                offline: number;
-            };
+            deviceStatus: components["schemas"]["DeviceStatus"];
         };
         LocationCampaignsResponse: {
             /** @constant */
@@ -1003,11 +1055,7 @@ export interface components {
             data: components["schemas"]["LocationCampaignsData"];
         };
         LocationModulesData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             modulesEnabled: {
                 shiftq: boolean;
                 sportsq: boolean;
@@ -1073,6 +1121,11 @@ export interface components {
             generatedAt?: components["schemas"]["IsoTimestamp"];
             data: components["schemas"]["LocationModulesData"];
         };
+        LocationRef: {
+            id: string;
+            name: string;
+            timezone: string;
+        };
         LocationSummaryData: {
             location: {
                 id: string;
@@ -1112,11 +1165,7 @@ export interface components {
             data: components["schemas"]["LocationSummaryData"];
         };
         MatriqAiSchedulerData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             deviceIds: string[];
             businessDay: components["schemas"]["CompactDate"];
             statusUpdatedAt: components["schemas"]["IsoTimestamp"];
@@ -1140,8 +1189,8 @@ export interface components {
                     title: string;
                     items: {
                         id: string;
-                        start: string;
-                        end: string;
+                        start: components["schemas"]["Hhmm"];
+                        end: components["schemas"]["Hhmm"];
                         eventTitle: string;
                     }[];
                 };
@@ -1168,11 +1217,7 @@ export interface components {
             data: components["schemas"]["MatriqAiSchedulerData"];
         };
         MatriqDevicesData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             devices: {
                 id: string;
                 name: string;
@@ -1185,11 +1230,7 @@ export interface components {
                  */
                 health: "healthy" | "warning" | "offline";
             }[];
-            deviceStatus: {
-                healthy: number;
-                warning: number;
-                offline: number;
-            };
+            deviceStatus: components["schemas"]["DeviceStatus"];
             refresh: components["schemas"]["Refresh"];
         };
         MatriqDevicesResponse: {
@@ -1232,11 +1273,7 @@ export interface components {
             data: components["schemas"]["MatriqEmergencyStopData"];
         };
         MatriqGatewayData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             gateway: {
                 id: string;
                 name: string;
@@ -1263,11 +1300,7 @@ export interface components {
             data: components["schemas"]["MatriqGatewayData"];
         };
         MatriqOverviewData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             summary: {
                 deviceIds: string[];
                 providerCount: number;
@@ -1299,11 +1332,7 @@ export interface components {
             data: components["schemas"]["MatriqOverviewData"];
         };
         MatriqProviderAvailableData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             businessDate: {
                 active: components["schemas"]["CompactDate"];
                 calendarDate: components["schemas"]["IsoDate"];
@@ -1340,6 +1369,62 @@ export interface components {
             generatedAt?: components["schemas"]["IsoTimestamp"];
             data: components["schemas"]["MatriqProviderAvailableData"];
         };
+        MenuData: {
+            updatedAt: components["schemas"]["IsoTimestamp"];
+            revision: string;
+            sourceHealth: {
+                pos: components["schemas"]["PosHealth"];
+                lastPosSyncAt: components["schemas"]["IsoTimestamp"] | null;
+            };
+            sectionCount: number;
+            itemCount: number;
+            sections: components["schemas"]["MenuSection"][];
+        };
+        MenuItem: {
+            id: string;
+            type: string;
+            name: string;
+            displayName: string;
+            brand?: {
+                id?: string;
+                name?: string;
+                type?: string;
+                imageUrl?: components["schemas"]["AbsoluteUrl"];
+            };
+            style: string;
+            category: string;
+            abv: number | null;
+            ibu: number | null;
+            country: string;
+            region: string;
+            description: string;
+            imageUrl: components["schemas"]["AbsoluteUrl"] | null;
+            posItemId: string | null;
+            posGroupId: string | null;
+            mapped: boolean;
+            available: boolean;
+            sizes: {
+                id: string;
+                name: string;
+                ounces: number;
+                price: components["schemas"]["NonNegativeMoney"];
+                currency: string;
+                available: boolean;
+            }[];
+            sortOrder: number;
+            sectionId: string;
+            updatedAt: components["schemas"]["IsoTimestamp"];
+        };
+        MenuSection: {
+            id: string;
+            name: string;
+            description: string;
+            sortOrder: number;
+            enabled: boolean;
+            itemCount: number;
+            updatedAt: components["schemas"]["IsoTimestamp"];
+            items: components["schemas"]["MenuItem"][];
+        };
         /** @description Opaque cursor of the next page; absent on the last page */
         NextCursor: string;
         NonNegativeMoney: number;
@@ -1349,11 +1434,7 @@ export interface components {
             error_description?: string;
         };
         OrderboardData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             refresh: components["schemas"]["Refresh"];
             /** @constant */
             status: "coming_soon";
@@ -1370,16 +1451,52 @@ export interface components {
             generatedAt?: components["schemas"]["IsoTimestamp"];
             data: components["schemas"]["OrderboardData"];
         };
+        /** @enum {string} */
+        PosHealth: "current" | "stale" | "unknown";
         Refresh: {
             cadence: string;
             description: string;
         };
+        SalesSnapshot: {
+            updatedAt: components["schemas"]["IsoTimestamp"];
+            currency: string;
+            grossSales: number;
+            netSales: number;
+            discounts: number;
+            voids: number;
+            refunds: number;
+            tax: number;
+            tips: number;
+            orderCount: number;
+            guestCount: number;
+            /** @description netSales / orderCount; null without orders */
+            averageCheck: number | null;
+            /** @description discounts / grossSales × 100 */
+            discountsPercent: number | null;
+            /** @description voids / grossSales × 100 */
+            voidsPercent: number | null;
+            hourly: {
+                hourStartIso: components["schemas"]["IsoTimestamp"];
+                label: string;
+                netSales: number;
+                orderCount: number;
+            }[];
+            categories: {
+                category: string;
+                netSales: number;
+                quantity: number;
+            }[];
+            leaderboard: {
+                employeeId: string;
+                employeeName: string;
+                /** @constant */
+                metric: "netSales";
+                value: number;
+                rank: number;
+            }[];
+        };
         ShiftqClockInsData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             refresh: components["schemas"]["Refresh"];
             businessDate: components["schemas"]["CompactDate"];
             available: boolean;
@@ -1428,11 +1545,7 @@ export interface components {
             data: components["schemas"]["ShiftqClockInsData"];
         };
         ShiftqEmployeesData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             refresh: components["schemas"]["Refresh"];
             available: boolean;
             updatedAt: components["schemas"]["IsoTimestamp"] | null;
@@ -1550,11 +1663,7 @@ export interface components {
             data: components["schemas"]["ShiftqGroupLeaderboardData"];
         };
         ShiftqKitchenData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             refresh: components["schemas"]["Refresh"];
             currentBusinessDate: components["schemas"]["CompactDate"];
             requestedBusinessDate: components["schemas"]["CompactDate"];
@@ -1596,369 +1705,9 @@ export interface components {
                 timeBucketCount: number;
                 thirtyMinuteBucketCount: number;
             } | null;
-            currentSnapshot: {
-                businessDate: components["schemas"]["CompactDate"];
-                metricsBusinessDate: components["schemas"]["CompactDate"];
-                dateKey: components["schemas"]["IsoDate"];
-                metricsDateKey: components["schemas"]["IsoDate"];
-                timezone: string;
-                updatedAt: components["schemas"]["IsoTimestamp"];
-                dayStartMs: number;
-                /** @enum {string} */
-                selectionMode: "all" | "selected";
-                trackedPrepStations: string[];
-                trackAllPrepStations: boolean;
-                availablePrepStations: {
-                    id: string;
-                    name: string;
-                    includeWithExpediter: boolean;
-                    expoRouting: string;
-                }[];
-                trackedSalesCategories: string[];
-                trackAllSalesCategories: boolean;
-                availableSalesCategories: string[];
-                queue: {
-                    inProgressCount: number;
-                    readyQueueCount: number;
-                    oldestReadyMinutes: number;
-                };
-                averages: {
-                    /** @constant */
-                    averageBasis: "ticket_count";
-                    /** @description null when prepTicketCount is 0 */
-                    avgKitchenTicketTimeMinutes: number | null;
-                    /** @constant */
-                    avgKitchenTicketTimeSource: "prep_stations";
-                    /** @constant */
-                    avgKitchenTicketTimeDivisorField: "prepTicketCount";
-                    avgKitchenTicketTimeDivisorValue: number;
-                    /** @description null when expediterTicketCount is 0 */
-                    avgExpediterTicketTimeMinutes: number | null;
-                    /** @constant */
-                    avgExpediterTicketTimeSource: "expediter_level_1";
-                    /** @constant */
-                    avgExpediterTicketTimeDivisorField: "expediterTicketCount";
-                    avgExpediterTicketTimeDivisorValue: number;
-                    avgExpoClearMinutes: number | null;
-                };
-                counts: {
-                    clearedTicketCount: number;
-                    prepTicketCount: number;
-                    prepRowCount: number;
-                    sourceTicketCount: number;
-                    expediterTicketCount: number;
-                    expediterRowCount: number;
-                    expediterSourceTicketCount: number;
-                    expediterLevelCount: number;
-                    stationCount: number;
-                    salesCategoryCount: number;
-                    timeBucketCount: number;
-                    thirtyMinuteBucketCount: number;
-                };
-                expediterTicketAverages: {
-                    fulfillmentLevel: number;
-                    stationGuid: string;
-                    stationName: string;
-                    /** @constant */
-                    averageBasis: "ticket_count";
-                    /** @constant */
-                    averageDivisorField: "ticketCount";
-                    averageDivisorValue: number;
-                    averageTicketTimeMinutes: number;
-                    ticketCount: number;
-                    /** @description Item-fulfillment volume; never a divisor */
-                    rowCount: number;
-                    minTicketTimeMinutes: number;
-                    maxTicketTimeMinutes: number;
-                }[];
-                stationTicketAverages: {
-                    stationGuid: string;
-                    stationName: string;
-                    /** @constant */
-                    averageBasis: "ticket_count";
-                    /** @constant */
-                    averageDivisorField: "ticketCount";
-                    averageDivisorValue: number;
-                    averageTicketTimeMinutes: number;
-                    ticketCount: number;
-                    /** @description Item-fulfillment volume; never a divisor */
-                    rowCount: number;
-                    minTicketTimeMinutes: number;
-                    maxTicketTimeMinutes: number;
-                }[];
-                salesCategoryTicketAverages: {
-                    salesCategory: string;
-                    /** @constant */
-                    averageBasis: "ticket_count";
-                    /** @constant */
-                    averageDivisorField: "ticketCount";
-                    averageDivisorValue: number;
-                    averageTicketTimeMinutes: number;
-                    ticketCount: number;
-                    /** @description Item-fulfillment volume; never a divisor */
-                    rowCount: number;
-                    minTicketTimeMinutes: number;
-                    maxTicketTimeMinutes: number;
-                }[];
-                timeBuckets: {
-                    bucketStartMs: number;
-                    bucketEndMs: number;
-                    bucketStartIso: components["schemas"]["IsoTimestamp"];
-                    bucketEndIso: components["schemas"]["IsoTimestamp"];
-                    /** @description Local 15-minute range, e.g. "4:15 PM – 4:30 PM" */
-                    bucketLabel: string;
-                    /** @constant */
-                    averageBasis: "ticket_count";
-                    /** @constant */
-                    averageDivisorField: "ticketCount";
-                    averageDivisorValue: number;
-                    /** @description Prep average; null when only expediter tickets fired in the bucket */
-                    averageTicketTimeMinutes: number | null;
-                    ticketCount: number;
-                    rowCount: number;
-                    minTicketTimeMinutes: number | null;
-                    maxTicketTimeMinutes: number | null;
-                    avgExpoClearMinutes: number | null;
-                    stationTicketAverages: {
-                        stationGuid: string;
-                        stationName: string;
-                        /** @constant */
-                        averageBasis: "ticket_count";
-                        /** @constant */
-                        averageDivisorField: "ticketCount";
-                        averageDivisorValue: number;
-                        averageTicketTimeMinutes: number;
-                        ticketCount: number;
-                        /** @description Item-fulfillment volume; never a divisor */
-                        rowCount: number;
-                        minTicketTimeMinutes: number;
-                        maxTicketTimeMinutes: number;
-                    }[];
-                    expediterTicketAverages: {
-                        fulfillmentLevel: number;
-                        stationGuid: string;
-                        stationName: string;
-                        /** @constant */
-                        averageBasis: "ticket_count";
-                        /** @constant */
-                        averageDivisorField: "ticketCount";
-                        averageDivisorValue: number;
-                        averageTicketTimeMinutes: number;
-                        ticketCount: number;
-                        /** @description Item-fulfillment volume; never a divisor */
-                        rowCount: number;
-                        minTicketTimeMinutes: number;
-                        maxTicketTimeMinutes: number;
-                    }[];
-                    salesCategoryTicketAverages: {
-                        salesCategory: string;
-                        /** @constant */
-                        averageBasis: "ticket_count";
-                        /** @constant */
-                        averageDivisorField: "ticketCount";
-                        averageDivisorValue: number;
-                        averageTicketTimeMinutes: number;
-                        ticketCount: number;
-                        /** @description Item-fulfillment volume; never a divisor */
-                        rowCount: number;
-                        minTicketTimeMinutes: number;
-                        maxTicketTimeMinutes: number;
-                    }[];
-                }[];
-                /** @constant */
-                bucketIntervalMinutes: 15;
-                status: {
-                    /** @enum {string} */
-                    state: "ok" | "error";
-                    httpStatus: number;
-                    /** @description Present only when state is error */
-                    error?: string;
-                };
-                /** @constant */
-                retentionDays: 366;
-            } | null;
+            currentSnapshot: components["schemas"]["KitchenSnapshot"] | null;
             /** @description Exactly the requested business date; never another date */
-            requestedBucket: {
-                businessDate: components["schemas"]["CompactDate"];
-                metricsBusinessDate: components["schemas"]["CompactDate"];
-                dateKey: components["schemas"]["IsoDate"];
-                metricsDateKey: components["schemas"]["IsoDate"];
-                timezone: string;
-                updatedAt: components["schemas"]["IsoTimestamp"];
-                dayStartMs: number;
-                /** @enum {string} */
-                selectionMode: "all" | "selected";
-                trackedPrepStations: string[];
-                trackAllPrepStations: boolean;
-                availablePrepStations: {
-                    id: string;
-                    name: string;
-                    includeWithExpediter: boolean;
-                    expoRouting: string;
-                }[];
-                trackedSalesCategories: string[];
-                trackAllSalesCategories: boolean;
-                availableSalesCategories: string[];
-                queue: {
-                    inProgressCount: number;
-                    readyQueueCount: number;
-                    oldestReadyMinutes: number;
-                };
-                averages: {
-                    /** @constant */
-                    averageBasis: "ticket_count";
-                    /** @description null when prepTicketCount is 0 */
-                    avgKitchenTicketTimeMinutes: number | null;
-                    /** @constant */
-                    avgKitchenTicketTimeSource: "prep_stations";
-                    /** @constant */
-                    avgKitchenTicketTimeDivisorField: "prepTicketCount";
-                    avgKitchenTicketTimeDivisorValue: number;
-                    /** @description null when expediterTicketCount is 0 */
-                    avgExpediterTicketTimeMinutes: number | null;
-                    /** @constant */
-                    avgExpediterTicketTimeSource: "expediter_level_1";
-                    /** @constant */
-                    avgExpediterTicketTimeDivisorField: "expediterTicketCount";
-                    avgExpediterTicketTimeDivisorValue: number;
-                    avgExpoClearMinutes: number | null;
-                };
-                counts: {
-                    clearedTicketCount: number;
-                    prepTicketCount: number;
-                    prepRowCount: number;
-                    sourceTicketCount: number;
-                    expediterTicketCount: number;
-                    expediterRowCount: number;
-                    expediterSourceTicketCount: number;
-                    expediterLevelCount: number;
-                    stationCount: number;
-                    salesCategoryCount: number;
-                    timeBucketCount: number;
-                    thirtyMinuteBucketCount: number;
-                };
-                expediterTicketAverages: {
-                    fulfillmentLevel: number;
-                    stationGuid: string;
-                    stationName: string;
-                    /** @constant */
-                    averageBasis: "ticket_count";
-                    /** @constant */
-                    averageDivisorField: "ticketCount";
-                    averageDivisorValue: number;
-                    averageTicketTimeMinutes: number;
-                    ticketCount: number;
-                    /** @description Item-fulfillment volume; never a divisor */
-                    rowCount: number;
-                    minTicketTimeMinutes: number;
-                    maxTicketTimeMinutes: number;
-                }[];
-                stationTicketAverages: {
-                    stationGuid: string;
-                    stationName: string;
-                    /** @constant */
-                    averageBasis: "ticket_count";
-                    /** @constant */
-                    averageDivisorField: "ticketCount";
-                    averageDivisorValue: number;
-                    averageTicketTimeMinutes: number;
-                    ticketCount: number;
-                    /** @description Item-fulfillment volume; never a divisor */
-                    rowCount: number;
-                    minTicketTimeMinutes: number;
-                    maxTicketTimeMinutes: number;
-                }[];
-                salesCategoryTicketAverages: {
-                    salesCategory: string;
-                    /** @constant */
-                    averageBasis: "ticket_count";
-                    /** @constant */
-                    averageDivisorField: "ticketCount";
-                    averageDivisorValue: number;
-                    averageTicketTimeMinutes: number;
-                    ticketCount: number;
-                    /** @description Item-fulfillment volume; never a divisor */
-                    rowCount: number;
-                    minTicketTimeMinutes: number;
-                    maxTicketTimeMinutes: number;
-                }[];
-                timeBuckets: {
-                    bucketStartMs: number;
-                    bucketEndMs: number;
-                    bucketStartIso: components["schemas"]["IsoTimestamp"];
-                    bucketEndIso: components["schemas"]["IsoTimestamp"];
-                    /** @description Local 15-minute range, e.g. "4:15 PM – 4:30 PM" */
-                    bucketLabel: string;
-                    /** @constant */
-                    averageBasis: "ticket_count";
-                    /** @constant */
-                    averageDivisorField: "ticketCount";
-                    averageDivisorValue: number;
-                    /** @description Prep average; null when only expediter tickets fired in the bucket */
-                    averageTicketTimeMinutes: number | null;
-                    ticketCount: number;
-                    rowCount: number;
-                    minTicketTimeMinutes: number | null;
-                    maxTicketTimeMinutes: number | null;
-                    avgExpoClearMinutes: number | null;
-                    stationTicketAverages: {
-                        stationGuid: string;
-                        stationName: string;
-                        /** @constant */
-                        averageBasis: "ticket_count";
-                        /** @constant */
-                        averageDivisorField: "ticketCount";
-                        averageDivisorValue: number;
-                        averageTicketTimeMinutes: number;
-                        ticketCount: number;
-                        /** @description Item-fulfillment volume; never a divisor */
-                        rowCount: number;
-                        minTicketTimeMinutes: number;
-                        maxTicketTimeMinutes: number;
-                    }[];
-                    expediterTicketAverages: {
-                        fulfillmentLevel: number;
-                        stationGuid: string;
-                        stationName: string;
-                        /** @constant */
-                        averageBasis: "ticket_count";
-                        /** @constant */
-                        averageDivisorField: "ticketCount";
-                        averageDivisorValue: number;
-                        averageTicketTimeMinutes: number;
-                        ticketCount: number;
-                        /** @description Item-fulfillment volume; never a divisor */
-                        rowCount: number;
-                        minTicketTimeMinutes: number;
-                        maxTicketTimeMinutes: number;
-                    }[];
-                    salesCategoryTicketAverages: {
-                        salesCategory: string;
-                        /** @constant */
-                        averageBasis: "ticket_count";
-                        /** @constant */
-                        averageDivisorField: "ticketCount";
-                        averageDivisorValue: number;
-                        averageTicketTimeMinutes: number;
-                        ticketCount: number;
-                        /** @description Item-fulfillment volume; never a divisor */
-                        rowCount: number;
-                        minTicketTimeMinutes: number;
-                        maxTicketTimeMinutes: number;
-                    }[];
-                }[];
-                /** @constant */
-                bucketIntervalMinutes: 15;
-                status: {
-                    /** @enum {string} */
-                    state: "ok" | "error";
-                    httpStatus: number;
-                    /** @description Present only when state is error */
-                    error?: string;
-                };
-                /** @constant */
-                retentionDays: 366;
-            } | null;
+            requestedBucket: components["schemas"]["KitchenSnapshot"] | null;
             endpoints: {
                 current: components["schemas"]["AbsoluteUrl"];
                 /**
@@ -1968,71 +1717,7 @@ export interface components {
                 byBusinessDate: string;
             };
             /** @description Legacy alias of requestedBucket.timeBuckets (15-minute buckets; empty without a bucket) */
-            thirtyMinuteBuckets: {
-                bucketStartMs: number;
-                bucketEndMs: number;
-                bucketStartIso: components["schemas"]["IsoTimestamp"];
-                bucketEndIso: components["schemas"]["IsoTimestamp"];
-                /** @description Local 15-minute range, e.g. "4:15 PM – 4:30 PM" */
-                bucketLabel: string;
-                /** @constant */
-                averageBasis: "ticket_count";
-                /** @constant */
-                averageDivisorField: "ticketCount";
-                averageDivisorValue: number;
-                /** @description Prep average; null when only expediter tickets fired in the bucket */
-                averageTicketTimeMinutes: number | null;
-                ticketCount: number;
-                rowCount: number;
-                minTicketTimeMinutes: number | null;
-                maxTicketTimeMinutes: number | null;
-                avgExpoClearMinutes: number | null;
-                stationTicketAverages: {
-                    stationGuid: string;
-                    stationName: string;
-                    /** @constant */
-                    averageBasis: "ticket_count";
-                    /** @constant */
-                    averageDivisorField: "ticketCount";
-                    averageDivisorValue: number;
-                    averageTicketTimeMinutes: number;
-                    ticketCount: number;
-                    /** @description Item-fulfillment volume; never a divisor */
-                    rowCount: number;
-                    minTicketTimeMinutes: number;
-                    maxTicketTimeMinutes: number;
-                }[];
-                expediterTicketAverages: {
-                    fulfillmentLevel: number;
-                    stationGuid: string;
-                    stationName: string;
-                    /** @constant */
-                    averageBasis: "ticket_count";
-                    /** @constant */
-                    averageDivisorField: "ticketCount";
-                    averageDivisorValue: number;
-                    averageTicketTimeMinutes: number;
-                    ticketCount: number;
-                    /** @description Item-fulfillment volume; never a divisor */
-                    rowCount: number;
-                    minTicketTimeMinutes: number;
-                    maxTicketTimeMinutes: number;
-                }[];
-                salesCategoryTicketAverages: {
-                    salesCategory: string;
-                    /** @constant */
-                    averageBasis: "ticket_count";
-                    /** @constant */
-                    averageDivisorField: "ticketCount";
-                    averageDivisorValue: number;
-                    averageTicketTimeMinutes: number;
-                    ticketCount: number;
-                    /** @description Item-fulfillment volume; never a divisor */
-                    rowCount: number;
-                    minTicketTimeMinutes: number;
-                    maxTicketTimeMinutes: number;
-                }[];
-            }[];
+            thirtyMinuteBuckets: components["schemas"]["TimeBucket"][];
         };
         ShiftqKitchenResponse: {
             /** @constant */
@@ -2046,11 +1731,7 @@ export interface components {
             data: components["schemas"]["ShiftqKitchenData"];
         };
         ShiftqLaborData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             refresh: components["schemas"]["Refresh"];
             businessDate: components["schemas"]["CompactDate"];
             available: boolean;
@@ -2085,11 +1766,7 @@ export interface components {
             data: components["schemas"]["ShiftqLaborData"];
         };
         ShiftqOverviewData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             refresh: {
                 sales: components["schemas"]["Refresh"];
                 labor: components["schemas"]["Refresh"];
@@ -2151,11 +1828,7 @@ export interface components {
             data: components["schemas"]["ShiftqOverviewData"];
         };
         ShiftqPosMenuData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             refresh: components["schemas"]["Refresh"];
             available: boolean;
             updatedAt: components["schemas"]["IsoTimestamp"] | null;
@@ -2189,11 +1862,7 @@ export interface components {
             data: components["schemas"]["ShiftqPosMenuData"];
         };
         ShiftqReservationsData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             refresh: components["schemas"]["Refresh"];
             /** @constant */
             source: "pos_reservations_digest";
@@ -2296,53 +1965,12 @@ export interface components {
             data: components["schemas"]["ShiftqReviewsData"];
         };
         ShiftqSalesData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             refresh: components["schemas"]["Refresh"];
             businessDate: components["schemas"]["CompactDate"];
             available: boolean;
             unavailableReason: ("no_data" | "expired") | null;
-            sales: {
-                updatedAt: components["schemas"]["IsoTimestamp"];
-                currency: string;
-                grossSales: number;
-                netSales: number;
-                discounts: number;
-                voids: number;
-                refunds: number;
-                tax: number;
-                tips: number;
-                orderCount: number;
-                guestCount: number;
-                /** @description netSales / orderCount; null without orders */
-                averageCheck: number | null;
-                /** @description discounts / grossSales × 100 */
-                discountsPercent: number | null;
-                /** @description voids / grossSales × 100 */
-                voidsPercent: number | null;
-                hourly: {
-                    hourStartIso: components["schemas"]["IsoTimestamp"];
-                    label: string;
-                    netSales: number;
-                    orderCount: number;
-                }[];
-                categories: {
-                    category: string;
-                    netSales: number;
-                    quantity: number;
-                }[];
-                leaderboard: {
-                    employeeId: string;
-                    employeeName: string;
-                    /** @constant */
-                    metric: "netSales";
-                    value: number;
-                    rank: number;
-                }[];
-            } | null;
+            sales: components["schemas"]["SalesSnapshot"] | null;
             compare: {
                 /** @constant */
                 basis: "same_weekday_prior_week";
@@ -2366,12 +1994,64 @@ export interface components {
             generatedAt?: components["schemas"]["IsoTimestamp"];
             data: components["schemas"]["ShiftqSalesData"];
         };
-        SportsGuideData: {
-            location: {
+        SportsEvent: {
+            /** @description Stable event id */
+            id: string;
+            name: string;
+            startsAt: components["schemas"]["IsoTimestamp"];
+            status: {
+                state: string;
+                label: string;
+                detail: string;
+                period: number;
+                clock: string;
+            };
+            sport: {
                 id: string;
                 name: string;
-                timezone: string;
             };
+            league: {
+                id: string;
+                name: string;
+                abbreviation: string;
+                imageUrl: components["schemas"]["AbsoluteUrl"] | null;
+            };
+            participants: {
+                type: string;
+                id: string;
+                name: string;
+                role: string;
+                imageUrl: components["schemas"]["AbsoluteUrl"] | null;
+                score: string;
+                winner: boolean;
+            }[];
+            eventImageUrl: components["schemas"]["AbsoluteUrl"] | null;
+            venue: {
+                id: string;
+                name: string;
+                city: string;
+                state: string;
+                country: string;
+                indoor: boolean;
+            };
+            /** @description Ways to watch at this location; not what a television shows */
+            viewingOptions: {
+                provider: {
+                    id: string;
+                    name: string;
+                    type: string;
+                };
+                network: {
+                    id: string;
+                    name: string;
+                    type: string;
+                };
+                channel: string;
+                available: boolean;
+            }[];
+        };
+        SportsGuideData: {
+            location: components["schemas"]["LocationRef"];
             date: components["schemas"]["IsoDate"];
             refresh: components["schemas"]["Refresh"];
             settings: {
@@ -2418,11 +2098,7 @@ export interface components {
             data: components["schemas"]["SportsGuideData"];
         };
         SportsPackagesData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             refresh: components["schemas"]["Refresh"];
             catalog: {
                 packageKey: string;
@@ -2508,62 +2184,7 @@ export interface components {
                     viewingOptionCount: number;
                 };
             };
-            events: {
-                /** @description Stable event id */
-                id: string;
-                name: string;
-                startsAt: components["schemas"]["IsoTimestamp"];
-                status: {
-                    state: string;
-                    label: string;
-                    detail: string;
-                    period: number;
-                    clock: string;
-                };
-                sport: {
-                    id: string;
-                    name: string;
-                };
-                league: {
-                    id: string;
-                    name: string;
-                    abbreviation: string;
-                    imageUrl: components["schemas"]["AbsoluteUrl"] | null;
-                };
-                participants: {
-                    type: string;
-                    id: string;
-                    name: string;
-                    role: string;
-                    imageUrl: components["schemas"]["AbsoluteUrl"] | null;
-                    score: string;
-                    winner: boolean;
-                }[];
-                eventImageUrl: components["schemas"]["AbsoluteUrl"] | null;
-                venue: {
-                    id: string;
-                    name: string;
-                    city: string;
-                    state: string;
-                    country: string;
-                    indoor: boolean;
-                };
-                /** @description Ways to watch at this location; not what a television shows */
-                viewingOptions: {
-                    provider: {
-                        id: string;
-                        name: string;
-                        type: string;
-                    };
-                    network: {
-                        id: string;
-                        name: string;
-                        type: string;
-                    };
-                    channel: string;
-                    available: boolean;
-                }[];
-            }[];
+            events: components["schemas"]["SportsEvent"][];
             refresh: components["schemas"]["Refresh"];
         };
         SportsProgrammingResponse: {
@@ -2578,11 +2199,7 @@ export interface components {
             data: components["schemas"]["SportsProgrammingData"];
         };
         SportsProviderData: {
-            location: {
-                id: string;
-                name: string;
-                timezone: string;
-            };
+            location: components["schemas"]["LocationRef"];
             availability: {
                 /** @enum {string} */
                 status: "AVAILABLE" | "PROVIDER_DATA_UNAVAILABLE" | "PROVIDER_DATA_STALE" | "PROVIDER_DATA_PARTIAL";
@@ -2629,6 +2246,71 @@ export interface components {
             locationId: string;
             generatedAt?: components["schemas"]["IsoTimestamp"];
             data: components["schemas"]["SportsProviderData"];
+        };
+        TimeBucket: {
+            bucketStartMs: number;
+            bucketEndMs: number;
+            bucketStartIso: components["schemas"]["IsoTimestamp"];
+            bucketEndIso: components["schemas"]["IsoTimestamp"];
+            /** @description Local 15-minute range, e.g. "4:15 PM – 4:30 PM" */
+            bucketLabel: string;
+            /** @constant */
+            averageBasis: "ticket_count";
+            /** @constant */
+            averageDivisorField: "ticketCount";
+            averageDivisorValue: number;
+            /** @description Prep average; null when only expediter tickets fired in the bucket */
+            averageTicketTimeMinutes: number | null;
+            ticketCount: number;
+            rowCount: number;
+            minTicketTimeMinutes: number | null;
+            maxTicketTimeMinutes: number | null;
+            avgExpoClearMinutes: number | null;
+            stationTicketAverages: {
+                stationGuid: string;
+                stationName: string;
+                /** @constant */
+                averageBasis: "ticket_count";
+                /** @constant */
+                averageDivisorField: "ticketCount";
+                averageDivisorValue: number;
+                averageTicketTimeMinutes: number;
+                ticketCount: number;
+                /** @description Item-fulfillment volume; never a divisor */
+                rowCount: number;
+                minTicketTimeMinutes: number;
+                maxTicketTimeMinutes: number;
+            }[];
+            expediterTicketAverages: {
+                fulfillmentLevel: number;
+                stationGuid: string;
+                stationName: string;
+                /** @constant */
+                averageBasis: "ticket_count";
+                /** @constant */
+                averageDivisorField: "ticketCount";
+                averageDivisorValue: number;
+                averageTicketTimeMinutes: number;
+                ticketCount: number;
+                /** @description Item-fulfillment volume; never a divisor */
+                rowCount: number;
+                minTicketTimeMinutes: number;
+                maxTicketTimeMinutes: number;
+            }[];
+            salesCategoryTicketAverages: {
+                salesCategory: string;
+                /** @constant */
+                averageBasis: "ticket_count";
+                /** @constant */
+                averageDivisorField: "ticketCount";
+                averageDivisorValue: number;
+                averageTicketTimeMinutes: number;
+                ticketCount: number;
+                /** @description Item-fulfillment volume; never a divisor */
+                rowCount: number;
+                minTicketTimeMinutes: number;
+                maxTicketTimeMinutes: number;
+            }[];
         };
         WebhookPayload: {
             eventId: string;
