@@ -1,4 +1,10 @@
-import { toJsonSchema, type OverrideSchemaContext } from '@valibot/to-json-schema';
+import {
+  toJsonSchema,
+  toJsonSchemaDefs,
+  type ConversionConfig,
+  type OverrideActionContext,
+  type OverrideSchemaContext,
+} from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
 import { ERRORS } from './errors.js';
 import { ID_PARAMS, isLocationRoute, ROUTES, type Route } from './routes.js';
@@ -6,8 +12,9 @@ import { REQUEST_DESCRIPTIONS } from './request-descriptions.js';
 import { ROUTE_SUMMARIES } from './route-summaries.js';
 import { IDEMPOTENCY_KEY } from './ids.js';
 import { SERVER_URL_PLACEHOLDER } from './openapi-artefact.js';
-import { envelope, errorBody, id } from './schemas/common.js';
-import { RESPONSE_DATA } from './schemas/responses.js';
+import { webhookPayload } from './schemas/bevq.js';
+import * as common from './schemas/common.js';
+import { RESPONSE_DATA, RESPONSE_MODULES } from './schemas/responses.js';
 import * as token from './schemas/token.js';
 import { webhooksSection } from './webhook-openapi.js';
 
@@ -26,45 +33,127 @@ function closed({ valibotSchema, jsonSchema }: OverrideSchemaContext) {
   return jsonSchema;
 }
 
+/** A bound that the exclusive one beside it makes redundant (a safe integer's range beside `> 0`) is dropped. */
+function tightest({ jsonSchema }: OverrideActionContext) {
+  const { minimum, exclusiveMinimum, maximum, exclusiveMaximum } = jsonSchema;
+  if (typeof exclusiveMinimum === 'number' && typeof minimum === 'number' && minimum <= exclusiveMinimum) delete jsonSchema.minimum;
+  if (typeof exclusiveMaximum === 'number' && typeof maximum === 'number' && maximum >= exclusiveMaximum) delete jsonSchema.maximum;
+  return jsonSchema;
+}
+
+const COMPONENTS = '#/components/schemas/';
+const ref = (name: string) => ({ $ref: `${COMPONENTS}${name}` });
+const pascal = (name: string) => `${name[0]!.toUpperCase()}${name.slice(1)}`;
+const isSchema = (value: unknown): value is GenericSchema => (value as { kind?: unknown } | null)?.kind === 'schema';
+
+/** The envelope around each resource, one schema object per `data` schema and level (so an alias shares its name). */
+const envelopes = new Map<GenericSchema, Map<boolean, GenericSchema>>();
+function envelopeOf(data: GenericSchema, route: Route): GenericSchema {
+  const locationLevel = isLocationRoute(route);
+  const byLevel = envelopes.get(data) ?? envelopes.set(data, new Map()).get(data)!;
+  return byLevel.get(locationLevel) ?? byLevel.set(locationLevel, common.envelope(data, { locationLevel })).get(locationLevel)!;
+}
+
 /**
- * A schema (Valibot) as JSON Schema: the /v1 request rules and the response schemas alike. What JSON Schema
- * cannot say (a real calendar date, two fields that must agree, trimming, the string to number step of a
- * query value) is left to the descriptions and the 400.
+ * The component schemas, by the schema object each names: wherever the converter meets one of these objects it
+ * writes a $ref, so a generated client's types carry the names. Every name comes from the code: the error bodies
+ * and the webhook payload as established, then each route's operation (`<Operation>Response` its JSON body,
+ * `<Operation>Data` the envelope's `data`, `<Operation>Request` its request body), then every other schema that
+ * common.ts and the response modules export, as exported (isoTimestamp: IsoTimestamp, menuItem: MenuItem). A
+ * schema keeps its first name: an alias route's resource is named after the route it repeats.
  */
-function schemaOf(schema: GenericSchema): JsonSchema {
-  const { $schema: _ignored, ...json } = toJsonSchema(schema, {
-    target: 'draft-2020-12',
-    typeMode: 'output',
-    ignoreActions: ['check', 'partial_check', 'trim', 'to_number'],
-    overrideSchema: closed,
-  }) as JsonSchema;
+function componentNames(): Record<string, GenericSchema> {
+  const named = new Map<GenericSchema, string>();
+  const name = (schema: GenericSchema, as: string) => {
+    if (!named.has(schema)) named.set(schema, as);
+  };
+  name(common.errorBody, 'Error');
+  name(token.oauthError, 'OAuthError');
+  name(webhookPayload, 'WebhookPayload');
+  for (const route of ROUTES) {
+    const operation = pascal(route.operation);
+    const data = RESPONSE_DATA[route.operation];
+    if (route.family === 'token') {
+      name(token.tokenRequest, `${operation}Request`);
+      name(token.tokenResponse, `${operation}Response`);
+    } else if (data) {
+      name(envelopeOf(data, route), `${operation}Response`);
+      name(data, `${operation}Data`);
+    }
+    if (route.body) name(route.body, `${operation}Request`);
+  }
+  for (const module of [common, ...Object.values(RESPONSE_MODULES)]) {
+    for (const [exported, value] of Object.entries(module)) if (isSchema(value)) name(value, pascal(exported));
+  }
+  const byName = Object.fromEntries([...named].map(([schema, as]) => [as, schema]));
+  if (Object.keys(byName).length !== named.size) throw new Error('OpenAPI: two schemas under one component name');
+  return byName;
+}
+
+/**
+ * What JSON Schema cannot say (a real calendar date, two fields that must agree, trimming, the string to number
+ * step of a query value) is left to the descriptions and the 400.
+ */
+const CONVERSION = {
+  target: 'draft-2020-12',
+  typeMode: 'output',
+  ignoreActions: ['check', 'partial_check', 'trim', 'to_number'],
+  overrideSchema: closed,
+  overrideAction: tightest,
+  overrideRef: ({ referenceId }) => `${COMPONENTS}${referenceId}`,
+} satisfies ConversionConfig;
+
+/** The component schemas as JSON Schema, each request rule's fields with their descriptions (request-descriptions.ts). */
+function componentSchemas(named: Record<string, GenericSchema>): Record<string, JsonSchema> {
+  const schemas = toJsonSchemaDefs(named, CONVERSION) as Record<string, JsonSchema>;
+  for (const [name, schema] of Object.entries(named)) describeFields(schemas[name]!, schema);
+  return schemas;
+}
+
+function describeFields(json: JsonSchema, rule: GenericSchema) {
+  const properties = json.properties as Record<string, JsonSchema>;
+  for (const [field, description] of Object.entries(REQUEST_DESCRIPTIONS.get(rule) ?? {})) properties[field]!.description = description;
+}
+
+/**
+ * A parameter rule (Valibot) as JSON Schema, the named building blocks it uses as $refs (only those: the converter
+ * converts every definition it is given on each call).
+ */
+function schemaOf(schema: GenericSchema, blocks: Record<string, GenericSchema>): JsonSchema {
+  const { $schema: _schema, $defs: _defs, ...json } = toJsonSchema(schema, { ...CONVERSION, definitions: blocks }) as JsonSchema;
   return json;
 }
 
-/** A request rule as JSON Schema, each field with its description (request-descriptions.ts). */
-function ruleSchemaOf(rule: GenericSchema): JsonSchema & { properties: Record<string, JsonSchema> } {
-  const schema = schemaOf(rule) as JsonSchema & { properties: Record<string, JsonSchema> };
-  for (const [name, description] of Object.entries(REQUEST_DESCRIPTIONS.get(rule) ?? {}))
-    schema.properties[name]!.description = description;
-  return schema;
+/** A request rule's fields as JSON Schemas, each with its description. */
+function ruleFields(rule: GenericSchema, blocks: Record<string, GenericSchema>): Record<string, JsonSchema> {
+  const json = schemaOf(rule, blocks);
+  describeFields(json, rule);
+  return json.properties as Record<string, JsonSchema>;
 }
 
-const errorRef = { $ref: '#/components/schemas/Error' };
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorRef } } });
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ref('Error') } } });
 
-function pathParameters(route: Route) {
-  const rules = route.params ? ruleSchemaOf(route.params).properties : {};
+/** Any route of /v1 or the token endpoint, on a stage with an edge (docs/decisions/edge.md). */
+const EDGE_REFUSAL = 'With an edge in front, a request that did not come through it (forbidden)';
+
+function operationOf(route: Route, blocks: Record<string, GenericSchema>, names: Map<GenericSchema, string>) {
+  const nameOf = (schema: GenericSchema) => ref(names.get(schema)!);
+  return route.family === 'token' ? tokenOperation(route, nameOf) : v1Operation(route, blocks, nameOf);
+}
+
+function pathParameters(route: Route, blocks: Record<string, GenericSchema>) {
+  const rules = route.params ? ruleFields(route.params, blocks) : {};
   return [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({
     name,
     in: 'path',
     required: true,
-    schema: rules[name!] ?? ((ID_PARAMS as readonly string[]).includes(name!) ? schemaOf(id) : { type: 'string' }),
+    schema: rules[name!] ?? ((ID_PARAMS as readonly string[]).includes(name!) ? schemaOf(common.id, blocks) : { type: 'string' }),
   }));
 }
 
-function queryParameters(route: Route) {
+function queryParameters(route: Route, blocks: Record<string, GenericSchema>) {
   if (!route.query) return [];
-  return Object.entries(ruleSchemaOf(route.query).properties).map(([name, schema]) => ({
+  return Object.entries(ruleFields(route.query, blocks)).map(([name, schema]) => ({
     name,
     in: 'query',
     required: false,
@@ -72,11 +161,11 @@ function queryParameters(route: Route) {
   }));
 }
 
-function v1Operation(route: Route) {
+function v1Operation(route: Route, blocks: Record<string, GenericSchema>, nameOf: (schema: GenericSchema) => JsonSchema) {
   // A route without a data schema answers a document of its own (this OpenAPI document), not an envelope.
   const data = RESPONSE_DATA[route.operation];
   const success = data
-    ? { description: 'Success, in the common envelope', schema: schemaOf(envelope(data, { locationLevel: isLocationRoute(route) })) }
+    ? { description: 'Success, in the common envelope', schema: nameOf(envelopeOf(data, route)) }
     : { description: 'The document itself', schema: { type: 'object' } };
   const responses: Record<string, unknown> = {
     '200': route.produces
@@ -89,8 +178,12 @@ function v1Operation(route: Route) {
   };
   if (route.scope) {
     responses['401'] = errorResponse('Token missing or invalid');
-    responses['403'] = errorResponse('Token revoked or expired, outside its locations, or missing the scope');
+    responses['403'] = errorResponse(
+      `Token revoked or expired, outside its locations, or missing the scope; ${EDGE_REFUSAL.toLowerCase()}`,
+    );
     responses['429'] = errorResponse('Application rate limit exceeded; see Retry-After');
+  } else {
+    responses['403'] = errorResponse(EDGE_REFUSAL);
   }
   if (route.scope || route.params) responses['404'] = errorResponse('Group, location or resource not found');
   if (route.query || route.params || route.body) responses['400'] = errorResponse('Invalid query parameter, path parameter or body');
@@ -109,25 +202,23 @@ function v1Operation(route: Route) {
     operationId: route.operation,
     summary: ROUTE_SUMMARIES[route.operation],
     tags: [route.family],
+    // A public route says so (`security: []`): without it the document-wide default would be unstated, not "none".
     ...(route.scope ? { security: [{ bearer: [route.scope] }], 'x-required-scope': route.scope } : { security: [] }),
     parameters: [
-      ...pathParameters(route),
-      ...queryParameters(route),
+      ...pathParameters(route, blocks),
+      ...queryParameters(route, blocks),
       ...(route.conditional ? [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }] : []),
       ...(route.body
         ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source } }]
         : []),
     ],
-    ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: ruleSchemaOf(route.body) } } } } : {}),
+    ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: nameOf(route.body) } } } } : {}),
     responses,
   };
 }
 
-function tokenOperation(route: Route) {
-  const oauthError = (description: string) => ({
-    description,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } },
-  });
+function tokenOperation(route: Route, nameOf: (schema: GenericSchema) => JsonSchema) {
+  const oauthError = (description: string) => ({ description, content: { 'application/json': { schema: ref('OAuthError') } } });
   return {
     operationId: route.operation,
     summary: ROUTE_SUMMARIES[route.operation],
@@ -135,47 +226,76 @@ function tokenOperation(route: Route) {
     security: [{}, { clientBasic: [] }],
     requestBody: {
       required: true,
-      content: { 'application/x-www-form-urlencoded': { schema: schemaOf(token.tokenRequest) } },
+      content: { 'application/x-www-form-urlencoded': { schema: nameOf(token.tokenRequest) } },
     },
     responses: {
-      '200': { description: 'Access token', content: { 'application/json': { schema: schemaOf(token.tokenResponse) } } },
+      '200': { description: 'Access token', content: { 'application/json': { schema: nameOf(token.tokenResponse) } } },
       '400': oauthError('invalid_request or unsupported_grant_type'),
       '401': oauthError('invalid_client'),
+      '403': errorResponse(`${EDGE_REFUSAL}, in the /v1 error shape`),
       '429': oauthError('temporarily_unavailable; see Retry-After'),
     },
   };
 }
 
+/** The component names the document refers to, directly or through another component: the others are left out. */
+function referenced(document: unknown, schemas: Record<string, JsonSchema>): Set<string> {
+  const names = new Set<string>();
+  const visit = (text: string) => {
+    for (const [, name] of text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) {
+      if (names.has(name!)) continue;
+      names.add(name!);
+      visit(JSON.stringify(schemas[name!]));
+    }
+  };
+  visit(JSON.stringify(document));
+  return names;
+}
+
 let cached: { paths: Record<string, Record<string, unknown>>; webhooks: unknown; components: unknown } | undefined;
 
-/** OpenAPI 3.1, generated from the route table and its schemas; built once per process. */
-export function openApiDocument(baseUrl: string) {
-  const hooks = cached ? null : webhooksSection(schemaOf);
-  cached ??= {
-    webhooks: hooks!.webhooks,
-    paths: ROUTES.reduce<Record<string, Record<string, unknown>>>((paths, route) => {
-      const operation = route.family === 'token' ? tokenOperation(route) : v1Operation(route);
-      (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
-      return paths;
-    }, {}),
+function build(): NonNullable<typeof cached> {
+  const named = componentNames();
+  const names = new Map(Object.entries(named).map(([name, schema]) => [schema, name]));
+  const exported = new Set<unknown>(Object.values(common));
+  const blocks = Object.fromEntries(Object.entries(named).filter(([, schema]) => exported.has(schema)));
+  const all = componentSchemas(named);
+  all.Error = { ...all.Error, 'x-error-codes': Object.keys(ERRORS) };
+  const paths = ROUTES.reduce<Record<string, Record<string, unknown>>>((paths, route) => {
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route, blocks, names);
+    return paths;
+  }, {});
+  const webhooks = webhooksSection(ref('WebhookPayload'));
+  const used = referenced({ paths, webhooks }, all);
+  return {
+    webhooks,
+    paths,
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Access token from /oauth/token, or a legacy bearer credential' },
         clientBasic: { type: 'http', scheme: 'basic', description: 'Client id and secret, for /oauth/token only' },
       },
-      schemas: {
-        Error: { ...schemaOf(errorBody), 'x-error-codes': Object.keys(ERRORS) },
-        OAuthError: schemaOf(token.oauthError),
-        WebhookPayload: hooks!.schema,
-      },
+      schemas: Object.fromEntries(
+        Object.keys(all)
+          .filter((name) => used.has(name))
+          .sort()
+          .map((name) => [name, all[name]]),
+      ),
     },
   };
+}
+
+/** OpenAPI 3.1, generated from the route table and its schemas; built once per process. */
+export function openApiDocument(baseUrl: string) {
+  cached ??= build();
   return {
     openapi: '3.1.0',
     info: {
       title: 'Customer API',
       version: 'v1',
       description: 'Venue data, an Auto Scheduler emergency stop and signed beverage-menu webhooks for customer backends.',
+      // Customers use the API under their agreement with the service, not under an open licence (SPDX LicenseRef- form).
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: baseUrl }],
     ...cached,

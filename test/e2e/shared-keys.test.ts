@@ -56,8 +56,10 @@ describe('no partition is read by every tenant on a request path', () => {
     expect(READ_ROUTES.length).toBeGreaterThan(25);
     const shared: string[] = [];
     for (const route of READ_ROUTES) {
-      const [first, second] = await Promise.all(tenants.map((t) => partitionsRead(pathOf(route.path, t), t.token)));
-      for (const pk of first!) if (second!.has(pk)) shared.push(`${route.path}: ${pk}`);
+      // One after the other: the call log holds one request's calls at a time.
+      const first = await partitionsRead(pathOf(route.path, tenants[0]!), tenants[0]!.token);
+      const second = await partitionsRead(pathOf(route.path, tenants[1]!), tenants[1]!.token);
+      for (const pk of first) if (second.has(pk)) shared.push(`${route.path}: ${pk}`);
     }
     expect(shared).toEqual([]);
   });

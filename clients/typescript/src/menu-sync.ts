@@ -1,7 +1,7 @@
 import type { CustomerApiClient } from './client.js';
-import type { paths } from './schema.js';
+import type { components } from './schema.js';
 
-export type Menu = paths['/v1/{group_id}/{location_id}/bevq/menu']['get']['responses'][200]['content']['application/json']['data']['menu'];
+export type Menu = components['schemas']['MenuData'];
 
 /** A location's local copy: the menu with the validator and revision it came with. */
 export interface MenuCopy {

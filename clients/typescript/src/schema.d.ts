@@ -638,6 +638,97 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** Format: uri */
+        AbsoluteUrl: string;
+        BevqGroupData: {
+            group: {
+                id: string;
+                name: string;
+            };
+            locations: {
+                id: string;
+                name: string;
+                timezone: string;
+                bevqEnabled: boolean;
+                menu: {
+                    available: boolean;
+                    revision: string | null;
+                    updatedAt: components["schemas"]["IsoTimestamp"] | null;
+                    endpoint: components["schemas"]["AbsoluteUrl"];
+                };
+            }[];
+            refresh: components["schemas"]["Refresh"];
+            nextCursor?: components["schemas"]["NextCursor"];
+        };
+        BevqGroupResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["BevqGroupData"];
+        };
+        BevqLocationData: {
+            location: {
+                id: string;
+                name: string;
+                timezone: string;
+            };
+            /** @enum {string} */
+            status: "published" | "not_published";
+            menu: {
+                available: boolean;
+                revision: string | null;
+                updatedAt: components["schemas"]["IsoTimestamp"] | null;
+                endpoint: components["schemas"]["AbsoluteUrl"];
+                sectionCount: number;
+                itemCount: number;
+                sourceHealth: {
+                    pos: components["schemas"]["PosHealth"];
+                    lastPosSyncAt: components["schemas"]["IsoTimestamp"] | null;
+                } | null;
+            };
+            refresh: components["schemas"]["Refresh"];
+        };
+        BevqLocationResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["BevqLocationData"];
+        };
+        BevqMenuData: {
+            location: {
+                id: string;
+                name: string;
+                timezone: string;
+            };
+            menu: components["schemas"]["MenuData"];
+            refresh: components["schemas"]["Refresh"];
+        };
+        BevqMenuResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["BevqMenuData"];
+        };
+        CompactDate: string;
+        DeviceStatus: {
+            healthy: number;
+            warning: number;
+            offline: number;
+        };
         Error: {
             /** @constant */
             ok: false;
@@ -650,17 +741,1582 @@ export interface components {
                 requestId: string;
             };
         };
+        GroupCampaignsData: {
+            group: {
+                id: string;
+                name: string;
+            };
+            refresh: components["schemas"]["Refresh"];
+            campaigns: {
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: "scheduled" | "active" | "paused" | "ended";
+                startsAt: components["schemas"]["IsoTimestamp"];
+                endsAt: components["schemas"]["IsoTimestamp"];
+                locationIds: string[];
+            }[];
+            locations: {
+                id: string;
+                name: string;
+                timezone: string;
+                campaignIds: string[];
+                deviceStatus: components["schemas"]["DeviceStatus"];
+            }[];
+            deviceStatus: components["schemas"]["DeviceStatus"];
+            nextCursor?: components["schemas"]["NextCursor"];
+        };
+        GroupCampaignsResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["GroupCampaignsData"];
+        };
+        GroupModulesData: {
+            group: {
+                id: string;
+                name: string;
+            };
+            modules: {
+                shiftq: {
+                    scope: string;
+                    /** @description The token holds the module scope */
+                    granted: boolean;
+                    /** @description Accessible locations of this page with the module enabled */
+                    locationIds: string[];
+                };
+                sportsq: {
+                    scope: string;
+                    /** @description The token holds the module scope */
+                    granted: boolean;
+                    /** @description Accessible locations of this page with the module enabled */
+                    locationIds: string[];
+                };
+                matriq: {
+                    scope: string;
+                    /** @description The token holds the module scope */
+                    granted: boolean;
+                    /** @description Accessible locations of this page with the module enabled */
+                    locationIds: string[];
+                };
+                campaigns: {
+                    scope: string;
+                    /** @description The token holds the module scope */
+                    granted: boolean;
+                    /** @description Accessible locations of this page with the module enabled */
+                    locationIds: string[];
+                };
+                orderboard: {
+                    scope: string;
+                    /** @description The token holds the module scope */
+                    granted: boolean;
+                    /** @description Accessible locations of this page with the module enabled */
+                    locationIds: string[];
+                };
+                bevq: {
+                    scope: string;
+                    /** @description The token holds the module scope */
+                    granted: boolean;
+                    /** @description Accessible locations of this page with the module enabled */
+                    locationIds: string[];
+                };
+            };
+            refresh: components["schemas"]["Refresh"];
+            nextCursor?: components["schemas"]["NextCursor"];
+        };
+        GroupModulesResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["GroupModulesData"];
+        };
+        Hhmm: string;
+        Id: string;
+        IsoDate: string;
+        /** Format: date-time */
+        IsoTimestamp: string;
+        IssueTokenRequest: {
+            /** @description Must be client_credentials */
+            grant_type: string;
+            /** @description Omit when using HTTP Basic client authentication */
+            client_id?: string;
+            /** @description Omit when using HTTP Basic client authentication */
+            client_secret?: string;
+            /** @description Space-separated scopes the token should carry (RFC 6749 3.3): it gets those the application holds, named in the response's scope; omitted, all of them. None held: invalid_request. */
+            scope?: string;
+        };
+        IssueTokenResponse: {
+            access_token: string;
+            /** @constant */
+            token_type: "Bearer";
+            /** @constant */
+            expires_in: 86400;
+            scope?: string;
+        };
+        KitchenSnapshot: {
+            businessDate: components["schemas"]["CompactDate"];
+            metricsBusinessDate: components["schemas"]["CompactDate"];
+            dateKey: components["schemas"]["IsoDate"];
+            metricsDateKey: components["schemas"]["IsoDate"];
+            timezone: string;
+            updatedAt: components["schemas"]["IsoTimestamp"];
+            dayStartMs: number;
+            /** @enum {string} */
+            selectionMode: "all" | "selected";
+            trackedPrepStations: string[];
+            trackAllPrepStations: boolean;
+            availablePrepStations: {
+                id: string;
+                name: string;
+                includeWithExpediter: boolean;
+                expoRouting: string;
+            }[];
+            trackedSalesCategories: string[];
+            trackAllSalesCategories: boolean;
+            availableSalesCategories: string[];
+            queue: {
+                inProgressCount: number;
+                readyQueueCount: number;
+                oldestReadyMinutes: number;
+            };
+            averages: {
+                /** @constant */
+                averageBasis: "ticket_count";
+                /** @description null when prepTicketCount is 0 */
+                avgKitchenTicketTimeMinutes: number | null;
+                /** @constant */
+                avgKitchenTicketTimeSource: "prep_stations";
+                /** @constant */
+                avgKitchenTicketTimeDivisorField: "prepTicketCount";
+                avgKitchenTicketTimeDivisorValue: number;
+                /** @description null when expediterTicketCount is 0 */
+                avgExpediterTicketTimeMinutes: number | null;
+                /** @constant */
+                avgExpediterTicketTimeSource: "expediter_level_1";
+                /** @constant */
+                avgExpediterTicketTimeDivisorField: "expediterTicketCount";
+                avgExpediterTicketTimeDivisorValue: number;
+                avgExpoClearMinutes: number | null;
+            };
+            counts: {
+                clearedTicketCount: number;
+                prepTicketCount: number;
+                prepRowCount: number;
+                sourceTicketCount: number;
+                expediterTicketCount: number;
+                expediterRowCount: number;
+                expediterSourceTicketCount: number;
+                expediterLevelCount: number;
+                stationCount: number;
+                salesCategoryCount: number;
+                timeBucketCount: number;
+                thirtyMinuteBucketCount: number;
+            };
+            expediterTicketAverages: {
+                fulfillmentLevel: number;
+                stationGuid: string;
+                stationName: string;
+                /** @constant */
+                averageBasis: "ticket_count";
+                /** @constant */
+                averageDivisorField: "ticketCount";
+                averageDivisorValue: number;
+                averageTicketTimeMinutes: number;
+                ticketCount: number;
+                /** @description Item-fulfillment volume; never a divisor */
+                rowCount: number;
+                minTicketTimeMinutes: number;
+                maxTicketTimeMinutes: number;
+            }[];
+            stationTicketAverages: {
+                stationGuid: string;
+                stationName: string;
+                /** @constant */
+                averageBasis: "ticket_count";
+                /** @constant */
+                averageDivisorField: "ticketCount";
+                averageDivisorValue: number;
+                averageTicketTimeMinutes: number;
+                ticketCount: number;
+                /** @description Item-fulfillment volume; never a divisor */
+                rowCount: number;
+                minTicketTimeMinutes: number;
+                maxTicketTimeMinutes: number;
+            }[];
+            salesCategoryTicketAverages: {
+                salesCategory: string;
+                /** @constant */
+                averageBasis: "ticket_count";
+                /** @constant */
+                averageDivisorField: "ticketCount";
+                averageDivisorValue: number;
+                averageTicketTimeMinutes: number;
+                ticketCount: number;
+                /** @description Item-fulfillment volume; never a divisor */
+                rowCount: number;
+                minTicketTimeMinutes: number;
+                maxTicketTimeMinutes: number;
+            }[];
+            timeBuckets: components["schemas"]["TimeBucket"][];
+            /** @constant */
+            bucketIntervalMinutes: 15;
+            status: {
+                /** @enum {string} */
+                state: "ok" | "error";
+                httpStatus: number;
+                /** @description Present only when state is error */
+                error?: string;
+            };
+            /** @constant */
+            retentionDays: 366;
+        };
+        ListLocationsData: {
+            token: {
+                /** @enum {string} */
+                scopeType: "group" | "location";
+                scopes: ("locations:read" | "sportsq:read" | "shiftq:read" | "matriq:read" | "matriq:ai-scheduler:stop" | "campaigns:read" | "orderboard:read" | "bevq:read")[];
+                rateLimitPerMinute: number;
+                expiresAt: components["schemas"]["IsoTimestamp"] | null;
+                accessTokenExpiresAt: components["schemas"]["IsoTimestamp"] | null;
+                /** @enum {string} */
+                credentialType: "client_credentials" | "legacy_bearer";
+                /** @enum {string} */
+                status: "active" | "revoked" | "expired";
+                allowedLocationIds?: string[];
+                tokenPrefix: string;
+            };
+            locations: {
+                id: string;
+                name: string;
+                locationShortName: string;
+                timezone: string;
+                slug: string;
+                status: string;
+                modulesEnabled: {
+                    shiftq: boolean;
+                    sportsq: boolean;
+                    matriq: boolean;
+                    campaigns: boolean;
+                    orderboard: boolean;
+                    bevq: boolean;
+                };
+                resources: string[];
+                endpoints: {
+                    root: components["schemas"]["AbsoluteUrl"];
+                    modules: components["schemas"]["AbsoluteUrl"];
+                    shiftq: components["schemas"]["AbsoluteUrl"];
+                    sportsq: components["schemas"]["AbsoluteUrl"];
+                    matriq: components["schemas"]["AbsoluteUrl"];
+                };
+            }[];
+            refresh: components["schemas"]["Refresh"];
+            nextCursor?: components["schemas"]["NextCursor"];
+        };
+        ListLocationsResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["ListLocationsData"];
+        };
+        LocationCampaignsData: {
+            location: components["schemas"]["LocationRef"];
+            refresh: components["schemas"]["Refresh"];
+            campaigns: {
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: "scheduled" | "active" | "paused" | "ended";
+                startsAt: components["schemas"]["IsoTimestamp"];
+                endsAt: components["schemas"]["IsoTimestamp"];
+            }[];
+            deviceStatus: components["schemas"]["DeviceStatus"];
+        };
+        LocationCampaignsResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["LocationCampaignsData"];
+        };
+        LocationModulesData: {
+            location: components["schemas"]["LocationRef"];
+            modulesEnabled: {
+                shiftq: boolean;
+                sportsq: boolean;
+                matriq: boolean;
+                campaigns: boolean;
+                orderboard: boolean;
+                bevq: boolean;
+            };
+            modules: {
+                shiftq: {
+                    scope: string;
+                    /** @description The token holds the module scope */
+                    granted: boolean;
+                    enabled: boolean;
+                    resources: string[];
+                };
+                sportsq: {
+                    scope: string;
+                    /** @description The token holds the module scope */
+                    granted: boolean;
+                    enabled: boolean;
+                    resources: string[];
+                };
+                matriq: {
+                    scope: string;
+                    /** @description The token holds the module scope */
+                    granted: boolean;
+                    enabled: boolean;
+                    resources: string[];
+                };
+                campaigns: {
+                    scope: string;
+                    /** @description The token holds the module scope */
+                    granted: boolean;
+                    enabled: boolean;
+                    resources: string[];
+                };
+                orderboard: {
+                    scope: string;
+                    /** @description The token holds the module scope */
+                    granted: boolean;
+                    enabled: boolean;
+                    resources: string[];
+                };
+                bevq: {
+                    scope: string;
+                    /** @description The token holds the module scope */
+                    granted: boolean;
+                    enabled: boolean;
+                    resources: string[];
+                };
+            };
+            refresh: components["schemas"]["Refresh"];
+        };
+        LocationModulesResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["LocationModulesData"];
+        };
+        LocationRef: {
+            id: string;
+            name: string;
+            timezone: string;
+        };
+        LocationSummaryData: {
+            location: {
+                id: string;
+                name: string;
+                locationShortName: string;
+                timezone: string;
+                slug: string;
+                status: string;
+            };
+            modulesEnabled: {
+                shiftq: boolean;
+                sportsq: boolean;
+                matriq: boolean;
+                campaigns: boolean;
+                orderboard: boolean;
+                bevq: boolean;
+            };
+            resources: string[];
+            endpoints: {
+                root: components["schemas"]["AbsoluteUrl"];
+                modules: components["schemas"]["AbsoluteUrl"];
+                shiftq: components["schemas"]["AbsoluteUrl"];
+                sportsq: components["schemas"]["AbsoluteUrl"];
+                matriq: components["schemas"]["AbsoluteUrl"];
+            };
+            refresh: components["schemas"]["Refresh"];
+        };
+        LocationSummaryResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["LocationSummaryData"];
+        };
+        MatriqAiSchedulerData: {
+            location: components["schemas"]["LocationRef"];
+            deviceIds: string[];
+            businessDay: components["schemas"]["CompactDate"];
+            statusUpdatedAt: components["schemas"]["IsoTimestamp"];
+            publishedDraftUpdatedAt: components["schemas"]["IsoTimestamp"] | null;
+            status: {
+                running: boolean;
+                published: boolean;
+                draftExists: boolean;
+                runtime: {
+                    emergencyStopActive: boolean;
+                    lastStartAt: components["schemas"]["IsoTimestamp"] | null;
+                    lastStopAt: components["schemas"]["IsoTimestamp"] | null;
+                };
+            };
+            /** @description The draft for the active business day; null when none exists (another day's draft is never shown) */
+            currentPublishedDraft: {
+                businessDay: components["schemas"]["CompactDate"];
+                published: boolean;
+                status: string;
+                draft: {
+                    title: string;
+                    items: {
+                        id: string;
+                        start: components["schemas"]["Hhmm"];
+                        end: components["schemas"]["Hhmm"];
+                        eventTitle: string;
+                    }[];
+                };
+            } | null;
+            actions: {
+                label: string;
+                /** @constant */
+                method: "POST";
+                endpoint: components["schemas"]["AbsoluteUrl"];
+                scope: string;
+                description: string;
+            }[];
+            refresh: components["schemas"]["Refresh"];
+        };
+        MatriqAiSchedulerResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["MatriqAiSchedulerData"];
+        };
+        MatriqDevicesData: {
+            location: components["schemas"]["LocationRef"];
+            devices: {
+                id: string;
+                name: string;
+                type: string;
+                zone: string;
+                lastSeenAt: components["schemas"]["IsoTimestamp"] | null;
+                /**
+                 * @description healthy: seen within 5 minutes; warning: within 30; offline: later or never
+                 * @enum {string}
+                 */
+                health: "healthy" | "warning" | "offline";
+            }[];
+            deviceStatus: components["schemas"]["DeviceStatus"];
+            refresh: components["schemas"]["Refresh"];
+        };
+        MatriqDevicesResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["MatriqDevicesData"];
+        };
+        MatriqEmergencyStopData: {
+            /** @enum {string} */
+            status: "queued" | "applied" | "failed";
+            deviceId: string;
+            commandId: string;
+            requestedAt: components["schemas"]["IsoTimestamp"];
+            reason: string;
+            /** @description When the gateway reported applied or failed; null while queued */
+            completedAt: components["schemas"]["IsoTimestamp"] | null;
+            refresh: components["schemas"]["Refresh"];
+        };
+        MatriqEmergencyStopRequest: {
+            /** @description Why the stop is requested; a default text when absent */
+            reason?: string;
+            /** @description One of the Auto Scheduler's deviceIds; default: its first */
+            deviceId?: string;
+        };
+        MatriqEmergencyStopResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["MatriqEmergencyStopData"];
+        };
+        MatriqGatewayData: {
+            location: components["schemas"]["LocationRef"];
+            gateway: {
+                id: string;
+                name: string;
+                model: string;
+                firmwareVersion: string;
+                lastSeenAt: components["schemas"]["IsoTimestamp"] | null;
+                /**
+                 * @description healthy: seen within 5 minutes; warning: within 30; offline: later or never
+                 * @enum {string}
+                 */
+                health: "healthy" | "warning" | "offline";
+            };
+            refresh: components["schemas"]["Refresh"];
+        };
+        MatriqGatewayResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["MatriqGatewayData"];
+        };
+        MatriqOverviewData: {
+            location: components["schemas"]["LocationRef"];
+            summary: {
+                deviceIds: string[];
+                providerCount: number;
+                aiSchedulerPublished: boolean;
+                aiSchedulerRunning: boolean;
+            };
+            endpoints: {
+                gateway: components["schemas"]["AbsoluteUrl"];
+                devices: components["schemas"]["AbsoluteUrl"];
+                providerAvailable: components["schemas"]["AbsoluteUrl"];
+                aiScheduler: components["schemas"]["AbsoluteUrl"];
+            };
+            refresh: {
+                gateway: components["schemas"]["Refresh"];
+                devices: components["schemas"]["Refresh"];
+                providerAvailable: components["schemas"]["Refresh"];
+                aiScheduler: components["schemas"]["Refresh"];
+            };
+        };
+        MatriqOverviewResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["MatriqOverviewData"];
+        };
+        MatriqProviderAvailableData: {
+            location: components["schemas"]["LocationRef"];
+            businessDate: {
+                active: components["schemas"]["CompactDate"];
+                calendarDate: components["schemas"]["IsoDate"];
+                timezone: string;
+            };
+            providers: {
+                providerKey: string;
+                providerLabel: string;
+                providerLogo: components["schemas"]["AbsoluteUrl"] | null;
+            }[];
+            providersAvailable: {
+                eventId: string;
+                title: string;
+                league: string;
+                leagueLogo: components["schemas"]["AbsoluteUrl"] | null;
+                homeTeam: string;
+                awayTeam: string;
+                homeLogo: components["schemas"]["AbsoluteUrl"] | null;
+                awayLogo: components["schemas"]["AbsoluteUrl"] | null;
+                providerLabel: string;
+                providerLogo: components["schemas"]["AbsoluteUrl"] | null;
+                channelNumber: string;
+            }[];
+            refresh: components["schemas"]["Refresh"];
+        };
+        MatriqProviderAvailableResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["MatriqProviderAvailableData"];
+        };
+        MenuData: {
+            updatedAt: components["schemas"]["IsoTimestamp"];
+            revision: string;
+            sourceHealth: {
+                pos: components["schemas"]["PosHealth"];
+                lastPosSyncAt: components["schemas"]["IsoTimestamp"] | null;
+            };
+            sectionCount: number;
+            itemCount: number;
+            sections: components["schemas"]["MenuSection"][];
+        };
+        MenuItem: {
+            id: string;
+            type: string;
+            name: string;
+            displayName: string;
+            brand?: {
+                id?: string;
+                name?: string;
+                type?: string;
+                imageUrl?: components["schemas"]["AbsoluteUrl"];
+            };
+            style: string;
+            category: string;
+            abv: number | null;
+            ibu: number | null;
+            country: string;
+            region: string;
+            description: string;
+            imageUrl: components["schemas"]["AbsoluteUrl"] | null;
+            posItemId: string | null;
+            posGroupId: string | null;
+            mapped: boolean;
+            available: boolean;
+            sizes: {
+                id: string;
+                name: string;
+                ounces: number;
+                price: components["schemas"]["NonNegativeMoney"];
+                currency: string;
+                available: boolean;
+            }[];
+            sortOrder: number;
+            sectionId: string;
+            updatedAt: components["schemas"]["IsoTimestamp"];
+        };
+        MenuSection: {
+            id: string;
+            name: string;
+            description: string;
+            sortOrder: number;
+            enabled: boolean;
+            itemCount: number;
+            updatedAt: components["schemas"]["IsoTimestamp"];
+            items: components["schemas"]["MenuItem"][];
+        };
+        /** @description Opaque cursor of the next page; absent on the last page */
+        NextCursor: string;
+        NonNegativeMoney: number;
         OAuthError: {
             /** @enum {string} */
             error: "invalid_request" | "unsupported_grant_type" | "invalid_client" | "temporarily_unavailable";
             error_description?: string;
         };
+        OrderboardData: {
+            location: components["schemas"]["LocationRef"];
+            refresh: components["schemas"]["Refresh"];
+            /** @constant */
+            status: "coming_soon";
+            message: string;
+        };
+        OrderboardResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["OrderboardData"];
+        };
+        /** @enum {string} */
+        PosHealth: "current" | "stale" | "unknown";
+        Refresh: {
+            cadence: string;
+            description: string;
+        };
+        SalesSnapshot: {
+            updatedAt: components["schemas"]["IsoTimestamp"];
+            currency: string;
+            grossSales: number;
+            netSales: number;
+            discounts: number;
+            voids: number;
+            refunds: number;
+            tax: number;
+            tips: number;
+            orderCount: number;
+            guestCount: number;
+            /** @description netSales / orderCount; null without orders */
+            averageCheck: number | null;
+            /** @description discounts / grossSales × 100 */
+            discountsPercent: number | null;
+            /** @description voids / grossSales × 100 */
+            voidsPercent: number | null;
+            hourly: {
+                hourStartIso: components["schemas"]["IsoTimestamp"];
+                label: string;
+                netSales: number;
+                orderCount: number;
+            }[];
+            categories: {
+                category: string;
+                netSales: number;
+                quantity: number;
+            }[];
+            leaderboard: {
+                employeeId: string;
+                employeeName: string;
+                /** @constant */
+                metric: "netSales";
+                value: number;
+                rank: number;
+            }[];
+        };
+        ShiftqClockInsData: {
+            location: components["schemas"]["LocationRef"];
+            refresh: components["schemas"]["Refresh"];
+            businessDate: components["schemas"]["CompactDate"];
+            available: boolean;
+            asOf: components["schemas"]["IsoTimestamp"] | null;
+            clockedInCount: number;
+            managerOnDutyCount: number;
+            clockedIn: {
+                employeeId: string;
+                employeeName: string;
+                roleGroup: string;
+                jobCode: string;
+                isManager: boolean;
+                clockedInAt: components["schemas"]["IsoTimestamp"];
+            }[];
+            roleCoverage: {
+                roleGroup: string;
+                scheduledCount: number;
+                clockedInCount: number;
+                managerOnDuty: boolean;
+            }[];
+            alerts: {
+                /** @enum {string} */
+                type: "wrong_job_code" | "scheduled_but_missing" | "clocked_in_not_scheduled" | "early_clock_in" | "late_clock_in";
+                employeeId: string;
+                employeeName: string;
+                roleGroup: string;
+                detail: string;
+            }[];
+            exceptionCounts: {
+                wrongJobCodeClockIns: number;
+                scheduledButMissing: number;
+                clockedInButNotScheduled: number;
+                earlyClockIns: number;
+                lateClockIns: number;
+            };
+        };
+        ShiftqClockInsResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["ShiftqClockInsData"];
+        };
+        ShiftqEmployeesData: {
+            location: components["schemas"]["LocationRef"];
+            refresh: components["schemas"]["Refresh"];
+            available: boolean;
+            updatedAt: components["schemas"]["IsoTimestamp"] | null;
+            /** @description Current business date; newTeamMemberCount counts hires in the 30 days before it */
+            businessDate: string;
+            newTeamMemberCount: number;
+            employees: {
+                id: string;
+                displayName: string;
+                jobCodes: string[];
+                isManager: boolean;
+                hiredOn: components["schemas"]["IsoDate"];
+                newTeamMember: boolean;
+            }[];
+            jobs: {
+                code: string;
+                title: string;
+                roleGroup: string;
+            }[];
+            shifts: {
+                id: string;
+                employeeId: string;
+                jobCode: string;
+                start: components["schemas"]["IsoTimestamp"];
+                end: components["schemas"]["IsoTimestamp"];
+            }[];
+            timeEntries: {
+                id: string;
+                employeeId: string;
+                jobCode: string;
+                clockInAt: components["schemas"]["IsoTimestamp"];
+                clockOutAt: components["schemas"]["IsoTimestamp"] | null;
+            }[];
+        };
+        ShiftqEmployeesResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["ShiftqEmployeesData"];
+        };
+        ShiftqGroupLeaderboardData: {
+            groupId: string;
+            refresh: components["schemas"]["Refresh"];
+            /** @description Latest sales/labor update among ranked locations; null when none is ranked */
+            updatedAt: components["schemas"]["IsoTimestamp"] | null;
+            /** @description Ranked locations of this page: accessible, shiftq enabled, with sales and labor for their current business date */
+            count: number;
+            leaderboard: {
+                byNetSales: {
+                    locationId: string;
+                    locationName: string;
+                    locationShortName: string;
+                    /** @description The location’s own current business date the figures cover */
+                    businessDate: string;
+                    netSales: number;
+                    discountsPercent: number;
+                    laborPercent: number;
+                    voidsPercent: number;
+                }[];
+                byLowestLaborPercent: {
+                    locationId: string;
+                    locationName: string;
+                    locationShortName: string;
+                    /** @description The location’s own current business date the figures cover */
+                    businessDate: string;
+                    netSales: number;
+                    discountsPercent: number;
+                    laborPercent: number;
+                    voidsPercent: number;
+                }[];
+                byLowestDiscountsPercent: {
+                    locationId: string;
+                    locationName: string;
+                    locationShortName: string;
+                    /** @description The location’s own current business date the figures cover */
+                    businessDate: string;
+                    netSales: number;
+                    discountsPercent: number;
+                    laborPercent: number;
+                    voidsPercent: number;
+                }[];
+                byLowestVoidsPercent: {
+                    locationId: string;
+                    locationName: string;
+                    locationShortName: string;
+                    /** @description The location’s own current business date the figures cover */
+                    businessDate: string;
+                    netSales: number;
+                    discountsPercent: number;
+                    laborPercent: number;
+                    voidsPercent: number;
+                }[];
+            };
+            locationEndpoints: {
+                id: string;
+                name: string;
+                shiftq: components["schemas"]["AbsoluteUrl"];
+                sales: components["schemas"]["AbsoluteUrl"];
+            }[];
+            nextCursor?: components["schemas"]["NextCursor"];
+        };
+        ShiftqGroupLeaderboardResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["ShiftqGroupLeaderboardData"];
+        };
+        ShiftqKitchenData: {
+            location: components["schemas"]["LocationRef"];
+            refresh: components["schemas"]["Refresh"];
+            currentBusinessDate: components["schemas"]["CompactDate"];
+            requestedBusinessDate: components["schemas"]["CompactDate"];
+            bucketAvailable: boolean;
+            /** @description null when bucketAvailable; otherwise no_data or expired */
+            bucketUnavailableReason: ("no_data" | "expired") | null;
+            /** @constant */
+            retentionDays: 366;
+            /** @description Metadata of the current business date; null when it has no data */
+            latestMetadata: {
+                updatedAt: components["schemas"]["IsoTimestamp"];
+                businessDate: components["schemas"]["CompactDate"];
+                dateKey: components["schemas"]["IsoDate"];
+                liveBusinessDate: components["schemas"]["CompactDate"];
+                /** @constant */
+                bucketIntervalMinutes: 15;
+                /** @enum {string} */
+                lastStatus: "ok" | "error";
+                lastHttpStatus: number;
+                lastError?: string;
+                /** @constant */
+                averageBasis: "ticket_count";
+                avgKitchenTicketTimeMinutes: number | null;
+                /** @constant */
+                avgKitchenTicketTimeDivisorField: "prepTicketCount";
+                avgKitchenTicketTimeDivisorValue: number;
+                avgExpediterTicketTimeMinutes: number | null;
+                /** @constant */
+                avgExpediterTicketTimeDivisorField: "expediterTicketCount";
+                avgExpediterTicketTimeDivisorValue: number;
+                avgExpoClearMinutes: number | null;
+                prepTicketCount: number;
+                prepRowCount: number;
+                expediterTicketCount: number;
+                expediterRowCount: number;
+                expediterLevelCount: number;
+                stationCount: number;
+                salesCategoryCount: number;
+                timeBucketCount: number;
+                thirtyMinuteBucketCount: number;
+            } | null;
+            currentSnapshot: components["schemas"]["KitchenSnapshot"] | null;
+            /** @description Exactly the requested business date; never another date */
+            requestedBucket: components["schemas"]["KitchenSnapshot"] | null;
+            endpoints: {
+                current: components["schemas"]["AbsoluteUrl"];
+                /**
+                 * Format: uri
+                 * @description URL template with {businessDate}
+                 */
+                byBusinessDate: string;
+            };
+            /** @description Legacy alias of requestedBucket.timeBuckets (15-minute buckets; empty without a bucket) */
+            thirtyMinuteBuckets: components["schemas"]["TimeBucket"][];
+        };
+        ShiftqKitchenResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["ShiftqKitchenData"];
+        };
+        ShiftqLaborData: {
+            location: components["schemas"]["LocationRef"];
+            refresh: components["schemas"]["Refresh"];
+            businessDate: components["schemas"]["CompactDate"];
+            available: boolean;
+            unavailableReason: ("no_data" | "expired") | null;
+            labor: {
+                updatedAt: components["schemas"]["IsoTimestamp"];
+                currency: string;
+                laborCost: number;
+                regularHours: number;
+                overtimeHours: number;
+                totalHours: number;
+                /** @description laborCost / netSales of the same business date × 100; null without sales */
+                laborPercent: number | null;
+                salesPerLaborHour: number | null;
+                roles: {
+                    roleGroup: string;
+                    hours: number;
+                    laborCost: number;
+                    employeeCount: number;
+                }[];
+            } | null;
+        };
+        ShiftqLaborResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["ShiftqLaborData"];
+        };
+        ShiftqOverviewData: {
+            location: components["schemas"]["LocationRef"];
+            refresh: {
+                sales: components["schemas"]["Refresh"];
+                labor: components["schemas"]["Refresh"];
+                kitchen: components["schemas"]["Refresh"];
+                posMenu: components["schemas"]["Refresh"];
+                clockIns: components["schemas"]["Refresh"];
+                employees: components["schemas"]["Refresh"];
+                reservations: components["schemas"]["Refresh"];
+            };
+            summary: {
+                businessDate: components["schemas"]["CompactDate"];
+                /** @description null when the business date has no sales yet */
+                salesUpdatedAt: components["schemas"]["IsoTimestamp"] | null;
+                /** @description null when the business date has no labor yet */
+                laborUpdatedAt: components["schemas"]["IsoTimestamp"] | null;
+                top5Leaderboard: {
+                    employeeId: string;
+                    employeeName: string;
+                    metric: string;
+                    value: number;
+                    rank: number;
+                }[];
+                clockedInCount: number;
+                soldOutItemCount: number;
+                managerOnDutyCount: number;
+                roleGroupCount: number;
+                newTeamMemberCount: number;
+                reservationDayCount: number;
+                reservationPartyCount: number;
+                kitchenReadyQueueCount: number;
+                kitchenInProgressCount: number;
+                kitchenStationCount: number;
+                exceptionCounts: {
+                    wrongJobCodeClockIns: number;
+                    scheduledButMissing: number;
+                    clockedInButNotScheduled: number;
+                    earlyClockIns: number;
+                    lateClockIns: number;
+                };
+                /** @description 0 when the business date has no prep tickets */
+                kitchenAvgTicketTimeMinutes: number;
+                /** @description 0 when the business date has no expediter tickets */
+                kitchenExpediterAvgTicketTimeMinutes: number;
+            };
+            /** @description Absolute URLs of every shiftq sub-resource of this location */
+            endpoints: {
+                [key: string]: components["schemas"]["AbsoluteUrl"];
+            };
+        };
+        ShiftqOverviewResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["ShiftqOverviewData"];
+        };
+        ShiftqPosMenuData: {
+            location: components["schemas"]["LocationRef"];
+            refresh: components["schemas"]["Refresh"];
+            available: boolean;
+            updatedAt: components["schemas"]["IsoTimestamp"] | null;
+            /** @description Last stock overlay (every 5 minutes) */
+            stockUpdatedAt: components["schemas"]["IsoTimestamp"] | null;
+            currency: string | null;
+            itemCount: number;
+            soldOutItemCount: number;
+            groups: {
+                id: string;
+                name: string;
+                items: {
+                    id: string;
+                    name: string;
+                    price: number;
+                    soldOut: boolean;
+                    /** @description Remaining count when the POS tracks one */
+                    stockQuantity: number | null;
+                }[];
+            }[];
+        };
+        ShiftqPosMenuResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["ShiftqPosMenuData"];
+        };
+        ShiftqReservationsData: {
+            location: components["schemas"]["LocationRef"];
+            refresh: components["schemas"]["Refresh"];
+            /** @constant */
+            source: "pos_reservations_digest";
+            available: boolean;
+            reservations: {
+                venueLabel: string;
+                /** @description null when no digest has been ingested */
+                asOf: components["schemas"]["IsoTimestamp"] | null;
+                /** @description Present on shiftq/reservations */
+                asOfLabel?: string;
+                dayCount: number;
+                totalParties: number;
+                totalCovers: number;
+                days: {
+                    dayKey: components["schemas"]["IsoDate"];
+                    label: string;
+                    parties: number;
+                    covers: number;
+                    items: {
+                        id: string;
+                        displayTime: string;
+                        guestName: string;
+                        partySize: number;
+                        notes: string;
+                    }[];
+                }[];
+            };
+        };
+        ShiftqReservationsResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["ShiftqReservationsData"];
+        };
+        ShiftqReviewsData: {
+            location: {
+                groupId: string;
+                locationId: string;
+                name: string;
+            };
+            refresh: components["schemas"]["Refresh"];
+            capability: {
+                available: boolean;
+                configured: boolean;
+                activeProviders: string[];
+            };
+            filters: {
+                minRating: number | null;
+                maxRating: number | null;
+                provider: string | null;
+                createdFrom: components["schemas"]["IsoDate"] | null;
+                createdTo: components["schemas"]["IsoDate"] | null;
+            };
+            reviews: {
+                id: string;
+                provider: string;
+                rating: number;
+                /** @description The provider’s reviewer name where its policy permits; otherwise "<Provider> reviewer" */
+                reviewerDisplayName: string;
+                text: string;
+                createdAt: components["schemas"]["IsoTimestamp"];
+                updatedAt: components["schemas"]["IsoTimestamp"];
+                /** Format: uri */
+                reviewUrl: string;
+                workflow: {
+                    /** @enum {string} */
+                    status: "NEW" | "IN_PROGRESS" | "DONE";
+                };
+                response: {
+                    /** @enum {string} */
+                    state: "NONE" | "DRAFT" | "PUBLISHED";
+                };
+                attribution: {
+                    provider: string;
+                    label: string;
+                    url: components["schemas"]["AbsoluteUrl"];
+                };
+            }[];
+            page: {
+                limit: number;
+                count: number;
+                nextPageToken: string | null;
+                hasMore: boolean;
+            };
+        };
+        ShiftqReviewsResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["ShiftqReviewsData"];
+        };
+        ShiftqSalesData: {
+            location: components["schemas"]["LocationRef"];
+            refresh: components["schemas"]["Refresh"];
+            businessDate: components["schemas"]["CompactDate"];
+            available: boolean;
+            unavailableReason: ("no_data" | "expired") | null;
+            sales: components["schemas"]["SalesSnapshot"] | null;
+            compare: {
+                /** @constant */
+                basis: "same_weekday_prior_week";
+                businessDate: components["schemas"]["CompactDate"];
+                available: boolean;
+                netSales: number | null;
+                orderCount: number | null;
+                guestCount: number | null;
+                netSalesChange: number | null;
+                netSalesChangePercent: number | null;
+            };
+        };
+        ShiftqSalesResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["ShiftqSalesData"];
+        };
+        SportsEvent: {
+            /** @description Stable event id */
+            id: string;
+            name: string;
+            startsAt: components["schemas"]["IsoTimestamp"];
+            status: {
+                state: string;
+                label: string;
+                detail: string;
+                period: number;
+                clock: string;
+            };
+            sport: {
+                id: string;
+                name: string;
+            };
+            league: {
+                id: string;
+                name: string;
+                abbreviation: string;
+                imageUrl: components["schemas"]["AbsoluteUrl"] | null;
+            };
+            participants: {
+                type: string;
+                id: string;
+                name: string;
+                role: string;
+                imageUrl: components["schemas"]["AbsoluteUrl"] | null;
+                score: string;
+                winner: boolean;
+            }[];
+            eventImageUrl: components["schemas"]["AbsoluteUrl"] | null;
+            venue: {
+                id: string;
+                name: string;
+                city: string;
+                state: string;
+                country: string;
+                indoor: boolean;
+            };
+            /** @description Ways to watch at this location; not what a television shows */
+            viewingOptions: {
+                provider: {
+                    id: string;
+                    name: string;
+                    type: string;
+                };
+                network: {
+                    id: string;
+                    name: string;
+                    type: string;
+                };
+                channel: string;
+                available: boolean;
+            }[];
+        };
+        SportsGuideData: {
+            location: components["schemas"]["LocationRef"];
+            date: components["schemas"]["IsoDate"];
+            refresh: components["schemas"]["Refresh"];
+            settings: {
+                timezone: string;
+                programmingPackageKey: string | null;
+            };
+            selections: {
+                packageKeys: string[];
+                providerIds: string[];
+            };
+            networkCatalog: {
+                networkId: string;
+                name: string;
+                type: string;
+                channels: string[];
+            }[];
+            guide: {
+                /** @enum {string} */
+                scheduleStatus: "AVAILABLE" | "SCHEDULE_DATA_UNAVAILABLE";
+                /** @enum {string} */
+                providerStatus: "AVAILABLE" | "PROVIDER_DATA_UNAVAILABLE" | "PROVIDER_DATA_STALE" | "PROVIDER_DATA_PARTIAL";
+                listings: {
+                    eventId: string;
+                    title: string;
+                    league: string;
+                    startsAt: components["schemas"]["IsoTimestamp"];
+                    channels: {
+                        providerId: string;
+                        networkId: string;
+                        channel: string;
+                    }[];
+                }[];
+            };
+        };
+        SportsGuideResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["SportsGuideData"];
+        };
+        SportsPackagesData: {
+            location: components["schemas"]["LocationRef"];
+            refresh: components["schemas"]["Refresh"];
+            catalog: {
+                packageKey: string;
+                label: string;
+                logo: components["schemas"]["AbsoluteUrl"] | null;
+                category: string;
+                selected: boolean;
+            }[];
+            selectedPackageKeys: string[];
+            programmingPackageKey: string | null;
+            canonical: {
+                location: {
+                    groupId: string;
+                    locationId: string;
+                };
+                availability: {
+                    /** @enum {string} */
+                    status: "AVAILABLE" | "PROVIDER_DATA_UNAVAILABLE" | "PROVIDER_DATA_STALE" | "PROVIDER_DATA_PARTIAL";
+                    requestedDate: components["schemas"]["IsoDate"];
+                    /** @description Date of the newest viewing data at or before requestedDate; null when none */
+                    effectiveDate: components["schemas"]["IsoDate"] | null;
+                    /** @enum {string} */
+                    freshness: "EXACT_DATE" | "STALE_DATE" | "MISSING";
+                };
+                programmingPackage: {
+                    id: string;
+                    name: string;
+                    imageUrl: components["schemas"]["AbsoluteUrl"] | null;
+                } | null;
+                packages: {
+                    id: string;
+                    name: string;
+                    type: string;
+                    imageUrl: components["schemas"]["AbsoluteUrl"] | null;
+                    enabled: boolean;
+                }[];
+                regionalSportsNetworks: {
+                    id: string;
+                    name: string;
+                    channel: string;
+                }[];
+            };
+        };
+        SportsPackagesResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["SportsPackagesData"];
+        };
+        SportsProgrammingData: {
+            location: {
+                groupId: string;
+                locationId: string;
+                timezone: string;
+            };
+            date: components["schemas"]["IsoDate"];
+            /** @description When the schedule for this date was last written; null without one */
+            updatedAt: components["schemas"]["IsoTimestamp"] | null;
+            health: {
+                schedule: {
+                    /** @enum {string} */
+                    status: "AVAILABLE" | "SCHEDULE_DATA_UNAVAILABLE";
+                    eventCount: number;
+                };
+                providerAvailability: {
+                    /** @enum {string} */
+                    status: "AVAILABLE" | "PROVIDER_DATA_UNAVAILABLE" | "PROVIDER_DATA_STALE" | "PROVIDER_DATA_PARTIAL";
+                    requestedDate: components["schemas"]["IsoDate"];
+                    /** @description Date of the newest viewing data at or before requestedDate; null when none */
+                    effectiveDate: components["schemas"]["IsoDate"] | null;
+                    /** @enum {string} */
+                    freshness: "EXACT_DATE" | "STALE_DATE" | "MISSING";
+                    /** @description When the viewing data (or, without it, the provider environment) was last written */
+                    updatedAt: components["schemas"]["IsoTimestamp"] | null;
+                    providerCount: number;
+                    channelCount: number;
+                    packageCount: number;
+                    viewingOptionCount: number;
+                };
+            };
+            events: components["schemas"]["SportsEvent"][];
+            refresh: components["schemas"]["Refresh"];
+        };
+        SportsProgrammingResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["SportsProgrammingData"];
+        };
+        SportsProviderData: {
+            location: components["schemas"]["LocationRef"];
+            availability: {
+                /** @enum {string} */
+                status: "AVAILABLE" | "PROVIDER_DATA_UNAVAILABLE" | "PROVIDER_DATA_STALE" | "PROVIDER_DATA_PARTIAL";
+                requestedDate: components["schemas"]["IsoDate"];
+                /** @description Date of the newest viewing data at or before requestedDate; null when none */
+                effectiveDate: components["schemas"]["IsoDate"] | null;
+                /** @enum {string} */
+                freshness: "EXACT_DATE" | "STALE_DATE" | "MISSING";
+                /** @description When the viewing data (or, without it, the provider environment) was last written */
+                updatedAt: components["schemas"]["IsoTimestamp"] | null;
+                providerCount: number;
+                channelCount: number;
+                packageCount: number;
+                viewingOptionCount: number;
+            };
+            providers: {
+                id: string;
+                name: string;
+                type: string;
+                available: boolean;
+                availabilityState: string;
+                lineupId: string;
+                market: string;
+                channels: {
+                    number: string;
+                    name: string;
+                    type: string;
+                }[];
+            }[];
+            regionalSportsNetworks: {
+                id: string;
+                name: string;
+                channel: string;
+            }[];
+            refresh: components["schemas"]["Refresh"];
+        };
+        SportsProviderResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            version: "v1";
+            resource: string;
+            groupId: string;
+            locationId: string;
+            generatedAt?: components["schemas"]["IsoTimestamp"];
+            data: components["schemas"]["SportsProviderData"];
+        };
+        TimeBucket: {
+            bucketStartMs: number;
+            bucketEndMs: number;
+            bucketStartIso: components["schemas"]["IsoTimestamp"];
+            bucketEndIso: components["schemas"]["IsoTimestamp"];
+            /** @description Local 15-minute range, e.g. "4:15 PM – 4:30 PM" */
+            bucketLabel: string;
+            /** @constant */
+            averageBasis: "ticket_count";
+            /** @constant */
+            averageDivisorField: "ticketCount";
+            averageDivisorValue: number;
+            /** @description Prep average; null when only expediter tickets fired in the bucket */
+            averageTicketTimeMinutes: number | null;
+            ticketCount: number;
+            rowCount: number;
+            minTicketTimeMinutes: number | null;
+            maxTicketTimeMinutes: number | null;
+            avgExpoClearMinutes: number | null;
+            stationTicketAverages: {
+                stationGuid: string;
+                stationName: string;
+                /** @constant */
+                averageBasis: "ticket_count";
+                /** @constant */
+                averageDivisorField: "ticketCount";
+                averageDivisorValue: number;
+                averageTicketTimeMinutes: number;
+                ticketCount: number;
+                /** @description Item-fulfillment volume; never a divisor */
+                rowCount: number;
+                minTicketTimeMinutes: number;
+                maxTicketTimeMinutes: number;
+            }[];
+            expediterTicketAverages: {
+                fulfillmentLevel: number;
+                stationGuid: string;
+                stationName: string;
+                /** @constant */
+                averageBasis: "ticket_count";
+                /** @constant */
+                averageDivisorField: "ticketCount";
+                averageDivisorValue: number;
+                averageTicketTimeMinutes: number;
+                ticketCount: number;
+                /** @description Item-fulfillment volume; never a divisor */
+                rowCount: number;
+                minTicketTimeMinutes: number;
+                maxTicketTimeMinutes: number;
+            }[];
+            salesCategoryTicketAverages: {
+                salesCategory: string;
+                /** @constant */
+                averageBasis: "ticket_count";
+                /** @constant */
+                averageDivisorField: "ticketCount";
+                averageDivisorValue: number;
+                averageTicketTimeMinutes: number;
+                ticketCount: number;
+                /** @description Item-fulfillment volume; never a divisor */
+                rowCount: number;
+                minTicketTimeMinutes: number;
+                maxTicketTimeMinutes: number;
+            }[];
+        };
         WebhookPayload: {
             eventId: string;
             /** @enum {string} */
             eventType: "bevq.menu.updated" | "customer_api.webhook.test";
-            /** Format: date-time */
-            occurredAt: string;
+            occurredAt: components["schemas"]["IsoTimestamp"];
             groupId: string;
             locationId: string;
             revision: string;
@@ -686,16 +2342,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    /** @description Must be client_credentials */
-                    grant_type: string;
-                    /** @description Omit when using HTTP Basic client authentication */
-                    client_id?: string;
-                    /** @description Omit when using HTTP Basic client authentication */
-                    client_secret?: string;
-                    /** @description Space-separated scopes the token should carry (RFC 6749 3.3): it gets those the application holds, named in the response's scope; omitted, all of them. None held: invalid_request. */
-                    scope?: string;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["IssueTokenRequest"];
             };
         };
         responses: {
@@ -705,14 +2352,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        access_token: string;
-                        /** @constant */
-                        token_type: "Bearer";
-                        /** @constant */
-                        expires_in: 86400;
-                        scope?: string;
-                    };
+                    "application/json": components["schemas"]["IssueTokenResponse"];
                 };
             };
             /** @description invalid_request or unsupported_grant_type */
@@ -731,6 +2371,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description With an edge in front, a request that did not come through it (forbidden), in the /v1 error shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description temporarily_unavailable; see Retry-After */
@@ -762,6 +2411,15 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            /** @description With an edge in front, a request that did not come through it (forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listLocations: {
@@ -772,7 +2430,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                group_id: string;
+                group_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -784,67 +2442,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            token: {
-                                /** @enum {string} */
-                                scopeType: "group" | "location";
-                                scopes: ("locations:read" | "sportsq:read" | "shiftq:read" | "matriq:read" | "matriq:ai-scheduler:stop" | "campaigns:read" | "orderboard:read" | "bevq:read")[];
-                                rateLimitPerMinute: number;
-                                expiresAt: string | null;
-                                accessTokenExpiresAt: string | null;
-                                /** @enum {string} */
-                                credentialType: "client_credentials" | "legacy_bearer";
-                                /** @enum {string} */
-                                status: "active" | "revoked" | "expired";
-                                allowedLocationIds?: string[];
-                                tokenPrefix: string;
-                            };
-                            locations: {
-                                id: string;
-                                name: string;
-                                locationShortName: string;
-                                timezone: string;
-                                slug: string;
-                                status: string;
-                                modulesEnabled: {
-                                    shiftq: boolean;
-                                    sportsq: boolean;
-                                    matriq: boolean;
-                                    campaigns: boolean;
-                                    orderboard: boolean;
-                                    bevq: boolean;
-                                };
-                                resources: string[];
-                                endpoints: {
-                                    /** Format: uri */
-                                    root: string;
-                                    /** Format: uri */
-                                    modules: string;
-                                    /** Format: uri */
-                                    shiftq: string;
-                                    /** Format: uri */
-                                    sportsq: string;
-                                    /** Format: uri */
-                                    matriq: string;
-                                };
-                            }[];
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            /** @description Opaque cursor of the next page; absent on the last page */
-                            nextCursor?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ListLocationsResponse"];
                 };
             };
             /** @description Invalid query parameter, path parameter or body */
@@ -865,7 +2463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -902,7 +2500,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                group_id: string;
+                group_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -914,72 +2512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            group: {
-                                id: string;
-                                name: string;
-                            };
-                            modules: {
-                                shiftq: {
-                                    scope: string;
-                                    /** @description The token holds the module scope */
-                                    granted: boolean;
-                                    /** @description Accessible locations of this page with the module enabled */
-                                    locationIds: string[];
-                                };
-                                sportsq: {
-                                    scope: string;
-                                    /** @description The token holds the module scope */
-                                    granted: boolean;
-                                    /** @description Accessible locations of this page with the module enabled */
-                                    locationIds: string[];
-                                };
-                                matriq: {
-                                    scope: string;
-                                    /** @description The token holds the module scope */
-                                    granted: boolean;
-                                    /** @description Accessible locations of this page with the module enabled */
-                                    locationIds: string[];
-                                };
-                                campaigns: {
-                                    scope: string;
-                                    /** @description The token holds the module scope */
-                                    granted: boolean;
-                                    /** @description Accessible locations of this page with the module enabled */
-                                    locationIds: string[];
-                                };
-                                orderboard: {
-                                    scope: string;
-                                    /** @description The token holds the module scope */
-                                    granted: boolean;
-                                    /** @description Accessible locations of this page with the module enabled */
-                                    locationIds: string[];
-                                };
-                                bevq: {
-                                    scope: string;
-                                    /** @description The token holds the module scope */
-                                    granted: boolean;
-                                    /** @description Accessible locations of this page with the module enabled */
-                                    locationIds: string[];
-                                };
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            /** @description Opaque cursor of the next page; absent on the last page */
-                            nextCursor?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["GroupModulesResponse"];
                 };
             };
             /** @description Invalid query parameter, path parameter or body */
@@ -1000,7 +2533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1034,8 +2567,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -1047,80 +2580,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            modulesEnabled: {
-                                shiftq: boolean;
-                                sportsq: boolean;
-                                matriq: boolean;
-                                campaigns: boolean;
-                                orderboard: boolean;
-                                bevq: boolean;
-                            };
-                            modules: {
-                                shiftq: {
-                                    scope: string;
-                                    /** @description The token holds the module scope */
-                                    granted: boolean;
-                                    enabled: boolean;
-                                    resources: string[];
-                                };
-                                sportsq: {
-                                    scope: string;
-                                    /** @description The token holds the module scope */
-                                    granted: boolean;
-                                    enabled: boolean;
-                                    resources: string[];
-                                };
-                                matriq: {
-                                    scope: string;
-                                    /** @description The token holds the module scope */
-                                    granted: boolean;
-                                    enabled: boolean;
-                                    resources: string[];
-                                };
-                                campaigns: {
-                                    scope: string;
-                                    /** @description The token holds the module scope */
-                                    granted: boolean;
-                                    enabled: boolean;
-                                    resources: string[];
-                                };
-                                orderboard: {
-                                    scope: string;
-                                    /** @description The token holds the module scope */
-                                    granted: boolean;
-                                    enabled: boolean;
-                                    resources: string[];
-                                };
-                                bevq: {
-                                    scope: string;
-                                    /** @description The token holds the module scope */
-                                    granted: boolean;
-                                    enabled: boolean;
-                                    resources: string[];
-                                };
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["LocationModulesResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -1132,7 +2592,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1166,8 +2626,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -1179,52 +2639,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                locationShortName: string;
-                                timezone: string;
-                                slug: string;
-                                status: string;
-                            };
-                            modulesEnabled: {
-                                shiftq: boolean;
-                                sportsq: boolean;
-                                matriq: boolean;
-                                campaigns: boolean;
-                                orderboard: boolean;
-                                bevq: boolean;
-                            };
-                            resources: string[];
-                            endpoints: {
-                                /** Format: uri */
-                                root: string;
-                                /** Format: uri */
-                                modules: string;
-                                /** Format: uri */
-                                shiftq: string;
-                                /** Format: uri */
-                                sportsq: string;
-                                /** Format: uri */
-                                matriq: string;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["LocationSummaryResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -1236,7 +2651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1273,7 +2688,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                group_id: string;
+                group_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -1285,41 +2700,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            group: {
-                                id: string;
-                                name: string;
-                            };
-                            locations: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                                bevqEnabled: boolean;
-                                menu: {
-                                    available: boolean;
-                                    revision: string | null;
-                                    updatedAt: string | null;
-                                    /** Format: uri */
-                                    endpoint: string;
-                                };
-                            }[];
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            /** @description Opaque cursor of the next page; absent on the last page */
-                            nextCursor?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["BevqGroupResponse"];
                 };
             };
             /** @description Invalid query parameter, path parameter or body */
@@ -1340,7 +2721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1374,8 +2755,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -1387,44 +2768,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            /** @enum {string} */
-                            status: "published" | "not_published";
-                            menu: {
-                                available: boolean;
-                                revision: string | null;
-                                updatedAt: string | null;
-                                /** Format: uri */
-                                endpoint: string;
-                                sectionCount: number;
-                                itemCount: number;
-                                sourceHealth: {
-                                    /** @enum {string} */
-                                    pos: "current" | "stale" | "unknown";
-                                    lastPosSyncAt: string | null;
-                                } | null;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["BevqLocationResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -1436,7 +2780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1472,8 +2816,8 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -1485,87 +2829,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            menu: {
-                                /** Format: date-time */
-                                updatedAt: string;
-                                revision: string;
-                                sourceHealth: {
-                                    /** @enum {string} */
-                                    pos: "current" | "stale" | "unknown";
-                                    lastPosSyncAt: string | null;
-                                };
-                                sectionCount: number;
-                                itemCount: number;
-                                sections: {
-                                    id: string;
-                                    name: string;
-                                    description: string;
-                                    sortOrder: number;
-                                    enabled: boolean;
-                                    itemCount: number;
-                                    /** Format: date-time */
-                                    updatedAt: string;
-                                    items: {
-                                        id: string;
-                                        type: string;
-                                        name: string;
-                                        displayName: string;
-                                        brand?: {
-                                            id?: string;
-                                            name?: string;
-                                            type?: string;
-                                            /** Format: uri */
-                                            imageUrl?: string;
-                                        };
-                                        style: string;
-                                        category: string;
-                                        abv: number | null;
-                                        ibu: number | null;
-                                        country: string;
-                                        region: string;
-                                        description: string;
-                                        imageUrl: string | null;
-                                        posItemId: string | null;
-                                        posGroupId: string | null;
-                                        mapped: boolean;
-                                        available: boolean;
-                                        sizes: {
-                                            id: string;
-                                            name: string;
-                                            ounces: number;
-                                            price: number;
-                                            currency: string;
-                                            available: boolean;
-                                        }[];
-                                        sortOrder: number;
-                                        sectionId: string;
-                                        /** Format: date-time */
-                                        updatedAt: string;
-                                    }[];
-                                }[];
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["BevqMenuResponse"];
                 };
             };
             /** @description Unchanged for the If-None-Match validator; empty body, same ETag, Cache-Control and Vary as a 200 */
@@ -1585,7 +2849,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1621,8 +2885,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -1634,61 +2898,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            date: string;
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            settings: {
-                                timezone: string;
-                                programmingPackageKey: string | null;
-                            };
-                            selections: {
-                                packageKeys: string[];
-                                providerIds: string[];
-                            };
-                            networkCatalog: {
-                                networkId: string;
-                                name: string;
-                                type: string;
-                                channels: string[];
-                            }[];
-                            guide: {
-                                /** @enum {string} */
-                                scheduleStatus: "AVAILABLE" | "SCHEDULE_DATA_UNAVAILABLE";
-                                /** @enum {string} */
-                                providerStatus: "AVAILABLE" | "PROVIDER_DATA_UNAVAILABLE" | "PROVIDER_DATA_STALE" | "PROVIDER_DATA_PARTIAL";
-                                listings: {
-                                    eventId: string;
-                                    title: string;
-                                    league: string;
-                                    /** Format: date-time */
-                                    startsAt: string;
-                                    channels: {
-                                        providerId: string;
-                                        networkId: string;
-                                        channel: string;
-                                    }[];
-                                }[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["SportsGuideResponse"];
                 };
             };
             /** @description Invalid query parameter, path parameter or body */
@@ -1709,7 +2919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1743,8 +2953,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -1756,62 +2966,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            availability: {
-                                /** @enum {string} */
-                                status: "AVAILABLE" | "PROVIDER_DATA_UNAVAILABLE" | "PROVIDER_DATA_STALE" | "PROVIDER_DATA_PARTIAL";
-                                requestedDate: string;
-                                /** @description Date of the newest viewing data at or before requestedDate; null when none */
-                                effectiveDate: string | null;
-                                /** @enum {string} */
-                                freshness: "EXACT_DATE" | "STALE_DATE" | "MISSING";
-                                /** @description When the viewing data (or, without it, the provider environment) was last written */
-                                updatedAt: string | null;
-                                providerCount: number;
-                                channelCount: number;
-                                packageCount: number;
-                                viewingOptionCount: number;
-                            };
-                            providers: {
-                                id: string;
-                                name: string;
-                                type: string;
-                                available: boolean;
-                                availabilityState: string;
-                                lineupId: string;
-                                market: string;
-                                channels: {
-                                    number: string;
-                                    name: string;
-                                    type: string;
-                                }[];
-                            }[];
-                            regionalSportsNetworks: {
-                                id: string;
-                                name: string;
-                                channel: string;
-                            }[];
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["SportsProviderResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -1823,7 +2978,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1857,8 +3012,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -1870,69 +3025,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            catalog: {
-                                packageKey: string;
-                                label: string;
-                                logo: string | null;
-                                category: string;
-                                selected: boolean;
-                            }[];
-                            selectedPackageKeys: string[];
-                            programmingPackageKey: string | null;
-                            canonical: {
-                                location: {
-                                    groupId: string;
-                                    locationId: string;
-                                };
-                                availability: {
-                                    /** @enum {string} */
-                                    status: "AVAILABLE" | "PROVIDER_DATA_UNAVAILABLE" | "PROVIDER_DATA_STALE" | "PROVIDER_DATA_PARTIAL";
-                                    requestedDate: string;
-                                    /** @description Date of the newest viewing data at or before requestedDate; null when none */
-                                    effectiveDate: string | null;
-                                    /** @enum {string} */
-                                    freshness: "EXACT_DATE" | "STALE_DATE" | "MISSING";
-                                };
-                                programmingPackage: {
-                                    id: string;
-                                    name: string;
-                                    imageUrl: string | null;
-                                } | null;
-                                packages: {
-                                    id: string;
-                                    name: string;
-                                    type: string;
-                                    imageUrl: string | null;
-                                    enabled: boolean;
-                                }[];
-                                regionalSportsNetworks: {
-                                    id: string;
-                                    name: string;
-                                    channel: string;
-                                }[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["SportsPackagesResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -1944,7 +3037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1978,8 +3071,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
                 date: string;
             };
             cookie?: never;
@@ -1992,110 +3085,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                groupId: string;
-                                locationId: string;
-                                timezone: string;
-                            };
-                            date: string;
-                            /** @description When the schedule for this date was last written; null without one */
-                            updatedAt: string | null;
-                            health: {
-                                schedule: {
-                                    /** @enum {string} */
-                                    status: "AVAILABLE" | "SCHEDULE_DATA_UNAVAILABLE";
-                                    eventCount: number;
-                                };
-                                providerAvailability: {
-                                    /** @enum {string} */
-                                    status: "AVAILABLE" | "PROVIDER_DATA_UNAVAILABLE" | "PROVIDER_DATA_STALE" | "PROVIDER_DATA_PARTIAL";
-                                    requestedDate: string;
-                                    /** @description Date of the newest viewing data at or before requestedDate; null when none */
-                                    effectiveDate: string | null;
-                                    /** @enum {string} */
-                                    freshness: "EXACT_DATE" | "STALE_DATE" | "MISSING";
-                                    /** @description When the viewing data (or, without it, the provider environment) was last written */
-                                    updatedAt: string | null;
-                                    providerCount: number;
-                                    channelCount: number;
-                                    packageCount: number;
-                                    viewingOptionCount: number;
-                                };
-                            };
-                            events: {
-                                /** @description Stable event id */
-                                id: string;
-                                name: string;
-                                /** Format: date-time */
-                                startsAt: string;
-                                status: {
-                                    state: string;
-                                    label: string;
-                                    detail: string;
-                                    period: number;
-                                    clock: string;
-                                };
-                                sport: {
-                                    id: string;
-                                    name: string;
-                                };
-                                league: {
-                                    id: string;
-                                    name: string;
-                                    abbreviation: string;
-                                    imageUrl: string | null;
-                                };
-                                participants: {
-                                    type: string;
-                                    id: string;
-                                    name: string;
-                                    role: string;
-                                    imageUrl: string | null;
-                                    score: string;
-                                    winner: boolean;
-                                }[];
-                                eventImageUrl: string | null;
-                                venue: {
-                                    id: string;
-                                    name: string;
-                                    city: string;
-                                    state: string;
-                                    country: string;
-                                    indoor: boolean;
-                                };
-                                /** @description Ways to watch at this location; not what a television shows */
-                                viewingOptions: {
-                                    provider: {
-                                        id: string;
-                                        name: string;
-                                        type: string;
-                                    };
-                                    network: {
-                                        id: string;
-                                        name: string;
-                                        type: string;
-                                    };
-                                    channel: string;
-                                    available: boolean;
-                                }[];
-                            }[];
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["SportsProgrammingResponse"];
                 };
             };
             /** @description Invalid query parameter, path parameter or body */
@@ -2116,7 +3106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2150,8 +3140,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -2163,58 +3153,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            summary: {
-                                deviceIds: string[];
-                                providerCount: number;
-                                aiSchedulerPublished: boolean;
-                                aiSchedulerRunning: boolean;
-                            };
-                            endpoints: {
-                                /** Format: uri */
-                                gateway: string;
-                                /** Format: uri */
-                                devices: string;
-                                /** Format: uri */
-                                providerAvailable: string;
-                                /** Format: uri */
-                                aiScheduler: string;
-                            };
-                            refresh: {
-                                gateway: {
-                                    cadence: string;
-                                    description: string;
-                                };
-                                devices: {
-                                    cadence: string;
-                                    description: string;
-                                };
-                                providerAvailable: {
-                                    cadence: string;
-                                    description: string;
-                                };
-                                aiScheduler: {
-                                    cadence: string;
-                                    description: string;
-                                };
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["MatriqOverviewResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -2226,7 +3165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2260,8 +3199,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -2273,40 +3212,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            gateway: {
-                                id: string;
-                                name: string;
-                                model: string;
-                                firmwareVersion: string;
-                                lastSeenAt: string | null;
-                                /**
-                                 * @description healthy: seen within 5 minutes; warning: within 30; offline: later or never
-                                 * @enum {string}
-                                 */
-                                health: "healthy" | "warning" | "offline";
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["MatriqGatewayResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -2318,7 +3224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2352,8 +3258,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -2365,45 +3271,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            devices: {
-                                id: string;
-                                name: string;
-                                type: string;
-                                zone: string;
-                                lastSeenAt: string | null;
-                                /**
-                                 * @description healthy: seen within 5 minutes; warning: within 30; offline: later or never
-                                 * @enum {string}
-                                 */
-                                health: "healthy" | "warning" | "offline";
-                            }[];
-                            deviceStatus: {
-                                healthy: number;
-                                warning: number;
-                                offline: number;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["MatriqDevicesResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -2415,7 +3283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2449,8 +3317,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -2462,51 +3330,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            businessDate: {
-                                active: string;
-                                calendarDate: string;
-                                timezone: string;
-                            };
-                            providers: {
-                                providerKey: string;
-                                providerLabel: string;
-                                providerLogo: string | null;
-                            }[];
-                            providersAvailable: {
-                                eventId: string;
-                                title: string;
-                                league: string;
-                                leagueLogo: string | null;
-                                homeTeam: string;
-                                awayTeam: string;
-                                homeLogo: string | null;
-                                awayLogo: string | null;
-                                providerLabel: string;
-                                providerLogo: string | null;
-                                channelNumber: string;
-                            }[];
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["MatriqProviderAvailableResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -2518,7 +3342,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2552,8 +3376,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -2565,51 +3389,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            businessDate: {
-                                active: string;
-                                calendarDate: string;
-                                timezone: string;
-                            };
-                            providers: {
-                                providerKey: string;
-                                providerLabel: string;
-                                providerLogo: string | null;
-                            }[];
-                            providersAvailable: {
-                                eventId: string;
-                                title: string;
-                                league: string;
-                                leagueLogo: string | null;
-                                homeTeam: string;
-                                awayTeam: string;
-                                homeLogo: string | null;
-                                awayLogo: string | null;
-                                providerLabel: string;
-                                providerLogo: string | null;
-                                channelNumber: string;
-                            }[];
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["MatriqProviderAvailableResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -2621,7 +3401,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2655,8 +3435,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -2668,67 +3448,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            deviceIds: string[];
-                            businessDay: string;
-                            /** Format: date-time */
-                            statusUpdatedAt: string;
-                            publishedDraftUpdatedAt: string | null;
-                            status: {
-                                running: boolean;
-                                published: boolean;
-                                draftExists: boolean;
-                                runtime: {
-                                    emergencyStopActive: boolean;
-                                    lastStartAt: string | null;
-                                    lastStopAt: string | null;
-                                };
-                            };
-                            /** @description The draft for the active business day; null when none exists (another day's draft is never shown) */
-                            currentPublishedDraft: {
-                                businessDay: string;
-                                published: boolean;
-                                status: string;
-                                draft: {
-                                    title: string;
-                                    items: {
-                                        id: string;
-                                        start: string;
-                                        end: string;
-                                        eventTitle: string;
-                                    }[];
-                                };
-                            } | null;
-                            actions: {
-                                label: string;
-                                /** @constant */
-                                method: "POST";
-                                /** Format: uri */
-                                endpoint: string;
-                                scope: string;
-                                description: string;
-                            }[];
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["MatriqAiSchedulerResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -2740,7 +3460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2776,19 +3496,14 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /** @description Why the stop is requested; a default text when absent */
-                    reason?: string;
-                    /** @description One of the Auto Scheduler's deviceIds; default: its first */
-                    deviceId?: string;
-                };
+                "application/json": components["schemas"]["MatriqEmergencyStopRequest"];
             };
         };
         responses: {
@@ -2798,32 +3513,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            /** @enum {string} */
-                            status: "queued" | "applied" | "failed";
-                            deviceId: string;
-                            commandId: string;
-                            /** Format: date-time */
-                            requestedAt: string;
-                            reason: string;
-                            /** @description When the gateway reported applied or failed; null while queued */
-                            completedAt: string | null;
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["MatriqEmergencyStopResponse"];
                 };
             };
             /** @description Invalid query parameter, path parameter or body */
@@ -2844,7 +3534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2908,7 +3598,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                group_id: string;
+                group_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -2920,55 +3610,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            group: {
-                                id: string;
-                                name: string;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            campaigns: {
-                                id: string;
-                                name: string;
-                                /** @enum {string} */
-                                status: "scheduled" | "active" | "paused" | "ended";
-                                /** Format: date-time */
-                                startsAt: string;
-                                /** Format: date-time */
-                                endsAt: string;
-                                locationIds: string[];
-                            }[];
-                            locations: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                                campaignIds: string[];
-                                deviceStatus: {
-                                    healthy: number;
-                                    warning: number;
-                                    offline: number;
-                                };
-                            }[];
-                            deviceStatus: {
-                                healthy: number;
-                                warning: number;
-                                offline: number;
-                            };
-                            /** @description Opaque cursor of the next page; absent on the last page */
-                            nextCursor?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["GroupCampaignsResponse"];
                 };
             };
             /** @description Invalid query parameter, path parameter or body */
@@ -2989,7 +3631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3023,8 +3665,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -3036,43 +3678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            campaigns: {
-                                id: string;
-                                name: string;
-                                /** @enum {string} */
-                                status: "scheduled" | "active" | "paused" | "ended";
-                                /** Format: date-time */
-                                startsAt: string;
-                                /** Format: date-time */
-                                endsAt: string;
-                            }[];
-                            deviceStatus: {
-                                healthy: number;
-                                warning: number;
-                                offline: number;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["LocationCampaignsResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -3084,7 +3690,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3118,8 +3724,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -3131,31 +3737,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            /** @constant */
-                            status: "coming_soon";
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["OrderboardResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -3167,7 +3749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3238,6 +3820,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description With an edge in front, a request that did not come through it (forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Group, location or resource not found */
             404: {
                 headers: {
@@ -3254,8 +3845,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -3267,93 +3858,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            refresh: {
-                                sales: {
-                                    cadence: string;
-                                    description: string;
-                                };
-                                labor: {
-                                    cadence: string;
-                                    description: string;
-                                };
-                                kitchen: {
-                                    cadence: string;
-                                    description: string;
-                                };
-                                posMenu: {
-                                    cadence: string;
-                                    description: string;
-                                };
-                                clockIns: {
-                                    cadence: string;
-                                    description: string;
-                                };
-                                employees: {
-                                    cadence: string;
-                                    description: string;
-                                };
-                                reservations: {
-                                    cadence: string;
-                                    description: string;
-                                };
-                            };
-                            summary: {
-                                businessDate: string;
-                                /** @description null when the business date has no sales yet */
-                                salesUpdatedAt: string | null;
-                                /** @description null when the business date has no labor yet */
-                                laborUpdatedAt: string | null;
-                                top5Leaderboard: {
-                                    employeeId: string;
-                                    employeeName: string;
-                                    metric: string;
-                                    value: number;
-                                    rank: number;
-                                }[];
-                                clockedInCount: number;
-                                soldOutItemCount: number;
-                                managerOnDutyCount: number;
-                                roleGroupCount: number;
-                                newTeamMemberCount: number;
-                                reservationDayCount: number;
-                                reservationPartyCount: number;
-                                kitchenReadyQueueCount: number;
-                                kitchenInProgressCount: number;
-                                kitchenStationCount: number;
-                                exceptionCounts: {
-                                    wrongJobCodeClockIns: number;
-                                    scheduledButMissing: number;
-                                    clockedInButNotScheduled: number;
-                                    earlyClockIns: number;
-                                    lateClockIns: number;
-                                };
-                                /** @description 0 when the business date has no prep tickets */
-                                kitchenAvgTicketTimeMinutes: number;
-                                /** @description 0 when the business date has no expediter tickets */
-                                kitchenExpediterAvgTicketTimeMinutes: number;
-                            };
-                            /** @description Absolute URLs of every shiftq sub-resource of this location */
-                            endpoints: {
-                                [key: string]: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["ShiftqOverviewResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -3365,7 +3870,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3402,8 +3907,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -3415,82 +3920,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            businessDate: string;
-                            available: boolean;
-                            unavailableReason: ("no_data" | "expired") | null;
-                            sales: {
-                                /** Format: date-time */
-                                updatedAt: string;
-                                currency: string;
-                                grossSales: number;
-                                netSales: number;
-                                discounts: number;
-                                voids: number;
-                                refunds: number;
-                                tax: number;
-                                tips: number;
-                                orderCount: number;
-                                guestCount: number;
-                                /** @description netSales / orderCount; null without orders */
-                                averageCheck: number | null;
-                                /** @description discounts / grossSales × 100 */
-                                discountsPercent: number | null;
-                                /** @description voids / grossSales × 100 */
-                                voidsPercent: number | null;
-                                hourly: {
-                                    /** Format: date-time */
-                                    hourStartIso: string;
-                                    label: string;
-                                    netSales: number;
-                                    orderCount: number;
-                                }[];
-                                categories: {
-                                    category: string;
-                                    netSales: number;
-                                    quantity: number;
-                                }[];
-                                leaderboard: {
-                                    employeeId: string;
-                                    employeeName: string;
-                                    /** @constant */
-                                    metric: "netSales";
-                                    value: number;
-                                    rank: number;
-                                }[];
-                            } | null;
-                            compare: {
-                                /** @constant */
-                                basis: "same_weekday_prior_week";
-                                businessDate: string;
-                                available: boolean;
-                                netSales: number | null;
-                                orderCount: number | null;
-                                guestCount: number | null;
-                                netSalesChange: number | null;
-                                netSalesChangePercent: number | null;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["ShiftqSalesResponse"];
                 };
             };
             /** @description Invalid query parameter, path parameter or body */
@@ -3511,7 +3941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3548,8 +3978,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -3561,49 +3991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            businessDate: string;
-                            available: boolean;
-                            unavailableReason: ("no_data" | "expired") | null;
-                            labor: {
-                                /** Format: date-time */
-                                updatedAt: string;
-                                currency: string;
-                                laborCost: number;
-                                regularHours: number;
-                                overtimeHours: number;
-                                totalHours: number;
-                                /** @description laborCost / netSales of the same business date × 100; null without sales */
-                                laborPercent: number | null;
-                                salesPerLaborHour: number | null;
-                                roles: {
-                                    roleGroup: string;
-                                    hours: number;
-                                    laborCost: number;
-                                    employeeCount: number;
-                                }[];
-                            } | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["ShiftqLaborResponse"];
                 };
             };
             /** @description Invalid query parameter, path parameter or body */
@@ -3624,7 +4012,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3661,8 +4049,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -3674,515 +4062,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            currentBusinessDate: string;
-                            requestedBusinessDate: string;
-                            bucketAvailable: boolean;
-                            /** @description null when bucketAvailable; otherwise no_data or expired */
-                            bucketUnavailableReason: ("no_data" | "expired") | null;
-                            /** @constant */
-                            retentionDays: 366;
-                            /** @description Metadata of the current business date; null when it has no data */
-                            latestMetadata: {
-                                /** Format: date-time */
-                                updatedAt: string;
-                                businessDate: string;
-                                dateKey: string;
-                                liveBusinessDate: string;
-                                /** @constant */
-                                bucketIntervalMinutes: 15;
-                                /** @enum {string} */
-                                lastStatus: "ok" | "error";
-                                lastHttpStatus: number;
-                                lastError?: string;
-                                /** @constant */
-                                averageBasis: "ticket_count";
-                                avgKitchenTicketTimeMinutes: number | null;
-                                /** @constant */
-                                avgKitchenTicketTimeDivisorField: "prepTicketCount";
-                                avgKitchenTicketTimeDivisorValue: number;
-                                avgExpediterTicketTimeMinutes: number | null;
-                                /** @constant */
-                                avgExpediterTicketTimeDivisorField: "expediterTicketCount";
-                                avgExpediterTicketTimeDivisorValue: number;
-                                avgExpoClearMinutes: number | null;
-                                prepTicketCount: number;
-                                prepRowCount: number;
-                                expediterTicketCount: number;
-                                expediterRowCount: number;
-                                expediterLevelCount: number;
-                                stationCount: number;
-                                salesCategoryCount: number;
-                                timeBucketCount: number;
-                                thirtyMinuteBucketCount: number;
-                            } | null;
-                            currentSnapshot: {
-                                businessDate: string;
-                                metricsBusinessDate: string;
-                                dateKey: string;
-                                metricsDateKey: string;
-                                timezone: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                dayStartMs: number;
-                                /** @enum {string} */
-                                selectionMode: "all" | "selected";
-                                trackedPrepStations: string[];
-                                trackAllPrepStations: boolean;
-                                availablePrepStations: {
-                                    id: string;
-                                    name: string;
-                                    includeWithExpediter: boolean;
-                                    expoRouting: string;
-                                }[];
-                                trackedSalesCategories: string[];
-                                trackAllSalesCategories: boolean;
-                                availableSalesCategories: string[];
-                                queue: {
-                                    inProgressCount: number;
-                                    readyQueueCount: number;
-                                    oldestReadyMinutes: number;
-                                };
-                                averages: {
-                                    /** @constant */
-                                    averageBasis: "ticket_count";
-                                    /** @description null when prepTicketCount is 0 */
-                                    avgKitchenTicketTimeMinutes: number | null;
-                                    /** @constant */
-                                    avgKitchenTicketTimeSource: "prep_stations";
-                                    /** @constant */
-                                    avgKitchenTicketTimeDivisorField: "prepTicketCount";
-                                    avgKitchenTicketTimeDivisorValue: number;
-                                    /** @description null when expediterTicketCount is 0 */
-                                    avgExpediterTicketTimeMinutes: number | null;
-                                    /** @constant */
-                                    avgExpediterTicketTimeSource: "expediter_level_1";
-                                    /** @constant */
-                                    avgExpediterTicketTimeDivisorField: "expediterTicketCount";
-                                    avgExpediterTicketTimeDivisorValue: number;
-                                    avgExpoClearMinutes: number | null;
-                                };
-                                counts: {
-                                    clearedTicketCount: number;
-                                    prepTicketCount: number;
-                                    prepRowCount: number;
-                                    sourceTicketCount: number;
-                                    expediterTicketCount: number;
-                                    expediterRowCount: number;
-                                    expediterSourceTicketCount: number;
-                                    expediterLevelCount: number;
-                                    stationCount: number;
-                                    salesCategoryCount: number;
-                                    timeBucketCount: number;
-                                    thirtyMinuteBucketCount: number;
-                                };
-                                expediterTicketAverages: {
-                                    fulfillmentLevel: number;
-                                    stationGuid: string;
-                                    stationName: string;
-                                    /** @constant */
-                                    averageBasis: "ticket_count";
-                                    /** @constant */
-                                    averageDivisorField: "ticketCount";
-                                    averageDivisorValue: number;
-                                    averageTicketTimeMinutes: number;
-                                    ticketCount: number;
-                                    /** @description Item-fulfillment volume; never a divisor */
-                                    rowCount: number;
-                                    minTicketTimeMinutes: number;
-                                    maxTicketTimeMinutes: number;
-                                }[];
-                                stationTicketAverages: {
-                                    stationGuid: string;
-                                    stationName: string;
-                                    /** @constant */
-                                    averageBasis: "ticket_count";
-                                    /** @constant */
-                                    averageDivisorField: "ticketCount";
-                                    averageDivisorValue: number;
-                                    averageTicketTimeMinutes: number;
-                                    ticketCount: number;
-                                    /** @description Item-fulfillment volume; never a divisor */
-                                    rowCount: number;
-                                    minTicketTimeMinutes: number;
-                                    maxTicketTimeMinutes: number;
-                                }[];
-                                salesCategoryTicketAverages: {
-                                    salesCategory: string;
-                                    /** @constant */
-                                    averageBasis: "ticket_count";
-                                    /** @constant */
-                                    averageDivisorField: "ticketCount";
-                                    averageDivisorValue: number;
-                                    averageTicketTimeMinutes: number;
-                                    ticketCount: number;
-                                    /** @description Item-fulfillment volume; never a divisor */
-                                    rowCount: number;
-                                    minTicketTimeMinutes: number;
-                                    maxTicketTimeMinutes: number;
-                                }[];
-                                timeBuckets: {
-                                    bucketStartMs: number;
-                                    bucketEndMs: number;
-                                    /** Format: date-time */
-                                    bucketStartIso: string;
-                                    /** Format: date-time */
-                                    bucketEndIso: string;
-                                    /** @description Local 15-minute range, e.g. "4:15 PM – 4:30 PM" */
-                                    bucketLabel: string;
-                                    /** @constant */
-                                    averageBasis: "ticket_count";
-                                    /** @constant */
-                                    averageDivisorField: "ticketCount";
-                                    averageDivisorValue: number;
-                                    /** @description Prep average; null when only expediter tickets fired in the bucket */
-                                    averageTicketTimeMinutes: number | null;
-                                    ticketCount: number;
-                                    rowCount: number;
-                                    minTicketTimeMinutes: number | null;
-                                    maxTicketTimeMinutes: number | null;
-                                    avgExpoClearMinutes: number | null;
-                                    stationTicketAverages: {
-                                        stationGuid: string;
-                                        stationName: string;
-                                        /** @constant */
-                                        averageBasis: "ticket_count";
-                                        /** @constant */
-                                        averageDivisorField: "ticketCount";
-                                        averageDivisorValue: number;
-                                        averageTicketTimeMinutes: number;
-                                        ticketCount: number;
-                                        /** @description Item-fulfillment volume; never a divisor */
-                                        rowCount: number;
-                                        minTicketTimeMinutes: number;
-                                        maxTicketTimeMinutes: number;
-                                    }[];
-                                    expediterTicketAverages: {
-                                        fulfillmentLevel: number;
-                                        stationGuid: string;
-                                        stationName: string;
-                                        /** @constant */
-                                        averageBasis: "ticket_count";
-                                        /** @constant */
-                                        averageDivisorField: "ticketCount";
-                                        averageDivisorValue: number;
-                                        averageTicketTimeMinutes: number;
-                                        ticketCount: number;
-                                        /** @description Item-fulfillment volume; never a divisor */
-                                        rowCount: number;
-                                        minTicketTimeMinutes: number;
-                                        maxTicketTimeMinutes: number;
-                                    }[];
-                                    salesCategoryTicketAverages: {
-                                        salesCategory: string;
-                                        /** @constant */
-                                        averageBasis: "ticket_count";
-                                        /** @constant */
-                                        averageDivisorField: "ticketCount";
-                                        averageDivisorValue: number;
-                                        averageTicketTimeMinutes: number;
-                                        ticketCount: number;
-                                        /** @description Item-fulfillment volume; never a divisor */
-                                        rowCount: number;
-                                        minTicketTimeMinutes: number;
-                                        maxTicketTimeMinutes: number;
-                                    }[];
-                                }[];
-                                /** @constant */
-                                bucketIntervalMinutes: 15;
-                                status: {
-                                    /** @enum {string} */
-                                    state: "ok" | "error";
-                                    httpStatus: number;
-                                    /** @description Present only when state is error */
-                                    error?: string;
-                                };
-                                /** @constant */
-                                retentionDays: 366;
-                            } | null;
-                            /** @description Exactly the requested business date; never another date */
-                            requestedBucket: {
-                                businessDate: string;
-                                metricsBusinessDate: string;
-                                dateKey: string;
-                                metricsDateKey: string;
-                                timezone: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                dayStartMs: number;
-                                /** @enum {string} */
-                                selectionMode: "all" | "selected";
-                                trackedPrepStations: string[];
-                                trackAllPrepStations: boolean;
-                                availablePrepStations: {
-                                    id: string;
-                                    name: string;
-                                    includeWithExpediter: boolean;
-                                    expoRouting: string;
-                                }[];
-                                trackedSalesCategories: string[];
-                                trackAllSalesCategories: boolean;
-                                availableSalesCategories: string[];
-                                queue: {
-                                    inProgressCount: number;
-                                    readyQueueCount: number;
-                                    oldestReadyMinutes: number;
-                                };
-                                averages: {
-                                    /** @constant */
-                                    averageBasis: "ticket_count";
-                                    /** @description null when prepTicketCount is 0 */
-                                    avgKitchenTicketTimeMinutes: number | null;
-                                    /** @constant */
-                                    avgKitchenTicketTimeSource: "prep_stations";
-                                    /** @constant */
-                                    avgKitchenTicketTimeDivisorField: "prepTicketCount";
-                                    avgKitchenTicketTimeDivisorValue: number;
-                                    /** @description null when expediterTicketCount is 0 */
-                                    avgExpediterTicketTimeMinutes: number | null;
-                                    /** @constant */
-                                    avgExpediterTicketTimeSource: "expediter_level_1";
-                                    /** @constant */
-                                    avgExpediterTicketTimeDivisorField: "expediterTicketCount";
-                                    avgExpediterTicketTimeDivisorValue: number;
-                                    avgExpoClearMinutes: number | null;
-                                };
-                                counts: {
-                                    clearedTicketCount: number;
-                                    prepTicketCount: number;
-                                    prepRowCount: number;
-                                    sourceTicketCount: number;
-                                    expediterTicketCount: number;
-                                    expediterRowCount: number;
-                                    expediterSourceTicketCount: number;
-                                    expediterLevelCount: number;
-                                    stationCount: number;
-                                    salesCategoryCount: number;
-                                    timeBucketCount: number;
-                                    thirtyMinuteBucketCount: number;
-                                };
-                                expediterTicketAverages: {
-                                    fulfillmentLevel: number;
-                                    stationGuid: string;
-                                    stationName: string;
-                                    /** @constant */
-                                    averageBasis: "ticket_count";
-                                    /** @constant */
-                                    averageDivisorField: "ticketCount";
-                                    averageDivisorValue: number;
-                                    averageTicketTimeMinutes: number;
-                                    ticketCount: number;
-                                    /** @description Item-fulfillment volume; never a divisor */
-                                    rowCount: number;
-                                    minTicketTimeMinutes: number;
-                                    maxTicketTimeMinutes: number;
-                                }[];
-                                stationTicketAverages: {
-                                    stationGuid: string;
-                                    stationName: string;
-                                    /** @constant */
-                                    averageBasis: "ticket_count";
-                                    /** @constant */
-                                    averageDivisorField: "ticketCount";
-                                    averageDivisorValue: number;
-                                    averageTicketTimeMinutes: number;
-                                    ticketCount: number;
-                                    /** @description Item-fulfillment volume; never a divisor */
-                                    rowCount: number;
-                                    minTicketTimeMinutes: number;
-                                    maxTicketTimeMinutes: number;
-                                }[];
-                                salesCategoryTicketAverages: {
-                                    salesCategory: string;
-                                    /** @constant */
-                                    averageBasis: "ticket_count";
-                                    /** @constant */
-                                    averageDivisorField: "ticketCount";
-                                    averageDivisorValue: number;
-                                    averageTicketTimeMinutes: number;
-                                    ticketCount: number;
-                                    /** @description Item-fulfillment volume; never a divisor */
-                                    rowCount: number;
-                                    minTicketTimeMinutes: number;
-                                    maxTicketTimeMinutes: number;
-                                }[];
-                                timeBuckets: {
-                                    bucketStartMs: number;
-                                    bucketEndMs: number;
-                                    /** Format: date-time */
-                                    bucketStartIso: string;
-                                    /** Format: date-time */
-                                    bucketEndIso: string;
-                                    /** @description Local 15-minute range, e.g. "4:15 PM – 4:30 PM" */
-                                    bucketLabel: string;
-                                    /** @constant */
-                                    averageBasis: "ticket_count";
-                                    /** @constant */
-                                    averageDivisorField: "ticketCount";
-                                    averageDivisorValue: number;
-                                    /** @description Prep average; null when only expediter tickets fired in the bucket */
-                                    averageTicketTimeMinutes: number | null;
-                                    ticketCount: number;
-                                    rowCount: number;
-                                    minTicketTimeMinutes: number | null;
-                                    maxTicketTimeMinutes: number | null;
-                                    avgExpoClearMinutes: number | null;
-                                    stationTicketAverages: {
-                                        stationGuid: string;
-                                        stationName: string;
-                                        /** @constant */
-                                        averageBasis: "ticket_count";
-                                        /** @constant */
-                                        averageDivisorField: "ticketCount";
-                                        averageDivisorValue: number;
-                                        averageTicketTimeMinutes: number;
-                                        ticketCount: number;
-                                        /** @description Item-fulfillment volume; never a divisor */
-                                        rowCount: number;
-                                        minTicketTimeMinutes: number;
-                                        maxTicketTimeMinutes: number;
-                                    }[];
-                                    expediterTicketAverages: {
-                                        fulfillmentLevel: number;
-                                        stationGuid: string;
-                                        stationName: string;
-                                        /** @constant */
-                                        averageBasis: "ticket_count";
-                                        /** @constant */
-                                        averageDivisorField: "ticketCount";
-                                        averageDivisorValue: number;
-                                        averageTicketTimeMinutes: number;
-                                        ticketCount: number;
-                                        /** @description Item-fulfillment volume; never a divisor */
-                                        rowCount: number;
-                                        minTicketTimeMinutes: number;
-                                        maxTicketTimeMinutes: number;
-                                    }[];
-                                    salesCategoryTicketAverages: {
-                                        salesCategory: string;
-                                        /** @constant */
-                                        averageBasis: "ticket_count";
-                                        /** @constant */
-                                        averageDivisorField: "ticketCount";
-                                        averageDivisorValue: number;
-                                        averageTicketTimeMinutes: number;
-                                        ticketCount: number;
-                                        /** @description Item-fulfillment volume; never a divisor */
-                                        rowCount: number;
-                                        minTicketTimeMinutes: number;
-                                        maxTicketTimeMinutes: number;
-                                    }[];
-                                }[];
-                                /** @constant */
-                                bucketIntervalMinutes: 15;
-                                status: {
-                                    /** @enum {string} */
-                                    state: "ok" | "error";
-                                    httpStatus: number;
-                                    /** @description Present only when state is error */
-                                    error?: string;
-                                };
-                                /** @constant */
-                                retentionDays: 366;
-                            } | null;
-                            endpoints: {
-                                /** Format: uri */
-                                current: string;
-                                /**
-                                 * Format: uri
-                                 * @description URL template with {businessDate}
-                                 */
-                                byBusinessDate: string;
-                            };
-                            /** @description Legacy alias of requestedBucket.timeBuckets (15-minute buckets; empty without a bucket) */
-                            thirtyMinuteBuckets: {
-                                bucketStartMs: number;
-                                bucketEndMs: number;
-                                /** Format: date-time */
-                                bucketStartIso: string;
-                                /** Format: date-time */
-                                bucketEndIso: string;
-                                /** @description Local 15-minute range, e.g. "4:15 PM – 4:30 PM" */
-                                bucketLabel: string;
-                                /** @constant */
-                                averageBasis: "ticket_count";
-                                /** @constant */
-                                averageDivisorField: "ticketCount";
-                                averageDivisorValue: number;
-                                /** @description Prep average; null when only expediter tickets fired in the bucket */
-                                averageTicketTimeMinutes: number | null;
-                                ticketCount: number;
-                                rowCount: number;
-                                minTicketTimeMinutes: number | null;
-                                maxTicketTimeMinutes: number | null;
-                                avgExpoClearMinutes: number | null;
-                                stationTicketAverages: {
-                                    stationGuid: string;
-                                    stationName: string;
-                                    /** @constant */
-                                    averageBasis: "ticket_count";
-                                    /** @constant */
-                                    averageDivisorField: "ticketCount";
-                                    averageDivisorValue: number;
-                                    averageTicketTimeMinutes: number;
-                                    ticketCount: number;
-                                    /** @description Item-fulfillment volume; never a divisor */
-                                    rowCount: number;
-                                    minTicketTimeMinutes: number;
-                                    maxTicketTimeMinutes: number;
-                                }[];
-                                expediterTicketAverages: {
-                                    fulfillmentLevel: number;
-                                    stationGuid: string;
-                                    stationName: string;
-                                    /** @constant */
-                                    averageBasis: "ticket_count";
-                                    /** @constant */
-                                    averageDivisorField: "ticketCount";
-                                    averageDivisorValue: number;
-                                    averageTicketTimeMinutes: number;
-                                    ticketCount: number;
-                                    /** @description Item-fulfillment volume; never a divisor */
-                                    rowCount: number;
-                                    minTicketTimeMinutes: number;
-                                    maxTicketTimeMinutes: number;
-                                }[];
-                                salesCategoryTicketAverages: {
-                                    salesCategory: string;
-                                    /** @constant */
-                                    averageBasis: "ticket_count";
-                                    /** @constant */
-                                    averageDivisorField: "ticketCount";
-                                    averageDivisorValue: number;
-                                    averageTicketTimeMinutes: number;
-                                    ticketCount: number;
-                                    /** @description Item-fulfillment volume; never a divisor */
-                                    rowCount: number;
-                                    minTicketTimeMinutes: number;
-                                    maxTicketTimeMinutes: number;
-                                }[];
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["ShiftqKitchenResponse"];
                 };
             };
             /** @description Invalid query parameter, path parameter or body */
@@ -4203,7 +4083,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4237,8 +4117,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -4250,63 +4130,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            businessDate: string;
-                            available: boolean;
-                            asOf: string | null;
-                            clockedInCount: number;
-                            managerOnDutyCount: number;
-                            clockedIn: {
-                                employeeId: string;
-                                employeeName: string;
-                                roleGroup: string;
-                                jobCode: string;
-                                isManager: boolean;
-                                /** Format: date-time */
-                                clockedInAt: string;
-                            }[];
-                            roleCoverage: {
-                                roleGroup: string;
-                                scheduledCount: number;
-                                clockedInCount: number;
-                                managerOnDuty: boolean;
-                            }[];
-                            alerts: {
-                                /** @enum {string} */
-                                type: "wrong_job_code" | "scheduled_but_missing" | "clocked_in_not_scheduled" | "early_clock_in" | "late_clock_in";
-                                employeeId: string;
-                                employeeName: string;
-                                roleGroup: string;
-                                detail: string;
-                            }[];
-                            exceptionCounts: {
-                                wrongJobCodeClockIns: number;
-                                scheduledButMissing: number;
-                                clockedInButNotScheduled: number;
-                                earlyClockIns: number;
-                                lateClockIns: number;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["ShiftqClockInsResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -4318,7 +4142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4352,8 +4176,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -4365,47 +4189,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            available: boolean;
-                            updatedAt: string | null;
-                            /** @description Last stock overlay (every 5 minutes) */
-                            stockUpdatedAt: string | null;
-                            currency: string | null;
-                            itemCount: number;
-                            soldOutItemCount: number;
-                            groups: {
-                                id: string;
-                                name: string;
-                                items: {
-                                    id: string;
-                                    name: string;
-                                    price: number;
-                                    soldOut: boolean;
-                                    /** @description Remaining count when the POS tracks one */
-                                    stockQuantity: number | null;
-                                }[];
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["ShiftqPosMenuResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -4417,7 +4201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4451,8 +4235,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -4464,63 +4248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            available: boolean;
-                            updatedAt: string | null;
-                            /** @description Current business date; newTeamMemberCount counts hires in the 30 days before it */
-                            businessDate: string;
-                            newTeamMemberCount: number;
-                            employees: {
-                                id: string;
-                                displayName: string;
-                                jobCodes: string[];
-                                isManager: boolean;
-                                hiredOn: string;
-                                newTeamMember: boolean;
-                            }[];
-                            jobs: {
-                                code: string;
-                                title: string;
-                                roleGroup: string;
-                            }[];
-                            shifts: {
-                                id: string;
-                                employeeId: string;
-                                jobCode: string;
-                                /** Format: date-time */
-                                start: string;
-                                /** Format: date-time */
-                                end: string;
-                            }[];
-                            timeEntries: {
-                                id: string;
-                                employeeId: string;
-                                jobCode: string;
-                                /** Format: date-time */
-                                clockInAt: string;
-                                clockOutAt: string | null;
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["ShiftqEmployeesResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -4532,7 +4260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4566,8 +4294,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -4579,54 +4307,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            /** @constant */
-                            source: "pos_reservations_digest";
-                            available: boolean;
-                            reservations: {
-                                venueLabel: string;
-                                /** @description null when no digest has been ingested */
-                                asOf: string | null;
-                                /** @description Present on shiftq/reservations */
-                                asOfLabel?: string;
-                                dayCount: number;
-                                totalParties: number;
-                                totalCovers: number;
-                                days: {
-                                    dayKey: string;
-                                    label: string;
-                                    parties: number;
-                                    covers: number;
-                                    items: {
-                                        id: string;
-                                        displayTime: string;
-                                        guestName: string;
-                                        partySize: number;
-                                        notes: string;
-                                    }[];
-                                }[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["ShiftqReservationsResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -4638,7 +4319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4672,8 +4353,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -4685,54 +4366,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                id: string;
-                                name: string;
-                                timezone: string;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            /** @constant */
-                            source: "pos_reservations_digest";
-                            available: boolean;
-                            reservations: {
-                                venueLabel: string;
-                                /** @description null when no digest has been ingested */
-                                asOf: string | null;
-                                /** @description Present on shiftq/reservations */
-                                asOfLabel?: string;
-                                dayCount: number;
-                                totalParties: number;
-                                totalCovers: number;
-                                days: {
-                                    dayKey: string;
-                                    label: string;
-                                    parties: number;
-                                    covers: number;
-                                    items: {
-                                        id: string;
-                                        displayTime: string;
-                                        guestName: string;
-                                        partySize: number;
-                                        notes: string;
-                                    }[];
-                                }[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["ShiftqReservationsResponse"];
                 };
             };
             /** @description Token missing or invalid */
@@ -4744,7 +4378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4786,8 +4420,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                group_id: string;
-                location_id: string;
+                group_id: components["schemas"]["Id"];
+                location_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -4799,74 +4433,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            location: {
-                                groupId: string;
-                                locationId: string;
-                                name: string;
-                            };
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            capability: {
-                                available: boolean;
-                                configured: boolean;
-                                activeProviders: string[];
-                            };
-                            filters: {
-                                minRating: number | null;
-                                maxRating: number | null;
-                                provider: string | null;
-                                createdFrom: string | null;
-                                createdTo: string | null;
-                            };
-                            reviews: {
-                                id: string;
-                                provider: string;
-                                rating: number;
-                                /** @description The provider’s reviewer name where its policy permits; otherwise "<Provider> reviewer" */
-                                reviewerDisplayName: string;
-                                text: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                /** Format: uri */
-                                reviewUrl: string;
-                                workflow: {
-                                    /** @enum {string} */
-                                    status: "NEW" | "IN_PROGRESS" | "DONE";
-                                };
-                                response: {
-                                    /** @enum {string} */
-                                    state: "NONE" | "DRAFT" | "PUBLISHED";
-                                };
-                                attribution: {
-                                    provider: string;
-                                    label: string;
-                                    /** Format: uri */
-                                    url: string;
-                                };
-                            }[];
-                            page: {
-                                limit: number;
-                                count: number;
-                                nextPageToken: string | null;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["ShiftqReviewsResponse"];
                 };
             };
             /** @description Invalid query parameter, path parameter or body */
@@ -4887,7 +4454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4924,7 +4491,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                group_id: string;
+                group_id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -4936,83 +4503,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        /** @constant */
-                        version: "v1";
-                        resource: string;
-                        groupId: string;
-                        /** Format: date-time */
-                        generatedAt?: string;
-                        data: {
-                            groupId: string;
-                            refresh: {
-                                cadence: string;
-                                description: string;
-                            };
-                            /** @description Latest sales/labor update among ranked locations; null when none is ranked */
-                            updatedAt: string | null;
-                            /** @description Ranked locations of this page: accessible, shiftq enabled, with sales and labor for their current business date */
-                            count: number;
-                            leaderboard: {
-                                byNetSales: {
-                                    locationId: string;
-                                    locationName: string;
-                                    locationShortName: string;
-                                    /** @description The location’s own current business date the figures cover */
-                                    businessDate: string;
-                                    netSales: number;
-                                    discountsPercent: number;
-                                    laborPercent: number;
-                                    voidsPercent: number;
-                                }[];
-                                byLowestLaborPercent: {
-                                    locationId: string;
-                                    locationName: string;
-                                    locationShortName: string;
-                                    /** @description The location’s own current business date the figures cover */
-                                    businessDate: string;
-                                    netSales: number;
-                                    discountsPercent: number;
-                                    laborPercent: number;
-                                    voidsPercent: number;
-                                }[];
-                                byLowestDiscountsPercent: {
-                                    locationId: string;
-                                    locationName: string;
-                                    locationShortName: string;
-                                    /** @description The location’s own current business date the figures cover */
-                                    businessDate: string;
-                                    netSales: number;
-                                    discountsPercent: number;
-                                    laborPercent: number;
-                                    voidsPercent: number;
-                                }[];
-                                byLowestVoidsPercent: {
-                                    locationId: string;
-                                    locationName: string;
-                                    locationShortName: string;
-                                    /** @description The location’s own current business date the figures cover */
-                                    businessDate: string;
-                                    netSales: number;
-                                    discountsPercent: number;
-                                    laborPercent: number;
-                                    voidsPercent: number;
-                                }[];
-                            };
-                            locationEndpoints: {
-                                id: string;
-                                name: string;
-                                /** Format: uri */
-                                shiftq: string;
-                                /** Format: uri */
-                                sales: string;
-                            }[];
-                            /** @description Opaque cursor of the next page; absent on the last page */
-                            nextCursor?: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ShiftqGroupLeaderboardResponse"];
                 };
             };
             /** @description Invalid query parameter, path parameter or body */
@@ -5033,7 +4524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Token revoked or expired, outside its locations, or missing the scope */
+            /** @description Token revoked or expired, outside its locations, or missing the scope; with an edge in front, a request that did not come through it (forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -50,9 +50,9 @@ const itemFields = {
   sortOrder,
 };
 
-const menuItem = v.object({ ...itemFields, sectionId: menuId, updatedAt: isoTimestamp });
+export const menuItem = v.object({ ...itemFields, sectionId: menuId, updatedAt: isoTimestamp });
 
-const menuSection = v.object({
+export const menuSection = v.object({
   id: menuId,
   name: v.pipe(v.string(), v.maxLength(200)),
   description: text,
@@ -63,11 +63,11 @@ const menuSection = v.object({
   items: v.array(menuItem),
 });
 
-const posHealth = v.picklist(['current', 'stale', 'unknown']);
+export const posHealth = v.picklist(['current', 'stale', 'unknown']);
 /** A menu's POS source health (contract 2.11 rule 3), as webhooks/publish.ts derives it. */
 export type PosHealth = v.InferOutput<typeof posHealth>;
 
-const menuData = v.object({
+export const menuData = v.object({
   updatedAt: isoTimestamp,
   revision: v.string(),
   sourceHealth: v.object({ pos: posHealth, lastPosSyncAt: v.nullable(isoTimestamp) }),

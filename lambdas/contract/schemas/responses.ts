@@ -7,6 +7,9 @@ import * as orderboard from './orderboard.js';
 import * as shiftq from './shiftq.js';
 import * as sportsq from './sportsq.js';
 
+/** The modules of the response schemas: the OpenAPI document names the schemas they export after them (openapi.ts). */
+export const RESPONSE_MODULES = { bevq, campaigns, discovery, matriq, orderboard, shiftq, sportsq };
+
 /**
  * The envelope `data` schema of each /v1 operation that answers JSON, by
  * the route table's operation name. Only the OpenAPI document and the tests

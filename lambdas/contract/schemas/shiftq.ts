@@ -30,7 +30,7 @@ const expediterAverageRow = v.object({
 });
 const salesCategoryAverageRow = v.object({ salesCategory: v.string(), ...averageFields });
 
-const timeBucket = v.object({
+export const timeBucket = v.object({
   bucketStartMs: v.pipe(v.number(), v.safeInteger()),
   bucketEndMs: v.pipe(v.number(), v.safeInteger()),
   bucketStartIso: isoTimestamp,
@@ -59,7 +59,7 @@ const kitchenStatus = v.object({
   error: v.pipe(v.optional(v.string()), v.description('Present only when state is error')),
 });
 
-const kitchenSnapshot = v.object({
+export const kitchenSnapshot = v.object({
   businessDate: compactDate,
   metricsBusinessDate: compactDate,
   dateKey: isoDate,
@@ -169,7 +169,7 @@ export const kitchenData = v.object({
 
 const money = v.number();
 
-const salesSnapshot = v.object({
+export const salesSnapshot = v.object({
   updatedAt: isoTimestamp,
   currency: v.pipe(v.string(), v.length(3)),
   grossSales: money,

@@ -88,7 +88,7 @@ const viewingOption = v.object({
   available: v.boolean(),
 });
 
-const sportsEvent = v.object({
+export const sportsEvent = v.object({
   id: v.pipe(v.string(), v.description('Stable event id')),
   name: v.string(),
   startsAt: isoTimestamp,
