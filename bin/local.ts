@@ -49,6 +49,7 @@ writeRuntimeFile({
   ...runtime.engines,
   ...runtime.queues,
   webhookAllowLoopback: runtime.deps.config.webhookAllowLoopback,
+  webhookListenInbox: runtime.deps.config.webhookListenInbox?.origin,
 });
 // Only now: whoever gets an answer can also find this runtime through its file.
 runtime.open();
@@ -63,6 +64,7 @@ const lines = [
   `  Docs     ${runtime.url}${REFERENCE_ROOT} (the API reference)`,
   `  Admin    ${runtime.url}/admin/v1 (Authorization: Bearer ${runtime.adminKey}; ADMIN_API_KEY to fix it)`,
   `  Console  ${runtime.url}${CONSOLE_ROOT} (sign in with the admin key above)`,
+  `  Webhooks to this machine: npm run listen -- --app CLIENT_ID --forward-to http://localhost:4000/hook`,
   ...(runtime.deps.config.originSecret
     ? ['', "  ORIGIN_SECRET is set: /v1 and /oauth/token answer only requests with x-origin-verify: $ORIGIN_SECRET (the edge's header)."]
     : []),

@@ -6,6 +6,7 @@ import { jitteredBackoffSeconds, scaledTimings, STATUS } from '#contract/deliver
 import { MENU_UPDATED } from '#contract/webhook-events';
 import type { MessagingDeps } from '#platform/deps';
 import { count, type MetricName } from '#platform/observability';
+import { urlSafetyOf } from '#platform/config';
 import { sign } from '#domain/signature';
 import { resolveDestination } from '#domain/url-safety';
 import * as state from './delivery-state.js';
@@ -251,10 +252,7 @@ function refusalOf(delivery: Delivery, destination: Destination | null, app: App
 /** DNS, the address check, connect, TLS and the answer's status line, all inside one attempt timeout. */
 async function send(deps: MessagingDeps, destination: Destination, d: Delivery, timeoutMs: number): Promise<AttemptOutcome> {
   const deadline = Date.now() + timeoutMs;
-  const target = await withinDeadline(
-    resolveDestination(destination.url, deps.resolver, { allowLoopback: deps.config.webhookAllowLoopback }),
-    deadline,
-  );
+  const target = await withinDeadline(resolveDestination(destination.url, deps.resolver, urlSafetyOf(deps.config)), deadline);
   if (target === 'timeout') return { error: 'timeout' };
   if (!target.ok) return { error: target.code };
   // Fresh per attempt, signed with the secret read just now.
@@ -268,5 +266,7 @@ async function send(deps: MessagingDeps, destination: Destination, d: Delivery, 
     signature: sign(destination.signingSecret, timestamp, d.body),
     body: d.body,
     deadline,
+    // The local runtime's listen inbox presents a certificate only it trusts, and only at that origin.
+    ...(deps.config.webhookListenInbox?.origin === target.url.origin ? { ca: deps.config.webhookListenInbox.ca } : {}),
   });
 }

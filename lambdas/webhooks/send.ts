@@ -16,6 +16,8 @@ export type SignedRequest = {
   body: string;
   /** Epoch ms by which the status line must have arrived (the attempt's timer started before DNS). */
   deadline: number;
+  /** Trust only this CA (PEM) for the connection instead of the system's: the local runtime's listen inbox. */
+  ca?: string;
 };
 
 /**
@@ -47,6 +49,7 @@ export function postWebhook(req: SignedRequest): Promise<AttemptOutcome> {
         servername: isIp(req.url.hostname) ? undefined : req.url.hostname,
         lookup: pinned,
         agent: false,
+        ...(req.ca ? { ca: req.ca } : {}),
         headers: {
           'Content-Type': 'application/json; charset=utf-8',
           'User-Agent': USER_AGENT,
