@@ -18,6 +18,8 @@ import { runCli, type Io } from './run.js';
  */
 
 const TLS = { key: LISTEN_INBOX_TLS.key, cert: LISTEN_INBOX_TLS.cert };
+/** The name of every destination a listen registers (with its pid), by which a later one knows its leftovers. */
+const LISTEN_NAME = 'npm run listen';
 /** The endpoint could not be reached or did not answer: the service sees a retryable failure. */
 const UNREACHABLE_STATUS = 502;
 /** Set by each hop itself; everything else (Content-Type, User-Agent, X-Service-*) goes on unchanged. */
@@ -79,13 +81,14 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
 
   let added: { destination: { destinationId: string }; signingSecret: string };
   try {
+    await removeLeftovers(cli, inbox.origin, io);
     added = (await cli([
       'destinations',
       'add',
       '--app',
       values.app,
       '--name',
-      `npm run listen (pid ${process.pid})`,
+      `${LISTEN_NAME} (pid ${process.pid})`,
       '--url',
       inboxUrl,
       ...(values.locations ? ['--locations', values.locations] : []),
@@ -114,6 +117,22 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
       io.out(`Removed destination ${destinationId}.\n`);
     },
   };
+}
+
+/**
+ * A listen stopped outright (kill -9, a closed terminal) leaves its destination at the inbox. This one holds the
+ * inbox's address now, so no other listen of this runtime is running: its destinations there are leftovers, whose
+ * deliveries would arrive here signed with secrets this one does not know.
+ */
+async function removeLeftovers(cli: (args: string[]) => Promise<unknown>, origin: string, io: Output): Promise<void> {
+  const { destinations } = (await cli(['destinations', 'list'])) as {
+    destinations: { destinationId: string; name: string; url: string }[];
+  };
+  for (const d of destinations) {
+    if (new URL(d.url).origin !== origin || !d.name.startsWith(`${LISTEN_NAME} (pid `)) continue;
+    await cli(['destinations', 'remove', d.destinationId]);
+    io.out(`Removed destination ${d.destinationId}, left at this inbox by an earlier listen (${d.name}).\n`);
+  }
 }
 
 /** One delivery: verified with the kit, forwarded byte for byte, answered with the endpoint's status. */

@@ -64,7 +64,6 @@ const lines = [
   `  Docs     ${runtime.url}${REFERENCE_ROOT} (the API reference)`,
   `  Admin    ${runtime.url}/admin/v1 (Authorization: Bearer ${runtime.adminKey}; ADMIN_API_KEY to fix it)`,
   `  Console  ${runtime.url}${CONSOLE_ROOT} (sign in with the admin key above)`,
-  `  Webhooks to this machine: npm run listen -- --app CLIENT_ID --forward-to http://localhost:4000/hook`,
   ...(runtime.deps.config.originSecret
     ? ['', "  ORIGIN_SECRET is set: /v1 and /oauth/token answer only requests with x-origin-verify: $ORIGIN_SECRET (the edge's header)."]
     : []),
@@ -85,6 +84,7 @@ if (runtime.demo) {
     'Try it:',
     `  TOKEN=$(curl -s${origin} ${runtime.url}/oauth/token -d grant_type=client_credentials -d client_id=${clientId} -d client_secret=${clientSecret} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
     `  curl -s${origin} ${runtime.url}/v1/${groupId}/locations -H "Authorization: Bearer $TOKEN"`,
+    `  npm run listen -- --app ${clientId} --forward-to http://localhost:4000/hook   # its webhooks, to your endpoint`,
   );
 }
 console.log(lines.join('\n'), '\n');

@@ -221,6 +221,20 @@ describe('npm run listen after a plain npm start', () => {
     expect(body.destinations).toEqual([]);
   });
 
+  it('removes the destination a listen killed outright left at the inbox before registering its own', async () => {
+    const killed = await startListen(runtimeFile, ['--app', clientId, '--forward-to', endpointUrl], plainEnv());
+    killed.child.kill('SIGKILL');
+    await once(killed.child, 'exit');
+    const next = await startListen(runtimeFile, ['--app', clientId, '--forward-to', endpointUrl], plainEnv());
+    try {
+      expect(next.stdout()).toContain(`Removed destination ${killed.destinationId}, left at this inbox by an earlier listen`);
+      const { body } = await adminCall('GET', `/destinations?clientId=${clientId}`);
+      expect(body.destinations.map((d: { destinationId: string }) => d.destinationId)).toEqual([next.destinationId]);
+    } finally {
+      expect(await next.stop()).toBe(0);
+    }
+  });
+
   it('refuses a runtime that reserved no inbox, saying to restart it, and a mistyped flag', async () => {
     const older = join(scratch, 'older-runtime.json');
     const { webhookListenInbox: _inbox, ...rest } = runtimeInfo;
