@@ -2,12 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleMenu } from '#local/demo-menu';
 import type { RuntimeFile } from '#local/runtime-file';
+import { LISTEN_INBOX_TLS } from '#local/listen-inbox';
 import { verify } from '#domain/signature';
 import { openTarget } from '#admin-cli/target';
 import { admin } from '../fixtures/admin-cli.js';
@@ -17,7 +19,8 @@ import { TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
 /**
  * `npm start`, then `npm run listen`, as a new user runs them: the runtime is bin/local.ts started with no switch
  * about loopback or trust (WEBHOOK_ALLOW_LOOPBACK and NODE_EXTRA_CA_CERTS are taken out of its environment); only
- * WEBHOOK_TIME_SCALE shortens the delivery policy's waits so a retry fits in the test.
+ * WEBHOOK_TIME_SCALE shortens the delivery policy's waits so a retry fits in the test. A second runtime, given the
+ * tests' WEBHOOK_ALLOW_LOOPBACK=1, shows the inbox's certificate is trusted at the inbox's origin only.
  */
 
 // Backoffs of 3–4.5 s and a 1 s attempt timeout: one retry inside the test, with room for a loaded machine.
@@ -29,7 +32,6 @@ type Forwarded = { headers: IncomingHttpHeaders; body: string };
 
 const scratch = mkdtempSync(join(tmpdir(), 'listen-'));
 const runtimeFile = join(scratch, 'runtime.json');
-let runtime: ChildProcess;
 let runtimeInfo: RuntimeFile;
 let apiUrl: string;
 let clientId: string;
@@ -45,33 +47,55 @@ function plainEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-beforeAll(async () => {
+type Runtime = { child: ChildProcess; info: RuntimeFile; apiUrl: string; clientId: string };
+/** Every runtime started, stopped after the tests. */
+const children: ChildProcess[] = [];
+
+/** bin/local.ts as `npm start` runs it, in memory, in the environment given, once its banner is out. */
+async function startRuntime(file: string, env: NodeJS.ProcessEnv): Promise<Runtime> {
   const engine: Record<string, string> = TEST_DYNAMODB_ENDPOINT
-    ? { DYNAMODB_ENDPOINT: TEST_DYNAMODB_ENDPOINT, TABLE_NAME: `customer-api-listen-${process.pid}` }
+    ? { DYNAMODB_ENDPOINT: TEST_DYNAMODB_ENDPOINT, TABLE_NAME: `customer-api-listen-${process.pid}-${children.length}` }
     : {};
-  runtime = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--in-memory'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--in-memory'], {
     cwd: ROOT,
-    env: plainEnv({
+    env: {
+      ...env,
       PORT: '0',
       LOG_LEVEL: 'SILENT',
-      CUSTOMER_API_RUNTIME_FILE: runtimeFile,
+      CUSTOMER_API_RUNTIME_FILE: file,
       ADMIN_API_KEY: ADMIN_KEY,
       WEBHOOK_TIME_SCALE: SCALE,
       ...engine,
-    }),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.push(child);
   let output = '';
-  runtime.stdout!.on('data', (chunk: Buffer) => void (output += chunk.toString('utf8')));
-  runtime.stderr!.on('data', (chunk: Buffer) => void (output += chunk.toString('utf8')));
+  child.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => void (output += chunk.toString('utf8')));
   const deadline = Date.now() + 60_000;
   while (!/client_id +\S+/.test(output)) {
-    if (runtime.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  clientId = /client_id +(\S+)/.exec(output)![1]!;
-  apiUrl = /listening on (http:\/\/\S+)/.exec(output)![1]!;
-  runtimeInfo = JSON.parse(readFileSync(runtimeFile, 'utf8')) as RuntimeFile;
+  return {
+    child,
+    info: JSON.parse(readFileSync(file, 'utf8')) as RuntimeFile,
+    apiUrl: /listening on (http:\/\/\S+)/.exec(output)![1]!,
+    clientId: /client_id +(\S+)/.exec(output)![1]!,
+  };
+}
+
+let loopbackRuntime: Runtime;
+
+beforeAll(async () => {
+  let plain: Runtime;
+  // The tests' own switch WEBHOOK_ALLOW_LOOPBACK=1 opens all of 127.0.0.0/8, still without the test CA in the process.
+  [plain, loopbackRuntime] = await Promise.all([
+    startRuntime(runtimeFile, plainEnv()),
+    startRuntime(join(scratch, 'loopback-runtime.json'), plainEnv({ WEBHOOK_ALLOW_LOOPBACK: '1' })),
+  ]);
+  ({ info: runtimeInfo, apiUrl, clientId } = plain);
 
   endpoint = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -87,15 +111,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((resolve) => endpoint?.close(resolve));
-  if (runtime && runtime.exitCode === null) {
-    runtime.kill('SIGINT');
-    await once(runtime, 'exit');
+  for (const child of children) {
+    if (child.exitCode !== null) continue;
+    child.kill('SIGINT');
+    await once(child, 'exit');
   }
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function adminCall(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${apiUrl}/admin/v1${path}`, {
+async function adminCall(method: string, path: string, body?: unknown, url = apiUrl): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${url}/admin/v1${path}`, {
     method,
     headers: { Authorization: `Bearer ${ADMIN_KEY}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -245,5 +270,31 @@ describe('npm run listen after a plain npm start', () => {
     await expect(startListen(runtimeFile, ['--app', clientId, '--forward-too', endpointUrl], plainEnv())).rejects.toThrow(
       /Unknown option '--forward-too'\nusage: npm run listen/,
     );
+  });
+});
+
+describe("the runtime trusts the inbox's certificate at the inbox alone", () => {
+  it('refuses the same certificate at another loopback receiver (a runtime with WEBHOOK_ALLOW_LOOPBACK=1 reaches it)', async () => {
+    let requests = 0;
+    const receiver = createHttpsServer({ key: LISTEN_INBOX_TLS.key, cert: LISTEN_INBOX_TLS.cert }, (_req, res) => {
+      requests++;
+      res.writeHead(200).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const { apiUrl: url, clientId: app } = loopbackRuntime;
+      const receiverUrl = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const added = await adminCall('POST', '/destinations', { clientId: app, name: 'same certificate', url: receiverUrl }, url);
+      expect(added.status).toBe(201);
+      expect((await adminCall('PUT', '/menus/demo-group/nyc-midtown', sampleMenu({ price: 14 }), url)).status).toBe(200);
+      const failed = await waitFor('a failed TLS handshake', async () => {
+        const { body } = await adminCall('GET', `/destinations/${added.body.destination.destinationId}/deliveries`, undefined, url);
+        // The first attempt's outcome: an error recorded, or a success the assertion below names.
+        return body.deliveries.find((d: { status: string; errorCode: string | null }) => d.errorCode !== null || d.status === 'SUCCEEDED');
+      });
+      expect([failed.status, failed.errorCode, requests]).toEqual([expect.any(String), 'tls_error', 0]);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });
