@@ -71,7 +71,9 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(
         err.code === 'EADDRINUSE'
-          ? new ListenUsageError(`the inbox address ${inbox.host} is in use: is another \`npm run listen\` running for this runtime?`)
+          ? new ListenUsageError(
+              `the inbox address ${inbox.host} is in use: by another \`npm run listen\` of this runtime, or, if none runs, by another program (restart \`npm start\` to reserve another port)`,
+            )
           : err,
       ),
     );
