@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, request as httpsRequest, type Server } from 'node:https';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { parseArgs } from 'node:util';
 import { readRuntimeFile, RUNTIME_FILE, RUNTIME_FILE_ENV } from '#local/runtime-file';
+import { LISTEN_INBOX_TLS } from '#local/listen-inbox';
 import { systemClock } from '#platform/deps';
 import { verifyWebhook } from '../clients/typescript/src/index.js';
 import { runCli, type Io } from './run.js';
@@ -14,16 +13,13 @@ import { runCli, type Io } from './run.js';
  * delivery with the kit, forwards it unchanged to the developer's plain-HTTP endpoint and answers the service
  * with that endpoint's status, so retries and dead letters behave as in production.
  *
- * Only the local runtime is ever targeted (there is no --stage): a deployed stage refuses loopback URLs anyway.
- * The inbox's certificate is the test one (test/fixtures/tls: 127.0.0.1, its CA's key discarded), which the
- * runtime trusts when started with `npm run start:listen`.
+ * Only the local runtime is ever targeted (there is no --stage). The inbox listens on the one loopback origin the
+ * runtime reserved at start and accepts (local/listen-inbox.ts); a plain `npm start` is all it needs.
  */
 
-const TLS = {
-  key: readFileSync(new URL('../test/fixtures/tls/server-key.pem', import.meta.url)),
-  cert: readFileSync(new URL('../test/fixtures/tls/server.pem', import.meta.url)),
-};
-const START_HINT = 'start the runtime with `npm run start:listen` (loopback destinations allowed, the inbox certificate trusted)';
+const TLS = { key: LISTEN_INBOX_TLS.key, cert: LISTEN_INBOX_TLS.cert };
+/** The name of every destination a listen registers (with its pid), by which a later one knows its leftovers. */
+const LISTEN_NAME = 'npm run listen';
 /** The endpoint could not be reached or did not answer: the service sees a retryable failure. */
 const UNREACHABLE_STATUS = 502;
 /** Set by each hop itself; everything else (Content-Type, User-Agent, X-Service-*) goes on unchanged. */
@@ -57,8 +53,10 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
   if (forwardTo.protocol !== 'http:' && forwardTo.protocol !== 'https:') throw new ListenUsageError('--forward-to must be an http(s) URL');
   const runtimeFile = values['runtime-file'] ?? env[RUNTIME_FILE_ENV] ?? RUNTIME_FILE;
   const runtime = readRuntimeFile(runtimeFile);
-  if (!runtime) throw new ListenUsageError(`the local runtime is not running: ${START_HINT}`);
-  if (!runtime.webhookAllowLoopback) throw new ListenUsageError(`the local runtime refuses loopback destinations: ${START_HINT}`);
+  if (!runtime) throw new ListenUsageError('the local runtime is not running: start it with `npm start`, then run this again');
+  // A runtime started before the inbox existed records none.
+  if (!runtime.webhookListenInbox) throw new ListenUsageError('the local runtime has no listen inbox: restart `npm start`');
+  const inbox = new URL(runtime.webhookListenInbox);
 
   const cli = (args: string[]) => adminJson([...args, '--runtime-file', runtimeFile, '--json'], env);
   let secret = '';
@@ -68,20 +66,31 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
       res.writeHead(status).end();
     });
   });
-  // The runtime's deliverer hangs up on a certificate it does not trust: say what to do rather than stay silent.
-  server.once('tlsClientError', (err) => io.err(`a TLS handshake failed (${err.message}): ${START_HINT}\n`));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const inboxUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}/listen`;
+  server.on('tlsClientError', (err) => io.err(`a TLS handshake with the inbox failed: ${err.message}\n`));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new ListenUsageError(
+              `the inbox address ${inbox.host} is in use: by another \`npm run listen\` of this runtime, or, if none runs, by another program (restart \`npm start\` to reserve another port)`,
+            )
+          : err,
+      ),
+    );
+    server.listen(Number(inbox.port), inbox.hostname, resolve);
+  });
+  const inboxUrl = `${inbox.origin}/listen`;
 
   let added: { destination: { destinationId: string }; signingSecret: string };
   try {
+    await removeLeftovers(cli, inbox.origin, io);
     added = (await cli([
       'destinations',
       'add',
       '--app',
       values.app,
       '--name',
-      `npm run listen (pid ${process.pid})`,
+      `${LISTEN_NAME} (pid ${process.pid})`,
       '--url',
       inboxUrl,
       ...(values.locations ? ['--locations', values.locations] : []),
@@ -112,19 +121,27 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
   };
 }
 
+/**
+ * A listen stopped outright (kill -9, a closed terminal) leaves its destination at the inbox. This one holds the
+ * inbox's address now, so no other listen of this runtime is running: its destinations there are leftovers, whose
+ * deliveries would arrive here signed with secrets this one does not know.
+ */
+async function removeLeftovers(cli: (args: string[]) => Promise<unknown>, origin: string, io: Output): Promise<void> {
+  const { destinations } = (await cli(['destinations', 'list'])) as {
+    destinations: { destinationId: string; name: string; url: string }[];
+  };
+  for (const d of destinations) {
+    if (new URL(d.url).origin !== origin || !d.name.startsWith(`${LISTEN_NAME} (pid `)) continue;
+    await cli(['destinations', 'remove', d.destinationId]);
+    io.out(`Removed destination ${d.destinationId}, left at this inbox by an earlier listen (${d.name}).\n`);
+  }
+}
+
 /** One delivery: verified with the kit, forwarded byte for byte, answered with the endpoint's status. */
 async function relay(req: IncomingMessage, secret: string, forwardTo: URL): Promise<{ status: number; line: string }> {
   const body = await readBody(req);
   const verified = await verifyWebhook(secret, req.headers, body);
-  let status: number;
-  try {
-    // redirect: 'manual' hands a 3xx back to the service, which treats it as a failure (it never follows one).
-    const answer = await fetch(forwardTo, { method: 'POST', headers: forwardable(req.headers), body, redirect: 'manual' });
-    await answer.arrayBuffer();
-    status = answer.status;
-  } catch {
-    status = UNREACHABLE_STATUS;
-  }
+  const status = await forward(forwardTo, forwardable(req.headers), body);
   const location = verified.ok ? `${verified.event.groupId}/${verified.event.locationId}` : '-';
   const line = [
     new Date().toISOString(),
@@ -135,6 +152,23 @@ async function relay(req: IncomingMessage, secret: string, forwardTo: URL): Prom
     `-> ${status}${status === UNREACHABLE_STATUS ? ' (endpoint unreachable)' : ''}`,
   ].join('  ');
   return { status, line };
+}
+
+/**
+ * The POST to the endpoint with node:http(s), which sends the headers given and no others (fetch adds its own, such
+ * as Sec-Fetch-Mode) and never follows a redirect: a 3xx goes back to the service, which counts it a failure.
+ */
+function forward(to: URL, headers: Record<string, string>, body: Buffer): Promise<number> {
+  const send = to.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    const outgoing = send(to, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (answer) => {
+      answer.resume();
+      answer.on('end', () => resolve(answer.statusCode ?? UNREACHABLE_STATUS));
+      answer.on('error', () => resolve(UNREACHABLE_STATUS));
+    });
+    outgoing.on('error', () => resolve(UNREACHABLE_STATUS));
+    outgoing.end(body);
+  });
 }
 
 function forwardable(headers: IncomingHttpHeaders): Record<string, string> {

@@ -9,6 +9,7 @@ import { sesMailer } from '#platform/ses-mailer';
 import { localEndpoint } from '#local/endpoints';
 import { readRuntimeFile, RUNTIME_FILE, RUNTIME_FILE_ENV } from '#local/runtime-file';
 import { LOCAL_THROTTLE } from '#local/stage-throttle';
+import { listenInboxAt, type ListenInbox } from '#local/listen-inbox';
 
 /**
  * Which deployment the CLI talks to: a deployed stage (its CloudFormation
@@ -40,6 +41,8 @@ type TargetClients = {
   queueUrl: string | null;
   dlqUrl: string | null;
   allowLoopback: boolean;
+  /** The local runtime's listen inbox, the one loopback origin it accepts; null for a stage. */
+  listenInbox: ListenInbox | null;
   /** The target's throttle, requests a second: no application may be given more than 60 times it a minute. */
   stageRateLimit: number;
   /** The SES configuration set the stage's owner mail is sent with ('' : none, the local runtime). */
@@ -53,6 +56,7 @@ function depsOf(t: TargetClients, clock: Clock): MessagingDeps {
     webhookQueueUrl: t.queueUrl ?? '',
     webhookDlqUrl: t.dlqUrl ?? '',
     webhookAllowLoopback: t.allowLoopback,
+    webhookListenInbox: t.listenInbox,
     stageRateLimit: t.stageRateLimit,
     mailConfigurationSet: t.mailConfigurationSet,
   };
@@ -101,6 +105,7 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
     queueUrl: outputs.WebhookQueueUrl ?? null,
     dlqUrl: outputs.WebhookDlqUrl ?? null,
     allowLoopback: false,
+    listenInbox: null,
     // The deployed stage's own throttle; a stack deployed before this output existed bounds limits by the data design only.
     stageRateLimit: outputs.StageRateLimit ? Number(outputs.StageRateLimit) : Infinity,
     // Mail the CLI sends reports its bounces like the functions' (docs/decisions/mail-suppression.md).
@@ -141,6 +146,7 @@ function openLocal(file: string | undefined): Target {
     queueUrl: info.webhookQueueUrl,
     dlqUrl: info.webhookDlqUrl,
     allowLoopback: info.webhookAllowLoopback === true,
+    listenInbox: listenInboxAt(info.webhookListenInbox),
     stageRateLimit: LOCAL_THROTTLE.rateLimit,
     mailConfigurationSet: '',
   };

@@ -49,6 +49,7 @@ writeRuntimeFile({
   ...runtime.engines,
   ...runtime.queues,
   webhookAllowLoopback: runtime.deps.config.webhookAllowLoopback,
+  webhookListenInbox: runtime.deps.config.webhookListenInbox?.origin,
 });
 // Only now: whoever gets an answer can also find this runtime through its file.
 runtime.open();
@@ -83,6 +84,7 @@ if (runtime.demo) {
     'Try it:',
     `  TOKEN=$(curl -s${origin} ${runtime.url}/oauth/token -d grant_type=client_credentials -d client_id=${clientId} -d client_secret=${clientSecret} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
     `  curl -s${origin} ${runtime.url}/v1/${groupId}/locations -H "Authorization: Bearer $TOKEN"`,
+    `  npm run listen -- --app ${clientId} --forward-to http://localhost:4000/hook   # its webhooks, to your endpoint`,
   );
 }
 console.log(lines.join('\n'), '\n');

@@ -22,6 +22,8 @@ export type RuntimeFile = {
   webhookDlqUrl: string;
   /** The runtime allows loopback webhook receivers (WEBHOOK_ALLOW_LOOPBACK=1); the CLI validates URLs the same way. */
   webhookAllowLoopback?: boolean;
+  /** The origin of the inbox the runtime reserved for `npm run listen` (local/listen-inbox.ts). */
+  webhookListenInbox?: string;
 };
 
 export function writeRuntimeFile(info: RuntimeFile): void {

@@ -30,6 +30,7 @@ import { writeOpenApiArtefact } from '#lib/openapi-artefact';
 import type { FunctionName } from '#lib/functions';
 import { localFunctionDeps, type IamOption } from './function-deps.js';
 import { localMailEvents, mailEventsFromEnv, type LocalMailEvents, type MailEventsOptions } from './mail-events.js';
+import { reserveListenInbox } from './listen-inbox.js';
 import { acquireDataLock, checkPortFree, LocalStartError, portMessage } from './start-checks.js';
 
 export type LocalRuntimeOptions = {
@@ -161,6 +162,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       sportsLogoDir: SPORTS_LOGO_DIR,
       // The stack's configuration set stands here under a local name (its grants hold for it, as in AWS).
       mailConfigurationSet: configFromEnv().mailConfigurationSet || 'customer-api-local',
+      webhookListenInbox: await reserveListenInbox(),
       ...options.config,
     };
     const clock = options.clock ?? systemClock;

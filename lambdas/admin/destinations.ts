@@ -7,6 +7,7 @@ import { UNTESTED, type Destination, type DestinationHealth } from '#data/destin
 import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from '#platform/deps';
 import { sendMail } from '#platform/mailer';
+import { urlSafetyOf } from '#platform/config';
 import { resolveDestination } from '#domain/url-safety';
 import { appIneligibility, covers, isPaused, newDelivery, queueDelivery, testEventId } from '../webhooks/index.js';
 import { adminPage, type PageQuery } from './paging.js';
@@ -94,7 +95,7 @@ async function checkLocations(deps: MessagingDeps, app: App, ids: string[] | nul
  * is stored (docs/decisions/destination-urls.md) and its host.
  */
 async function checkUrl(deps: MessagingDeps, url: string): Promise<{ url: string; hostname: string }> {
-  const target = await resolveDestination(url, deps.resolver, { allowLoopback: deps.config.webhookAllowLoopback });
+  const target = await resolveDestination(url, deps.resolver, urlSafetyOf(deps.config));
   if (!target.ok) throw new AdminInputError(`url refused: ${target.reason}`);
   return { url: target.url.href, hostname: target.hostname };
 }

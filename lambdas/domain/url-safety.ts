@@ -10,6 +10,11 @@ export type AddressVerdict = { allowed: true } | { allowed: false; reason: strin
 export type SafetyOptions = {
   /** Local runtime only (WEBHOOK_ALLOW_LOOPBACK=1): 127.0.0.0/8 and ::1 pass, nothing else changes. */
   allowLoopback?: boolean;
+  /**
+   * Local runtime only: the origin of the `npm run listen` inbox it reserved (`https://127.0.0.1:PORT`). A URL with
+   * exactly this origin passes although its host is loopback; any other port, loopback name or range stays refused.
+   */
+  listenInbox?: string;
 };
 
 /**
@@ -231,11 +236,17 @@ export function checkDestinationUrl(raw: string, options: SafetyOptions = {}): P
   const literal = literalAddress(hostname);
   if (literal) {
     const verdict = classifyAddress(literal, options);
-    if (!verdict.allowed) return { ok: false, code: 'blocked_address', reason: `url host is a ${verdict.reason} address` };
+    if (!verdict.allowed && !isListenInbox(url, verdict.reason, options))
+      return { ok: false, code: 'blocked_address', reason: `url host is a ${verdict.reason} address` };
   } else if (hostname === 'localhost' || hostname.endsWith('.localhost')) {
     if (!options.allowLoopback) return { ok: false, code: 'blocked_address', reason: 'url host is a loopback name' };
   }
   return { ok: true, url, hostname };
+}
+
+/** Only a loopback literal can be the inbox: an origin naming any other range is never let through by it. */
+function isListenInbox(url: URL, reason: string, options: SafetyOptions): boolean {
+  return reason === 'loopback' && options.listenInbox !== undefined && url.origin === options.listenInbox;
 }
 
 export type ResolvedAddress = { address: string; family: 4 | 6 };

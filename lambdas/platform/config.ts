@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
 import { SPORTS_LOGO_PACKAGE_DIR } from '#contract/assets';
+import type { SafetyOptions } from '#domain/url-safety';
 
 /** Deployment settings read from the environment once; every handler gets them through its deps. */
 export type Config = {
@@ -31,6 +32,12 @@ export type Config = {
   legacySunsetAt: string | null;
   /** Local runtime only: lets webhooks reach 127.0.0.0/8 and ::1 (test receivers). Off unless WEBHOOK_ALLOW_LOOPBACK=1. */
   webhookAllowLoopback: boolean;
+  /**
+   * Local runtime only: the `npm run listen` inbox it reserved at start (origin `https://127.0.0.1:PORT`), the one
+   * loopback destination it accepts and delivers to, and the CA its deliverer trusts for that origin alone. Never read
+   * from the environment, so no stage can be given one; null everywhere but the local runtime.
+   */
+  webhookListenInbox: { origin: string; ca: string } | null;
   /** Multiplies every wait of the webhook delivery policy (attempt timeout, backoff, visibility); 1 in AWS, smaller locally so tests run in seconds. */
   webhookTimeScale: number;
   /** The signing access-token key version's age, in days, at which the sweeper adds a new one (TOKEN_KEY_ROTATION_DAYS; 0: by hand only). */
@@ -67,11 +74,20 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     legacyDeprecatedAt: env.LEGACY_DEPRECATED_AT || null,
     legacySunsetAt: env.LEGACY_SUNSET_AT || null,
     webhookAllowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === '1',
+    webhookListenInbox: null,
     webhookTimeScale: env.WEBHOOK_TIME_SCALE ? Number(env.WEBHOOK_TIME_SCALE) : 1,
     tokenKeyRotationDays: Number(env.TOKEN_KEY_ROTATION_DAYS ?? 0) || 0,
     pageTokenKey: env.PAGE_TOKEN_KEY ?? '',
     sportsLogoDir: resolve(BUNDLE_DIR, env.SPORTS_LOGO_DIR || SPORTS_LOGO_PACKAGE_DIR),
     openApiDocumentPath: resolve(BUNDLE_DIR, env.OPENAPI_DOCUMENT_PATH || OPENAPI_ARTEFACT),
+  };
+}
+
+/** The destination URL rules as this deployment applies them, on save and before every attempt. */
+export function urlSafetyOf(config: Pick<Config, 'webhookAllowLoopback' | 'webhookListenInbox'>): SafetyOptions {
+  return {
+    allowLoopback: config.webhookAllowLoopback,
+    ...(config.webhookListenInbox ? { listenInbox: config.webhookListenInbox.origin } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { jitteredBackoffSeconds, scaledTimings, STATUS } from '#contract/deliver
 import { MENU_UPDATED } from '#contract/webhook-events';
 import type { MessagingDeps } from '#platform/deps';
 import { count, observability, type MetricName } from '#platform/observability';
+import { urlSafetyOf } from '#platform/config';
 import { resolveDestination, type ResolvedAddress } from '#domain/url-safety';
 import * as state from './attempt-rules.js';
 import { classify, errorCodeOf, errorFromException, sign, type AttemptOutcome } from './attempt-rules.js';
@@ -281,10 +282,7 @@ function refusalOf(delivery: Delivery, destination: Destination | null, app: App
 /** DNS, the address check, connect, TLS and the answer's status line, all inside one attempt timeout. */
 async function send(deps: MessagingDeps, destination: Destination, d: Delivery, timeoutMs: number): Promise<AttemptOutcome> {
   const deadline = Date.now() + timeoutMs;
-  const target = await withinDeadline(
-    resolveDestination(destination.url, deps.resolver, { allowLoopback: deps.config.webhookAllowLoopback }),
-    deadline,
-  );
+  const target = await withinDeadline(resolveDestination(destination.url, deps.resolver, urlSafetyOf(deps.config)), deadline);
   if (target === 'timeout') return { error: 'timeout' };
   if (!target.ok) return { error: target.code };
   // Fresh per attempt, signed with the secret read just now.
@@ -298,6 +296,8 @@ async function send(deps: MessagingDeps, destination: Destination, d: Delivery, 
     signature: sign(destination.signingSecret, timestamp, d.body),
     body: d.body,
     deadline,
+    // The local runtime's listen inbox presents a certificate only it trusts, and only at that origin.
+    ...(deps.config.webhookListenInbox?.origin === target.url.origin ? { ca: deps.config.webhookListenInbox.ca } : {}),
   });
 }
 
@@ -314,6 +314,8 @@ type SignedRequest = {
   body: string;
   /** Epoch ms by which the status line must have arrived (the attempt's timer started before DNS). */
   deadline: number;
+  /** Trust only this CA (PEM) for the connection instead of the system's: the local runtime's listen inbox. */
+  ca?: string;
 };
 
 /**
@@ -345,6 +347,7 @@ function postWebhook(req: SignedRequest): Promise<AttemptOutcome> {
         servername: isIp(req.url.hostname) ? undefined : req.url.hostname,
         lookup: pinned,
         agent: false,
+        ...(req.ca ? { ca: req.ca } : {}),
         headers: {
           'Content-Type': 'application/json; charset=utf-8',
           'User-Agent': USER_AGENT,

@@ -83,7 +83,7 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ config: { webhookAllowLoopback: true, webhookTimeScale: 1 } });
+  runtime = await startTestRuntime({ config: { webhookTimeScale: 1 } });
   app = await newApp(runtime, { scopes: ['bevq:read'], allowedLocationIds: ['nyc-midtown', 'denver-union'] });
   port = await freePort();
   const runtimeFile = runtimeFileFor(runtime, dir, 'runtime.json');

@@ -4,12 +4,14 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig, STAGES } from '#lib/stages';
+import { configFromEnv, urlSafetyOf } from '#platform/config';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 
 /**
- * `npm run listen` registers a loopback destination, which only a runtime with WEBHOOK_ALLOW_LOOPBACK=1 accepts
- * and delivers to. That switch (and the delivery time scale) must stay the local runtime's: no function of any
- * stage is given either, so a deployed stage keeps refusing loopback URLs on save and before every attempt.
+ * Loopback destinations are the local runtime's alone: WEBHOOK_ALLOW_LOOPBACK=1 (tests) and the inbox it reserves
+ * for `npm run listen`, which is never read from the environment. No function of any stage is given the switch (or
+ * the delivery time scale), and the config every function builds from its environment applies the public-only
+ * URL rules, so a deployed stage keeps refusing loopback URLs on save and before every attempt.
  */
 const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
@@ -24,6 +26,11 @@ describe('local-only webhook switches', () => {
       // The environments are read where the stack sets them: TABLE_NAME is in them.
       expect(names).toContain('TABLE_NAME');
       expect(names.filter((name) => name === 'WEBHOOK_ALLOW_LOOPBACK' || name === 'WEBHOOK_TIME_SCALE')).toEqual([]);
+      for (const fn of functions) {
+        const env = Object.entries(fn.Properties.Environment?.Variables ?? {}).filter(([, value]) => typeof value === 'string');
+        const config = configFromEnv(Object.fromEntries(env) as NodeJS.ProcessEnv);
+        expect([config.webhookListenInbox, urlSafetyOf(config)]).toEqual([null, { allowLoopback: false }]);
+      }
     },
     120_000,
   );

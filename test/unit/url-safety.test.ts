@@ -226,3 +226,31 @@ describe('resolveDestination', () => {
     });
   });
 });
+
+describe("the listen inbox's allowance", () => {
+  const inbox = { listenInbox: 'https://127.0.0.1:41234' };
+  const local = (name: string) => async () => [{ address: name === 'localhost' ? '127.0.0.1' : '10.0.0.1', family: 4 as const }];
+
+  it('lets through exactly its origin, in any notation of that address, on save and before an attempt alike', async () => {
+    for (const url of ['https://127.0.0.1:41234/listen', 'https://127.1:41234/other?q=1', 'https://0x7f.0.0.1:41234/listen']) {
+      expect(checkDestinationUrl(url, inbox).ok, url).toBe(true);
+      expect(await resolveDestination(url, local(''), inbox), url).toMatchObject({ ok: true, address: { address: '127.0.0.1' } });
+    }
+  });
+  it('lets nothing else on this machine or in a private range through', async () => {
+    for (const url of [
+      'https://127.0.0.1:41235/listen',
+      'https://127.0.0.1/listen',
+      'https://127.0.0.2:41234/listen',
+      'https://[::1]:41234/listen',
+      'https://[::ffff:127.0.0.1]:41234/listen',
+      'https://localhost:41234/listen',
+    ]) {
+      expect(await resolveDestination(url, local('localhost'), inbox), url).toMatchObject({ ok: false, code: 'blocked_address' });
+    }
+    // An origin outside loopback is never let through by the allowance, whoever set it.
+    const privateInbox = { listenInbox: 'https://10.0.0.1:41234' };
+    expect(checkDestinationUrl('https://10.0.0.1:41234/listen', privateInbox)).toMatchObject({ ok: false, code: 'blocked_address' });
+    expect(checkDestinationUrl('http://127.0.0.1:41234/listen', inbox)).toMatchObject({ ok: false, code: 'invalid_url' });
+  });
+});

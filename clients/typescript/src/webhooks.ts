@@ -95,24 +95,38 @@ export async function verifyWebhook(
   return { ok: true, event };
 }
 
-/** A signed delivery as the service sends it (contract 6.2), for unit-testing a receiver. */
+/**
+ * A signed delivery as the service sends it (contract 6.2), for unit-testing a receiver. A string payload is signed
+ * as the exact text given, so a test can send whitespace, escapes or key order that a JSON parser would change.
+ */
 export async function signTestPayload(
   secret: string,
-  payload: WebhookEvent,
+  payload: WebhookEvent | string,
   options: { timestamp?: number } = {},
 ): Promise<{ headers: Record<string, string>; body: string }> {
-  const body = JSON.stringify(payload);
+  const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  const event = typeof payload === 'string' ? eventOf(payload) : payload;
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await hmacKey(secret, 'sign'), signedInput(timestamp, utf8.encode(body))));
   return {
     headers: {
       'content-type': 'application/json; charset=utf-8',
       'user-agent': 'Service-Customer-API-Webhooks/1.0',
-      'x-service-event': payload.eventType,
-      'x-service-event-id': payload.eventId,
+      ...(event.eventType === undefined ? {} : { 'x-service-event': event.eventType }),
+      ...(event.eventId === undefined ? {} : { 'x-service-event-id': event.eventId }),
       'x-service-timestamp': timestamp,
       'x-service-signature': `sha256=${Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('')}`,
     },
     body,
   };
+}
+
+/** The event a text payload carries, for its headers; a text that is not a JSON object (a malformed test case) has none. */
+function eventOf(text: string): Partial<WebhookEvent> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null ? parsed : {};
+  } catch {
+    return {};
+  }
 }

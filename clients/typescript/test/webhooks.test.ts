@@ -98,6 +98,16 @@ describe('signTestPayload', () => {
     const again = await signTestPayload(v.secret, JSON.parse(v.body) as WebhookEvent, { timestamp: Number(v.timestamp) });
     expect([again.body, again.headers['x-service-signature']]).toEqual([v.body, v.expected]);
   });
+
+  it('signs a text payload as the exact text: every vector, whitespace and escapes kept, gets its expected signature', async () => {
+    // Every vector whose body is text (UTF-8 that round-trips); the JSON parse of some would change their bytes.
+    const texts = VECTORS.filter((v) => Buffer.from(v.body, 'utf8').toString('base64') === v.bodyBase64);
+    expect(texts.filter((v) => JSON.stringify(JSON.parse(v.body)) !== v.body).length).toBeGreaterThan(0);
+    for (const v of texts) {
+      const signed = await signTestPayload(v.secret, v.body, { timestamp: Number(v.timestamp) });
+      expect(signed.headers['x-service-signature'], v.name).toBe(v.expected);
+    }
+  });
 });
 
 describe('checkScope', () => {
