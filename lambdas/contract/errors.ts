@@ -20,6 +20,7 @@ export const ERRORS = {
   idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was already used with a different request.' },
   rate_limited: { status: 429, message: 'The application rate limit is exceeded.' },
   internal_error: { status: 500, message: 'An unexpected error occurred.' },
+  service_unavailable: { status: 503, message: 'The service is busy; retry after the time given.' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

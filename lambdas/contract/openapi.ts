@@ -133,6 +133,8 @@ function ruleFields(rule: GenericSchema, blocks: Record<string, GenericSchema>):
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ref('Error') } } });
 
+/** A read the table throttled past the SDK's retries (docs/decisions/throttled-reads.md). */
+const THROTTLED = 'The table throttled the request past its retries (service_unavailable); see Retry-After';
 /** Any route of /v1 or the token endpoint, on a stage with an edge (docs/decisions/edge.md). */
 const EDGE_REFUSAL = 'With an edge in front, a request that did not come through it (forbidden)';
 
@@ -182,6 +184,7 @@ function v1Operation(route: Route, blocks: Record<string, GenericSchema>, nameOf
       `Token revoked or expired, outside its locations, or missing the scope; ${EDGE_REFUSAL.toLowerCase()}`,
     );
     responses['429'] = errorResponse('Application rate limit exceeded; see Retry-After');
+    responses['503'] = errorResponse(THROTTLED);
   } else {
     responses['403'] = errorResponse(EDGE_REFUSAL);
   }
@@ -234,6 +237,7 @@ function tokenOperation(route: Route, nameOf: (schema: GenericSchema) => JsonSch
       '401': oauthError('invalid_client'),
       '403': errorResponse(`${EDGE_REFUSAL}, in the /v1 error shape`),
       '429': oauthError('temporarily_unavailable; see Retry-After'),
+      '503': errorResponse(`${THROTTLED}, in the /v1 error shape`),
     },
   };
 }

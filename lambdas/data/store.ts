@@ -121,6 +121,13 @@ const queryId = (input: QueryCommandInput) =>
     v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
   );
 
+/**
+ * DynamoDB's answers when it throttles a request (docs/decisions/throttled-reads.md): the SDK retries them with
+ * backoff before giving up, and a batch's keys left unprocessed after this store's own retries count the same.
+ */
+const THROTTLES = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'UnprocessedKeys']);
+export const isThrottle = (err: unknown): boolean => err instanceof Error && THROTTLES.has(err.name);
+
 /** BatchGetItem's limit per request. */
 const BATCH_KEYS = 100;
 /** Unprocessed keys (throttling, the 16 MB response cap) are retried with backoff, as AWS advises, a bounded number of times. */
@@ -141,7 +148,8 @@ export async function readItems(db: Db, keys: readonly ItemKey[], consistent = t
     batches.map(async (batch) => {
       let pending: ItemKey[] = batch;
       for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > RETRIES) throw new Error('BatchGetItem left keys unprocessed after retries');
+        if (attempt > RETRIES)
+          throw Object.assign(new Error('BatchGetItem left keys unprocessed after retries'), { name: 'UnprocessedKeys' });
         if (attempt > 0) await new Promise((r) => setTimeout(r, BASE_DELAY_MS * 2 ** attempt * Math.random()));
         const { Responses, UnprocessedKeys } = await db.doc.send(
           new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: consistent } } }),

@@ -2,6 +2,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Config } from './config.js';
 import { ApiError } from '#contract/errors';
+import { isThrottle } from '#data/store';
 import { constants, gzipSync } from 'node:zlib';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Deps } from './deps.js';
@@ -214,6 +215,13 @@ export function httpShell(api: HttpApi, deps: Deps, options: ShellOptions = {}) 
     .use(responses(api, deps, options));
 }
 
+/** Seconds a throttled caller is asked to wait: DynamoDB's throttles are per second, and the SDK has already retried. */
+const THROTTLED_RETRY_AFTER_SECONDS = 1;
+
+/** A request DynamoDB throttled past the SDK's retries: 503 with Retry-After, never a 500 (docs/decisions/throttled-reads.md). */
+const throttled = (err: unknown): ApiError | null =>
+  isThrottle(err) ? new ApiError('service_unavailable', undefined, { 'Retry-After': String(THROTTLED_RETRY_AFTER_SECONDS) }) : null;
+
 function responses(api: HttpApi, deps: Deps, { refusalOf }: ShellOptions): ShellMiddleware {
   const finish = (request: { event: APIGatewayProxyEvent; context: ShellContext; response: APIGatewayProxyResult | null }) => {
     const { context } = request;
@@ -251,8 +259,9 @@ function responses(api: HttpApi, deps: Deps, { refusalOf }: ShellOptions): Shell
     onError: (request) => {
       const err = request.error;
       const requestId = request.event.requestContext.requestId;
-      const refusal = err instanceof ApiError ? err : (refusalOf?.(err) ?? null);
+      const refusal = err instanceof ApiError ? err : (refusalOf?.(err) ?? throttled(err));
       if (!refusal) deps.logger.error('unhandled error', { requestId, error: err?.name, message: err?.message, stack: err?.stack });
+      else if (refusal.code === 'service_unavailable') deps.logger.warn('table throttled the request', { requestId, error: err?.name });
       request.response = errorResponse(refusal ?? new ApiError('internal_error'), requestId);
       finish(request);
     },
