@@ -113,9 +113,7 @@ export const FUNCTIONS = {
     queriedIndexes: [GSI1.indexName],
     memorySize: 512,
     timeoutSeconds: DERIVED.functionTimeoutSeconds,
-    // The event source's maximum concurrency, reserved: a burst elsewhere in the account cannot throttle it, and
-    // throttled receives never spend the queue's receive headroom.
-    reservedConcurrency: DERIVED.maxConcurrency,
+    // Its reservation is the stage's delivererConcurrency (lib/constructs/webhooks.ts), with the event source's maximum.
     sendsMail: false,
   },
   /**
@@ -130,8 +128,8 @@ export const FUNCTIONS = {
     memorySize: 512,
     // The DLQ pass plus room for dispatching and mail, inside the one-minute schedule.
     timeoutSeconds: DLQ_PASS_SECONDS + 20,
-    // As much as the deliverer: a scheduled run and its retries, or an operator's run, are never throttled.
-    reservedConcurrency: DERIVED.maxConcurrency,
+    // A scheduled run beside its retry or an operator's run: never throttled by the rest of the account.
+    reservedConcurrency: 2,
     sendsMail: true,
   },
   /**

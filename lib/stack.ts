@@ -104,6 +104,7 @@ export class CustomerApiStack extends Stack {
       logRetention: settings.logRetention,
       removalPolicy,
       tracing,
+      delivererConcurrency: settings.delivererConcurrency,
     });
 
     const adminFunction = apiFunction('admin-api');

@@ -77,6 +77,7 @@ export async function ensureQueues(sqs: SQSClient, prefix: string): Promise<Queu
       QueueName: WEBHOOK_QUEUES.queueName(prefix),
       Attributes: {
         VisibilityTimeout: String(WEBHOOK_QUEUES.visibilityTimeoutSeconds),
+        MessageRetentionPeriod: String(WEBHOOK_QUEUES.retentionSeconds),
         RedrivePolicy: JSON.stringify({
           deadLetterTargetArn: Attributes!.QueueArn,
           maxReceiveCount: String(WEBHOOK_QUEUES.maxReceiveCount),

@@ -12,7 +12,8 @@ import type { Resolver } from '#domain/url-safety';
 import { createDeliverer, createSweeper } from '#lambdas/webhooks/handlers';
 import { startSchedule } from './schedules.js';
 import { startSqsPoller, type PollerFaults, type SqsHandler } from './sqs-poller.js';
-import { DELIVERY_POLICY, DERIVED, scaledTimings } from '#contract/delivery-policy';
+import { DELIVERY_POLICY, scaledTimings } from '#contract/delivery-policy';
+import { STAGE_TABLE } from '#lib/stages';
 import type { Store } from '#data/repositories';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { sesMailer } from '#platform/ses-mailer';
@@ -283,7 +284,7 @@ export function startDeliveryPoller(deps: MessagingDeps, sqs: SQSClient, queueAr
     handler,
     logger: deps.logger,
     batchSize: DELIVERY_POLICY.batchSize,
-    concurrency: DERIVED.maxConcurrency,
+    concurrency: STAGE_TABLE.dev.delivererConcurrency,
     functionTimeoutMs: timings.functionTimeoutMs,
     visibilityTimeoutSeconds: timings.visibilityTimeoutSeconds,
     faults,

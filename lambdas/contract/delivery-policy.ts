@@ -42,8 +42,6 @@ export const DELIVERY_POLICY = {
    * most 10 (a larger batch requires a window of at least 1 s).
    */
   batchingWindowSeconds: 0,
-  /** Outbound attempts in flight at once across every invocation. */
-  maxAttemptsInFlight: 50,
   /** Reads before an attempt (delivery, destination, application) and the conditional start, SDK retries included. */
   setupSeconds: 10,
   /** Writes after an attempt (outcome, health, dead-letter marker) and the message's visibility, SDK retries included. */
@@ -75,7 +73,6 @@ export const DERIVED = (() => {
   return {
     functionTimeoutSeconds,
     visibilityTimeoutSeconds: VISIBILITY_PER_FUNCTION_TIMEOUT * functionTimeoutSeconds,
-    maxConcurrency: Math.max(2, Math.floor(p.maxAttemptsInFlight / p.batchSize)),
     maxReceiveCount: p.attempts + p.receiveHeadroom,
     /** An attempt starts only when the invocation has this long left: it always records its outcome. */
     startBudgetSeconds: p.attemptTimeoutSeconds + p.outcomeSeconds,

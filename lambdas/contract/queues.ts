@@ -11,6 +11,17 @@ export const WEBHOOK_QUEUES = {
   visibilityTimeoutSeconds: DERIVED.visibilityTimeoutSeconds,
   /** The policy's attempts plus the headroom for receives that carry no attempt. */
   maxReceiveCount: DERIVED.maxReceiveCount,
+  /**
+   * Set, not left to SQS's default: a delivery's message lives through its whole retry span (hours at most) and a
+   * paused destination's probes, so 4 days leave room for an outage of the deliverer; a message older than this
+   * would be deleted silently, which the oldest-message alarm warns of long before.
+   */
+  retentionSeconds: 4 * 24 * 3600,
+  /**
+   * SQS's maximum. A standard queue's message keeps its original enqueue time in the DLQ, so the DLQ must keep
+   * messages longer than the queue, or a dead letter could expire before anyone saw it
+   * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/setting-up-dead-letter-queue-retention.html).
+   */
   dlqRetentionSeconds: 14 * 24 * 3600,
 } as const;
 

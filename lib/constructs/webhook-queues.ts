@@ -24,6 +24,7 @@ export class WebhookQueues extends Construct {
     this.queue = new Queue(this, 'Queue', {
       queueName: WEBHOOK_QUEUES.queueName(props.namePrefix),
       visibilityTimeout: Duration.seconds(WEBHOOK_QUEUES.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(WEBHOOK_QUEUES.retentionSeconds),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WEBHOOK_QUEUES.maxReceiveCount },

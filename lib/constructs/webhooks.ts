@@ -6,7 +6,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DELIVERY_POLICY, DERIVED, STATUS } from '#contract/delivery-policy';
+import { DELIVERY_POLICY, STATUS } from '#contract/delivery-policy';
 import { FUNCTIONS, type FunctionSpec, type WebhookFunctionName } from '../functions.js';
 import { pascal, ServiceFunction } from './service-function.js';
 import type { WebhookQueues } from './webhook-queues.js';
@@ -23,6 +23,8 @@ export type WebhookFunctionsProps = {
   removalPolicy: RemovalPolicy;
   /** Lambda active tracing (the stage's setting). */
   tracing: boolean;
+  /** The stage's deliverer concurrency: the event source's maximum and the deliverer's reservation. */
+  delivererConcurrency: number;
 };
 
 /**
@@ -45,7 +47,9 @@ export class WebhookFunctions extends Construct {
         entry: infra.entry,
         memorySize: infra.memorySize,
         timeoutSeconds: infra.timeoutSeconds,
-        reservedConcurrency: infra.reservedConcurrency,
+        // The deliverer reserves its event source's maximum: a burst elsewhere in the account cannot throttle it, and
+        // throttled receives never spend the queue's receive headroom (AWS: keep the maximum at most the reservation).
+        reservedConcurrency: name === 'webhook-deliverer' ? props.delivererConcurrency : infra.reservedConcurrency,
         logRetention: props.logRetention,
         removalPolicy: props.removalPolicy,
         tracing: props.tracing,
@@ -70,7 +74,7 @@ export class WebhookFunctions extends Construct {
     deliverer.live.addEventSource(
       new SqsEventSource(props.queues.queue, {
         batchSize: DELIVERY_POLICY.batchSize,
-        maxConcurrency: DERIVED.maxConcurrency,
+        maxConcurrency: props.delivererConcurrency,
         reportBatchItemFailures: true,
         maxBatchingWindow: Duration.seconds(DELIVERY_POLICY.batchingWindowSeconds),
       }),

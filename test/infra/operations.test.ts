@@ -2,12 +2,11 @@ import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DERIVED } from '#contract/delivery-policy';
 import { FAMILIES } from '#contract/routes';
 import { ALARMS, runbookTable } from '#lib/alarm-catalogue';
 import { smokeSecretName } from '#lib/constructs/safe-deploys';
 import { FAMILY_TAG, LIVE_ALIAS } from '#lib/constructs/service-function';
-import { timeoutSecondsOf, WEBHOOK_FUNCTION_NAMES } from '#lib/functions';
+import { FUNCTIONS, timeoutSecondsOf, WEBHOOK_FUNCTION_NAMES } from '#lib/functions';
 import { CustomerApiStack } from '#lib/stack';
 import { STAGE_TABLE, stageConfig, STAGES, type Stage } from '#lib/stages';
 import { METRICS_NAMESPACE, SERVICE } from '#platform/observability';
@@ -226,11 +225,21 @@ describe('safe deploys', () => {
     expect(aliasOf('prod', 'bevq')[1].Properties.ProvisionedConcurrencyConfig).toBeUndefined();
   });
 
-  it.each(STAGES)('%s: the deliverer and sweeper reserve the event source maximum', (stage) => {
-    for (const name of ['webhook-deliverer', 'webhook-sweeper'] as const) {
-      expect(of(templates[stage], 'AWS::Lambda::Function')[fnId(stage, name)]!.Properties.ReservedConcurrentExecutions).toBe(
-        DERIVED.maxConcurrency,
-      );
+  it.each(STAGES)("%s: the deliverer reserves the stage's deliverer concurrency, which is its event source's maximum", (stage) => {
+    const functions = of(templates[stage], 'AWS::Lambda::Function');
+    expect(functions[fnId(stage, 'webhook-deliverer')]!.Properties.ReservedConcurrentExecutions).toBe(
+      STAGE_TABLE[stage].delivererConcurrency,
+    );
+    const [mapping] = Object.values(of(templates[stage], 'AWS::Lambda::EventSourceMapping'));
+    expect(mapping!.Properties.ScalingConfig).toEqual({ MaximumConcurrency: STAGE_TABLE[stage].delivererConcurrency });
+    expect(functions[fnId(stage, 'webhook-sweeper')]!.Properties.ReservedConcurrentExecutions).toBe(
+      FUNCTIONS['webhook-sweeper'].reservedConcurrency,
+    );
+  });
+
+  it('refuses a deliverer concurrency the SQS event source cannot take (2 to 1,000)', () => {
+    for (const bad of [1, 1_001, 2.5]) {
+      expect(() => stageConfig('dev', { ...STAGE_CONTEXT.dev, delivererConcurrency: bad }), String(bad)).toThrow(/delivererConcurrency/);
     }
   });
 });

@@ -33,7 +33,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { Delivery } from '#data/deliveries';
 import { reportOutcome } from '#lambdas/webhooks/deliver';
 import { CustomerApiStack } from '#lib/stack';
-import { isStage, stageConfig, type Stage } from '#lib/stages';
+import { isStage, STAGE_TABLE, stageConfig, type Stage } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 
 const SYNTH = { timeout: 120_000 };
@@ -473,6 +473,11 @@ describe('CustomerApiStack (dev)', () => {
     });
     expect(WEBHOOK_QUEUES.maxReceiveCount).toBe(DELIVERY_POLICY.attempts + DELIVERY_POLICY.receiveHeadroom);
     expect(queue.Properties.VisibilityTimeout).toBe(WEBHOOK_QUEUES.visibilityTimeoutSeconds);
+    // Retention set on both, the DLQ's longer: a message keeps its first enqueue time there (SQS's best practice), at most 14 days.
+    expect(queue.Properties.MessageRetentionPeriod).toBe(WEBHOOK_QUEUES.retentionSeconds);
+    expect(dlq.Properties.MessageRetentionPeriod).toBe(WEBHOOK_QUEUES.dlqRetentionSeconds);
+    expect(dlq.Properties.MessageRetentionPeriod).toBeGreaterThan(queue.Properties.MessageRetentionPeriod);
+    expect(dlq.Properties.MessageRetentionPeriod).toBeLessThanOrEqual(14 * 24 * 3600);
     // AWS: an SQS event source's queue visibility is at least six times the function's timeout.
     const [, deliverer] = functionOf(template, 'webhook-deliverer');
     expect(deliverer.Properties.Timeout).toBe(DERIVED.functionTimeoutSeconds);
@@ -595,16 +600,14 @@ describe('CustomerApiStack (dev)', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BatchSize: DELIVERY_POLICY.batchSize,
       MaximumBatchingWindowInSeconds: DELIVERY_POLICY.batchingWindowSeconds,
-      ScalingConfig: { MaximumConcurrency: DERIVED.maxConcurrency },
+      ScalingConfig: { MaximumConcurrency: STAGE_TABLE.dev.delivererConcurrency },
     });
     const [sweeperId] = functionOf(template, 'webhook-sweeper');
     const [, rule] = only(template, 'AWS::Events::Rule');
     expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)');
     expect(functionBehindAlias(template, rule.Properties.Targets[0].Arn)[0]).toBe(sweeperId);
-    // The event source's maximum, reserved for the deliverer and the sweeper; derived from the policy, not typed again.
-    for (const name of ['webhook-deliverer', 'webhook-sweeper'] as const) {
-      expect(functionOf(template, name)[1].Properties.ReservedConcurrentExecutions, name).toBe(DERIVED.maxConcurrency);
-    }
+    // The event source's maximum, reserved for the deliverer: the stage's, not typed again.
+    expect(functionOf(template, 'webhook-deliverer')[1].Properties.ReservedConcurrentExecutions).toBe(STAGE_TABLE.dev.delivererConcurrency);
     expect(functionOf(template, 'webhook-dispatcher')[1].Properties.ReservedConcurrentExecutions).toBeUndefined();
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'DeliveryFailures', Namespace: 'CustomerApi/Webhooks' });
     template.hasResourceProperties('AWS::Logs::MetricFilter', { FilterPattern: Match.stringLikeRegexp('webhook attempt') });

@@ -129,10 +129,6 @@ describe('what the policy implies for the functions and queues', () => {
     expect(DELIVERY_RETENTION_SECONDS).toBe(2_592_000);
     expect(HOLD_BOUND_SECONDS).toBeLessThan(DELIVERY_RETENTION_SECONDS);
   });
-  it('bounds attempts in flight: concurrency × batch size', () => {
-    expect(DERIVED.maxConcurrency * DELIVERY_POLICY.batchSize).toBeLessThanOrEqual(DELIVERY_POLICY.maxAttemptsInFlight);
-    expect(DERIVED.maxConcurrency).toBeGreaterThanOrEqual(2); // the event source's minimum
-  });
 });
 
 describe('scaledTimings', () => {
