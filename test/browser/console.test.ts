@@ -476,6 +476,35 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     await expect.poll(() => row.textContent()).not.toContain('not published');
   });
 
+  it('a dead-letter page left open shows a new dead letter without a reload, and says how fresh it is', async () => {
+    await signIn();
+    await nav('Dead letters');
+    await page.getByRole('heading', { name: 'Dead letters' }).waitFor();
+    const { app } = await createApp(runtime.store, { groupId: 'demo-group', name: 'Late app', scopes: ['bevq:read'] }, Date.now());
+    const at = new Date().toISOString();
+    const delivery = {
+      deliveryId: `dlv_${'f'.repeat(31)}1`,
+      groupId: 'demo-group',
+      clientId: app.clientId,
+      locationId: 'nyc-midtown',
+      status: 'DEAD_LETTER',
+      eventId: 'evt_late',
+      eventType: 'customer_api.webhook.test',
+      destinationId: `dst_${'f'.repeat(20)}`,
+      destinationHost: 'hooks.example.test',
+      attempts: 5,
+      lastErrorCode: 'timeout',
+      createdAt: at,
+      updatedAt: at,
+    } as unknown as Delivery;
+    await runtime.store.deliveries.markDeadLetter(markerOf(delivery, 'attempts_exhausted'));
+    // The page's first refresh comes within seconds; a removed destination is named as such.
+    await expect.poll(() => deadLetterRow(delivery.deliveryId).count(), { timeout: 15_000 }).toBe(1);
+    expect(await deadLetterRow(delivery.deliveryId).textContent()).toContain(`removed (${delivery.destinationId})`);
+    expect(await page.locator('.freshness').textContent()).toMatch(/updated (just now|\d+ s ago)/);
+    await runtime.store.deliveries.unmarkDeadLetter(delivery.deliveryId);
+  });
+
   it('every page: Tab alone reaches every control, and at 375 and 320 px nothing scrolls sideways and each list row shows its id, status and time', async () => {
     await signIn();
     const unreached: Record<string, string[]> = {};
