@@ -11,9 +11,11 @@ type ListOptions = {
   caption: string;
   headers: string[];
   empty: string;
-  /** One admin call: the page at `cursor` (absent: the first) of the items matching `q` ('' for all). */
-  load(q: string, cursor: string | undefined): Promise<Loaded>;
+  /** One admin call: the page at `cursor` (absent: the first) of the items matching `q` ('' for all), within `of` ('' for all). */
+  load(q: string, cursor: string | undefined, of: string): Promise<Loaded>;
   search?: { label: string; hint: string };
+  /** The API's own narrowing of the list (a group's, an application's): an id, beside the search. */
+  of?: { label: string };
 };
 
 /**
@@ -29,12 +31,13 @@ export function pagedList(shell: Shell, options: ListOptions) {
   const cursors: (string | undefined)[] = [undefined];
   let index = 0;
   let q = '';
+  let of = '';
   let call = 0;
   let nextCursor: string | undefined;
 
   const reload = async () => {
     const mine = ++call;
-    const loaded = await options.load(q, cursors[index]);
+    const loaded = await options.load(q, cursors[index], of);
     if (mine !== call) return;
     nextCursor = loaded.nextCursor;
     body.replaceChildren(table(options.caption, options.headers, loaded.rows, q ? `nothing matches “${q}” here.` : options.empty));
@@ -57,6 +60,7 @@ export function pagedList(shell: Shell, options: ListOptions) {
   let searchForm: HTMLElement | string = '';
   if (options.search) {
     const box = input({ type: 'search', name: 'q', autocomplete: 'off' });
+    const ofBox = options.of ? input({ name: 'of', autocomplete: 'off', placeholder: 'any' }) : null;
     searchForm = h(
       'form',
       {
@@ -64,12 +68,14 @@ export function pagedList(shell: Shell, options: ListOptions) {
         onsubmit: (event: Event) => {
           event.preventDefault();
           q = box.value.trim();
+          of = ofBox?.value.trim() ?? '';
           cursors.splice(1);
           index = 0;
           void shell.act(reload);
         },
       },
       field(options.search.label, box, options.search.hint),
+      ofBox && options.of ? field(options.of.label, ofBox) : '',
       h('button', { type: 'submit' }, 'Search'),
     );
   }

@@ -59,8 +59,12 @@ export async function applicationsPage(shell: Shell): Promise<HTMLElement> {
     ],
     empty: 'no application yet; create one above.',
     search: { label: 'Search applications', hint: 'A client id, or part of a name, group or owner e-mail.' },
-    async load(q, cursor) {
-      const page = await api<{ apps: any[]; nextCursor?: string }>('GET', `/apps?${query({ limit: String(PAGE_SIZE), q, cursor })}`);
+    of: { label: 'Of one group (id)' },
+    async load(q, cursor, groupId) {
+      const page = await api<{ apps: any[]; nextCursor?: string }>(
+        'GET',
+        `/apps?${query({ limit: String(PAGE_SIZE), q, groupId, cursor })}`,
+      );
       return {
         rows: page.apps.map((a) =>
           appRow(
@@ -248,10 +252,11 @@ export async function destinationsPage(shell: Shell, open: (id: string) => void)
     headers: ['Name', 'Id', 'Health', 'Host', 'Application', 'Locations', 'Last success', 'Last failure'],
     empty: 'no destination yet; add one above.',
     search: { label: 'Search destinations', hint: 'A destination id, or part of a name, host or application id.' },
-    async load(q, cursor) {
+    of: { label: 'Of one application (client id)' },
+    async load(q, cursor, clientId) {
       const page = await api<{ destinations: any[]; nextCursor?: string }>(
         'GET',
-        `/destinations?${query({ limit: String(PAGE_SIZE), q, cursor })}`,
+        `/destinations?${query({ limit: String(PAGE_SIZE), q, clientId, cursor })}`,
       );
       return {
         rows: page.destinations.map((d) => [

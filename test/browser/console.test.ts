@@ -249,6 +249,12 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Add' }).click();
     secret = (await page.getByRole('region', { name: 'Signing secret' }).locator('code').textContent())!;
     await expect.poll(() => page.getByRole('table', { name: 'Destinations' }).textContent()).toContain('Bar hook');
+    // Of one application: only its destination.
+    await page.getByLabel('Of one application (client id)').fill(clientId);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect
+      .poll(() => page.getByRole('table', { name: 'Destinations' }).locator('tbody tr').allTextContents())
+      .toEqual([expect.stringContaining('Bar hook')]);
     await page.getByRole('button', { name: 'Bar hook' }).click();
     await page.getByRole('heading', { name: 'Destination Bar hook' }).waitFor();
     expect(await page.locator('.destination-header').textContent()).toContain('Covers: nyc-midtown');
@@ -452,6 +458,11 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     await expect
       .poll(() => page.getByRole('table', { name: 'Applications' }).locator('tbody tr').allTextContents())
       .toEqual([expect.stringContaining('Found by id')]);
+    // Of one group: the API's own filter, beside the search.
+    await page.getByLabel('Search applications').fill('');
+    await page.getByLabel('Of one group (id)').fill('demo-group');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Applications' }).locator('tbody tr').count()).toBeGreaterThan(1);
 
     await nav('Token keys');
     const keys = page.getByRole('table', { name: 'Access-token key versions' });
