@@ -90,12 +90,17 @@ export const BEVQ_COMMANDS: readonly Command[] = [
   }),
   defineCommand({
     name: 'destinations list',
-    summary: 'List webhook destinations, optionally of one application. Never shows a secret.',
-    flags: { app: { value: 'CLIENT_ID' } },
+    summary:
+      'List webhook destinations, optionally of one application, or matching --search (an id, or part of a name or host). Never shows a secret.',
+    flags: { app: { value: 'CLIENT_ID' }, search: { value: 'TEXT' } },
     json: '{"destinations": [Destination]}',
     async run({ flags, deps }) {
       const pages = await allPages((cursor) =>
-        listDestinations(deps, { ...(flags.app ? { clientId: flags.app } : {}), ...(cursor ? { cursor } : {}) }),
+        listDestinations(deps, {
+          ...(flags.app ? { clientId: flags.app } : {}),
+          ...(flags.search ? { q: flags.search } : {}),
+          ...(cursor ? { cursor } : {}),
+        }),
       );
       const listed = { destinations: pages.flatMap((p) => p.destinations) };
       return { json: listed, text: table(listed.destinations, destinationColumns) };
@@ -203,21 +208,32 @@ export const BEVQ_COMMANDS: readonly Command[] = [
   }),
   defineCommand({
     name: 'dlq list',
-    summary: 'List what is in the webhook DLQ and why (event, destination host, attempts, last error code, age).',
-    flags: {},
+    summary: [
+      'List what is in the webhook DLQ and why (event, destination, location, attempts, last error code, age since dead-lettered),',
+      "optionally one destination's, or matching --search (part of an id, a destination's name or the event type).",
+    ].join('\n'),
+    flags: { destination: { value: 'DESTINATION_ID' }, search: { value: 'TEXT' } },
     json: '{"deadLetters": [DeadLetter], "dlqMessages": N}',
-    async run({ deps }) {
-      const pages = await allPages((cursor) => listDeadLetters(deps, cursor ? { cursor } : {}));
+    async run({ flags, deps }) {
+      const pages = await allPages((cursor) =>
+        listDeadLetters(deps, {
+          ...(flags.destination ? { destinationId: flags.destination } : {}),
+          ...(flags.search ? { q: flags.search } : {}),
+          ...(cursor ? { cursor } : {}),
+        }),
+      );
       const listed = { deadLetters: pages.flatMap((p) => p.deadLetters), dlqMessages: pages[0]!.dlqMessages };
       const text = [
         table(listed.deadLetters, [
           ['DELIVERY', (d) => d.deliveryId],
           ['REASON', (d) => d.reason],
           ['EVENT', (d) => (d.eventId ? `${d.eventType} ${d.eventId}` : '-')],
+          ['DESTINATION', (d) => (d.destinationId ? `${d.destinationName ?? '(removed)'} ${d.destinationId}` : '-')],
+          ['LOCATION', (d) => d.locationId ?? '-'],
           ['HOST', (d) => d.destinationHost ?? '-'],
           ['ATTEMPTS', (d) => String(d.attempts ?? '-')],
           ['LAST ERROR', (d) => d.lastErrorCode ?? '-'],
-          ['AGE', (d) => (d.ageSeconds === null ? '-' : age(d.ageSeconds))],
+          ['AGE', (d) => age(d.ageSeconds)],
         ]),
         `${listed.deadLetters.length} dead letter(s); ${listed.dlqMessages ?? '?'} message(s) in the DLQ.`,
       ].join('\n');
@@ -238,26 +254,30 @@ export const BEVQ_COMMANDS: readonly Command[] = [
   defineCommand({
     name: 'dlq redrive',
     summary: [
-      'Queue a dead-lettered delivery (or --all) again: attempts start over, the DLQ message is removed.',
-      '--all goes a page at a time (as the admin API does), one progress line per page on stderr.',
+      'Queue a dead-lettered delivery (or a selection: --ids, or --all, or all of one destination: --destination) again:',
+      'attempts start over, the DLQ message is removed. --all and --destination go a page at a time (as the admin API',
+      'does), one progress line per page on stderr; a selection names what it skipped and why.',
     ].join('\n'),
     arg: 'ID',
     argOptional: true,
-    flags: { all: { value: '', kind: 'switch' } },
-    json: '{"redriven": ["ID"], "removedMessages": N, "pages": N}',
+    flags: { all: { value: '', kind: 'switch' }, destination: { value: 'DESTINATION_ID' }, ids: { value: 'ID1,ID2', kind: 'list' } },
+    json: '{"redriven": ["ID"], "removedMessages": N, "pages": N, "skipped"?: [{"deliveryId", "reason"}]}',
     async run({ arg, flags, deps, progress }) {
-      if (Boolean(arg) === Boolean(flags.all)) throw new AdminInputError('dlq redrive takes one delivery ID or --all');
-      if (!flags.all) {
-        const result = await redrive(deps, { deliveryId: arg });
+      const ways = [Boolean(arg), Boolean(flags.all), Boolean(flags.destination), Boolean(flags.ids)].filter(Boolean).length;
+      if (ways !== 1) throw new AdminInputError('dlq redrive takes one delivery ID, --ids, --destination or --all');
+      if (arg || flags.ids) {
+        const result = await redrive(deps, arg ? { deliveryId: arg } : { deliveryIds: flags.ids! });
+        const skipped = result.skipped?.map((s) => `\n  skipped ${s.deliveryId}: ${s.reason}`).join('') ?? '';
         return {
           json: { ...result, pages: 1 },
-          text: `Redrove ${result.redriven.length} delivery(ies); removed ${result.removedMessages} DLQ message(s).`,
+          text: `Redrove ${result.redriven.length} delivery(ies); removed ${result.removedMessages} DLQ message(s).${skipped}`,
         };
       }
       const total = { redriven: [] as string[], removedMessages: 0, pages: 0 };
+      const of = flags.destination ? { destinationId: flags.destination } : {};
       let page: RedriveResult | undefined;
       do {
-        page = await redrivePage(deps, page?.nextCursor ? { cursor: page.nextCursor } : {});
+        page = await redrivePage(deps, { ...of, ...(page?.nextCursor ? { cursor: page.nextCursor } : {}) });
         total.redriven.push(...page.redriven);
         total.removedMessages += page.removedMessages;
         total.pages++;

@@ -125,12 +125,17 @@ export const COMMANDS: readonly Command[] = [
   createAppCommand('legacy_bearer'),
   defineCommand({
     name: 'apps list',
-    summary: 'List applications, optionally of one group. Never shows a secret or its hash.',
-    flags: { group: { value: 'G' } },
+    summary:
+      'List applications, optionally of one group, or matching --search (an id, or part of a name). Never shows a secret or its hash.',
+    flags: { group: { value: 'G' }, search: { value: 'TEXT' } },
     json: '{"apps": [App]}',
     async run({ flags, deps }) {
       const pages = await allPages((cursor) =>
-        listApps(deps, { ...(flags.group ? { groupId: flags.group } : {}), ...(cursor ? { cursor } : {}) }),
+        listApps(deps, {
+          ...(flags.group ? { groupId: flags.group } : {}),
+          ...(flags.search ? { q: flags.search } : {}),
+          ...(cursor ? { cursor } : {}),
+        }),
       );
       const listed = { apps: pages.flatMap((p) => p.apps) };
       return { json: listed, text: table(listed.apps, appColumns) };

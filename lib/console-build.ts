@@ -121,6 +121,8 @@ function buildConsole(): Map<string, { type: string; body: Buffer }> {
   return new Map([
     [CONSOLE_INDEX, { type: 'text/html; charset=utf-8', body: readFileSync(source('index.html')) }],
     ['style.css', { type: 'text/css; charset=utf-8', body: readFileSync(source('style.css')) }],
+    // Named by the page: a browser otherwise asks for /favicon.ico, a key that does not exist (403).
+    ['favicon.svg', { type: 'image/svg+xml', body: readFileSync(source('favicon.svg')) }],
     ['app.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(bundle.outputFiles[0]!.contents) }],
   ]);
 }

@@ -10,6 +10,7 @@ import {
   destinationsPage,
   menusPage,
   ownerMailPage,
+  tokenKeysPage,
   type Shell,
 } from './pages.js';
 
@@ -21,6 +22,7 @@ const PAGES = {
   menus: 'Menus',
   audit: 'Audit trail',
   'owner-mail': 'Owner mail',
+  'token-keys': 'Token keys',
 } as const;
 type Page = keyof typeof PAGES;
 
@@ -63,19 +65,25 @@ const openDestination = (id: string) => {
 const RENDER: Record<Page, () => Promise<HTMLElement>> = {
   applications: () => applicationsPage(shell),
   destinations: () => destinationsPage(shell, openDestination),
-  'dead-letters': () => deadLettersPage(shell),
+  'dead-letters': () => deadLettersPage(shell, openDestination),
   menus: () => menusPage(shell),
   audit: () => auditPage(shell),
   'owner-mail': () => ownerMailPage(shell),
+  'token-keys': () => tokenKeysPage(shell),
 };
+
+let drawn = 0;
 
 async function draw(): Promise<void> {
   for (const button of nav.querySelectorAll<HTMLButtonElement>('button[data-page]')) {
     if (button.dataset.page === page && destination === null) button.setAttribute('aria-current', 'page');
     else button.removeAttribute('aria-current');
   }
+  const mine = ++drawn;
   await shell.act(async () => {
     const content = destination !== null ? await destinationPage(shell, destination) : await RENDER[page]();
+    // A later draw (another page chosen, or signed out meanwhile) wins.
+    if (mine !== drawn || nav.hidden) return;
     main.replaceChildren(content);
     content.querySelector('h2')?.setAttribute('tabindex', '-1');
     (content.querySelector('h2') as HTMLElement | null)?.focus();
@@ -94,6 +102,12 @@ let config: ConsoleConfig = { apiBase: '/admin/v1', signIn: 'admin-key' };
 function signInPage(message?: string): void {
   signOut();
   nav.hidden = true;
+  drawn++;
+  // Signed out, no page is current: the next sign-in starts at Applications.
+  page = 'applications';
+  destination = null;
+  for (const button of nav.querySelectorAll('button[aria-current]')) button.removeAttribute('aria-current');
+  statusBox.replaceChildren();
   if (config.signIn === 'cognito') {
     const cognito = config;
     errorBox.replaceChildren(message ?? '');
@@ -119,7 +133,13 @@ function signInPage(message?: string): void {
       },
     },
     h('h2', {}, 'Sign in'),
-    h('p', {}, 'Locally, the admin key `npm start` printed. It is kept in this page only: a reload signs you out.'),
+    h(
+      'p',
+      {},
+      'Locally, the admin key that ',
+      h('code', {}, 'npm start'),
+      ' printed. It is kept in this page only: a reload signs you out.',
+    ),
     field('Admin key', key),
     h('button', { type: 'submit' }, 'Sign in'),
   );

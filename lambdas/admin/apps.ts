@@ -10,6 +10,7 @@ import { AdminConflictError, AdminInputError, AdminNotFoundError, appInput, pars
 import { randomBytes } from 'node:crypto';
 import type { MessagingDeps } from '#platform/deps';
 import { adminPage, type PageQuery } from './paging.js';
+import { matches, searchPage } from './search.js';
 
 /** Legacy bearer credentials start with this fixed prefix (contract 5.1 rule 5). */
 export const LEGACY_PREFIX = 'lgcy_';
@@ -154,13 +155,33 @@ export async function showApp(store: Store, clientId: string) {
   return { app: { ...publicApp(app), ownerEmailSuppressed: suppressed.size > 0 } };
 }
 
-/** A page of applications, or of those of one existing group; never a secret or its hash. */
-export async function listApps(deps: MessagingDeps, { groupId, ...query }: { groupId?: string } & PageQuery = {}) {
+const WHOLE_CLIENT_ID = /^app_[0-9a-f]{20}$/;
+
+/** A page of applications, or of those of one existing group, or those matching `q` (search.ts); never a secret or its hash. */
+export async function listApps(deps: MessagingDeps, { groupId, q, ...query }: { groupId?: string; q?: string } & PageQuery = {}) {
   if (groupId) await requireGroup(deps.store, groupId);
-  const { items, nextCursor } = await adminPage<App, WalkKey>(deps, { r: 'apps', g: groupId ?? '' }, query, async (limit, startKey) => {
-    const { apps, lastKey } = await deps.store.appList.page({ limit, ...(groupId ? { groupId } : {}), ...(startKey ? { startKey } : {}) });
-    return { items: apps, ...(lastKey ? { lastKey } : {}) };
-  });
+  const { items, nextCursor } = await adminPage<App, WalkKey>(
+    deps,
+    { r: 'apps', g: groupId ?? '', q: q ?? '' },
+    query,
+    async (limit, startKey) => {
+      if (q && WHOLE_CLIENT_ID.test(q.trim())) {
+        const app = await deps.store.apps.get(q.trim());
+        return { items: app && (!groupId || app.groupId === groupId) ? [app] : [] };
+      }
+      const read = async (n: number, key?: WalkKey) => {
+        const { apps, lastKey } = await deps.store.appList.page({
+          limit: n,
+          ...(groupId ? { groupId } : {}),
+          ...(key ? { startKey: key } : {}),
+        });
+        return { items: apps, ...(lastKey ? { lastKey } : {}) };
+      };
+      return q
+        ? searchPage(read, (apps) => apps.filter((a) => matches(q, [a.clientId, a.name, a.groupId, a.ownerEmail])), limit, startKey)
+        : read(limit, startKey);
+    },
+  );
   // The current minute's count and whether the owner's address is suppressed beside each: a BatchGetItem each for the page.
   const window = rateWindow(deps.clock.now());
   const [used, suppressed] = await Promise.all([

@@ -11,6 +11,7 @@ import { urlSafetyOf } from '#platform/config';
 import { resolveDestination } from '#domain/url-safety';
 import { appIneligibility, covers, isPaused, newDelivery, queueDelivery, testEventId } from '../webhooks/index.js';
 import { adminPage, type PageQuery } from './paging.js';
+import { matches, searchPage } from './search.js';
 import {
   addDestinationInput as addInput,
   AdminConflictError,
@@ -199,23 +200,35 @@ export async function removeDestination(deps: MessagingDeps, destId: string) {
   return { removed: destId };
 }
 
-/** A page of destinations, or of one application's (read from its group's partition); never a secret. */
-export async function listDestinations(deps: MessagingDeps, { clientId, ...query }: { clientId?: string } & PageQuery = {}) {
+const WHOLE_DESTINATION_ID = /^dst_[0-9a-f]{20}$/;
+
+/** A page of destinations, or of one application's (read from its group's partition), or those matching `q` (search.ts); never a secret. */
+export async function listDestinations(deps: MessagingDeps, { clientId, q, ...query }: { clientId?: string; q?: string } & PageQuery = {}) {
   const app = clientId ? await deps.store.apps.get(clientId) : null;
   const { items, nextCursor } = await adminPage<Destination, WalkKey>(
     deps,
-    { r: 'destinations', c: clientId ?? '' },
+    { r: 'destinations', c: clientId ?? '', q: q ?? '' },
     query,
     async (limit, startKey) => {
       // An application that does not exist owns nothing.
       if (clientId && !app) return { items: [] };
+      if (q && WHOLE_DESTINATION_ID.test(q.trim())) {
+        const one = await deps.store.destinations.get(q.trim());
+        return { items: one && (!clientId || one.clientId === clientId) ? await deps.store.destinations.withHealth([one]) : [] };
+      }
       const scope = app ? { groupId: app.groupId, clientId: app.clientId } : undefined;
-      const { destinations, lastKey } = await deps.store.destinations.page({
-        limit,
-        ...(scope ? { scope } : {}),
-        ...(startKey ? { startKey } : {}),
-      });
-      return { items: await deps.store.destinations.withHealth(destinations), ...(lastKey ? { lastKey } : {}) };
+      const read = async (n: number, key?: WalkKey) => {
+        const { destinations, lastKey } = await deps.store.destinations.page({
+          limit: n,
+          ...(scope ? { scope } : {}),
+          ...(key ? { startKey: key } : {}),
+        });
+        return { items: destinations, ...(lastKey ? { lastKey } : {}) };
+      };
+      const page = q
+        ? await searchPage(read, (ds) => ds.filter((d) => matches(q, [d.destinationId, d.name, d.hostname, d.clientId])), limit, startKey)
+        : await read(limit, startKey);
+      return { items: await deps.store.destinations.withHealth(page.items), ...(page.lastKey ? { lastKey: page.lastKey } : {}) };
     },
   );
   return { destinations: items.map(publicDestination), ...(nextCursor ? { nextCursor } : {}) };

@@ -11,6 +11,9 @@ const pageQuery = {
   cursor: v.optional(v.pipe(v.string(), v.maxLength(2048))),
 };
 
+/** A list's search (admin/search.ts): plain text, bounded. */
+const search = v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be blank'), v.maxLength(200)));
+
 /** Routes that take no input still refuse a body with stray fields, so a typo never passes silently. */
 const noInput = v.strictObject({});
 
@@ -24,7 +27,7 @@ const OPERATION_CHECKS = v.looseObject({});
  */
 export const ADMIN_INPUTS: Record<AdminOperation, { body?: v.GenericSchema; query?: v.ObjectSchema<v.ObjectEntries, undefined> }> = {
   createApp: { body: OPERATION_CHECKS },
-  listApps: { query: v.object({ groupId: v.optional(id), ...pageQuery }) },
+  listApps: { query: v.object({ groupId: v.optional(id), q: search, ...pageQuery }) },
   showApp: {},
   revokeApp: { body: noInput },
   // The range is rotateClientSecret's rule, which the CLI shares.
@@ -34,7 +37,7 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: v.GenericSchema; quer
   rotateTokenKey: { body: noInput },
   revokeTokenKey: { body: noInput },
   addDestination: { body: OPERATION_CHECKS },
-  listDestinations: { query: v.object({ clientId: v.optional(id), ...pageQuery }) },
+  listDestinations: { query: v.object({ clientId: v.optional(id), q: search, ...pageQuery }) },
   showDestination: {},
   editDestination: { body: OPERATION_CHECKS },
   removeDestination: {},
@@ -44,11 +47,14 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: v.GenericSchema; quer
   disableDestination: { body: noInput },
   enableDestination: { body: noInput },
   publishMenu: { body: OPERATION_CHECKS },
-  listDeadLetters: { query: v.object(pageQuery) },
+  listDeadLetters: { query: v.object({ destinationId: v.optional(id), q: search, ...pageQuery }) },
   showDeadLetter: {},
   redriveDeadLetter: { body: noInput },
-  // A page of redrive all; `cursor` (from the previous page's nextCursor) continues the run.
-  redriveAllDeadLetters: { body: v.strictObject({ cursor: pageQuery.cursor }) },
+  // A page of redrive all (of one destination's, with destinationId); `cursor` (the previous page's nextCursor)
+  // continues the run. Or a selection: deliveryIds, whose rules are redrive's.
+  redriveAllDeadLetters: {
+    body: v.strictObject({ cursor: pageQuery.cursor, destinationId: v.optional(id), deliveryIds: v.optional(v.array(v.string())) }),
+  },
   listDeliveries: {
     query: v.object({
       status: v.optional(v.picklist(DELIVERY_STATUSES)),

@@ -17,6 +17,7 @@ import { listMenus } from './menus.js';
 import { liftMailSuppression, listMailSuppressions } from './mail-suppressions.js';
 import { publishDocument, publishMenu, redrive, redrivePage, showDeadLetter } from '../webhooks/index.js';
 import type { MessagingDeps } from '#platform/deps';
+import { AdminInputError } from '#domain/inputs';
 import type { AdminOperation } from '#contract/admin-routes';
 
 /**
@@ -65,7 +66,13 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   listDeadLetters: ({ query }, deps) => listDeadLetters(deps, query),
   showDeadLetter: ({ params }, deps) => showDeadLetter(deps, params.deliveryId!),
   redriveDeadLetter: ({ params, remainingMs }, deps) => redrive(deps, { deliveryId: params.deliveryId! }, remainingMs),
-  redriveAllDeadLetters: ({ body, remainingMs }, deps) => redrivePage(deps, body as InputOf<typeof redrivePage, 1>, remainingMs),
+  redriveAllDeadLetters: ({ body, remainingMs }, deps) => {
+    const { deliveryIds, ...page } = body as { deliveryIds?: string[]; cursor?: string; destinationId?: string };
+    if (deliveryIds === undefined) return redrivePage(deps, page, remainingMs);
+    // A selection is one call of its own: no page to continue, no destination to narrow to.
+    if (Object.keys(page).length) throw new AdminInputError('deliveryIds: give a selection alone, without cursor or destinationId');
+    return redrive(deps, { deliveryIds }, remainingMs);
+  },
   listDeliveries: ({ params, query }, deps) => deliveryHistory(deps, params.destinationId!, query),
   hourlyOutcomes: ({ params }, deps) => hourlyOutcomes(deps, params.destinationId!),
   listMenus: ({ query }, deps) => listMenus(deps, query as unknown as InputOf<typeof listMenus, 1>),

@@ -44,7 +44,7 @@ export const ADMIN_ROUTES = [
     path: `${V1}/apps`,
     operation: 'listApps',
     status: 200,
-    summary: 'List applications, optionally of one group; never a secret',
+    summary: 'List applications, optionally of one group or matching q (an id, or part of a name); never a secret',
   },
   { method: 'GET', path: `${V1}/apps/{clientId}`, operation: 'showApp', status: 200, summary: 'Show one application' },
   {
@@ -101,7 +101,7 @@ export const ADMIN_ROUTES = [
     path: `${V1}/destinations`,
     operation: 'listDestinations',
     status: 200,
-    summary: 'List destinations, optionally of one application; never a secret',
+    summary: 'List destinations, optionally of one application or matching q (an id, or part of a name or host); never a secret',
   },
   {
     method: 'GET',
@@ -186,7 +186,7 @@ export const ADMIN_ROUTES = [
     path: `${V1}/dead-letters`,
     operation: 'listDeadLetters',
     status: 200,
-    summary: 'Dead-lettered webhook deliveries and the DLQ depth',
+    summary: "Dead-lettered webhook deliveries with their destination's name, of one destination or matching q if asked, and the DLQ depth",
   },
   {
     method: 'GET',
@@ -207,7 +207,7 @@ export const ADMIN_ROUTES = [
     path: `${V1}/dead-letters/redrive`,
     operation: 'redriveAllDeadLetters',
     status: 200,
-    summary: 'Queue every dead letter again',
+    summary: "Queue dead letters again a bounded page at a time: all, one destination's (destinationId), or a selection (deliveryIds)",
   },
   {
     method: 'GET',

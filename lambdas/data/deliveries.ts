@@ -59,6 +59,9 @@ export type DeadLetterMarker = {
   deliveryId: string;
   /** The delivery's group (its index partition); null without a record. */
   groupId?: string | null;
+  /** The application and location the delivery was for (absent on markers written before they were copied). */
+  clientId?: string | null;
+  locationId?: string | null;
   reason: DeadLetterReason;
   since: string;
   status: DeliveryStatus | null;
@@ -86,10 +89,13 @@ export const deliveryKeys = {
 };
 
 export function markerOf(d: Delivery, reason: DeadLetterReason): DeadLetterMarker {
-  const { deliveryId, groupId, status, eventId, eventType, destinationId, destinationHost, attempts, lastErrorCode, createdAt } = d;
+  const { deliveryId, groupId, clientId, locationId, status, eventId, eventType, destinationId, destinationHost, attempts, lastErrorCode } =
+    d;
   return {
     deliveryId,
     groupId,
+    clientId,
+    locationId,
     reason,
     since: d.updatedAt,
     status,
@@ -99,7 +105,7 @@ export function markerOf(d: Delivery, reason: DeadLetterReason): DeadLetterMarke
     destinationHost,
     attempts,
     lastErrorCode,
-    createdAt,
+    createdAt: d.createdAt,
   };
 }
 

@@ -70,6 +70,8 @@ export type DestinationsRepo = {
   ): Promise<{ failuresBefore: number; recovered: boolean }>;
   /** Records that the owner is being told the destination is failing, unless they were told less than `gapMs` before `at`. */
   noteFailing(id: string, at: number, gapMs: number): Promise<boolean>;
+  /** Names of destinations by id, in one batch read (eventually consistent: a list's labels); a removed one is absent. */
+  names(ids: readonly string[]): Promise<Map<string, string>>;
   /** The destinations with the health their attempts recorded (ops' views; an attempt needs none). */
   withHealth(destinations: Destination[]): Promise<Destination[]>;
 };
@@ -175,6 +177,19 @@ export function destinationsRepo(db: Db): DestinationsRepo {
           }),
         ),
       );
+    },
+    async names(ids) {
+      const found = await readItems(
+        { doc, tableName },
+        ids.map((id) => destinationKeys.destination(id)),
+        false,
+      );
+      const names = new Map<string, string>();
+      for (const id of ids) {
+        const item = itemOf(found, destinationKeys.destination(id));
+        if (item) names.set(id, String(item.name));
+      }
+      return names;
     },
     /** A destination without a health item (no attempt has reached it) shows what its own item holds: untested. */
     async withHealth(destinations: Destination[]): Promise<Destination[]> {

@@ -154,8 +154,18 @@ function missingMarker(deliveryId: string, now: number): DeadLetterMarker {
     lastErrorCode: null,
     createdAt: null,
   };
-  return { deliveryId, groupId: null, reason: 'record_missing', since: new Date(now).toISOString(), ...none };
+  return {
+    deliveryId,
+    groupId: null,
+    clientId: null,
+    locationId: null,
+    reason: 'record_missing',
+    since: new Date(now).toISOString(),
+    ...none,
+  };
 }
+
+const REDRIVE_BINDING: Record<string, string> = { r: 'dead-letters-redrive' };
 
 /** Nominal seconds a redrive spends removing DLQ copies; the sweeper removes any it could not reach. */
 const REMOVAL_SECONDS = 5;
@@ -166,10 +176,13 @@ export async function dlqDepth(deps: MessagingDeps): Promise<number | null> {
   return (await deps.queue.dlq.depth()).visible;
 }
 
+/** `ageSeconds`: since it was dead-lettered (what on-call acts on), not since the delivery was created. */
 export function deadLetterSummary(m: DeadLetterMarker, now: number) {
   return {
     deliveryId: m.deliveryId,
     groupId: m.groupId ?? null,
+    clientId: m.clientId ?? null,
+    locationId: m.locationId ?? null,
     reason: m.reason,
     status: m.status,
     eventId: m.eventId,
@@ -179,7 +192,7 @@ export function deadLetterSummary(m: DeadLetterMarker, now: number) {
     attempts: m.attempts,
     lastErrorCode: m.lastErrorCode,
     deadSince: m.since,
-    ageSeconds: m.createdAt ? Math.max(0, Math.round((now - Date.parse(m.createdAt)) / 1000)) : null,
+    ageSeconds: Math.max(0, Math.round((now - Date.parse(m.since)) / 1000)),
   };
 }
 
@@ -222,54 +235,59 @@ async function requireDeadLetter(deps: MessagingDeps, deliveryId: string): Promi
  */
 export const REDRIVE_PAGE = { size: 100, parallel: 25, tailShare: 0.25, removalShare: 0.25 } as const;
 
+/** A dead letter a selection named but did not queue again, and why. */
+type Skipped = { deliveryId: string; reason: 'not_found' | 'not_dead_lettered' | 'changed_meanwhile' | 'no_time_left' };
+
 /** What one redrive call queued again, the DLQ copies it removed, and where the next page starts (absent: done). */
-export type RedriveResult = { redriven: string[]; removedMessages: number; nextCursor?: string };
+export type RedriveResult = { redriven: string[]; removedMessages: number; nextCursor?: string; skipped?: Skipped[] };
 
 /** Milliseconds the invocation has left (Lambda's context); unbounded for the CLI, which runs no function. */
 export type Remaining = () => number;
 const UNBOUNDED: Remaining = () => Number.POSITIVE_INFINITY;
 
-/** Redrives one dead letter; 409 when it changed meanwhile. */
-export async function redrive(
-  deps: MessagingDeps,
-  target: { deliveryId: string },
-  remainingMs: Remaining = UNBOUNDED,
-): Promise<RedriveResult> {
-  const d = await requireDeadLetter(deps, target.deliveryId);
-  const redriven = await redriveEach(deps, [d]);
-  // A concurrent redrive (or the sweeper) wrote first; exactly one message carries the delivery.
-  if (redriven.length === 0) throw new AdminConflictError(`delivery ${d.deliveryId} changed meanwhile; list again`);
-  const removalMs = Math.min(REMOVAL_SECONDS * deps.config.webhookTimeScale * 1000, remainingMs() * REDRIVE_PAGE.removalShare);
-  return { redriven, removedMessages: await removeCopies(deps, redriven, removalMs) };
+/** What a redrive names: one dead letter, or a selection of at most REDRIVE_PAGE.size. */
+type RedriveTarget = { deliveryId: string } | { deliveryIds: readonly string[] };
+
+/**
+ * Redrives one dead letter (409 when it changed meanwhile), or a selection: the ones not dead-lettered now (or
+ * not reached in the invocation's time) are skipped and named, so one stale row never fails the rest.
+ */
+export async function redrive(deps: MessagingDeps, target: RedriveTarget, remainingMs: Remaining = UNBOUNDED): Promise<RedriveResult> {
+  const removalMs = () => Math.min(REMOVAL_SECONDS * deps.config.webhookTimeScale * 1000, remainingMs() * REDRIVE_PAGE.removalShare);
+  if ('deliveryId' in target) {
+    const d = await requireDeadLetter(deps, target.deliveryId);
+    const redriven = await redriveEach(deps, [d]);
+    // A concurrent redrive (or the sweeper) wrote first; exactly one message carries the delivery.
+    if (redriven.length === 0) throw new AdminConflictError(`delivery ${d.deliveryId} changed meanwhile; list again`);
+    return { redriven, removedMessages: await removeCopies(deps, redriven, removalMs()) };
+  }
+  // The CLI and the API hand over what they were given: checked here, once.
+  const ids: readonly string[] = Array.isArray(target.deliveryIds) ? target.deliveryIds : [];
+  if (ids.length === 0 || ids.length > REDRIVE_PAGE.size) {
+    throw new AdminInputError(`deliveryIds: from 1 to ${REDRIVE_PAGE.size} delivery ids`);
+  }
+  const wrong = ids.filter((id) => typeof id !== 'string' || !DELIVERY_ID.pattern.test(id));
+  if (wrong.length) throw new AdminInputError(`deliveryIds: each looks like ${DELIVERY_ID.rule} (not: ${wrong.slice(0, 3).join(', ')})`);
+  if (new Set(ids).size !== ids.length) throw new AdminInputError('deliveryIds: must not repeat a delivery');
+  const records = await Promise.all(ids.map((id) => deps.store.deliveries.get(id)));
+  const skipped: Skipped[] = [];
+  const due: Delivery[] = [];
+  records.forEach((d, i) => {
+    if (!d) skipped.push({ deliveryId: ids[i]!, reason: 'not_found' });
+    else if (!d.deadLetterReason) skipped.push({ deliveryId: d.deliveryId, reason: 'not_dead_lettered' });
+    else due.push(d);
+  });
+  const tailMs = Number.isFinite(remainingMs()) ? remainingMs() * REDRIVE_PAGE.tailShare : 0;
+  const { redriven, handled } = await inWaves(deps, due, remainingMs, removalMs() + tailMs);
+  for (const d of due.slice(handled)) skipped.push({ deliveryId: d.deliveryId, reason: 'no_time_left' });
+  for (const d of due.slice(0, handled))
+    if (!redriven.includes(d.deliveryId)) skipped.push({ deliveryId: d.deliveryId, reason: 'changed_meanwhile' });
+  const removedMessages = await removeCopies(deps, redriven, Math.min(removalMs(), Math.max(0, remainingMs() - tailMs)));
+  return { redriven, removedMessages, skipped };
 }
 
-const REDRIVE_BINDING = { r: 'dead-letters-redrive' };
-
-/** One page of "redrive all" from `cursor` (absent: the oldest dead letter), bounded in count and in time. */
-export async function redrivePage(
-  deps: MessagingDeps,
-  { cursor }: { cursor?: string } = {},
-  remainingMs: Remaining = UNBOUNDED,
-): Promise<RedriveResult> {
-  const left = remainingMs();
-  const removalMs = Math.min(REMOVAL_SECONDS * deps.config.webhookTimeScale * 1000, left * REDRIVE_PAGE.removalShare);
-  // Unbounded (the CLI): no tail to keep, and pages bounded by their size alone.
-  const tailMs = Number.isFinite(left) ? left * REDRIVE_PAGE.tailShare : 0;
-  const reserveMs = removalMs + tailMs;
-  const key = await pageKey(deps);
-  let start: WalkKey | undefined;
-  if (cursor !== undefined) {
-    try {
-      // Signed by this service; "null" is the beginning, handed back by a first page that stopped early.
-      start = (JSON.parse(decodeCursor(key, cursor, REDRIVE_BINDING, 'cursor')) as WalkKey | null) ?? undefined;
-    } catch {
-      throw new AdminInputError('cursor: not a cursor of redrive all; start again without it');
-    }
-  }
-  const { markers, lastKey } = await deps.store.deliveries.deadLetterPage(Math.floor(deps.clock.now() / 1000), REDRIVE_PAGE.size, start);
-  const records = await Promise.all(markers.map((m) => deps.store.deliveries.get(m.deliveryId)));
-  // A marker whose record is gone (record_missing) or moving again is not redriven: the cursor passes it.
-  const due = records.filter((d): d is Delivery => d !== null && d.deadLetterReason !== null);
+/** Redrives `due` a wave (REDRIVE_PAGE.parallel) at a time while one more wave as slow as the last still leaves `reserveMs`; the first always runs. */
+async function inWaves(deps: MessagingDeps, due: readonly Delivery[], remainingMs: Remaining, reserveMs: number) {
   const redriven: string[] = [];
   let handled = 0;
   let waveMs = 0;
@@ -280,13 +298,47 @@ export async function redrivePage(
     handled += wave.length;
     waveMs = Date.now() - began;
   }
+  return { redriven, handled };
+}
+
+/**
+ * One page of "redrive all" from `cursor` (absent: the oldest dead letter), bounded in count and in time; with
+ * `destinationId`, only that destination's dead letters on the page are redriven (the page bound is the same).
+ */
+export async function redrivePage(
+  deps: MessagingDeps,
+  { cursor, destinationId }: { cursor?: string; destinationId?: string } = {},
+  remainingMs: Remaining = UNBOUNDED,
+): Promise<RedriveResult> {
+  const left = remainingMs();
+  const removalMs = Math.min(REMOVAL_SECONDS * deps.config.webhookTimeScale * 1000, left * REDRIVE_PAGE.removalShare);
+  // Unbounded (the CLI): no tail to keep, and pages bounded by their size alone.
+  const tailMs = Number.isFinite(left) ? left * REDRIVE_PAGE.tailShare : 0;
+  const reserveMs = removalMs + tailMs;
+  const key = await pageKey(deps);
+  const binding = destinationId ? { ...REDRIVE_BINDING, d: destinationId } : REDRIVE_BINDING;
+  let start: WalkKey | undefined;
+  if (cursor !== undefined) {
+    try {
+      // Signed by this service; "null" is the beginning, handed back by a first page that stopped early.
+      start = (JSON.parse(decodeCursor(key, cursor, binding, 'cursor')) as WalkKey | null) ?? undefined;
+    } catch {
+      throw new AdminInputError('cursor: not a cursor of this redrive; start again without it');
+    }
+  }
+  const { markers, lastKey } = await deps.store.deliveries.deadLetterPage(Math.floor(deps.clock.now() / 1000), REDRIVE_PAGE.size, start);
+  const chosen = destinationId ? markers.filter((m) => m.destinationId === destinationId) : markers;
+  const records = await Promise.all(chosen.map((m) => deps.store.deliveries.get(m.deliveryId)));
+  // A marker whose record is gone (record_missing) or moving again is not redriven: the cursor passes it.
+  const due = records.filter((d): d is Delivery => d !== null && d.deadLetterReason !== null);
+  const { redriven, handled } = await inWaves(deps, due, remainingMs, reserveMs);
   // A page cut short by time continues from where it began: what it redrove is no longer listed.
   const next = handled === due.length ? lastKey : (start ?? null);
   const removedMessages = await removeCopies(deps, redriven, Math.min(removalMs, Math.max(0, remainingMs() - tailMs)));
   return {
     redriven,
     removedMessages,
-    ...(next !== undefined ? { nextCursor: encodeCursor(key, REDRIVE_BINDING, JSON.stringify(next)) } : {}),
+    ...(next !== undefined ? { nextCursor: encodeCursor(key, binding, JSON.stringify(next)) } : {}),
   };
 }
 

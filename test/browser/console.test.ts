@@ -1,26 +1,36 @@
 import { mkdirSync } from 'node:fs';
+import axe from 'axe-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { LocalRuntime } from '#local/runtime';
 import { createApp } from '#lambdas/admin/apps';
+import { sampleMenu } from '#local/demo-menu';
+import { addDestination, sendTest } from '#lambdas/admin/destinations';
+import { markerOf, type Delivery } from '#data/deliveries';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
+import { storedDestination } from '../fixtures/stored-destination.js';
 import { startTestRuntime } from '../support/runtime.js';
 import { launchChromium } from '../support/browser.js';
 
 /**
  * The administration console in a real browser (Debian's Chromium driven by
  * playwright-core) against a real runtime and a real HTTPS receiver: what an
- * administrator does, by mouse and by keyboard, at desktop and phone width.
+ * administrator does, by mouse and by keyboard, at desktop and phone width,
+ * every page scanned by axe-core, and the lists at a platform's size.
  */
 const ADMIN_KEY = 'console-test-admin-key-0123456789';
 const SHOTS = 'test-results/console';
+/** axe-core's script, as it is injected into a page. */
+const AXE_SOURCE = axe.source;
 let runtime: LocalRuntime;
 let browser: Browser;
 let page: Page;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let secret = '';
 let answer = 200;
+/** Console errors and uncaught page errors, of every page the tests open. */
+const consoleErrors: string[] = [];
 
 beforeAll(async () => {
   runtime = await startTestRuntime({
@@ -37,15 +47,17 @@ afterAll(async () => {
   await runtime?.stop();
 });
 beforeEach(async () => {
-  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   // Destructive actions ask first; the administrator agrees.
   page.on('dialog', (dialog) => void dialog.accept());
+  page.on('console', (message) => void (message.type() === 'error' && consoleErrors.push(`${message.text()} ${message.location().url}`)));
+  page.on('pageerror', (err) => void consoleErrors.push(err.message));
   answer = 200;
 });
 afterEach(async ({ task }) => {
   if (task.result?.state === 'fail') {
     mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: `${SHOTS}/${task.name.replace(/[^a-z0-9]+/gi, '-')}.png`, fullPage: true });
+    await page.screenshot({ path: `${SHOTS}/${task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 80)}.png`, fullPage: true });
   }
   await page.close();
 });
@@ -58,105 +70,299 @@ async function signIn(): Promise<void> {
 }
 
 const nav = (name: string) => page.getByRole('navigation').getByRole('button', { name }).click();
+/** The row of a dead letter (its detail row, once open, names it too). */
+const deadLetterRow = (deliveryId: string) => page.locator('tr', { has: page.getByRole('checkbox', { name: `Select ${deliveryId}` }) });
 
-describe('administration console (Chromium)', { timeout: 60_000 }, () => {
-  it('serves the page with the security headers and no inline script', async () => {
+/** Every page of the console, signed in: its navigation entry and heading (a destination's page through its list). */
+const PAGES = ['Applications', 'Destinations', 'Dead letters', 'Menus', 'Audit trail', 'Owner mail', 'Token keys'] as const;
+async function everyPage(visit: (name: string) => Promise<void>): Promise<void> {
+  // Run alone (vitest -t), a test still has a destination to open.
+  if (!(await runtime.store.destinations.page({ limit: 1 })).destinations.length) {
+    const { app } = await createApp(runtime.store, { groupId: 'demo-group', name: 'Walk app', scopes: ['bevq:read'] }, Date.now());
+    await addDestination(runtime.deps, { clientId: app.clientId, name: 'Walk hook', url: receiver.url });
+  }
+  for (const name of PAGES) {
+    await nav(name);
+    await page.getByRole('heading', { name, exact: true }).waitFor();
+    await visit(name);
+  }
+  await nav('Destinations');
+  await page.getByRole('table', { name: 'Destinations' }).locator('button.link').first().click();
+  await page.getByRole('heading', { name: /^Destination / }).waitFor();
+  await visit('A destination');
+}
+
+/** axe-core's serious and critical violations on the page as it is now. */
+async function axeViolations(): Promise<{ id: string; impact: string; targets: string[] }[]> {
+  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return result.violations.map((v: any) => ({
+      id: v.id,
+      impact: v.impact,
+      targets: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')),
+    }));
+  });
+  return (violations as { id: string; impact: string; targets: string[] }[]).filter(
+    (v) => v.impact === 'serious' || v.impact === 'critical',
+  );
+}
+
+/** The controls Tab alone does not reach, walking the page from its top (nothing else pressed). */
+async function unreachedByTab(): Promise<string[]> {
+  const count = await page.evaluate(() => {
+    const doc = (globalThis as any).document;
+    const controls = [
+      ...doc.querySelectorAll('a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), summary, [tabindex="0"]'),
+    ].filter((el: any) => el.getClientRects().length > 0 && !el.closest('[hidden]'));
+    controls.forEach((el: any, i: number) => el.setAttribute('data-walk', String(i)));
+    doc.activeElement?.blur();
+    return controls.length;
+  });
+  const reached = new Set<string>();
+  for (let press = 0; press < count + 10; press++) {
+    await page.keyboard.press('Tab');
+    const at = await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('data-walk') ?? null);
+    if (at !== null) reached.add(at);
+  }
+  return page.evaluate(
+    (seen) =>
+      [...(globalThis as any).document.querySelectorAll('[data-walk]')]
+        .filter((el: any) => !seen.includes(el.getAttribute('data-walk')))
+        .map((el: any) => `${el.tagName} ${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 30) ?? ''}`),
+    [...reached],
+  );
+}
+
+/** What overflows at the current width: the page itself, or a box that scrolls sideways. */
+async function overflow(): Promise<string[]> {
+  return page.evaluate(() => {
+    const doc = (globalThis as any).document;
+    const width = doc.documentElement.clientWidth;
+    const found: string[] = [];
+    if (doc.documentElement.scrollWidth > width) found.push(`page ${doc.documentElement.scrollWidth} > ${width}`);
+    for (const el of doc.querySelectorAll('main *, header *')) {
+      if (el.scrollWidth > el.clientWidth + 1 && ['auto', 'scroll'].includes((globalThis as any).getComputedStyle(el).overflowX))
+        found.push(`${el.tagName}.${el.className} scrolls sideways`);
+      const box = el.getBoundingClientRect();
+      // What a clipped ancestor hides (the cards' visually hidden header row) is not on screen.
+      const clipped = el.closest('thead') && (globalThis as any).getComputedStyle(el.closest('thead')).clipPath !== 'none';
+      if (box.width > 0 && box.right > width + 1 && !el.closest('svg') && !clipped)
+        found.push(`${el.tagName}.${el.className} ends at ${Math.round(box.right)}`);
+    }
+    return found.slice(0, 5);
+  });
+}
+
+describe('administration console (Chromium)', { timeout: 90_000 }, () => {
+  it('serves the page with the security headers, no inline script and a favicon', async () => {
     const response = await fetch(`${runtime.url}/console/`);
     expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('strict-transport-security')).toMatch(/max-age=\d+/);
-    expect(await response.text()).not.toMatch(/<script>(?!<\/script>)|<script(?![^>]*src=)[^>]*>/);
+    const html = await response.text();
+    expect(html).not.toMatch(/<script>(?!<\/script>)|<script(?![^>]*src=)[^>]*>/);
+    expect(html).toContain('href="favicon.svg"');
+    const icon = await fetch(`${runtime.url}/console/favicon.svg`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
   });
 
-  it('refuses a wrong key with the reason, and keeps the key out of storage and cookies', async () => {
+  it('signed out: no navigation, the sign-in text reads as text; a wrong key is refused with the reason, and the key stays out of storage', async () => {
     await page.goto(`${runtime.url}/console/`);
+    await page.getByLabel('Admin key').waitFor();
+    expect(await page.locator('nav').isVisible()).toBe(false);
+    const intro = (await page.locator('main p').first().textContent())!;
+    expect(intro).toContain('npm start');
+    expect(intro).not.toContain('`');
     await page.getByLabel('Admin key').fill('not-the-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('refused');
+    // The browser logs the refusal's 403 itself; that one is expected.
+    expect(consoleErrors.splice(0).every((e) => e.includes('403') && e.includes('/admin/v1/apps?limit=1'))).toBe(true);
+    expect(await page.locator('nav').isVisible()).toBe(false);
     await signIn();
+    expect(await page.locator('nav').isVisible()).toBe(true);
     // In the page, where the browser's globals are (this file is typed for Node).
     const stored = await page.evaluate(() => {
       const w = globalThis as any;
       return JSON.stringify({ local: { ...w.localStorage }, session: { ...w.sessionStorage }, cookie: w.document.cookie });
     });
     expect(stored).not.toContain(ADMIN_KEY);
+    // Signed out from another page: no navigation, nothing highlighted, and the next sign-in starts afresh.
+    await nav('Dead letters');
+    await page.getByRole('heading', { name: 'Dead letters' }).waitFor();
+    await page.getByRole('navigation').getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Admin key').waitFor();
+    expect(await page.locator('nav').isVisible()).toBe(false);
+    expect(await page.locator('nav [aria-current]').count()).toBe(0);
+    await page.getByLabel('Admin key').fill(ADMIN_KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Applications' }).waitFor();
+    expect(await page.locator('nav [aria-current="page"]').textContent()).toBe('Applications');
   });
 
-  it('creates an application (secret shown once), adds a destination, tests it to HEALTHY, sees FAILING and retries, dead-letters and redrives from the page, rotates the secret', async () => {
+  it('creates an application with everything the CLI takes, adds a destination with its coverage, tests it (the page follows), dead-letters and redrives one, a selection and all of a destination, rotates the secret', async () => {
     await signIn();
-    await page.getByLabel('Name').fill('Browser app');
+    await page.getByLabel('Name', { exact: true }).fill('Browser app');
     await page.getByLabel('bevq:read').check();
+    await page.getByLabel('Allowed locations').fill('nyc-midtown, denver-union');
+    await page.getByLabel('Rate limit per minute').fill('120');
+    await page.getByLabel('Owner e-mail (optional)').fill('owner@example.com');
+    await page.getByLabel('Expires (optional)').fill('2030-01-02T03:04');
     await page.getByRole('button', { name: 'Create' }).click();
     const clientSecret = (await page.getByRole('region', { name: 'Client secret' }).locator('code').textContent())!;
     expect(clientSecret).toMatch(/\S{20,}/);
-    await expect.poll(() => page.getByRole('table', { name: 'Applications' }).textContent()).toContain('Browser app');
+    const appRow = page.getByRole('table', { name: 'Applications' }).getByRole('row').filter({ hasText: 'Browser app' });
+    await expect.poll(() => appRow.textContent()).toContain('0 / 120');
+    expect(await appRow.textContent()).toContain('nyc-midtown, denver-union');
+    expect(await appRow.textContent()).toContain('owner@example.com');
+    const clientId = (await appRow.locator('code').first().textContent())!;
+    const app = (await runtime.store.apps.get(clientId))!;
+    expect(app).toMatchObject({
+      rateLimitPerMinute: 120,
+      ownerEmail: 'owner@example.com',
+      allowedLocationIds: ['nyc-midtown', 'denver-union'],
+    });
+    expect(Date.parse(app.expiresAt!)).toBe(new Date('2030-01-02T03:04').getTime());
     // Shown once: drawn again, the page no longer holds it.
     await nav('Applications');
     await page.getByRole('region', { name: 'Client secret' }).waitFor({ state: 'detached' });
     expect(await page.content()).not.toContain(clientSecret);
+    // Searched by name: one match.
+    await page.getByLabel('Search applications').fill('Browser');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Applications' }).getByRole('row').count()).toBe(2);
 
     await nav('Destinations');
-    await page
-      .getByLabel('Application')
-      .selectOption({ label: (await page.getByLabel('Application').locator('option', { hasText: 'Browser app' }).first().textContent())! });
-    await page.getByLabel('Name').fill('Bar hook');
+    const option = (await page
+      .getByLabel('Application', { exact: true })
+      .locator('option', { hasText: 'Browser app' })
+      .first()
+      .textContent())!;
+    await page.getByLabel('Application', { exact: true }).selectOption({ label: option });
+    await page.getByLabel('Name', { exact: true }).fill('Bar hook');
     await page.getByLabel('URL').fill(receiver.url);
+    await page.getByLabel('Covered locations').fill('nyc-midtown');
     await page.getByRole('button', { name: 'Add' }).click();
     secret = (await page.getByRole('region', { name: 'Signing secret' }).locator('code').textContent())!;
-    await nav('Destinations');
+    await expect.poll(() => page.getByRole('table', { name: 'Destinations' }).textContent()).toContain('Bar hook');
+    // Of one application: only its destination.
+    await page.getByLabel('Of one application (client id)').fill(clientId);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect
+      .poll(() => page.getByRole('table', { name: 'Destinations' }).locator('tbody tr').allTextContents())
+      .toEqual([expect.stringContaining('Bar hook')]);
     await page.getByRole('button', { name: 'Bar hook' }).click();
+    await page.getByRole('heading', { name: 'Destination Bar hook' }).waitFor();
+    expect(await page.locator('.destination-header').textContent()).toContain('Covers: nyc-midtown');
+    expect(await page.locator('.destination-header').textContent()).toContain('NOT_TESTED');
 
     // Only the locations the destination and its application cover are offered.
-    await page.getByLabel('Location').selectOption('nyc-midtown');
+    expect(await page.getByLabel('Location', { exact: true }).locator('option').allTextContents()).toEqual([
+      expect.stringContaining('nyc-midtown'),
+    ]);
+    await page.getByLabel('Location', { exact: true }).selectOption('nyc-midtown');
     await page.getByRole('button', { name: 'Send test' }).click();
     await expect.poll(() => page.locator('#test-result').textContent(), { timeout: 20_000 }).toContain('SUCCEEDED');
     expect(await page.locator('#test-result').textContent()).toContain('HEALTHY');
     expect(receiver.received.at(-1)?.verified).toBe(true);
+    // The page follows without a reload: the header's health, the last deliveries, the chart and the history.
+    const tested = (await page.locator('#test-result').textContent())!.match(/dlv_[0-9a-f]{32}/)![0];
+    await expect.poll(() => page.locator('.destination-header').textContent()).toContain('HEALTHY');
+    expect(await page.getByRole('table', { name: 'Last three deliveries' }).textContent()).toContain(tested);
+    expect(await page.locator('figcaption').textContent()).toContain('SUCCEEDED');
+    expect(await page.getByRole('table', { name: 'Delivery history' }).textContent()).toContain(tested);
+    expect(await page.locator('.freshness').textContent()).toMatch(/updated/);
 
-    // The receiver fails: the test is retried and the destination shows FAILING.
+    // The receiver fails: the test is retried and the destination shows FAILING. Three more fail beside it.
     answer = 503;
+    const others = await Promise.all(
+      [0, 1, 2].map(async () => (await sendTest(runtime.deps, (await destinationId('Bar hook'))!, 'nyc-midtown')).deliveryId),
+    );
     await page.getByRole('button', { name: 'Send test' }).click();
     await expect.poll(() => page.locator('#test-result').textContent(), { timeout: 20_000 }).toContain('RETRY_PENDING');
     expect(await page.locator('#test-result').textContent()).toContain('FAILING');
+    await expect.poll(() => page.locator('.destination-header').textContent()).toContain('FAILING');
     const failing = (await page.locator('#test-result').textContent())!.match(/dlv_[0-9a-f]{32}/)![0];
-    await waitForStatus(runtime, failing, ['DEAD_LETTER'], 30_000);
+    await Promise.all([failing, ...others].map((id) => waitForStatus(runtime, id, ['DEAD_LETTER'], 45_000)));
+    // Left open, the page refreshes itself: the dead letter shows up in its history.
+    await expect
+      .poll(() => page.getByRole('table', { name: 'Delivery history' }).textContent(), { timeout: 30_000 })
+      .toMatch(new RegExp(`${failing}DEAD_LETTER`));
 
-    // Dead-lettered after the policy's attempts (on the runtime's time scale); redriven from the page, it succeeds.
+    // Dead-lettered after the policy's attempts (on the runtime's time scale): each row names what on-call needs.
     answer = 200;
     await nav('Dead letters');
-    const row = page.getByRole('row').filter({ hasText: failing });
-    await row.getByRole('button', { name: 'Inspect' }).click();
-    await expect.poll(() => page.locator('#dead-letter').textContent()).toContain('attempts_exhausted');
-    const detail = (await page.locator('#dead-letter').textContent())!;
-    expect(detail).toContain('customer_api.webhook.test');
-    expect(detail).not.toContain(secret);
-    await row.getByRole('button', { name: 'Redrive' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('1 queued again');
+    const row = deadLetterRow(failing);
+    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(1);
+    const text = (await row.textContent())!;
+    for (const shown of [
+      'Bar hook',
+      'hooks.example.test',
+      clientId,
+      'nyc-midtown',
+      'customer_api.webhook.test',
+      'attempts_exhausted',
+      'http_503',
+    ])
+      expect(text).toContain(shown);
+    expect(text).toMatch(/\(\d+ (s|min) ago\)/);
+    expect(await row.getByRole('button', { name: 'Bar hook' }).count()).toBe(1);
+    // Inspect opens in the row right below its own.
+    await row.getByRole('button', { name: `Inspect ${failing}` }).click();
+    const detail = row.locator('xpath=following-sibling::tr[1]');
+    await expect.poll(() => detail.getAttribute('class')).toBe('detail');
+    const detailText = (await detail.textContent())!;
+    expect(detailText).toContain('attempts_exhausted');
+    expect(detailText).toContain('customer_api.webhook.test');
+    expect(detailText).not.toContain(secret);
+    expect(await row.getByRole('button', { name: `Inspect ${failing}` }).getAttribute('aria-expanded')).toBe('true');
+    // One, from its row.
+    await row.getByRole('button', { name: `Redrive ${failing}` }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('1 queued again');
     expect(await waitForStatus(runtime, failing, ['SUCCEEDED', 'DEAD_LETTER'], 20_000)).toMatchObject({ status: 'SUCCEEDED', redrives: 1 });
+    await expect.poll(() => deadLetterRow(failing).count()).toBe(0);
+    // A selection of two.
+    await deadLetterRow(others[0]!).getByRole('checkbox').check();
+    await deadLetterRow(others[1]!).getByRole('checkbox').check();
+    await page.getByRole('button', { name: 'Redrive selected (2)' }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Redrive selected: 2 queued again');
+    for (const id of others.slice(0, 2))
+      expect(await waitForStatus(runtime, id, ['SUCCEEDED', 'DEAD_LETTER'], 20_000)).toMatchObject({ status: 'SUCCEEDED', redrives: 1 });
+    // All of one destination's.
+    const dst = (await destinationId('Bar hook'))!;
+    await page.getByLabel('Of one destination (id)').fill(dst);
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    await page.getByRole('button', { name: `Redrive all of ${dst}` }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toContain(`Redrive all of ${dst}: 1 queued again.`);
+    expect(await waitForStatus(runtime, others[2]!, ['SUCCEEDED', 'DEAD_LETTER'], 20_000)).toMatchObject({ status: 'SUCCEEDED' });
+    await expect.poll(() => page.locator('main').textContent()).toContain('nothing is dead-lettered');
 
-    // The destination's history and its 24-hour chart.
+    // The destination's history, filtered by status (it succeeded after its redrive), then by a period.
     await nav('Destinations');
     await page.getByRole('button', { name: 'Bar hook' }).click();
     const history = page.getByRole('table', { name: 'Delivery history' });
     await expect.poll(() => history.textContent()).toContain(failing);
-    expect(await page.locator('figcaption').textContent()).toMatch(/SUCCEEDED/);
-    // Filtered by status (it succeeded after its redrive), then by a period.
     await page.getByLabel('Status').selectOption('DEAD_LETTER');
-    await expect.poll(() => history.textContent()).not.toContain(failing);
+    await expect.poll(() => page.locator('main').textContent()).toContain('no delivery in this period');
     await page.getByLabel('Status').selectOption('SUCCEEDED');
     await expect.poll(() => history.textContent()).toContain(failing);
     await page.getByLabel('Since').selectOption({ label: 'the last hour' });
     await expect.poll(() => history.textContent()).toContain(failing);
+    // The chart has axes, a legend and a table of the same numbers.
+    expect(await page.locator('.legend').textContent()).toContain('succeeded (SUCCEEDED)');
+    await page.getByText('The chart as a table').click();
+    expect(await page.getByRole('table', { name: 'Deliveries per hour' }).textContent()).toMatch(/Total/);
 
     // A rotated secret signs the next delivery.
-    await nav('Destinations');
-    await page.getByRole('button', { name: 'Bar hook' }).click();
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     const rotated = (await page.getByRole('region', { name: 'Signing secret' }).locator('code').textContent())!;
     expect(rotated).not.toBe(secret);
     secret = rotated;
-    await page.getByLabel('Location').selectOption('nyc-midtown');
+    await page.getByLabel('Location', { exact: true }).selectOption('nyc-midtown');
     await page.getByRole('button', { name: 'Send test' }).click();
     await expect.poll(() => page.locator('#test-result').textContent(), { timeout: 20_000 }).toContain('SUCCEEDED');
     expect(receiver.received.at(-1)?.verified).toBe(true);
@@ -165,21 +371,36 @@ describe('administration console (Chromium)', { timeout: 60_000 }, () => {
     await nav('Menus');
     await expect.poll(() => page.getByRole('table', { name: 'Menus by location' }).textContent()).toContain('nyc-midtown');
 
-    // An edit with a blank URL keeps the URL.
+    // An edit with a blank URL keeps the URL; the coverage is editable (blank: all the application covers).
     await nav('Destinations');
     await page.getByRole('button', { name: 'Bar hook' }).click();
     await page.getByLabel('New name').fill('Renamed hook');
+    await page.getByLabel('Covered locations').fill('');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('heading', { name: 'Destination Renamed hook' }).waitFor();
-    expect(await page.locator('section p').first().textContent()).toContain('hooks.example.test');
+    expect(await page.locator('.destination-header').textContent()).toContain('hooks.example.test');
+    expect(await page.locator('.destination-header').textContent()).toContain('Covers: every location the application covers');
+    // Disabled, the header says so at once.
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await expect.poll(() => page.locator('.destination-header').textContent()).toContain('DISABLED');
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await expect.poll(() => page.locator('.destination-header').textContent()).not.toContain('DISABLED');
 
     // Every change is on the audit page, and the filter narrows it to one destination's.
     await nav('Audit trail');
     const audit = (await page.getByRole('table', { name: 'Changes, newest first' }).textContent())!;
-    for (const operation of ['createApp', 'addDestination', 'sendTest', 'redriveDeadLetter', 'rotateSecret', 'editDestination'])
+    for (const operation of [
+      'createApp',
+      'addDestination',
+      'sendTest',
+      'redriveDeadLetter',
+      'redriveAllDeadLetters',
+      'rotateSecret',
+      'editDestination',
+    ])
       expect(audit).toContain(operation);
     expect(audit).not.toContain(secret);
-    const id = (await runtime.store.destinations.page({ limit: 1000 })).destinations.find((d) => d.name === 'Renamed hook')!.destinationId;
+    const id = (await destinationId('Renamed hook'))!;
     await page.getByLabel('Destination id').fill(id);
     await page.getByRole('button', { name: 'Filter' }).click();
     // A loaded machine may take more than the poll's default second to answer the filtered page.
@@ -228,7 +449,103 @@ describe('administration console (Chromium)', { timeout: 60_000 }, () => {
     expect(await page.content()).not.toContain(legacy.legacyCredential);
   });
 
-  it('works by keyboard alone, and reads at 320 px without sideways scrolling', async () => {
+  it('rotates and revokes access-token key versions, and publishes a rebuilt menu from its file', async () => {
+    await signIn();
+    // Finds an application by its whole id.
+    const { app } = await createApp(runtime.store, { groupId: 'demo-group', name: 'Found by id', scopes: ['locations:read'] }, Date.now());
+    await page.getByLabel('Search applications').fill(app.clientId);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect
+      .poll(() => page.getByRole('table', { name: 'Applications' }).locator('tbody tr').allTextContents())
+      .toEqual([expect.stringContaining('Found by id')]);
+    // Of one group: the API's own filter, beside the search.
+    await page.getByLabel('Search applications').fill('');
+    await page.getByLabel('Of one group (id)').fill('demo-group');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Applications' }).locator('tbody tr').count()).toBeGreaterThan(1);
+
+    await nav('Token keys');
+    const keys = page.getByRole('table', { name: 'Access-token key versions' });
+    // Rotated: a new version (it signs once its time comes); revoked, a version is refused at once.
+    await page.getByRole('button', { name: 'Rotate key' }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Access-token key rotated.');
+    const version = (await runtime.store.tokenKeys.list(Date.now())).find((v) => v.state !== 'revoked')!;
+    await page.getByRole('button', { name: `Revoke key version ${version.version}` }).click();
+    await expect.poll(() => keys.getByRole('row').filter({ hasText: 'revoked' }).count()).toBeGreaterThanOrEqual(1);
+    expect((await runtime.store.tokenKeys.list(Date.now())).find((v) => v.version === version.version)?.state).toBe('revoked');
+    expect(await page.content()).not.toMatch(/"key"|-----BEGIN/);
+
+    await nav('Menus');
+    const menu = sampleMenu({ price: 7.25 });
+    await page.getByLabel('Location id').fill('denver-union');
+    await page
+      .getByLabel('Menu file (JSON)')
+      .setInputFiles({ name: 'menu.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(menu)) });
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await expect.poll(() => page.locator('main').textContent()).toMatch(/Published revision \S+|Unchanged: revision/);
+    const row = page.getByRole('table', { name: 'Menus by location' }).getByRole('row').filter({ hasText: 'denver-union' });
+    await expect.poll(() => row.textContent()).not.toContain('not published');
+  });
+
+  it('a dead-letter page left open shows a new dead letter without a reload, and says how fresh it is', async () => {
+    await signIn();
+    await nav('Dead letters');
+    await page.getByRole('heading', { name: 'Dead letters' }).waitFor();
+    const { app } = await createApp(runtime.store, { groupId: 'demo-group', name: 'Late app', scopes: ['bevq:read'] }, Date.now());
+    const at = new Date().toISOString();
+    const delivery = {
+      deliveryId: `dlv_${'f'.repeat(31)}1`,
+      groupId: 'demo-group',
+      clientId: app.clientId,
+      locationId: 'nyc-midtown',
+      status: 'DEAD_LETTER',
+      eventId: 'evt_late',
+      eventType: 'customer_api.webhook.test',
+      destinationId: `dst_${'f'.repeat(20)}`,
+      destinationHost: 'hooks.example.test',
+      attempts: 5,
+      lastErrorCode: 'timeout',
+      createdAt: at,
+      updatedAt: at,
+    } as unknown as Delivery;
+    await runtime.store.deliveries.markDeadLetter(markerOf(delivery, 'attempts_exhausted'));
+    // The page's first refresh comes within seconds; a removed destination is named as such.
+    await expect.poll(() => deadLetterRow(delivery.deliveryId).count(), { timeout: 15_000 }).toBe(1);
+    expect(await deadLetterRow(delivery.deliveryId).textContent()).toContain(`removed (${delivery.destinationId})`);
+    expect(await page.locator('.freshness').textContent()).toMatch(/updated (just now|\d+ s ago)/);
+    await runtime.store.deliveries.unmarkDeadLetter(delivery.deliveryId);
+  });
+
+  it('every page: Tab alone reaches every control, and at 375 and 320 px nothing scrolls sideways and each list row shows its id, status and time', async () => {
+    await signIn();
+    const unreached: Record<string, string[]> = {};
+    await everyPage(async (name) => {
+      const missed = await unreachedByTab();
+      if (missed.length) unreached[name] = missed;
+    });
+    expect(unreached).toEqual({});
+    for (const width of [375, 320]) {
+      await page.setViewportSize({ width, height: 740 });
+      const overflows: Record<string, string[]> = {};
+      await everyPage(async (name) => {
+        const found = await overflow();
+        if (found.length) overflows[name] = found;
+      });
+      expect(overflows, `at ${width} px`).toEqual({});
+      // Each list's rows are cards there: every value (id, status, time among them) on screen, named.
+      await nav('Applications');
+      await page.getByRole('table', { name: 'Applications' }).waitFor();
+      const card = page.getByRole('table', { name: 'Applications' }).locator('tbody tr').first();
+      expect(await card.evaluate((tr) => (globalThis as any).getComputedStyle(tr).display)).toBe('block');
+      for (const label of ['Client id', 'Status', 'Expires']) {
+        const box = (await card.locator(`td[data-label="${label}"]`).boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(width);
+      }
+    }
+  });
+
+  it('works by keyboard alone at 320 px from the sign-in on', async () => {
     await page.setViewportSize({ width: 320, height: 640 });
     await page.goto(`${runtime.url}/console/`);
     // The key field has the focus once the page has started; Enter submits.
@@ -245,11 +562,126 @@ describe('administration console (Chromium)', { timeout: 60_000 }, () => {
       await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Destinations' }).waitFor();
-    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
     // Every control has a label.
     const unlabelled = await page.evaluate(
-      () => [...(globalThis as any).document.querySelectorAll('input, select')].filter((c: any) => !c.labels?.length).length,
+      () =>
+        [...(globalThis as any).document.querySelectorAll('input, select')].filter(
+          (c: any) => !c.labels?.length && !c.getAttribute('aria-label'),
+        ).length,
     );
     expect(unlabelled).toBe(0);
+  });
+
+  it('axe-core finds no serious or critical violation on any page, signed out and signed in, at 1280 and 375 px', async () => {
+    const found: Record<string, unknown[]> = {};
+    const report: string[] = [];
+    for (const width of [1280, 375]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${runtime.url}/console/`);
+      await page.getByLabel('Admin key').waitFor();
+      const scan = async (name: string) => {
+        const violations = await axeViolations();
+        report.push(`${name} @${width}: ${violations.length} serious/critical`);
+        if (violations.length) found[`${name} @${width}`] = violations;
+      };
+      await scan('Sign in');
+      await page.getByLabel('Admin key').fill(ADMIN_KEY);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Applications' }).waitFor();
+      await everyPage(async (name) => {
+        // The chart's table too, opened.
+        if (name === 'A destination') await page.getByText('The chart as a table').click();
+        await scan(name);
+      });
+    }
+    console.log(`axe-core: ${report.join('; ')}`);
+    expect(found).toEqual({});
+  });
+
+  it('no page logged a console error', () => {
+    expect(consoleErrors).toEqual([]);
+  });
+});
+
+async function destinationId(name: string): Promise<string | undefined> {
+  return (await runtime.store.destinations.page({ limit: 1000 })).destinations.find((d) => d.name === name)?.destinationId;
+}
+
+describe("the console at a platform's size (Chromium)", { timeout: 180_000 }, () => {
+  const GROUP = 'demo-group';
+  const SIZE = 1000;
+  it(`with ${SIZE} destinations and ${SIZE} dead letters, each list page is one admin call and at most a page of rows; search finds one by name and by id`, async () => {
+    const at = new Date().toISOString();
+    const { app } = await createApp(runtime.store, { groupId: GROUP, name: 'Platform app', scopes: ['bevq:read'] }, Date.now());
+    const destinations = Array.from({ length: SIZE }, (_, i) =>
+      storedDestination(
+        {
+          destinationId: `dst_${i.toString(16).padStart(20, '0')}`,
+          clientId: app.clientId,
+          groupId: GROUP,
+          url: 'https://hooks.example.test/h',
+          name: `Scale hook ${String(i).padStart(4, '0')}`,
+        },
+        at,
+      ),
+    );
+    for (let i = 0; i < SIZE; i += 50)
+      await Promise.all(destinations.slice(i, i + 50).map((d) => runtime.store.destinations.put(d, { mustExist: false })));
+    const markers = destinations.map((d, i) => {
+      const delivery = {
+        deliveryId: `dlv_${i.toString(16).padStart(32, '0')}`,
+        groupId: GROUP,
+        clientId: app.clientId,
+        locationId: 'nyc-midtown',
+        status: 'DEAD_LETTER',
+        eventId: `evt_${i}`,
+        eventType: 'customer_api.menu.updated',
+        destinationId: d.destinationId,
+        destinationHost: 'hooks.example.test',
+        attempts: 5,
+        lastErrorCode: 'http_503',
+        createdAt: at,
+        updatedAt: at,
+      } as unknown as Delivery;
+      return markerOf(delivery, 'attempts_exhausted');
+    });
+    for (let i = 0; i < SIZE; i += 50) await Promise.all(markers.slice(i, i + 50).map((m) => runtime.store.deliveries.markDeadLetter(m)));
+
+    await signIn();
+    const calls: string[] = [];
+    page.on('request', (request) => void calls.push(new URL(request.url()).pathname + new URL(request.url()).search));
+    for (const [name, list, caption] of [
+      ['Destinations', '/admin/v1/destinations?', 'Destinations'],
+      ['Dead letters', '/admin/v1/dead-letters?', 'Dead letters'],
+    ] as const) {
+      calls.length = 0;
+      const began = Date.now();
+      await nav(name);
+      await page.getByRole('table', { name: caption }).waitFor();
+      console.log(`first page of ${name} at ${SIZE}: ${Date.now() - began} ms`);
+      expect(calls.filter((c) => c.startsWith(list))).toHaveLength(1);
+      expect(await page.getByRole('table', { name: caption }).locator('tbody tr').count()).toBeLessThanOrEqual(50);
+      // The next page: one more call, at most a page of rows.
+      calls.length = 0;
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await expect.poll(() => page.locator('.paging-position').textContent()).toContain('Page 2');
+      expect(calls.filter((c) => c.startsWith(list))).toHaveLength(1);
+      expect(await page.getByRole('table', { name: caption }).locator('tbody tr').count()).toBeLessThanOrEqual(50);
+      await page.getByRole('button', { name: 'Previous page' }).click();
+      await expect.poll(() => page.locator('.paging-position').textContent()).toContain('Page 1');
+    }
+    // Searched: by part of a name, and by a whole id.
+    await nav('Destinations');
+    await page.getByLabel('Search destinations').fill('Scale hook 0777');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Destinations' }).locator('tbody tr').count()).toBe(1);
+    await page.getByLabel('Search destinations').fill(destinations[999]!.destinationId);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Destinations' }).textContent()).toContain('Scale hook 0999');
+    await nav('Dead letters');
+    await page.getByLabel('Search dead letters').fill('Scale hook 0003');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Dead letters' }).locator('tbody tr').count()).toBe(1);
+    expect(await page.getByRole('table', { name: 'Dead letters' }).textContent()).toContain(markers[3]!.deliveryId);
   });
 });

@@ -13,6 +13,7 @@ import { launchChromium } from './browser.js';
  */
 const OUT = 'docs/console';
 const KEY = 'screenshots-admin-key-0123456789';
+const WIDTHS = [1280, 375] as const;
 
 const runtime = await startLocalRuntime({
   port: 0,
@@ -42,28 +43,42 @@ try {
   await waitForStatus(runtime, (await sendTest(runtime.deps, id, 'nyc-midtown')).deliveryId, ['DEAD_LETTER'], 30_000);
 
   mkdirSync(OUT, { recursive: true });
-  const page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
-  const shot = (name: string) => page.screenshot({ path: `${OUT}/${name}.png`, fullPage: true });
-  await page.goto(`${runtime.url}/console/`);
-  await shot('sign-in');
-  await page.getByLabel('Admin key').fill(KEY);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Applications' }).waitFor();
-  await shot('applications');
-  for (const [nav, heading, name] of [
-    ['Destinations', 'Destinations', 'destinations'],
-    ['Dead letters', 'Dead letters', 'dead-letters'],
-    ['Menus', 'Menus', 'menus'],
-    ['Audit trail', 'Audit trail', 'audit'],
-  ] as const) {
-    await page.getByRole('navigation').getByRole('button', { name: nav }).click();
-    await page.getByRole('heading', { name: heading }).waitFor();
-    await shot(name);
+  // Every page at a laptop's width and a phone's; each file is <page>-<width>.png.
+  for (const width of WIDTHS) {
+    const page = await browser.newPage({ viewport: { width, height: width > 600 ? 800 : 740 } });
+    const shot = (name: string) => page.screenshot({ path: `${OUT}/${name}-${width}.png`, fullPage: true });
+    await page.goto(`${runtime.url}/console/`);
+    await page.getByLabel('Admin key').waitFor();
+    await shot('sign-in');
+    await page.getByLabel('Admin key').fill(KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Applications' }).waitFor();
+    await shot('applications');
+    for (const [nav, name] of [
+      ['Destinations', 'destinations'],
+      ['Dead letters', 'dead-letters'],
+      ['Menus', 'menus'],
+      ['Audit trail', 'audit'],
+      ['Owner mail', 'owner-mail'],
+      ['Token keys', 'token-keys'],
+    ] as const) {
+      await page.getByRole('navigation').getByRole('button', { name: nav }).click();
+      await page.getByRole('heading', { name: nav, exact: true }).waitFor();
+      await shot(name);
+    }
+    await page.getByRole('navigation').getByRole('button', { name: 'Dead letters' }).click();
+    await page
+      .getByRole('button', { name: /^Inspect / })
+      .first()
+      .click();
+    await page.locator('tr.detail').waitFor();
+    await shot('dead-letter-inspected');
+    await page.getByRole('navigation').getByRole('button', { name: 'Destinations' }).click();
+    await page.getByRole('button', { name: 'Bar hook' }).click();
+    await page.getByRole('heading', { name: 'Destination Bar hook' }).waitFor();
+    await shot('destination');
+    await page.close();
   }
-  await page.getByRole('navigation').getByRole('button', { name: 'Destinations' }).click();
-  await page.getByRole('button', { name: 'Bar hook' }).click();
-  await page.getByRole('heading', { name: 'Destination Bar hook' }).waitFor();
-  await shot('destination');
   console.log(`screenshots in ${OUT}/`);
 } finally {
   await browser.close();
