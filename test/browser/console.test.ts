@@ -449,6 +449,47 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     expect(await page.content()).not.toContain(legacy.legacyCredential);
   });
 
+  it('revokes an application and removes a destination, each only once its confirmation is accepted', async () => {
+    const { app } = await createApp(runtime.store, { groupId: 'demo-group', name: 'Leaving', scopes: ['bevq:read'] }, Date.now());
+    const { destination } = await addDestination(runtime.deps, { clientId: app.clientId, name: 'Leaving hook', url: receiver.url });
+    page.removeAllListeners('dialog');
+    const asked: string[] = [];
+    let accept = false;
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void (accept ? dialog.accept() : dialog.dismiss());
+    });
+    await signIn();
+
+    await nav('Destinations');
+    await page.getByLabel('Of one application (client id)').fill(app.clientId);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'Leaving hook' }).click();
+    await page.getByRole('heading', { name: 'Destination Leaving hook' }).waitFor();
+    // Dismissed: nothing changes.
+    await page.getByRole('button', { name: 'Remove' }).click();
+    expect(asked.at(-1)).toContain('Remove Leaving hook?');
+    expect(await runtime.store.destinations.get(destination.destinationId)).not.toBeNull();
+    accept = true;
+    await page.getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(() => runtime.store.destinations.get(destination.destinationId)).toBeNull();
+
+    await nav('Applications');
+    await page.getByLabel('Search applications').fill(app.clientId);
+    await page.getByRole('button', { name: 'Search' }).click();
+    const row = page.getByRole('row').filter({ hasText: app.clientId });
+    accept = false;
+    await row.getByRole('button', { name: `Revoke ${app.clientId}` }).click();
+    expect(asked.at(-1)).toContain(`Revoke ${app.clientId}?`);
+    expect((await runtime.store.apps.get(app.clientId))!.status).toBe('active');
+    accept = true;
+    await row.getByRole('button', { name: `Revoke ${app.clientId}` }).click();
+    await expect.poll(async () => (await runtime.store.apps.get(app.clientId))!.status).toBe('revoked');
+    // The page follows: the row says revoked and offers no second revoke.
+    await expect.poll(() => row.textContent()).toContain('revoked');
+    expect(await row.getByRole('button', { name: `Revoke ${app.clientId}` }).count()).toBe(0);
+  });
+
   it('rotates and revokes access-token key versions, and publishes a rebuilt menu from its file', async () => {
     await signIn();
     // Finds an application by its whole id.
