@@ -2391,6 +2391,15 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After, in the /v1 error shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     openapi: {
@@ -2490,6 +2499,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     groupModules: {
@@ -2560,6 +2578,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     locationModules: {
@@ -2619,6 +2646,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     locationSummary: {
@@ -2671,6 +2707,15 @@ export interface operations {
             };
             /** @description Application rate limit exceeded; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2748,6 +2793,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     bevqLocation: {
@@ -2800,6 +2854,15 @@ export interface operations {
             };
             /** @description Application rate limit exceeded; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2869,6 +2932,15 @@ export interface operations {
             };
             /** @description Application rate limit exceeded; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2946,6 +3018,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     sportsProvider: {
@@ -3005,6 +3086,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     sportsPackages: {
@@ -3057,6 +3147,15 @@ export interface operations {
             };
             /** @description Application rate limit exceeded; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3133,6 +3232,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     matriqOverview: {
@@ -3185,6 +3293,15 @@ export interface operations {
             };
             /** @description Application rate limit exceeded; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3251,6 +3368,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     matriqDevices: {
@@ -3303,6 +3429,15 @@ export interface operations {
             };
             /** @description Application rate limit exceeded; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3369,6 +3504,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     providerAvailableAlias: {
@@ -3428,6 +3572,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     matriqAiScheduler: {
@@ -3480,6 +3633,15 @@ export interface operations {
             };
             /** @description Application rate limit exceeded; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3588,6 +3750,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     groupCampaigns: {
@@ -3658,6 +3829,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     locationCampaigns: {
@@ -3717,6 +3897,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     orderboard: {
@@ -3769,6 +3958,15 @@ export interface operations {
             };
             /** @description Application rate limit exceeded; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3897,6 +4095,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     shiftqSales: {
@@ -3961,6 +4168,15 @@ export interface operations {
             };
             /** @description Application rate limit exceeded; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4039,6 +4255,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     shiftqKitchen: {
@@ -4110,6 +4335,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     shiftqClockIns: {
@@ -4162,6 +4396,15 @@ export interface operations {
             };
             /** @description Application rate limit exceeded; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4228,6 +4471,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     shiftqEmployees: {
@@ -4280,6 +4532,15 @@ export interface operations {
             };
             /** @description Application rate limit exceeded; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4346,6 +4607,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     shiftqToastReservations: {
@@ -4398,6 +4668,15 @@ export interface operations {
             };
             /** @description Application rate limit exceeded; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4481,6 +4760,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     shiftqGroupLeaderboard: {
@@ -4544,6 +4832,15 @@ export interface operations {
             };
             /** @description Application rate limit exceeded; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The table throttled the request past its retries (service_unavailable); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
