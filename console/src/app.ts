@@ -44,6 +44,10 @@ const shell: Shell = {
     }
   },
   redraw: () => void draw(),
+  back: () => {
+    destination = null;
+    void draw();
+  },
 };
 
 function showError(err: unknown): void {

@@ -6,7 +6,13 @@ import { freshness, keepCurrent, pagedList, PAGE_SIZE } from './lists.js';
 import { hourlyChart } from './chart.js';
 
 /** What a page may ask of the shell: show a message, run an action with its errors shown, draw a page again. */
-export type Shell = { say(message: string): void; act(action: () => Promise<void>): Promise<void>; redraw(): void };
+export type Shell = {
+  say(message: string): void;
+  act(action: () => Promise<void>): Promise<void>;
+  redraw(): void;
+  /** From a destination's page back to the list it was opened from (after the destination is removed, there is no page). */
+  back(): void;
+};
 
 /** A form whose submission runs `action` through the shell (its errors shown), never a page load. */
 function submitForm(shell: Shell, action: () => Promise<void>, ...children: Child[]): HTMLElement {
@@ -427,7 +433,8 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
           void shell.act(async () => {
             const r = path === 'DELETE' ? await api('DELETE', `/destinations/${id}`) : await api('POST', `/destinations/${id}/${path}`, {});
             shell.say(`${label}: done.`);
-            if (after) {
+            if (path === 'DELETE') shell.back();
+            else if (after) {
               after(r);
               await refresh();
             } else shell.redraw();

@@ -473,6 +473,8 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     accept = true;
     await page.getByRole('button', { name: 'Remove' }).click();
     await expect.poll(() => runtime.store.destinations.get(destination.destinationId)).toBeNull();
+    // A removed destination has no page: the console is back on the list.
+    await page.getByRole('heading', { name: 'Destinations', exact: true }).waitFor();
 
     await nav('Applications');
     await page.getByLabel('Search applications').fill(app.clientId);
