@@ -186,7 +186,7 @@ type Book = {
   fullUnder: number | null;
   /** Whether this instance has numbered a refusal in the window. */
   refused: boolean;
-  // Sizing: the last claim's instant, units and the count it saw before; what has been admitted from it.
+  // Sizing: the last claim's instant and units, the units admitted since, the rate and share they gave.
   claimedAt: number;
   claimed: number;
   used: number;
@@ -300,6 +300,8 @@ export function rateLeases() {
     },
     /** The limit read on this request: later claims never pass it. */
     learn(clientId: string, limits: ClaimBounds) {
+      // Forgetting costs only a one-unit claim: the memory stays bounded whatever the callers.
+      if (bounds.size >= MAX_BOOKS && !bounds.has(clientId)) bounds.clear();
       bounds.set(clientId, limits);
     },
     /** Units past the limit in force are never admitted: the leases go, and the window is full under it. */
