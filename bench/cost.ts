@@ -90,7 +90,30 @@ export const PRICES = {
   httpApiRequest: 1e-6,
   /** SQS standard queue: per request (of up to 64 KB). */
   sqsRequest: 0.4e-6,
+  /** Lambda provisioned concurrency, arm64: per GB-second kept warm, whether requests come or not. */
+  lambdaProvisionedGbSecond: 0.0000033334,
 } as const;
+
+/**
+ * Provisioned concurrency where the costed stage turns it on: paid per hour kept warm, not per request, so it is
+ * reported beside the cost per million rather than in it.
+ */
+export async function provisionedLine(): Promise<string> {
+  const { STAGE_TABLE } = await import('#lib/stages');
+  const { FUNCTIONS } = await import('#lib/functions');
+  const parts = Object.entries(STAGE_TABLE[COSTED_STAGE].provisionedConcurrency).filter(([, count]) => count > 0);
+  if (!parts.length) return `  Provisioned concurrency: none in stage ${COSTED_STAGE}.`;
+  const monthSeconds = 30 * 24 * 3600;
+  const monthly = parts.reduce(
+    (sum, [name, count]) =>
+      sum + count * (FUNCTIONS[name as keyof typeof FUNCTIONS].memorySize / 1024) * monthSeconds * PRICES.lambdaProvisionedGbSecond,
+    0,
+  );
+  return (
+    `  Provisioned concurrency, apart (stage ${COSTED_STAGE}: ${parts.map(([name, count]) => `${name} ${count}`).join(', ')}): ` +
+    `${dollars(monthly)} a month kept warm, whatever the requests (the requests it serves bill duration at a lower rate; not counted).`
+  );
+}
 
 /** What one request used, averaged over the requests measured. */
 export type PerRequest = {

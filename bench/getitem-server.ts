@@ -5,9 +5,8 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@a
 import { appKeys, credentialKeys } from '#data/apps';
 import { locationKeys } from '#data/locations';
 import { readItems } from '#data/store';
-import { rateCountersRepo } from '#data/rate-counters';
+import { APP_RATE_CEILING_PER_MINUTE, rateCountersRepo, rateLeases, rateWindow } from '#data/rate-counters';
 import { GROUP_PAGE_LIMIT } from '#contract/schemas/requests';
-import { rateWindow } from '#data/rate-counters';
 import { localEndpoint } from '../local/endpoints.js';
 import { startEngines } from '../local/engines.js';
 import { ensureTable } from '../local/provision.js';
@@ -21,11 +20,13 @@ import { DEMO_GROUP_ID, DEMO_VENUES } from '../local/seed.js';
  * costs beyond this is the price of its own work (auth, rate limit, the
  * gateway, handlers), not of the engine or the HTTP stack.
  *
- * CALLS=locations answers instead with the three calls `GET /v1/{group_id}/locations`
+ * CALLS=locations answers instead with the calls `GET /v1/{group_id}/locations`
  * makes, through the same data-layer functions, in parallel as the service
- * sends them: the BatchGetItem of a credential and an application, the rate
- * counter's UpdateItem, the first page's Query of the demo group. No gateway,
- * no handler: the ceiling of any service that makes these calls.
+ * sends them: the BatchGetItem of a credential and an application, the first
+ * page's Query of the demo group, and the rate counter's claim when this
+ * process's lease is spent (the same lease book the service keeps per function
+ * instance). No gateway, no handler: the ceiling of any service that makes
+ * these calls.
  */
 const engines = await startEngines({ dataDir: null });
 const client = new DynamoDBClient(localEndpoint(engines.dynamoEndpoint, process.env.AWS_REGION ?? 'us-east-1'));
@@ -47,11 +48,13 @@ const key = locationKeys.location(DEMO_GROUP_ID, venues[0]!.id);
 
 const db = { doc, tableName };
 const counters = rateCountersRepo(db);
+const leases = rateLeases();
+leases.learn('bench-app', { limit: APP_RATE_CEILING_PER_MINUTE, warnAt: Math.ceil(APP_RATE_CEILING_PER_MINUTE * 0.8) });
 const locationsCalls = async () => {
-  const window = rateWindow(Date.now());
+  const now = Date.now();
   const [, , page] = await Promise.all([
     readItems(db, [credentialKeys.credential('0'.repeat(64)), appKeys.app('bench-app')]),
-    counters.hit('API', 'bench-app', window.start, window.expiresAtSeconds),
+    leases.acquire(counters, 'bench-app', rateWindow(now), now),
     doc.send(new QueryCommand({ TableName: tableName, ...locationKeys.ofGroup(DEMO_GROUP_ID, { limit: GROUP_PAGE_LIMIT.default }) })),
   ]);
   return page.Items;

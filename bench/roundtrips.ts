@@ -13,7 +13,7 @@ import { localEndpoint } from '../local/endpoints.js';
 import { startEngines } from '../local/engines.js';
 import { startLocalRuntime } from '../local/runtime.js';
 import { FUNCTIONS } from '#lib/functions';
-import { meterCapacity, perRequest } from './capacity.js';
+import { consumedUnits, meterCapacity, perRequest } from './capacity.js';
 import {
   costLines,
   costPerMillion,
@@ -23,6 +23,7 @@ import {
   isEmfLine,
   platformLogBytes,
   PRICES,
+  provisionedLine,
   tracedShare,
   type PerRequest,
 } from './cost.js';
@@ -224,6 +225,7 @@ export async function benchRoundTrips(): Promise<string[]> {
       routes.push(m);
       lines.push(row([`GET ${route.path}`, ...figures(m), m.readUnits.toFixed(1), m.writeUnits.toFixed(1), Math.round(m.responseBytes)]));
     }
+    const steady = await counterWrites(`${runtime.url}${concretePath('/v1/{group_id}/locations', today)}`, headers, runtime);
     const trips = routes.map((m) => (m.slowMs - m.fastMs) / perTrip);
     const mean = (f: (m: (typeof routes)[number], i: number) => number) => routes.reduce((sum, m, i) => sum + f(m, i), 0) / routes.length;
     const traced = await tracedShare();
@@ -233,7 +235,8 @@ export async function benchRoundTrips(): Promise<string[]> {
     const gatewayLog = mean((m) => m.gatewayLogBytes);
     const perRead = (memoryMb: number): PerRequest => ({
       readUnits: mean((m) => m.readUnits),
-      writeUnits: mean((m) => m.writeUnits),
+      // The counter's claims at a steady rate, not the few requests of each row (a row may or may not fall on a claim).
+      writeUnits: steady.writeUnitsPerRequest,
       billedMs: mean((m, i) => billedMsAt(m.fastMs, trips[i]!, memoryMb)),
       memoryMb,
       logBytes: appLog + emfLog + platform.bytes + gatewayLog,
@@ -248,6 +251,7 @@ export async function benchRoundTrips(): Promise<string[]> {
     lines.push(
       `Mean over ${routes.length} routes: ${(routes.reduce((sum, m) => sum + m.calls, 0) / routes.length).toFixed(2)} DynamoDB calls per read (goal ≤ 3.5); ` +
         `most round trips ${Math.max(...trips).toFixed(1)} (goal ≤ 2; 1 for reads keyed by the path).`,
+      steady.line,
       '',
       ...costLines(`authenticated reads (the mean of the ${routes.length} routes above)`, perRead(memoryMb), 1.5, [
         `  Billed ms: the local handling time (${mean((m) => m.fastMs).toFixed(1)} ms mean, CPU on a full core, an upper bound) × ${FULL_VCPU_MB} ÷ memory ` +
@@ -257,6 +261,7 @@ export async function benchRoundTrips(): Promise<string[]> {
           `${Math.round(gatewayLog)} of the HTTP API's access line (its fields in lib/constructs/api.ts, typical values).`,
         `  Traced: ${traced.note}.`,
         floorLine(perRead(memoryMb)),
+        await provisionedLine(),
         `  The gateway's own price beside it: HTTP API ${dollars(PRICES.httpApiRequest * 1e6)} per million requests (the stage's API type; a REST API would be $3.50).`,
       ]),
     );
@@ -271,6 +276,50 @@ export async function benchRoundTrips(): Promise<string[]> {
     if (metricsDisabled === undefined) delete process.env.METRICS_DISABLED;
     else process.env.METRICS_DISABLED = metricsDisabled;
   }
+}
+
+/** Requests of the steady phase: a few lease lives at the pace one sequential client sets. */
+const STEADY_REQUESTS = Number(process.env.BENCH_STEADY_REQUESTS ?? 2000);
+
+/**
+ * Counter writes per 1,000 admitted requests at a steady rate: one client, sequential requests of one route
+ * (one function, one lease book), every UpdateItem of an API counter counted on the runtime's own client, with
+ * the write units they consumed.
+ */
+async function counterWrites(url: string, headers: Record<string, string>, runtime: Awaited<ReturnType<typeof startLocalRuntime>>) {
+  let writes = 0;
+  let writeUnits = 0;
+  runtime.dynamo.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      // The document client's input (a string) or the marshalled one (an attribute value), whichever this step sees.
+      const pk = (args.input as { Key?: { PK?: string | { S?: string } } }).Key?.PK;
+      const key = typeof pk === 'string' ? pk : (pk?.S ?? '');
+      if (/^Update(Item)?Command$/.test(String(context.commandName)) && key.startsWith('RATE#API#')) {
+        writes++;
+        writeUnits += consumedUnits('UpdateItem', result.output).writeUnits;
+      }
+      return result;
+    },
+    { step: 'initialize', name: 'benchCounterWrites' },
+  );
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const t0 = performance.now();
+  let admitted = 0;
+  try {
+    for (let i = 0; i < STEADY_REQUESTS; i++) if ((await get(url, headers, agent)) === 200) admitted++;
+  } finally {
+    agent.destroy();
+    runtime.dynamo.middlewareStack.remove('benchCounterWrites');
+  }
+  const rate = admitted / ((performance.now() - t0) / 1000);
+  const perThousand = (writes / admitted) * 1000;
+  return {
+    writeUnitsPerRequest: writeUnits / admitted,
+    line:
+      `Counter writes per 1,000 admitted requests at a steady rate: ${perThousand.toFixed(1)} (goal ≤ 100; a write per request before leases: 1,000), ` +
+      `${writes} claims for ${admitted} requests of GET /v1/{group_id}/locations at ${rate.toFixed(0)} req/s from one client; ${(writeUnits / admitted).toFixed(3)} write units per request.`,
+  };
 }
 
 /** Read units authorization reads on every route: the credential and the application, strongly consistent, each under 4 KB. */

@@ -23,9 +23,10 @@ import { benchToken, readyLine, startChild, startRuntimeChild, type Child } from
 const LEVELS = [1, 8, 32];
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const ROUNDS = 4;
-/** The goal: at 8 clients the service serves at least half the GetItem baseline's requests a second. */
+/** The goals at 8 clients: half the GetItem baseline's requests a second, and 0.8 of what the route's own calls alone allow. */
 const GOAL_AT = 8;
 const GOAL_RATIO = 0.5;
+const GOAL_OF_CEILING = 0.8;
 
 const fmt = (r: LoadResult) =>
   `${String(r.concurrency).padStart(3)} clients  ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(7)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms${r.errors ? `  ${r.errors} errors` : ''}`;
@@ -52,7 +53,7 @@ export async function benchThroughput(): Promise<string[]> {
     const lines = [
       `GET /v1/{group_id}/locations, npm start in a child process (LOG_LEVEL=SILENT), ${REQUESTS} requests per level in ${ROUNDS} alternating rounds (node ${process.version})`,
       '  baselines, each a child process too: GetItem = node:http + one document-client GetItem on the same embedded engines; bare = node:http alone;',
-      "  calls = node:http + the route's own three DynamoDB calls (credential and application, rate counter, locations page), nothing else",
+      "  calls = node:http + the route's own DynamoDB calls (credential and application, locations page, and the rate counter's claim when the lease is spent), nothing else",
     ];
     // Warm-up: JIT, connection pools, the runtime's caches.
     await load(url, headers, 4, 300);
@@ -76,7 +77,7 @@ export async function benchThroughput(): Promise<string[]> {
         `  calls    ${fmt(own)}`,
         `  service ÷ GetItem: throughput ×${ratio.toFixed(2)}${level === GOAL_AT ? ` (goal ≥ ×${GOAL_RATIO})` : ''}` +
           `, p50 ×${(service.p50Ms / floor.p50Ms).toFixed(1)}; service ÷ bare: throughput ×${(service.rps / http.rps).toFixed(3)}`,
-        `  calls ÷ GetItem: throughput ×${(own.rps / floor.rps).toFixed(2)} (the ceiling for the service's ratio); service ÷ calls: ×${(service.rps / own.rps).toFixed(2)}`,
+        `  calls ÷ GetItem: throughput ×${(own.rps / floor.rps).toFixed(2)} (the ceiling for the service's ratio); service ÷ calls: ×${(service.rps / own.rps).toFixed(2)}${level === GOAL_AT ? ` (goal ≥ ×${GOAL_OF_CEILING})` : ''}`,
       );
     }
     return lines;

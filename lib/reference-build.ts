@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { ERRORS } from '#contract/errors';
 import { openApiDocument } from '#contract/openapi';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
-import { decide } from '#platform/auth';
+import { refusedHeaders } from '#platform/auth';
 import { rateWindow } from '#data/rate-counters';
 import {
   CONSOLE_CACHE_CONTROL,
@@ -92,7 +92,7 @@ const RATE_LIMIT_HEADERS: Record<string, string> = {
 function referenceIntro(): string {
   const limit = DEFAULT_RATE_LIMIT_PER_MINUTE;
   // The request after the last one allowed, 42 s before the minute ends: every header the limiter can set.
-  const { headers } = decide(limit + 1, limit, rateWindow(Date.UTC(2026, 0, 1, 12, 0, 18)));
+  const headers = refusedHeaders(limit, rateWindow(Date.UTC(2026, 0, 1, 12, 0, 18)));
   const undocumented = Object.keys(headers).filter((name) => !RATE_LIMIT_HEADERS[name]);
   if (undocumented.length) throw new Error(`API reference: rate-limit headers without a meaning: ${undocumented.join(', ')}`);
   return [

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AUTH_REPOSITORIES, type AuthContext, authorize } from './auth.js';
 import type { Location } from '#data/locations';
 import { onlyRepositories, type Read } from '#data/store';
+import { rateLeases, type RateLeases } from '#data/rate-counters';
 import type { RepositoryFactories, Store } from '#data/repositories';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
@@ -74,8 +75,10 @@ export function apiHandler(family: Family, operations: Operations, allDeps: Deps
     if (!operations[route.operation]) throw new Error(`family ${family} lacks operation ${route.operation}`);
   }
   const deps = { ...allDeps, store: onlyRepositories(allDeps.store, repositories) };
+  // Leased quota lives in the function instance: one book per handler, as Lambda builds one per instance.
+  const leases = rateLeases();
   return httpShell('v1', deps)
-    .use(routeAndAuthorize(family, operations, routes, deps))
+    .use(routeAndAuthorize(family, operations, routes, deps, leases))
     .handler(async (_event, context: ApiContext) => {
       const api = context.api!;
       // An authorized operation reads through the store its authorization filled.
@@ -95,7 +98,13 @@ function legacyHeaders({ legacyDeprecatedAt, legacySunsetAt }: Pick<Config, 'leg
   };
 }
 
-function routeAndAuthorize(family: Family, operations: Operations, routes: readonly Route[], deps: Deps): ApiMiddleware {
+function routeAndAuthorize(
+  family: Family,
+  operations: Operations,
+  routes: readonly Route[],
+  deps: Deps,
+  leases: RateLeases,
+): ApiMiddleware {
   const resolvePath = pathResolver(routes);
   return {
     before: async ({ event, context }) => {
@@ -123,7 +132,7 @@ function routeAndAuthorize(family: Family, operations: Operations, routes: reado
       context.api = api;
       if (route.scope !== null) {
         const ahead = readsAhead(operations[route.operation]!.reads, route, event, params, now);
-        const result = await authorize(deps, route, params, header(event, 'authorization'), now, ahead);
+        const result = await authorize(deps, leases, route, params, header(event, 'authorization'), now, ahead);
         if (result.location) TIME_ZONES.saw(result.location);
         api.auth = result.auth;
         api.location = result.location;

@@ -4,7 +4,7 @@ import { type Location, locationKeys, locationsRepo } from '#data/locations';
 import type { ItemKey, Read } from '#data/store';
 import type { RepositoryFactories, Store } from '#data/repositories';
 import { mailOutboxRepo } from '#data/mail-outbox';
-import { rateCountersRepo, rateWindow, type RateWindow } from '#data/rate-counters';
+import { type Grant, rateCountersRepo, type RateLeases, rateWindow, type RateWindow } from '#data/rate-counters';
 import { tokenKeysRepo } from '#data/token-keys';
 import { namesApplication, readAccessToken, sha256Hex } from '#domain/crypto';
 import { ApiError } from '#contract/errors';
@@ -48,14 +48,18 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]{16,512}=*)$/i;
  * Round trips: a token that names its application (domain/crypto.ts)
  * is checked from memory, then its credential, application, location and
  * the items the operation declared (`reads`) are fetched in one strongly
- * consistent BatchGetItem while the rate counter's UpdateItem and the
- * operation's declared Queries run beside it. Only a token whose signature
+ * consistent BatchGetItem while the operation's declared Queries, and the
+ * rate counter's claim when this instance holds no lease, run beside it. A
+ * claim of several units that no longer fits is made again for one, after
+ * the read: once per instance and window at most, near the limit or the
+ * 80 % mark. Only a token whose signature
  * holds starts them, and what they read reaches the operation only once
  * authorization passed. A legacy credential must be found by hash first:
  * one round trip more.
  */
 export async function authorize(
   deps: Deps,
+  leases: RateLeases,
   route: Route,
   params: Record<string, string>,
   authorization: string | undefined,
@@ -69,23 +73,19 @@ export async function authorize(
   if (!token) throw invalid();
   const tokenHash = sha256Hex(token);
   const window = rateWindow(now);
+  const counters = deps.store.rateCounters;
   const locationKey = isLocationRoute(route) && params.location_id ? locationKeys.location(params.group_id!, params.location_id) : null;
-  // The application, its window counter, the location and the operation's items are independent: fetch them together, judge them in order.
-  // An application this process has already seen past its limit in this window is not counted again: refused traffic writes nothing.
-  let remembered: number | undefined;
-  const hit = (clientId: string) => deps.store.rateCounters.hit('API', clientId, window.start, window.expiresAtSeconds);
+  // The application, a unit of its window, the location and the operation's items are independent: fetch them together, judge them in order.
+  // A unit comes from this instance's lease in memory; only a request that finds none claims one (a lease) beside the reads.
   const fetchFor = (clientId: string, first: ItemKey[]) => {
-    remembered = OVER_LIMIT.countIn(clientId, window.start);
     // A request that will be refused reads nothing ahead.
-    const ahead = remembered === undefined ? reads : [];
-    return Promise.all([
-      deps.store.preload([...first, appKeys.app(clientId), ...(locationKey ? [locationKey] : []), ...ahead]),
-      remembered ?? hit(clientId),
-    ]);
+    const ahead = leases.knowsFull(clientId, window) ? [] : reads;
+    const granted = leases.acquire(counters, clientId, window, now);
+    return Promise.all([deps.store.preload([...first, appKeys.app(clientId), ...(locationKey ? [locationKey] : []), ...ahead]), granted]);
   };
 
   let store: Store;
-  let count: number;
+  let grant: Grant;
   let credential: Credential | null;
   if (namesApplication(token)) {
     // No key yet: no such token was ever issued. A revoked or retired version's tokens are not ours. A token the
@@ -95,7 +95,7 @@ export async function authorize(
       readAccessToken(await deps.store.tokenKeys.verifiers(now, { refresh: true }), token);
     if (!named) throw invalid();
     if (named.expiresAtSeconds * 1000 <= now) throw new ApiError('token_expired');
-    [store, count] = await fetchFor(named.clientId, [credentialKeys.credential(tokenHash)]);
+    [store, grant] = await fetchFor(named.clientId, [credentialKeys.credential(tokenHash)]);
     credential = await store.credentials.get(tokenHash);
     if (credential?.clientId !== named.clientId) throw invalid();
     if (isExpired(credential, now)) throw new ApiError('token_expired');
@@ -103,7 +103,7 @@ export async function authorize(
     credential = await deps.store.credentials.get(tokenHash);
     if (!credential) throw invalid();
     if (isExpired(credential, now)) throw new ApiError('token_expired');
-    [store, count] = await fetchFor(credential.clientId, []);
+    [store, grant] = await fetchFor(credential.clientId, []);
   }
   const app = await store.apps.get(credential.clientId, { consistent: true });
   if (!app) throw invalid();
@@ -112,21 +112,27 @@ export async function authorize(
   // A legacy credential's last use, for planning its retirement (contract 5.1 rule 5): a write at most once an hour.
   if (credential.credentialType === 'legacy_bearer' && useIsStale(app, now)) await recordLegacyUse(deps, app.clientId, now);
 
-  if (remembered !== undefined && remembered <= app.rateLimitPerMinute) {
-    // The limit was raised since this process remembered the count: count this request after all.
-    OVER_LIMIT.forget(app.clientId);
-    [count, remembered] = [await hit(app.clientId), undefined];
+  const limits = { limit: app.rateLimitPerMinute, warnAt: Math.ceil(app.rateLimitPerMinute * RATE_WARNING_FRACTION) };
+  leases.learn(app.clientId, limits);
+  // A claim of several units that did not fit, or a window full under a lower limit than now: one unit, under this limit.
+  if ('full' in grant && (grant.asked > 1 || grant.limit < limits.limit)) {
+    grant = await leases.retry(counters, app.clientId, window, now, limits);
   }
-  const rate = decide(count, app.rateLimitPerMinute, window);
-  // Each written count reaches one request, which alone may alert; a remembered count was alerted on already.
-  if (rate.alert && remembered === undefined) await queueRateAlert(deps, app, rate.alert, window.start, now);
-  if (!rate.allowed) {
-    OVER_LIMIT.remember(app.clientId, window.start, count);
-    throw new ApiError('rate_limited', undefined, rate.headers);
+  // The limit read on this request judges every unit, so a lowered limit binds at once, whatever a lease holds.
+  if ('full' in grant || grant.unit > limits.limit) {
+    leases.full(app.clientId, window, limits.limit);
+    // Each instance numbers its first refusal of the window; the first of all mails the owner.
+    if (leases.firstRefusal(app.clientId, window) && (await counters.refusal(app.clientId, window)) === 1) {
+      await queueRateAlert(deps, app, 'exceeded', window.start, now);
+    }
+    throw new ApiError('rate_limited', undefined, refusedHeaders(limits.limit, window));
   }
+  const headers = rateHeaders(limits.limit, Math.max(grant.unit, grant.counted), window);
+  // The unit at the mark is the first of its lease (no lease straddles it): the one admitted request that holds it warns.
+  if (grant.unit === limits.warnAt) await queueRateAlert(deps, app, 'warning', window.start, now);
 
-  const refuse = (code: ConstructorParameters<typeof ApiError>[0], headers: Record<string, string> = {}) =>
-    new ApiError(code, undefined, { ...rate.headers, ...headers });
+  const refuse = (code: ConstructorParameters<typeof ApiError>[0], more: Record<string, string> = {}) =>
+    new ApiError(code, undefined, { ...headers, ...more });
   // From here the application is seen with this token's scopes only: the scope check, and discovery's token block and resources.
   const scoped = { ...app, scopes: credentialScopes(app, credential) };
   if (route.scope && !scoped.scopes.includes(route.scope)) {
@@ -144,29 +150,8 @@ export async function authorize(
     const module = moduleOfRoute(route);
     if (module && !location.modulesEnabled[module]) throw refuse('module_not_enabled');
   }
-  return { auth: { app: scoped, credential }, location, rateHeaders: rate.headers, store };
+  return { auth: { app: scoped, credential }, location, rateHeaders: headers, store };
 }
-
-/**
- * Applications this process has seen past their limit, with the count then,
- * for the current window only. Counts only grow within a window, so a
- * request of such an application would be refused anyway: it is judged with
- * the remembered count and writes nothing. Other processes still count; the
- * window's end clears the memory.
- */
-const OVER_LIMIT = (() => {
-  let windowStart = '';
-  let counts = new Map<string, number>();
-  const current = (start: string) => {
-    if (start !== windowStart) [windowStart, counts] = [start, new Map<string, number>()];
-    return counts;
-  };
-  return {
-    countIn: (clientId: string, start: string): number | undefined => current(start).get(clientId),
-    remember: (clientId: string, start: string, count: number) => void current(start).set(clientId, count),
-    forget: (clientId: string) => void counts.delete(clientId),
-  };
-})();
 
 /** A failed write of the last use never fails the request it was for: the next use after the hour tries again. */
 async function recordLegacyUse(deps: Deps, clientId: string, now: number): Promise<void> {
@@ -195,23 +180,20 @@ async function queueRateAlert(deps: Deps, app: App, kind: 'warning' | 'exceeded'
   await deps.store.mailOutbox.queue(`rate-limit#${app.clientId}#${windowStart}#${kind}`, { to: app.ownerEmail, subject, text }, now);
 }
 
-export type RateDecision = {
-  allowed: boolean;
-  headers: Record<string, string>;
-  /** An owner alert this exact count triggers: each count is seen by one request only. */
-  alert: 'warning' | 'exceeded' | null;
-};
-
-export function decide(count: number, limit: number, window: RateWindow): RateDecision {
-  const allowed = count <= limit;
-  const headers: Record<string, string> = {
+/**
+ * The RateLimit-* headers. `counted` is the window's count as this instance knows it, its own unused lease units
+ * included (Grant), so Remaining never offers what this instance holds for its own next requests.
+ */
+export function rateHeaders(limit: number, counted: number, window: RateWindow): Record<string, string> {
+  return {
     'RateLimit-Limit': String(limit),
-    'RateLimit-Remaining': String(Math.max(0, limit - count)),
+    'RateLimit-Remaining': String(Math.max(0, limit - counted)),
     'RateLimit-Reset': String(window.resetSeconds),
     'RateLimit-Policy': `${limit};w=60`,
   };
-  if (!allowed) headers['Retry-After'] = String(window.resetSeconds);
-  const warnAt = Math.ceil(limit * RATE_WARNING_FRACTION);
-  const alert = count === limit + 1 ? 'exceeded' : count === warnAt ? 'warning' : null;
-  return { allowed, headers, alert };
+}
+
+/** A 429's headers: nothing remains, and Retry-After is the window's end. */
+export function refusedHeaders(limit: number, window: RateWindow): Record<string, string> {
+  return { ...rateHeaders(limit, limit, window), 'Retry-After': String(window.resetSeconds) };
 }

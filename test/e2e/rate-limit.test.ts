@@ -59,17 +59,17 @@ describe('per-application rate limit', () => {
     expect(fresh.headers.get('ratelimit-reset')).toBe('60');
   });
 
-  it('writes nothing for requests refused once the process has seen the window pass the limit, and still refuses them', async () => {
+  it('never counts past the limit, writes nothing for requests refused once the function has found the window full, and still refuses them', async () => {
     const app = await tokenFor(runtime, { rateLimitPerMinute: 2 });
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await call(runtime, PATH, { token: app.token })).status);
     expect(statuses).toEqual([200, 200, 429, 429, 429, 429]);
-    // Two admitted requests and the first refused one were counted; the three after it were refused from memory.
-    expect(await rateCount(runtime, app.clientId)).toBe(3);
-    // A raised limit takes effect within the window: the remembered count no longer refuses, and the request is counted.
+    // Two admitted requests were counted; the claim that did not fit changed nothing, and the three after it were refused from memory.
+    expect(await rateCount(runtime, app.clientId)).toBe(2);
+    // A raised limit takes effect within the window: the window full under the old limit no longer refuses, and the request is counted.
     await setLimit(app.clientId, 10);
     expect((await call(runtime, PATH, { token: app.token })).status).toBe(200);
-    expect(await rateCount(runtime, app.clientId)).toBe(4);
+    expect(await rateCount(runtime, app.clientId)).toBe(3);
   });
 
   it('keeps applications independent', async () => {

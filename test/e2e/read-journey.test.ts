@@ -8,6 +8,7 @@ import { sampleMenu } from '#local/demo-menu';
 import type { LocalRuntime } from '#local/runtime';
 import { publishMenu } from '#lambdas/webhooks/publish';
 import { authorize } from '#platform/auth';
+import { rateLeases } from '#data/rate-counters';
 import { createDb, storeOf } from '#data/store';
 import { BEVQ_ROUTES } from '#contract/routes';
 import { ownFunctions, type ScriptCoverage } from '../support/coverage.js';
@@ -110,8 +111,11 @@ describe('the read journey of GET /v1/{group_id}/{location_id}/bevq/menu', () =>
     const route = BEVQ_ROUTES.find((r) => r.path === TEMPLATE)!;
     const now = deps.clock.now();
     const ahead = operations.bevqMenu!.reads!({ params: PARAMS, query: {}, now, timezone: 'America/Denver', header: () => undefined });
+    // A function instance's leases, in the state the handler's were at its second request: one request before.
+    const leases = rateLeases();
+    await authorize(deps, leases, route, PARAMS, `Bearer ${token}`, now, ahead);
     await takeCalls();
-    await authorize(deps, route, PARAMS, `Bearer ${token}`, now, ahead);
+    await authorize(deps, leases, route, PARAMS, `Bearer ${token}`, now, ahead);
     const auth = await takeCalls();
 
     const read = filesOf([...whole].filter(([key, count]) => count > (auth.get(key) ?? 0)).map(([key]) => key));
