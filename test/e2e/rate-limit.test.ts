@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { appKeys } from '#data/apps';
 import type { LocalRuntime } from '#local/runtime';
-import { call, exchange, manualClock, sentMail, startTestRuntime, tokenFor, rateCount } from '../support/runtime.js';
+import { call, exchange, manualClock, rateCount, sentMail, setRateLimit, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 let runtime: LocalRuntime;
 // 20 s into a UTC minute: 40 s until the window resets.
@@ -67,7 +65,7 @@ describe('per-application rate limit', () => {
     // Two admitted requests were counted; the claim that did not fit changed nothing, and the three after it were refused from memory.
     expect(await rateCount(runtime, app.clientId)).toBe(2);
     // A raised limit takes effect within the window: the window full under the old limit no longer refuses, and the request is counted.
-    await setLimit(app.clientId, 10);
+    await setRateLimit(runtime, app.clientId, 10);
     expect((await call(runtime, PATH, { token: app.token })).status).toBe(200);
     expect(await rateCount(runtime, app.clientId)).toBe(3);
   });
@@ -86,15 +84,3 @@ describe('per-application rate limit', () => {
     expect((await call(runtime, PATH, { token: app.token })).headers.get('ratelimit-remaining')).toBe('1');
   });
 });
-
-/** An operator raising an application's limit (as the admin API's edit would). */
-async function setLimit(clientId: string, limit: number): Promise<void> {
-  await DynamoDBDocumentClient.from(runtime.dynamo).send(
-    new UpdateCommand({
-      TableName: runtime.tableName,
-      Key: appKeys.app(clientId),
-      UpdateExpression: 'SET rateLimitPerMinute = :l',
-      ExpressionAttributeValues: { ':l': limit },
-    }),
-  );
-}

@@ -1,7 +1,7 @@
 import { Session } from 'node:inspector/promises';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler, operations, repositories } from '#lambdas/bevq/bevq';
 import { sampleMenu } from '#local/demo-menu';
@@ -11,6 +11,7 @@ import { authorize } from '#platform/auth';
 import { rateLeases } from '#data/rate-counters';
 import { createDb, storeOf } from '#data/store';
 import { BEVQ_ROUTES } from '#contract/routes';
+import { apiGatewayEvent } from '../support/api-gateway.js';
 import { ownFunctions, type ScriptCoverage } from '../support/coverage.js';
 import { startTestRuntime, tokenFor } from '../support/runtime.js';
 
@@ -62,21 +63,7 @@ afterAll(async () => {
 });
 
 /** As API Gateway (payload 1.0) hands the request to the function: the matched template and its parameters. */
-const event = (): APIGatewayProxyEvent =>
-  ({
-    httpMethod: 'GET',
-    resource: TEMPLATE,
-    path: PATH,
-    pathParameters: { ...PARAMS },
-    headers: { Authorization: `Bearer ${token}`, 'X-Forwarded-Proto': 'https' },
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    body: null,
-    isBase64Encoded: false,
-    stageVariables: null,
-    requestContext: { requestId: 'journey', path: PATH, stage: '$default', domainName: 'api.example.com' },
-  }) as unknown as APIGatewayProxyEvent;
+const event = () => apiGatewayEvent('GET', TEMPLATE, PATH, { headers: { Authorization: `Bearer ${token}`, 'X-Forwarded-Proto': 'https' } });
 const context = { functionName: 'bevq', awsRequestId: 'journey', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
 /** Calls per function (by file and offset) since the last take; the module top levels and export getters left out. */

@@ -8,6 +8,7 @@ import { openApiDocument } from '#contract/openapi';
 import { Logger, ACCESS_LINE_MESSAGE, createMetrics, HTTP_COUNT_DIMENSIONS } from '#platform/observability';
 import type { MessagingDeps } from '#platform/deps';
 import type { LocalRuntime } from '#local/runtime';
+import { API_HOST, apiGatewayEvent } from '../support/api-gateway.js';
 import { newApp, startTestRuntime } from '../support/runtime.js';
 
 /** Handlers invoked directly with the events API Gateway sends them, against a real dynalite. */
@@ -17,31 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => runtime?.stop());
 
-const HOST = 'abc123.execute-api.eu-west-1.amazonaws.com';
 const context = { functionName: 'f', awsRequestId: 'req-1', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
-
-function apiGatewayEvent(method: string, resource: string, path: string, extra: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent {
-  // API Gateway fills pathParameters from the matched template.
-  const names = resource.split('/');
-  const params = Object.fromEntries(
-    path.split('/').flatMap((value, i) => (names[i]?.startsWith('{') ? [[names[i].slice(1, -1).replace('+', ''), value]] : [])),
-  );
-  return {
-    httpMethod: method,
-    resource,
-    path,
-    pathParameters: params,
-    headers: { Host: HOST, 'X-Forwarded-Proto': 'https' },
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    body: null,
-    isBase64Encoded: false,
-    stageVariables: null,
-    requestContext: { requestId: 'req-1', path: `/dev${path}`, stage: 'dev', domainName: HOST } as APIGatewayProxyEvent['requestContext'],
-    ...extra,
-  };
-}
 
 describe('handlers behind API Gateway', () => {
   it('exchange a base64-encoded form body and serve discovery with the stage prefix in absolute URLs', async () => {
@@ -49,7 +26,7 @@ describe('handlers behind API Gateway', () => {
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret });
     const issued = await token(runtime.deps)(
       apiGatewayEvent('POST', '/oauth/token', '/oauth/token', {
-        headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
+        headers: { Host: API_HOST, 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
         body: Buffer.from(form.toString()).toString('base64'),
         isBase64Encoded: true,
       }),
@@ -60,13 +37,13 @@ describe('handlers behind API Gateway', () => {
 
     const reply = await discovery(runtime.deps)(
       apiGatewayEvent('GET', '/v1/{group_id}/locations', '/v1/demo-group/locations', {
-        headers: { Host: HOST, 'X-Forwarded-Proto': 'https', authorization: `bearer ${access_token}` },
+        headers: { Host: API_HOST, 'X-Forwarded-Proto': 'https', authorization: `bearer ${access_token}` },
       }),
       context,
     );
     expect(reply.statusCode).toBe(200);
     const body = JSON.parse(reply.body);
-    expect(body.data.locations[0].endpoints.root).toBe(`https://${HOST}/dev/v1/demo-group/denver-union`);
+    expect(body.data.locations[0].endpoints.root).toBe(`https://${API_HOST}/dev/v1/demo-group/denver-union`);
     expect(reply.headers?.['X-Request-Id']).toBe('req-1');
   });
 
@@ -85,7 +62,7 @@ describe('handlers behind API Gateway', () => {
     const event = apiGatewayEvent('GET', '/v1/openapi.json', '/v1/openapi.json');
     const reply = await discovery(runtime.deps)(event, context);
     expect(reply.statusCode).toBe(200);
-    expect(reply.body).toBe(JSON.stringify(openApiDocument(`https://${HOST}/dev`)));
+    expect(reply.body).toBe(JSON.stringify(openApiDocument(`https://${API_HOST}/dev`)));
     const config = { ...runtime.deps.config, openApiDocumentPath: '/nonexistent/openapi.json' };
     const broken = await discovery({ ...runtime.deps, config })(event, context);
     expect(broken.statusCode).toBe(500);
@@ -129,7 +106,7 @@ describe('metrics', () => {
     const tokenLines = await linesOf((deps) =>
       token(deps)(
         apiGatewayEvent('POST', '/oauth/token', '/oauth/token', {
-          headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' },
+          headers: { Host: API_HOST, 'content-type': 'application/x-www-form-urlencoded' },
           body: form.toString(),
         }),
         context,
@@ -152,7 +129,7 @@ describe('metrics', () => {
     const v1Lines = await linesOf((deps) =>
       discovery(deps)(
         apiGatewayEvent('GET', '/v1/{group_id}/locations', '/v1/demo-group/locations', {
-          headers: { Host: HOST, authorization: 'Bearer garbage' },
+          headers: { Host: API_HOST, authorization: 'Bearer garbage' },
         }),
         context,
       ),
@@ -188,7 +165,7 @@ describe('one HTTP shell for /v1, token and admin', () => {
     const { lines, raw } = await accessLogOf(async (deps) => {
       const issued = await token(deps)(
         apiGatewayEvent('POST', '/oauth/token', '/oauth/token', {
-          headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' },
+          headers: { Host: API_HOST, 'content-type': 'application/x-www-form-urlencoded' },
           body: form.toString(),
         }),
         context,
@@ -196,14 +173,14 @@ describe('one HTTP shell for /v1, token and admin', () => {
       accessToken = JSON.parse(issued.body).access_token;
       await discovery(deps)(
         apiGatewayEvent('GET', '/v1/{group_id}/locations', '/v1/demo-group/locations', {
-          headers: { Host: HOST, authorization: `Bearer ${accessToken}` },
+          headers: { Host: API_HOST, authorization: `Bearer ${accessToken}` },
         }),
         context,
       );
       const body = JSON.stringify({ groupId: 'demo-group', name: 'Shell check', scopes: ['locations:read'] });
       const created = await admin(deps)(
         apiGatewayEvent('POST', '/admin/v1/apps', '/admin/v1/apps', {
-          headers: { Host: HOST, 'content-type': 'application/json' },
+          headers: { Host: API_HOST, 'content-type': 'application/json' },
           body,
           requestContext: {
             requestId: 'req-2',
@@ -233,7 +210,7 @@ describe('one HTTP shell for /v1, token and admin', () => {
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'someone', client_secret: 'x' });
     const reply = await token(broken)(
       apiGatewayEvent('POST', '/oauth/token', '/oauth/token', {
-        headers: { Host: HOST, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { Host: API_HOST, 'content-type': 'application/x-www-form-urlencoded' },
         body: form.toString(),
       }),
       context,
@@ -248,12 +225,12 @@ describe('one HTTP shell for /v1, token and admin', () => {
     const consoleEvent = (groups: unknown) =>
       apiGatewayEvent('POST', '/console-api/v1/dead-letters/redrive', '/console-api/v1/dead-letters/redrive', {
         body: '{}',
-        headers: { Host: HOST, 'Content-Type': 'application/json' },
+        headers: { Host: API_HOST, 'Content-Type': 'application/json' },
         requestContext: {
           requestId: `req-console-${String(groups)}`,
           path: '/console-api/v1/dead-letters/redrive',
           stage: '$default',
-          domainName: HOST,
+          domainName: API_HOST,
           authorizer: { claims: { username: 'ops-alice', 'cognito:groups': groups, sub: 'u-1' } },
         } as unknown as APIGatewayProxyEvent['requestContext'],
       });

@@ -1,13 +1,13 @@
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createHandler } from '#lambdas/discovery/discovery';
-import { appKeys } from '#data/apps';
 import { APP_RATE_CEILING_PER_MINUTE, counterKeys, LEASE_MS, rateWindow, STRANDED_SHARE } from '#data/rate-counters';
 import type { Deps } from '#platform/deps';
 import { RATE_WARNING_FRACTION } from '#platform/config';
 import type { LocalRuntime } from '#local/runtime';
-import { ENGINE_NAME, exchange, manualClock, newApp, startTestRuntime } from '../support/runtime.js';
+import { API_HOST, apiGatewayEvent } from '../support/api-gateway.js';
+import { ENGINE_NAME, exchange, manualClock, newApp, setRateLimit, startTestRuntime } from '../support/runtime.js';
 
 /**
  * Leased quota with several function instances racing on one application, on the suite's engine. Each instance
@@ -17,7 +17,6 @@ import { ENGINE_NAME, exchange, manualClock, newApp, startTestRuntime } from '..
  */
 let runtime: LocalRuntime;
 const clock = manualClock(Date.UTC(2026, 10, 22, 9, 0, 0));
-const HOST = 'abc123.execute-api.eu-west-1.amazonaws.com';
 const PATH = '/v1/demo-group/locations';
 const context = { functionName: 'discovery', awsRequestId: 'req-1', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
@@ -77,22 +76,10 @@ function instance(admittedSoFar: () => number): Instance {
   return self;
 }
 
-function event(token: string): APIGatewayProxyEvent {
-  return {
-    httpMethod: 'GET',
-    resource: '/v1/{group_id}/locations',
-    path: PATH,
-    pathParameters: { group_id: 'demo-group' },
-    headers: { Host: HOST, 'X-Forwarded-Proto': 'https', Authorization: `Bearer ${token}` },
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    body: null,
-    isBase64Encoded: false,
-    stageVariables: null,
-    requestContext: { requestId: 'req-1', path: `/dev${PATH}`, stage: 'dev', domainName: HOST } as APIGatewayProxyEvent['requestContext'],
-  };
-}
+const event = (token: string) =>
+  apiGatewayEvent('GET', '/v1/{group_id}/locations', PATH, {
+    headers: { Host: API_HOST, 'X-Forwarded-Proto': 'https', Authorization: `Bearer ${token}` },
+  });
 
 async function application(rateLimitPerMinute: number) {
   const app = await newApp(runtime, { rateLimitPerMinute, ownerEmail: 'owner@tenant.example' });
@@ -262,7 +249,7 @@ describe(`leased quota, several instances racing on one application (${ENGINE_NA
     const held = inst.claims.at(-1)!.units;
     expect(held).toBeGreaterThan(2);
     // The operator lowers the limit below what this window has already counted: the lease's units no longer admit.
-    await setLimit(clientId, 10);
+    await setRateLimit(runtime, clientId, 10);
     const refused = await inst.call(token);
     expect(refused.status).toBe(429);
     expect(refused.headers['RateLimit-Limit']).toBe('10');
@@ -271,7 +258,7 @@ describe(`leased quota, several instances racing on one application (${ENGINE_NA
     expect((await inst.call(token)).status).toBe(429);
     expect(inst.claims).toHaveLength(claims); // refused from memory
     // Raised again: the next request claims under the new limit and is admitted.
-    await setLimit(clientId, 60_000);
+    await setRateLimit(runtime, clientId, 60_000);
     expect((await inst.call(token)).status).toBe(200);
   });
 
@@ -292,15 +279,4 @@ async function counterItem(clientId: string, at: number): Promise<{ count: numbe
     new GetCommand({ TableName: runtime.tableName, Key: counterKeys.counter('API', clientId, rateWindow(at).start), ConsistentRead: true }),
   );
   return { count: Number(Item?.count ?? 0), refused: Number(Item?.refused ?? 0) };
-}
-
-async function setLimit(clientId: string, limit: number): Promise<void> {
-  await DynamoDBDocumentClient.from(runtime.dynamo).send(
-    new UpdateCommand({
-      TableName: runtime.tableName,
-      Key: appKeys.app(clientId),
-      UpdateExpression: 'SET rateLimitPerMinute = :l',
-      ExpressionAttributeValues: { ':l': limit },
-    }),
-  );
 }

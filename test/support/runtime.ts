@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { counterKeys } from '#data/rate-counters';
-import { rateWindow } from '#data/rate-counters';
+import { DynamoDBDocumentClient, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { appKeys } from '#data/apps';
+import { counterKeys, rateWindow } from '#data/rate-counters';
 import * as oauth from 'openid-client';
 import { expectContract } from './openapi.js';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#local/runtime';
@@ -175,4 +175,16 @@ export async function rateCount(runtime: LocalRuntime, clientId: string): Promis
     new GetCommand({ TableName: runtime.tableName, Key: key, ConsistentRead: true }),
   );
   return Number(Item?.count ?? 0);
+}
+
+/** An operator changing an application's limit (as the admin API's edit would), straight in the table. */
+export async function setRateLimit(runtime: LocalRuntime, clientId: string, limit: number): Promise<void> {
+  await DynamoDBDocumentClient.from(runtime.dynamo).send(
+    new UpdateCommand({
+      TableName: runtime.tableName,
+      Key: appKeys.app(clientId),
+      UpdateExpression: 'SET rateLimitPerMinute = :l',
+      ExpressionAttributeValues: { ':l': limit },
+    }),
+  );
 }
