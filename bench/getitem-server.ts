@@ -2,13 +2,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { appKeys, credentialKeys } from '#data/apps';
+import { appKeys, appsRepo, credentialKeys, credentialsRepo } from '#data/apps';
 import { locationKeys } from '#data/locations';
 import { readItems } from '#data/store';
 import { APP_RATE_CEILING_PER_MINUTE, rateCountersRepo, rateLeases, rateWindow } from '#data/rate-counters';
 import { GROUP_PAGE_LIMIT } from '#contract/schemas/requests';
 import { localEndpoint } from '../local/endpoints.js';
 import { startEngines } from '../local/engines.js';
+import { BENCH_SCOPES } from './processes.js';
 import { ensureTable } from '../local/provision.js';
 import { DEMO_GROUP_ID, DEMO_VENUES } from '../local/seed.js';
 
@@ -47,13 +48,43 @@ for (const venue of venues) {
 const key = locationKeys.location(DEMO_GROUP_ID, venues[0]!.id);
 
 const db = { doc, tableName };
+// The application and credential a bench token reads, of the service's shape: a read returns both items, as the service's does.
+const now = new Date().toISOString();
+const tokenHash = 'b'.repeat(64);
+await appsRepo(db).create({
+  clientId: 'bench-app',
+  groupId: DEMO_GROUP_ID,
+  name: 'bench',
+  scopes: BENCH_SCOPES,
+  allowedLocationIds: null,
+  rateLimitPerMinute: APP_RATE_CEILING_PER_MINUTE,
+  ownerEmail: null,
+  status: 'active',
+  credentialType: 'client_credentials',
+  secretHash: 'a'.repeat(64),
+  secretRotatedAt: now,
+  tokenPrefix: '',
+  expiresAt: null,
+  createdAt: now,
+});
+await credentialsRepo(db).put({
+  tokenHash,
+  clientId: 'bench-app',
+  groupId: DEMO_GROUP_ID,
+  credentialType: 'client_credentials',
+  issuedAt: now,
+  expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+});
+const authKeys = [credentialKeys.credential(tokenHash), appKeys.app('bench-app')];
+if ([...(await readItems(db, authKeys)).values()].some((item) => item === null))
+  throw new Error('the calls baseline must read items that exist');
 const counters = rateCountersRepo(db);
 const leases = rateLeases();
 leases.learn('bench-app', { limit: APP_RATE_CEILING_PER_MINUTE, warnAt: Math.ceil(APP_RATE_CEILING_PER_MINUTE * 0.8) });
 const locationsCalls = async () => {
   const now = Date.now();
   const [, , page] = await Promise.all([
-    readItems(db, [credentialKeys.credential('0'.repeat(64)), appKeys.app('bench-app')]),
+    readItems(db, authKeys),
     leases.acquire(counters, 'bench-app', rateWindow(now), now),
     doc.send(new QueryCommand({ TableName: tableName, ...locationKeys.ofGroup(DEMO_GROUP_ID, { limit: GROUP_PAGE_LIMIT.default }) })),
   ]);

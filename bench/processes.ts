@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SCOPES } from '#contract/scopes';
 
 /** The repository root: every child runs from here, as `npm start` does. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -118,6 +119,9 @@ export async function startRuntimeChild(extraArgs: string[] = ['--in-memory'], e
   }
 }
 
+/** Every /v1 read scope: what a bench application holds. */
+export const BENCH_SCOPES = SCOPES.filter((scope) => scope.endsWith(':read'));
+
 /** A bearer token for an application with every /v1 read scope and a limit the bench never meets, made through the admin API. */
 export async function benchToken(runtime: { url: string; adminKey: string; groupId: string }, rateLimitPerMinute: number): Promise<string> {
   const created = await fetch(`${runtime.url}/admin/v1/apps`, {
@@ -126,7 +130,7 @@ export async function benchToken(runtime: { url: string; adminKey: string; group
     body: JSON.stringify({
       groupId: runtime.groupId,
       name: 'bench',
-      scopes: ['locations:read', 'shiftq:read', 'sportsq:read', 'matriq:read', 'campaigns:read', 'orderboard:read', 'bevq:read'],
+      scopes: BENCH_SCOPES,
       rateLimitPerMinute,
     }),
   });

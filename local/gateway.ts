@@ -80,9 +80,9 @@ export function createGateway(
       const answer = await withinTimeout(target, event, timeoutSecondsOf(target.name as FunctionName) * 1000 * (options.timeoutScale ?? 1));
       // Timed out: Lambda reports the invocation failed, and the API answers 500 (the function runs on here, where Lambda would stop it).
       if (answer === null) return refuse(res, GATEWAY.integrationFailed);
-      const result = JSON.stringify(answer);
-      if (Buffer.byteLength(result) > MAX_EVENT_BYTES) return refuse(res, GATEWAY.integrationFailed);
-      send(res, JSON.parse(result) as APIGatewayProxyResult);
+      // Lambda hands API Gateway the answer's JSON: measured as such, then sent as JSON would carry it (send).
+      if (Buffer.byteLength(JSON.stringify(answer)) > MAX_EVENT_BYTES) return refuse(res, GATEWAY.integrationFailed);
+      send(res, answer);
     })().catch(() => {
       // A function that throws is a failed integration: API Gateway answers 500 without detail.
       if (!res.headersSent) refuse(res, GATEWAY.integrationFailed);
@@ -246,8 +246,9 @@ function toEvent(req: IncomingMessage, method: string, path: string, rawQuery: s
 /** An HTTP API decodes a base64 body whenever the function says so, whatever the request's Accept. */
 function send(res: ServerResponse, result: APIGatewayProxyResult): void {
   const headers: Record<string, string | string[]> = Object.create(null);
-  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
-  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  // JSON drops a header whose value is undefined.
+  for (const [name, value] of Object.entries(result.headers ?? {})) if (value !== undefined) headers[name] = String(value);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) if (values !== undefined) headers[name] = values.map(String);
   res.writeHead(result.statusCode, headers);
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }

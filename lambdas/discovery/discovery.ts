@@ -12,17 +12,21 @@ import { isLocationRoute, moduleOfRoute, resourceName, ROUTES } from '#contract/
 import { type Module, MODULES, type Scope } from '#contract/scopes';
 import { defaultDeps, type Deps } from '#platform/deps';
 
+/** The location-level resources a token may be granted, each with its scope and module: worked out once, read per location. */
+const LOCATION_RESOURCES = ROUTES.filter((r) => r.method === 'GET' && r.scope !== null && isLocationRoute(r)).map((r) => ({
+  scope: r.scope!,
+  module: moduleOfRoute(r),
+  name: resourceName(r),
+}));
+
 /** Location-level resources the application may read there: held scope and enabled module. */
 export function grantedResources(app: App, location: Location, module?: Module): string[] {
-  return ROUTES.filter(
+  return LOCATION_RESOURCES.filter(
     (r) =>
-      r.method === 'GET' &&
-      r.scope !== null &&
-      isLocationRoute(r) &&
       app.scopes.includes(r.scope) &&
-      (module === undefined || moduleOfRoute(r) === module) &&
-      (moduleOfRoute(r) === null || location.modulesEnabled[moduleOfRoute(r)!]),
-  ).map(resourceName);
+      (module === undefined || r.module === module) &&
+      (r.module === null || location.modulesEnabled[r.module]),
+  ).map((r) => r.name);
 }
 
 function endpoints(baseUrl: string, groupId: string, locationId: string) {
