@@ -130,8 +130,9 @@ function routeAndAuthorize(
         location: null,
       };
       context.api = api;
+      const input = judgedInput(route, event, params);
       if (route.scope !== null) {
-        const ahead = readsAhead(operations[route.operation]!.reads, route, event, params, now);
+        const ahead = 'error' in input ? [] : readsAhead(operations[route.operation]!.reads, input, event, params, now);
         const result = await authorize(deps, leases, route, params, header(event, 'authorization'), now, ahead);
         if (result.location) TIME_ZONES.saw(result.location);
         api.auth = result.auth;
@@ -140,28 +141,41 @@ function routeAndAuthorize(
         context.extraHeaders = result.rateHeaders;
         context.store = result.store;
       }
-      // Input is judged after authorization, so a caller without access learns nothing from a 400.
-      if (route.query) api.query = validatedQuery(event, route.query, Object.keys(route.query.entries));
-      if (route.params) api.params = { ...params, ...validatedParams(route.params, params) };
+      // The verdict on the input is given after authorization, so a caller without access learns nothing from a 400.
+      if ('error' in input) throw input.error;
+      api.query = input.query;
+      api.params = input.params;
     },
   };
 }
 
 const NOT_FOUND = 'No resource exists at this path.';
 
-/** What the operation declared it will read; input that breaks a rule reads nothing ahead (it is judged after authorization). */
+type JudgedInput = { params: Record<string, string>; query: ApiRequest['query'] } | { error: unknown };
+
+/** The request's path parameters and query, judged once: the verdict picks what is read ahead, and is given after authorization. */
+function judgedInput(route: Route, event: APIGatewayProxyEvent, params: Record<string, string>): JudgedInput {
+  try {
+    return {
+      params: route.params ? { ...params, ...validatedParams(route.params, params) } : params,
+      query: route.query ? validatedQuery(event, route.query, Object.keys(route.query.entries)) : {},
+    };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** What the operation declared it will read, for input that keeps the rules; a hint: one that cannot be worked out reads nothing ahead. */
 function readsAhead(
   readsOf: Operation['reads'],
-  route: Route,
+  input: Exclude<JudgedInput, { error: unknown }>,
   event: APIGatewayProxyEvent,
   params: Record<string, string>,
   now: number,
 ): Read[] {
   if (!readsOf) return [];
   try {
-    const checked = route.params ? { ...params, ...validatedParams(route.params, params) } : params;
-    const query = route.query ? validatedQuery(event, route.query, Object.keys(route.query.entries)) : {};
-    return readsOf({ params: checked, query, now, timezone: TIME_ZONES.of(params), header: (name) => header(event, name) });
+    return readsOf({ ...input, now, timezone: TIME_ZONES.of(params), header: (name) => header(event, name) });
   } catch {
     return [];
   }
