@@ -1,7 +1,7 @@
 import { DERIVED } from '#contract/delivery-policy';
 import { DLQ_PASS_SECONDS } from '#contract/queues';
 import type { Family } from '#contract/routes';
-import { GSI1 } from '#data/table';
+import { GSI1, GSI2 } from '#data/table';
 import type { DynamoAction, TableIndexName } from './constructs/service-function.js';
 
 /** What one function needs from the infrastructure, and nothing more. */
@@ -119,12 +119,12 @@ export const FUNCTIONS = {
   /**
    * Schedule: settles menu events left in the outbox (DeleteItem), probes, releases and dead-letters paused
    * destinations' held deliveries (BatchGetItem of health, BatchWriteItem of held items), lists what is in
-   * the DLQ, sends queued owner mail.
+   * the DLQ, queues again the deliveries whose message vanished (found through GSI2), sends queued owner mail.
    */
   'webhook-sweeper': {
     entry: 'webhooks/sweeper.ts',
     tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
-    queriedIndexes: [GSI1.indexName],
+    queriedIndexes: [GSI1.indexName, GSI2.indexName],
     memorySize: 512,
     // The DLQ pass plus room for dispatching and mail, inside the one-minute schedule.
     timeoutSeconds: DLQ_PASS_SECONDS + 20,

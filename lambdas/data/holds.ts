@@ -1,5 +1,5 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, writeBatches, type Db } from './store.js';
+import { applied, itemOf, readItems, writeBatches, type Db } from './store.js';
 import { GSI1 } from './table.js';
 
 /**
@@ -29,6 +29,8 @@ export type PausedMarker = { destinationId: string; since: string; probedAt: str
 
 export type HoldsRepo = {
   hold(held: Held): Promise<void>;
+  /** Which of these deliveries are held now (strongly consistent, one BatchGetItem per 100). */
+  heldAmong(deliveries: readonly Omit<Held, 'clientId' | 'redrive'>[]): Promise<Set<string>>;
   /** Writes the destination's marker unless one exists. */
   markPaused(destinationId: string, at: string): Promise<void>;
   /** The oldest held deliveries of a destination (strongly consistent: the sweeper decides on them). */
@@ -51,6 +53,11 @@ export function holdsRepo(db: Db): HoldsRepo {
       await doc.send(
         new PutCommand({ TableName: tableName, Item: { ...holdKeys.held(held.destinationId, held.createdAt, held.deliveryId), ...held } }),
       );
+    },
+    async heldAmong(deliveries) {
+      const keyOf = (d: (typeof deliveries)[number]) => holdKeys.held(d.destinationId, d.createdAt, d.deliveryId);
+      const items = await readItems(db, deliveries.map(keyOf));
+      return new Set(deliveries.filter((d) => itemOf(items, keyOf(d)) !== null).map((d) => d.deliveryId));
     },
     async markPaused(destinationId, at) {
       await applied(

@@ -15,7 +15,7 @@ import { resolveDestination, type ResolvedAddress } from '#domain/url-safety';
 import * as state from './attempt-rules.js';
 import { classify, errorCodeOf, errorFromException, sign, type AttemptOutcome } from './attempt-rules.js';
 import { appIneligibility, continueDispatch, covers, isPaused } from './fan-out.js';
-import { enqueueRelease, parseQueueMessage, type DeliveryMessage } from './messages.js';
+import { enqueueRelease, parseQueueMessage, standing, type DeliveryMessage } from './messages.js';
 import { releaseIfResumed } from './pause.js';
 
 /**
@@ -62,8 +62,8 @@ class RetryLater extends Error {}
  * - 'hold': left as it is, back after the visibility timeout or whatever the receive in charge sets.
  */
 type Fate = 'done' | 'hold' | number;
-/** The message a receive holds: its id, the redrive it was sent for, and how many times SQS has handed it out. */
-type Receipt = { messageId: string; redrive: number; receive: number };
+/** The message a receive holds: its id, the redrive and requeue it was sent for, and how many times SQS has handed it out. */
+type Receipt = { messageId: string; redrive: number; requeue: number; receive: number };
 /** The destination and its application as read with the record (strongly consistent, this receive). */
 type Known = { destination: Destination | null; app: App | null };
 
@@ -79,6 +79,7 @@ async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs
   const receipt = {
     messageId: record.messageId,
     redrive: message.redrive,
+    requeue: message.requeue,
     receive: Number(record.attributes.ApproximateReceiveCount) || 1,
   };
   const fate = await receive(deps, message, receipt, remainingMs);
@@ -135,11 +136,12 @@ async function receive(deps: MessagingDeps, message: DeliveryMessage, receipt: R
   const { d, known } = await readAhead(deps, message);
   // Records are written before their message is sent: missing means not readable yet, never done.
   if (!d) return 'hold';
-  // Sent by a redrive whose record write is not visible yet (it sends first, writes second): the write follows
-  // at once, so look again within seconds rather than after the visibility timeout.
-  if (receipt.redrive > d.redrives) return timings.lookAgainVisibilitySeconds;
-  // From before a redrive, or a duplicate of the message that carries the delivery.
-  if (receipt.redrive < d.redrives || (d.carrier !== null && d.carrier !== receipt.messageId)) return 'done';
+  // Sent by a redrive or a requeue whose record write is not visible yet (each sends first, writes second): the
+  // write follows at once, so look again within seconds rather than after the visibility timeout.
+  const stands = standing(receipt, d);
+  if (stands === 'early') return timings.lookAgainVisibilitySeconds;
+  // From before a redrive or a requeue, or a duplicate of the message that carries the delivery.
+  if (stands === 'stale' || (d.carrier !== null && d.carrier !== receipt.messageId)) return 'done';
   // A second copy of the receive that started the last attempt (SQS delivers at least once): that
   // receive decides the message's visibility; this one must neither attempt early nor interrupt it.
   const repeat = d.carrier === receipt.messageId && receipt.receive <= (d.attemptReceive ?? 0);

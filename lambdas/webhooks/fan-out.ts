@@ -70,6 +70,7 @@ export function newDelivery(event: EventFacts, destination: Destination, now: nu
     nextAttemptAt: null,
     completedAt: null,
     redrives: 0,
+    requeues: 0,
     carrier: null,
     attemptReceive: null,
     deadLetterReason: null,
@@ -83,30 +84,33 @@ export function newDelivery(event: EventFacts, destination: Destination, now: nu
 const CREATE_CONCURRENCY = 25;
 
 /**
- * Creates each delivery record if missing; returns those to send. A record
- * found still PENDING may never have been sent (a crash between the two), so
- * it is sent again: a duplicate message is harmless (the first to start an
- * attempt becomes the carrier; the others are dropped), a lost one is not. A
- * record never overwrites one that exists.
+ * Creates each delivery record if missing; returns the records to send. A
+ * record found still PENDING may never have been sent (a crash between the
+ * two), so it is sent again: a duplicate message is harmless (the first to
+ * start an attempt becomes the carrier; the others are dropped), a lost one
+ * is not. A record never overwrites one that exists.
  */
-async function recordDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<{ delivery: Delivery; redrive: number }[]> {
-  const toSend: { delivery: Delivery; redrive: number }[] = [];
+async function recordDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<Delivery[]> {
+  const toSend: Delivery[] = [];
   for (let i = 0; i < deliveries.length; i += CREATE_CONCURRENCY) {
     await Promise.all(
       deliveries.slice(i, i + CREATE_CONCURRENCY).map(async (delivery) => {
-        if (await deps.store.deliveries.create(delivery)) return void toSend.push({ delivery, redrive: delivery.redrives });
+        if (await deps.store.deliveries.create(delivery)) return void toSend.push(delivery);
         const existing = await deps.store.deliveries.get(delivery.deliveryId);
-        if (existing && existing.status !== STATUS.PENDING) return;
-        toSend.push({ delivery, redrive: existing?.redrives ?? delivery.redrives });
+        if (existing?.status === STATUS.PENDING) toSend.push(existing);
       }),
     );
   }
   return toSend;
 }
 
-/** Records the deliveries, then queues their messages in batches. */
+/** Records the deliveries, then queues their messages in batches (each for the record's counts as they stand). */
 async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<void> {
-  await enqueueDeliveries(deps, await recordDeliveries(deps, deliveries));
+  const recorded = await recordDeliveries(deps, deliveries);
+  await enqueueDeliveries(
+    deps,
+    recorded.map((d) => ({ delivery: d, redrive: d.redrives, requeue: d.requeues })),
+  );
 }
 
 /**
@@ -117,19 +121,20 @@ async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Deliver
  */
 async function holdDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<void> {
   const toHold = await recordDeliveries(deps, deliveries);
+  // Keyed by the record's own creation, so holding a record again (a re-dispatch) rewrites the same item.
   await Promise.all(
-    toHold.map(({ delivery: d, redrive }) =>
+    toHold.map((d) =>
       deps.store.holds.hold({
         destinationId: d.destinationId,
         deliveryId: d.deliveryId,
         clientId: d.clientId,
         createdAt: d.createdAt,
-        redrive,
+        redrive: d.redrives,
       }),
     ),
   );
   const at = new Date(deps.clock.now()).toISOString();
-  await Promise.all([...new Set(toHold.map(({ delivery }) => delivery.destinationId))].map((id) => deps.store.holds.markPaused(id, at)));
+  await Promise.all([...new Set(toHold.map((d) => d.destinationId))].map((id) => deps.store.holds.markPaused(id, at)));
 }
 
 export const queueDelivery = (deps: MessagingDeps, delivery: Delivery): Promise<void> => queueDeliveries(deps, [delivery]);
