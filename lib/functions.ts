@@ -79,8 +79,8 @@ export const FUNCTIONS = {
    */
   'admin-api': {
     entry: 'admin/admin.ts',
-    // BatchGetItem: destinations' health items beside them.
-    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    // BatchGetItem: destinations' health items beside them. BatchWriteItem: a publish's held items (paused destinations).
+    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     queriedIndexes: [GSI1.indexName],
     sendsMail: true,
     memorySize: 512,
@@ -88,11 +88,12 @@ export const FUNCTIONS = {
 
   /**
    * The ingest path: writes a rebuilt menu, then fans its event out (SendMessage) and takes it out of the
-   * outbox (DeleteItem). BatchGetItem: the page's destination health items (a paused one's deliveries are held).
+   * outbox (DeleteItem). BatchGetItem: the page's destination health items (a paused one's deliveries are held,
+   * their held items written by BatchWriteItem).
    */
   'webhook-dispatcher': {
     entry: 'webhooks/dispatcher.ts',
-    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     queriedIndexes: [GSI1.indexName],
     memorySize: 512,
     timeoutSeconds: 10,

@@ -18,3 +18,10 @@ export const TABLE_KEYS = {
   /** Epoch seconds; DynamoDB deletes lazily, so every read also checks expiry itself. */
   ttlAttribute: 'ttl',
 } as const;
+
+/**
+ * What one partition takes, in the table or in a GSI: at most 1,000 write units a second (a write of up to 1 KB
+ * is one unit; https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput-scenarios.html,
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/burst-adaptive-capacity.html).
+ */
+export const PARTITION_WRITES_PER_SECOND = 1_000;

@@ -14,7 +14,7 @@ import { urlSafetyOf } from '#platform/config';
 import { resolveDestination, type ResolvedAddress } from '#domain/url-safety';
 import * as state from './attempt-rules.js';
 import { classify, errorCodeOf, errorFromException, sign, type AttemptOutcome } from './attempt-rules.js';
-import { appIneligibility, continueDispatch, covers, isPaused } from './fan-out.js';
+import { appIneligibility, continueDispatch, covers, isPaused, writePace, type Pace } from './fan-out.js';
 import { enqueueRelease, parseQueueMessage, standing, type DeliveryMessage } from './messages.js';
 import { releaseIfResumed } from './pause.js';
 
@@ -33,18 +33,20 @@ import { releaseIfResumed } from './pause.js';
 export function createDeliverer(deps: MessagingDeps) {
   return middy<SQSEvent, SQSBatchResponse>()
     .use(observability(deps))
-    .handler((event, context) =>
+    .handler((event, context) => {
+      // One write budget per invocation: the fan-out pages of a batch share it.
+      const pace = writePace();
       // A processor per invocation: it holds the batch's failures, and the local event source runs invocations side by side.
-      processPartialResponse(
+      return processPartialResponse(
         event,
-        (record: SQSRecord) => processRecord(deps, record, () => context.getRemainingTimeInMillis()),
+        (record: SQSRecord) => processRecord(deps, record, () => context.getRemainingTimeInMillis(), pace),
         new BatchProcessor(EventType.SQS),
         {
           context,
           throwOnFullBatchFailure: false,
         },
-      ),
-    );
+      );
+    });
 }
 
 /** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
@@ -67,14 +69,14 @@ type Receipt = { messageId: string; redrive: number; requeue: number; receive: n
 /** The destination and its application as read with the record (strongly consistent, this receive). */
 type Known = { destination: Destination | null; app: App | null };
 
-async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs: () => number): Promise<void> {
+async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs: () => number, pace: Pace): Promise<void> {
   const message = parseQueueMessage(record.body);
   if (!message) {
     // Nothing of ours sends it, so it is not a delivery: dropped, not left to poison the queue.
     deps.logger.error('unreadable webhook message dropped', { messageId: record.messageId });
     return;
   }
-  if (message.kind === 'dispatch') return dispatchPage(deps, message.dispatch, message.cursor);
+  if (message.kind === 'dispatch') return dispatchPage(deps, message.dispatch, message.cursor, pace);
   if (message.kind === 'release') return releasePage(deps, message.release);
   const receipt = {
     messageId: record.messageId,
@@ -92,9 +94,9 @@ async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs
  * A fan-out page. Its message is done either way: should the page fail, the
  * outbox entry still holds the cursor, and the sweeper goes on from there.
  */
-async function dispatchPage(deps: MessagingDeps, eventId: string, cursor: string): Promise<void> {
+async function dispatchPage(deps: MessagingDeps, eventId: string, cursor: string, pace: Pace): Promise<void> {
   try {
-    await continueDispatch(deps, eventId, cursor);
+    await continueDispatch(deps, eventId, cursor, pace);
   } catch (err) {
     deps.logger.error('fan-out page failed; the sweeper resumes it', { eventId, error: (err as Error).name });
   }
