@@ -1,3 +1,4 @@
+import { DERIVED } from '#contract/delivery-policy';
 import { STAGE_TABLE, STAGES, type AlarmThresholds } from './stages.js';
 
 /**
@@ -114,6 +115,15 @@ export const ALARMS = {
     means: 'Messages reached the DLQ without their attempts (throttles, init failures, a deliverer that died).',
     firstStep:
       'The sweeper lists them; redrive with `npm run admin -- dlq redrive --all`, then find why receives were spent (deliverer throttles).',
+  },
+  DeliveriesRequeued: {
+    title: 'Requeued deliveries',
+    // Messages lost past the normal path, as stranded ones are: the same threshold.
+    threshold: 'strandedDeliveries',
+    unit: 'deliveries queued again because their message vanished, 5 min',
+    means: `Deliveries waited ${DERIVED.requeueAfterSeconds / 60} min past their last change without a message: the queue was purged, or messages outlived its retention (or waited behind a backlog that long).`,
+    firstStep:
+      "Nothing to redrive: the sweeper queued them again. Check CloudTrail for a PurgeQueue and the queue's age alarm; the sweeper's log names each delivery.",
   },
   MailFailures: {
     title: 'Owner mail failures',

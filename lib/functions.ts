@@ -1,7 +1,7 @@
 import { DERIVED } from '#contract/delivery-policy';
 import { DLQ_PASS_SECONDS } from '#contract/queues';
 import type { Family } from '#contract/routes';
-import { GSI1 } from '#data/table';
+import { GSI1, GSI2 } from '#data/table';
 import type { DynamoAction, TableIndexName } from './constructs/service-function.js';
 
 /** What one function needs from the infrastructure, and nothing more. */
@@ -79,8 +79,8 @@ export const FUNCTIONS = {
    */
   'admin-api': {
     entry: 'admin/admin.ts',
-    // BatchGetItem: destinations' health items beside them.
-    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    // BatchGetItem: destinations' health items beside them. BatchWriteItem: a publish's held items (paused destinations).
+    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     queriedIndexes: [GSI1.indexName],
     sendsMail: true,
     memorySize: 512,
@@ -88,11 +88,12 @@ export const FUNCTIONS = {
 
   /**
    * The ingest path: writes a rebuilt menu, then fans its event out (SendMessage) and takes it out of the
-   * outbox (DeleteItem). BatchGetItem: the page's destination health items (a paused one's deliveries are held).
+   * outbox (DeleteItem). BatchGetItem: the page's destination health items (a paused one's deliveries are held,
+   * their held items written by BatchWriteItem).
    */
   'webhook-dispatcher': {
     entry: 'webhooks/dispatcher.ts',
-    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     queriedIndexes: [GSI1.indexName],
     memorySize: 512,
     timeoutSeconds: 10,
@@ -119,12 +120,12 @@ export const FUNCTIONS = {
   /**
    * Schedule: settles menu events left in the outbox (DeleteItem), probes, releases and dead-letters paused
    * destinations' held deliveries (BatchGetItem of health, BatchWriteItem of held items), lists what is in
-   * the DLQ, sends queued owner mail.
+   * the DLQ, queues again the deliveries whose message vanished (found through GSI2), sends queued owner mail.
    */
   'webhook-sweeper': {
     entry: 'webhooks/sweeper.ts',
     tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
-    queriedIndexes: [GSI1.indexName],
+    queriedIndexes: [GSI1.indexName, GSI2.indexName],
     memorySize: 512,
     // The DLQ pass plus room for dispatching and mail, inside the one-minute schedule.
     timeoutSeconds: DLQ_PASS_SECONDS + 20,

@@ -39,7 +39,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, { e
           { AttributeName: g.partitionKey, KeyType: 'HASH' },
           { AttributeName: g.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: g.projection },
       })),
     }),
   );

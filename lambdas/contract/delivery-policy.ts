@@ -70,10 +70,20 @@ export const DERIVED = (() => {
   const p = DELIVERY_POLICY;
   // Records run in parallel: an invocation lasts as long as its slowest record, and always outlives it.
   const functionTimeoutSeconds = p.setupSeconds + p.attemptTimeoutSeconds + p.outcomeSeconds;
+  const visibilityTimeoutSeconds = VISIBILITY_PER_FUNCTION_TIMEOUT * functionTimeoutSeconds;
+  const maxReceiveCount = p.attempts + p.receiveHeadroom;
   return {
     functionTimeoutSeconds,
-    visibilityTimeoutSeconds: VISIBILITY_PER_FUNCTION_TIMEOUT * functionTimeoutSeconds,
-    maxReceiveCount: p.attempts + p.receiveHeadroom,
+    visibilityTimeoutSeconds,
+    maxReceiveCount,
+    /**
+     * How long after its last change a delivery still waiting on its message (PENDING, RETRY_PENDING,
+     * DELIVERING) may go without one before the sweeper takes the message for lost and queues it again: its
+     * longest backoff (the wait before the last attempt), then every receive the redrive allows, each of which
+     * may hide the message for the visibility timeout without an attempt. By then a message still in the queue
+     * has started an attempt (a change) or reached the DLQ (listed, no longer waiting): 360 + 10 × 180 = 2,160 s.
+     */
+    requeueAfterSeconds: backoffBounds(p.attempts - 1).max + maxReceiveCount * visibilityTimeoutSeconds,
     /** An attempt starts only when the invocation has this long left: it always records its outcome. */
     startBudgetSeconds: p.attemptTimeoutSeconds + p.outcomeSeconds,
     /** As long as a delivery's attempts may take, each one and the backoffs between: a held delivery waits no longer. */
@@ -122,6 +132,7 @@ export function scaledTimings(scale: number) {
     /** SQS counts visibility in whole seconds. */
     visibilityTimeoutSeconds: queueSeconds(DERIVED.visibilityTimeoutSeconds, scale, 1),
     retrySpanMs: ms(DERIVED.retrySpanSeconds),
+    requeueAfterMs: ms(DERIVED.requeueAfterSeconds),
     probeEveryMs: ms(DELIVERY_POLICY.probeEverySeconds),
     /** The visibility that realises a backoff wait of `seconds` (nominal, as recorded in the delivery's backoff history). */
     backoffVisibilitySeconds: (seconds: number) => queueSeconds(seconds, scale, 0),

@@ -1,9 +1,9 @@
-import type { DeliveryStatus } from '#contract/delivery-policy';
+import { TERMINAL_STATUSES, type DeliveryStatus } from '#contract/delivery-policy';
 import type { EventType, MENU_UPDATED } from '#contract/webhook-events';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, isConditionFailure, queryPage, type Db } from './store.js';
 import { everyGroupPage, type GroupIndex, type WalkKey } from './group-index.js';
-import { GSI1 } from './table.js';
+import { GSI1, GSI2 } from './table.js';
 
 /**
  * The webhook's records, in the order a publish makes them: each menu event in the outbox until it is fanned
@@ -42,6 +42,8 @@ export type Delivery = {
   nextAttemptAt: string | null;
   completedAt: string | null;
   redrives: number;
+  /** Times the sweeper queued it again because its message vanished (expired or purged); attempts go on where they were. */
+  requeues: number;
   /** The SQS message id that carries this delivery; any other message for it is a duplicate. Null until claimed. */
   carrier: string | null;
   /** The carrier's receive count when the current attempt started: a receive no later than it is a duplicate, not a return. */
@@ -86,7 +88,34 @@ export const deliveryKeys = {
   deadLetter: (id: string) => ({ PK: `DEAD_LETTER#${id}`, SK: 'DEAD_LETTER' }),
   /** GSI1 partitions listing the markers: one per group and one for messages without a record. */
   deadLetters: { of: (groupId: string) => `DEAD_LETTERS#${groupId}`, unowned: 'DEAD_LETTERS_UNOWNED' } satisfies GroupIndex,
+  /**
+   * GSI2 partitions of the deliveries still waiting on their message, by last change: the sweeper finds those
+   * whose message vanished without reading any other (docs/decisions/due-deliveries.md). A delivery id ends in a
+   * hex digit (a hash): one partition per digit spreads every delivery write evenly over DUE_SHARDS.
+   */
+  due: {
+    shard: (deliveryId: string) => `DUE#${parseInt(deliveryId.slice(-1), 16) % DUE_SHARDS}`,
+    shards: () => Array.from({ length: DUE_SHARDS }, (_, i) => `DUE#${i}`),
+  },
+  /** Where the sweeper's last pass over each due partition stopped. */
+  dueCursors: { PK: 'DUE_SWEEP', SK: 'CURSORS' },
 };
+
+/** Partitions of the due index: each takes a sixteenth of every delivery's writes to it (four or so a delivery). */
+const DUE_SHARDS = 16;
+
+/**
+ * A delivery's entry in the due index, while it has one: from its creation until it ends (SUCCEEDED, FAILED,
+ * DEAD_LETTER) or its message is found in the DLQ (`deadLetterReason`). Written with the record itself, so the
+ * index never says more than the record.
+ */
+function dueEntry(d: Delivery): { GSI2PK: string; GSI2SK: string } | Record<string, never> {
+  if (TERMINAL_STATUSES.includes(d.status) || d.deadLetterReason !== null) return {};
+  return { GSI2PK: deliveryKeys.due.shard(d.deliveryId), GSI2SK: `${d.updatedAt}#${d.deliveryId}` };
+}
+
+/** One entry of the due index: the delivery and its last change as the index last saw it (eventually consistent). */
+type DueEntry = { deliveryId: string; sortKey: string };
 
 export function markerOf(d: Delivery, reason: DeadLetterReason): DeadLetterMarker {
   const { deliveryId, groupId, clientId, locationId, status, eventId, eventType, destinationId, destinationHost, attempts, lastErrorCode } =
@@ -127,6 +156,14 @@ export type DeliveriesRepo = {
   deadLetters(nowSeconds: number): Promise<DeadLetterMarker[]>;
   /** One page of the markers, group by group, oldest first within each; it may hold fewer than `limit` and still have a next. */
   deadLetterPage(nowSeconds: number, limit: number, startKey?: WalkKey): Promise<{ markers: DeadLetterMarker[]; lastKey?: WalkKey }>;
+  /**
+   * A page of one due partition's entries, oldest first, whose sort key lies from `from` (inclusive; absent: the
+   * oldest) to the last change `before` (ISO); `more` when the page was full.
+   */
+  due(shard: string, range: { from?: string; before: string; limit: number }): Promise<{ entries: DueEntry[]; more: boolean }>;
+  /** Where the sweeper's last pass stopped in each due partition (the sort key it reached). */
+  dueCursors(): Promise<Record<string, string>>;
+  saveDueCursors(cursors: Record<string, string>): Promise<void>;
 };
 
 export function deliveriesRepo(db: Db): DeliveriesRepo {
@@ -141,6 +178,7 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
     ...deliveryKeys.delivery(d.deliveryId),
     GSI1PK: deliveryKeys.ofDestination(d.destinationId),
     GSI1SK: `${d.createdAt}#${d.deliveryId}`,
+    ...dueEntry(d),
     ...d,
     ttl: expiryOf(d.updatedAt),
   });
@@ -240,11 +278,36 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
       return markers;
     },
     deadLetterPage,
+    async due(shard, { from, before, limit }) {
+      const upTo = `${before}#\uffff`;
+      const { Items = [] } = await doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: GSI2.indexName,
+          KeyConditionExpression: from === undefined ? 'GSI2PK = :pk AND GSI2SK <= :to' : 'GSI2PK = :pk AND GSI2SK BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': shard, ':to': upTo, ...(from === undefined ? {} : { ':from': from }) },
+          Limit: limit,
+        }),
+      );
+      // The sort key ends in the delivery id (dueEntry).
+      const entries = Items.map(({ GSI2SK }) => String(GSI2SK)).map((sortKey) => ({
+        deliveryId: sortKey.slice(sortKey.lastIndexOf('#') + 1),
+        sortKey,
+      }));
+      return { entries, more: Items.length === limit };
+    },
+    async dueCursors() {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: deliveryKeys.dueCursors, ConsistentRead: true }));
+      return (Item?.cursors ?? {}) as Record<string, string>;
+    },
+    async saveDueCursors(cursors) {
+      await doc.send(new PutCommand({ TableName: tableName, Item: { ...deliveryKeys.dueCursors, cursors } }));
+    },
   };
 }
 
 function toDelivery(item: Record<string, unknown>): Delivery {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ttl: _ttl, ...delivery } = item;
+  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, GSI2PK: _d1, GSI2SK: _d2, ttl: _ttl, ...delivery } = item;
   return { carrier: null, attemptReceive: null, deadLetterReason: null, version: 0, ...delivery } as Delivery;
 }
 

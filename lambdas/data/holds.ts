@@ -1,5 +1,5 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, writeBatches, type Db } from './store.js';
+import { applied, itemOf, readItems, writeBatches, type Db } from './store.js';
 import { GSI1 } from './table.js';
 
 /**
@@ -28,7 +28,10 @@ export type Held = { destinationId: string; deliveryId: string; clientId: string
 export type PausedMarker = { destinationId: string; since: string; probedAt: string };
 
 export type HoldsRepo = {
-  hold(held: Held): Promise<void>;
+  /** Writes the held items, 25 a BatchWriteItem: a held item's key is its delivery's, so writing it again changes nothing. */
+  hold(held: readonly Held[]): Promise<void>;
+  /** Which of these deliveries are held now (strongly consistent, one BatchGetItem per 100). */
+  heldAmong(deliveries: readonly Omit<Held, 'clientId' | 'redrive'>[]): Promise<Set<string>>;
   /** Writes the destination's marker unless one exists. */
   markPaused(destinationId: string, at: string): Promise<void>;
   /** The oldest held deliveries of a destination (strongly consistent: the sweeper decides on them). */
@@ -47,10 +50,15 @@ export type HoldsRepo = {
 export function holdsRepo(db: Db): HoldsRepo {
   const { doc, tableName } = db;
   return {
-    async hold(held) {
-      await doc.send(
-        new PutCommand({ TableName: tableName, Item: { ...holdKeys.held(held.destinationId, held.createdAt, held.deliveryId), ...held } }),
-      );
+    hold: (held) =>
+      writeBatches(
+        db,
+        held.map((h) => ({ PutRequest: { Item: { ...holdKeys.held(h.destinationId, h.createdAt, h.deliveryId), ...h } } })),
+      ),
+    async heldAmong(deliveries) {
+      const keyOf = (d: (typeof deliveries)[number]) => holdKeys.held(d.destinationId, d.createdAt, d.deliveryId);
+      const items = await readItems(db, deliveries.map(keyOf));
+      return new Set(deliveries.filter((d) => itemOf(items, keyOf(d)) !== null).map((d) => d.deliveryId));
     },
     async markPaused(destinationId, at) {
       await applied(

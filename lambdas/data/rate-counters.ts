@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Db, isConditionFailure, itemOf, readItems } from './store.js';
+import { PARTITION_WRITES_PER_SECOND } from './table.js';
 
 /**
  * Which limit a counter belongs to: an application's API calls, tokens issued to a client id (`TOKEN`), or
@@ -25,12 +26,9 @@ export type CounterKind = 'API' | 'TOKEN' | 'TOKEN_ADDR';
 /**
  * Every request of an application in a minute is one ADD on the same small
  * item (under 1 KB: one write unit), and one item lives in one partition,
- * which takes at most 1,000 write units a second
- * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput-scenarios.html,
- * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/burst-adaptive-capacity.html).
- * So no application's limit may exceed what that item can count in a minute.
+ * which takes at most PARTITION_WRITES_PER_SECOND. So no application's limit
+ * may exceed what that item can count in a minute.
  */
-const PARTITION_WRITES_PER_SECOND = 1_000;
 export const APP_RATE_CEILING_PER_MINUTE = PARTITION_WRITES_PER_SECOND * 60;
 
 export const counterKeys = {

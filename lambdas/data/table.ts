@@ -1,5 +1,11 @@
-/** The table's one global secondary index: the name queries and IAM grants name it by, and the attributes of its keys. */
-export const GSI1 = { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' } as const;
+/** The table's general-purpose global secondary index: the name queries and IAM grants name it by, and the attributes of its keys. */
+export const GSI1 = { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' } as const;
+
+/**
+ * The due deliveries' index (docs/decisions/due-deliveries.md): sparse, since only a delivery still waiting on its
+ * message carries its keys, and keys only, since the sweeper reads each record itself, strongly consistent.
+ */
+export const GSI2 = { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'KEYS_ONLY' } as const;
 
 /**
  * The one table's key schema, declared once: the CDK `Table` and the local
@@ -8,7 +14,14 @@ export const GSI1 = { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1S
 export const TABLE_KEYS = {
   partitionKey: 'PK',
   sortKey: 'SK',
-  globalIndexes: [GSI1],
+  globalIndexes: [GSI1, GSI2],
   /** Epoch seconds; DynamoDB deletes lazily, so every read also checks expiry itself. */
   ttlAttribute: 'ttl',
 } as const;
+
+/**
+ * What one partition takes, in the table or in a GSI: at most 1,000 write units a second (a write of up to 1 KB
+ * is one unit; https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput-scenarios.html,
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/burst-adaptive-capacity.html).
+ */
+export const PARTITION_WRITES_PER_SECOND = 1_000;

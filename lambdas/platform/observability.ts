@@ -86,6 +86,8 @@ export const METRIC_NAMES = [
   'DeliveryDeadLettered',
   // Deliveries the sweeper found in the DLQ with attempts left (receives spent without them).
   'DeliveryStranded',
+  // Deliveries the sweeper queued again because their message vanished (outlived the queue's retention, or purged).
+  'DeliveryRequeued',
   // Owner e-mails SES refused or could not take (each also logged, without address or text).
   'MailFailed',
   // Owner e-mails not sent because their address bounced or complained (SES notifications), and addresses so marked.

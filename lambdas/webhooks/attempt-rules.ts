@@ -70,6 +70,7 @@ export function errorFromException(err: unknown): AttemptError {
  *   PENDING | RETRY_PENDING ─refuse→ FAILED                             (destination/app re-check fails; no request)
  *   PENDING | RETRY_PENDING | DELIVERING ─strand→ (same status)         (its message reached the DLQ with attempts left)
  *   PENDING (held) ─expireHold→ FAILED, hold_expired                    (its destination stayed paused past the hold bound; no request)
+ *   PENDING | RETRY_PENDING | DELIVERING ─requeue→ (same status)        (its message vanished: a new one carries it on)
  *   DEAD_LETTER or stranded ─redrive→ PENDING                           (ops; the policy's attempts afresh)
  *
  * Every result is written conditionally on the version read (the repository's
@@ -174,6 +175,17 @@ export function expireHold(d: Delivery, now: number): Delivery {
     updatedAt: iso(now),
     completedAt: iso(now),
   };
+}
+
+/**
+ * Its message vanished (outlived the queue's retention, or was purged): the sweeper queues it again, carried by
+ * the new message `carrier`, so the old one, should it still turn up, is a duplicate. Status, attempts and
+ * backoff stay; a DELIVERING one is then found interrupted by its new carrier, as by its old one.
+ */
+export function requeue(d: Delivery, carrier: string, now: number): Delivery {
+  expect(d, [...STARTABLE, STATUS.DELIVERING], 'requeue');
+  if (d.deadLetterReason !== null) throw new TransitionError(`requeue: delivery ${d.deliveryId} is listed as a dead letter`);
+  return { ...d, carrier, attemptReceive: null, requeues: d.requeues + 1, updatedAt: iso(now) };
 }
 
 /** Ops queue it again, carried by the new message `carrier`; attempts start over. */

@@ -8,7 +8,7 @@ import { STATUS } from '#contract/delivery-policy';
 import { DLQ_PASS_SECONDS, WEBHOOK_QUEUES } from '#contract/queues';
 import { DELIVERY_ID } from '#contract/webhook-events';
 import * as state from './attempt-rules.js';
-import { enqueueDeliveries, parseQueueMessage, type DeliveryMessage } from './messages.js';
+import { enqueueDeliveries, parseQueueMessage, standing, type DeliveryMessage } from './messages.js';
 import { noticeDeadLetter } from './deliver.js';
 
 /**
@@ -115,7 +115,7 @@ export async function reconcileDlq(deps: MessagingDeps): Promise<Reconciled> {
       logger.error('DLQ message is not a delivery', { messageId });
       return 'keep';
     }
-    const { deliveryId, redrive } = message;
+    const { deliveryId } = message;
     const d = await store.deliveries.get(deliveryId);
     const now = clock.now();
     if (!d) {
@@ -123,7 +123,7 @@ export async function reconcileDlq(deps: MessagingDeps): Promise<Reconciled> {
       await list(missingMarker(deliveryId, now), Math.floor(now / 1000) + WEBHOOK_QUEUES.dlqRetentionSeconds);
       return 'keep';
     }
-    const stale = redrive !== d.redrives || (d.carrier !== null && d.carrier !== messageId);
+    const stale = standing(message, d) !== 'current' || (d.carrier !== null && d.carrier !== messageId);
     if (stale || d.status === STATUS.SUCCEEDED || d.status === STATUS.FAILED) return 'delete';
     if (d.deadLetterReason) {
       await list(markerOf(d, d.deadLetterReason));
@@ -354,7 +354,7 @@ async function redriveEach(deps: MessagingDeps, items: readonly Delivery[]): Pro
   if (items.length === 0) return [];
   const carriers = await enqueueDeliveries(
     deps,
-    items.map((d) => ({ delivery: d, redrive: d.redrives + 1 })),
+    items.map((d) => ({ delivery: d, redrive: d.redrives + 1, requeue: d.requeues })),
   );
   const written = await Promise.all(
     items.map(async (d, i) => {

@@ -14,8 +14,8 @@ import { urlSafetyOf } from '#platform/config';
 import { resolveDestination, type ResolvedAddress } from '#domain/url-safety';
 import * as state from './attempt-rules.js';
 import { classify, errorCodeOf, errorFromException, sign, type AttemptOutcome } from './attempt-rules.js';
-import { appIneligibility, continueDispatch, covers, isPaused } from './fan-out.js';
-import { enqueueRelease, parseQueueMessage, type DeliveryMessage } from './messages.js';
+import { appIneligibility, continueDispatch, covers, isPaused, writePace, type Pace } from './fan-out.js';
+import { enqueueRelease, parseQueueMessage, standing, type DeliveryMessage } from './messages.js';
 import { releaseIfResumed } from './pause.js';
 
 /**
@@ -33,18 +33,20 @@ import { releaseIfResumed } from './pause.js';
 export function createDeliverer(deps: MessagingDeps) {
   return middy<SQSEvent, SQSBatchResponse>()
     .use(observability(deps))
-    .handler((event, context) =>
+    .handler((event, context) => {
+      // One write budget per invocation: the fan-out pages of a batch share it.
+      const pace = writePace();
       // A processor per invocation: it holds the batch's failures, and the local event source runs invocations side by side.
-      processPartialResponse(
+      return processPartialResponse(
         event,
-        (record: SQSRecord) => processRecord(deps, record, () => context.getRemainingTimeInMillis()),
+        (record: SQSRecord) => processRecord(deps, record, () => context.getRemainingTimeInMillis(), pace),
         new BatchProcessor(EventType.SQS),
         {
           context,
           throwOnFullBatchFailure: false,
         },
-      ),
-    );
+      );
+    });
 }
 
 /** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
@@ -62,23 +64,24 @@ class RetryLater extends Error {}
  * - 'hold': left as it is, back after the visibility timeout or whatever the receive in charge sets.
  */
 type Fate = 'done' | 'hold' | number;
-/** The message a receive holds: its id, the redrive it was sent for, and how many times SQS has handed it out. */
-type Receipt = { messageId: string; redrive: number; receive: number };
+/** The message a receive holds: its id, the redrive and requeue it was sent for, and how many times SQS has handed it out. */
+type Receipt = { messageId: string; redrive: number; requeue: number; receive: number };
 /** The destination and its application as read with the record (strongly consistent, this receive). */
 type Known = { destination: Destination | null; app: App | null };
 
-async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs: () => number): Promise<void> {
+async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs: () => number, pace: Pace): Promise<void> {
   const message = parseQueueMessage(record.body);
   if (!message) {
     // Nothing of ours sends it, so it is not a delivery: dropped, not left to poison the queue.
     deps.logger.error('unreadable webhook message dropped', { messageId: record.messageId });
     return;
   }
-  if (message.kind === 'dispatch') return dispatchPage(deps, message.dispatch, message.cursor);
+  if (message.kind === 'dispatch') return dispatchPage(deps, message.dispatch, message.cursor, pace);
   if (message.kind === 'release') return releasePage(deps, message.release);
   const receipt = {
     messageId: record.messageId,
     redrive: message.redrive,
+    requeue: message.requeue,
     receive: Number(record.attributes.ApproximateReceiveCount) || 1,
   };
   const fate = await receive(deps, message, receipt, remainingMs);
@@ -91,9 +94,9 @@ async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs
  * A fan-out page. Its message is done either way: should the page fail, the
  * outbox entry still holds the cursor, and the sweeper goes on from there.
  */
-async function dispatchPage(deps: MessagingDeps, eventId: string, cursor: string): Promise<void> {
+async function dispatchPage(deps: MessagingDeps, eventId: string, cursor: string, pace: Pace): Promise<void> {
   try {
-    await continueDispatch(deps, eventId, cursor);
+    await continueDispatch(deps, eventId, cursor, pace);
   } catch (err) {
     deps.logger.error('fan-out page failed; the sweeper resumes it', { eventId, error: (err as Error).name });
   }
@@ -135,11 +138,12 @@ async function receive(deps: MessagingDeps, message: DeliveryMessage, receipt: R
   const { d, known } = await readAhead(deps, message);
   // Records are written before their message is sent: missing means not readable yet, never done.
   if (!d) return 'hold';
-  // Sent by a redrive whose record write is not visible yet (it sends first, writes second): the write follows
-  // at once, so look again within seconds rather than after the visibility timeout.
-  if (receipt.redrive > d.redrives) return timings.lookAgainVisibilitySeconds;
-  // From before a redrive, or a duplicate of the message that carries the delivery.
-  if (receipt.redrive < d.redrives || (d.carrier !== null && d.carrier !== receipt.messageId)) return 'done';
+  // Sent by a redrive or a requeue whose record write is not visible yet (each sends first, writes second): the
+  // write follows at once, so look again within seconds rather than after the visibility timeout.
+  const stands = standing(receipt, d);
+  if (stands === 'early') return timings.lookAgainVisibilitySeconds;
+  // From before a redrive or a requeue, or a duplicate of the message that carries the delivery.
+  if (stands === 'stale' || (d.carrier !== null && d.carrier !== receipt.messageId)) return 'done';
   // A second copy of the receive that started the last attempt (SQS delivers at least once): that
   // receive decides the message's visibility; this one must neither attempt early nor interrupt it.
   const repeat = d.carrier === receipt.messageId && receipt.receive <= (d.attemptReceive ?? 0);

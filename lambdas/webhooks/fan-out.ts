@@ -4,6 +4,7 @@ import type { Destination } from '#data/destinations';
 import type { WalkKey } from '#data/group-index';
 import { headOf } from '#data/menus';
 import { outboxKeys, type Delivery, type MenuEvent, type OutboxEntry } from '#data/deliveries';
+import { PARTITION_WRITES_PER_SECOND, TABLE_KEYS } from '#data/table';
 import type { MessagingDeps } from '#platform/deps';
 import { deliveryIdOf, enqueueDeliveries, enqueueDispatch, payloadOf, type EventFacts } from './messages.js';
 
@@ -70,6 +71,7 @@ export function newDelivery(event: EventFacts, destination: Destination, now: nu
     nextAttemptAt: null,
     completedAt: null,
     redrives: 0,
+    requeues: 0,
     carrier: null,
     attemptReceive: null,
     deadLetterReason: null,
@@ -79,34 +81,79 @@ export function newDelivery(event: EventFacts, destination: Destination, now: nu
   };
 }
 
-/** Conditional creates in flight at once: enough to overlap round trips, few enough to stay polite to the table. */
-const CREATE_CONCURRENCY = 25;
+/**
+ * The fan-out's write budget, declared once (docs/decisions/due-deliveries.md): the write units a second one
+ * invocation spends at most on a page's records and held items, so none bursts past it however many receivers a
+ * group has; a page is at most DISPATCH_PAGE destinations, and the next page is the next invocation's.
+ *
+ * A record writes the item and an entry in each GSI, each under 1 KB: one unit each. Three quarters of what one
+ * partition takes: were every record of a second to land on one partition (they spread: their ids are hashes),
+ * it would still hold, and each of the due index's 16 partitions takes a sixteenth of it. The table's on-demand
+ * quota (40,000 units a second by default) holds some fifty invocations at full pace.
+ */
+export const FAN_OUT_WRITES = {
+  unitsPerSecond: (PARTITION_WRITES_PER_SECOND * 3) / 4,
+  unitsPerRecord: 1 + TABLE_KEYS.globalIndexes.length,
+  /** Conditional creates sent together, and paced as one: enough to overlap round trips. */
+  wave: 25,
+} as const;
+
+/** Time as the pace keeps it: real by default (the rate is the table's, not the business clock's); tests pass their own. */
+export type Ticker = { now(): number; sleep(ms: number): Promise<void> };
+const realTime: Ticker = { now: () => performance.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+
+/** One invocation's share of FAN_OUT_WRITES: `take` waits until `units` more fit; `seconds` is the budget's time taken so far. */
+export type Pace = { take(units: number): Promise<void>; seconds(): number };
 
 /**
- * Creates each delivery record if missing; returns those to send. A record
- * found still PENDING may never have been sent (a crash between the two), so
- * it is sent again: a duplicate message is harmless (the first to start an
- * attempt becomes the carrier; the others are dropped), a lost one is not. A
- * record never overwrites one that exists.
+ * Each take starts where the one before it ends on the budget's schedule (its units at unitsPerSecond), never
+ * sooner: takes made together are given consecutive slots, so an invocation's parallel pages share one budget.
  */
-async function recordDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<{ delivery: Delivery; redrive: number }[]> {
-  const toSend: { delivery: Delivery; redrive: number }[] = [];
-  for (let i = 0; i < deliveries.length; i += CREATE_CONCURRENCY) {
+export function writePace(ticker: Ticker = realTime): Pace {
+  let free = -Infinity;
+  let taken = 0;
+  return {
+    async take(units) {
+      const now = ticker.now();
+      const at = Math.max(now, free);
+      free = at + (units * 1000) / FAN_OUT_WRITES.unitsPerSecond;
+      taken += units;
+      if (at > now) await ticker.sleep(at - now);
+    },
+    seconds: () => taken / FAN_OUT_WRITES.unitsPerSecond,
+  };
+}
+
+/**
+ * Creates each delivery record if missing, a paced wave of conditional puts at a time (a BatchWriteItem could
+ * overwrite a record a concurrent run of the same page created and an attempt has since moved on); returns the
+ * records to send. A record found still PENDING may never have been sent (a crash between the two), so it is
+ * sent again: a duplicate message is harmless (the first to start an attempt becomes the carrier; the others
+ * are dropped), a lost one is not. A record never overwrites one that exists.
+ */
+async function recordDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[], pace: Pace): Promise<Delivery[]> {
+  const toSend: Delivery[] = [];
+  for (let i = 0; i < deliveries.length; i += FAN_OUT_WRITES.wave) {
+    const wave = deliveries.slice(i, i + FAN_OUT_WRITES.wave);
+    await pace.take(wave.length * FAN_OUT_WRITES.unitsPerRecord);
     await Promise.all(
-      deliveries.slice(i, i + CREATE_CONCURRENCY).map(async (delivery) => {
-        if (await deps.store.deliveries.create(delivery)) return void toSend.push({ delivery, redrive: delivery.redrives });
+      wave.map(async (delivery) => {
+        if (await deps.store.deliveries.create(delivery)) return void toSend.push(delivery);
         const existing = await deps.store.deliveries.get(delivery.deliveryId);
-        if (existing && existing.status !== STATUS.PENDING) return;
-        toSend.push({ delivery, redrive: existing?.redrives ?? delivery.redrives });
+        if (existing?.status === STATUS.PENDING) toSend.push(existing);
       }),
     );
   }
   return toSend;
 }
 
-/** Records the deliveries, then queues their messages in batches. */
-async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<void> {
-  await enqueueDeliveries(deps, await recordDeliveries(deps, deliveries));
+/** Records the deliveries, then queues their messages in batches (each for the record's counts as they stand). */
+async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[], pace: Pace): Promise<void> {
+  const recorded = await recordDeliveries(deps, deliveries, pace);
+  await enqueueDeliveries(
+    deps,
+    recorded.map((d) => ({ delivery: d, redrive: d.redrives, requeue: d.requeues })),
+  );
 }
 
 /**
@@ -115,24 +162,25 @@ async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Deliver
  * (after the held items, so the sweeper that finds a marker gone can look
  * for late ones: see pause.ts).
  */
-async function holdDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[]): Promise<void> {
-  const toHold = await recordDeliveries(deps, deliveries);
-  await Promise.all(
-    toHold.map(({ delivery: d, redrive }) =>
-      deps.store.holds.hold({
-        destinationId: d.destinationId,
-        deliveryId: d.deliveryId,
-        clientId: d.clientId,
-        createdAt: d.createdAt,
-        redrive,
-      }),
-    ),
+async function holdDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[], pace: Pace): Promise<void> {
+  const toHold = await recordDeliveries(deps, deliveries, pace);
+  if (toHold.length === 0) return;
+  // Keyed by the record's own creation, so holding a record again (a re-dispatch) rewrites the same item.
+  await pace.take(toHold.length);
+  await deps.store.holds.hold(
+    toHold.map((d) => ({
+      destinationId: d.destinationId,
+      deliveryId: d.deliveryId,
+      clientId: d.clientId,
+      createdAt: d.createdAt,
+      redrive: d.redrives,
+    })),
   );
   const at = new Date(deps.clock.now()).toISOString();
-  await Promise.all([...new Set(toHold.map(({ delivery }) => delivery.destinationId))].map((id) => deps.store.holds.markPaused(id, at)));
+  await Promise.all([...new Set(toHold.map((d) => d.destinationId))].map((id) => deps.store.holds.markPaused(id, at)));
 }
 
-export const queueDelivery = (deps: MessagingDeps, delivery: Delivery): Promise<void> => queueDeliveries(deps, [delivery]);
+export const queueDelivery = (deps: MessagingDeps, delivery: Delivery): Promise<void> => queueDeliveries(deps, [delivery], writePace());
 
 /** Destinations one fan-out page takes: one invocation's work stays the same however many a group has. */
 export const DISPATCH_PAGE = 100;
@@ -157,15 +205,21 @@ async function eligibleAmong(
 
 /**
  * Fans one page of a menu event out, from the entry's `cursor` (null: the
- * first page). After the last page the event leaves the outbox; otherwise
- * the entry records the next cursor and a message on the webhook queue wakes
- * a deliverer for that page, so no invocation's work grows with the number
- * of receivers. Safe to repeat: ids are deterministic and records are
- * created with a condition; of two runs on the same page only the one that
- * moves the cursor goes on. Throws when queueing fails, leaving the entry
- * (and its cursor) for the sweeper. Returns the deliveries this page queued.
+ * first page), its writes within the invocation's `pace`. After the last page
+ * the event leaves the outbox; otherwise the entry records the next cursor and
+ * a message on the webhook queue wakes a deliverer for that page, so no
+ * invocation's work grows with the number of receivers. Safe to repeat: ids
+ * are deterministic and records are created with a condition; of two runs on
+ * the same page only the one that moves the cursor goes on. Throws when
+ * queueing fails, leaving the entry (and its cursor) for the sweeper. Returns
+ * the deliveries this page queued.
  */
-export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent, cursor: string | null = null): Promise<number> {
+export async function dispatchMenuEvent(
+  deps: MessagingDeps,
+  event: MenuEvent,
+  cursor: string | null = null,
+  pace: Pace = writePace(),
+): Promise<number> {
   const location = await deps.store.locations.get(event.groupId, event.locationId);
   if (!location?.modulesEnabled.bevq) {
     await deps.store.outbox.remove(event.eventId);
@@ -181,8 +235,8 @@ export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent, c
   const now = deps.clock.now();
   const deliveryOf = (destination: Destination) => newDelivery(event, destination, now);
   await Promise.all([
-    queueDeliveries(deps, targets.filter((d) => !isPaused(d)).map(deliveryOf)),
-    holdDeliveries(deps, targets.filter(isPaused).map(deliveryOf)),
+    queueDeliveries(deps, targets.filter((d) => !isPaused(d)).map(deliveryOf), pace),
+    holdDeliveries(deps, targets.filter(isPaused).map(deliveryOf), pace),
   ]);
   deps.logger.info('menu event dispatched', { eventId: event.eventId, deliveries: targets.length, more: page.lastKey !== undefined });
   if (!page.lastKey) {
@@ -195,32 +249,36 @@ export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent, c
   return targets.length;
 }
 
-/** A deliverer's part of a fan-out: the page a dispatch message names, if its entry still waits on it. */
-export async function continueDispatch(deps: MessagingDeps, eventId: string, cursor: string): Promise<void> {
+/** A deliverer's part of a fan-out: the page a dispatch message names, if its entry still waits on it, within the invocation's pace. */
+export async function continueDispatch(deps: MessagingDeps, eventId: string, cursor: string, pace: Pace): Promise<void> {
   const entry = await deps.store.outbox.get(eventId);
   // Gone: the fan-out finished. Another cursor: another run took it on.
   if (!entry || entry.cursor !== cursor) return;
-  await dispatchMenuEvent(deps, eventOf(entry), cursor);
+  await dispatchMenuEvent(deps, eventOf(entry), cursor, pace);
 }
 
 const eventOf = ({ confirmed: _c, cursor: _k, ...event }: OutboxEntry): MenuEvent => event;
 
 /** Entries one sweep settles per outbox shard at most: a backlog drains over several runs, each inside its timeout. */
 export const SWEEP_PAGE = 25;
+/** Seconds of the write budget one sweep spends dispatching; the entries it does not reach wait for the next run. */
+const SWEEP_WRITE_SECONDS = 10;
 
 /**
  * Settles outbox entries older than `graceMs` (a publish that crashed or whose
  * enqueue failed; a publish's own run ends well inside the grace), a bounded
- * page per shard. Returns the events dispatched.
+ * page per shard, within one pace. Returns the events dispatched.
  */
 export async function sweepOutbox(deps: MessagingDeps, graceMs = 60_000): Promise<number> {
   const before = new Date(deps.clock.now() - graceMs).toISOString();
+  const pace = writePace();
   let dispatched = 0;
   for (const shard of outboxKeys.shards()) {
     const { entries } = await deps.store.outbox.due(shard, before, SWEEP_PAGE);
     for (const entry of entries) {
+      if (pace.seconds() >= SWEEP_WRITE_SECONDS) return dispatched;
       try {
-        if (await settle(deps, entry)) dispatched++;
+        if (await settle(deps, entry, pace)) dispatched++;
       } catch (err) {
         deps.logger.error('sweeper could not dispatch', { eventId: entry.eventId, error: (err as Error).name });
         // Behind the others: entries that keep failing never hold the shard's bounded page.
@@ -238,7 +296,7 @@ export async function sweepOutbox(deps: MessagingDeps, graceMs = 60_000): Promis
  * body replaces the one it announces, so an entry read after a replaced
  * body shows the confirmation.
  */
-async function settle(deps: MessagingDeps, seen: OutboxEntry): Promise<boolean> {
+async function settle(deps: MessagingDeps, seen: OutboxEntry, pace: Pace): Promise<boolean> {
   const stored = await deps.store.menus.get(seen.groupId, seen.locationId);
   const entry = await deps.store.outbox.get(seen.eventId);
   if (!entry) return false;
@@ -250,6 +308,6 @@ async function settle(deps: MessagingDeps, seen: OutboxEntry): Promise<boolean> 
   // A publish that died between its body and its head left the head behind: receivers re-read with
   // If-None-Match, answered from the head, so it names this revision (or a later one) before they hear of it.
   if (stored) await deps.store.menus.putHead(headOf(stored));
-  await dispatchMenuEvent(deps, eventOf(entry), entry.cursor);
+  await dispatchMenuEvent(deps, eventOf(entry), entry.cursor, pace);
   return true;
 }

@@ -6,6 +6,7 @@ import { rotateTokenKeyWhenDue } from '#platform/token-key-rotation';
 import { sweepOutbox } from './fan-out.js';
 import { sweepPaused } from './pause.js';
 import { reconcileDlq, type Reconciled } from './dead-letters.js';
+import { requeueVanished } from './requeue.js';
 
 export { createDeliverer } from './deliver.js';
 
@@ -18,6 +19,7 @@ export { createDeliverer } from './deliver.js';
 
 export type SweepResult = {
   dispatched: number;
+  requeued: number;
   mailed: number;
   paused: Awaited<ReturnType<typeof sweepPaused>>;
   tokenKeyRotated: number | null;
@@ -26,7 +28,9 @@ export type SweepResult = {
 /**
  * EventBridge schedule (its event carries nothing used): settles menu events
  * an interrupted publish left in the outbox, lists whatever sits in the DLQ,
- * and sends queued owner mail.
+ * queues again the deliveries whose message vanished (after the DLQ pass, so
+ * one whose message is there is listed, not queued again), and sends queued
+ * owner mail.
  */
 export function createSweeper(deps: MessagingDeps) {
   return middy<unknown, SweepResult>()
@@ -36,9 +40,11 @@ export function createSweeper(deps: MessagingDeps) {
       count(deps, 'SweeperRedispatched', dispatched);
       const paused = await sweepPaused(deps);
       const reconciled = await reconcileDlq(deps);
+      const requeued = await requeueVanished(deps);
+      count(deps, 'DeliveryRequeued', requeued);
       const mailed = await sendQueuedMail(deps);
       // The service's scheduled upkeep beside the webhooks': the access-token key's rotation when it is due.
       const tokenKeyRotated = await rotateTokenKeyWhenDue(deps, deps.clock.now());
-      return { dispatched, mailed, paused, tokenKeyRotated, ...reconciled };
+      return { dispatched, requeued, mailed, paused, tokenKeyRotated, ...reconciled };
     });
 }

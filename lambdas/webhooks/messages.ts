@@ -57,14 +57,15 @@ export function payloadOf(event: EventFacts): string {
 
 /**
  * One SQS message per delivery record; the record holds everything else (and
- * no secret). `redrive` is the record's redrive count the message was sent
- * for: a redrive sends its message before the record names it, so a message
- * from a later redrive than the record shows is early, one from an earlier
- * redrive is stale.
+ * no secret). `redrive` and `requeue` are the record's redrive and requeue
+ * counts the message was sent for: a redrive or a requeue sends its message
+ * before the record names it, so a message sent for later counts than the
+ * record shows is early, one sent for earlier counts is stale (`standing`).
  */
 export type DeliveryMessage = {
   deliveryId: string;
   redrive: number;
+  requeue: number;
   /**
    * Where the delivery goes and whose it is, so a receive reads the record,
    * the destination and the application in one round trip. Hints only: the
@@ -75,27 +76,27 @@ export type DeliveryMessage = {
   clientId?: string;
 };
 
-/** Sends the delivery's message; returns its id (a redrive makes it the delivery's carrier). */
-export async function enqueueDelivery(
-  deps: MessagingDeps,
-  delivery: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>,
-  redrive: number,
-): Promise<string> {
-  return deps.queue.send(messageBody(delivery, redrive));
+/** What a delivery's message is sent for: the delivery, and the record's redrive and requeue counts it carries. */
+type Outgoing = { delivery: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>; redrive: number; requeue: number };
+
+/** Where a message stands against its record: sent for earlier counts (stale), for these (current), or for later ones (early). */
+export function standing(message: Pick<DeliveryMessage, 'redrive' | 'requeue'>, d: Pick<Delivery, 'redrives' | 'requeues'>) {
+  const ahead = message.redrive - d.redrives || message.requeue - d.requeues;
+  return ahead < 0 ? 'stale' : ahead > 0 ? 'early' : 'current';
+}
+
+/** Sends the delivery's message; returns its id (a redrive or a requeue makes it the delivery's carrier). */
+export async function enqueueDelivery(deps: MessagingDeps, outgoing: Outgoing): Promise<string> {
+  return deps.queue.send(messageBody(outgoing));
 }
 
 /** Sends the messages of several deliveries, in batches; returns their ids in order. */
-export function enqueueDeliveries(
-  deps: MessagingDeps,
-  deliveries: readonly { delivery: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>; redrive: number }[],
-): Promise<string[]> {
-  return deps.queue.sendAll(deliveries.map(({ delivery, redrive }) => messageBody(delivery, redrive)));
+export function enqueueDeliveries(deps: MessagingDeps, outgoing: readonly Outgoing[]): Promise<string[]> {
+  return deps.queue.sendAll(outgoing.map(messageBody));
 }
 
-const messageBody = (
-  { deliveryId, destinationId, clientId }: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>,
-  redrive: number,
-) => JSON.stringify({ deliveryId, redrive, destinationId, clientId } satisfies DeliveryMessage);
+const messageBody = ({ delivery: { deliveryId, destinationId, clientId }, redrive, requeue }: Outgoing) =>
+  JSON.stringify({ deliveryId, redrive, requeue, destinationId, clientId } satisfies DeliveryMessage);
 
 /**
  * A menu event's fan-out goes on from `cursor`: the next page of its
@@ -134,11 +135,11 @@ export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   try {
     const parsed = JSON.parse(body) as Partial<DeliveryMessage>;
     if (typeof parsed.deliveryId !== 'string' || !DELIVERY_ID.pattern.test(parsed.deliveryId)) return null;
-    const redrive = parsed.redrive ?? 0;
-    if (!Number.isInteger(redrive) || redrive < 0) return null;
+    const [redrive, requeue] = [parsed.redrive ?? 0, parsed.requeue ?? 0];
+    if (![redrive, requeue].every((n) => Number.isInteger(n) && n >= 0)) return null;
     const hint = (value: unknown) => (typeof value === 'string' && isId(value) ? value : undefined);
     const [destinationId, clientId] = [hint(parsed.destinationId), hint(parsed.clientId)];
-    return { deliveryId: parsed.deliveryId, redrive, ...(destinationId && clientId ? { destinationId, clientId } : {}) };
+    return { deliveryId: parsed.deliveryId, redrive, requeue, ...(destinationId && clientId ? { destinationId, clientId } : {}) };
   } catch {
     return null;
   }

@@ -28,10 +28,11 @@ export const RELEASE_PAGE = 100;
 /** Paused markers one sweep reads per shard. */
 const SWEEP_PAGE = 25;
 
+/** For no requeue: the sweeper never requeues a held delivery (one requeued before a re-dispatch held it is carried by its requeue's message; this one is then stale). */
 const send = (deps: MessagingDeps, held: readonly Held[]) =>
   enqueueDeliveries(
     deps,
-    held.map((h) => ({ delivery: h, redrive: h.redrive })),
+    held.map((h) => ({ delivery: h, redrive: h.redrive, requeue: 0 })),
   );
 
 /**

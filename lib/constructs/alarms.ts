@@ -142,6 +142,7 @@ export class ServiceAlarms extends Construct {
     this.add('QueueAge', 'QueueAge', queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }));
     this.add('DeliveryFailures', 'DeliveryFailures', deliveryFailures);
     this.add('DeliveriesStranded', 'DeliveriesStranded', this.serviceMetric('DeliveryStranded'));
+    this.add('DeliveriesRequeued', 'DeliveriesRequeued', this.serviceMetric('DeliveryRequeued'));
     this.add('MailFailures', 'MailFailures', this.serviceMetric('MailFailed'));
   }
 

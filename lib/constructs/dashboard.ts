@@ -26,7 +26,7 @@ const HTTP_COUNT_LABELS = {
 type EmfCount = Exclude<MetricName, HttpCount>;
 const EMF_WIDGETS = {
   outcomes: 'Webhook delivery attempts by outcome',
-  backlog: 'Webhook deliveries queued, stranded in the DLQ, re-dispatched',
+  backlog: 'Webhook deliveries queued, stranded in the DLQ, requeued, re-dispatched',
   other: 'Owner mail failures, cold starts',
 } as const;
 const EMF_COUNTS = {
@@ -36,6 +36,7 @@ const EMF_COUNTS = {
   DeliveryDeadLettered: ['outcomes', 'Dead-lettered'],
   DeliveriesQueued: ['backlog', 'Queued by a menu publish'],
   DeliveryStranded: ['backlog', 'Stranded (held in the DLQ with attempts left)'],
+  DeliveryRequeued: ['backlog', 'Requeued (their message vanished)'],
   SweeperRedispatched: ['backlog', 'Menu events re-dispatched by the sweeper'],
   MailFailed: ['other', 'Owner mails not sent'],
   MailSuppressed: ['other', 'Owner mails held back (address bounced or complained)'],

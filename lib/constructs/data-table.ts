@@ -26,8 +26,8 @@ export class DataTable extends Table {
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        // Same projection as the local CreateTable.
-        projectionType: ProjectionType.ALL,
+        // As declared, and as the local CreateTable projects it.
+        projectionType: ProjectionType[index.projection],
       });
     }
   }

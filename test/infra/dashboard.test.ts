@@ -36,13 +36,14 @@ type Line = {
 
 /** Every HTTP API the shell names in its access line (the `api` dimension); compile-checked complete. */
 const APIS = { v1: true, token: true, admin: true } satisfies Record<HttpApi, true>;
-/** The delivery counts the brief names: attempt outcomes, and deliveries held in the DLQ with attempts left. */
+/** The delivery counts the brief names: attempt outcomes, deliveries held in the DLQ with attempts left, and those queued again. */
 const DELIVERY_COUNTS = [
   'DeliverySucceeded',
   'DeliveryFailed',
   'DeliveryRetried',
   'DeliveryDeadLettered',
   'DeliveryStranded',
+  'DeliveryRequeued',
 ] as const satisfies readonly (typeof METRIC_NAMES)[number][];
 const PERCENTILES = ['p50', 'p90', 'p99'];
 /**

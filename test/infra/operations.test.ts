@@ -57,8 +57,8 @@ describe('alarms', () => {
   it.each(STAGES)('%s: every alarm notifies the stage topic when it fires and when it recovers', (stage) => {
     const topic = STAGE_CONTEXT[stage].alarmTopicArn ?? { Ref: alarmTopics(stage)[0] };
     const all = Object.values(alarms(stage));
-    // Three a function; the API's two; token refusals; the table's two; the webhooks' five.
-    expect(all).toHaveLength(ALL_FUNCTIONS.length * 3 + 10);
+    // Three a function; the API's two; token refusals; the table's two; the webhooks' six.
+    expect(all).toHaveLength(ALL_FUNCTIONS.length * 3 + 11);
     for (const a of all) {
       expect(a.Properties.AlarmActions, a.Properties.AlarmName).toEqual([topic]);
       expect(a.Properties.OKActions, a.Properties.AlarmName).toEqual([topic]);
@@ -144,6 +144,11 @@ describe('alarms', () => {
     expect(alarm(stage, 'DeliveriesStranded')).toMatchObject({
       Namespace: METRICS_NAMESPACE,
       MetricName: 'DeliveryStranded',
+      Threshold: t.strandedDeliveries,
+    });
+    expect(alarm(stage, 'DeliveriesRequeued')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: 'DeliveryRequeued',
       Threshold: t.strandedDeliveries,
     });
     expect(alarm(stage, 'MailFailures')).toMatchObject({

@@ -452,7 +452,7 @@ describe('CustomerApiStack (dev)', () => {
           { AttributeName: g.partitionKey, KeyType: 'HASH' },
           { AttributeName: g.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: g.projection },
       })),
     );
     expect(p.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxKeys } from '#data/deliveries';
-import { continueDispatch, DISPATCH_PAGE, dispatchMenuEvent, sweepOutbox } from '#lambdas/webhooks/fan-out';
+import { continueDispatch, DISPATCH_PAGE, dispatchMenuEvent, sweepOutbox, writePace } from '#lambdas/webhooks/fan-out';
 import { publishMenu, writeMenu } from '#lambdas/webhooks/publish';
 import { parseQueueMessage } from '#lambdas/webhooks/messages';
 import type { LocalRuntime } from '#local/runtime';
@@ -115,7 +115,12 @@ describe(`fan-out in pages of ${DISPATCH_PAGE} (${DESTINATIONS} destinations)`, 
     expect(await recordsOf(event!.eventId)).toHaveLength(DISPATCH_PAGE);
 
     // A wake-up naming a cursor the entry no longer holds: nothing created, nothing sent.
-    await continueDispatch(deps, event!.eventId, JSON.stringify({ PK: 'DEST#elsewhere', SK: 'DEST', GSI1PK: 'x', GSI1SK: 'y' }));
+    await continueDispatch(
+      deps,
+      event!.eventId,
+      JSON.stringify({ PK: 'DEST#elsewhere', SK: 'DEST', GSI1PK: 'x', GSI1SK: 'y' }),
+      writePace(),
+    );
     expect(wakeUps).toHaveLength(1);
     expect(await recordsOf(event!.eventId)).toHaveLength(DISPATCH_PAGE);
 

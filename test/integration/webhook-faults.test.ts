@@ -125,11 +125,11 @@ describe.concurrent(`webhook faults (${ENGINE_NAME})`, { timeout: 90_000 }, () =
       const { deliveryId } = await sendTest(runtime.deps, created.destination.destinationId, 'nyc-midtown');
       // A message whose record cannot be read is retried, never taken as done: it too ends in the DLQ.
       const orphan = `dlv_${'0'.repeat(32)}`;
-      await enqueueDelivery(
-        runtime.deps,
-        { deliveryId: orphan, destinationId: created.destination.destinationId, clientId: app.clientId },
-        0,
-      );
+      await enqueueDelivery(runtime.deps, {
+        delivery: { deliveryId: orphan, destinationId: created.destination.destinationId, clientId: app.clientId },
+        redrive: 0,
+        requeue: 0,
+      });
       for (let ids = await dlqDeliveryIds(runtime); !ids.has(deliveryId) || !ids.has(orphan); ids = await dlqDeliveryIds(runtime)) {
         await new Promise((r) => setTimeout(r, 200));
       }

@@ -22,6 +22,7 @@ const base: Delivery = {
   nextAttemptAt: null,
   completedAt: null,
   redrives: 0,
+  requeues: 0,
   carrier: null,
   attemptReceive: null,
   deadLetterReason: null,
@@ -114,6 +115,34 @@ describe('delivery transitions', () => {
     const stranded = state.strand({ ...base, status: 'RETRY_PENDING', attempts: 2, carrier: 'm1' }, T);
     expect(state.redrive(stranded, 'm3', T)).toMatchObject({ status: 'PENDING', attempts: 0, carrier: 'm3' });
   });
+  it('requeues a delivery whose message vanished: the new message carries it, status, attempts and backoff kept', () => {
+    const retrying = { ...state.retry(state.start(base, 'm1', 1, T), 'http_503', 503, 30, T), attemptReceive: 1 };
+    const later = T + 2_160_000;
+    expect(state.requeue(retrying, 'm2', later)).toMatchObject({
+      status: 'RETRY_PENDING',
+      attempts: 1,
+      backoffHistory: [30],
+      carrier: 'm2',
+      attemptReceive: null,
+      requeues: 1,
+      redrives: 0,
+      updatedAt: new Date(later).toISOString(),
+    });
+    expect(state.requeue(base, 'm2', later)).toMatchObject({ status: 'PENDING', attempts: 0, carrier: 'm2', requeues: 1 });
+    // Mid-attempt when its carrier vanished: still DELIVERING, so the new carrier's first receive finds it interrupted.
+    const delivering = state.start(base, 'm1', 3, T);
+    const requeued = state.requeue(delivering, 'm2', later);
+    expect(requeued).toMatchObject({ status: 'DELIVERING', attempts: 1, carrier: 'm2', attemptReceive: null });
+    expect(state.interrupt(requeued, 30, later)).toMatchObject({
+      status: 'RETRY_PENDING',
+      attempts: 1,
+      lastErrorCode: 'attempt_interrupted',
+    });
+    // Never one that ended, nor one listed as a dead letter (its message is in the DLQ: ops redrive it).
+    for (const status of TERMINAL_STATUSES)
+      expect(() => state.requeue({ ...base, status }, 'm2', later), status).toThrow(state.TransitionError);
+    expect(() => state.requeue(state.strand(retrying, T), 'm2', later)).toThrow(state.TransitionError);
+  });
   it('ends a held delivery past its bound as FAILED hold_expired: no attempt, not a dead letter, not redrivable', () => {
     const later = T + 825_000;
     const d = state.expireHold(base, later);
@@ -143,6 +172,7 @@ describe('delivery transitions', () => {
       refuse: (d) => state.refuse(d, 'destination_disabled', T),
       strand: (d) => state.strand(d, T),
       expireHold: (d) => state.expireHold(d, T),
+      requeue: (d) => state.requeue(d, 'm9', T),
     };
     let deadLetters = 0;
     for (const status of statuses) {
@@ -177,6 +207,7 @@ describe('delivery transitions', () => {
     expect(() => state.start({ ...base, status: 'DELIVERING' }, 'm1', 1, T)).toThrow(state.TransitionError);
     expect(() => state.succeed(base, 200, T)).toThrow(state.TransitionError);
     expect(() => state.redrive({ ...base, status: 'FAILED' }, 'm2', T)).toThrow(state.TransitionError);
+    expect(() => state.requeue({ ...base, status: 'SUCCEEDED' }, 'm2', T)).toThrow(state.TransitionError);
   });
 });
 

@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { parseDeliveryMessage, parseQueueMessage } from '#lambdas/webhooks/messages';
+import { parseDeliveryMessage, parseQueueMessage, standing } from '#lambdas/webhooks/messages';
 
 const id = `dlv_${'a'.repeat(32)}`;
 
 describe('delivery messages', () => {
   it('reads a message with its hints, and one sent before hints existed', () => {
-    expect(parseDeliveryMessage(JSON.stringify({ deliveryId: id, redrive: 1, destinationId: 'dst_1', clientId: 'app_1' }))).toEqual({
+    expect(
+      parseDeliveryMessage(JSON.stringify({ deliveryId: id, redrive: 1, requeue: 2, destinationId: 'dst_1', clientId: 'app_1' })),
+    ).toEqual({
       deliveryId: id,
       redrive: 1,
+      requeue: 2,
       destinationId: 'dst_1',
       clientId: 'app_1',
     });
-    expect(parseDeliveryMessage(JSON.stringify({ deliveryId: id, redrive: 0 }))).toEqual({ deliveryId: id, redrive: 0 });
+    expect(parseDeliveryMessage(JSON.stringify({ deliveryId: id, redrive: 0 }))).toEqual({ deliveryId: id, redrive: 0, requeue: 0 });
   });
 
   it('drops hints that are not ids, or come alone, and keeps the message', () => {
@@ -21,7 +24,11 @@ describe('delivery messages', () => {
       { destinationId: 7, clientId: 'app_1' },
       { destinationId: 'x'.repeat(65), clientId: 'app_1' },
     ]) {
-      expect(parseDeliveryMessage(JSON.stringify({ deliveryId: id, redrive: 0, ...hints }))).toEqual({ deliveryId: id, redrive: 0 });
+      expect(parseDeliveryMessage(JSON.stringify({ deliveryId: id, redrive: 0, ...hints }))).toEqual({
+        deliveryId: id,
+        redrive: 0,
+        requeue: 0,
+      });
     }
   });
 
@@ -32,16 +39,32 @@ describe('delivery messages', () => {
       '{}',
       JSON.stringify({ deliveryId: 'dlv_x', redrive: 0 }),
       JSON.stringify({ deliveryId: id, redrive: -1 }),
+      JSON.stringify({ deliveryId: id, redrive: 0, requeue: 1.5 }),
     ]) {
       expect(parseDeliveryMessage(body)).toBeNull();
     }
+  });
+
+  it('stands against its record by the redrive, then by the requeue it was sent for', () => {
+    const record = { redrives: 1, requeues: 2 };
+    expect(standing({ redrive: 1, requeue: 2 }, record)).toBe('current');
+    expect(standing({ redrive: 1, requeue: 1 }, record)).toBe('stale');
+    expect(standing({ redrive: 0, requeue: 5 }, record)).toBe('stale');
+    expect(standing({ redrive: 1, requeue: 3 }, record)).toBe('early');
+    // A redrive's message keeps the record's requeue count: early until the redrive's write lands.
+    expect(standing({ redrive: 2, requeue: 2 }, record)).toBe('early');
   });
 });
 
 describe('queue messages', () => {
   const eventId = `evt_${'b'.repeat(32)}`;
   it('tells a delivery from a fan-out page and a release of held deliveries', () => {
-    expect(parseQueueMessage(JSON.stringify({ deliveryId: id, redrive: 2 }))).toEqual({ kind: 'delivery', deliveryId: id, redrive: 2 });
+    expect(parseQueueMessage(JSON.stringify({ deliveryId: id, redrive: 2 }))).toEqual({
+      kind: 'delivery',
+      deliveryId: id,
+      redrive: 2,
+      requeue: 0,
+    });
     expect(parseQueueMessage(JSON.stringify({ dispatch: eventId, cursor: '{"PK":"DEST#d"}' }))).toEqual({
       kind: 'dispatch',
       dispatch: eventId,
