@@ -265,7 +265,7 @@ export function model(s: Scenario, stage: StageInputs, routes: readonly RouteFig
   const tableWrites =
     perRead((k) => k.writeUnits) * reads + allCounterWrites + delivery.keys.reduce((n, k) => n + k.writeUnits, 0) * s.deliveriesPerSecond;
   const hot = [...readKeys, ...deliveryKeys].map((k) => ({ key: k.key, read: k.readUnits * k.rate, write: k.writeUnits * k.rate }));
-  hot.push({ key: 'RATE#API#<hot tenant application>', read: 0, write: counterWrites });
+  hot.push({ key: counterKeys.counter('API', PLACEHOLDERS.application, '').PK, read: 0, write: counterWrites });
   const hottestRead = hot.reduce((a, b) => (b.read > a.read ? b : a), hot[0]!);
   const hottestWrite = hot.reduce((a, b) => (b.write > a.write ? b : a), hot[0]!);
 

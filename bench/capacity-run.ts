@@ -158,8 +158,8 @@ function deliveryFigures(run: DeliveryRun): DeliveryFigures {
     keys: Object.entries(run.keys).map(([key, load]) => ({ key, ...load })),
     sqsRequests: run.sqsRequests,
     trips: run.trips,
-    logBytes: 0,
-    sentBytes: 0,
+    logBytes: run.logBytes,
+    sentBytes: run.sentBytes,
     memoryMb: FUNCTIONS['webhook-deliverer'].memorySize,
   };
 }
@@ -323,7 +323,7 @@ export async function benchCapacity(): Promise<string[]> {
       `${mean((r) => unitsOf(r.keys, (k) => k.writeUnits)).toFixed(3)} write units besides the rate counter's (modelled from leaseSize), ` +
       `${mean((r) => r.billedMs).toFixed(1)} ms billed, ${n(mean((r) => r.logBytes))} log bytes, ${n(mean((r) => r.responseBytes))} response bytes; ${dollars(prices.perMillionReads)} a million besides the table (HTTP API included, the edge's $1.71 apart)`,
     `  per delivery ${unitsOf(delivery.keys, (k) => k.readUnits).toFixed(2)} read units, ${unitsOf(delivery.keys, (k) => k.writeUnits).toFixed(2)} write units, ${delivery.sqsRequests.toFixed(2)} SQS requests, ` +
-      `${delivery.trips} sequential DynamoDB round trips an attempt; ${dollars(prices.perMillionDeliveries)} a million besides the table`,
+      `${delivery.trips} sequential DynamoDB round trips an attempt, ${n(delivery.logBytes)} log bytes, ${n(delivery.sentBytes)} bytes sent; ${dollars(prices.perMillionDeliveries)} a million besides the table`,
     `  skew: one tenant at ${SKEW.hotTenantShare * 100} % of reads (and of deliveries, one destination for all its locations), one group of ${n(SKEW.hotGroupLocations)} locations; ` +
       `receivers answer 2xx in ${RECEIVER_MS} ms, 5xx to ${RECEIVER_ERROR_RATE * 100} % of attempts; a batch takes ${RECEIVER_MS} ms + ${delivery.trips} × ${AWS_DYNAMODB_MS} ms + ${EVENT_SOURCE_GAP_MS} ms between batches (assumed)`,
     '',

@@ -10,6 +10,8 @@ import { sampleMenu } from '../local/demo-menu.js';
 import { startDeliveryPoller, startLocalRuntime } from '../local/runtime.js';
 import { controlledResolver, startReceiver } from '../test/fixtures/webhook-receiver.js';
 import { meterKeys, type KeyLoad } from './capacity.js';
+import { isEmfLine } from './cost.js';
+import { DELIVERER_MESSAGES, DELIVERER_METRICS } from './webhooks.js';
 import { audienceOf, keyName, type Audience } from './capacity-model.js';
 
 /**
@@ -40,6 +42,9 @@ export type DeliveryRun = {
   keys: Record<string, KeyLoad & { audience: Audience }>;
   sqsRequests: number;
   trips: number;
+  /** Per delivery: the deliverer's log lines (application and EMF) at INFO, and the bytes of the POST sent. */
+  logBytes: number;
+  sentBytes: number;
 };
 
 export async function measureDeliveries(): Promise<DeliveryRun> {
@@ -70,7 +75,8 @@ async function run(): Promise<DeliveryRun> {
     port: 0,
     dataDir: null,
     seed: true,
-    logLevel: 'SILENT',
+    // INFO and metrics on, as deployed: the deliverer's log bytes are counted (not shown).
+    logLevel: 'INFO',
     resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
     config: { webhookAllowLoopback: true },
     deliverWebhooks: false,
@@ -83,6 +89,14 @@ async function run(): Promise<DeliveryRun> {
     behave: () => ({ status: ++n % Math.round(1 / RECEIVER_ERROR_RATE) === 0 ? 503 : 200, afterMs: RECEIVER_MS }),
   });
   const metered = meterKeys(runtime.dynamo, 'benchDeliveryKeys');
+  const stdoutWrite = process.stdout.write.bind(process.stdout);
+  let logBytes = 0;
+  process.stdout.write = (chunk: string | Uint8Array) => {
+    for (const line of String(chunk).split('\n').filter(Boolean)) {
+      if (isEmfLine(line) ? DELIVERER_METRICS.test(line) : DELIVERER_MESSAGES.test(line)) logBytes += Buffer.byteLength(line) + 1;
+    }
+    return true;
+  };
   let sqsRequests = 0;
   runtime.sqs.middlewareStack.add(
     (next, context) => async (args) => {
@@ -122,7 +136,7 @@ async function run(): Promise<DeliveryRun> {
 
     // Then the load: every publish queued first, so the deliverer's phase is measured alone.
     for (let p = 0; p < PUBLISHES; p++) await publish(2 + p);
-    const before = { byKey: new Map(metered.byKey), sqs: sqsRequests, answered: receiver.received.length };
+    const before = { byKey: new Map(metered.byKey), sqs: sqsRequests, answered: receiver.received.length, logBytes };
     const deliveries = PUBLISHES * DESTINATIONS;
     const start = Date.now();
     const cpu = process.cpuUsage();
@@ -157,8 +171,22 @@ async function run(): Promise<DeliveryRun> {
       keys,
       sqsRequests: (sqsRequests - before.sqs) / done.length,
       trips: tripsPerDelivery,
+      logBytes: (logBytes - before.logBytes) / done.length,
+      // The request as the receiver got it: request line, headers, body (TLS not counted).
+      sentBytes:
+        done.reduce(
+          (sum, r) =>
+            sum +
+            Buffer.byteLength(
+              `POST ${r.path} HTTP/1.1\r\n${Object.entries(r.headers)
+                .map(([k, v]) => `${k}: ${String(v)}\r\n`)
+                .join('')}\r\n${r.rawBody}`,
+            ),
+          0,
+        ) / done.length,
     };
   } finally {
+    process.stdout.write = stdoutWrite;
     await poller?.stop();
     await receiver.stop();
     await runtime.stop();

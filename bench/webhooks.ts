@@ -209,8 +209,8 @@ async function measureFaults(): Promise<Measured['faults']> {
 }
 
 /** The deliverer's metrics (lambdas/webhooks/deliver.ts) and log messages; the rest of what this process writes is the publish side's. */
-const DELIVERER_METRICS = /"(DeliverySucceeded|DeliveryFailed|DeliveryRetried|DeliveryDeadLettered)":/;
-const DELIVERER_MESSAGES =
+export const DELIVERER_METRICS = /"(DeliverySucceeded|DeliveryFailed|DeliveryRetried|DeliveryDeadLettered)":/;
+export const DELIVERER_MESSAGES =
   /^\{.*"message":"(webhook attempt|webhook attempt refused|webhook outcome superseded|unreadable webhook message dropped)"/;
 
 async function measureThroughput(): Promise<Figures> {

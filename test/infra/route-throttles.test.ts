@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ROUTES } from '#contract/routes';
 import { AWS_QUOTAS, quotaAt } from '#lib/aws-quotas';
 import { mixShare, OTHER_ROUTE_COUNT, OTHER_ROUTE_THROTTLE, ROUTE_MIX, routeKeyOf, throttleSum } from '#lib/route-throttles';
-import { STAGE_TABLE, STAGES, stageConfig, throttlesOf } from '#lib/stages';
+import { STAGE_TABLE, STAGES, throttlesOf } from '#lib/stages';
 import { rateLimitCeiling } from '#lambdas/admin/apps';
-import { STAGE_CONTEXT } from '../support/stage-context.js';
 
 /** The gateway's per-route throttles, derived from the route mix and each stage's capacity (lib/route-throttles.ts). */
 describe('per-route throttles', () => {
@@ -33,28 +32,4 @@ describe('per-route throttles', () => {
       expect(others).toEqual(OTHER_ROUTE_THROTTLE);
     });
   }
-
-  it("refuses a stage whose throttles would pass the account's quota, and a warm throughput outside what DynamoDB takes", () => {
-    // The row changed for one call (no context key overrides these), then put back.
-    const refusal = (change: object) => {
-      const saved = { ...STAGE_TABLE.prod };
-      Object.assign(STAGE_TABLE.prod, change);
-      try {
-        stageConfig('prod', STAGE_CONTEXT.prod);
-        return 'accepted';
-      } catch (error) {
-        return (error as Error).message;
-      } finally {
-        Object.assign(STAGE_TABLE.prod, saved);
-      }
-    };
-    expect(refusal({})).toBe('accepted');
-    expect(refusal({ quotas: 'default' })).toMatch(
-      /^Stage prod: its routes' throttles add up to \d+ requests a second, over the account's API Gateway quota of 10000 \(default\)/,
-    );
-    expect(refusal({ warmThroughput: { readUnitsPerSecond: 1_000, writeUnitsPerSecond: 4_000 } })).toMatch(
-      /warmThroughput .* needs whole read units from 12000 to 80000/,
-    );
-    expect(refusal({ capacity: { requestsPerSecond: 100, perRouteFloor: 0 } })).toMatch(/needs a positive whole perRouteFloor/);
-  });
 });

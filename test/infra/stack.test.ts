@@ -534,6 +534,8 @@ describe('CustomerApiStack (dev)', () => {
       DefaultRouteSettings: { ThrottlingRateLimit: OTHER_ROUTE_THROTTLE.rateLimit, ThrottlingBurstLimit: OTHER_ROUTE_THROTTLE.burstLimit },
     });
     expectRouteThrottles(template, 'dev');
+    // dev's table is not pre-warmed (warm throughput is billed): it starts as a new on-demand table.
+    expect(only(template, 'AWS::DynamoDB::Table')[1].Properties.WarmThroughput).toBeUndefined();
     // The access-log group keeps the logical id it had under the REST API, so a deploy keeps its logs.
     expect(p.AccessLogSettings.DestinationArn).toEqual({ 'Fn::GetAtt': ['ApiAccessLogs50B185DB', 'Arn'] });
     const format = JSON.parse(p.AccessLogSettings.Format);
