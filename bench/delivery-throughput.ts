@@ -11,7 +11,7 @@ import { startDeliveryPoller, startLocalRuntime } from '../local/runtime.js';
 import { controlledResolver, startReceiver } from '../test/fixtures/webhook-receiver.js';
 import { meterKeys, type KeyLoad } from './capacity.js';
 import { isEmfLine } from './cost.js';
-import { DELIVERER_MESSAGES, DELIVERER_METRICS } from './webhooks.js';
+import { DELIVERER_MESSAGES, DELIVERER_METRICS, requestBytes } from './webhooks.js';
 import { audienceOf, keyName, type Audience } from './capacity-model.js';
 
 /**
@@ -172,18 +172,7 @@ async function run(): Promise<DeliveryRun> {
       sqsRequests: (sqsRequests - before.sqs) / done.length,
       trips: tripsPerDelivery,
       logBytes: (logBytes - before.logBytes) / done.length,
-      // The request as the receiver got it: request line, headers, body (TLS not counted).
-      sentBytes:
-        done.reduce(
-          (sum, r) =>
-            sum +
-            Buffer.byteLength(
-              `POST ${r.path} HTTP/1.1\r\n${Object.entries(r.headers)
-                .map(([k, v]) => `${k}: ${String(v)}\r\n`)
-                .join('')}\r\n${r.rawBody}`,
-            ),
-          0,
-        ) / done.length,
+      sentBytes: done.reduce((sum, r) => sum + requestBytes(r), 0) / done.length,
     };
   } finally {
     process.stdout.write = stdoutWrite;
