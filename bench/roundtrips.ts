@@ -64,7 +64,7 @@ const FULL_VCPU_MB = 1769;
  * stretched by the share of a vCPU that memory gets, plus each sequential
  * round trip at AWS's latency (a wait, which memory does not shorten).
  */
-const billedMsAt = (handlingMs: number, trips: number, memoryMb: number) =>
+export const billedMsAt = (handlingMs: number, trips: number, memoryMb: number) =>
   Math.ceil(handlingMs * Math.max(1, FULL_VCPU_MB / memoryMb) + Math.max(1, Math.round(trips)) * AWS_DYNAMODB_MS);
 const FOOTPRINT_REQUESTS = 5;
 

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { benchBundles } from './bundles.js';
+import { benchCapacity } from './capacity-run.js';
 import { benchIdle } from './idle.js';
 import { benchKitchen } from './kitchen.js';
 import { benchRoundTrips } from './roundtrips.js';
@@ -26,6 +27,7 @@ const SECTIONS = {
   kitchen: ['Kitchen endpoint (largest payload)', benchKitchen],
   webhooks: ['Webhooks end to end (publish → verified delivery at a local HTTPS receiver)', benchWebhooks],
   scale: ['At any size: per-request cost as a group grows', benchScale],
+  capacity: ["Capacity model: each stage at a platform's load, its first breaking point, and local delivery throughput", benchCapacity],
 } as const satisfies Record<string, readonly [string, () => Promise<string[]>]>;
 type Section = keyof typeof SECTIONS;
 

@@ -27,7 +27,7 @@ const SEED_CONCURRENCY = 50;
 
 type Figures = Capacity & { status: number; bytes: number };
 
-const locationId = (i: number) => `site-${String(i).padStart(5, '0')}`;
+export const locationId = (i: number) => `site-${String(i).padStart(5, '0')}`;
 
 /** Seeds the service-wide sets the admin lists read: an application, a destination and a dead letter per location (destinations up to 1,000). */
 async function seedAdminSets(runtime: LocalRuntime, groupId: string, size: number): Promise<void> {
@@ -73,7 +73,7 @@ async function seedAdminSets(runtime: LocalRuntime, groupId: string, size: numbe
   }
 }
 
-async function seedGroup(runtime: LocalRuntime, groupId: string, size: number): Promise<void> {
+export async function seedGroup(runtime: LocalRuntime, groupId: string, size: number): Promise<void> {
   const at = new Date(runtime.deps.clock.now()).toISOString();
   await runtime.store.groups.put({ groupId, name: `Scale ${size}`, createdAt: at });
   const modulesEnabled = Object.fromEntries(MODULES.map((m) => [m, true])) as Location['modulesEnabled'];

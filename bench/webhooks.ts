@@ -13,7 +13,7 @@ import { consumedUnits } from './capacity.js';
 import { costLines, dollars, isEmfLine, platformLogBytes, PRICES, tracedShare } from './cost.js';
 import { sampleMenu } from '../local/demo-menu.js';
 import { FAULTS, runFault, type Tally } from '../test/fixtures/webhook-faults.js';
-import { controlledResolver, startReceiver } from '../test/fixtures/webhook-receiver.js';
+import { controlledResolver, startReceiver, type Received } from '../test/fixtures/webhook-receiver.js';
 
 /**
  * End-to-end webhook throughput and latency on this machine: menu publishes
@@ -208,9 +208,17 @@ async function measureFaults(): Promise<Measured['faults']> {
   return tallies;
 }
 
+/** Bytes of a POST as the receiver got it: request line, headers, body (TLS not counted). */
+export const requestBytes = (r: Received) =>
+  Buffer.byteLength(
+    `POST ${r.path} HTTP/1.1\r\n${Object.entries(r.headers)
+      .map(([k, v]) => `${k}: ${String(v)}\r\n`)
+      .join('')}\r\n${r.rawBody}`,
+  );
+
 /** The deliverer's metrics (lambdas/webhooks/deliver.ts) and log messages; the rest of what this process writes is the publish side's. */
-const DELIVERER_METRICS = /"(DeliverySucceeded|DeliveryFailed|DeliveryRetried|DeliveryDeadLettered)":/;
-const DELIVERER_MESSAGES =
+export const DELIVERER_METRICS = /"(DeliverySucceeded|DeliveryFailed|DeliveryRetried|DeliveryDeadLettered)":/;
+export const DELIVERER_MESSAGES =
   /^\{.*"message":"(webhook attempt|webhook attempt refused|webhook outcome superseded|unreadable webhook message dropped)"/;
 
 async function measureThroughput(): Promise<Figures> {
@@ -319,18 +327,7 @@ async function measureThroughput(): Promise<Figures> {
       emptyReceives,
       ...billed,
       ...logs,
-      sentBytes: all
-        .filter((r) => r.verified)
-        .reduce(
-          (n, r) =>
-            n +
-            Buffer.byteLength(
-              `POST ${r.path} HTTP/1.1\r\n${Object.entries(r.headers)
-                .map(([k, v]) => `${k}: ${String(v)}\r\n`)
-                .join('')}\r\n${r.rawBody}`,
-            ),
-          0,
-        ),
+      sentBytes: all.filter((r) => r.verified).reduce((n, r) => n + requestBytes(r), 0),
     };
   } finally {
     await poller.stop();

@@ -19,7 +19,7 @@ import { CATCH_ALL_FAMILY } from '#contract/routes';
 import { FUNCTIONS, type FunctionName } from './functions.js';
 import { ADMIN_ROOT, ADMIN_ROUTES } from '#contract/admin-routes';
 import { packageFilesOf } from './package-files.js';
-import { publicBaseUrlOf, type Stage, type StageConfig } from './stages.js';
+import { publicBaseUrlOf, throttlesOf, type Stage, type StageConfig } from './stages.js';
 
 export type CustomerApiStackProps = StackProps & {
   /** The stage's row with this deployment's context applied (lib/stages.ts, `stageConfig`). */
@@ -41,7 +41,7 @@ export class CustomerApiStack extends Stack {
     // stageConfig refused a stage without a sender SES has verified: every stage sends owner mail.
     const mailFrom = settings.mailFrom!;
 
-    const table = new DataTable(this, 'Table', { retain: settings.retain });
+    const table = new DataTable(this, 'Table', { retain: settings.retain, warmThroughput: settings.warmThroughput });
     // The configuration set owner mail is sent with, and what hears its bounces and complaints (constructs/mail-events.ts).
     const mailEvents = new MailEvents(this, 'MailEvents', {
       stage,
@@ -62,7 +62,7 @@ export class CustomerApiStack extends Stack {
       STAGE: stage,
       MAIL_FROM: mailFrom,
       PUBLIC_BASE_URL: publicBaseUrlOf(settings),
-      STAGE_RATE_LIMIT: String(settings.throttling.rateLimit),
+      STAGE_RATE_LIMIT: String(settings.capacity.perRouteFloor),
       TOKEN_KEY_ROTATION_DAYS: String(settings.tokenKeyRotationDays),
       ...(settings.legacyDeprecatedAt ? { LEGACY_DEPRECATED_AT: settings.legacyDeprecatedAt } : {}),
       ...(settings.legacySunsetAt ? { LEGACY_SUNSET_AT: settings.legacySunsetAt } : {}),
@@ -121,7 +121,7 @@ export class CustomerApiStack extends Stack {
       catchAllFamily: CATCH_ALL_FAMILY,
       admin: { routes: ADMIN_ROUTES, function: adminFunction.live },
       stageName: stage,
-      throttling: settings.throttling,
+      throttling: throttlesOf(settings),
       logRetention: settings.logRetention,
       removalPolicy,
     });
@@ -171,7 +171,7 @@ export class CustomerApiStack extends Stack {
         // stageConfig refuses an edge without a domain.
         domain: settings.domain!,
         webAclArn: settings.edge.webAclArn,
-        rateLimit: edgeRateLimit(settings.throttling),
+        rateLimit: edgeRateLimit(settings.capacity),
       });
       new CfnOutput(this, 'EdgeUrl', { value: edge.url });
     } else if (settings.domain) {
@@ -186,8 +186,8 @@ export class CustomerApiStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'WebhookQueueUrl', { value: webhooks.queue.queueUrl });
     new CfnOutput(this, 'WebhookDlqUrl', { value: webhooks.deadLetterQueue.queueUrl });
-    // The admin CLI refuses an application limit this stage's throttle cannot serve, as the admin function does.
-    new CfnOutput(this, 'StageRateLimit', { value: String(settings.throttling.rateLimit) });
+    // The admin CLI refuses an application limit above 60 × the stage's per-route floor, as the admin function does.
+    new CfnOutput(this, 'StageRateLimit', { value: String(settings.capacity.perRouteFloor) });
 
     // The stage's dashboard, customer-api-<stage>: every ServiceFunction of the stack (each names its FUNCTIONS row), the API, table and queues.
     new ServiceDashboard(this, 'Dashboard', {

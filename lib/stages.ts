@@ -1,5 +1,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { isRealIsoDate } from '#contract/schemas/requests';
+import { AWS_QUOTAS, quotaAt, type QuotaLevel } from './aws-quotas.js';
+import { OTHER_ROUTE_THROTTLE, routeThrottles, throttleSum, type StageCapacity, type Throttle } from './route-throttles.js';
 
 /**
  * The deployment stages as data: one typed row each, chosen by `-c stage=…`. A context value of the same name
@@ -44,8 +46,20 @@ export type StageConfig = {
   /** Keep the table, buckets and logs when the stack is deleted. */
   retain: boolean;
   logRetention: RetentionDays;
-  /** API Gateway's throttle for each route, all clients together; no application may be given more than 60 × rateLimit a minute. */
-  throttling: { rateLimit: number; burstLimit: number };
+  /**
+   * What the stage is documented to serve (docs/capacity.md): the route mix (lib/route-throttles.ts) at
+   * `requestsPerSecond`, and any one route at least `perRouteFloor` a second. Each route's API Gateway throttle derives
+   * from it (`throttlesOf`); no application may be given more than 60 × perRouteFloor a minute.
+   */
+  capacity: StageCapacity;
+  /** The AWS quotas the stage is sized within (lib/aws-quotas.ts): AWS's defaults, or the increases docs/capacity.md lists. */
+  quotas: QuotaLevel;
+  /**
+   * The table's warm throughput (DynamoDB pre-warming: units a second it serves from the first second), for a
+   * launch at the stage's capacity; absent, the table starts at a new on-demand table's and scales with its traffic.
+   * Raising it is billed (docs/capacity.md, "Warm throughput").
+   */
+  warmThroughput?: { readUnitsPerSecond: number; writeUnitsPerSecond: number };
   /** Lambda active tracing (X-Ray): with no tracing SDK it records only Lambda's own segments, at $5 per million traces. */
   tracing: boolean;
   /** Sender of owner e-mails; must be (or belong to a domain) verified in SES. Required: every stage mails owners. */
@@ -99,11 +113,20 @@ const QUIET: AlarmThresholds = {
   mailFailures: 1,
 };
 
+/**
+ * prod's table pre-warmed for its capacity (docs/capacity.md): the capacity model's table units at 10,000 reads and
+ * 1,000 deliveries a second with the skew (74,508 read and 3,288 write units a second, run of 2026-11-26), reads up to
+ * the raised table quota, writes with a quarter's headroom.
+ */
+const WARM_READS = 80_000;
+const WARM_WRITES = 5_000;
+
 export const STAGE_TABLE = {
   dev: {
     retain: false,
     logRetention: RetentionDays.ONE_MONTH,
-    throttling: { rateLimit: 50, burstLimit: 100 },
+    capacity: { requestsPerSecond: 50, perRouteFloor: 10 },
+    quotas: 'default',
     tracing: false,
     alarms: { required: false, thresholds: QUIET },
     edge: { enabled: false },
@@ -115,7 +138,8 @@ export const STAGE_TABLE = {
   staging: {
     retain: false,
     logRetention: RetentionDays.THREE_MONTHS,
-    throttling: { rateLimit: 200, burstLimit: 400 },
+    capacity: { requestsPerSecond: 200, perRouteFloor: 20 },
+    quotas: 'default',
     tracing: false,
     alarms: {
       required: true,
@@ -131,7 +155,10 @@ export const STAGE_TABLE = {
   prod: {
     retain: true,
     logRetention: RetentionDays.ONE_YEAR,
-    throttling: { rateLimit: 500, burstLimit: 1_000 },
+    // 10,000 authenticated reads a second with the quota increases docs/capacity.md lists (the capacity model's figures).
+    capacity: { requestsPerSecond: 10_000, perRouteFloor: 250 },
+    quotas: 'raised',
+    warmThroughput: { readUnitsPerSecond: WARM_READS, writeUnitsPerSecond: WARM_WRITES },
     tracing: false,
     alarms: {
       required: true,
@@ -271,7 +298,7 @@ function validate(config: StageConfig & { stage: Stage }): void {
   const refuse = (what: string) => {
     throw new Error(`Stage ${config.stage}: ${what}.`);
   };
-  const { account, region, mailFrom, alarms, domain, edge, throttling, provisionedConcurrency, delivererConcurrency } = config;
+  const { account, region, mailFrom, alarms, domain, edge, capacity, provisionedConcurrency, delivererConcurrency } = config;
   // The SQS event source's maximum concurrency is 2 to 1,000.
   if (!Number.isInteger(delivererConcurrency) || delivererConcurrency < 2 || delivererConcurrency > 1_000)
     refuse(`delivererConcurrency ${delivererConcurrency} is not a whole number from 2 to 1,000`);
@@ -295,8 +322,33 @@ function validate(config: StageConfig & { stage: Stage }): void {
   for (const [name, value] of Object.entries(alarms.thresholds)) {
     if (!(Number.isFinite(value) && value > 0)) refuse(`alarm threshold ${name} must be a positive number, not ${String(value)}`);
   }
-  if (!(Number.isInteger(throttling.rateLimit) && throttling.rateLimit > 0 && throttling.burstLimit >= throttling.rateLimit)) {
-    refuse(`throttling ${JSON.stringify(throttling)} needs a positive whole rateLimit and a burstLimit at least as large`);
+  if (!(Number.isInteger(capacity.perRouteFloor) && capacity.perRouteFloor > 0 && capacity.requestsPerSecond >= capacity.perRouteFloor)) {
+    refuse(`capacity ${JSON.stringify(capacity)} needs a positive whole perRouteFloor and requestsPerSecond at least as large`);
+  }
+  const accountRps = quotaAt('apiGatewayAccountRps', config.quotas);
+  const throttled = throttleSum(throttlesOf(config).routes);
+  if (throttled > accountRps) {
+    refuse(
+      `its routes' throttles add up to ${throttled} requests a second, over the account's API Gateway quota of ${accountRps} (${config.quotas}): lower capacity or size it for raised quotas`,
+    );
+  }
+  if (config.warmThroughput) {
+    const { readUnitsPerSecond: reads, writeUnitsPerSecond: writes } = config.warmThroughput;
+    const [minReads, minWrites] = [AWS_QUOTAS.dynamoNewTableReadUnits.default, AWS_QUOTAS.dynamoNewTableWriteUnits.default];
+    const [maxReads, maxWrites] = [quotaAt('dynamoTableReadUnits', config.quotas), quotaAt('dynamoTableWriteUnits', config.quotas)];
+    // Below a new on-demand table's own warm throughput it would change nothing; above the table quota DynamoDB refuses it.
+    if (!(
+      Number.isInteger(reads) &&
+      reads >= minReads &&
+      reads <= maxReads &&
+      Number.isInteger(writes) &&
+      writes >= minWrites &&
+      writes <= maxWrites
+    )) {
+      refuse(
+        `warmThroughput ${JSON.stringify(config.warmThroughput)} needs whole read units from ${minReads} to ${maxReads} and write units from ${minWrites} to ${maxWrites} a second (a new table's warm throughput to the table quota)`,
+      );
+    }
   }
   if (!(Number.isInteger(config.tokenKeyRotationDays) && config.tokenKeyRotationDays >= 0 && config.tokenKeyRotationDays <= 365)) {
     refuse(`tokenKeyRotationDays must be a whole number of days from 0 (by hand only) to 365, not ${String(config.tokenKeyRotationDays)}`);
@@ -347,6 +399,11 @@ function validate(config: StageConfig & { stage: Stage }): void {
   } else if (edge.webAclArn !== undefined) {
     refuse('-c webAclArn needs the edge: pass -c edge=true');
   }
+}
+
+/** The stage's API Gateway throttles: each route of the mix its own, every other route the default's. */
+export function throttlesOf(config: Pick<StageConfig, 'capacity' | 'quotas'>): { routes: Record<string, Throttle>; default: Throttle } {
+  return { routes: routeThrottles(config.capacity, quotaAt('apiGatewayAccountBurst', config.quotas)), default: OTHER_ROUTE_THROTTLE };
 }
 
 /** The stage's public base URL (absolute URLs in responses), from its domain; empty: the URL the gateway reports. */

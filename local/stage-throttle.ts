@@ -2,9 +2,10 @@
 export type StageThrottle = { rateLimit: number; burstLimit: number };
 
 /**
- * The local stage's throttle (the deployed stages' are STAGE_TABLE in
- * lib/stages.ts): generous, so the suite and the bench never meet it unless a
- * test configures a small one, but there, so the gateway's own 429 exists here too.
+ * The local stage's throttle, one bucket per route alike (the deployed stages'
+ * differ per route, derived in lib/route-throttles.ts): generous, so the suite and
+ * the bench never meet it unless a test configures a small one, but there, so the
+ * gateway's own 429 exists here too.
  */
 export const LOCAL_THROTTLE: StageThrottle = { rateLimit: 1_000, burstLimit: 2_000 };
 

@@ -21,10 +21,10 @@ export type CreatedApp = { app: App; clientSecret?: string; legacyCredential?: s
 
 /**
  * The largest per-minute limit an application can have on a stage: what its
- * one counter item can count (the data design) and what the stage's throttle
- * (requests a second, all clients together) lets through in a minute. Above
- * it, a tenant within its own limit would meet API Gateway's 429 instead of
- * the service's own, with its RateLimit-* headers.
+ * one counter item can count (the data design) and what every route's
+ * throttle lets through at least in a minute (the stage's per-route floor,
+ * all clients together). Above it, a tenant within its own limit could meet
+ * API Gateway's 429 instead of the service's own, with its RateLimit-* headers.
  */
 export function rateLimitCeiling(stageRateLimit: number): number {
   return Math.min(APP_RATE_CEILING_PER_MINUTE, Math.floor(stageRateLimit * 60));
@@ -32,7 +32,7 @@ export function rateLimitCeiling(stageRateLimit: number): number {
 
 /**
  * Creates an application; the secret (or legacy credential) is returned here once and stored only as a hash.
- * `stageRateLimit` is the target stage's throttle (Config.stageRateLimit).
+ * `stageRateLimit` is the target stage's per-route floor (Config.stageRateLimit).
  */
 export async function createApp(
   store: Store,
@@ -45,7 +45,7 @@ export async function createApp(
   const ceiling = rateLimitCeiling(stageRateLimit);
   if (fields.rateLimitPerMinute > ceiling) {
     throw new AdminInputError(
-      `rateLimitPerMinute: at most ${ceiling} here; the stage's throttle lets ${stageRateLimit} requests a second through for all applications together`,
+      `rateLimitPerMinute: at most ${ceiling} here; every route's throttle lets at least ${stageRateLimit} requests a second through for all applications together`,
     );
   }
   await requireGroup(store, fields.groupId);

@@ -6,7 +6,7 @@ import { applied, type Db } from './store.js';
  * The service's signing keys: versions of the access-token key (one signs, the ones it replaced verify until the
  * tokens they signed have expired), and the page-token key for cursors when PAGE_TOKEN_KEY is not configured.
  */
-const tokenKeyKeys = {
+export const tokenKeyKeys = {
   /** Every access-token key version, in one item: one read gives the signer and the verifiers. */
   versions: { PK: 'TOKEN_KEY', SK: 'VERSIONS' },
   /** The page-token key, under the key it was first stored with (review pages had it first). */

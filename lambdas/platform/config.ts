@@ -17,8 +17,9 @@ export type Config = {
   mailConfigurationSet: string;
   stage: string;
   /**
-   * Requests a second the stage's API Gateway throttle lets through, for all clients together (STAGE_RATE_LIMIT,
-   * set by the stack from STAGE_TABLE in lib/stages.ts); no application may be given a per-minute limit above 60 times it.
+   * Requests a second every route's API Gateway throttle lets through at least, for all clients together
+   * (STAGE_RATE_LIMIT: the stage's per-route floor, set by the stack from STAGE_TABLE in lib/stages.ts); no
+   * application may be given a per-minute limit above 60 times it.
    */
   stageRateLimit: number;
   /**

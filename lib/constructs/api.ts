@@ -2,6 +2,7 @@ import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CfnRoute,
+  CfnStage,
   HttpApi,
   HttpMethod,
   HttpStage,
@@ -28,8 +29,11 @@ export type RouteTableApiProps = {
   catchAllFamily: Family;
   /** The admin API: its routes, each behind IAM (SigV4) authorization, all served by one function. */
   admin: { routes: readonly AdminRoute[]; function: IFunction };
-  /** The stage's throttle, applied to each route (steady requests a second, burst). */
-  throttling: { rateLimit: number; burstLimit: number };
+  /**
+   * API Gateway's throttles (steady requests a second, burst): each route of the mix its own, by route key
+   * (`GET /v1/...`), every other route the default's (lib/route-throttles.ts derives them).
+   */
+  throttling: { routes: Record<string, { rateLimit: number; burstLimit: number }>; default: { rateLimit: number; burstLimit: number } };
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
 };
@@ -96,7 +100,7 @@ export class RouteTableApi extends Construct {
       httpApi: this.httpApi,
       stageName: '$default',
       autoDeploy: true,
-      throttle: props.throttling,
+      throttle: props.throttling.default,
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: ACCESS_LOG_FORMAT },
     });
 
@@ -111,7 +115,19 @@ export class RouteTableApi extends Construct {
     // Any other method or path below /admin still needs a signature, and the admin function answers 404, or 405 with Allow.
     add(HttpMethod.ANY, ADMIN_PROXY_PATH, this.admin.integration, iam);
 
-    for (const route of this.httpApi.node.findAll().filter((c): c is CfnRoute => c instanceof CfnRoute && c.authorizationType === 'NONE')) {
+    // Each route's own throttle. A stage's route settings name route keys the API must already have, so the stage waits
+    // for the routes. The property is untyped JSON in the L1 (CloudFormation's names as they are, no conversion).
+    const cfnStage = this.stage.node.defaultChild as CfnStage;
+    cfnStage.routeSettings = Object.fromEntries(
+      Object.entries(props.throttling.routes).map(([key, t]) => [
+        key,
+        { ThrottlingRateLimit: t.rateLimit, ThrottlingBurstLimit: t.burstLimit },
+      ]),
+    );
+    const cfnRoutes = this.httpApi.node.findAll().filter((c): c is CfnRoute => c instanceof CfnRoute);
+    for (const route of cfnRoutes) cfnStage.node.addDependency(route);
+
+    for (const route of cfnRoutes.filter((c) => c.authorizationType === 'NONE')) {
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:

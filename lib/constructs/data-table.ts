@@ -6,6 +6,8 @@ import { TABLE_KEYS } from '#data/table';
 export type DataTableProps = {
   /** Prod keeps the table (RETAIN + deletion protection); dev tears it down with the stack. */
   retain: boolean;
+  /** Units a second the table serves from the start (pre-warming, billed); absent: a new on-demand table's. */
+  warmThroughput?: { readUnitsPerSecond: number; writeUnitsPerSecond: number };
 };
 
 /** The service's one table, derived from TABLE_KEYS exactly as the local CreateTable is. */
@@ -20,6 +22,7 @@ export class DataTable extends Table {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       removalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       deletionProtection: props.retain,
+      ...(props.warmThroughput ? { warmThroughput: props.warmThroughput } : {}),
     });
     for (const index of TABLE_KEYS.globalIndexes) {
       this.addGlobalSecondaryIndex({

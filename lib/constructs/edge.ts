@@ -36,16 +36,16 @@ import { aliasRecords, publicDomain, type PublicDomain } from './api-domain.js';
 
 /** WAF's rate window, and what a client it blocks is told to wait (Retry-After). */
 export const EDGE_RATE_WINDOW_SECONDS = 300;
-/** Addresses that may each send this many times what one application may be given (60 × the stage's rate a minute). */
+/** Addresses that may each send this many times what one application may be given (60 × the stage's per-route floor a minute). */
 const EDGE_RATE_HEADROOM = 5;
 
 /**
  * WAF's per-address limit over its 5-minute window, above everything the service itself lets through: one
- * application may be given at most 60 × rateLimit requests a minute (the stage's own throttle, all clients
- * together, per route), 300 × rateLimit in 5 minutes; five such applications may share an egress address.
+ * application may be given at most 60 × perRouteFloor requests a minute (what every route's throttle lets through
+ * at least), 300 × perRouteFloor in 5 minutes; five such applications may share an egress address.
  */
-export function edgeRateLimit(throttling: { rateLimit: number }): number {
-  return EDGE_RATE_HEADROOM * EDGE_RATE_WINDOW_SECONDS * throttling.rateLimit;
+export function edgeRateLimit(capacity: { perRouteFloor: number }): number {
+  return EDGE_RATE_HEADROOM * EDGE_RATE_WINDOW_SECONDS * capacity.perRouteFloor;
 }
 
 /**

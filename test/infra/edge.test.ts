@@ -208,15 +208,15 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
   it("limits each address above what the service lets one application do, and answers 429 with Retry-After in the contract's error shape", () => {
     const [, acl] = only(template, 'AWS::WAFv2::WebACL');
     const rate = (acl.Properties.Rules as Json[]).find((r) => r.Name === 'RateLimitPerAddress')!;
-    // 5 applications at the most the stage may give one (60 × rateLimit a minute), over WAF's 5-minute window.
-    const rateLimit = STAGE_TABLE.prod.throttling.rateLimit;
+    // 5 applications at the most the stage may give one (60 × perRouteFloor a minute), over WAF's 5-minute window.
+    const { perRouteFloor } = STAGE_TABLE.prod.capacity;
     expect(rate.Statement.RateBasedStatement).toEqual({
       AggregateKeyType: 'IP',
       EvaluationWindowSec: 300,
-      Limit: edgeRateLimit({ rateLimit }),
+      Limit: edgeRateLimit({ perRouteFloor }),
     });
-    expect(edgeRateLimit({ rateLimit })).toBe(5 * 300 * rateLimit);
-    expect(edgeRateLimit({ rateLimit })).toBeGreaterThan(60 * rateLimit * 5);
+    expect(edgeRateLimit({ perRouteFloor })).toBe(5 * 300 * perRouteFloor);
+    expect(edgeRateLimit({ perRouteFloor })).toBeGreaterThan(60 * perRouteFloor * 5);
     const response = rate.Action.Block.CustomResponse;
     expect(response.ResponseCode).toBe(429);
     expect(response.ResponseHeaders).toContainEqual({ Name: 'Retry-After', Value: String(EDGE_RATE_WINDOW_SECONDS) });

@@ -33,7 +33,8 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { Delivery } from '#data/deliveries';
 import { reportOutcome } from '#lambdas/webhooks/deliver';
 import { CustomerApiStack } from '#lib/stack';
-import { isStage, STAGE_TABLE, stageConfig, type Stage } from '#lib/stages';
+import { isStage, STAGE_TABLE, stageConfig, throttlesOf, type Stage } from '#lib/stages';
+import { OTHER_ROUTE_THROTTLE } from '#lib/route-throttles';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 
 const SYNTH = { timeout: 120_000 };
@@ -148,6 +149,21 @@ function statementsOfRole(template: Template, roleId: string): Statement[] {
   return Object.values(of(template, 'AWS::IAM::Policy'))
     .filter((p) => (p.Properties.Roles as Json[]).some((r) => r.Ref === roleId))
     .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+/** The stage's RouteSettings: one throttle per route of the route table, as throttlesOf derives it, and a stage that waits for its routes. */
+function expectRouteThrottles(template: Template, stage: Stage): void {
+  const [, apiStage] = only(template, 'AWS::ApiGatewayV2::Stage');
+  const expected = throttlesOf(STAGE_TABLE[stage]).routes;
+  const settings = apiStage.Properties.RouteSettings as Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
+  expect(Object.keys(settings).sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+  for (const [key, throttle] of Object.entries(expected)) {
+    expect(settings[key], key).toEqual({ ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit });
+  }
+  // Route settings name route keys that must exist first.
+  const throttled = Object.entries(of(template, 'AWS::ApiGatewayV2::Route')).filter(([, r]) => r.Properties.RouteKey in settings);
+  expect(throttled).toHaveLength(ROUTES.length);
+  expect(apiStage.DependsOn).toEqual(expect.arrayContaining(throttled.map(([id]) => id)));
 }
 
 describe('CustomerApiStack (dev)', () => {
@@ -508,15 +524,18 @@ describe('CustomerApiStack (dev)', () => {
     });
   });
 
-  it('serves one $default stage that logs access as JSON standard fields and throttles each route at the dev rate', () => {
+  it('serves one $default stage that logs access as JSON standard fields and throttles each route of the mix on its own', () => {
     const [, stage] = only(template, 'AWS::ApiGatewayV2::Stage');
     const p = stage.Properties;
     // `$default`: no stage prefix in the URL, nor in the path the functions resolve.
     expect(p).toMatchObject({
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      DefaultRouteSettings: { ThrottlingRateLimit: OTHER_ROUTE_THROTTLE.rateLimit, ThrottlingBurstLimit: OTHER_ROUTE_THROTTLE.burstLimit },
     });
+    expectRouteThrottles(template, 'dev');
+    // dev's table is not pre-warmed (warm throughput is billed): it starts as a new on-demand table.
+    expect(only(template, 'AWS::DynamoDB::Table')[1].Properties.WarmThroughput).toBeUndefined();
     // The access-log group keeps the logical id it had under the REST API, so a deploy keeps its logs.
     expect(p.AccessLogSettings.DestinationArn).toEqual({ 'Fn::GetAtt': ['ApiAccessLogs50B185DB', 'Arn'] });
     const format = JSON.parse(p.AccessLogSettings.Format);
@@ -531,11 +550,13 @@ describe('CustomerApiStack (dev)', () => {
   it("tells every API function the stage's throttle, from which the admin API bounds an application's limit", () => {
     for (const family of [...FAMILIES, 'admin-api']) {
       const [, fn] = functionOf(template, family);
-      expect(fn.Properties.Environment.Variables.STAGE_RATE_LIMIT, family).toBe('50');
+      expect(fn.Properties.Environment.Variables.STAGE_RATE_LIMIT, family).toBe('10');
     }
-    expect((template.toJSON().Outputs as Json).StageRateLimit.Value).toBe('50');
-    // The default limit fits every stage (60 × its rate).
-    expect(DEFAULT_RATE_LIMIT_PER_MINUTE).toBeLessThanOrEqual(rateLimitCeiling(50));
+    expect((template.toJSON().Outputs as Json).StageRateLimit.Value).toBe('10');
+    // The default limit fits every stage (60 × its per-route floor).
+    for (const stage of Object.values(STAGE_TABLE)) {
+      expect(DEFAULT_RATE_LIMIT_PER_MINUTE).toBeLessThanOrEqual(rateLimitCeiling(stage.capacity.perRouteFloor));
+    }
   });
 
   it('grants each family exactly its declared DynamoDB actions, on the table ARN', () => {
@@ -748,13 +769,12 @@ describe('CustomerApiStack (prod)', () => {
     }
   });
 
-  it('throttles each route at the prod rate and tells the functions', () => {
-    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
-      StageName: '$default',
-      DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
-    });
+  it("throttles each route of the mix at prod's rate for it, tells the functions the floor, and pre-warms the table", () => {
+    expectRouteThrottles(template, 'prod');
     const [, fn] = functionOf(template, 'admin-api');
-    expect(fn.Properties.Environment.Variables.STAGE_RATE_LIMIT).toBe('500');
+    expect(fn.Properties.Environment.Variables.STAGE_RATE_LIMIT).toBe('250');
+    const [, table] = only(template, 'AWS::DynamoDB::Table');
+    expect(table.Properties.WarmThroughput).toEqual({ ReadUnitsPerSecond: 80_000, WriteUnitsPerSecond: 5_000 });
   });
 });
 

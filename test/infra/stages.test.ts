@@ -149,4 +149,30 @@ describe('the stage table', () => {
       'legacySunsetAt must come after legacyDeprecatedAt',
     );
   });
+
+  describe('capacity and warm throughput', () => {
+    it("refuses a stage whose throttles would pass the account's quota, and a warm throughput outside what DynamoDB takes", () => {
+      // The row changed for one call (no context key overrides these), then put back.
+      const refusalWith = (change: object) => {
+        const saved = { ...STAGE_TABLE.prod };
+        Object.assign(STAGE_TABLE.prod, change);
+        try {
+          stageConfig('prod', STAGE_CONTEXT.prod);
+          return 'accepted';
+        } catch (error) {
+          return (error as Error).message;
+        } finally {
+          Object.assign(STAGE_TABLE.prod, saved);
+        }
+      };
+      expect(refusalWith({})).toBe('accepted');
+      expect(refusalWith({ quotas: 'default' })).toMatch(
+        /^Stage prod: its routes' throttles add up to \d+ requests a second, over the account's API Gateway quota of 10000 \(default\)/,
+      );
+      expect(refusalWith({ warmThroughput: { readUnitsPerSecond: 1_000, writeUnitsPerSecond: 4_000 } })).toMatch(
+        /warmThroughput .* needs whole read units from 12000 to 80000/,
+      );
+      expect(refusalWith({ capacity: { requestsPerSecond: 100, perRouteFloor: 0 } })).toMatch(/needs a positive whole perRouteFloor/);
+    });
+  });
 });

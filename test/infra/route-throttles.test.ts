@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { ROUTES } from '#contract/routes';
+import { AWS_QUOTAS, quotaAt } from '#lib/aws-quotas';
+import { mixShare, OTHER_ROUTE_COUNT, OTHER_ROUTE_THROTTLE, ROUTE_MIX, routeKeyOf, throttleSum } from '#lib/route-throttles';
+import { STAGE_TABLE, STAGES, throttlesOf } from '#lib/stages';
+import { rateLimitCeiling } from '#lambdas/admin/apps';
+
+/** The gateway's per-route throttles, derived from the route mix and each stage's capacity (lib/route-throttles.ts). */
+describe('per-route throttles', () => {
+  it('give every route of the route table a share of the mix, and the shares make the whole', () => {
+    expect(Object.keys(ROUTE_MIX).sort()).toEqual(ROUTES.map((r) => r.operation).sort());
+    expect(ROUTES.reduce((sum, r) => sum + mixShare(r), 0)).toBeCloseTo(1, 12);
+    expect(() => mixShare({ operation: 'unheardOf' })).toThrow(/no weight for unheardOf/);
+  });
+
+  for (const stage of STAGES) {
+    it(`${stage}: add up within the account's API Gateway quota, and give every route at least the mix at the stage's capacity`, () => {
+      const row = STAGE_TABLE[stage];
+      const { routes, default: others } = throttlesOf(row);
+      const accountRps = quotaAt('apiGatewayAccountRps', row.quotas);
+      const sum = Object.values(routes).reduce((n, t) => n + t.rateLimit, 0) + OTHER_ROUTE_COUNT * others.rateLimit;
+      expect(throttleSum(routes)).toBe(sum);
+      expect(sum).toBeLessThanOrEqual(accountRps);
+      for (const route of ROUTES) {
+        const throttle = routes[routeKeyOf(route)]!;
+        expect(throttle.rateLimit, route.operation).toBeGreaterThanOrEqual(mixShare(route) * row.capacity.requestsPerSecond);
+        // An application at the most the stage gives one is refused by the service (429, Retry-After) before this throttle.
+        expect(rateLimitCeiling(row.capacity.perRouteFloor) / 60, route.operation).toBeLessThanOrEqual(throttle.rateLimit);
+        expect(throttle.burstLimit).toBeGreaterThanOrEqual(throttle.rateLimit);
+        expect(throttle.burstLimit).toBeLessThanOrEqual(AWS_QUOTAS.apiGatewayAccountBurst.default);
+      }
+      expect(others).toEqual(OTHER_ROUTE_THROTTLE);
+    });
+  }
+});
