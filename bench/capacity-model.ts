@@ -54,6 +54,14 @@ export function keyName(pk: string): string {
 
 /** A partition key a request (or a delivery) reads or writes, and the units it took there, per request. */
 export type KeyUse = { key: string; audience: Audience; readUnits: number; writeUnits: number };
+/** An item a request reads or writes: `id` its real keys (distinct items never add up), `key` its name in the model. */
+export type ItemUse = KeyUse & { id: string };
+
+/** An item as the model names it: its partition key's name and its sort key's prefix (`GROUP#<group> LOCATION#…`). */
+export function itemName(pk: string, sk: string): string {
+  const cut = sk.indexOf('#');
+  return `${keyName(pk)} ${cut >= 0 && cut < sk.length - 1 ? `${sk.slice(0, cut + 1)}…` : sk}`;
+}
 
 /** One route's measured figures per request, and its share of the mix. */
 export type RouteFigures = {
@@ -68,6 +76,9 @@ export type RouteFigures = {
   keys: KeyUse[];
   /** The same in the hot tenant's large group (group lists read a whole page of it). */
   hotKeys: KeyUse[];
+  /** The items behind `keys` and `hotKeys`: one item's rate is the limit DynamoDB cannot spread. */
+  items: ItemUse[];
+  hotItems: ItemUse[];
 };
 
 /** One delivery's measured figures (the deliverer, its record, its destination; the publish apart). */
@@ -125,6 +136,11 @@ type Check = {
   limit: number;
   /** What a client (or a receiver, or an owner) sees when `used` passes `limit`. */
   sees: string;
+  /**
+   * A limit of a sudden step only: the table's scaling from its warm throughput, and a partition key's split over
+   * partitions (split for heat), each minutes at most (docs/capacity.md); a load held past it holds.
+   */
+  onset?: true;
 };
 
 export type Result = {
@@ -132,6 +148,7 @@ export type Result = {
   lambdaConcurrency: number;
   table: { readUnits: number; writeUnits: number };
   hottest: { read: { key: string; units: number }; write: { key: string; units: number } };
+  hottestItem: { read: { key: string; units: number }; write: { key: string; units: number } };
   hotTenant: { readsPerSecond: number; applications: number; perApplication: number };
   deliveries: {
     attemptsPerSecond: number;
@@ -265,9 +282,30 @@ export function model(s: Scenario, stage: StageInputs, routes: readonly RouteFig
   const tableWrites =
     perRead((k) => k.writeUnits) * reads + allCounterWrites + delivery.keys.reduce((n, k) => n + k.writeUnits, 0) * s.deliveriesPerSecond;
   const hot = [...readKeys, ...deliveryKeys].map((k) => ({ key: k.key, read: k.readUnits * k.rate, write: k.writeUnits * k.rate }));
-  hot.push({ key: counterKeys.counter('API', PLACEHOLDERS.application, '').PK, read: 0, write: counterWrites });
+  const counterKey = counterKeys.counter('API', PLACEHOLDERS.application, '').PK;
+  hot.push({ key: counterKey, read: 0, write: counterWrites });
   const hottestRead = hot.reduce((a, b) => (b.read > a.read ? b : a), hot[0]!);
   const hottestWrite = hot.reduce((a, b) => (b.write > a.write ? b : a), hot[0]!);
+  // One item's rate: the hot tenant's items at their audience's rate, shared items at everyone's, summed over the
+  // routes that touch each; a delivery's keys and the counter as items (at most their key's whole).
+  const items = new Map<string, { key: string; read: number; write: number }>();
+  const addItem = (id: string, key: string, read: number, write: number) => {
+    const was = items.get(id) ?? { key, read: 0, write: 0 };
+    items.set(id, { key, read: was.read + read, write: was.write + write });
+  };
+  for (const route of routes) {
+    const uses = [...route.hotItems.filter((i) => i.audience !== 'everyone'), ...route.items.filter((i) => i.audience === 'everyone')];
+    for (const use of uses) {
+      const rate = route.share * keyRate(use.audience, reads, s, hotApplications);
+      addItem(use.id, use.key, use.readUnits * rate, use.writeUnits * rate);
+    }
+  }
+  for (const k of [...deliveryKeys, { key: counterKey, readUnits: 0, writeUnits: counterWrites, rate: 1 }]) {
+    addItem(k.key, k.key, k.readUnits * k.rate, k.writeUnits * k.rate);
+  }
+  const itemLoads = [...items.values()];
+  const hottestItemRead = itemLoads.reduce((a, b) => (b.read > a.read ? b : a), itemLoads[0]!);
+  const hottestItemWrite = itemLoads.reduce((a, b) => (b.write > a.write ? b : a), itemLoads[0]!);
 
   const applications = Math.ceil(reads / perApplicationMax);
   const mailsPerSecond = (MAILS_PER_APP_WINDOW * applications) / 60;
@@ -315,24 +353,40 @@ export function model(s: Scenario, stage: StageInputs, routes: readonly RouteFig
       used: tableReads,
       limit: warmReads,
       sees: `${throttled}, until the table has scaled`,
+      onset: true,
     },
     {
       name: 'table write units at launch (warm throughput)',
       used: tableWrites,
       limit: warmWrites,
       sees: `${throttled}, until the table has scaled`,
+      onset: true,
     },
     {
-      name: `hottest key reads (${hottestRead.key})`,
+      name: `hottest item reads (${hottestItemRead.key})`,
+      used: hottestItemRead.read,
+      limit: AWS_QUOTAS.dynamoPartitionReadUnits.default,
+      sees: `${throttled} for the requests reading it (one item is never split)`,
+    },
+    {
+      name: `hottest item writes (${hottestItemWrite.key})`,
+      used: hottestItemWrite.write,
+      limit: AWS_QUOTAS.dynamoPartitionWriteUnits.default,
+      sees: `${throttled} for the requests writing it (one item is never split)`,
+    },
+    {
+      name: `hottest key reads before a split (${hottestRead.key})`,
       used: hottestRead.read,
       limit: AWS_QUOTAS.dynamoPartitionReadUnits.default,
-      sees: `${throttled} for the requests reading it`,
+      sees: `${throttled} for the requests reading it, until DynamoDB splits the key's items over partitions (split for heat)`,
+      onset: true,
     },
     {
-      name: `hottest key writes (${hottestWrite.key})`,
+      name: `hottest key writes before a split (${hottestWrite.key})`,
       used: hottestWrite.write,
       limit: AWS_QUOTAS.dynamoPartitionWriteUnits.default,
-      sees: `${throttled} for the requests writing it`,
+      sees: `${throttled} for the requests writing it, until DynamoDB splits the key's items over partitions (split for heat)`,
+      onset: true,
     },
     {
       name: 'deliverer attempts a second',
@@ -357,6 +411,10 @@ export function model(s: Scenario, stage: StageInputs, routes: readonly RouteFig
     lambdaConcurrency: readConcurrency + delivererConcurrency,
     table: { readUnits: tableReads, writeUnits: tableWrites },
     hottest: { read: { key: hottestRead.key, units: hottestRead.read }, write: { key: hottestWrite.key, units: hottestWrite.write } },
+    hottestItem: {
+      read: { key: hottestItemRead.key, units: hottestItemRead.read },
+      write: { key: hottestItemWrite.key, units: hottestItemWrite.write },
+    },
     hotTenant: { readsPerSecond: tenantRps, applications: hotApplications, perApplication: applicationRps },
     deliveries: {
       attemptsPerSecond: attempts,
@@ -374,9 +432,16 @@ export function model(s: Scenario, stage: StageInputs, routes: readonly RouteFig
 /**
  * The first limit a growing load meets: the load of `s` (reads and deliveries together) scaled until a check's
  * usage passes its limit, by bisection (the hot tenant's applications grow in steps, so usage is not quite linear).
- * The scenario's own load must fit, or the break is below it and is reported at the scenario's load.
+ * A held load meets the sustained limits only; `onset` adds those of a sudden step (Check.onset).
  */
-export function firstBreak(s: Scenario, stage: StageInputs, routes: readonly RouteFigures[], delivery: DeliveryFigures, prices: Prices) {
+export function firstBreak(
+  s: Scenario,
+  stage: StageInputs,
+  routes: readonly RouteFigures[],
+  delivery: DeliveryFigures,
+  prices: Prices,
+  { onset = false } = {},
+) {
   const at = (factor: number) =>
     model(
       { ...s, readsPerSecond: s.readsPerSecond * factor, deliveriesPerSecond: s.deliveriesPerSecond * factor },
@@ -385,7 +450,7 @@ export function firstBreak(s: Scenario, stage: StageInputs, routes: readonly Rou
       delivery,
       prices,
     );
-  const broken = (factor: number) => at(factor).checks.find((c) => c.used > c.limit);
+  const broken = (factor: number) => at(factor).checks.find((c) => (onset || !c.onset) && c.used > c.limit);
   let lo = 0;
   let hi = 1;
   while (!broken(hi) && hi < 2 ** 20) [lo, hi] = [hi, hi * 2];

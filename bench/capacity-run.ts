@@ -10,16 +10,18 @@ import { STAGE_TABLE, STAGES, throttlesOf, type Stage } from '#lib/stages';
 import { startEngines } from '../local/engines.js';
 import { startLocalRuntime } from '../local/runtime.js';
 import { benchAuthHeaders } from './bench-app.js';
-import { meterKeys } from './capacity.js';
+import { itemKeys, meterKeys } from './capacity.js';
 import {
   audienceOf,
   AWS_DYNAMODB_MS,
   EVENT_SOURCE_GAP_MS,
   firstBreak,
   isCounterKey,
+  itemName,
   keyName,
   model,
   type DeliveryFigures,
+  type ItemUse,
   type KeyUse,
   type Prices,
   type Result,
@@ -80,9 +82,9 @@ async function measureReads(): Promise<Measured> {
     const platform = platformLogBytes().bytes;
 
     /** REQUESTS requests of one URL after a warm-up: keys by the model's names, round trips, median time, bytes. */
-    const sample = async (url: string, auth: Record<string, string>) => {
+    const sample = async (url: string, auth: Record<string, string>, pathLocation: string | null) => {
       await getWire(url, auth); // warm: the token's key versions, the schedule's minute, the location's zone
-      const before = { trips: metered.trips, byKey: new Map(metered.byKey), logBytes };
+      const before = { trips: metered.trips, byKey: new Map(metered.byKey), byItem: new Map(metered.byItem), logBytes };
       const times: number[] = [];
       let bytes = 0;
       let status = 0;
@@ -103,7 +105,19 @@ async function measureReads(): Promise<Measured> {
         sum.writeUnits += (load.writeUnits - was.writeUnits) / REQUESTS;
         keys.set(name, sum);
       }
+      const items: ItemUse[] = [];
+      for (const [id, load] of metered.byItem) {
+        const [pk, sk] = itemKeys(id);
+        if (isCounterKey(pk)) continue;
+        const was = before.byItem.get(id) ?? { readUnits: 0, writeUnits: 0 };
+        const readUnits = (load.readUnits - was.readUnits) / REQUESTS;
+        const writeUnits = (load.writeUnits - was.writeUnits) / REQUESTS;
+        // The path's location's own items are read at that location's rate; the rest at their partition key's audience's.
+        const audience = pathLocation && `${pk}#${sk}#`.includes(`#${pathLocation}#`) ? 'location' : audienceOf(pk);
+        if (readUnits || writeUnits) items.push({ id, key: itemName(pk, sk), audience, readUnits, writeUnits });
+      }
       return {
+        items,
         keys: [...keys.values()].filter((k) => k.readUnits || k.writeUnits),
         trips: (metered.trips - before.trips) / REQUESTS,
         ms: median(times),
@@ -117,8 +131,9 @@ async function measureReads(): Promise<Measured> {
     for (const route of ROUTES.filter((r) => r.method === 'GET')) {
       const url = (groupId: string) =>
         `${runtime.url}${route.path.replace('{group_id}', groupId).replace('{location_id}', locationId(0)).replace('{date}', today).replace('{name}', 'nfl.svg')}`;
-      const typical = await sample(url(groups.typical), headers.typical);
-      const hot = await sample(url(groups.hot), headers.hot);
+      const pathLocation = route.path.includes('{location_id}') ? locationId(0) : null;
+      const typical = await sample(url(groups.typical), headers.typical, pathLocation);
+      const hot = await sample(url(groups.hot), headers.hot, pathLocation);
       const memoryMb = FUNCTIONS[route.family].memorySize;
       const gateway = await gatewayAccessLogBytes({
         method: route.method,
@@ -136,6 +151,8 @@ async function measureReads(): Promise<Measured> {
         responseBytes: typical.responseBytes,
         keys: typical.keys,
         hotKeys: hot.keys,
+        items: typical.items,
+        hotItems: hot.items,
       });
     }
     // The routes not measured here (POSTs) leave the mix; the others' shares grow to fill it.
@@ -228,8 +245,10 @@ function table(stage: StageInputs, results: Result[]): string[] {
       'Lambda concurrency',
       'table R/s',
       'table W/s',
-      'hottest read key (R/s)',
-      'hottest write key (W/s)',
+      'hottest item read (R/s)',
+      'hottest item write (W/s)',
+      'hottest key read, before a split (R/s)',
+      'hottest key write, before a split (W/s)',
       'deliverer attempts/s ÷ capacity/s',
       'lag',
       'in flight (of ~120,000)',
@@ -237,15 +256,19 @@ function table(stage: StageInputs, results: Result[]): string[] {
       '$/month',
       'over a limit',
     ]),
-    row(Array.from({ length: 13 }, (_, i) => (i < 5 || (i > 6 && i !== 8) ? '---:' : '---'))),
+    row(Array.from({ length: 15 }, (_, i) => (i < 5 || (i > 8 && i !== 10) ? '---:' : '---'))),
     ...results.map((r) => {
-      const over = r.checks.filter((c) => c.used > c.limit).map((c) => `${c.name} (${n(c.used)} > ${n(c.limit)})`);
+      const over = r.checks
+        .filter((c) => c.used > c.limit)
+        .map((c) => `${c.name} (${n(c.used)} > ${n(c.limit)})${c.onset ? ', at a sudden step only' : ''}`);
       return row([
         n(r.scenario.readsPerSecond),
         n(r.scenario.deliveriesPerSecond),
         n(r.lambdaConcurrency),
         n(r.table.readUnits),
         n(r.table.writeUnits),
+        `${r.hottestItem.read.key} (${n(r.hottestItem.read.units)})`,
+        `${r.hottestItem.write.key} (${n(r.hottestItem.write.units)})`,
         `${r.hottest.read.key} (${n(r.hottest.read.units)})`,
         `${r.hottest.write.key} (${n(r.hottest.write.units)})`,
         `${n(r.deliveries.attemptsPerSecond)} ÷ ${n(r.deliveries.capacityPerSecond)}`,
@@ -273,22 +296,24 @@ function breaks(stage: StageInputs, routes: RouteFigures[], delivery: DeliveryFi
     b.check
       ? `  first breaking point, ${what}: ${unit(b)}: ${b.check.name} (${n(b.check.used)} > ${n(b.check.limit)}); a client sees ${b.check.sees}`
       : `  first breaking point, ${what}: none below ${unit(b)}`;
-  return [
-    say('reads alone', firstBreak(scenario(1_000, 0), stage, routes, delivery, prices), (b) => `${n(b.readsPerSecond)} reads/s`),
-    say(
+  const cases: [string, Scenario, (b: ReturnType<typeof firstBreak>) => string][] = [
+    ['reads alone', scenario(1_000, 0), (b) => `${n(b.readsPerSecond)} reads/s`],
+    [
       'reads alone, no tenant over the others (every group typical)',
-      firstBreak({ ...scenario(1_000, 0), hotTenantShare: 0 }, stage, routes, delivery, prices),
+      { ...scenario(1_000, 0), hotTenantShare: 0 },
       (b) => `${n(b.readsPerSecond)} reads/s`,
-    ),
-    say(
-      'deliveries alone',
-      firstBreak(scenario(0, 100), stage, routes, delivery, prices),
-      (b) => `${n(b.deliveriesPerSecond)} deliveries/s`,
-    ),
-    say(
+    ],
+    ['deliveries alone', scenario(0, 100), (b) => `${n(b.deliveriesPerSecond)} deliveries/s`],
+    [
       'both, ten reads a delivery',
-      firstBreak(scenario(1_000, 100), stage, routes, delivery, prices),
+      scenario(1_000, 100),
       (b) => `${n(b.readsPerSecond)} reads/s with ${n(b.deliveriesPerSecond)} deliveries/s`,
+    ],
+  ];
+  return [
+    ...cases.map(([what, s, unit]) => say(`${what}, held`, firstBreak(s, stage, routes, delivery, prices), unit)),
+    ...cases.map(([what, s, unit]) =>
+      say(`${what}, reached in one sudden step`, firstBreak(s, stage, routes, delivery, prices, { onset: true }), unit),
     ),
   ];
 }

@@ -43,11 +43,18 @@ export const perRequest = (before: Capacity, after: Capacity, requests: number):
 
 /** What a partition key took over the requests metered: read and write units. */
 export type KeyLoad = { readUnits: number; writeUnits: number };
-/** Live totals by partition key (`PK`, or an index's partition key value), and the sequential round trips the calls made. */
-export type KeyCapacity = Capacity & { trips: number; byKey: Map<string, KeyLoad> };
+/**
+ * Live totals by partition key (`PK`, or an index's partition key value), by item (`itemId`: DynamoDB can spread a
+ * partition key's items over partitions, never one item), and the sequential round trips the calls made.
+ */
+export type KeyCapacity = Capacity & { trips: number; byKey: Map<string, KeyLoad>; byItem: Map<string, KeyLoad> };
 
 type Attribute = Record<string, unknown>;
 const PK = 'PK';
+const SK = 'SK';
+/** One item's identity: its partition and sort key (a Query that found nothing: its partition key's range). */
+const itemId = (pk: string, sk: string) => `${pk}\n${sk}`;
+export const itemKeys = (id: string): [pk: string, sk: string] => id.split('\n') as [string, string];
 /** A key attribute as the document client passes it (a string) or as the low-level client does (`{ S }`). */
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' ? value : ((value as { S?: string } | undefined)?.S ?? undefined);
@@ -61,17 +68,34 @@ function partitionKeyOf(input: Record<string, any>): string | undefined {
 }
 
 /**
- * Like `meterCapacity`, and besides: the units each partition key took (a BatchGetItem's units shared between its
- * items by their size, each rounded up to 4 KB as DynamoDB rounds them), and the sequential round trips, counted as
+ * Like `meterCapacity`, and besides: the units each partition key and each item took (a batch's or a Query's units
+ * shared between its items by their size, each rounded up to 4 KB as DynamoDB rounds them), and the sequential round trips, counted as
  * the calls that start while no other call of the client is in flight (calls made side by side count once).
  */
 export function meterKeys(client: DynamoDBClient, name = 'benchKeys'): KeyCapacity {
-  const totals: KeyCapacity = { calls: 0, readUnits: 0, writeUnits: 0, trips: 0, byKey: new Map() };
+  const totals: KeyCapacity = { calls: 0, readUnits: 0, writeUnits: 0, trips: 0, byKey: new Map(), byItem: new Map() };
   let inFlight = 0;
-  const add = (key: string, load: KeyLoad) => {
-    const was = totals.byKey.get(key) ?? { readUnits: 0, writeUnits: 0 };
-    totals.byKey.set(key, { readUnits: was.readUnits + load.readUnits, writeUnits: was.writeUnits + load.writeUnits });
+  const addTo = (map: Map<string, KeyLoad>, key: string, load: KeyLoad) => {
+    const was = map.get(key) ?? { readUnits: 0, writeUnits: 0 };
+    map.set(key, { readUnits: was.readUnits + load.readUnits, writeUnits: was.writeUnits + load.writeUnits });
   };
+  /** A call's units on its items, shared by their size; each item's units add to its partition key's too. */
+  const add = (items: { pk: string; sk: string; bytes: number }[], load: KeyLoad) => {
+    const shares = items.map((item) => Math.ceil(item.bytes / 4096));
+    const whole = shares.reduce((a, b) => a + b, 0);
+    items.forEach((item, i) => {
+      const share = { readUnits: (load.readUnits * shares[i]!) / whole, writeUnits: (load.writeUnits * shares[i]!) / whole };
+      addTo(totals.byKey, item.pk, share);
+      addTo(totals.byItem, itemId(item.pk, item.sk), share);
+    });
+  };
+  // Each item's units as DynamoDB rounds them (4 KB), from its size as JSON: near enough to share a call's units.
+  const found = (item: Record<string, Attribute>) => ({
+    pk: text(item[PK])!,
+    sk: text(item[SK]) ?? '',
+    bytes: Buffer.byteLength(JSON.stringify(item)),
+  });
+  const asked = (key: Record<string, Attribute>) => ({ pk: text(key[PK]) ?? '(batch)', sk: text(key[SK]) ?? '', bytes: 1 });
   client.middlewareStack.add(
     (next, context) => async (args) => {
       totals.calls++;
@@ -84,21 +108,24 @@ export function meterKeys(client: DynamoDBClient, name = 'benchKeys'): KeyCapaci
         const used = consumedUnits(command, result.output);
         totals.readUnits += used.readUnits;
         totals.writeUnits += used.writeUnits;
-        const responses = Object.values((result.output as { Responses?: Record<string, Record<string, Attribute>[]> }).Responses ?? {})[0];
-        const keyOf = (item: Record<string, Attribute>) => text(item[PK]);
-        if (responses?.length && responses.every(keyOf)) {
-          // Each item's units as DynamoDB rounds them (4 KB), from its size as JSON: near enough to share the batch's units.
-          const shares = responses.map((item) => Math.ceil(Buffer.byteLength(JSON.stringify(item)) / 4096));
-          const whole = shares.reduce((a, b) => a + b, 0);
-          responses.forEach((item, i) => add(keyOf(item)!, { readUnits: (used.readUnits * shares[i]!) / whole, writeUnits: 0 }));
+        const output = result.output as { Responses?: Record<string, Record<string, Attribute>[]>; Items?: Record<string, Attribute>[] };
+        const items = Object.values(output.Responses ?? {})[0] ?? output.Items;
+        // An index's partitions are its own: a Query of one counts on the index key it names.
+        if (items?.length && !input.IndexName && items.every((item) => text(item[PK]))) {
+          add(items.map(found), used);
         } else if (input.RequestItems) {
           // A projection without the key (or nothing found): the units shared evenly between the keys asked for.
-          const asked = (Object.values(input.RequestItems as Record<string, { Keys: Record<string, Attribute>[] }>)[0]?.Keys ?? []).map(
-            (k) => text(k[PK]) ?? '(batch)',
-          );
-          for (const key of asked) add(key, { readUnits: used.readUnits / asked.length, writeUnits: 0 });
+          const batch = Object.values(input.RequestItems as Record<string, unknown>)[0];
+          const keys = Array.isArray(batch)
+            ? batch.map((w: { PutRequest?: { Item: Record<string, Attribute> }; DeleteRequest?: { Key: Record<string, Attribute> } }) =>
+                asked(w.PutRequest?.Item ?? w.DeleteRequest!.Key),
+              )
+            : ((batch as { Keys?: Record<string, Attribute>[] }).Keys ?? []).map(asked);
+          add(keys, used);
         } else {
-          add(partitionKeyOf(input) ?? `(${command})`, used);
+          const key = input.Key ?? input.Item;
+          const pk = partitionKeyOf(input) ?? `(${command})`;
+          add([{ pk, sk: key ? (text(key[SK]) ?? '') : '(range)', bytes: 1 }], used);
         }
         return result;
       } finally {

@@ -774,7 +774,7 @@ describe('CustomerApiStack (prod)', () => {
     const [, fn] = functionOf(template, 'admin-api');
     expect(fn.Properties.Environment.Variables.STAGE_RATE_LIMIT).toBe('250');
     const [, table] = only(template, 'AWS::DynamoDB::Table');
-    expect(table.Properties.WarmThroughput).toEqual({ ReadUnitsPerSecond: 80_000, WriteUnitsPerSecond: 5_000 });
+    expect(table.Properties.WarmThroughput).toEqual({ ReadUnitsPerSecond: 80_000, WriteUnitsPerSecond: 8_000 });
   });
 });
 

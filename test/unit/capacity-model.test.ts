@@ -5,6 +5,7 @@ import {
   counterWritesPerSecond,
   firstBreak,
   inFlightMessages,
+  itemName,
   keyName,
   model,
   type DeliveryFigures,
@@ -31,6 +32,18 @@ const ROUTE: RouteFigures = {
   hotKeys: [
     { key: 'APP#<app>', audience: 'application', readUnits: 1, writeUnits: 0 },
     { key: 'GROUP#<group>', audience: 'group', readUnits: 3, writeUnits: 0 },
+  ],
+  items: [
+    { id: 'APP#c1 APP', key: 'APP#<app> APP', audience: 'application', readUnits: 1, writeUnits: 0 },
+    { id: 'GROUP#g1 GROUP', key: 'GROUP#<group> GROUP', audience: 'group', readUnits: 1, writeUnits: 0 },
+    { id: 'GROUP#g1 BEVQ_HEAD#l1', key: 'GROUP#<group> BEVQ_HEAD#…', audience: 'location', readUnits: 1, writeUnits: 0 },
+  ],
+  // The hot group: its group item once a request, and two locations' heads (a page), each a unit.
+  hotItems: [
+    { id: 'APP#c2 APP', key: 'APP#<app> APP', audience: 'application', readUnits: 1, writeUnits: 0 },
+    { id: 'GROUP#g2 GROUP', key: 'GROUP#<group> GROUP', audience: 'group', readUnits: 1, writeUnits: 0 },
+    { id: 'GROUP#g2 BEVQ_HEAD#l1', key: 'GROUP#<group> BEVQ_HEAD#…', audience: 'group', readUnits: 1, writeUnits: 0 },
+    { id: 'GROUP#g2 BEVQ_HEAD#l2', key: 'GROUP#<group> BEVQ_HEAD#…', audience: 'group', readUnits: 1, writeUnits: 0 },
   ],
 };
 const DELIVERY: DeliveryFigures = {
@@ -71,6 +84,16 @@ describe('the capacity model', () => {
     expect(audienceOf('DELIVERY#dlv_1')).toBe('own');
     expect(keyName(groupPartition('g1'))).toBe('GROUP#<group>');
     expect(keyName('SPORTS_SCHEDULE')).toBe('SPORTS_SCHEDULE');
+    expect(itemName(groupPartition('g1'), 'BEVQ_HEAD#l1')).toBe('GROUP#<group> BEVQ_HEAD#…');
+    expect(itemName(groupPartition('g1'), 'GROUP')).toBe('GROUP#<group> GROUP');
+  });
+
+  it("takes one item's rate as the hard limit: distinct items of one key never add up", () => {
+    const r = model(SCENARIO, STAGE, [ROUTE], DELIVERY, PRICES);
+    // The group's key takes 3 units a hot request; each of its items one, never the sum of the two heads.
+    expect(r.hottest.read).toEqual({ key: 'GROUP#<group>', units: 200 * 3 });
+    expect(r.hottestItem.read.units).toBe(200);
+    expect(['APP#<app> APP', 'GROUP#<group> GROUP', 'GROUP#<group> BEVQ_HEAD#…']).toContain(r.hottestItem.read.key);
   });
 
   it("counts a retried delivery's attempts and the messages its backoff holds in flight", () => {
@@ -109,14 +132,22 @@ describe('the capacity model', () => {
     expect(over.checks.find((c) => c.name === 'deliverer attempts a second')!.used).toBeGreaterThan(capacity);
   });
 
-  it('finds the first limit a growing load meets, and what a client then sees', () => {
-    // The hot group's key takes 3 units a hot request: 3,000 a second at 1,000 hot requests, 5,000 reads in all.
-    const reads = firstBreak({ ...SCENARIO, deliveriesPerSecond: 0 }, STAGE, [ROUTE], DELIVERY, PRICES);
-    expect(reads.check?.name).toBe('hottest key reads (GROUP#<group>)');
-    expect(reads.readsPerSecond).toBeCloseTo(5_000, 0);
-    expect(reads.check?.sees).toMatch(/^503 `service_unavailable` with Retry-After/);
-    // A new table's warm throughput (12,000 read units a second) binds first on an unwarmed table: 3,750 reads of 3.2 units.
-    const cold = firstBreak({ ...SCENARIO, deliveriesPerSecond: 0 }, { ...STAGE, warmThroughput: undefined }, [ROUTE], DELIVERY, PRICES);
+  it('finds the first limit a growing load meets, held or in one sudden step, and what a client then sees', () => {
+    // In one step the hot group's key (3 units a hot request) passes one partition's 3,000 at 1,000 hot requests,
+    // 5,000 reads in all, until DynamoDB splits it.
+    const step = firstBreak({ ...SCENARIO, deliveriesPerSecond: 0 }, STAGE, [ROUTE], DELIVERY, PRICES, { onset: true });
+    expect(step.check?.name).toBe('hottest key reads before a split (GROUP#<group>)');
+    expect(step.readsPerSecond).toBeCloseTo(5_000, 0);
+    expect(step.check?.sees).toMatch(/^503 `service_unavailable` with Retry-After.*split for heat/);
+    // Held, each item takes 1 unit a hot request (3,000 hot requests, 15,000 reads) and the table 3.2 units a read
+    // (40,000 at 12,500 reads): the account's 10,000 requests a second bind first.
+    const held = firstBreak({ ...SCENARIO, deliveriesPerSecond: 0 }, STAGE, [ROUTE], DELIVERY, PRICES);
+    expect(held.check?.name).toBe('API Gateway account throttle');
+    expect(held.readsPerSecond).toBeCloseTo(10_000, 0);
+    // A new table's warm throughput (12,000 read units a second) binds in a step on an unwarmed table: 3,750 reads of 3.2 units.
+    const cold = firstBreak({ ...SCENARIO, deliveriesPerSecond: 0 }, { ...STAGE, warmThroughput: undefined }, [ROUTE], DELIVERY, PRICES, {
+      onset: true,
+    });
     expect(cold.check?.name).toBe('table read units at launch (warm throughput)');
     expect(cold.readsPerSecond).toBeCloseTo(3_750, 0);
     // A route throttle below that binds first, with the gateway's bare 429.
