@@ -6,7 +6,7 @@ import type { RepositoryFactories, Store } from '#data/repositories';
 import { mailOutboxRepo } from '#data/mail-outbox';
 import { type Grant, rateCountersRepo, type RateLeases, rateWindow, type RateWindow } from '#data/rate-counters';
 import { tokenKeysRepo } from '#data/token-keys';
-import { namesApplication, readAccessToken, sha256Hex } from '#domain/crypto';
+import { namesApplication, type NamedToken, readAccessToken, sha256Hex } from '#domain/crypto';
 import { ApiError } from '#contract/errors';
 import { isLocationRoute, moduleOfRoute, type Route } from '#contract/routes';
 import { RATE_WARNING_FRACTION } from './config.js';
@@ -35,6 +35,28 @@ export type Authorized = {
 const REALM = 'Bearer realm="customer-api"';
 // RFC 6750 b64token, bounded so a huge header costs nothing.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]{16,512}=*)$/i;
+
+/** Tokens this instance has verified, by hash, per set of key versions it read: at most this many a set. */
+const VERIFIED_TOKENS = 10_000;
+const verifiedTokens = new WeakMap<readonly Buffer[], Map<string, NamedToken>>();
+
+/**
+ * A token's tag checked once per set of key versions: the set read again (every VERIFIERS_CACHE_MS, or after a
+ * rotation or revocation) starts a new memory, so a revoked version's tokens are refused as promptly as before.
+ * Keyed by the token's hash, never the token. Only a token that verified is kept.
+ */
+function verifiedBy(keys: readonly Buffer[], token: string, tokenHash: string): NamedToken | null {
+  let known = verifiedTokens.get(keys);
+  if (!known) verifiedTokens.set(keys, (known = new Map<string, NamedToken>()));
+  const seen = known.get(tokenHash);
+  if (seen) return seen;
+  const named = readAccessToken(keys, token);
+  if (named) {
+    if (known.size >= VERIFIED_TOKENS) known.clear();
+    known.set(tokenHash, named);
+  }
+  return named;
+}
 
 /**
  * Authenticates and authorizes one /v1 request. The order is fixed so that a
@@ -91,8 +113,8 @@ export async function authorize(
     // No key yet: no such token was ever issued. A revoked or retired version's tokens are not ours. A token the
     // cached versions do not verify may be of a version added since: looked at once more, at most once a second.
     const named =
-      readAccessToken(await deps.store.tokenKeys.verifiers(now), token) ??
-      readAccessToken(await deps.store.tokenKeys.verifiers(now, { refresh: true }), token);
+      verifiedBy(await deps.store.tokenKeys.verifiers(now), token, tokenHash) ??
+      verifiedBy(await deps.store.tokenKeys.verifiers(now, { refresh: true }), token, tokenHash);
     if (!named) throw invalid();
     if (named.expiresAtSeconds * 1000 <= now) throw new ApiError('token_expired');
     [store, grant] = await fetchFor(named.clientId, [credentialKeys.credential(tokenHash)]);
