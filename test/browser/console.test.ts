@@ -82,7 +82,10 @@ async function everyPage(visit: (name: string) => Promise<void>): Promise<void> 
     await addDestination(runtime.deps, { clientId: app.clientId, name: 'Walk hook', url: receiver.url });
   }
   for (const name of PAGES) {
+    // Chosen again, a page already shown is drawn anew: wait for the new drawing (its heading then has focus), not the old.
+    const drawn = await page.locator('#main > *').first().elementHandle();
     await nav(name);
+    if (drawn) await page.waitForFunction((el) => !el.isConnected, drawn);
     await page.getByRole('heading', { name, exact: true }).waitFor();
     await visit(name);
   }
