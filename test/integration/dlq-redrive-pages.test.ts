@@ -30,11 +30,11 @@ import { ENGINE_NAME, newApp, startTestRuntime, TEST_DYNAMODB_ENDPOINT, adminCal
  * the deliverer saw: its receives' counts and the visibility it set.
  */
 
-// An attempt gets 2.5 s: 500 deliveries at once against a loaded DynamoDB Local must not time one out (this test is about receives, not timeouts).
+// An attempt gets 2.5 s: 300 deliveries at once against a loaded DynamoDB Local must not time one out (this test is about receives, not timeouts).
 const SCALE = 0.25;
-const HTTP_TIMEOUT_SCALE = 1; // the admin function's own 10 s timeout (a single call for all 500 would need ~50 s here)
+const HTTP_TIMEOUT_SCALE = 1; // the admin function's own 10 s timeout (a single call for all 300 would need ~30 s here)
 const DELAY_MS = 50;
-const DEAD_LETTERS = 500;
+const DEAD_LETTERS = 300;
 const timings = scaledTimings(SCALE);
 
 let engines: Engines;
@@ -169,7 +169,7 @@ async function clearLeftovers(): Promise<void> {
   await sweepUntilDlqEmpty();
 }
 
-/** Every delivery once finished (read a few times a second, not 500 polls at once). */
+/** Every delivery once finished (read a few times a second, not a poll each at once). */
 async function allFinished(deliveries: readonly Delivery[], timeoutMs: number): Promise<Delivery[]> {
   const deadline = Date.now() + timeoutMs;
   const finished = new Map<string, Delivery>();

@@ -6,12 +6,11 @@ import { deliveryHistory } from '#lambdas/admin/delivery-history';
 import { listDeadLetters } from '#lambdas/admin/dlq';
 import { deliveryIdOf } from '#lambdas/webhooks/messages';
 import { createSweeper } from '#lambdas/webhooks/handlers';
-import { publishMenu } from '#lambdas/webhooks/publish';
 import { RELEASE_PAGE } from '#lambdas/webhooks/pause';
 import { createMetrics, Logger } from '#platform/observability';
 import { lambdaContext } from '#local/gateway';
 import type { LocalRuntime } from '#local/runtime';
-import { sampleMenu } from '#local/demo-menu';
+import { publishFor } from '../fixtures/menu-event.js';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { ENGINE_NAME, manualClock, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
@@ -72,14 +71,7 @@ async function pausedDestination(): Promise<string> {
   return id;
 }
 
-async function publish(destinationId: string): Promise<{ eventId: string; deliveryId: string }> {
-  const { eventId } = await publishMenu(runtime.deps, {
-    groupId: 'demo-group',
-    locationId: LOCATION,
-    menu: sampleMenu({ price: price++ }),
-  });
-  return { eventId: eventId!, deliveryId: deliveryIdOf(eventId!, destinationId) };
-}
+const publish = (destinationId: string) => publishFor(runtime.deps, destinationId, LOCATION, price++);
 
 const paths = new Map<string, string>();
 /** The requests one destination's path received for an event. */

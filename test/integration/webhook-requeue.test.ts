@@ -5,11 +5,10 @@ import { deliveryKeys, type Delivery } from '#data/deliveries';
 import { addDestination } from '#lambdas/admin/destinations';
 import { createDeliverer } from '#lambdas/webhooks/handlers';
 import { newDelivery } from '#lambdas/webhooks/fan-out';
-import { deliveryIdOf, parseDeliveryMessage } from '#lambdas/webhooks/messages';
-import { publishMenu } from '#lambdas/webhooks/publish';
+import { parseDeliveryMessage } from '#lambdas/webhooks/messages';
 import { REQUEUE_PAGE, requeueVanished } from '#lambdas/webhooks/requeue';
-import { sampleMenu } from '#local/demo-menu';
 import { startDeliveryPoller, type LocalRuntime } from '#local/runtime';
+import { publishFor } from '../fixtures/menu-event.js';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver, type Received } from '../fixtures/webhook-receiver.js';
 import { ENGINE_NAME, manualClock, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
@@ -82,14 +81,7 @@ async function destination(): Promise<string> {
   return created.destination.destinationId;
 }
 
-async function publish(destinationId: string): Promise<{ eventId: string; deliveryId: string }> {
-  const { eventId } = await publishMenu(runtime.deps, {
-    groupId: 'demo-group',
-    locationId: LOCATION,
-    menu: sampleMenu({ price: price++ }),
-  });
-  return { eventId: eventId!, deliveryId: deliveryIdOf(eventId!, destinationId) };
-}
+const publish = (destinationId: string) => publishFor(runtime.deps, destinationId, LOCATION, price++);
 
 /** The messages in the webhook queue now, received and handed back (a receive counts, as SQS counts it). */
 async function queued(): Promise<{ deliveryId: string; requeue: number; messageId: string }[]> {
