@@ -108,6 +108,15 @@ export const ALARMS = {
     firstStep:
       "Check the deliverer's errors, throttles and concurrency; a retry waiting its backoff is normal up to 3,600 s (5 attempts), so look at the trend.",
   },
+  QueueInFlight: {
+    title: 'Webhook messages in flight',
+    threshold: 'messagesInFlight',
+    unit: 'messages received and not yet deleted, 1 min maximum',
+    means:
+      'The webhook queue nears the ~120,000 messages a standard queue holds in flight; past it the deliverer receives nothing more and deliveries wait.',
+    firstStep:
+      "A retry holds its message through its backoff: look for destinations failing in bulk (`npm run admin -- destinations list`) that have not paused, and at the deliverer's errors and duration.",
+  },
   DeliveriesStranded: {
     title: 'Stranded deliveries',
     threshold: 'strandedDeliveries',

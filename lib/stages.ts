@@ -33,6 +33,8 @@ export type AlarmThresholds = {
   deliveryFailures: number;
   /** Age (s) of the oldest message in the webhook queue. */
   oldestMessageSeconds: number;
+  /** Messages in flight in the webhook queue (received, not yet deleted; a retry holds its message through its backoff). */
+  messagesInFlight: number;
   /** Deliveries the deliverer found stranded, in 5 minutes. */
   strandedDeliveries: number;
   /** Owner mails SES refused, in 5 minutes. */
@@ -109,6 +111,8 @@ const QUIET: AlarmThresholds = {
   deadLetters: 1,
   deliveryFailures: 5,
   oldestMessageSeconds: 3_600,
+  // Half of what a standard queue holds in flight: time to act before receives stop.
+  messagesInFlight: AWS_QUOTAS.sqsInFlight.default / 2,
   strandedDeliveries: 1,
   mailFailures: 1,
 };

@@ -140,6 +140,11 @@ export class ServiceAlarms extends Construct {
       deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }),
     );
     this.add('QueueAge', 'QueueAge', queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }));
+    this.add(
+      'QueueInFlight',
+      'QueueInFlight',
+      queue.metricApproximateNumberOfMessagesNotVisible({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }),
+    );
     this.add('DeliveryFailures', 'DeliveryFailures', deliveryFailures);
     this.add('DeliveriesStranded', 'DeliveriesStranded', this.serviceMetric('DeliveryStranded'));
     this.add('DeliveriesRequeued', 'DeliveriesRequeued', this.serviceMetric('DeliveryRequeued'));

@@ -57,8 +57,8 @@ describe('alarms', () => {
   it.each(STAGES)('%s: every alarm notifies the stage topic when it fires and when it recovers', (stage) => {
     const topic = STAGE_CONTEXT[stage].alarmTopicArn ?? { Ref: alarmTopics(stage)[0] };
     const all = Object.values(alarms(stage));
-    // Three a function; the API's two; token refusals; the table's two; the webhooks' six.
-    expect(all).toHaveLength(ALL_FUNCTIONS.length * 3 + 11);
+    // Three a function; the API's two; token refusals; the table's two; the webhooks' seven (mail failures among them).
+    expect(all).toHaveLength(ALL_FUNCTIONS.length * 3 + 12);
     for (const a of all) {
       expect(a.Properties.AlarmActions, a.Properties.AlarmName).toEqual([topic]);
       expect(a.Properties.OKActions, a.Properties.AlarmName).toEqual([topic]);
@@ -140,6 +140,10 @@ describe('alarms', () => {
     }
     expect(alarm(stage, 'DeadLetters')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: t.deadLetters });
     expect(alarm(stage, 'QueueAge')).toMatchObject({ MetricName: 'ApproximateAgeOfOldestMessage', Threshold: t.oldestMessageSeconds });
+    expect(alarm(stage, 'QueueInFlight')).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesNotVisible',
+      Threshold: t.messagesInFlight,
+    });
     expect(alarm(stage, 'DeliveryFailures')).toMatchObject({ MetricName: 'DeliveryFailures', Threshold: t.deliveryFailures });
     expect(alarm(stage, 'DeliveriesStranded')).toMatchObject({
       Namespace: METRICS_NAMESPACE,
