@@ -1,5 +1,4 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { jsonFromChild } from './processes.js';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { addDestination } from '../lambdas/admin/destinations.js';
 import { createApp } from '../lambdas/admin/apps.js';
@@ -26,7 +25,6 @@ export const RECEIVER_ERROR_RATE = 0.01;
 const DESTINATIONS = Number(process.env.BENCH_DELIVERY_DESTINATIONS ?? 50);
 const PUBLISHES = Number(process.env.BENCH_DELIVERY_PUBLISHES ?? 40);
 const DEADLINE_MS = 45_000;
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export type DeliveryRun = {
   /** The local event source's concurrency (instances at once, each a batch in parallel). */
@@ -48,26 +46,7 @@ export type DeliveryRun = {
 };
 
 export async function measureDeliveries(): Promise<DeliveryRun> {
-  return new Promise<DeliveryRun>((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'bench/delivery-throughput.ts'],
-      {
-        cwd: ROOT,
-        timeout: DEADLINE_MS + 90_000,
-        env: {
-          ...process.env,
-          BENCH_DELIVERY_CHILD: '1',
-          NODE_EXTRA_CA_CERTS: 'test/fixtures/tls/ca.pem',
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        },
-      },
-      (err, stdout, stderr) => {
-        if (err) reject(new Error(`delivery throughput failed: ${stderr.trim().split('\n').at(-1) ?? err.message}`));
-        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as DeliveryRun);
-      },
-    );
-  });
+  return jsonFromChild<DeliveryRun>('bench/delivery-throughput.ts', 'BENCH_DELIVERY_CHILD', DEADLINE_MS + 90_000, 'delivery throughput');
 }
 
 async function run(): Promise<DeliveryRun> {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +75,33 @@ export function startChild(args: string[], env: Record<string, string> = {}, nod
       return code;
     },
   };
+}
+
+/**
+ * Runs a bench file in a child of its own with `flag`=1 (the receivers' test CA trusted the standard way,
+ * NODE_EXTRA_CA_CERTS) and answers with the JSON of the last line it prints; `what` names it in a failure.
+ */
+export function jsonFromChild<T>(file: string, flag: string, timeoutMs: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', file],
+      {
+        cwd: ROOT,
+        timeout: timeoutMs,
+        env: {
+          ...process.env,
+          [flag]: '1',
+          NODE_EXTRA_CA_CERTS: 'test/fixtures/tls/ca.pem',
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        },
+      },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${what} failed: ${stderr.trim().split('\n').at(-1) ?? err.message}`));
+        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as T);
+      },
+    );
+  });
 }
 
 /** Children that print one JSON line when ready (bench/*-server.ts) answer with it here. */

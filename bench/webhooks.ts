@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { jsonFromChild } from './processes.js';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
@@ -36,7 +36,6 @@ const DEADLINE_MS = 90_000;
 const FAULT_EVENTS = Number(process.env.BENCH_FAULT_EVENTS ?? 10);
 const FAULT_DESTINATIONS = 3;
 const FAULT_SCALE = 0.02;
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 type Figures = {
   publishes: number;
@@ -103,26 +102,12 @@ export async function benchWebhooks(): Promise<string[]> {
     throughput: figures,
     fanout,
     faults,
-  } = await new Promise<Measured>((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'bench/webhooks.ts'],
-      {
-        cwd: ROOT,
-        timeout: DEADLINE_MS + FANOUT_DEADLINE_MS + 90_000 + FAULTS.length * 90_000,
-        env: {
-          ...process.env,
-          BENCH_WEBHOOKS_CHILD: '1',
-          NODE_EXTRA_CA_CERTS: 'test/fixtures/tls/ca.pem',
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        },
-      },
-      (err, stdout, stderr) => {
-        if (err) reject(new Error(`webhook benchmark failed: ${stderr.trim().split('\n').at(-1) ?? err.message}`));
-        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as Measured);
-      },
-    );
-  });
+  } = await jsonFromChild<Measured>(
+    'bench/webhooks.ts',
+    'BENCH_WEBHOOKS_CHILD',
+    DEADLINE_MS + FANOUT_DEADLINE_MS + 90_000 + FAULTS.length * 90_000,
+    'webhook benchmark',
+  );
   const column = (text: string | number, width: number) => String(text).padStart(width);
   return [
     `webhooks: ${figures.publishes} menu publishes × ${DESTINATIONS} destinations → ${figures.verified}/${figures.expected} verified deliveries` +
