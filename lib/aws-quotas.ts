@@ -1,3 +1,5 @@
+import { PARTITION_WRITES_PER_SECOND } from '#data/table';
+
 /**
  * AWS's published quotas that bound what a stage can serve, each with the page it comes from
  * (docs/capacity.md explains how the capacity model and the stages use them). `default` is what a new account in a
@@ -73,7 +75,8 @@ export const AWS_QUOTAS = {
   },
   dynamoPartitionWriteUnits: {
     what: 'DynamoDB write units a second of one partition',
-    default: 1_000,
+    // Declared beside the key schema: the fan-out's write budget is a share of it.
+    default: PARTITION_WRITES_PER_SECOND,
     max: '1,000 (fixed)',
     source: 'https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput-scenarios.html',
   },
