@@ -1,7 +1,7 @@
 import { TERMINAL_STATUSES, type DeliveryStatus } from '#contract/delivery-policy';
 import type { EventType, MENU_UPDATED } from '#contract/webhook-events';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, isConditionFailure, queryPage, type Db } from './store.js';
+import { applied, isConditionFailure, itemOf, queryPage, readItems, type Db } from './store.js';
 import { everyGroupPage, type GroupIndex, type WalkKey } from './group-index.js';
 import { GSI1, GSI2 } from './table.js';
 
@@ -140,6 +140,8 @@ export function markerOf(d: Delivery, reason: DeadLetterReason): DeadLetterMarke
 
 export type DeliveriesRepo = {
   get(id: string): Promise<Delivery | null>;
+  /** Records by id, strongly consistent, in one BatchGetItem per 100, in the ids' order (null where there is none). */
+  many(ids: readonly string[]): Promise<(Delivery | null)[]>;
   create(d: Delivery): Promise<boolean>;
   write(next: Delivery, read: Pick<Delivery, 'version'>): Promise<Delivery | null>;
   recent(destinationId: string, limit: number): Promise<Delivery[]>;
@@ -187,6 +189,13 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
     async get(id: string): Promise<Delivery | null> {
       const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: deliveryKeys.delivery(id), ConsistentRead: true }));
       return Item ? toDelivery(Item) : null;
+    },
+    async many(ids) {
+      const items = await readItems(db, ids.map(deliveryKeys.delivery));
+      return ids.map((id) => {
+        const item = itemOf(items, deliveryKeys.delivery(id));
+        return item ? toDelivery(item) : null;
+      });
     },
     /** Creates the record once; false when it already exists (a re-dispatch). */
     async create(d: Delivery): Promise<boolean> {

@@ -269,7 +269,7 @@ export async function redrive(deps: MessagingDeps, target: RedriveTarget, remain
   const wrong = ids.filter((id) => typeof id !== 'string' || !DELIVERY_ID.pattern.test(id));
   if (wrong.length) throw new AdminInputError(`deliveryIds: each looks like ${DELIVERY_ID.rule} (not: ${wrong.slice(0, 3).join(', ')})`);
   if (new Set(ids).size !== ids.length) throw new AdminInputError('deliveryIds: must not repeat a delivery');
-  const records = await Promise.all(ids.map((id) => deps.store.deliveries.get(id)));
+  const records = await deps.store.deliveries.many(ids);
   const skipped: Skipped[] = [];
   const due: Delivery[] = [];
   records.forEach((d, i) => {
@@ -328,7 +328,7 @@ export async function redrivePage(
   }
   const { markers, lastKey } = await deps.store.deliveries.deadLetterPage(Math.floor(deps.clock.now() / 1000), REDRIVE_PAGE.size, start);
   const chosen = destinationId ? markers.filter((m) => m.destinationId === destinationId) : markers;
-  const records = await Promise.all(chosen.map((m) => deps.store.deliveries.get(m.deliveryId)));
+  const records = await deps.store.deliveries.many(chosen.map((m) => m.deliveryId));
   // A marker whose record is gone (record_missing) or moving again is not redriven: the cursor passes it.
   const due = records.filter((d): d is Delivery => d !== null && d.deadLetterReason !== null);
   const { redriven, handled } = await inWaves(deps, due, remainingMs, reserveMs);

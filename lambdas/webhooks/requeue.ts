@@ -52,7 +52,7 @@ export async function requeueVanished(deps: MessagingDeps): Promise<number> {
  * takes it to the DLQ, where the sweeper drops it as stale. Whichever way, one message carries the delivery.
  */
 async function requeueDue(deps: MessagingDeps, ids: readonly string[], before: string): Promise<number> {
-  const records = await Promise.all(ids.map((id) => deps.store.deliveries.get(id)));
+  const records = await deps.store.deliveries.many(ids);
   const waiting = records.filter(
     (d): d is Delivery =>
       d !== null && WAITING.includes(d.status) && d.deadLetterReason === null && `${d.updatedAt}#${d.deliveryId}` <= `${before}#\uffff`,
