@@ -81,7 +81,8 @@ export function createGateway(
       // Timed out: Lambda reports the invocation failed, and the API answers 500 (the function runs on here, where Lambda would stop it).
       if (answer === null) return refuse(res, GATEWAY.integrationFailed);
       // Lambda hands API Gateway the answer's JSON: measured as such, then sent as JSON would carry it (send).
-      if (Buffer.byteLength(JSON.stringify(answer)) > MAX_EVENT_BYTES) return refuse(res, GATEWAY.integrationFailed);
+      if (mayPassEventLimit(answer) && Buffer.byteLength(JSON.stringify(answer)) > MAX_EVENT_BYTES)
+        return refuse(res, GATEWAY.integrationFailed);
       send(res, answer);
     })().catch(() => {
       // A function that throws is a failed integration: API Gateway answers 500 without detail.
@@ -90,6 +91,14 @@ export function createGateway(
     });
   });
 }
+
+/**
+ * Whether an answer's JSON could pass Lambda's limit, so only those are serialised to be measured: a character of
+ * the body takes at most 6 bytes in JSON (`\uXXXX`), one of JSON text at most 3 in UTF-8, the rest (status, flag,
+ * names) under 100.
+ */
+const mayPassEventLimit = ({ body, headers, multiValueHeaders }: APIGatewayProxyResult) =>
+  6 * (body?.length ?? 0) + 3 * JSON.stringify([headers, multiValueHeaders]).length + 100 > MAX_EVENT_BYTES;
 
 /** The function's answer, or null once its timeout passes first (its context counts down to it). */
 async function withinTimeout(target: Target, event: APIGatewayProxyEvent, timeoutMs: number): Promise<APIGatewayProxyResult | null> {
@@ -271,11 +280,14 @@ export function lambdaContext(family: string, requestId: string, timeoutMs?: num
     logStreamName: 'local',
     callbackWaitsForEmptyEventLoop: false,
     getRemainingTimeInMillis: () => (deadline === null ? 29_000 : Math.max(0, deadline - Date.now())),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
+    done: ignored,
+    fail: ignored,
+    succeed: ignored,
   };
 }
+
+/** The callbacks of Lambda's context, which an async handler never calls. */
+const ignored = () => undefined;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 

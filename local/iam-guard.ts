@@ -69,11 +69,19 @@ export function compileGuard(fn: string, policies: RolePolicies, local: LocalRes
     s.actions.some((a) => a.test(r.action)) &&
     s.resources.some((p) => p.test(r.resource)) &&
     conditionsHold(s.conditions, r.context, s.effect);
+  const evaluate = (request: IamRequest) => {
+    if (compiled.some((s) => s.effect === 'Deny' && applies(s, request))) return 'explicit';
+    return compiled.some((s) => s.effect === 'Allow' && applies(s, request)) ? 'allowed' : 'implicit';
+  };
+  // A role's answer depends on the request alone, and a function names few distinct ones: each is evaluated once.
+  const verdicts = new Map<string, ReturnType<Guard['allows']>>();
   return {
     fn,
     allows(request) {
-      if (compiled.some((s) => s.effect === 'Deny' && applies(s, request))) return 'explicit';
-      return compiled.some((s) => s.effect === 'Allow' && applies(s, request)) ? 'allowed' : 'implicit';
+      const id = `${request.action}\0${request.resource}\0${JSON.stringify(request.context)}`;
+      let verdict = verdicts.get(id);
+      if (verdict === undefined) verdicts.set(id, (verdict = evaluate(request)));
+      return verdict;
     },
   };
 }

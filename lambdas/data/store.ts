@@ -115,11 +115,15 @@ type Item = Record<string, unknown>;
 
 const isQuery = (read: Read): read is ItemQuery => 'KeyConditionExpression' in read;
 const idOf = (key: ItemKey) => `${key.PK}\u0000${key.SK}`;
-/** The same Query however its object was built: keys sorted, undefined dropped (as the SDK sends it). */
-const queryId = (input: QueryCommandInput) =>
-  JSON.stringify(input, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
-  );
+/** The same Query however its object was built: equal values, keys in any order, undefined ones absent (as the SDK sends it). */
+function sameInput(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x).filter((k) => x[k] !== undefined);
+  return keys.length === Object.keys(y).filter((k) => y[k] !== undefined).length && keys.every((k) => sameInput(x[k], y[k]));
+}
 
 /**
  * DynamoDB's answers when it throttles a request (docs/decisions/throttled-reads.md): the SDK retries them with
@@ -175,15 +179,14 @@ export const itemOf = (items: Map<string, Item | null>, key: ItemKey): Item | nu
  * answered only when it is the very same input, consistency included.
  */
 async function preloadedDb(db: Db, reads: readonly Read[]): Promise<Db> {
-  const queries = new Map<string, Promise<QueryCommandOutput>>();
+  const queries: { input: QueryCommandInput; running: Promise<QueryCommandOutput> }[] = [];
   for (const query of reads.filter(isQuery)) {
+    // Kept apart from what is sent: a client's middleware may add to the input it sends.
     const input = { ...query, TableName: db.tableName };
-    // Named before sending: a client's middleware may add to the input it sends.
-    const id = queryId(input);
-    const running = db.doc.send(new QueryCommand(input));
+    const running = db.doc.send(new QueryCommand({ ...input }));
     // Nobody may ever ask (authorization failed): a failure then is nobody's to handle.
     running.catch(() => undefined);
-    queries.set(id, running);
+    queries.push({ input, running });
   }
   const items = await readItems(
     db,
@@ -196,7 +199,7 @@ async function preloadedDb(db: Db, reads: readonly Read[]): Promise<Db> {
       if (items.has(id)) return Promise.resolve({ Item: items.get(id) ?? undefined, $metadata: {} });
     }
     if (command instanceof QueryCommand) {
-      const running = queries.get(queryId(command.input));
+      const running = queries.find((q) => sameInput(q.input, command.input))?.running;
       if (running) return running;
     }
     if (command instanceof BatchGetCommand) return batchGet(command);
@@ -227,7 +230,10 @@ async function preloadedDb(db: Db, reads: readonly Read[]): Promise<Db> {
  * from memory. The /v1 pipeline reads a request's credential, application,
  * location and path-keyed data this way.
  */
-export type StoreOf<R> = R & { preload(reads: readonly Read[]): Promise<StoreOf<R>> };
+export type StoreOf<R> = R & {
+  /** `only`: build just these repositories over what was read (a narrowed store's own), not every one this store holds. */
+  preload(reads: readonly Read[], only?: FactoriesOf<R>): Promise<StoreOf<R>>;
+};
 
 /** How to build repositories over a Db, by name: a function's bundle carries only the repositories it names. */
 export type FactoriesOf<R> = { [K in keyof R]?: (db: Db) => R[K] };
@@ -239,13 +245,16 @@ export type FactoriesOf<R> = { [K in keyof R]?: (db: Db) => R[K] };
  */
 export function storeOf<R>(db: Db, factories: FactoriesOf<R>): StoreOf<R> {
   const repositories = Object.fromEntries(Object.entries(factories).map(([name, make]) => [name, (make as (db: Db) => unknown)(db)]));
-  return { ...repositories, preload: async (reads: readonly Read[]) => storeOf(await preloadedDb(db, reads), factories) } as StoreOf<R>;
+  return {
+    ...repositories,
+    preload: async (reads: readonly Read[], only = factories) => storeOf(await preloadedDb(db, reads), only),
+  } as StoreOf<R>;
 }
 
 /** The same store narrowed to the repositories a function builds in AWS, so the local runtime and the tests fail where AWS would. */
 export function onlyRepositories<R>(store: StoreOf<R>, factories: FactoriesOf<R>): StoreOf<R> {
   const kept = Object.fromEntries(Object.keys(factories).map((name) => [name, store[name as keyof R]]));
-  return { ...kept, preload: async (reads: readonly Read[]) => onlyRepositories(await store.preload(reads), factories) } as StoreOf<R>;
+  return { ...kept, preload: async (reads: readonly Read[]) => store.preload(reads, factories) } as StoreOf<R>;
 }
 
 /**

@@ -311,3 +311,33 @@ describe('the per-application ceiling of the data design', () => {
     }
   });
 });
+
+describe("an answer over Lambda's 6 MB response limit", () => {
+  it('is measured as the JSON Lambda hands over, escapes and all: past it API Gateway answers 500, below it the body arrives whole', async () => {
+    // 2 MB of quotes are 4 MB as JSON (`\"`), 1.1 MB of control characters 6.6 MB (`\u0001`); 5.9 MB of letters stay 5.9 MB.
+    const bodies: Record<string, string> = {
+      quotes: '"'.repeat(2 * 1024 * 1024),
+      controls: '\u0001'.repeat(1.1 * 1024 * 1024),
+      letters: 'a'.repeat(5.9 * 1024 * 1024),
+    };
+    const answer: ProxyHandler = async (event) => ({ statusCode: 200, body: bodies[event.queryStringParameters?.body ?? ''] ?? '' });
+    const handlers = Object.fromEntries(FAMILIES.map((f) => [f, answer])) as Record<Family, ProxyHandler>;
+    const server = createGateway(handlers, { handler: answer, key: ADMIN_KEY });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const get = (body: string) =>
+      fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/assets/sports-logo/nfl.svg?body=${body}`);
+    try {
+      const quotes = await get('quotes');
+      expect(quotes.status).toBe(200);
+      expect((await quotes.text()).length).toBe(bodies.quotes!.length);
+      const controls = await get('controls');
+      expect(controls.status).toBe(500);
+      expect(await controls.json()).toEqual({ message: 'Internal Server Error' });
+      const letters = await get('letters');
+      expect(letters.status).toBe(200);
+      expect((await letters.text()).length).toBe(bodies.letters!.length);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
