@@ -25,9 +25,11 @@ import { benchToken, readyLine, startChild, startRuntimeChild, type Child } from
 const LEVELS = [1, 8, 32];
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2400);
 const ROUNDS = 6;
-/** The goals at 8 clients: half the GetItem baseline's requests a second, and 0.8 of what the route's own calls alone allow. */
+/**
+ * The goal at 8 clients: 0.8 of what the route's own calls alone allow. (Half the GetItem baseline's rate, the goal
+ * before, is out of any service's reach that makes these calls: the calls alone run below it.)
+ */
 const GOAL_AT = 8;
-const GOAL_RATIO = 0.5;
 const GOAL_OF_CEILING = 0.8;
 
 /** The median of the rounds' ratios of a to b (the rounds in step). */
@@ -86,7 +88,7 @@ export async function benchThroughput(): Promise<string[]> {
         `  GetItem  ${fmt(floor)}`,
         `  bare     ${fmt(http)}`,
         `  calls    ${fmt(own)}`,
-        `  service ÷ GetItem: throughput ×${ratio.toFixed(2)}${level === GOAL_AT ? ` (goal ≥ ×${GOAL_RATIO})` : ''}` +
+        `  service ÷ GetItem: throughput ×${ratio.toFixed(2)}` +
           `, p50 ×${(service.p50Ms / floor.p50Ms).toFixed(1)}; service ÷ bare: throughput ×${(service.rps / http.rps).toFixed(3)}`,
         `  calls ÷ GetItem: throughput ×${(own.rps / floor.rps).toFixed(2)} (the ceiling for the service's ratio); service ÷ calls: ${ofCeiling}${level === GOAL_AT ? ` (goal ≥ ×${GOAL_OF_CEILING})` : ''}`,
       );

@@ -21,13 +21,13 @@ export async function listMenus(deps: MessagingDeps, { groupId, ...query }: { gr
     async (limit, start) => {
       const page = await deps.store.locations.page(groupId, { limit, ...(start ? { after: start.after } : {}) });
       const ids = page.locations.map((l) => l.id);
-      const heads = await deps.store.menus.getHeads(groupId, ids);
-      const missing = ids.filter((_, i) => heads[i] === null);
+      const heads = await deps.store.menus.headsOfPage(groupId, ids);
+      const missing = ids.filter((id) => !heads.has(id));
       const bodies = new Map(
         (await deps.store.menus.getMany(groupId, missing)).flatMap((m) => (m ? [[m.locationId, headOf(m)] as const] : [])),
       );
       const pending = await pendingByLocation(deps, groupId);
-      const rows = page.locations.map((l, i) => rowOf(l.id, l.name, heads[i] ?? bodies.get(l.id) ?? null, pending.get(l.id) ?? 0));
+      const rows = page.locations.map((l) => rowOf(l.id, l.name, heads.get(l.id) ?? bodies.get(l.id) ?? null, pending.get(l.id) ?? 0));
       return { items: rows, ...(page.next !== null ? { lastKey: { after: page.next } } : {}) };
     },
   );

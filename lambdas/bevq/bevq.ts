@@ -26,9 +26,6 @@ function summary(req: ApiRequest, location: Location, head: MenuHead | null) {
   };
 }
 
-/** Heads of these locations' menus: a missing head means no menu. */
-const headsOf = (deps: Deps, groupId: string, locationIds: string[]): Promise<(MenuHead | null)[]> =>
-  deps.store.menus.getHeads(groupId, locationIds);
 /** The path location's menu head. */
 const headOfPath = ({ params: p }: ReadHints) => [menuKeys.head(p.group_id!, p.location_id!)];
 
@@ -39,22 +36,18 @@ export const operations: Operations = {
       const { app } = req.auth!;
       const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'bevq')]);
       if (!group) throw new ApiError('not_found');
-      const enabled = locations.filter((l) => l.modulesEnabled.bevq);
-      const heads = new Map(
-        (
-          await headsOf(
-            deps,
-            app.groupId,
-            enabled.map((l) => l.id),
-          )
-        ).map((h, i) => [enabled[i]!.id, h]),
+      // A missing head means no menu; a location without the module shows none, whatever was published.
+      const heads = await deps.store.menus.headsOfPage(
+        app.groupId,
+        locations.map((l) => l.id),
       );
+      const headOf = (l: Location) => (l.modulesEnabled.bevq ? (heads.get(l.id) ?? null) : null);
       return ok(req, {
         group: { id: group.groupId, name: group.name },
         locations: locations.map((l) => ({
           ...locationOf(l),
           bevqEnabled: l.modulesEnabled.bevq,
-          menu: summary(req, l, heads.get(l.id) ?? null),
+          menu: summary(req, l, headOf(l)),
         })),
         refresh: BEVQ_REFRESH,
         ...(nextCursor ? { nextCursor } : {}),
@@ -67,7 +60,7 @@ export const operations: Operations = {
     reads: headOfPath,
     async run(req, deps) {
       const location = req.location!;
-      const [head] = await headsOf(deps, location.groupId, [location.id]);
+      const head = await deps.store.menus.getHead(location.groupId, location.id);
       return ok(req, {
         location: locationOf(location),
         status: head ? 'published' : 'not_published',

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { MenuData } from '#contract/schemas/bevq';
-import { isConditionFailure, type Db, itemOf, readItems, groupPartition } from './store.js';
+import { isConditionFailure, type Db, type ItemQuery, itemOf, queryAll, readItems, groupPartition } from './store.js';
 
 /** A location's published menu as the API returns it, and its validator. */
 export type StoredMenu = {
@@ -40,6 +40,12 @@ export const menuKeys = {
   menu: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `BEVQ_MENU#${locationId}` }),
   head: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `BEVQ_HEAD#${locationId}` }),
   prefix: 'BEVQ_MENU#',
+  /** The heads of the locations from `first` to `last` in id order (a page of locations), read strongly consistent. */
+  headsBetween: (groupId: string, first: string, last: string): ItemQuery => ({
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':from': `BEVQ_HEAD#${first}`, ':to': `BEVQ_HEAD#${last}` },
+    ConsistentRead: true,
+  }),
 };
 
 /** Another writer published between our read and our write. */
@@ -52,8 +58,11 @@ export type MenusRepo = {
   /** Written after its body; kept only if no later one is there (a slower writer never winds it back). */
   putHead(head: MenuHead): Promise<void>;
   getHead(groupId: string, locationId: string): Promise<MenuHead | null>;
-  /** Several locations' heads in one round trip (strongly consistent), in the order asked. */
-  getHeads(groupId: string, locationIds: readonly string[]): Promise<(MenuHead | null)[]>;
+  /**
+   * The heads of a page of locations (`locationIds` in id order), by location id: one Query over their range, whose
+   * read units follow the heads' bytes, where a read of each would take a unit apiece.
+   */
+  headsOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MenuHead>>;
   put(menu: StoredMenu, previousEtag: string | null): Promise<void>;
 };
 
@@ -98,13 +107,12 @@ export function menusRepo({ doc, tableName }: Db): MenusRepo {
       );
       return Item ? toHead(Item) : null;
     },
-    async getHeads(groupId: string, locationIds: readonly string[]): Promise<(MenuHead | null)[]> {
-      const keys = locationIds.map((id) => menuKeys.head(groupId, id));
-      const found = await readItems({ doc, tableName }, keys);
-      return keys.map((key) => {
-        const item = itemOf(found, key);
-        return item ? toHead(item) : null;
-      });
+    async headsOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MenuHead>> {
+      if (locationIds.length === 0) return new Map();
+      const wanted = new Set(locationIds);
+      const query = menuKeys.headsBetween(groupId, locationIds[0]!, locationIds.at(-1)!);
+      const heads = (await queryAll(doc, { TableName: tableName, ...query })).map(toHead);
+      return new Map(heads.filter((h) => wanted.has(h.locationId)).map((h) => [h.locationId, h]));
     },
     /** Writes the menu only if it is still the version read (`previousEtag`, null for the first one). */
     async put(menu: StoredMenu, previousEtag: string | null): Promise<void> {

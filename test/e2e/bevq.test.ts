@@ -160,6 +160,29 @@ describe('GET /v1/{group_id}/{location_id}/bevq and /v1/{group_id}/bevq', () => 
     const limited = await call(runtime, '/v1/demo-group/bevq', { token: narrow.token });
     expect(limited.body.data.locations.map((l: any) => l.id)).toEqual(['nyc-midtown']);
   });
+
+  it("shows on each page exactly its own locations' menus, as each location's status does", async () => {
+    // A menu last on the first page of two and one first on the second: each page reads its own range of heads.
+    for (const locationId of ['london-soho', 'nyc-midtown'])
+      await publishMenu(runtime.deps, { groupId: 'demo-group', locationId, menu: sampleMenu({ price: 12 }) });
+    const whole = await call(runtime, '/v1/demo-group/bevq', { token });
+    const paged: any[] = [];
+    for (let cursor: string | undefined, pages = 0; pages === 0 || cursor; pages++) {
+      const page = await call(runtime, `/v1/demo-group/bevq?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
+      expect(page.status).toBe(200);
+      paged.push(...page.body.data.locations);
+      cursor = page.body.data.nextCursor;
+    }
+    expect(paged).toEqual(whole.body.data.locations);
+    for (const listed of paged) {
+      const status = await call(runtime, `/v1/demo-group/${listed.id}/bevq`, { token });
+      expect(listed.menu, listed.id).toMatchObject({
+        available: status.body.data.menu.available,
+        revision: status.body.data.menu.revision,
+      });
+    }
+    expect(paged.filter((l) => l.menu.available).map((l) => l.id)).toEqual(['denver-union', 'london-soho', 'nyc-midtown']);
+  });
 });
 
 describe('OpenAPI', () => {
