@@ -69,7 +69,7 @@ export const operations: Operations = {
       const visible = locations.filter((l) => l.modulesEnabled.campaigns);
       const [links, states] = await Promise.all([
         linksAt(deps, app.groupId, visible),
-        deps.store.matriq.getMany(
+        deps.store.matriq.statesOfPage(
           app.groupId,
           visible.map((l) => l.id),
         ),
@@ -83,10 +83,10 @@ export const operations: Operations = {
         byId.set(link.id, entry);
       }
       const campaigns = [...byId.values()];
-      const perLocation = visible.map((l, i) => ({
+      const perLocation = visible.map((l) => ({
         ...locationRefOf(l),
         campaignIds: campaigns.filter((c) => c.locationIds.includes(l.id)).map((c) => c.id),
-        deviceStatus: deviceStatusOf(states[i]?.devices ?? [], req.now),
+        deviceStatus: deviceStatusOf(states.get(l.id)?.devices ?? [], req.now),
       }));
       const total = { healthy: 0, warning: 0, offline: 0 };
       for (const { deviceStatus } of perLocation) {

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopStatus } from '#contract/schemas/matriq';
-import { applied, type Db, itemOf, readItems, groupPartition } from './store.js';
+import { applied, type Db, type ItemQuery, queryAll, groupPartition } from './store.js';
 
 /** A location's display devices, gateway and Auto Scheduler state, as reported by its gateway. */
 export type MatriqState = {
@@ -44,6 +44,11 @@ export type StopCommand = {
 
 export const matriqKeys = {
   state: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `MATRIQ#${locationId}` }),
+  /** The states of the locations from `first` to `last` in id order (a page of locations). */
+  statesBetween: (groupId: string, first: string, last: string): ItemQuery => ({
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':from': `MATRIQ#${first}`, ':to': `MATRIQ#${last}` },
+  }),
   /** Commands are found by id alone (the gateway reports results by command id). */
   command: (commandId: string) => ({ PK: `MATRIQ_COMMAND#${commandId}`, SK: 'COMMAND' }),
 };
@@ -53,7 +58,11 @@ const strip = <T>({ PK: _pk, SK: _sk, ...rest }: Record<string, unknown>): T => 
 export type MatriqRepo = {
   get(groupId: string, locationId: string): Promise<MatriqState | null>;
   /** Several locations' states in one round trip, in the order asked. */
-  getMany(groupId: string, locationIds: readonly string[]): Promise<(MatriqState | null)[]>;
+  /**
+   * The states of a page of locations (`locationIds` in id order), by location id: one Query over their range,
+   * whose read units follow the states' bytes, where a read of each would take at least half a unit apiece.
+   */
+  statesOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MatriqState>>;
   put(state: MatriqState): Promise<void>;
   markStopped(groupId: string, locationId: string, at: string): Promise<void>;
   getCommand(commandId: string): Promise<StopCommand | null>;
@@ -67,13 +76,12 @@ export function matriqRepo({ doc, tableName }: Db): MatriqRepo {
       const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: matriqKeys.state(groupId, locationId) }));
       return Item ? strip<MatriqState>(Item) : null;
     },
-    async getMany(groupId: string, locationIds: readonly string[]): Promise<(MatriqState | null)[]> {
-      const keys = locationIds.map((id) => matriqKeys.state(groupId, id));
-      const found = await readItems({ doc, tableName }, keys, false);
-      return keys.map((key) => {
-        const item = itemOf(found, key);
-        return item ? strip<MatriqState>(item) : null;
-      });
+    async statesOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MatriqState>> {
+      if (locationIds.length === 0) return new Map();
+      const wanted = new Set(locationIds);
+      const query = matriqKeys.statesBetween(groupId, locationIds[0]!, locationIds.at(-1)!);
+      const states = (await queryAll(doc, { TableName: tableName, ...query })).map((item) => strip<MatriqState>(item));
+      return new Map(states.filter((s) => wanted.has(s.locationId)).map((s) => [s.locationId, s]));
     },
     async put(state: MatriqState): Promise<void> {
       await doc.send(new PutCommand({ TableName: tableName, Item: { ...matriqKeys.state(state.groupId, state.locationId), ...state } }));

@@ -76,6 +76,8 @@ describe('campaign links (one small item per location and campaign)', () => {
     expect(location).not.toContain(campaignKeys.prefix);
     const group = await queriesSent(() => groupCampaigns(token));
     expect(group).toContain('CAMPAIGN_AT#denver-union#..CAMPAIGN_AT#sydney-harbour#\uffff');
+    // The page's device states too: one Query over its range, not a read of each.
+    expect(group).toContain('MATRIQ#denver-union..MATRIQ#sydney-harbour');
     expect(group).not.toContain(campaignKeys.prefix);
   });
 
