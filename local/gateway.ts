@@ -73,10 +73,14 @@ export function createGateway(
       if (!bucketOf(target.routeKey).take()) return refuse(res, GATEWAY.throttled);
       if (target.iam && !adminKeyMatches(req.headers.authorization, keyHash)) return refuse(res, GATEWAY.forbidden);
 
-      // Lambda receives the event as JSON and hands the function its parse: own properties only, whatever the names.
-      const json = JSON.stringify(toEvent(req, method, path, rawQuery, body, target));
-      if (Buffer.byteLength(json) > MAX_EVENT_BYTES) return refuse(res, GATEWAY.integrationFailed);
-      const event = JSON.parse(json) as APIGatewayProxyEvent;
+      // Lambda receives the event as JSON: measured as such when it could reach the limit (toEvent builds its parse).
+      // (The type also names what an HTTP API leaves out of payload 1.0: an authorizer, most of identity.)
+      const event = toEvent(req, method, path, rawQuery, body, target) as unknown as APIGatewayProxyEvent;
+      if (
+        JSON_BYTES_PER_CHAR * (event.body?.length ?? 0) + EVENT_FRAME_BYTES > MAX_EVENT_BYTES &&
+        Buffer.byteLength(JSON.stringify(event)) > MAX_EVENT_BYTES
+      )
+        return refuse(res, GATEWAY.integrationFailed);
       const answer = await withinTimeout(target, event, timeoutSecondsOf(target.name as FunctionName) * 1000 * (options.timeoutScale ?? 1));
       // Timed out: Lambda reports the invocation failed, and the API answers 500 (the function runs on here, where Lambda would stop it).
       if (answer === null) return refuse(res, GATEWAY.integrationFailed);
@@ -92,13 +96,19 @@ export function createGateway(
   });
 }
 
+/** What a character of a string takes in JSON at most (`\uXXXX`): events and answers are serialised only when they could reach Lambda's limit. */
+const JSON_BYTES_PER_CHAR = 6;
+
 /**
- * Whether an answer's JSON could pass Lambda's limit, so only those are serialised to be measured: a character of
- * the body takes at most 6 bytes in JSON (`\uXXXX`), one of JSON text at most 3 in UTF-8, the rest (status, flag,
- * names) under 100.
+ * A request's event beyond its body, at most: Node reads at most 16 KB of request line and headers (its
+ * `--max-http-header-size`), which the event carries twice (headers and multi-value headers) beside the path and
+ * the query, each character at most 6 bytes of JSON, and the fixed fields.
  */
+const EVENT_FRAME_BYTES = 1024 * 1024;
+
+/** Whether an answer's JSON could pass Lambda's limit: its body by the bound above, the rest (JSON text, at most 3 bytes a character in UTF-8) as it is. */
 const mayPassEventLimit = ({ body, headers, multiValueHeaders }: APIGatewayProxyResult) =>
-  6 * (body?.length ?? 0) + 3 * JSON.stringify([headers, multiValueHeaders]).length + 100 > MAX_EVENT_BYTES;
+  JSON_BYTES_PER_CHAR * (body?.length ?? 0) + 3 * JSON.stringify([headers, multiValueHeaders]).length + 100 > MAX_EVENT_BYTES;
 
 /** The function's answer, or null once its timeout passes first (its context counts down to it). */
 async function withinTimeout(target: Target, event: APIGatewayProxyEvent, timeoutMs: number): Promise<APIGatewayProxyResult | null> {
@@ -190,13 +200,16 @@ export function decodedPath(raw: string): string | null {
   }
 }
 
+/**
+ * The event as a function gets it from Lambda, which parses its JSON: plain objects whose every name is an own data
+ * property, `__proto__` and `constructor` included (`put`).
+ */
 function toEvent(req: IncomingMessage, method: string, path: string, rawQuery: string, body: Buffer, target: Target) {
-  // Maps without a prototype: a header or parameter named __proto__ or constructor is just a name.
-  const headers: Record<string, string> = Object.create(null);
-  const multiValueHeaders: Record<string, string[]> = Object.create(null);
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
   const add = (name: string, value: string) => {
-    headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
+    put(headers, name, value);
+    put(multiValueHeaders, name, [...(own(multiValueHeaders, name) ?? []), value]);
   };
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     // API Gateway sets the forwarding headers itself; a client's own never reach the function as sent.
@@ -208,11 +221,11 @@ function toEvent(req: IncomingMessage, method: string, path: string, rawQuery: s
   add('X-Forwarded-Port', String(req.socket.localPort ?? ''));
   add('X-Forwarded-Proto', 'http');
 
-  const query: Record<string, string> = Object.create(null);
-  const multiQuery: Record<string, string[]> = Object.create(null);
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
   for (const [name, value] of new URLSearchParams(rawQuery)) {
-    query[name] = value;
-    (multiQuery[name] ??= []).push(value);
+    put(query, name, value);
+    put(multiQuery, name, [...(own(multiQuery, name) ?? []), value]);
   }
   const hasQuery = Object.keys(query).length > 0;
   const text = TEXT_TYPE.test(req.headers['content-type'] ?? '');
@@ -251,6 +264,15 @@ function toEvent(req: IncomingMessage, method: string, path: string, rawQuery: s
     isBase64Encoded: body.length > 0 && !text,
   };
 }
+
+/** Sets a name as JSON.parse does, an own data property: `__proto__` too, which an assignment would take for the prototype. */
+function put<T>(map: Record<string, T>, name: string, value: T): void {
+  if (name === '__proto__') Object.defineProperty(map, name, { value, writable: true, enumerable: true, configurable: true });
+  else map[name] = value;
+}
+
+/** A name's own value, never one inherited (`constructor`, `__proto__`). */
+const own = <T>(map: Record<string, T>, name: string): T | undefined => (Object.hasOwn(map, name) ? map[name] : undefined);
 
 /** An HTTP API decodes a base64 body whenever the function says so, whatever the request's Accept. */
 function send(res: ServerResponse, result: APIGatewayProxyResult): void {
