@@ -76,16 +76,13 @@ export function createGateway(
       // Lambda receives the event as JSON: measured as such when it could reach the limit (toEvent builds its parse).
       // (The type also names what an HTTP API leaves out of payload 1.0: an authorizer, most of identity.)
       const event = toEvent(req, method, path, rawQuery, body, target) as unknown as APIGatewayProxyEvent;
-      if (
-        JSON_BYTES_PER_CHAR * (event.body?.length ?? 0) + EVENT_FRAME_BYTES > MAX_EVENT_BYTES &&
-        Buffer.byteLength(JSON.stringify(event)) > MAX_EVENT_BYTES
-      )
+      if (mayPassEventLimit(event.body, EVENT_FRAME_BYTES) && Buffer.byteLength(JSON.stringify(event)) > MAX_EVENT_BYTES)
         return refuse(res, GATEWAY.integrationFailed);
       const answer = await withinTimeout(target, event, timeoutSecondsOf(target.name as FunctionName) * 1000 * (options.timeoutScale ?? 1));
       // Timed out: Lambda reports the invocation failed, and the API answers 500 (the function runs on here, where Lambda would stop it).
       if (answer === null) return refuse(res, GATEWAY.integrationFailed);
       // Lambda hands API Gateway the answer's JSON: measured as such, then sent as JSON would carry it (send).
-      if (mayPassEventLimit(answer) && Buffer.byteLength(JSON.stringify(answer)) > MAX_EVENT_BYTES)
+      if (mayPassEventLimit(answer.body, answerFrameBytes(answer)) && Buffer.byteLength(JSON.stringify(answer)) > MAX_EVENT_BYTES)
         return refuse(res, GATEWAY.integrationFailed);
       send(res, answer);
     })().catch(() => {
@@ -96,8 +93,11 @@ export function createGateway(
   });
 }
 
-/** What a character of a string takes in JSON at most (`\uXXXX`): events and answers are serialised only when they could reach Lambda's limit. */
-const JSON_BYTES_PER_CHAR = 6;
+/**
+ * Whether a payload's JSON could pass Lambda's limit, so only those are serialised to be measured: a character of
+ * its body takes at most 6 bytes in JSON (`\uXXXX`), the rest at most `frameBytes`.
+ */
+const mayPassEventLimit = (body: string | null | undefined, frameBytes: number) => 6 * (body?.length ?? 0) + frameBytes > MAX_EVENT_BYTES;
 
 /**
  * A request's event beyond its body, at most: Node reads at most 16 KB of request line and headers (its
@@ -106,9 +106,9 @@ const JSON_BYTES_PER_CHAR = 6;
  */
 const EVENT_FRAME_BYTES = 1024 * 1024;
 
-/** Whether an answer's JSON could pass Lambda's limit: its body by the bound above, the rest (JSON text, at most 3 bytes a character in UTF-8) as it is. */
-const mayPassEventLimit = ({ body, headers, multiValueHeaders }: APIGatewayProxyResult) =>
-  JSON_BYTES_PER_CHAR * (body?.length ?? 0) + 3 * JSON.stringify([headers, multiValueHeaders]).length + 100 > MAX_EVENT_BYTES;
+/** An answer beyond its body: its headers as JSON text (at most 3 bytes a character in UTF-8), status, flag and names. */
+const answerFrameBytes = ({ headers, multiValueHeaders }: APIGatewayProxyResult) =>
+  3 * JSON.stringify([headers, multiValueHeaders]).length + 100;
 
 /** The function's answer, or null once its timeout passes first (its context counts down to it). */
 async function withinTimeout(target: Target, event: APIGatewayProxyEvent, timeoutMs: number): Promise<APIGatewayProxyResult | null> {

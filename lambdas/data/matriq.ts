@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopStatus } from '#contract/schemas/matriq';
-import { applied, type Db, type ItemQuery, queryAll, groupPartition } from './store.js';
+import { applied, type Db, itemsOfPage, groupPartition } from './store.js';
 
 /** A location's display devices, gateway and Auto Scheduler state, as reported by its gateway. */
 export type MatriqState = {
@@ -42,13 +42,11 @@ export type StopCommand = {
   requestFingerprint: string;
 };
 
+/** A location's device state's sort-key prefix; the location id follows. */
+const STATE = 'MATRIQ#';
+
 export const matriqKeys = {
-  state: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `MATRIQ#${locationId}` }),
-  /** The states of the locations from `first` to `last` in id order (a page of locations). */
-  statesBetween: (groupId: string, first: string, last: string): ItemQuery => ({
-    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':from': `MATRIQ#${first}`, ':to': `MATRIQ#${last}` },
-  }),
+  state: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `${STATE}${locationId}` }),
   /** Commands are found by id alone (the gateway reports results by command id). */
   command: (commandId: string) => ({ PK: `MATRIQ_COMMAND#${commandId}`, SK: 'COMMAND' }),
 };
@@ -77,11 +75,8 @@ export function matriqRepo({ doc, tableName }: Db): MatriqRepo {
       return Item ? strip<MatriqState>(Item) : null;
     },
     async statesOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MatriqState>> {
-      if (locationIds.length === 0) return new Map();
-      const wanted = new Set(locationIds);
-      const query = matriqKeys.statesBetween(groupId, locationIds[0]!, locationIds.at(-1)!);
-      const states = (await queryAll(doc, { TableName: tableName, ...query })).map((item) => strip<MatriqState>(item));
-      return new Map(states.filter((s) => wanted.has(s.locationId)).map((s) => [s.locationId, s]));
+      const items = await itemsOfPage({ doc, tableName }, groupId, STATE, locationIds, false);
+      return new Map([...items].map(([id, item]) => [id, strip<MatriqState>(item)]));
     },
     async put(state: MatriqState): Promise<void> {
       await doc.send(new PutCommand({ TableName: tableName, Item: { ...matriqKeys.state(state.groupId, state.locationId), ...state } }));

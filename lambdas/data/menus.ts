@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { MenuData } from '#contract/schemas/bevq';
-import { isConditionFailure, type Db, type ItemQuery, itemOf, queryAll, readItems, groupPartition } from './store.js';
+import { isConditionFailure, type Db, itemOf, itemsOfPage, readItems, groupPartition } from './store.js';
 
 /** A location's published menu as the API returns it, and its validator. */
 export type StoredMenu = {
@@ -36,16 +36,13 @@ export const headOf = (m: StoredMenu): MenuHead => ({
   sourceHealth: m.menu.sourceHealth,
 });
 
+/** A menu head's sort-key prefix; the location id follows. */
+const HEAD = 'BEVQ_HEAD#';
+
 export const menuKeys = {
   menu: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `BEVQ_MENU#${locationId}` }),
-  head: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `BEVQ_HEAD#${locationId}` }),
+  head: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `${HEAD}${locationId}` }),
   prefix: 'BEVQ_MENU#',
-  /** The heads of the locations from `first` to `last` in id order (a page of locations), read strongly consistent. */
-  headsBetween: (groupId: string, first: string, last: string): ItemQuery => ({
-    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': groupPartition(groupId), ':from': `BEVQ_HEAD#${first}`, ':to': `BEVQ_HEAD#${last}` },
-    ConsistentRead: true,
-  }),
 };
 
 /** Another writer published between our read and our write. */
@@ -108,11 +105,8 @@ export function menusRepo({ doc, tableName }: Db): MenusRepo {
       return Item ? toHead(Item) : null;
     },
     async headsOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MenuHead>> {
-      if (locationIds.length === 0) return new Map();
-      const wanted = new Set(locationIds);
-      const query = menuKeys.headsBetween(groupId, locationIds[0]!, locationIds.at(-1)!);
-      const heads = (await queryAll(doc, { TableName: tableName, ...query })).map(toHead);
-      return new Map(heads.filter((h) => wanted.has(h.locationId)).map((h) => [h.locationId, h]));
+      const items = await itemsOfPage({ doc, tableName }, groupId, HEAD, locationIds, true);
+      return new Map([...items].map(([id, item]) => [id, toHead(item)]));
     },
     /** Writes the menu only if it is still the version read (`previousEtag`, null for the first one). */
     async put(menu: StoredMenu, previousEtag: string | null): Promise<void> {

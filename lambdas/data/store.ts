@@ -89,6 +89,33 @@ export async function queryAll(
   return items;
 }
 
+/**
+ * The items `<prefix><locationId>` of a page of one group's locations (`locationIds` in id order), by location id:
+ * one Query over the page's range, whose read units follow the items' bytes where a read of each would take at
+ * least half a unit apiece. Items of locations inside the range but off the page are left out.
+ */
+export async function itemsOfPage(
+  { doc, tableName }: Db,
+  groupId: string,
+  prefix: string,
+  locationIds: readonly string[],
+  consistent: boolean,
+): Promise<Map<string, Record<string, unknown>>> {
+  if (locationIds.length === 0) return new Map();
+  const items = await queryAll(doc, {
+    TableName: tableName,
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': groupPartition(groupId),
+      ':from': `${prefix}${locationIds[0]}`,
+      ':to': `${prefix}${locationIds.at(-1)}`,
+    },
+    ConsistentRead: consistent,
+  });
+  const wanted = new Set(locationIds);
+  return new Map(items.map((item) => [String(item.SK).slice(prefix.length), item] as const).filter(([id]) => wanted.has(id)));
+}
+
 /** BatchWriteItem takes at most 25 requests; unprocessed ones are sent again with backoff, a bounded number of times. */
 const WRITE_BATCH = 25;
 const WRITE_TRIES = 5;

@@ -54,8 +54,7 @@ export async function requeueVanished(deps: MessagingDeps): Promise<number> {
 async function requeueDue(deps: MessagingDeps, ids: readonly string[], before: string): Promise<number> {
   const records = await deps.store.deliveries.many(ids);
   const waiting = records.filter(
-    (d): d is Delivery =>
-      d !== null && WAITING.includes(d.status) && d.deadLetterReason === null && `${d.updatedAt}#${d.deliveryId}` <= `${before}#\uffff`,
+    (d): d is Delivery => d !== null && WAITING.includes(d.status) && d.deadLetterReason === null && d.updatedAt <= before,
   );
   const held = await deps.store.holds.heldAmong(waiting.filter((d) => d.status === STATUS.PENDING));
   const due = waiting.filter((d) => !held.has(d.deliveryId));
