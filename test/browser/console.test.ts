@@ -12,6 +12,7 @@ import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.
 import { storedDestination } from '../fixtures/stored-destination.js';
 import { startTestRuntime } from '../support/runtime.js';
 import { launchChromium } from '../support/browser.js';
+import { expectSigningSecret } from '../support/signing-secret.js';
 
 /**
  * The administration console in a real browser (Debian's Chromium driven by
@@ -251,6 +252,7 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     await page.getByLabel('Covered locations').fill('nyc-midtown');
     await page.getByRole('button', { name: 'Add' }).click();
     secret = (await page.getByRole('region', { name: 'Signing secret' }).locator('code').textContent())!;
+    expectSigningSecret(secret);
     await expect.poll(() => page.getByRole('table', { name: 'Destinations' }).textContent()).toContain('Bar hook');
     // Of one application: only its destination.
     await page.getByLabel('Of one application (client id)').fill(clientId);
@@ -363,6 +365,7 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     // A rotated secret signs the next delivery.
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     const rotated = (await page.getByRole('region', { name: 'Signing secret' }).locator('code').textContent())!;
+    expectSigningSecret(rotated);
     expect(rotated).not.toBe(secret);
     secret = rotated;
     await page.getByLabel('Location', { exact: true }).selectOption('nyc-midtown');

@@ -5,6 +5,7 @@ import { menuEventId } from '#lambdas/webhooks/messages';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { call, exchange, rateCount, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';
+import { expectSigningSecret } from '../support/signing-secret.js';
 
 /**
  * The admin HTTP API over real HTTP against the local runtime, with a real
@@ -160,7 +161,7 @@ describe('destinations', () => {
     expect(added.status).toBe(201);
     const { destination, signingSecret } = added.body;
     holder.secret = signingSecret;
-    expect(signingSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expectSigningSecret(signingSecret);
     expect(destination).toMatchObject({ clientId: app.clientId, name: 'Bar hook', url: receiver.url, health: 'NOT_TESTED', enabled: true });
     expect(JSON.stringify(destination)).not.toContain(signingSecret);
     const id = destination.destinationId as string;
@@ -182,6 +183,7 @@ describe('destinations', () => {
     expect(edited.body.destination).toMatchObject({ name: 'Renamed hook', url: receiver.url });
 
     const rotated = await admin('POST', `/destinations/${id}/rotate-secret`, {});
+    expectSigningSecret(rotated.body.signingSecret);
     expect(rotated.body.signingSecret).not.toBe(signingSecret);
     holder.secret = rotated.body.signingSecret;
     await admin('POST', `/destinations/${id}/test`, { locationId: 'nyc-midtown' });

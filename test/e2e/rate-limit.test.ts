@@ -84,3 +84,50 @@ describe('per-application rate limit', () => {
     expect((await call(runtime, PATH, { token: app.token })).headers.get('ratelimit-remaining')).toBe('1');
   });
 });
+
+// Contract 8: "one warning when usage first reaches 80%". The 80 % is the contract's number, written here, not the code's.
+describe('the 80 % warning', () => {
+  const warningsTo = async (owner: string) => {
+    await runtime.sweep();
+    return (await sentMail(runtime)).filter((m) => m.to.includes(owner) && m.subject.includes('reached 80% of its rate limit')).length;
+  };
+  const admit = async (token: string, n: number, remaining: number[] = []) => {
+    for (let i = 0; i < n; i++) {
+      const reply = await call(runtime, PATH, { token });
+      expect(reply.status).toBe(200);
+      remaining.push(Number(reply.headers.get('ratelimit-remaining')));
+    }
+    return remaining;
+  };
+
+  it('mails nothing up to 79 %, one warning at the request that reaches 80 %, none more after the limit and refusals, with leases of several units', async () => {
+    // 200 a minute: 160 requests are 80 %; a lease holds up to 1 % of the limit, two units here.
+    const owner = 'eighty@tenant.example';
+    const app = await tokenFor(runtime, { rateLimitPerMinute: 200, ownerEmail: owner });
+    // 159 requests: 79 % and the last one below the mark.
+    const remaining = await admit(app.token, 159);
+    expect(await warningsTo(owner)).toBe(0);
+    // No lease reaches past the last unit below the mark: the unit at 80 % is claimed by the request that uses it.
+    expect(await rateCount(runtime, app.clientId)).toBe(159);
+    await admit(app.token, 1, remaining);
+    expect(await warningsTo(owner)).toBe(1);
+
+    await admit(app.token, 40, remaining);
+    for (let i = 0; i < 3; i++) expect((await call(runtime, PATH, { token: app.token })).status).toBe(429);
+    expect(await warningsTo(owner)).toBe(1);
+    // Leases were in play: an answer's Remaining fell by two at once, the units its instance claimed and holds.
+    const drops = remaining.slice(1).map((r, i) => remaining[i]! - r);
+    expect(drops).toContain(2);
+    expect(remaining.at(-1)).toBe(0);
+  });
+
+  it('at a limit whose 80 % falls between requests, warns at the first request past it', async () => {
+    // 7 a minute: the 5th request is 71 %, the 6th 86 %.
+    const owner = 'seven@tenant.example';
+    const app = await tokenFor(runtime, { rateLimitPerMinute: 7, ownerEmail: owner });
+    await admit(app.token, 5);
+    expect(await warningsTo(owner)).toBe(0);
+    await admit(app.token, 1);
+    expect(await warningsTo(owner)).toBe(1);
+  });
+});

@@ -9,6 +9,7 @@ import { sampleMenu } from '#local/demo-menu';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { startReceiver } from '../fixtures/webhook-receiver.js';
 import { newApp, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';
+import { expectSigningSecret } from '../support/signing-secret.js';
 
 /** `menus` and `destinations` commands as ops run them: a CLI subprocess against a real local runtime. */
 
@@ -59,6 +60,7 @@ describe('npm run admin -- destinations / menus', () => {
     expect(added.json.destination).toMatchObject({ hostname: '127.0.0.1', health: 'NOT_TESTED', locationIds: ['nyc-midtown'] });
     expect(added.json.destination).not.toHaveProperty('signingSecret');
     secret = added.json.signingSecret;
+    expectSigningSecret(secret);
 
     const listed = await admin(loopbackFile, ['destinations', 'list', '--app', app.clientId]);
     expect(listed.stdout).toMatch(new RegExp(`${id}\\s+${app.clientId}\\s+CLI hook\\s+127\\.0\\.0\\.1\\s+nyc-midtown\\s+NOT_TESTED`));
@@ -82,6 +84,7 @@ describe('npm run admin -- destinations / menus', () => {
 
     const rotated = await admin(loopbackFile, ['destinations', 'rotate-secret', id]);
     const newSecret = /signing_secret\s+(\S+)/.exec(rotated.stdout)![1]!;
+    expectSigningSecret(newSecret);
     expect(newSecret).not.toBe(secret);
     expect(rotated.stdout).toContain('shown only now');
     secret = newSecret;
