@@ -5,7 +5,7 @@ import { COMMANDS } from './commands.js';
 import { parseCommandLine, wantsDebug } from './parse.js';
 import { UsageError } from './spec.js';
 import { openTarget, TargetError } from './target.js';
-import { usage } from './usage.js';
+import { USAGE_HINT, usage } from './usage.js';
 
 export type Io = {
   out(text: string): void;
@@ -35,7 +35,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      io.err(`error: ${err.message}\n\n${usage(COMMANDS)}\n`);
+      // The line that says what was wrong, and where the rest is: the whole usage would bury it.
+      io.err(`error: ${err.message}\n${USAGE_HINT}\n`);
       return 2;
     }
     if (err instanceof AdminInputError || err instanceof StorageLimitError || err instanceof TargetError) {

@@ -1,7 +1,10 @@
 import { MODULES, SCOPES } from '#contract/scopes';
 import type { Command } from './spec.js';
 
-/** The usage text, derived from the command table; `help` prints it and every usage error ends with it. */
+/** The one hint a usage error ends with. */
+export const USAGE_HINT = 'npm run admin -- --help for usage';
+
+/** The usage text, derived from the command table; `help` prints it. */
 export function usage(commands: readonly Command[]): string {
   const synopsis = (c: Command) =>
     [
