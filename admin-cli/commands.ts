@@ -188,7 +188,8 @@ export const COMMANDS: readonly Command[] = [
   }),
   defineCommand({
     name: 'apps legacy-report',
-    summary: 'List legacy bearer credentials with their application, status and last use (to the hour), oldest first.',
+    summary:
+      'List legacy bearer credentials with their application, status and last use (written once an hour: the latest use may be up to an hour later), oldest first.',
     flags: {},
     json: '{"legacyCredentials": [{"clientId", "groupId", "name", "status", "tokenPrefix", "createdAt", "lastUsedAt"}]}',
     async run({ deps }) {

@@ -136,7 +136,7 @@ export async function applicationsPage(shell: Shell): Promise<HTMLElement> {
 async function legacySection(shell: Shell): Promise<HTMLElement> {
   const list = pagedList(shell, {
     caption: 'Legacy bearer credentials',
-    headers: ['Client id', 'Name', 'Group', 'Status', 'Prefix', 'Last used (to the hour)'],
+    headers: ['Client id', 'Name', 'Group', 'Status', 'Prefix', 'Last used (updated hourly)'],
     empty: 'none.',
     async load(_q, cursor) {
       const page = await api<{ legacyCredentials: any[]; nextCursor?: string }>(
