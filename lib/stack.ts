@@ -186,6 +186,8 @@ export class CustomerApiStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'WebhookQueueUrl', { value: webhooks.queue.queueUrl });
     new CfnOutput(this, 'WebhookDlqUrl', { value: webhooks.deadLetterQueue.queueUrl });
+    // Whoever invokes the dispatcher names its live alias, so a canary and a rollback reach them too ($LATEST would not).
+    new CfnOutput(this, 'WebhookDispatcherAliasArn', { value: webhookFunctions.functions['webhook-dispatcher'].live.functionArn });
     // The admin CLI refuses an application limit above 60 × the stage's per-route floor, as the admin function does.
     new CfnOutput(this, 'StageRateLimit', { value: String(settings.capacity.perRouteFloor) });
 

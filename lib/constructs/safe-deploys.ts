@@ -7,7 +7,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { Stage, StageConfig } from '../stages.js';
-import { ServiceFunction } from './service-function.js';
+import { PresetFunction, type ServiceFunction } from './service-function.js';
 
 export type SafeDeploysProps = {
   stage: Stage;
@@ -29,7 +29,7 @@ export const smokeSecretName = (stage: Stage) => `customer-api/${stage}/smoke`;
  * (docs/operations.md). An `all-at-once` stage moves each alias as CloudFormation updates it.
  */
 export class SafeDeploys extends Construct {
-  private readonly canary?: { application: LambdaApplication; role: Role; hook: ServiceFunction };
+  private readonly canary?: { application: LambdaApplication; role: Role; hook: PresetFunction };
 
   constructor(scope: Construct, id: string, props: SafeDeploysProps) {
     super(scope, id);
@@ -45,7 +45,8 @@ export class SafeDeploys extends Construct {
       reason:
         "AWS's own policy for CodeDeploy's Lambda deployments: it updates aliases, invokes only hook functions named CodeDeployHook_* or granted to it, and reads the alarms; it moves with the service's needs.",
     });
-    const hook = new ServiceFunction(this, 'SmokeHook', {
+    // CodeDeploy invokes its hooks by name: the hook has no alias, which nothing would invoke.
+    const hook = new PresetFunction(this, 'SmokeHook', {
       family: 'smoke-hook',
       entry: '../smoke/hook-handler.ts',
       memorySize: 256,

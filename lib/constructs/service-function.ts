@@ -47,22 +47,20 @@ export type ServiceFunctionProps = {
 export const LIVE_ALIAS = 'live';
 
 /**
- * Any of the service's Lambdas (a /v1 family, the admin API, the webhook
- * dispatcher, deliverer and sweeper) with every default set once: arm64, the
+ * A Lambda with every default set once: arm64, the
  * newest Node.js runtime, its own log group with retention and JSON log
  * format (application INFO, system WARN), ESM bundle with
  * source maps, and X-Ray active tracing where the stage turns it on. `family`
  * names what it serves (its tag and log-group path), not necessarily a
  * route-table family. Its role starts with writing to that log group (and to
- * X-Ray when traced), nothing else.
+ * X-Ray when traced), nothing else. The service's functions are
+ * ServiceFunctions (below); one only CodeDeploy invokes, by name, is this alone.
  */
-export class ServiceFunction extends NodejsFunction {
+export class PresetFunction extends NodejsFunction {
   readonly family: string;
-  /** The published version's `live` alias: the only thing invoked, so a deploy can shift traffic and roll back. */
-  readonly live: Alias;
   private accessPolicy?: Policy;
 
-  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+  constructor(scope: Construct, id: string, props: Omit<ServiceFunctionProps, 'provisionedConcurrency'>) {
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: props.logRetention,
       removalPolicy: props.removalPolicy,
@@ -104,11 +102,6 @@ export class ServiceFunction extends NodejsFunction {
     });
     this.family = props.family;
     Tags.of(this).add(FAMILY_TAG, props.family);
-    this.live = new Alias(this, 'Live', {
-      aliasName: LIVE_ALIAS,
-      version: this.currentVersion,
-      ...(props.provisionedConcurrency ? { provisionedConcurrentExecutions: props.provisionedConcurrency } : {}),
-    });
 
     // Only the role's default policy, and only when traced: data-access grants go to a separate policy and stay checked.
     if (props.tracing) {
@@ -187,6 +180,24 @@ export class ServiceFunction extends NodejsFunction {
       this.node.addDependency(this.accessPolicy);
     }
     this.accessPolicy.addStatements(statement);
+  }
+}
+
+/**
+ * A function of the service: a PresetFunction invoked only through its `live` alias. Every invoker (API Gateway,
+ * event sources, schedules, SNS, the platform) names the alias, so a deploy can shift traffic and roll back.
+ */
+export class ServiceFunction extends PresetFunction {
+  /** The published version's `live` alias: the only thing invoked. */
+  readonly live: Alias;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id, props);
+    this.live = new Alias(this, 'Live', {
+      aliasName: LIVE_ALIAS,
+      version: this.currentVersion,
+      ...(props.provisionedConcurrency ? { provisionedConcurrentExecutions: props.provisionedConcurrency } : {}),
+    });
   }
 }
 

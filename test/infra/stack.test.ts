@@ -675,7 +675,7 @@ describe('CustomerApiStack (dev)', () => {
     }
   });
 
-  it('outputs what the admin CLI reads', () => {
+  it('outputs what the admin CLI and the platform read', () => {
     const outputs = template.toJSON().Outputs as Json;
     expect(Object.keys(outputs).sort()).toEqual([
       'AdminApiUrl',
@@ -687,6 +687,7 @@ describe('CustomerApiStack (dev)', () => {
       'MailEventsTopicArn',
       'StageRateLimit',
       'TableName',
+      'WebhookDispatcherAliasArn',
       'WebhookDlqUrl',
       'WebhookQueueUrl',
     ]);
