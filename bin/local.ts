@@ -4,6 +4,7 @@ import { removeRuntimeFile, writeRuntimeFile } from '../local/runtime-file.js';
 import { seedDemoMenu } from '../local/demo-menu.js';
 import { startLocalRuntime } from '../local/runtime.js';
 import { LocalStartError } from '../local/start-checks.js';
+import { snippetEnvironment } from '../local/snippet-environment.js';
 import { CONSOLE_ROOT } from '#lib/console-build';
 import { REFERENCE_ROOT } from '#lib/reference-build';
 
@@ -80,6 +81,9 @@ if (runtime.demo) {
     'Demo application (every scope, group-wide):',
     `  client_id     ${clientId}`,
     `  client_secret ${clientSecret}`,
+    '',
+    'For the snippets of README.md and docs/, paste into another terminal:',
+    `  ${snippetEnvironment(runtime.url, clientId, clientSecret, runtime.adminKey)}`,
     '',
     'Try it:',
     `  TOKEN=$(curl -s${origin} ${runtime.url}/oauth/token -d grant_type=client_credentials -d client_id=${clientId} -d client_secret=${clientSecret} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,

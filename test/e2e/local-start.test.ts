@@ -56,7 +56,10 @@ async function banner(started: Run, timeoutMs = 30_000): Promise<Banner> {
     const output = started.output();
     const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
     if (url && output.includes('curl -s')) {
-      return { url, clientId: /client_id +(\S+)/.exec(output)![1]!, clientSecret: /client_secret +(\S+)/.exec(output)![1]! };
+      const found = { url, clientId: /client_id +(\S+)/.exec(output)![1]!, clientSecret: /client_secret +(\S+)/.exec(output)![1]! };
+      // The line the docs' snippets read their environment from (test/e2e/snippets.test.ts) names the same values.
+      expect(output).toMatch(`export API_URL=${url} CLIENT_ID=${found.clientId} CLIENT_SECRET=${found.clientSecret} ADMIN_API_KEY=`);
+      return found;
     }
     if (started.child.exitCode !== null || Date.now() > deadline) throw new Error(`no banner (exit ${started.child.exitCode}):\n${output}`);
     await new Promise((r) => setTimeout(r, 50));

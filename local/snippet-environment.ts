@@ -1,0 +1,13 @@
+/**
+ * The `export` line `npm start` prints: the environment every runnable snippet of the docs reads (API_URL,
+ * CLIENT_ID, CLIENT_SECRET, ADMIN_API_KEY). The snippets test sets the same names, from this one list.
+ */
+export function snippetVariables(apiUrl: string, clientId: string, clientSecret: string, adminKey: string): Record<string, string> {
+  return { API_URL: apiUrl, CLIENT_ID: clientId, CLIENT_SECRET: clientSecret, ADMIN_API_KEY: adminKey };
+}
+
+export function snippetEnvironment(...args: Parameters<typeof snippetVariables>): string {
+  return `export ${Object.entries(snippetVariables(...args))
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ')}`;
+}
