@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DYNAMODB_LOCAL_CREDENTIALS, freePort, startDynamoDbLocal, type DynamoDbLocal } from '#local/dynamodb-local';
+import { freePort, startDynamoDbLocal, type DynamoDbLocal } from '#local/dynamodb-local';
 import { LOCK_FILE } from '#local/start-checks';
 import type { RuntimeFile } from '#local/runtime-file';
 import { TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
@@ -141,6 +141,9 @@ describe('npm start says what is wrong, in one line', () => {
   let plain: Run;
   let first: Banner;
   beforeAll(async () => {
+    // A folder an older start left open to everyone, as .data/ was.
+    mkdirSync(join(dataDir, 'dynamodb'), { recursive: true, mode: 0o755 });
+    writeFileSync(join(dataDir, 'notes.txt'), 'left here\n', { mode: 0o644 });
     plain = run(['--data', dataDir], engineEnv);
     first = await banner(plain);
   });
@@ -162,6 +165,14 @@ describe('npm start says what is wrong, in one line', () => {
     expect(ports).toContain(Number(new URL(runtimeFile.sesEndpoint).port));
     if (!runtimeFile.externalDynamo) expect(ports).toContain(Number(new URL(runtimeFile.dynamoEndpoint).port));
     expect(listening.filter((socket) => !isLoopback(socket.address))).toEqual([]);
+  });
+
+  it('keeps its data owner-only: the data folder and all in it 0700/0600, older content too, and the runtime file 0600', () => {
+    const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+    expect(mode(dataDir)).toBe('700');
+    expect(mode(join(dataDir, 'dynamodb'))).toBe('700');
+    for (const file of ['notes.txt', 'demo-credentials.json', LOCK_FILE]) expect(mode(join(dataDir, file)), file).toBe('600');
+    expect(mode(plain.runtimeFile!)).toBe('600');
   });
 
   it('a second start on the same data folder names the running one (pid, URL), exits 1, and the first still answers', async () => {
@@ -191,8 +202,8 @@ describe('npm start says what is wrong, in one line', () => {
     try {
       const external = run(['--data', dataDir], {
         DYNAMODB_ENDPOINT: engine.endpoint,
-        AWS_ACCESS_KEY_ID: DYNAMODB_LOCAL_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: DYNAMODB_LOCAL_CREDENTIALS.secretAccessKey,
+        AWS_ACCESS_KEY_ID: engine.credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: engine.credentials.secretAccessKey,
       });
       try {
         const printed = await banner(external);
