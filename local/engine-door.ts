@@ -7,7 +7,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
  * - the Host names a loopback address with the engine's own port, so a page whose name an attacker rebinds to
  *   127.0.0.1 (DNS rebinding) is refused;
  * - a request that carries an Origin other than the engine's own is refused: no other page gets an answer, whatever
- *   CORS headers the engine would have added (dynalite and DynamoDB Local allow `*`);
+ *   CORS headers the engine would have added (dynalite allows `*`);
  * - a request signed for AWS names the runtime's access key id, random per start (see `LocalCredentials`).
  * Refusals use the AWS JSON error shape, 403 AccessDeniedException, which the SDKs do not retry.
  */
