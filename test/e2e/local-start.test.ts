@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startDynamoDbLocal, type DynamoDbLocal } from '#local/dynamodb-local';
 import { LOCK_FILE } from '#local/start-checks';
@@ -173,6 +175,27 @@ describe('npm start says what is wrong, in one line', () => {
     expect(mode(join(dataDir, 'dynamodb'))).toBe('700');
     for (const file of ['notes.txt', 'demo-credentials.json', LOCK_FILE]) expect(mode(join(dataDir, file)), file).toBe('600');
     expect(mode(plain.runtimeFile!)).toBe('600');
+  });
+
+  it('makes the default .local/ 0700 and its runtime file 0600 at every start, over an older open one', async () => {
+    const cwd = join(scratch, 'checkout');
+    mkdirSync(join(cwd, '.local'), { recursive: true, mode: 0o755 });
+    writeFileSync(join(cwd, '.local', 'runtime.json'), '{}\n', { mode: 0o644 });
+    // writeRuntimeFile as bin/local.ts calls it, in a process whose working folder is that checkout.
+    const { CUSTOMER_API_RUNTIME_FILE: _moved, ...env } = process.env;
+    const script = `const { writeRuntimeFile } = await import(${JSON.stringify(join(ROOT, 'local/runtime-file.ts'))}); writeRuntimeFile({});`;
+    const child = spawn(
+      process.execPath,
+      ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, '--input-type=module', '-e', script],
+      {
+        cwd,
+        env,
+        stdio: 'inherit',
+      },
+    );
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
+    const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+    expect([mode(join(cwd, '.local')), mode(join(cwd, '.local', 'runtime.json'))]).toEqual(['700', '600']);
   });
 
   it('a second start on the same data folder names the running one (pid, URL), exits 1, and the first still answers', async () => {
