@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { parseArgs } from 'node:util';
@@ -15,6 +16,10 @@ import { runCli, type Io } from './run.js';
  *
  * Only the local runtime is ever targeted (there is no --stage). The inbox listens on the one loopback origin the
  * runtime reserved at start and accepts (local/listen-inbox.ts); a plain `npm start` is all it needs.
+ *
+ * It trusts only its own destination: a request to any other path (another destination registered at the inbox's
+ * origin, by any application) is answered 404, one that fails verification 401, and neither is forwarded; both
+ * count as failed attempts in the service, and each is one line here.
  */
 
 const TLS = { key: LISTEN_INBOX_TLS.key, cert: LISTEN_INBOX_TLS.cert };
@@ -22,6 +27,10 @@ const TLS = { key: LISTEN_INBOX_TLS.key, cert: LISTEN_INBOX_TLS.cert };
 const LISTEN_NAME = 'npm run listen';
 /** The endpoint could not be reached or did not answer: the service sees a retryable failure. */
 const UNREACHABLE_STATUS = 502;
+/** A request for another path than this listen's destination: nothing is here for it. */
+const NOT_THIS_DESTINATION_STATUS = 404;
+/** A delivery to this listen's path whose signature does not verify with its secret. */
+const UNVERIFIED_STATUS = 401;
 /** Set by each hop itself; everything else (Content-Type, User-Agent, X-Service-*) goes on unchanged. */
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'expect', 'upgrade']);
 
@@ -59,9 +68,11 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
   const inbox = new URL(runtime.webhookListenInbox);
 
   const cli = (args: string[]) => adminJson([...args, '--runtime-file', runtimeFile, '--json'], env);
+  // Its own path, new for every listen: a destination another listen (or application) left at the inbox never matches it.
+  const path = `/listen/${randomBytes(12).toString('hex')}`;
   let secret = '';
   const server = createServer(TLS, (req, res) => {
-    void relay(req, secret, forwardTo).then(({ status, line }) => {
+    void relay(req, { path, secret }, forwardTo).then(({ status, line }) => {
       io.out(`${line}\n`);
       res.writeHead(status).end();
     });
@@ -79,7 +90,7 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
     );
     server.listen(Number(inbox.port), inbox.hostname, resolve);
   });
-  const inboxUrl = `${inbox.origin}/listen`;
+  const inboxUrl = `${inbox.origin}${path}`;
 
   let added: { destination: { destinationId: string }; signingSecret: string };
   try {
@@ -137,21 +148,35 @@ async function removeLeftovers(cli: (args: string[]) => Promise<unknown>, origin
   }
 }
 
-/** One delivery: verified with the kit, forwarded byte for byte, answered with the endpoint's status. */
-async function relay(req: IncomingMessage, secret: string, forwardTo: URL): Promise<{ status: number; line: string }> {
+/**
+ * One request: for this listen's path and verified with the kit, forwarded byte for byte and answered with the
+ * endpoint's status; otherwise answered 404 (another path) or 401 (unverified) without forwarding.
+ */
+async function relay(
+  req: IncomingMessage,
+  own: { path: string; secret: string },
+  forwardTo: URL,
+): Promise<{ status: number; line: string }> {
   const body = await readBody(req);
-  const verified = await verifyWebhook(secret, req.headers, body);
+  const line = (location: string, outcome: string, status: number, note = '') =>
+    [
+      new Date().toISOString(),
+      req.headers['x-service-event-id'] ?? '-',
+      req.headers['x-service-event'] ?? '-',
+      location,
+      outcome,
+      `-> ${status}${note}`,
+    ].join('  ');
+  if (req.method !== 'POST' || req.url !== own.path) {
+    const status = NOT_THIS_DESTINATION_STATUS;
+    return { status, line: line('-', `not this listen's destination (${req.method} ${req.url})`, status, ' (not forwarded)') };
+  }
+  const verified = await verifyWebhook(own.secret, req.headers, body);
+  if (!verified.ok)
+    return { status: UNVERIFIED_STATUS, line: line('-', `verified no (${verified.reason})`, UNVERIFIED_STATUS, ' (not forwarded)') };
   const status = await forward(forwardTo, forwardable(req.headers), body);
-  const location = verified.ok ? `${verified.event.groupId}/${verified.event.locationId}` : '-';
-  const line = [
-    new Date().toISOString(),
-    req.headers['x-service-event-id'] ?? '-',
-    req.headers['x-service-event'] ?? '-',
-    location,
-    `verified ${verified.ok ? 'yes' : `no (${verified.reason})`}`,
-    `-> ${status}${status === UNREACHABLE_STATUS ? ' (endpoint unreachable)' : ''}`,
-  ].join('  ');
-  return { status, line };
+  const location = `${verified.event.groupId}/${verified.event.locationId}`;
+  return { status, line: line(location, 'verified yes', status, status === UNREACHABLE_STATUS ? ' (endpoint unreachable)' : '') };
 }
 
 /**

@@ -133,10 +133,10 @@ function openLocal(file: string | undefined): Target {
   if (!info) throw new TargetError(NOT_RUNNING);
   const aws = {
     ...awsClients({
-      dynamodb: localEndpoint(info.dynamoEndpoint, info.region, info.externalDynamo),
-      sqs: localEndpoint(info.sqsEndpoint, info.region, info.externalSqs),
+      dynamodb: localEndpoint(info.dynamoEndpoint, info.region, info.externalDynamo ? null : info.credentials),
+      sqs: localEndpoint(info.sqsEndpoint, info.region, info.externalSqs ? null : info.credentials),
     }),
-    ses: new SESv2Client(localEndpoint(info.sesEndpoint, info.region)),
+    ses: new SESv2Client(localEndpoint(info.sesEndpoint, info.region, info.credentials)),
   };
   const store = createStore(createDb(info.tableName, aws.dynamodb));
   const clients = {

@@ -14,10 +14,13 @@ export type DelayProxy = {
  * delayed. Calls made in parallel travel on separate connections and wait
  * side by side; calls made one after another each wait in turn. So the
  * latency a request gains from the delay, divided by it, is the number of
- * sequential round trips it made to the engine.
+ * sequential round trips it made to the engine. Each request's Host line names the engine, which admits only its
+ * own (a raw CR LF never occurs in a JSON body, so the line is found by its CR LFs).
  */
 export async function startDelayProxy(target: string): Promise<DelayProxy> {
-  const { hostname, port } = new URL(target);
+  const { hostname, port, host } = new URL(target);
+  const hostLine = (chunk: Buffer) =>
+    Buffer.from(chunk.toString('latin1').replace(/\r\nhost: [^\r]*\r\n/i, `\r\nhost: ${host}\r\n`), 'latin1');
   const sockets = new Set<Socket>();
   const proxy: DelayProxy = {
     url: '',
@@ -45,7 +48,7 @@ export async function startDelayProxy(target: string): Promise<DelayProxy> {
       const arrived = performance.now();
       // Never before an earlier chunk of the same connection, whatever the delay is now.
       const at = Math.max(arrived + proxy.delayMs, queue.at(-1)?.at ?? 0);
-      queue.push({ at, chunk });
+      queue.push({ at, chunk: hostLine(chunk) });
       if (timer === null) {
         if (at <= arrived) pump();
         else timer = setTimeout(pump, at - arrived);

@@ -30,7 +30,7 @@ import { DEMO_GROUP_ID, DEMO_VENUES } from '../local/seed.js';
  * these calls.
  */
 const engines = await startEngines({ dataDir: null });
-const client = new DynamoDBClient(localEndpoint(engines.dynamoEndpoint, process.env.AWS_REGION ?? 'us-east-1'));
+const client = new DynamoDBClient(localEndpoint(engines.dynamoEndpoint, process.env.AWS_REGION ?? 'us-east-1', engines.credentials));
 const tableName = 'customer-api-baseline';
 await ensureTable(client, tableName);
 const doc = DynamoDBDocumentClient.from(client);

@@ -154,7 +154,7 @@ export async function benchRoundTrips(): Promise<string[]> {
   try {
     // Baselines: one GetItem, and two in parallel, through the same proxy, on a client of their own.
     let baselineCalls = 0;
-    const client = new DynamoDBClient(localEndpoint(proxy.url, process.env.AWS_REGION ?? 'us-east-1'));
+    const client = new DynamoDBClient(localEndpoint(proxy.url, process.env.AWS_REGION ?? 'us-east-1', engines.credentials));
     client.middlewareStack.add(
       (next) => async (args) => {
         baselineCalls++;

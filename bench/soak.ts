@@ -4,6 +4,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { newLocalCredentials } from '../local/engine-door.js';
 
 /**
  * Memory that levels off: `npm run bench -- --soak [--minutes 10] [--rps 100]`.
@@ -82,7 +83,10 @@ export async function soak(minutes: number, rps: number): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'customer-api-soak-'));
   const procs: Proc[] = [];
   try {
-    const engines = await startProcess(['bench/soak-engines.ts'], {}, join(dir, 'engines.jsonl'), /^(\{.*\})$/m);
+    // The engines' credential, given to them and to the runtime that reaches them as external engines.
+    const credentials = newLocalCredentials();
+    const awsCredentials = { AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey };
+    const engines = await startProcess(['bench/soak-engines.ts'], awsCredentials, join(dir, 'engines.jsonl'), /^(\{.*\})$/m);
     procs.push(engines);
     const { dynamoEndpoint, sqsEndpoint } = JSON.parse(engines.match[1]!) as { dynamoEndpoint: string; sqsEndpoint: string };
     const adminKey = 'soak-admin-key';
@@ -94,8 +98,7 @@ export async function soak(minutes: number, rps: number): Promise<string[]> {
         ADMIN_API_KEY: adminKey,
         DYNAMODB_ENDPOINT: dynamoEndpoint,
         SQS_ENDPOINT: sqsEndpoint,
-        AWS_ACCESS_KEY_ID: 'local',
-        AWS_SECRET_ACCESS_KEY: 'local',
+        ...awsCredentials,
         CUSTOMER_API_RUNTIME_FILE: join(dir, 'runtime.json'),
       },
       join(dir, 'runtime.jsonl'),

@@ -1,9 +1,10 @@
 import type { Endpoint } from '#platform/deps';
+import type { LocalCredentials } from './engine-door.js';
 
-/** The embedded engines (dynalite, fauxqs, local SES) accept any credentials; these keep the SDK from looking for real ones. */
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
-
-/** A client endpoint on this machine; `external` (DynamoDB Local, a real SQS) keeps the SDK's credential chain. */
-export function localEndpoint(endpoint: string, region: string, external = false): Endpoint {
-  return { endpoint, region, ...(external ? {} : { credentials: LOCAL_CREDENTIALS }) };
+/**
+ * A client endpoint on this machine: an engine the runtime started takes its credential (engine-door.ts); an
+ * external one (DynamoDB Local, a real SQS), given null, keeps the SDK's credential chain.
+ */
+export function localEndpoint(endpoint: string, region: string, credentials: LocalCredentials | null): Endpoint {
+  return { endpoint, region, ...(credentials ? { credentials } : {}) };
 }

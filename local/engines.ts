@@ -7,6 +7,8 @@ import sesLocalModule from 'aws-ses-v2-local';
 import { patchDynaliteIterators } from './dynalite-iterators.js';
 import { patchFauxqsTimers } from './fauxqs-timers.js';
 import { waitForEndpoint } from './start-checks.js';
+import { OWNER_FOLDER } from './owner-only.js';
+import { guardServer, newLocalCredentials, type LocalCredentials } from './engine-door.js';
 
 // A CommonJS build with `exports.default`: Node's ESM loader wraps it once more than bundlers do.
 const sesLocal = (sesLocalModule as unknown as { default?: typeof sesLocalModule }).default ?? sesLocalModule;
@@ -16,6 +18,8 @@ export type Engines = {
   dynamoEndpoint: string;
   sqsEndpoint: string;
   sesEndpoint: string;
+  /** The credential the engines started here admit (engine-door.ts); an external engine takes the SDK's chain. */
+  credentials: LocalCredentials;
   /** True when the caller supplied the endpoint (DynamoDB Local, LocalStack, AWS): use the default credentials chain. */
   externalDynamo: boolean;
   externalSqs: boolean;
@@ -27,20 +31,25 @@ export type EngineOptions = {
   dataDir: string | null;
   dynamoEndpoint?: string | undefined;
   sqsEndpoint?: string | undefined;
+  /** The credential the engines admit; default a new one (a benchmark gives its own to engines in another process). */
+  credentials?: LocalCredentials;
 };
 
 /**
  * Starts dynalite, fauxqs and a local SES v2 in-process, unless external endpoints are given (then waits, a while,
- * for those to take connections). Every engine started here listens on 127.0.0.1 only: none asks for credentials.
+ * for those to take connections). Every engine started here listens on 127.0.0.1 only, behind the door of
+ * engine-door.ts: a loopback Host with its own port, no other origin, this start's credential.
  */
 export async function startEngines(options: EngineOptions): Promise<Engines> {
   const stops: (() => Promise<void>)[] = [];
+  const credentials = options.credentials ?? newLocalCredentials();
+  const door = { accessKeyId: credentials.accessKeyId };
   try {
     if (options.dynamoEndpoint) await waitForEndpoint(options.dynamoEndpoint, 'DYNAMODB_ENDPOINT');
     if (options.sqsEndpoint) await waitForEndpoint(options.sqsEndpoint, 'SQS_ENDPOINT');
     let dynamoEndpoint = options.dynamoEndpoint;
     if (!dynamoEndpoint) {
-      if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+      if (options.dataDir) mkdirSync(options.dataDir, { recursive: true, mode: OWNER_FOLDER });
       patchDynaliteIterators();
       const server = dynalite({
         ...(options.dataDir ? { path: options.dataDir } : {}),
@@ -50,6 +59,7 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
       });
       dynamoEndpoint = `http://127.0.0.1:${await listen(server)}`;
       stops.push(() => close(server));
+      guardServer(server, door);
     }
     let sqsEndpoint = options.sqsEndpoint;
     if (!sqsEndpoint) {
@@ -61,14 +71,18 @@ export async function startEngines(options: EngineOptions): Promise<Engines> {
       const fauxqs = buildFauxqs({ logger: false, host: '127.0.0.1' });
       await fauxqs.listen({ port: 0, host: '127.0.0.1' });
       stops.push(() => fauxqs.close());
+      guardServer(fauxqs.server, door);
       sqsEndpoint = `http://127.0.0.1:${(fauxqs.server.address() as AddressInfo).port}`;
     }
     const ses = await sesLocal({ host: '127.0.0.1', port: 0 });
     stops.push(() => close(ses));
+    // Its mailbox pages (GET /, /store) are for the developer's browser, which signs nothing; sending mail is signed.
+    guardServer(ses, { ...door, open: (req) => req.method === 'GET' });
     return {
       dynamoEndpoint,
       sqsEndpoint,
       sesEndpoint: `http://127.0.0.1:${(ses.address() as AddressInfo).port}`,
+      credentials,
       externalDynamo: Boolean(options.dynamoEndpoint),
       externalSqs: Boolean(options.sqsEndpoint),
       stop: () => stopAll(stops),

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -32,6 +32,7 @@ import type { FunctionName } from '#lib/functions';
 import { localFunctionDeps, type IamOption } from './function-deps.js';
 import { localMailEvents, mailEventsFromEnv, type LocalMailEvents, type MailEventsOptions } from './mail-events.js';
 import { reserveListenInbox } from './listen-inbox.js';
+import { OWNER_FILE } from './owner-only.js';
 import { acquireDataLock, checkPortFree, LocalStartError, portMessage } from './start-checks.js';
 
 export type LocalRuntimeOptions = {
@@ -139,9 +140,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   }
   try {
     const clientEndpoints = {
-      dynamodb: localEndpoint(engines.dynamoEndpoint, REGION, engines.externalDynamo),
-      sqs: localEndpoint(engines.sqsEndpoint, REGION, engines.externalSqs),
-      ses: localEndpoint(engines.sesEndpoint, REGION),
+      dynamodb: localEndpoint(engines.dynamoEndpoint, REGION, engines.externalDynamo ? null : engines.credentials),
+      sqs: localEndpoint(engines.sqsEndpoint, REGION, engines.externalSqs ? null : engines.credentials),
+      ses: localEndpoint(engines.sesEndpoint, REGION, engines.credentials),
     };
     const clients = awsClients(clientEndpoints);
     const ses = new SESv2Client(clientEndpoints.ses);
@@ -310,8 +311,7 @@ async function demoCredentials(store: Store, clock: Clock, dataDir: string | nul
   else if ((await store.groups.list()).length === 0) demo = await seedDemo(store, clock.now());
   else return null; // someone's own data: leave it alone
   if (file) {
-    mkdirSync(dataDir!, { recursive: true });
-    writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+    writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: OWNER_FILE });
   }
   return demo;
 }

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
+import { OWNER_FILE, OWNER_FOLDER, ownerOnly } from './owner-only.js';
 
 /**
  * What stops a local start before it begins, said in one line: `npm start` prints the message alone (no stack)
@@ -20,14 +21,16 @@ export type DataLock = { file: string; setUrl(url: string): void; release(): voi
  * One runtime per data folder: dynalite's LevelDB refuses a second opener, and two runtimes would share one
  * `demo-credentials.json`. Taken atomically (`wx`) before any engine starts; a lock whose process is gone, or
  * whose pid now belongs to a process started at another moment (a reused pid), is stale and taken over.
+ * The folder and what it holds are made owner-only first, at every start (owner-only.ts).
  */
 export function acquireDataLock(dataDir: string): DataLock {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: OWNER_FOLDER });
+  ownerOnly(dataDir);
   const file = join(dataDir, LOCK_FILE);
   const mine: LockInfo = { pid: process.pid, started: processStart(process.pid) };
   for (let attempt = 0; ; attempt++) {
     try {
-      const fd = openSync(file, 'wx', 0o600);
+      const fd = openSync(file, 'wx', OWNER_FILE);
       writeSync(fd, `${JSON.stringify(mine)}\n`);
       closeSync(fd);
       break;
@@ -47,7 +50,7 @@ export function acquireDataLock(dataDir: string): DataLock {
   return {
     file,
     setUrl(url) {
-      if (!released) writeFileSync(file, `${JSON.stringify({ ...mine, url })}\n`, { mode: 0o600 });
+      if (!released) writeFileSync(file, `${JSON.stringify({ ...mine, url })}\n`, { mode: OWNER_FILE });
     },
     release() {
       if (released) return;

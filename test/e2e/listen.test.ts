@@ -146,8 +146,9 @@ describe('npm run listen after a plain npm start', () => {
     expect(runtimeInfo.webhookAllowLoopback).toBe(false);
     listen = await startListen(runtimeFile, ['--app', clientId, '--forward-to', endpointUrl], plainEnv());
     const { body } = await adminCall('GET', `/destinations?clientId=${clientId}`);
+    // A path of its own, new for every listen, at the inbox's origin.
     expect(body.destinations.map((d: { destinationId: string; url: string }) => [d.destinationId, d.url])).toEqual([
-      [listen.destinationId, `${runtimeInfo.webhookListenInbox}/listen`],
+      [listen.destinationId, expect.stringMatching(new RegExp(`^${runtimeInfo.webhookListenInbox}/listen/[0-9a-f]{24}$`))],
     ]);
     expect(listen.stdout().split(listen.secret)).toHaveLength(2);
     await expect(startListen(runtimeFile, ['--app', clientId, '--forward-to', endpointUrl], plainEnv())).rejects.toThrow(
@@ -200,6 +201,60 @@ describe('npm run listen after a plain npm start', () => {
     expect((await adminCall('PUT', '/menus/demo-group/nyc-midtown', sampleMenu({ price: 12 }))).status).toBe(200);
     await listen.waitForLine(/  -> 502 \(endpoint unreachable\)$/, 'a 502 line');
     await new Promise<void>((resolve) => endpoint.listen(Number(new URL(endpointUrl).port), '127.0.0.1', resolve));
+  });
+
+  it('trusts only its own destination: another path at the inbox gets 404, its own path under another secret 401, neither forwarded', async () => {
+    const { body } = await adminCall('GET', `/destinations?clientId=${clientId}`);
+    const ownUrl = body.destinations[0].url as string;
+    const added = [];
+    // Another destination at the inbox, on the path every listen used before; another at this listen's very URL.
+    for (const url of [`${runtimeInfo.webhookListenInbox}/listen`, ownUrl]) {
+      const saved = await adminCall('POST', '/destinations', { clientId, name: 'not the listen', url });
+      expect(saved.status).toBe(201);
+      added.push(saved.body.destination.destinationId as string);
+    }
+    try {
+      const [otherPath, sameUrl] = added as [string, string];
+      const ownDeliveries = async () =>
+        (await adminCall('GET', `/destinations/${listen.destinationId}/deliveries`)).body.deliveries as {
+          eventId: string;
+          status: string;
+        }[];
+      const earlier = new Set((await ownDeliveries()).map((d) => d.eventId));
+      expect((await adminCall('PUT', '/menus/demo-group/nyc-midtown', sampleMenu({ price: 15 }))).status).toBe(200);
+      const eventId = await waitFor(
+        "this listen's own delivery, delivered",
+        async () => (await ownDeliveries()).find((d) => d.status === 'SUCCEEDED' && !earlier.has(d.eventId))?.eventId,
+      );
+      for (const [destinationId, errorCode] of [
+        [otherPath, 'http_404'],
+        [sameUrl, 'http_401'],
+      ] as const) {
+        const attempt = await waitFor(`the attempt at ${destinationId}`, async () => {
+          const { body: listed } = await adminCall('GET', `/destinations/${destinationId}/deliveries`);
+          return listed.deliveries.find((d: { errorCode: string | null }) => d.errorCode !== null);
+        });
+        expect([attempt.eventId, attempt.status, attempt.errorCode]).toEqual([eventId, expect.not.stringMatching(/SUCCEEDED/), errorCode]);
+      }
+      await listen.waitForLine(
+        new RegExp(`${eventId}  bevq\\.menu\\.updated  -  not this listen's destination \\(POST /listen\\)  -> 404 \\(not forwarded\\)$`),
+        'the 404 line',
+      );
+      await listen.waitForLine(
+        new RegExp(`${eventId}  bevq\\.menu\\.updated  -  verified no \\([^)]+\\)  -> 401 \\(not forwarded\\)$`),
+        'the 401 line',
+      );
+      // Only what verifies with this listen's secret reached the endpoint.
+      for (const { headers, body: sent } of forwarded) expect((await verifyWebhook(listen.secret, headers, sent)).ok).toBe(true);
+    } finally {
+      for (const destinationId of added) {
+        const removed = await fetch(`${apiUrl}/admin/v1/destinations/${destinationId}`, {
+          method: 'DELETE',
+          headers: { Authorization: `Bearer ${ADMIN_KEY}` },
+        });
+        expect(removed.status).toBe(204);
+      }
+    }
   });
 
   it('leaves every other loopback URL refused: on save through the API and the CLI, and before an attempt', async () => {

@@ -99,11 +99,12 @@ describe('ready means ready', () => {
 
 describe('external engines', () => {
   it('creates its table and queues in engines it is pointed at, and serves from them', async () => {
-    const host = await startTestRuntime();
-    // External engines take credentials from the usual AWS chain, as DynamoDB Local and LocalStack users set them
-    // (DynamoDB Local accepts only letters and digits in the key id).
-    process.env.AWS_ACCESS_KEY_ID ??= 'localuser';
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'localsecret';
+    // The host's own engines on both passes: the guest reaches them as external engines.
+    const host = await startLocalRuntime({ port: 0, dataDir: null, logLevel: 'SILENT' });
+    // External engines take credentials from the usual AWS chain: here the credential of the host's engines.
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    process.env.AWS_ACCESS_KEY_ID = host.engines.credentials.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY = host.engines.credentials.secretAccessKey;
     const guest = await startLocalRuntime({
       port: 0,
       dataDir: null,
@@ -123,9 +124,16 @@ describe('external engines', () => {
     } finally {
       await guest.stop();
       await host.stop();
+      restoreEnv('AWS_ACCESS_KEY_ID', saved.id);
+      restoreEnv('AWS_SECRET_ACCESS_KEY', saved.secret);
     }
   });
 });
+
+function restoreEnv(name: string, value: string | undefined) {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+}
 
 describe('item expiry (TTL)', () => {
   const expiry = async (runtime: LocalRuntime) =>

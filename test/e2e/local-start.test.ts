@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DYNAMODB_LOCAL_CREDENTIALS, freePort, startDynamoDbLocal, type DynamoDbLocal } from '#local/dynamodb-local';
+import { freePort, startDynamoDbLocal, type DynamoDbLocal } from '#local/dynamodb-local';
 import { LOCK_FILE } from '#local/start-checks';
 import type { RuntimeFile } from '#local/runtime-file';
 import { TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
@@ -144,6 +146,9 @@ describe('npm start says what is wrong, in one line', () => {
   let plain: Run;
   let first: Banner;
   beforeAll(async () => {
+    // A folder an older start left open to everyone, as .data/ was.
+    mkdirSync(join(dataDir, 'dynamodb'), { recursive: true, mode: 0o755 });
+    writeFileSync(join(dataDir, 'notes.txt'), 'left here\n', { mode: 0o644 });
     plain = run(['--data', dataDir], engineEnv);
     first = await banner(plain);
   });
@@ -165,6 +170,35 @@ describe('npm start says what is wrong, in one line', () => {
     expect(ports).toContain(Number(new URL(runtimeFile.sesEndpoint).port));
     if (!runtimeFile.externalDynamo) expect(ports).toContain(Number(new URL(runtimeFile.dynamoEndpoint).port));
     expect(listening.filter((socket) => !isLoopback(socket.address))).toEqual([]);
+  });
+
+  it('keeps its data owner-only: the data folder and all in it 0700/0600, older content too, and the runtime file 0600', () => {
+    const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+    expect(mode(dataDir)).toBe('700');
+    expect(mode(join(dataDir, 'dynamodb'))).toBe('700');
+    for (const file of ['notes.txt', 'demo-credentials.json', LOCK_FILE]) expect(mode(join(dataDir, file)), file).toBe('600');
+    expect(mode(plain.runtimeFile!)).toBe('600');
+  });
+
+  it('makes the default .local/ 0700 and its runtime file 0600 at every start, over an older open one', async () => {
+    const cwd = join(scratch, 'checkout');
+    mkdirSync(join(cwd, '.local'), { recursive: true, mode: 0o755 });
+    writeFileSync(join(cwd, '.local', 'runtime.json'), '{}\n', { mode: 0o644 });
+    // writeRuntimeFile as bin/local.ts calls it, in a process whose working folder is that checkout.
+    const { CUSTOMER_API_RUNTIME_FILE: _moved, ...env } = process.env;
+    const script = `const { writeRuntimeFile } = await import(${JSON.stringify(join(ROOT, 'local/runtime-file.ts'))}); writeRuntimeFile({});`;
+    const child = spawn(
+      process.execPath,
+      ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, '--input-type=module', '-e', script],
+      {
+        cwd,
+        env,
+        stdio: 'inherit',
+      },
+    );
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
+    const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+    expect([mode(join(cwd, '.local')), mode(join(cwd, '.local', 'runtime.json'))]).toEqual(['700', '600']);
   });
 
   it('a second start on the same data folder names the running one (pid, URL), exits 1, and the first still answers', async () => {
@@ -194,8 +228,8 @@ describe('npm start says what is wrong, in one line', () => {
     try {
       const external = run(['--data', dataDir], {
         DYNAMODB_ENDPOINT: engine.endpoint,
-        AWS_ACCESS_KEY_ID: DYNAMODB_LOCAL_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: DYNAMODB_LOCAL_CREDENTIALS.secretAccessKey,
+        AWS_ACCESS_KEY_ID: engine.credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: engine.credentials.secretAccessKey,
       });
       try {
         const printed = await banner(external);

@@ -142,7 +142,7 @@ describe('the guard, on the synthesized roles', () => {
 
   it('refuses SES v2 as AWS does (AccessDeniedException, 403) before anything is sent', async () => {
     const ses = guardClient(
-      new SESv2Client(localEndpoint('http://127.0.0.1:9', REGION)),
+      new SESv2Client(localEndpoint('http://127.0.0.1:9', REGION, null)),
       'ses',
       compileGuard('admin-api', policies, local),
       local,

@@ -201,7 +201,7 @@ describe(`retry policy from the queue's side (${ENGINE_NAME}, time scale ${SCALE
     const sqs = new SQSClient({
       endpoint: runtime.engines.sqsEndpoint,
       region: 'us-east-1',
-      credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+      credentials: runtime.engines.credentials,
     });
     let found = false;
     for (let i = 0; i < 100 && !found; i++) {

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { DYNAMODB_LOCAL_CREDENTIALS, startDynamoDbLocal } from '#local/dynamodb-local';
+import { startDynamoDbLocal } from '#local/dynamodb-local';
 import { toolPath, TOOLS } from './tools.js';
 
 /**
  * Runs a command with DynamoDB Local (AWS's own engine) beside it:
  *   tsx test/support/with-dynamodb-local.ts vitest run test/e2e
- * The command sees TEST_DYNAMODB_ENDPOINT and DynamoDB Local's dummy credentials;
+ * The command sees TEST_DYNAMODB_ENDPOINT (the jar's door, local/dynamodb-local.ts) and the credential it admits;
  * every test runtime then makes its own table there. The jar stops by pid afterwards.
  */
 const [command, ...args] = process.argv.slice(2);
@@ -20,8 +20,8 @@ const child = spawn(command, args, {
   env: {
     ...process.env,
     TEST_DYNAMODB_ENDPOINT: engine.endpoint,
-    AWS_ACCESS_KEY_ID: DYNAMODB_LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: DYNAMODB_LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ACCESS_KEY_ID: engine.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: engine.credentials.secretAccessKey,
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
   },
 });
