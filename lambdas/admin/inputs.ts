@@ -17,8 +17,12 @@ const search = v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'must not 
 /** Routes that take no input still refuse a body with stray fields, so a typo never passes silently. */
 const noInput = v.strictObject({});
 
-/** A JSON object the operation validates itself, as it does for the admin CLI (the domain's schema): checked once, there. */
-const OPERATION_CHECKS = v.looseObject({});
+/**
+ * A JSON object (parseJsonBody) the operation validates itself, as it does for the admin CLI (the domain's strict
+ * schema): checked once, there, and handed on as parsed. Not a loose object: Valibot's drops `__proto__`,
+ * `constructor` and `prototype`, which would then reach the strict check already gone and pass unrefused.
+ */
+const OPERATION_CHECKS = v.unknown();
 
 /**
  * What each admin route accepts: a JSON body (refused with 400 when it does

@@ -91,13 +91,13 @@ function componentNames(): Record<string, GenericSchema> {
 }
 
 /**
- * What JSON Schema cannot say (a real calendar date, two fields that must agree, trimming, the string to number
- * step of a query value) is left to the descriptions and the 400.
+ * What JSON Schema cannot say (a real calendar date, two fields that must agree, trimming and NFC, the string to
+ * number step of a query value) is left to the descriptions and the 400.
  */
 const CONVERSION = {
   target: 'draft-2020-12',
   typeMode: 'output',
-  ignoreActions: ['check', 'partial_check', 'trim', 'to_number'],
+  ignoreActions: ['check', 'partial_check', 'trim', 'normalize', 'to_number'],
   overrideSchema: closed,
   overrideAction: tightest,
   overrideRef: ({ referenceId }) => `${COMPONENTS}${referenceId}`,

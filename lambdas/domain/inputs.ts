@@ -1,46 +1,12 @@
 import * as v from 'valibot';
 import { isValidTimeZone } from '#contract/business-date';
 import { id, isoTimestamp } from '#contract/schemas/common';
+import { plainText } from '#contract/plain-text';
 import { validate } from '#contract/validation';
 import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/store';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { MODULES, SCOPES } from '#contract/scopes';
 import { AdminConflictError, AdminInputError, AdminNotFoundError } from './admin-errors.js';
-
-/**
- * What free text an operator types (names) may not hold, each a way to make one line show or mean something else
- * where it is printed: C0 and C1 control characters (NUL, BEL, ESC, CR, LF, tab, DEL ...: terminal escapes, log
- * and header splitting), the line and paragraph separators U+2028/U+2029, the bidirectional embeddings, overrides
- * and isolates U+202A-U+202E and U+2066-U+2069 ("Trojan Source": text that reads backwards), and lone UTF-16
- * surrogates (not text at all: no UTF-8 encoding, refused or mangled by the services it reaches).
- */
-const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
-
-/** Why a text is refused, naming the first offending character, or null when it is plain. */
-function unsafeTextReason(value: string): string | null {
-  // In a `u` pattern a surrogate range matches only a surrogate without its pair.
-  if (/[\ud800-\udfff]/u.test(value)) return 'must not contain a lone surrogate (not valid Unicode text)';
-  const hit = UNSAFE_CHARACTER.exec(value);
-  if (!hit) return null;
-  const code = `U+${hit[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-  return /[\u202a-\u202e\u2066-\u2069]/u.test(hit[0])
-    ? `must not contain bidirectional override or isolate characters (${code})`
-    : `must not contain control characters or line breaks (${code})`;
-}
-
-/** A free-text field: plain text (unsafeTextReason, checked before trimming), trimmed, 1 to `max` characters. */
-function plainText(max: number) {
-  return v.pipe(
-    v.string(),
-    v.check(
-      (value) => unsafeTextReason(value) === null,
-      (issue) => unsafeTextReason(issue.input)!,
-    ),
-    v.trim(),
-    v.minLength(1, 'must not be blank'),
-    v.maxLength(max),
-  );
-}
 
 /** A list of ids, each once. */
 const distinctIds = (what: string) =>

@@ -433,7 +433,10 @@ describe('destination URLs are stored canonical', () => {
 });
 
 describe('free text and lists that could mislead', () => {
-  /** Each a way to make a name show or mean something else: line breaks, NUL, BEL, C1, bidi overrides and isolates, a lone surrogate. */
+  /**
+   * Each a way to make a name show or mean something else: line breaks, NUL, BEL, C1, bidi overrides and isolates,
+   * characters that render as nothing (a name of them passes for blank), a stray joiner, a lone surrogate.
+   */
   const HOSTILE: [string, string][] = [
     ['CR LF', 'Bar\r\nBcc: victim@evil.example'],
     ['LF', 'Bar\nsecond line'],
@@ -447,6 +450,13 @@ describe('free text and lists that could mislead', () => {
     ['RLO', 'Bar\u202Egpj.exe'],
     ['LRE', '\u202ABar'],
     ['FSI', 'Bar\u2068x\u2069'],
+    ['two zero-width spaces', '\u200b\u200b'],
+    ['RLM', 'Bar\u200f'],
+    ['Arabic letter mark', 'Bar\u061c'],
+    ['BOM', '\ufeffBar'],
+    ['tag characters', 'Bar\u{e0041}\u{e0042}'],
+    ['Hangul filler', '\u3164'],
+    ['ZWJ at the start', '\u200dBar'],
     ['lone high surrogate', 'Bar\ud800'],
     ['lone low surrogate', '\udc00Bar'],
   ];
@@ -487,11 +497,18 @@ describe('free text and lists that could mislead', () => {
   });
 
   it('still takes names in any script, with accents, emoji and right-to-left text', async () => {
-    for (const name of ['Café Zürich – Bar 😀', 'بار الشاطئ', 'バー', 'Spaces  inside  kept']) {
+    for (const name of ['Café Zürich – Bar 😀', 'بار الشاطئ', 'バー', 'Spaces  inside  kept', 'می\u200cخواهم', 'Bar 👨\u200d👩\u200d👧']) {
       const reply = await newApp({ name: `  ${name} ` });
       expect(reply.status, name).toBe(201);
       expect(reply.body.app.name).toBe(name);
     }
+  });
+
+  it('stores names NFC: a letter and its combining accent as one character', async () => {
+    const reply = await newApp({ name: 'Cafe\u0301' });
+    expect(reply.status).toBe(201);
+    expect(reply.body.app.name).toBe('Caf\u00e9');
+    expect((await admin('GET', `/apps/${reply.body.app.clientId}`)).body.app.name).toBe('Caf\u00e9');
   });
 
   it('refuses a repeated id in allowedLocationIds with a 400 naming the field, and creates nothing', async () => {

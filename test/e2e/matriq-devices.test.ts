@@ -171,6 +171,30 @@ describe('POST emergency-stop', () => {
     expect(await commands()).toHaveLength(before);
   });
 
+  it.each([
+    ['a line break', 'Fire\nalarm', /\(U\+000A\)/],
+    ['BEL', 'Fire\u0007', /\(U\+0007\)/],
+    ['a bidi override', 'Fire \u202Emrala', /bidirectional.*\(U\+202E\)/],
+    ['two zero-width spaces', '\u200b\u200b', /invisible characters \(U\+200B\)/],
+    ['a Hangul filler', '\u3164', /invisible characters \(U\+3164\)/],
+  ])('refuses a reason with %s, naming the field and the character, and queues nothing', async (_name, reason, character) => {
+    const before = (await commands()).length;
+    const reply = await stop({ body: JSON.stringify({ reason }) });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('invalid_request');
+    expect(reply.body.error.message).toMatch(/^Body field reason must not contain /);
+    expect(reply.body.error.message).toMatch(character);
+    expect(await commands()).toHaveLength(before);
+  });
+
+  it('stores the reason trimmed and NFC, joiners between letters kept', async () => {
+    const reply = await stop({ body: JSON.stringify({ reason: '  Cafe\u0301 fire: \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645 ' }) });
+    expect(reply.status).toBe(200);
+    const reason = 'Caf\u00e9 fire: \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645';
+    expect(reply.body.data.reason).toBe(reason);
+    expect((await commands()).find((c) => c.commandId === reply.body.data.commandId)).toMatchObject({ reason });
+  });
+
   it('refuses a malformed Idempotency-Key', async () => {
     const reply = await stop({ body: '{}', key: 'short' });
     expect(reply.status).toBe(400);

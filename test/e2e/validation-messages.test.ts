@@ -8,7 +8,9 @@ import { SCOPES } from '#contract/scopes';
 import { ADMIN_INPUTS } from '#lambdas/admin/inputs';
 import { addDestinationInput, appInput, editDestinationInput } from '#domain/inputs';
 import type { LocalRuntime } from '#local/runtime';
-import { adminCall, call, startTestRuntime, tokenFor } from '../support/runtime.js';
+import { fullMenu } from '../fixtures/contract-seed.js';
+import { storedDestination } from '../fixtures/stored-destination.js';
+import { adminCall, call, newApp, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 /**
  * Every validation refusal a client or operator can meet is written for
@@ -172,8 +174,8 @@ const adminPath = (path: string) => fill(path.replace(/^\/admin\/v1/, ''), {});
 
 describe('admin refusals name the field in words', () => {
   it('knows the schema of every body an operation checks itself', () => {
-    const loose = ADMIN_BODIES.filter((r) => ADMIN_INPUTS[r.operation].body!.type === 'loose_object');
-    expect(loose.map((r) => r.operation).sort()).toEqual(Object.keys(OPERATION_SCHEMAS).sort());
+    const passedOn = ADMIN_BODIES.filter((r) => ADMIN_INPUTS[r.operation].body!.type === 'unknown');
+    expect(passedOn.map((r) => r.operation).sort()).toEqual(Object.keys(OPERATION_SCHEMAS).sort());
     expect(ADMIN_QUERIES.length).toBeGreaterThanOrEqual(5);
   });
 
@@ -209,5 +211,108 @@ describe('admin refusals name the field in words', () => {
         );
       }
     }
+  });
+});
+
+// ───────────────────────── unknown fields, whatever their name ─────────────────────────
+
+/** A typo, and the names an object has by its prototype: each is refused like any other unknown field. */
+const UNKNOWN_NAMES = ['reasn', '__proto__', 'constructor', 'prototype', 'toString'];
+
+/** The body as JSON with one more field first, written out so `__proto__` is sent as a field like the others. */
+const withField = (body: Record<string, unknown>, name: string) =>
+  JSON.stringify(body).replace(/^\{/, `{${JSON.stringify(name)}:1${Object.keys(body).length ? ',' : ''}`);
+
+/** Rows other than the rate counters every /v1 request writes. */
+const stateOf = async () => (await scanTable(runtime)).filter((item) => !String(item.PK).startsWith('RATE#'));
+
+/** Paths of the objects a schema lets a body hold that are not strict (an unknown field in them is dropped, not refused). */
+function lenientObjects(schema: GenericSchema, path: string): string[] {
+  const s = schema as GenericSchema & {
+    entries?: Record<string, GenericSchema>;
+    wrapped?: GenericSchema;
+    item?: GenericSchema;
+    options?: GenericSchema[];
+  };
+  if (['object', 'loose_object', 'object_with_rest', 'record', 'map'].includes(s.type)) return [`${path} (${s.type})`];
+  if (s.entries) return Object.entries(s.entries).flatMap(([key, entry]) => lenientObjects(entry, `${path}.${key}`));
+  if (s.wrapped) return lenientObjects(s.wrapped, path);
+  if (s.item) return lenientObjects(s.item, `${path}.0`);
+  return (s.options ?? []).flatMap((option) => lenientObjects(option, path));
+}
+
+describe('unknown fields are refused whatever their name, and nothing changes', () => {
+  it('every object a /v1 or admin body can hold, at any depth, is strict', () => {
+    const bodies = [
+      ...WITH_BODY.map((r) => [label(r), r.body!] as const),
+      ...ADMIN_BODIES.map((r) => [label(r), bodySchemaOf(r.operation)] as const),
+    ];
+    expect(bodies.flatMap(([what, schema]) => lenientObjects(schema, what))).toEqual([]);
+  });
+
+  let validAdminBodies: Partial<Record<AdminOperation, Record<string, unknown>>>;
+  let adminParams: Record<string, string>;
+
+  beforeAll(async () => {
+    const { clientId } = await newApp(runtime, { scopes: ['bevq:read'] });
+    const destinationId = 'dst_00000000000000000001';
+    const at = new Date().toISOString();
+    await runtime.deps.store.destinations.put(
+      storedDestination({ destinationId, clientId, groupId: 'demo-group', url: 'https://hooks.example.test/x' }, at),
+      { mustExist: false },
+    );
+    adminParams = { groupId: 'demo-group', locationId: 'nyc-midtown', destinationId, clientId };
+    // A body each route would take, so the one field added is the only thing wrong and the change would happen without it.
+    validAdminBodies = {
+      createApp: { groupId: 'demo-group', name: 'Unknown fields', scopes: ['bevq:read'] },
+      addDestination: { clientId, name: 'Unknown fields', url: 'https://hooks.example.test/y' },
+      editDestination: { name: 'Renamed' },
+      rotateClientSecret: { overlapHours: 0 },
+      publishMenu: fullMenu(),
+      sendTest: { locationId: 'nyc-midtown' },
+      liftMailSuppression: { address: 'owner@example.com' },
+    };
+  });
+
+  /** A body each /v1 route would take (the emergency stop would be queued), so the one field added is the only thing wrong. */
+  const VALID_V1_BODIES: Record<string, Record<string, unknown>> = { matriqEmergencyStop: { reason: 'Unknown fields' } };
+
+  it.each(WITH_BODY.map((r) => [label(r), r] as const))('/v1 %s', async (_, route) => {
+    const before = await stateOf();
+    for (const name of UNKNOWN_NAMES) {
+      const reply = await v1(route, {}, '', jsonBody(withField(VALID_V1_BODIES[route.operation] ?? {}, name)));
+      expect(reply.status, name).toBe(400);
+      expect(reply.body.error, name).toMatchObject({ code: 'invalid_request', message: `Body field ${name} is not allowed.` });
+    }
+    expect(await stateOf()).toEqual(before);
+  });
+
+  it.each(ADMIN_BODIES.map((r) => [label(r), r] as const))('admin %s', async (_, route) => {
+    const where = OPERATION_SCHEMAS[route.operation] ? 'Field' : 'Body field';
+    const path = fill(route.path.replace(/^\/admin\/v1/, ''), adminParams);
+    const before = await stateOf();
+    for (const name of UNKNOWN_NAMES) {
+      const reply = await adminCall(runtime, route.method, path, withField(validAdminBodies[route.operation] ?? {}, name));
+      expect(reply.status, name).toBe(400);
+      expect(reply.body.error, name).toMatchObject({ code: 'invalid_request', message: `${where} ${name} is not allowed.` });
+    }
+    expect(await stateOf()).toEqual(before);
+  });
+
+  it("admin: an unknown field deep in a menu (an item's brand or size) is refused, and nothing is published", async () => {
+    const before = await stateOf();
+    for (const name of UNKNOWN_NAMES) {
+      for (const [at, place] of [
+        ['brand', (item: Record<string, any>) => (item.brand = JSON.parse(withField(item.brand, name)))],
+        ['sizes.0', (item: Record<string, any>) => (item.sizes[0] = JSON.parse(withField(item.sizes[0], name)))],
+      ] as const) {
+        const menu = fullMenu();
+        place(menu.sections[0]!.items[0]!);
+        const reply = await adminCall(runtime, 'PUT', '/menus/demo-group/nyc-midtown', menu);
+        expect(reply.status, `${at}.${name}`).toBe(400);
+        expect(reply.body.error.message).toBe(`Field sections.0.items.0.${at}.${name} is not allowed.`);
+      }
+    }
+    expect(await stateOf()).toEqual(before);
   });
 });

@@ -416,6 +416,19 @@ describe('admin CLI', { timeout: 60_000 }, () => {
       await refused(['venues', 'load', '--file', file], /not valid JSON/);
     });
 
+    it('a venue file with a location name of zero-width spaces or a short name with a Hangul filler: nothing written', async () => {
+      for (const [field, value] of [
+        ['name', '\u200b\u200b'],
+        ['locationShortName', 'First\u3164'],
+      ] as const) {
+        const venues = venueFile('invisible-group', 'Europe/Paris');
+        venues.groups[0]!.locations[1]![field] = value;
+        const file = writeFile('invisible.json', JSON.stringify(venues));
+        await refused(['venues', 'load', '--file', file], new RegExp(`${field} must not contain invisible characters`));
+      }
+      expect(await runtime.store.groups.get('invisible-group')).toBeNull();
+    });
+
     it('a venue file whose last location is invalid: no group from it is written', async () => {
       const file = writeFile('partial.json', JSON.stringify(venueFile('partial-group', 'Mars/Base')));
       await refused(['venues', 'load', '--file', file], /timezone/);

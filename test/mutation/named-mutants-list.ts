@@ -87,4 +87,30 @@ export const MUTANTS: NamedMutant[] = [
     tests: ['test/e2e/contract-rules.test.ts'],
     names: 'insufficient_scope|refused by it',
   },
+  {
+    name: 'prototype-named fields dropped',
+    rule: 'an unknown body field is refused whatever its name: __proto__, constructor and prototype are not dropped unseen',
+    edits: [
+      {
+        file: 'lambdas/admin/inputs.ts',
+        search: 'const OPERATION_CHECKS = v.unknown();',
+        replace: 'const OPERATION_CHECKS = v.looseObject({});',
+      },
+    ],
+    tests: ['test/e2e/validation-messages.test.ts'],
+    names: 'whatever their name',
+  },
+  {
+    name: 'reason outside the rule of names',
+    rule: "the emergency stop's reason refuses control, bidirectional and invisible characters, as every name does",
+    edits: [
+      {
+        file: 'lambdas/contract/schemas/requests.ts',
+        search: 'reason: v.optional(plainText(500)),',
+        replace: 'reason: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(500))),',
+      },
+    ],
+    tests: ['test/e2e/matriq-devices.test.ts'],
+    names: 'refuses a reason with',
+  },
 ];

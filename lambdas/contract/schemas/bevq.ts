@@ -21,6 +21,9 @@ const menuSize = v.object({
   available: v.boolean(),
 });
 
+/** An item's sizes: at most 20. */
+const sizeList = <S extends v.GenericSchema>(size: S) => v.pipe(v.array(size), v.maxLength(20));
+
 const menuBrand = v.object({
   id: v.optional(v.pipe(v.string(), v.maxLength(128))),
   name: v.optional(v.pipe(v.string(), v.maxLength(200))),
@@ -46,7 +49,7 @@ const itemFields = {
   posGroupId: v.nullable(v.pipe(v.string(), v.maxLength(128))),
   mapped: v.boolean(),
   available: v.boolean(),
-  sizes: v.pipe(v.array(menuSize), v.maxLength(20)),
+  sizes: sizeList(menuSize),
   sortOrder,
 };
 
@@ -87,6 +90,15 @@ export type MenuItem = v.InferOutput<typeof menuItem>;
  */
 const ignored = v.optional(v.unknown());
 
+/** An item as published: strict at every depth, its brand and sizes too, so a misspelt field is refused, not dropped. */
+const itemInput = v.strictObject({
+  ...itemFields,
+  brand: v.optional(v.strictObject(menuBrand.entries)),
+  sizes: sizeList(v.strictObject(menuSize.entries)),
+  sectionId: v.optional(menuId),
+  updatedAt: ignored,
+});
+
 const sectionInput = v.strictObject({
   id: menuId,
   name: v.pipe(v.string(), v.maxLength(200)),
@@ -95,7 +107,7 @@ const sectionInput = v.strictObject({
   enabled: v.boolean(),
   itemCount: ignored,
   updatedAt: ignored,
-  items: v.pipe(v.array(v.strictObject({ ...itemFields, sectionId: v.optional(menuId), updatedAt: ignored })), v.maxLength(1000)),
+  items: v.pipe(v.array(itemInput), v.maxLength(1000)),
 });
 
 export const menuInput = v.strictObject({

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { parseCompactDate, parseIsoDate } from '#contract/business-date';
+import { plainText } from '#contract/plain-text';
 
 /**
  * The /v1 request rules: query, path and body schemas the family functions
@@ -114,6 +115,6 @@ export const reviewsQuery = v.object({
 
 /** Emergency-stop request body: JSON object, both fields optional, nothing else allowed. */
 export const emergencyStopBody = v.strictObject({
-  reason: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(500))),
+  reason: v.optional(plainText(500)),
   deviceId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
 });
