@@ -15,7 +15,8 @@ import { REFERENCE_ROOT } from '#lib/reference-build';
  *   PORT             gateway port (3000)
  *   DYNAMODB_ENDPOINT, SQS_ENDPOINT   use external engines instead of the embedded ones
  *   TABLE_NAME       the table (and queue-name prefix) to use; default customer-api-local
- *   ADMIN_API_KEY    the admin API's bearer key (default: random, printed)
+ *   ADMIN_API_KEY    the admin API's bearer key (default: made at the data folder's first start and kept in
+ *                    it, printed; --in-memory: a new one each run)
  *   ORIGIN_SECRET    play a stage behind its edge: /v1 and /oauth/token refuse requests without
  *                    `x-origin-verify: $ORIGIN_SECRET` (403), and believe their `x-viewer-address`
  */
@@ -63,7 +64,7 @@ const lines = [
   `  SES v2   ${runtime.engines.sesEndpoint} (sent mail: ${runtime.engines.sesEndpoint}/store)`,
   `  OpenAPI  ${runtime.url}/v1/openapi.json`,
   `  Docs     ${runtime.url}${REFERENCE_ROOT} (the API reference)`,
-  `  Admin    ${runtime.url}/admin/v1 (Authorization: Bearer ${runtime.adminKey}; ADMIN_API_KEY to fix it)`,
+  `  Admin    ${runtime.url}/admin/v1 (Authorization: Bearer ${runtime.adminKey}; kept across restarts, ADMIN_API_KEY overrides it)`,
   `  Console  ${runtime.url}${CONSOLE_ROOT} (sign in with the admin key above)`,
   ...(runtime.deps.config.originSecret
     ? ['', "  ORIGIN_SECRET is set: /v1 and /oauth/token answer only requests with x-origin-verify: $ORIGIN_SECRET (the edge's header)."]

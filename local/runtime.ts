@@ -66,7 +66,7 @@ export type LocalRuntimeOptions = {
   resolver?: Resolver;
   /** How often the webhook sweeper schedule runs (EventBridge: every minute). */
   sweepEveryMs?: number;
-  /** Bearer key of the admin API (IAM in AWS); default ADMIN_API_KEY, else a random key for this run. */
+  /** Bearer key of the admin API (IAM in AWS); default ADMIN_API_KEY, else the data folder's kept key (a new one in memory). */
   adminKey?: string;
   /** The gateway's throttle (API Gateway's stage throttle); default LOCAL_THROTTLE, generous. */
   throttle?: StageThrottle;
@@ -198,7 +198,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       clock,
       logger,
     });
-    const adminKey = options.adminKey ?? (process.env.ADMIN_API_KEY || randomSecret(32));
+    const adminKey = options.adminKey ?? (process.env.ADMIN_API_KEY || keptAdminKey(dataDir));
     const server = createGateway(
       createFamilyHandlers(functions.depsOf),
       { handler: createAdminHandler(functions.depsOf('admin-api')), key: adminKey },
@@ -314,6 +314,18 @@ async function demoCredentials(store: Store, clock: Clock, dataDir: string | nul
     writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: OWNER_FILE });
   }
   return demo;
+}
+
+/**
+ * The admin key of a data folder: made at its first start and kept beside its data (owner-only), so a restart
+ * keeps the key a console tab or a script already holds; in memory, a new one each run.
+ */
+function keptAdminKey(dataDir: string | null): string {
+  const file = dataDir ? join(dataDir, 'admin-key') : null;
+  if (file && existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const key = randomSecret(32);
+  if (file) writeFileSync(file, `${key}\n`, { mode: OWNER_FILE });
+  return key;
 }
 
 /**

@@ -49,7 +49,7 @@ function collect(child: ChildProcess): Run {
   return { child, output: () => output, exited };
 }
 
-type Banner = { url: string; clientId: string; clientSecret: string };
+type Banner = { url: string; clientId: string; clientSecret: string; adminKey: string };
 
 /** Waits for the banner (with its demo credentials) and reads it. */
 async function banner(started: Run, timeoutMs = 30_000): Promise<Banner> {
@@ -58,7 +58,12 @@ async function banner(started: Run, timeoutMs = 30_000): Promise<Banner> {
     const output = started.output();
     const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
     if (url && output.includes('curl -s')) {
-      const found = { url, clientId: /client_id +(\S+)/.exec(output)![1]!, clientSecret: /client_secret +(\S+)/.exec(output)![1]! };
+      const found = {
+        url,
+        clientId: /client_id +(\S+)/.exec(output)![1]!,
+        clientSecret: /client_secret +(\S+)/.exec(output)![1]!,
+        adminKey: /Authorization: Bearer (\S+);/.exec(output)![1]!,
+      };
       // The line the docs' snippets read their environment from (test/e2e/snippets.test.ts) names the same values.
       expect(output).toMatch(`export API_URL=${url} CLIENT_ID=${found.clientId} CLIENT_SECRET=${found.clientSecret} ADMIN_API_KEY=`);
       return found;
@@ -234,6 +239,11 @@ describe('npm start says what is wrong, in one line', () => {
       try {
         const printed = await banner(external);
         expect(printed.clientId).not.toBe(first.clientId); // a new demo application, in the engine that holds it
+        // The folder's admin key is kept across restarts: a console tab or script holding it goes on working.
+        expect(printed.adminKey).toBe(first.adminKey);
+        expect(
+          (await fetch(`${printed.url}/admin/v1/apps?limit=1`, { headers: { Authorization: `Bearer ${printed.adminKey}` } })).status,
+        ).toBe(200);
         const { status, ids } = await demoLocations(printed);
         expect(status).toBe(200);
         expect(ids).toContain('nyc-midtown');
