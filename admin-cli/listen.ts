@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { parseArgs } from 'node:util';
-import { readRuntimeFile, RUNTIME_FILE, RUNTIME_FILE_ENV } from '#local/runtime-file';
+import { chosenRuntimeFile, readRuntimeFile } from '#local/runtime-file';
 import { LISTEN_INBOX_TLS } from '#local/listen-inbox';
 import { systemClock } from '#platform/deps';
 import { verifyWebhook } from '../clients/typescript/src/index.js';
@@ -34,7 +34,7 @@ const UNVERIFIED_STATUS = 401;
 /** Set by each hop itself; everything else (Content-Type, User-Agent, X-Service-*) goes on unchanged. */
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'expect', 'upgrade']);
 
-const LISTEN_USAGE = `usage: npm run listen -- --app CLIENT_ID --forward-to http://localhost:4000/hook [--locations L1,L2] [--runtime-file F]`;
+const LISTEN_USAGE = `usage: npm run listen -- --app CLIENT_ID --forward-to http://localhost:4000/hook [--locations L1,L2] [--port P | --runtime-file F]`;
 
 export class ListenUsageError extends Error {}
 
@@ -52,6 +52,7 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
         'forward-to': { type: 'string' },
         locations: { type: 'string' },
         'runtime-file': { type: 'string' },
+        port: { type: 'string' },
       },
     }));
   } catch (err) {
@@ -60,9 +61,15 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
   if (!values.app || !values['forward-to']) throw new ListenUsageError(LISTEN_USAGE);
   const forwardTo = new URL(values['forward-to']);
   if (forwardTo.protocol !== 'http:' && forwardTo.protocol !== 'https:') throw new ListenUsageError('--forward-to must be an http(s) URL');
-  const runtimeFile = values['runtime-file'] ?? env[RUNTIME_FILE_ENV] ?? RUNTIME_FILE;
-  const runtime = readRuntimeFile(runtimeFile);
-  if (!runtime) throw new ListenUsageError('the local runtime is not running: start it with `npm start`, then run this again');
+  if (values.port !== undefined && !/^\d{1,5}$/.test(values.port))
+    throw new ListenUsageError(`--port must be a port number\n${LISTEN_USAGE}`);
+  const runtimeFile = chosenRuntimeFile(
+    { file: values['runtime-file'], port: values.port === undefined ? undefined : Number(values.port) },
+    env,
+  );
+  const runtime = runtimeFile ? readRuntimeFile(runtimeFile) : null;
+  if (!runtime || !runtimeFile)
+    throw new ListenUsageError('the local runtime is not running: start it with `npm start`, then run this again');
   // A runtime started before the inbox existed records none.
   if (!runtime.webhookListenInbox) throw new ListenUsageError('the local runtime has no listen inbox: restart `npm start`');
   const inbox = new URL(runtime.webhookListenInbox);

@@ -10,6 +10,7 @@ const GLOBAL_OPTIONS = {
   stage: { type: 'string' },
   region: { type: 'string' },
   'runtime-file': { type: 'string' },
+  port: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 type Globals = {
@@ -18,6 +19,7 @@ type Globals = {
   stage?: string | undefined;
   region?: string | undefined;
   runtimeFile?: string | undefined;
+  port?: number | undefined;
 };
 
 export type Invocation =
@@ -67,9 +69,11 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Com
     );
   }
   if (values.region !== undefined && values.stage === undefined) throw new UsageError('--region needs --stage');
-  if (values.stage !== undefined && values['runtime-file'] !== undefined) {
-    throw new UsageError('pass --stage or --runtime-file, not both');
-  }
+  const local = [values['runtime-file'] !== undefined && '--runtime-file', values.port !== undefined && '--port'].filter(Boolean);
+  if (values.stage !== undefined && local.length) throw new UsageError(`pass --stage or ${local.join(' and ')}, not both`);
+  if (local.length === 2) throw new UsageError('pass --runtime-file or --port, not both');
+  if (values.port !== undefined && !/^\d{1,5}$/.test(values.port))
+    throw new UsageError(`--port must be a port number, got "${values.port}"`);
 
   const flags: Record<string, unknown> = {};
   for (const [name, flag] of Object.entries(command.flags)) {
@@ -90,6 +94,7 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Com
       stage: values.stage,
       region: values.region,
       runtimeFile: values['runtime-file'],
+      port: values.port === undefined ? undefined : Number(values.port),
     },
   };
 }

@@ -7,7 +7,7 @@ import { configFromEnv } from '#platform/config';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { sesMailer } from '#platform/ses-mailer';
 import { localEndpoint } from '#local/endpoints';
-import { readRuntimeFile, RUNTIME_FILE, RUNTIME_FILE_ENV } from '#local/runtime-file';
+import { chosenRuntimeFile, readRuntimeFile } from '#local/runtime-file';
 import { LOCAL_THROTTLE } from '#local/stage-throttle';
 import { listenInboxAt, type ListenInbox } from '#local/listen-inbox';
 
@@ -17,12 +17,18 @@ import { listenInboxAt, type ListenInbox } from '#local/listen-inbox';
  */
 
 const stackName = (stage: string) => `CustomerApi-${stage}`;
-const NOT_RUNNING = 'the local runtime is not running: start it with `npm start`, or pass --stage';
+const NOT_RUNNING =
+  'no local runtime is running on this data folder: start it with `npm start`, or pass --port (a runtime elsewhere or in memory) or --stage';
 
-export type TargetChoice = { stage?: string | undefined; region?: string | undefined; runtimeFile?: string | undefined };
+export type TargetChoice = {
+  stage?: string | undefined;
+  region?: string | undefined;
+  runtimeFile?: string | undefined;
+  port?: number | undefined;
+};
 
 export type Target = {
-  /** For --debug: "stage prod (CustomerApi-prod)", "local runtime (.local/runtime.json)". */
+  /** For --debug: "stage prod (CustomerApi-prod)", "local runtime http://localhost:3000 (.local/runtime-data-….json)". */
   label: string;
   tableName: string;
   apiUrl: string | null;
@@ -76,7 +82,10 @@ function depsOf(t: TargetClients, clock: Clock): MessagingDeps {
 export class TargetError extends Error {}
 
 export function openTarget(choice: TargetChoice, env: NodeJS.ProcessEnv): Promise<Target> {
-  return choice.stage ? openStage(choice.stage, choice.region) : Promise.resolve(openLocal(choice.runtimeFile ?? env[RUNTIME_FILE_ENV]));
+  if (choice.stage) return openStage(choice.stage, choice.region);
+  const file = chosenRuntimeFile({ file: choice.runtimeFile, port: choice.port }, env);
+  if (!file) return Promise.reject(new TargetError(`no local runtime is running on port ${choice.port}`));
+  return Promise.resolve(openLocal(file));
 }
 
 async function openStage(stage: string, region: string | undefined): Promise<Target> {
@@ -123,10 +132,10 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
   };
 }
 
-function openLocal(file: string | undefined): Target {
+function openLocal(file: string): Target {
   let info;
   try {
-    info = readRuntimeFile(file ?? RUNTIME_FILE);
+    info = readRuntimeFile(file);
   } catch (err) {
     throw new TargetError((err as Error).message);
   }
@@ -151,7 +160,7 @@ function openLocal(file: string | undefined): Target {
     mailConfigurationSet: '',
   };
   return {
-    label: `local runtime (${file ?? RUNTIME_FILE})`,
+    label: `local runtime ${info.url} (${file})`,
     tableName: info.tableName,
     apiUrl: info.url,
     webhookQueueUrl: info.webhookQueueUrl,

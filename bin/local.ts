@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { removeRuntimeFile, writeRuntimeFile } from '../local/runtime-file.js';
+import { defaultDataDir, removeRuntimeFile, runtimeFileOf, writeRuntimeFile } from '../local/runtime-file.js';
 import { seedDemoMenu } from '../local/demo-menu.js';
 import { startLocalRuntime } from '../local/runtime.js';
 import { LocalStartError } from '../local/start-checks.js';
@@ -23,7 +23,7 @@ import { REFERENCE_ROOT } from '#lib/reference-build';
 const { values } = parseArgs({
   options: {
     'in-memory': { type: 'boolean', default: false },
-    data: { type: 'string', default: process.env.CUSTOMER_API_DATA_DIR || '.data' },
+    data: { type: 'string', default: defaultDataDir(process.env) },
   },
 });
 
@@ -43,7 +43,9 @@ const runtime = await startLocalRuntime({
   process.exit(1);
 });
 if (runtime.demo) await seedDemoMenu(runtime.deps);
-writeRuntimeFile({
+// Its own file (per data folder, or per port in memory): the CLI finds it; a second runtime never overwrites it.
+const runtimeFile = runtimeFileOf(values['in-memory'] ? null : resolve(values.data), Number(new URL(runtime.url).port));
+writeRuntimeFile(runtimeFile, {
   url: runtime.url,
   pid: process.pid,
   region: process.env.AWS_REGION ?? 'us-east-1',
@@ -63,6 +65,7 @@ const lines = [
   `  SQS      ${runtime.engines.sqsEndpoint}`,
   `  SES v2   ${runtime.engines.sesEndpoint} (sent mail: ${runtime.engines.sesEndpoint}/store)`,
   `  OpenAPI  ${runtime.url}/v1/openapi.json`,
+  `  Runtime  ${runtimeFile} (where npm run admin and npm run listen find this runtime)`,
   `  Docs     ${runtime.url}${REFERENCE_ROOT} (the API reference)`,
   `  Admin    ${runtime.url}/admin/v1 (Authorization: Bearer ${runtime.adminKey}; kept across restarts, ADMIN_API_KEY overrides it)`,
   `  Console  ${runtime.url}${CONSOLE_ROOT} (sign in with the admin key above)`,
@@ -99,7 +102,7 @@ async function shutdown() {
   if (stopping) return;
   stopping = true;
   console.log('\nStopping…');
-  removeRuntimeFile();
+  removeRuntimeFile(runtimeFile);
   await runtime.stop();
   process.exit(0);
 }

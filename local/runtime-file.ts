@@ -1,15 +1,44 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { LocalCredentials } from './engine-door.js';
 import { OWNER_FILE, OWNER_FOLDER } from './owner-only.js';
 
 /**
- * While `npm start` runs it records its endpoints here, so the admin CLI can
- * reach the same engines without flags. CUSTOMER_API_RUNTIME_FILE moves it.
+ * While `npm start` runs it records its endpoints in a file of its own under `.local/`, so the admin CLI and
+ * `npm run listen` reach the same engines without flags: one file per data folder (one runtime each at a time),
+ * or per port for a runtime in memory. CUSTOMER_API_RUNTIME_FILE names one file instead, for every runtime.
  */
-export const RUNTIME_FILE_ENV = 'CUSTOMER_API_RUNTIME_FILE';
+const RUNTIME_FILE_ENV = 'CUSTOMER_API_RUNTIME_FILE';
 const DEFAULT_FOLDER = join(process.cwd(), '.local');
-export const RUNTIME_FILE = process.env[RUNTIME_FILE_ENV] ?? join(DEFAULT_FOLDER, 'runtime.json');
+
+/** The data folder `npm start` uses unless told (`--data`); the CLI looks for that folder's runtime. */
+export const defaultDataDir = (env: NodeJS.ProcessEnv) => env.CUSTOMER_API_DATA_DIR || '.data';
+
+/** The file a runtime on `dataDir` (null: in memory) and `port` records itself in. */
+export function runtimeFileOf(dataDir: string | null, port: number, env: NodeJS.ProcessEnv = process.env): string {
+  const moved = env[RUNTIME_FILE_ENV];
+  if (moved) return moved;
+  const name = dataDir ? `data-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)}` : `port-${port}`;
+  return join(DEFAULT_FOLDER, `runtime-${name}.json`);
+}
+
+/**
+ * The runtime a command talks to: the file named (`--runtime-file`, CUSTOMER_API_RUNTIME_FILE); else the running
+ * one on `port`; else the one on the default data folder. Null with `port` when none runs there.
+ */
+export function chosenRuntimeFile(choice: { file?: string | undefined; port?: number | undefined }, env: NodeJS.ProcessEnv): string | null {
+  if (choice.file) return choice.file;
+  if (choice.port === undefined) return runtimeFileOf(defaultDataDir(env), 0, env);
+  if (env[RUNTIME_FILE_ENV]) return env[RUNTIME_FILE_ENV];
+  const files = existsSync(DEFAULT_FOLDER) ? readdirSync(DEFAULT_FOLDER).filter((f) => /^runtime-.+\.json$/.test(f)) : [];
+  for (const name of files) {
+    const file = join(DEFAULT_FOLDER, name);
+    const info = readRuntimeFile(file);
+    if (info && new URL(info.url).port === String(choice.port)) return file;
+  }
+  return null;
+}
 
 export type RuntimeFile = {
   url: string;
@@ -35,20 +64,26 @@ export type RuntimeFile = {
  * Written owner-only (0600), at every start, over an older file too. `.local/` is made 0700 at every start; a folder
  * CUSTOMER_API_RUNTIME_FILE names is the caller's, created 0700 when missing and otherwise left as it is.
  */
-export function writeRuntimeFile(info: RuntimeFile): void {
-  const folder = dirname(RUNTIME_FILE);
+export function writeRuntimeFile(file: string, info: RuntimeFile): void {
+  const folder = dirname(file);
   mkdirSync(folder, { recursive: true, mode: OWNER_FOLDER });
   if (folder === DEFAULT_FOLDER) chmodSync(folder, OWNER_FOLDER);
-  writeFileSync(RUNTIME_FILE, `${JSON.stringify(info, null, 2)}\n`, { mode: OWNER_FILE });
-  chmodSync(RUNTIME_FILE, OWNER_FILE);
+  writeFileSync(file, `${JSON.stringify(info, null, 2)}\n`, { mode: OWNER_FILE });
+  chmodSync(file, OWNER_FILE);
 }
 
-export function removeRuntimeFile(): void {
-  rmSync(RUNTIME_FILE, { force: true });
+/** Removes the file only while it is still this process's: a runtime never removes another's record. */
+export function removeRuntimeFile(file: string): void {
+  try {
+    if ((JSON.parse(readFileSync(file, 'utf8')) as RuntimeFile).pid !== process.pid) return;
+  } catch {
+    return;
+  }
+  rmSync(file, { force: true });
 }
 
 /** The running local runtime's endpoints, or null when none is running (no file, or its process is gone). */
-export function readRuntimeFile(file = RUNTIME_FILE): RuntimeFile | null {
+export function readRuntimeFile(file: string): RuntimeFile | null {
   if (!existsSync(file)) return null;
   let info: RuntimeFile;
   try {

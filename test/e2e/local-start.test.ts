@@ -188,10 +188,10 @@ describe('npm start says what is wrong, in one line', () => {
   it('makes the default .local/ 0700 and its runtime file 0600 at every start, over an older open one', async () => {
     const cwd = join(scratch, 'checkout');
     mkdirSync(join(cwd, '.local'), { recursive: true, mode: 0o755 });
-    writeFileSync(join(cwd, '.local', 'runtime.json'), '{}\n', { mode: 0o644 });
+    writeFileSync(join(cwd, '.local', 'runtime-port-1.json'), '{}\n', { mode: 0o644 });
     // writeRuntimeFile as bin/local.ts calls it, in a process whose working folder is that checkout.
     const { CUSTOMER_API_RUNTIME_FILE: _moved, ...env } = process.env;
-    const script = `const { writeRuntimeFile } = await import(${JSON.stringify(join(ROOT, 'local/runtime-file.ts'))}); writeRuntimeFile({});`;
+    const script = `const { runtimeFileOf, writeRuntimeFile } = await import(${JSON.stringify(join(ROOT, 'local/runtime-file.ts'))}); writeRuntimeFile(runtimeFileOf(null, 1), {});`;
     const child = spawn(
       process.execPath,
       ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, '--input-type=module', '-e', script],
@@ -203,7 +203,7 @@ describe('npm start says what is wrong, in one line', () => {
     );
     expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
     const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
-    expect([mode(join(cwd, '.local')), mode(join(cwd, '.local', 'runtime.json'))]).toEqual(['700', '600']);
+    expect([mode(join(cwd, '.local')), mode(join(cwd, '.local', 'runtime-port-1.json'))]).toEqual(['700', '600']);
   });
 
   it('a second start on the same data folder names the running one (pid, URL), exits 1, and the first still answers', async () => {
@@ -307,3 +307,49 @@ async function stopGroup(group: number): Promise<void> {
   while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   if (alive()) process.kill(-group, 'SIGKILL');
 }
+
+describe('one runtime file per runtime', () => {
+  const checkout = join(scratch, 'two-runtimes');
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  const { CUSTOMER_API_RUNTIME_FILE: _moved, CUSTOMER_API_DATA_DIR: _data, ...env } = process.env;
+  /** A program of this repository run from another working folder, as a checkout of it would run it. */
+  const spawnHere = (program: string, args: string[]) =>
+    spawn(process.execPath, ['--import', tsx, join(ROOT, program), ...args], {
+      cwd: checkout,
+      // The relative certificate path of the npm scripts would not resolve from another folder.
+      env: { ...env, NODE_EXTRA_CA_CERTS: join(ROOT, 'test/fixtures/tls/ca.pem'), PORT: '0', LOG_LEVEL: 'SILENT' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  const admin = async (args: string[]) => {
+    const child = collect(spawnHere('bin/admin.ts', args));
+    return { code: await child.exited, output: child.output() };
+  };
+  const files = () => readdirSync(join(checkout, '.local')).sort();
+
+  it('records each runtime under its own name; the CLI finds the data folder’s, or the one on --port; a runtime removes only its own', async () => {
+    mkdirSync(checkout, { recursive: true });
+    const onFolder = collect(spawnHere('bin/local.ts', []));
+    const inMemory = collect(spawnHere('bin/local.ts', ['--in-memory']));
+    try {
+      const [folderBanner, memoryBanner] = await Promise.all([banner(onFolder), banner(inMemory)]);
+      const memoryPort = new URL(memoryBanner.url).port;
+      expect(files()).toEqual([expect.stringMatching(/^runtime-data-[0-9a-f]{12}\.json$/), `runtime-port-${memoryPort}.json`].sort());
+
+      const found = await admin(['groups', 'list', '--debug']);
+      expect(found.code, found.output).toBe(0);
+      expect(found.output).toContain(`target: local runtime ${folderBanner.url} (`);
+      const byPort = await admin(['groups', 'list', '--debug', '--port', memoryPort]);
+      expect(byPort.code, byPort.output).toBe(0);
+      expect(byPort.output).toContain(`target: local runtime ${memoryBanner.url} (`);
+
+      expect(await interrupt(inMemory)).toBe(0);
+      expect(files()).toEqual([expect.stringMatching(/^runtime-data-/)]);
+      const still = await admin(['groups', 'list', '--debug']);
+      expect(still.output).toContain(`target: local runtime ${folderBanner.url} (`);
+      const gone = await admin(['groups', 'list', '--port', memoryPort]);
+      expect([gone.code, gone.output.trim()]).toEqual([2, `error: no local runtime is running on port ${memoryPort}`]);
+    } finally {
+      await Promise.all([interrupt(onFolder), interrupt(inMemory)]);
+    }
+  }, 90_000);
+});

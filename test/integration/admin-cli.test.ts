@@ -169,7 +169,7 @@ describe('admin CLI', { timeout: 60_000 }, () => {
         expect(run.err, name).not.toMatch(/unknown command/);
         // Harmless: without a runtime to reach, it stops at what is missing (an argument, a flag, the runtime).
         expect(run.code, name).toBe(2);
-        expect(run.err, name).toMatch(/takes one|needs --|takes no arguments|local runtime is not running/);
+        expect(run.err, name).toMatch(/takes one|needs --|takes no arguments|no local runtime is running/);
       }
       // The same probe does tell an unknown command apart.
       expect((await offline(['apps', 'frobnicate'])).err).toMatch(/unknown command "apps frobnicate"/);
@@ -459,7 +459,9 @@ describe('admin CLI', { timeout: 60_000 }, () => {
     it('says how to start the local runtime when none is running', async () => {
       const run = await admin(['groups', 'list'], { CUSTOMER_API_RUNTIME_FILE: join(dir, 'missing.json') });
       expect(run.code).toBe(2);
-      expect(run.stderr.trim()).toBe('error: the local runtime is not running: start it with `npm start`, or pass --stage');
+      expect(run.stderr.trim()).toBe(
+        'error: no local runtime is running on this data folder: start it with `npm start`, or pass --port (a runtime elsewhere or in memory) or --stage',
+      );
     });
 
     it('reports an unexpected error in one line with exit 1', async () => {
