@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { freePort } from './dynamodb-local.js';
+import { OWNER_FILE } from './owner-only.js';
 
 /**
  * The address `npm run listen` receives webhooks on. The local runtime reserves it at start (a free loopback port),
@@ -19,6 +21,14 @@ export function listenInboxAt(origin: string | undefined): ListenInbox | null {
   return origin ? { origin, ca: LISTEN_INBOX_TLS.ca } : null;
 }
 
-export async function reserveListenInbox(): Promise<ListenInbox> {
-  return listenInboxAt(`https://127.0.0.1:${await freePort()}`)!;
+/**
+ * A data folder keeps its inbox port across restarts, so a `npm run listen` left running goes on receiving (its
+ * destination, in the table, still names that port); in memory, a free port each start.
+ */
+export async function reserveListenInbox(dataDir: string | null): Promise<ListenInbox> {
+  const file = dataDir ? join(dataDir, 'listen-inbox-port') : null;
+  const kept = file && existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : NaN;
+  const port = Number.isInteger(kept) && kept > 0 && kept < 65_536 ? kept : await freePort();
+  if (file && port !== kept) writeFileSync(file, `${port}\n`, { mode: OWNER_FILE });
+  return listenInboxAt(`https://127.0.0.1:${port}`)!;
 }

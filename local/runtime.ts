@@ -164,7 +164,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       sportsLogoDir: SPORTS_LOGO_DIR,
       // The stack's configuration set stands here under a local name (its grants hold for it, as in AWS).
       mailConfigurationSet: configFromEnv().mailConfigurationSet || 'customer-api-local',
-      webhookListenInbox: await reserveListenInbox(),
+      webhookListenInbox: await reserveListenInbox(dataDir),
       ...options.config,
     };
     const clock = options.clock ?? systemClock;

@@ -150,12 +150,14 @@ const isLoopback = (address: string) => address === '::1' || /^(::ffff:)?127\./.
 describe('npm start says what is wrong, in one line', () => {
   let plain: Run;
   let first: Banner;
+  let firstInbox: string | undefined;
   beforeAll(async () => {
     // A folder an older start left open to everyone, as .data/ was.
     mkdirSync(join(dataDir, 'dynamodb'), { recursive: true, mode: 0o755 });
     writeFileSync(join(dataDir, 'notes.txt'), 'left here\n', { mode: 0o644 });
     plain = run(['--data', dataDir], engineEnv);
     first = await banner(plain);
+    firstInbox = (JSON.parse(readFileSync(plain.runtimeFile!, 'utf8')) as RuntimeFile).webhookListenInbox;
   });
   afterAll(async () => {
     if (plain) await interrupt(plain);
@@ -241,6 +243,9 @@ describe('npm start says what is wrong, in one line', () => {
         expect(printed.clientId).not.toBe(first.clientId); // a new demo application, in the engine that holds it
         // The folder's admin key is kept across restarts: a console tab or script holding it goes on working.
         expect(printed.adminKey).toBe(first.adminKey);
+        // And its listen inbox's port: a `npm run listen` left running goes on receiving.
+        expect((JSON.parse(readFileSync(external.runtimeFile!, 'utf8')) as RuntimeFile).webhookListenInbox).toBe(firstInbox);
+        expect(firstInbox).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
         expect(
           (await fetch(`${printed.url}/admin/v1/apps?limit=1`, { headers: { Authorization: `Bearer ${printed.adminKey}` } })).status,
         ).toBe(200);
