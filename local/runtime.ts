@@ -10,6 +10,7 @@ import { configFromEnv, type Config } from '#platform/config';
 import { SPORTS_LOGO_DIR } from '#contract/assets';
 import type { Resolver } from '#domain/url-safety';
 import { createDeliverer, createSweeper } from '#lambdas/webhooks/handlers';
+import { requeueVanished } from '#lambdas/webhooks/index';
 import { startSchedule } from './schedules.js';
 import { startSqsPoller, type PollerFaults, type SqsHandler } from './sqs-poller.js';
 import { DELIVERY_POLICY, scaledTimings } from '#contract/delivery-policy';
@@ -222,6 +223,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const { Attributes } = await sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: queues.webhookQueueUrl, AttributeNames: ['QueueArn'] }),
     );
+    // The embedded queue starts empty, while the table may hold deliveries whose messages were in the last run's:
+    // each is queued again now, as the sweeper does for a message that vanished, instead of after its wait.
+    if (!engines.externalSqs) await requeueAll(functions.depsOf('webhook-sweeper'), new Date(clock.now() - 1).toISOString());
     const poller =
       options.deliverWebhooks === false
         ? null
@@ -314,6 +318,11 @@ async function demoCredentials(store: Store, clock: Clock, dataDir: string | nul
     writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: OWNER_FILE });
   }
   return demo;
+}
+
+/** Passes of the requeue until one finds nothing waiting from before `before` (a pass reads a bounded page). */
+async function requeueAll(deps: MessagingDeps, before: string): Promise<void> {
+  while ((await requeueVanished(deps, before)) > 0);
 }
 
 /**

@@ -7,4 +7,5 @@
 export { publishDocument, publishMenu } from './publish.js';
 export { appIneligibility, covers, isPaused, newDelivery, queueDelivery } from './fan-out.js';
 export { testEventId } from './messages.js';
+export { requeueVanished } from './requeue.js';
 export { deadLetterSummary, dlqDepth, redrive, redrivePage, showDeadLetter, type RedriveResult } from './dead-letters.js';

@@ -17,9 +17,14 @@ import { enqueueDeliveries } from './messages.js';
 /** Due entries one sweep reads per partition of the due index: 16 × 25 deliveries a run at most. */
 export const REQUEUE_PAGE = 25;
 
-/** One pass over the due index; returns the deliveries queued again. */
-export async function requeueVanished(deps: MessagingDeps): Promise<number> {
-  const before = new Date(deps.clock.now() - scaledTimings(deps.config.webhookTimeScale).requeueAfterMs).toISOString();
+/**
+ * One pass over the due index; returns the deliveries queued again. `before`: those unchanged since then (default:
+ * the policy's wait; a queue known to be new, as the local runtime's at start, passes its own start).
+ */
+export async function requeueVanished(
+  deps: MessagingDeps,
+  before = new Date(deps.clock.now() - scaledTimings(deps.config.webhookTimeScale).requeueAfterMs).toISOString(),
+): Promise<number> {
   const cursors = await deps.store.deliveries.dueCursors();
   const next: Record<string, string> = {};
   let requeued = 0;
