@@ -13,6 +13,7 @@ import { listDeadLetters } from '#lambdas/admin/dlq';
 import { allPages } from '#lambdas/admin/paging';
 import { publishDocument, publishMenu, redrive, redrivePage, showDeadLetter, type RedriveResult } from '#lambdas/webhooks/index';
 import { AdminInputError } from '#domain/inputs';
+import { AdminNotFoundError } from '#domain/admin-errors';
 import { readJsonFile } from './read-json.js';
 import { fields, show, table, type Column } from './format.js';
 import { defineCommand, type Command } from './spec.js';
@@ -55,6 +56,21 @@ export const BEVQ_COMMANDS: readonly Command[] = [
           ? `Published revision ${menu.revision} for ${flags.group}/${flags.location}: event ${result.eventId}, ${result.deliveries} delivery(ies) queued.`
           : `Revision ${menu.revision} unchanged for ${flags.group}/${flags.location}${result.written ? ' (source health updated)' : ''}; no event.`,
       };
+    },
+  }),
+  defineCommand({
+    name: 'menus show',
+    summary: [
+      "Print a location's published menu as a file `menus publish` takes (the computed fields it holds are ignored",
+      'there): `menus show … > menu.json`, edit, publish. A failed POS reconciliation is not kept: add',
+      'sourceHealth.lastPosFailureAt to report one.',
+    ].join('\n'),
+    flags: { group: { value: 'G', required: true }, location: { value: 'L', required: true } },
+    json: 'the menu, as data.menu of GET /v1/{group}/{location}/bevq/menu',
+    async run({ flags, store }) {
+      const stored = await store.menus.get(flags.group, flags.location);
+      if (!stored) throw new AdminNotFoundError(`no menu is published for ${flags.group}/${flags.location}`);
+      return { json: stored.menu, text: JSON.stringify(stored.menu, null, 2) };
     },
   }),
   defineCommand({

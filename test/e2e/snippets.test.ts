@@ -8,6 +8,7 @@ import type { LocalRuntime } from '#local/runtime';
 import { seedDemoMenu } from '#local/demo-menu';
 import { snippetVariables } from '#local/snippet-environment';
 import { startTestRuntime } from '../support/runtime.js';
+import { runtimeFileFor } from '../fixtures/admin-cli.js';
 
 /**
  * Every fenced `sh` and `ts` block of the repository's Markdown runs as pasted against a runtime as `npm start`
@@ -54,12 +55,14 @@ beforeAll(async () => {
   runtime = await startTestRuntime();
   await seedDemoMenu(runtime.deps);
   const { clientId, clientSecret } = runtime.demo!;
+  mkdirSync(work, { recursive: true });
   env = {
     ...process.env,
     NODE_EXTRA_CA_CERTS: join(ROOT, 'test/fixtures/tls/ca.pem'),
     ...snippetVariables(runtime.url, clientId, clientSecret, runtime.adminKey),
+    // The admin CLI finds this runtime as it finds `npm start`'s, through its runtime file.
+    CUSTOMER_API_RUNTIME_FILE: runtimeFileFor(runtime, work, 'runtime.json'),
   };
-  mkdirSync(work, { recursive: true });
 });
 afterAll(() => runtime?.stop());
 

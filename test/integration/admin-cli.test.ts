@@ -9,6 +9,8 @@ import { sha256Hex } from '#domain/crypto';
 import { runCli } from '#admin-cli/run';
 import { systemClock } from '#platform/deps';
 import type { LocalRuntime } from '#local/runtime';
+import { publishMenu } from '#lambdas/webhooks/index';
+import { sampleMenu } from '#local/demo-menu';
 import { newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 import { admin as runAdmin, runtimeFileFor, type Run } from '../fixtures/admin-cli.js';
 
@@ -310,6 +312,23 @@ describe('admin CLI', { timeout: 60_000 }, () => {
       expect(show.code).toBe(0);
       expect(show.json).toEqual({ app });
       expect(show.stdout).not.toContain(legacyCredential);
+    });
+  });
+
+  describe('menus', () => {
+    it('menus show prints the published menu as a file menus publish takes back unchanged; a location without one is exit 2', async () => {
+      await publishMenu(runtime.deps, { groupId: 'demo-group', locationId: 'denver-union', menu: sampleMenu({ price: 17 }) });
+      const shown = await admin(['menus', 'show', '--group', 'demo-group', '--location', 'denver-union']);
+      expect(shown.code, shown.stderr).toBe(0);
+      const stored = (await runtime.store.menus.get('demo-group', 'denver-union'))!.menu;
+      expect(JSON.parse(shown.stdout)).toEqual(stored);
+      const file = writeFile('shown-menu.json', shown.stdout);
+      const again = await admin(['menus', 'publish', '--group', 'demo-group', '--location', 'denver-union', '--file', file, '--json']);
+      expect(again.json).toMatchObject({ revision: stored.revision, newRevision: false });
+      await refused(
+        ['menus', 'show', '--group', 'demo-group', '--location', 'no-such-place'],
+        /no menu is published for demo-group\/no-such-place/,
+      );
     });
   });
 
