@@ -135,8 +135,8 @@ const QUIET: AlarmThresholds = {
 
 /**
  * prod's table pre-warmed for its capacity (docs/capacity.md, "Warm throughput"): the capacity model's table read
- * units at 5,000 reads and 500 deliveries a second with the skew (29,723 a second, run of 2026-11-26), within AWS's
- * default table quota of 40,000. Writes stay at a new table's 4,000 (the model's 2,635, due-index entries included).
+ * units at 5,000 reads and 500 deliveries a second with the skew (29,723 a second, run of 2026-11-28), within AWS's
+ * default table quota of 40,000. Writes stay at a new table's 4,000 (the model's 2,667, due-index entries included).
  * ONE-WAY: pre-warming is billed and can never be lowered, so raise these only with the stage's capacity.
  */
 const WARM_READS = 30_000;
