@@ -12,8 +12,11 @@ import { shiftqKeys } from '#data/shiftq';
 import { sportsKeys } from '#data/sports';
 import { groupPartition } from '#data/store';
 import { tokenKeyKeys } from '#data/token-keys';
-import { AWS_QUOTAS, quotaAt, type QuotaLevel } from '#lib/aws-quotas';
-import type { Throttle } from '#lib/route-throttles';
+import { ROUTES } from '#contract/routes';
+import { TABLE_KEYS } from '#data/table';
+import { AWS_QUOTAS, type AccountQuotas } from '#lib/aws-quotas';
+import { FUNCTIONS, type FunctionName, type FunctionSpec } from '#lib/functions';
+import { routeKeyOf, type Throttle } from '#lib/route-throttles';
 
 /**
  * Who shares a partition key's load: one application's requests (its credential, its destination), one group's,
@@ -107,12 +110,13 @@ export type Scenario = {
 /** A stage as the model sees it (from STAGE_TABLE and the functions table). */
 export type StageInputs = {
   name: string;
-  quotas: QuotaLevel;
+  /** The account's quotas the stage is held to (AWS's defaults unless declared: lib/aws-quotas.ts). */
+  quotas: AccountQuotas;
   routeThrottles: Record<string, Throttle>;
   /** Requests a second any one route lets through at least: one application's ceiling is 60 × this a minute. */
   perRouteFloor: number;
   delivererConcurrency: number;
-  /** Concurrency reserved outside the /v1 functions (the deliverer's and the sweeper's reservations). */
+  /** Concurrency the stage's functions reserve or provision (`reservedConcurrencyOf`: the deliverer's, the sweeper's, the aliases' provisioned). */
   reservedConcurrency: number;
   warmThroughput?: { readUnitsPerSecond: number; writeUnitsPerSecond: number };
   /** WAF's per-address limit over 5 minutes, when the stage has the edge. */
@@ -161,7 +165,42 @@ export type Result = {
   mailsPerSecond: number;
   monthlyCost: number;
   checks: Check[];
+  /**
+   * Each GSI's units a second, bounded from above (`indexLoads`), against a new index's warm throughput: where the
+   * bound passes it, the index needs pre-warming for a launch at this load.
+   */
+  indexes: { name: string; readUnits: number; writeUnits: number; needsPrewarming: boolean }[];
 };
+
+const queries = (fn: FunctionName, index: string) => (FUNCTIONS[fn] as FunctionSpec).queriedIndexes.includes(index as never);
+
+/**
+ * An upper bound of each GSI's load: its reads come only from the functions that query it (`queriedIndexes`), the
+ * /v1 routes' share of the reads and the deliverer's of the deliveries' (the sweeper's scheduled runs aside); its
+ * writes are at most the table's, whose measured units include every index's (ReturnConsumedCapacity TOTAL). A new
+ * index's warm throughput is taken as a new table's: the AWS pages consulted give no separate figure.
+ */
+function indexLoads(
+  routes: readonly RouteFigures[],
+  routeReadUnits: (r: RouteFigures) => number,
+  deliveryReadUnits: number,
+  tableWrites: number,
+): Result['indexes'] {
+  const familyOf = (r: RouteFigures) => ROUTES.find((route) => routeKeyOf(route) === r.routeKey)?.family;
+  return TABLE_KEYS.globalIndexes.map(({ indexName }) => {
+    const readUnits =
+      routes.reduce((n, r) => {
+        const family = familyOf(r);
+        return n + (family && queries(family, indexName) ? routeReadUnits(r) : 0);
+      }, 0) + (queries('webhook-deliverer', indexName) ? deliveryReadUnits : 0);
+    return {
+      name: indexName,
+      readUnits,
+      writeUnits: tableWrites,
+      needsPrewarming: readUnits > AWS_QUOTAS.dynamoNewTableReadUnits.default || tableWrites > AWS_QUOTAS.dynamoNewTableWriteUnits.default,
+    };
+  });
+}
 
 /** The mix-weighted mean of a per-route figure. */
 const mixMean = (routes: readonly RouteFigures[], pick: (r: RouteFigures) => number) => routes.reduce((n, r) => n + r.share * pick(r), 0);
@@ -313,7 +352,7 @@ export function model(s: Scenario, stage: StageInputs, routes: readonly RouteFig
   const busiest = Object.entries(stage.routeThrottles)
     .map(([key, t]) => ({ key, used: reads * (routes.find((r) => r.routeKey === key)?.share ?? 0), limit: t.rateLimit }))
     .reduce((a, b) => (b.used / b.limit > a.used / a.limit ? b : a));
-  const lambdaAvailable = quotaAt('lambdaConcurrency', stage.quotas) - stage.reservedConcurrency;
+  const lambdaAvailable = stage.quotas.lambdaConcurrencyQuota - stage.reservedConcurrency;
   const warmReads = stage.warmThroughput?.readUnitsPerSecond ?? AWS_QUOTAS.dynamoNewTableReadUnits.default;
   const warmWrites = stage.warmThroughput?.writeUnitsPerSecond ?? AWS_QUOTAS.dynamoNewTableWriteUnits.default;
   const throttled = '503 `service_unavailable` with Retry-After: 1 (docs/decisions/throttled-reads.md)';
@@ -321,7 +360,7 @@ export function model(s: Scenario, stage: StageInputs, routes: readonly RouteFig
     {
       name: 'API Gateway account throttle',
       used: reads,
-      limit: quotaAt('apiGatewayAccountRps', stage.quotas),
+      limit: stage.quotas.apiThrottleQuota,
       sees: 'API Gateway\'s bare 429 {"message":"Too Many Requests"} (no Retry-After), any route',
     },
     {
@@ -339,13 +378,13 @@ export function model(s: Scenario, stage: StageInputs, routes: readonly RouteFig
     {
       name: 'table read units (on-demand table quota)',
       used: tableReads,
-      limit: quotaAt('dynamoTableReadUnits', stage.quotas),
+      limit: stage.quotas.tableReadQuota,
       sees: throttled,
     },
     {
       name: 'table write units (on-demand table quota)',
       used: tableWrites,
-      limit: quotaAt('dynamoTableWriteUnits', stage.quotas),
+      limit: stage.quotas.tableWriteQuota,
       sees: throttled,
     },
     {
@@ -426,6 +465,15 @@ export function model(s: Scenario, stage: StageInputs, routes: readonly RouteFig
     mailsPerSecond,
     monthlyCost,
     checks,
+    indexes: indexLoads(
+      routes,
+      (r) =>
+        reads *
+        r.share *
+        ((1 - s.hotTenantShare) * units(r.keys, (k) => k.readUnits) + s.hotTenantShare * units(r.hotKeys, (k) => k.readUnits)),
+      units(delivery.keys, (k) => k.readUnits) * s.deliveriesPerSecond,
+      tableWrites,
+    ),
   };
 }
 

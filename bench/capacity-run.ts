@@ -2,11 +2,11 @@ import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/b
 import { DELIVERY_POLICY } from '#contract/delivery-policy';
 import { ROUTES } from '#contract/routes';
 import { SCOPES } from '#contract/scopes';
-import { AWS_QUOTAS, quotaAt, type QuotaLevel } from '#lib/aws-quotas';
+import { AWS_DEFAULT_QUOTAS } from '#lib/aws-quotas';
 import { edgeRateLimit } from '#lib/constructs/edge';
 import { FUNCTIONS } from '#lib/functions';
 import { mixShare, routeKeyOf } from '#lib/route-throttles';
-import { STAGE_TABLE, STAGES, throttlesOf, type Stage } from '#lib/stages';
+import { reservedConcurrencyOf, STAGE_TABLE, STAGES, throttlesOf, type Stage } from '#lib/stages';
 import { startEngines } from '../local/engines.js';
 import { startLocalRuntime } from '../local/runtime.js';
 import { benchAuthHeaders } from './bench-app.js';
@@ -215,15 +215,16 @@ function pricesOf(routes: readonly RouteFigures[], delivery: DeliveryFigures): P
   };
 }
 
-function stageInputs(stage: Stage, quotas: QuotaLevel): StageInputs {
+/** A stage as the model sees it, at AWS's default quotas (what every stage is sized within: lib/stages.ts). */
+function stageInputs(stage: Stage): StageInputs {
   const row = STAGE_TABLE[stage];
   return {
-    name: `${stage} (${quotas} quotas)`,
-    quotas,
+    name: `${stage} (AWS's default quotas)`,
+    quotas: AWS_DEFAULT_QUOTAS,
     routeThrottles: throttlesOf(row).routes,
     perRouteFloor: row.capacity.perRouteFloor,
     delivererConcurrency: row.delivererConcurrency,
-    reservedConcurrency: row.delivererConcurrency + (FUNCTIONS['webhook-sweeper'].reservedConcurrency ?? 0),
+    reservedConcurrency: reservedConcurrencyOf(row),
     warmThroughput: 'warmThroughput' in row ? row.warmThroughput : undefined,
     edgeLimitPer5Minutes: row.edge.enabled ? edgeRateLimit(row.capacity) : undefined,
   };
@@ -318,6 +319,17 @@ function breaks(stage: StageInputs, routes: RouteFigures[], delivery: DeliveryFi
   ];
 }
 
+/** Per load, each GSI's bounded units a second and whether it needs pre-warming (capacity-model.ts, `indexLoads`). */
+function indexLines(results: Result[]): string[] {
+  return results.map(
+    (r) =>
+      `  GSIs at ${n(r.scenario.readsPerSecond)} reads/s and ${n(r.scenario.deliveriesPerSecond)} deliveries/s (at most): ` +
+      r.indexes
+        .map((i) => `${i.name} ${n(i.readUnits)} R / ${n(i.writeUnits)} W, ${i.needsPrewarming ? 'needs pre-warming' : 'no pre-warming'}`)
+        .join('; '),
+  );
+}
+
 /** Where the hottest read key's units come from at a load: the routes that read it most, for the hot tenant. */
 function whyHot(result: Result, routes: readonly RouteFigures[]): string[] {
   const { key } = result.hottest.read;
@@ -354,9 +366,8 @@ export async function benchCapacity(): Promise<string[]> {
     '',
   ];
   for (const stage of STAGES) {
-    const levels: QuotaLevel[] = stage === 'prod' ? ['default', 'raised'] : [STAGE_TABLE[stage].quotas];
-    for (const level of levels) {
-      const inputs = stageInputs(stage, level);
+    {
+      const inputs = stageInputs(stage);
       const results = LOADS.map(([reads, deliveries]) =>
         model(
           {
@@ -372,8 +383,8 @@ export async function benchCapacity(): Promise<string[]> {
           prices,
         ),
       );
-      lines.push(...table(inputs, results), ...breaks(inputs, routes, delivery, prices));
-      if (stage === 'prod' && level === 'raised') lines.push(...whyHot(results[2]!, routes));
+      lines.push(...table(inputs, results), ...breaks(inputs, routes, delivery, prices), ...indexLines(results));
+      if (stage === 'prod') lines.push(...whyHot(results[2]!, routes));
       if (inputs.edgeLimitPer5Minutes) {
         const tenant = results[2]!.hotTenant;
         lines.push(
@@ -385,7 +396,7 @@ export async function benchCapacity(): Promise<string[]> {
   }
   const local = model(
     { readsPerSecond: 0, deliveriesPerSecond: 1, ...SKEW, receiverMs: RECEIVER_MS, receiverErrorRate: RECEIVER_ERROR_RATE },
-    { ...stageInputs('dev', 'default'), delivererConcurrency: run.concurrency },
+    { ...stageInputs('dev'), delivererConcurrency: run.concurrency },
     routes,
     delivery,
     prices,
@@ -394,10 +405,6 @@ export async function benchCapacity(): Promise<string[]> {
     `Local delivery throughput (real deliverer, local event source at concurrency ${run.concurrency} × batch ${DELIVERY_POLICY.batchSize}, fauxqs, HTTPS receivers on loopback answering 2xx after ${RECEIVER_MS} ms, 5xx to 1 attempt in ${Math.round(1 / RECEIVER_ERROR_RATE)}):`,
     `  ${n(run.answered)} of ${n(run.deliveries)} deliveries' first attempts answered in ${run.seconds.toFixed(1)} s: ${n(run.answered / run.seconds, 1)} attempts/s (${run.failed} answered 5xx, retried after their backoff); ` +
       `the model's AWS estimate at the same concurrency: ${n(local.deliveries.capacityPerSecond, 1)}/s. Here one process runs the engines, the deliverer, the receivers and both ends of TLS: ${run.cpuMs.toFixed(1)} ms of CPU per attempt, so ${n(1000 / run.cpuMs)} attempts/s per core at most on this machine.`,
-    `Quotas raised for prod (lib/aws-quotas.ts): ${Object.entries(AWS_QUOTAS)
-      .filter(([, q]) => 'raised' in q)
-      .map(([name, q]) => `${q.what}: ${n(q.default)} → ${n(quotaAt(name as keyof typeof AWS_QUOTAS, 'raised'))}`)
-      .join('; ')}.`,
   );
   return lines;
 }

@@ -1,23 +1,15 @@
-import { App, Tags, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { CustomerApiStack } from '../lib/stack.js';
-import { CONTEXT_KEYS, stageConfig } from '../lib/stages.js';
+import { App } from 'aws-cdk-lib';
+import { buildApp } from '../lib/app.js';
+import { StageRefusal } from '../lib/stages.js';
 
 /**
- * The CDK app: `cdk synth|deploy -c stage=dev|staging|prod [-c key=value …]`. The stage's row (lib/stages.ts) is
- * the configuration; each context key of CONTEXT_KEYS (mailFrom, alarmEmail, domainName, edge, …) overrides it
- * for one deployment. No look-ups: synth stays offline.
+ * The CDK app: `cdk synth|deploy -c stage=dev|staging|prod [-c key=value …]` (lib/app.ts). A stage refused before
+ * CloudFormation runs (a bad value, a quota it would pass) is one line on stderr and exit 1, no stack trace.
  */
-const app = new App();
-const config = stageConfig(
-  app.node.tryGetContext('stage') ?? 'dev',
-  Object.fromEntries(CONTEXT_KEYS.map((key) => [key, app.node.tryGetContext(key)])),
-);
-
-const stack = new CustomerApiStack(app, `CustomerApi-${config.stage}`, { config, description: `Customer API (${config.stage})` });
-Tags.of(stack).add('project', 'customer-api');
-Tags.of(stack).add('stage', config.stage);
-
-// cdk-nag 3 is a validation plugin: any finding fails the synth. Justified exceptions are
-// acknowledged next to the resources they concern and copied into the template's metadata.
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true }));
+try {
+  buildApp(new App());
+} catch (error) {
+  if (!(error instanceof StageRefusal)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}

@@ -3,14 +3,11 @@ import { PARTITION_WRITES_PER_SECOND } from '#data/table';
 /**
  * AWS's published quotas that bound what a stage can serve, each with the page it comes from
  * (docs/capacity.md explains how the capacity model and the stages use them). `default` is what a new account in a
- * standard Region gets; `raised` is what prod asks for (docs/capacity.md, "Quota increases prod needs"), never
- * above `max`, AWS's published maximum where it publishes one.
+ * standard Region gets; an account's own value of the quotas in DECLARED_QUOTAS is declared per deployment.
  */
 export type Quota = {
   what: string;
   default: number;
-  /** What a stage sized for AWS's raised quotas assumes; absent: not raised. */
-  raised?: number;
   /** AWS's published maximum, as AWS words it (null: AWS publishes none, or the quota cannot be raised). */
   max: string | null;
   source: string;
@@ -20,7 +17,6 @@ export const AWS_QUOTAS = {
   apiGatewayAccountRps: {
     what: 'API Gateway throttle per account and Region, all APIs together (requests a second)',
     default: 10_000,
-    raised: 20_000,
     max: null,
     source: 'https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html',
   },
@@ -35,6 +31,12 @@ export const AWS_QUOTAS = {
     default: 1_000,
     max: 'tens of thousands',
     source: 'https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html',
+  },
+  lambdaUnreservedMinimum: {
+    what: 'Lambda concurrent executions every account keeps unreserved (reservations may take the rest)',
+    default: 100,
+    max: '100 (fixed)',
+    source: 'https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html',
   },
   sqsEventSourceConcurrency: {
     what: "An SQS event source's maximum concurrency (and the batches it processes at once)",
@@ -57,7 +59,6 @@ export const AWS_QUOTAS = {
   dynamoTableReadUnits: {
     what: 'DynamoDB on-demand table-level read request units a second',
     default: 40_000,
-    raised: 80_000,
     max: 'raised through Service Quotas; no published maximum',
     source: 'https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/on-demand-capacity-mode-max-throughput.html',
   },
@@ -107,11 +108,23 @@ export const AWS_QUOTAS = {
 } as const satisfies Record<string, Quota>;
 
 export type QuotaName = keyof typeof AWS_QUOTAS;
-/** Which quotas a stage is sized within: AWS's defaults, or the increases prod requests. */
-export type QuotaLevel = 'default' | 'raised';
 
-/** A quota's value at a level: the raised value where one is declared, else the default. */
-export function quotaAt(name: QuotaName, level: QuotaLevel): number {
-  const quota: Quota = AWS_QUOTAS[name];
-  return level === 'raised' ? (quota.raised ?? quota.default) : quota.default;
-}
+/**
+ * The account's quotas a stage must fit, each declared per deployment with `-c <key>=<value>` and AWS's default
+ * when not: `stageConfig` refuses a stage that would pass one before CloudFormation runs (docs/operations.md,
+ * "Account quotas", gives the commands that read the account's values).
+ */
+export const DECLARED_QUOTAS = {
+  tableReadQuota: 'dynamoTableReadUnits',
+  tableWriteQuota: 'dynamoTableWriteUnits',
+  apiThrottleQuota: 'apiGatewayAccountRps',
+  lambdaConcurrencyQuota: 'lambdaConcurrency',
+} as const satisfies Record<string, QuotaName>;
+export type DeclaredQuotaKey = keyof typeof DECLARED_QUOTAS;
+export const DECLARED_QUOTA_KEYS = Object.keys(DECLARED_QUOTAS) as DeclaredQuotaKey[];
+/** The values a deployment declares (or AWS's defaults), by context key. */
+export type AccountQuotas = Record<DeclaredQuotaKey, number>;
+
+export const AWS_DEFAULT_QUOTAS = Object.fromEntries(
+  DECLARED_QUOTA_KEYS.map((key) => [key, AWS_QUOTAS[DECLARED_QUOTAS[key]].default]),
+) as AccountQuotas;

@@ -1,13 +1,26 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { isRealIsoDate } from '#contract/schemas/requests';
-import { AWS_QUOTAS, quotaAt, type QuotaLevel } from './aws-quotas.js';
+import {
+  AWS_DEFAULT_QUOTAS,
+  AWS_QUOTAS,
+  DECLARED_QUOTA_KEYS,
+  DECLARED_QUOTAS,
+  type AccountQuotas,
+  type DeclaredQuotaKey,
+} from './aws-quotas.js';
+import { FUNCTIONS, type FunctionSpec } from './functions.js';
 import { OTHER_ROUTE_THROTTLE, routeThrottles, throttleSum, type StageCapacity, type Throttle } from './route-throttles.js';
 
 /**
  * The deployment stages as data: one typed row each, chosen by `-c stage=…`. A context value of the same name
  * overrides a row's field for one deployment (`CONTEXT_KEYS`). `stageConfig` validates the result and refuses it
- * with an error naming the stage, the field and what to pass, so a bad stage never reaches CloudFormation.
+ * with a StageRefusal naming the stage, the field and what to pass, so a bad stage never reaches CloudFormation.
  */
+
+/** A stage refused before synthesis: its message is one line for the operator (bin/app.ts prints it alone). */
+export class StageRefusal extends Error {
+  override name = 'StageRefusal';
+}
 
 /** What each alarm fires at, per stage (docs/operations.md, "Alarms and runbook": what each means and the first thing to do). */
 export type AlarmThresholds = {
@@ -54,12 +67,15 @@ export type StageConfig = {
    * from it (`throttlesOf`); no application may be given more than 60 × perRouteFloor a minute.
    */
   capacity: StageCapacity;
-  /** The AWS quotas the stage is sized within (lib/aws-quotas.ts): AWS's defaults, or the increases docs/capacity.md lists. */
-  quotas: QuotaLevel;
+  /**
+   * The account's quotas the stage must fit (lib/aws-quotas.ts, DECLARED_QUOTAS): AWS's defaults for every stage,
+   * each replaced for one deployment by `-c <key>=<the account's value>`; never part of a row.
+   */
+  quotas: AccountQuotas;
   /**
    * The table's warm throughput (DynamoDB pre-warming: units a second it serves from the first second), for a
    * launch at the stage's capacity; absent, the table starts at a new on-demand table's and scales with its traffic.
-   * Raising it is billed (docs/capacity.md, "Warm throughput").
+   * ONE-WAY: raising it is billed and DynamoDB can never lower it again (docs/capacity.md, "Warm throughput").
    */
   warmThroughput?: { readUnitsPerSecond: number; writeUnitsPerSecond: number };
   /** Lambda active tracing (X-Ray): with no tracing SDK it records only Lambda's own segments, at $5 per million traces. */
@@ -118,19 +134,19 @@ const QUIET: AlarmThresholds = {
 };
 
 /**
- * prod's table pre-warmed for its capacity (docs/capacity.md): the capacity model's table units at 10,000 reads and
- * 1,000 deliveries a second with the skew (74,508 read and 5,270 write units a second, run of 2026-11-26: a delivery
- * writes its due-index entries too), reads up to the raised table quota, writes with about half again as headroom.
+ * prod's table pre-warmed for its capacity (docs/capacity.md, "Warm throughput"): the capacity model's table read
+ * units at 5,000 reads and 500 deliveries a second with the skew (29,723 a second, run of 2026-11-28), within AWS's
+ * default table quota of 40,000. Writes stay at a new table's 4,000 (the model's 2,667, due-index entries included).
+ * ONE-WAY: pre-warming is billed and can never be lowered, so raise these only with the stage's capacity.
  */
-const WARM_READS = 80_000;
-const WARM_WRITES = 8_000;
+const WARM_READS = 30_000;
+const WARM_WRITES = AWS_QUOTAS.dynamoNewTableWriteUnits.default;
 
 export const STAGE_TABLE = {
   dev: {
     retain: false,
     logRetention: RetentionDays.ONE_MONTH,
     capacity: { requestsPerSecond: 50, perRouteFloor: 10 },
-    quotas: 'default',
     tracing: false,
     alarms: { required: false, thresholds: QUIET },
     edge: { enabled: false },
@@ -143,7 +159,6 @@ export const STAGE_TABLE = {
     retain: false,
     logRetention: RetentionDays.THREE_MONTHS,
     capacity: { requestsPerSecond: 200, perRouteFloor: 20 },
-    quotas: 'default',
     tracing: false,
     alarms: {
       required: true,
@@ -159,9 +174,10 @@ export const STAGE_TABLE = {
   prod: {
     retain: true,
     logRetention: RetentionDays.ONE_YEAR,
-    // 10,000 authenticated reads a second with the quota increases docs/capacity.md lists (the capacity model's figures).
-    capacity: { requestsPerSecond: 10_000, perRouteFloor: 250 },
-    quotas: 'raised',
+    // Sized within AWS's default quotas (docs/decisions/capacity.md): its throttles add up to 8,509 of the account's
+    // 10,000 requests a second; more takes raised quotas, declared with -c, and a larger row (docs/capacity.md).
+    capacity: { requestsPerSecond: 5_000, perRouteFloor: 150 },
+    // ONE-WAY (see WARM_READS).
     warmThroughput: { readUnitsPerSecond: WARM_READS, writeUnitsPerSecond: WARM_WRITES },
     tracing: false,
     alarms: {
@@ -178,13 +194,13 @@ export const STAGE_TABLE = {
       },
     },
     edge: { enabled: true },
-    // 1,000 deliveries a second with room for retries and slow receivers.
+    // 1,000 deliveries a second (twice its capacity's 500) with room for retries and slow receivers.
     delivererConcurrency: 100,
     provisionedConcurrency: { token: 2, discovery: 2 },
     deployment: 'canary',
     tokenKeyRotationDays: 30,
   },
-} as const satisfies Record<string, StageConfig>;
+} as const satisfies Record<string, Omit<StageConfig, 'quotas'>>;
 
 export type Stage = keyof typeof STAGE_TABLE;
 export const STAGES = Object.keys(STAGE_TABLE) as Stage[];
@@ -213,6 +229,7 @@ export const CONTEXT_KEYS = [
   'delivererConcurrency',
   'legacyDeprecatedAt',
   'legacySunsetAt',
+  ...DECLARED_QUOTA_KEYS,
 ] as const;
 export type StageContext = Partial<Record<(typeof CONTEXT_KEYS)[number], unknown>>;
 
@@ -247,7 +264,7 @@ function flag(stage: string, key: string, value: unknown): boolean | undefined {
   if (value === undefined) return undefined;
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false') return false;
-  throw new Error(`Stage ${stage}: -c ${key}=${shown(value)}: use true or false.`);
+  throw new StageRefusal(`Stage ${stage}: -c ${key}=${shown(value)}: use true or false.`);
 }
 
 /** A context value as written: a string as it is, anything else (a number, a boolean, a list) as JSON. */
@@ -257,8 +274,8 @@ function shown(value: unknown): string {
 
 /** The stage's row with this deployment's context applied, validated; throws an error naming the stage and the field. */
 export function stageConfig(stage: unknown, context: StageContext = {}): StageConfig & { stage: Stage } {
-  if (!isStage(stage)) throw new Error(`Unknown stage ${JSON.stringify(stage)}: use -c stage=${STAGES.join(' or -c stage=')}.`);
-  const row: StageConfig = STAGE_TABLE[stage];
+  if (!isStage(stage)) throw new StageRefusal(`Unknown stage ${JSON.stringify(stage)}: use -c stage=${STAGES.join(' or -c stage=')}.`);
+  const row: Omit<StageConfig, 'quotas'> = STAGE_TABLE[stage];
   const domainName = text(context.domainName);
   const domain = domainName
     ? {
@@ -270,7 +287,7 @@ export function stageConfig(stage: unknown, context: StageContext = {}): StageCo
     : row.domain;
   const deployment = text(context.deployment) ?? row.deployment;
   if (deployment !== 'all-at-once' && deployment !== 'canary')
-    throw new Error(`Stage ${stage}: -c deployment=${deployment}: use all-at-once or canary.`);
+    throw new StageRefusal(`Stage ${stage}: -c deployment=${deployment}: use all-at-once or canary.`);
   const rotationDays = text(context.tokenKeyRotationDays);
   const delivererConcurrency = text(context.delivererConcurrency);
   const config: StageConfig & { stage: Stage } = {
@@ -280,6 +297,7 @@ export function stageConfig(stage: unknown, context: StageContext = {}): StageCo
     legacyDeprecatedAt: text(context.legacyDeprecatedAt) ?? row.legacyDeprecatedAt,
     legacySunsetAt: text(context.legacySunsetAt) ?? row.legacySunsetAt,
     stage,
+    quotas: declaredQuotas(stage, context),
     account: text(context.account) ?? row.account,
     region: text(context.region) ?? row.region,
     mailFrom: text(context.mailFrom) ?? row.mailFrom,
@@ -298,10 +316,38 @@ export function stageConfig(stage: unknown, context: StageContext = {}): StageCo
   return config;
 }
 
+/** Each declared quota from its context key (a whole number), else AWS's default. */
+function declaredQuotas(stage: Stage, context: StageContext): AccountQuotas {
+  const quotas = { ...AWS_DEFAULT_QUOTAS };
+  for (const key of DECLARED_QUOTA_KEYS) {
+    const value = text(context[key]);
+    if (value === undefined) continue;
+    if (!/^[1-9]\d*$/.test(value))
+      throw new StageRefusal(
+        `Stage ${stage}: -c ${key}=${value}: use the account's ${AWS_QUOTAS[DECLARED_QUOTAS[key]].what}, a whole number.`,
+      );
+    quotas[key] = Number(value);
+  }
+  return quotas;
+}
+
+/** Concurrency the stage's functions take from the account for good: reservations, and provisioned concurrency. */
+export function reservedConcurrencyOf(config: Pick<StageConfig, 'delivererConcurrency' | 'provisionedConcurrency'>): number {
+  const reserved = Object.values(FUNCTIONS as Record<string, FunctionSpec>).reduce((sum, fn) => sum + (fn.reservedConcurrency ?? 0), 0);
+  const provisioned = Object.values(config.provisionedConcurrency).reduce((sum, n) => sum + n, 0);
+  return config.delivererConcurrency + reserved + provisioned;
+}
+
 function validate(config: StageConfig & { stage: Stage }): void {
   const refuse = (what: string) => {
-    throw new Error(`Stage ${config.stage}: ${what}.`);
+    throw new StageRefusal(`Stage ${config.stage}: ${what}.`);
   };
+  /** A need past a declared quota: the quota, its default, and the flag that declares the account's raised value. */
+  const pastQuota = (key: DeclaredQuotaKey, need: string) =>
+    refuse(
+      `${need}, past the quota "${AWS_QUOTAS[DECLARED_QUOTAS[key]].what}" declared as ${config.quotas[key]} (AWS's default ${AWS_QUOTAS[DECLARED_QUOTAS[key]].default}): ` +
+        `if the account's quota is raised, declare it with -c ${key}=<value> (docs/operations.md, "Account quotas")`,
+    );
   const { account, region, mailFrom, alarms, domain, edge, capacity, provisionedConcurrency, delivererConcurrency } = config;
   // The SQS event source's maximum concurrency is 2 to 1,000.
   if (!Number.isInteger(delivererConcurrency) || delivererConcurrency < 2 || delivererConcurrency > 1_000)
@@ -329,30 +375,30 @@ function validate(config: StageConfig & { stage: Stage }): void {
   if (!(Number.isInteger(capacity.perRouteFloor) && capacity.perRouteFloor > 0 && capacity.requestsPerSecond >= capacity.perRouteFloor)) {
     refuse(`capacity ${JSON.stringify(capacity)} needs a positive whole perRouteFloor and requestsPerSecond at least as large`);
   }
-  const accountRps = quotaAt('apiGatewayAccountRps', config.quotas);
   const throttled = throttleSum(throttlesOf(config).routes);
-  if (throttled > accountRps) {
-    refuse(
-      `its routes' throttles add up to ${throttled} requests a second, over the account's API Gateway quota of ${accountRps} (${config.quotas}): lower capacity or size it for raised quotas`,
-    );
-  }
+  if (throttled > config.quotas.apiThrottleQuota)
+    pastQuota('apiThrottleQuota', `its routes' throttles add up to ${throttled} requests a second`);
   if (config.warmThroughput) {
     const { readUnitsPerSecond: reads, writeUnitsPerSecond: writes } = config.warmThroughput;
     const [minReads, minWrites] = [AWS_QUOTAS.dynamoNewTableReadUnits.default, AWS_QUOTAS.dynamoNewTableWriteUnits.default];
-    const [maxReads, maxWrites] = [quotaAt('dynamoTableReadUnits', config.quotas), quotaAt('dynamoTableWriteUnits', config.quotas)];
     // Below a new on-demand table's own warm throughput it would change nothing; above the table quota DynamoDB refuses it.
-    if (!(
-      Number.isInteger(reads) &&
-      reads >= minReads &&
-      reads <= maxReads &&
-      Number.isInteger(writes) &&
-      writes >= minWrites &&
-      writes <= maxWrites
-    )) {
+    if (!(Number.isInteger(reads) && reads >= minReads && Number.isInteger(writes) && writes >= minWrites)) {
       refuse(
-        `warmThroughput ${JSON.stringify(config.warmThroughput)} needs whole read units from ${minReads} to ${maxReads} and write units from ${minWrites} to ${maxWrites} a second (a new table's warm throughput to the table quota)`,
+        `warmThroughput ${JSON.stringify(config.warmThroughput)} needs whole read units from ${minReads} and write units from ${minWrites} a second (a new table's warm throughput)`,
       );
     }
+    if (reads > config.quotas.tableReadQuota) pastQuota('tableReadQuota', `its table's warm throughput is ${reads} read units a second`);
+    if (writes > config.quotas.tableWriteQuota)
+      pastQuota('tableWriteQuota', `its table's warm throughput is ${writes} write units a second`);
+  }
+  const reserved = reservedConcurrencyOf(config);
+  const unreserved = config.quotas.lambdaConcurrencyQuota - reserved;
+  const minimum = AWS_QUOTAS.lambdaUnreservedMinimum.default;
+  if (unreserved < minimum) {
+    pastQuota(
+      'lambdaConcurrencyQuota',
+      `its functions reserve ${reserved} concurrent executions (reserved and provisioned), leaving ${unreserved} unreserved where Lambda keeps at least ${minimum}`,
+    );
   }
   if (!(Number.isInteger(config.tokenKeyRotationDays) && config.tokenKeyRotationDays >= 0 && config.tokenKeyRotationDays <= 365)) {
     refuse(`tokenKeyRotationDays must be a whole number of days from 0 (by hand only) to 365, not ${String(config.tokenKeyRotationDays)}`);
@@ -406,8 +452,8 @@ function validate(config: StageConfig & { stage: Stage }): void {
 }
 
 /** The stage's API Gateway throttles: each route of the mix its own, every other route the default's. */
-export function throttlesOf(config: Pick<StageConfig, 'capacity' | 'quotas'>): { routes: Record<string, Throttle>; default: Throttle } {
-  return { routes: routeThrottles(config.capacity, quotaAt('apiGatewayAccountBurst', config.quotas)), default: OTHER_ROUTE_THROTTLE };
+export function throttlesOf(config: Pick<StageConfig, 'capacity'>): { routes: Record<string, Throttle>; default: Throttle } {
+  return { routes: routeThrottles(config.capacity, AWS_QUOTAS.apiGatewayAccountBurst.default), default: OTHER_ROUTE_THROTTLE };
 }
 
 /** The stage's public base URL (absolute URLs in responses), from its domain; empty: the URL the gateway reports. */

@@ -6,7 +6,10 @@ import { TABLE_KEYS } from '#data/table';
 export type DataTableProps = {
   /** Prod keeps the table (RETAIN + deletion protection); dev tears it down with the stack. */
   retain: boolean;
-  /** Units a second the table serves from the start (pre-warming, billed); absent: a new on-demand table's. */
+  /**
+   * Units a second the table serves from the start (pre-warming, billed); absent: a new on-demand table's.
+   * ONE-WAY: once deployed, DynamoDB never lowers it, and removing it here does not either.
+   */
   warmThroughput?: { readUnitsPerSecond: number; writeUnitsPerSecond: number };
 };
 
@@ -22,6 +25,7 @@ export class DataTable extends Table {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       removalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       deletionProtection: props.retain,
+      // ONE-WAY: pre-warming can be raised later, never lowered (docs/capacity.md, "Warm throughput").
       ...(props.warmThroughput ? { warmThroughput: props.warmThroughput } : {}),
     });
     for (const index of TABLE_KEYS.globalIndexes) {

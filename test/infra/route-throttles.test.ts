@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '#contract/routes';
-import { AWS_QUOTAS, quotaAt } from '#lib/aws-quotas';
+import { AWS_DEFAULT_QUOTAS, AWS_QUOTAS } from '#lib/aws-quotas';
 import { mixShare, OTHER_ROUTE_COUNT, OTHER_ROUTE_THROTTLE, ROUTE_MIX, routeKeyOf, throttleSum } from '#lib/route-throttles';
 import { STAGE_TABLE, STAGES, throttlesOf } from '#lib/stages';
 import { rateLimitCeiling } from '#lambdas/admin/apps';
@@ -14,10 +14,10 @@ describe('per-route throttles', () => {
   });
 
   for (const stage of STAGES) {
-    it(`${stage}: add up within the account's API Gateway quota, and give every route at least the mix at the stage's capacity`, () => {
+    it(`${stage}: add up within AWS's default API Gateway account quota, and give every route at least the mix at the stage's capacity`, () => {
       const row = STAGE_TABLE[stage];
       const { routes, default: others } = throttlesOf(row);
-      const accountRps = quotaAt('apiGatewayAccountRps', row.quotas);
+      const accountRps = AWS_DEFAULT_QUOTAS.apiThrottleQuota;
       const sum = Object.values(routes).reduce((n, t) => n + t.rateLimit, 0) + OTHER_ROUTE_COUNT * others.rateLimit;
       expect(throttleSum(routes)).toBe(sum);
       expect(sum).toBeLessThanOrEqual(accountRps);

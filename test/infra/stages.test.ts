@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { publicBaseUrlOf, STAGE_TABLE, stageConfig, STAGES, type StageContext } from '#lib/stages';
+import { AWS_DEFAULT_QUOTAS } from '#lib/aws-quotas';
+import { throttleSum } from '#lib/route-throttles';
+import { publicBaseUrlOf, reservedConcurrencyOf, STAGE_TABLE, stageConfig, STAGES, throttlesOf, type StageContext } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 
 /** The stage table (lib/stages.ts): its rows, the context that overrides them, and every refusal's message. */
@@ -150,27 +152,69 @@ describe('the stage table', () => {
     );
   });
 
-  describe('capacity and warm throughput', () => {
-    it("refuses a stage whose throttles would pass the account's quota, and a warm throughput outside what DynamoDB takes", () => {
-      // The row changed for one call (no context key overrides these), then put back.
+  describe('account quotas, declared and checked before CloudFormation runs', () => {
+    const PROD = STAGE_CONTEXT.prod;
+    it("sizes every stage, prod included, within AWS's default quotas unless the deployment declares the account's", () => {
+      for (const stage of STAGES) expect(stageConfig(stage, STAGE_CONTEXT[stage]).quotas, stage).toEqual(AWS_DEFAULT_QUOTAS);
+      expect(AWS_DEFAULT_QUOTAS).toEqual({
+        tableReadQuota: 40_000,
+        tableWriteQuota: 40_000,
+        apiThrottleQuota: 10_000,
+        lambdaConcurrencyQuota: 1_000,
+      });
+      const raised = stageConfig('prod', { ...PROD, tableReadQuota: '80000', apiThrottleQuota: 20_000 });
+      expect(raised.quotas).toEqual({ ...AWS_DEFAULT_QUOTAS, tableReadQuota: 80_000, apiThrottleQuota: 20_000 });
+      expect(refusal('prod', { ...PROD, tableReadQuota: 'lots' })).toBe(
+        "Stage prod: -c tableReadQuota=lots: use the account's DynamoDB on-demand table-level read request units a second, a whole number.",
+      );
+      expect(refusal('prod', { ...PROD, lambdaConcurrencyQuota: '0' })).toContain('-c lambdaConcurrencyQuota=0: use the account');
+    });
+
+    it('refuses each need past a declared quota in one line naming the quota, its default and the flag that declares it', () => {
+      const flagLine = (key: string) =>
+        `if the account's quota is raised, declare it with -c ${key}=<value> (docs/operations.md, "Account quotas").`;
+      const warm = STAGE_TABLE.prod.warmThroughput;
+      const cases: [StageContext, string][] = [
+        [
+          { tableReadQuota: warm.readUnitsPerSecond - 1 },
+          `Stage prod: its table's warm throughput is ${warm.readUnitsPerSecond} read units a second, past the quota "DynamoDB on-demand table-level read request units a second" declared as ${warm.readUnitsPerSecond - 1} (AWS's default 40000): ${flagLine('tableReadQuota')}`,
+        ],
+        [
+          { tableWriteQuota: warm.writeUnitsPerSecond - 1 },
+          `Stage prod: its table's warm throughput is ${warm.writeUnitsPerSecond} write units a second, past the quota "DynamoDB on-demand table-level write request units a second" declared as ${warm.writeUnitsPerSecond - 1} (AWS's default 40000): ${flagLine('tableWriteQuota')}`,
+        ],
+        [
+          { apiThrottleQuota: throttleSum(throttlesOf(STAGE_TABLE.prod).routes) - 1 },
+          `Stage prod: its routes' throttles add up to ${throttleSum(throttlesOf(STAGE_TABLE.prod).routes)} requests a second, past the quota "API Gateway throttle per account and Region, all APIs together (requests a second)" declared as ${throttleSum(throttlesOf(STAGE_TABLE.prod).routes) - 1} (AWS's default 10000): ${flagLine('apiThrottleQuota')}`,
+        ],
+        [
+          // prod reserves its deliverer's 100 and the sweeper's 2, and provisions 2 + 2: 106 of 205 leaves 99.
+          { lambdaConcurrencyQuota: reservedConcurrencyOf(STAGE_TABLE.prod) + 99 },
+          `Stage prod: its functions reserve 106 concurrent executions (reserved and provisioned), leaving 99 unreserved where Lambda keeps at least 100, past the quota "Lambda concurrent executions per account and Region" declared as 205 (AWS's default 1000): ${flagLine('lambdaConcurrencyQuota')}`,
+        ],
+      ];
+      for (const [context, message] of cases) {
+        expect(refusal('prod', { ...PROD, ...context })).toBe(message);
+        expect(message).not.toContain('\n');
+      }
+      // At the declared quota itself, each is accepted.
+      expect(refusal('prod', { ...PROD, lambdaConcurrencyQuota: reservedConcurrencyOf(STAGE_TABLE.prod) + 100 })).toBe('accepted');
+      expect(refusal('prod', { ...PROD, tableReadQuota: warm.readUnitsPerSecond })).toBe('accepted');
+    });
+
+    it("refuses a warm throughput below a new table's, and a capacity without a floor (the row changed for one call)", () => {
       const refusalWith = (change: object) => {
         const saved = { ...STAGE_TABLE.prod };
         Object.assign(STAGE_TABLE.prod, change);
         try {
-          stageConfig('prod', STAGE_CONTEXT.prod);
-          return 'accepted';
-        } catch (error) {
-          return (error as Error).message;
+          return refusal('prod', PROD);
         } finally {
           Object.assign(STAGE_TABLE.prod, saved);
         }
       };
       expect(refusalWith({})).toBe('accepted');
-      expect(refusalWith({ quotas: 'default' })).toMatch(
-        /^Stage prod: its routes' throttles add up to \d+ requests a second, over the account's API Gateway quota of 10000 \(default\)/,
-      );
       expect(refusalWith({ warmThroughput: { readUnitsPerSecond: 1_000, writeUnitsPerSecond: 4_000 } })).toMatch(
-        /warmThroughput .* needs whole read units from 12000 to 80000/,
+        /warmThroughput .* needs whole read units from 12000 and write units from 4000/,
       );
       expect(refusalWith({ capacity: { requestsPerSecond: 100, perRouteFloor: 0 } })).toMatch(/needs a positive whole perRouteFloor/);
     });

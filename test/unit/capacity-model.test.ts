@@ -16,6 +16,7 @@ import {
 import { backoffBounds } from '#contract/delivery-policy';
 import { appKeys } from '#data/apps';
 import { groupPartition } from '#data/store';
+import { AWS_DEFAULT_QUOTAS } from '#lib/aws-quotas';
 
 /** The capacity model's formulas (bench/capacity-model.ts) on figures chosen here, not measured. */
 const ROUTE: RouteFigures = {
@@ -59,7 +60,7 @@ const DELIVERY: DeliveryFigures = {
 };
 const STAGE: StageInputs = {
   name: 'test',
-  quotas: 'default',
+  quotas: AWS_DEFAULT_QUOTAS,
   routeThrottles: { [ROUTE.routeKey]: { rateLimit: 1_000_000, burstLimit: 2_000_000 } },
   perRouteFloor: 250,
   delivererConcurrency: 100,
@@ -130,6 +131,19 @@ describe('the capacity model', () => {
     expect(over.deliveries.backlogGrowthPerSecond).toBeGreaterThan(capacity * 0.9);
     expect(over.deliveries.lagSeconds).toBe(Infinity);
     expect(over.checks.find((c) => c.name === 'deliverer attempts a second')!.used).toBeGreaterThan(capacity);
+  });
+
+  it("bounds each GSI's load by who queries it, and says where a launch at that load needs it pre-warmed", () => {
+    // The menu route's family queries no index: GSI1's reads are the deliverer's (2 units a delivery), GSI2's none;
+    // each index's writes are at most the table's.
+    const r = model(SCENARIO, STAGE, [ROUTE], DELIVERY, PRICES);
+    expect(r.indexes.map((i) => i.name)).toEqual(['GSI1', 'GSI2']);
+    expect(r.indexes.map((i) => i.readUnits)).toEqual([100 * 2, 0]);
+    for (const index of r.indexes) expect(index).toMatchObject({ writeUnits: r.table.writeUnits, needsPrewarming: false });
+    // Past a new index's 4,000 write units a second (1,500 deliveries of 3 write units), both need it.
+    const busy = model({ ...SCENARIO, deliveriesPerSecond: 1_500 }, STAGE, [ROUTE], DELIVERY, PRICES);
+    expect(busy.table.writeUnits).toBeGreaterThan(4_000);
+    expect(busy.indexes.every((i) => i.needsPrewarming)).toBe(true);
   });
 
   it('finds the first limit a growing load meets, held or in one sudden step, and what a client then sees', () => {

@@ -150,7 +150,7 @@ describe('the preparation step of npm test', () => {
     expect(outcome.stderrLines).toHaveLength(1);
     expect(outcome.stderrLines[0]).toContain('apt-get is not on the PATH; pip3 or pip is not on the PATH');
     expect(outcome.stderrLines[0]).toMatch(
-      /Install with: apt-get install -y openjdk-17-jre-headless chromium && pip install cfn-lint \(or set JAVA_PATH or CHROMIUM_PATH or CFN_LINT_PATH\)$/,
+      /Install with: apt-get install -y openjdk-17-jre-headless chromium && pip install cfn-lint==1\.51\.0 \(or set JAVA_PATH or CHROMIUM_PATH or CFN_LINT_PATH\)$/,
     );
   });
 
@@ -158,7 +158,7 @@ describe('the preparation step of npm test', () => {
     const dir = shims({ java: JAVA_17, chromium: CHROMIUM, pip3: pip({ brings: { 'cfn-lint': CFN_LINT } }), sudo: SUDO_REFUSES });
     const outcome = await prepare(dir, { asRoot: false });
     expect(outcome.code, outcome.stderrLines.join('\n')).toBe(0);
-    expect(readFileSync(join(dir, 'pip.log'), 'utf8').trim()).toBe('install --quiet cfn-lint');
+    expect(readFileSync(join(dir, 'pip.log'), 'utf8').trim()).toBe('install --quiet cfn-lint==1.51.0');
     expect(outcome.stdout).toContain(`cfn-lint ${join(dir, 'cfn-lint')}`);
   });
 
@@ -169,7 +169,7 @@ describe('the preparation step of npm test', () => {
     expect(outcome.stderrLines).toHaveLength(1);
     expect(outcome.stderrLines[0]).toContain('apt-get install failed (exit 100); pip install failed (exit 1)');
     expect(outcome.stderrLines[0]).toMatch(
-      /Install with: apt-get install -y chromium && pip install cfn-lint \(or set CHROMIUM_PATH or CFN_LINT_PATH\)$/,
+      /Install with: apt-get install -y chromium && pip install cfn-lint==1\.51\.0 \(or set CHROMIUM_PATH or CFN_LINT_PATH\)$/,
     );
   });
 
