@@ -46,7 +46,8 @@ beforeAll(async () => {
   runtime = await startTestRuntime({
     clock,
     resolver: dns.resolver,
-    config: { webhookAllowLoopback: true, webhookTimeScale: 0.02 },
+    // 0.05: a 500 ms attempt timeout, so a receiver's prompt 200 is not taken for a hang on a busy machine.
+    config: { webhookAllowLoopback: true, webhookTimeScale: 0.05 },
   });
 });
 afterAll(async () => {
@@ -302,14 +303,15 @@ describe.concurrent('delivery outcomes', () => {
     });
   }
 
-  it('retries a refused connection, then dead-letters it after the fifth failure', async () => {
+  // Four waits of 30–45 s doubling, scaled: 22.5–34 s at this file's scale.
+  it('retries a refused connection, then dead-letters it after the fifth failure', { timeout: 60_000 }, async () => {
     const closed = await startReceiver({ secret: () => '' });
     const url = closed.url;
     await closed.stop();
     const app = await bevqApp();
     const { destination } = await addDestination(runtime.deps, { clientId: app.clientId, name: 'Gone', url, locationIds: null });
     const { deliveryId } = await sendTest(runtime.deps, destination.destinationId, 'nyc-midtown');
-    const delivery = await waitForStatus(runtime, deliveryId, ['DEAD_LETTER', 'SUCCEEDED', 'FAILED']);
+    const delivery = await waitForStatus(runtime, deliveryId, ['DEAD_LETTER', 'SUCCEEDED', 'FAILED'], 50_000);
     expect(delivery).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, lastErrorCode: 'connection_refused' });
     await removeDestination(runtime.deps, destination.destinationId);
   });
