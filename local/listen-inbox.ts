@@ -1,7 +1,6 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { freePort } from './dynamodb-local.js';
-import { OWNER_FILE } from './owner-only.js';
+import { keptInDataFolder } from './owner-only.js';
 
 /**
  * The address `npm run listen` receives webhooks on. The local runtime reserves it at start (a free loopback port),
@@ -26,9 +25,8 @@ export function listenInboxAt(origin: string | undefined): ListenInbox | null {
  * destination, in the table, still names that port); in memory, a free port each start.
  */
 export async function reserveListenInbox(dataDir: string | null): Promise<ListenInbox> {
-  const file = dataDir ? join(dataDir, 'listen-inbox-port') : null;
-  const kept = file && existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : NaN;
-  const port = Number.isInteger(kept) && kept > 0 && kept < 65_536 ? kept : await freePort();
-  if (file && port !== kept) writeFileSync(file, `${port}\n`, { mode: OWNER_FILE });
+  const port = await keptInDataFolder(dataDir, 'listen-inbox-port', async () => String(await freePort()), isPort);
   return listenInboxAt(`https://127.0.0.1:${port}`)!;
 }
+
+const isPort = (text: string) => /^\d{1,5}$/.test(text) && Number(text) > 0 && Number(text) < 65_536;

@@ -33,7 +33,7 @@ import type { FunctionName } from '#lib/functions';
 import { localFunctionDeps, type IamOption } from './function-deps.js';
 import { localMailEvents, mailEventsFromEnv, type LocalMailEvents, type MailEventsOptions } from './mail-events.js';
 import { reserveListenInbox } from './listen-inbox.js';
-import { OWNER_FILE } from './owner-only.js';
+import { keptInDataFolder, OWNER_FILE } from './owner-only.js';
 import { acquireDataLock, checkPortFree, LocalStartError, portMessage } from './start-checks.js';
 
 export type LocalRuntimeOptions = {
@@ -199,7 +199,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       clock,
       logger,
     });
-    const adminKey = options.adminKey ?? (process.env.ADMIN_API_KEY || keptAdminKey(dataDir));
+    // A data folder keeps its key across restarts: a console tab or a script holding it goes on working.
+    const adminKey =
+      options.adminKey ?? (process.env.ADMIN_API_KEY || (await keptInDataFolder(dataDir, 'admin-key', () => randomSecret(32))));
     const server = createGateway(
       createFamilyHandlers(functions.depsOf),
       { handler: createAdminHandler(functions.depsOf('admin-api')), key: adminKey },
@@ -323,18 +325,6 @@ async function demoCredentials(store: Store, clock: Clock, dataDir: string | nul
 /** Passes of the requeue until one finds nothing waiting from before `before` (a pass reads a bounded page). */
 async function requeueAll(deps: MessagingDeps, before: string): Promise<void> {
   while ((await requeueVanished(deps, before)) > 0);
-}
-
-/**
- * The admin key of a data folder: made at its first start and kept beside its data (owner-only), so a restart
- * keeps the key a console tab or a script already holds; in memory, a new one each run.
- */
-function keptAdminKey(dataDir: string | null): string {
-  const file = dataDir ? join(dataDir, 'admin-key') : null;
-  if (file && existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const key = randomSecret(32);
-  if (file) writeFileSync(file, `${key}\n`, { mode: OWNER_FILE });
-  return key;
 }
 
 /**
