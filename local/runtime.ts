@@ -225,9 +225,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const { Attributes } = await sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: queues.webhookQueueUrl, AttributeNames: ['QueueArn'] }),
     );
-    // The embedded queue starts empty, while the table may hold deliveries whose messages were in the last run's:
-    // each is queued again now, as the sweeper does for a message that vanished, instead of after its wait.
-    if (!engines.externalSqs) await requeueAll(functions.depsOf('webhook-sweeper'), new Date(clock.now() - 1).toISOString());
+    // The embedded queue starts empty, while a kept table (a data folder, an external engine) may hold deliveries
+    // whose messages were in the last run's: each is queued again now, as the sweeper does for a message that
+    // vanished, instead of after its wait. A table made for this run holds none: no pass.
+    const tableKept = dataDir !== null || engines.externalDynamo;
+    if (tableKept && !engines.externalSqs) await requeueAll(functions.depsOf('webhook-sweeper'), new Date(clock.now() - 1).toISOString());
     const poller =
       options.deliverWebhooks === false
         ? null
