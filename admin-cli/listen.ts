@@ -7,6 +7,7 @@ import { LISTEN_INBOX_TLS } from '#local/listen-inbox';
 import { systemClock } from '#platform/deps';
 import { verifyWebhook } from '../clients/typescript/src/index.js';
 import { runCli, type Io } from './run.js';
+import { portArgument } from './parse.js';
 
 /**
  * `npm run listen`: webhooks of the local runtime on a laptop, as `stripe listen` does. A loopback HTTPS inbox
@@ -61,12 +62,13 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
   if (!values.app || !values['forward-to']) throw new ListenUsageError(LISTEN_USAGE);
   const forwardTo = new URL(values['forward-to']);
   if (forwardTo.protocol !== 'http:' && forwardTo.protocol !== 'https:') throw new ListenUsageError('--forward-to must be an http(s) URL');
-  if (values.port !== undefined && !/^\d{1,5}$/.test(values.port))
-    throw new ListenUsageError(`--port must be a port number\n${LISTEN_USAGE}`);
-  const runtimeFile = chosenRuntimeFile(
-    { file: values['runtime-file'], port: values.port === undefined ? undefined : Number(values.port) },
-    env,
-  );
+  let port: number | undefined;
+  try {
+    port = portArgument(values.port);
+  } catch (err) {
+    throw new ListenUsageError(`${(err as Error).message}\n${LISTEN_USAGE}`);
+  }
+  const runtimeFile = chosenRuntimeFile({ file: values['runtime-file'], port }, env);
   const runtime = runtimeFile ? readRuntimeFile(runtimeFile) : null;
   if (!runtime || !runtimeFile)
     throw new ListenUsageError('the local runtime is not running: start it with `npm start`, then run this again');

@@ -25,6 +25,13 @@ type Globals = {
 export type Invocation =
   { kind: 'help' } | { kind: 'run'; command: Command; flags: Values<Record<string, Flag>>; arg: string; globals: Globals };
 
+/** `--port P` of the CLI and `npm run listen`: a port number, or a UsageError. */
+export function portArgument(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,5}$/.test(raw)) throw new UsageError(`--port must be a port number, got "${raw}"`);
+  return Number(raw);
+}
+
 /** True when the command line asks for debugging output, even if it does not parse. */
 export const wantsDebug = (argv: readonly string[]) => argv.includes('--debug');
 
@@ -72,8 +79,6 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Com
   const local = [values['runtime-file'] !== undefined && '--runtime-file', values.port !== undefined && '--port'].filter(Boolean);
   if (values.stage !== undefined && local.length) throw new UsageError(`pass --stage or ${local.join(' and ')}, not both`);
   if (local.length === 2) throw new UsageError('pass --runtime-file or --port, not both');
-  if (values.port !== undefined && !/^\d{1,5}$/.test(values.port))
-    throw new UsageError(`--port must be a port number, got "${values.port}"`);
 
   const flags: Record<string, unknown> = {};
   for (const [name, flag] of Object.entries(command.flags)) {
@@ -94,7 +99,7 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Com
       stage: values.stage,
       region: values.region,
       runtimeFile: values['runtime-file'],
-      port: values.port === undefined ? undefined : Number(values.port),
+      port: portArgument(values.port),
     },
   };
 }
