@@ -1,29 +1,20 @@
-import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAMILY_TAG } from '#lib/constructs/service-function';
-import { CustomerApiStack } from '#lib/stack';
-import { stageConfig, type Stage } from '#lib/stages';
-import { STAGE_CONTEXT } from '../support/stage-context.js';
+import type { Stage } from '#lib/stages';
+import { stageTemplate } from '../support/stage-template.js';
 
 /**
  * Every invocation names a function's live alias (lib/constructs/service-function.ts), so a canary shifts and a
  * rollback reverts all of a function's traffic; and no alias exists that nothing invokes. dev deploys all at once,
  * prod by canary with its smoke hook.
  */
-const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 type Json = Record<string, any>;
 const STAGES_HERE = ['dev', 'prod'] as const satisfies readonly Stage[];
 const templates = {} as Record<(typeof STAGES_HERE)[number], Template>;
 
 beforeAll(() => {
-  for (const stage of STAGES_HERE) {
-    const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
-    templates[stage] = Template.fromStack(
-      new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, STAGE_CONTEXT[stage]) }),
-    );
-  }
+  for (const stage of STAGES_HERE) templates[stage] = stageTemplate(stage);
 }, 180_000);
 
 const of = (template: Template, type: string) => template.findResources(type) as Record<string, Json>;

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES } from '#contract/routes';
@@ -7,16 +6,15 @@ import { ALARMS, runbookTable } from '#lib/alarm-catalogue';
 import { smokeSecretName } from '#lib/constructs/safe-deploys';
 import { FAMILY_TAG, LIVE_ALIAS } from '#lib/constructs/service-function';
 import { FUNCTIONS, timeoutSecondsOf, WEBHOOK_FUNCTION_NAMES } from '#lib/functions';
-import { CustomerApiStack } from '#lib/stack';
 import { STAGE_TABLE, stageConfig, STAGES, type Stage } from '#lib/stages';
 import { METRICS_NAMESPACE, SERVICE } from '#platform/observability';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
+import { stageTemplate } from '../support/stage-template.js';
 
 /**
  * Alarms that reach someone and deploys that roll back (lib/constructs/alarms.ts, safe-deploys.ts), on the
  * templates of every stage as `cdk synth` builds them.
  */
-const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 type Json = Record<string, any>;
 const HTTP_FUNCTIONS = [...FAMILIES, 'admin-api'] as const;
 /** The functions no HTTP request waits on: their latency alarm is the longest invocation against the timeout. */
@@ -25,12 +23,7 @@ const ALL_FUNCTIONS = [...HTTP_FUNCTIONS, ...BACKGROUND_FUNCTIONS];
 
 const templates = {} as Record<Stage, Template>;
 beforeAll(() => {
-  for (const stage of STAGES) {
-    const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
-    templates[stage] = Template.fromStack(
-      new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, STAGE_CONTEXT[stage]) }),
-    );
-  }
+  for (const stage of STAGES) templates[stage] = stageTemplate(stage);
 }, 180_000);
 
 const of = (template: Template, type: string) => template.findResources(type) as Record<string, Json>;
