@@ -6,6 +6,7 @@ import { isId } from '#contract/ids';
 import { header, type HttpResponse, jsonResponse, originOf } from '#platform/http';
 import { bodyBytes, bodyText } from '#platform/input';
 import { rateWindow, type RateWindow } from '#data/rate-counters';
+import { secretGenerationOf } from '#data/apps';
 import { attemptSubject } from './throttle.js';
 import type { OAUTH_ERROR_CODES } from '#contract/schemas/token';
 import type { Scope } from '#contract/scopes';
@@ -122,6 +123,8 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
     clientId: app.clientId,
     groupId: app.groupId,
     credentialType: 'client_credentials',
+    // The secret that matched: a rotation that ends its tokens ends this one (data/apps.ts tokenEnded).
+    secretGeneration: secretGenerationOf(app) - (matchesCurrent ? 0 : 1),
     issuedAt: new Date(now).toISOString(),
     expiresAt: new Date(expiresAtSeconds * 1000).toISOString(),
     ...(scopes.length < app.scopes.length ? { scopes } : {}),
