@@ -168,18 +168,26 @@ export const COMMANDS: readonly Command[] = [
     summary: [
       'Give an application a new client secret, shown only once. The replaced secret keeps working for',
       `--overlap-hours (default ${SECRET_OVERLAP_HOURS.default}, at most ${SECRET_OVERLAP_HOURS.max}; 0 for a leaked secret: it stops at once).`,
-      'Tokens already issued keep their 24 hours; revoke the application to end them all.',
+      'Tokens already issued keep their 24 hours, unless --end-old-tokens: then every token of an older secret ends',
+      'with the replaced secret (0 always ends them, at once). Revoke the application to end every token.',
     ].join('\n'),
     arg: 'ID',
-    flags: { 'overlap-hours': { value: 'N', kind: 'int' } },
-    json: '{"app": App, "clientSecret": "..."}',
+    flags: { 'overlap-hours': { value: 'N', kind: 'int' }, 'end-old-tokens': { value: '', kind: 'switch' } },
+    json: '{"app": App, "clientSecret": "...", "oldTokensEndAt": "..." | null}',
     async run({ arg, flags, store, now }) {
       const hours = flags['overlap-hours'];
-      const rotated = await rotateClientSecret(store, arg, hours === undefined ? {} : { overlapHours: hours }, now);
+      const options = {
+        ...(hours === undefined ? {} : { overlapHours: hours }),
+        ...(flags['end-old-tokens'] ? { endOldTokens: true } : {}),
+      };
+      const rotated = await rotateClientSecret(store, arg, options, now);
       return {
         json: rotated,
         text: [
           `Rotated the client secret of ${arg}; the replaced secret works until ${rotated.app.previousSecretExpiresAt}.`,
+          rotated.oldTokensEndAt
+            ? `Tokens of the replaced secrets end at ${rotated.oldTokensEndAt}.`
+            : 'Tokens already issued keep their 24 hours.',
           fields({ client_id: arg, client_secret: rotated.clientSecret }),
           'The client secret is shown only now: store it safely, it cannot be shown again.',
         ].join('\n'),

@@ -160,7 +160,10 @@ async function legacySection(shell: Shell): Promise<HTMLElement> {
   return h('section', { 'aria-label': 'Legacy credentials' }, h('h3', {}, 'Legacy bearer credentials'), list.element);
 }
 
-/** Rotates an application's client secret after asking how long the replaced one keeps working. */
+/**
+ * Rotates an application's client secret after asking how long the replaced one keeps working and, when it keeps
+ * working a while, whether the tokens it issued end with it (with 0 hours they always end).
+ */
 function rotateSecretButton(shell: Shell, clientId: string, show: (shown: HTMLElement) => void, after: () => Promise<void>): HTMLElement {
   return h(
     'button',
@@ -168,17 +171,28 @@ function rotateSecretButton(shell: Shell, clientId: string, show: (shown: HTMLEl
       type: 'button',
       onclick: () => {
         const answer = prompt(
-          `New client secret for ${clientId}. Hours the current secret keeps working (0 to 168; 0 if it leaked):`,
+          `New client secret for ${clientId}. Hours the current secret keeps working (0 to 168; 0 if it leaked, which also ends its tokens):`,
           '24',
         );
         if (answer === null) return;
+        const overlapHours = Number(answer.trim());
+        const endOldTokens =
+          overlapHours === 0 ||
+          confirm('End the tokens the replaced secret issued when it stops working? Cancel: they keep their 24 hours.');
         void shell.act(async () => {
-          const result = await api('POST', `/apps/${clientId}/rotate-secret`, { overlapHours: Number(answer.trim()) });
+          const result = await api('POST', `/apps/${clientId}/rotate-secret`, { overlapHours, endOldTokens });
           show(
             h(
               'div',
               {},
               h('p', {}, `New client secret for ${clientId}; the replaced one works until ${result.app.previousSecretExpiresAt}.`),
+              h(
+                'p',
+                {},
+                result.oldTokensEndAt
+                  ? `Tokens of the replaced secrets end at ${result.oldTokensEndAt}.`
+                  : 'Tokens already issued keep their 24 hours.',
+              ),
               secretOnce('Client secret', result.clientSecret),
             ),
           );

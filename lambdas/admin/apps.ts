@@ -2,7 +2,7 @@ import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import { rateWindow } from '#data/rate-counters';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { randomSecret, sha256Hex } from '#domain/crypto';
-import type { App, CredentialType } from '#data/apps';
+import { type App, type CredentialType, secretRotation } from '#data/apps';
 import type { WalkKey } from '#data/group-index';
 import type { Store } from '#data/repositories';
 import { normalAddress } from '#data/mail-suppressions';
@@ -60,7 +60,7 @@ export async function createApp(
 
   if (credentialType === 'client_credentials') {
     const clientSecret = randomSecret(32);
-    const app: App = { ...base, secretHash: sha256Hex(clientSecret), secretRotatedAt: createdAt };
+    const app: App = { ...base, secretHash: sha256Hex(clientSecret), secretRotatedAt: createdAt, secretGeneration: 1 };
     await store.apps.create(app);
     return { app, clientSecret };
   }
@@ -94,16 +94,20 @@ export const SECRET_OVERLAP_HOURS = { default: 24, max: 168 } as const;
  * Gives an application a new client secret, shown in this answer only. The one it replaces keeps working for
  * `overlapHours` (default 24; 0: it stops at once, for a leaked secret; at most 168), so running clients
  * can move over without downtime; a secret replaced earlier stops at once. Tokens already issued keep their
- * 24 hours (revoking the application still ends them all at once).
+ * 24 hours, unless `endOldTokens`: then every token of an older secret ends with the replaced secret (at once with
+ * no overlap, which always ends them; at the overlap's end otherwise). Revoking the application ends them all at once.
  */
 export async function rotateClientSecret(
   store: Store,
   clientId: string,
-  { overlapHours = SECRET_OVERLAP_HOURS.default }: { overlapHours?: number },
+  { overlapHours = SECRET_OVERLAP_HOURS.default, endOldTokens }: { overlapHours?: number; endOldTokens?: boolean },
   now: number,
 ) {
   if (!Number.isInteger(overlapHours) || overlapHours < 0 || overlapHours > SECRET_OVERLAP_HOURS.max) {
     throw new AdminInputError(`overlapHours: a whole number of hours from 0 to ${SECRET_OVERLAP_HOURS.max}`);
+  }
+  if (overlapHours === 0 && endOldTokens === false) {
+    throw new AdminInputError('endOldTokens: overlapHours 0 is for a leaked secret and always ends its tokens');
   }
   const app = await requireApp(store, clientId);
   if (app.credentialType !== 'client_credentials' || !app.secretHash) {
@@ -115,10 +119,18 @@ export async function rotateClientSecret(
   const clientSecret = randomSecret(32);
   const previousUntil = new Date(now + overlapHours * 3_600_000).toISOString();
   const at = new Date(now).toISOString();
-  if (!(await store.apps.rotateSecret(clientId, { expectedHash: app.secretHash, newHash: sha256Hex(clientSecret), previousUntil, at }))) {
+  const rotation = secretRotation(app, overlapHours === 0 || endOldTokens === true, previousUntil, now);
+  const change = { expectedHash: app.secretHash, newHash: sha256Hex(clientSecret), previousUntil, at, ...rotation };
+  if (!(await store.apps.rotateSecret(clientId, change))) {
     throw new AdminConflictError(`application ${clientId} changed meanwhile (rotated or revoked); show it and try again`);
   }
-  return { app: publicApp({ ...app, previousSecretExpiresAt: previousUntil, secretRotatedAt: at }), clientSecret };
+  const { pendingTokensEnd, ...generations } = rotation;
+  const rotated: App = { ...app, previousSecretExpiresAt: previousUntil, secretRotatedAt: at, ...generations };
+  if (pendingTokensEnd) rotated.pendingTokensEnd = pendingTokensEnd;
+  else delete rotated.pendingTokensEnd;
+  // When the replaced secret's tokens end: now, at the overlap's end, or null (they keep their 24 hours).
+  const oldTokensEndAt = rotation.tokensEndBelow === rotation.secretGeneration ? at : (pendingTokensEnd?.at ?? null);
+  return { app: publicApp(rotated), clientSecret, oldTokensEndAt };
 }
 
 /** A page of legacy bearer applications with their credential's last use (never the credential), oldest first. */

@@ -35,7 +35,7 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: v.GenericSchema; quer
   showApp: {},
   revokeApp: { body: noInput },
   // The range is rotateClientSecret's rule, which the CLI shares.
-  rotateClientSecret: { body: v.strictObject({ overlapHours: v.optional(v.number()) }) },
+  rotateClientSecret: { body: v.strictObject({ overlapHours: v.optional(v.number()), endOldTokens: v.optional(v.boolean()) }) },
   legacyReport: { query: v.object(pageQuery) },
   listTokenKeys: {},
   rotateTokenKey: { body: noInput },

@@ -59,7 +59,8 @@ export const ADMIN_ROUTES = [
     path: `${V1}/apps/{clientId}/rotate-secret`,
     operation: 'rotateClientSecret',
     status: 200,
-    summary: 'New client secret, in this response only; the replaced one keeps working for overlapHours (0 to 168)',
+    summary:
+      "New client secret, in this response only; the replaced one keeps working for overlapHours (0 to 168); endOldTokens (always with 0) ends the older secrets' tokens with it",
   },
   {
     method: 'GET',

@@ -24,6 +24,12 @@ export type App = {
   previousSecretExpiresAt?: string;
   /** When the secret last changed (creation or rotation). */
   secretRotatedAt?: string;
+  /** The current secret's generation: 1 at creation (and when absent), one more at each rotation. Tokens record theirs. */
+  secretGeneration?: number;
+  /** Tokens minted by a secret of a generation below this one are refused (a rotation that ended them). */
+  tokensEndBelow?: number;
+  /** The same, from `at` on: a rotation that ends the replaced secret's tokens when its overlap ends. */
+  pendingTokensEnd?: TokensEnd;
   /** Legacy bearer applications: when the credential was last used, to within LEGACY_USE_RESOLUTION_SECONDS. */
   lastUsedAt?: string;
   /** First characters of a legacy bearer credential, for recognising it; empty otherwise. */
@@ -32,6 +38,9 @@ export type App = {
   createdAt: string;
   revokedAt?: string;
 };
+
+/** Tokens of a secret generation below `below` are refused from `at` on. */
+type TokensEnd = { below: number; at: string };
 
 /** A legacy credential's last use is written at most once in this many seconds (never a write per request). */
 const LEGACY_USE_RESOLUTION_SECONDS = 3_600;
@@ -48,10 +57,13 @@ export type AppsRepo = {
   revoke(clientId: string, at: string): Promise<boolean>;
   /**
    * Replaces an active client_credentials application's secret, keeping the one it replaces until `previousUntil`
-   * (never past, when `previousUntil` is now); only when its secret is still `expectedHash`, so of two rotations
-   * racing one wins. Returns false otherwise.
+   * (never past, when `previousUntil` is now), with the new generation and where its tokens end (secretRotation);
+   * only when its secret is still `expectedHash`, so of two rotations racing one wins. Returns false otherwise.
    */
-  rotateSecret(clientId: string, change: { expectedHash: string; newHash: string; previousUntil: string; at: string }): Promise<boolean>;
+  rotateSecret(
+    clientId: string,
+    change: { expectedHash: string; newHash: string; previousUntil: string; at: string } & SecretRotation,
+  ): Promise<boolean>;
   /** Records a legacy credential's use at `at`, unless one was recorded less than LEGACY_USE_RESOLUTION_SECONDS before. */
   markUsed(clientId: string, at: number): Promise<void>;
 };
@@ -87,16 +99,28 @@ export function appsRepo({ doc, tableName }: Db): AppsRepo {
         ),
       );
     },
-    async rotateSecret(clientId, { expectedHash, newHash, previousUntil, at }) {
+    async rotateSecret(clientId, { expectedHash, newHash, previousUntil, at, secretGeneration, tokensEndBelow, pendingTokensEnd }) {
+      const set =
+        'secretHash = :new, previousSecretHash = :old, previousSecretExpiresAt = :until, secretRotatedAt = :at, ' +
+        `secretGeneration = :generation, tokensEndBelow = :below${pendingTokensEnd ? ', pendingTokensEnd = :pending' : ''}`;
       return applied(
         doc.send(
           new UpdateCommand({
             TableName: tableName,
             Key: appKeys.app(clientId),
-            UpdateExpression: 'SET secretHash = :new, previousSecretHash = :old, previousSecretExpiresAt = :until, secretRotatedAt = :at',
+            UpdateExpression: `SET ${set}${pendingTokensEnd ? '' : ' REMOVE pendingTokensEnd'}`,
             ConditionExpression: 'secretHash = :old AND #status = :active',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':new': newHash, ':old': expectedHash, ':until': previousUntil, ':at': at, ':active': 'active' },
+            ExpressionAttributeValues: {
+              ':new': newHash,
+              ':old': expectedHash,
+              ':until': previousUntil,
+              ':at': at,
+              ':active': 'active',
+              ':generation': secretGeneration,
+              ':below': tokensEndBelow,
+              ...(pendingTokensEnd ? { ':pending': pendingTokensEnd } : {}),
+            },
           }),
         ),
       );
@@ -120,6 +144,46 @@ export function appsRepo({ doc, tableName }: Db): AppsRepo {
     },
   };
 }
+
+/** The generation of an application's current secret (applications created before generations were counted: 1). */
+export const secretGenerationOf = (app: Pick<App, 'secretGeneration'>): number => app.secretGeneration ?? 1;
+
+/** The lowest secret generation whose tokens are still honoured at `now`. */
+function lowestLiveGeneration(app: Pick<App, 'tokensEndBelow' | 'pendingTokensEnd'>, now: number): number {
+  const pending = app.pendingTokensEnd;
+  return Math.max(app.tokensEndBelow ?? 0, pending && Date.parse(pending.at) <= now ? pending.below : 0);
+}
+
+/** What a rotation writes beside the new secret: its generation, and which older generations' tokens end when. */
+export type SecretRotation = { secretGeneration: number; tokensEndBelow: number; pendingTokensEnd: TokensEnd | null };
+
+/**
+ * A rotation's generations. The secret it replaces stops at `previousUntil`; the one replaced before stops now, so
+ * tokens set to end with that one end now. With `endTokens`, every older generation's tokens end with the replaced
+ * secret: at once when `previousUntil` is now (no overlap), else when the overlap ends.
+ */
+export function secretRotation(
+  app: Pick<App, 'secretGeneration' | 'tokensEndBelow' | 'pendingTokensEnd'>,
+  endTokens: boolean,
+  previousUntil: string,
+  now: number,
+): SecretRotation {
+  const secretGeneration = secretGenerationOf(app) + 1;
+  const ended = Math.max(app.tokensEndBelow ?? 0, app.pendingTokensEnd?.below ?? 0);
+  if (!endTokens) return { secretGeneration, tokensEndBelow: ended, pendingTokensEnd: null };
+  if (Date.parse(previousUntil) <= now) return { secretGeneration, tokensEndBelow: secretGeneration, pendingTokensEnd: null };
+  return { secretGeneration, tokensEndBelow: ended, pendingTokensEnd: { below: secretGeneration, at: previousUntil } };
+}
+
+/**
+ * Whether an access token was minted by a secret whose tokens a rotation has ended. One minted before generations
+ * were recorded counts as generation 1; a legacy credential has no secret.
+ */
+export const tokenEnded = (
+  app: Pick<App, 'tokensEndBelow' | 'pendingTokensEnd'>,
+  credential: Pick<Credential, 'credentialType' | 'secretGeneration'>,
+  now: number,
+) => credential.credentialType === 'client_credentials' && (credential.secretGeneration ?? 1) < lowestLiveGeneration(app, now);
 
 /** Whether a legacy credential's recorded use is older than the resolution (or missing): the next use writes it. */
 export function useIsStale(app: Pick<App, 'lastUsedAt'>, now: number): boolean {
@@ -145,6 +209,8 @@ export type Credential = {
   issuedAt: string;
   /** null for legacy bearer credentials, which live until their application is revoked. */
   expiresAt: string | null;
+  /** Access tokens: the generation of the client secret that minted it (App.secretGeneration). */
+  secretGeneration?: number;
   /** The scopes an access token was issued for when its request named fewer than the application holds (RFC 6749 3.3); absent: all of them. */
   scopes?: Scope[];
 };

@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Db, isConditionFailure, itemOf, readItems } from './store.js';
 import { PARTITION_WRITES_PER_SECOND } from './table.js';
 
@@ -36,6 +36,8 @@ export const counterKeys = {
     PK: `RATE#${kind}#${subject}`,
     SK: windowStart,
   }),
+  /** A client id and address (the TOKEN_ADDR subject) that got a token: admitted past the attempt budget until its TTL. */
+  admitted: (subject: string) => ({ PK: `RATE#TOKEN_ADMITTED#${subject}`, SK: 'ADMITTED' }),
 };
 
 /**
@@ -56,6 +58,10 @@ export type RateCountersRepo = {
   refusal(subject: string, window: RateWindow): Promise<number>;
   /** Several applications' counts in one window (eventually consistent: an operator's view), 0 for none. */
   counts(subjects: readonly string[], windowStart: string): Promise<Map<string, number>>;
+  /** Admits a token-attempt subject until `untilSeconds` (epoch seconds, its TTL). */
+  admit(subject: string, untilSeconds: number): Promise<void>;
+  /** Whether a token-attempt subject is admitted at `nowMs` (TTL deletes lazily: the time is compared). */
+  admitted(subject: string, nowMs: number): Promise<boolean>;
 };
 
 export function rateCountersRepo({ doc, tableName }: Db): RateCountersRepo {
@@ -124,6 +130,13 @@ export function rateCountersRepo({ doc, tableName }: Db): RateCountersRepo {
         false,
       );
       return new Map(subjects.map((s) => [s, Number(itemOf(found, counterKeys.counter('API', s, windowStart))?.count ?? 0)]));
+    },
+    async admit(subject, untilSeconds) {
+      await doc.send(new PutCommand({ TableName: tableName, Item: { ...counterKeys.admitted(subject), ttl: untilSeconds } }));
+    },
+    async admitted(subject, nowMs) {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: counterKeys.admitted(subject) }));
+      return Item !== undefined && Number(Item.ttl) * 1000 > nowMs;
     },
   };
 }

@@ -1,5 +1,15 @@
 import type { Deps } from './deps.js';
-import { type App, appKeys, appsRepo, type Credential, credentialKeys, credentialScopes, credentialsRepo, useIsStale } from '#data/apps';
+import {
+  type App,
+  appKeys,
+  appsRepo,
+  type Credential,
+  credentialKeys,
+  credentialScopes,
+  credentialsRepo,
+  tokenEnded,
+  useIsStale,
+} from '#data/apps';
 import { type Location, locationKeys, locationsRepo } from '#data/locations';
 import type { ItemKey, Read } from '#data/store';
 import type { RepositoryFactories, Store } from '#data/repositories';
@@ -130,6 +140,8 @@ export async function authorize(
   const app = await store.apps.get(credential.clientId, { consistent: true });
   if (!app) throw invalid();
   if (app.status === 'revoked') throw new ApiError('token_revoked');
+  // A rotation that ended this token's secret ends it too, on the item every request reads: invalid, so clients exchange again.
+  if (tokenEnded(app, credential, now)) throw invalid();
   if (app.expiresAt && Date.parse(app.expiresAt) <= now) throw new ApiError('application_expired');
   // A legacy credential's last use, for planning its retirement (contract 5.1 rule 5): a write at most once an hour.
   if (credential.credentialType === 'legacy_bearer' && useIsStale(app, now)) await recordLegacyUse(deps, app.clientId, now);

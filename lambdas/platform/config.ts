@@ -102,10 +102,14 @@ export const TOKEN_KEY_RETIRE_AFTER_MS = (ACCESS_TOKEN_TTL_SECONDS + 300) * 1000
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 /**
  * Token-endpoint attempts per client id and source address (an IPv4 address, an IPv6 /64) per minute, whatever
- * their outcome: counted before the secret is checked, so guessing is bounded, and only the pair's own address is
- * shut out when it is spent (docs/decisions/token-throttle.md).
+ * their outcome, counted before the secret is checked: past this many the pair's attempts are refused, but for the
+ * right secret from an admitted address (docs/decisions/token-throttle.md).
  */
 export const TOKEN_ATTEMPTS_PER_MINUTE = 30;
+/** An address that got a token for a client id is admitted for it this long after: a day's renewal, with room to spare. */
+export const TOKEN_ADMITTED_ADDRESS_SECONDS = 7 * 86_400;
+/** Attempts per client id and admitted address per minute under which its right secret still passes: every guess's bound there. */
+export const TOKEN_ADMITTED_ATTEMPTS_PER_MINUTE = 300;
 /** Tokens issued per client id per minute, from every address together: counted only once the secret is proven. */
 export const TOKENS_ISSUED_PER_MINUTE = 30;
 export const RATE_WARNING_FRACTION = 0.8;

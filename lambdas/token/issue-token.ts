@@ -1,11 +1,19 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ACCESS_TOKEN_TTL_SECONDS, MAX_REQUEST_BODY_BYTES, TOKEN_ATTEMPTS_PER_MINUTE, TOKENS_ISSUED_PER_MINUTE } from '#platform/config';
+import {
+  ACCESS_TOKEN_TTL_SECONDS,
+  MAX_REQUEST_BODY_BYTES,
+  TOKEN_ADMITTED_ADDRESS_SECONDS,
+  TOKEN_ADMITTED_ATTEMPTS_PER_MINUTE,
+  TOKEN_ATTEMPTS_PER_MINUTE,
+  TOKENS_ISSUED_PER_MINUTE,
+} from '#platform/config';
 import { mintAccessToken, safeEqual, sha256Hex } from '#domain/crypto';
 import type { Deps } from '#platform/deps';
 import { isId } from '#contract/ids';
 import { header, type HttpResponse, jsonResponse, originOf } from '#platform/http';
 import { bodyBytes, bodyText } from '#platform/input';
 import { rateWindow, type RateWindow } from '#data/rate-counters';
+import { secretGenerationOf } from '#data/apps';
 import { attemptSubject } from './throttle.js';
 import type { OAUTH_ERROR_CODES } from '#contract/schemas/token';
 import type { Scope } from '#contract/scopes';
@@ -80,20 +88,22 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
   // A client id outside the id rule names no application: refused before any counter is written for it.
   if (!clientId || !clientSecret || !isId(clientId)) throw failed;
 
-  // Attempts per client id and source address, counted before the secret is checked: guessing is bounded, and a
-  // stranger who spends them shuts out only their own address, never the owner calling from elsewhere.
+  // Attempts per client id and source address, counted before the secret is checked, a made-up client id's as a
+  // known one's: guessing is bounded per pair, and a stranger who spends the budget shuts out their own address.
+  // Past it, the right secret still passes from an address admitted for the client id (one that got a token there
+  // lately), up to the admitted cap: strangers' failures behind the owner's own NAT do not lock the owner out.
   const now = deps.clock.now();
   const window = rateWindow(now);
-  const attempts = await deps.store.rateCounters.hit(
-    'TOKEN_ADDR',
-    attemptSubject(clientId, originOf(event, deps.config).ip),
-    window.start,
-    window.expiresAtSeconds,
-  );
-  if (attempts > TOKEN_ATTEMPTS_PER_MINUTE) throw throttled(window);
-
-  // A revocation made a moment ago counts.
-  const app = await deps.store.apps.get(clientId, { consistent: true });
+  const subject = attemptSubject(clientId, originOf(event, deps.config).ip);
+  const attempts = await deps.store.rateCounters.hit('TOKEN_ADDR', subject, window.start, window.expiresAtSeconds);
+  if (attempts > TOKEN_ADMITTED_ATTEMPTS_PER_MINUTE) throw throttled(window);
+  const overBudget = attempts > TOKEN_ATTEMPTS_PER_MINUTE;
+  const [app, admitted] = await Promise.all([
+    // A revocation made a moment ago counts.
+    deps.store.apps.get(clientId, { consistent: true }),
+    overBudget ? deps.store.rateCounters.admitted(subject, now) : true,
+  ]);
+  if (!admitted) throw throttled(window);
   // The current secret, or the one a rotation replaced while its overlap lasts; both compared every time, so the
   // answer's timing tells nothing about which matched or whether a rotation is under way.
   const presented = sha256Hex(clientSecret);
@@ -107,7 +117,8 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
     app.credentialType === 'client_credentials' &&
     app.status === 'active' &&
     (app.expiresAt === null || Date.parse(app.expiresAt) > now);
-  if (!usable) throw failed;
+  // Past the budget a failure is throttled, whichever part failed: the same answer for every wrong client id or secret.
+  if (!usable) throw overBudget ? throttled(window) : failed;
   // Judged once the client is known: a stranger learns nothing of an application's scopes.
   const scopes = requestedScopes(form.scope, app.scopes);
 
@@ -117,15 +128,19 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
 
   const expiresAtSeconds = Math.floor(now / 1000) + ACCESS_TOKEN_TTL_SECONDS;
   const accessToken = mintAccessToken(await deps.store.tokenKeys.signingKey(now), app.clientId, expiresAtSeconds);
-  await deps.store.credentials.put({
+  const putCredential = deps.store.credentials.put({
     tokenHash: sha256Hex(accessToken),
     clientId: app.clientId,
     groupId: app.groupId,
     credentialType: 'client_credentials',
+    // The secret that matched: a rotation that ends its tokens ends this one (data/apps.ts tokenEnded).
+    secretGeneration: secretGenerationOf(app) - (matchesCurrent ? 0 : 1),
     issuedAt: new Date(now).toISOString(),
     expiresAt: new Date(expiresAtSeconds * 1000).toISOString(),
     ...(scopes.length < app.scopes.length ? { scopes } : {}),
   });
+  const admit = deps.store.rateCounters.admit(subject, Math.floor(now / 1000) + TOKEN_ADMITTED_ADDRESS_SECONDS);
+  await Promise.all([putCredential, admit]);
   return jsonResponse(
     200,
     { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' ') },

@@ -416,7 +416,7 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     expect(await page.getByRole('table', { name: 'Changes, newest first' }).textContent()).toContain('editDestination');
   });
 
-  it("rotates an application's client secret with the overlap asked for, and lists legacy credentials with their last use", async () => {
+  it("rotates an application's client secret with the overlap and the end of its tokens asked for, and lists legacy credentials with their last use", async () => {
     const created = await createApp(runtime.store, { groupId: 'demo-group', name: 'Till', scopes: ['locations:read'] }, Date.now());
     const legacy = await createApp(
       runtime.store,
@@ -437,6 +437,9 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     await shown.waitFor();
     const rotated = (await shown.locator('code').textContent())!;
     expect(asked[0]).toMatch(/0 to 168/);
+    // Accepted: the replaced secret's tokens end with it, when its overlap ends.
+    expect(asked[1]).toMatch(/End the tokens the replaced secret issued/);
+    expect(await page.getByText('Tokens of the replaced secrets end at').count()).toBe(1);
     const token = await fetch(`${runtime.url}/oauth/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -445,6 +448,7 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     expect(token.status).toBe(200);
     const stored = (await runtime.store.apps.get(created.app.clientId))!;
     expect(Date.parse(stored.previousSecretExpiresAt!) - Date.parse(stored.secretRotatedAt!)).toBe(6 * 3_600_000);
+    expect(stored.pendingTokensEnd).toEqual({ below: 2, at: stored.previousSecretExpiresAt });
 
     const legacyRow = page
       .getByRole('table', { name: 'Legacy bearer credentials' })

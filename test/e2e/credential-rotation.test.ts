@@ -3,26 +3,35 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '#lambdas/admin/apps';
+import { startEngines, type Engines } from '#local/engines';
 import type { LocalRuntime } from '#local/runtime';
 import { admin as adminCli, runtimeFileFor } from '../fixtures/admin-cli.js';
-import { call, ENGINE_NAME, manualClock, scanTable, startTestRuntime, adminCall } from '../support/runtime.js';
+import { startThrottleProxy, type ThrottleProxy } from '../fixtures/throttle-proxy.js';
+import { call, ENGINE_NAME, manualClock, scanTable, startTestRuntime, adminCall, TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
 
 /**
  * Client-secret rotation with an overlap, and legacy credentials' last use, over real HTTP: the admin API (and its
  * CLI) rotates, the token endpoint decides. The runtime's clock is moved by hand, from the real time (the CLI's
- * process reads the real clock), forward only.
+ * process reads the real clock), forward only. The table is reached through a proxy that can hold a request, to
+ * place a rotation inside an exchange.
  */
 const HOUR = 3_600_000;
 const clock = manualClock(Date.now());
+let engines: Engines;
+let proxy: ThrottleProxy;
 let runtime: LocalRuntime;
 let dir: string;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ clock });
+  engines = await startEngines({ dataDir: null, dynamoEndpoint: TEST_DYNAMODB_ENDPOINT });
+  proxy = await startThrottleProxy(engines.dynamoEndpoint);
+  runtime = await startTestRuntime({ clock, engines: { ...engines, dynamoEndpoint: proxy.url } });
   dir = mkdtempSync(join(tmpdir(), 'rotation-'));
-});
+}, 60_000);
 afterAll(async () => {
   await runtime?.stop();
+  await proxy?.close();
+  await engines?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -45,6 +54,15 @@ async function newApplication() {
 }
 
 const rotate = (clientId: string, body: unknown) => adminApi('POST', `/apps/${clientId}/rotate-secret`, body);
+
+/** A read of data with a token: its status and, when refused, the error code and challenge. */
+async function read(token: string) {
+  const reply = await call(runtime, '/v1/demo-group/locations', { token });
+  return { status: reply.status, code: reply.body.error?.code, challenge: reply.headers.get('www-authenticate') };
+}
+const READS = { status: 200, code: undefined, challenge: null };
+/** What a token a rotation ended gets: 401 invalid_token, the signal on which clients (and the kit) exchange again. */
+const ENDED = { status: 401, code: 'invalid_token', challenge: 'Bearer realm="customer-api", error="invalid_token"' };
 
 describe(`client secret rotation with an overlap (${ENGINE_NAME})`, () => {
   it('both secrets work during the overlap, only the new one after it; tokens already issued keep their 24 hours', async () => {
@@ -88,6 +106,85 @@ describe(`client secret rotation with an overlap (${ENGINE_NAME})`, () => {
     expect((await exchange(clientId, rotated.body.clientSecret)).status).toBe(200);
   });
 
+  it("overlap 0 ends every token the replaced secret minted, on its next use; the new secret's and other applications' tokens live", async () => {
+    const { clientId, secret: first } = await newApplication();
+    const old = [(await exchange(clientId, first)).body.access_token!, (await exchange(clientId, first)).body.access_token!];
+    const other = await newApplication();
+    const othersToken = (await exchange(other.clientId, other.secret)).body.access_token!;
+    expect(await read(old[0]!)).toEqual(READS);
+
+    const rotated = await rotate(clientId, { overlapHours: 0 });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.oldTokensEndAt).toBe(new Date(clock.now()).toISOString());
+    for (const token of old) expect(await read(token)).toEqual(ENDED);
+    const fresh = (await exchange(clientId, rotated.body.clientSecret)).body.access_token!;
+    expect(await read(fresh)).toEqual(READS);
+    expect(await read(othersToken)).toEqual(READS);
+  });
+
+  it('an exchange in flight while an overlap-0 rotation happens: the token it returns is already ended', async () => {
+    const { clientId, secret: first } = await newApplication();
+    let reached!: () => void;
+    const atWrite = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The exchange has read the application and matched the first secret; its token's item waits for the rotation.
+    proxy.hold = (action, body) => {
+      if (action !== 'PutItem' || !body.includes('"TOKEN#')) return undefined;
+      reached();
+      return released;
+    };
+    try {
+      const inFlight = exchange(clientId, first);
+      await atWrite;
+      expect((await rotate(clientId, { overlapHours: 0 })).status).toBe(200);
+      release();
+      const minted = await inFlight;
+      expect(minted.status).toBe(200);
+      expect(await read(minted.body.access_token!)).toEqual(ENDED);
+    } finally {
+      proxy.hold = null;
+      release();
+    }
+    expect((await exchange(clientId, first)).status).toBe(401);
+  });
+
+  it("endOldTokens with an overlap: the older secrets' tokens live until the overlap ends, then end; without it they keep their 24 hours", async () => {
+    const { clientId, secret: first } = await newApplication();
+    const before = (await exchange(clientId, first)).body.access_token!;
+    const rotated = await rotate(clientId, { overlapHours: 2, endOldTokens: true });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.oldTokensEndAt).toBe(new Date(clock.now() + 2 * HOUR).toISOString());
+    // Minted by the replaced secret during its overlap: ends with it too.
+    const during = (await exchange(clientId, first)).body.access_token!;
+    const current = (await exchange(clientId, rotated.body.clientSecret)).body.access_token!;
+    clock.advance(2 * HOUR - 1);
+    for (const token of [before, during, current]) expect(await read(token)).toEqual(READS);
+    clock.advance(1);
+    for (const token of [before, during]) expect(await read(token)).toEqual(ENDED);
+    expect(await read(current)).toEqual(READS);
+
+    // Without the option, a token of the replaced secret outlives the overlap (its own 24 hours).
+    const kept = (await exchange(clientId, rotated.body.clientSecret)).body.access_token!;
+    const plain = await rotate(clientId, { overlapHours: 1 });
+    expect(plain.body.oldTokensEndAt).toBeNull();
+    clock.advance(2 * HOUR);
+    expect(await read(kept)).toEqual(READS);
+  });
+
+  it('a rotation that cuts an overlap short ends the tokens that were to end with it at once', async () => {
+    const { clientId, secret: first } = await newApplication();
+    const firsts = (await exchange(clientId, first)).body.access_token!;
+    const second = (await rotate(clientId, { overlapHours: 24, endOldTokens: true })).body.clientSecret as string;
+    const seconds = (await exchange(clientId, second)).body.access_token!;
+    expect(await read(firsts)).toEqual(READS);
+    // The first secret stops now, so its tokens do; the second secret's tokens keep theirs (no option this time).
+    const third = await rotate(clientId, { overlapHours: 24 });
+    expect(await read(firsts)).toEqual(ENDED);
+    expect(await read(seconds)).toEqual(READS);
+    expect(third.body.oldTokensEndAt).toBeNull();
+  });
+
   it('a second rotation ends the first overlap: only the newest two secrets, and of them the replaced one only in its overlap', async () => {
     const { clientId, secret: first } = await newApplication();
     const second = (await rotate(clientId, { overlapHours: 24 })).body.clientSecret as string;
@@ -129,6 +226,11 @@ describe(`client secret rotation with an overlap (${ENGINE_NAME})`, () => {
       expect(refused.status, JSON.stringify(body)).toBe(400);
       expect(refused.body.error.message, JSON.stringify(body)).toMatch(/overlap/);
     }
+    for (const body of [{ endOldTokens: 'yes' }, { endOldTokens: 1 }, { overlapHours: 0, endOldTokens: false }]) {
+      const refused = await rotate(clientId, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.error.message, JSON.stringify(body)).toMatch(/endOldTokens/);
+    }
     expect((await rotate(clientId, '{"overlapHours": 1')).status).toBe(400);
     expect(await stored()).toBe(untouched);
     expect((await exchange(clientId, secret)).status).toBe(200);
@@ -160,9 +262,15 @@ describe(`client secret rotation with an overlap (${ENGINE_NAME})`, () => {
     const tooLong = await adminCli(file, ['apps', 'rotate-secret', clientId, '--overlap-hours', '200']);
     expect(tooLong.code).not.toBe(0);
     expect(tooLong.stderr).toMatch(/overlapHours: a whole number of hours from 0 to 168/);
+    const token = (await exchange(clientId, first)).body.access_token!;
+    const ending = await adminCli(file, ['apps', 'rotate-secret', clientId, '--overlap-hours', '1', '--end-old-tokens']);
+    expect(ending.code, ending.stderr).toBe(0);
+    expect(ending.stdout).toMatch(/Tokens of the replaced secrets end at /);
     const run = await adminCli(file, ['apps', 'rotate-secret', clientId, '--overlap-hours', '0', '--json']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.app.clientId).toBe(clientId);
+    // The second rotation cut the first's overlap short, and with it the first secret's tokens.
+    expect(await read(token)).toEqual(ENDED);
     expect((await exchange(clientId, run.json.clientSecret)).status).toBe(200);
     // The CLI took the real time as the rotation's instant; a minute on, the replaced secret is refused.
     clock.advance(60_000);

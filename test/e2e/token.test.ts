@@ -1,7 +1,9 @@
 import { request } from 'node:http';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '#domain/crypto';
-import { TOKEN_ATTEMPTS_PER_MINUTE, TOKENS_ISSUED_PER_MINUTE } from '#platform/config';
+import { TOKEN_ADMITTED_ATTEMPTS_PER_MINUTE, TOKEN_ATTEMPTS_PER_MINUTE, TOKENS_ISSUED_PER_MINUTE } from '#platform/config';
+import { attemptSubject } from '#lambdas/token/throttle';
 import type { LocalRuntime } from '#local/runtime';
 import { expectContract } from '../support/openapi.js';
 import { call, exchange, manualClock, newApp, scanTable, startTestRuntime, type Reply } from '../support/runtime.js';
@@ -150,7 +152,7 @@ describe('POST /oauth/token', () => {
     expect(reply.headers.get('www-authenticate')).toMatch(/^Basic realm="customer-api"/);
   });
 
-  it('limits attempts per client id and address: from that address even the right secret waits for the next window', async () => {
+  it('limits attempts per client id and address: from an address never admitted even the right secret waits for the next window', async () => {
     clock.set(Date.UTC(2026, 10, 22, 13, 5, 45));
     const app = await newApp(runtime);
     const attempt = () => postToken(form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'wrong' }));
@@ -221,6 +223,86 @@ describe('POST /oauth/token', () => {
     expect(over.headers.get('retry-after')).toBe('30');
     clock.advance(30_000);
     expect((await postTokenFrom('127.0.0.6', right)).status).toBe(200);
+  });
+
+  it("admits the owner's right secret from its own address where strangers' failures pile up; guessing there stays bounded", async () => {
+    clock.set(Date.UTC(2026, 10, 22, 13, 11, 40));
+    const app = await newApp(runtime);
+    const wrong = form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'guess' });
+    const right = form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret });
+    // The owner's backend got a token from this address (a NAT it shares with the attacker): admitted there.
+    const shared = '127.0.0.7';
+    expect((await postTokenFrom(shared, right)).status).toBe(200);
+    for (let i = 1; i < TOKEN_ATTEMPTS_PER_MINUTE; i++) expect((await postTokenFrom(shared, wrong)).status).toBe(401);
+    const attacker = await postTokenFrom(shared, wrong);
+    expect(attacker.status).toBe(429);
+    expect(attacker.body.error).toBe('temporarily_unavailable');
+    expect(attacker.headers.get('retry-after')).toBe('20');
+    // The pair's budget is spent, yet the owner's right secret from that very address gets its token.
+    expect((await postTokenFrom(shared, right)).status).toBe(200);
+
+    // Another address has a budget of its own, and is not admitted: spent, even the right secret waits there.
+    for (let i = 0; i < TOKEN_ATTEMPTS_PER_MINUTE; i++) expect((await postTokenFrom('127.0.0.8', wrong)).status).toBe(401);
+    expect((await postTokenFrom('127.0.0.8', right)).status).toBe(429);
+
+    // Guesses from the admitted address are bounded too: the attacker's attempts up to the admitted cap (counted
+    // here in one write, as the counter's ADD would), and past it every attempt waits for the window.
+    await DynamoDBDocumentClient.from(runtime.dynamo).send(
+      new UpdateCommand({
+        TableName: runtime.tableName,
+        Key: { PK: `RATE#TOKEN_ADDR#${attemptSubject(app.clientId, shared)}`, SK: '2026-11-22T13:11' },
+        UpdateExpression: 'ADD #count :more',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':more': TOKEN_ADMITTED_ATTEMPTS_PER_MINUTE - (TOKEN_ATTEMPTS_PER_MINUTE + 2) - 1 },
+      }),
+    );
+    expect((await postTokenFrom(shared, right)).status).toBe(200);
+    expect((await postTokenFrom(shared, right)).status).toBe(429);
+    clock.advance(20_000);
+    expect((await postTokenFrom(shared, right)).status).toBe(200);
+  });
+
+  it('admits an address for a week after its last token there; then its right secret waits like any other', async () => {
+    clock.set(Date.UTC(2026, 10, 22, 13, 12, 10));
+    const app = await newApp(runtime);
+    const wrong = form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'guess' });
+    const right = form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret });
+    expect((await postTokenFrom('127.0.0.9', right)).status).toBe(200);
+    // What admission wrote: an item keyed by a hash of client id and address, with a TTL a week on.
+    const admitted = (await tableItems()).find((i) => i.PK === `RATE#TOKEN_ADMITTED#${attemptSubject(app.clientId, '127.0.0.9')}`);
+    expect(admitted?.ttl).toBe(clock.now() / 1000 + 7 * 86_400);
+    expect(JSON.stringify(admitted)).not.toMatch(/127\.0\.0\.|app_/);
+
+    clock.advance(7 * 86_400_000);
+    for (let i = 0; i < TOKEN_ATTEMPTS_PER_MINUTE; i++) expect((await postTokenFrom('127.0.0.9', wrong)).status).toBe(401);
+    expect((await postTokenFrom('127.0.0.9', right)).status).toBe(429);
+  });
+
+  it('counts a made-up client id within the id rule exactly as a known one: the same answer at every step, one counter with a TTL', async () => {
+    clock.set(Date.UTC(2026, 10, 29, 13, 14, 5));
+    const known = await newApp(runtime);
+    const madeUp = `app_${'f'.repeat(20)}`;
+    const before = new Set((await tableItems()).map((i) => `${i.PK} ${i.SK}`));
+    const attempt = (clientId: string) =>
+      postTokenFrom('127.0.0.10', form({ grant_type: 'client_credentials', client_id: clientId, client_secret: 'guess' }));
+    for (let i = 0; i <= TOKEN_ATTEMPTS_PER_MINUTE; i++) {
+      const [k, m] = [await attempt(known.clientId), await attempt(madeUp)];
+      expect(k.status).toBe(i < TOKEN_ATTEMPTS_PER_MINUTE ? 401 : 429);
+      expect({ status: m.status, body: m.body, retryAfter: m.headers.get('retry-after') }).toEqual({
+        status: k.status,
+        body: k.body,
+        retryAfter: k.headers.get('retry-after'),
+      });
+    }
+    // Each wrote one counter item for the minute, with a TTL an hour past it; nothing else.
+    const written = (await tableItems()).filter((i) => !before.has(`${i.PK} ${i.SK}`) && String(i.PK).startsWith('RATE#'));
+    expect(written.map((i) => i.PK).sort()).toEqual(
+      [known.clientId, madeUp].map((id) => `RATE#TOKEN_ADDR#${attemptSubject(id, '127.0.0.10')}`).sort(),
+    );
+    for (const item of written) {
+      expect(item.count).toBe(TOKEN_ATTEMPTS_PER_MINUTE + 1);
+      expect(item.ttl).toBe(Date.UTC(2026, 10, 29, 13, 15) / 1000 + 3600);
+    }
   });
 
   it('issues the requested scopes the application holds (RFC 6749 3.3), names them, and the token can do only those', async () => {
