@@ -31,6 +31,8 @@ export type App = {
   expiresAt: string | null;
   createdAt: string;
   revokedAt?: string;
+  /** Its webhook destinations, counted by their create and remove (destinations.ts); absent: none yet. */
+  destinationCount?: number;
 };
 
 /** A legacy credential's last use is written at most once in this many seconds (never a write per request). */
