@@ -4,6 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { ADMIN_PROXY_PATH, ADMIN_ROOT, ADMIN_ROUTES, isAdminPath } from '#contract/admin-routes';
 import { ROUTES, type Family, CATCH_ALL_FAMILY, TOKEN_PATH } from '#contract/routes';
 import { pathResolver } from '#platform/api-handler';
+import { NO_SNIFF } from '#platform/http';
 import { timeoutSecondsOf, type FunctionName } from '#lib/functions';
 import type { ProxyHandler } from './families.js';
 import { LOCAL_THROTTLE, tokenBucket, type StageThrottle } from './stage-throttle.js';
@@ -284,8 +285,9 @@ function send(res: ServerResponse, result: APIGatewayProxyResult): void {
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
+/** API Gateway's own answer; nosniff as the edge adds it in AWS (lib/constructs/edge.ts). */
 function refuse(res: ServerResponse, [status, message]: readonly [number, string]): void {
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Apigw-Requestid': randomUUID() });
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Apigw-Requestid': randomUUID(), ...NO_SNIFF });
   res.end(JSON.stringify({ message }));
 }
 

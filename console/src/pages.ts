@@ -59,6 +59,7 @@ export async function applicationsPage(shell: Shell): Promise<HTMLElement> {
       'Locations',
       'Owner e-mail',
       'This minute / limit',
+      'Destinations / limit',
       'Expires',
       'Replaced secret works until',
       'Actions',
@@ -215,6 +216,7 @@ function appRow(shell: Shell, a: any, show: (shown: HTMLElement) => void, after:
     locationsText(a.allowedLocationIds),
     ownerCell(a),
     `${a.requestsThisMinute} / ${a.rateLimitPerMinute}`,
+    `${a.destinationCount} / ${a.destinationLimit}`,
     a.expiresAt ? time(a.expiresAt) : 'never',
     a.previousSecretExpiresAt && Date.parse(a.previousSecretExpiresAt) > Date.now() ? time(a.previousSecretExpiresAt) : '—',
     h(

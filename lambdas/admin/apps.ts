@@ -9,6 +9,7 @@ import { normalAddress } from '#data/mail-suppressions';
 import { AdminConflictError, AdminInputError, AdminNotFoundError, appInput, parseInput, type AppInput } from '#domain/inputs';
 import { randomBytes } from 'node:crypto';
 import type { MessagingDeps } from '#platform/deps';
+import { DESTINATIONS_PER_APPLICATION } from '#contract/destination-limit';
 import { adminPage, type PageQuery } from './paging.js';
 import { matches, searchPage } from './search.js';
 
@@ -219,10 +220,10 @@ export function createdAppDocument({ app, clientSecret, legacyCredential }: Crea
   return { app: publicApp(app), ...(clientSecret ? { clientSecret } : { legacyCredential }) };
 }
 
-/** An application as ops see it: never a secret hash. */
+/** An application as ops see it: never a secret hash; how many destinations it has, of the most it may. */
 function publicApp(app: App) {
   const { secretHash: _hash, previousSecretHash: _previous, ...rest } = app;
-  return rest;
+  return { ...rest, destinationCount: app.destinationCount ?? 0, destinationLimit: DESTINATIONS_PER_APPLICATION };
 }
 
 /** Refuses a group id that names no group. */

@@ -22,6 +22,7 @@ import {
 } from '#domain/inputs';
 import { id } from '#contract/schemas/common';
 import { WEBHOOK_TEST } from '#contract/webhook-events';
+import { DESTINATIONS_PER_APPLICATION } from '#contract/destination-limit';
 
 /**
  * Webhook destinations (contract 6.5), as the admin CLI and console manage
@@ -148,7 +149,11 @@ export async function addDestination(deps: MessagingDeps, input: v.InferInput<ty
     createdAt: at,
     updatedAt: at,
   };
-  await deps.store.destinations.put(destination, { mustExist: false });
+  if (!(await deps.store.destinations.create(destination, DESTINATIONS_PER_APPLICATION))) {
+    throw new AdminConflictError(
+      `application ${app.clientId} has ${DESTINATIONS_PER_APPLICATION} destinations, the limit per application: remove one before adding another`,
+    );
+  }
   await notifyOwner(deps, destination, 'created');
   return { destination: publicDestination(destination), signingSecret };
 }

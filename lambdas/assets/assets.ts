@@ -19,7 +19,6 @@ export function assetOperations(assets: AssetStore): Operations {
           'Content-Type': asset.contentType,
           'Cache-Control': CACHE_CONTROL,
           ETag: asset.etag,
-          'X-Content-Type-Options': 'nosniff',
           // An SVG opened directly must not run script on the API's origin.
           'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
         };

@@ -37,6 +37,8 @@ export type App = {
   expiresAt: string | null;
   createdAt: string;
   revokedAt?: string;
+  /** Its webhook destinations, counted by their create and remove (destinations.ts); absent: none yet. */
+  destinationCount?: number;
 };
 
 /** Tokens of a secret generation below `below` are refused from `at` on. */

@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, isConditionFailure, type Db, itemOf, readItems } from './store.js';
 import { everyGroupPage, groupPage, type GroupIndex, type WalkKey } from './group-index.js';
+import { appKeys, type App } from './apps.js';
 
 /** Stored health; DISABLED is derived from `enabled` when shown. */
 type StoredHealth = 'NOT_TESTED' | 'HEALTHY' | 'FAILING';
@@ -46,6 +47,13 @@ export const destinationKeys = {
 export type DestinationsRepo = {
   get(id: string): Promise<Destination | null>;
   put(destination: Destination, options: { mustExist: boolean }): Promise<boolean>;
+  /**
+   * Adds a new destination unless its application has `limit` already: false then, and nothing written. The count
+   * is the application item's, claimed by a conditional write before the destination is written, so two creates at
+   * once never both pass the limit.
+   */
+  create(destination: Destination, limit: number): Promise<boolean>;
+  /** Removes the destination and its health, and frees its place in its application's count. */
   remove(id: string): Promise<boolean>;
   update(id: string, fields: Partial<Pick<Destination, ConfigField>>): Promise<Destination | null>;
   /**
@@ -82,39 +90,92 @@ export const UNTESTED: HealthFields = { health: 'NOT_TESTED', consecutiveFailure
 /** A health item outlives a removed destination only this long (an attempt may finish after the removal). */
 const HEALTH_TTL_SECONDS = 400 * 86_400;
 
+/** The application item's count of its destinations (DestinationsRepo.create). */
+const DESTINATION_COUNT = 'destinationCount' satisfies keyof App;
+
 export function destinationsRepo(db: Db): DestinationsRepo {
   const { doc, tableName } = db;
+  /**
+   * One place fewer in the application's count, never below zero. A removal whose count write is lost (the
+   * function stopped between the two writes) leaves the count one high: the limit errs towards refusing.
+   */
+  const releasePlace = (clientId: string) =>
+    applied(
+      doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: appKeys.app(clientId),
+          UpdateExpression: 'ADD #count :minusOne',
+          ConditionExpression: '#count > :zero',
+          ExpressionAttributeNames: { '#count': DESTINATION_COUNT },
+          ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+        }),
+      ),
+    );
+  /** Creates or replaces; `mustExist` refuses to resurrect a destination removed meanwhile. */
+  const put = (destination: Destination, { mustExist }: { mustExist: boolean }): Promise<boolean> =>
+    applied(
+      doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...destinationKeys.destination(destination.destinationId),
+            GSI1PK: destinationKeys.index.of(destination.groupId),
+            GSI1SK: destinationKeys.sort(destination),
+            ...destination,
+          },
+          ConditionExpression: mustExist ? 'attribute_exists(PK)' : 'attribute_not_exists(PK)',
+        }),
+      ),
+    );
   return {
     /** Strongly consistent: an attempt signs with the secret of the latest rotation and sees a disable or removal at once. */
     async get(id: string): Promise<Destination | null> {
       const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: destinationKeys.destination(id), ConsistentRead: true }));
       return Item ? toDestination(Item) : null;
     },
-    /** Creates or replaces; `mustExist` refuses to resurrect a destination removed meanwhile. */
-    async put(destination: Destination, { mustExist }: { mustExist: boolean }): Promise<boolean> {
-      return applied(
+    put,
+    async create(destination: Destination, limit: number): Promise<boolean> {
+      const claimed = await applied(
         doc.send(
-          new PutCommand({
+          new UpdateCommand({
             TableName: tableName,
-            Item: {
-              ...destinationKeys.destination(destination.destinationId),
-              GSI1PK: destinationKeys.index.of(destination.groupId),
-              GSI1SK: destinationKeys.sort(destination),
-              ...destination,
-            },
-            ConditionExpression: mustExist ? 'attribute_exists(PK)' : 'attribute_not_exists(PK)',
+            Key: appKeys.app(destination.clientId),
+            UpdateExpression: 'SET #count = if_not_exists(#count, :zero) + :one',
+            ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#count) OR #count < :limit)',
+            ExpressionAttributeNames: { '#count': DESTINATION_COUNT },
+            ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limit },
           }),
         ),
       );
+      if (!claimed) return false;
+      try {
+        await put(destination, { mustExist: false });
+      } catch (err) {
+        await releasePlace(destination.clientId);
+        throw err;
+      }
+      return true;
     },
     async remove(id: string): Promise<boolean> {
-      const removed = await applied(
-        doc.send(
-          new DeleteCommand({ TableName: tableName, Key: destinationKeys.destination(id), ConditionExpression: 'attribute_exists(PK)' }),
-        ),
-      );
-      if (removed) await doc.send(new DeleteCommand({ TableName: tableName, Key: destinationKeys.health(id) }));
-      return removed;
+      try {
+        const { Attributes } = await doc.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: destinationKeys.destination(id),
+            ConditionExpression: 'attribute_exists(PK)',
+            ReturnValues: 'ALL_OLD',
+          }),
+        );
+        await Promise.all([
+          doc.send(new DeleteCommand({ TableName: tableName, Key: destinationKeys.health(id) })),
+          releasePlace(String(Attributes!.clientId)),
+        ]);
+        return true;
+      } catch (err) {
+        if (isConditionFailure(err)) return false;
+        throw err;
+      }
     },
     /** Changes configuration fields only (health stays with recordAttempt); null when the destination is gone. */
     async update(id: string, fields: Partial<Pick<Destination, ConfigField>>): Promise<Destination | null> {

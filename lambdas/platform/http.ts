@@ -17,6 +17,12 @@ export type HttpResponse = APIGatewayProxyResult & { headers: Record<string, str
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * On every answer of every HTTP function, and on the local gateway's own (the edge adds it in AWS to API Gateway's):
+ * a browser takes a body as its declared type only, so a JSON error that echoes input never runs as a page or script.
+ */
+export const NO_SNIFF = { 'X-Content-Type-Options': 'nosniff' } as const;
+
 export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
   return jsonTextResponse(statusCode, JSON.stringify(body), headers);
 }
@@ -227,7 +233,7 @@ function responses(api: HttpApi, deps: Deps, { refusalOf }: ShellOptions): Shell
     const { context } = request;
     const requestId = request.event.requestContext.requestId;
     const response = negotiated(request.event, request.response!);
-    response.headers = { ...context.extraHeaders, ...response.headers, 'X-Request-Id': requestId };
+    response.headers = { ...context.extraHeaders, ...response.headers, ...NO_SNIFF, 'X-Request-Id': requestId };
     request.response = response;
     const operation = context.operation ?? 'unmatched';
     // Never a body: token responses and created apps and destinations carry secrets.

@@ -14,6 +14,7 @@ import {
   OriginRequestPolicy,
   OriginRequestQueryStringBehavior,
   OriginSslPolicy,
+  ResponseHeadersPolicy,
   SecurityPolicyProtocol,
   ViewerProtocolPolicy,
   type ErrorResponse,
@@ -24,7 +25,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ERRORS } from '#contract/errors';
-import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
+import { NO_SNIFF, ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
 import type { RouteTableApi } from './api.js';
 import { aliasRecords, publicDomain, type PublicDomain } from './api-domain.js';
 
@@ -164,6 +165,12 @@ export class Edge extends Construct {
       queryStringBehavior: OriginRequestQueryStringBehavior.all(),
       cookieBehavior: OriginRequestCookieBehavior.none(),
     });
+    // The functions send nosniff themselves; API Gateway's own answers (its 403, 413, 429, 500) cannot be given it
+    // (an HTTP API has no gateway responses), so the edge adds it to every answer that passes it.
+    const responseHeaders = new ResponseHeadersPolicy(this, 'ResponseHeaders', {
+      comment: "Customer API: nosniff on every answer, API Gateway's own included",
+      securityHeadersBehavior: { contentTypeOptions: { override: true } },
+    });
     // The API's execute-api host, from its endpoint URL (https://<id>.execute-api.<region>.amazonaws.com).
     const apiHost = Fn.select(2, Fn.split('/', props.api.httpApi.apiEndpoint));
     const { certificate, zone } = publicDomain(this, props.domain);
@@ -183,6 +190,7 @@ export class Edge extends Construct {
         allowedMethods: AllowedMethods.ALLOW_ALL,
         cachePolicy: CachePolicy.CACHING_DISABLED,
         originRequestPolicy: originRequest,
+        responseHeadersPolicy: responseHeaders,
         functionAssociations: [{ function: viewerAddress, eventType: FunctionEventType.VIEWER_REQUEST }],
       },
       domainNames: [props.domain.name],
@@ -254,6 +262,7 @@ function webAcl(scope: Construct, name: string, rateLimit: number): CfnWebACL {
               responseHeaders: [
                 { name: 'Retry-After', value: String(EDGE_RATE_WINDOW_SECONDS) },
                 { name: 'Cache-Control', value: 'no-store' },
+                ...Object.entries(NO_SNIFF).map(([name, value]) => ({ name, value })),
               ],
             },
           },

@@ -6,6 +6,7 @@ import type { LocalRuntime } from '#local/runtime';
 import { createApp } from '#lambdas/admin/apps';
 import { sampleMenu } from '#local/demo-menu';
 import { addDestination, sendTest } from '#lambdas/admin/destinations';
+import { DESTINATIONS_PER_APPLICATION } from '#contract/destination-limit';
 import { markerOf, type Delivery } from '#data/deliveries';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
@@ -457,6 +458,38 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     expect(await legacyRow.textContent()).toContain('never');
     expect(await legacyRow.textContent()).toContain(legacy.app.tokenPrefix);
     expect(await page.content()).not.toContain(legacy.legacyCredential);
+  });
+
+  it(`shows each application's destinations against the limit of ${DESTINATIONS_PER_APPLICATION}, and refuses one more with the reason`, async () => {
+    const { app } = await createApp(runtime.store, { groupId: 'demo-group', name: 'Full', scopes: ['bevq:read'] }, Date.now());
+    for (let i = 0; i < DESTINATIONS_PER_APPLICATION; i++) {
+      await addDestination(runtime.deps, { clientId: app.clientId, name: `Full hook ${i}`, url: receiver.url });
+    }
+    await signIn();
+    await page.getByLabel('Search applications').fill(app.clientId);
+    await page.getByRole('button', { name: 'Search' }).click();
+    const row = page.getByRole('row').filter({ hasText: app.clientId });
+    await expect
+      .poll(() => row.locator('td').allTextContents())
+      .toContain(`${DESTINATIONS_PER_APPLICATION} / ${DESTINATIONS_PER_APPLICATION}`);
+
+    await nav('Destinations');
+    await page.getByLabel('Application', { exact: true }).selectOption(app.clientId);
+    await page.getByLabel('Name', { exact: true }).fill('One too many');
+    await page.getByLabel('URL').fill(receiver.url);
+    await page.getByRole('button', { name: 'Add' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe(
+        `application ${app.clientId} has ${DESTINATIONS_PER_APPLICATION} destinations, the limit per application: remove one before adding another`,
+      );
+    expect(
+      (await runtime.store.destinations.page({ scope: { groupId: 'demo-group', clientId: app.clientId }, limit: 100 })).destinations,
+    ).toHaveLength(DESTINATIONS_PER_APPLICATION);
+    // The browser logs the refusal's 409 itself; that one is expected.
+    const refusal = consoleErrors.findIndex((e) => e.includes('409') && e.includes('/admin/v1/destinations'));
+    expect(refusal).toBeGreaterThanOrEqual(0);
+    consoleErrors.splice(refusal, 1);
   });
 
   it('revokes an application and removes a destination, each only once its confirmation is accepted', async () => {

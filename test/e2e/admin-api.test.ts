@@ -4,7 +4,8 @@ import { sampleMenu } from '#local/demo-menu';
 import { menuEventId } from '#lambdas/webhooks/messages';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { call, exchange, rateCount, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';
+import { DESTINATIONS_PER_APPLICATION } from '#contract/destination-limit';
+import { call, exchange, rateCount, scanTable, sentMail, startTestRuntime, watchingDynamo } from '../support/runtime.js';
 import { expectSigningSecret } from '../support/signing-secret.js';
 
 /**
@@ -237,6 +238,66 @@ describe('destinations', () => {
     ).toBe(400);
     expect((await admin('PATCH', '/destinations/dst_unknown', { name: 'x' })).status).toBe(400);
     expect((await scanTable(runtime)).length).toBe(before);
+  });
+});
+
+describe('destinations per application', () => {
+  const add = (clientId: string, name: string) =>
+    admin('POST', '/destinations', { clientId, name, url: 'https://hooks.example.test/cap', locationIds: ['nyc-midtown'] });
+  const destinationsOf = async (clientId: string) =>
+    (await scanTable(runtime)).filter((item) => String(item.PK).startsWith('DEST#') && item.SK === 'DEST' && item.clientId === clientId);
+
+  it(`takes at most ${DESTINATIONS_PER_APPLICATION} even when every create comes at once; the next is a 409 naming the limit, writes and mails nothing`, async () => {
+    const app = (await newApp({ ownerEmail: 'cap-owner@example.test' })).body.app;
+    const mailBefore = (await sentMail(runtime)).length;
+    const replies = await Promise.all(Array.from({ length: DESTINATIONS_PER_APPLICATION + 5 }, (_, i) => add(app.clientId, `Hook ${i}`)));
+    expect(replies.filter((r) => r.status === 201)).toHaveLength(DESTINATIONS_PER_APPLICATION);
+    const refused = replies.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(5);
+    for (const r of refused) {
+      expect(r.status).toBe(409);
+      expect(r.body.error).toMatchObject({ code: 'conflict', status: 409 });
+      expect(r.body.error.message).toBe(
+        `application ${app.clientId} has ${DESTINATIONS_PER_APPLICATION} destinations, the limit per application: remove one before adding another`,
+      );
+    }
+    expect(await destinationsOf(app.clientId)).toHaveLength(DESTINATIONS_PER_APPLICATION);
+    // One configuration mail per create that was made (contract 6.5 rule 8), none for a refusal.
+    const mail = (await sentMail(runtime)).slice(mailBefore).filter((m) => m.to.includes('cap-owner@example.test'));
+    expect(mail).toHaveLength(DESTINATIONS_PER_APPLICATION);
+    // The operator sees the count beside the limit.
+    expect((await admin('GET', `/apps/${app.clientId}`)).body.app).toMatchObject({
+      destinationCount: DESTINATIONS_PER_APPLICATION,
+      destinationLimit: DESTINATIONS_PER_APPLICATION,
+    });
+
+    // A removal frees a place, once: a second removal of the same destination frees none.
+    const [first] = replies.filter((r) => r.status === 201);
+    expect((await admin('DELETE', `/destinations/${first!.body.destination.destinationId}`)).status).toBe(204);
+    expect((await admin('DELETE', `/destinations/${first!.body.destination.destinationId}`)).status).toBe(404);
+    const again = await Promise.all([add(app.clientId, 'Replacement'), add(app.clientId, 'One too many')]);
+    expect(again.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(await destinationsOf(app.clientId)).toHaveLength(DESTINATIONS_PER_APPLICATION);
+  });
+
+  it("counts without reading the application's destinations: a create reads and writes the same few items however many it has", async () => {
+    const app = (await newApp()).body.app;
+    const commandsOf = async (name: string) => {
+      const seen: string[] = [];
+      const reply = await watchingDynamo(
+        runtime,
+        (i) =>
+          seen.push(i.KeyConditionExpression ? `Query ${i.IndexName ?? 'table'}` : i.Key || i.Item || i.RequestItems ? 'item' : 'Scan'),
+        () => add(app.clientId, name),
+      );
+      expect(reply.status).toBe(201);
+      return seen;
+    };
+    const firstCreate = await commandsOf('First');
+    for (let i = 0; i < DESTINATIONS_PER_APPLICATION - 2; i++) expect((await add(app.clientId, `Filler ${i}`)).status).toBe(201);
+    const lastCreate = await commandsOf('Last');
+    expect(lastCreate.filter((c) => c === 'Scan' || c === 'Query GSI1')).toEqual([]);
+    expect(lastCreate).toEqual(firstCreate);
   });
 });
 

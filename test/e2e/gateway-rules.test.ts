@@ -36,6 +36,8 @@ afterAll(() => runtime?.stop());
 const raw = (path: string, init: RequestInit = {}) => fetch(`${runtime.url}${path}`, init);
 const json = (response: Response): Promise<any> => response.json();
 const adminAuth = { Authorization: `Bearer ${ADMIN_KEY}` };
+/** The header every answer carries, the functions' and the gateway's own alike. */
+const sniffing = (response: { headers: Headers }) => response.headers.get('x-content-type-options');
 
 describe('binary bodies', () => {
   it('decodes a base64 body for every Accept: the logo arrives as PNG bytes', async () => {
@@ -67,6 +69,43 @@ describe('response headers', () => {
   });
 });
 
+describe('X-Content-Type-Options: nosniff', () => {
+  it('is on every answer of the functions: /v1, token, admin, assets and discovery (the OpenAPI document), success and refusal alike', async () => {
+    const limited = await tokenFor(runtime, { rateLimitPerMinute: 1 });
+    const tokenForm = (secret: string) =>
+      raw('/oauth/token', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: limited.clientId, client_secret: secret }).toString(),
+      });
+    await call(runtime, '/v1/demo-group/locations', { token: limited.token });
+    const answers: [string, number, { headers: Headers; status: number }][] = [
+      ['/v1 read', 200, await call(runtime, '/v1/demo-group/locations', { token, headers: { 'Accept-Encoding': 'gzip' } })],
+      ['/v1 without a token', 401, await call(runtime, '/v1/demo-group/locations')],
+      ['/v1 over its rate limit', 429, await call(runtime, '/v1/demo-group/locations', { token: limited.token })],
+      ['an unknown route', 404, await call(runtime, '/v2/anything', { token })],
+      ['a wrong method', 405, await call(runtime, '/v1/demo-group/locations', { method: 'DELETE', token })],
+      ['the OpenAPI document', 200, await call(runtime, '/v1/openapi.json')],
+      ['a logo', 200, await raw('/v1/assets/sports-logo/nfl.svg')],
+      ['an unknown logo', 404, await raw('/v1/assets/sports-logo/none.svg')],
+      ['a token', 200, await tokenForm(limited.clientSecret)],
+      ['a wrong secret', 401, await tokenForm('wrong')],
+      ['the token endpoint, read', 405, await raw('/oauth/token')],
+      ['an admin list', 200, await raw('/admin/v1/apps?limit=1', { headers: adminAuth })],
+      ['an unknown admin path', 404, await raw('/admin/v1/nothing-here', { headers: adminAuth })],
+      [
+        'an admin body that breaks a rule',
+        400,
+        await raw('/admin/v1/apps', { method: 'POST', headers: { ...adminAuth, 'Content-Type': 'application/json' }, body: '{}' }),
+      ],
+    ];
+    for (const [what, status, reply] of answers) {
+      expect(reply.status, what).toBe(status);
+      expect(sniffing(reply), what).toBe('nosniff');
+    }
+  });
+});
+
 describe('paths', () => {
   it('routes and hands over the decoded path: an encoded id is the id', async () => {
     const reply = await call(runtime, '/v1/demo-group/nyc%2Dmidtown', { token });
@@ -82,6 +121,7 @@ describe('paths', () => {
       const reply = await raw(path, { headers: { Authorization: `Bearer ${token}` } });
       expect(reply.status, path).toBe(400);
       expect(await reply.json()).toEqual({ message: 'Bad Request' });
+      expect(sniffing(reply), path).toBe('nosniff');
     }
   });
 
@@ -123,6 +163,7 @@ describe('unknown paths and methods', () => {
       const reply = await raw(path, { method });
       expect(reply.status, `${method} ${path}`).toBe(403);
       expect(await reply.json()).toEqual({ message: 'Forbidden' });
+      expect(sniffing(reply), `${method} ${path}`).toBe('nosniff');
     }
     // `/admin` itself is below no admin route: the $default route's 404.
     expect((await call(runtime, '/admin')).status).toBe(404);
@@ -138,6 +179,7 @@ describe('payload limits', () => {
     const reply = await post(form(MAX_BODY_BYTES));
     expect(reply.status).toBe(413);
     expect(await reply.json()).toEqual({ message: 'Request Entity Too Large' });
+    expect(sniffing(reply)).toBe('nosniff');
   });
 
   it("answers an event over Lambda's 6 MB invoke limit as API Gateway answers a failed invocation", async () => {
@@ -146,6 +188,7 @@ describe('payload limits', () => {
       const reply = await post(body, typeof body === 'string' ? 'text/plain' : 'application/octet-stream');
       expect(reply.status).toBe(500);
       expect(await reply.json()).toEqual({ message: 'Internal Server Error' });
+      expect(sniffing(reply)).toBe('nosniff');
     }
     expect(MAX_EVENT_BYTES).toBe(6 * 1024 * 1024);
   });
@@ -264,6 +307,7 @@ describe('stage throttling', () => {
       const refused = await get(logo);
       expect(refused.status).toBe(429);
       expect(await refused.json()).toEqual({ message: 'Too Many Requests' });
+      expect(sniffing(refused)).toBe('nosniff');
       expect((await get('/v1/openapi.json')).status).toBe(200);
       // Half a second brings half a token back: still refused.
       clock.advance(500);
@@ -333,6 +377,7 @@ describe("an answer over Lambda's 6 MB response limit", () => {
       const controls = await get('controls');
       expect(controls.status).toBe(500);
       expect(await controls.json()).toEqual({ message: 'Internal Server Error' });
+      expect(sniffing(controls)).toBe('nosniff');
       const letters = await get('letters');
       expect(letters.status).toBe(200);
       expect((await letters.text()).length).toBe(bodies.letters!.length);

@@ -129,6 +129,13 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     });
   });
 
+  it("adds nosniff to every answer that passes it, API Gateway's own included, over any the origin sent", () => {
+    const config = edgeDistribution(template);
+    const policies = of(template, 'AWS::CloudFront::ResponseHeadersPolicy');
+    const policy = policies[config.DefaultCacheBehavior.ResponseHeadersPolicyId.Ref]!;
+    expect(policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig).toEqual({ ContentTypeOptions: { Override: true } });
+  });
+
   it('runs a viewer-request function that sets x-viewer-address to the viewer, over whatever the client sent', () => {
     const config = edgeDistribution(template);
     const associations = config.DefaultCacheBehavior.FunctionAssociations as Json[];
@@ -220,6 +227,7 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     const response = rate.Action.Block.CustomResponse;
     expect(response.ResponseCode).toBe(429);
     expect(response.ResponseHeaders).toContainEqual({ Name: 'Retry-After', Value: String(EDGE_RATE_WINDOW_SECONDS) });
+    expect(response.ResponseHeaders).toContainEqual({ Name: 'X-Content-Type-Options', Value: 'nosniff' });
     expect(EDGE_RATE_WINDOW_SECONDS).toBe(300);
     const body = acl.Properties.CustomResponseBodies[response.CustomResponseBodyKey];
     expect(body.ContentType).toBe('APPLICATION_JSON');

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '#lambdas/admin/apps';
+import { addDestination } from '#lambdas/admin/destinations';
+import { DESTINATIONS_PER_APPLICATION } from '#contract/destination-limit';
 import type { LocalRuntime } from '#local/runtime';
 import { admin, runtimeFileFor } from '../fixtures/admin-cli.js';
 import { sampleMenu } from '#local/demo-menu';
@@ -161,6 +163,20 @@ describe('npm run admin -- destinations / menus', () => {
       expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(2);
       expect(run.stderr).toMatch(/^error: /);
     }
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it(`refuses a destination past the ${DESTINATIONS_PER_APPLICATION} an application may have with exit 2 naming the limit, writing nothing`, async () => {
+    const full = await newApp(runtime, { scopes: ['bevq:read'] });
+    const url = `https://127.0.0.1:${receiver.port}/hook`;
+    for (let i = 0; i < DESTINATIONS_PER_APPLICATION; i++)
+      await addDestination(runtime.deps, { clientId: full.clientId, name: `Hook ${i}`, url });
+    const before = await snapshot();
+    const run = await admin(loopbackFile, ['destinations', 'add', '--app', full.clientId, '--name', 'One more', '--url', url]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(
+      `error: application ${full.clientId} has ${DESTINATIONS_PER_APPLICATION} destinations, the limit per application: remove one before adding another`,
+    );
     expect(await snapshot()).toEqual(before);
   });
 });
