@@ -8,11 +8,24 @@ import { STAGE_TABLE, STAGES, type AlarmThresholds } from './stages.js';
  */
 export type AlarmEntry = {
   title: string;
-  threshold: keyof AlarmThresholds;
+  /** The stage table's threshold, or a number that is the same in every stage. */
+  threshold: keyof AlarmThresholds | number;
   unit: string;
   means: string;
   firstStep: string;
+  /** Fires when this many of the last `of` periods breach (absent: the last one alone). */
+  window?: { datapoints: number; of: number };
 };
+
+/**
+ * A canary's rollback alarms fire on 2 breaching minutes of 3: one slow or failed invocation of the new version
+ * pages (the count alarms) but does not roll it back; a version that keeps failing is rolled back within the
+ * canary's 5 minutes.
+ */
+export const ROLLBACK_WINDOW = { datapoints: 2, of: 3 } as const;
+
+/** Every alarm is named `customer-api-<stage>-<id>`: the topic policy lets CloudWatch publish for these names only. */
+export const alarmNamePrefix = (stage: string) => `customer-api-${stage}-`;
 
 export const ALARMS = {
   ApiServerErrors: {
@@ -33,16 +46,14 @@ export const ALARMS = {
     title: '<function> errors',
     threshold: 'functionErrors',
     unit: 'errors of the live alias in 1 min',
-    means:
-      "The function's invocations fail (an exception outside the HTTP shell, a timeout, an init failure). During a canary deploy this alarm rolls the alias back.",
-    firstStep:
-      "Read the function's log group for the failing requests; if a deploy just happened, CodeDeploy has rolled back: compare the two versions.",
+    means: "The function's invocations fail (an exception outside the HTTP shell, a timeout, an init failure).",
+    firstStep: "Read the function's log group for the failing requests; if a deploy just happened, compare the two versions.",
   },
   FunctionLatency: {
     title: '<function> p99 duration',
     threshold: 'apiLatencyP99Ms',
     unit: 'ms, p99 of the live alias over 1 min',
-    means: 'An HTTP function answers slowly. During a canary deploy this alarm rolls the alias back.',
+    means: 'An HTTP function answers slowly.',
     firstStep: "Check DynamoDB throttles and the function's init duration (cold starts); compare with the previous version.",
   },
   FunctionNearTimeout: {
@@ -53,6 +64,33 @@ export const ALARMS = {
       'A queue or scheduled function runs close to its timeout: a slow receiver, a large DLQ pass, or DynamoDB latency. Past it, the batch returns to the queue.',
     firstStep:
       "Read the function's log lines of that minute (attempt durations, pages dispatched); a single slow receiver is paused by its health, a systemic one is not.",
+  },
+  RollbackErrors: {
+    title: '<function> new version errors',
+    threshold: 'rollbackErrors',
+    unit: `errors of the version a canary deploys, per minute, in ${ROLLBACK_WINDOW.datapoints} of ${ROLLBACK_WINDOW.of} minutes`,
+    means:
+      'The version being deployed keeps failing (its own invocations, ExecutedVersion): CodeDeploy moves the alias back to the previous one.',
+    firstStep:
+      "The deploy has rolled back and the CloudFormation update failed: read the new version's failing requests in the function's log group, fix, deploy again.",
+    window: ROLLBACK_WINDOW,
+  },
+  RollbackLatency: {
+    title: '<function> new version p99 duration',
+    threshold: 'apiLatencyP99Ms',
+    unit: `ms, p99 of the version a canary deploys over 1 min, in ${ROLLBACK_WINDOW.datapoints} of ${ROLLBACK_WINDOW.of} minutes`,
+    means: 'The version being deployed answers slowly, minute after minute: CodeDeploy moves the alias back to the previous one.',
+    firstStep: "The deploy has rolled back: compare the two versions' duration and init duration in the function's log group.",
+    window: ROLLBACK_WINDOW,
+  },
+  RollbackNearTimeout: {
+    title: '<function> new version near its timeout',
+    threshold: 'delivererDurationPercent',
+    unit: `% of the function's timeout, the deployed version's longest invocation in 1 min, in ${ROLLBACK_WINDOW.datapoints} of ${ROLLBACK_WINDOW.of} minutes`,
+    means:
+      'The version being deployed runs close to its timeout, minute after minute: CodeDeploy moves the alias back to the previous one.',
+    firstStep: "The deploy has rolled back: compare the two versions' durations in the function's log lines.",
+    window: ROLLBACK_WINDOW,
   },
   FunctionThrottles: {
     title: '<function> throttles',
@@ -87,7 +125,8 @@ export const ALARMS = {
   DeadLetters: {
     title: 'Webhook dead letters',
     threshold: 'deadLetters',
-    unit: 'messages in the DLQ',
+    // In flight too: the sweeper's pass hides every DLQ message for a moment each minute.
+    unit: 'messages in the DLQ, visible plus in flight',
     means: 'Deliveries gave up (five attempts spent) or receives were spent without attempts.',
     firstStep:
       '`npm run admin -- dlq list --stage S`: fix or ask the receiver\'s owner, then `dlq redrive` (docs/webhooks.md, "Dead letters").',
@@ -142,7 +181,31 @@ export const ALARMS = {
     firstStep:
       "Check SES: the sender identity verified, the account out of the sandbox, the sending quota; the refusal is in the sweeper's log.",
   },
+  MailEventFailures: {
+    title: 'Mail events failed',
+    // A record lost past the normal path, as a dead letter is: the same threshold.
+    threshold: 'deadLetters',
+    unit: 'messages in the mail-events failure queue, visible plus in flight',
+    means:
+      "SNS delivered a bounce or complaint that the mail-events function failed on after Lambda's retries: that address is not suppressed.",
+    firstStep:
+      'Read the queue (`aws sqs receive-message --queue-url <MailEventsFailureQueueUrl>`): each record has the error and the SNS event; fix the cause, replay the event (docs/operations.md, "Owner mail"), then delete the record.',
+  },
+  AlarmPathCheck: {
+    title: 'Alarm path check',
+    // Nothing publishes its metric: it fires only when an operator sets its state.
+    threshold: 1,
+    unit: 'set by hand (`aws cloudwatch set-alarm-state`)',
+    means: 'An operator is checking that alarms reach this topic; it belongs to no deployment and returns to OK within a minute.',
+    firstStep:
+      'Nothing, if someone is running the post-deploy alarm check (docs/operations.md, "Alarms and runbook"); otherwise ask who set it.',
+  },
 } as const satisfies Record<string, AlarmEntry>;
+
+/** An entry's threshold in a stage. */
+export function thresholdOf(entry: AlarmEntry, thresholds: AlarmThresholds): number {
+  return typeof entry.threshold === 'number' ? entry.threshold : thresholds[entry.threshold];
+}
 
 export type AlarmKey = keyof typeof ALARMS;
 
@@ -150,7 +213,7 @@ export type AlarmKey = keyof typeof ALARMS;
 export function runbookTable(): string {
   const header = `| alarm | fires at (${STAGES.join(' / ')}) | unit | what it means | first thing to do |\n|---|---|---|---|---|`;
   const rows = Object.values(ALARMS).map((entry: AlarmEntry) => {
-    const thresholds = STAGES.map((stage) => STAGE_TABLE[stage].alarms.thresholds[entry.threshold].toLocaleString('en-US')).join(' / ');
+    const thresholds = STAGES.map((stage) => thresholdOf(entry, STAGE_TABLE[stage].alarms.thresholds).toLocaleString('en-US')).join(' / ');
     return `| ${entry.title} | ${thresholds} | ${entry.unit} | ${entry.means} | ${entry.firstStep} |`;
   });
   return [header, ...rows].join('\n');

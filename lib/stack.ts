@@ -147,16 +147,24 @@ export class CustomerApiStack extends Stack {
       removalPolicy,
       tracing,
     });
-    for (const fn of [...Object.values(this.functions), adminFunction]) deploys.guard(fn, alarms.forFunction(fn, 'http'));
-    for (const fn of [...Object.values(webhookFunctions.functions), mailEvents.function])
-      deploys.guard(fn, alarms.forFunction(fn, 'background'));
+    const guarded = [
+      ...[...Object.values(this.functions), adminFunction].map((fn) => [fn, 'http'] as const),
+      ...[...Object.values(webhookFunctions.functions), mailEvents.function].map((fn) => [fn, 'background'] as const),
+    ];
+    for (const [fn, kind] of guarded) {
+      alarms.forFunction(fn, kind);
+      if (deploys.rollsBack) deploys.guard(fn, alarms.forNewVersion(fn, kind));
+    }
     alarms.forApi(api.stage);
     alarms.forTokenEndpoint();
     alarms.forTable(table);
     alarms.forWebhooks({ ...webhooks, deliveryFailures: webhookFunctions.deliveryFailures });
+    alarms.forMailEvents(mailEvents.failures);
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
     // An imported configuration set's owner points its bounce and complaint event destination here.
     new CfnOutput(this, 'MailEventsTopicArn', { value: mailEvents.topic.topicArn });
+    // Bounces and complaints the mail-events function failed on (runbook: "Mail events failed").
+    new CfnOutput(this, 'MailEventsFailureQueueUrl', { value: mailEvents.failures.queueUrl });
     // The admin CLI sends the mail it sends (destination notices) with the same configuration set.
     new CfnOutput(this, 'MailConfigurationSet', { value: mailConfigurationSet });
 

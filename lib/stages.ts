@@ -28,8 +28,10 @@ export type AlarmThresholds = {
   apiServerErrorPercent: number;
   /** The HTTP API's p99 latency (ms), over 5 minutes. */
   apiLatencyP99Ms: number;
-  /** Errors of any one function's live alias in a minute (a canary's rollback needs a prompt signal). */
+  /** Errors of any one function's live alias in a minute: pages whoever is on call. */
   functionErrors: number;
+  /** Errors of a canary's new version in a minute, in ROLLBACK_WINDOW of the minutes (lib/alarm-catalogue.ts): rolls it back. */
+  rollbackErrors: number;
   /** Throttled invocations of any one function in a minute. */
   functionThrottles: number;
   /** The deliverer's longest invocation as a percentage of its timeout. */
@@ -119,6 +121,7 @@ const QUIET: AlarmThresholds = {
   apiServerErrorPercent: 5,
   apiLatencyP99Ms: 3_000,
   functionErrors: 5,
+  rollbackErrors: 5,
   functionThrottles: 5,
   delivererDurationPercent: 80,
   tokenRefusals: 200,
@@ -162,7 +165,14 @@ export const STAGE_TABLE = {
     tracing: false,
     alarms: {
       required: true,
-      thresholds: { ...QUIET, apiServerErrorPercent: 2, apiLatencyP99Ms: 2_000, functionErrors: 3, oldestMessageSeconds: 1_800 },
+      thresholds: {
+        ...QUIET,
+        apiServerErrorPercent: 2,
+        apiLatencyP99Ms: 2_000,
+        functionErrors: 3,
+        rollbackErrors: 3,
+        oldestMessageSeconds: 1_800,
+      },
     },
     edge: { enabled: false },
     delivererConcurrency: 10,
@@ -187,6 +197,8 @@ export const STAGE_TABLE = {
         apiServerErrorPercent: 1,
         apiLatencyP99Ms: 1_000,
         functionErrors: 1,
+        // A lone timeout pages; only errors the new version keeps making roll it back.
+        rollbackErrors: 3,
         functionThrottles: 1,
         tokenRefusals: 300,
         tableThrottles: 1,
@@ -369,6 +381,10 @@ function validate(config: StageConfig & { stage: Stage }): void {
     refuse('pass -c alarmEmail or -c alarmTopicArn, not both: an imported topic keeps its own subscriptions');
   if (alarms.required && !alarms.email && !alarms.topicArn)
     refuse('its alarms must reach someone: pass -c alarmEmail=<address> or -c alarmTopicArn=<SNS topic ARN>');
+  // CloudWatch notifies only a topic in the alarm's own region; without -c region synth cannot check it.
+  const topicRegion = alarms.topicArn?.split(':')[3];
+  if (topicRegion && region !== topicRegion)
+    refuse(`alarmTopicArn is in ${topicRegion}: alarms notify only a topic in their own region, so pass -c region=${topicRegion}`);
   for (const [name, value] of Object.entries(alarms.thresholds)) {
     if (!(Number.isFinite(value) && value > 0)) refuse(`alarm threshold ${name} must be a positive number, not ${String(value)}`);
   }

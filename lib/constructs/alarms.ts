@@ -1,16 +1,17 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Alarm, ComparisonOperator, MathExpression, Metric, Stats, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SERVICE, type MetricName } from '#platform/observability';
-import { ALARMS, type AlarmKey } from '../alarm-catalogue.js';
+import { ALARMS, alarmNamePrefix, thresholdOf, type AlarmEntry, type AlarmKey } from '../alarm-catalogue.js';
 import type { Stage, StageConfig } from '../stages.js';
-import type { ServiceFunction } from './service-function.js';
+import { LIVE_ALIAS, type ServiceFunction } from './service-function.js';
 
 export type ServiceAlarmsProps = {
   stage: Stage;
@@ -28,11 +29,25 @@ const TABLE_OPERATIONS = [
   Operation.BATCH_WRITE_ITEM,
 ];
 
+/** What a queue holds: visible plus in flight, so a consumer that hides its messages for a moment does not empty it. */
+function messagesHeld(queue: IQueue): MathExpression {
+  const minute = { period: Duration.minutes(1), statistic: Stats.MAXIMUM };
+  return new MathExpression({
+    expression: 'visible + inFlight',
+    usingMetrics: {
+      visible: queue.metricApproximateNumberOfMessagesVisible(minute),
+      inFlight: queue.metricApproximateNumberOfMessagesNotVisible(minute),
+    },
+    label: 'messages held',
+    period: minute.period,
+  });
+}
+
 /**
  * Every alarm of the stage (lib/alarm-catalogue.ts says what each means and what to do), each with the stage's
  * topic as its alarm **and** OK action, so whoever is on call hears both that it broke and that it recovered.
  * The topic is the stack's own (with the stage's e-mail subscribed) or an imported one (its subscriptions are
- * its owner's).
+ * its owner's; docs/operations.md says what its policy and key must allow).
  */
 export class ServiceAlarms extends Construct {
   readonly topic: ITopic;
@@ -50,6 +65,28 @@ export class ServiceAlarms extends Construct {
         displayName: `Customer API ${props.stage} alarms`,
         enforceSSL: true,
       });
+      // enforceSSL's policy replaces the topic's default one: CloudWatch may publish only with this statement, for
+      // this stage's alarms in this account (docs/decisions/alarm-delivery.md).
+      const stack = Stack.of(this);
+      topic.addToResourcePolicy(
+        new PolicyStatement({
+          sid: 'CloudWatchAlarmsPublish',
+          actions: ['sns:Publish'],
+          principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+          resources: [topic.topicArn],
+          conditions: {
+            ArnLike: {
+              'aws:SourceArn': stack.formatArn({
+                service: 'cloudwatch',
+                resource: 'alarm',
+                resourceName: `${alarmNamePrefix(props.stage)}*`,
+                arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+              }),
+            },
+            StringEquals: { 'aws:SourceAccount': stack.account },
+          },
+        }),
+      );
       if (props.alarms.email) topic.addSubscription(new EmailSubscription(props.alarms.email));
       Validations.of(topic).acknowledge({
         id: 'AwsSolutions-SNS2',
@@ -59,19 +96,33 @@ export class ServiceAlarms extends Construct {
       this.topic = topic;
     }
     this.action = new SnsAction(this.topic);
+    // The post-deploy check of the alarm path (docs/operations.md): nothing publishes its metric, so it changes
+    // state only when an operator sets it, and no deployment group watches it.
+    this.add(
+      'AlarmPathCheck',
+      'AlarmPathCheck',
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'AlarmPathCheck',
+        dimensionsMap: { service: SERVICE, stage: props.stage },
+        statistic: Stats.MAXIMUM,
+        period: Duration.minutes(1),
+      }),
+    );
   }
 
   /** One alarm of the catalogue on `metric`, at or above the stage's threshold (scaled by `scale`, e.g. a timeout). */
   add(key: AlarmKey, id: string, metric: IMetric, { subject, scale = 1 }: { subject?: string; scale?: number } = {}): Alarm {
-    const entry = ALARMS[key];
+    const entry: AlarmEntry = ALARMS[key];
     const title = subject ? entry.title.replace('<function>', subject) : entry.title;
     const alarm = new Alarm(this, id, {
-      alarmName: `customer-api-${this.config.stage}-${id}`,
+      alarmName: `${alarmNamePrefix(this.config.stage)}${id}`,
       alarmDescription: `${title} (${entry.unit}): ${entry.means} First: ${entry.firstStep}`,
       metric,
-      threshold: this.config.alarms.thresholds[entry.threshold] * scale,
+      threshold: thresholdOf(entry, this.config.alarms.thresholds) * scale,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
+      evaluationPeriods: entry.window?.of ?? 1,
+      datapointsToAlarm: entry.window?.datapoints ?? 1,
       // No datapoint is no traffic (and SQS stops publishing for idle queues): silence is healthy.
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
@@ -81,20 +132,48 @@ export class ServiceAlarms extends Construct {
   }
 
   /**
-   * A function's errors and throttles, and its latency: p99 duration for an HTTP function, the longest
-   * invocation against its timeout for a queue or scheduled one. Returns the alarms a canary rolls back on.
+   * The alarms that page for a function: its live alias's errors, its throttles, and its latency (p99 duration
+   * for an HTTP function, the longest invocation against its timeout for a queue or scheduled one).
    */
-  forFunction(fn: ServiceFunction, kind: 'http' | 'background'): Alarm[] {
+  forFunction(fn: ServiceFunction, kind: 'http' | 'background'): void {
     const minute = { period: Duration.minutes(1) };
-    const id = fn.node.id.replace(/Function$/, '');
-    const errors = this.add('FunctionErrors', `${id}Errors`, fn.live.metricErrors(minute), { subject: fn.family });
+    const id = alarmIdOf(fn);
+    this.add('FunctionErrors', `${id}Errors`, fn.live.metricErrors(minute), { subject: fn.family });
     this.add('FunctionThrottles', `${id}Throttles`, fn.metricThrottles(minute), { subject: fn.family });
+    if (kind === 'http')
+      this.add('FunctionLatency', `${id}Latency`, fn.live.metricDuration({ ...minute, statistic: Stats.percentile(99) }), {
+        subject: fn.family,
+      });
+    else
+      this.add('FunctionNearTimeout', `${id}NearTimeout`, fn.live.metricDuration({ ...minute, statistic: Stats.MAXIMUM }), {
+        subject: fn.family,
+        scale: fn.timeout!.toMilliseconds() / 100,
+      });
+  }
+
+  /**
+   * The alarms a canary rolls back on: the errors and latency of the version being deployed alone (Lambda's
+   * ExecutedVersion dimension of the weighted live alias), over ROLLBACK_WINDOW.
+   */
+  forNewVersion(fn: ServiceFunction, kind: 'http' | 'background'): Alarm[] {
+    const newVersion = (metricName: string, statistic: string) =>
+      new Metric({
+        namespace: 'AWS/Lambda',
+        metricName,
+        dimensionsMap: {
+          FunctionName: fn.functionName,
+          Resource: `${fn.functionName}:${LIVE_ALIAS}`,
+          ExecutedVersion: fn.live.version.version,
+        },
+        statistic,
+        period: Duration.minutes(1),
+      });
+    const id = alarmIdOf(fn);
+    const errors = this.add('RollbackErrors', `${id}NewVersionErrors`, newVersion('Errors', Stats.SUM), { subject: fn.family });
     const latency =
       kind === 'http'
-        ? this.add('FunctionLatency', `${id}Latency`, fn.live.metricDuration({ ...minute, statistic: Stats.percentile(99) }), {
-            subject: fn.family,
-          })
-        : this.add('FunctionNearTimeout', `${id}NearTimeout`, fn.live.metricDuration({ ...minute, statistic: Stats.MAXIMUM }), {
+        ? this.add('RollbackLatency', `${id}NewVersionLatency`, newVersion('Duration', Stats.percentile(99)), { subject: fn.family })
+        : this.add('RollbackNearTimeout', `${id}NewVersionNearTimeout`, newVersion('Duration', Stats.MAXIMUM), {
             subject: fn.family,
             scale: fn.timeout!.toMilliseconds() / 100,
           });
@@ -134,11 +213,7 @@ export class ServiceAlarms extends Construct {
   }
 
   forWebhooks({ queue, deadLetterQueue, deliveryFailures }: { queue: IQueue; deadLetterQueue: IQueue; deliveryFailures: IMetric }): void {
-    this.add(
-      'DeadLetters',
-      'DeadLetters',
-      deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }),
-    );
+    this.add('DeadLetters', 'DeadLetters', messagesHeld(deadLetterQueue));
     this.add('QueueAge', 'QueueAge', queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }));
     this.add(
       'QueueInFlight',
@@ -149,6 +224,11 @@ export class ServiceAlarms extends Construct {
     this.add('DeliveriesStranded', 'DeliveriesStranded', this.serviceMetric('DeliveryStranded'));
     this.add('DeliveriesRequeued', 'DeliveriesRequeued', this.serviceMetric('DeliveryRequeued'));
     this.add('MailFailures', 'MailFailures', this.serviceMetric('MailFailed'));
+  }
+
+  /** Bounce and complaint events the mail-events function failed on, kept in its on-failure queue. */
+  forMailEvents(failures: IQueue): void {
+    this.add('MailEventFailures', 'MailEventFailures', messagesHeld(failures));
   }
 
   /** A count the service emits (namespace CustomerApi, dimensions service and stage, plus `extra`), summed over 5 minutes. */
@@ -162,3 +242,6 @@ export class ServiceAlarms extends Construct {
     });
   }
 }
+
+/** A function's alarm ids start with its construct id, less `Function`. */
+const alarmIdOf = (fn: ServiceFunction) => fn.node.id.replace(/Function$/, '');

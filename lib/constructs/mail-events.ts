@@ -1,10 +1,12 @@
-import { ArnFormat, Stack, Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { ConfigurationSet, EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { LambdaSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { FUNCTIONS } from '../functions.js';
 import { pascal, ServiceFunction } from './service-function.js';
@@ -31,6 +33,8 @@ export class MailEvents extends Construct {
   readonly configurationSetName: string;
   readonly topic: Topic;
   readonly function: ServiceFunction;
+  /** Where Lambda puts an event the function failed on after its asynchronous retries (ServiceAlarms alarms on it). */
+  readonly failures: Queue;
 
   constructor(scope: Construct, id: string, props: MailEventsProps) {
     super(scope, id);
@@ -57,6 +61,21 @@ export class MailEvents extends Construct {
       environment: props.environment,
     });
     this.function.bindTable(props.table, infra.tableActions, infra.queriedIndexes);
+    // SNS invokes asynchronously: after Lambda's retries an event it still fails on goes to this queue, with the
+    // error and the event, instead of being dropped (docs/decisions/alarm-delivery.md).
+    this.failures = new Queue(this, 'Failures', {
+      queueName: `customer-api-${props.stage}-mail-events-failed`,
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: props.removalPolicy,
+    });
+    Validations.of(this.failures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "It is a dead-letter destination itself (Lambda's on-failure destination of the mail-events function), read by an operator; nothing consumes it to fail again.",
+    });
+    this.function.live.configureAsyncInvoke({ onFailure: new SqsDestination(this.failures) });
     this.topic.addSubscription(new LambdaSubscription(this.function.live));
     // The subscription's endpoint is the live alias's ARN (a qualified function ARN), which SNS invokes like any function.
     Validations.of(this.function.live.node.findChild(this.topic.node.id)).acknowledge({

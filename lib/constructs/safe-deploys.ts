@@ -1,6 +1,6 @@
 import { Stack, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import type { IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -25,7 +25,7 @@ export const smokeSecretName = (stage: Stage) => `customer-api/${stage}/smoke`;
 /**
  * How a deploy reaches traffic. Every function is invoked through its `live` alias (ServiceFunction); in a
  * `canary` stage CodeDeploy moves each alias 10 % for 5 minutes, then the rest, rolling back when that function's
- * error or latency alarm fires or when the post-traffic hook's smoke run against the stage fails
+ * new version's own error or latency alarm fires or when the post-traffic hook's smoke run against the stage fails
  * (docs/operations.md). An `all-at-once` stage moves each alias as CloudFormation updates it.
  */
 export class SafeDeploys extends Construct {
@@ -67,10 +67,17 @@ export class SafeDeploys extends Construct {
     this.canary = { application, role, hook };
   }
 
+  /** Whether deploys shift traffic through CodeDeploy (and so need rollback alarms). */
+  get rollsBack(): boolean {
+    return this.canary !== undefined;
+  }
+
   /** In a canary stage, deploys `fn` through CodeDeploy, rolled back on any of `alarms` or a failed smoke run. */
-  guard(fn: ServiceFunction, alarms: IAlarm[]): void {
+  guard(fn: ServiceFunction, alarms: Alarm[]): void {
     if (!this.canary) return;
     const { application, role, hook } = this.canary;
+    // The alarms watch the new version by number: CloudFormation updates them before the alias starts the shift.
+    fn.live.node.addDependency(...alarms);
     new LambdaDeploymentGroup(this, `${fn.node.id}Deployment`, {
       application,
       role,

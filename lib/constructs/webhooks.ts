@@ -80,11 +80,15 @@ export class WebhookFunctions extends Construct {
       }),
     );
 
+    // A missed or failed run is the next minute's work: no retries, which could only throttle against the sweeper's
+    // small reservation (and page), and no event older than one schedule period.
+    const sweepEvery = Duration.minutes(1);
     new Rule(this, 'SweeperSchedule', {
       description: 'Re-dispatch menu events left pending, list every DLQ message, send queued owner mail',
-      schedule: Schedule.rate(Duration.minutes(1)),
-      targets: [new LambdaFunction(sweeper.live, { retryAttempts: 2 })],
+      schedule: Schedule.rate(sweepEvery),
+      targets: [new LambdaFunction(sweeper.live, { retryAttempts: 0 })],
     });
+    sweeper.live.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: sweepEvery });
 
     // Permanent failures and dead letters, counted from the deliverer's structured log line.
     this.deliveryFailures = new MetricFilter(this, 'DeliveryFailures', {

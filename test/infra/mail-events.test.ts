@@ -36,6 +36,9 @@ const statementsOf = (t: Template, fn: Json) =>
 const mailTopic = (t: Template): [string, Json] =>
   Object.entries(of(t, 'AWS::SNS::Topic')).find(([, topic]) => topic.Properties.TopicName === 'customer-api-dev-mail-events')!;
 
+const failureQueue = (t: Template): [string, Json] =>
+  Object.entries(of(t, 'AWS::SQS::Queue')).find(([, q]) => q.Properties.QueueName === 'customer-api-dev-mail-events-failed')!;
+
 describe('mail events: the configuration set the stack creates (default)', () => {
   let template: Template;
   beforeAll(() => {
@@ -66,14 +69,39 @@ describe('mail events: the configuration set the stack creates (default)', () =>
     expect(alias.Properties.FunctionName.Ref).toBe(fnOf(template, 'mail-events')[0]);
   });
 
-  it('grants the mail-events function exactly its row: PutItem on the table, no mail, no queue', () => {
+  it('grants the mail-events function exactly its row: PutItem on the table, no mail, and sending to its failure queue only', () => {
     const [, fn] = fnOf(template, 'mail-events');
-    const actions = statementsOf(template, fn).flatMap((s) => list(s.Action as string | string[]));
+    const statements = statementsOf(template, fn);
+    const actions = statements.flatMap((s) => list(s.Action as string | string[]));
     expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual(
       FUNCTIONS['mail-events'].tableActions.map((a) => `dynamodb:${a}`),
     );
-    expect(actions.filter((a) => !a.startsWith('dynamodb:') && !a.startsWith('logs:'))).toEqual([]);
+    const [queueId] = failureQueue(template);
+    const others = statements.filter((s) => list(s.Action as string | string[]).some((a) => !/^(dynamodb|logs):/.test(a)));
+    // What Lambda needs to put a record there (aws-cdk-lib's grantSendMessages), on that queue alone.
+    expect(others).toHaveLength(1);
+    expect(others[0]!.Resource).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+    expect(list(others[0]!.Action as string | string[]).sort()).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
     expect(fn.Properties.Environment.Variables.MAIL_FROM).toBeUndefined();
+  });
+
+  it("sends an event the function failed on after Lambda's retries to its own queue, kept 14 days, encrypted, alarmed", () => {
+    const [queueId, queue] = failureQueue(template);
+    expect(queue.Properties).toMatchObject({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
+    const [fnId] = fnOf(template, 'mail-events');
+    const configs = Object.values(of(template, 'AWS::Lambda::EventInvokeConfig')).filter((c) => c.Properties.FunctionName.Ref === fnId);
+    expect(configs).toHaveLength(1);
+    // On the live alias, which SNS invokes.
+    const [aliasId] = Object.entries(of(template, 'AWS::Lambda::Alias')).find(([, a]) => a.Properties.FunctionName.Ref === fnId)!;
+    expect(JSON.stringify(configs[0]!.Properties.Qualifier)).toContain(aliasId);
+    expect(configs[0]!.Properties.DestinationConfig).toEqual({ OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } });
+    const alarm = Object.values(of(template, 'AWS::CloudWatch::Alarm')).find(
+      (a) => a.Properties.AlarmName === 'customer-api-dev-MailEventFailures',
+    )!;
+    // Visible plus in flight: reading a record to replay it does not clear the alarm.
+    expect(JSON.stringify(alarm.Properties.Metrics)).toContain(`"QueueName","Value":{"Fn::GetAtt":["${queueId}","QueueName"]}`);
+    expect((alarm.Properties.Metrics as Json[]).find((m) => m.Expression)!.Expression).toBe('visible + inFlight');
+    expect((template.toJSON().Outputs as Json).MailEventsFailureQueueUrl.Value).toEqual({ Ref: queueId });
   });
 
   it('has every mailing function send with the set, and allowed to name only that one', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES } from '#contract/routes';
-import { ALARMS, runbookTable } from '#lib/alarm-catalogue';
+import { ALARMS, alarmNamePrefix, ROLLBACK_WINDOW, runbookTable } from '#lib/alarm-catalogue';
 import { smokeSecretName } from '#lib/constructs/safe-deploys';
 import { FAMILY_TAG, LIVE_ALIAS } from '#lib/constructs/service-function';
 import { FUNCTIONS, timeoutSecondsOf, WEBHOOK_FUNCTION_NAMES } from '#lib/functions';
@@ -50,13 +50,70 @@ describe('alarms', () => {
   it.each(STAGES)('%s: every alarm notifies the stage topic when it fires and when it recovers', (stage) => {
     const topic = STAGE_CONTEXT[stage].alarmTopicArn ?? { Ref: alarmTopics(stage)[0] };
     const all = Object.values(alarms(stage));
-    // Three a function; the API's two; token refusals; the table's two; the webhooks' seven (mail failures among them).
-    expect(all).toHaveLength(ALL_FUNCTIONS.length * 3 + 12);
+    // Three a function, two more for its new version where a canary deploys; the API's two; token refusals; the
+    // table's two; the webhooks' seven (mail failures among them); failed mail events; the alarm path check.
+    const perFunction = STAGE_TABLE[stage].deployment === 'canary' ? 5 : 3;
+    expect(all).toHaveLength(ALL_FUNCTIONS.length * perFunction + 14);
     for (const a of all) {
+      expect(a.Properties.AlarmName.startsWith(alarmNamePrefix(stage)), a.Properties.AlarmName).toBe(true);
       expect(a.Properties.AlarmActions, a.Properties.AlarmName).toEqual([topic]);
       expect(a.Properties.OKActions, a.Properties.AlarmName).toEqual([topic]);
       expect(a.Properties.AlarmDescription, a.Properties.AlarmName).toContain('First: ');
     }
+  });
+
+  it.each(['dev', 'staging'] as const)(
+    "%s: the topic's policy lets CloudWatch publish for this stage's alarms in this account, and refuses publishing without TLS",
+    (stage) => {
+      const topicId = alarmTopics(stage)[0]!;
+      const policies = Object.values(of(templates[stage], 'AWS::SNS::TopicPolicy')).filter((p) =>
+        (p.Properties.Topics as Json[]).some((t) => t.Ref === topicId),
+      );
+      // One policy: SNS keeps only the last one set, which replaces the topic's default policy.
+      expect(policies).toHaveLength(1);
+      const statements = policies[0]!.Properties.PolicyDocument.Statement as Json[];
+      expect(statements).toContainEqual(
+        expect.objectContaining({
+          Effect: 'Deny',
+          Action: 'sns:Publish',
+          Principal: '*',
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        }),
+      );
+      const allows = statements.filter((st) => st.Effect === 'Allow');
+      expect(allows).toHaveLength(1);
+      expect(allows[0]).toMatchObject({
+        Action: 'sns:Publish',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Resource: { Ref: topicId },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+      });
+      const sourceArn = allows[0]!.Condition.ArnLike['aws:SourceArn']['Fn::Join'][1] as unknown[];
+      expect(sourceArn).toEqual([
+        'arn:',
+        { Ref: 'AWS::Partition' },
+        ':cloudwatch:',
+        { Ref: 'AWS::Region' },
+        ':',
+        { Ref: 'AWS::AccountId' },
+        `:alarm:${alarmNamePrefix(stage)}*`,
+      ]);
+    },
+  );
+
+  it('needs -c region for an imported topic, and the topic in that region: CloudWatch notifies only there', () => {
+    const { region: _region, ...withoutRegion } = STAGE_CONTEXT.prod;
+    expect(() => stageConfig('prod', { ...withoutRegion, edge: false })).toThrow(
+      /^Stage prod: alarmTopicArn is in us-east-1: alarms notify only a topic in their own region, so pass -c region=us-east-1\.$/,
+    );
+    expect(() => stageConfig('prod', { ...STAGE_CONTEXT.prod, edge: false, region: 'eu-west-1' })).toThrow(/pass -c region=us-east-1/);
+    expect(() => stageConfig('prod', STAGE_CONTEXT.prod)).not.toThrow();
+  });
+
+  it.each(STAGES)('%s: an alarm to check the alarm path by hand, whose metric nothing publishes and no deployment watches', (stage) => {
+    const [id] = Object.entries(alarms(stage)).find(([, a]) => a.Properties.AlarmName === `${alarmNamePrefix(stage)}AlarmPathCheck`)!;
+    expect(alarm(stage, 'AlarmPathCheck')).toMatchObject({ Namespace: METRICS_NAMESPACE, MetricName: 'AlarmPathCheck', Threshold: 1 });
+    expect(JSON.stringify(of(templates[stage], 'AWS::CodeDeploy::DeploymentGroup'))).not.toContain(id);
   });
 
   it('creates a topic with the stage e-mail subscribed, or imports the stage topic and creates none', () => {
@@ -131,7 +188,8 @@ describe('alarms', () => {
       expect(a.Threshold, name).toBe(threshold);
       expect(JSON.stringify(a.Metrics), name).toContain(`"MetricName":"${metric}"`);
     }
-    expect(alarm(stage, 'DeadLetters')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: t.deadLetters });
+    expect(alarm(stage, 'DeadLetters').Threshold).toBe(t.deadLetters);
+    expect(alarm(stage, 'MailEventFailures').Threshold).toBe(t.deadLetters);
     expect(alarm(stage, 'QueueAge')).toMatchObject({ MetricName: 'ApproximateAgeOfOldestMessage', Threshold: t.oldestMessageSeconds });
     expect(alarm(stage, 'QueueInFlight')).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesNotVisible',
@@ -179,7 +237,7 @@ describe('safe deploys', () => {
   });
 
   it.each(['staging', 'prod'] as const)(
-    '%s: a 10 %% canary for 5 minutes per function, rolled back on its error or latency alarm or a failed smoke run',
+    "%s: a 10 %% canary for 5 minutes per function, rolled back on its new version's error or latency alarm or a failed smoke run",
     (stage) => {
       const groups = Object.values(of(templates[stage], 'AWS::CodeDeploy::DeploymentGroup'));
       expect(groups).toHaveLength(ALL_FUNCTIONS.length);
@@ -201,8 +259,9 @@ describe('safe deploys', () => {
           (a) => alarms(stage)[a.Name.Ref]!.Properties.AlarmName as string,
         );
         const latency = BACKGROUND_FUNCTIONS.includes(name as never) ? 'NearTimeout' : 'Latency';
+        // The new version's own alarms; the count alarms of the live alias page and roll nothing back.
         expect(watched.sort(), name).toEqual(
-          [`customer-api-${stage}-${pascal(name)}Errors`, `customer-api-${stage}-${pascal(name)}${latency}`].sort(),
+          [`customer-api-${stage}-${pascal(name)}NewVersionErrors`, `customer-api-${stage}-${pascal(name)}NewVersion${latency}`].sort(),
         );
         expect(alias.Properties.FunctionName.Ref).not.toBe(hookId);
       }
@@ -215,6 +274,45 @@ describe('safe deploys', () => {
       expect(policies).toContain(`secret:${smokeSecretName(stage)}-??????`);
     },
   );
+
+  it.each(['staging', 'prod'] as const)(
+    '%s: the rollback alarms watch the new version alone (ExecutedVersion) over 2 of 3 minutes, and are updated before the alias',
+    (stage) => {
+      const t = STAGE_TABLE[stage].alarms.thresholds;
+      for (const name of ALL_FUNCTIONS) {
+        const [aliasId, alias] = aliasOf(stage, name);
+        const versionId = alias.Properties.FunctionVersion['Fn::GetAtt'][0] as string;
+        const background = BACKGROUND_FUNCTIONS.includes(name as never);
+        const rollback = [
+          [`${pascal(name)}NewVersionErrors`, 'Errors', t.rollbackErrors],
+          [
+            `${pascal(name)}NewVersion${background ? 'NearTimeout' : 'Latency'}`,
+            'Duration',
+            background ? (t.delivererDurationPercent * timeoutSecondsOf(name) * 1000) / 100 : t.apiLatencyP99Ms,
+          ],
+        ] as const;
+        for (const [id, metric, threshold] of rollback) {
+          const a = alarm(stage, id);
+          expect(a, id).toMatchObject({
+            MetricName: metric,
+            Threshold: threshold,
+            EvaluationPeriods: ROLLBACK_WINDOW.of,
+            DatapointsToAlarm: ROLLBACK_WINDOW.datapoints,
+          });
+          expect(a.Dimensions, id).toContainEqual({ Name: 'ExecutedVersion', Value: { 'Fn::GetAtt': [versionId, 'Version'] } });
+          const alarmId = Object.entries(alarms(stage)).find(([, x]) => x.Properties.AlarmName === a.AlarmName)![0];
+          expect((templates[stage].toJSON().Resources[aliasId] as Json).DependsOn, id).toContain(alarmId);
+        }
+      }
+      // One failed invocation pages and rolls nothing back: more than one minute, and more than one error in prod.
+      expect(ROLLBACK_WINDOW.datapoints).toBeGreaterThan(1);
+      expect(STAGE_TABLE.prod.alarms.thresholds.rollbackErrors).toBeGreaterThan(1);
+    },
+  );
+
+  it('dev: no rollback alarms, as nothing rolls back', () => {
+    expect(Object.values(alarms('dev')).filter((a) => /NewVersion/.test(a.Properties.AlarmName))).toEqual([]);
+  });
 
   it('prod: token and discovery aliases keep provisioned concurrency; dev and staging none', () => {
     for (const name of ['token', 'discovery'] as const) {
@@ -237,6 +335,19 @@ describe('safe deploys', () => {
     expect(functions[fnId(stage, 'webhook-sweeper')]!.Properties.ReservedConcurrentExecutions).toBe(
       FUNCTIONS['webhook-sweeper'].reservedConcurrency,
     );
+  });
+
+  it.each(STAGES)('%s: the sweeper runs once a minute with no retries, and an event a minute old is dropped for the next run', (stage) => {
+    const [aliasId] = aliasOf(stage, 'webhook-sweeper');
+    const configs = Object.values(of(templates[stage], 'AWS::Lambda::EventInvokeConfig')).filter(
+      (c) => c.Properties.FunctionName.Ref === fnId(stage, 'webhook-sweeper'),
+    );
+    expect(configs).toHaveLength(1);
+    expect(configs[0]!.Properties).toMatchObject({ MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 });
+    expect(JSON.stringify(configs[0]!.Properties.Qualifier)).toContain(aliasId);
+    const [rule] = Object.values(of(templates[stage], 'AWS::Events::Rule'));
+    expect(rule!.Properties.ScheduleExpression).toBe('rate(1 minute)');
+    expect(rule!.Properties.Targets[0].RetryPolicy).toEqual({ MaximumRetryAttempts: 0 });
   });
 
   it('refuses a deliverer concurrency the SQS event source cannot take (2 to 1,000)', () => {

@@ -480,9 +480,10 @@ describe('CustomerApiStack (dev)', () => {
 
   it("redrives webhook messages to an encrypted DLQ after the policy's attempts plus the receive headroom", () => {
     const queues = of(template, 'AWS::SQS::Queue');
-    const [dlqId, dlq] = Object.entries(queues).find(([, q]) => !q.Properties.RedrivePolicy)!;
+    const [dlqId, dlq] = Object.entries(queues).find(([, q]) => q.Properties.QueueName === WEBHOOK_QUEUES.dlqName('customer-api-dev'))!;
     const [, queue] = Object.entries(queues).find(([, q]) => q.Properties.RedrivePolicy)!;
-    expect(Object.keys(queues)).toHaveLength(2);
+    // The webhook queue, its DLQ, and the mail-events function's failure queue (mail-events.test.ts).
+    expect(Object.keys(queues)).toHaveLength(3);
     expect(queue.Properties.RedrivePolicy).toEqual({
       maxReceiveCount: WEBHOOK_QUEUES.maxReceiveCount,
       deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
@@ -502,22 +503,33 @@ describe('CustomerApiStack (dev)', () => {
     expect(dlq.Properties.QueueName).toBe(WEBHOOK_QUEUES.dlqName('customer-api-dev'));
     expect(dlq.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
     for (const q of [queue, dlq]) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
-    // enforceSSL on both queues.
+    // enforceSSL on every queue.
     const denials = Object.values(of(template, 'AWS::SQS::QueuePolicy')).filter((p) =>
       (p.Properties.PolicyDocument.Statement as Statement[]).some(
         (s) => s.Effect === 'Deny' && s.Condition?.Bool?.['aws:SecureTransport'] === 'false',
       ),
     );
-    expect(denials).toHaveLength(2);
+    expect(denials).toHaveLength(3);
   });
 
-  it('alarms as soon as the DLQ holds a message', () => {
-    const queues = of(template, 'AWS::SQS::Queue');
-    const [dlqId] = Object.entries(queues).find(([, q]) => !q.Properties.RedrivePolicy)!;
+  it("alarms as soon as the DLQ holds a message, visible or hidden by the sweeper's pass", () => {
+    const [dlqId] = Object.entries(of(template, 'AWS::SQS::Queue')).find(
+      ([, q]) => q.Properties.QueueName === WEBHOOK_QUEUES.dlqName('customer-api-dev'),
+    )!;
+    const dlq = { Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }], Namespace: 'AWS/SQS' };
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+      AlarmName: 'customer-api-dev-DeadLetters',
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: 'visible + inFlight', ReturnData: true }),
+        Match.objectLike({
+          Id: 'visible',
+          MetricStat: Match.objectLike({ Metric: { ...dlq, MetricName: 'ApproximateNumberOfMessagesVisible' }, Stat: 'Maximum' }),
+        }),
+        Match.objectLike({
+          Id: 'inFlight',
+          MetricStat: Match.objectLike({ Metric: { ...dlq, MetricName: 'ApproximateNumberOfMessagesNotVisible' }, Stat: 'Maximum' }),
+        }),
+      ]),
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       EvaluationPeriods: 1,
@@ -579,7 +591,9 @@ describe('CustomerApiStack (dev)', () => {
 
   it('runs the webhook dispatcher, deliverer and sweeper with least privilege, batch failures, a schedule and alarms', () => {
     const [queueId] = Object.entries(of(template, 'AWS::SQS::Queue')).find(([, q]) => q.Properties.RedrivePolicy)!;
-    const [dlqId] = Object.entries(of(template, 'AWS::SQS::Queue')).find(([, q]) => !q.Properties.RedrivePolicy)!;
+    const [dlqId] = Object.entries(of(template, 'AWS::SQS::Queue')).find(
+      ([, q]) => q.Properties.QueueName === WEBHOOK_QUEUES.dlqName('customer-api-dev'),
+    )!;
     const sqsActions = (name: WebhookFunctionName) => {
       const [, fn] = functionOf(template, name);
       return statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]).filter((s) =>
@@ -684,6 +698,7 @@ describe('CustomerApiStack (dev)', () => {
       'ConsoleUrl',
       'ConsoleUserPoolId',
       'MailConfigurationSet',
+      'MailEventsFailureQueueUrl',
       'MailEventsTopicArn',
       'StageRateLimit',
       'TableName',

@@ -16,6 +16,9 @@ const refusal = (stage: string, context: StageContext) => {
   return 'accepted';
 };
 
+/** A pager topic in the region the edge cases deploy to: alarms notify a topic of their own region only. */
+const EU_TOPIC = 'arn:aws:sns:eu-west-1:111111111111:pager';
+
 describe('the stage table', () => {
   it('has dev, staging and prod rows that differ where production needs them to', () => {
     expect(STAGES).toEqual(['dev', 'staging', 'prod']);
@@ -48,7 +51,7 @@ describe('the stage table', () => {
     });
     expect(config).toMatchObject({ tracing: true, deployment: 'canary', alarms: { email: 'me@example.com' }, region: 'eu-west-1' });
     expect(STAGE_TABLE.dev.tracing).toBe(false);
-    expect(stageConfig('prod', { ...STAGE_CONTEXT.prod, edge: false, region: undefined }).edge.enabled).toBe(false);
+    expect(stageConfig('prod', { ...STAGE_CONTEXT.prod, edge: false }).edge.enabled).toBe(false);
   });
 
   it('derives the public base URL from the domain, and leaves it to the gateway without one', () => {
@@ -110,7 +113,7 @@ describe('the stage table', () => {
     [
       'the edge creating its web ACL outside us-east-1',
       'prod',
-      { ...STAGE_CONTEXT.prod, region: 'eu-west-1' },
+      { ...STAGE_CONTEXT.prod, region: 'eu-west-1', alarmTopicArn: EU_TOPIC },
       'in us-east-1 only: pass -c region=us-east-1',
     ],
     [
@@ -133,6 +136,7 @@ describe('the stage table', () => {
     const config = stageConfig('prod', {
       ...STAGE_CONTEXT.prod,
       region: 'eu-west-1',
+      alarmTopicArn: EU_TOPIC,
       webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/edge/1a2b',
     });
     expect(config.edge).toEqual({ enabled: true, webAclArn: 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/edge/1a2b' });
