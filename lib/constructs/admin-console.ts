@@ -256,8 +256,8 @@ function securityHeadersBehavior(s: ConsoleSecurity) {
 function acknowledgeDeploymentHandler(deployment: BucketDeployment, bucket: Bucket, copies: string): void {
   const stack = Stack.of(bucket);
   const bucketId = stack.getLogicalId(bucket.node.defaultChild as CfnBucket);
-  const { region, account } = nagEnvironment(bucket);
-  const stagingBucket = `arn:<AWS::Partition>:s3:::cdk-${DefaultStackSynthesizer.DEFAULT_QUALIFIER}-assets-${account}-${region}/*`;
+  const { partition, region, account } = nagEnvironment(bucket);
+  const stagingBucket = `arn:${partition}:s3:::cdk-${DefaultStackSynthesizer.DEFAULT_QUALIFIER}-assets-${account}-${region}/*`;
   // The role's scope is the singleton function: acknowledging there covers its role, policy and function only.
   Validations.of(deployment.handlerRole.node.scope!).acknowledge(
     {

@@ -172,9 +172,9 @@ export class ServiceFunction extends NodejsFunction {
         conditions: { StringEquals: { 'ses:FromAddress': address } },
       }),
     );
-    const { region, account } = nagEnvironment(this);
+    const { partition, region, account } = nagEnvironment(this);
     Validations.of(this.accessPolicy!).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:${region}:${account}:identity/*]`,
+      id: `AwsSolutions-IAM5[Resource::arn:${partition}:ses:${region}:${account}:identity/*]`,
       reason: `In the SES sandbox a send is also authorised against each recipient's identity, and owners are any address; ses:FromAddress limits the sender to ${address}.`,
     });
   }
@@ -224,12 +224,14 @@ function emailAddressOf(mailFrom: string): string {
 }
 
 /**
- * How cdk-nag spells the stack's region and account inside a finding's resource: the pseudo parameter in an
- * environment-agnostic stack, the value itself when the stage names it.
+ * How cdk-nag spells the stack's partition, region and account inside a finding's resource: the pseudo parameter
+ * in an environment-agnostic stack, the value itself when the stage names it (the partition too, by the
+ * `@aws-cdk/core:enablePartitionLiterals` flag of cdk.json, once the region is known).
  */
-export function nagEnvironment(scope: Construct): { region: string; account: string } {
+export function nagEnvironment(scope: Construct): { partition: string; region: string; account: string } {
   const stack = Stack.of(scope);
   return {
+    partition: Token.isUnresolved(stack.partition) ? '<AWS::Partition>' : stack.partition,
     region: Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region,
     account: Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account,
   };
