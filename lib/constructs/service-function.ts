@@ -8,7 +8,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { TABLE_KEYS } from '#data/table';
-import { LAMBDA_BUNDLING } from '../bundling.js';
+import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../bundling.js';
 import { LAMBDA_LOGGING } from '../lambda-logging.js';
 
 /** The DynamoDB actions a family may be granted (written without the `dynamodb:` prefix). */
@@ -90,7 +90,7 @@ export class ServiceFunction extends NodejsFunction {
       role,
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
         ...props.environment,
       },
       bundling: {
