@@ -73,6 +73,12 @@ export type StageConfig = {
    * destination at the topic (the stack's output MailEventsTopicArn).
    */
   mailConfigurationSet?: string;
+  /**
+   * Who mails the console's administrators (invitations, password resets): Cognito's own sender, limited to 50
+   * mails a day per account, or SES from `mailFrom`'s verified domain, which in the SES sandbox reaches verified
+   * addresses only (docs/operations.md, "Owner mail: sender, sandbox, bounces").
+   */
+  consoleMail: 'cognito' | 'ses';
   /** Who alarms reach: an e-mail subscribed to the topic the stack creates, or an imported topic (its own subscriptions). */
   alarms: { email?: string; topicArn?: string; required: boolean; thresholds: AlarmThresholds };
   /**
@@ -132,6 +138,7 @@ export const STAGE_TABLE = {
     capacity: { requestsPerSecond: 50, perRouteFloor: 10 },
     quotas: 'default',
     tracing: false,
+    consoleMail: 'cognito',
     alarms: { required: false, thresholds: QUIET },
     edge: { enabled: false },
     delivererConcurrency: 5,
@@ -145,6 +152,7 @@ export const STAGE_TABLE = {
     capacity: { requestsPerSecond: 200, perRouteFloor: 20 },
     quotas: 'default',
     tracing: false,
+    consoleMail: 'cognito',
     alarms: {
       required: true,
       thresholds: { ...QUIET, apiServerErrorPercent: 2, apiLatencyP99Ms: 2_000, functionErrors: 3, oldestMessageSeconds: 1_800 },
@@ -164,6 +172,7 @@ export const STAGE_TABLE = {
     quotas: 'raised',
     warmThroughput: { readUnitsPerSecond: WARM_READS, writeUnitsPerSecond: WARM_WRITES },
     tracing: false,
+    consoleMail: 'ses',
     alarms: {
       required: true,
       thresholds: {

@@ -14,14 +14,14 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { AccountRecovery, CfnUserPoolGroup, Mfa, OAuthScope, UserPool, type UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import { AccountRecovery, CfnUserPoolGroup, Mfa, OAuthScope, UserPool, UserPoolEmail, type UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { CONSOLE_ADMIN_GROUP, CONSOLE_API_ROOT } from '#contract/admin-routes';
 import type { ConsoleConfig } from '#contract/console-config';
-import { nagEnvironment } from './service-function.js';
+import { nagEnvironment, senderOf } from './service-function.js';
 import {
   CONSOLE_CLIENT_SCOPES,
   CONSOLE_KEY_PREFIX,
@@ -40,8 +40,11 @@ export type AdminConsoleProps = {
   apiUrl: string;
   /** The API's public base URL when the stage has a domain (publicBaseUrlOf), else '': the API reference's server. */
   publicBaseUrl: string;
+  /** Keep the pool and the bucket with the stack, and protect the pool from deletion. */
   retain: boolean;
   logRetention: RetentionDays;
+  /** Mail administrators through SES from this sender (its domain the verified identity); absent, Cognito's own sender. */
+  sesMailFrom?: string;
 };
 
 /**
@@ -78,6 +81,9 @@ export class AdminConsole extends Construct {
       mfaSecondFactor: { otp: true, sms: false },
       accountRecovery: AccountRecovery.EMAIL_ONLY,
       removalPolicy,
+      // A deleted pool takes its administrators and their MFA devices with it; protection makes deletion two steps.
+      deletionProtection: props.retain,
+      ...(props.sesMailFrom ? { email: sesEmail(props.sesMailFrom, Stack.of(this).region) } : {}),
     });
     Validations.of(this.userPool).acknowledge({
       id: 'AwsSolutions-COG8',
@@ -161,12 +167,12 @@ export class AdminConsole extends Construct {
       {
         id: 'AwsSolutions-CFR3',
         reason:
-          "The admin API's calls are in the API Gateway access log and the audit trail; standard CloudFront logs need an ACL-enabled bucket for a few static files.",
+          "The admin API's calls are in the API Gateway access log and the audit trail; what else passes is a handful of administrators loading static files, not worth a log delivery (standard logging v2 to CloudWatch Logs would need no bucket).",
       },
       {
         id: 'AwsSolutions-CFR4',
         reason:
-          'The default CloudFront certificate (*.cloudfront.net) allows TLS 1.2 and up for viewers; a custom domain with its own certificate is a deployment choice.',
+          "The console has no domain of its own: it is served on the distribution's *.cloudfront.net name, for which CloudFront sets the security policy TLSv1 whatever MinimumProtocolVersion says (only a custom certificate allows TLSv1.2_2021). Browsers negotiate TLS 1.2 or 1.3 with it; the page is static and every API call needs an admins-group Cognito token.",
       },
     );
 
@@ -224,6 +230,20 @@ export class AdminConsole extends Construct {
   get url(): string {
     return `https://${this.distribution.distributionDomainName}${CONSOLE_ROOT}`;
   }
+}
+
+/**
+ * Cognito's mail through SES (EmailSendingAccount DEVELOPER) from the stage's sender, the identity its verified
+ * domain, in the stack's own region (Cognito sends with an identity of the pool's region).
+ */
+function sesEmail(mailFrom: string, region: string): UserPoolEmail {
+  const { name, address } = senderOf(mailFrom);
+  return UserPoolEmail.withSES({
+    fromEmail: address,
+    ...(name ? { fromName: name } : {}),
+    sesVerifiedDomain: address.split('@')[1]!,
+    sesRegion: region,
+  });
 }
 
 /** A construct id for an object's deployment: its name in words (`index.html` → `IndexHtml`). */

@@ -149,7 +149,7 @@ export class ServiceFunction extends NodejsFunction {
    * configuration set is authorised against that set as well: the grant names the one set.
    */
   bindMailer(mailFrom: string, configurationSet: string): void {
-    const address = emailAddressOf(mailFrom);
+    const { address } = senderOf(mailFrom);
     const stack = Stack.of(this);
     const identities = stack.formatArn({
       service: 'ses',
@@ -214,13 +214,15 @@ function copyHooks(files: Record<string, string>) {
   };
 }
 
-/** `Name <a@b.c>` or `a@b.c` → `a@b.c`. */
-function emailAddressOf(mailFrom: string): string {
-  const address = (/<([^>]+)>\s*$/.exec(mailFrom)?.[1] ?? mailFrom).trim();
+/** `Name <a@b.c>` → `{ name: 'Name', address: 'a@b.c' }`; `a@b.c` → `{ address: 'a@b.c' }`. */
+export function senderOf(mailFrom: string): { name?: string; address: string } {
+  const named = /^(.*?)\s*<([^>]+)>\s*$/.exec(mailFrom);
+  const address = (named?.[2] ?? mailFrom).trim();
   if (!/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(address)) {
     throw new Error(`mailFrom "${mailFrom}" is not an e-mail address`);
   }
-  return address;
+  const name = named?.[1]?.trim();
+  return name ? { name, address } : { address };
 }
 
 /**

@@ -747,6 +747,14 @@ describe('CustomerApiStack (dev): the administration console', () => {
     expect(JSON.stringify(authorizer.Properties.JwtConfiguration.Issuer)).toContain(poolId);
   });
 
+  it("mails through Cognito's own sender and leaves the pool unprotected in a stage deleted at will", () => {
+    const [, pool] = only(template, 'AWS::Cognito::UserPool');
+    expect(pool.DeletionPolicy).toBe('Delete');
+    expect(pool.Properties.DeletionProtection).toBe('INACTIVE');
+    expect(pool.Properties.EmailConfiguration).toBeUndefined();
+    const queues = Object.values(of(template, 'AWS::SQS::Queue'));
+    expect(queues.map((q) => q.DeletionPolicy)).toEqual(['Delete', 'Delete']);
+  });
   it('serves the page from a private bucket through CloudFront with origin access control, security headers, and the console prefix on the same origin', () => {
     const [bucketId, bucket] = Object.entries(of(template, 'AWS::S3::Bucket')).find(([id]) => id.startsWith('Console'))!;
     expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
@@ -789,6 +797,25 @@ describe('CustomerApiStack (prod)', () => {
     expect(table.DeletionPolicy).toBe('Retain');
     expect(table.UpdateReplacePolicy).toBe('Retain');
     expect(table.Properties.DeletionProtectionEnabled).toBe(true);
+  });
+
+  it('keeps the DLQ with the stack under its fixed name, and lets the queue go (a vanished message is requeued from the table)', () => {
+    const queues = Object.values(of(template, 'AWS::SQS::Queue'));
+    const dlq = queues.find((q) => q.Properties.QueueName === WEBHOOK_QUEUES.dlqName('customer-api-prod'))!;
+    expect([dlq.DeletionPolicy, dlq.UpdateReplacePolicy]).toEqual(['Retain', 'Retain']);
+    const queue = queues.find((q) => q.Properties.QueueName === WEBHOOK_QUEUES.queueName('customer-api-prod'))!;
+    expect(queue.DeletionPolicy).toBe('Delete');
+  });
+
+  it("protects the console's user pool from deletion and mails its administrators through SES from the sender's verified domain", () => {
+    const [, pool] = only(template, 'AWS::Cognito::UserPool');
+    expect(pool.DeletionPolicy).toBe('Retain');
+    expect(pool.Properties.DeletionProtection).toBe('ACTIVE');
+    expect(pool.Properties.EmailConfiguration).toEqual({
+      EmailSendingAccount: 'DEVELOPER',
+      From: MAIL_FROM,
+      SourceArn: { 'Fn::Join': ['', ['arn:aws:ses:us-east-1:', { Ref: 'AWS::AccountId' }, ':identity/mail.example.com']] },
+    });
   });
 
   it('keeps logs a year and retains them', () => {
