@@ -200,28 +200,26 @@ export class AdminConsole extends Construct {
       redirectUri: consoleUrl,
     };
     const logGroup = new LogGroup(this, 'DeploymentLogs', { retention: props.logRetention, removalPolicy });
-    // S3 keeps one Content-Type and Cache-Control per object, and a deployment sets them for all its files: one
-    // deployment per object. Each prunes (below its prefix) what no deployment uploads and leaves the others' objects alone.
-    const deploy = (objects: ConsoleObject[], prefix: string, idPrefix: string) =>
-      objects.map(
-        (object) =>
-          new BucketDeployment(this, `Deploy${idPrefix}${deploymentIdOf(object)}`, {
-            sources: [Source.data(object.name, object.body)],
-            destinationBucket: bucket,
-            destinationKeyPrefix: prefix,
-            contentType: object.contentType,
-            cacheControl: [CacheControl.fromString(object.cacheControl)],
-            // Nothing to invalidate: the distribution caches none of the console (CACHING_DISABLED), so a deploy shows at once.
-            prune: true,
-            exclude: objects.filter((other) => other !== object).map((other) => other.name),
-            logGroup,
-          }),
-      );
-    const deployments = deploy(consoleObjects(config), CONSOLE_KEY_PREFIX, '');
+    // One deployment per site, under its own prefix, which its prune keeps to: no type of its own (lib/console-build.ts,
+    // contentTypeOf), the one Cache-Control every object has.
+    const deploy = (objects: ConsoleObject[], prefix: string, id: string) => {
+      const cacheControl = [...new Set(objects.map((object) => object.cacheControl))];
+      if (cacheControl.length !== 1) throw new Error(`${id}: one deployment sets one Cache-Control, not ${cacheControl.join(', ')}`);
+      return new BucketDeployment(this, id, {
+        sources: objects.map((object) => Source.data(object.name, object.body)),
+        destinationBucket: bucket,
+        destinationKeyPrefix: prefix,
+        cacheControl: [CacheControl.fromString(cacheControl[0]!)],
+        // Nothing to invalidate: the distribution caches none of the console (CACHING_DISABLED), so a deploy shows at once.
+        prune: true,
+        logGroup,
+      });
+    };
+    const deployment = deploy(consoleObjects(config), CONSOLE_KEY_PREFIX, 'DeployConsole');
     // The reference's server: the stage's domain, else the HTTP API's own URL (resolved at deploy time).
-    deploy(referenceObjects(props.publicBaseUrl || `https://${apiDomain}`), REFERENCE_KEY_PREFIX, 'Reference');
+    deploy(referenceObjects(props.publicBaseUrl || `https://${apiDomain}`), REFERENCE_KEY_PREFIX, 'DeployReference');
     acknowledgeDeploymentHandler(
-      deployments[0]!,
+      deployment,
       bucket,
       'The deployment handler copies the console files from the CDK staging bucket into the console bucket with `aws s3 sync`',
     );
@@ -245,13 +243,6 @@ function sesEmail(mailFrom: string, region: string): UserPoolEmail {
     sesRegion: region,
   });
 }
-
-/** A construct id for an object's deployment: its name in words (`index.html` → `IndexHtml`). */
-const deploymentIdOf = (object: ConsoleObject): string =>
-  object.name
-    .split(/[^A-Za-z0-9]+/)
-    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-    .join('');
 
 /** The response-headers policy's security headers, from the one declaration the local site also sends (lib/console-build.ts). */
 function securityHeadersBehavior(s: ConsoleSecurity) {
