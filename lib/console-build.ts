@@ -21,13 +21,19 @@ const CONSOLE_INDEX = 'index.html';
 
 /**
  * The console behavior's viewer-request CloudFront Function (runtime
- * cloudfront-js-2.0): `/console/` → `/console/index.html`, which S3 can
- * answer. Without it the request reaches S3 as the key `console/`, which
+ * cloudfront-js-2.0). `/` and `/console` answer 302 to `/console/`, the
+ * address people type short of the page (302: a browser keeps a 301 for
+ * good, and the root may serve something else one day). A URI ending in
+ * `/` names its index: `/console/` → `/console/index.html`, which S3 can
+ * answer; without it the request reaches S3 as the key `console/`, which
  * does not exist, and S3 answers CloudFront 403 (it may not list the
  * bucket). The local console site evaluates this same text.
  */
 export const CONSOLE_VIEWER_REQUEST_FUNCTION = `function handler(event) {
   var request = event.request;
+  if (request.uri === '/' || request.uri === '${CONSOLE_ROOT.slice(0, -1)}') {
+    return { statusCode: 302, statusDescription: 'Found', headers: { location: { value: '${CONSOLE_ROOT}' } } };
+  }
   if (request.uri.endsWith('/')) request.uri += '${CONSOLE_INDEX}';
   return request;
 }`;
@@ -38,6 +44,27 @@ export const CONSOLE_VIEWER_REQUEST_FUNCTION = `function handler(event) {
  * so a long lifetime would keep an old script after a deploy.
  */
 export const CONSOLE_CACHE_CONTROL = 'no-cache';
+
+/**
+ * Each file's Content-Type, by extension: one deployment uploads a site, and a deployment sets one type for all its
+ * files or none, so it sets none and its `aws s3 sync` gives each object the type Python's mimetypes gives the
+ * extension (the deployment handler runs on python3.13). The local site serves the same types. No charset: the pages
+ * declare UTF-8 (`<meta charset>`), and their scripts, styles and JSON are read in it.
+ */
+const CONTENT_TYPES: Record<string, string> = {
+  html: 'text/html',
+  css: 'text/css',
+  js: 'text/javascript',
+  svg: 'image/svg+xml',
+  json: 'application/json',
+};
+
+/** A site file's Content-Type from its name; a file of another kind would be uploaded with a type nobody checked. */
+export function contentTypeOf(name: string): string {
+  const type = CONTENT_TYPES[name.slice(name.lastIndexOf('.') + 1)];
+  if (!type) throw new Error(`${name}: no Content-Type declared for its extension (lib/console-build.ts, CONTENT_TYPES)`);
+  return type;
+}
 
 /**
  * The Content-Security-Policy, with the origins the page may call besides its own (the Cognito domain in AWS) and
@@ -107,7 +134,7 @@ export const LOCAL_CONSOLE_CONFIG: ConsoleConfig = { apiBase: '/admin/v1', signI
 const source = (name: string) => fileURLToPath(new URL(`../console/${name}`, import.meta.url));
 
 /** The built files by name (config.json apart: it differs by where the page runs). */
-function buildConsole(): Map<string, { type: string; body: Buffer }> {
+function buildConsole(): Map<string, Buffer> {
   const bundle = buildSync({
     entryPoints: [source('src/app.ts')],
     bundle: true,
@@ -119,11 +146,11 @@ function buildConsole(): Map<string, { type: string; body: Buffer }> {
     logLevel: 'silent',
   });
   return new Map([
-    [CONSOLE_INDEX, { type: 'text/html; charset=utf-8', body: readFileSync(source('index.html')) }],
-    ['style.css', { type: 'text/css; charset=utf-8', body: readFileSync(source('style.css')) }],
+    [CONSOLE_INDEX, readFileSync(source('index.html'))],
+    ['style.css', readFileSync(source('style.css'))],
     // Named by the page: a browser otherwise asks for /favicon.ico, a key that does not exist (403).
-    ['favicon.svg', { type: 'image/svg+xml', body: readFileSync(source('favicon.svg')) }],
-    ['app.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(bundle.outputFiles[0]!.contents) }],
+    ['favicon.svg', readFileSync(source('favicon.svg'))],
+    ['app.js', Buffer.from(bundle.outputFiles[0]!.contents)],
   ]);
 }
 
@@ -136,7 +163,12 @@ export type ConsoleObject = { key: string; name: string; contentType: string; ca
  * the local site serves, under the same keys.
  */
 export function consoleObjects(config: ConsoleConfig): ConsoleObject[] {
-  const files = [...buildConsole()].map(([name, file]) => ({ name, contentType: file.type, body: file.body.toString('utf8') }));
-  files.push({ name: 'config.json', contentType: 'application/json', body: JSON.stringify(config) });
-  return files.map((file) => ({ ...file, key: `${CONSOLE_KEY_PREFIX}${file.name}`, cacheControl: CONSOLE_CACHE_CONTROL }));
+  const files = [...buildConsole()].map(([name, body]) => ({ name, body: body.toString('utf8') }));
+  files.push({ name: 'config.json', body: JSON.stringify(config) });
+  return files.map((file) => ({
+    ...file,
+    key: `${CONSOLE_KEY_PREFIX}${file.name}`,
+    contentType: contentTypeOf(file.name),
+    cacheControl: CONSOLE_CACHE_CONTROL,
+  }));
 }

@@ -8,6 +8,7 @@ import { rateWindow } from '#data/rate-counters';
 import {
   CONSOLE_CACHE_CONTROL,
   consoleCsp,
+  contentTypeOf,
   consoleSecurity,
   securityHeaders,
   type ConsoleObject,
@@ -129,11 +130,16 @@ function referenceDocument(serverUrl: string) {
  */
 export function referenceObjects(serverUrl: string): ConsoleObject[] {
   return [
-    { name: 'index.html', contentType: 'text/html; charset=utf-8', body: INDEX_HTML },
-    { name: 'reference.js', contentType: 'text/javascript; charset=utf-8', body: REFERENCE_JS },
-    { name: 'scalar.js', contentType: 'text/javascript; charset=utf-8', body: readFileSync(RENDERER, 'utf8') },
+    { name: 'index.html', body: INDEX_HTML },
+    { name: 'reference.js', body: REFERENCE_JS },
+    { name: 'scalar.js', body: readFileSync(RENDERER, 'utf8') },
     // Named by the page: a browser otherwise asks for /favicon.ico, a key that does not exist (403).
-    { name: 'favicon.svg', contentType: 'image/svg+xml', body: FAVICON_SVG },
-    { name: 'openapi.json', contentType: 'application/json', body: JSON.stringify(referenceDocument(serverUrl)) },
-  ].map((file) => ({ ...file, key: `${REFERENCE_KEY_PREFIX}${file.name}`, cacheControl: CONSOLE_CACHE_CONTROL }));
+    { name: 'favicon.svg', body: FAVICON_SVG },
+    { name: 'openapi.json', body: JSON.stringify(referenceDocument(serverUrl)) },
+  ].map((file) => ({
+    ...file,
+    key: `${REFERENCE_KEY_PREFIX}${file.name}`,
+    contentType: contentTypeOf(file.name),
+    cacheControl: CONSOLE_CACHE_CONTROL,
+  }));
 }

@@ -53,7 +53,7 @@ export class CustomerApiStack extends Stack {
       tracing,
     });
     const mailConfigurationSet = mailEvents.configurationSetName;
-    const webhooks = new WebhookQueues(this, 'Webhooks', { namePrefix: `customer-api-${stage}` });
+    const webhooks = new WebhookQueues(this, 'Webhooks', { namePrefix: `customer-api-${stage}`, retainDeadLetters: settings.retain });
 
     // Domain and edge (docs/operations.md, "Domain and edge"): the origin secret exists before the functions told it.
     const originSecret = settings.edge.enabled ? new OriginSecret(this, 'OriginSecret', { stageName: stage }) : undefined;
@@ -132,6 +132,7 @@ export class CustomerApiStack extends Stack {
       publicBaseUrl: publicBaseUrlOf(settings),
       retain: settings.retain,
       logRetention: settings.logRetention,
+      ...(settings.consoleMail === 'ses' ? { sesMailFrom: mailFrom } : {}),
     });
     api.addConsoleRoutes(adminConsole.userPool, adminConsole.client);
     new CfnOutput(this, 'ConsoleUrl', { value: adminConsole.url });

@@ -91,6 +91,12 @@ export type StageConfig = {
    * destination at the topic (the stack's output MailEventsTopicArn).
    */
   mailConfigurationSet?: string;
+  /**
+   * Who mails the console's administrators (invitations, password resets): Cognito's own sender, limited to 50
+   * mails a day per account, or SES from `mailFrom`'s verified domain, which in the SES sandbox reaches verified
+   * addresses only (docs/operations.md, "Owner mail: sender, sandbox, bounces").
+   */
+  consoleMail: 'cognito' | 'ses';
   /** Who alarms reach: an e-mail subscribed to the topic the stack creates, or an imported topic (its own subscriptions). */
   alarms: { email?: string; topicArn?: string; required: boolean; thresholds: AlarmThresholds };
   /**
@@ -151,6 +157,7 @@ export const STAGE_TABLE = {
     logRetention: RetentionDays.ONE_MONTH,
     capacity: { requestsPerSecond: 50, perRouteFloor: 10 },
     tracing: false,
+    consoleMail: 'cognito',
     alarms: { required: false, thresholds: QUIET },
     edge: { enabled: false },
     delivererConcurrency: 5,
@@ -163,6 +170,7 @@ export const STAGE_TABLE = {
     logRetention: RetentionDays.THREE_MONTHS,
     capacity: { requestsPerSecond: 200, perRouteFloor: 20 },
     tracing: false,
+    consoleMail: 'cognito',
     alarms: {
       required: true,
       thresholds: {
@@ -190,6 +198,7 @@ export const STAGE_TABLE = {
     // ONE-WAY (see WARM_READS).
     warmThroughput: { readUnitsPerSecond: WARM_READS, writeUnitsPerSecond: WARM_WRITES },
     tracing: false,
+    consoleMail: 'ses',
     alarms: {
       required: true,
       thresholds: {

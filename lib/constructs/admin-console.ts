@@ -14,14 +14,14 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { AccountRecovery, CfnUserPoolGroup, Mfa, OAuthScope, UserPool, type UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import { AccountRecovery, CfnUserPoolGroup, Mfa, OAuthScope, UserPool, UserPoolEmail, type UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { CONSOLE_ADMIN_GROUP, CONSOLE_API_ROOT } from '#contract/admin-routes';
 import type { ConsoleConfig } from '#contract/console-config';
-import { nagEnvironment } from './service-function.js';
+import { nagEnvironment, senderOf } from './service-function.js';
 import {
   CONSOLE_CLIENT_SCOPES,
   CONSOLE_KEY_PREFIX,
@@ -40,8 +40,11 @@ export type AdminConsoleProps = {
   apiUrl: string;
   /** The API's public base URL when the stage has a domain (publicBaseUrlOf), else '': the API reference's server. */
   publicBaseUrl: string;
+  /** Keep the pool and the bucket with the stack, and protect the pool from deletion. */
   retain: boolean;
   logRetention: RetentionDays;
+  /** Mail administrators through SES from this sender (its domain the verified identity); absent, Cognito's own sender. */
+  sesMailFrom?: string;
 };
 
 /**
@@ -78,6 +81,9 @@ export class AdminConsole extends Construct {
       mfaSecondFactor: { otp: true, sms: false },
       accountRecovery: AccountRecovery.EMAIL_ONLY,
       removalPolicy,
+      // A deleted pool takes its administrators and their MFA devices with it; protection makes deletion two steps.
+      deletionProtection: props.retain,
+      ...(props.sesMailFrom ? { email: sesEmail(props.sesMailFrom, Stack.of(this).region) } : {}),
     });
     Validations.of(this.userPool).acknowledge({
       id: 'AwsSolutions-COG8',
@@ -161,12 +167,12 @@ export class AdminConsole extends Construct {
       {
         id: 'AwsSolutions-CFR3',
         reason:
-          "The admin API's calls are in the API Gateway access log and the audit trail; standard CloudFront logs need an ACL-enabled bucket for a few static files.",
+          "The admin API's calls are in the API Gateway access log and the audit trail; what else passes is a handful of administrators loading static files, not worth a log delivery (standard logging v2 to CloudWatch Logs would need no bucket).",
       },
       {
         id: 'AwsSolutions-CFR4',
         reason:
-          'The default CloudFront certificate (*.cloudfront.net) allows TLS 1.2 and up for viewers; a custom domain with its own certificate is a deployment choice.',
+          "The console has no domain of its own: it is served on the distribution's *.cloudfront.net name, for which CloudFront sets the security policy TLSv1 whatever MinimumProtocolVersion says (only a custom certificate allows TLSv1.2_2021). Browsers negotiate TLS 1.2 or 1.3 with it; the page is static and every API call needs an admins-group Cognito token.",
       },
     );
 
@@ -194,28 +200,26 @@ export class AdminConsole extends Construct {
       redirectUri: consoleUrl,
     };
     const logGroup = new LogGroup(this, 'DeploymentLogs', { retention: props.logRetention, removalPolicy });
-    // S3 keeps one Content-Type and Cache-Control per object, and a deployment sets them for all its files: one
-    // deployment per object. Each prunes (below its prefix) what no deployment uploads and leaves the others' objects alone.
-    const deploy = (objects: ConsoleObject[], prefix: string, idPrefix: string) =>
-      objects.map(
-        (object) =>
-          new BucketDeployment(this, `Deploy${idPrefix}${deploymentIdOf(object)}`, {
-            sources: [Source.data(object.name, object.body)],
-            destinationBucket: bucket,
-            destinationKeyPrefix: prefix,
-            contentType: object.contentType,
-            cacheControl: [CacheControl.fromString(object.cacheControl)],
-            // Nothing to invalidate: the distribution caches none of the console (CACHING_DISABLED), so a deploy shows at once.
-            prune: true,
-            exclude: objects.filter((other) => other !== object).map((other) => other.name),
-            logGroup,
-          }),
-      );
-    const deployments = deploy(consoleObjects(config), CONSOLE_KEY_PREFIX, '');
+    // One deployment per site, under its own prefix, which its prune keeps to: no type of its own (lib/console-build.ts,
+    // contentTypeOf), the one Cache-Control every object has.
+    const deploy = (objects: ConsoleObject[], prefix: string, id: string) => {
+      const cacheControl = [...new Set(objects.map((object) => object.cacheControl))];
+      if (cacheControl.length !== 1) throw new Error(`${id}: one deployment sets one Cache-Control, not ${cacheControl.join(', ')}`);
+      return new BucketDeployment(this, id, {
+        sources: objects.map((object) => Source.data(object.name, object.body)),
+        destinationBucket: bucket,
+        destinationKeyPrefix: prefix,
+        cacheControl: [CacheControl.fromString(cacheControl[0]!)],
+        // Nothing to invalidate: the distribution caches none of the console (CACHING_DISABLED), so a deploy shows at once.
+        prune: true,
+        logGroup,
+      });
+    };
+    const deployment = deploy(consoleObjects(config), CONSOLE_KEY_PREFIX, 'DeployConsole');
     // The reference's server: the stage's domain, else the HTTP API's own URL (resolved at deploy time).
-    deploy(referenceObjects(props.publicBaseUrl || `https://${apiDomain}`), REFERENCE_KEY_PREFIX, 'Reference');
+    deploy(referenceObjects(props.publicBaseUrl || `https://${apiDomain}`), REFERENCE_KEY_PREFIX, 'DeployReference');
     acknowledgeDeploymentHandler(
-      deployments[0]!,
+      deployment,
       bucket,
       'The deployment handler copies the console files from the CDK staging bucket into the console bucket with `aws s3 sync`',
     );
@@ -226,12 +230,19 @@ export class AdminConsole extends Construct {
   }
 }
 
-/** A construct id for an object's deployment: its name in words (`index.html` → `IndexHtml`). */
-const deploymentIdOf = (object: ConsoleObject): string =>
-  object.name
-    .split(/[^A-Za-z0-9]+/)
-    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-    .join('');
+/**
+ * Cognito's mail through SES (EmailSendingAccount DEVELOPER) from the stage's sender, the identity its verified
+ * domain, in the stack's own region (Cognito sends with an identity of the pool's region).
+ */
+function sesEmail(mailFrom: string, region: string): UserPoolEmail {
+  const { name, address } = senderOf(mailFrom);
+  return UserPoolEmail.withSES({
+    fromEmail: address,
+    ...(name ? { fromName: name } : {}),
+    sesVerifiedDomain: address.split('@')[1]!,
+    sesRegion: region,
+  });
+}
 
 /** The response-headers policy's security headers, from the one declaration the local site also sends (lib/console-build.ts). */
 function securityHeadersBehavior(s: ConsoleSecurity) {
@@ -256,8 +267,8 @@ function securityHeadersBehavior(s: ConsoleSecurity) {
 function acknowledgeDeploymentHandler(deployment: BucketDeployment, bucket: Bucket, copies: string): void {
   const stack = Stack.of(bucket);
   const bucketId = stack.getLogicalId(bucket.node.defaultChild as CfnBucket);
-  const { region, account } = nagEnvironment(bucket);
-  const stagingBucket = `arn:<AWS::Partition>:s3:::cdk-${DefaultStackSynthesizer.DEFAULT_QUALIFIER}-assets-${account}-${region}/*`;
+  const { partition, region, account } = nagEnvironment(bucket);
+  const stagingBucket = `arn:${partition}:s3:::cdk-${DefaultStackSynthesizer.DEFAULT_QUALIFIER}-assets-${account}-${region}/*`;
   // The role's scope is the singleton function: acknowledging there covers its role, policy and function only.
   Validations.of(deployment.handlerRole.node.scope!).acknowledge(
     {

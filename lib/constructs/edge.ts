@@ -211,7 +211,7 @@ export class Edge extends Construct {
       {
         id: 'AwsSolutions-CFR3',
         reason:
-          "Every request that passes the edge is in the HTTP API's access log and the function's access line (with the viewer's address from the edge); what WAF stops is in its CloudWatch metrics and sampled requests. Standard logs would need an ACL-enabled bucket and would hold each request a third time.",
+          "Every request that passes the edge is in the HTTP API's access log and the function's access line (with the viewer's address from the edge); what WAF stops is in its CloudWatch metrics and sampled requests. Standard logs (v2, delivered to CloudWatch Logs) would hold each request a third time, at CloudWatch's ingestion price.",
       },
     );
   }

@@ -8,7 +8,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { TABLE_KEYS } from '#data/table';
-import { LAMBDA_BUNDLING } from '../bundling.js';
+import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../bundling.js';
 import { LAMBDA_LOGGING } from '../lambda-logging.js';
 
 /** The DynamoDB actions a family may be granted (written without the `dynamodb:` prefix). */
@@ -88,7 +88,7 @@ export class PresetFunction extends NodejsFunction {
       role,
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
         ...props.environment,
       },
       bundling: {
@@ -142,7 +142,7 @@ export class PresetFunction extends NodejsFunction {
    * configuration set is authorised against that set as well: the grant names the one set.
    */
   bindMailer(mailFrom: string, configurationSet: string): void {
-    const address = emailAddressOf(mailFrom);
+    const { address } = senderOf(mailFrom);
     const stack = Stack.of(this);
     const identities = stack.formatArn({
       service: 'ses',
@@ -165,9 +165,9 @@ export class PresetFunction extends NodejsFunction {
         conditions: { StringEquals: { 'ses:FromAddress': address } },
       }),
     );
-    const { region, account } = nagEnvironment(this);
+    const { partition, region, account } = nagEnvironment(this);
     Validations.of(this.accessPolicy!).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:${region}:${account}:identity/*]`,
+      id: `AwsSolutions-IAM5[Resource::arn:${partition}:ses:${region}:${account}:identity/*]`,
       reason: `In the SES sandbox a send is also authorised against each recipient's identity, and owners are any address; ses:FromAddress limits the sender to ${address}.`,
     });
   }
@@ -225,22 +225,26 @@ function copyHooks(files: Record<string, string>) {
   };
 }
 
-/** `Name <a@b.c>` or `a@b.c` → `a@b.c`. */
-function emailAddressOf(mailFrom: string): string {
-  const address = (/<([^>]+)>\s*$/.exec(mailFrom)?.[1] ?? mailFrom).trim();
+/** `Name <a@b.c>` → `{ name: 'Name', address: 'a@b.c' }`; `a@b.c` → `{ address: 'a@b.c' }`. */
+export function senderOf(mailFrom: string): { name?: string; address: string } {
+  const named = /^(.*?)\s*<([^>]+)>\s*$/.exec(mailFrom);
+  const address = (named?.[2] ?? mailFrom).trim();
   if (!/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(address)) {
     throw new Error(`mailFrom "${mailFrom}" is not an e-mail address`);
   }
-  return address;
+  const name = named?.[1]?.trim();
+  return name ? { name, address } : { address };
 }
 
 /**
- * How cdk-nag spells the stack's region and account inside a finding's resource: the pseudo parameter in an
- * environment-agnostic stack, the value itself when the stage names it.
+ * How cdk-nag spells the stack's partition, region and account inside a finding's resource: the pseudo parameter
+ * in an environment-agnostic stack, the value itself when the stage names it (the partition too, by the
+ * `@aws-cdk/core:enablePartitionLiterals` flag of cdk.json, once the region is known).
  */
-export function nagEnvironment(scope: Construct): { region: string; account: string } {
+export function nagEnvironment(scope: Construct): { partition: string; region: string; account: string } {
   const stack = Stack.of(scope);
   return {
+    partition: Token.isUnresolved(stack.partition) ? '<AWS::Partition>' : stack.partition,
     region: Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region,
     account: Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account,
   };

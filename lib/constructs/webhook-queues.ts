@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { WEBHOOK_QUEUES } from '#contract/queues';
@@ -6,6 +6,12 @@ import { WEBHOOK_QUEUES } from '#contract/queues';
 export type WebhookQueuesProps = {
   /** Queue names are `<prefix>-webhooks` and `<prefix>-webhooks-dlq`, as locally. */
   namePrefix: string;
+  /**
+   * Keep the DLQ when the stack is deleted: its dead letters exist nowhere else. A later stack adopts it by its
+   * fixed name (docs/operations.md, "A retained DLQ"). The queue itself goes: a delivery whose message vanished
+   * is requeued from the table (docs/decisions/due-deliveries.md).
+   */
+  retainDeadLetters: boolean;
 };
 
 /** The webhook delivery queue and its DLQ, from the same WEBHOOK_QUEUES (derived from the delivery policy) the local SQS engine uses. */
@@ -20,6 +26,7 @@ export class WebhookQueues extends Construct {
       retentionPeriod: Duration.seconds(WEBHOOK_QUEUES.dlqRetentionSeconds),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
+      removalPolicy: props.retainDeadLetters ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
     this.queue = new Queue(this, 'Queue', {
       queueName: WEBHOOK_QUEUES.queueName(props.namePrefix),

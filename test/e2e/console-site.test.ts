@@ -75,7 +75,7 @@ describe('local console site: the console distribution, stood in', () => {
   });
 
   it("answers a missing key as S3 answers CloudFront without ListBucket: 403 AccessDenied XML, with the policy's headers", async () => {
-    for (const path of [`${CONSOLE_ROOT}nothing.js`, `${CONSOLE_ROOT}sub/`, CONSOLE_ROOT.slice(0, -1), `${CONSOLE_ROOT}index.htm`]) {
+    for (const path of [`${CONSOLE_ROOT}nothing.js`, `${CONSOLE_ROOT}sub/`, `${CONSOLE_ROOT}index.htm`]) {
       const response = await get(path);
       expect(response.status, path).toBe(403);
       expect(response.headers.get('content-type'), path).toBe('application/xml');
@@ -85,6 +85,17 @@ describe('local console site: the console distribution, stood in', () => {
       );
       expectSecurityHeaders(response, path);
     }
+  });
+
+  it("sends /console to /console/ (the distribution's function: 302, with the policy's headers); / stays the API's", async () => {
+    const response = await get(CONSOLE_ROOT.slice(0, -1));
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe(CONSOLE_ROOT);
+    expectSecurityHeaders(response, '/console');
+    // The local site shares the API's origin, whose root is the API's (its 404 in the error shape), as in AWS.
+    const root = await get('/');
+    expect(root.status).toBe(404);
+    expect(((await root.json()) as { error: { code: string } }).error.code).toBe('not_found');
   });
 
   it('refuses a method other than GET and HEAD with 403, as the console behavior (GET, HEAD) does', async () => {

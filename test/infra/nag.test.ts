@@ -58,6 +58,23 @@ describe.each(CASES)('cdk-nag AwsSolutions ($stage, tracing $tracing)', ({ stage
     }
   });
 
+  it('says what CloudFront does: CFR4 only on the default certificate, which CloudFront holds at TLSv1; standard logs need no ACL bucket', () => {
+    const distributions = Object.values(template.findResources('AWS::CloudFront::Distribution') as Record<string, any>);
+    expect(distributions.length).toBeGreaterThan(0);
+    for (const d of distributions) {
+      const rules = (d.Metadata?.cdk_nag?.rules_to_suppress ?? []) as { id: string; reason: string }[];
+      const certificate = d.Properties.DistributionConfig.ViewerCertificate;
+      const tls = rules.find((rule) => rule.id === 'AwsSolutions-CFR4');
+      // With a certificate of its own the distribution sets TLS 1.2 and needs no acknowledgement.
+      if (certificate?.AcmCertificateArn) expect(certificate.MinimumProtocolVersion).toBe('TLSv1.2_2021');
+      if (tls) {
+        expect(certificate?.AcmCertificateArn).toBeUndefined();
+        expect(tls.reason).toMatch(/sets the security policy TLSv1/);
+      }
+      for (const rule of rules.filter((r) => r.id === 'AwsSolutions-CFR3')) expect(rule.reason).not.toMatch(/ACL/);
+    }
+  });
+
   it('acknowledges the X-Ray wildcard only where tracing grants it', () => {
     const acknowledged = Object.values(template.toJSON().Resources as Record<string, { Type: string; Metadata?: any }>).filter((r) =>
       ((r.Metadata?.cdk_nag?.rules_to_suppress ?? []) as { id: string }[]).some((rule) => rule.id === 'AwsSolutions-IAM5[Resource::*]'),

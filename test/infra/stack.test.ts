@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileFunction } from 'node:vm';
 import { App } from 'aws-cdk-lib';
+import { buildSync } from 'esbuild';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SPORTS_LOGO_DIR, SPORTS_LOGO_PACKAGE_DIR } from '#contract/assets';
@@ -18,6 +20,7 @@ import { rateLimitCeiling } from '#lambdas/admin/apps';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import { FUNCTIONS, WEBHOOK_FUNCTION_NAMES, type WebhookFunctionName } from '#lib/functions';
 import { LAMBDA_LOGGING } from '#lib/lambda-logging';
+import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS, lambdaBuildOptions } from '#lib/bundling';
 import {
   logger,
   ACCESS_LINE_MESSAGE,
@@ -260,7 +263,7 @@ describe('CustomerApiStack (dev)', () => {
     }
   });
 
-  it('has one arm64, Node.js 22+ function per family with its memory and environment', () => {
+  it('has one arm64, Node.js 24+ function per family with its memory and environment', () => {
     const ours = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => familyTagOf(fn) !== '');
     // Every row of the functions table: the /v1 families, the admin API's, the webhook functions, mail events.
     expect(ours).toHaveLength(Object.keys(FUNCTIONS).length);
@@ -269,7 +272,7 @@ describe('CustomerApiStack (dev)', () => {
       const [, fn] = functionOf(template, family);
       const p = fn.Properties;
       expect(p.Architectures).toEqual(['arm64']);
-      expect(Number(/^nodejs(\d+)\.x$/.exec(p.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
+      expect(Number(/^nodejs(\d+)\.x$/.exec(p.Runtime)?.[1])).toBeGreaterThanOrEqual(24);
       expect(p.Handler).toBe('index.handler');
       expect(p.MemorySize).toBe(FUNCTIONS[family].memorySize);
       expect(p.LoggingConfig.LogGroup.Ref).toBeDefined();
@@ -280,8 +283,34 @@ describe('CustomerApiStack (dev)', () => {
         PUBLIC_BASE_URL: '',
         WEBHOOK_QUEUE_URL: { Ref: expect.any(String) },
         WEBHOOK_DLQ_URL: { Ref: expect.any(String) },
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
       });
+    }
+  });
+
+  it('ships each bundle as the bench builds it (lambdaBuildOptions): for Node 24, with a linked source map that carries no sources', () => {
+    expect(LAMBDA_NODE_OPTIONS).toBe('--enable-source-maps');
+    expect(LAMBDA_BUNDLING.target).toBe(`node${/^nodejs(\d+)\.x$/.exec(functionOf(template, 'token')[1].Properties.Runtime)![1]}`);
+    const dir = mkdtempSync(join(tmpdir(), 'customer-api-bundle-'));
+    try {
+      for (const family of ['token', 'bevq'] as const) {
+        const [, fn] = functionOf(template, family);
+        const assetDir = join(assemblyDir, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
+        const shipped = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
+        type SourceMap = { sources: string[]; sourcesContent?: unknown; mappings: string };
+        const map = JSON.parse(readFileSync(join(assetDir, 'index.mjs.map'), 'utf8')) as SourceMap;
+        expect(shipped.trimEnd().endsWith('//# sourceMappingURL=index.mjs.map'), family).toBe(true);
+        expect(map.sources.length, family).toBeGreaterThan(0);
+        expect(map.sourcesContent, family).toBeUndefined();
+        const outfile = join(dir, family, 'index.mjs');
+        buildSync(lambdaBuildOptions(`lambdas/${FUNCTIONS[family].entry}`, outfile));
+        expect(readFileSync(outfile, 'utf8') === shipped, family).toBe(true);
+        // The same map but for where the sources are named from (the build folders differ).
+        const built = JSON.parse(readFileSync(`${outfile}.map`, 'utf8')) as SourceMap;
+        expect({ ...built, sources: map.sources }).toEqual(map);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -734,6 +763,15 @@ describe('CustomerApiStack (dev): the administration console', () => {
     expect(JSON.stringify(authorizer.Properties.JwtConfiguration.Issuer)).toContain(poolId);
   });
 
+  it("mails through Cognito's own sender and leaves the pool unprotected in a stage deleted at will", () => {
+    const [, pool] = only(template, 'AWS::Cognito::UserPool');
+    expect(pool.DeletionPolicy).toBe('Delete');
+    expect(pool.Properties.DeletionProtection).toBe('INACTIVE');
+    expect(pool.Properties.EmailConfiguration).toBeUndefined();
+    const queues = Object.values(of(template, 'AWS::SQS::Queue'));
+    expect(queues.length).toBeGreaterThan(0);
+    expect(queues.filter((q) => q.DeletionPolicy !== 'Delete')).toEqual([]);
+  });
   it('serves the page from a private bucket through CloudFront with origin access control, security headers, and the console prefix on the same origin', () => {
     const [bucketId, bucket] = Object.entries(of(template, 'AWS::S3::Bucket')).find(([id]) => id.startsWith('Console'))!;
     expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
@@ -776,6 +814,25 @@ describe('CustomerApiStack (prod)', () => {
     expect(table.DeletionPolicy).toBe('Retain');
     expect(table.UpdateReplacePolicy).toBe('Retain');
     expect(table.Properties.DeletionProtectionEnabled).toBe(true);
+  });
+
+  it('keeps the DLQ with the stack under its fixed name, and lets the queue go (a vanished message is requeued from the table)', () => {
+    const queues = Object.values(of(template, 'AWS::SQS::Queue'));
+    const dlq = queues.find((q) => q.Properties.QueueName === WEBHOOK_QUEUES.dlqName('customer-api-prod'))!;
+    expect([dlq.DeletionPolicy, dlq.UpdateReplacePolicy]).toEqual(['Retain', 'Retain']);
+    const queue = queues.find((q) => q.Properties.QueueName === WEBHOOK_QUEUES.queueName('customer-api-prod'))!;
+    expect(queue.DeletionPolicy).toBe('Delete');
+  });
+
+  it("protects the console's user pool from deletion and mails its administrators through SES from the sender's verified domain", () => {
+    const [, pool] = only(template, 'AWS::Cognito::UserPool');
+    expect(pool.DeletionPolicy).toBe('Retain');
+    expect(pool.Properties.DeletionProtection).toBe('ACTIVE');
+    expect(pool.Properties.EmailConfiguration).toEqual({
+      EmailSendingAccount: 'DEVELOPER',
+      From: MAIL_FROM,
+      SourceArn: { 'Fn::Join': ['', ['arn:aws:ses:us-east-1:', { Ref: 'AWS::AccountId' }, ':identity/mail.example.com']] },
+    });
   });
 
   it('keeps logs a year and retains them', () => {
