@@ -14,6 +14,8 @@ type ListOptions = {
   /** One admin call: the page at `cursor` (absent: the first) of the items matching `q` ('' for all), within `of` ('' for all). */
   load(q: string, cursor: string | undefined, of: string): Promise<Loaded>;
   search?: { label: string; hint: string };
+  /** The search the list starts with (an address naming one item: its id). */
+  q?: string | undefined;
   /** The API's own narrowing of the list (a group's, an application's): an id, beside the search. */
   of?: { label: string };
 };
@@ -30,7 +32,7 @@ export function pagedList(shell: Shell, options: ListOptions) {
   const next = h('button', { type: 'button' }, 'Next page') as HTMLButtonElement;
   const cursors: (string | undefined)[] = [undefined];
   let index = 0;
-  let q = '';
+  let q = options.q ?? '';
   let of = '';
   let call = 0;
   let nextCursor: string | undefined;
@@ -59,7 +61,7 @@ export function pagedList(shell: Shell, options: ListOptions) {
   };
   let searchForm: HTMLElement | string = '';
   if (options.search) {
-    const box = input({ type: 'search', name: 'q', autocomplete: 'off' });
+    const box = input({ type: 'search', name: 'q', autocomplete: 'off', value: q });
     const ofBox = options.of ? input({ name: 'of', autocomplete: 'off', placeholder: 'any' }) : null;
     searchForm = h(
       'form',
