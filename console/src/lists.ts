@@ -11,6 +11,8 @@ type ListOptions = {
   caption: string;
   headers: string[];
   empty: string;
+  /** Said of an empty page the API's cursor goes on from (a list that reads a bounded stretch a call, such as the audit trail's days). */
+  emptyWithMore?: string;
   /** One admin call: the page at `cursor` (absent: the first) of the items matching `q` ('' for all), within `of` ('' for all). */
   load(q: string, cursor: string | undefined, of: string): Promise<Loaded>;
   search?: { label: string; hint: string };
@@ -42,7 +44,12 @@ export function pagedList(shell: Shell, options: ListOptions) {
     const loaded = await options.load(q, cursors[index], of);
     if (mine !== call) return;
     nextCursor = loaded.nextCursor;
-    body.replaceChildren(table(options.caption, options.headers, loaded.rows, q ? `nothing matches “${q}” here.` : options.empty));
+    const empty = q
+      ? `nothing matches “${q}” here.`
+      : nextCursor
+        ? (options.emptyWithMore ?? 'nothing on this page; more may follow.')
+        : options.empty;
+    body.replaceChildren(table(options.caption, options.headers, loaded.rows, empty));
     if (loaded.note) body.append(h('p', {}, loaded.note));
     previous.disabled = index === 0;
     next.disabled = !nextCursor;

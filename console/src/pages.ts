@@ -70,7 +70,7 @@ export async function applicationsPage(shell: Shell, clientId?: string): Promise
       'Replaced secret works until',
       'Actions',
     ],
-    empty: 'no application yet; create one above.',
+    empty: 'no application yet; create one below.',
     search: { label: 'Search applications', hint: 'A client id, or part of a name, group or owner e-mail.' },
     q: clientId,
     of: { label: 'Of one group (id)' },
@@ -137,7 +137,8 @@ export async function applicationsPage(shell: Shell, clientId?: string): Promise
     ),
   );
   await list.reload();
-  return h('section', {}, h('h2', {}, 'Applications'), form, created, list.element, await legacySection(shell));
+  // The list first: what is there matters more than adding to it.
+  return h('section', {}, h('h2', {}, 'Applications'), list.element, form, created, await legacySection(shell));
 }
 
 /** Legacy bearer credentials still in use, for planning their retirement (oldest first, paged). */
@@ -260,7 +261,7 @@ export async function destinationsPage(shell: Shell): Promise<HTMLElement> {
   const list = pagedList(shell, {
     caption: 'Destinations',
     headers: ['Name', 'Id', 'Health', 'Host', 'Application', 'Locations', 'Last success', 'Last failure'],
-    empty: 'no destination yet; add one above.',
+    empty: 'no destination yet; add one below.',
     search: { label: 'Search destinations', hint: 'A destination id, or part of a name, host or application id.' },
     of: { label: 'Of one application (client id)' },
     async load(q, cursor, clientId) {
@@ -317,7 +318,7 @@ export async function destinationsPage(shell: Shell): Promise<HTMLElement> {
       h('button', { type: 'submit' }, 'Add'),
     ),
   );
-  return h('section', {}, h('h2', {}, 'Destinations'), form, created, list.element);
+  return h('section', {}, h('h2', {}, 'Destinations'), list.element, form, created);
 }
 
 const deliveryColumns = ['Delivery', 'Status', 'Updated', 'Event', 'Location', 'Attempts', 'Next attempt', 'Error'];
@@ -804,6 +805,8 @@ export async function auditPage(shell: Shell): Promise<HTMLElement> {
     caption: 'Changes, newest first',
     headers: ['When', 'What', 'Who', 'Application', 'Destination', 'Delivery', 'Request'],
     empty: 'no change recorded.',
+    // The trail reads a bounded stretch of days a call: a quiet stretch is an empty page, and older ones may still follow.
+    emptyWithMore: 'no changes on this page; older ones may follow.',
     async load(_q, cursor) {
       const page = await api<{ entries: any[]; nextCursor?: string }>(
         'GET',

@@ -648,7 +648,7 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     expect(found).toEqual({});
   });
 
-  describe('links an on-call person can paste', () => {
+  describe('links an on-call person can paste, and the pages they land on', () => {
     /** An application with a destination, a delivery that succeeded and a dead letter: each item with an address. */
     let seeded: { clientId: string; destinationId: string; deliveryId: string; deadLetterId: string };
     beforeAll(async () => {
@@ -775,6 +775,46 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
         JSON.stringify({ ...(globalThis as any).sessionStorage, ...(globalThis as any).localStorage }),
       );
       expect(stored).toBe('{}');
+    });
+
+    it('the Dead letters page fits a 1280 px window', async () => {
+      await signIn();
+      await nav('Dead letters');
+      await page.getByRole('table', { name: 'Dead letters' }).waitFor();
+      const width = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth);
+      expect(width).toBeLessThanOrEqual(1280);
+    });
+
+    it("Audit: an empty page the trail's cursor goes on from says so; the last page's Next page is disabled", async () => {
+      await signIn();
+      await nav('Audit trail');
+      await page.getByLabel('Application id').fill('app_nobody');
+      const filtered = page.waitForResponse((r) => r.url().includes('/audit?') && r.url().includes('clientId=app_nobody'));
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await filtered;
+      const note = page.getByRole('note', { name: 'Changes, newest first' });
+      await expect.poll(() => note.textContent()).toContain('no changes on this page; older ones may follow.');
+      const next = page.getByRole('button', { name: 'Next page' });
+      // The trail reads a bounded stretch of days a call: a few pages reach its end.
+      for (let pages = 1; await next.isEnabled(); pages++) {
+        expect(pages).toBeLessThan(10);
+        await next.click();
+        // Each page reads up to a hundred days' partitions: seconds on a busy machine.
+        await expect.poll(() => page.locator('.paging-position').textContent(), { timeout: 15_000 }).toContain(`Page ${pages + 1}`);
+      }
+      expect(await note.textContent()).toContain('no change recorded.');
+    });
+
+    it('the create forms sit below the lists', async () => {
+      await signIn();
+      const below = async (list: string, form: string) => {
+        const [table, fieldset] = [page.getByRole('table', { name: list }), page.getByRole('group', { name: form })];
+        await table.waitFor();
+        return (await fieldset.boundingBox())!.y > (await table.boundingBox())!.y + (await table.boundingBox())!.height;
+      };
+      expect(await below('Applications', 'Create an application')).toBe(true);
+      await nav('Destinations');
+      expect(await below('Destinations', 'Add a destination')).toBe(true);
     });
   });
 
