@@ -648,10 +648,11 @@ export async function deadLettersPage(shell: Shell, deliveryId?: string): Promis
         : '—',
       d.clientId ? appLink(d.clientId) : '—',
       d.locationId ?? '—',
-      d.eventType ?? '—',
-      d.reason,
+      // Identifiers as code, which wraps anywhere: the table stays within a 1280 px window.
+      d.eventType ? h('code', {}, d.eventType) : '—',
+      h('code', {}, d.reason),
       d.attempts ?? '—',
-      d.lastErrorCode ?? '—',
+      d.lastErrorCode ? h('code', {}, d.lastErrorCode) : '—',
       h('span', {}, time(d.deadSince), ` (${duration(d.ageSeconds)} ago)`),
       h(
         'span',
