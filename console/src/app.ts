@@ -34,7 +34,10 @@ const shell: Shell = {
   },
   redraw: () => void draw(),
   // The removed destination's address leaves the history: back never returns to a page that is gone.
-  back: () => location.replace(hrefOf({ page: 'destinations' })),
+  back: () => {
+    keepStatus = true;
+    location.replace(hrefOf({ page: 'destinations' }));
+  },
 };
 
 function showError(err: unknown): void {
@@ -59,6 +62,7 @@ const RENDER: Record<Page, (route: Route) => Promise<HTMLElement>> = {
 };
 
 let drawn = 0;
+let keepStatus = false;
 
 /** Draws the page the address names; an address that names none is replaced by the first page's. */
 async function draw(): Promise<void> {
@@ -68,7 +72,6 @@ async function draw(): Promise<void> {
     if (link.dataset.page === route.page && !route.id) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
-  statusBox.replaceChildren();
   const mine = ++drawn;
   await shell.act(async () => {
     const content = await RENDER[route.page](route);
@@ -86,7 +89,12 @@ function enter(): void {
   void draw();
 }
 // Links, back and forward change the address; signed out, the address waits for the sign-in.
-addEventListener('hashchange', () => void (nav.hidden || draw()));
+addEventListener('hashchange', () => {
+  // Another page: the last one's message goes (a redraw of the same page, or the way back from a removal, keeps it).
+  if (!keepStatus) statusBox.replaceChildren();
+  keepStatus = false;
+  if (!nav.hidden) void draw();
+});
 
 let config: ConsoleConfig = { apiBase: '/admin/v1', signIn: 'admin-key' };
 
@@ -149,7 +157,11 @@ nav.replaceChildren(
   ...Object.keys(PAGES).map((id) => {
     const href = hrefOf({ page: id as Page });
     // Chosen again, a page is drawn anew (the address does not change, so no hashchange says so).
-    return h('a', { href, 'data-page': id, onclick: () => void (location.hash === href && draw()) }, PAGES[id as Page]);
+    return h(
+      'a',
+      { href, 'data-page': id, onclick: () => void (location.hash === href && (statusBox.replaceChildren(), draw())) },
+      PAGES[id as Page],
+    );
   }),
   h('button', { type: 'button', onclick: signOutNow }, 'Sign out'),
 );
