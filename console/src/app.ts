@@ -2,6 +2,7 @@ import { ApiFailure, api, signIn, signOut, useApi } from './api.js';
 import type { ConsoleConfig } from '#contract/console-config';
 import { finishSignIn, signOutOf, startSignIn } from './auth.js';
 import { field, h } from './dom.js';
+import { HOME, PAGES, hrefOf, routeOf, type Page, type Route } from './routes.js';
 import {
   applicationsPage,
   auditPage,
@@ -14,24 +15,12 @@ import {
   type Shell,
 } from './pages.js';
 
-/** The console: a sign-in, then one page at a time, drawn from the admin API. */
-const PAGES = {
-  applications: 'Applications',
-  destinations: 'Destinations',
-  'dead-letters': 'Dead letters',
-  menus: 'Menus',
-  audit: 'Audit trail',
-  'owner-mail': 'Owner mail',
-  'token-keys': 'Token keys',
-} as const;
-type Page = keyof typeof PAGES;
+/** The console: a sign-in, then the page the address names (routes.ts), drawn from the admin API. */
 
 const main = document.getElementById('main')!;
 const nav = document.getElementById('nav')!;
 const errorBox = document.getElementById('error')!;
 const statusBox = document.getElementById('status')!;
-let page: Page = 'applications';
-let destination: string | null = null;
 
 const shell: Shell = {
   say: (message) => statusBox.replaceChildren(message),
@@ -44,9 +33,10 @@ const shell: Shell = {
     }
   },
   redraw: () => void draw(),
+  // The removed destination's address leaves the history: back never returns to a page that is gone.
   back: () => {
-    destination = null;
-    void draw();
+    keepStatus = true;
+    location.replace(hrefOf({ page: 'destinations' }));
   },
 };
 
@@ -61,15 +51,10 @@ function showError(err: unknown): void {
   errorBox.replaceChildren(err instanceof Error ? err.message : 'Something went wrong.');
 }
 
-const openDestination = (id: string) => {
-  destination = id;
-  void draw();
-};
-
-const RENDER: Record<Page, () => Promise<HTMLElement>> = {
-  applications: () => applicationsPage(shell),
-  destinations: () => destinationsPage(shell, openDestination),
-  'dead-letters': () => deadLettersPage(shell, openDestination),
+const RENDER: Record<Page, (route: Route) => Promise<HTMLElement>> = {
+  applications: ({ id }) => applicationsPage(shell, id),
+  destinations: ({ id, delivery }) => (id ? destinationPage(shell, id, delivery) : destinationsPage(shell)),
+  'dead-letters': ({ id }) => deadLettersPage(shell, id),
   menus: () => menusPage(shell),
   audit: () => auditPage(shell),
   'owner-mail': () => ownerMailPage(shell),
@@ -77,15 +62,19 @@ const RENDER: Record<Page, () => Promise<HTMLElement>> = {
 };
 
 let drawn = 0;
+let keepStatus = false;
 
+/** Draws the page the address names; an address that names none is replaced by the first page's. */
 async function draw(): Promise<void> {
-  for (const button of nav.querySelectorAll<HTMLButtonElement>('button[data-page]')) {
-    if (button.dataset.page === page && destination === null) button.setAttribute('aria-current', 'page');
-    else button.removeAttribute('aria-current');
+  const route = routeOf(location.hash);
+  if (!route) return location.replace(hrefOf(HOME));
+  for (const link of nav.querySelectorAll<HTMLAnchorElement>('a[data-page]')) {
+    if (link.dataset.page === route.page && !route.id) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
   }
   const mine = ++drawn;
   await shell.act(async () => {
-    const content = destination !== null ? await destinationPage(shell, destination) : await RENDER[page]();
+    const content = await RENDER[route.page](route);
     // A later draw (another page chosen, or signed out meanwhile) wins.
     if (mine !== drawn || nav.hidden) return;
     main.replaceChildren(content);
@@ -94,23 +83,27 @@ async function draw(): Promise<void> {
   });
 }
 
-function go(to: Page): void {
-  page = to;
-  destination = null;
-  statusBox.replaceChildren();
+/** Signed in: the page the address names, or the first page when it names none. */
+function enter(): void {
+  nav.hidden = false;
   void draw();
 }
+// Links, back and forward change the address; signed out, the address waits for the sign-in.
+addEventListener('hashchange', () => {
+  // Another page: the last one's message goes (a redraw of the same page, or the way back from a removal, keeps it).
+  if (!keepStatus) statusBox.replaceChildren();
+  keepStatus = false;
+  if (!nav.hidden) void draw();
+});
 
 let config: ConsoleConfig = { apiBase: '/admin/v1', signIn: 'admin-key' };
 
+/** Signed out (a reload, a refused credential): the address stays, and the sign-in lands on its page. */
 function signInPage(message?: string): void {
   signOut();
   nav.hidden = true;
   drawn++;
-  // Signed out, no page is current: the next sign-in starts at Applications.
-  page = 'applications';
-  destination = null;
-  for (const button of nav.querySelectorAll('button[aria-current]')) button.removeAttribute('aria-current');
+  for (const link of nav.querySelectorAll('a[aria-current]')) link.removeAttribute('aria-current');
   statusBox.replaceChildren();
   if (config.signIn === 'cognito') {
     const cognito = config;
@@ -118,7 +111,7 @@ function signInPage(message?: string): void {
     main.replaceChildren(
       h('h2', {}, 'Sign in'),
       h('p', {}, 'With your administrator account (a member of the admins group), on the sign-in page of this stage.'),
-      h('button', { type: 'button', onclick: () => void shell.act(() => startSignIn(cognito)) }, 'Sign in'),
+      h('button', { type: 'button', onclick: () => void shell.act(() => startSignIn(cognito, location.hash)) }, 'Sign in'),
     );
     return;
   }
@@ -131,8 +124,7 @@ function signInPage(message?: string): void {
         signIn(key.value);
         void shell.act(async () => {
           await api('GET', '/apps?limit=1');
-          nav.hidden = false;
-          go('applications');
+          enter();
         });
       },
     },
@@ -142,7 +134,7 @@ function signInPage(message?: string): void {
       {},
       'Locally, the admin key that ',
       h('code', {}, 'npm start'),
-      ' printed. It is kept in this page only: a reload signs you out.',
+      ' printed. It is kept in this page only: after a reload it is asked again, and you land on the same page.',
     ),
     field('Admin key', key),
     h('button', { type: 'submit' }, 'Sign in'),
@@ -152,19 +144,40 @@ function signInPage(message?: string): void {
   key.focus();
 }
 
+/** Signing out on purpose: the next sign-in starts at the first page. */
+function signOutNow(): void {
+  history.replaceState(null, '', hrefOf(HOME));
+  if (config.signIn === 'cognito') {
+    signOut();
+    signOutOf(config);
+  } else signInPage();
+}
+
 nav.replaceChildren(
-  ...Object.entries(PAGES).map(([id, label]) => h('button', { type: 'button', 'data-page': id, onclick: () => go(id as Page) }, label)),
-  h('button', { type: 'button', onclick: () => (config.signIn === 'cognito' ? (signOut(), signOutOf(config)) : signInPage()) }, 'Sign out'),
+  ...Object.keys(PAGES).map((id) => {
+    const href = hrefOf({ page: id as Page });
+    // Chosen again, a page is drawn anew (the address does not change, so no hashchange says so).
+    return h(
+      'a',
+      { href, 'data-page': id, onclick: () => void (location.hash === href && (statusBox.replaceChildren(), draw())) },
+      PAGES[id as Page],
+    );
+  }),
+  h('button', { type: 'button', onclick: signOutNow }, 'Sign out'),
 );
 
 /** Where the page runs decides how it signs in (config.json, beside the page). */
 async function start(): Promise<void> {
   config = (await (await fetch('config.json')).json()) as ConsoleConfig;
   useApi(config.apiBase);
-  const token = config.signIn === 'cognito' ? await finishSignIn(config) : null;
-  if (!token) return signInPage();
-  signIn(token);
-  nav.hidden = false;
-  go('applications');
+  if (config.signIn === 'admin-key') return signInPage();
+  const signedIn = await finishSignIn(config);
+  if (signedIn) {
+    signIn(signedIn.token);
+    return enter();
+  }
+  // A reload or a pasted link: re-authorized through the hosted UI's own session (no token is stored here).
+  if (routeOf(location.hash)) return startSignIn(config, location.hash);
+  signInPage();
 }
 start().catch(showError);

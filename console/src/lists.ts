@@ -11,9 +11,13 @@ type ListOptions = {
   caption: string;
   headers: string[];
   empty: string;
+  /** Said of an empty page the API's cursor goes on from (a list that reads a bounded stretch a call, such as the audit trail's days). */
+  emptyWithMore?: string;
   /** One admin call: the page at `cursor` (absent: the first) of the items matching `q` ('' for all), within `of` ('' for all). */
   load(q: string, cursor: string | undefined, of: string): Promise<Loaded>;
   search?: { label: string; hint: string };
+  /** The search the list starts with (an address naming one item: its id). */
+  q?: string | undefined;
   /** The API's own narrowing of the list (a group's, an application's): an id, beside the search. */
   of?: { label: string };
 };
@@ -30,7 +34,7 @@ export function pagedList(shell: Shell, options: ListOptions) {
   const next = h('button', { type: 'button' }, 'Next page') as HTMLButtonElement;
   const cursors: (string | undefined)[] = [undefined];
   let index = 0;
-  let q = '';
+  let q = options.q ?? '';
   let of = '';
   let call = 0;
   let nextCursor: string | undefined;
@@ -40,7 +44,12 @@ export function pagedList(shell: Shell, options: ListOptions) {
     const loaded = await options.load(q, cursors[index], of);
     if (mine !== call) return;
     nextCursor = loaded.nextCursor;
-    body.replaceChildren(table(options.caption, options.headers, loaded.rows, q ? `nothing matches “${q}” here.` : options.empty));
+    const empty = q
+      ? `nothing matches “${q}” here.`
+      : nextCursor
+        ? (options.emptyWithMore ?? 'nothing on this page; more may follow.')
+        : options.empty;
+    body.replaceChildren(table(options.caption, options.headers, loaded.rows, empty));
     if (loaded.note) body.append(h('p', {}, loaded.note));
     previous.disabled = index === 0;
     next.disabled = !nextCursor;
@@ -59,7 +68,7 @@ export function pagedList(shell: Shell, options: ListOptions) {
   };
   let searchForm: HTMLElement | string = '';
   if (options.search) {
-    const box = input({ type: 'search', name: 'q', autocomplete: 'off' });
+    const box = input({ type: 'search', name: 'q', autocomplete: 'off', value: q });
     const ofBox = options.of ? input({ name: 'of', autocomplete: 'off', placeholder: 'any' }) : null;
     searchForm = h(
       'form',

@@ -4,6 +4,7 @@ import { api } from './api.js';
 import { duration, field, h, idList, input, table, time, type Child } from './dom.js';
 import { freshness, keepCurrent, pagedList, PAGE_SIZE } from './lists.js';
 import { hourlyChart } from './chart.js';
+import { hrefOf } from './routes.js';
 
 /** What a page may ask of the shell: show a message, run an action with its errors shown, draw a page again. */
 export type Shell = {
@@ -46,7 +47,13 @@ const query = (params: Record<string, string | undefined>) =>
 
 const locationsText = (ids: string[] | null | undefined) => (ids ? ids.join(', ') : 'all');
 
-export async function applicationsPage(shell: Shell): Promise<HTMLElement> {
+/** Links to an item's own address (a real `<a href>`: open in a new tab, copy the link). */
+const appLink = (clientId: string) => h('a', { href: hrefOf({ page: 'applications', id: clientId }) }, h('code', {}, clientId));
+const destinationLink = (id: string, name: Child) => h('a', { href: hrefOf({ page: 'destinations', id }) }, name);
+const deadLetterLink = (id: string) => h('a', { href: hrefOf({ page: 'dead-letters', id }) }, h('code', {}, id));
+
+/** The applications; with `clientId` (its address), searched for that one. */
+export async function applicationsPage(shell: Shell, clientId?: string): Promise<HTMLElement> {
   const created = h('div', {});
   const list = pagedList(shell, {
     caption: 'Applications',
@@ -64,8 +71,9 @@ export async function applicationsPage(shell: Shell): Promise<HTMLElement> {
       'Replaced secret works until',
       'Actions',
     ],
-    empty: 'no application yet; create one above.',
+    empty: 'no application yet; create one below.',
     search: { label: 'Search applications', hint: 'A client id, or part of a name, group or owner e-mail.' },
+    q: clientId,
     of: { label: 'Of one group (id)' },
     async load(q, cursor, groupId) {
       const page = await api<{ apps: any[]; nextCursor?: string }>(
@@ -130,7 +138,8 @@ export async function applicationsPage(shell: Shell): Promise<HTMLElement> {
     ),
   );
   await list.reload();
-  return h('section', {}, h('h2', {}, 'Applications'), form, created, list.element, await legacySection(shell));
+  // The list first: what is there matters more than adding to it.
+  return h('section', {}, h('h2', {}, 'Applications'), list.element, form, created, await legacySection(shell));
 }
 
 /** Legacy bearer credentials still in use, for planning their retirement (oldest first, paged). */
@@ -208,7 +217,7 @@ function rotateSecretButton(shell: Shell, clientId: string, show: (shown: HTMLEl
 
 function appRow(shell: Shell, a: any, show: (shown: HTMLElement) => void, after: () => Promise<void>): Child[] {
   return [
-    h('code', {}, a.clientId),
+    appLink(a.clientId),
     a.name,
     a.status,
     a.groupId,
@@ -264,15 +273,11 @@ const ownerCell = (a: { ownerEmail: string | null; ownerEmailSuppressed?: boolea
 const HEALTH_MARK: Record<string, string> = { HEALTHY: '✓', FAILING: '✕', NOT_TESTED: '?', DISABLED: '⏸' };
 const healthBadge = (health: string) => h('span', { class: `health health-${health}` }, `${HEALTH_MARK[health] ?? ''} ${health}`);
 
-/** A destination's name as a link-like button that opens its page. */
-const destinationLink = (open: (id: string) => void, id: string, name: string) =>
-  h('button', { type: 'button', class: 'link', onclick: () => open(id) }, name);
-
-export async function destinationsPage(shell: Shell, open: (id: string) => void): Promise<HTMLElement> {
+export async function destinationsPage(shell: Shell): Promise<HTMLElement> {
   const list = pagedList(shell, {
     caption: 'Destinations',
     headers: ['Name', 'Id', 'Health', 'Host', 'Application', 'Locations', 'Last success', 'Last failure'],
-    empty: 'no destination yet; add one above.',
+    empty: 'no destination yet; add one below.',
     search: { label: 'Search destinations', hint: 'A destination id, or part of a name, host or application id.' },
     of: { label: 'Of one application (client id)' },
     async load(q, cursor, clientId) {
@@ -282,11 +287,11 @@ export async function destinationsPage(shell: Shell, open: (id: string) => void)
       );
       return {
         rows: page.destinations.map((d) => [
-          destinationLink(open, d.destinationId, d.name),
+          destinationLink(d.destinationId, d.name),
           h('code', {}, d.destinationId),
           healthBadge(d.health),
           d.hostname,
-          h('code', {}, d.clientId),
+          appLink(d.clientId),
           locationsText(d.locationIds),
           time(d.lastSuccessAt),
           time(d.lastFailureAt),
@@ -329,22 +334,33 @@ export async function destinationsPage(shell: Shell, open: (id: string) => void)
       h('button', { type: 'submit' }, 'Add'),
     ),
   );
-  return h('section', {}, h('h2', {}, 'Destinations'), form, created, list.element);
+  return h('section', {}, h('h2', {}, 'Destinations'), list.element, form, created);
 }
 
 const deliveryColumns = ['Delivery', 'Status', 'Updated', 'Event', 'Location', 'Attempts', 'Next attempt', 'Error'];
-const deliveryRow = (r: any): Child[] => [
-  h('code', {}, r.deliveryId),
-  r.status,
-  time(r.updatedAt),
-  r.eventType,
-  r.locationId ?? '—',
-  r.attempts,
-  time(r.nextAttemptAt),
-  r.errorCode ?? '—',
-];
+/** A delivery's row; its id links to its own address, marked when that address is the one open. */
+const deliveryRow =
+  (destinationId: string, current: string | undefined) =>
+  (r: any): Child[] => [
+    h(
+      'a',
+      {
+        href: hrefOf({ page: 'destinations', id: destinationId, delivery: r.deliveryId }),
+        'aria-current': r.deliveryId === current ? 'true' : undefined,
+      },
+      h('code', {}, r.deliveryId),
+    ),
+    r.status,
+    time(r.updatedAt),
+    r.eventType,
+    r.locationId ?? '—',
+    r.attempts,
+    time(r.nextAttemptAt),
+    r.errorCode ?? '—',
+  ];
 
-export async function destinationPage(shell: Shell, id: string): Promise<HTMLElement> {
+/** A destination; with `delivery` (a delivery's address), that delivery's row marked in its lists. */
+export async function destinationPage(shell: Shell, id: string, delivery?: string): Promise<HTMLElement> {
   const shown = await api('GET', `/destinations/${id}`);
   const d = shown.destination;
   // The locations a test may name: the group's, narrowed to the destination's and the application's.
@@ -369,7 +385,7 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
   const header = h('div', { class: 'destination-header' });
   const recent = h('div', {});
   const chart = h('div', {});
-  const history = historySection(shell, id);
+  const history = historySection(shell, id, delivery);
   const seen = new Map<HTMLElement, string>();
   /** Draws a part again only when its data changed, so an open table or the focus inside one survives a refresh. */
   const redrawn = (part: HTMLElement, data: unknown, draw: () => HTMLElement[]) => {
@@ -393,7 +409,7 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
           healthBadge(dest.health),
           dest.paused ? ' (paused: new deliveries are held until it answers)' : '',
           ` · ${dest.hostname} · application `,
-          h('code', {}, dest.clientId),
+          appLink(dest.clientId),
         ),
         h(
           'p',
@@ -408,7 +424,12 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
         ),
       ]),
       redrawn(recent, now.recentDeliveries, () => [
-        table('Last three deliveries', deliveryColumns, now.recentDeliveries.map(deliveryRow), 'no delivery yet; send a test.'),
+        table(
+          'Last three deliveries',
+          deliveryColumns,
+          now.recentDeliveries.map(deliveryRow(id, delivery)),
+          'no delivery yet; send a test.',
+        ),
       ]),
       redrawn(chart, hourly, () => [hourlyChart(hourly)]),
     ].some(Boolean);
@@ -519,7 +540,7 @@ export async function destinationPage(shell: Shell, id: string): Promise<HTMLEle
 }
 
 /** A destination's longer history, filtered by status and period, 50 a page. */
-function historySection(shell: Shell, id: string) {
+function historySection(shell: Shell, id: string, delivery: string | undefined) {
   const status = h(
     'select',
     { name: 'status' },
@@ -541,7 +562,7 @@ function historySection(shell: Shell, id: string) {
         'GET',
         `/destinations/${id}/deliveries?${query({ limit: String(PAGE_SIZE), since: from, status: status.value, cursor })}`,
       );
-      return { rows: page.deliveries.map(deliveryRow), nextCursor: page.nextCursor };
+      return { rows: page.deliveries.map(deliveryRow(id, delivery)), nextCursor: page.nextCursor };
     },
   });
   for (const filter of [status, since]) filter.addEventListener('change', () => void shell.act(list.restart));
@@ -566,7 +587,8 @@ const PERIODS = {
   'the last 30 days': 720,
 } as const;
 
-export async function deadLettersPage(shell: Shell, open: (id: string) => void): Promise<HTMLElement> {
+/** The dead letters; with `deliveryId` (a dead letter's address), searched for that one and its detail open. */
+export async function deadLettersPage(shell: Shell, deliveryId?: string): Promise<HTMLElement> {
   const selected = new Set<string>();
   let destinationFilter = '';
   let depth: number | null = null;
@@ -600,6 +622,7 @@ export async function deadLettersPage(shell: Shell, open: (id: string) => void):
       label: 'Search dead letters',
       hint: "Part of a delivery, destination, application or location id, a destination's name or host, or the event type.",
     },
+    q: deliveryId,
     async load(q, cursor) {
       const page = await api<{ deadLetters: any[]; dlqMessages: number | null; nextCursor?: string }>(
         'GET',
@@ -629,22 +652,23 @@ export async function deadLettersPage(shell: Shell, open: (id: string) => void):
     };
     return [
       box,
-      h('code', {}, d.deliveryId),
+      deadLetterLink(d.deliveryId),
       d.destinationId
         ? h(
             'span',
             {},
-            d.destinationName ? destinationLink(open, d.destinationId, d.destinationName) : `removed (${d.destinationId})`,
+            d.destinationName ? destinationLink(d.destinationId, d.destinationName) : `removed (${d.destinationId})`,
             h('br', {}),
             h('small', {}, d.destinationHost ?? ''),
           )
         : '—',
-      d.clientId ? h('code', {}, d.clientId) : '—',
+      d.clientId ? appLink(d.clientId) : '—',
       d.locationId ?? '—',
-      d.eventType ?? '—',
-      d.reason,
+      // Identifiers as code, which wraps anywhere: the table stays within a 1280 px window.
+      d.eventType ? h('code', {}, d.eventType) : '—',
+      h('code', {}, d.reason),
       d.attempts ?? '—',
-      d.lastErrorCode ?? '—',
+      d.lastErrorCode ? h('code', {}, d.lastErrorCode) : '—',
       h('span', {}, time(d.deadSince), ` (${duration(d.ageSeconds)} ago)`),
       h(
         'span',
@@ -712,6 +736,7 @@ export async function deadLettersPage(shell: Shell, open: (id: string) => void):
     await list.reload();
     return changed;
   });
+  if (deliveryId) list.element.querySelector<HTMLButtonElement>(`button[aria-label="Inspect ${CSS.escape(deliveryId)}"]`)?.click();
   return section;
 }
 
@@ -797,6 +822,8 @@ export async function auditPage(shell: Shell): Promise<HTMLElement> {
     caption: 'Changes, newest first',
     headers: ['When', 'What', 'Who', 'Application', 'Destination', 'Delivery', 'Request'],
     empty: 'no change recorded.',
+    // The trail reads a bounded stretch of days a call: a quiet stretch is an empty page, and older ones may still follow.
+    emptyWithMore: 'no changes on this page; older ones may follow.',
     async load(_q, cursor) {
       const page = await api<{ entries: any[]; nextCursor?: string }>(
         'GET',
@@ -807,8 +834,8 @@ export async function auditPage(shell: Shell): Promise<HTMLElement> {
           time(e.at),
           e.operation,
           e.actor,
-          e.clientId ? h('code', {}, e.clientId) : '—',
-          e.destinationId ? h('code', {}, e.destinationId) : '—',
+          e.clientId ? appLink(e.clientId) : '—',
+          e.destinationId ? destinationLink(e.destinationId, h('code', {}, e.destinationId)) : '—',
           e.deliveryId ? h('code', {}, e.deliveryId) : '—',
           h('code', {}, e.requestId),
         ]),

@@ -46,7 +46,7 @@ describe('owner mail in the console (Chromium)', { timeout: 60_000 }, () => {
     const row = page.getByRole('table', { name: 'Applications' }).getByRole('row').filter({ hasText: app.clientId });
     await expect.poll(() => row.textContent()).toContain(`${BOUNCING} suppressed`);
 
-    await page.getByRole('navigation').getByRole('button', { name: 'Owner mail' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'Owner mail' }).click();
     const listed = page.getByRole('table', { name: 'Suppressed owner addresses' }).getByRole('row').filter({ hasText: BOUNCING });
     expect(await listed.textContent()).toContain('bounce');
     await listed.getByRole('button', { name: 'Lift' }).click();

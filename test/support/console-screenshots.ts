@@ -62,19 +62,19 @@ try {
       ['Owner mail', 'owner-mail'],
       ['Token keys', 'token-keys'],
     ] as const) {
-      await page.getByRole('navigation').getByRole('button', { name: nav }).click();
+      await page.getByRole('navigation').getByRole('link', { name: nav }).click();
       await page.getByRole('heading', { name: nav, exact: true }).waitFor();
       await shot(name);
     }
-    await page.getByRole('navigation').getByRole('button', { name: 'Dead letters' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'Dead letters' }).click();
     await page
       .getByRole('button', { name: /^Inspect / })
       .first()
       .click();
     await page.locator('tr.detail').waitFor();
     await shot('dead-letter-inspected');
-    await page.getByRole('navigation').getByRole('button', { name: 'Destinations' }).click();
-    await page.getByRole('button', { name: 'Bar hook' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'Destinations' }).click();
+    await page.getByRole('link', { name: 'Bar hook' }).click();
     await page.getByRole('heading', { name: 'Destination Bar hook' }).waitFor();
     await shot('destination');
     await page.close();
