@@ -68,7 +68,7 @@ export async function startMenuSync(options: MenuSyncOptions): Promise<{ url: st
       }
     } catch (err) {
       // The next round tries again; the copies stay as they are meanwhile.
-      log(`reconcile failed: ${(err as Error).message}`);
+      log(`reconcile failed: ${failure(err, options.apiUrl)}`);
     }
     // One round at a time: the next is planned when this one ends.
     if (!stopped) timer = setTimeout(() => void reconcile(), options.reconcileEverySeconds * 1000);
@@ -83,6 +83,12 @@ export async function startMenuSync(options: MenuSyncOptions): Promise<{ url: st
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** What went wrong and where: fetch's own message ("fetch failed") names neither the URL nor the cause. */
+function failure(err: unknown, apiUrl: string): string {
+  const { message, cause } = err as Error & { cause?: { code?: string; message?: string } };
+  return `${message} (${apiUrl}${cause ? `: ${cause.code ?? cause.message}` : ''})`;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer | undefined> {

@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
 import { sampleMenu } from '#local/demo-menu';
 import { adminCall, newApp, startTestRuntime } from '../support/runtime.js';
+import { startMenuSync } from '../../examples/menu-sync/menu-sync.js';
+import { memoryMenuStore } from '#kit';
 import { runtimeFileFor } from '../fixtures/admin-cli.js';
 import { startListen, type ListenProcess } from '../fixtures/listen-process.js';
 
@@ -136,5 +138,30 @@ describe('examples/menu-sync against the local runtime', () => {
     const { body } = await adminCall(runtime, 'GET', `/destinations/${listen.destinationId}/deliveries`);
     const delivery = body.deliveries.find((d: { eventId: string }) => d.eventId === missed.eventId);
     expect([delivery.status, delivery.attempts]).toEqual(['RETRY_PENDING', 1]);
+  });
+
+  it('names the URL and the cause when the API cannot be reached', async () => {
+    const lines: string[] = [];
+    const apiUrl = `http://127.0.0.1:${await freePort()}`;
+    const sync = await startMenuSync({
+      apiUrl,
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      webhookSecret: listen.secret,
+      groupId: 'demo-group',
+      store: memoryMenuStore(),
+      reconcileEverySeconds: 3_600,
+      port: 0,
+      log: (line) => lines.push(line),
+    });
+    try {
+      await until(
+        () => lines.some((l) => l.startsWith('reconcile failed')),
+        () => `a failed reconciliation in ${JSON.stringify(lines)}`,
+      );
+      expect(lines).toContain(`reconcile failed: fetch failed (${apiUrl}: ECONNREFUSED)`);
+    } finally {
+      await sync.stop();
+    }
   });
 });
