@@ -50,6 +50,7 @@ writeRuntimeFile({
   ...runtime.queues,
   webhookAllowLoopback: runtime.deps.config.webhookAllowLoopback,
   webhookListenInbox: runtime.deps.config.webhookListenInbox?.origin,
+  adminKey: runtime.adminKey,
 });
 // Only now: whoever gets an answer can also find this runtime through its file.
 runtime.open();

@@ -14,11 +14,6 @@ export const LISTEN_INBOX_TLS = { key: tls('server-key.pem'), cert: tls('server.
 
 export type ListenInbox = { origin: string; ca: string };
 
-/** The inbox for the local runtime starting now; null when the runtime file names none. */
-export function listenInboxAt(origin: string | undefined): ListenInbox | null {
-  return origin ? { origin, ca: LISTEN_INBOX_TLS.ca } : null;
-}
-
 export async function reserveListenInbox(): Promise<ListenInbox> {
-  return listenInboxAt(`https://127.0.0.1:${await freePort()}`)!;
+  return { origin: `https://127.0.0.1:${await freePort()}`, ca: LISTEN_INBOX_TLS.ca };
 }

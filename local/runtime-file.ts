@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /**
@@ -20,15 +20,22 @@ export type RuntimeFile = {
   externalSqs: boolean;
   webhookQueueUrl: string;
   webhookDlqUrl: string;
-  /** The runtime allows loopback webhook receivers (WEBHOOK_ALLOW_LOOPBACK=1); the CLI validates URLs the same way. */
+  /** The runtime allows loopback webhook receivers (WEBHOOK_ALLOW_LOOPBACK=1). */
   webhookAllowLoopback?: boolean;
   /** The origin of the inbox the runtime reserved for `npm run listen` (local/listen-inbox.ts). */
   webhookListenInbox?: string;
+  /**
+   * The admin API's key, which the admin CLI sends as the local stand-in for IAM. The file is the user's alone
+   * (0600), like an AWS credentials file; `npm start` also prints the key.
+   */
+  adminKey?: string;
 };
 
 export function writeRuntimeFile(info: RuntimeFile): void {
   mkdirSync(dirname(RUNTIME_FILE), { recursive: true });
-  writeFileSync(RUNTIME_FILE, `${JSON.stringify(info, null, 2)}\n`);
+  writeFileSync(RUNTIME_FILE, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  // A file an earlier run left keeps its mode through the write.
+  chmodSync(RUNTIME_FILE, 0o600);
 }
 
 export function removeRuntimeFile(): void {
