@@ -552,7 +552,6 @@ describe('CustomerApiStack (dev)', () => {
       const [, fn] = functionOf(template, family);
       expect(fn.Properties.Environment.Variables.STAGE_RATE_LIMIT, family).toBe('10');
     }
-    expect((template.toJSON().Outputs as Json).StageRateLimit.Value).toBe('10');
     // The default limit fits every stage (60 × its per-route floor).
     for (const stage of Object.values(STAGE_TABLE)) {
       expect(DEFAULT_RATE_LIMIT_PER_MINUTE).toBeLessThanOrEqual(rateLimitCeiling(stage.capacity.perRouteFloor));
@@ -675,7 +674,7 @@ describe('CustomerApiStack (dev)', () => {
     }
   });
 
-  it('outputs what the admin CLI reads', () => {
+  it('outputs what the admin CLI and operators read', () => {
     const outputs = template.toJSON().Outputs as Json;
     expect(Object.keys(outputs).sort()).toEqual([
       'AdminApiUrl',
@@ -685,10 +684,9 @@ describe('CustomerApiStack (dev)', () => {
       'ConsoleUserPoolId',
       'MailConfigurationSet',
       'MailEventsTopicArn',
-      'StageRateLimit',
+      'OperatorPolicyArn',
       'TableName',
-      'WebhookDlqUrl',
-      'WebhookQueueUrl',
+      'TrailArn',
     ]);
     const [tableId] = only(template, 'AWS::DynamoDB::Table');
     expect(outputs.TableName.Value).toEqual({ Ref: tableId });
