@@ -774,12 +774,18 @@ function redriveAll(shell: Shell, destinationId: string, after: () => Promise<vo
   return button;
 }
 
+/** A change's parameters as the trail recorded them (overlap hours, scopes, a URL's host…): "key: value; …". */
+const auditDetails = (details: Record<string, unknown>): string =>
+  Object.entries(details)
+    .map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(', ') : String(value)}`)
+    .join('; ') || '—';
+
 export async function auditPage(shell: Shell): Promise<HTMLElement> {
   const clientId = input({ name: 'clientId', placeholder: 'any' });
   const destinationId = input({ name: 'destinationId', placeholder: 'any' });
   const list = pagedList(shell, {
     caption: 'Changes, newest first',
-    headers: ['When', 'What', 'Who', 'Application', 'Destination', 'Delivery', 'Request'],
+    headers: ['When', 'What', 'Who', 'Application', 'Destination', 'Delivery', 'Details', 'Request'],
     empty: 'no change recorded.',
     async load(_q, cursor) {
       const page = await api<{ entries: any[]; nextCursor?: string }>(
@@ -794,6 +800,7 @@ export async function auditPage(shell: Shell): Promise<HTMLElement> {
           e.clientId ? h('code', {}, e.clientId) : '—',
           e.destinationId ? h('code', {}, e.destinationId) : '—',
           e.deliveryId ? h('code', {}, e.deliveryId) : '—',
+          auditDetails(e.details ?? {}),
           h('code', {}, e.requestId),
         ]),
         nextCursor: page.nextCursor,
