@@ -25,7 +25,7 @@ export function usage(commands: readonly Command[]): string {
     '',
     'Target (default: the local runtime started by `npm start`):',
     '  --runtime-file F        that local runtime file; also env CUSTOMER_API_RUNTIME_FILE (default .local/runtime.json)',
-    '  --stage S [--region R]  a deployed stage: outputs of stack CustomerApi-S, default AWS credentials',
+    '  --stage S [--region R]  a deployed stage: its admin API (SigV4) and outputs of stack CustomerApi-S, default AWS credentials',
     '',
     'Every command also takes:',
     '  --json                  print one JSON document on stdout; App, Group and Location are the stored',
@@ -34,6 +34,6 @@ export function usage(commands: readonly Command[]): string {
     '',
     `Scopes:  ${SCOPES.join(', ')}`,
     `Modules: ${MODULES.join(', ')}`,
-    'Exit:    0 done; 2 bad input or usage (nothing written, message on stderr); 1 unexpected error',
+    'Exit:    0 done; 2 bad input, usage or an admin API refusal (nothing written, message on stderr); 1 unexpected error',
   ].join('\n');
 }
