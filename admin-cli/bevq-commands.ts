@@ -1,17 +1,7 @@
-import {
-  addDestination,
-  editDestination,
-  listDestinations,
-  removeDestination,
-  rotateSecret,
-  sendTest,
-  setEnabled,
-  showDestination,
-  type PublicDestination,
-} from '#lambdas/admin/destinations';
-import { listDeadLetters } from '#lambdas/admin/dlq';
+import type { deliverySummary, PublicDestination } from '#lambdas/admin/destinations';
+import type { listDeadLetters } from '#lambdas/admin/dlq';
 import { allPages } from '#lambdas/admin/paging';
-import { publishDocument, publishMenu, redrive, redrivePage, showDeadLetter, type RedriveResult } from '#lambdas/webhooks/index';
+import type { publishDocument, RedriveResult, showDeadLetter } from '#lambdas/webhooks/index';
 import { AdminInputError } from '#domain/inputs';
 import { AdminNotFoundError } from '#domain/admin-errors';
 import { readJsonFile } from './read-json.js';
@@ -28,6 +18,9 @@ const destinationColumns: Column<PublicDestination>[] = [
   ['LOCATIONS', (d) => (d.locationIds ? show(d.locationIds) : 'all')],
   ['HEALTH', (d) => d.health],
 ];
+
+type DeadLetterPage = Awaited<ReturnType<typeof listDeadLetters>>;
+type Shown = { destination: PublicDestination };
 
 const secretNotice = 'The signing secret is shown only now: store it safely, it cannot be shown again.';
 
@@ -47,14 +40,16 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     ].join('\n'),
     flags: { group: { value: 'G', required: true }, location: { value: 'L', required: true }, file: { value: 'F', required: true } },
     json: '{"revision": "...", "written": bool, "newRevision": bool, "eventId": "..."|null, "deliveries": N}',
-    async run({ flags, deps }) {
-      const result = await publishMenu(deps, { groupId: flags.group, locationId: flags.location, menu: await readJsonFile(flags.file) });
-      const { menu } = result;
+    async run({ flags, api }) {
+      const result: ReturnType<typeof publishDocument> = await api.call('publishMenu', {
+        params: { groupId: flags.group, locationId: flags.location },
+        body: await readJsonFile(flags.file),
+      });
       return {
-        json: publishDocument(result),
+        json: result,
         text: result.newRevision
-          ? `Published revision ${menu.revision} for ${flags.group}/${flags.location}: event ${result.eventId}, ${result.deliveries} delivery(ies) queued.`
-          : `Revision ${menu.revision} unchanged for ${flags.group}/${flags.location}${result.written ? ' (source health updated)' : ''}; no event.`,
+          ? `Published revision ${result.revision} for ${flags.group}/${flags.location}: event ${result.eventId}, ${result.deliveries} delivery(ies) queued.`
+          : `Revision ${result.revision} unchanged for ${flags.group}/${flags.location}${result.written ? ' (source health updated)' : ''}; no event.`,
       };
     },
   }),
@@ -87,12 +82,9 @@ export const BEVQ_COMMANDS: readonly Command[] = [
       locations: { value: 'L1,L2', kind: 'list' },
     },
     json: '{"destination": Destination, "signingSecret": "..."}',
-    async run({ flags, deps }) {
-      const created = await addDestination(deps, {
-        clientId: flags.app,
-        name: flags.name,
-        url: flags.url,
-        locationIds: flags.locations ?? null,
+    async run({ flags, api }) {
+      const created: Shown & { signingSecret: string } = await api.call('addDestination', {
+        body: { clientId: flags.app, name: flags.name, url: flags.url, locationIds: flags.locations ?? null },
       });
       return {
         json: created,
@@ -110,13 +102,9 @@ export const BEVQ_COMMANDS: readonly Command[] = [
       'List webhook destinations, optionally of one application, or matching --search (an id, or part of a name or host). Never shows a secret.',
     flags: { app: { value: 'CLIENT_ID' }, search: { value: 'TEXT' } },
     json: '{"destinations": [Destination]}',
-    async run({ flags, deps }) {
-      const pages = await allPages((cursor) =>
-        listDestinations(deps, {
-          ...(flags.app ? { clientId: flags.app } : {}),
-          ...(flags.search ? { q: flags.search } : {}),
-          ...(cursor ? { cursor } : {}),
-        }),
+    async run({ flags, api }) {
+      const pages = await allPages<{ destinations: PublicDestination[] }>((cursor) =>
+        api.call('listDestinations', { query: { clientId: flags.app, q: flags.search, cursor } }),
       );
       const listed = { destinations: pages.flatMap((p) => p.destinations) };
       return { json: listed, text: table(listed.destinations, destinationColumns) };
@@ -128,8 +116,10 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     arg: 'ID',
     flags: {},
     json: '{"destination": Destination, "recentDeliveries": [Delivery]}',
-    async run({ arg, deps }) {
-      const shown = await showDestination(deps, arg);
+    async run({ arg, api }) {
+      const shown: Shown & { recentDeliveries: ReturnType<typeof deliverySummary>[] } = await api.call('showDestination', {
+        params: { destinationId: arg },
+      });
       const d = shown.destination;
       const text = [
         fields(
@@ -166,8 +156,11 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     arg: 'ID',
     flags: { name: { value: 'N' }, url: { value: 'URL' }, locations: { value: 'L1,L2|all', kind: 'list' } },
     json: '{"destination": Destination}',
-    async run({ arg, flags, deps }) {
-      const edited = await editDestination(deps, arg, { name: flags.name, url: flags.url, locationIds: locationsOf(flags.locations) });
+    async run({ arg, flags, api }) {
+      const edited: Shown = await api.call('editDestination', {
+        params: { destinationId: arg },
+        body: { name: flags.name, url: flags.url, locationIds: locationsOf(flags.locations) },
+      });
       return { json: edited, text: `Updated destination ${arg}.` };
     },
   }),
@@ -177,8 +170,8 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     arg: 'ID',
     flags: {},
     json: '{"destination": Destination, "signingSecret": "..."}',
-    async run({ arg, deps }) {
-      const rotated = await rotateSecret(deps, arg);
+    async run({ arg, api }) {
+      const rotated: Shown & { signingSecret: string } = await api.call('rotateSecret', { params: { destinationId: arg }, body: {} });
       return {
         json: rotated,
         text: [`Rotated the secret of ${arg}.`, fields({ signing_secret: rotated.signingSecret }), secretNotice].join('\n'),
@@ -191,8 +184,11 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     arg: 'ID',
     flags: { location: { value: 'L', required: true } },
     json: '{"eventId": "...", "deliveryId": "..."}',
-    async run({ arg, flags, deps }) {
-      const queued = await sendTest(deps, arg, flags.location);
+    async run({ arg, flags, api }) {
+      const queued: { eventId: string; deliveryId: string } = await api.call('sendTest', {
+        params: { destinationId: arg },
+        body: { locationId: flags.location },
+      });
       return { json: queued, text: `Queued test event ${queued.eventId} (delivery ${queued.deliveryId}).` };
     },
   }),
@@ -206,8 +202,11 @@ export const BEVQ_COMMANDS: readonly Command[] = [
       arg: 'ID',
       flags: {},
       json: '{"destination": Destination}',
-      async run({ arg, deps }) {
-        const result = await setEnabled(deps, arg, verb === 'enable');
+      async run({ arg, api }) {
+        const result: Shown = await api.call(verb === 'enable' ? 'enableDestination' : 'disableDestination', {
+          params: { destinationId: arg },
+          body: {},
+        });
         return { json: result, text: `${verb === 'enable' ? 'Enabled' : 'Disabled'} destination ${arg}.` };
       },
     }),
@@ -218,8 +217,10 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     arg: 'ID',
     flags: {},
     json: '{"removed": "ID"}',
-    async run({ arg, deps }) {
-      return { json: await removeDestination(deps, arg), text: `Removed destination ${arg}.` };
+    async run({ arg, api }) {
+      // The API answers 204, no body: the document is the CLI's own, as before.
+      await api.call('removeDestination', { params: { destinationId: arg } });
+      return { json: { removed: arg }, text: `Removed destination ${arg}.` };
     },
   }),
   defineCommand({
@@ -230,13 +231,9 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     ].join('\n'),
     flags: { destination: { value: 'DESTINATION_ID' }, search: { value: 'TEXT' } },
     json: '{"deadLetters": [DeadLetter], "dlqMessages": N}',
-    async run({ flags, deps }) {
-      const pages = await allPages((cursor) =>
-        listDeadLetters(deps, {
-          ...(flags.destination ? { destinationId: flags.destination } : {}),
-          ...(flags.search ? { q: flags.search } : {}),
-          ...(cursor ? { cursor } : {}),
-        }),
+    async run({ flags, api }) {
+      const pages = await allPages<DeadLetterPage>((cursor) =>
+        api.call('listDeadLetters', { query: { destinationId: flags.destination, q: flags.search, cursor } }),
       );
       const listed = { deadLetters: pages.flatMap((p) => p.deadLetters), dlqMessages: pages[0]!.dlqMessages };
       const text = [
@@ -262,8 +259,8 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     arg: 'ID',
     flags: {},
     json: '{"deadLetter": DeadLetter}',
-    async run({ arg, deps }) {
-      const shown = await showDeadLetter(deps, arg);
+    async run({ arg, api }) {
+      const shown: Awaited<ReturnType<typeof showDeadLetter>> = await api.call('showDeadLetter', { params: { deliveryId: arg } });
       return { json: shown, text: fields({ ...shown.deadLetter, payload: JSON.stringify(shown.deadLetter.payload) }, '') };
     },
   }),
@@ -278,11 +275,13 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     argOptional: true,
     flags: { all: { value: '', kind: 'switch' }, destination: { value: 'DESTINATION_ID' }, ids: { value: 'ID1,ID2', kind: 'list' } },
     json: '{"redriven": ["ID"], "removedMessages": N, "pages": N, "skipped"?: [{"deliveryId", "reason"}]}',
-    async run({ arg, flags, deps, progress }) {
+    async run({ arg, flags, api, progress }) {
       const ways = [Boolean(arg), Boolean(flags.all), Boolean(flags.destination), Boolean(flags.ids)].filter(Boolean).length;
       if (ways !== 1) throw new AdminInputError('dlq redrive takes one delivery ID, --ids, --destination or --all');
       if (arg || flags.ids) {
-        const result = await redrive(deps, arg ? { deliveryId: arg } : { deliveryIds: flags.ids! });
+        const result: RedriveResult = arg
+          ? await api.call('redriveDeadLetter', { params: { deliveryId: arg }, body: {} })
+          : await api.call('redriveAllDeadLetters', { body: { deliveryIds: flags.ids } });
         const skipped = result.skipped?.map((s) => `\n  skipped ${s.deliveryId}: ${s.reason}`).join('') ?? '';
         return {
           json: { ...result, pages: 1 },
@@ -293,7 +292,9 @@ export const BEVQ_COMMANDS: readonly Command[] = [
       const of = flags.destination ? { destinationId: flags.destination } : {};
       let page: RedriveResult | undefined;
       do {
-        page = await redrivePage(deps, { ...of, ...(page?.nextCursor ? { cursor: page.nextCursor } : {}) });
+        page = await api.call<RedriveResult>('redriveAllDeadLetters', {
+          body: { ...of, ...(page?.nextCursor ? { cursor: page.nextCursor } : {}) },
+        });
         total.redriven.push(...page.redriven);
         total.removedMessages += page.removedMessages;
         total.pages++;

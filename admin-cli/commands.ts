@@ -1,22 +1,12 @@
-import {
-  createApp,
-  createdAppDocument,
-  legacyReport,
-  listApps,
-  revokeApp,
-  rotateClientSecret,
-  SECRET_OVERLAP_HOURS,
-  showApp,
-} from '#lambdas/admin/apps';
+import { SECRET_OVERLAP_HOURS } from '#lambdas/admin/apps';
 import { allPages } from '#lambdas/admin/paging';
 import { AdminInputError, type AppInput } from '#domain/inputs';
-import { loadVenues, putGroup, putLocation } from '#ingest/venues';
-import { requireGroup } from '#lambdas/admin/apps';
+import { loadVenues } from '#ingest/venues';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import type { App, CredentialType } from '#data/apps';
+import type { Group } from '#data/groups';
 import type { Location } from '#data/locations';
 import type { KeyVersionState } from '#data/token-keys';
-import { listTokenKeys, revokeTokenKey, rotateTokenKey } from '#lambdas/admin/token-keys';
 import { MODULES, type ModulesEnabled } from '#contract/scopes';
 import { fields, show, table, type Column } from './format.js';
 import { defineCommand, type Command, type Values } from './spec.js';
@@ -28,7 +18,8 @@ import { loadShiftq, shiftqFileEntries } from '#ingest/shiftq';
 
 /**
  * Every admin command, declared once. Names, flags and the --json shapes are
- * a public interface for ops scripts: add, never rename.
+ * a public interface for ops scripts: add, never rename. Admin operations go
+ * through the target's admin API (`api`), the venue-data loads to its table.
  */
 
 const appFlags = {
@@ -50,6 +41,10 @@ const appColumns: Column<App>[] = [
   ['SCOPES', (a) => show(a.scopes)],
   ['LOCATIONS', (a) => (a.allowedLocationIds ? show(a.allowedLocationIds) : 'all')],
 ];
+
+type KeyVersions = { versions: KeyVersionState[] };
+
+type LegacyCredential = { clientId: string; groupId: string; name: string; status: string; tokenPrefix: string; lastUsedAt: string | null };
 
 const keyColumns: Column<KeyVersionState>[] = [
   ['VERSION', (v) => String(v.version)],
@@ -84,12 +79,15 @@ function createAppCommand(credentialType: CredentialType) {
         ].join('\n'),
     flags: appFlags,
     json: `{"app": App, "${secretName}": "..."}`,
-    async run({ flags, store, now, deps }) {
-      const created = await createApp(store, appInput(flags), now, credentialType, deps.config.stageRateLimit);
+    async run({ flags, api }) {
+      const created: { app: App; clientSecret?: string; legacyCredential?: string } = await api.call(
+        legacy ? 'createLegacyApp' : 'createApp',
+        { body: appInput(flags) },
+      );
       const secret = (legacy ? created.legacyCredential : created.clientSecret)!;
       const label = legacy ? 'legacy_credential' : 'client_secret';
       return {
-        json: createdAppDocument(created),
+        json: created,
         text: [
           `Created application ${created.app.clientId} in group ${created.app.groupId}.`,
           fields({ client_id: created.app.clientId, [label]: secret }),
@@ -129,13 +127,9 @@ export const COMMANDS: readonly Command[] = [
       'List applications, optionally of one group, or matching --search (an id, or part of a name). Never shows a secret or its hash.',
     flags: { group: { value: 'G' }, search: { value: 'TEXT' } },
     json: '{"apps": [App]}',
-    async run({ flags, deps }) {
-      const pages = await allPages((cursor) =>
-        listApps(deps, {
-          ...(flags.group ? { groupId: flags.group } : {}),
-          ...(flags.search ? { q: flags.search } : {}),
-          ...(cursor ? { cursor } : {}),
-        }),
+    async run({ flags, api }) {
+      const pages = await allPages<{ apps: App[] }>((cursor) =>
+        api.call('listApps', { query: { groupId: flags.group, q: flags.search, cursor } }),
       );
       const listed = { apps: pages.flatMap((p) => p.apps) };
       return { json: listed, text: table(listed.apps, appColumns) };
@@ -147,8 +141,8 @@ export const COMMANDS: readonly Command[] = [
     arg: 'ID',
     flags: {},
     json: '{"app": App}',
-    async run({ arg, store }) {
-      const shown = await showApp(store, arg);
+    async run({ arg, api }) {
+      const shown: { app: App } = await api.call('showApp', { params: { clientId: arg } });
       const { app } = shown;
       return { json: shown, text: fields({ ...app, allowedLocationIds: app.allowedLocationIds ?? 'all' }, '') };
     },
@@ -159,8 +153,8 @@ export const COMMANDS: readonly Command[] = [
     arg: 'ID',
     flags: {},
     json: '{"revoked": "ID"}',
-    async run({ arg, store, now }) {
-      return { json: await revokeApp(store, arg, now), text: `Revoked application ${arg}.` };
+    async run({ arg, api }) {
+      return { json: await api.call('revokeApp', { params: { clientId: arg }, body: {} }), text: `Revoked application ${arg}.` };
     },
   }),
   defineCommand({
@@ -174,13 +168,15 @@ export const COMMANDS: readonly Command[] = [
     arg: 'ID',
     flags: { 'overlap-hours': { value: 'N', kind: 'int' }, 'end-old-tokens': { value: '', kind: 'switch' } },
     json: '{"app": App, "clientSecret": "...", "oldTokensEndAt": "..." | null}',
-    async run({ arg, flags, store, now }) {
+    async run({ arg, flags, api }) {
       const hours = flags['overlap-hours'];
-      const options = {
-        ...(hours === undefined ? {} : { overlapHours: hours }),
-        ...(flags['end-old-tokens'] ? { endOldTokens: true } : {}),
-      };
-      const rotated = await rotateClientSecret(store, arg, options, now);
+      const rotated: { app: App; clientSecret: string; oldTokensEndAt: string | null } = await api.call('rotateClientSecret', {
+        params: { clientId: arg },
+        body: {
+          ...(hours === undefined ? {} : { overlapHours: hours }),
+          ...(flags['end-old-tokens'] ? { endOldTokens: true } : {}),
+        },
+      });
       return {
         json: rotated,
         text: [
@@ -200,8 +196,8 @@ export const COMMANDS: readonly Command[] = [
       'List legacy bearer credentials with their application, status and last use (written once an hour: the latest use may be up to an hour later), oldest first.',
     flags: {},
     json: '{"legacyCredentials": [{"clientId", "groupId", "name", "status", "tokenPrefix", "createdAt", "lastUsedAt"}]}',
-    async run({ deps }) {
-      const pages = await allPages((cursor) => legacyReport(deps, cursor ? { cursor } : {}));
+    async run({ api }) {
+      const pages = await allPages<{ legacyCredentials: LegacyCredential[] }>((cursor) => api.call('legacyReport', { query: { cursor } }));
       const legacyCredentials = pages.flatMap((p) => p.legacyCredentials);
       const text = table(legacyCredentials, [
         ['CLIENT ID', (c) => c.clientId],
@@ -219,8 +215,8 @@ export const COMMANDS: readonly Command[] = [
     summary: "Show the access-token key's versions: which signs, which verify until when, which are revoked. Never a key.",
     flags: {},
     json: '{"versions": [{"version", "state", "createdAt", "retiresAt", "revokedAt"}]}',
-    async run({ deps, now }) {
-      const listed = await listTokenKeys(deps, now);
+    async run({ api }) {
+      const listed: KeyVersions = await api.call('listTokenKeys');
       return { json: listed, text: table(listed.versions, keyColumns) };
     },
   }),
@@ -229,8 +225,8 @@ export const COMMANDS: readonly Command[] = [
     summary: 'Add an access-token key version that signs from now on; the replaced one verifies its tokens until they expire (24 h).',
     flags: {},
     json: '{"versions": [...]}',
-    async run({ deps, now }) {
-      const rotated = await rotateTokenKey(deps, now);
+    async run({ api }) {
+      const rotated: KeyVersions = await api.call('rotateTokenKey', { body: {} });
       return { json: rotated, text: table(rotated.versions, keyColumns) };
     },
   }),
@@ -240,8 +236,8 @@ export const COMMANDS: readonly Command[] = [
     arg: 'VERSION',
     flags: {},
     json: '{"versions": [...]}',
-    async run({ arg, deps, now }) {
-      const revoked = await revokeTokenKey(deps, arg, now);
+    async run({ arg, api }) {
+      const revoked: KeyVersions = await api.call('revokeTokenKey', { params: { version: arg }, body: {} });
       return { json: revoked, text: table(revoked.versions, keyColumns) };
     },
   }),
@@ -250,8 +246,8 @@ export const COMMANDS: readonly Command[] = [
     summary: 'List groups.',
     flags: {},
     json: '{"groups": [Group]}',
-    async run({ store }) {
-      const groups = await store.groups.list();
+    async run({ api }) {
+      const { groups }: { groups: Group[] } = await api.call('listGroups');
       const text = table(groups, [
         ['ID', (g) => g.groupId],
         ['NAME', (g) => g.name],
@@ -265,8 +261,8 @@ export const COMMANDS: readonly Command[] = [
     summary: 'Create or rename a group.',
     flags: { id: { value: 'G', required: true }, name: { value: 'N', required: true } },
     json: '{"group": Group}',
-    async run({ flags, store, now }) {
-      const group = await putGroup(store, { groupId: flags.id, name: flags.name }, now);
+    async run({ flags, api }) {
+      const { group }: { group: Group } = await api.call('putGroup', { params: { groupId: flags.id }, body: { name: flags.name } });
       return { json: { group }, text: `Saved group ${group.groupId} (${group.name}).` };
     },
   }),
@@ -275,9 +271,8 @@ export const COMMANDS: readonly Command[] = [
     summary: 'List the locations of a group.',
     flags: { group: { value: 'G', required: true } },
     json: '{"locations": [Location]}',
-    async run({ flags, store }) {
-      await requireGroup(store, flags.group);
-      const locations = await store.locations.list(flags.group);
+    async run({ flags, api }) {
+      const { locations }: { locations: Location[] } = await api.call('listLocations', { params: { groupId: flags.group } });
       return { json: { locations }, text: table(locations, locationColumns) };
     },
   }),
@@ -295,21 +290,18 @@ export const COMMANDS: readonly Command[] = [
       modules: { value: 'M1,M2', kind: 'list' },
     },
     json: '{"location": Location}',
-    async run({ flags, store, now }) {
-      const location = await putLocation(
-        store,
-        {
-          groupId: flags.group,
-          id: flags.id,
+    async run({ flags, api }) {
+      const { location }: { location: Location } = await api.call('putLocation', {
+        params: { groupId: flags.group, locationId: flags.id },
+        body: {
           name: flags.name,
           locationShortName: flags['short-name'],
           timezone: flags.timezone,
           slug: flags.slug,
-          status: flags.status as 'active' | 'inactive' | undefined,
+          status: flags.status,
           modulesEnabled: modulesEnabled(flags.modules ?? []),
         },
-        now,
-      );
+      });
       return { json: { location }, text: `Saved location ${location.groupId}/${location.id} (${location.name}).` };
     },
   }),

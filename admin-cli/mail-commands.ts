@@ -1,5 +1,4 @@
 import type { MailSuppression } from '#data/mail-suppressions';
-import { liftMailSuppression, listMailSuppressions } from '#lambdas/admin/mail-suppressions';
 import { allPages } from '#lambdas/admin/paging';
 import { table } from './format.js';
 import { defineCommand, type Command } from './spec.js';
@@ -11,10 +10,10 @@ export const MAIL_COMMANDS: readonly Command[] = [
     summary: 'List owner addresses no mail goes to: SES reported them bouncing for good (bounce) or complaining (complaint).',
     flags: {},
     json: '{"suppressions": [{"address", "reason", "at"}]}',
-    async run({ deps }) {
-      const suppressions = (await allPages((cursor) => listMailSuppressions(deps, cursor ? { cursor } : {}))).flatMap(
-        (p) => p.suppressions,
-      );
+    async run({ api }) {
+      const suppressions = (
+        await allPages<{ suppressions: MailSuppression[] }>((cursor) => api.call('listMailSuppressions', { query: { cursor } }))
+      ).flatMap((p) => p.suppressions);
       const text = table<MailSuppression>(suppressions, [
         ['ADDRESS', (s) => s.address],
         ['REASON', (s) => s.reason],
@@ -29,8 +28,8 @@ export const MAIL_COMMANDS: readonly Command[] = [
     arg: 'ADDRESS',
     flags: {},
     json: '{"lifted": "ADDRESS"}',
-    async run({ arg, deps }) {
-      const lifted = await liftMailSuppression(deps, { address: arg });
+    async run({ arg, api }) {
+      const lifted: { lifted: string } = await api.call('liftMailSuppression', { body: { address: arg } });
       return { json: lifted, text: `Owner mail goes to ${lifted.lifted} again.` };
     },
   }),

@@ -5,6 +5,7 @@ import { COMMANDS } from './commands.js';
 import { parseCommandLine, wantsDebug } from './parse.js';
 import { UsageError } from './spec.js';
 import { openTarget, TargetError } from './target.js';
+import { AdminApiError } from './admin-api.js';
 import { USAGE_HINT, usage } from './usage.js';
 
 export type Io = {
@@ -14,7 +15,7 @@ export type Io = {
   clock: Clock;
 };
 
-/** Runs one admin command line and returns the exit code: 0 done, 2 bad input or usage, 1 unexpected. */
+/** Runs one admin command line and returns the exit code: 0 done, 2 bad input, usage or an admin API refusal, 1 unexpected. */
 export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   try {
     const invocation = parseCommandLine(argv, COMMANDS);
@@ -27,7 +28,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     try {
       if (globals.debug) io.err(`target: ${target.label}, table ${target.tableName}\n`);
       const progress = (line: string) => io.err(`${line}\n`);
-      const output = await command.run({ flags, arg, store: target.store, now: io.clock.now(), deps: target.deps(io.clock), progress });
+      const output = await command.run({ flags, arg, api: target.api, store: target.store, now: io.clock.now(), progress });
       io.out(globals.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
       return 0;
     } finally {
@@ -39,7 +40,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
       io.err(`error: ${err.message}\n${USAGE_HINT}\n`);
       return 2;
     }
-    if (err instanceof AdminInputError || err instanceof StorageLimitError || err instanceof TargetError) {
+    if (err instanceof AdminInputError || err instanceof StorageLimitError || err instanceof TargetError || err instanceof AdminApiError) {
       io.err(`error: ${err.message}\n`);
       return 2;
     }

@@ -1,5 +1,5 @@
 import type { Store } from '#data/repositories';
-import type { MessagingDeps } from '#platform/deps';
+import type { AdminApi } from './admin-api.js';
 
 /**
  * How a command is declared: its words, flags, optional positional and run
@@ -37,10 +37,11 @@ type RunInput<F extends Record<string, Flag>> = {
   flags: Values<F>;
   /** The positional argument, when the command declares one; '' otherwise. */
   arg: string;
+  /** The target's admin API: every admin operation goes through it, so the audit trail records each change. */
+  api: AdminApi;
+  /** The target's table and the time, for the venue-data loads only (they write it directly). */
   store: Store;
   now: number;
-  /** The target's full deps (queue, mailer, resolver) for commands that do more than read and write the table. */
-  deps: MessagingDeps;
   /** A progress line for the operator (stderr), for commands that work in steps; never part of the output. */
   progress?: (line: string) => void;
 };

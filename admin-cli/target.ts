@@ -1,19 +1,16 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDb } from '#data/store';
 import { type Store, createStore } from '#data/repositories';
-import { Logger } from '#platform/observability';
-import { type Clock, awsClients, buildMessagingDeps, type AwsClients, type MessagingDeps } from '#platform/deps';
-import { configFromEnv } from '#platform/config';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { sesMailer } from '#platform/ses-mailer';
 import { localEndpoint } from '#local/endpoints';
 import { chosenRuntimeFile, readRuntimeFile } from '#local/runtime-file';
-import { LOCAL_THROTTLE } from '#local/stage-throttle';
-import { listenInboxAt, type ListenInbox } from '#local/listen-inbox';
+import { adminApi, withAdminKey, withSigV4, type AdminApi } from './admin-api.js';
 
 /**
  * Which deployment the CLI talks to: a deployed stage (its CloudFormation
  * outputs, default AWS credentials) or the local runtime `npm start` records.
+ * Admin operations go through its admin API; only the venue-data loads write
+ * its table directly.
  */
 
 const stackName = (stage: string) => `CustomerApi-${stage}`;
@@ -31,52 +28,12 @@ export type Target = {
   /** For --debug: "stage prod (CustomerApi-prod)", "local runtime http://localhost:3000 (.local/runtime-data-….json)". */
   label: string;
   tableName: string;
-  apiUrl: string | null;
-  webhookQueueUrl: string | null;
-  webhookDlqUrl: string | null;
+  /** The admin API: SigV4-signed for a stage, the admin key locally. */
+  api: AdminApi;
+  /** The table, for the venue-data loads only. */
   store: Store;
-  /** MessagingDeps as the target's functions have them: its queues, its mail, the system resolver. */
-  deps(clock: Clock): MessagingDeps;
   close(): void;
 };
-
-type TargetClients = {
-  tableName: string;
-  clients: AwsClients & { ses: SESv2Client };
-  store: Store;
-  queueUrl: string | null;
-  dlqUrl: string | null;
-  allowLoopback: boolean;
-  /** The local runtime's listen inbox, the one loopback origin it accepts; null for a stage. */
-  listenInbox: ListenInbox | null;
-  /** The target's throttle, requests a second: no application may be given more than 60 times it a minute. */
-  stageRateLimit: number;
-  /** The SES configuration set the stage's owner mail is sent with ('' : none, the local runtime). */
-  mailConfigurationSet: string;
-};
-
-function depsOf(t: TargetClients, clock: Clock): MessagingDeps {
-  const config = {
-    ...configFromEnv(),
-    tableName: t.tableName,
-    webhookQueueUrl: t.queueUrl ?? '',
-    webhookDlqUrl: t.dlqUrl ?? '',
-    webhookAllowLoopback: t.allowLoopback,
-    webhookListenInbox: t.listenInbox,
-    stageRateLimit: t.stageRateLimit,
-    mailConfigurationSet: t.mailConfigurationSet,
-  };
-  return buildMessagingDeps(t.clients, {
-    config,
-    mailer: sesMailer(config.mailFrom, t.clients.ses, config.mailConfigurationSet),
-    store: t.store,
-    clock,
-    // Admin output goes to stdout; the library's own logs stay quiet.
-    logger: new Logger({ serviceName: 'customer-api-admin', logLevel: 'SILENT' }),
-    // No Lambda flushes metrics here.
-    metrics: null,
-  });
-}
 
 /** The target cannot be reached as asked (no runtime, no stack); exit code 2. */
 export class TargetError extends Error {}
@@ -93,9 +50,11 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
   const name = stackName(stage);
   const cfn = new CloudFormationClient(clientConfig);
   let outputs: Record<string, string>;
+  let signingRegion: string;
   try {
     const { Stacks } = await cfn.send(new DescribeStacksCommand({ StackName: name }));
     outputs = Object.fromEntries((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']));
+    signingRegion = await cfn.config.region();
   } catch (err) {
     if ((err as Error).name === 'ValidationError')
       throw new TargetError(`stack ${name} not found: is stage ${stage} deployed in this region?`);
@@ -103,32 +62,17 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
   } finally {
     cfn.destroy();
   }
-  const tableName = outputs.TableName;
+  const { TableName: tableName, ApiUrl: apiUrl } = outputs;
   if (!tableName) throw new TargetError(`stack ${name} has no TableName output`);
-  const aws = { ...awsClients({ dynamodb: clientConfig, sqs: clientConfig }), ses: new SESv2Client(clientConfig) };
-  const store = createStore(createDb(tableName, aws.dynamodb));
-  const clients = {
-    tableName,
-    clients: aws,
-    store,
-    queueUrl: outputs.WebhookQueueUrl ?? null,
-    dlqUrl: outputs.WebhookDlqUrl ?? null,
-    allowLoopback: false,
-    listenInbox: null,
-    // The deployed stage's own throttle; a stack deployed before this output existed bounds limits by the data design only.
-    stageRateLimit: outputs.StageRateLimit ? Number(outputs.StageRateLimit) : Infinity,
-    // Mail the CLI sends reports its bounces like the functions' (docs/decisions/mail-suppression.md).
-    mailConfigurationSet: outputs.MailConfigurationSet ?? '',
-  };
+  if (!apiUrl) throw new TargetError(`stack ${name} has no ApiUrl output`);
+  const dynamodb = new DynamoDBClient(clientConfig);
   return {
     label: `stage ${stage} (${name})`,
     tableName,
-    apiUrl: outputs.ApiUrl ?? null,
-    webhookQueueUrl: outputs.WebhookQueueUrl ?? null,
-    webhookDlqUrl: outputs.WebhookDlqUrl ?? null,
-    store,
-    deps: (clock) => depsOf(clients, clock),
-    close: () => Object.values(aws).forEach((client) => client.destroy()),
+    // The same default credential chain the SDK clients use, resolved again when a session's credentials expire.
+    api: adminApi(apiUrl, withSigV4(signingRegion, cfn.config.credentials)),
+    store: createStore(createDb(tableName, dynamodb)),
+    close: () => dynamodb.destroy(),
   };
 }
 
@@ -140,33 +84,15 @@ function openLocal(file: string): Target {
     throw new TargetError((err as Error).message);
   }
   if (!info) throw new TargetError(NOT_RUNNING);
-  const aws = {
-    ...awsClients({
-      dynamodb: localEndpoint(info.dynamoEndpoint, info.region, info.externalDynamo ? null : info.credentials),
-      sqs: localEndpoint(info.sqsEndpoint, info.region, info.externalSqs ? null : info.credentials),
-    }),
-    ses: new SESv2Client(localEndpoint(info.sesEndpoint, info.region, info.credentials)),
-  };
-  const store = createStore(createDb(info.tableName, aws.dynamodb));
-  const clients = {
-    tableName: info.tableName,
-    clients: aws,
-    store,
-    queueUrl: info.webhookQueueUrl,
-    dlqUrl: info.webhookDlqUrl,
-    allowLoopback: info.webhookAllowLoopback === true,
-    listenInbox: listenInboxAt(info.webhookListenInbox),
-    stageRateLimit: LOCAL_THROTTLE.rateLimit,
-    mailConfigurationSet: '',
-  };
+  const dynamodb = new DynamoDBClient(localEndpoint(info.dynamoEndpoint, info.region, info.externalDynamo ? null : info.credentials));
   return {
     label: `local runtime ${info.url} (${file})`,
     tableName: info.tableName,
-    apiUrl: info.url,
-    webhookQueueUrl: info.webhookQueueUrl,
-    webhookDlqUrl: info.webhookDlqUrl,
-    store,
-    deps: (clock) => depsOf(clients, clock),
-    close: () => Object.values(aws).forEach((client) => client.destroy()),
+    // The loads need no key; an admin operation without one says what to do.
+    api: info.adminKey
+      ? adminApi(info.url, withAdminKey(info.adminKey))
+      : { call: () => Promise.reject(new TargetError(`${file} has no admin key: restart \`npm start\``)) },
+    store: createStore(createDb(info.tableName, dynamodb)),
+    close: () => dynamodb.destroy(),
   };
 }

@@ -27,7 +27,7 @@ export function usage(commands: readonly Command[]): string {
     '  --port P                the local runtime listening on port P (another data folder, or --in-memory)',
     '  --runtime-file F        that local runtime file; also env CUSTOMER_API_RUNTIME_FILE (default: the one of the',
     '                          data folder `npm start` uses, .data or CUSTOMER_API_DATA_DIR, under .local/)',
-    '  --stage S [--region R]  a deployed stage: outputs of stack CustomerApi-S, default AWS credentials',
+    '  --stage S [--region R]  a deployed stage: its admin API (SigV4) and outputs of stack CustomerApi-S, default AWS credentials',
     '',
     'Every command also takes:',
     '  --json                  print one JSON document on stdout; App, Group and Location are the stored',
@@ -36,6 +36,6 @@ export function usage(commands: readonly Command[]): string {
     '',
     `Scopes:  ${SCOPES.join(', ')}`,
     `Modules: ${MODULES.join(', ')}`,
-    'Exit:    0 done; 2 bad input or usage (nothing written, message on stderr); 1 unexpected error',
+    'Exit:    0 done; 2 bad input, usage or an admin API refusal (nothing written, message on stderr); 1 unexpected error',
   ].join('\n');
 }

@@ -15,6 +15,8 @@ import { WebhookFunctions } from './constructs/webhooks.js';
 import { MailEvents } from './constructs/mail-events.js';
 import { ServiceAlarms } from './constructs/alarms.js';
 import { SafeDeploys } from './constructs/safe-deploys.js';
+import { OperatorPolicy } from './constructs/operator-policy.js';
+import { AuditTrail } from './constructs/audit-trail.js';
 import { CATCH_ALL_FAMILY } from '#contract/routes';
 import { FUNCTIONS, type FunctionName } from './functions.js';
 import { ADMIN_ROOT, ADMIN_ROUTES } from '#contract/admin-routes';
@@ -166,7 +168,7 @@ export class CustomerApiStack extends Stack {
     new CfnOutput(this, 'MailEventsTopicArn', { value: mailEvents.topic.topicArn });
     // Bounces and complaints the mail-events function failed on (runbook: "Mail events failed").
     new CfnOutput(this, 'MailEventsFailureQueueUrl', { value: mailEvents.failures.queueUrl });
-    // The admin CLI sends the mail it sends (destination notices) with the same configuration set.
+    // The configuration set owner mail is sent with, created or imported: where its events go is set on it.
     new CfnOutput(this, 'MailConfigurationSet', { value: mailConfigurationSet });
 
     // ── Domain and edge (lib/constructs/edge.ts, api-domain.ts; docs/operations.md, "Domain and edge") ──────────
@@ -189,16 +191,21 @@ export class CustomerApiStack extends Stack {
     if (settings.domain) new CfnOutput(this, 'DomainUrl', { value: publicBaseUrlOf(settings) });
     // ── end of domain and edge ──────────────────────────────────────────────────────────────────────────────
 
-    // The admin CLI reads these by key from stack CustomerApi-<stage>.
+    // The admin CLI reads these by key from stack CustomerApi-<stage>: the admin API's root, and the table the venue-data loads write.
     new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'AdminApiUrl', { value: `${api.url}${ADMIN_ROOT.slice(1)}/v1` });
     new CfnOutput(this, 'TableName', { value: table.tableName });
-    new CfnOutput(this, 'WebhookQueueUrl', { value: webhooks.queue.queueUrl });
-    new CfnOutput(this, 'WebhookDlqUrl', { value: webhooks.deadLetterQueue.queueUrl });
     // Whoever invokes the dispatcher names its live alias, so a canary and a rollback reach them too ($LATEST would not).
     new CfnOutput(this, 'WebhookDispatcherAliasArn', { value: webhookFunctions.functions['webhook-dispatcher'].live.functionArn });
-    // The admin CLI refuses an application limit above 60 × the stage's per-route floor, as the admin function does.
-    new CfnOutput(this, 'StageRateLimit', { value: String(settings.capacity.perRouteFloor) });
+    // What an operator is given to run the admin CLI against this stage (docs/admin.md, "Operator permissions").
+    const operator = new OperatorPolicy(this, 'Operator', { stageName: stage, api: api.httpApi, table });
+    new CfnOutput(this, 'OperatorPolicyArn', { value: operator.policy.managedPolicyArn });
+    // Who changed the stage's resources (docs/decisions/audit.md, "CloudTrail"): the stack's trail, or the platform's.
+    const trailArn =
+      settings.trailArn ??
+      new AuditTrail(this, 'Trail', { stageName: stage, keepDays: settings.logRetention, retain: settings.retain, removalPolicy }).trail
+        .trailArn;
+    new CfnOutput(this, 'TrailArn', { value: trailArn });
 
     // The stage's dashboard, customer-api-<stage>: every ServiceFunction of the stack (each names its FUNCTIONS row), the API, table and queues.
     new ServiceDashboard(this, 'Dashboard', {

@@ -80,6 +80,12 @@ export type StageConfig = {
    * ONE-WAY: raising it is billed and DynamoDB can never lower it again (docs/capacity.md, "Warm throughput").
    */
   warmThroughput?: { readUnitsPerSecond: number; writeUnitsPerSecond: number };
+  /**
+   * The CloudTrail trail that records the account's management events (docs/decisions/audit.md, "CloudTrail"):
+   * absent, the stack creates one; the ARN of the platform's own trail (an organization trail, say), and the
+   * stack creates none, since a second copy of management events in a region is charged.
+   */
+  trailArn?: string;
   /** Lambda active tracing (X-Ray): with no tracing SDK it records only Lambda's own segments, at $5 per million traces. */
   tracing: boolean;
   /** Sender of owner e-mails; must be (or belong to a domain) verified in SES. Required: every stage mails owners. */
@@ -192,7 +198,7 @@ export const STAGE_TABLE = {
   prod: {
     retain: true,
     logRetention: RetentionDays.ONE_YEAR,
-    // Sized within AWS's default quotas (docs/decisions/capacity.md): its throttles add up to 8,509 of the account's
+    // Sized within AWS's default quotas (docs/decisions/capacity.md): its throttles add up to 8,609 of the account's
     // 10,000 requests a second; more takes raised quotas, declared with -c, and a larger row (docs/capacity.md).
     capacity: { requestsPerSecond: 5_000, perRouteFloor: 150 },
     // ONE-WAY (see WARM_READS).
@@ -250,6 +256,7 @@ export const CONTEXT_KEYS = [
   'delivererConcurrency',
   'legacyDeprecatedAt',
   'legacySunsetAt',
+  'trailArn',
   ...DECLARED_QUOTA_KEYS,
 ] as const;
 export type StageContext = Partial<Record<(typeof CONTEXT_KEYS)[number], unknown>>;
@@ -262,6 +269,7 @@ const PATTERNS = {
   certificateArn: /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[\w-]+$/,
   webAclArn: /^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[\w-]+\/[\w-]+$/,
   hostedZoneId: /^Z[A-Z0-9]{1,31}$/,
+  trailArn: /^arn:aws[a-z-]*:cloudtrail:[a-z0-9-]+:\d{12}:trail\/[\w.-]{3,128}$/,
   // SES: letters, digits, hyphens and underscores, at most 64.
   configurationSet: /^[A-Za-z0-9_-]{1,64}$/,
   hostname: /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
@@ -317,6 +325,7 @@ export function stageConfig(stage: unknown, context: StageContext = {}): StageCo
     delivererConcurrency: delivererConcurrency === undefined ? row.delivererConcurrency : Number(delivererConcurrency),
     legacyDeprecatedAt: text(context.legacyDeprecatedAt) ?? row.legacyDeprecatedAt,
     legacySunsetAt: text(context.legacySunsetAt) ?? row.legacySunsetAt,
+    trailArn: text(context.trailArn) ?? row.trailArn,
     stage,
     quotas: declaredQuotas(stage, context),
     account: text(context.account) ?? row.account,
@@ -382,6 +391,10 @@ function validate(config: StageConfig & { stage: Stage }): void {
       `mailConfigurationSet ${JSON.stringify(config.mailConfigurationSet)} is not an SES configuration set name (letters, digits, - and _, at most 64)`,
     );
   }
+  if (config.trailArn !== undefined && !PATTERNS.trailArn.test(config.trailArn))
+    refuse(
+      `trailArn ${JSON.stringify(config.trailArn)} is not a CloudTrail trail ARN (arn:aws:cloudtrail:<region>:<account>:trail/<name>)`,
+    );
   if (alarms.email !== undefined && !PATTERNS.email.test(alarms.email))
     refuse(`alarmEmail ${JSON.stringify(alarms.email)} is not an e-mail address`);
   if (alarms.topicArn !== undefined && !PATTERNS.topicArn.test(alarms.topicArn))

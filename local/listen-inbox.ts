@@ -15,18 +15,13 @@ export const LISTEN_INBOX_TLS = { key: tls('server-key.pem'), cert: tls('server.
 
 export type ListenInbox = { origin: string; ca: string };
 
-/** The inbox for the local runtime starting now; null when the runtime file names none. */
-export function listenInboxAt(origin: string | undefined): ListenInbox | null {
-  return origin ? { origin, ca: LISTEN_INBOX_TLS.ca } : null;
-}
-
 /**
  * A data folder keeps its inbox port across restarts, so a `npm run listen` left running goes on receiving (its
  * destination, in the table, still names that port); in memory, a free port each start.
  */
 export async function reserveListenInbox(dataDir: string | null): Promise<ListenInbox> {
   const port = await keptInDataFolder(dataDir, 'listen-inbox-port', async () => String(await freePort()), isPort);
-  return listenInboxAt(`https://127.0.0.1:${port}`)!;
+  return { origin: `https://127.0.0.1:${port}`, ca: LISTEN_INBOX_TLS.ca };
 }
 
 const isPort = (text: string) => /^\d{1,5}$/.test(text) && Number(text) > 0 && Number(text) < 65_536;

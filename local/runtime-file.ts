@@ -54,10 +54,15 @@ export type RuntimeFile = {
   externalSqs: boolean;
   webhookQueueUrl: string;
   webhookDlqUrl: string;
-  /** The runtime allows loopback webhook receivers (WEBHOOK_ALLOW_LOOPBACK=1); the CLI validates URLs the same way. */
+  /** The runtime allows loopback webhook receivers (WEBHOOK_ALLOW_LOOPBACK=1). */
   webhookAllowLoopback?: boolean;
   /** The origin of the inbox the runtime reserved for `npm run listen` (local/listen-inbox.ts). */
   webhookListenInbox?: string;
+  /**
+   * The admin API's key, which the admin CLI sends as the local stand-in for IAM. The file is the user's alone
+   * (0600), like an AWS credentials file; `npm start` also prints the key.
+   */
+  adminKey?: string;
 };
 
 /**

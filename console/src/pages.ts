@@ -815,12 +815,18 @@ function redriveAll(shell: Shell, destinationId: string, after: () => Promise<vo
   return button;
 }
 
+/** A change's parameters as the trail recorded them (overlap hours, scopes, a URL's host…): "key: value; …". */
+const auditDetails = (details: Record<string, unknown>): string =>
+  Object.entries(details)
+    .map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(', ') : String(value)}`)
+    .join('; ') || '—';
+
 export async function auditPage(shell: Shell): Promise<HTMLElement> {
   const clientId = input({ name: 'clientId', placeholder: 'any' });
   const destinationId = input({ name: 'destinationId', placeholder: 'any' });
   const list = pagedList(shell, {
     caption: 'Changes, newest first',
-    headers: ['When', 'What', 'Who', 'Application', 'Destination', 'Delivery', 'Request'],
+    headers: ['When', 'What', 'Who', 'Application', 'Destination', 'Delivery', 'Details', 'Request'],
     empty: 'no change recorded.',
     // The trail reads a bounded stretch of days a call: a quiet stretch is an empty page, and older ones may still follow.
     emptyWithMore: 'no changes on this page; older ones may follow.',
@@ -837,6 +843,7 @@ export async function auditPage(shell: Shell): Promise<HTMLElement> {
           e.clientId ? appLink(e.clientId) : '—',
           e.destinationId ? destinationLink(e.destinationId, h('code', {}, e.destinationId)) : '—',
           e.deliveryId ? h('code', {}, e.deliveryId) : '—',
+          auditDetails(e.details ?? {}),
           h('code', {}, e.requestId),
         ]),
         nextCursor: page.nextCursor,

@@ -1,5 +1,11 @@
-import type { AuditEntry, AuditPosition } from '#data/audit';
+import type { AuditDetails, AuditEntry, AuditPosition } from '#data/audit';
+import type { App } from '#data/apps';
+import type { Location } from '#data/locations';
+import type { KeyVersionState } from '#data/token-keys';
+import type { AdminOperation } from '#contract/admin-routes';
 import type { MessagingDeps } from '#platform/deps';
+import { SECRET_OVERLAP_HOURS } from './apps.js';
+import type { PublicDestination } from './destinations.js';
 import { adminPage, type PageQuery } from './paging.js';
 
 /** Day partitions one page of the trail reads at most: the whole retention (400 days) in four pages, however quiet. */
@@ -22,6 +28,78 @@ function createdIds(document: unknown): AuditTarget {
   };
 }
 
+/** The ids a change's body names (an application's group, a test's location, a redrive's destination): strings only. */
+function bodyIds(body: unknown): AuditTarget {
+  const named = (body ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(
+    (['clientId', 'destinationId', 'groupId', 'locationId'] as const).filter((k) => typeof named[k] === 'string').map((k) => [k, named[k]]),
+  );
+}
+
+type Change = { params: Record<string, string>; body: unknown; document: unknown };
+
+const appDetails = ({ document }: Change): AuditDetails => {
+  const { app } = document as { app: App };
+  return {
+    name: app.name,
+    credentialType: app.credentialType,
+    scopes: [...app.scopes],
+    locations: app.allowedLocationIds ?? 'all',
+    rateLimitPerMinute: app.rateLimitPerMinute,
+    expiresAt: app.expiresAt ?? null,
+  };
+};
+
+const destinationDetails = ({ document }: Change): AuditDetails => {
+  const { destination } = document as { destination: PublicDestination };
+  return { name: destination.name, urlHost: destination.hostname, locations: destination.locationIds ?? 'all' };
+};
+
+const redriveDetails = ({ document }: Change): AuditDetails => {
+  const { redriven, removedMessages } = document as { redriven: string[]; removedMessages: number };
+  return { redriven: redriven.length, removedMessages };
+};
+
+/**
+ * What each kind of change records of its parameters, from its request and its answer: named fields only, so a
+ * secret the answer carries (a client secret, a signing secret) never reaches the trail. An operation not listed
+ * records its ids alone.
+ */
+const DETAILS: Partial<Record<AdminOperation, (change: Change) => AuditDetails>> = {
+  createApp: appDetails,
+  createLegacyApp: appDetails,
+  rotateClientSecret: ({ body, document }) => ({
+    overlapHours: (body as { overlapHours?: number }).overlapHours ?? SECRET_OVERLAP_HOURS.default,
+    oldTokensEndAt: (document as { oldTokensEndAt: string | null }).oldTokensEndAt,
+  }),
+  rotateTokenKey: ({ document }) => ({
+    signingVersion: (document as { versions: KeyVersionState[] }).versions.find((v) => v.state === 'signing')?.version ?? null,
+  }),
+  revokeTokenKey: ({ params }) => ({ version: params.version ?? null }),
+  addDestination: destinationDetails,
+  editDestination: destinationDetails,
+  publishMenu: ({ document }) => {
+    const { revision, newRevision, deliveries } = document as { revision: string; newRevision: boolean; deliveries: number };
+    return { revision, newRevision, deliveries };
+  },
+  redriveDeadLetter: redriveDetails,
+  redriveAllDeadLetters: redriveDetails,
+  putGroup: ({ document }) => ({ name: (document as { group: { name: string } }).group.name }),
+  putLocation: ({ document }) => {
+    const { location } = document as { location: Location };
+    return {
+      name: location.name,
+      status: location.status,
+      timezone: location.timezone,
+      slug: location.slug,
+      modules: Object.entries(location.modulesEnabled)
+        .filter(([, on]) => on)
+        .map(([m]) => m),
+    };
+  },
+  liftMailSuppression: ({ body }) => ({ address: (body as { address: string }).address }),
+};
+
 /** The application a destination change concerns, read before the change (a removal deletes it). */
 export async function destinationOwner(deps: MessagingDeps, params: Record<string, string>): Promise<AuditTarget> {
   if (!params.destinationId) return {};
@@ -33,16 +111,17 @@ export async function destinationOwner(deps: MessagingDeps, params: Record<strin
 export async function recordChange(
   deps: MessagingDeps,
   change: {
-    operation: string;
+    operation: AdminOperation;
     requestId: string;
     actor: string;
     at: number;
     params: Record<string, string>;
     before: AuditTarget;
+    body: unknown;
     document: unknown;
   },
 ): Promise<void> {
-  const named: AuditTarget = { ...change.before, ...change.params, ...createdIds(change.document) };
+  const named: AuditTarget = { ...change.before, ...bodyIds(change.body), ...change.params, ...createdIds(change.document) };
   await deps.store.audit.record({
     at: new Date(change.at).toISOString(),
     requestId: change.requestId,
@@ -53,6 +132,7 @@ export async function recordChange(
     deliveryId: named.deliveryId ?? null,
     groupId: named.groupId ?? null,
     locationId: named.locationId ?? null,
+    details: DETAILS[change.operation]?.(change) ?? {},
   });
 }
 

@@ -3,6 +3,7 @@ import type { AdminOperation } from '#contract/admin-routes';
 import { DELIVERY_STATUSES } from '#contract/delivery-policy';
 import { dateTime, id } from '#contract/schemas/common';
 import { queryInteger } from '#contract/schemas/requests';
+import { locationInput } from '#domain/inputs';
 import { ADMIN_PAGE_LIMIT } from './paging.js';
 
 /** The admin lists' paging (admin/paging.ts). */
@@ -37,6 +38,13 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: v.GenericSchema; quer
   // The range is rotateClientSecret's rule, which the CLI shares.
   rotateClientSecret: { body: v.strictObject({ overlapHours: v.optional(v.number()), endOldTokens: v.optional(v.boolean()) }) },
   legacyReport: { query: v.object(pageQuery) },
+  createLegacyApp: { body: OPERATION_CHECKS },
+  listGroups: {},
+  // The name's rule is putGroup's; the id is the path's.
+  putGroup: { body: v.strictObject({ name: v.string() }) },
+  listLocations: {},
+  // The group and location ids are the path's; a body naming them again is refused.
+  putLocation: { body: v.strictObject(v.omit(locationInput, ['groupId', 'id']).entries) },
   listTokenKeys: {},
   rotateTokenKey: { body: noInput },
   revokeTokenKey: { body: noInput },

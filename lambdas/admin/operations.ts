@@ -10,6 +10,7 @@ import {
   showDestination,
 } from './destinations.js';
 import { listAudit } from './audit.js';
+import { listGroups, listLocations, putGroup, putLocation } from './groups.js';
 import { listTokenKeys, revokeTokenKey, rotateTokenKey } from './token-keys.js';
 import { deliveryHistory, hourlyOutcomes } from './delivery-history.js';
 import { listDeadLetters } from './dlq.js';
@@ -49,6 +50,20 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   rotateClientSecret: ({ params, body, now }, deps) =>
     rotateClientSecret(deps.store, params.clientId!, body as InputOf<typeof rotateClientSecret, 2>, now),
   legacyReport: ({ query }, deps) => legacyReport(deps, query),
+  createLegacyApp: async ({ body, now }, deps) =>
+    createdAppDocument(await createApp(deps.store, body as InputOf<typeof createApp, 1>, now, 'legacy_bearer', deps.config.stageRateLimit)),
+  listGroups: (_req, deps) => listGroups(deps.store),
+  putGroup: async ({ params, body, now }, deps) => ({
+    group: await putGroup(deps.store, { groupId: params.groupId!, ...(body as { name: string }) }, now),
+  }),
+  listLocations: ({ params }, deps) => listLocations(deps.store, params.groupId!),
+  putLocation: async ({ params, body, now }, deps) => ({
+    location: await putLocation(
+      deps.store,
+      { ...(body as Omit<InputOf<typeof putLocation, 1>, 'groupId' | 'id'>), groupId: params.groupId!, id: params.locationId! },
+      now,
+    ),
+  }),
   listTokenKeys: ({ now }, deps) => listTokenKeys(deps, now),
   rotateTokenKey: ({ now }, deps) => rotateTokenKey(deps, now),
   revokeTokenKey: ({ params, now }, deps) => revokeTokenKey(deps, params.version!, now),

@@ -20,7 +20,11 @@ export type AuditEntry = {
   deliveryId: string | null;
   groupId: string | null;
   locationId: string | null;
+  /** The change's parameters (overlap hours, scopes, a URL's host…), picked field by field per operation: never a secret. */
+  details: AuditDetails;
 };
+
+export type AuditDetails = Record<string, string | number | boolean | string[] | null>;
 
 /** Kept a little over a year, like the health items. */
 const RETENTION_DAYS = 400;

@@ -407,6 +407,8 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
       'editDestination',
     ])
       expect(audit).toContain(operation);
+    // With its parameters: the destination's host, never its secret.
+    expect(audit).toContain('urlHost: hooks.example.test');
     expect(audit).not.toContain(secret);
     const id = (await destinationId('Renamed hook'))!;
     await page.getByLabel('Destination id').fill(id);

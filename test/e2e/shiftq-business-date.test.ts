@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
 import { loadShiftq } from '#ingest/shiftq';
-import { putLocation } from '#ingest/venues';
+import { putLocation } from '#lambdas/admin/groups';
 import { parseCompactDate, zonedTimeToUtcMs } from '#contract/business-date';
 import { encodeBody, retentionEndMs } from '#data/shiftq';
 import { demoKitchenDay } from '#ingest/shiftq-demo-data';

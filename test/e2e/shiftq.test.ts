@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
 import { loadShiftq } from '#ingest/shiftq';
-import { putLocation } from '#ingest/venues';
+import { putLocation } from '#lambdas/admin/groups';
 import { createDb } from '#data/store';
 import { createStore } from '#data/repositories';
 import { encodePageToken } from '#lambdas/shiftq/reviews';

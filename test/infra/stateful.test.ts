@@ -27,6 +27,7 @@ const common = (stage: Stage, kept: 'Retain' | 'Delete') => ({
   WebhooksDeadLetterQueue1C65998B: `AWS::SQS::Queue customer-api-${stage}-webhooks-dlq ${kept}`,
   WebhooksQueueCBC86013: `AWS::SQS::Queue customer-api-${stage}-webhooks Delete`,
   MailEventsFailuresD6429A98: `AWS::SQS::Queue customer-api-${stage}-mail-events-failed ${kept}`,
+  TrailLogs73276642: `AWS::S3::Bucket - ${kept}`,
   ConsoleUsersE8A0E376: `AWS::Cognito::UserPool customer-api-${stage}-console ${kept}`,
   ConsoleFiles2D43986C: `AWS::S3::Bucket - ${kept}`,
 });

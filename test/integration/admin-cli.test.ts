@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_PREFIX } from '#lambdas/admin/apps';
-import { putGroup } from '#ingest/venues';
+import { putGroup } from '#lambdas/admin/groups';
 import { sha256Hex } from '#domain/crypto';
 import { runCli } from '#admin-cli/run';
 import { systemClock } from '#platform/deps';
 import type { LocalRuntime } from '#local/runtime';
 import { publishMenu } from '#lambdas/webhooks/index';
 import { sampleMenu } from '#local/demo-menu';
-import { newApp, scanTable, startTestRuntime } from '../support/runtime.js';
+import { adminCall, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 import { admin as runAdmin, runtimeFileFor, type Run } from '../fixtures/admin-cli.js';
 
 /** The admin CLI as ops run it: a real subprocess against a real local runtime, checked through the store. */
@@ -474,6 +474,53 @@ describe('admin CLI', { timeout: 60_000 }, () => {
     });
   });
 
+  describe('the audit trail', () => {
+    it('records each change the CLI makes, through the admin API, with its parameters and never a secret; a refusal records nothing', async () => {
+      const since = new Date().toISOString();
+      expect((await admin(['groups', 'put', '--id', 'audit-group', '--name', 'Audit Group'])).code).toBe(0);
+      const location = [
+        ...['locations', 'put', '--group', 'audit-group', '--id', 'audit-1', '--name', 'Audit One', '--short-name', 'A1'],
+        ...['--timezone', 'Europe/London', '--slug', 'audit-one', '--modules', 'bevq,shiftq'],
+      ];
+      expect((await admin(location)).code).toBe(0);
+      const scopes = ['--scopes', 'locations:read,bevq:read'];
+      const created = await admin(['apps', 'create', '--group', 'audit-group', ...scopes, '--locations', 'audit-1', '--json']);
+      const clientId = created.json.app.clientId as string;
+      const rotated = await admin(['apps', 'rotate-secret', clientId, '--overlap-hours', '5', '--end-old-tokens', '--json']);
+      await refused(['apps', 'create', '--group', 'audit-group', '--scopes', 'nope:read'], /nope:read/);
+
+      const { status, body } = await adminCall(runtime, 'GET', '/audit?limit=20');
+      expect(status).toBe(200);
+      const mine = (body.entries as { at: string; groupId: string | null; clientId: string | null }[]).filter(
+        (e) => e.at >= since && (e.groupId === 'audit-group' || e.clientId === clientId),
+      );
+      expect(mine.reverse()).toEqual([
+        expect.objectContaining({ operation: 'putGroup', actor: 'local-admin-key', details: { name: 'Audit Group' } }),
+        expect.objectContaining({
+          operation: 'putLocation',
+          locationId: 'audit-1',
+          details: { name: 'Audit One', status: 'active', timezone: 'Europe/London', slug: 'audit-one', modules: ['shiftq', 'bevq'] },
+        }),
+        expect.objectContaining({
+          operation: 'createApp',
+          clientId,
+          details: expect.objectContaining({
+            scopes: ['locations:read', 'bevq:read'],
+            locations: ['audit-1'],
+            credentialType: 'client_credentials',
+          }),
+        }),
+        expect.objectContaining({
+          operation: 'rotateClientSecret',
+          clientId,
+          details: { overlapHours: 5, oldTokensEndAt: rotated.json.app.previousSecretExpiresAt },
+        }),
+      ]);
+      const trail = JSON.stringify(body);
+      for (const secret of [created.json.clientSecret, rotated.json.clientSecret]) expect(trail).not.toContain(secret);
+    });
+  });
+
   describe('target and failures', () => {
     it('says how to start the local runtime when none is running', async () => {
       const run = await admin(['groups', 'list'], { CUSTOMER_API_RUNTIME_FILE: join(dir, 'missing.json') });
@@ -484,8 +531,10 @@ describe('admin CLI', { timeout: 60_000 }, () => {
     });
 
     it('reports an unexpected error in one line with exit 1', async () => {
+      // A load writes the table itself: a table that cannot be reached is unexpected.
       const file = runtimeFileFor(runtime, dir, 'dead.json', { dynamoEndpoint: 'http://127.0.0.1:9' });
-      const run = await admin(['groups', 'list'], { CUSTOMER_API_RUNTIME_FILE: file });
+      const venues = writeFile('dead-venues.json', JSON.stringify(venueFile('dead-group', 'Europe/London')));
+      const run = await admin(['venues', 'load', '--file', venues], { CUSTOMER_API_RUNTIME_FILE: file });
       expect(run.code).toBe(1);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
       expect(run.stderr).toMatch(/^unexpected error: /);

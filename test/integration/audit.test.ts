@@ -19,6 +19,7 @@ const entry = (daysAgo: number, n: number, clientId: string): AuditEntry => ({
   deliveryId: null,
   groupId: null,
   locationId: null,
+  details: {},
 });
 
 beforeAll(async () => {

@@ -97,7 +97,9 @@ describe('npm run admin -- dlq', () => {
   });
 
   it('refuses a redrive without exactly one target, of an unknown id, or of a live delivery, changing nothing', async () => {
-    const before = await scanTable(runtime);
+    // The audit trail aside: a redrive of all records the ask, even when it found nothing.
+    const table = async () => (await scanTable(runtime)).filter((item) => !String(item.PK).startsWith('AUDIT#'));
+    const before = await table();
     for (const args of [
       ['dlq', 'redrive'],
       ['dlq', 'redrive', 'dlv_x'],
@@ -111,6 +113,6 @@ describe('npm run admin -- dlq', () => {
     }
     const all = await admin(runtimeFile, ['dlq', 'redrive', '--all', '--json']);
     expect(all.json).toEqual({ redriven: [], removedMessages: 0, pages: 1 });
-    expect(await scanTable(runtime)).toEqual(before);
+    expect(await table()).toEqual(before);
   });
 });

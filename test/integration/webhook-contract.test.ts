@@ -10,7 +10,7 @@ import { createApp } from '#lambdas/admin/apps';
 import { createDeliverer } from '#lambdas/webhooks/handlers';
 import { deliveryIdOf } from '#lambdas/webhooks/messages';
 import { parseDeliveryMessage } from '#lambdas/webhooks/messages';
-import { putLocation } from '#ingest/venues';
+import { putLocation } from '#lambdas/admin/groups';
 import { sampleMenu } from '#local/demo-menu';
 import { startDeliveryPoller, type LocalRuntime } from '#local/runtime';
 import { storedDestination } from '../fixtures/stored-destination.js';
