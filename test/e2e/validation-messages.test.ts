@@ -160,6 +160,7 @@ describe('/v1 refusals name the field in words', () => {
  */
 const OPERATION_SCHEMAS: Partial<Record<AdminOperation, GenericSchema>> = {
   createApp: appInput,
+  createLegacyApp: appInput,
   addDestination: addDestinationInput,
   editDestination: editDestinationInput,
   publishMenu: menuInput,
@@ -265,6 +266,15 @@ describe('unknown fields are refused whatever their name, and nothing changes', 
     // A body each route would take, so the one field added is the only thing wrong and the change would happen without it.
     validAdminBodies = {
       createApp: { groupId: 'demo-group', name: 'Unknown fields', scopes: ['bevq:read'] },
+      createLegacyApp: { groupId: 'demo-group', name: 'Unknown fields', scopes: ['bevq:read'] },
+      putGroup: { name: 'Unknown fields' },
+      putLocation: {
+        name: 'Unknown fields',
+        locationShortName: 'UF',
+        timezone: 'Europe/London',
+        slug: 'unknown-fields',
+        modulesEnabled: {},
+      },
       addDestination: { clientId, name: 'Unknown fields', url: 'https://hooks.example.test/y' },
       editDestination: { name: 'Renamed' },
       rotateClientSecret: { overlapHours: 0 },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeleteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DESTINATIONS_PER_APPLICATION } from '#contract/destination-limit';
 import { destinationKeys } from '#data/destinations';
 import { addDestination, listDestinations, showDestination } from '#lambdas/admin/destinations';
 import { dispatchMenuEvent } from '#lambdas/webhooks/fan-out';
@@ -24,13 +25,16 @@ const dns = controlledResolver({ 'hooks.example.test': ['127.0.0.1'] });
 
 beforeAll(async () => {
   runtime = await startTestRuntime({ resolver: dns.resolver, config: { webhookAllowLoopback: true, webhookTimeScale: 0.05 } });
-  const app = await newApp(runtime, { scopes: ['bevq:read'] });
+  // Applications enough for DESTINATIONS, each with the most destinations it may have.
+  const apps = [];
+  for (let i = 0; i < DESTINATIONS; i += DESTINATIONS_PER_APPLICATION) apps.push(await newApp(runtime, { scopes: ['bevq:read'] }));
   for (let i = 0; i < DESTINATIONS; i++) {
+    const clientId = apps[Math.floor(i / DESTINATIONS_PER_APPLICATION)]!.clientId;
     const holder = { secret: '' };
     const receiver = await startReceiver({ secret: () => holder.secret });
     receivers.push(receiver);
     holder.secret = (
-      await addDestination(runtime.deps, { clientId: app.clientId, name: `fan-${i}`, url: receiver.url, locationIds: ['london-soho'] })
+      await addDestination(runtime.deps, { clientId, name: `fan-${i}`, url: receiver.url, locationIds: ['london-soho'] })
     ).signingSecret;
   }
 }, 60_000);
