@@ -356,3 +356,34 @@ describe('safe deploys', () => {
     }
   });
 });
+
+describe("docs/operations.md's first deploy", () => {
+  const page = () => readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+  const section = () => page().split('## First deploy of a stage\n')[1]!.split('\n## ')[0]!;
+
+  it("states each stage's resource and alarm counts as its template has them", () => {
+    const counts = (stage: Stage) => {
+      const resources = Object.values(templates[stage].toJSON().Resources as Record<string, { Type: string }>);
+      return [resources.length, resources.filter((r) => r.Type === 'AWS::CloudWatch::Alarm').length];
+    };
+    const [dev, staging, prod] = STAGES.map(counts) as [number[], number[], number[]];
+    expect(section()).toContain(
+      `dev ${dev[0]} resources and ${dev[1]} alarms, staging ${staging[0]} and ${staging[1]}, prod ${prod[0]} and ${prod[1]}`,
+    );
+  });
+
+  it('names every output of every stage with what reads it, and no output the stack does not declare', () => {
+    const documented = [...section().matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]!);
+    const outputs = new Set(STAGES.flatMap((stage) => Object.keys(templates[stage].toJSON().Outputs as object)));
+    for (const output of outputs) expect(documented, output).toContain(output);
+    const source = ['stack.ts', 'constructs/api-domain.ts']
+      .map((f) => readFileSync(new URL(`../../lib/${f}`, import.meta.url), 'utf8'))
+      .join('\n');
+    for (const output of documented) expect(source, output).toContain(`CfnOutput(this, '${output}'`);
+  });
+
+  it('stops each command on an empty value: every variable it uses comes with ${VAR:?…} at least once', () => {
+    for (const name of ['STAGE', 'ACCOUNT', 'REGION', 'MAIL_FROM', 'ALARM_EMAIL', 'OPERATOR_ROLE'])
+      expect(section(), name).toContain(`\${${name}:?set ${name}}`);
+  });
+});
