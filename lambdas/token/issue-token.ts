@@ -10,7 +10,7 @@ import {
 import { mintAccessToken, safeEqual, sha256Hex } from '#domain/crypto';
 import type { Deps } from '#platform/deps';
 import { isId } from '#contract/ids';
-import { header, type HttpResponse, jsonResponse, originOf } from '#platform/http';
+import { header, type HttpResponse, jsonResponse } from '#platform/http';
 import { bodyBytes, bodyText } from '#platform/input';
 import { rateWindow, type RateWindow } from '#data/rate-counters';
 import { secretGenerationOf } from '#data/apps';
@@ -49,16 +49,16 @@ const UNKNOWN_CLIENT_HASH = sha256Hex('unknown-client');
  * POST /oauth/token (contract 5.1, 7.2; RFC 6749 4.4): client_credentials
  * only, client authentication by form body or HTTP Basic, never both.
  */
-export async function issueToken(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpResponse> {
+export async function issueToken(event: APIGatewayProxyEvent, deps: Deps, ip: string | undefined): Promise<HttpResponse> {
   try {
-    return await exchange(event, deps);
+    return await exchange(event, deps, ip);
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
     return jsonResponse(err.status, { error: err.code, error_description: err.description }, { ...NO_CACHE, ...err.headers });
   }
 }
 
-async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpResponse> {
+async function exchange(event: APIGatewayProxyEvent, deps: Deps, ip: string | undefined): Promise<HttpResponse> {
   // The endpoint's ANY route brings every method here: another than POST is refused in the OAuth shape.
   if (event.httpMethod !== 'POST') throw new OAuthError('invalid_request', 'Use POST to request a token.', { Allow: 'POST' }, 405);
   const contentType = (header(event, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -94,7 +94,7 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
   // lately), up to the admitted cap: strangers' failures behind the owner's own NAT do not lock the owner out.
   const now = deps.clock.now();
   const window = rateWindow(now);
-  const subject = attemptSubject(clientId, originOf(event, deps.config).ip);
+  const subject = attemptSubject(clientId, ip);
   const attempts = await deps.store.rateCounters.hit('TOKEN_ADDR', subject, window.start, window.expiresAtSeconds);
   if (attempts > TOKEN_ADMITTED_ATTEMPTS_PER_MINUTE) throw throttled(window);
   const overBudget = attempts > TOKEN_ATTEMPTS_PER_MINUTE;

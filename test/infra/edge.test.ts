@@ -74,10 +74,20 @@ const originSecret = (template: Template): [string, Json] => {
   return found[0]!;
 };
 
-/** `{{resolve:secretsmanager:<the secret>:SecretString:::}}` as CloudFormation sees it. */
-const dynamicReference = (secretId: string) => ({
-  'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']],
+/** `{{resolve:secretsmanager:<the secret>:SecretString:::<version id>}}` as CloudFormation sees it. */
+const dynamicReference = (secretId: string, versionId = '') => ({
+  'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, `:SecretString:::${versionId}}}`]],
 });
+
+/** What a function's environment and role say of the origin secret: its variables, and its statements naming the secret. */
+function originSecretUse(template: Template, secretId: string, fn: Json): { variables: Json; statements: Json[] } {
+  const roleId = fn.Properties.Role['Fn::GetAtt'][0];
+  const statements = Object.values(of(template, 'AWS::IAM::Policy'))
+    .filter((policy) => (policy.Properties.Roles as Json[]).some((role) => role.Ref === roleId))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[])
+    .filter((statement) => JSON.stringify(statement).includes(secretId) || JSON.stringify(statement).includes('secretsmanager'));
+  return { variables: fn.Properties.Environment?.Variables ?? {}, statements };
+}
 
 const nagFindings = (report: PolicyValidationPluginReport) =>
   report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
@@ -171,16 +181,27 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     expect(config.Origins[0].OriginCustomHeaders).toEqual([{ HeaderName: ORIGIN_VERIFY_HEADER, HeaderValue: dynamicReference(secretId) }]);
   });
 
-  it('tells every HTTP function the same reference as ORIGIN_SECRET, and no other function', () => {
+  it("tells the /v1 and token functions only the secret's ARN, with GetSecretValue on it alone; admin and the rest nothing", () => {
     const [secretId] = originSecret(template);
     const http = httpFunctions(template);
     for (const [family, fn] of http) {
-      expect(fn.Properties.Environment.Variables.ORIGIN_SECRET, family).toEqual(dynamicReference(secretId));
-      expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL, family).toBe('https://api.example.com');
+      const { variables, statements } = originSecretUse(template, secretId, fn);
+      expect(variables.PUBLIC_BASE_URL, family).toBe('https://api.example.com');
+      expect(variables.ORIGIN_SECRET, family).toBeUndefined();
+      if (family === 'admin-api') {
+        expect(variables.ORIGIN_SECRET_ARN, family).toBeUndefined();
+        expect(statements, family).toEqual([]);
+        continue;
+      }
+      expect(variables.ORIGIN_SECRET_ARN, family).toEqual({ Ref: secretId });
+      expect(statements, family).toEqual([{ Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: { Ref: secretId } }]);
     }
-    const others = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => !http.some(([, h]) => h === fn));
+    const all = Object.values(of(template, 'AWS::Lambda::Function'));
+    const others = all.filter((fn) => !http.some(([, h]) => h === fn));
     expect(others.length).toBeGreaterThan(0);
-    for (const fn of others) expect(fn.Properties.Environment?.Variables?.ORIGIN_SECRET).toBeUndefined();
+    for (const fn of others) expect(originSecretUse(template, secretId, fn).variables.ORIGIN_SECRET_ARN).toBeUndefined();
+    // GetFunctionConfiguration shows the environment: no function's holds a value, or a reference resolved into one.
+    for (const fn of all) expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('{{resolve:');
   });
 
   it('protects the distribution with a CLOUDFRONT web ACL: the core rule set with the two counted rules, known bad inputs, and a per-address rate limit', () => {
@@ -269,6 +290,30 @@ describe('the edge with an imported web ACL', () => {
   });
 });
 
+describe('the edge after a rotation of its origin secret (-c originSecretVersion)', () => {
+  const originSecretVersion = '0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9';
+  let template: Template;
+  beforeAll(() => {
+    ({ template } = synth('prod', { originSecretVersion }));
+  }, SYNTH.timeout);
+
+  it('gives CloudFront that version of the same secret (a changed reference, so CloudFormation resolves it again); the functions keep its ARN', () => {
+    const [secretId] = originSecret(template);
+    expect(edgeDistribution(template).Origins[0].OriginCustomHeaders).toEqual([
+      { HeaderName: ORIGIN_VERIFY_HEADER, HeaderValue: dynamicReference(secretId, originSecretVersion) },
+    ]);
+    for (const [family, fn] of httpFunctions(template))
+      if (family !== 'admin-api') expect(fn.Properties.Environment.Variables.ORIGIN_SECRET_ARN, family).toEqual({ Ref: secretId });
+  });
+
+  it('is refused when it is not a version id, or without the edge', () => {
+    expect(() => stageConfig('prod', { ...STAGE_CONTEXT.prod, originSecretVersion: 'latest' })).toThrow(
+      /originSecretVersion "latest" is not a Secrets Manager version id/,
+    );
+    expect(() => stageConfig('dev', { ...STAGE_CONTEXT.dev, originSecretVersion })).toThrow(/-c originSecretVersion needs the edge/);
+  });
+});
+
 describe('the edge with a hosted zone instead of a certificate', () => {
   const zone = { certificateArn: '', hostedZoneId: 'Z0123456789ABCDEFGHIJ', hostedZoneName: 'example.com' };
   let template: Template;
@@ -320,8 +365,11 @@ describe('no edge (dev): nothing of it, and no origin check', () => {
     expect(Object.values(of(template, 'AWS::CloudFront::Distribution')).map((d) => d.Properties.DistributionConfig.Comment)).toEqual([
       expect.stringContaining('console'),
     ]);
-    for (const fn of Object.values(of(template, 'AWS::Lambda::Function')))
+    for (const fn of Object.values(of(template, 'AWS::Lambda::Function'))) {
       expect(fn.Properties.Environment?.Variables?.ORIGIN_SECRET).toBeUndefined();
+      expect(fn.Properties.Environment?.Variables?.ORIGIN_SECRET_ARN).toBeUndefined();
+    }
+    expect(JSON.stringify(template.toJSON())).not.toContain('secretsmanager:GetSecretValue');
     for (const [, fn] of httpFunctions(template)) expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('');
     expect(outputs(template).EdgeUrl).toBeUndefined();
     expect(outputs(template).DomainUrl).toBeUndefined();
@@ -358,7 +406,7 @@ describe('a domain without an edge (staging): a regional custom domain on the HT
     expect(Object.keys(of(template, 'AWS::WAFv2::WebACL'))).toEqual([]);
     expect(originSecrets(template)).toEqual([]);
     for (const [family, fn] of httpFunctions(template)) {
-      expect(fn.Properties.Environment.Variables.ORIGIN_SECRET, family).toBeUndefined();
+      expect(fn.Properties.Environment.Variables.ORIGIN_SECRET_ARN, family).toBeUndefined();
       expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL, family).toBe('https://api.staging.example.com');
     }
     const [domainId] = only(template, 'AWS::ApiGatewayV2::DomainName');
