@@ -27,8 +27,8 @@ const STATUS: Record<OAuthErrorCode, number> = {
   temporarily_unavailable: 429,
 };
 
-// RFC 6749 5.1: token responses, including errors, are never cached.
-const NO_CACHE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+// RFC 6749 5.1: token responses, including errors (the edge's too), are never cached.
+export const TOKEN_NO_CACHE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
 class OAuthError extends Error {
   constructor(
@@ -42,6 +42,9 @@ class OAuthError extends Error {
   }
 }
 
+/** The refusal of a body over the limit (400 `invalid_request`), the edge's static answer included. */
+export const TOKEN_BODY_TOO_LARGE = `The request body exceeds ${MAX_REQUEST_BODY_BYTES} bytes.`;
+
 /** A hash no secret has, compared when the client is unknown so timing does not tell unknown ids apart. */
 const UNKNOWN_CLIENT_HASH = sha256Hex('unknown-client');
 
@@ -54,7 +57,7 @@ export async function issueToken(event: APIGatewayProxyEvent, deps: Deps, ip: st
     return await exchange(event, deps, ip);
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
-    return jsonResponse(err.status, { error: err.code, error_description: err.description }, { ...NO_CACHE, ...err.headers });
+    return jsonResponse(err.status, { error: err.code, error_description: err.description }, { ...TOKEN_NO_CACHE, ...err.headers });
   }
 }
 
@@ -66,7 +69,7 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps, ip: string | un
     throw new OAuthError('invalid_request', 'Content-Type must be application/x-www-form-urlencoded.');
   }
   if (bodyBytes(event) > MAX_REQUEST_BODY_BYTES) {
-    throw new OAuthError('invalid_request', `The request body exceeds ${MAX_REQUEST_BODY_BYTES} bytes.`);
+    throw new OAuthError('invalid_request', TOKEN_BODY_TOO_LARGE);
   }
   const form = parseForm(bodyText(event));
   const basic = parseBasic(header(event, 'authorization'));
@@ -144,7 +147,7 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps, ip: string | un
   return jsonResponse(
     200,
     { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' ') },
-    NO_CACHE,
+    TOKEN_NO_CACHE,
   );
 }
 

@@ -24,8 +24,13 @@ import { CloudFrontTarget } from 'aws-cdk-lib/aws-route53-targets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { ADMIN_ROOT, CONSOLE_API_ROOT } from '#contract/admin-routes';
 import { ERRORS } from '#contract/errors';
+import { TOKEN_PATH } from '#contract/routes';
+import { MAX_REQUEST_BODY_BYTES } from '#platform/config';
 import { NO_SNIFF, ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
+import { bodyTooLargeMessage } from '#platform/input';
+import { TOKEN_BODY_TOO_LARGE, TOKEN_NO_CACHE } from '#lambdas/token/issue-token';
 import type { RouteTableApi } from './api.js';
 import { aliasRecords, publicDomain, type PublicDomain } from './api-domain.js';
 
@@ -64,6 +69,28 @@ export const EDGE_RATE_LIMITED_BODY = {
     requestId: 'edge',
   },
 } as const;
+
+/**
+ * AWS WAF sees at most the first 16 KB of a body behind CloudFront (its default body inspection limit); a larger
+ * body is "oversize", and a rule with OversizeHandling MATCH matches it whole:
+ * https://docs.aws.amazon.com/waf/latest/developerguide/web-acl-setting-body-inspection-limit.html
+ */
+export const WAF_BODY_INSPECTION_BYTES = 16 * 1024;
+
+/** The 413 the edge answers a `/v1` (or unknown path's) body over MAX_REQUEST_BODY_BYTES with, in the contract's shape. */
+export const EDGE_BODY_TOO_LARGE_BODY = {
+  ok: false,
+  version: 'v1',
+  error: {
+    code: 'payload_too_large',
+    message: bodyTooLargeMessage(MAX_REQUEST_BODY_BYTES),
+    status: ERRORS.payload_too_large.status,
+    requestId: 'edge',
+  },
+} as const;
+
+/** The token endpoint's refusal of the same body, in its OAuth shape (RFC 6749 5.2), as the function words it. */
+export const EDGE_TOKEN_BODY_TOO_LARGE_BODY = { error: 'invalid_request', error_description: TOKEN_BODY_TOO_LARGE } as const;
 
 /**
  * Rules of AWS's core rule set that contract traffic trips, counted instead of blocked (their matches still show
@@ -245,14 +272,19 @@ function webAcl(scope: Construct, name: string, rateLimit: number): CfnWebACL {
     },
     visibilityConfig: visibility(`${name}-${groupName}`),
   });
-  const rateLimited = 'rate-limited';
+  const [rateLimited, bodyTooLargeKey, tokenBodyTooLarge] = ['rate-limited', 'body-too-large', 'token-body-too-large'];
   return new CfnWebACL(scope, 'WebAcl', {
     name,
-    description: 'Customer API edge: a per-address rate limit answering 429, the AWS core and known-bad-inputs rule sets',
+    description:
+      'Customer API edge: a per-address rate limit answering 429, bodies over the limit refused, the AWS core and known-bad-inputs rule sets',
     scope: 'CLOUDFRONT',
     defaultAction: { allow: {} },
     visibilityConfig: visibility(name),
-    customResponseBodies: { [rateLimited]: { contentType: 'APPLICATION_JSON', content: JSON.stringify(EDGE_RATE_LIMITED_BODY) } },
+    customResponseBodies: {
+      [rateLimited]: { contentType: 'APPLICATION_JSON', content: JSON.stringify(EDGE_RATE_LIMITED_BODY) },
+      [bodyTooLargeKey]: { contentType: 'APPLICATION_JSON', content: JSON.stringify(EDGE_BODY_TOO_LARGE_BODY) },
+      [tokenBodyTooLarge]: { contentType: 'APPLICATION_JSON', content: JSON.stringify(EDGE_TOKEN_BODY_TOO_LARGE_BODY) },
+    },
     rules: [
       {
         name: 'RateLimitPerAddress',
@@ -273,12 +305,79 @@ function webAcl(scope: Construct, name: string, rateLimit: number): CfnWebACL {
         },
         visibilityConfig: visibility(`${name}-RateLimitPerAddress`),
       },
+      // Bodies past the largest the route takes, refused in its own shape before they can reach Lambda's 6 MB.
+      bodyTooLarge(
+        'TokenBodyTooLarge',
+        1,
+        pathIs(TOKEN_PATH, 'EXACTLY'),
+        { status: 400, key: tokenBodyTooLarge, headers: TOKEN_NO_CACHE },
+        (rule) => visibility(`${name}-${rule}`),
+      ),
+      bodyTooLarge(
+        'BodyTooLarge',
+        2,
+        // The admin API's two doors take bodies up to 1 MiB, more than WAF can measure, and API Gateway's IAM and
+        // JWT authorizers refuse an unauthenticated request there before any function runs.
+        { notStatement: { statement: { orStatement: { statements: [pathIs(`${ADMIN_ROOT}/`), pathIs(`${CONSOLE_API_ROOT}/`)] } } } },
+        { status: ERRORS.payload_too_large.status, key: bodyTooLargeKey, headers: { 'Cache-Control': 'no-store' } },
+        (rule) => visibility(`${name}-${rule}`),
+      ),
       managed(
         'AWSManagedRulesCommonRuleSet',
-        1,
+        3,
         COUNTED_CORE_RULES.map((rule) => ({ name: rule, actionToUse: { count: {} } })),
       ),
-      managed('AWSManagedRulesKnownBadInputsRuleSet', 2),
+      managed('AWSManagedRulesKnownBadInputsRuleSet', 4),
     ],
   });
+}
+
+/** The request's path, URL-decoded as API Gateway routes it, matching `path` exactly or as a prefix. */
+function pathIs(path: string, positionalConstraint: 'EXACTLY' | 'STARTS_WITH' = 'STARTS_WITH'): CfnWebACL.StatementProperty {
+  return {
+    byteMatchStatement: {
+      fieldToMatch: { uriPath: {} },
+      searchString: path,
+      positionalConstraint,
+      textTransformations: [{ priority: 0, type: 'URL_DECODE' }],
+    },
+  };
+}
+
+/**
+ * A rule blocking a body over MAX_REQUEST_BODY_BYTES on the paths `where` matches, answering `status` with the
+ * custom body `key`. The limit is WAF's whole view of a body, so a larger one is oversize and matches.
+ */
+function bodyTooLarge(
+  name: string,
+  priority: number,
+  where: CfnWebACL.StatementProperty,
+  answer: { status: number; key: string; headers: Record<string, string> },
+  visibility: (metricName: string) => CfnWebACL.VisibilityConfigProperty,
+): CfnWebACL.RuleProperty {
+  // A limit past WAF's view would refuse every body WAF cannot measure, ones the routes take included.
+  if (MAX_REQUEST_BODY_BYTES > WAF_BODY_INSPECTION_BYTES) throw new Error('the edge cannot measure bodies up to MAX_REQUEST_BODY_BYTES');
+  const bodyOverLimit: CfnWebACL.StatementProperty = {
+    sizeConstraintStatement: {
+      fieldToMatch: { body: { oversizeHandling: 'MATCH' } },
+      comparisonOperator: 'GT',
+      size: MAX_REQUEST_BODY_BYTES,
+      textTransformations: [{ priority: 0, type: 'NONE' }],
+    },
+  };
+  return {
+    name,
+    priority,
+    statement: { andStatement: { statements: [where, bodyOverLimit] } },
+    action: {
+      block: {
+        customResponse: {
+          responseCode: answer.status,
+          customResponseBodyKey: answer.key,
+          responseHeaders: Object.entries({ ...answer.headers, ...NO_SNIFF }).map(([header, value]) => ({ name: header, value })),
+        },
+      },
+    },
+    visibilityConfig: visibility(name),
+  };
 }

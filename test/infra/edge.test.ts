@@ -11,13 +11,19 @@ import { errorBody } from '#contract/schemas/common';
 import { FAMILY_TAG } from '#lib/constructs/service-function';
 import {
   COUNTED_CORE_RULES,
+  EDGE_BODY_TOO_LARGE_BODY,
   EDGE_RATE_LIMITED_BODY,
+  EDGE_TOKEN_BODY_TOO_LARGE_BODY,
+  WAF_BODY_INSPECTION_BYTES,
   EDGE_RATE_WINDOW_SECONDS,
   edgeRateLimit,
   VIEWER_ADDRESS_FUNCTION,
 } from '#lib/constructs/edge';
 import { CustomerApiStack } from '#lib/stack';
 import { STAGE_TABLE, stageConfig, type Stage, type StageContext } from '#lib/stages';
+import { ADMIN_ROOT, CONSOLE_API_ROOT } from '#contract/admin-routes';
+import { oauthError } from '#contract/schemas/token';
+import { MAX_REQUEST_BODY_BYTES } from '#platform/config';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 import * as v from 'valibot';
@@ -213,6 +219,8 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     const rules = p.Rules as Json[];
     expect(rules.map((r) => r.Name)).toEqual([
       'RateLimitPerAddress',
+      'TokenBodyTooLarge',
+      'BodyTooLarge',
       'AWSManagedRulesCommonRuleSet',
       'AWSManagedRulesKnownBadInputsRuleSet',
     ]);
@@ -257,6 +265,87 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     // The /v1 error shape the OpenAPI document declares, with the contract's code and status for a rate limit.
     expect(v.is(errorBody, parsed)).toBe(true);
     expect(parsed.error).toMatchObject({ code: 'rate_limited', status: ERRORS.rate_limited.status });
+  });
+
+  it("refuses bodies past the routes' limit in each API's own shape: /oauth/token 400 invalid_request, the rest 413 but the admin API's doors", () => {
+    const [, acl] = only(template, 'AWS::WAFv2::WebACL');
+    const rules = acl.Properties.Rules as Json[];
+    const bodies = acl.Properties.CustomResponseBodies as Json;
+    // WAF sees the first 16 KB of a body behind CloudFront: a body over the limit is measured, or oversize and matched.
+    expect(MAX_REQUEST_BODY_BYTES).toBeLessThanOrEqual(WAF_BODY_INSPECTION_BYTES);
+    const overLimit = {
+      SizeConstraintStatement: {
+        FieldToMatch: { Body: { OversizeHandling: 'MATCH' } },
+        ComparisonOperator: 'GT',
+        Size: MAX_REQUEST_BODY_BYTES,
+        TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+      },
+    };
+    const path = (searchString: string, constraint: string) => ({
+      ByteMatchStatement: {
+        FieldToMatch: { UriPath: {} },
+        SearchString: searchString,
+        PositionalConstraint: constraint,
+        TextTransformations: [{ Priority: 0, Type: 'URL_DECODE' }],
+      },
+    });
+    const token = rules.find((r) => r.Name === 'TokenBodyTooLarge')!;
+    const rest = rules.find((r) => r.Name === 'BodyTooLarge')!;
+    // Both before the managed rule groups, the token endpoint's first (a block ends the evaluation).
+    const core = rules.find((r) => r.Name === 'AWSManagedRulesCommonRuleSet')!;
+    expect(token.Priority).toBeLessThan(rest.Priority);
+    expect(rest.Priority).toBeLessThan(core.Priority);
+    expect(token.Statement).toEqual({ AndStatement: { Statements: [path('/oauth/token', 'EXACTLY'), overLimit] } });
+    expect(rest.Statement).toEqual({
+      AndStatement: {
+        Statements: [
+          {
+            NotStatement: {
+              Statement: {
+                OrStatement: { Statements: [path(`${ADMIN_ROOT}/`, 'STARTS_WITH'), path(`${CONSOLE_API_ROOT}/`, 'STARTS_WITH')] },
+              },
+            },
+          },
+          overLimit,
+        ],
+      },
+    });
+
+    const answerOf = (rule: Json) => {
+      const response = rule.Action.Block.CustomResponse;
+      expect(bodies[response.CustomResponseBodyKey].ContentType).toBe('APPLICATION_JSON');
+      return {
+        status: response.ResponseCode,
+        headers: response.ResponseHeaders,
+        body: JSON.parse(bodies[response.CustomResponseBodyKey].Content),
+      };
+    };
+    const refusedToken = answerOf(token);
+    expect(refusedToken.status).toBe(400);
+    expect(refusedToken.body).toEqual(EDGE_TOKEN_BODY_TOO_LARGE_BODY);
+    expect(v.is(oauthError, refusedToken.body)).toBe(true);
+    expect(refusedToken.body).toEqual({
+      error: 'invalid_request',
+      error_description: `The request body exceeds ${MAX_REQUEST_BODY_BYTES} bytes.`,
+    });
+    expect(refusedToken.headers).toEqual(
+      expect.arrayContaining([
+        { Name: 'Cache-Control', Value: 'no-store' },
+        { Name: 'Pragma', Value: 'no-cache' },
+        { Name: 'X-Content-Type-Options', Value: 'nosniff' },
+      ]),
+    );
+    const refused = answerOf(rest);
+    expect(refused.status).toBe(413);
+    expect(refused.body).toEqual(EDGE_BODY_TOO_LARGE_BODY);
+    expect(v.is(errorBody, refused.body)).toBe(true);
+    expect(refused.body.error).toMatchObject({ code: 'payload_too_large', status: ERRORS.payload_too_large.status });
+    expect(refused.headers).toEqual(
+      expect.arrayContaining([
+        { Name: 'Cache-Control', Value: 'no-store' },
+        { Name: 'X-Content-Type-Options', Value: 'nosniff' },
+      ]),
+    );
   });
 
   it("puts no regional custom domain on the API (the domain is the distribution's) and outputs both URLs", () => {
