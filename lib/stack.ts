@@ -57,8 +57,10 @@ export class CustomerApiStack extends Stack {
     const mailConfigurationSet = mailEvents.configurationSetName;
     const webhooks = new WebhookQueues(this, 'Webhooks', { namePrefix: `customer-api-${stage}`, retainDeadLetters: settings.retain });
 
-    // Domain and edge (docs/operations.md, "Domain and edge"): the origin secret exists before the functions told it.
-    const originSecret = settings.edge.enabled ? new OriginSecret(this, 'OriginSecret', { stageName: stage }) : undefined;
+    // Domain and edge (docs/operations.md, "Domain and edge"): the origin secret exists before the functions told where it is.
+    const originSecret = settings.edge.enabled
+      ? new OriginSecret(this, 'OriginSecret', { stageName: stage, versionId: settings.edge.originSecretVersion })
+      : undefined;
 
     const environment = {
       STAGE: stage,
@@ -71,9 +73,6 @@ export class CustomerApiStack extends Stack {
       WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
       WEBHOOK_DLQ_URL: webhooks.deadLetterQueue.queueUrl,
     };
-    // Only the HTTP functions check the origin. A CloudFormation dynamic reference, resolved at deploy time: the
-    // value is never in the template (edge.ts).
-    const httpEnvironment = { ...environment, ...(originSecret ? { ORIGIN_SECRET: originSecret.reference } : {}) };
     const provisioned = (name: FunctionName) => (name === 'token' || name === 'discovery' ? settings.provisionedConcurrency[name] : 0);
     /** An API-facing function with exactly the table and mail grants its row declares. */
     const apiFunction = (family: FunctionName) => {
@@ -87,7 +86,7 @@ export class CustomerApiStack extends Stack {
         removalPolicy,
         tracing,
         provisionedConcurrency: provisioned(family),
-        environment: { ...httpEnvironment, ...shipped?.environment },
+        environment: { ...environment, ...shipped?.environment },
         ...(shipped ? { assetFiles: shipped.files } : {}),
       });
       fn.bindTable(table, infra.tableActions, infra.queriedIndexes);
@@ -96,6 +95,8 @@ export class CustomerApiStack extends Stack {
       return fn;
     };
     this.functions = Object.fromEntries(FAMILIES.map((family) => [family, apiFunction(family)])) as Record<Family, ServiceFunction>;
+    // Only /v1 and the token endpoint check the origin (platform/http.ts): they alone are told where its secret is.
+    if (originSecret) for (const fn of Object.values(this.functions)) fn.bindOriginSecret(originSecret.secret);
 
     const webhookFunctions = new WebhookFunctions(this, 'WebhookFunctions', {
       table,

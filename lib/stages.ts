@@ -110,8 +110,12 @@ export type StageConfig = {
    * name in which the stack creates the certificate and the alias record (no look-ups: synth stays offline).
    */
   domain?: { name: string; certificateArn?: string; hostedZoneId?: string; hostedZoneName?: string };
-  /** CloudFront + AWS WAF in front of the API; `webAclArn` imports a web ACL instead of creating one. */
-  edge: { enabled: boolean; webAclArn?: string };
+  /**
+   * CloudFront + AWS WAF in front of the API; `webAclArn` imports a web ACL instead of creating one;
+   * `originSecretVersion` is the origin secret's version CloudFront sends, given after a rotation
+   * (docs/operations.md, "Rotating the origin secret").
+   */
+  edge: { enabled: boolean; webAclArn?: string; originSecretVersion?: string };
   /**
    * Deliverer invocations at once (the SQS event source's maximum, 2 to 1,000, and the deliverer's reserved
    * concurrency), each attempting a batch of DELIVERY_POLICY.batchSize in parallel: about 20 deliveries a second
@@ -251,6 +255,7 @@ export const CONTEXT_KEYS = [
   'hostedZoneName',
   'edge',
   'webAclArn',
+  'originSecretVersion',
   'deployment',
   'tokenKeyRotationDays',
   'delivererConcurrency',
@@ -269,6 +274,8 @@ const PATTERNS = {
   certificateArn: /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[\w-]+$/,
   webAclArn: /^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[\w-]+\/[\w-]+$/,
   hostedZoneId: /^Z[A-Z0-9]{1,31}$/,
+  // A Secrets Manager version id (a ClientRequestToken: 32 to 64 characters; the CLI makes a UUID).
+  secretVersionId: /^[A-Za-z0-9-]{32,64}$/,
   trailArn: /^arn:aws[a-z-]*:cloudtrail:[a-z0-9-]+:\d{12}:trail\/[\w.-]{3,128}$/,
   // SES: letters, digits, hyphens and underscores, at most 64.
   configurationSet: /^[A-Za-z0-9_-]{1,64}$/,
@@ -339,7 +346,11 @@ export function stageConfig(stage: unknown, context: StageContext = {}): StageCo
       topicArn: text(context.alarmTopicArn) ?? row.alarms.topicArn,
     },
     domain,
-    edge: { enabled: flag(stage, 'edge', context.edge) ?? row.edge.enabled, webAclArn: text(context.webAclArn) ?? row.edge.webAclArn },
+    edge: {
+      enabled: flag(stage, 'edge', context.edge) ?? row.edge.enabled,
+      webAclArn: text(context.webAclArn) ?? row.edge.webAclArn,
+      originSecretVersion: text(context.originSecretVersion),
+    },
     deployment,
   };
   validate(config);
@@ -484,8 +495,14 @@ function validate(config: StageConfig & { stage: Stage }): void {
         'the edge creates its WAF web ACL (and a certificate from a hosted zone) in us-east-1 only: pass -c region=us-east-1, or import both with -c webAclArn and -c certificateArn',
       );
     }
+    if (edge.originSecretVersion !== undefined && !PATTERNS.secretVersionId.test(edge.originSecretVersion))
+      refuse(
+        `originSecretVersion ${JSON.stringify(edge.originSecretVersion)} is not a Secrets Manager version id (put-secret-value prints it as VersionId)`,
+      );
   } else if (edge.webAclArn !== undefined) {
     refuse('-c webAclArn needs the edge: pass -c edge=true');
+  } else if (edge.originSecretVersion !== undefined) {
+    refuse('-c originSecretVersion needs the edge: pass -c edge=true');
   }
 }
 

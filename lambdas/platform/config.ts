@@ -23,9 +23,15 @@ export type Config = {
    */
   stageRateLimit: number;
   /**
-   * The edge's origin secret (ORIGIN_SECRET: a CloudFormation dynamic reference to the stack's Secrets Manager
-   * secret when the stage has an edge). Set, the HTTP shell refuses `/v1` and token requests that lack it with 403
-   * (platform/http.ts, originOf); empty, nothing is checked (dev, staging, `npm start` unless ORIGIN_SECRET is set).
+   * The edge's origin secret in a stage (ORIGIN_SECRET_ARN, set by the stack on the `/v1` and token functions when
+   * the stage has an edge): the Secrets Manager secret whose current and previous values the HTTP shell accepts in
+   * `x-origin-verify` (platform/origin-secret.ts), read at cold start; the value itself is never in the environment.
+   */
+  originSecretArn: string;
+  /**
+   * Local runtime only: one origin secret's value (ORIGIN_SECRET), so `npm start` plays a stage behind its edge.
+   * Set, or with originSecretArn, the HTTP shell refuses `/v1` and token requests without it with 403
+   * (platform/http.ts, originOf); neither, nothing is checked (dev, staging, `npm start` by default).
    */
   originSecret: string;
   /** When the legacy routes were or will be deprecated, and removed (ISO 8601 instants; null: no header is sent). */
@@ -71,6 +77,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     stage: env.STAGE ?? 'local',
     // Unset outside a stage (tests, tools): no stage throttle, so only the data design bounds a limit.
     stageRateLimit: env.STAGE_RATE_LIMIT ? Number(env.STAGE_RATE_LIMIT) : Infinity,
+    originSecretArn: env.ORIGIN_SECRET_ARN ?? '',
     originSecret: env.ORIGIN_SECRET ?? '',
     legacyDeprecatedAt: env.LEGACY_DEPRECATED_AT || null,
     legacySunsetAt: env.LEGACY_SUNSET_AT || null,

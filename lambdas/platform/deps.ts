@@ -8,6 +8,7 @@ import { lookup } from 'node:dns/promises';
 import { sqsClient, type SQSClient, sqsWebhookQueue } from '#data/sqs-webhook-queue';
 import type { WebhookQueue } from '#data/webhook-queue';
 import { type Mailer, NO_MAILER } from './mailer.js';
+import { fixedOriginSecret, type OriginSecrets, secretsManagerOriginSecret } from './origin-secret.js';
 
 /** Time is injected so date and window rules can be tested at any instant. */
 export type Clock = { now(): number };
@@ -29,6 +30,8 @@ export type Deps = {
   resolver: Resolver;
   /** CloudWatch metrics (EMF); absent where nothing flushes them (the admin CLI). */
   metrics?: Metrics;
+  /** What the edge's header must carry for `/v1` and the token endpoint (config.originSecretArn or originSecret); absent: no check. */
+  originSecrets?: OriginSecrets;
 };
 
 /** Where one AWS client points; absent means AWS itself (region and credentials from the environment). */
@@ -48,6 +51,11 @@ function buildDeps(dynamodb: DynamoDBClient, repositories: RepositoryFactories, 
   const config = options.config ?? configFromEnv();
   const log = options.logger ?? logger;
   const metrics = options.metrics === null ? undefined : (options.metrics ?? createMetrics(config.stage));
+  const originSecrets = config.originSecretArn
+    ? secretsManagerOriginSecret({ secretId: config.originSecretArn, client: dynamodb })
+    : config.originSecret
+      ? fixedOriginSecret(config.originSecret)
+      : undefined;
   return {
     config,
     store: options.store ?? storeOf(createDb(config.tableName, dynamodb), repositories),
@@ -55,6 +63,7 @@ function buildDeps(dynamodb: DynamoDBClient, repositories: RepositoryFactories, 
     logger: log,
     resolver: options.resolver ?? systemResolver,
     ...(metrics ? { metrics } : {}),
+    ...(originSecrets ? { originSecrets } : {}),
   };
 }
 

@@ -4,8 +4,8 @@ import type { Config } from './config.js';
 import { ApiError } from '#contract/errors';
 import { isThrottle } from '#data/store';
 import { constants, gzipSync } from 'node:zlib';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Deps } from './deps.js';
+import type { OriginSecrets } from './origin-secret.js';
 import { ACCESS_LINE_MESSAGE, observability } from './observability.js';
 
 /**
@@ -125,8 +125,8 @@ export function negotiated(event: APIGatewayProxyEvent, response: APIGatewayProx
 /**
  * The edge (lib/constructs/edge.ts, docs/decisions/edge.md): CloudFront adds the origin secret as this header to
  * every request it sends to the HTTP API, overwriting one a client sent, and a viewer-request CloudFront Function
- * sets the viewer's address in the second. With `config.originSecret` set, a request without the secret did not
- * come through the edge and is refused; without it (dev, staging, `npm start` by default) nothing is checked.
+ * sets the viewer's address in the second. With origin secrets configured (deps.originSecrets), a request without
+ * one did not come through the edge and is refused; without them (dev, staging, `npm start` by default) nothing is checked.
  */
 export const ORIGIN_VERIFY_HEADER = 'x-origin-verify';
 export const VIEWER_ADDRESS_HEADER = 'x-viewer-address';
@@ -134,41 +134,19 @@ export const VIEWER_ADDRESS_HEADER = 'x-viewer-address';
 /** What a request that bypassed the edge is told (403 `forbidden`, before routing and authentication). */
 export const ORIGIN_REFUSAL = 'Call the API through its published URL.';
 
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
-
-/** The configured secret's digest, computed once (a process has one configuration). */
-let known: { secret: string; digest: Buffer } | undefined;
-
 /**
- * Whether the request carries the configured origin secret. Compared as SHA-256 digests, equal in length
- * whatever was sent, with `timingSafeEqual`: the time taken says nothing of how much of the secret matched.
- * False whenever no secret is configured.
+ * One check of a request's origin: whether it came through the edge (origin secrets are configured and the header
+ * carries one), and the caller's address: the edge's `x-viewer-address` then, else the connection's source
+ * address as API Gateway reports it. A client's own `x-viewer-address` is never believed: without the secret it
+ * is ignored, and through the edge the CloudFront Function has overwritten it.
  */
-export function fromEdge(event: Pick<APIGatewayProxyEvent, 'headers'>, config: Pick<Config, 'originSecret'>): boolean {
-  if (!config.originSecret) return false;
-  const sent = header(event, ORIGIN_VERIFY_HEADER);
-  if (sent === undefined) return false;
-  if (known?.secret !== config.originSecret) known = { secret: config.originSecret, digest: digest(config.originSecret) };
-  return timingSafeEqual(digest(sent), known.digest);
-}
-
-/** Whether the deployment lets only the edge in. */
-export function edgeOnly(config: Pick<Config, 'originSecret'>): boolean {
-  return config.originSecret !== '';
-}
-
-/**
- * One check of a request's origin: whether it came through the edge (the secret is configured and matched), and
- * the caller's address: the edge's `x-viewer-address` then, else the connection's source address as API Gateway
- * reports it. A client's own `x-viewer-address` is never believed: without the secret it is ignored, and through
- * the edge the CloudFront Function has overwritten it.
- */
-export function originOf(
+export async function originOf(
   event: Pick<APIGatewayProxyEvent, 'headers' | 'requestContext'>,
-  config: Pick<Config, 'originSecret'>,
-): { fromEdge: boolean; ip: string | undefined } {
+  secrets: OriginSecrets | undefined,
+): Promise<{ fromEdge: boolean; ip: string | undefined }> {
   const source = event.requestContext?.identity?.sourceIp ?? undefined;
-  const edge = fromEdge(event, config);
+  const sent = header(event, ORIGIN_VERIFY_HEADER);
+  const edge = secrets !== undefined && sent !== undefined && (await secrets.accepts(sent));
   return { fromEdge: edge, ip: (edge && header(event, VIEWER_ADDRESS_HEADER)) || source };
 }
 
@@ -250,16 +228,17 @@ function responses(api: HttpApi, deps: Deps, { refusalOf }: ShellOptions): Shell
     });
   };
   return {
-    before: ({ event, context }) => {
+    before: async ({ event, context }) => {
       // Nothing of an earlier invocation's request may leak into this one's log.
-      const origin = originOf(event, deps.config);
-      Object.assign(context, { operation: undefined, caller: null, extraHeaders: undefined, startedAt: deps.clock.now(), ip: origin.ip });
+      Object.assign(context, { operation: undefined, caller: null, extraHeaders: undefined, startedAt: deps.clock.now() });
       // With an edge, /v1 and the token endpoint answer only what came through it: refused before routing and
-      // authentication, so a direct caller learns nothing of routes, tokens or data. The admin API stays reachable
-      // directly: IAM signs its requests for the API's own host and the console's distribution fronts it (docs/decisions/edge.md).
-      const refused = api !== 'admin' && edgeOnly(deps.config) && !origin.fromEdge;
-      forgetOriginSecret(event);
-      if (refused) throw new ApiError('forbidden', ORIGIN_REFUSAL);
+      // authentication, so a direct caller learns nothing of routes, tokens or data. The admin API is not told the
+      // secret and stays reachable directly: IAM signs its requests for the API's own host and the console's
+      // distribution fronts it (docs/decisions/edge.md).
+      const secrets = api === 'admin' ? undefined : deps.originSecrets;
+      const origin = await originOf(event, secrets).finally(() => forgetOriginSecret(event));
+      context.ip = origin.ip;
+      if (secrets && !origin.fromEdge) throw new ApiError('forbidden', ORIGIN_REFUSAL);
     },
     after: finish,
     onError: (request) => {

@@ -51,13 +51,16 @@ export function bodyBytes(event: APIGatewayProxyEvent): number {
  * otherwise), a JSON object, and valid for the route's schema. Each refusal
  * is a distinct, clear error and happens before anything is written.
  */
+/** What a body over its route's limit is told (413 `payload_too_large`; the edge's static answer says the same). */
+export const bodyTooLargeMessage = (maxBytes: number) => `The body must be at most ${maxBytes} bytes.`;
+
 export function parseJsonBody<S extends GenericSchema>(
   event: APIGatewayProxyEvent,
   schema: S,
   maxBytes = MAX_REQUEST_BODY_BYTES,
 ): InferOutput<S> {
   if (bodyBytes(event) > maxBytes) {
-    throw new ApiError('payload_too_large', `The body must be at most ${maxBytes} bytes.`);
+    throw new ApiError('payload_too_large', bodyTooLargeMessage(maxBytes));
   }
   const text = bodyText(event);
   let value: unknown = {};

@@ -10,7 +10,7 @@ import {
 import { mintAccessToken, safeEqual, sha256Hex } from '#domain/crypto';
 import type { Deps } from '#platform/deps';
 import { isId } from '#contract/ids';
-import { header, type HttpResponse, jsonResponse, originOf } from '#platform/http';
+import { header, type HttpResponse, jsonResponse } from '#platform/http';
 import { bodyBytes, bodyText } from '#platform/input';
 import { rateWindow, type RateWindow } from '#data/rate-counters';
 import { secretGenerationOf } from '#data/apps';
@@ -27,8 +27,8 @@ const STATUS: Record<OAuthErrorCode, number> = {
   temporarily_unavailable: 429,
 };
 
-// RFC 6749 5.1: token responses, including errors, are never cached.
-const NO_CACHE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+// RFC 6749 5.1: token responses, including errors (the edge's too), are never cached.
+export const TOKEN_NO_CACHE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
 class OAuthError extends Error {
   constructor(
@@ -42,6 +42,9 @@ class OAuthError extends Error {
   }
 }
 
+/** The refusal of a body over the limit (400 `invalid_request`), the edge's static answer included. */
+export const TOKEN_BODY_TOO_LARGE = `The request body exceeds ${MAX_REQUEST_BODY_BYTES} bytes.`;
+
 /** A hash no secret has, compared when the client is unknown so timing does not tell unknown ids apart. */
 const UNKNOWN_CLIENT_HASH = sha256Hex('unknown-client');
 
@@ -49,16 +52,16 @@ const UNKNOWN_CLIENT_HASH = sha256Hex('unknown-client');
  * POST /oauth/token (contract 5.1, 7.2; RFC 6749 4.4): client_credentials
  * only, client authentication by form body or HTTP Basic, never both.
  */
-export async function issueToken(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpResponse> {
+export async function issueToken(event: APIGatewayProxyEvent, deps: Deps, ip: string | undefined): Promise<HttpResponse> {
   try {
-    return await exchange(event, deps);
+    return await exchange(event, deps, ip);
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
-    return jsonResponse(err.status, { error: err.code, error_description: err.description }, { ...NO_CACHE, ...err.headers });
+    return jsonResponse(err.status, { error: err.code, error_description: err.description }, { ...TOKEN_NO_CACHE, ...err.headers });
   }
 }
 
-async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpResponse> {
+async function exchange(event: APIGatewayProxyEvent, deps: Deps, ip: string | undefined): Promise<HttpResponse> {
   // The endpoint's ANY route brings every method here: another than POST is refused in the OAuth shape.
   if (event.httpMethod !== 'POST') throw new OAuthError('invalid_request', 'Use POST to request a token.', { Allow: 'POST' }, 405);
   const contentType = (header(event, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -66,7 +69,7 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
     throw new OAuthError('invalid_request', 'Content-Type must be application/x-www-form-urlencoded.');
   }
   if (bodyBytes(event) > MAX_REQUEST_BODY_BYTES) {
-    throw new OAuthError('invalid_request', `The request body exceeds ${MAX_REQUEST_BODY_BYTES} bytes.`);
+    throw new OAuthError('invalid_request', TOKEN_BODY_TOO_LARGE);
   }
   const form = parseForm(bodyText(event));
   const basic = parseBasic(header(event, 'authorization'));
@@ -94,7 +97,7 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
   // lately), up to the admitted cap: strangers' failures behind the owner's own NAT do not lock the owner out.
   const now = deps.clock.now();
   const window = rateWindow(now);
-  const subject = attemptSubject(clientId, originOf(event, deps.config).ip);
+  const subject = attemptSubject(clientId, ip);
   const attempts = await deps.store.rateCounters.hit('TOKEN_ADDR', subject, window.start, window.expiresAtSeconds);
   if (attempts > TOKEN_ADMITTED_ATTEMPTS_PER_MINUTE) throw throttled(window);
   const overBudget = attempts > TOKEN_ATTEMPTS_PER_MINUTE;
@@ -144,7 +147,7 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps): Promise<HttpRe
   return jsonResponse(
     200,
     { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes.join(' ') },
-    NO_CACHE,
+    TOKEN_NO_CACHE,
   );
 }
 

@@ -20,7 +20,8 @@ export function createHandler(allDeps: Deps) {
   const deps = { ...allDeps, store: onlyRepositories(allDeps.store, repositories) };
   return httpShell('token', deps).handler(async (event, context) => {
     context.operation = 'issueToken';
-    return issueToken(event, deps);
+    // The caller's address as the shell found it (platform/http.ts, originOf): the viewer's, behind the edge.
+    return issueToken(event, deps, context.ip);
   });
 }
 

@@ -5,6 +5,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Alias, ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { TABLE_KEYS } from '#data/table';
@@ -170,6 +171,16 @@ export class PresetFunction extends NodejsFunction {
       id: `AwsSolutions-IAM5[Resource::arn:${partition}:ses:${region}:${account}:identity/*]`,
       reason: `In the SES sandbox a send is also authorised against each recipient's identity, and owners are any address; ses:FromAddress limits the sender to ${address}.`,
     });
+  }
+
+  /**
+   * Sets ORIGIN_SECRET_ARN (the secret's ARN, never its value: GetFunctionConfiguration shows the environment) and
+   * allows secretsmanager:GetSecretValue on that secret alone; the function reads it at cold start
+   * (lambdas/platform/origin-secret.ts).
+   */
+  bindOriginSecret(secret: ISecret): void {
+    this.addEnvironment('ORIGIN_SECRET_ARN', secret.secretArn);
+    this.allow(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }));
   }
 
   /** Data-access grants live in their own policy, away from the X-Ray wildcard suppressed on the default one (when traced). */

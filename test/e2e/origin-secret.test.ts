@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
+import { TOKEN_ATTEMPTS_PER_MINUTE } from '#platform/config';
 import { ACCESS_LINE_MESSAGE } from '#platform/observability';
 import { ORIGIN_REFUSAL, ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
 import { call, newApp, startTestRuntime, watchingDynamo } from '../support/runtime.js';
@@ -116,6 +117,21 @@ describe('a stage behind its edge (the runtime with an origin secret)', () => {
       expect(line.ip).toMatch(LOOPBACK);
       expect(line.ip).not.toBe(SPOOFED);
     }
+  });
+
+  it("counts token attempts by the edge's viewer address, not by the address the edge calls from", async () => {
+    const attempt = (viewer: string) =>
+      fetch(`${runtime.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', [ORIGIN_VERIFY_HEADER]: SECRET, [VIEWER_ADDRESS_HEADER]: viewer },
+        body: 'grant_type=client_credentials&client_id=edge-viewer-client&client_secret=wrong',
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i <= TOKEN_ATTEMPTS_PER_MINUTE; i++) statuses.push((await attempt('198.51.100.10')).status);
+    expect(statuses.slice(0, TOKEN_ATTEMPTS_PER_MINUTE).every((status) => status === 401)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+    // Another viewer behind the same edge (every request reaches the API from CloudFront) keeps its own budget.
+    expect((await attempt('198.51.100.11')).status).toBe(401);
   });
 
   it('never writes the secret, or a wrong value sent for it, to any log line', () => {

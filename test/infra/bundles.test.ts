@@ -31,7 +31,16 @@ async function bundle(entry: string, outfile?: string): Promise<Metafile['output
 
 /** The OpenAPI document's converter runs at synth time only. */
 const CONVERTER = /node_modules\/@valibot\/to-json-schema\//;
-const HEAVY = [CONVERTER, /@aws-sdk\/client-sesv2\//, /@aws-sdk\/client-sqs\//, /@aws-sdk\/client-s3\//];
+const HEAVY = [
+  CONVERTER,
+  /@aws-sdk\/client-sesv2\//,
+  /@aws-sdk\/client-sqs\//,
+  /@aws-sdk\/client-s3\//,
+  /@aws-sdk\/client-secrets-manager\//,
+];
+
+/** The npm packages a bundle's inputs come from. */
+const packagesOf = (inputs: string[]) => new Set(inputs.flatMap((file) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file)?.[1] ?? []));
 
 let dir = '';
 beforeAll(() => {
@@ -49,6 +58,15 @@ describe('function bundles', () => {
     },
     30_000,
   );
+
+  it("reads the origin secret with nothing the one-GetItem baseline does not carry already (the SDK's signer and credential chain)", async () => {
+    const baseline = packagesOf(Object.keys(await bundle('../bench/baseline-handler.ts')));
+    const reader = packagesOf(Object.keys(await bundle('platform/origin-secret.ts')));
+    expect(reader).toContain('@smithy/signature-v4');
+    expect([...reader].filter((name) => !baseline.has(name))).toEqual([]);
+    const token = Object.keys(await bundle(FUNCTIONS.token.entry));
+    expect(token).toContainEqual(expect.stringContaining('lambdas/platform/origin-secret.ts'));
+  }, 30_000);
 
   it.each([FUNCTIONS['admin-api'].entry, ...WEBHOOK_FUNCTION_NAMES.map((name) => FUNCTIONS[name].entry)])(
     '%s builds, without the JSON Schema converter',

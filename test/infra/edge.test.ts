@@ -11,13 +11,19 @@ import { errorBody } from '#contract/schemas/common';
 import { FAMILY_TAG } from '#lib/constructs/service-function';
 import {
   COUNTED_CORE_RULES,
+  EDGE_BODY_TOO_LARGE_BODY,
   EDGE_RATE_LIMITED_BODY,
+  EDGE_TOKEN_BODY_TOO_LARGE_BODY,
+  WAF_BODY_INSPECTION_BYTES,
   EDGE_RATE_WINDOW_SECONDS,
   edgeRateLimit,
   VIEWER_ADDRESS_FUNCTION,
 } from '#lib/constructs/edge';
 import { CustomerApiStack } from '#lib/stack';
 import { STAGE_TABLE, stageConfig, type Stage, type StageContext } from '#lib/stages';
+import { ADMIN_ROOT, CONSOLE_API_ROOT } from '#contract/admin-routes';
+import { oauthError } from '#contract/schemas/token';
+import { MAX_REQUEST_BODY_BYTES } from '#platform/config';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 import * as v from 'valibot';
@@ -74,10 +80,20 @@ const originSecret = (template: Template): [string, Json] => {
   return found[0]!;
 };
 
-/** `{{resolve:secretsmanager:<the secret>:SecretString:::}}` as CloudFormation sees it. */
-const dynamicReference = (secretId: string) => ({
-  'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']],
+/** `{{resolve:secretsmanager:<the secret>:SecretString:::<version id>}}` as CloudFormation sees it. */
+const dynamicReference = (secretId: string, versionId = '') => ({
+  'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, `:SecretString:::${versionId}}}`]],
 });
+
+/** What a function's environment and role say of the origin secret: its variables, and its statements naming the secret. */
+function originSecretUse(template: Template, secretId: string, fn: Json): { variables: Json; statements: Json[] } {
+  const roleId = fn.Properties.Role['Fn::GetAtt'][0];
+  const statements = Object.values(of(template, 'AWS::IAM::Policy'))
+    .filter((policy) => (policy.Properties.Roles as Json[]).some((role) => role.Ref === roleId))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[])
+    .filter((statement) => JSON.stringify(statement).includes(secretId) || JSON.stringify(statement).includes('secretsmanager'));
+  return { variables: fn.Properties.Environment?.Variables ?? {}, statements };
+}
 
 const nagFindings = (report: PolicyValidationPluginReport) =>
   report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
@@ -171,16 +187,27 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     expect(config.Origins[0].OriginCustomHeaders).toEqual([{ HeaderName: ORIGIN_VERIFY_HEADER, HeaderValue: dynamicReference(secretId) }]);
   });
 
-  it('tells every HTTP function the same reference as ORIGIN_SECRET, and no other function', () => {
+  it("tells the /v1 and token functions only the secret's ARN, with GetSecretValue on it alone; admin and the rest nothing", () => {
     const [secretId] = originSecret(template);
     const http = httpFunctions(template);
     for (const [family, fn] of http) {
-      expect(fn.Properties.Environment.Variables.ORIGIN_SECRET, family).toEqual(dynamicReference(secretId));
-      expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL, family).toBe('https://api.example.com');
+      const { variables, statements } = originSecretUse(template, secretId, fn);
+      expect(variables.PUBLIC_BASE_URL, family).toBe('https://api.example.com');
+      expect(variables.ORIGIN_SECRET, family).toBeUndefined();
+      if (family === 'admin-api') {
+        expect(variables.ORIGIN_SECRET_ARN, family).toBeUndefined();
+        expect(statements, family).toEqual([]);
+        continue;
+      }
+      expect(variables.ORIGIN_SECRET_ARN, family).toEqual({ Ref: secretId });
+      expect(statements, family).toEqual([{ Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: { Ref: secretId } }]);
     }
-    const others = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => !http.some(([, h]) => h === fn));
+    const all = Object.values(of(template, 'AWS::Lambda::Function'));
+    const others = all.filter((fn) => !http.some(([, h]) => h === fn));
     expect(others.length).toBeGreaterThan(0);
-    for (const fn of others) expect(fn.Properties.Environment?.Variables?.ORIGIN_SECRET).toBeUndefined();
+    for (const fn of others) expect(originSecretUse(template, secretId, fn).variables.ORIGIN_SECRET_ARN).toBeUndefined();
+    // GetFunctionConfiguration shows the environment: no function's holds a value, or a reference resolved into one.
+    for (const fn of all) expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('{{resolve:');
   });
 
   it('protects the distribution with a CLOUDFRONT web ACL: the core rule set with the two counted rules, known bad inputs, and a per-address rate limit', () => {
@@ -192,6 +219,8 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     const rules = p.Rules as Json[];
     expect(rules.map((r) => r.Name)).toEqual([
       'RateLimitPerAddress',
+      'TokenBodyTooLarge',
+      'BodyTooLarge',
       'AWSManagedRulesCommonRuleSet',
       'AWSManagedRulesKnownBadInputsRuleSet',
     ]);
@@ -238,6 +267,87 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     expect(parsed.error).toMatchObject({ code: 'rate_limited', status: ERRORS.rate_limited.status });
   });
 
+  it("refuses bodies past the routes' limit in each API's own shape: /oauth/token 400 invalid_request, the rest 413 but the admin API's doors", () => {
+    const [, acl] = only(template, 'AWS::WAFv2::WebACL');
+    const rules = acl.Properties.Rules as Json[];
+    const bodies = acl.Properties.CustomResponseBodies as Json;
+    // WAF sees the first 16 KB of a body behind CloudFront: a body over the limit is measured, or oversize and matched.
+    expect(MAX_REQUEST_BODY_BYTES).toBeLessThanOrEqual(WAF_BODY_INSPECTION_BYTES);
+    const overLimit = {
+      SizeConstraintStatement: {
+        FieldToMatch: { Body: { OversizeHandling: 'MATCH' } },
+        ComparisonOperator: 'GT',
+        Size: MAX_REQUEST_BODY_BYTES,
+        TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+      },
+    };
+    const path = (searchString: string, constraint: string) => ({
+      ByteMatchStatement: {
+        FieldToMatch: { UriPath: {} },
+        SearchString: searchString,
+        PositionalConstraint: constraint,
+        TextTransformations: [{ Priority: 0, Type: 'URL_DECODE' }],
+      },
+    });
+    const token = rules.find((r) => r.Name === 'TokenBodyTooLarge')!;
+    const rest = rules.find((r) => r.Name === 'BodyTooLarge')!;
+    // Both before the managed rule groups, the token endpoint's first (a block ends the evaluation).
+    const core = rules.find((r) => r.Name === 'AWSManagedRulesCommonRuleSet')!;
+    expect(token.Priority).toBeLessThan(rest.Priority);
+    expect(rest.Priority).toBeLessThan(core.Priority);
+    expect(token.Statement).toEqual({ AndStatement: { Statements: [path('/oauth/token', 'EXACTLY'), overLimit] } });
+    expect(rest.Statement).toEqual({
+      AndStatement: {
+        Statements: [
+          {
+            NotStatement: {
+              Statement: {
+                OrStatement: { Statements: [path(`${ADMIN_ROOT}/`, 'STARTS_WITH'), path(`${CONSOLE_API_ROOT}/`, 'STARTS_WITH')] },
+              },
+            },
+          },
+          overLimit,
+        ],
+      },
+    });
+
+    const answerOf = (rule: Json) => {
+      const response = rule.Action.Block.CustomResponse;
+      expect(bodies[response.CustomResponseBodyKey].ContentType).toBe('APPLICATION_JSON');
+      return {
+        status: response.ResponseCode,
+        headers: response.ResponseHeaders,
+        body: JSON.parse(bodies[response.CustomResponseBodyKey].Content),
+      };
+    };
+    const refusedToken = answerOf(token);
+    expect(refusedToken.status).toBe(400);
+    expect(refusedToken.body).toEqual(EDGE_TOKEN_BODY_TOO_LARGE_BODY);
+    expect(v.is(oauthError, refusedToken.body)).toBe(true);
+    expect(refusedToken.body).toEqual({
+      error: 'invalid_request',
+      error_description: `The request body exceeds ${MAX_REQUEST_BODY_BYTES} bytes.`,
+    });
+    expect(refusedToken.headers).toEqual(
+      expect.arrayContaining([
+        { Name: 'Cache-Control', Value: 'no-store' },
+        { Name: 'Pragma', Value: 'no-cache' },
+        { Name: 'X-Content-Type-Options', Value: 'nosniff' },
+      ]),
+    );
+    const refused = answerOf(rest);
+    expect(refused.status).toBe(413);
+    expect(refused.body).toEqual(EDGE_BODY_TOO_LARGE_BODY);
+    expect(v.is(errorBody, refused.body)).toBe(true);
+    expect(refused.body.error).toMatchObject({ code: 'payload_too_large', status: ERRORS.payload_too_large.status });
+    expect(refused.headers).toEqual(
+      expect.arrayContaining([
+        { Name: 'Cache-Control', Value: 'no-store' },
+        { Name: 'X-Content-Type-Options', Value: 'nosniff' },
+      ]),
+    );
+  });
+
   it("puts no regional custom domain on the API (the domain is the distribution's) and outputs both URLs", () => {
     expect(Object.keys(of(template, 'AWS::ApiGatewayV2::DomainName'))).toEqual([]);
     expect(Object.keys(of(template, 'AWS::ApiGatewayV2::ApiMapping'))).toEqual([]);
@@ -266,6 +376,30 @@ describe('the edge with an imported web ACL', () => {
   it('creates no web ACL and attaches the imported one by ARN', () => {
     expect(Object.keys(of(template, 'AWS::WAFv2::WebACL'))).toEqual([]);
     expect(edgeDistribution(template).WebACLId).toBe(webAclArn);
+  });
+});
+
+describe('the edge after a rotation of its origin secret (-c originSecretVersion)', () => {
+  const originSecretVersion = '0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9';
+  let template: Template;
+  beforeAll(() => {
+    ({ template } = synth('prod', { originSecretVersion }));
+  }, SYNTH.timeout);
+
+  it('gives CloudFront that version of the same secret (a changed reference, so CloudFormation resolves it again); the functions keep its ARN', () => {
+    const [secretId] = originSecret(template);
+    expect(edgeDistribution(template).Origins[0].OriginCustomHeaders).toEqual([
+      { HeaderName: ORIGIN_VERIFY_HEADER, HeaderValue: dynamicReference(secretId, originSecretVersion) },
+    ]);
+    for (const [family, fn] of httpFunctions(template))
+      if (family !== 'admin-api') expect(fn.Properties.Environment.Variables.ORIGIN_SECRET_ARN, family).toEqual({ Ref: secretId });
+  });
+
+  it('is refused when it is not a version id, or without the edge', () => {
+    expect(() => stageConfig('prod', { ...STAGE_CONTEXT.prod, originSecretVersion: 'latest' })).toThrow(
+      /originSecretVersion "latest" is not a Secrets Manager version id/,
+    );
+    expect(() => stageConfig('dev', { ...STAGE_CONTEXT.dev, originSecretVersion })).toThrow(/-c originSecretVersion needs the edge/);
   });
 });
 
@@ -320,8 +454,11 @@ describe('no edge (dev): nothing of it, and no origin check', () => {
     expect(Object.values(of(template, 'AWS::CloudFront::Distribution')).map((d) => d.Properties.DistributionConfig.Comment)).toEqual([
       expect.stringContaining('console'),
     ]);
-    for (const fn of Object.values(of(template, 'AWS::Lambda::Function')))
+    for (const fn of Object.values(of(template, 'AWS::Lambda::Function'))) {
       expect(fn.Properties.Environment?.Variables?.ORIGIN_SECRET).toBeUndefined();
+      expect(fn.Properties.Environment?.Variables?.ORIGIN_SECRET_ARN).toBeUndefined();
+    }
+    expect(JSON.stringify(template.toJSON())).not.toContain('secretsmanager:GetSecretValue');
     for (const [, fn] of httpFunctions(template)) expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('');
     expect(outputs(template).EdgeUrl).toBeUndefined();
     expect(outputs(template).DomainUrl).toBeUndefined();
@@ -358,7 +495,7 @@ describe('a domain without an edge (staging): a regional custom domain on the HT
     expect(Object.keys(of(template, 'AWS::WAFv2::WebACL'))).toEqual([]);
     expect(originSecrets(template)).toEqual([]);
     for (const [family, fn] of httpFunctions(template)) {
-      expect(fn.Properties.Environment.Variables.ORIGIN_SECRET, family).toBeUndefined();
+      expect(fn.Properties.Environment.Variables.ORIGIN_SECRET_ARN, family).toBeUndefined();
       expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL, family).toBe('https://api.staging.example.com');
     }
     const [domainId] = only(template, 'AWS::ApiGatewayV2::DomainName');
