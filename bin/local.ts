@@ -54,6 +54,7 @@ writeRuntimeFile(runtimeFile, {
   ...runtime.queues,
   webhookAllowLoopback: runtime.deps.config.webhookAllowLoopback,
   webhookListenInbox: runtime.deps.config.webhookListenInbox?.origin,
+  ...(runtime.demo ? { demoClientId: runtime.demo.clientId } : {}),
   adminKey: runtime.adminKey,
 });
 // Only now: whoever gets an answer can also find this runtime through its file.

@@ -58,6 +58,8 @@ export type RuntimeFile = {
   webhookAllowLoopback?: boolean;
   /** The origin of the inbox the runtime reserved for `npm run listen` (local/listen-inbox.ts). */
   webhookListenInbox?: string;
+  /** The demo application's client id, new in each new table: a listen started for it follows it across restarts. */
+  demoClientId?: string;
   /**
    * The admin API's key, which the admin CLI sends as the local stand-in for IAM. The file is the user's alone
    * (0600), like an AWS credentials file; `npm start` also prints the key.
