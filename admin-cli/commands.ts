@@ -18,8 +18,10 @@ import { loadShiftq, shiftqFileEntries } from '#ingest/shiftq';
 
 /**
  * Every admin command, declared once. Names, flags and the --json shapes are
- * a public interface for ops scripts: add, never rename. Admin operations go
- * through the target's admin API (`api`), the venue-data loads to its table.
+ * a public interface for ops scripts: add, never rename. Every key of every
+ * --json document is camelCase, as in the admin API's bodies (a test runs each
+ * command to hold it). Admin operations go through the target's admin API
+ * (`api`), the venue-data loads to its table.
  */
 
 const appFlags = {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { parseArgs } from 'node:util';
-import { chosenRuntimeFile, readRuntimeFile } from '#local/runtime-file';
+import { chosenRuntimeFile, readRuntimeFile, type RuntimeFile } from '#local/runtime-file';
 import { LISTEN_INBOX_TLS } from '#local/listen-inbox';
 import { systemClock } from '#platform/deps';
 import { verifyWebhook } from '../clients/typescript/src/index.js';
@@ -21,6 +21,10 @@ import { portArgument } from './parse.js';
  * It trusts only its own destination: a request to any other path (another destination registered at the inbox's
  * origin, by any application) is answered 404, one that fails verification 401, and neither is forwarded; both
  * count as failed attempts in the service, and each is one line here.
+ *
+ * It outlives a restart of `npm start`: it reads the runtime file every second, and when another process (or URL)
+ * has written it, it keeps its destination if the runtime still has it (a data folder keeps it) and otherwise
+ * registers a new one (a runtime in memory, a wiped data folder), saying so in one line with the new secret.
  */
 
 const TLS = { key: LISTEN_INBOX_TLS.key, cert: LISTEN_INBOX_TLS.cert };
@@ -32,6 +36,8 @@ const UNREACHABLE_STATUS = 502;
 const NOT_THIS_DESTINATION_STATUS = 404;
 /** A delivery to this listen's path whose signature does not verify with its secret. */
 const UNVERIFIED_STATUS = 401;
+/** How often the runtime file is read for a restart: a small file and a signal 0, nothing more. */
+const WATCH_EVERY_MS = 1_000;
 /** Set by each hop itself; everything else (Content-Type, User-Agent, X-Service-*) goes on unchanged. */
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'expect', 'upgrade']);
 
@@ -72,22 +78,107 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
   const runtime = runtimeFile ? readRuntimeFile(runtimeFile) : null;
   if (!runtime || !runtimeFile)
     throw new ListenUsageError('the local runtime is not running: start it with `npm start`, then run this again');
-  // A runtime started before the inbox existed records none.
-  if (!runtime.webhookListenInbox) throw new ListenUsageError('the local runtime has no listen inbox: restart `npm start`');
-  const inbox = new URL(runtime.webhookListenInbox);
+  let inbox = inboxOf(runtime);
+  const app = values.app;
+  const locations = values.locations;
 
   const cli = (args: string[]) => adminJson([...args, '--runtime-file', runtimeFile, '--json'], env);
   // Its own path, new for every listen: a destination another listen (or application) left at the inbox never matches it.
-  const path = `/listen/${randomBytes(12).toString('hex')}`;
-  let secret = '';
+  const own = { path: `/listen/${randomBytes(12).toString('hex')}`, secret: '' };
   const server = createServer(TLS, (req, res) => {
-    void relay(req, { path, secret }, forwardTo).then(({ status, line }) => {
+    void relay(req, own, forwardTo).then(({ status, line }) => {
       io.out(`${line}\n`);
       res.writeHead(status).end();
     });
   });
   server.on('tlsClientError', (err) => io.err(`a TLS handshake with the inbox failed: ${err.message}\n`));
-  await new Promise<void>((resolve, reject) => {
+  await bind(server, inbox);
+  const inboxUrl = () => `${inbox.origin}${own.path}`;
+  /** The demo application is new in a new runtime: a listen started for it follows it. */
+  const appIn = (info: RuntimeFile) => (app === runtime.demoClientId && info.demoClientId ? info.demoClientId : app);
+  const register = async (clientId: string) => {
+    const added = (await cli([
+      'destinations',
+      'add',
+      '--app',
+      clientId,
+      '--name',
+      `${LISTEN_NAME} (pid ${process.pid})`,
+      '--url',
+      inboxUrl(),
+      ...(locations ? ['--locations', locations] : []),
+    ])) as { destination: { destinationId: string }; signingSecret: string };
+    own.secret = added.signingSecret;
+    return added.destination.destinationId;
+  };
+
+  let destinationId: string;
+  try {
+    await removeLeftovers(cli, inbox.origin, io);
+    destinationId = await register(app);
+  } catch (err) {
+    await closeServer(server);
+    throw err;
+  }
+  io.out(
+    [
+      `Destination ${destinationId} of ${app} delivers to ${inboxUrl()}; forwarding to ${forwardTo.href}.`,
+      `Signing secret (valid until this stops): ${own.secret}`,
+      '  verify X-Service-Signature with it in your endpoint; each delivery is also verified here.',
+      'Ready. Ctrl-C removes the destination; a restart of `npm start` keeps it or registers a new one.',
+      '',
+    ].join('\n'),
+  );
+
+  /** A restarted runtime: the same destination if it still has it at this inbox, else a new one, in one line. */
+  const rejoin = async (info: RuntimeFile) => {
+    const next = inboxOf(info);
+    // A runtime in memory reserves another port at each start.
+    if (next.origin !== inbox.origin || !server.listening) {
+      if (server.listening) await closeServer(server);
+      await bind(server, next);
+      inbox = next;
+    }
+    const { destinations } = (await cli(['destinations', 'list'])) as { destinations: { destinationId: string; url: string }[] };
+    const kept = destinations.find((d) => d.destinationId === destinationId);
+    if (kept?.url === inboxUrl()) {
+      io.out(`The local runtime restarted (pid ${info.pid}); destination ${destinationId} is still there, with the same secret.\n`);
+      return;
+    }
+    if (kept) await cli(['destinations', 'remove', destinationId]);
+    const clientId = appIn(info);
+    const previous = destinationId;
+    destinationId = await register(clientId);
+    io.out(
+      `The local runtime restarted without destination ${previous}: registered ${destinationId} of ${clientId} at ${inboxUrl()}; signing secret (new): ${own.secret}\n`,
+    );
+  };
+  const watch = watchRuntime(runtimeFile, runtime, rejoin, io);
+
+  return {
+    get destinationId() {
+      return destinationId;
+    },
+    get inboxUrl() {
+      return inboxUrl();
+    },
+    async close() {
+      watch.stop();
+      await closeServer(server);
+      await cli(['destinations', 'remove', destinationId]);
+      io.out(`Removed destination ${destinationId}.\n`);
+    },
+  };
+}
+
+/** The inbox the runtime reserved; a runtime started before the inbox existed records none. */
+function inboxOf(runtime: RuntimeFile): URL {
+  if (!runtime.webhookListenInbox) throw new ListenUsageError('the local runtime has no listen inbox: restart `npm start`');
+  return new URL(runtime.webhookListenInbox);
+}
+
+function bind(server: Server, inbox: URL): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(
         err.code === 'EADDRINUSE'
@@ -97,46 +188,52 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
           : err,
       ),
     );
-    server.listen(Number(inbox.port), inbox.hostname, resolve);
+    server.listen(Number(inbox.port), inbox.hostname, () => {
+      server.removeAllListeners('error');
+      resolve();
+    });
   });
-  const inboxUrl = `${inbox.origin}${path}`;
+}
 
-  let added: { destination: { destinationId: string }; signingSecret: string };
-  try {
-    await removeLeftovers(cli, inbox.origin, io);
-    added = (await cli([
-      'destinations',
-      'add',
-      '--app',
-      values.app,
-      '--name',
-      `${LISTEN_NAME} (pid ${process.pid})`,
-      '--url',
-      inboxUrl,
-      ...(values.locations ? ['--locations', values.locations] : []),
-    ])) as typeof added;
-  } catch (err) {
-    await closeServer(server);
-    throw err;
-  }
-  secret = added.signingSecret;
-  const destinationId = added.destination.destinationId;
-  io.out(
-    [
-      `Destination ${destinationId} of ${values.app} delivers to ${inboxUrl}; forwarding to ${forwardTo.href}.`,
-      `Signing secret (valid until this stops): ${secret}`,
-      '  verify X-Service-Signature with it in your endpoint; each delivery is also verified here.',
-      'Ready. Ctrl-C removes the destination.',
-      '',
-    ].join('\n'),
-  );
+/**
+ * Reads the runtime file every WATCH_EVERY_MS (one read at a time): a stop is said once, and a runtime another
+ * process wrote (a restart) is handed to `rejoin`, again on the next read until it succeeds.
+ */
+function watchRuntime(file: string, first: RuntimeFile, rejoin: (info: RuntimeFile) => Promise<void>, io: Output): { stop(): void } {
+  let current = { pid: first.pid, url: first.url };
+  let stopped = false;
+  let said = '';
+  const say = (line: string) => {
+    if (line !== said) io.out(`${line}\n`);
+    said = line;
+  };
+  let timer: NodeJS.Timeout;
+  const tick = async () => {
+    let info: RuntimeFile | null = null;
+    try {
+      info = readRuntimeFile(file);
+    } catch (err) {
+      say((err as Error).message);
+    }
+    if (!info) {
+      if (current.pid) say('The local runtime stopped; waiting for `npm start` to come back.');
+      current = { pid: 0, url: '' };
+    } else if (info.pid !== current.pid || info.url !== current.url) {
+      try {
+        await rejoin(info);
+        current = { pid: info.pid, url: info.url };
+        said = '';
+      } catch (err) {
+        say(`The local runtime restarted, but this listen could not rejoin it yet: ${(err as Error).message}`);
+      }
+    }
+    if (!stopped) timer = setTimeout(() => void tick(), WATCH_EVERY_MS);
+  };
+  timer = setTimeout(() => void tick(), WATCH_EVERY_MS);
   return {
-    destinationId,
-    inboxUrl,
-    async close() {
-      await closeServer(server);
-      await cli(['destinations', 'remove', destinationId]);
-      io.out(`Removed destination ${destinationId}.\n`);
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
     },
   };
 }

@@ -1,6 +1,13 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { defaultDataDir, removeRuntimeFile, runtimeFileOf, writeRuntimeFile } from '../local/runtime-file.js';
+import {
+  bannerFileOf,
+  defaultDataDir,
+  removeRuntimeFile,
+  runtimeFileOf,
+  writeBannerFile,
+  writeRuntimeFile,
+} from '../local/runtime-file.js';
 import { seedDemoMenu } from '../local/demo-menu.js';
 import { startLocalRuntime } from '../local/runtime.js';
 import { LocalStartError } from '../local/start-checks.js';
@@ -54,6 +61,7 @@ writeRuntimeFile(runtimeFile, {
   ...runtime.queues,
   webhookAllowLoopback: runtime.deps.config.webhookAllowLoopback,
   webhookListenInbox: runtime.deps.config.webhookListenInbox?.origin,
+  ...(runtime.demo ? { demoClientId: runtime.demo.clientId } : {}),
   adminKey: runtime.adminKey,
 });
 // Only now: whoever gets an answer can also find this runtime through its file.
@@ -67,6 +75,7 @@ const lines = [
   `  SES v2   ${runtime.engines.sesEndpoint} (sent mail: ${runtime.engines.sesEndpoint}/store)`,
   `  OpenAPI  ${runtime.url}/v1/openapi.json`,
   `  Runtime  ${runtimeFile} (where npm run admin and npm run listen find this runtime)`,
+  `  Banner   ${bannerFileOf(runtimeFile)} (this text, yours only: cat it when request logs have pushed it off screen)`,
   `  Docs     ${runtime.url}${REFERENCE_ROOT} (the API reference)`,
   `  Admin    ${runtime.url}/admin/v1 (Authorization: Bearer ${runtime.adminKey}; kept across restarts, ADMIN_API_KEY overrides it)`,
   `  Console  ${runtime.url}${CONSOLE_ROOT} (sign in with the admin key above)`,
@@ -96,6 +105,7 @@ if (runtime.demo) {
     `  npm run listen -- --app ${clientId} --forward-to http://localhost:4000/hook   # its webhooks, to your endpoint`,
   );
 }
+writeBannerFile(runtimeFile, `${lines.join('\n')}\n`);
 console.log(lines.join('\n'), '\n');
 
 let stopping = false;

@@ -9,6 +9,7 @@ import {
   type DeclaredQuotaKey,
 } from './aws-quotas.js';
 import { FUNCTIONS, type FunctionSpec } from './functions.js';
+import { EMAIL_ADDRESS, senderOf } from './mail-sender.js';
 import { OTHER_ROUTE_THROTTLE, routeThrottles, throttleSum, type StageCapacity, type Throttle } from './route-throttles.js';
 
 /**
@@ -269,7 +270,7 @@ export type StageContext = Partial<Record<(typeof CONTEXT_KEYS)[number], unknown
 const PATTERNS = {
   account: /^\d{12}$/,
   region: /^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d$/,
-  email: /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/,
+  email: EMAIL_ADDRESS,
   topicArn: /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]{1,256}$/,
   certificateArn: /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[\w-]+$/,
   webAclArn: /^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[\w-]+\/[\w-]+$/,
@@ -397,6 +398,7 @@ function validate(config: StageConfig & { stage: Stage }): void {
     refuse(`account ${JSON.stringify(account)} is not a 12-digit AWS account id`);
   if (region !== undefined && !PATTERNS.region.test(region)) refuse(`region ${JSON.stringify(region)} is not an AWS region name`);
   if (!mailFrom) refuse('no mail sender: pass -c mailFrom=<address or "Name <address>"> verified in SES');
+  else if (!senderOf(mailFrom)) refuse(`mailFrom ${JSON.stringify(mailFrom)} is not an e-mail address or "Name <address>"`);
   if (config.mailConfigurationSet !== undefined && !PATTERNS.configurationSet.test(config.mailConfigurationSet)) {
     refuse(
       `mailConfigurationSet ${JSON.stringify(config.mailConfigurationSet)} is not an SES configuration set name (letters, digits, - and _, at most 64)`,

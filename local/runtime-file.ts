@@ -58,6 +58,8 @@ export type RuntimeFile = {
   webhookAllowLoopback?: boolean;
   /** The origin of the inbox the runtime reserved for `npm run listen` (local/listen-inbox.ts). */
   webhookListenInbox?: string;
+  /** The demo application's client id, new in each new table: a listen started for it follows it across restarts. */
+  demoClientId?: string;
   /**
    * The admin API's key, which the admin CLI sends as the local stand-in for IAM. The file is the user's alone
    * (0600), like an AWS credentials file; `npm start` also prints the key.
@@ -77,7 +79,19 @@ export function writeRuntimeFile(file: string, info: RuntimeFile): void {
   chmodSync(file, OWNER_FILE);
 }
 
-/** Removes the file only while it is still this process's: a runtime never removes another's record. */
+/**
+ * Where `npm start` also writes its banner (URLs, the demo credentials, the admin key), beside its runtime file and
+ * owner-only like it: request logs scroll the banner off screen, the file keeps it while the runtime runs.
+ */
+export const bannerFileOf = (runtimeFile: string) => `${runtimeFile.replace(/\.json$/, '')}.banner.txt`;
+
+export function writeBannerFile(runtimeFile: string, text: string): void {
+  const file = bannerFileOf(runtimeFile);
+  writeFileSync(file, text, { mode: OWNER_FILE });
+  chmodSync(file, OWNER_FILE);
+}
+
+/** Removes the file, and its banner, only while it is still this process's: a runtime never removes another's record. */
 export function removeRuntimeFile(file: string): void {
   try {
     if ((JSON.parse(readFileSync(file, 'utf8')) as RuntimeFile).pid !== process.pid) return;
@@ -85,6 +99,7 @@ export function removeRuntimeFile(file: string): void {
     return;
   }
   rmSync(file, { force: true });
+  rmSync(bannerFileOf(file), { force: true });
 }
 
 /** The running local runtime's endpoints, or null when none is running (no file, or its process is gone). */

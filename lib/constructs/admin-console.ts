@@ -21,7 +21,8 @@ import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deplo
 import { Construct } from 'constructs';
 import { CONSOLE_ADMIN_GROUP, CONSOLE_API_ROOT } from '#contract/admin-routes';
 import type { ConsoleConfig } from '#contract/console-config';
-import { nagEnvironment, senderOf } from './service-function.js';
+import { nagEnvironment } from './service-function.js';
+import { senderOf } from '../mail-sender.js';
 import {
   CONSOLE_CLIENT_SCOPES,
   CONSOLE_KEY_PREFIX,
@@ -235,7 +236,8 @@ export class AdminConsole extends Construct {
  * domain, in the stack's own region (Cognito sends with an identity of the pool's region).
  */
 function sesEmail(mailFrom: string, region: string): UserPoolEmail {
-  const { name, address } = senderOf(mailFrom);
+  // stageConfig refused any sender without an address.
+  const { name, address } = senderOf(mailFrom)!;
   return UserPoolEmail.withSES({
     fromEmail: address,
     ...(name ? { fromName: name } : {}),

@@ -11,6 +11,7 @@ import type { Construct } from 'constructs';
 import { TABLE_KEYS } from '#data/table';
 import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../bundling.js';
 import { LAMBDA_LOGGING } from '../lambda-logging.js';
+import { senderOf } from '../mail-sender.js';
 
 /** The DynamoDB actions a family may be granted (written without the `dynamodb:` prefix). */
 export type DynamoAction =
@@ -143,7 +144,8 @@ export class PresetFunction extends NodejsFunction {
    * configuration set is authorised against that set as well: the grant names the one set.
    */
   bindMailer(mailFrom: string, configurationSet: string): void {
-    const { address } = senderOf(mailFrom);
+    // stageConfig refused any sender without an address.
+    const { address } = senderOf(mailFrom)!;
     const stack = Stack.of(this);
     const identities = stack.formatArn({
       service: 'ses',
@@ -234,17 +236,6 @@ function copyHooks(files: Record<string, string>) {
       ];
     },
   };
-}
-
-/** `Name <a@b.c>` → `{ name: 'Name', address: 'a@b.c' }`; `a@b.c` → `{ address: 'a@b.c' }`. */
-export function senderOf(mailFrom: string): { name?: string; address: string } {
-  const named = /^(.*?)\s*<([^>]+)>\s*$/.exec(mailFrom);
-  const address = (named?.[2] ?? mailFrom).trim();
-  if (!/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(address)) {
-    throw new Error(`mailFrom "${mailFrom}" is not an e-mail address`);
-  }
-  const name = named?.[1]?.trim();
-  return name ? { name, address } : { address };
 }
 
 /**

@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +14,7 @@ import { verifyWebhook } from '#kit';
 import { openTarget } from '#admin-cli/target';
 import { admin } from '../fixtures/admin-cli.js';
 import { startListen, type ListenProcess } from '../fixtures/listen-process.js';
+import { startNpmStart, type NpmStart } from '../fixtures/npm-start.js';
 import { TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
 
 /**
@@ -25,7 +26,6 @@ import { TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
 
 // Backoffs of 3–4.5 s and a 1 s attempt timeout: one retry inside the test, with room for a loaded machine.
 const SCALE = '0.1';
-const ROOT = new URL('../..', import.meta.url).pathname;
 const ADMIN_KEY = 'listen-test-admin-key';
 
 type Forwarded = { headers: IncomingHttpHeaders; body: string };
@@ -47,43 +47,28 @@ function plainEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-type Runtime = { child: ChildProcess; info: RuntimeFile; apiUrl: string; clientId: string };
+type Runtime = NpmStart;
 /** Every runtime started, stopped after the tests. */
 const children: ChildProcess[] = [];
+/** Runtimes asked for so far: each gets a table of its own on DynamoDB Local, also when started together. */
+let starts = 0;
 
 /** bin/local.ts as `npm start` runs it, in memory, in the environment given, once its banner is out. */
 async function startRuntime(file: string, env: NodeJS.ProcessEnv): Promise<Runtime> {
   const engine: Record<string, string> = TEST_DYNAMODB_ENDPOINT
-    ? { DYNAMODB_ENDPOINT: TEST_DYNAMODB_ENDPOINT, TABLE_NAME: `customer-api-listen-${process.pid}-${children.length}` }
+    ? { DYNAMODB_ENDPOINT: TEST_DYNAMODB_ENDPOINT, TABLE_NAME: `customer-api-listen-${process.pid}-${starts++}` }
     : {};
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--in-memory'], {
-    cwd: ROOT,
-    env: {
-      ...env,
-      PORT: '0',
-      LOG_LEVEL: 'SILENT',
-      CUSTOMER_API_RUNTIME_FILE: file,
-      ADMIN_API_KEY: ADMIN_KEY,
-      WEBHOOK_TIME_SCALE: SCALE,
-      ...engine,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const runtime = await startNpmStart(['--in-memory'], {
+    ...env,
+    PORT: '0',
+    LOG_LEVEL: 'SILENT',
+    CUSTOMER_API_RUNTIME_FILE: file,
+    ADMIN_API_KEY: ADMIN_KEY,
+    WEBHOOK_TIME_SCALE: SCALE,
+    ...engine,
   });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => void (output += chunk.toString('utf8')));
-  const deadline = Date.now() + 60_000;
-  while (!/client_id +\S+/.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return {
-    child,
-    info: JSON.parse(readFileSync(file, 'utf8')) as RuntimeFile,
-    apiUrl: /listening on (http:\/\/\S+)/.exec(output)![1]!,
-    clientId: /client_id +(\S+)/.exec(output)![1]!,
-  };
+  children.push(runtime.child);
+  return runtime;
 }
 
 let loopbackRuntime: Runtime;

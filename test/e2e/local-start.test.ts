@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startDynamoDbLocal, type DynamoDbLocal } from '#local/dynamodb-local';
 import { LOCK_FILE } from '#local/start-checks';
-import type { RuntimeFile } from '#local/runtime-file';
+import { bannerFileOf, type RuntimeFile } from '#local/runtime-file';
 import { TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
 import { toolPath, TOOLS } from '../support/tools.js';
 
@@ -187,6 +187,16 @@ describe('npm start says what is wrong, in one line', () => {
     expect(mode(plain.runtimeFile!)).toBe('600');
   });
 
+  it('writes its banner, secrets and all, to an owner-only file beside the runtime file, and names it', () => {
+    const file = bannerFileOf(plain.runtimeFile!);
+    expect((statSync(file).mode & 0o777).toString(8)).toBe('600');
+    const written = readFileSync(file, 'utf8');
+    expect(written).toContain(`client_secret ${first.clientSecret}`);
+    expect(written).toContain(`Bearer ${first.adminKey};`);
+    expect(plain.output()).toContain(written.trim());
+    expect(written).toContain(`  Banner   ${file} (`);
+  });
+
   it('makes the default .local/ 0700 and its runtime file 0600 at every start, over an older open one', async () => {
     const cwd = join(scratch, 'checkout');
     mkdirSync(join(cwd, '.local'), { recursive: true, mode: 0o755 });
@@ -225,9 +235,10 @@ describe('npm start says what is wrong, in one line', () => {
     expect(lines).toEqual([`npm start: port ${port} is in use: set PORT=… or stop what listens there`]);
   });
 
-  it('stops cleanly, releasing the data folder', async () => {
+  it('stops cleanly, releasing the data folder and removing its runtime and banner files', async () => {
     expect(await interrupt(plain)).toBe(0);
     expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
+    expect([existsSync(plain.runtimeFile!), existsSync(bannerFileOf(plain.runtimeFile!))]).toEqual([false, false]);
   });
 
   it('an old data folder on a fresh external engine (DynamoDB Local): seeds it, and the printed credentials work', async () => {
@@ -338,7 +349,13 @@ describe('one runtime file per runtime', () => {
     try {
       const [folderBanner, memoryBanner] = await Promise.all([banner(onFolder), banner(inMemory)]);
       const memoryPort = new URL(memoryBanner.url).port;
-      expect(files()).toEqual([expect.stringMatching(/^runtime-data-[0-9a-f]{12}\.json$/), `runtime-port-${memoryPort}.json`].sort());
+      // Each with its banner beside it.
+      expect(files()).toEqual([
+        expect.stringMatching(/^runtime-data-[0-9a-f]{12}\.banner\.txt$/),
+        expect.stringMatching(/^runtime-data-[0-9a-f]{12}\.json$/),
+        `runtime-port-${memoryPort}.banner.txt`,
+        `runtime-port-${memoryPort}.json`,
+      ]);
 
       const found = await admin(['groups', 'list', '--debug']);
       expect(found.code, found.output).toBe(0);
@@ -348,7 +365,7 @@ describe('one runtime file per runtime', () => {
       expect(byPort.output).toContain(`target: local runtime ${memoryBanner.url} (`);
 
       expect(await interrupt(inMemory)).toBe(0);
-      expect(files()).toEqual([expect.stringMatching(/^runtime-data-/)]);
+      expect(files()).toEqual([expect.stringMatching(/^runtime-data-.+\.banner\.txt$/), expect.stringMatching(/^runtime-data-.+\.json$/)]);
       const still = await admin(['groups', 'list', '--debug']);
       expect(still.output).toContain(`target: local runtime ${folderBanner.url} (`);
       const gone = await admin(['groups', 'list', '--port', memoryPort]);

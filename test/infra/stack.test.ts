@@ -904,6 +904,16 @@ describe('bin/app.ts', () => {
       const refusals: [object, string][] = [
         [{ stage: 'qa' }, 'Unknown stage "qa": use -c stage=dev or -c stage=staging or -c stage=prod.'],
         [{ stage: 'dev', tracing: 'yes' }, 'Stage dev: -c tracing=yes: use true or false.'],
+        [{ stage: 'dev' }, 'Stage dev: no mail sender: pass -c mailFrom=<address or "Name <address>"> verified in SES.'],
+        // Refused by stageConfig, before a construct would throw on it.
+        [
+          { stage: 'dev', mailFrom: 'Alerts <alerts>' },
+          'Stage dev: mailFrom "Alerts <alerts>" is not an e-mail address or "Name <address>".',
+        ],
+        [
+          { ...STAGE_CONTEXT.prod, stage: 'prod', certificateArn: 'arn:aws:acm:eu-west-1:111111111111:certificate/0f3c' },
+          'Stage prod: the edge (CloudFront) needs its certificate in us-east-1, and arn:aws:acm:eu-west-1:111111111111:certificate/0f3c is in eu-west-1.',
+        ],
         [
           { stage: 'dev', ...STAGE_CONTEXT.dev, apiThrottleQuota: '500' },
           `Stage dev: its routes' throttles add up to ${throttleSum(throttlesOf(stageConfig('dev', STAGE_CONTEXT.dev)).routes)} requests a second, past the quota "API Gateway throttle per account and Region, all APIs together (requests a second)" declared as 500 (AWS's default 10000): if the account's quota is raised, declare it with -c apiThrottleQuota=<value> (docs/operations.md, "Account quotas").`,

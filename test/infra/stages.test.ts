@@ -67,6 +67,12 @@ describe('the stage table', () => {
   it.each<[string, string, StageContext, string]>([
     ['no mail sender', 'dev', {}, 'Stage dev: no mail sender: pass -c mailFrom='],
     [
+      'a sender without an address',
+      'dev',
+      { mailFrom: 'Alerts <alerts>' },
+      'Stage dev: mailFrom "Alerts <alerts>" is not an e-mail address',
+    ],
+    [
       'alarms that reach no one',
       'staging',
       MAIL,
