@@ -21,7 +21,8 @@ let dir: string;
 let runtimeFile: string;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime();
+  // No scheduled sweep: the table snapshots that show a refusal changed nothing would catch its writes too.
+  runtime = await startTestRuntime({ sweepEveryMs: 24 * 3_600_000 });
   dir = mkdtempSync(join(tmpdir(), 'admin-cli-'));
   runtimeFile = runtimeFileFor(runtime, dir, 'runtime.json');
 });

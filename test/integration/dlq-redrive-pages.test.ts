@@ -374,12 +374,19 @@ describe(`redrive all in pages (${ENGINE_NAME}, every engine request delayed ${D
     const dead = await seedDeadLetters(REDRIVE_PAGE.size + 30);
     const run = await adminCli(runtimeFileFor(runtime, dir, 'runtime.json'), ['dlq', 'redrive', '--all', '--json']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.json.pages).toBe(2);
     expect(new Set(run.json.redriven)).toEqual(new Set(dead.map((d) => d.deliveryId)));
-    expect(run.stderr.trim().split('\n')).toEqual([
-      `page 1: ${REDRIVE_PAGE.size} queued again (${REDRIVE_PAGE.size} so far); going on`,
-      `page 2: 30 queued again (${REDRIVE_PAGE.size + 30} so far)`,
-    ]);
+    // Two pages, or more when the admin function's time runs short on a busy machine (a page is then cut short).
+    const lines = run.stderr.trim().split('\n');
+    expect(run.json.pages).toBeGreaterThanOrEqual(2);
+    expect(lines).toHaveLength(run.json.pages);
+    let sofar = 0;
+    lines.forEach((line: string, i: number) => {
+      const [, page, queued, total, goingOn] = /^page (\d+): (\d+) queued again \((\d+) so far\)(; going on)?$/.exec(line) ?? [];
+      sofar += Number(queued);
+      expect([Number(page), Number(total), Boolean(goingOn)], line).toEqual([i + 1, sofar, i < lines.length - 1]);
+      expect(Number(queued), line).toBeLessThanOrEqual(REDRIVE_PAGE.size);
+    });
+    expect(sofar).toBe(REDRIVE_PAGE.size + 30);
     expect((await allFinished(dead, 30_000)).every((d) => d.status === 'SUCCEEDED')).toBe(true);
     await sweepUntilDlqEmpty();
   }, 60_000);

@@ -22,7 +22,8 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let secret = '';
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ config: { webhookAllowLoopback: true, webhookTimeScale: 0.02 } });
+  // No scheduled sweep: the table snapshots that show a refusal changed nothing would catch its writes too.
+  runtime = await startTestRuntime({ sweepEveryMs: 24 * 3_600_000, config: { webhookAllowLoopback: true, webhookTimeScale: 0.02 } });
   dir = mkdtempSync(join(tmpdir(), 'webhook-cli-'));
   loopbackFile = runtimeFileFor(runtime, dir, 'loopback.json');
   receiver = await startReceiver({ secret: () => secret });
@@ -35,7 +36,8 @@ afterAll(async () => {
 
 const snapshot = async () => (await scanTable(runtime)).sort((a, b) => `${a.PK}|${a.SK}`.localeCompare(`${b.PK}|${b.SK}`));
 
-describe('npm run admin -- destinations / menus', () => {
+// Each step is a CLI process (a second or two on a quiet machine); a busy one needs more than the default 30 s.
+describe('npm run admin -- destinations / menus', { timeout: 120_000 }, () => {
   it('adds (secret once), lists, shows, edits, tests, rotates, disables, enables and removes a destination', async () => {
     const app = await newApp(runtime, { scopes: ['bevq:read'], ownerEmail: 'cli-owner@example.test' });
     const url = `https://127.0.0.1:${receiver.port}/hook?k=secret-query`;
