@@ -134,13 +134,13 @@ describe('the capacity model', () => {
   });
 
   it("bounds each GSI's load by who queries it, and says where a launch at that load needs it pre-warmed", () => {
-    // The menu route's family queries no index: GSI1's reads are the deliverer's (2 units a delivery), GSI2's none;
-    // each index's writes are at most the table's.
+    // The menu route's family queries no index: GSI1's reads are the deliverer's (2 units a delivery), GSI2's and
+    // GSI3's none (the sweeper and the admin API query them, outside the load); each index's writes are at most the table's.
     const r = model(SCENARIO, STAGE, [ROUTE], DELIVERY, PRICES);
-    expect(r.indexes.map((i) => i.name)).toEqual(['GSI1', 'GSI2']);
-    expect(r.indexes.map((i) => i.readUnits)).toEqual([100 * 2, 0]);
+    expect(r.indexes.map((i) => i.name)).toEqual(['GSI1', 'GSI2', 'GSI3']);
+    expect(r.indexes.map((i) => i.readUnits)).toEqual([100 * 2, 0, 0]);
     for (const index of r.indexes) expect(index).toMatchObject({ writeUnits: r.table.writeUnits, needsPrewarming: false });
-    // Past a new index's 4,000 write units a second (1,500 deliveries of 3 write units), both need it.
+    // Past a new index's 4,000 write units a second (1,500 deliveries of 3 write units), each needs it.
     const busy = model({ ...SCENARIO, deliveriesPerSecond: 1_500 }, STAGE, [ROUTE], DELIVERY, PRICES);
     expect(busy.table.writeUnits).toBeGreaterThan(4_000);
     expect(busy.indexes.every((i) => i.needsPrewarming)).toBe(true);
