@@ -9,10 +9,16 @@ export const GSI2 = { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2S
 
 /**
  * A delivery by its event (docs/decisions/delivery-timeline.md): keys only, set when the record is created and
- * never changed, so the index is written once per delivery, never again by an attempt (no key or projected
- * attribute changes).
+ * never changed, so the index is written once per delivery (an entry under 1 KB: one unit), never again by an
+ * attempt (no key or projected attribute changes); the capacity model bounds its writes by that.
  */
-export const GSI3 = { indexName: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'KEYS_ONLY' } as const;
+export const GSI3 = {
+  indexName: 'GSI3',
+  partitionKey: 'GSI3PK',
+  sortKey: 'GSI3SK',
+  projection: 'KEYS_ONLY',
+  writeUnitsPerDelivery: 1,
+} as const;
 
 /**
  * The one table's key schema, declared once: the CDK `Table` and the local
