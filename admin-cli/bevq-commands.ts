@@ -1,8 +1,11 @@
 import type { deliverySummary, PublicDestination } from '#lambdas/admin/destinations';
+import type { eventDeliveries, showDelivery } from '#lambdas/admin/delivery-history';
+import type { TimelineEntry } from '#data/deliveries';
 import type { listDeadLetters } from '#lambdas/admin/dlq';
 import { allPages } from '#lambdas/admin/paging';
 import type { publishDocument, RedriveResult, showDeadLetter } from '#lambdas/webhooks/index';
 import { AdminInputError } from '#domain/inputs';
+import { EVENT_ID } from '#contract/webhook-events';
 import { AdminNotFoundError } from '#domain/admin-errors';
 import { readJsonFile } from './read-json.js';
 import { fields, show, table, type Column } from './format.js';
@@ -26,6 +29,45 @@ const secretNotice = 'The signing secret is shown only now: store it safely, it 
 
 /** "all" → null (every location the application covers), else the list. */
 const locationsOf = (list: string[] | undefined) => (list === undefined ? undefined : list.length === 1 && list[0] === 'all' ? null : list);
+
+/** A delivery's timeline, oldest first: one line per attempt (its number), refusal or redrive. */
+const timelineText = (timeline: readonly TimelineEntry[]) =>
+  table(timeline, [
+    ['#', (e) => (e.attempt === null ? '-' : String(e.attempt))],
+    ['AT', (e) => e.at],
+    ['STEP', (e) => e.kind],
+    ['CODE', (e) => e.code ?? '-'],
+    ['STATUS', (e) => e.status],
+    ['DURATION', (e) => (e.ms === null ? '-' : `${e.ms} ms`)],
+    ['NEXT ATTEMPT', (e) => e.next ?? '-'],
+  ]);
+
+type Story = Awaited<ReturnType<typeof showDelivery>>['delivery'];
+
+/** One delivery: where it stands and went, then its timeline. */
+const storyText = (d: Story) =>
+  [
+    fields(
+      {
+        id: d.deliveryId,
+        event: `${d.eventType} ${d.eventId}`,
+        destination: `${d.destinationName ?? '(removed)'} ${d.destinationId} (${d.destinationHost})`,
+        app: d.clientId,
+        location: d.locationId,
+        status: d.status,
+        dead_letter: d.deadLetterReason,
+        attempts: d.attempts,
+        next_attempt: d.nextAttemptAt ?? '-',
+        last_error: d.errorCode,
+        redrives: d.redrives,
+        created: d.createdAt,
+        completed: d.completedAt,
+      },
+      '',
+    ),
+    '',
+    timelineText(d.timeline),
+  ].join('\n');
 
 const age = (seconds: number) =>
   seconds < 120 ? `${seconds}s` : seconds < 7200 ? `${Math.round(seconds / 60)}m` : `${Math.round(seconds / 3600)}h`;
@@ -144,6 +186,7 @@ export const BEVQ_COMMANDS: readonly Command[] = [
           ['STATUS', (r) => r.status],
           ['ATTEMPTS', (r) => String(r.attempts)],
           ['ERROR', (r) => r.errorCode ?? '-'],
+          ['NEXT ATTEMPT', (r) => r.nextAttemptAt ?? '-'],
           ['UPDATED', (r) => r.updatedAt],
         ]),
       ].join('\n');
@@ -255,13 +298,50 @@ export const BEVQ_COMMANDS: readonly Command[] = [
   }),
   defineCommand({
     name: 'dlq show',
-    summary: 'Show one dead-lettered delivery with its payload and backoff history.',
+    summary: 'Show one dead-lettered delivery with its payload, backoff history and timeline of attempts and redrives.',
     arg: 'ID',
     flags: {},
     json: '{"deadLetter": DeadLetter}',
     async run({ arg, api }) {
       const shown: Awaited<ReturnType<typeof showDeadLetter>> = await api.call('showDeadLetter', { params: { deliveryId: arg } });
-      return { json: shown, text: fields({ ...shown.deadLetter, payload: JSON.stringify(shown.deadLetter.payload) }, '') };
+      const { timeline, payload, ...rest } = shown.deadLetter;
+      return { json: shown, text: [fields({ ...rest, payload: JSON.stringify(payload) }, ''), '', timelineText(timeline)].join('\n') };
+    },
+  }),
+  defineCommand({
+    name: 'deliveries show',
+    summary: [
+      "Show a delivery's story: status, next attempt and the timeline of its attempts (start, code, duration, next",
+      "attempt) and redrives; never a response body. Given an event id: that event's deliveries, one per destination.",
+    ].join('\n'),
+    arg: 'DELIVERY_ID|EVENT_ID',
+    flags: {},
+    json: '{"delivery": Delivery} | {"deliveries": [Delivery]}',
+    async run({ arg, api }) {
+      if (!arg.startsWith(EVENT_ID.prefix)) {
+        const shown: Awaited<ReturnType<typeof showDelivery>> = await api.call('showDelivery', { params: { deliveryId: arg } });
+        return { json: shown, text: storyText(shown.delivery) };
+      }
+      const pages = await allPages<Awaited<ReturnType<typeof eventDeliveries>>>((cursor) =>
+        api.call('listEventDeliveries', { query: { eventId: arg, cursor } }),
+      );
+      const listed = { deliveries: pages.flatMap((p) => p.deliveries) };
+      // One delivery (a Send test, or a single destination): its story; more: one line each.
+      const text =
+        listed.deliveries.length === 1
+          ? storyText(listed.deliveries[0]!)
+          : [
+              table(listed.deliveries, [
+                ['DELIVERY', (d) => d.deliveryId],
+                ['DESTINATION', (d) => `${d.destinationName ?? '(removed)'} ${d.destinationId}`],
+                ['STATUS', (d) => d.status],
+                ['ATTEMPTS', (d) => String(d.attempts)],
+                ['ERROR', (d) => d.errorCode ?? '-'],
+                ['NEXT ATTEMPT', (d) => d.nextAttemptAt ?? '-'],
+              ]),
+              `${listed.deliveries.length} delivery(ies) of ${arg}; \`deliveries show DELIVERY_ID\` tells one's story.`,
+            ].join('\n');
+      return { json: listed, text };
     },
   }),
   defineCommand({

@@ -177,7 +177,8 @@ const queries = (fn: FunctionName, index: string) => (FUNCTIONS[fn] as FunctionS
 /**
  * An upper bound of each GSI's load: its reads come only from the functions that query it (`queriedIndexes`), the
  * /v1 routes' share of the reads and the deliverer's of the deliveries' (the sweeper's scheduled runs aside); its
- * writes are at most the table's, whose measured units include every index's (ReturnConsumedCapacity TOTAL). A new
+ * writes are at most the table's, whose measured units include every index's (ReturnConsumedCapacity TOTAL), or, for
+ * an index written only when a delivery is created (`writeUnitsPerDelivery`), that many units a delivery. A new
  * index's warm throughput is taken as a new table's: the AWS pages consulted give no separate figure.
  */
 function indexLoads(
@@ -185,9 +186,13 @@ function indexLoads(
   routeReadUnits: (r: RouteFigures) => number,
   deliveryReadUnits: number,
   tableWrites: number,
+  deliveriesPerSecond: number,
 ): Result['indexes'] {
   const familyOf = (r: RouteFigures) => ROUTES.find((route) => routeKeyOf(route) === r.routeKey)?.family;
-  return TABLE_KEYS.globalIndexes.map(({ indexName }) => {
+  return TABLE_KEYS.globalIndexes.map((index) => {
+    const { indexName } = index;
+    // An index written only when a delivery is created (its keys never change) takes that, not the table's writes.
+    const writeUnits = 'writeUnitsPerDelivery' in index ? index.writeUnitsPerDelivery * deliveriesPerSecond : tableWrites;
     const readUnits =
       routes.reduce((n, r) => {
         const family = familyOf(r);
@@ -196,8 +201,8 @@ function indexLoads(
     return {
       name: indexName,
       readUnits,
-      writeUnits: tableWrites,
-      needsPrewarming: readUnits > AWS_QUOTAS.dynamoNewTableReadUnits.default || tableWrites > AWS_QUOTAS.dynamoNewTableWriteUnits.default,
+      writeUnits,
+      needsPrewarming: readUnits > AWS_QUOTAS.dynamoNewTableReadUnits.default || writeUnits > AWS_QUOTAS.dynamoNewTableWriteUnits.default,
     };
   });
 }
@@ -473,6 +478,7 @@ export function model(s: Scenario, stage: StageInputs, routes: readonly RouteFig
         ((1 - s.hotTenantShare) * units(r.keys, (k) => k.readUnits) + s.hotTenantShare * units(r.hotKeys, (k) => k.readUnits)),
       units(delivery.keys, (k) => k.readUnits) * s.deliveriesPerSecond,
       tableWrites,
+      s.deliveriesPerSecond,
     ),
   };
 }

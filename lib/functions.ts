@@ -1,7 +1,7 @@
 import { DERIVED } from '#contract/delivery-policy';
 import { DLQ_PASS_SECONDS } from '#contract/queues';
 import type { Family } from '#contract/routes';
-import { GSI1, GSI2 } from '#data/table';
+import { GSI1, GSI2, GSI3 } from '#data/table';
 import type { DynamoAction, TableIndexName } from './constructs/service-function.js';
 
 /** What one function needs from the infrastructure, and nothing more. */
@@ -81,7 +81,8 @@ export const FUNCTIONS = {
     entry: 'admin/admin.ts',
     // BatchGetItem: destinations' health items beside them. BatchWriteItem: a publish's held items (paused destinations).
     tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
-    queriedIndexes: [GSI1.indexName],
+    // GSI3: an event's deliveries (`deliveries show` given an event id).
+    queriedIndexes: [GSI1.indexName, GSI3.indexName],
     sendsMail: true,
     memorySize: 512,
   },

@@ -14,6 +14,7 @@ import {
   tokenKeysPage,
   type Shell,
 } from './pages.js';
+import { deliveriesPage } from './delivery-pages.js';
 
 /** The console: a sign-in, then the page the address names (routes.ts), drawn from the admin API. */
 
@@ -55,6 +56,7 @@ const RENDER: Record<Page, (route: Route) => Promise<HTMLElement>> = {
   applications: ({ id }) => applicationsPage(shell, id),
   destinations: ({ id, delivery }) => (id ? destinationPage(shell, id, delivery) : destinationsPage(shell)),
   'dead-letters': ({ id }) => deadLettersPage(shell, id),
+  deliveries: ({ id }) => deliveriesPage(shell, id),
   menus: () => menusPage(shell),
   audit: () => auditPage(shell),
   'owner-mail': () => ownerMailPage(shell),

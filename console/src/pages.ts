@@ -5,6 +5,7 @@ import { duration, field, h, idList, input, table, time, type Child } from './do
 import { freshness, keepCurrent, pagedList, PAGE_SIZE } from './lists.js';
 import { hourlyChart } from './chart.js';
 import { hrefOf } from './routes.js';
+import { deliveryLink, timelineTable } from './delivery-pages.js';
 
 /** What a page may ask of the shell: show a message, run an action with its errors shown, draw a page again. */
 export type Shell = {
@@ -350,7 +351,8 @@ const deliveryRow =
       },
       h('code', {}, r.deliveryId),
     ),
-    r.status,
+    // The status links to the delivery's own page: its timeline.
+    deliveryLink(r.deliveryId, r.status, `${r.status}: timeline of ${r.deliveryId}`),
     time(r.updatedAt),
     r.eventType,
     r.locationId ?? '—',
@@ -675,6 +677,8 @@ export async function deadLettersPage(shell: Shell, deliveryId?: string): Promis
         { class: 'actions' },
         inspectButton(shell, d.deliveryId, headers.length),
         ' ',
+        deliveryLink(d.deliveryId, 'Timeline', `Timeline of ${d.deliveryId}`),
+        ' ',
         h(
           'button',
           {
@@ -771,6 +775,7 @@ function inspectButton(shell: Shell, deliveryId: string, columns: number): HTMLE
               `${d.reason} · ${d.attempts} attempts · last HTTP status ${d.lastHttpStatus ?? '—'} · backoffs ${d.backoffSeconds.join(', ') || '—'} s · redriven ${d.redrives} times · created `,
               time(d.createdAt),
             ),
+            timelineTable(d.timeline),
             // The payload as it was signed and sent; it never holds a secret.
             h('pre', { tabindex: '0', 'aria-label': 'Payload' }, JSON.stringify(d.payload, null, 2)),
           ),

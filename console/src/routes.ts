@@ -7,6 +7,7 @@ export const PAGES = {
   applications: 'Applications',
   destinations: 'Destinations',
   'dead-letters': 'Dead letters',
+  deliveries: 'Deliveries',
   menus: 'Menus',
   audit: 'Audit trail',
   'owner-mail': 'Owner mail',
@@ -14,11 +15,14 @@ export const PAGES = {
 } as const;
 export type Page = keyof typeof PAGES;
 
-/** A page; with `id`, one application, destination or dead letter on it; with `delivery`, one of a destination's deliveries. */
+/**
+ * A page; with `id`, one application, destination, dead letter, or delivery or event (its story, its deliveries) on
+ * it; with `delivery`, one of a destination's deliveries marked in its lists.
+ */
 export type Route = { page: Page; id?: string; delivery?: string };
 
 /** The pages whose items have an address of their own. */
-const WITH_ID: ReadonlySet<Page> = new Set(['applications', 'destinations', 'dead-letters']);
+const WITH_ID: ReadonlySet<Page> = new Set(['applications', 'destinations', 'dead-letters', 'deliveries']);
 
 export const HOME: Route = { page: 'applications' };
 

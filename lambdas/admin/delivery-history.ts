@@ -1,5 +1,7 @@
-import type { DeliveryStatus } from '#data/deliveries';
+import type { Delivery, DeliveryStatus } from '#data/deliveries';
 import type { MessagingDeps } from '#platform/deps';
+import { AdminInputError, AdminNotFoundError } from '#domain/admin-errors';
+import { DELIVERY_ID, EVENT_ID } from '#contract/webhook-events';
 import { deliverySummary, requireDestination } from './destinations.js';
 import { adminPage, type PageQuery } from './paging.js';
 
@@ -62,4 +64,50 @@ export async function hourlyOutcomes(deps: MessagingDeps, destId: string) {
     startKey = page.lastKey;
   } while (startKey && counted < CHART_DELIVERIES);
   return { hours, truncated: startKey !== undefined };
+}
+
+/**
+ * A delivery's story as ops read it: where it stands (status, attempts, next attempt, last code), where it went
+ * (destination, application, location) and its timeline, oldest first. Never a receiver's response body: the
+ * deliverer reads only the status line (contract 6.5 rule 9), and keeps status and safe error codes.
+ */
+function deliveryStory(d: Delivery) {
+  return {
+    ...deliverySummary(d),
+    destinationId: d.destinationId,
+    destinationHost: d.destinationHost,
+    clientId: d.clientId,
+    groupId: d.groupId,
+    lastHttpStatus: d.lastHttpStatus,
+    deadLetterReason: d.deadLetterReason,
+    redrives: d.redrives,
+    completedAt: d.completedAt,
+    timeline: d.timeline,
+  };
+}
+
+/** One delivery's story, with its destination's name (null once removed). */
+export async function showDelivery(deps: MessagingDeps, deliveryId: string) {
+  if (!DELIVERY_ID.pattern.test(deliveryId)) throw new AdminInputError(`a delivery id looks like ${DELIVERY_ID.rule}`);
+  const d = await deps.store.deliveries.get(deliveryId);
+  if (!d) throw new AdminNotFoundError(`delivery ${deliveryId} does not exist (or is older than its 30 days)`);
+  const names = await deps.store.destinations.names([d.destinationId]);
+  return { delivery: { ...deliveryStory(d), destinationName: names.get(d.destinationId) ?? null } };
+}
+
+/** A page of an event's deliveries (one per destination it was fanned out to), each with its story; 404 for an event with none. */
+export async function eventDeliveries(deps: MessagingDeps, { eventId, ...query }: { eventId: string } & PageQuery) {
+  if (!EVENT_ID.anyPattern.test(eventId)) throw new AdminInputError(`eventId: an event id looks like ${EVENT_ID.rule}`);
+  const { items, nextCursor } = await adminPage(deps, { r: 'event-deliveries', e: eventId }, query, async (limit, startKey) => {
+    const { deliveries, lastKey } = await deps.store.deliveries.ofEvent(eventId, { limit, ...(startKey ? { startKey } : {}) });
+    return { items: deliveries, ...(lastKey ? { lastKey } : {}) };
+  });
+  if (items.length === 0 && query.cursor === undefined && !nextCursor) {
+    throw new AdminNotFoundError(`event ${eventId} has no delivery (none was made, or they are older than their 30 days)`);
+  }
+  const names = await deps.store.destinations.names([...new Set(items.map((d) => d.destinationId))]);
+  return {
+    deliveries: items.map((d) => ({ ...deliveryStory(d), destinationName: names.get(d.destinationId) ?? null })),
+    ...(nextCursor ? { nextCursor } : {}),
+  };
 }

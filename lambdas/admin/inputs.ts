@@ -75,6 +75,9 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: v.GenericSchema; quer
     }),
   },
   hourlyOutcomes: {},
+  // The id's rule is the operation's (a clear 400 naming it).
+  listEventDeliveries: { query: v.object({ eventId: v.pipe(v.string(), v.maxLength(100)), ...pageQuery }) },
+  showDelivery: {},
   listMenus: { query: v.object({ groupId: id, ...pageQuery }) },
   listMailSuppressions: { query: v.object(pageQuery) },
   // The address's rule is liftMailSuppression's (a clear 400); the bound keeps the body small.

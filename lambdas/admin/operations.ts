@@ -12,7 +12,7 @@ import {
 import { listAudit } from './audit.js';
 import { listGroups, listLocations, putGroup, putLocation } from './groups.js';
 import { listTokenKeys, revokeTokenKey, rotateTokenKey } from './token-keys.js';
-import { deliveryHistory, hourlyOutcomes } from './delivery-history.js';
+import { deliveryHistory, eventDeliveries, hourlyOutcomes, showDelivery } from './delivery-history.js';
 import { listDeadLetters } from './dlq.js';
 import { listMenus } from './menus.js';
 import { liftMailSuppression, listMailSuppressions } from './mail-suppressions.js';
@@ -90,6 +90,8 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   },
   listDeliveries: ({ params, query }, deps) => deliveryHistory(deps, params.destinationId!, query),
   hourlyOutcomes: ({ params }, deps) => hourlyOutcomes(deps, params.destinationId!),
+  listEventDeliveries: ({ query }, deps) => eventDeliveries(deps, query as unknown as InputOf<typeof eventDeliveries, 1>),
+  showDelivery: ({ params }, deps) => showDelivery(deps, params.deliveryId!),
   listMenus: ({ query }, deps) => listMenus(deps, query as unknown as InputOf<typeof listMenus, 1>),
   listMailSuppressions: ({ query }, deps) => listMailSuppressions(deps, query),
   liftMailSuppression: ({ body }, deps) => liftMailSuppression(deps, body as InputOf<typeof liftMailSuppression, 1>),

@@ -192,6 +192,20 @@ export const ADMIN_ROUTES = [
   },
   {
     method: 'GET',
+    path: `${V1}/deliveries`,
+    operation: 'listEventDeliveries',
+    status: 200,
+    summary: "An event's deliveries, one per destination, each with its timeline",
+  },
+  {
+    method: 'GET',
+    path: `${V1}/deliveries/{deliveryId}`,
+    operation: 'showDelivery',
+    status: 200,
+    summary: "One delivery's story: status, next attempt and the timeline of its attempts and redrives; never a body",
+  },
+  {
+    method: 'GET',
     path: `${V1}/menus`,
     operation: 'listMenus',
     status: 200,

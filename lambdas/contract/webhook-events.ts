@@ -11,7 +11,16 @@ export const MENU_UPDATED = EVENT_TYPES[0];
 export const WEBHOOK_TEST = EVENT_TYPES[1];
 
 /** A menu event's id: the prefix and the first 32 hex digits of a digest of what makes it that event. A Send test's: its own prefix and random hex. */
-export const EVENT_ID = { prefix: 'evt_', testPrefix: 'evt_test_', hexDigits: 32, pattern: /^evt_[0-9a-f]{32}$/ } as const;
+export const EVENT_ID = {
+  prefix: 'evt_',
+  testPrefix: 'evt_test_',
+  hexDigits: 32,
+  testHexDigits: 24,
+  pattern: /^evt_[0-9a-f]{32}$/,
+  /** Either kind, as an operator looks one up; `rule` tells them so. */
+  anyPattern: /^evt_(?:test_[0-9a-f]{24}|[0-9a-f]{32})$/,
+  rule: 'evt_ followed by 32 hex digits (a Send test: evt_test_ and 24)',
+} as const;
 /** A delivery's id: the prefix and the first 32 hex digits of a digest of its event and destination; `rule` tells an operator so. */
 export const DELIVERY_ID = {
   prefix: 'dlv_',

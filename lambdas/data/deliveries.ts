@@ -1,9 +1,9 @@
-import { TERMINAL_STATUSES, type DeliveryStatus } from '#contract/delivery-policy';
+import { DELIVERY_POLICY, TERMINAL_STATUSES, type DeliveryStatus } from '#contract/delivery-policy';
 import type { EventType, MENU_UPDATED } from '#contract/webhook-events';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, isConditionFailure, itemOf, queryPage, readItems, type Db } from './store.js';
 import { everyGroupPage, type GroupIndex, type WalkKey } from './group-index.js';
-import { GSI1, GSI2 } from './table.js';
+import { GSI1, GSI2, GSI3 } from './table.js';
 
 /**
  * The webhook's records, in the order a publish makes them: each menu event in the outbox until it is fanned
@@ -18,6 +18,33 @@ export type { DeliveryStatus };
  * unchanged), or it has no record at all.
  */
 export type DeadLetterReason = 'attempts_exhausted' | 'receives_exhausted' | 'record_missing';
+
+/**
+ * One step of a delivery's story, appended by the write that records it (no write of its own): an attempt's
+ * outcome, a refusal (no request made) or a redrive. Never a response body: a status code or a safe error code.
+ */
+export type TimelineEntry = {
+  kind: 'attempt' | 'refused' | 'redrive';
+  /** The attempt's number since the delivery began or was last redriven (1 to the policy's attempts); null for the other kinds. */
+  attempt: number | null;
+  /** When the attempt started; a refusal or a redrive: when it happened. */
+  at: string;
+  /** The status the step left the delivery in. */
+  status: DeliveryStatus;
+  /** `http_200`, `http_503`, `timeout`, `destination_disabled`…; null for a redrive. */
+  code: string | null;
+  /** From the attempt's start to its outcome, ms; null without a request, or when its invocation died (`attempt_interrupted`). */
+  ms: number | null;
+  /** When the next attempt is due: set after a retryable failure with attempts left. */
+  next: string | null;
+};
+
+/**
+ * Entries a record keeps, newest last: the policy's attempts and the redrive that started them, twice (the round
+ * now and the one before it). An entry is at most 135 bytes, so a full timeline adds at most 1.6 KB to the
+ * record (test/unit/delivery-timeline.test.ts measures it); older entries drop off the front.
+ */
+export const TIMELINE_ENTRIES = 2 * (DELIVERY_POLICY.attempts + 1);
 
 /** One event for one destination: created once per (eventId, destinationId), carried by one SQS message. */
 export type Delivery = {
@@ -50,6 +77,8 @@ export type Delivery = {
   attemptReceive: number | null;
   /** Set while the delivery's message is (or is bound for) the DLQ; shown by `dlq list`. */
   deadLetterReason: DeadLetterReason | null;
+  /** Its attempts, refusals and redrives, oldest first, at most TIMELINE_ENTRIES. */
+  timeline: TimelineEntry[];
   /** Bumped by every write; each write is conditional on the version it read. */
   version: number;
   createdAt: string;
@@ -84,6 +113,8 @@ export const deliveryKeys = {
   delivery: (id: string) => ({ PK: `DELIVERY#${id}`, SK: 'DELIVERY' }),
   /** GSI1 partition of one destination's deliveries, newest last. */
   ofDestination: (destinationId: string) => `DEST_DELIVERIES#${destinationId}`,
+  /** GSI3 partition of one event's deliveries (one per destination), by delivery id. */
+  ofEvent: (eventId: string) => `EVENT_DELIVERIES#${eventId}`,
   /** A small marker per dead letter, listed by ops. */
   deadLetter: (id: string) => ({ PK: `DEAD_LETTER#${id}`, SK: 'DEAD_LETTER' }),
   /** GSI1 partitions listing the markers: one per group and one for messages without a record. */
@@ -145,6 +176,11 @@ export type DeliveriesRepo = {
   create(d: Delivery): Promise<boolean>;
   write(next: Delivery, read: Pick<Delivery, 'version'>): Promise<Delivery | null>;
   recent(destinationId: string, limit: number): Promise<Delivery[]>;
+  /** A page of one event's deliveries, by delivery id, each read strongly consistent (the index only names them). */
+  ofEvent(
+    eventId: string,
+    request: { limit: number; startKey?: Record<string, unknown> },
+  ): Promise<{ deliveries: Delivery[]; lastKey?: Record<string, unknown> }>;
   /** A page of a destination's deliveries, newest first, created at or after `since`, of one status if asked (filtered within the page). */
   history(
     destinationId: string,
@@ -176,10 +212,19 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
     const { items, lastKey } = await everyGroupPage(db, deliveryKeys.deadLetters, { filter: unexpired }, limit, startKey);
     return { markers: items.map(toMarker), ...(lastKey ? { lastKey } : {}) };
   };
+  const many: DeliveriesRepo['many'] = async (ids) => {
+    const items = await readItems(db, ids.map(deliveryKeys.delivery));
+    return ids.map((id) => {
+      const item = itemOf(items, deliveryKeys.delivery(id));
+      return item ? toDelivery(item) : null;
+    });
+  };
   const item = (d: Delivery) => ({
     ...deliveryKeys.delivery(d.deliveryId),
     GSI1PK: deliveryKeys.ofDestination(d.destinationId),
     GSI1SK: `${d.createdAt}#${d.deliveryId}`,
+    GSI3PK: deliveryKeys.ofEvent(d.eventId),
+    GSI3SK: d.deliveryId,
     ...dueEntry(d),
     ...d,
     ttl: expiryOf(d.updatedAt),
@@ -190,13 +235,7 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
       const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: deliveryKeys.delivery(id), ConsistentRead: true }));
       return Item ? toDelivery(Item) : null;
     },
-    async many(ids) {
-      const items = await readItems(db, ids.map(deliveryKeys.delivery));
-      return ids.map((id) => {
-        const item = itemOf(items, deliveryKeys.delivery(id));
-        return item ? toDelivery(item) : null;
-      });
-    },
+    many,
     /** Creates the record once; false when it already exists (a re-dispatch). */
     async create(d: Delivery): Promise<boolean> {
       return applied(doc.send(new PutCommand({ TableName: tableName, Item: item(d), ConditionExpression: 'attribute_not_exists(PK)' })));
@@ -233,6 +272,22 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
         }),
       );
       return (Items ?? []).map(toDelivery);
+    },
+    async ofEvent(eventId, { limit, startKey }) {
+      const { items, lastKey } = await queryPage(
+        doc,
+        {
+          TableName: tableName,
+          IndexName: GSI3.indexName,
+          KeyConditionExpression: 'GSI3PK = :pk',
+          ExpressionAttributeValues: { ':pk': deliveryKeys.ofEvent(eventId) },
+        },
+        limit,
+        startKey,
+      );
+      // A record the index still names after its expiry is gone: left out.
+      const records = await many(items.map((i) => String(i.GSI3SK)));
+      return { deliveries: records.filter((d): d is Delivery => d !== null), ...(lastKey ? { lastKey } : {}) };
     },
     async history(destinationId, { since, status, limit, startKey }) {
       const { items, lastKey } = await queryPage(
@@ -316,8 +371,15 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
 }
 
 function toDelivery(item: Record<string, unknown>): Delivery {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, GSI2PK: _d1, GSI2SK: _d2, ttl: _ttl, ...delivery } = item;
-  return { carrier: null, attemptReceive: null, deadLetterReason: null, version: 0, ...delivery } as Delivery;
+  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, GSI2PK: _d1, GSI2SK: _d2, GSI3PK: _e1, GSI3SK: _e2, ttl: _ttl, ...delivery } = item;
+  const none: Pick<Delivery, 'carrier' | 'attemptReceive' | 'deadLetterReason' | 'timeline' | 'version'> = {
+    carrier: null,
+    attemptReceive: null,
+    deadLetterReason: null,
+    timeline: [],
+    version: 0,
+  };
+  return { ...none, ...delivery } as Delivery;
 }
 
 function toMarker(item: Record<string, unknown>): DeadLetterMarker {

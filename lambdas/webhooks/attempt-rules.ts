@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Delivery, DeliveryStatus } from '#data/deliveries';
+import { TIMELINE_ENTRIES, type Delivery, type DeliveryStatus, type TimelineEntry } from '#data/deliveries';
 import { DELIVERY_POLICY, STATUS } from '#contract/delivery-policy';
 
 /**
@@ -75,6 +75,8 @@ export function errorFromException(err: unknown): AttemptError {
  *
  * Every result is written conditionally on the version read (the repository's
  * `write`), so two receives of one delivery can never both start an attempt.
+ * An outcome, a refusal, an expired hold and a redrive each append their entry
+ * to the record's timeline in that same write (`told`).
  */
 
 const STARTABLE: readonly DeliveryStatus[] = [STATUS.PENDING, STATUS.RETRY_PENDING];
@@ -88,6 +90,17 @@ function expect(delivery: Delivery, from: readonly DeliveryStatus[], transition:
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The delivery with `entry` at the end of its timeline, the oldest entries dropped past TIMELINE_ENTRIES. */
+function told(d: Delivery, entry: TimelineEntry): Delivery {
+  return { ...d, timeline: [...d.timeline, entry].slice(-TIMELINE_ENTRIES) };
+}
+
+/** The entry of the attempt `d` records the outcome of: from its start (`lastAttemptAt`) to `now`. */
+function attemptEntry(d: Delivery, code: string, now: number): TimelineEntry {
+  const at = d.lastAttemptAt ?? iso(now);
+  return { kind: 'attempt', attempt: d.attempts, at, status: d.status, code, ms: Math.max(0, now - Date.parse(at)), next: d.nextAttemptAt };
+}
 
 /** An attempt begins on receive number `receive` of message `carrier`: it is counted here, before any request. */
 export function start(d: Delivery, carrier: string, receive: number, now: number): Delivery {
@@ -107,27 +120,44 @@ export function start(d: Delivery, carrier: string, receive: number, now: number
 
 export function succeed(d: Delivery, httpStatus: number, now: number): Delivery {
   expect(d, [STATUS.DELIVERING], 'succeed');
-  return { ...d, status: STATUS.SUCCEEDED, lastErrorCode: null, lastHttpStatus: httpStatus, updatedAt: iso(now), completedAt: iso(now) };
+  const next = {
+    ...d,
+    status: STATUS.SUCCEEDED,
+    lastErrorCode: null,
+    lastHttpStatus: httpStatus,
+    updatedAt: iso(now),
+    completedAt: iso(now),
+  };
+  return told(next, attemptEntry(next, `http_${httpStatus}`, now));
 }
 
 export function fail(d: Delivery, errorCode: string, httpStatus: number | null, now: number): Delivery {
   expect(d, [STATUS.DELIVERING], 'fail');
-  return { ...d, status: STATUS.FAILED, lastErrorCode: errorCode, lastHttpStatus: httpStatus, updatedAt: iso(now), completedAt: iso(now) };
+  const next = {
+    ...d,
+    status: STATUS.FAILED,
+    lastErrorCode: errorCode,
+    lastHttpStatus: httpStatus,
+    updatedAt: iso(now),
+    completedAt: iso(now),
+  };
+  return told(next, attemptEntry(next, errorCode, now));
 }
 
 /** A retryable failure: wait `backoffSeconds` unless this was the last attempt. */
 export function retry(d: Delivery, errorCode: string, httpStatus: number | null, backoffSeconds: number, now: number): Delivery {
   expect(d, [STATUS.DELIVERING], 'retry');
   const base = { ...d, lastErrorCode: errorCode, lastHttpStatus: httpStatus, updatedAt: iso(now) };
-  if (d.attempts >= DELIVERY_POLICY.attempts) {
-    return { ...base, status: STATUS.DEAD_LETTER, deadLetterReason: 'attempts_exhausted', completedAt: iso(now), nextAttemptAt: null };
-  }
-  return {
-    ...base,
-    status: STATUS.RETRY_PENDING,
-    nextAttemptAt: iso(now + backoffSeconds * 1000),
-    backoffHistory: [...d.backoffHistory, backoffSeconds],
-  };
+  const next: Delivery =
+    d.attempts >= DELIVERY_POLICY.attempts
+      ? { ...base, status: STATUS.DEAD_LETTER, deadLetterReason: 'attempts_exhausted', completedAt: iso(now), nextAttemptAt: null }
+      : {
+          ...base,
+          status: STATUS.RETRY_PENDING,
+          nextAttemptAt: iso(now + backoffSeconds * 1000),
+          backoffHistory: [...d.backoffHistory, backoffSeconds],
+        };
+  return told(next, attemptEntry(next, errorCode, now));
 }
 
 /**
@@ -136,13 +166,26 @@ export function retry(d: Delivery, errorCode: string, httpStatus: number | null,
  * request may have reached the receiver; it counts as a retryable failure.
  */
 export function interrupt(d: Delivery, backoffSeconds: number, now: number): Delivery {
-  return retry(d, 'attempt_interrupted', null, backoffSeconds, now);
+  const next = retry(d, 'attempt_interrupted', null, backoffSeconds, now);
+  // How long the request took is unknown: only that its invocation ended before recording it.
+  return { ...next, timeline: next.timeline.map((e, i) => (i === next.timeline.length - 1 ? { ...e, ms: null } : e)) };
 }
+
+/** A step that made no request: a refusal, an expired hold, a redrive. */
+const stepEntry = (kind: TimelineEntry['kind'], d: Delivery, code: string | null, now: number): TimelineEntry => ({
+  kind,
+  attempt: null,
+  at: iso(now),
+  status: d.status,
+  code,
+  ms: null,
+  next: null,
+});
 
 /** The execution-time re-check failed: no request is made. */
 export function refuse(d: Delivery, errorCode: string, now: number): Delivery {
   expect(d, STARTABLE, 'refuse');
-  return {
+  const next: Delivery = {
     ...d,
     status: STATUS.FAILED,
     deadLetterReason: null,
@@ -151,6 +194,7 @@ export function refuse(d: Delivery, errorCode: string, now: number): Delivery {
     updatedAt: iso(now),
     completedAt: iso(now),
   };
+  return told(next, stepEntry('refused', next, errorCode, now));
 }
 
 /** Its message reached the DLQ with attempts left (receives spent without them): the status stays, the reason says so. */
@@ -165,7 +209,7 @@ export function strand(d: Delivery, now: number): Delivery {
  */
 export function expireHold(d: Delivery, now: number): Delivery {
   expect(d, [STATUS.PENDING], 'expireHold');
-  return {
+  const next: Delivery = {
     ...d,
     status: STATUS.FAILED,
     deadLetterReason: null,
@@ -175,6 +219,7 @@ export function expireHold(d: Delivery, now: number): Delivery {
     updatedAt: iso(now),
     completedAt: iso(now),
   };
+  return told(next, stepEntry('refused', next, 'hold_expired', now));
 }
 
 /**
@@ -191,7 +236,7 @@ export function requeue(d: Delivery, carrier: string, now: number): Delivery {
 /** Ops queue it again, carried by the new message `carrier`; attempts start over. */
 export function redrive(d: Delivery, carrier: string, now: number): Delivery {
   if (d.deadLetterReason === null) throw new TransitionError(`redrive: delivery ${d.deliveryId} is ${d.status}, not dead-lettered`);
-  return {
+  const next: Delivery = {
     ...d,
     status: STATUS.PENDING,
     attempts: 0,
@@ -204,4 +249,5 @@ export function redrive(d: Delivery, carrier: string, now: number): Delivery {
     redrives: d.redrives + 1,
     updatedAt: iso(now),
   };
+  return told(next, stepEntry('redrive', next, null, now));
 }

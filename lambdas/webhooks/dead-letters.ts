@@ -208,6 +208,8 @@ export async function showDeadLetter(deps: MessagingDeps, deliveryId: string) {
       backoffSeconds: d.backoffHistory,
       redrives: d.redrives,
       createdAt: d.createdAt,
+      // Attempts, refusals and redrives: codes and times, never a response body.
+      timeline: d.timeline,
       payload: JSON.parse(d.body) as unknown,
     },
   };

@@ -75,6 +75,7 @@ export function newDelivery(event: EventFacts, destination: Destination, now: nu
     carrier: null,
     attemptReceive: null,
     deadLetterReason: null,
+    timeline: [],
     version: 0,
     createdAt: at,
     updatedAt: at,

@@ -24,7 +24,7 @@ export function menuEventId(groupId: string, locationId: string, revision: strin
 
 /** Synthetic identity of a Send test event. */
 export function testEventId(): string {
-  return `${EVENT_ID.testPrefix}${randomBytes(12).toString('hex')}`;
+  return `${EVENT_ID.testPrefix}${randomBytes(EVENT_ID.testHexDigits / 2).toString('hex')}`;
 }
 
 export function deliveryIdOf(eventId: string, destinationId: string): string {

@@ -7,6 +7,8 @@ import type { LocalRuntime } from '#local/runtime';
 import { createApp } from '#lambdas/admin/apps';
 import { sampleMenu } from '#local/demo-menu';
 import { addDestination, sendTest } from '#lambdas/admin/destinations';
+import * as state from '#lambdas/webhooks/attempt-rules';
+import { newDelivery } from '#lambdas/webhooks/index';
 import { DESTINATIONS_PER_APPLICATION } from '#contract/destination-limit';
 import { markerOf, type Delivery } from '#data/deliveries';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
@@ -77,7 +79,7 @@ const nav = (name: string) => page.getByRole('navigation').getByRole('link', { n
 const deadLetterRow = (deliveryId: string) => page.locator('tr', { has: page.getByRole('checkbox', { name: `Select ${deliveryId}` }) });
 
 /** Every page of the console, signed in: its navigation entry and heading (a destination's page through its list). */
-const PAGES = ['Applications', 'Destinations', 'Dead letters', 'Menus', 'Audit trail', 'Owner mail', 'Token keys'] as const;
+const PAGES = ['Applications', 'Destinations', 'Dead letters', 'Deliveries', 'Menus', 'Audit trail', 'Owner mail', 'Token keys'] as const;
 async function everyPage(visit: (name: string) => Promise<void>): Promise<void> {
   // Run alone (vitest -t), a test still has a destination to open.
   if (!(await runtime.store.destinations.page({ limit: 1 })).destinations.length) {
@@ -750,7 +752,7 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
         await page.goto(`${runtime.url}/console/${address}`);
         await signInAgain();
       };
-      const paths = ['applications', 'destinations', 'dead-letters', 'menus', 'audit', 'owner-mail', 'token-keys'];
+      const paths = ['applications', 'destinations', 'dead-letters', 'deliveries', 'menus', 'audit', 'owner-mail', 'token-keys'];
       for (const [i, name] of PAGES.entries()) {
         await open(`#/${paths[i]}`);
         await page.getByRole('heading', { name, exact: true }).waitFor();
@@ -762,7 +764,8 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
       await expect.poll(() => page.getByRole('table', { name: 'Applications' }).locator('tbody tr').count()).toBe(1);
       await open(`#/dead-letters/${deadLetterId}`);
       await page.getByRole('region', { name: `Dead letter ${deadLetterId}` }).waitFor();
-      expect(await page.getByRole('table', { name: 'Dead letters' }).locator('tbody tr:not(.detail)').count()).toBe(1);
+      // Its own rows only, not those of the timeline in its detail.
+      expect(await page.getByRole('table', { name: 'Dead letters' }).locator(':scope > tbody > tr:not(.detail)').count()).toBe(1);
       await open(`#/destinations/${destinationId}/deliveries/${deliveryId}`);
       await page.getByRole('heading', { name: 'Destination Linked hook' }).waitFor();
       // The delivery's row is marked, in the last three and in the history.
@@ -772,6 +775,58 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
       await open('#/nowhere/at-all');
       await page.getByRole('heading', { name: 'Applications', exact: true }).waitFor();
       expect(hash()).toBe('#/applications');
+    });
+
+    it("a delivery's story has its own address, linked from its destination's rows and its dead letter, and is found by its event id", async () => {
+      const { destinationId, deadLetterId } = seeded;
+      // Four retryable failures, then a success, as the deliverer records them (test/integration/webhook-timeline.test.ts).
+      const destination = (await runtime.store.destinations.get(destinationId))!;
+      const t = Date.now() - 600_000;
+      const event = { eventId: `evt_${'7'.repeat(32)}`, eventType: 'bevq.menu.updated' as const, occurredAt: new Date(t).toISOString() };
+      let d = newDelivery({ ...event, groupId: 'demo-group', locationId: 'nyc-midtown', revision: 'r1' }, destination, t);
+      for (let i = 0; i < 4; i++) d = state.retry(state.start(d, 'm', 1, t + i * 60_000), 'http_503', 503, 30, t + i * 60_000 + 120);
+      d = state.succeed(state.start(d, 'm', 1, t + 240_000), 204, t + 240_080);
+      await runtime.store.deliveries.create(d);
+
+      await signIn();
+      await page.goto(`${runtime.url}/console/#/destinations/${destinationId}`);
+      const link = page
+        .getByRole('table', { name: 'Delivery history' })
+        .getByRole('link', { name: `SUCCEEDED: timeline of ${d.deliveryId}` });
+      expect(await link.getAttribute('href')).toBe(`#/deliveries/${d.deliveryId}`);
+      await link.click();
+      await page.getByRole('heading', { name: `Delivery ${d.deliveryId}` }).waitFor();
+      expect(hash()).toBe(`#/deliveries/${d.deliveryId}`);
+      const rows = page.getByRole('table', { name: 'Timeline' }).locator('tbody tr');
+      await expect.poll(() => rows.count()).toBe(5);
+      expect(await rows.nth(0).innerText()).toMatch(/^1\s.*attempt\s+http_503\s+RETRY_PENDING\s+120 ms\s/s);
+      expect(await rows.nth(0).locator('td[data-label="Next attempt"] time').getAttribute('datetime')).toBe(d.timeline[0]!.next);
+      expect(await rows.nth(4).innerText()).toMatch(/^5\s.*attempt\s+http_204\s+SUCCEEDED\s+80 ms\s+—$/s);
+
+      // Its event's deliveries, one per destination, each linking back to its story.
+      await page.getByRole('link', { name: event.eventId }).click();
+      await page.getByRole('heading', { name: `Event ${event.eventId}` }).waitFor();
+      const ofEvent = page.getByRole('table', { name: `Deliveries of ${event.eventId}` });
+      expect(await ofEvent.getByRole('link', { name: d.deliveryId }).getAttribute('href')).toBe(`#/deliveries/${d.deliveryId}`);
+
+      // A dead letter's row links to its story too.
+      await nav('Dead letters');
+      const timelineLink = deadLetterRow(deadLetterId).getByRole('link', { name: `Timeline of ${deadLetterId}` });
+      expect(await timelineLink.getAttribute('href')).toBe(`#/deliveries/${deadLetterId}`);
+
+      // The lookup: by id; an unknown one says so in the API's words.
+      await nav('Deliveries');
+      await page.getByLabel('Delivery or event id').fill(d.deliveryId);
+      await page.getByRole('button', { name: 'Find' }).click();
+      await page.getByRole('heading', { name: `Delivery ${d.deliveryId}` }).waitFor();
+      const unknown = `dlv_${'0'.repeat(32)}`;
+      await page.getByLabel('Delivery or event id').fill(unknown);
+      await page.getByRole('button', { name: 'Find' }).click();
+      await expect.poll(() => page.locator('#error').textContent()).toContain(`delivery ${unknown} does not exist`);
+      // The browser logs the refused request; it was meant.
+      const refusal = consoleErrors.findIndex((e) => e.includes('404') && e.includes(`/admin/v1/deliveries/${unknown}`));
+      expect(refusal).toBeGreaterThanOrEqual(0);
+      consoleErrors.splice(refusal, 1);
     });
 
     it("with a user pool's sign-in: a deep link and a reload come back to their page through the hosted UI's session, with PKCE, nothing stored", async () => {

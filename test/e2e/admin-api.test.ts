@@ -334,6 +334,22 @@ describe("a destination's deliveries", () => {
       expect((await admin('GET', `/destinations/${id}/deliveries?${bad}`)).status, bad).toBe(400);
     expect((await admin('GET', '/destinations/dst_00000000000000000000/deliveries')).status).toBe(404);
 
+    // Each delivery's story, by its id and by its event's (a Send test's event names one delivery); never a body.
+    const story = await admin('GET', `/deliveries/${tests[0]}`);
+    expect(story.status).toBe(200);
+    expect(story.body.delivery).toMatchObject({ deliveryId: tests[0], destinationId: id, destinationName: 'History', status: 'SUCCEEDED' });
+    expect(story.body.delivery.timeline).toEqual([
+      { kind: 'attempt', attempt: 1, at: expect.any(String), status: 'SUCCEEDED', code: 'http_200', ms: expect.any(Number), next: null },
+    ]);
+    expect(JSON.stringify(story.body)).not.toContain('receiver body');
+    const byEvent = await admin('GET', `/deliveries?eventId=${story.body.delivery.eventId}`);
+    expect(byEvent.body).toEqual({ deliveries: [story.body.delivery] });
+    for (const unknown of [`/deliveries/dlv_${'0'.repeat(32)}`, `/deliveries?eventId=evt_${'0'.repeat(32)}`])
+      expect(await admin('GET', unknown), unknown).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+    for (const bad of ['/deliveries', '/deliveries?eventId=dlv_1', '/deliveries/evt_1'])
+      expect(await admin('GET', bad), bad).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
+    expect((await admin('GET', `/deliveries/${tests[0]}`, undefined, { key: null })).status).toBe(403);
+
     const hourly = await admin('GET', `/destinations/${id}/hourly`);
     expect(hourly.body.hours).toHaveLength(24);
     expect(hourly.body.truncated).toBe(false);

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '#lambdas/admin/apps';
 import { addDestination } from '#lambdas/admin/destinations';
+import * as state from '#lambdas/webhooks/attempt-rules';
+import { newDelivery, testEventId } from '#lambdas/webhooks/index';
 import { DESTINATIONS_PER_APPLICATION } from '#contract/destination-limit';
 import type { LocalRuntime } from '#local/runtime';
 import { admin, runtimeFileFor } from '../fixtures/admin-cli.js';
@@ -79,6 +81,12 @@ describe('npm run admin -- destinations / menus', { timeout: 120_000 }, () => {
       expect.objectContaining({ deliveryId: tested.json.deliveryId, status: 'SUCCEEDED', errorCode: null, attempts: 1 }),
     ]);
     expect(shown.stdout).not.toContain('receiver body');
+    // Its story: one attempt, by delivery id and (a Send test names one delivery) by event id.
+    const story = await admin(loopbackFile, ['deliveries', 'show', tested.json.deliveryId]);
+    expect(story.code, story.stderr).toBe(0);
+    expect(story.stdout).toMatch(new RegExp(`^event\\s+customer_api\\.webhook\\.test ${tested.json.eventId}$`, 'm'));
+    expect(story.stdout).toMatch(/^1\s+\S+\s+attempt\s+http_200\s+SUCCEEDED\s+\d+ ms\s+-$/m);
+    expect((await admin(loopbackFile, ['deliveries', 'show', tested.json.eventId])).stdout).toBe(story.stdout);
 
     const edited = await admin(loopbackFile, ['destinations', 'edit', id, '--name', 'Renamed', '--url', '', '--json']);
     expect(edited.json.destination).toMatchObject({ name: 'Renamed', url });
@@ -143,6 +151,48 @@ describe('npm run admin -- destinations / menus', { timeout: 120_000 }, () => {
     expect(mails.map((m) => m.text).join()).not.toContain(secret);
   });
 
+  it("shows each recent delivery's next attempt time", async () => {
+    const app = await newApp(runtime, { scopes: ['bevq:read'] });
+    const added = await addDestination(runtime.deps, {
+      clientId: app.clientId,
+      name: 'Retrying',
+      url: `https://127.0.0.1:${receiver.port}/hook`,
+    });
+    const destination = (await runtime.store.destinations.get(added.destination.destinationId))!;
+    // A delivery waiting for its next attempt, as the deliverer leaves it after a retryable failure (no message: it stays so).
+    const now = Date.now();
+    const waiting = state.retry(
+      state.start(
+        newDelivery(
+          {
+            eventId: testEventId(),
+            eventType: 'customer_api.webhook.test',
+            occurredAt: new Date(now).toISOString(),
+            groupId: app.app.groupId,
+            locationId: 'nyc-midtown',
+            revision: '',
+          },
+          destination,
+          now,
+        ),
+        'm1',
+        1,
+        now,
+      ),
+      'http_503',
+      503,
+      45,
+      now + 120,
+    );
+    await runtime.store.deliveries.create(waiting);
+    const shown = await admin(loopbackFile, ['destinations', 'show', destination.destinationId]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/DELIVERY\s+EVENT\s+LOCATION\s+STATUS\s+ATTEMPTS\s+ERROR\s+NEXT ATTEMPT\s+UPDATED/);
+    expect(shown.stdout).toMatch(
+      new RegExp(`^${waiting.deliveryId}\\s.*RETRY_PENDING\\s+1\\s+http_503\\s+${waiting.nextAttemptAt}\\s`, 'm'),
+    );
+  });
+
   it('refuses ineligible applications, unsafe URLs and malformed input with exit 2, writing nothing', async () => {
     const revoked = await newApp(runtime, { scopes: ['bevq:read'] });
     await runtime.store.apps.revoke(revoked.clientId, new Date().toISOString());
@@ -168,6 +218,9 @@ describe('npm run admin -- destinations / menus', { timeout: 120_000 }, () => {
       [loopbackFile, ['destinations', 'add', '--app', ok.clientId, '--name', 'x', '--url', 'https://10.0.0.1/']],
       [loopbackFile, ['destinations', 'add', '--app', ok.clientId, '--name', 'x', '--url', 'https://[::ffff:10.0.0.1]/']],
       [loopbackFile, ['destinations', 'show', 'dst_nope']],
+      [loopbackFile, ['deliveries', 'show', `dlv_${'0'.repeat(32)}`]],
+      [loopbackFile, ['deliveries', 'show', `evt_${'0'.repeat(32)}`]],
+      [loopbackFile, ['deliveries', 'show', 'nonsense']],
       [loopbackFile, ['destinations', 'edit', `dst_${'0'.repeat(20)}`, '--name', 'x']],
       [loopbackFile, ['menus', 'publish', '--group', 'demo-group', '--location', 'nyc-midtown', '--file', join(dir, 'missing.json')]],
     ];

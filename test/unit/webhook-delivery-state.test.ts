@@ -26,6 +26,7 @@ const base: Delivery = {
   carrier: null,
   attemptReceive: null,
   deadLetterReason: null,
+  timeline: [],
   version: 0,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
