@@ -129,6 +129,7 @@ describe('the admin CLI --json documents', () => {
     await runtime.store.deliveries.markDeadLetter(markerOf(dead, 'attempts_exhausted'));
     await json(['dlq', 'list']);
     await json(['dlq', 'show', deliveryId]);
+    await json(['deliveries', 'show', deliveryId]);
     await json(['dlq', 'redrive', deliveryId]);
     await json(['destinations', 'remove', id]);
     await runtime.store.mailSuppressions.suppress({ address: 'bounced@example.com', reason: 'bounce', at: now });
