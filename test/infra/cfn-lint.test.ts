@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#lib/app';
 import { STAGES } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
+import { runProcess } from '../support/run-process.js';
 import { CFN_LINT_VERSION, toolPath, TOOLS } from '../support/tools.js';
 
 /**
@@ -57,10 +57,12 @@ const isLag = (f: Finding) =>
     (lag) => f.rule === lag.rule && f.resourceType === lag.resourceType && f.path.join('/').endsWith(`Properties/${lag.property}`),
   );
 
-beforeAll(() => {
+beforeAll(async () => {
   const cfnLint = toolPath(TOOLS.cfnLint);
-  version = spawnSync(cfnLint, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  version = (await runProcess(cfnLint, ['--version'])).stdout.trim();
   for (const stage of STAGES) {
+    // A turn of the event loop between syntheses, each synchronous, lets vitest's own calls through.
+    await new Promise((resolve) => setImmediate(resolve));
     const app = new App({
       outdir: join(out, stage),
       context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [], stage, ...STAGE_CONTEXT[stage] },
@@ -69,7 +71,7 @@ beforeAll(() => {
     app.synth();
     templates.push(join(out, stage, stack.templateFile));
   }
-  const run = spawnSync(cfnLint, ['--format', 'json', '--', ...templates], { encoding: 'utf8' });
+  const run = await runProcess(cfnLint, ['--format', 'json', '--', ...templates]);
   findings = (JSON.parse(run.stdout || '[]') as Reported[]).map(finding);
   exitCode = run.status;
   // Resource counts against CloudFormation's 500 a template, for the operations page.

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +37,7 @@ import { reportOutcome } from '#lambdas/webhooks/deliver';
 import { CustomerApiStack } from '#lib/stack';
 import { isStage, STAGE_TABLE, stageConfig, throttlesOf, type Stage } from '#lib/stages';
 import { OTHER_ROUTE_THROTTLE, throttleSum } from '#lib/route-throttles';
+import { runProcess } from '../support/run-process.js';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 
 const SYNTH = { timeout: 120_000 };
@@ -893,14 +893,13 @@ describe('bin/app.ts', () => {
 
   /** bin/app.ts as `cdk synth` runs it (context through CDK_CONTEXT_JSON): its exit code and stderr. */
   const synth = (context: object) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'bin/app.ts'], {
+    runProcess(process.execPath, ['--import', 'tsx', 'bin/app.ts'], {
       env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify(context) },
-      encoding: 'utf8',
     });
 
   it(
     'refuses a bad stage or value, and a quota the stage would pass, with one line on stderr and no stack trace',
-    () => {
+    async () => {
       const refusals: [object, string][] = [
         [{ stage: 'qa' }, 'Unknown stage "qa": use -c stage=dev or -c stage=staging or -c stage=prod.'],
         [{ stage: 'dev', tracing: 'yes' }, 'Stage dev: -c tracing=yes: use true or false.'],
@@ -920,7 +919,7 @@ describe('bin/app.ts', () => {
         ],
       ];
       for (const [context, line] of refusals) {
-        const run = synth(context);
+        const run = await synth(context);
         expect(run.status, line).toBe(1);
         expect(run.stderr).toBe(`${line}\n`);
       }
