@@ -383,7 +383,7 @@ describe("docs/operations.md's first deploy", () => {
   });
 
   it('stops each command on an empty value: every variable it uses comes with ${VAR:?…} at least once', () => {
-    for (const name of ['STAGE', 'ACCOUNT', 'REGION', 'MAIL_FROM', 'ALARM_EMAIL', 'OPERATOR_ROLE'])
+    for (const name of ['STAGE', 'ACCOUNT', 'REGION', 'MAIL_FROM', 'OPERATOR_ROLE'])
       expect(section(), name).toContain(`\${${name}:?set ${name}}`);
   });
 });
