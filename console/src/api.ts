@@ -20,7 +20,7 @@ export class ApiFailure extends Error {
 export const signIn = (key: string) => void (credential = key);
 export const signOut = () => void (credential = null);
 
-export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: { Authorization: `Bearer ${credential ?? ''}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
