@@ -20,7 +20,7 @@ export class ApiFailure extends Error {
 export const signIn = (key: string) => void (credential = key);
 export const signOut = () => void (credential = null);
 
-export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: { Authorization: `Bearer ${credential ?? ''}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
@@ -28,10 +28,11 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   });
   if (response.status === 204) return undefined as T;
   const text = await response.text();
-  const parsed = text ? JSON.parse(text) : undefined;
+  const parsed: unknown = text ? JSON.parse(text) : undefined;
   if (!response.ok) {
     // The API's own message; the gateway's refusals carry {"message"} only.
-    throw new ApiFailure(response.status, parsed?.error?.message ?? parsed?.message ?? `HTTP ${response.status}`);
+    const refusal = parsed as { error?: { message?: string }; message?: string } | undefined;
+    throw new ApiFailure(response.status, refusal?.error?.message ?? refusal?.message ?? `HTTP ${response.status}`);
   }
   return parsed as T;
 }

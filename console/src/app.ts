@@ -3,18 +3,16 @@ import type { ConsoleConfig } from '#contract/console-config';
 import { finishSignIn, signOutOf, startSignIn } from './auth.js';
 import { field, h } from './dom.js';
 import { HOME, PAGES, hrefOf, routeOf, type Page, type Route } from './routes.js';
-import {
-  applicationsPage,
-  auditPage,
-  deadLettersPage,
-  destinationPage,
-  destinationsPage,
-  menusPage,
-  ownerMailPage,
-  tokenKeysPage,
-  type Shell,
-} from './pages.js';
-import { deliveriesPage } from './delivery-pages.js';
+import { applicationsPage } from './pages/applications.js';
+import { auditPage } from './pages/audit.js';
+import { deadLettersPage } from './pages/dead-letters.js';
+import { deliveriesPage } from './pages/deliveries.js';
+import { destinationPage } from './pages/destination.js';
+import { destinationsPage } from './pages/destinations.js';
+import { menusPage } from './pages/menus.js';
+import { ownerMailPage } from './pages/owner-mail.js';
+import { tokenKeysPage } from './pages/token-keys.js';
+import type { Shell } from './shell.js';
 
 /** The console: a sign-in, then the page the address names (routes.ts), drawn from the admin API. */
 

@@ -1,4 +1,5 @@
 import { STATUS } from '#contract/delivery-policy';
+import type { HourlyOutcomes } from './documents.js';
 import { h, table } from './dom.js';
 
 /**
@@ -39,13 +40,7 @@ const outcomeOf = (status: string) => OUTCOMES.find((o) => o.status === status) 
 const fillOf = (status: string) => `url(#fill-${outcomeOf(status).label.replace(' ', '-')})`;
 const hourLabel = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 
-export function hourlyChart({
-  hours,
-  truncated,
-}: {
-  hours: { hour: string; counts: Record<string, number> }[];
-  truncated: boolean;
-}): HTMLElement {
+export function hourlyChart({ hours, truncated }: HourlyOutcomes): HTMLElement {
   const total = (x: { counts: Record<string, number> }) => Object.values(x.counts).reduce((a, b) => a + b, 0);
   const max = Math.max(1, ...hours.map(total));
   // Plot area: x from 40 to 520, y from 10 (max) to 150 (zero).

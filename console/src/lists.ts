@@ -1,5 +1,5 @@
 import { field, h, input, table, type Child } from './dom.js';
-import type { Shell } from './pages.js';
+import type { Shell } from './shell.js';
 
 /** Rows a list page shows; each page is one admin call with this limit. */
 export const PAGE_SIZE = 50;

@@ -1,37 +1,17 @@
 import { DELIVERY_ID, EVENT_ID } from '#contract/webhook-events';
-import { api } from './api.js';
-import { field, h, input, table, time, type Child } from './dom.js';
-import { freshness, keepCurrent, pagedList, PAGE_SIZE } from './lists.js';
-import type { Shell } from './pages.js';
-import { hrefOf } from './routes.js';
+import { api } from '../api.js';
+import type { DeliveryStory, Paged } from '../documents.js';
+import { field, h, input, time } from '../dom.js';
+import { freshness, keepCurrent, pagedList, PAGE_SIZE } from '../lists.js';
+import { hrefOf } from '../routes.js';
+import type { Shell } from '../shell.js';
+import { deliveryLink, destinationLink, query, timelineTable } from './parts.js';
 
 /**
  * A delivery's story (`#/deliveries/` and its id): where it stands and its timeline of attempts and redrives, kept
  * current while open; an event's deliveries (the same address with the event's id), one per destination; and the
  * lookup that finds either by its id.
  */
-
-/** A link to a delivery's own page; `label` names it for a screen reader where the visible text does not. */
-export const deliveryLink = (deliveryId: string, text: Child = h('code', {}, deliveryId), label?: string) =>
-  h('a', { href: hrefOf({ page: 'deliveries', id: deliveryId }), 'aria-label': label }, text);
-
-/** A delivery's timeline, oldest first: each attempt's start, code, status, duration and next attempt; never a body. */
-export function timelineTable(timeline: readonly any[]): HTMLElement {
-  return table(
-    'Timeline',
-    ['Attempt', 'Started', 'Step', 'Code', 'Status', 'Duration', 'Next attempt'],
-    timeline.map((e) => [
-      e.attempt ?? '—',
-      time(e.at),
-      e.kind,
-      e.code ? h('code', {}, e.code) : '—',
-      e.status,
-      e.ms === null ? '—' : `${e.ms} ms`,
-      time(e.next),
-    ]),
-    'no attempt yet.',
-  );
-}
 
 /** The Deliveries page: the lookup; with `id`, that delivery's story or that event's deliveries. */
 export async function deliveriesPage(shell: Shell, id?: string): Promise<HTMLElement> {
@@ -76,7 +56,7 @@ async function storySection(deliveryId: string, lookup: HTMLElement): Promise<HT
   const updated = freshness();
   let seen = '';
   const draw = async (): Promise<boolean> => {
-    const { delivery: d } = await api('GET', `/deliveries/${encodeURIComponent(deliveryId)}`);
+    const { delivery: d } = await api<{ delivery: DeliveryStory }>('GET', `/deliveries/${encodeURIComponent(deliveryId)}`);
     const state = JSON.stringify(d);
     updated.touch();
     if (state === seen) return false;
@@ -100,9 +80,7 @@ async function storySection(deliveryId: string, lookup: HTMLElement): Promise<HT
         ' for ',
         d.locationId,
         ' · destination ',
-        d.destinationName
-          ? h('a', { href: hrefOf({ page: 'destinations', id: d.destinationId }) }, d.destinationName)
-          : `removed (${d.destinationId})`,
+        d.destinationName ? destinationLink(d.destinationId, d.destinationName) : `removed (${d.destinationId})`,
         ` (${d.destinationHost}) · created `,
         time(d.createdAt),
       ),
@@ -122,16 +100,14 @@ async function eventSection(shell: Shell, eventId: string, lookup: HTMLElement):
     headers: ['Delivery', 'Destination', 'Status', 'Attempts', 'Next attempt', 'Error'],
     empty: 'none.',
     async load(_q, cursor) {
-      const page = await api(
+      const page = await api<Paged<'deliveries', DeliveryStory>>(
         'GET',
-        `/deliveries?${new URLSearchParams({ eventId, limit: String(PAGE_SIZE), ...(cursor ? { cursor } : {}) })}`,
+        `/deliveries?${query({ eventId, limit: String(PAGE_SIZE), cursor })}`,
       );
       return {
-        rows: (page.deliveries as any[]).map((d) => [
+        rows: page.deliveries.map((d) => [
           deliveryLink(d.deliveryId),
-          d.destinationName
-            ? h('a', { href: hrefOf({ page: 'destinations', id: d.destinationId }) }, d.destinationName)
-            : `removed (${d.destinationId})`,
+          d.destinationName ? destinationLink(d.destinationId, d.destinationName) : `removed (${d.destinationId})`,
           d.status,
           d.attempts,
           time(d.nextAttemptAt),
