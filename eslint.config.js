@@ -36,7 +36,7 @@ export default tseslint.config(
     // Off outside the Lambda code, the CDK app and the CLIs: the suites, the bench, the smoke checks, the local
     // runtime and the console read untyped JSON (HTTP bodies, CloudFormation templates, SDK and engine answers)
     // as `any` on purpose, a few thousand reads that a type per shape would not make safer.
-    files: ['test/**', 'bench/**', 'smoke/**', 'local/**', 'console/**'],
+    files: ['test/**', 'bench/**', 'smoke/**', 'local/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',
