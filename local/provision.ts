@@ -91,7 +91,7 @@ async function addIndex(client: DynamoDBClient, tableName: string, index: Global
     if (!/provisionedThroughput/.test((err as Error).message)) throw err;
     await create({ ...index, ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 } });
   }
-  for (let tries = 0; tries < 600; tries++) {
+  for (let tries = 0; tries < 1200; tries++) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const added = Table?.GlobalSecondaryIndexes?.find((g) => g.IndexName === index.IndexName);
     // dynalite takes the request and adds nothing: it cannot add an index to a table.
@@ -102,7 +102,7 @@ async function addIndex(client: DynamoDBClient, tableName: string, index: Global
     if (added.IndexStatus === 'ACTIVE') return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`index ${index.IndexName} of ${tableName} did not become ACTIVE in 60 s`);
+  throw new Error(`index ${index.IndexName} of ${tableName} did not become ACTIVE in 120 s`);
 }
 
 export type QueueUrls = { webhookQueueUrl: string; webhookDlqUrl: string };
