@@ -2,7 +2,6 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
-  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
   type GlobalSecondaryIndex,
@@ -13,21 +12,23 @@ import { WEBHOOK_QUEUES } from '#contract/queues';
 import { LocalStartError } from './start-checks.js';
 
 /**
- * Creates the table from the shared key schema when it is missing (the CDK `Table` uses the same schema).
+ * Creates the table from the shared key schema when it is missing (the CDK `Table` uses the same schema); true
+ * when it created it. A table an older checkout made (a data folder, an external engine) without an index declared
+ * since is refused at start in one line: dynalite cannot add an index, and a refusal now beats a read failing
+ * later on the missing index.
  * `expireItems: false` leaves TTL off: an engine's TTL judges by the machine's clock, so a runtime on a
  * clock moved by hand (tests) would see items deleted that its own time says are live. In AWS the clock is
  * real and deletion is only best-effort (typically within two days), so reads never depend on it.
- */
-/**
- * Creates the table unless it exists; true when it created it. A table an older checkout made (a data folder, an
- * external engine) gets the indexes declared since, one UpdateTable each as DynamoDB allows, so no read of this
- * checkout meets a missing index.
  */
 export async function ensureTable(client: DynamoDBClient, tableName: string, { expireItems = true } = {}): Promise<boolean> {
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((g) => g.IndexName));
-    for (const index of GLOBAL_INDEXES.filter((g) => !present.has(g.IndexName))) await addIndex(client, tableName, index);
+    const missing = GLOBAL_INDEXES.find((g) => !present.has(g.IndexName));
+    if (missing)
+      throw new LocalStartError(
+        `the table ${tableName} was made before its index ${missing.IndexName}: start with another --data folder (or move this one away; its data stays there), or --in-memory`,
+      );
     return false;
   } catch (err) {
     if ((err as Error).name !== 'ResourceNotFoundException') throw err;
@@ -36,7 +37,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, { e
     new CreateTableCommand({
       TableName: tableName,
       BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: attributeDefinitions(ATTRIBUTES),
+      AttributeDefinitions: ATTRIBUTES.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
       KeySchema: [
         { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
         { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
@@ -63,7 +64,6 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, { e
 }
 
 const ATTRIBUTES = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, ...TABLE_KEYS.globalIndexes.flatMap((g) => [g.partitionKey, g.sortKey])];
-const attributeDefinitions = (names: readonly string[]) => names.map((name) => ({ AttributeName: name, AttributeType: 'S' as const }));
 const GLOBAL_INDEXES: GlobalSecondaryIndex[] = TABLE_KEYS.globalIndexes.map((g) => ({
   IndexName: g.indexName,
   KeySchema: [
@@ -72,38 +72,6 @@ const GLOBAL_INDEXES: GlobalSecondaryIndex[] = TABLE_KEYS.globalIndexes.map((g) 
   ],
   Projection: { ProjectionType: g.projection },
 }));
-
-/** Adds one index to an existing table and waits until it is ACTIVE (its backfill done). */
-async function addIndex(client: DynamoDBClient, tableName: string, index: GlobalSecondaryIndex): Promise<void> {
-  const keys = index.KeySchema!.map((k) => k.AttributeName!);
-  const create = (Create: GlobalSecondaryIndex) =>
-    client.send(
-      new UpdateTableCommand({
-        TableName: tableName,
-        AttributeDefinitions: attributeDefinitions(keys),
-        GlobalSecondaryIndexUpdates: [{ Create }],
-      }),
-    );
-  try {
-    await create(index);
-  } catch (err) {
-    // dynalite wants a throughput even on an on-demand table (DynamoDB and DynamoDB Local refuse one there).
-    if (!/provisionedThroughput/.test((err as Error).message)) throw err;
-    await create({ ...index, ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 } });
-  }
-  for (let tries = 0; tries < 1200; tries++) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const added = Table?.GlobalSecondaryIndexes?.find((g) => g.IndexName === index.IndexName);
-    // dynalite takes the request and adds nothing: it cannot add an index to a table.
-    if (!added)
-      throw new LocalStartError(
-        `the table ${tableName} was made before its index ${index.IndexName}, which this engine cannot add: start with another --data folder (or move this one away; its data stays there), or --in-memory`,
-      );
-    if (added.IndexStatus === 'ACTIVE') return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`index ${index.IndexName} of ${tableName} did not become ACTIVE in 120 s`);
-}
 
 export type QueueUrls = { webhookQueueUrl: string; webhookDlqUrl: string };
 
