@@ -8,7 +8,7 @@ export type StoredMenu = {
   locationId: string;
   menu: MenuData;
   etag: string;
-  /** Counts the menu's writes (0 before menus counted them): a head is replaced only by a later one. */
+  /** Counts the menu's writes: a head is replaced only by a later one. */
   seq: number;
 };
 
@@ -134,7 +134,7 @@ function toMenu(item: Record<string, unknown>): StoredMenu {
     locationId: String(item.locationId),
     menu: item.menu as MenuData,
     etag: String(item.etag),
-    seq: Number(item.seq ?? 0),
+    seq: Number(item.seq),
   };
 }
 

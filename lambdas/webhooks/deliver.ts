@@ -112,13 +112,12 @@ async function releasePage(deps: MessagingDeps, destinationId: string): Promise<
 }
 
 /**
- * The record, and (when the message names them) its destination and
- * application, strongly consistent, in one BatchGetItem. What the record
- * does not confirm is dropped: the attempt then reads it itself.
+ * The record, and the destination and application its message names,
+ * strongly consistent, in one BatchGetItem. What the record does not
+ * confirm is dropped: the attempt then reads it itself.
  */
 async function readAhead(deps: MessagingDeps, message: DeliveryMessage): Promise<{ d: Delivery | null; known?: Known }> {
   const { deliveryId, destinationId, clientId } = message;
-  if (!destinationId || !clientId) return { d: await deps.store.deliveries.get(deliveryId) };
   const store = await deps.store.preload([
     deliveryKeys.delivery(deliveryId),
     destinationKeys.destination(destinationId),
