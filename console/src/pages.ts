@@ -6,6 +6,7 @@ import { freshness, keepCurrent, pagedList, PAGE_SIZE } from './lists.js';
 import { hourlyChart } from './chart.js';
 import { hrefOf } from './routes.js';
 import { deliveryLink, timelineTable } from './delivery-pages.js';
+import { CLIENT_CREDENTIALS } from '#contract/credentials';
 
 /** What a page may ask of the shell: show a message, run an action with its errors shown, draw a page again. */
 export type Shell = {
@@ -232,7 +233,7 @@ function appRow(shell: Shell, a: any, show: (shown: HTMLElement) => void, after:
     h(
       'span',
       { class: 'actions' },
-      a.status === 'active' && a.credentialType === 'client_credentials' ? rotateSecretButton(shell, a.clientId, show, after) : '',
+      a.status === 'active' && a.credentialType === CLIENT_CREDENTIALS ? rotateSecretButton(shell, a.clientId, show, after) : '',
       ' ',
       a.status === 'active'
         ? h(
