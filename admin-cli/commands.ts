@@ -3,7 +3,7 @@ import { allPages } from '#lambdas/admin/paging';
 import { AdminInputError, type AppInput } from '#domain/inputs';
 import { loadVenues } from '#ingest/venues';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
-import type { App, CredentialType } from '#data/apps';
+import type { App } from '#data/apps';
 import type { Group } from '#data/groups';
 import type { Location } from '#data/locations';
 import type { KeyVersionState } from '#data/token-keys';
@@ -15,6 +15,7 @@ import { MAIL_COMMANDS } from './mail-commands.js';
 import { VENUE_MODULE_COMMANDS } from './venue-module-commands.js';
 import { readJsonFile } from './read-json.js';
 import { loadShiftq, shiftqFileEntries } from '#ingest/shiftq';
+import { CLIENT_CREDENTIALS, LEGACY_BEARER, type CredentialType } from '#contract/credentials';
 
 /**
  * Every admin command, declared once. Names, flags and the --json shapes are
@@ -68,7 +69,7 @@ const locationColumns: Column<Location>[] = [
 
 /** `apps create` and `apps create-legacy` differ only in the credential they hand out. */
 function createAppCommand(credentialType: CredentialType) {
-  const legacy = credentialType === 'legacy_bearer';
+  const legacy = credentialType === LEGACY_BEARER;
   const secretName = legacy ? 'legacyCredential' : 'clientSecret';
   return defineCommand({
     name: legacy ? 'apps create-legacy' : 'apps create',
@@ -121,8 +122,8 @@ function modulesEnabled(listed: string[]): ModulesEnabled {
 }
 
 export const COMMANDS: readonly Command[] = [
-  createAppCommand('client_credentials'),
-  createAppCommand('legacy_bearer'),
+  createAppCommand(CLIENT_CREDENTIALS),
+  createAppCommand(LEGACY_BEARER),
   defineCommand({
     name: 'apps list',
     summary:

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { chosenRuntimeFile, readRuntimeFile, type RuntimeFile } from '#local/runtime-file';
 import { LISTEN_INBOX_TLS } from '#local/listen-inbox';
 import { systemClock } from '#platform/deps';
+import { WEBHOOK_HEADERS } from '#contract/webhook-events';
 import { verifyWebhook } from '../clients/typescript/src/index.js';
 import { runCli, type Io } from './run.js';
 import { portArgument } from './parse.js';
@@ -124,7 +125,7 @@ export async function listen(argv: string[], io: Output, env: NodeJS.ProcessEnv)
     [
       `Destination ${destinationId} of ${app} delivers to ${inboxUrl()}; forwarding to ${forwardTo.href}.`,
       `Signing secret (valid until this stops): ${own.secret}`,
-      '  verify X-Service-Signature with it in your endpoint; each delivery is also verified here.',
+      `  verify ${WEBHOOK_HEADERS.signature} with it in your endpoint; each delivery is also verified here.`,
       'Ready. Ctrl-C removes the destination; a restart of `npm start` keeps it or registers a new one.',
       '',
     ].join('\n'),
@@ -267,8 +268,8 @@ async function relay(
   const line = (location: string, outcome: string, status: number, note = '') =>
     [
       new Date().toISOString(),
-      req.headers['x-service-event-id'] ?? '-',
-      req.headers['x-service-event'] ?? '-',
+      req.headers[WEBHOOK_HEADERS.eventId.toLowerCase()] ?? '-',
+      req.headers[WEBHOOK_HEADERS.event.toLowerCase()] ?? '-',
       location,
       outcome,
       `-> ${status}${note}`,

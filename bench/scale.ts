@@ -55,6 +55,8 @@ async function seedAdminSets(runtime: LocalRuntime, groupId: string, size: numbe
           {
             deliveryId: `dlv_${String(i).padStart(8, '0')}${groupId.length.toString(16).padStart(24, '0')}`,
             groupId,
+            clientId: app.clientId,
+            locationId: null,
             reason: 'attempts_exhausted',
             since: at,
             status: 'DEAD_LETTER',

@@ -11,6 +11,7 @@ import {
 import type { Location } from '#data/locations';
 import type { Store } from '#data/repositories';
 import type { KitchenInput } from '#contract/schemas/shiftq-inputs';
+import { round2 } from '#domain/rounding';
 import { seededRandom } from '#domain/seeded-random';
 
 /**
@@ -97,7 +98,6 @@ function locationLoad(location: Location, now: number): ShiftqLoadInput {
   const today = activeBusinessDate(zone, now);
   const dayOf = (offset: number) => formatCompactDate(addDays(parseCompactDate(today)!, -offset));
   const rand = seededRandom(seedOf(`${location.id}|${today}`));
-  const money = (n: number) => Math.round(n * 100) / 100;
   const currency = zone === 'Europe/London' ? 'GBP' : zone === 'Australia/Sydney' ? 'AUD' : 'USD';
   const entries: ShiftqLoadInput['entries'] = [];
 
@@ -107,10 +107,10 @@ function locationLoad(location: Location, now: number): ShiftqLoadInput {
     const until = Math.min(now, businessDayEndMs(zone, date));
     const start = businessDayStartMs(zone, date);
     const fraction = Math.min(1, (until - start) / (businessDayEndMs(zone, date) - start));
-    const gross = money((6000 + rand() * 6000) * fraction);
-    const discounts = money(gross * (0.02 + rand() * 0.04));
-    const voids = money(gross * rand() * 0.02);
-    const net = money(gross - discounts - voids);
+    const gross = round2((6000 + rand() * 6000) * fraction);
+    const discounts = round2(gross * (0.02 + rand() * 0.04));
+    const voids = round2(gross * rand() * 0.02);
+    const net = round2(gross - discounts - voids);
     const orders = Math.round(gross / 38);
     entries.push({
       kind: 'sales',
@@ -122,25 +122,25 @@ function locationLoad(location: Location, now: number): ShiftqLoadInput {
         netSales: net,
         discounts,
         voids,
-        refunds: money(rand() * 40),
-        tax: money(net * 0.08),
-        tips: money(net * 0.15),
+        refunds: round2(rand() * 40),
+        tax: round2(net * 0.08),
+        tips: round2(net * 0.15),
         orderCount: orders,
         guestCount: Math.round(orders * 1.8),
         hourly: [0, 1, 2].map((h) => ({
           hourStartIso: iso(start + (8 + h * 4) * 60 * MINUTE - MINUTE),
-          netSales: money(net / 3),
+          netSales: round2(net / 3),
           orderCount: Math.round(orders / 3),
         })),
         categories: CATEGORIES.map((c, i) => ({
           category: c,
-          netSales: money(net * [0.6, 0.3, 0.1][i]!),
+          netSales: round2(net * [0.6, 0.3, 0.1][i]!),
           quantity: Math.round(orders * [1.4, 0.7, 0.3][i]!),
         })),
         employees: PEOPLE.filter((p) => p[2] === 'Server' || p[2] === 'Bartender').map(([id, name]) => ({
           employeeId: id,
           employeeName: name,
-          netSales: money(net * (0.1 + rand() * 0.2)),
+          netSales: round2(net * (0.1 + rand() * 0.2)),
         })),
       },
     });
@@ -151,12 +151,12 @@ function locationLoad(location: Location, now: number): ShiftqLoadInput {
         updatedAt: iso(until),
         currency,
         roles: ['Server', 'Bartender', 'Kitchen', 'Management', 'Host'].map((role) => {
-          const hours = money((8 + rand() * 16) * fraction);
+          const hours = round2((8 + rand() * 16) * fraction);
           return {
             roleGroup: role,
             regularHours: hours,
-            overtimeHours: money(rand() < 0.2 ? rand() * 3 : 0),
-            laborCost: money(hours * (16 + rand() * 10)),
+            overtimeHours: round2(rand() < 0.2 ? rand() * 3 : 0),
+            laborCost: round2(hours * (16 + rand() * 10)),
             employeeCount: 1 + Math.floor(rand() * 3),
           };
         }),

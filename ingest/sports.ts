@@ -1,12 +1,9 @@
 import * as v from 'valibot';
 import type { Store } from '#data/repositories';
-import { isRealIsoDate, NOT_A_CALENDAR_DATE, REAL_ISO_DATE_RULE, ISO_DATE, SPORTS_LOGO_NAME } from '#contract/schemas/requests';
+import { realIsoDate, SPORTS_LOGO_NAME } from '#contract/schemas/requests';
 import { requireLocations } from './locations-exist.js';
 import { AdminInputError, fitsOneItem, parseInput } from '#domain/inputs';
 import { id, isoTimestamp } from '#contract/schemas/common';
-
-/** The request rule of a programming date. */
-const realIsoDate = v.pipe(v.string(), v.regex(ISO_DATE, REAL_ISO_DATE_RULE), v.check(isRealIsoDate, NOT_A_CALENDAR_DATE));
 
 /**
  * Sports ingest: league schedules by date, location provider environments and

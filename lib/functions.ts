@@ -15,7 +15,7 @@ export type FunctionSpec = {
   /** ses:SendEmail from MAIL_FROM (owner alerts). */
   sendsMail: boolean;
   memorySize: number;
-  /** Default 10 s, well below API Gateway's 29 s integration timeout. */
+  /** Default `DEFAULT_TIMEOUT_SECONDS` (below), well below API Gateway's 29 s integration timeout. */
   timeoutSeconds?: number;
   /** Reserved concurrency: what the account's other functions can never take from it. */
   reservedConcurrency?: number;
@@ -143,7 +143,7 @@ export const FUNCTIONS = {
 
 export type FunctionName = keyof typeof FUNCTIONS;
 
-/** A function's timeout when its row declares none: ServiceFunction's default (it cannot import this file: a circle); the local gateway enforces the same. */
+/** A function's timeout when its row declares none; the stack and the local gateway both read it here. */
 const DEFAULT_TIMEOUT_SECONDS = 10;
 export const timeoutSecondsOf = (name: FunctionName): number => (FUNCTIONS[name] as FunctionSpec).timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
 /** The non-HTTP webhook functions (their own construct adds the queue, schedule and alarm). */

@@ -18,7 +18,7 @@ import { SafeDeploys } from './constructs/safe-deploys.js';
 import { OperatorPolicy } from './constructs/operator-policy.js';
 import { AuditTrail } from './constructs/audit-trail.js';
 import { CATCH_ALL_FAMILY } from '#contract/routes';
-import { FUNCTIONS, type FunctionName } from './functions.js';
+import { FUNCTIONS, timeoutSecondsOf, type FunctionName } from './functions.js';
 import { ADMIN_ROOT, ADMIN_ROUTES } from '#contract/admin-routes';
 import { packageFilesOf } from './package-files.js';
 import { publicBaseUrlOf, throttlesOf, type Stage, type StageConfig } from './stages.js';
@@ -82,6 +82,7 @@ export class CustomerApiStack extends Stack {
         family,
         entry: infra.entry,
         memorySize: infra.memorySize,
+        timeoutSeconds: timeoutSecondsOf(family),
         logRetention: settings.logRetention,
         removalPolicy,
         tracing,

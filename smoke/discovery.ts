@@ -3,6 +3,7 @@ import type { Context } from './context.js';
 import { bearer, pathOf, route } from './http.js';
 import { Check } from './report.js';
 import { conforms, envelope, generatedAt, mismatches, type Spec } from './shape.js';
+import { CLIENT_CREDENTIALS } from '#contract/credentials';
 
 /** The contract's discovery fields (2.2), written here from the contract rather than taken from the service's schemas. */
 const TOKEN_BLOCK: Spec = {
@@ -47,7 +48,7 @@ export async function discoveryCheck({ http, report, groupId }: Context, token: 
   const check = envelope(new Check('discovery: locations'), reply, { resource: resourceName(route('listLocations')), groupId });
   generatedAt(check, reply);
   conforms(check, 'data.token', data.token, TOKEN_BLOCK)
-    .equal('data.token.credentialType', 'client_credentials', data.token?.credentialType)
+    .equal('data.token.credentialType', CLIENT_CREDENTIALS, data.token?.credentialType)
     .equal('data.token.status', 'active', data.token?.status)
     // A smoke run needs somewhere to read from; a group without locations cannot show the modules work.
     .holds('data.locations', 'at least one', locations.length > 0, 'none')

@@ -3,6 +3,7 @@ import type { Context } from './context.js';
 import { pathOf, type Reply } from './http.js';
 import { Check } from './report.js';
 import { isA } from './shape.js';
+import { CLIENT_CREDENTIALS } from '#contract/credentials';
 
 const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
 
@@ -14,7 +15,7 @@ export async function tokenChecks({ http, report, clientId, clientSecret }: Cont
   // Random, so no run can guess right; never the real secret.
   const wrongSecret = `wrong-${randomBytes(16).toString('base64url')}`;
 
-  const issued = await post({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+  const issued = await post({ grant_type: CLIENT_CREDENTIALS, client_id: clientId, client_secret: clientSecret });
   const token: unknown = issued.json?.access_token;
   if (typeof token === 'string') report.redact(token);
   const check = new Check('token: client_secret_post')
@@ -25,12 +26,12 @@ export async function tokenChecks({ http, report, clientId, clientSecret }: Cont
   const accessToken = issued.status === 200 && typeof token === 'string' && token ? token : null;
   if (!refusals) return accessToken;
 
-  const refused = await post({ grant_type: 'client_credentials', client_id: clientId, client_secret: wrongSecret });
+  const refused = await post({ grant_type: CLIENT_CREDENTIALS, client_id: clientId, client_secret: wrongSecret });
   report.add(oauthError(new Check('token: wrong secret'), refused, 401, 'invalid_client'));
 
   // RFC 6749 2.3.1: Basic credentials are form-encoded before base64.
   const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(wrongSecret)}`).toString('base64');
-  const challenged = await post({ grant_type: 'client_credentials' }, { Authorization: `Basic ${basic}` });
+  const challenged = await post({ grant_type: CLIENT_CREDENTIALS }, { Authorization: `Basic ${basic}` });
   const challenge = challenged.headers.get('www-authenticate');
   report.add(
     oauthError(new Check('token: HTTP Basic, wrong secret'), challenged, 401, 'invalid_client').holds(

@@ -1,3 +1,4 @@
+import type { CredentialType } from '#contract/credentials';
 import type { DeliveryStatus } from '#contract/delivery-policy';
 import type { Scope } from '#contract/scopes';
 
@@ -22,7 +23,7 @@ export type App = {
   /** Present with an owner's address: SES reported it bouncing or complaining. */
   ownerEmailSuppressed?: boolean;
   status: 'active' | 'revoked';
-  credentialType: 'client_credentials' | 'legacy_bearer';
+  credentialType: CredentialType;
   previousSecretExpiresAt?: string;
   expiresAt: string | null;
   destinationCount: number;

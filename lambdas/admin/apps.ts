@@ -2,7 +2,7 @@ import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import { rateWindow } from '#data/rate-counters';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { randomSecret, sha256Hex } from '#domain/crypto';
-import { type App, type CredentialType, secretRotation } from '#data/apps';
+import { type App, secretRotation } from '#data/apps';
 import type { WalkKey } from '#data/group-index';
 import type { Store } from '#data/repositories';
 import { normalAddress } from '#data/mail-suppressions';
@@ -12,6 +12,7 @@ import type { MessagingDeps } from '#platform/deps';
 import { DESTINATIONS_PER_APPLICATION } from '#contract/destination-limit';
 import { adminPage, type PageQuery } from './paging.js';
 import { matches, searchPage } from './search.js';
+import { CLIENT_CREDENTIALS, LEGACY_BEARER, type CredentialType } from '#contract/credentials';
 
 /** Legacy bearer credentials start with this fixed prefix (contract 5.1 rule 5). */
 export const LEGACY_PREFIX = 'lgcy_';
@@ -39,7 +40,7 @@ export async function createApp(
   store: Store,
   input: AppInput,
   now: number,
-  credentialType: CredentialType = 'client_credentials',
+  credentialType: CredentialType = CLIENT_CREDENTIALS,
   stageRateLimit = Infinity,
 ): Promise<CreatedApp> {
   const fields = parseInput(appInput, { rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE, ...input });
@@ -59,7 +60,7 @@ export async function createApp(
   const clientId = `app_${randomBytes(10).toString('hex')}`;
   const base: App = { clientId, ...fields, status: 'active', credentialType, tokenPrefix: '', createdAt };
 
-  if (credentialType === 'client_credentials') {
+  if (credentialType === CLIENT_CREDENTIALS) {
     const clientSecret = randomSecret(32);
     const app: App = { ...base, secretHash: sha256Hex(clientSecret), secretRotatedAt: createdAt, secretGeneration: 1 };
     await store.apps.create(app);
@@ -74,7 +75,7 @@ export async function createApp(
     tokenHash: sha256Hex(legacyCredential),
     clientId,
     groupId: app.groupId,
-    credentialType: 'legacy_bearer',
+    credentialType: LEGACY_BEARER,
     issuedAt: createdAt,
     expiresAt: null,
   });
@@ -111,7 +112,7 @@ export async function rotateClientSecret(
     throw new AdminInputError('endOldTokens: overlapHours 0 is for a leaked secret and always ends its tokens');
   }
   const app = await requireApp(store, clientId);
-  if (app.credentialType !== 'client_credentials' || !app.secretHash) {
+  if (app.credentialType !== CLIENT_CREDENTIALS || !app.secretHash) {
     throw new AdminConflictError(
       `application ${clientId} has a legacy bearer credential, not a client secret: create a client_credentials application to migrate to`,
     );

@@ -2,11 +2,11 @@ import type { Delivery, DeliveryStatus } from '#data/deliveries';
 import type { MessagingDeps } from '#platform/deps';
 import { AdminInputError, AdminNotFoundError } from '#domain/admin-errors';
 import { DELIVERY_ID, EVENT_ID } from '#contract/webhook-events';
+import { DAY_MS } from '#contract/business-date';
 import { deliverySummary, requireDestination } from './destinations.js';
 import { adminPage, type PageQuery } from './paging.js';
 
 /** How far back a destination's history goes by default, and the chart always: a day. */
-const DAY_MS = 86_400_000;
 /** Deliveries the hourly chart counts at most: one or two Query pages, however busy the destination. */
 const CHART_DELIVERIES = 1000;
 

@@ -20,6 +20,7 @@ import { publishDocument, publishMenu, redrive, redrivePage, showDeadLetter } fr
 import type { MessagingDeps } from '#platform/deps';
 import { AdminInputError } from '#domain/inputs';
 import type { AdminOperation } from '#contract/admin-routes';
+import { CLIENT_CREDENTIALS, LEGACY_BEARER } from '#contract/credentials';
 
 /**
  * What an admin operation receives: path parameters, query and the body its route's schema accepted, and the
@@ -42,7 +43,7 @@ type InputOf<F extends (...args: never[]) => unknown, I extends number> = Parame
 export const operations: Record<AdminOperation, AdminOperationFn> = {
   createApp: async ({ body, now }, deps) =>
     createdAppDocument(
-      await createApp(deps.store, body as InputOf<typeof createApp, 1>, now, 'client_credentials', deps.config.stageRateLimit),
+      await createApp(deps.store, body as InputOf<typeof createApp, 1>, now, CLIENT_CREDENTIALS, deps.config.stageRateLimit),
     ),
   listApps: ({ query }, deps) => listApps(deps, query),
   showApp: ({ params }, deps) => showApp(deps.store, params.clientId!),
@@ -51,7 +52,7 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
     rotateClientSecret(deps.store, params.clientId!, body as InputOf<typeof rotateClientSecret, 2>, now),
   legacyReport: ({ query }, deps) => legacyReport(deps, query),
   createLegacyApp: async ({ body, now }, deps) =>
-    createdAppDocument(await createApp(deps.store, body as InputOf<typeof createApp, 1>, now, 'legacy_bearer', deps.config.stageRateLimit)),
+    createdAppDocument(await createApp(deps.store, body as InputOf<typeof createApp, 1>, now, LEGACY_BEARER, deps.config.stageRateLimit)),
   listGroups: (_req, deps) => listGroups(deps.store),
   putGroup: async ({ params, body, now }, deps) => ({
     group: await putGroup(deps.store, { groupId: params.groupId!, ...(body as { name: string }) }, now),

@@ -8,7 +8,8 @@ export type CalendarDate = { year: number; month: number; day: number };
 
 type LocalParts = CalendarDate & { hour: number; minute: number; second: number };
 
-const DAY_MS = 86_400_000;
+/** A calendar day in milliseconds (UTC has no daylight saving): every day-based span of the service counts in it. */
+export const DAY_MS = 86_400_000;
 const BUSINESS_DAY_START = { hour: 4, minute: 1 };
 
 // Building a DateTimeFormat is far slower than using one, and a location's zone is reused constantly.

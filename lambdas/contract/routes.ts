@@ -1,5 +1,5 @@
 import type { GenericSchema } from 'valibot';
-import { MODULES, type Module, type Scope } from './scopes.js';
+import { BEVQ_SCOPE, MODULES, type Module, type Scope } from './scopes.js';
 import * as requests from './schemas/requests.js';
 import type { ParameterRules } from './schemas/requests.js';
 
@@ -108,7 +108,7 @@ export const BEVQ_ROUTES: readonly Route[] = [
     path: '/v1/{group_id}/bevq',
     family: 'bevq',
     operation: 'bevqGroup',
-    scope: 'bevq:read',
+    scope: BEVQ_SCOPE,
     query: requests.groupPageQuery,
   },
   {
@@ -116,14 +116,14 @@ export const BEVQ_ROUTES: readonly Route[] = [
     path: '/v1/{group_id}/{location_id}/bevq',
     family: 'bevq',
     operation: 'bevqLocation',
-    scope: 'bevq:read',
+    scope: BEVQ_SCOPE,
   },
   {
     method: 'GET',
     path: '/v1/{group_id}/{location_id}/bevq/menu',
     family: 'bevq',
     operation: 'bevqMenu',
-    scope: 'bevq:read',
+    scope: BEVQ_SCOPE,
     conditional: true,
   },
 ];

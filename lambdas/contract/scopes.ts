@@ -1,3 +1,6 @@
+/** The beverage menu's scope: an application also needs it to receive the menu's events (contract 6.5 rule 1). */
+export const BEVQ_SCOPE = 'bevq:read';
+
 /** Every scope an application can hold (contract 5.3), declared once. */
 export const SCOPES = [
   'locations:read',
@@ -7,7 +10,7 @@ export const SCOPES = [
   'matriq:ai-scheduler:stop',
   'campaigns:read',
   'orderboard:read',
-  'bevq:read',
+  BEVQ_SCOPE,
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -28,3 +28,11 @@ export const DELIVERY_ID = {
   pattern: /^dlv_[0-9a-f]{32}$/,
   rule: 'dlv_ followed by 32 hex digits',
 } as const;
+
+/** The headers every webhook request carries (contract 6.4): what the receiver verifies and deduplicates on. */
+export const WEBHOOK_HEADERS = {
+  event: 'X-Service-Event',
+  eventId: 'X-Service-Event-Id',
+  timestamp: 'X-Service-Timestamp',
+  signature: 'X-Service-Signature',
+} as const;

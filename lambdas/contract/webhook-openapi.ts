@@ -1,4 +1,4 @@
-import { EVENT_TYPES, MENU_UPDATED } from './webhook-events.js';
+import { EVENT_TYPES, MENU_UPDATED, WEBHOOK_HEADERS } from './webhook-events.js';
 
 /** The OpenAPI 3.1 `webhooks` section: what a receiver gets (6.2-6.4) and should answer (7.4), the payload by its $ref. */
 export function webhooksSection(payload: { $ref: string }) {
@@ -22,11 +22,11 @@ export function webhooksSection(payload: { $ref: string }) {
           // The signature headers authenticate the sender, and OpenAPI has no HMAC scheme to name: no credential scheme applies.
           security: [],
           parameters: [
-            header('X-Service-Event', 'Event type', `^${type.replaceAll('.', '\\.')}$`),
-            header('X-Service-Event-Id', 'Stable event id; deduplicate on it'),
-            header('X-Service-Timestamp', 'Unix seconds, fresh on every attempt', '^[0-9]+$'),
+            header(WEBHOOK_HEADERS.event, 'Event type', `^${type.replaceAll('.', '\\.')}$`),
+            header(WEBHOOK_HEADERS.eventId, 'Stable event id; deduplicate on it'),
+            header(WEBHOOK_HEADERS.timestamp, 'Unix seconds, fresh on every attempt', '^[0-9]+$'),
             header(
-              'X-Service-Signature',
+              WEBHOOK_HEADERS.signature,
               'sha256= + hex HMAC-SHA256 of `timestamp.rawBody` with the signing secret',
               '^sha256=[0-9a-f]{64}$',
             ),

@@ -2,8 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '#contract/scopes';
 import { applied, type Db } from './store.js';
 import type { GroupIndex } from './group-index.js';
-
-export type CredentialType = 'client_credentials' | 'legacy_bearer';
+import { CLIENT_CREDENTIALS, type CredentialType } from '#contract/credentials';
 
 /** An application: the unit of scopes, locations, rate limit and revocation. */
 export type App = {
@@ -185,7 +184,7 @@ export const tokenEnded = (
   app: Pick<App, 'tokensEndBelow' | 'pendingTokensEnd'>,
   credential: Pick<Credential, 'credentialType' | 'secretGeneration'>,
   now: number,
-) => credential.credentialType === 'client_credentials' && (credential.secretGeneration ?? 1) < lowestLiveGeneration(app, now);
+) => credential.credentialType === CLIENT_CREDENTIALS && (credential.secretGeneration ?? 1) < lowestLiveGeneration(app, now);
 
 /** Whether a legacy credential's recorded use is older than the resolution (or missing): the next use writes it. */
 export function useIsStale(app: Pick<App, 'lastUsedAt'>, now: number): boolean {

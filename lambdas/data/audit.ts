@@ -1,5 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPage, type Db } from './store.js';
+import { DAY_MS } from '#contract/business-date';
 
 /**
  * The admin API's record of changes (docs/decisions/audit.md): one small
@@ -28,7 +29,6 @@ export type AuditDetails = Record<string, string | number | boolean | string[] |
 
 /** Kept a little over a year, like the health items. */
 const RETENTION_DAYS = 400;
-const DAY_MS = 86_400_000;
 
 const auditKeys = {
   day: (isoDay: string) => `AUDIT#${isoDay}`,

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, writeBatches, type Db, type ItemQuery, groupPartition } from './store.js';
+import { queryAll, writeBatches, type Db, type ItemQuery, groupPartition, withoutKeys } from './store.js';
 
 /** A campaign of a group, shown at the locations it lists. */
 type Campaign = {
@@ -63,7 +63,7 @@ export type CampaignsRepo = {
 
 export function campaignsRepo(db: Db): CampaignsRepo {
   const { doc, tableName } = db;
-  const links = async (query: ItemQuery) => (await queryAll(doc, { TableName: tableName, ...query })).map(toLink);
+  const links = async (query: ItemQuery) => (await queryAll(doc, { TableName: tableName, ...query })).map(withoutKeys<CampaignLink>);
   return {
     async put(campaign) {
       const { Item: before } = await doc.send(
@@ -83,13 +83,9 @@ export function campaignsRepo(db: Db): CampaignsRepo {
     },
     async list(groupId) {
       const items = await queryAll(doc, { TableName: tableName, ...campaignKeys.ofGroup(groupId) });
-      return items.map(({ PK: _pk, SK: _sk, ...rest }) => rest as Campaign);
+      return items.map(withoutKeys<Campaign>);
     },
     atLocation: (groupId, locationId) => links(campaignKeys.atLocation(groupId, locationId)),
     atLocations: (groupId, first, last) => links(campaignKeys.atLocations(groupId, first, last)),
   };
-}
-
-function toLink({ PK: _pk, SK: _sk, ...rest }: Record<string, unknown>): CampaignLink {
-  return rest as CampaignLink;
 }

@@ -88,11 +88,10 @@ export type Delivery = {
 /** What `dlq list` shows per dead letter, copied onto its marker so the listing is one paged query. */
 export type DeadLetterMarker = {
   deliveryId: string;
-  /** The delivery's group (its index partition); null without a record. */
-  groupId?: string | null;
-  /** The application and location the delivery was for (absent on markers written before they were copied). */
-  clientId?: string | null;
-  locationId?: string | null;
+  /** The delivery's group (its index partition), application and location; null without a record. */
+  groupId: string | null;
+  clientId: string | null;
+  locationId: string | null;
   reason: DeadLetterReason;
   since: string;
   status: DeliveryStatus | null;
@@ -248,8 +247,7 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
           new PutCommand({
             TableName: tableName,
             Item: item(saved),
-            // Records written before versions existed read as version 0.
-            ConditionExpression: read.version === 0 ? 'attribute_not_exists(version) OR version = :v' : 'version = :v',
+            ConditionExpression: 'version = :v',
             ExpressionAttributeValues: { ':v': read.version },
           }),
         );
@@ -372,14 +370,7 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
 
 function toDelivery(item: Record<string, unknown>): Delivery {
   const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, GSI2PK: _d1, GSI2SK: _d2, GSI3PK: _e1, GSI3SK: _e2, ttl: _ttl, ...delivery } = item;
-  const none: Pick<Delivery, 'carrier' | 'attemptReceive' | 'deadLetterReason' | 'timeline' | 'version'> = {
-    carrier: null,
-    attemptReceive: null,
-    deadLetterReason: null,
-    timeline: [],
-    version: 0,
-  };
-  return { ...none, ...delivery } as Delivery;
+  return delivery as Delivery;
 }
 
 function toMarker(item: Record<string, unknown>): DeadLetterMarker {

@@ -89,15 +89,13 @@ export function holdsRepo(db: Db): HoldsRepo {
           Limit: limit,
         }),
       );
-      return (Items as (Omit<Held, 'redrive'> & { redrive?: number })[]).map(
-        ({ destinationId, deliveryId, clientId, createdAt, redrive }) => ({
-          destinationId,
-          deliveryId,
-          clientId,
-          createdAt,
-          redrive: Number(redrive ?? 0),
-        }),
-      );
+      return (Items as Held[]).map(({ destinationId, deliveryId, clientId, createdAt, redrive }) => ({
+        destinationId,
+        deliveryId,
+        clientId,
+        createdAt,
+        redrive,
+      }));
     },
     // A held item left behind by a failure is only released again later (a duplicate message is harmless).
     release: (held) =>

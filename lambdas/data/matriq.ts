@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopStatus } from '#contract/schemas/matriq';
-import { applied, type Db, itemsOfPage, groupPartition } from './store.js';
+import { applied, type Db, itemsOfPage, groupPartition, withoutKeys } from './store.js';
 
 /** A location's display devices, gateway and Auto Scheduler state, as reported by its gateway. */
 export type MatriqState = {
@@ -51,8 +51,6 @@ export const matriqKeys = {
   command: (commandId: string) => ({ PK: `MATRIQ_COMMAND#${commandId}`, SK: 'COMMAND' }),
 };
 
-const strip = <T>({ PK: _pk, SK: _sk, ...rest }: Record<string, unknown>): T => rest as T;
-
 export type MatriqRepo = {
   get(groupId: string, locationId: string): Promise<MatriqState | null>;
   /** Several locations' states in one round trip, in the order asked. */
@@ -72,11 +70,11 @@ export function matriqRepo({ doc, tableName }: Db): MatriqRepo {
   return {
     async get(groupId: string, locationId: string): Promise<MatriqState | null> {
       const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: matriqKeys.state(groupId, locationId) }));
-      return Item ? strip<MatriqState>(Item) : null;
+      return Item ? withoutKeys<MatriqState>(Item) : null;
     },
     async statesOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MatriqState>> {
       const items = await itemsOfPage({ doc, tableName }, groupId, STATE, locationIds, false);
-      return new Map([...items].map(([id, item]) => [id, strip<MatriqState>(item)]));
+      return new Map([...items].map(([id, item]) => [id, withoutKeys<MatriqState>(item)]));
     },
     async put(state: MatriqState): Promise<void> {
       await doc.send(new PutCommand({ TableName: tableName, Item: { ...matriqKeys.state(state.groupId, state.locationId), ...state } }));
@@ -96,7 +94,7 @@ export function matriqRepo({ doc, tableName }: Db): MatriqRepo {
     },
     async getCommand(commandId: string): Promise<StopCommand | null> {
       const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: matriqKeys.command(commandId), ConsistentRead: true }));
-      return Item ? strip<StopCommand>(Item) : null;
+      return Item ? withoutKeys<StopCommand>(Item) : null;
     },
     /** Creates the command unless its id exists; false when it already did (an idempotent retry). */
     async createCommand(command: StopCommand): Promise<boolean> {

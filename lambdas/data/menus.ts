@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { MenuData } from '#contract/schemas/bevq';
-import { isConditionFailure, type Db, itemOf, itemsOfPage, readItems, groupPartition } from './store.js';
+import { isConditionFailure, type Db, itemOf, itemsOfPage, readItems, groupPartition, withoutKeys } from './store.js';
 
 /** A location's published menu as the API returns it, and its validator. */
 export type StoredMenu = {
@@ -8,7 +8,7 @@ export type StoredMenu = {
   locationId: string;
   menu: MenuData;
   etag: string;
-  /** Counts the menu's writes (0 before menus counted them): a head is replaced only by a later one. */
+  /** Counts the menu's writes: a head is replaced only by a later one. */
   seq: number;
 };
 
@@ -102,11 +102,11 @@ export function menusRepo({ doc, tableName }: Db): MenusRepo {
       const { Item } = await doc.send(
         new GetCommand({ TableName: tableName, Key: menuKeys.head(groupId, locationId), ConsistentRead: true }),
       );
-      return Item ? toHead(Item) : null;
+      return Item ? withoutKeys<MenuHead>(Item) : null;
     },
     async headsOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MenuHead>> {
       const items = await itemsOfPage({ doc, tableName }, groupId, HEAD, locationIds, true);
-      return new Map([...items].map(([id, item]) => [id, toHead(item)]));
+      return new Map([...items].map(([id, item]) => [id, withoutKeys<MenuHead>(item)]));
     },
     /** Writes the menu only if it is still the version read (`previousEtag`, null for the first one). */
     async put(menu: StoredMenu, previousEtag: string | null): Promise<void> {
@@ -134,11 +134,6 @@ function toMenu(item: Record<string, unknown>): StoredMenu {
     locationId: String(item.locationId),
     menu: item.menu as MenuData,
     etag: String(item.etag),
-    seq: Number(item.seq ?? 0),
+    seq: Number(item.seq),
   };
-}
-
-function toHead(item: Record<string, unknown>): MenuHead {
-  const { PK: _pk, SK: _sk, ...head } = item;
-  return head as MenuHead;
 }

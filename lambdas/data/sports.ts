@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { type Db, type ItemQuery, groupPartition } from './store.js';
+import { type Db, type ItemQuery, groupPartition, withoutKeys } from './store.js';
 
 /**
  * Sports programming storage. Schedules are league data, the same for every
@@ -99,10 +99,6 @@ export const sportsKeys = {
   },
 };
 
-const KEY_ATTRIBUTES = ['PK', 'SK'];
-const strip = <T>(item: Record<string, unknown>): T =>
-  Object.fromEntries(Object.entries(item).filter(([k]) => !KEY_ATTRIBUTES.includes(k))) as T;
-
 /**
  * A date's schedule is one item read by every location's sports routes, of every tenant: DynamoDB cannot spread one
  * item's reads, so it is never read per request. Each function instance keeps what it read (an absent schedule too)
@@ -137,7 +133,7 @@ export type SportsRepo = {
 export function sportsRepo({ doc, tableName }: Db): SportsRepo {
   const get = async <T>(Key: Record<string, string>): Promise<T | null> => {
     const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key }));
-    return Item ? strip<T>(Item) : null;
+    return Item ? withoutKeys<T>(Item) : null;
   };
   const put = async (Key: Record<string, string>, value: object): Promise<void> => {
     await doc.send(new PutCommand({ TableName: tableName, Item: { ...Key, ...value } }));
@@ -150,7 +146,7 @@ export function sportsRepo({ doc, tableName }: Db): SportsRepo {
       const kept = keptSchedule(date, now);
       if (kept) return kept.schedule;
       const { Items } = await doc.send(new QueryCommand({ TableName: tableName, ...sportsKeys.scheduleQuery(date) }));
-      const schedule = Items?.[0] ? strip<Schedule>(Items[0]) : null;
+      const schedule = Items?.[0] ? withoutKeys<Schedule>(Items[0]) : null;
       schedules.delete(date);
       schedules.set(date, { schedule, until: now + SHARED_SCHEDULE_TTL_MS });
       if (schedules.size > SCHEDULES_KEPT) schedules.delete(schedules.keys().next().value!);
@@ -167,7 +163,7 @@ export function sportsRepo({ doc, tableName }: Db): SportsRepo {
         new QueryCommand({ TableName: tableName, ...sportsKeys.viewingAtOrBefore(groupId, locationId, date) }),
       );
       const item = Items?.[0];
-      return item ? strip<ViewingData>(item) : null;
+      return item ? withoutKeys<ViewingData>(item) : null;
     },
   };
 }

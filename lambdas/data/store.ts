@@ -134,6 +134,8 @@ export async function writeBatches({ doc, tableName }: Db, requests: readonly Re
 
 /** A table item's primary key. */
 export type ItemKey = { PK: string; SK: string };
+/** An item as its entity: the item less its primary key (the entity's fields are all it holds besides). */
+export const withoutKeys = <T>({ PK: _pk, SK: _sk, ...entity }: Record<string, unknown>): T => entity as T;
 /** A base-table Query as a repository sends it, less the table's name. */
 export type ItemQuery = Omit<QueryCommandInput, 'TableName'>;
 /** What a request may read ahead: items by key, and Queries' first pages. */

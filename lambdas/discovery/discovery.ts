@@ -11,6 +11,7 @@ import { DISCOVERY_REFRESH } from '#contract/refresh';
 import { isLocationRoute, moduleOfRoute, resourceName, ROUTES } from '#contract/routes';
 import { type Module, MODULES, type Scope } from '#contract/scopes';
 import { defaultDeps, type Deps } from '#platform/deps';
+import { LEGACY_BEARER } from '#contract/credentials';
 
 /** The location-level resources a token may be granted, each with its scope and module: worked out once, read per location. */
 const LOCATION_RESOURCES = ROUTES.filter((r) => r.method === 'GET' && r.scope !== null && isLocationRoute(r)).map((r) => ({
@@ -59,7 +60,7 @@ function tokenBlock(req: ApiRequest) {
     credentialType: app.credentialType,
     status: 'active' as const,
     ...(app.allowedLocationIds ? { allowedLocationIds: app.allowedLocationIds } : {}),
-    tokenPrefix: app.credentialType === 'legacy_bearer' ? app.tokenPrefix : '',
+    tokenPrefix: app.credentialType === LEGACY_BEARER ? app.tokenPrefix : '',
   };
 }
 

@@ -1,6 +1,7 @@
 import { businessDayStartMs, clockTimeLabel, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import type { KitchenSnapshot, TimeBucket } from '#contract/schemas/shiftq';
 import type { KitchenInput, KitchenTicket } from '#contract/schemas/shiftq-inputs';
+import { round2 } from './rounding.js';
 
 /**
  * Kitchen ticket averages of contract 2.4, computed from one business day's
@@ -20,7 +21,6 @@ const RETENTION_DAYS = 366;
 const BUCKET_MS = BUCKET_MINUTES * 60_000;
 
 const minutes = (ms: number) => ms / 60_000;
-const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** Accumulates ticket times for one average row. */
 class Acc {

@@ -20,6 +20,7 @@ import { namesApplication, type NamedToken, readAccessToken, sha256Hex } from '#
 import { ApiError } from '#contract/errors';
 import { isLocationRoute, moduleOfRoute, type Route } from '#contract/routes';
 import { RATE_WARNING_FRACTION } from './config.js';
+import { LEGACY_BEARER } from '#contract/credentials';
 
 export type AuthContext = { app: App; credential: Credential };
 
@@ -144,7 +145,7 @@ export async function authorize(
   if (tokenEnded(app, credential, now)) throw invalid();
   if (app.expiresAt && Date.parse(app.expiresAt) <= now) throw new ApiError('application_expired');
   // A legacy credential's last use, for planning its retirement (contract 5.1 rule 5): a write at most once an hour.
-  if (credential.credentialType === 'legacy_bearer' && useIsStale(app, now)) await recordLegacyUse(deps, app.clientId, now);
+  if (credential.credentialType === LEGACY_BEARER && useIsStale(app, now)) await recordLegacyUse(deps, app.clientId, now);
 
   const limits = { limit: app.rateLimitPerMinute, warnAt: Math.ceil(app.rateLimitPerMinute * RATE_WARNING_FRACTION) };
   leases.learn(app.clientId, limits);

@@ -1,7 +1,6 @@
+import { DAY_MS } from '#contract/business-date';
 import { TOKEN_KEY_RETIRE_AFTER_MS } from './config.js';
 import type { Deps } from './deps.js';
-
-const DAY_MS = 86_400_000;
 
 /**
  * The scheduled rotation of the access-token key (the stage's `tokenKeyRotationDays`, run by the sweeper every

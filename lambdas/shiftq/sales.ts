@@ -2,10 +2,10 @@ import { addDays, clockTimeLabel, formatCompactDate, parseCompactDate } from '#c
 import type { Stored } from '#data/shiftq';
 import type { SalesSnapshot } from '#contract/schemas/shiftq';
 import type { LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
+import { round2 } from '#domain/rounding';
 
 /** Sales and labor figures of one business date, and the group ranking built from them. Pure. */
 
-const round2 = (n: number) => Math.round(n * 100) / 100;
 /** part / whole × 100, or null when the whole is not positive. */
 const percent = (part: number, whole: number): number | null => (whole > 0 ? round2((part / whole) * 100) : null);
 
@@ -99,7 +99,7 @@ export function salesCompare(date: string, sales: Stored<SalesInput> | null, pri
     netSales: prior?.data.netSales ?? null,
     orderCount: prior?.data.orderCount ?? null,
     guestCount: prior?.data.guestCount ?? null,
-    netSalesChange: change === null ? null : Math.round(change * 100) / 100,
+    netSalesChange: change === null ? null : round2(change),
     netSalesChangePercent: change === null || !prior ? null : percent(change, prior.data.netSales),
   };
 }

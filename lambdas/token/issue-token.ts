@@ -17,6 +17,7 @@ import { secretGenerationOf } from '#data/apps';
 import { attemptSubject } from './throttle.js';
 import type { OAUTH_ERROR_CODES } from '#contract/schemas/token';
 import type { Scope } from '#contract/scopes';
+import { CLIENT_CREDENTIALS } from '#contract/credentials';
 
 type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 
@@ -80,7 +81,7 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps, ip: string | un
     throw new OAuthError('invalid_request', 'client_id differs from the Authorization header.');
   }
   if (!form.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
-  if (form.grant_type !== 'client_credentials') {
+  if (form.grant_type !== CLIENT_CREDENTIALS) {
     throw new OAuthError('unsupported_grant_type', 'Only client_credentials is supported.');
   }
 
@@ -117,7 +118,7 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps, ip: string | un
   const usable =
     app !== null &&
     secretMatches &&
-    app.credentialType === 'client_credentials' &&
+    app.credentialType === CLIENT_CREDENTIALS &&
     app.status === 'active' &&
     (app.expiresAt === null || Date.parse(app.expiresAt) > now);
   // Past the budget a failure is throttled, whichever part failed: the same answer for every wrong client id or secret.
@@ -135,7 +136,7 @@ async function exchange(event: APIGatewayProxyEvent, deps: Deps, ip: string | un
     tokenHash: sha256Hex(accessToken),
     clientId: app.clientId,
     groupId: app.groupId,
-    credentialType: 'client_credentials',
+    credentialType: CLIENT_CREDENTIALS,
     // The secret that matched: a rotation that ends its tokens ends this one (data/apps.ts tokenEnded).
     secretGeneration: secretGenerationOf(app) - (matchesCurrent ? 0 : 1),
     issuedAt: new Date(now).toISOString(),

@@ -180,9 +180,9 @@ export async function dlqDepth(deps: MessagingDeps): Promise<number | null> {
 export function deadLetterSummary(m: DeadLetterMarker, now: number) {
   return {
     deliveryId: m.deliveryId,
-    groupId: m.groupId ?? null,
-    clientId: m.clientId ?? null,
-    locationId: m.locationId ?? null,
+    groupId: m.groupId,
+    clientId: m.clientId,
+    locationId: m.locationId,
     reason: m.reason,
     status: m.status,
     eventId: m.eventId,

@@ -6,8 +6,9 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { appKeys, type App } from '#data/apps';
 import { deliveryKeys, markerOf, type Delivery } from '#data/deliveries';
 import { destinationKeys, type Destination } from '#data/destinations';
+import { DAY_MS } from '#contract/business-date';
 import { jitteredBackoffSeconds, scaledTimings, STATUS } from '#contract/delivery-policy';
-import { MENU_UPDATED } from '#contract/webhook-events';
+import { MENU_UPDATED, WEBHOOK_HEADERS } from '#contract/webhook-events';
 import type { MessagingDeps } from '#platform/deps';
 import { count, observability, type MetricName } from '#platform/observability';
 import { urlSafetyOf } from '#platform/config';
@@ -112,13 +113,12 @@ async function releasePage(deps: MessagingDeps, destinationId: string): Promise<
 }
 
 /**
- * The record, and (when the message names them) its destination and
- * application, strongly consistent, in one BatchGetItem. What the record
- * does not confirm is dropped: the attempt then reads it itself.
+ * The record, and the destination and application its message names,
+ * strongly consistent, in one BatchGetItem. What the record does not
+ * confirm is dropped: the attempt then reads it itself.
  */
 async function readAhead(deps: MessagingDeps, message: DeliveryMessage): Promise<{ d: Delivery | null; known?: Known }> {
   const { deliveryId, destinationId, clientId } = message;
-  if (!destinationId || !clientId) return { d: await deps.store.deliveries.get(deliveryId) };
   const store = await deps.store.preload([
     deliveryKeys.delivery(deliveryId),
     destinationKeys.destination(destinationId),
@@ -355,10 +355,10 @@ function postWebhook(req: SignedRequest): Promise<AttemptOutcome> {
         headers: {
           'Content-Type': 'application/json; charset=utf-8',
           'User-Agent': USER_AGENT,
-          'X-Service-Event': req.eventType,
-          'X-Service-Event-Id': req.eventId,
-          'X-Service-Timestamp': req.timestamp,
-          'X-Service-Signature': req.signature,
+          [WEBHOOK_HEADERS.event]: req.eventType,
+          [WEBHOOK_HEADERS.eventId]: req.eventId,
+          [WEBHOOK_HEADERS.timestamp]: req.timestamp,
+          [WEBHOOK_HEADERS.signature]: req.signature,
           'Content-Length': Buffer.byteLength(req.body, 'utf8'),
         },
       },
@@ -404,7 +404,7 @@ function isIp(hostname: string): boolean {
  * count (Send test stays silent). Like every owner mail: queued in the outbox, sent by the sweeper, never a secret or
  * the full URL (only the safe hostname: 6.5 rules 6 and 9). Ops see the same as metrics.
  */
-export const FAILURE_NOTICE_GAP_MS = 86_400_000;
+export const FAILURE_NOTICE_GAP_MS = DAY_MS;
 
 /** A production event (a menu change); test deliveries never count. */
 const isProduction = (d: Pick<Delivery, 'eventType'>) => d.eventType === MENU_UPDATED;

@@ -7,6 +7,8 @@ import { outboxKeys, type Delivery, type MenuEvent, type OutboxEntry } from '#da
 import { PARTITION_WRITES_PER_SECOND, TABLE_KEYS } from '#data/table';
 import type { MessagingDeps } from '#platform/deps';
 import { deliveryIdOf, enqueueDeliveries, enqueueDispatch, payloadOf, type EventFacts } from './messages.js';
+import { CLIENT_CREDENTIALS } from '#contract/credentials';
+import { BEVQ_SCOPE } from '#contract/scopes';
 
 /**
  * Who receives a menu event, and how: the destinations whose application may own them and that cover the
@@ -21,10 +23,10 @@ import { deliveryIdOf, enqueueDeliveries, enqueueDispatch, payloadOf, type Event
 /** Why an application cannot own (or keep receiving on) a destination, or null when it can. */
 export function appIneligibility(app: App | null, now: number): string | null {
   if (!app) return 'application_removed';
-  if (app.credentialType !== 'client_credentials') return 'legacy_credential';
+  if (app.credentialType !== CLIENT_CREDENTIALS) return 'legacy_credential';
   if (app.status !== 'active') return 'application_revoked';
   if (app.expiresAt && Date.parse(app.expiresAt) <= now) return 'application_inactive';
-  if (!app.scopes.includes('bevq:read')) return 'application_without_bevq';
+  if (!app.scopes.includes(BEVQ_SCOPE)) return 'application_without_bevq';
   return null;
 }
 

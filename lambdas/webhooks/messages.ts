@@ -69,11 +69,10 @@ export type DeliveryMessage = {
   /**
    * Where the delivery goes and whose it is, so a receive reads the record,
    * the destination and the application in one round trip. Hints only: the
-   * record decides, and a message without them (sent before they existed)
-   * reads one after the other.
+   * record decides.
    */
-  destinationId?: string;
-  clientId?: string;
+  destinationId: string;
+  clientId: string;
 };
 
 /** What a delivery's message is sent for: the delivery, and the record's redrive and requeue counts it carries. */
@@ -131,15 +130,15 @@ export function parseQueueMessage(body: string): QueueMessage | null {
   }
 }
 
+const isCount = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0;
+const isIdText = (value: unknown): value is string => typeof value === 'string' && isId(value);
+
 export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   try {
-    const parsed = JSON.parse(body) as Partial<DeliveryMessage>;
-    if (typeof parsed.deliveryId !== 'string' || !DELIVERY_ID.pattern.test(parsed.deliveryId)) return null;
-    const [redrive, requeue] = [parsed.redrive ?? 0, parsed.requeue ?? 0];
-    if (![redrive, requeue].every((n) => Number.isInteger(n) && n >= 0)) return null;
-    const hint = (value: unknown) => (typeof value === 'string' && isId(value) ? value : undefined);
-    const [destinationId, clientId] = [hint(parsed.destinationId), hint(parsed.clientId)];
-    return { deliveryId: parsed.deliveryId, redrive, requeue, ...(destinationId && clientId ? { destinationId, clientId } : {}) };
+    const { deliveryId, redrive, requeue, destinationId, clientId } = JSON.parse(body) as Record<string, unknown>;
+    if (typeof deliveryId !== 'string' || !DELIVERY_ID.pattern.test(deliveryId)) return null;
+    if (!isCount(redrive) || !isCount(requeue) || !isIdText(destinationId) || !isIdText(clientId)) return null;
+    return { deliveryId, redrive, requeue, destinationId, clientId };
   } catch {
     return null;
   }

@@ -8,7 +8,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { LambdaSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { FUNCTIONS } from '../functions.js';
+import { FUNCTIONS, timeoutSecondsOf } from '../functions.js';
 import { pascal, ServiceFunction } from './service-function.js';
 
 export type MailEventsProps = {
@@ -55,6 +55,7 @@ export class MailEvents extends Construct {
       family: name,
       entry: infra.entry,
       memorySize: infra.memorySize,
+      timeoutSeconds: timeoutSecondsOf(name),
       logRetention: props.logRetention,
       removalPolicy: props.removalPolicy,
       tracing: props.tracing,

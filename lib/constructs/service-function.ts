@@ -35,8 +35,8 @@ export type ServiceFunctionProps = {
   /** Lambda active tracing (X-Ray), the stage's setting; off, the function has no tracing config and no X-Ray grant. */
   tracing: boolean;
   environment?: Record<string, string>;
-  /** Default 10 s, well below API Gateway's 29 s integration timeout; non-HTTP functions set their own. */
-  timeoutSeconds?: number;
+  /** The function's row's (lib/functions.ts, `timeoutSecondsOf`). */
+  timeoutSeconds: number;
   /** Files shipped beside the bundle, by their path in the asset (lib/package-files.ts). */
   assetFiles?: Record<string, string>;
   /** Concurrency kept for this function alone: nothing else in the account can starve it, and it never exceeds it. */
@@ -78,7 +78,7 @@ export class PresetFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
-      timeout: Duration.seconds(props.timeoutSeconds ?? 10),
+      timeout: Duration.seconds(props.timeoutSeconds),
       // DISABLED, not PASS_THROUGH: no upstream here samples (HTTP APIs have no X-Ray; the queue's sender is
       // untraced), so PassThrough would record nothing and still need the xray:* grant.
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,

@@ -7,7 +7,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DELIVERY_POLICY, STATUS } from '#contract/delivery-policy';
-import { FUNCTIONS, type FunctionSpec, type WebhookFunctionName } from '../functions.js';
+import { FUNCTIONS, timeoutSecondsOf, type FunctionSpec, type WebhookFunctionName } from '../functions.js';
 import { pascal, ServiceFunction } from './service-function.js';
 import type { WebhookQueues } from './webhook-queues.js';
 
@@ -46,7 +46,7 @@ export class WebhookFunctions extends Construct {
         family: name,
         entry: infra.entry,
         memorySize: infra.memorySize,
-        timeoutSeconds: infra.timeoutSeconds,
+        timeoutSeconds: timeoutSecondsOf(name),
         // The deliverer reserves its event source's maximum: a burst elsewhere in the account cannot throttle it, and
         // throttled receives never spend the queue's receive headroom (AWS: keep the maximum at most the reservation).
         reservedConcurrency: name === 'webhook-deliverer' ? props.delivererConcurrency : infra.reservedConcurrency,

@@ -113,7 +113,13 @@ async function seedDeadLetters(n: number): Promise<Delivery[]> {
           QueueUrl: runtime.queues.webhookDlqUrl,
           Entries: batch.map((d, k) => ({
             Id: String(k),
-            MessageBody: JSON.stringify({ deliveryId: d.deliveryId, redrive: 0, destinationId: d.destinationId, clientId: d.clientId }),
+            MessageBody: JSON.stringify({
+              deliveryId: d.deliveryId,
+              redrive: 0,
+              requeue: 0,
+              destinationId: d.destinationId,
+              clientId: d.clientId,
+            }),
           })),
         }),
       );

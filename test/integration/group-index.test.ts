@@ -24,9 +24,11 @@ const filled = GROUPS.filter((_, i) => i % 14 === 0);
 const at = () => new Date(clock.now()).toISOString();
 const destination = (clientId: string, groupId: string, n: number): Destination =>
   storedDestination({ destinationId: `dst_${groupId}_${n}`, clientId, groupId, url: 'https://hooks.example.test/x' }, at());
-const marker = (groupId: string | undefined, n: number): DeadLetterMarker => ({
+const marker = (groupId: string, n: number): DeadLetterMarker => ({
   deliveryId: `dlv_${n.toString(16).padStart(32, '0')}`,
-  ...(groupId === undefined ? {} : { groupId }),
+  groupId,
+  clientId: null,
+  locationId: null,
   reason: 'attempts_exhausted',
   since: at(),
   status: 'DEAD_LETTER',

@@ -2,8 +2,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { CREDENTIAL_TYPES } from '#contract/credentials';
 import { DELIVERY_STATUSES } from '#contract/delivery-policy';
-import { EVENT_TYPES } from '#contract/webhook-events';
+import { RESERVED_IDS } from '#contract/ids';
+import { ROUTES } from '#contract/routes';
+import { EVENT_TYPES, WEBHOOK_HEADERS } from '#contract/webhook-events';
 
 /**
  * Facts declared once: each spelling below appears in its home module and in no other source file; every
@@ -42,6 +45,54 @@ const FACTS: Fact[] = [
     home: 'lambdas/contract/delivery-policy.ts',
     alsoIn: { 'lambdas/data/deliveries.ts': "the dead-letter marker's sort key, a table key that reads 'DEAD_LETTER' too" },
   },
+  {
+    fact: 'a day in milliseconds',
+    spellings: [{ name: '86_400_000', pattern: /\b86_?400_?000\b|24 \* 60 \* 60 \* 1000/ }],
+    home: 'lambdas/contract/business-date.ts',
+  },
+  {
+    fact: 'rounding to hundredths',
+    spellings: [{ name: 'Math.round(… * 100) / 100', pattern: /Math\.round\([^)]*\* 100\) \/ 100/ }],
+    home: 'lambdas/domain/rounding.ts',
+  },
+  {
+    fact: 'the YYYY-MM-DD schemas',
+    spellings: [{ name: 'v.regex(ISO_DATE, …)', pattern: /regex\(ISO_DATE\b/ }],
+    home: 'lambdas/contract/schemas/requests.ts',
+  },
+  {
+    fact: 'an item less its primary key',
+    spellings: [
+      {
+        name: "{ PK: _pk, SK: _sk, ...rest } or ['PK', 'SK']",
+        pattern: /\{ PK: _pk, SK: _sk, \.\.\.\w+ \}|\[\s*'PK',\s*'SK'\s*\]/,
+      },
+    ],
+    home: 'lambdas/data/store.ts',
+  },
+  {
+    fact: "a function's default timeout",
+    spellings: [{ name: 'timeoutSeconds ??', pattern: /timeoutSeconds \?\?/ }],
+    home: 'lib/functions.ts',
+  },
+  {
+    fact: 'the credential types',
+    spellings: CREDENTIAL_TYPES.map((type) => ({ name: `'${type}'`, pattern: literal(type) })),
+    home: 'lambdas/contract/credentials.ts',
+  },
+  {
+    fact: "the beverage menu's scope",
+    spellings: [{ name: "'bevq:read'", pattern: literal('bevq:read') }],
+    home: 'lambdas/contract/scopes.ts',
+  },
+  {
+    fact: 'the webhook header names',
+    spellings: Object.values(WEBHOOK_HEADERS).map((header) => ({
+      name: `'${header}'`,
+      pattern: new RegExp(literal(header).source, 'i'),
+    })),
+    home: 'lambdas/contract/webhook-events.ts',
+  },
 ];
 
 function sourceFiles(dir: string): string[] {
@@ -56,9 +107,32 @@ const SOURCES = SOURCE_FOLDERS.map((folder) =>
   sourceFiles(folder).map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') })),
 ).flat();
 
+/**
+ * The words of route paths that stand where another route has an id (`/v1/{group_id}/locations` beside
+ * `/v1/{group_id}/{location_id}`): an id spelled like one could never be reached.
+ */
+function wordsWhereIdsStand(paths: readonly string[]): Set<string> {
+  const segments = paths.map((path) => path.split('/').filter(Boolean));
+  const isParam = (segment: string | undefined) => segment?.startsWith('{') ?? false;
+  const isIdParam = (segment: string | undefined) => /^\{\w+_id\}$/.test(segment ?? '');
+  const samePrefix = (a: string[], b: string[], length: number) =>
+    a.slice(0, length).every((segment, i) => segment === b[i] || (isParam(segment) && isParam(b[i])));
+  return new Set(
+    segments.flatMap((path) =>
+      path.filter((segment, i) => !isParam(segment) && segments.some((other) => isIdParam(other[i]) && samePrefix(path, other, i))),
+    ),
+  );
+}
+
 describe('facts declared once', () => {
   it('reads the source', () => {
     expect(SOURCES.length).toBeGreaterThan(150);
+  });
+
+  it('reserves the route words that stand where an id may, and the first words of the paths: no more, no fewer', () => {
+    const firstWords = ROUTES.map((route) => route.path.split('/')[1]!);
+    const expected = new Set([...wordsWhereIdsStand(ROUTES.map((route) => route.path)), ...firstWords]);
+    expect([...RESERVED_IDS].sort()).toEqual([...expected].sort());
   });
 
   for (const { fact, spellings, home, alsoIn = {} } of FACTS) {

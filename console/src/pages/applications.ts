@@ -1,3 +1,4 @@
+import { CLIENT_CREDENTIALS } from '#contract/credentials';
 import { SCOPES } from '#contract/scopes';
 import { api } from '../api.js';
 import type { AppRow, CreatedApp, LegacyCredential, Paged, RotatedApp } from '../documents.js';
@@ -182,7 +183,7 @@ function appRow(shell: Shell, a: AppRow, show: (shown: HTMLElement) => void, aft
     h(
       'span',
       { class: 'actions' },
-      a.status === 'active' && a.credentialType === 'client_credentials' ? rotateSecretButton(shell, a.clientId, show, after) : '',
+      a.status === 'active' && a.credentialType === CLIENT_CREDENTIALS ? rotateSecretButton(shell, a.clientId, show, after) : '',
       ' ',
       a.status === 'active'
         ? h(

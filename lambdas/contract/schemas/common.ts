@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ID_PATTERN, ID_RULE, isReservedId } from '../ids.js';
-import { COMPACT_DATE, ISO_DATE } from './requests.js';
+import { COMPACT_DATE } from './requests.js';
 
 /** The id rule (lambdas/contract/ids.ts) as a schema, for inputs that name ids. */
 export const id = v.pipe(
@@ -26,9 +26,8 @@ export function dateTime({ utc = false } = {}) {
 }
 export const isoTimestamp = dateTime();
 
-/** The date shapes of responses (the request rules, which also check the calendar, are in requests.ts). */
+/** A compact date of responses (the request rules, which also check the calendar, and `isoDate` are in requests.ts). */
 export const compactDate = v.pipe(v.string(), v.regex(COMPACT_DATE, 'must be a date YYYYMMDD'));
-export const isoDate = v.pipe(v.string(), v.regex(ISO_DATE, 'must be a date YYYY-MM-DD'));
 export const absoluteUrl = v.pipe(v.string(), v.url('must be an absolute URL'));
 /** A group list's paging field: present only when more locations follow (docs/decisions/paging.md). */
 export const nextCursor = v.optional(v.pipe(v.string(), v.description('Opaque cursor of the next page; absent on the last page')));

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { MODULES, SCOPES } from '#contract/scopes';
 import { absoluteUrl, isoTimestamp, nextCursor, refresh } from './common.js';
+import { CREDENTIAL_TYPES } from '../credentials.js';
 
 /** An object with one property per key, all of one schema. */
 function keyed<T extends v.GenericSchema>(keys: readonly string[], schema: T) {
@@ -17,7 +18,7 @@ const tokenBlock = v.object({
   rateLimitPerMinute: v.pipe(v.number(), v.safeInteger(), v.gtValue(0)),
   expiresAt: v.nullable(isoTimestamp),
   accessTokenExpiresAt: v.nullable(isoTimestamp),
-  credentialType: v.picklist(['client_credentials', 'legacy_bearer']),
+  credentialType: v.picklist(CREDENTIAL_TYPES),
   status: v.picklist(['active', 'revoked', 'expired']),
   allowedLocationIds: v.optional(v.array(v.string())),
   tokenPrefix: v.string(),

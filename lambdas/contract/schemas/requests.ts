@@ -19,10 +19,10 @@ export type ParameterRules = v.GenericSchema<Record<string, string | undefined>,
 
 /** Date shapes, declared once: the response schemas build theirs from them. */
 export const COMPACT_DATE = /^\d{8}$/;
-export const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The message of a date that matches its shape but names no day (2026-02-30). */
-export const NOT_A_CALENDAR_DATE = 'is not a real calendar date';
+const NOT_A_CALENDAR_DATE = 'is not a real calendar date';
 
 const realCompactDate = v.pipe(
   v.string(),
@@ -49,9 +49,12 @@ export const businessDateQuery = v.pipe(
 /** Whether a string is a real, zero-padded calendar date YYYY-MM-DD (2026-02-30, 2026-2-3 and 20260203 are not). */
 export const isRealIsoDate = (value: string) => ISO_DATE.test(value) && parseIsoDate(value) !== null;
 /** The message of a malformed YYYY-MM-DD, for the request rules and ingest alike. */
-export const REAL_ISO_DATE_RULE = 'must be a date YYYY-MM-DD';
+const REAL_ISO_DATE_RULE = 'must be a date YYYY-MM-DD';
 
-const realIsoDate = v.pipe(v.string(), v.regex(ISO_DATE, REAL_ISO_DATE_RULE), v.check(isRealIsoDate, NOT_A_CALENDAR_DATE));
+/** A date YYYY-MM-DD by its shape, as responses give it and the inputs that take it as written. */
+export const isoDate = v.pipe(v.string(), v.regex(ISO_DATE, REAL_ISO_DATE_RULE));
+/** A date YYYY-MM-DD that names a calendar day. */
+export const realIsoDate = v.pipe(v.string(), v.regex(ISO_DATE, REAL_ISO_DATE_RULE), v.check(isRealIsoDate, NOT_A_CALENDAR_DATE));
 
 export const programmingDateParams = v.object({ date: realIsoDate });
 export const guideQuery = v.object({ date: v.optional(realIsoDate) });
@@ -99,7 +102,7 @@ export const REVIEW_PAGE_LIMIT = { min: 1, max: 50, default: 20 } as const;
 export const REVIEW_MAX_RANGE_DAYS = 366;
 
 const rating = v.optional(queryInteger(1, 5));
-const isoDate = v.optional(v.pipe(v.string(), v.regex(ISO_DATE, REAL_ISO_DATE_RULE)));
+const createdDate = v.optional(isoDate);
 
 export const reviewsQuery = v.object({
   limit: pageSize(REVIEW_PAGE_LIMIT),
@@ -107,8 +110,8 @@ export const reviewsQuery = v.object({
   minRating: rating,
   maxRating: rating,
   provider: v.optional(v.picklist(REVIEW_PROVIDERS)),
-  createdFrom: isoDate,
-  createdTo: isoDate,
+  createdFrom: createdDate,
+  createdTo: createdDate,
 });
 
 // ───────────────────────── matriq ─────────────────────────

@@ -1,8 +1,6 @@
 import * as v from 'valibot';
 import { decimal, isoTimestamp, money, nonNegativeMoney } from './common.js';
-import { ISO_DATE, REVIEW_PROVIDERS } from './requests.js';
-
-const isoDate = v.pipe(v.string(), v.regex(ISO_DATE, 'must be a date YYYY-MM-DD'));
+import { isoDate, REVIEW_PROVIDERS } from './requests.js';
 
 /**
  * What the platform loads per location (admin ingest): validated with these

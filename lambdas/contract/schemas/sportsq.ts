@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { absoluteUrl, isoDate, isoTimestamp, refresh } from './common.js';
+import { absoluteUrl, isoTimestamp, refresh } from './common.js';
+import { isoDate } from './requests.js';
 import { locationRef } from './discovery.js';
 
 /**
