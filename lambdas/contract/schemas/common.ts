@@ -1,6 +1,8 @@
 import * as v from 'valibot';
 import { ID_PATTERN, ID_RULE, isReservedId } from '../ids.js';
 import { COMPACT_DATE } from './requests.js';
+// A response date's shape, named IsoDate in the OpenAPI document like every schema this module exports.
+export { isoDate } from './requests.js';
 
 /** The id rule (lambdas/contract/ids.ts) as a schema, for inputs that name ids. */
 export const id = v.pipe(

@@ -52,7 +52,8 @@ export const isRealIsoDate = (value: string) => ISO_DATE.test(value) && parseIso
 const REAL_ISO_DATE_RULE = 'must be a date YYYY-MM-DD';
 
 /** A date YYYY-MM-DD by its shape, as responses give it and the inputs that take it as written. */
-export const isoDate = v.pipe(v.string(), v.regex(ISO_DATE, REAL_ISO_DATE_RULE));
+const isoDateShape = () => v.pipe(v.string(), v.regex(ISO_DATE, REAL_ISO_DATE_RULE));
+export const isoDate = isoDateShape();
 /** A date YYYY-MM-DD that names a calendar day. */
 export const realIsoDate = v.pipe(v.string(), v.regex(ISO_DATE, REAL_ISO_DATE_RULE), v.check(isRealIsoDate, NOT_A_CALENDAR_DATE));
 
@@ -102,7 +103,8 @@ export const REVIEW_PAGE_LIMIT = { min: 1, max: 50, default: 20 } as const;
 export const REVIEW_MAX_RANGE_DAYS = 366;
 
 const rating = v.optional(queryInteger(1, 5));
-const createdDate = v.optional(isoDate);
+// Its own schema object, not the named IsoDate, so the document writes these parameters out in full.
+const createdDate = v.optional(isoDateShape());
 
 export const reviewsQuery = v.object({
   limit: pageSize(REVIEW_PAGE_LIMIT),
