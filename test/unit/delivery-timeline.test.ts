@@ -3,39 +3,13 @@ import { DELIVERY_POLICY } from '#contract/delivery-policy';
 import { TIMELINE_ENTRIES, type Delivery } from '#data/deliveries';
 import { plainItemBytes } from '#data/store';
 import * as state from '#lambdas/webhooks/attempt-rules';
+import { CREATED_AT_MS, pendingDelivery } from '../fixtures/delivery-record.js';
 
 /** A delivery's timeline: one entry per outcome, refusal and redrive, written by the transition itself, bounded. */
 
-const T = Date.UTC(2026, 0, 1);
+const T = CREATED_AT_MS;
 const iso = (ms: number) => new Date(ms).toISOString();
-const base: Delivery = {
-  deliveryId: 'dlv_0123456789abcdef0123456789abcdef',
-  eventId: 'evt_0123456789abcdef0123456789abcdef',
-  eventType: 'bevq.menu.updated',
-  destinationId: 'dst_0123456789abcdef0123',
-  destinationHost: 'hooks.example.test',
-  clientId: 'app_1',
-  groupId: 'g',
-  locationId: 'l',
-  body: '{}',
-  status: 'PENDING',
-  attempts: 0,
-  backoffHistory: [],
-  lastErrorCode: null,
-  lastHttpStatus: null,
-  lastAttemptAt: null,
-  nextAttemptAt: null,
-  completedAt: null,
-  redrives: 0,
-  requeues: 0,
-  carrier: null,
-  attemptReceive: null,
-  deadLetterReason: null,
-  timeline: [],
-  version: 0,
-  createdAt: iso(T),
-  updatedAt: iso(T),
-};
+const base = pendingDelivery;
 
 /** One attempt started at `at` that ends `ms` later with a retryable failure and a wait of `wait` seconds. */
 const failOnce = (d: Delivery, at: number, ms: number, wait: number) =>

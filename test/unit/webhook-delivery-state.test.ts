@@ -2,36 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { DELIVERY_STATUSES, TERMINAL_STATUSES } from '#contract/delivery-policy';
 import type { Delivery } from '#data/deliveries';
 import * as state from '#lambdas/webhooks/attempt-rules';
+import { CREATED_AT_MS, pendingDelivery } from '../fixtures/delivery-record.js';
 
-const base: Delivery = {
-  deliveryId: 'dlv_1',
-  eventId: 'evt_1',
-  eventType: 'bevq.menu.updated',
-  destinationId: 'dst_1',
-  destinationHost: 'h',
-  clientId: 'app_1',
-  groupId: 'g',
-  locationId: 'l',
-  body: '{}',
-  status: 'PENDING',
-  attempts: 0,
-  backoffHistory: [],
-  lastErrorCode: null,
-  lastHttpStatus: null,
-  lastAttemptAt: null,
-  nextAttemptAt: null,
-  completedAt: null,
-  redrives: 0,
-  requeues: 0,
-  carrier: null,
-  attemptReceive: null,
-  deadLetterReason: null,
-  timeline: [],
-  version: 0,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-};
-const T = Date.UTC(2026, 0, 1);
+const base = pendingDelivery;
+const T = CREATED_AT_MS;
 
 describe('delivery transitions', () => {
   it('PENDING → DELIVERING → SUCCEEDED, the attempt counted when it starts, by its carrier', () => {
