@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { seedDemoMenu } from '#local/demo-menu';
 import { snippetVariables } from '#local/snippet-environment';
 import { startTestRuntime } from '../support/runtime.js';
 import { runtimeFileFor } from '../fixtures/admin-cli.js';
+import { runProcess } from '../support/run-process.js';
 
 /**
  * Every fenced `sh` and `ts` block of the repository's Markdown runs as pasted against a runtime as `npm start`
@@ -66,17 +67,20 @@ beforeAll(async () => {
 });
 afterAll(() => runtime?.stop());
 
-/** A child process, awaited: the runtime answering it lives in this process, whose event loop must keep turning. */
-function run(command: string, args: string[], cwd: string, input?: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, timeout: 90_000 });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => void (output += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => void (output += c.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-    child.stdin.end(input ?? '');
+/** A child process with the snippets' environment: its stdout, and its stdout and stderr together. */
+async function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  input?: string,
+): Promise<{ code: number | null; output: string; stdout: string }> {
+  const { status, stdout, stderr } = await runProcess(command, args, {
+    cwd,
+    env,
+    timeout: 90_000,
+    ...(input === undefined ? {} : { input }),
   });
+  return { code: status, output: stdout + stderr, stdout };
 }
 
 describe('snippets of the docs', { timeout: 90_000 }, () => {
@@ -115,7 +119,7 @@ describe('the kit outside this repository', { timeout: 120_000 }, () => {
     try {
       const packed = await run('npm', ['pack', join(ROOT, 'clients/typescript'), '--pack-destination', project, '--json'], ROOT);
       expect(packed.code, packed.output).toBe(0);
-      const tarball = (JSON.parse(packed.output.slice(packed.output.indexOf('['))) as { filename: string }[])[0]!.filename;
+      const tarball = (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename;
       writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'kit-user', private: true, type: 'module' }));
       // The kit's one dependency: its files from npm's cache, which `npm ci` filled; its version list from the registry.
       const installed = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${tarball}`], project);
