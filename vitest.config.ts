@@ -7,7 +7,9 @@ export default defineConfig({
     // Most suites wait on sockets, engines and the webhook time scale rather than compute: four forks on a
     // 2-core machine (vitest's default there is one) keep both cores busy (test:quick 135 s with two, 100 s with four).
     poolOptions: { forks: { maxForks: 4, minForks: 1 } },
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Outer bounds only: tests wait on the states they need (test/support/eventually.ts, PATIENCE_MS = 90 s), so a busy
+    // machine makes them slower, not red; a test and a hook (a stage's synth) get more than one patience.
+    testTimeout: 150_000,
+    hookTimeout: 300_000,
   },
 });

@@ -17,6 +17,7 @@ import { storedDestination } from '../fixtures/stored-destination.js';
 import { startTestRuntime } from '../support/runtime.js';
 import { launchChromium } from '../support/browser.js';
 import { expectSigningSecret } from '../support/signing-secret.js';
+import { PATIENCE_MS } from '../support/eventually.js';
 
 /**
  * The administration console in a real browser (Debian's Chromium driven by
@@ -45,7 +46,7 @@ beforeAll(async () => {
   });
   receiver = await startReceiver({ secret: () => secret, behave: () => answer });
   browser = await launchChromium();
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
   await receiver?.stop();
@@ -163,7 +164,7 @@ async function overflow(): Promise<string[]> {
   });
 }
 
-describe('administration console (Chromium)', { timeout: 90_000 }, () => {
+describe('administration console (Chromium)', () => {
   it('serves the page with the security headers, no inline script and a favicon', async () => {
     const response = await fetch(`${runtime.url}/console/`);
     expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
@@ -275,7 +276,7 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     ]);
     await page.getByLabel('Location', { exact: true }).selectOption('nyc-midtown');
     await page.getByRole('button', { name: 'Send test' }).click();
-    await expect.poll(() => page.locator('#test-result').textContent(), { timeout: 20_000 }).toContain('SUCCEEDED');
+    await expect.poll(() => page.locator('#test-result').textContent(), { timeout: PATIENCE_MS }).toContain('SUCCEEDED');
     expect(await page.locator('#test-result').textContent()).toContain('HEALTHY');
     expect(receiver.received.at(-1)?.verified).toBe(true);
     // The page follows without a reload: the header's health, the last deliveries, the chart and the history.
@@ -292,21 +293,21 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
       [0, 1, 2].map(async () => (await sendTest(runtime.deps, (await destinationId('Bar hook'))!, 'nyc-midtown')).deliveryId),
     );
     await page.getByRole('button', { name: 'Send test' }).click();
-    await expect.poll(() => page.locator('#test-result').textContent(), { timeout: 20_000 }).toContain('RETRY_PENDING');
+    await expect.poll(() => page.locator('#test-result').textContent(), { timeout: PATIENCE_MS }).toContain('RETRY_PENDING');
     expect(await page.locator('#test-result').textContent()).toContain('FAILING');
     await expect.poll(() => page.locator('.destination-header').textContent()).toContain('FAILING');
     const failing = (await page.locator('#test-result').textContent())!.match(/dlv_[0-9a-f]{32}/)![0];
-    await Promise.all([failing, ...others].map((id) => waitForStatus(runtime, id, ['DEAD_LETTER'], 45_000)));
+    await Promise.all([failing, ...others].map((id) => waitForStatus(runtime, id, ['DEAD_LETTER'])));
     // Left open, the page refreshes itself: the dead letter shows up in its history.
     await expect
-      .poll(() => page.getByRole('table', { name: 'Delivery history' }).textContent(), { timeout: 30_000 })
+      .poll(() => page.getByRole('table', { name: 'Delivery history' }).textContent(), { timeout: PATIENCE_MS })
       .toMatch(new RegExp(`${failing}DEAD_LETTER`));
 
     // Dead-lettered after the policy's attempts (on the runtime's time scale): each row names what on-call needs.
     answer = 200;
     await nav('Dead letters');
     const row = deadLetterRow(failing);
-    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => row.count(), { timeout: PATIENCE_MS }).toBe(1);
     const text = (await row.textContent())!;
     for (const shown of [
       'Bar hook',
@@ -332,7 +333,7 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     // One, from its row.
     await row.getByRole('button', { name: `Redrive ${failing}` }).click();
     await expect.poll(() => page.getByRole('status').first().textContent()).toContain('1 queued again');
-    expect(await waitForStatus(runtime, failing, ['SUCCEEDED', 'DEAD_LETTER'], 20_000)).toMatchObject({ status: 'SUCCEEDED', redrives: 1 });
+    expect(await waitForStatus(runtime, failing, ['SUCCEEDED', 'DEAD_LETTER'])).toMatchObject({ status: 'SUCCEEDED', redrives: 1 });
     await expect.poll(() => deadLetterRow(failing).count()).toBe(0);
     // A selection of two.
     await deadLetterRow(others[0]!).getByRole('checkbox').check();
@@ -340,14 +341,14 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Redrive selected (2)' }).click();
     await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Redrive selected: 2 queued again');
     for (const id of others.slice(0, 2))
-      expect(await waitForStatus(runtime, id, ['SUCCEEDED', 'DEAD_LETTER'], 20_000)).toMatchObject({ status: 'SUCCEEDED', redrives: 1 });
+      expect(await waitForStatus(runtime, id, ['SUCCEEDED', 'DEAD_LETTER'])).toMatchObject({ status: 'SUCCEEDED', redrives: 1 });
     // All of one destination's.
     const dst = (await destinationId('Bar hook'))!;
     await page.getByLabel('Of one destination (id)').fill(dst);
     await page.getByRole('button', { name: 'Show', exact: true }).click();
     await page.getByRole('button', { name: `Redrive all of ${dst}` }).click();
     await expect.poll(() => page.getByRole('status').first().textContent()).toContain(`Redrive all of ${dst}: 1 queued again.`);
-    expect(await waitForStatus(runtime, others[2]!, ['SUCCEEDED', 'DEAD_LETTER'], 20_000)).toMatchObject({ status: 'SUCCEEDED' });
+    expect(await waitForStatus(runtime, others[2]!, ['SUCCEEDED', 'DEAD_LETTER'])).toMatchObject({ status: 'SUCCEEDED' });
     await expect.poll(() => page.locator('main').textContent()).toContain('nothing is dead-lettered');
 
     // The destination's history, filtered by status (it succeeded after its redrive), then by a period.
@@ -374,7 +375,7 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     secret = rotated;
     await page.getByLabel('Location', { exact: true }).selectOption('nyc-midtown');
     await page.getByRole('button', { name: 'Send test' }).click();
-    await expect.poll(() => page.locator('#test-result').textContent(), { timeout: 20_000 }).toContain('SUCCEEDED');
+    await expect.poll(() => page.locator('#test-result').textContent(), { timeout: PATIENCE_MS }).toContain('SUCCEEDED');
     expect(receiver.received.at(-1)?.verified).toBe(true);
 
     // The menus page shows the demo group's published menu.
@@ -417,7 +418,7 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     // A loaded machine may take more than the poll's default second to answer the filtered page.
     await expect
-      .poll(() => page.getByRole('table', { name: 'Changes, newest first' }).textContent(), { timeout: 10_000 })
+      .poll(() => page.getByRole('table', { name: 'Changes, newest first' }).textContent(), { timeout: PATIENCE_MS })
       .not.toContain('createApp');
     expect(await page.getByRole('table', { name: 'Changes, newest first' }).textContent()).toContain('editDestination');
   });
@@ -601,7 +602,7 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
     } as unknown as Delivery;
     await runtime.store.deliveries.markDeadLetter(markerOf(delivery, 'attempts_exhausted'));
     // The page's first refresh comes within seconds; a removed destination is named as such.
-    await expect.poll(() => deadLetterRow(delivery.deliveryId).count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => deadLetterRow(delivery.deliveryId).count(), { timeout: PATIENCE_MS }).toBe(1);
     expect(await deadLetterRow(delivery.deliveryId).textContent()).toContain(`removed (${delivery.destinationId})`);
     expect(await page.locator('.freshness').textContent()).toMatch(/updated (just now|\d+ s ago)/);
     await runtime.store.deliveries.unmarkDeadLetter(delivery.deliveryId);
@@ -697,7 +698,7 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
       const added = await addDestination(runtime.deps, { clientId: app.clientId, name: 'Linked hook', url: receiver.url });
       secret = added.signingSecret;
       const { deliveryId } = await sendTest(runtime.deps, added.destination.destinationId, 'nyc-midtown');
-      const sent = await waitForStatus(runtime, deliveryId, ['SUCCEEDED', 'DEAD_LETTER'], 20_000);
+      const sent = await waitForStatus(runtime, deliveryId, ['SUCCEEDED', 'DEAD_LETTER']);
       const at = new Date().toISOString();
       const dead = {
         ...sent,
@@ -894,7 +895,7 @@ describe('administration console (Chromium)', { timeout: 90_000 }, () => {
         expect(pages).toBeLessThan(10);
         await next.click();
         // Each page reads up to a hundred days' partitions: seconds on a busy machine.
-        await expect.poll(() => page.locator('.paging-position').textContent(), { timeout: 15_000 }).toContain(`Page ${pages + 1}`);
+        await expect.poll(() => page.locator('.paging-position').textContent(), { timeout: PATIENCE_MS }).toContain(`Page ${pages + 1}`);
       }
       expect(await note.textContent()).toContain('no change recorded.');
     });
@@ -921,7 +922,7 @@ async function destinationId(name: string): Promise<string | undefined> {
   return (await runtime.store.destinations.page({ limit: 1000 })).destinations.find((d) => d.name === name)?.destinationId;
 }
 
-describe("the console at a platform's size (Chromium)", { timeout: 180_000 }, () => {
+describe("the console at a platform's size (Chromium)", { timeout: PATIENCE_MS }, () => {
   const GROUP = 'demo-group';
   const SIZE = 1000;
   it(`with ${SIZE} destinations and ${SIZE} dead letters, each list page is one admin call and at most a page of rows; search finds one by name and by id`, async () => {
@@ -996,7 +997,9 @@ describe("the console at a platform's size (Chromium)", { timeout: 180_000 }, ()
     await page.getByLabel('Search dead letters').fill('Scale hook 0003');
     await page.getByRole('button', { name: 'Search' }).click();
     // A search by name can take seconds on a busy machine.
-    await expect.poll(() => page.getByRole('table', { name: 'Dead letters' }).locator('tbody tr').count(), { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(() => page.getByRole('table', { name: 'Dead letters' }).locator('tbody tr').count(), { timeout: PATIENCE_MS })
+      .toBe(1);
     expect(await page.getByRole('table', { name: 'Dead letters' }).textContent()).toContain(markers[3]!.deliveryId);
   });
 });

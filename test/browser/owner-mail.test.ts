@@ -18,7 +18,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   page.on('dialog', (dialog) => void dialog.accept());
-}, 60_000);
+});
 afterEach(async ({ task }) => {
   if (task.result?.state === 'fail') {
     mkdirSync('test-results/console', { recursive: true });
@@ -30,7 +30,7 @@ afterAll(async () => {
   await runtime?.stop();
 });
 
-describe('owner mail in the console (Chromium)', { timeout: 60_000 }, () => {
+describe('owner mail in the console (Chromium)', () => {
   it('marks the suppressed owner on the applications list, lists the address and lifts it', async () => {
     const { app } = await createApp(
       runtime.store,

@@ -7,6 +7,7 @@ import { REFERENCE_ROOT } from '#lib/reference-build';
 import type { LocalRuntime } from '#local/runtime';
 import { startTestRuntime } from '../support/runtime.js';
 import { launchChromium } from '../support/browser.js';
+import { PATIENCE_MS } from '../support/eventually.js';
 
 /**
  * The API reference in a real browser (Debian's Chromium, playwright-core)
@@ -20,13 +21,13 @@ let browser: Browser;
 beforeAll(async () => {
   runtime = await startTestRuntime();
   browser = await launchChromium();
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
   await runtime?.stop();
 });
 
-describe('API reference (Chromium)', { timeout: 60_000 }, () => {
+describe('API reference (Chromium)', () => {
   it('shows the bevq menu operation, the webhooks and the error codes, loading nothing from another origin and logging no error', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const origins = new Set<string>();
@@ -38,7 +39,7 @@ describe('API reference (Chromium)', { timeout: 60_000 }, () => {
     page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
     try {
       await page.goto(`${runtime.url}${REFERENCE_ROOT}`);
-      await page.getByRole('heading', { name: 'Customer API', exact: true }).waitFor({ timeout: 30_000 });
+      await page.getByRole('heading', { name: 'Customer API', exact: true }).waitFor({ timeout: PATIENCE_MS });
 
       // The intro's errors table, every code the functions answer with.
       const errors = page.getByRole('table').filter({ hasText: 'rate_limited' });
@@ -50,14 +51,14 @@ describe('API reference (Chromium)', { timeout: 60_000 }, () => {
       const menu = ROUTE_SUMMARIES.bevqMenu!;
       await page.getByText('bevq', { exact: true }).first().click();
       await page.getByText(menu, { exact: true }).first().click();
-      await page.getByRole('heading', { name: menu }).first().waitFor({ timeout: 15_000 });
+      await page.getByRole('heading', { name: menu }).first().waitFor({ timeout: PATIENCE_MS });
 
       // The webhook a receiver implements, with its payload.
       const hooks = openApiDocument(runtime.url).webhooks as Record<string, { post: { summary: string } }>;
       const updated = hooks['bevq.menu.updated']!.post.summary;
       await page.getByText('Webhooks', { exact: true }).first().click();
       await page.getByText(updated, { exact: true }).first().click();
-      await page.getByRole('heading', { name: updated }).first().waitFor({ timeout: 15_000 });
+      await page.getByRole('heading', { name: updated }).first().waitFor({ timeout: PATIENCE_MS });
 
       expect([...origins]).toEqual([new URL(runtime.url).origin]);
       expect(problems).toEqual([]);

@@ -88,7 +88,7 @@ beforeAll(async () => {
     headers: { 'Content-Type': 'application/json' },
     body: '{}',
   });
-}, 90_000);
+});
 afterAll(async () => {
   await receiver?.stop();
   await runtime?.stop();

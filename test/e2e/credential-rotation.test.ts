@@ -27,7 +27,7 @@ beforeAll(async () => {
   proxy = await startThrottleProxy(engines.dynamoEndpoint);
   runtime = await startTestRuntime({ clock, engines: { ...engines, dynamoEndpoint: proxy.url } });
   dir = mkdtempSync(join(tmpdir(), 'rotation-'));
-}, 60_000);
+});
 afterAll(async () => {
   await runtime?.stop();
   await proxy?.close();

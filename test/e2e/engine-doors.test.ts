@@ -95,7 +95,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

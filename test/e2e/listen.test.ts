@@ -16,6 +16,7 @@ import { admin } from '../fixtures/admin-cli.js';
 import { startListen, type ListenProcess } from '../fixtures/listen-process.js';
 import { startNpmStart, type NpmStart } from '../fixtures/npm-start.js';
 import { TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * `npm start`, then `npm run listen`, as a new user runs them: the runtime is bin/local.ts started with no switch
@@ -92,7 +93,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
   endpointUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/hook`;
-}, 90_000);
+});
 
 afterAll(async () => {
   await new Promise((resolve) => endpoint?.close(resolve));
@@ -113,15 +114,8 @@ async function adminCall(method: string, path: string, body?: unknown, url = api
   return { status: response.status, body: await response.json() };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`${what}: not seen in 20 s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> =>
+  eventually(probe, () => `${what}: not seen`, { everyMs: 100 });
 
 describe('npm run listen after a plain npm start', () => {
   let listen: ListenProcess;

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { startLocalRuntime, type LocalRuntime } from '#local/runtime';
 import { call, exchange, manualClock, newApp, rateCount, startTestRuntime, TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
+import { PATIENCE_MS } from '../support/eventually.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), 'customer-api-local-'));
@@ -26,7 +27,7 @@ function start(dataDir: string, runtimeFile: string): Promise<{ child: ChildProc
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), PATIENCE_MS);
     child.stdout.on('data', () => {
       const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
       if (url && output.includes('curl -s')) {

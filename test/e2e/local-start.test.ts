@@ -10,6 +10,7 @@ import { LOCK_FILE } from '#local/start-checks';
 import { bannerFileOf, type RuntimeFile } from '#local/runtime-file';
 import { TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
 import { toolPath, TOOLS } from '../support/tools.js';
+import { PATIENCE_MS } from '../support/eventually.js';
 
 /**
  * `npm start` (bin/local.ts) as real processes, on what goes wrong around it: a second start on the same data
@@ -52,7 +53,7 @@ function collect(child: ChildProcess): Run {
 type Banner = { url: string; clientId: string; clientSecret: string; adminKey: string };
 
 /** Waits for the banner (with its demo credentials) and reads it. */
-async function banner(started: Run, timeoutMs = 30_000): Promise<Banner> {
+async function banner(started: Run, timeoutMs = PATIENCE_MS): Promise<Banner> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const output = started.output();
@@ -269,7 +270,7 @@ describe('npm start says what is wrong, in one line', () => {
     } finally {
       await engine.stop();
     }
-  }, 60_000);
+  });
 
   it('runs docs/development.md\'s "Running against other engines" commands as written, after a plain start, and answers', async () => {
     const page = readFileSync(join(ROOT, 'docs/development.md'), 'utf8');
@@ -297,7 +298,7 @@ describe('npm start says what is wrong, in one line', () => {
     );
     const group = shell.child.pid!;
     try {
-      const printed = await banner(shell, 45_000);
+      const printed = await banner(shell);
       expect(shell.output()).toContain(`(data in ${dataDir})`);
       const { status, ids } = await demoLocations(printed);
       expect(status).toBe(200);
@@ -305,7 +306,7 @@ describe('npm start says what is wrong, in one line', () => {
     } finally {
       await stopGroup(group);
     }
-  }, 60_000);
+  });
 });
 
 /** SIGTERM to the whole group (npm forwards it; the jar stops on it), then SIGKILL to what is left after 10 s. */
@@ -373,5 +374,5 @@ describe('one runtime file per runtime', () => {
     } finally {
       await Promise.all([interrupt(onFolder), interrupt(inMemory)]);
     }
-  }, 90_000);
+  });
 });

@@ -13,6 +13,7 @@ import { startMenuSync } from '#examples/menu-sync/menu-sync';
 import { memoryMenuStore } from '#kit';
 import { runtimeFileFor } from '../fixtures/admin-cli.js';
 import { startListen, type ListenProcess } from '../fixtures/listen-process.js';
+import { eventually } from '../support/eventually.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -55,12 +56,8 @@ function startReceiver(reconcileEverySeconds: number) {
   );
 }
 
-async function until(done: () => boolean, what: () => string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`waited in vain for ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+async function until(done: () => boolean, what: () => string): Promise<void> {
+  await eventually(() => (done() ? true : undefined), what, { everyMs: 100 });
 }
 
 /** The receiver's copies, by "group/location": revision only. */

@@ -38,7 +38,7 @@ beforeAll(async () => {
   for (let i = 0; i < big.length; i += 50)
     await Promise.all(big.slice(i, i + 50).map((id) => runtime.store.locations.put(locationOf(BIG, id, at))));
   ({ token } = await tokenFor(runtime, { groupId: GROUP, scopes: [...SCOPES] }));
-}, 120_000);
+});
 afterAll(() => runtime?.stop());
 
 /** Every page of a list, following nextCursor. */

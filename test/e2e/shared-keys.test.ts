@@ -33,7 +33,7 @@ beforeAll(async () => {
     tenants.push({ groupId, locationId, token });
   }
   log = dynamoCallLog(runtime);
-}, 60_000);
+});
 afterAll(async () => {
   log?.stop();
   await runtime?.stop();

@@ -8,6 +8,7 @@ import { seedDemoMenu } from '#local/demo-menu';
 import type { LocalRuntime } from '#local/runtime';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
 import { startTestRuntime, TEST_DYNAMODB_ENDPOINT } from '../support/runtime.js';
+import { PATIENCE_MS } from '../support/eventually.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 // On the engine under test: with TEST_DYNAMODB_ENDPOINT, `npm start` runs as `DYNAMODB_ENDPOINT=… npm start`.
@@ -37,7 +38,7 @@ beforeAll(async () => {
   let output = '';
   server.stderr!.on('data', (chunk) => (output += chunk));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), 45_000);
+    const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), PATIENCE_MS);
     server.stdout!.on('data', (chunk) => {
       output += chunk;
       const listening = /listening on (http:\/\/\S+)/.exec(output)?.[1];

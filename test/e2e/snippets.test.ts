@@ -83,7 +83,7 @@ async function run(
   return { code: status, output: stdout + stderr, stdout };
 }
 
-describe('snippets of the docs', { timeout: 90_000 }, () => {
+describe('snippets of the docs', () => {
   it('finds the blocks, and every one left out says why', () => {
     const skipped = BLOCKS.filter((b) => b.skip);
     console.log(
@@ -113,7 +113,7 @@ describe('snippets of the docs', { timeout: 90_000 }, () => {
   );
 });
 
-describe('the kit outside this repository', { timeout: 120_000 }, () => {
+describe('the kit outside this repository', () => {
   it('installs from its packed tarball into a new project and runs the quick start there', async () => {
     const project = mkdtempSync(join(tmpdir(), 'kit-user-'));
     try {

@@ -24,7 +24,7 @@ beforeAll(async () => {
     logLevel: 'SILENT',
   });
   ({ token } = await tokenFor(runtime, { scopes: ['locations:read'] }));
-}, 60_000);
+});
 afterAll(async () => {
   await runtime?.stop();
   await proxy?.close();

@@ -49,15 +49,11 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('function bundles', () => {
-  it.each(FAMILIES)(
-    '%s builds without the JSON Schema converter, SES or SQS (it only reads DynamoDB)',
-    async (family) => {
-      const inputs = Object.keys(await bundle(FUNCTIONS[family].entry));
-      expect(inputs).toContainEqual(expect.stringContaining('lambdas/platform/deps.ts'));
-      expect(inputs.filter((f) => HEAVY.some((p) => p.test(f)))).toEqual([]);
-    },
-    30_000,
-  );
+  it.each(FAMILIES)('%s builds without the JSON Schema converter, SES or SQS (it only reads DynamoDB)', async (family) => {
+    const inputs = Object.keys(await bundle(FUNCTIONS[family].entry));
+    expect(inputs).toContainEqual(expect.stringContaining('lambdas/platform/deps.ts'));
+    expect(inputs.filter((f) => HEAVY.some((p) => p.test(f)))).toEqual([]);
+  });
 
   it("reads the origin secret with nothing the one-GetItem baseline does not carry already (the SDK's signer and credential chain)", async () => {
     const baseline = packagesOf(Object.keys(await bundle('../bench/baseline-handler.ts')));
@@ -66,7 +62,7 @@ describe('function bundles', () => {
     expect([...reader].filter((name) => !baseline.has(name))).toEqual([]);
     const token = Object.keys(await bundle(FUNCTIONS.token.entry));
     expect(token).toContainEqual(expect.stringContaining('lambdas/platform/origin-secret.ts'));
-  }, 30_000);
+  });
 
   it.each([FUNCTIONS['admin-api'].entry, ...WEBHOOK_FUNCTION_NAMES.map((name) => FUNCTIONS[name].entry)])(
     '%s builds, without the JSON Schema converter',
@@ -75,7 +71,6 @@ describe('function bundles', () => {
       expect(inputs).toContainEqual(expect.stringContaining('lambdas/platform/deps.ts'));
       expect(inputs.filter((f) => CONVERTER.test(f))).toEqual([]);
     },
-    30_000,
   );
 
   it.each(['webhook-deliverer', 'webhook-sweeper'] as const)(
@@ -84,7 +79,6 @@ describe('function bundles', () => {
       const inputs = Object.keys(await bundle(FUNCTIONS[name].entry));
       expect(inputs.filter((f) => /node_modules\/zod\/|lambdas\/domain\/inputs\.ts$/.test(f))).toEqual([]);
     },
-    30_000,
   );
 });
 
@@ -130,7 +124,7 @@ describe('the discovery bundle', () => {
   let built: Awaited<ReturnType<typeof packaged>>;
   beforeAll(async () => {
     built = await packaged('discovery');
-  }, 60_000);
+  });
 
   it('carries neither the OpenAPI generator nor its converter and the response schemas', () => {
     expect(Object.keys(built.inputs).filter((path) => CONVERTER.test(path))).toEqual([]);
@@ -150,7 +144,7 @@ describe('the assets bundle', () => {
   let built: Awaited<ReturnType<typeof packaged>>;
   beforeAll(async () => {
     built = await packaged('assets');
-  }, 60_000);
+  });
 
   it('serves the logos from the folder beside it, byte for byte, SVG as text and PNG as base64', () => {
     const svg = invoke(built.folder, '/v1/assets/sports-logo/nfl.svg');

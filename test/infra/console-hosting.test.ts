@@ -56,7 +56,7 @@ beforeAll(() => {
   [distributionId] = Object.entries(resources('AWS::CloudFront::Distribution')).find(([, d]) =>
     String(d.Properties.DistributionConfig.Comment).includes('console'),
   )!;
-}, 120_000);
+});
 
 const resources = (type: string) => template.findResources(type) as Record<string, Json>;
 

@@ -19,7 +19,6 @@ import {
 } from '#platform/observability';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 
-const SYNTH = { timeout: 120_000 };
 const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
 type Json = Record<string, any>;
@@ -133,7 +132,7 @@ describe.each(['dev', 'prod'] as const satisfies readonly Stage[])('ServiceDashb
     expect(dashboards).toHaveLength(1);
     body = bodyOf(dashboards[0]!);
     lines = linesOf(body);
-  }, SYNTH.timeout);
+  });
 
   it(`is the stage's one dashboard, customer-api-${stage}`, () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);

@@ -28,7 +28,6 @@ import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 import * as v from 'valibot';
 
-const SYNTH = { timeout: 120_000 };
 const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
 type Json = Record<string, any>;
@@ -103,7 +102,7 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
   let nag: PolicyValidationPluginReport;
   beforeAll(() => {
     ({ template, nag } = synth('prod'));
-  }, SYNTH.timeout);
+  });
 
   it('puts one distribution in front of the HTTP API: HTTPS only to viewer and origin, every method, the domain as alias', () => {
     const config = edgeDistribution(template);
@@ -371,7 +370,7 @@ describe('the edge with an imported web ACL', () => {
   let template: Template;
   beforeAll(() => {
     ({ template } = synth('prod', { webAclArn }));
-  }, SYNTH.timeout);
+  });
 
   it('creates no web ACL and attaches the imported one by ARN', () => {
     expect(Object.keys(of(template, 'AWS::WAFv2::WebACL'))).toEqual([]);
@@ -384,7 +383,7 @@ describe('the edge after a rotation of its origin secret (-c originSecretVersion
   let template: Template;
   beforeAll(() => {
     ({ template } = synth('prod', { originSecretVersion }));
-  }, SYNTH.timeout);
+  });
 
   it('gives CloudFront that version of the same secret (a changed reference, so CloudFormation resolves it again); the functions keep its ARN', () => {
     const [secretId] = originSecret(template);
@@ -409,7 +408,7 @@ describe('the edge with a hosted zone instead of a certificate', () => {
   let nag: PolicyValidationPluginReport;
   beforeAll(() => {
     ({ template, nag } = synth('prod', zone));
-  }, SYNTH.timeout);
+  });
 
   it('creates the certificate in us-east-1, validated through DNS in the zone, for the distribution', () => {
     const [certId, cert] = only(template, 'AWS::CertificateManager::Certificate');
@@ -444,7 +443,7 @@ describe('no edge (dev): nothing of it, and no origin check', () => {
   let template: Template;
   beforeAll(() => {
     ({ template } = synth('dev'));
-  }, SYNTH.timeout);
+  });
 
   it('creates no secret, web ACL, edge function or second distribution, and tells no function an origin secret', () => {
     expect(originSecrets(template)).toEqual([]);
@@ -472,7 +471,7 @@ describe('a domain without an edge (staging): a regional custom domain on the HT
   let nag: PolicyValidationPluginReport;
   beforeAll(() => {
     ({ template, nag } = synth('staging', { domainName: 'api.staging.example.com', certificateArn }));
-  }, SYNTH.timeout);
+  });
 
   it('maps a regional, dual-stack, TLS 1.2 domain with the imported certificate to the $default stage', () => {
     const [domainId, domain] = only(template, 'AWS::ApiGatewayV2::DomainName');
@@ -516,7 +515,7 @@ describe('a domain without an edge, in a hosted zone', () => {
   let template: Template;
   beforeAll(() => {
     ({ template } = synth('staging', zone));
-  }, SYNTH.timeout);
+  });
 
   it('creates a DNS-validated certificate for the domain and A and AAAA aliases at its regional name', () => {
     const [certId, cert] = only(template, 'AWS::CertificateManager::Certificate');

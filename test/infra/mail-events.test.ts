@@ -43,7 +43,7 @@ describe('mail events: the configuration set the stack creates (default)', () =>
   let template: Template;
   beforeAll(() => {
     template = synth({});
-  }, 120_000);
+  });
 
   it('creates customer-api-<stage> with one event destination: bounces and complaints to the mail-events topic', () => {
     template.hasResourceProperties('AWS::SES::ConfigurationSet', { Name: 'customer-api-dev' });
@@ -119,7 +119,7 @@ describe('mail events: an imported configuration set', () => {
   let template: Template;
   beforeAll(() => {
     template = synth({ mailConfigurationSet: 'platform-owner-mail' });
-  }, 120_000);
+  });
 
   it('creates no set or event destination, sends with the named one, and lets SES publish to the topic for that set only', () => {
     expect(Object.keys(of(template, 'AWS::SES::ConfigurationSet'))).toHaveLength(0);

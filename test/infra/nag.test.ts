@@ -8,7 +8,6 @@ import { CustomerApiStack } from '#lib/stack';
 import { STAGE_TABLE, STAGES, stageConfig } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 
-const SYNTH = { timeout: 120_000 };
 const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
 /** Rule ids with the construct paths that violate them, for readable failures. */
@@ -33,7 +32,7 @@ describe.each(CASES)('cdk-nag AwsSolutions ($stage, tracing $tracing)', ({ stage
     stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, { ...STAGE_CONTEXT[stage], tracing }) });
     template = Template.fromStack(stack);
     report = pack.validateScope(app);
-  }, SYNTH.timeout);
+  });
 
   it('reports no errors', () => {
     expect(summary(report, 'error')).toEqual([]);

@@ -9,7 +9,6 @@ import { STAGE_CONTEXT } from '../support/stage-context.js';
 
 /** What an operator is given (the managed policy the stack outputs) and the stage's CloudTrail trail, as synthesized. */
 
-const SYNTH = { timeout: 120_000 };
 const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 const PLATFORM_TRAIL = 'arn:aws:cloudtrail:us-east-1:111111111111:trail/organization';
 
@@ -28,7 +27,7 @@ describe('the operator policy and the trail (staging)', () => {
   let template: Json;
   beforeAll(() => {
     template = synth('staging');
-  }, SYNTH.timeout);
+  });
 
   it('outputs a managed policy that invokes the admin routes only, reads the stack outputs, and (for now) lets the loads write the table', () => {
     const [policyId, policy] = ofType(template, 'AWS::IAM::ManagedPolicy').find(([id]) => id.startsWith('Operator'))!;
@@ -64,16 +63,12 @@ describe('the operator policy and the trail (staging)', () => {
 });
 
 describe("a stage on the platform's trail", () => {
-  it(
-    'creates none and outputs the one it was given; a malformed ARN is refused before synth',
-    () => {
-      const template = synth('dev', { trailArn: PLATFORM_TRAIL });
-      expect(ofType(template, 'AWS::CloudTrail::Trail')).toEqual([]);
-      expect(template.Outputs.TrailArn.Value).toBe(PLATFORM_TRAIL);
-      expect(() => stageConfig('dev', { ...STAGE_CONTEXT.dev, trailArn: 'organization' })).toThrow(
-        'Stage dev: trailArn "organization" is not a CloudTrail trail ARN',
-      );
-    },
-    SYNTH.timeout,
-  );
+  it('creates none and outputs the one it was given; a malformed ARN is refused before synth', () => {
+    const template = synth('dev', { trailArn: PLATFORM_TRAIL });
+    expect(ofType(template, 'AWS::CloudTrail::Trail')).toEqual([]);
+    expect(template.Outputs.TrailArn.Value).toBe(PLATFORM_TRAIL);
+    expect(() => stageConfig('dev', { ...STAGE_CONTEXT.dev, trailArn: 'organization' })).toThrow(
+      'Stage dev: trailArn "organization" is not a CloudTrail trail ARN',
+    );
+  });
 });

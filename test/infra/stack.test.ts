@@ -40,7 +40,6 @@ import { OTHER_ROUTE_THROTTLE, throttleSum } from '#lib/route-throttles';
 import { runProcess } from '../support/run-process.js';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 
-const SYNTH = { timeout: 120_000 };
 const MAIL_FROM = 'Customer API <alerts@mail.example.com>';
 /** The feature flags `cdk synth` runs with, so these templates are the deployed ones. */
 const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
@@ -174,7 +173,7 @@ describe('CustomerApiStack (dev)', () => {
   beforeAll(() => {
     // The dev synth bundles, so the assets the stack ships (the bundles, the OpenAPI artefact) can be checked.
     template = synth('dev', { bundle: true });
-  }, SYNTH.timeout);
+  });
 
   it('is an HTTP API whose Lambda integrations get the payload 1.0 event the handlers parse (docs/decisions/api-gateway.md)', () => {
     const [, api] = only(template, 'AWS::ApiGatewayV2::Api');
@@ -742,7 +741,7 @@ describe('CustomerApiStack (dev): the administration console', () => {
   let template: Template;
   beforeAll(() => {
     template = synth('dev');
-  }, SYNTH.timeout);
+  });
 
   it('has a user pool without self sign-up, with MFA and an admins group, and a public client for the code flow back to the console', () => {
     const [poolId, pool] = only(template, 'AWS::Cognito::UserPool');
@@ -800,7 +799,7 @@ describe('CustomerApiStack (prod)', () => {
   let template: Template;
   beforeAll(() => {
     template = synth('prod');
-  }, SYNTH.timeout);
+  });
 
   it('traces nothing unless switched on (the stage setting is off)', () => {
     const ours = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) => familyTagOf(fn) !== '');
@@ -854,7 +853,7 @@ describe('CustomerApiStack (tracing switched on for a stage)', () => {
   let template: Template;
   beforeAll(() => {
     template = synth('prod', { tracing: true });
-  }, SYNTH.timeout);
+  });
 
   it('traces every function actively, each allowed to write to X-Ray from its default policy', () => {
     const ours = Object.entries(of(template, 'AWS::Lambda::Function')).filter(([, fn]) => familyTagOf(fn) !== '');
@@ -897,33 +896,29 @@ describe('bin/app.ts', () => {
       env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify(context) },
     });
 
-  it(
-    'refuses a bad stage or value, and a quota the stage would pass, with one line on stderr and no stack trace',
-    async () => {
-      const refusals: [object, string][] = [
-        [{ stage: 'qa' }, 'Unknown stage "qa": use -c stage=dev or -c stage=staging or -c stage=prod.'],
-        [{ stage: 'dev', tracing: 'yes' }, 'Stage dev: -c tracing=yes: use true or false.'],
-        [{ stage: 'dev' }, 'Stage dev: no mail sender: pass -c mailFrom=<address or "Name <address>"> verified in SES.'],
-        // Refused by stageConfig, before a construct would throw on it.
-        [
-          { stage: 'dev', mailFrom: 'Alerts <alerts>' },
-          'Stage dev: mailFrom "Alerts <alerts>" is not an e-mail address or "Name <address>".',
-        ],
-        [
-          { ...STAGE_CONTEXT.prod, stage: 'prod', certificateArn: 'arn:aws:acm:eu-west-1:111111111111:certificate/0f3c' },
-          'Stage prod: the edge (CloudFront) needs its certificate in us-east-1, and arn:aws:acm:eu-west-1:111111111111:certificate/0f3c is in eu-west-1.',
-        ],
-        [
-          { stage: 'dev', ...STAGE_CONTEXT.dev, apiThrottleQuota: '500' },
-          `Stage dev: its routes' throttles add up to ${throttleSum(throttlesOf(stageConfig('dev', STAGE_CONTEXT.dev)).routes)} requests a second, past the quota "API Gateway throttle per account and Region, all APIs together (requests a second)" declared as 500 (AWS's default 10000): if the account's quota is raised, declare it with -c apiThrottleQuota=<value> (docs/operations.md, "Account quotas").`,
-        ],
-      ];
-      for (const [context, line] of refusals) {
-        const run = await synth(context);
-        expect(run.status, line).toBe(1);
-        expect(run.stderr).toBe(`${line}\n`);
-      }
-    },
-    SYNTH.timeout,
-  );
+  it('refuses a bad stage or value, and a quota the stage would pass, with one line on stderr and no stack trace', async () => {
+    const refusals: [object, string][] = [
+      [{ stage: 'qa' }, 'Unknown stage "qa": use -c stage=dev or -c stage=staging or -c stage=prod.'],
+      [{ stage: 'dev', tracing: 'yes' }, 'Stage dev: -c tracing=yes: use true or false.'],
+      [{ stage: 'dev' }, 'Stage dev: no mail sender: pass -c mailFrom=<address or "Name <address>"> verified in SES.'],
+      // Refused by stageConfig, before a construct would throw on it.
+      [
+        { stage: 'dev', mailFrom: 'Alerts <alerts>' },
+        'Stage dev: mailFrom "Alerts <alerts>" is not an e-mail address or "Name <address>".',
+      ],
+      [
+        { ...STAGE_CONTEXT.prod, stage: 'prod', certificateArn: 'arn:aws:acm:eu-west-1:111111111111:certificate/0f3c' },
+        'Stage prod: the edge (CloudFront) needs its certificate in us-east-1, and arn:aws:acm:eu-west-1:111111111111:certificate/0f3c is in eu-west-1.',
+      ],
+      [
+        { stage: 'dev', ...STAGE_CONTEXT.dev, apiThrottleQuota: '500' },
+        `Stage dev: its routes' throttles add up to ${throttleSum(throttlesOf(stageConfig('dev', STAGE_CONTEXT.dev)).routes)} requests a second, past the quota "API Gateway throttle per account and Region, all APIs together (requests a second)" declared as 500 (AWS's default 10000): if the account's quota is raised, declare it with -c apiThrottleQuota=<value> (docs/operations.md, "Account quotas").`,
+      ],
+    ];
+    for (const [context, line] of refusals) {
+      const run = await synth(context);
+      expect(run.status, line).toBe(1);
+      expect(run.stderr).toBe(`${line}\n`);
+    }
+  });
 });

@@ -57,5 +57,5 @@ function statefulOf(stage: Stage): Record<string, string> {
 }
 
 describe('stateful resources keep their logical ids, names and deletion policies', () => {
-  it.each(STAGES)('%s', (stage) => expect(statefulOf(stage)).toEqual(EXPECTED[stage]), 120_000);
+  it.each(STAGES)('%s', (stage) => expect(statefulOf(stage)).toEqual(EXPECTED[stage]));
 });

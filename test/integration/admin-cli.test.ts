@@ -147,7 +147,7 @@ function documentedCommands(pages: { path: string; text: string }[]): { name: st
 
 const LOCATION_FLAGS = ['--name', 'Ops One', '--short-name', 'One', '--timezone', 'America/Chicago', '--slug', 'ops-one'];
 
-describe('admin CLI', { timeout: 60_000 }, () => {
+describe('admin CLI', () => {
   describe('help', () => {
     // The help text as an operator reads it: one real process; the commands it lists are then tried for what they accept.
     let help: Run;

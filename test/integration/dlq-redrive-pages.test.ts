@@ -19,6 +19,7 @@ import { admin as adminCli, runtimeFileFor } from '../fixtures/admin-cli.js';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { ENGINE_NAME, newApp, startTestRuntime, TEST_DYNAMODB_ENDPOINT, adminCall } from '../support/runtime.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * "Redrive all" in pages, each inside the admin function's timeout, against
@@ -177,19 +178,20 @@ async function clearLeftovers(): Promise<void> {
 }
 
 /** Every delivery once finished (read a few times a second, not a poll each at once). */
-async function allFinished(deliveries: readonly Delivery[], timeoutMs: number): Promise<Delivery[]> {
-  const deadline = Date.now() + timeoutMs;
+async function allFinished(deliveries: readonly Delivery[]): Promise<Delivery[]> {
   const finished = new Map<string, Delivery>();
-  while (finished.size < deliveries.length) {
-    const open = deliveries.filter((d) => !finished.has(d.deliveryId));
-    for (let i = 0; i < open.length; i += 50) {
-      const read = await Promise.all(open.slice(i, i + 50).map((d) => runtime.store.deliveries.get(d.deliveryId)));
-      for (const d of read) if (d && ['SUCCEEDED', 'FAILED', 'DEAD_LETTER'].includes(d.status)) finished.set(d.deliveryId, d);
-    }
-    if (finished.size === deliveries.length) break;
-    if (Date.now() > deadline) throw new Error(`${deliveries.length - finished.size} deliveries not finished`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await eventually(
+    async () => {
+      const open = deliveries.filter((d) => !finished.has(d.deliveryId));
+      for (let i = 0; i < open.length; i += 50) {
+        const read = await Promise.all(open.slice(i, i + 50).map((d) => runtime.store.deliveries.get(d.deliveryId)));
+        for (const d of read) if (d && ['SUCCEEDED', 'FAILED', 'DEAD_LETTER'].includes(d.status)) finished.set(d.deliveryId, d);
+      }
+      return finished.size === deliveries.length ? true : undefined;
+    },
+    () => `${deliveries.length - finished.size} deliveries not finished`,
+    { everyMs: 250 },
+  );
   return deliveries.map((d) => finished.get(d.deliveryId)!);
 }
 
@@ -237,7 +239,7 @@ beforeAll(async () => {
   secret = created.signingSecret;
   destination = (await runtime.store.destinations.get(created.destination.destinationId))!;
   dir = mkdtempSync(join(tmpdir(), 'dlq-pages-'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await receiver?.stop();
@@ -290,7 +292,7 @@ describe(`redrive all in pages (${ENGINE_NAME}, every engine request delayed ${D
 
     // Delivered: one attempt each, the first after the redrive.
     proxy.delayMs = 0;
-    const records = await allFinished(dead, 60_000);
+    const records = await allFinished(dead);
     expect(records.every((d) => d.status === 'SUCCEEDED' && d.attempts === 1 && d.redrives === 1 && d.deadLetterReason === null)).toBe(
       true,
     );
@@ -308,7 +310,7 @@ describe(`redrive all in pages (${ENGINE_NAME}, every engine request delayed ${D
       `${ENGINE_NAME}: ${pages.length} pages (${pages.map((p) => p.redriven).join(', ')}), slowest ${Math.max(...pages.map((p) => p.ms))} ms; ` +
         `${removed} DLQ copies removed by the pages; ${lookAgains} look-again(s)`,
     );
-  }, 120_000);
+  });
 
   it('the race, forced: the message is received before its redrive record is written; the deliverer looks again after the policy’s few seconds and attempts on the second receive', async () => {
     await clearLeftovers();
@@ -346,7 +348,7 @@ describe(`redrive all in pages (${ENGINE_NAME}, every engine request delayed ${D
       runtime.dynamo.middlewareStack.remove(holdWrite);
       onVisibility.splice(onVisibility.indexOf(early), 1);
     }
-    const done = await waitForStatus(runtime, d!.deliveryId, ['SUCCEEDED', 'FAILED', 'DEAD_LETTER'], 20_000);
+    const done = await waitForStatus(runtime, d!.deliveryId, ['SUCCEEDED', 'FAILED', 'DEAD_LETTER']);
     expect(done).toMatchObject({ status: 'SUCCEEDED', attempts: 1, redrives: 1, attemptReceive: 2 });
     const receives = seen.receives.filter((r) => r.messageId === done.carrier);
     expect(receives.map((r) => r.count)).toEqual([1, 2]);
@@ -357,7 +359,7 @@ describe(`redrive all in pages (${ENGINE_NAME}, every engine request delayed ${D
     expect(timings.lookAgainVisibilitySeconds).toBeLessThan(timings.visibilityTimeoutSeconds);
     expect(DELIVERY_POLICY.lookAgainSeconds).toBeLessThan(scaledTimings(1).visibilityTimeoutSeconds);
     await sweepUntilDlqEmpty();
-  }, 60_000);
+  });
 
   it('cuts a page short when its time is spent: one wave, a cursor from where it began, and the run goes on to the end', async () => {
     await clearLeftovers();
@@ -371,9 +373,9 @@ describe(`redrive all in pages (${ENGINE_NAME}, every engine request delayed ${D
       cursor = page.nextCursor;
     } while (cursor && sizes.length < 10);
     expect(sizes).toEqual([REDRIVE_PAGE.parallel, REDRIVE_PAGE.parallel, 60 - 2 * REDRIVE_PAGE.parallel]);
-    expect((await allFinished(dead, 30_000)).every((d) => d.status === 'SUCCEEDED' && d.redrives === 1)).toBe(true);
+    expect((await allFinished(dead)).every((d) => d.status === 'SUCCEEDED' && d.redrives === 1)).toBe(true);
     await sweepUntilDlqEmpty();
-  }, 60_000);
+  });
 
   it('the CLI runs redrive all to the end, a page at a time, one progress line per page', async () => {
     await clearLeftovers();
@@ -393,9 +395,9 @@ describe(`redrive all in pages (${ENGINE_NAME}, every engine request delayed ${D
       expect(Number(queued), line).toBeLessThanOrEqual(REDRIVE_PAGE.size);
     });
     expect(sofar).toBe(REDRIVE_PAGE.size + 30);
-    expect((await allFinished(dead, 30_000)).every((d) => d.status === 'SUCCEEDED')).toBe(true);
+    expect((await allFinished(dead)).every((d) => d.status === 'SUCCEEDED')).toBe(true);
     await sweepUntilDlqEmpty();
-  }, 60_000);
+  });
 
   it('enforces the admin function timeout: a call that cannot finish in it answers 500', async () => {
     proxy.delayMs = 10 * 1000 * HTTP_TIMEOUT_SCALE + 500;
@@ -407,7 +409,7 @@ describe(`redrive all in pages (${ENGINE_NAME}, every engine request delayed ${D
     } finally {
       proxy.delayMs = 0;
     }
-  }, 30_000);
+  });
 });
 
 /**

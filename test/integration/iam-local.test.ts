@@ -232,5 +232,5 @@ describe('every call recorded (IAM_CALL_LOG) is allowed by the synthesized templ
     expect(refused).toEqual([]);
     // And the guard refused nothing in a run of the service as deployed.
     expect(calls.filter((c) => !c.allowed)).toEqual([]);
-  }, 60_000);
+  });
 });

@@ -63,13 +63,13 @@ beforeAll(async () => {
   });
   receiver = await startReceiver({ secret: (path) => secrets.get(path) ?? '', behave: () => answer });
   clientId = (await newApp(runtime, { scopes: ['bevq:read'], ownerEmail: OWNER })).clientId;
-}, 60_000);
+});
 afterAll(async () => {
   await receiver?.stop();
   await runtime?.stop();
 });
 
-describe(`owner failure notices (${ENGINE_NAME})`, { timeout: 90_000 }, () => {
+describe(`owner failure notices (${ENGINE_NAME})`, () => {
   let failing = '';
 
   it('tells the owner once when a destination starts dead-lettering production events, never for a test delivery, with the hostname only', async () => {
@@ -78,11 +78,11 @@ describe(`owner failure notices (${ENGINE_NAME})`, { timeout: 90_000 }, () => {
     // A test delivery dead-lettered at the first destination: no notice (6.5 rule 8 keeps Send test silent).
     const test = await adminApi('POST', `/destinations/${quiet}/test`, { locationId: 'nyc-midtown' });
     expect(test.status).toBe(202);
-    await waitForStatus(runtime, test.body.deliveryId, ['DEAD_LETTER'], 60_000);
+    await waitForStatus(runtime, test.body.deliveryId, ['DEAD_LETTER']);
     await adminApi('POST', `/destinations/${quiet}/disable`, {});
     // Two production events dead-lettered at the second, the same day: one notice.
     const events = [await publish(), await publish()];
-    const dead = await Promise.all(events.map((e) => waitForStatus(runtime, deliveryIdOf(e, failing), ['DEAD_LETTER'], 60_000)));
+    const dead = await Promise.all(events.map((e) => waitForStatus(runtime, deliveryIdOf(e, failing), ['DEAD_LETTER'])));
     expect(dead.map((d) => d.attempts)).toEqual([5, 5]);
 
     const { failing: sent, all } = await notices();
@@ -102,10 +102,10 @@ describe(`owner failure notices (${ENGINE_NAME})`, { timeout: 90_000 }, () => {
   it('tells the owner once when a production delivery succeeds again; a successful test delivery does not', async () => {
     answer = 200;
     const test = await adminApi('POST', `/destinations/${failing}/test`, { locationId: 'nyc-midtown' });
-    await waitForStatus(runtime, test.body.deliveryId, ['SUCCEEDED'], 30_000);
+    await waitForStatus(runtime, test.body.deliveryId, ['SUCCEEDED']);
     expect((await notices()).recovered).toHaveLength(0);
 
-    const delivered = await waitForStatus(runtime, deliveryIdOf(await publish(), failing), ['SUCCEEDED'], 30_000);
+    const delivered = await waitForStatus(runtime, deliveryIdOf(await publish(), failing), ['SUCCEEDED']);
     // Signed with the destination's secret, as every delivery.
     expect(
       receiver.received.filter((r) => r.path.includes('private-failing') && r.body?.eventId === delivered.eventId).every((r) => r.verified),
@@ -115,7 +115,7 @@ describe(`owner failure notices (${ENGINE_NAME})`, { timeout: 90_000 }, () => {
     expect(recovered[0]!.subject).toBe('Customer API: webhook destination "failing" receives events again');
     expect(recovered[0]!.text).toContain(delivered.deliveryId);
     // A further success tells nothing more.
-    await waitForStatus(runtime, deliveryIdOf(await publish(), failing), ['SUCCEEDED'], 30_000);
+    await waitForStatus(runtime, deliveryIdOf(await publish(), failing), ['SUCCEEDED']);
     expect((await notices()).recovered).toHaveLength(1);
   });
 

@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 describe(`a restart of the local runtime (${ENGINE_NAME})`, () => {
-  it('loses no delivery waiting for its retry: it is queued again at start and ends SUCCEEDED', { timeout: 60_000 }, async () => {
+  it('loses no delivery waiting for its retry: it is queued again at start and ends SUCCEEDED', async () => {
     const holder = { secret: '' };
     let requests = 0;
     const receiver = await startReceiver({ secret: () => holder.secret, behave: () => (++requests === 1 ? 503 : 200) });
@@ -53,7 +53,7 @@ describe(`a restart of the local runtime (${ENGINE_NAME})`, () => {
       runtime = undefined;
 
       runtime = await startLocalRuntime(options);
-      const done = await waitForStatus(runtime, deliveryId, ['SUCCEEDED'], 30_000);
+      const done = await waitForStatus(runtime, deliveryId, ['SUCCEEDED']);
       expect(done.attempts).toBe(2);
       expect(receiver.received).toHaveLength(2);
       expect(receiver.received.every((r) => r.verified)).toBe(true);

@@ -39,7 +39,7 @@ afterAll(async () => {
 const snapshot = async () => (await scanTable(runtime)).sort((a, b) => `${a.PK}|${a.SK}`.localeCompare(`${b.PK}|${b.SK}`));
 
 // Each step is a CLI process (a second or two on a quiet machine); a busy one needs more than the default 30 s.
-describe('npm run admin -- destinations / menus', { timeout: 120_000 }, () => {
+describe('npm run admin -- destinations / menus', () => {
   it('adds (secret once), lists, shows, edits, tests, rotates, disables, enables and removes a destination', async () => {
     const app = await newApp(runtime, { scopes: ['bevq:read'], ownerEmail: 'cli-owner@example.test' });
     const url = `https://127.0.0.1:${receiver.port}/hook?k=secret-query`;

@@ -17,6 +17,7 @@ import { storedDestination } from '../fixtures/stored-destination.js';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver, type Behaviour, type Received } from '../fixtures/webhook-receiver.js';
 import { ENGINE_NAME, manualClock, newApp, startTestRuntime, adminCall } from '../support/runtime.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * The webhook rules of contract 6.1, 6.5, 6.6 and 8, seen from outside: the
@@ -126,14 +127,15 @@ async function shown(destinationId: string) {
 }
 
 /** Polls a destination's document until `ready` holds (its health is written just after the delivery's outcome). */
-async function shownWhen(destinationId: string, ready: (d: Record<string, any>) => boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const doc = await shown(destinationId);
-    if (ready(doc.destination)) return doc;
-    if (Date.now() > deadline) throw new Error(`destination ${destinationId} never reached the state: ${JSON.stringify(doc.destination)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+async function shownWhen(destinationId: string, ready: (d: Record<string, any>) => boolean) {
+  let doc: Awaited<ReturnType<typeof shown>> | undefined;
+  return eventually(
+    async () => {
+      doc = await shown(destinationId);
+      return ready(doc.destination) ? doc : undefined;
+    },
+    () => `destination ${destinationId} never reached the state: ${JSON.stringify(doc?.destination)}`,
+  );
 }
 
 beforeAll(async () => {
@@ -161,7 +163,7 @@ beforeAll(async () => {
       return answers.get(request.path)?.(n) ?? 404;
     },
   });
-}, 60_000);
+});
 
 afterEach(async () => {
   // A fan-out reaches every destination of the group: none outlives its test.
@@ -194,7 +196,7 @@ describe(`retry policy from the queue's side (${ENGINE_NAME}, time scale ${SCALE
     });
     const start = clock.now();
     const { deliveryId, eventId } = await sendTest(id);
-    const delivery = await waitForStatus(runtime, deliveryId, FINISHED, 60_000);
+    const delivery = await waitForStatus(runtime, deliveryId, FINISHED);
     expect(delivery).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, lastErrorCode: 'http_503' });
 
     // Handed to the DLQ once spent.
@@ -257,7 +259,7 @@ describe(`retry policy from the queue's side (${ENGINE_NAME}, time scale ${SCALE
     expect(doc.recentDeliveries).toEqual([
       expect.objectContaining({ deliveryId, status: 'DEAD_LETTER', attempts: 5, errorCode: 'http_503' }),
     ]);
-  }, 90_000);
+  });
 });
 
 describe('coverage at fan-out, through a real menu publish (6.5 rule 3)', () => {
@@ -318,7 +320,7 @@ describe('coverage at fan-out, through a real menu publish (6.5 rule 3)', () => 
         name,
       ).toBe(true);
     }
-  }, 60_000);
+  });
 });
 
 describe('fan-out skips what may not receive (6.5 rule 1, contract 3: a disabled destination gets no new events)', () => {
@@ -361,7 +363,7 @@ describe('fan-out skips what may not receive (6.5 rule 1, contract 3: a disabled
     }
     await waitForStatus(runtime, (await deliveriesOf(control.id))[0].deliveryId, FINISHED);
     expect(receiver.received.filter((r) => r.path.startsWith(pathOf('skip-'))).map((r) => r.path)).toEqual([pathOf('skip-control')]);
-  }, 60_000);
+  });
 });
 
 /**
@@ -436,7 +438,7 @@ describe('attempt-time re-check (6.6): a queued delivery whose destination or ap
       );
       expect(delivery).toMatchObject({ status: 'FAILED', lastErrorCode: code });
       expect(at(name)).toHaveLength(1);
-    }, 30_000);
+    });
   }
 });
 
@@ -456,7 +458,7 @@ describe('attempt-time coverage (6.5 rule 3 at the attempt)', () => {
     expect((await deliveriesOf(id))[0].eventId).toBe(eventId);
     expect(delivery).toMatchObject({ status: 'FAILED', lastErrorCode: 'location_not_covered' });
     expect(at(name)).toHaveLength(1);
-  }, 30_000);
+  });
 });
 
 describe('what a destination shows (6.5 rules 5 and 9, contract 3 and 8)', () => {

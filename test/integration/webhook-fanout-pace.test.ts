@@ -87,7 +87,7 @@ async function drainQueue(): Promise<string[]> {
   }
 }
 
-describe(`fan-out within its write budget (${ENGINE_NAME})`, { timeout: 120_000 }, () => {
+describe(`fan-out within its write budget (${ENGINE_NAME})`, () => {
   it(`creates ${DESTINATIONS} records once each, in paced waves of ${FAN_OUT_WRITES.wave}, and queues every message`, async () => {
     await start(DESTINATIONS, false);
     const { event } = await writeMenu(runtime.deps, { groupId: 'demo-group', locationId: LOCATION, menu: sampleMenu({ price: 31 }) });
@@ -161,7 +161,6 @@ describe(`fan-out within its write budget (${ENGINE_NAME})`, { timeout: 120_000 
     await receiver.waitUntil(
       (all) => new Set(all.filter((r) => r.body?.eventId === event!.eventId).map((r) => r.path)).size === DESTINATIONS,
       'every destination to hear the event',
-      60_000,
     );
     const records = await recordsOf(event!.eventId);
     expect(records).toHaveLength(DESTINATIONS);

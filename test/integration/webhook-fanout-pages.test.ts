@@ -8,6 +8,7 @@ import { sampleMenu } from '#local/demo-menu';
 import { storedDestination } from '../fixtures/stored-destination.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { manualClock, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * A fan-out larger than one page: the publish dispatches the first page, each
@@ -46,7 +47,7 @@ beforeAll(async () => {
       return runtime.store.destinations.put(destination, { mustExist: false });
     }),
   );
-}, 60_000);
+});
 afterAll(async () => {
   await receiver?.stop();
   await runtime?.stop();
@@ -59,14 +60,14 @@ const pathsHeard = (eventId: string) =>
 
 async function until(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
   // Each check may scan the table: not too often, for the slower engine.
-  for (let tries = 0; tries < 300; tries++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  await eventually(
+    async () => ((await check()) ? true : undefined),
+    () => what,
+    { everyMs: 200 },
+  );
 }
 
-describe(`fan-out in pages of ${DISPATCH_PAGE} (${DESTINATIONS} destinations)`, { timeout: 90_000 }, () => {
+describe(`fan-out in pages of ${DISPATCH_PAGE} (${DESTINATIONS} destinations)`, () => {
   it('puts an entry the sweeper could not dispatch behind the others of its shard', async () => {
     const { event } = await writeMenu(runtime.deps, { groupId: 'demo-group', locationId: 'london-soho', menu: sampleMenu({ price: 23 }) });
     const failing = {

@@ -38,7 +38,7 @@ function expectDelivered({ finals }: FaultRun) {
 }
 
 // Wasted receives each wait out a (scaled) visibility timeout: some runs take a while.
-describe.concurrent(`webhook faults (${ENGINE_NAME})`, { timeout: 90_000 }, () => {
+describe.concurrent(`webhook faults (${ENGINE_NAME})`, () => {
   it('a receiver that never answers: every attempt the policy allows times out, then DEAD_LETTER, listed and in the DLQ', async () => {
     const result = await run('never-answers');
     expectNothingLost(result);

@@ -12,6 +12,7 @@ import { publishFor } from '../fixtures/menu-event.js';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver, type Received } from '../fixtures/webhook-receiver.js';
 import { ENGINE_NAME, manualClock, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * A delivery whose message vanished (purged, or past the queue's retention) is found by the sweeper through the
@@ -49,7 +50,7 @@ beforeEach(async () => {
     new GetQueueAttributesCommand({ QueueUrl: runtime.queues.webhookQueueUrl, AttributeNames: ['QueueArn'] }),
   );
   queueArn = Attributes!.QueueArn!;
-}, 30_000);
+});
 afterEach(async () => {
   await poller?.stop();
   poller = null;
@@ -111,7 +112,7 @@ const heardFor = (eventId: string) => receiver.received.filter((r) => r.body?.ev
 const indexed = async (deliveryId: string) =>
   (await scanTable(runtime)).find((i) => i.PK === deliveryKeys.delivery(deliveryId).PK && i.GSI2PK !== undefined);
 
-describe(`a delivery whose message vanished (${ENGINE_NAME})`, { timeout: 60_000 }, () => {
+describe(`a delivery whose message vanished (${ENGINE_NAME})`, () => {
   it('is left alone within the bound, queued again past it, and delivered exactly once', async () => {
     const id = await destination();
     const { eventId, deliveryId } = await publish(id);
@@ -233,7 +234,7 @@ describe(`a delivery whose message vanished (${ENGINE_NAME})`, { timeout: 60_000
     startDelivering();
     await waitForStatus(runtime, failed.deliveryId, ['FAILED']);
     // Each retry's backoff passes on the scaled clock; the record's nominal times do not matter here.
-    await waitForStatus(runtime, dead.deliveryId, ['DEAD_LETTER'], 40_000);
+    await waitForStatus(runtime, dead.deliveryId, ['DEAD_LETTER']);
     await poller!.stop();
     poller = null;
     await purge();
@@ -282,9 +283,8 @@ async function queueDepth(): Promise<number> {
 }
 
 async function waitUntil(check: () => Promise<boolean>): Promise<void> {
-  for (let tries = 0; tries < 200; tries++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('timed out');
+  await eventually(
+    async () => ((await check()) ? true : undefined),
+    () => 'the awaited state',
+  );
 }
