@@ -1,5 +1,5 @@
 import { SECRET_OVERLAP_HOURS } from '#lambdas/admin/apps';
-import { allPages } from '#lambdas/admin/paging';
+import { allPages } from '#platform/admin-paging';
 import { AdminInputError, type AppInput } from '#domain/inputs';
 import { loadVenues } from '#ingest/venues';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { chosenRuntimeFile, readRuntimeFile, type RuntimeFile } from '#local/runtime-file';
 import { LISTEN_INBOX_TLS } from '#local/listen-inbox';
 import { systemClock } from '#platform/deps';
-import { WEBHOOK_HEADERS } from '#contract/webhook-events';
+import { WEBHOOK_HEADERS } from '#lambdas/webhooks/events';
 import { verifyWebhook } from '../clients/typescript/src/index.js';
 import { runCli, type Io } from './run.js';
 import { portArgument } from './parse.js';

@@ -1,5 +1,5 @@
 import type { MailSuppression } from '#data/mail-suppressions';
-import { allPages } from '#lambdas/admin/paging';
+import { allPages } from '#platform/admin-paging';
 import { table } from './format.js';
 import { defineCommand, type Command } from './spec.js';
 

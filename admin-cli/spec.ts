@@ -1,4 +1,4 @@
-import type { Store } from '#data/repositories';
+import type { LocalStore } from '#local/repositories';
 import type { AdminApi } from './admin-api.js';
 
 /**
@@ -40,7 +40,7 @@ type RunInput<F extends Record<string, Flag>> = {
   /** The target's admin API: every admin operation goes through it, so the audit trail records each change. */
   api: AdminApi;
   /** The target's table and the time, for the venue-data loads only (they write it directly). */
-  store: Store;
+  store: LocalStore;
   now: number;
   /** A progress line for the operator (stderr), for commands that work in steps; never part of the output. */
   progress?: (line: string) => void;

@@ -1,7 +1,8 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDb } from '#data/store';
-import { type Store, createStore } from '#data/repositories';
+import { storeOf } from '#data/store';
+import { LOCAL_REPOSITORIES, type LocalStore } from '#local/repositories';
 import { localEndpoint } from '#local/endpoints';
 import { chosenRuntimeFile, readRuntimeFile } from '#local/runtime-file';
 import { adminApi, withAdminKey, withSigV4, type AdminApi } from './admin-api.js';
@@ -31,7 +32,7 @@ export type Target = {
   /** The admin API: SigV4-signed for a stage, the admin key locally. */
   api: AdminApi;
   /** The table, for the venue-data loads only. */
-  store: Store;
+  store: LocalStore;
   close(): void;
 };
 
@@ -71,7 +72,7 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
     tableName,
     // The same default credential chain the SDK clients use, resolved again when a session's credentials expire.
     api: adminApi(apiUrl, withSigV4(signingRegion, cfn.config.credentials)),
-    store: createStore(createDb(tableName, dynamodb)),
+    store: storeOf(createDb(tableName, dynamodb), LOCAL_REPOSITORIES),
     close: () => dynamodb.destroy(),
   };
 }
@@ -92,7 +93,7 @@ function openLocal(file: string): Target {
     api: info.adminKey
       ? adminApi(info.url, withAdminKey(info.adminKey))
       : { call: () => Promise.reject(new TargetError(`${file} has no admin key: restart \`npm start\``)) },
-    store: createStore(createDb(info.tableName, dynamodb)),
+    store: storeOf(createDb(info.tableName, dynamodb), LOCAL_REPOSITORIES),
     close: () => dynamodb.destroy(),
   };
 }

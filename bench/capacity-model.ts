@@ -4,11 +4,11 @@
  * (bench/capacity-run.ts) measures and prints, test/unit/capacity-model.test.ts checks the formulas.
  * docs/capacity.md explains every input and formula.
  */
-import { backoffBounds, DELIVERY_POLICY } from '#contract/delivery-policy';
+import { backoffBounds, DELIVERY_POLICY } from '#lambdas/webhooks/delivery-policy';
 import { appKeys, credentialKeys } from '#data/apps';
-import { destinationKeys } from '#data/destinations';
+import { destinationKeys } from '#lambdas/webhooks/destinations';
 import { counterKeys, leaseSize } from '#data/rate-counters';
-import { shiftqKeys } from '#data/shiftq';
+import { shiftqKeys } from '#lambdas/shiftq/records';
 import { sportsKeys } from '#data/sports';
 import { groupPartition } from '#data/store';
 import { tokenKeyKeys } from '#data/token-keys';

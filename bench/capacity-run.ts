@@ -1,5 +1,5 @@
 import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
-import { DELIVERY_POLICY } from '#contract/delivery-policy';
+import { DELIVERY_POLICY } from '#lambdas/webhooks/delivery-policy';
 import { ROUTES } from '#contract/routes';
 import { SCOPES } from '#contract/scopes';
 import { AWS_DEFAULT_QUOTAS } from '#lib/aws-quotas';

@@ -1,6 +1,6 @@
 import { jsonFromChild } from './processes.js';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { addDestination } from '../lambdas/admin/destinations.js';
+import { addDestination } from '#lambdas/webhooks/destination-operations';
 import { createApp } from '../lambdas/admin/apps.js';
 import { publishMenu } from '../lambdas/webhooks/publish.js';
 import { createDeliverer } from '#lambdas/webhooks/handlers';

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { Store } from '#data/repositories';
+import type { IngestStore } from './store.js';
 import { requireLocations } from './locations-exist.js';
 import { AdminInputError, parseInput } from '#domain/inputs';
 import { id, isoTimestamp } from '#contract/schemas/common';
@@ -23,7 +23,7 @@ const campaign = v.pipe(
 export const campaignsFile = v.strictObject({ campaigns: v.pipe(v.array(campaign), v.minLength(1)) });
 
 /** Creates or replaces campaigns; every campaign and location is checked before anything is written. */
-export async function loadCampaigns(store: Store, input: unknown, now: number) {
+export async function loadCampaigns(store: IngestStore, input: unknown, now: number) {
   const { campaigns } = parseInput(campaignsFile, input);
   const keys = campaigns.map((c) => `${c.groupId}/${c.id}`);
   if (new Set(keys).size !== keys.length) throw new AdminInputError('campaign ids repeat within a group');

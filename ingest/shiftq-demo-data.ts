@@ -9,8 +9,8 @@ import {
   parseCompactDate,
 } from '#contract/business-date';
 import type { Location } from '#data/locations';
-import type { Store } from '#data/repositories';
-import type { KitchenInput } from '#contract/schemas/shiftq-inputs';
+import type { IngestStore } from './store.js';
+import type { KitchenInput } from '#lambdas/shiftq/inputs';
 import { round2 } from '#domain/rounding';
 import { seededRandom } from '#domain/seeded-random';
 
@@ -274,7 +274,7 @@ function locationLoad(location: Location, now: number): ShiftqLoadInput {
 }
 
 /** Seeds every location of the group that has shiftq enabled. */
-export async function seedShiftq(store: Store, now: number, groupId = 'demo-group'): Promise<void> {
+export async function seedShiftq(store: IngestStore, now: number, groupId = 'demo-group'): Promise<void> {
   const locations = (await store.locations.list(groupId)).filter((l) => l.modulesEnabled.shiftq);
   await Promise.all(locations.map((location) => loadShiftq(store, locationLoad(location, now), now)));
 }

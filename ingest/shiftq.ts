@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { activeBusinessDate, businessDayEndMs, businessDayStartMs, parseCompactDate } from '#contract/business-date';
 import { ITEM_VALUE_BUDGET_BYTES } from '#data/store';
-import { encodeBody, retentionEndMs } from '#data/shiftq';
-import { kitchenSnapshot } from '#domain/kitchen-averages';
-import type { Store } from '#data/repositories';
+import { encodeBody, retentionEndMs } from '#lambdas/shiftq/records';
+import { kitchenSnapshot } from '#lambdas/shiftq/kitchen-averages';
+import type { IngestStore } from './store.js';
 import {
   clockInsInput,
   CURRENT_KINDS,
@@ -19,7 +19,7 @@ import {
   type DatedKind,
   type KitchenInput,
   type ReviewInput,
-} from '#contract/schemas/shiftq-inputs';
+} from '#lambdas/shiftq/inputs';
 import { AdminInputError, parseInput } from '#domain/inputs';
 import { id } from '#contract/schemas/common';
 
@@ -125,7 +125,7 @@ type Prepared =
   | { kind: 'reviews'; businessDate: null; reviews: ReviewInput[]; records: number };
 
 /** Validates every entry and writes them only when all are valid. */
-export async function loadShiftq(store: Store, input: unknown, now: number): Promise<ShiftqLoaded[]> {
+export async function loadShiftq(store: IngestStore, input: unknown, now: number): Promise<ShiftqLoaded[]> {
   const { groupId, locationId, entries } = parseInput(shiftqLoadInput, input);
   const location = await store.locations.get(groupId, locationId);
   if (!location) throw new AdminInputError(`location ${groupId}/${locationId} does not exist`);

@@ -1,4 +1,4 @@
-import { DERIVED } from '#contract/delivery-policy';
+import { DERIVED } from '#lambdas/webhooks/delivery-policy';
 import { STAGE_TABLE, STAGES, type AlarmThresholds } from './stages.js';
 
 /**

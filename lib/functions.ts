@@ -1,5 +1,5 @@
-import { DERIVED } from '#contract/delivery-policy';
-import { DLQ_PASS_SECONDS } from '#contract/queues';
+import { DERIVED } from '#lambdas/webhooks/delivery-policy';
+import { DLQ_PASS_SECONDS } from '#lambdas/webhooks/queues';
 import type { Family } from '#contract/routes';
 import { GSI1, GSI2, GSI3 } from '#data/table';
 import type { DynamoAction, TableIndexName } from './constructs/service-function.js';

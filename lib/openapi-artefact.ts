@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openApiArtefact } from '#contract/openapi';
+import { openApiArtefact } from './openapi.js';
 
 /**
  * Writes the OpenAPI artefact (contract/openapi-artefact.ts) to the system's temporary folder and returns its path:

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ERRORS } from '#contract/errors';
-import { openApiDocument } from '#contract/openapi';
+import { openApiDocument } from './openapi.js';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import { refusedHeaders } from '#platform/auth';
 import { rateWindow } from '#data/rate-counters';

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { createHandler as discovery } from '#lambdas/discovery/discovery';
-import type { Deps } from '#platform/deps';
 import type { Family } from '#contract/routes';
+import type { LocalDeps } from './repositories.js';
 import { createHandler as token } from '#lambdas/token/token';
 import { createHandler as bevq } from '#lambdas/bevq/bevq';
 import { createHandler as sportsq } from '#lambdas/sportsq/sportsq';
@@ -14,7 +14,7 @@ import { createHandler as shiftq } from '#lambdas/shiftq/shiftq';
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /** Every family's handler factory; typed by Family so a new family cannot be forgotten here. */
-const FACTORIES: Record<Family, (deps: Deps) => ProxyHandler> = {
+const FACTORIES: Record<Family, (deps: LocalDeps) => ProxyHandler> = {
   token,
   discovery,
   bevq,
@@ -27,7 +27,7 @@ const FACTORIES: Record<Family, (deps: Deps) => ProxyHandler> = {
 };
 
 /** `deps`: one for every family, or each family's own (the local runtime: its clients, guarded by its role). */
-export function createFamilyHandlers(deps: Deps | ((family: Family) => Deps)): Record<Family, ProxyHandler> {
+export function createFamilyHandlers(deps: LocalDeps | ((family: Family) => LocalDeps)): Record<Family, ProxyHandler> {
   const depsOf = typeof deps === 'function' ? deps : () => deps;
   return Object.fromEntries(Object.entries(FACTORIES).map(([family, create]) => [family, create(depsOf(family as Family))])) as Record<
     Family,

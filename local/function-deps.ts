@@ -1,12 +1,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { type Endpoint, buildMessagingDeps, type MessagingDeps, type MessagingDepsOptions } from '#platform/deps';
+import { type Endpoint } from '#platform/deps';
+import { buildMessagingDeps, type MessagingDepsOptions } from '#lambdas/webhooks/deps';
 import { sesMailer } from '#platform/ses-mailer';
-import { sqsClient } from '#data/sqs-webhook-queue';
+import { sqsClient } from '#lambdas/webhooks/sqs-queue';
 import type { FunctionName } from '#lib/functions';
 import { compileGuard, guardClient, type LocalResources } from './iam-guard.js';
 import type { RolePolicies } from './iam-policies.js';
+import { LOCAL_REPOSITORIES, type LocalDeps, type LocalStore } from './repositories.js';
 
 /**
  * The functions whose Lambda entry builds an SES mailer (lambdas/admin/admin.ts, lambdas/webhooks/sweeper.ts);
@@ -16,7 +18,7 @@ const MAILING: ReadonlySet<FunctionName> = new Set(['admin-api', 'webhook-sweepe
 
 export type FunctionDeps = {
   /** The deps one function runs with: its own DynamoDB, SQS and SES clients, guarded by its role (unless IAM is off). */
-  depsOf(name: FunctionName): MessagingDeps;
+  depsOf(name: FunctionName): LocalDeps;
   /** That function's SQS client (the deliverer's event source polls with the deliverer's role, as Lambda does). */
   sqsOf(name: FunctionName): SQSClient;
   destroy(): void;
@@ -30,11 +32,11 @@ export type FunctionDeps = {
  */
 export function functionDeps(options: {
   endpoints: { dynamodb: Endpoint; sqs: Endpoint; ses: Endpoint };
-  base: MessagingDepsOptions;
+  base: MessagingDepsOptions<LocalStore>;
   iam: { policies: RolePolicies; local: LocalResources; callLog?: string | undefined } | null;
   observe: { dynamodb: DynamoDBClient; sqs: SQSClient; ses?: SESv2Client };
 }): FunctionDeps {
-  const built = new Map<FunctionName, { deps: MessagingDeps; dynamodb: DynamoDBClient; sqs: SQSClient; ses: SESv2Client }>();
+  const built = new Map<FunctionName, { deps: LocalDeps; dynamodb: DynamoDBClient; sqs: SQSClient; ses: SESv2Client }>();
   const mirrors = {
     dynamodb: mirror(options.observe.dynamodb),
     sqs: mirror(options.observe.sqs),
@@ -57,9 +59,10 @@ export function functionDeps(options: {
     mirrors.sqs.to(sqs);
     mirrors.ses?.to(ses);
     const config = options.base.config!;
-    const deps = buildMessagingDeps(
+    const deps = buildMessagingDeps<LocalStore>(
       { dynamodb, sqs },
       { ...options.base, ...(MAILING.has(name) ? { mailer: sesMailer(config.mailFrom, ses, config.mailConfigurationSet) } : {}) },
+      LOCAL_REPOSITORIES,
     );
     entry = { deps, dynamodb, sqs, ses };
     built.set(name, entry);

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { TABLE_KEYS } from '#data/table';
-import { WEBHOOK_QUEUES } from '#contract/queues';
+import { WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
 import { LocalStartError } from './start-checks.js';
 
 /**

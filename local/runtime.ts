@@ -5,17 +5,17 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { Logger } from '#platform/observability';
-import { systemClock, type Clock, awsClients, buildMessagingDeps, type MessagingDeps } from '#platform/deps';
+import { systemClock, type Clock } from '#platform/deps';
+import { awsClients, buildMessagingDeps, type MessagingDeps } from '#lambdas/webhooks/deps';
 import { configFromEnv, type Config } from '#platform/config';
 import { SPORTS_LOGO_DIR } from '#contract/assets';
 import type { Resolver } from '#domain/url-safety';
 import { createDeliverer, createSweeper } from '#lambdas/webhooks/handlers';
-import { requeueVanished } from '#lambdas/webhooks/index';
+import { requeueVanished } from '#lambdas/webhooks/requeue';
 import { startSchedule } from './schedules.js';
 import { startSqsPoller, type PollerFaults, type SqsHandler } from './sqs-poller.js';
-import { DELIVERY_POLICY, scaledTimings } from '#contract/delivery-policy';
+import { DELIVERY_POLICY, scaledTimings } from '#lambdas/webhooks/delivery-policy';
 import { STAGE_TABLE } from '#lib/stages';
-import type { Store } from '#data/repositories';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { sesMailer } from '#platform/ses-mailer';
 import { localEndpoint } from './endpoints.js';
@@ -35,6 +35,7 @@ import { localMailEvents, mailEventsFromEnv, type LocalMailEvents, type MailEven
 import { reserveListenInbox } from './listen-inbox.js';
 import { keptInDataFolder, OWNER_FILE } from './owner-only.js';
 import { acquireDataLock, checkPortFree, LocalStartError, portMessage } from './start-checks.js';
+import { LOCAL_REPOSITORIES, type LocalDeps, type LocalStore } from './repositories.js';
 
 export type LocalRuntimeOptions = {
   port?: number;
@@ -95,11 +96,11 @@ export type LocalRuntime = {
   dynamo: DynamoDBClient;
   /** The runtime's SQS client (the local event source; tests read queue attributes with it). */
   sqs: SQSClient;
-  store: Store;
+  store: LocalStore;
   /** The unguarded deps of the runtime itself (seeding, tests acting as an operator or the CLI). */
-  deps: MessagingDeps;
+  deps: LocalDeps;
   /** The deps a function runs with here: its own clients, guarded by its role (tests invoke handlers with them). */
-  functionDeps(name: FunctionName): MessagingDeps;
+  functionDeps(name: FunctionName): LocalDeps;
   demo: DemoCredentials | null;
   /** The admin API's key: `Authorization: Bearer <adminKey>` on /admin/v1 requests. */
   adminKey: string;
@@ -172,13 +173,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const logger = new Logger({ serviceName: 'customer-api', logLevel: options.logLevel ?? 'INFO' });
     // EMF lines are for CloudWatch; here they would only flood the console. Set it to false to see them.
     process.env.METRICS_DISABLED ??= 'true';
-    const deps = buildMessagingDeps(clients, {
-      config,
-      clock,
-      logger,
-      mailer: sesMailer(config.mailFrom, ses, config.mailConfigurationSet),
-      ...(options.resolver ? { resolver: options.resolver } : {}),
-    });
+    const deps = buildMessagingDeps<LocalStore>(
+      clients,
+      {
+        config,
+        clock,
+        logger,
+        mailer: sesMailer(config.mailFrom, ses, config.mailConfigurationSet),
+        ...(options.resolver ? { resolver: options.resolver } : {}),
+      },
+      LOCAL_REPOSITORIES,
+    );
     const store = deps.store;
     if (config.webhookAllowLoopback) {
       deps.logger.warn(
@@ -305,7 +310,7 @@ export function startDeliveryPoller(deps: MessagingDeps, sqs: SQSClient, queueAr
  * a restart can print it again; it exists only for this demo application.
  * Whether the table is seeded is asked of the engine, never of the folder.
  */
-async function demoCredentials(store: Store, clock: Clock, dataDir: string | null): Promise<DemoCredentials | null> {
+async function demoCredentials(store: LocalStore, clock: Clock, dataDir: string | null): Promise<DemoCredentials | null> {
   const file = dataDir ? join(dataDir, 'demo-credentials.json') : null;
   const saved = file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials) : null;
   // The folder's application counts only if this engine holds it, active: the folder may come from a start on
@@ -325,7 +330,7 @@ async function demoCredentials(store: Store, clock: Clock, dataDir: string | nul
 }
 
 /** Passes of the requeue until one finds nothing waiting from before `before` (a pass reads a bounded page). */
-async function requeueAll(deps: MessagingDeps, before: string): Promise<void> {
+async function requeueAll(deps: LocalDeps, before: string): Promise<void> {
   while ((await requeueVanished(deps, before)) > 0);
 }
 

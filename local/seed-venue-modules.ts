@@ -2,7 +2,7 @@ import { loadCampaigns } from '#ingest/campaigns';
 import { loadMatriq } from '#ingest/matriq';
 import { loadSports, type SportsFile } from '#ingest/sports';
 import { activeBusinessDate, addDays, formatCompactDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
-import type { Store } from '#data/repositories';
+import { type LocalStore } from './repositories.js';
 
 /**
  * Demo sports, display-device and campaign data for the demo group, relative
@@ -236,7 +236,7 @@ export function demoCampaignsFile(now: number) {
 }
 
 /** Seeds sports, display-device and campaign demo data (after the demo venues exist). */
-export async function seedVenueModules(store: Store, now: number): Promise<void> {
+export async function seedVenueModules(store: LocalStore, now: number): Promise<void> {
   await loadSports(store, demoSportsFile(now), now);
   await loadMatriq(store, demoMatriqFile(now), now);
   await loadCampaigns(store, demoCampaignsFile(now), now);

@@ -1,9 +1,9 @@
 import { createApp } from '#lambdas/admin/apps';
 import { loadVenues, type VenueFile } from '#ingest/venues';
-import type { Store } from '#data/repositories';
 import { SCOPES } from '#contract/scopes';
 import { seedVenueModules } from './seed-venue-modules.js';
 import { seedShiftq } from '#ingest/shiftq-demo-data';
+import { type LocalStore } from './repositories.js';
 
 export const DEMO_GROUP_ID = 'demo-group';
 
@@ -56,7 +56,7 @@ export const DEMO_VENUES: VenueFile = {
 export type DemoCredentials = { groupId: string; clientId: string; clientSecret: string };
 
 /** Seeds the demo venues and one group-wide application holding every scope. */
-export async function seedDemo(store: Store, now: number): Promise<DemoCredentials> {
+export async function seedDemo(store: LocalStore, now: number): Promise<DemoCredentials> {
   await loadVenues(store, DEMO_VENUES, now);
   await seedVenueModules(store, now);
   await seedShiftq(store, now, DEMO_GROUP_ID);
@@ -64,7 +64,7 @@ export async function seedDemo(store: Store, now: number): Promise<DemoCredentia
 }
 
 /** The demo group's application holding every scope; its secret is shown once, here. */
-export async function createDemoApp(store: Store, now: number): Promise<DemoCredentials> {
+export async function createDemoApp(store: LocalStore, now: number): Promise<DemoCredentials> {
   const { app, clientSecret } = await createApp(
     store,
     { groupId: DEMO_GROUP_ID, name: 'Demo backend', scopes: [...SCOPES], ownerEmail: 'owner@demo.example' },

@@ -1,4 +1,4 @@
-import { STATUS } from '#contract/delivery-policy';
+import { STATUS } from '#lambdas/webhooks/delivery-policy';
 import type { HourlyOutcomes } from './documents.js';
 import { h, table } from './dom.js';
 

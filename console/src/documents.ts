@@ -1,5 +1,5 @@
 import type { CredentialType } from '#contract/credentials';
-import type { DeliveryStatus } from '#contract/delivery-policy';
+import type { DeliveryStatus } from '#lambdas/webhooks/delivery-policy';
 import type { Scope } from '#contract/scopes';
 
 /**

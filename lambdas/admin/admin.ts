@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { AdminInputError } from '#domain/inputs';
-import { defaultMessagingDeps, type MessagingDeps } from '#platform/deps';
+import { awsClients, buildMessagingDeps } from '#lambdas/webhooks/deps';
+import { ADMIN_REPOSITORIES, type AdminDeps, type AdminStore } from './deps.js';
 import { ADMIN_ROUTES, type AdminRoute } from '#contract/admin-routes';
 import { fromConsole } from './console-access.js';
 import { ApiError } from '#contract/errors';
@@ -23,7 +24,7 @@ const NOT_FOUND = 'No admin resource exists at this path.';
  * before this runs (IAM on every method in AWS, the admin key locally), so it
  * only routes, validates and maps the domain's refusals to statuses.
  */
-export function createHandler(deps: MessagingDeps) {
+export function createHandler(deps: AdminDeps) {
   return httpShell('admin', deps, { refusalOf }).handler(async (originalEvent, context) => {
     const { event, consoleUser } = fromConsole(originalEvent);
     // The IAM principal API Gateway verified, or the console's signed-in user; null locally, where the admin key stands in.
@@ -38,7 +39,7 @@ export function createHandler(deps: MessagingDeps) {
 const LOCAL_ACTOR = 'local-admin-key';
 
 async function run(
-  deps: MessagingDeps,
+  deps: AdminDeps,
   event: APIGatewayProxyEvent,
   route: AdminRoute,
   params: Record<string, string>,
@@ -87,4 +88,6 @@ function refusalOf(err: unknown): Refusal | null {
 }
 
 /** The Lambda entry (lib/functions.ts). */
-export const handler = createHandler(defaultMessagingDeps({ mailer: sesMailer(configFromEnv().mailFrom) }));
+export const handler = createHandler(
+  buildMessagingDeps<AdminStore>(awsClients(), { mailer: sesMailer(configFromEnv().mailFrom) }, ADMIN_REPOSITORIES),
+);

@@ -8,10 +8,10 @@ import type { Store } from '#data/repositories';
 import { normalAddress } from '#data/mail-suppressions';
 import { AdminConflictError, AdminInputError, AdminNotFoundError, appInput, parseInput, type AppInput } from '#domain/inputs';
 import { randomBytes } from 'node:crypto';
-import type { MessagingDeps } from '#platform/deps';
-import { DESTINATIONS_PER_APPLICATION } from '#contract/destination-limit';
-import { adminPage, type PageQuery } from './paging.js';
-import { matches, searchPage } from './search.js';
+import type { AdminDeps } from './deps.js';
+import { DESTINATIONS_PER_APPLICATION } from '#lambdas/webhooks/destination-limit';
+import { adminPage, type PageQuery } from '#platform/admin-paging';
+import { matches, searchPage } from '#platform/admin-search';
 import { CLIENT_CREDENTIALS, LEGACY_BEARER, type CredentialType } from '#contract/credentials';
 
 /** Legacy bearer credentials start with this fixed prefix (contract 5.1 rule 5). */
@@ -136,7 +136,7 @@ export async function rotateClientSecret(
 }
 
 /** A page of legacy bearer applications with their credential's last use (never the credential), oldest first. */
-export async function legacyReport(deps: MessagingDeps, query: PageQuery = {}) {
+export async function legacyReport(deps: AdminDeps, query: PageQuery = {}) {
   const { items, nextCursor } = await adminPage<App>(deps, { r: 'legacy-apps' }, query, async (limit, startKey) => {
     const { apps, lastKey } = await deps.store.appList.legacyPage({ limit, ...(startKey ? { startKey } : {}) });
     return { items: apps, ...(lastKey ? { lastKey } : {}) };
@@ -172,7 +172,7 @@ export async function showApp(store: Store, clientId: string) {
 const WHOLE_CLIENT_ID = /^app_[0-9a-f]{20}$/;
 
 /** A page of applications, or of those of one existing group, or those matching `q` (search.ts); never a secret or its hash. */
-export async function listApps(deps: MessagingDeps, { groupId, q, ...query }: { groupId?: string; q?: string } & PageQuery = {}) {
+export async function listApps(deps: AdminDeps, { groupId, q, ...query }: { groupId?: string; q?: string } & PageQuery = {}) {
   if (groupId) await requireGroup(deps.store, groupId);
   const { items, nextCursor } = await adminPage<App, WalkKey>(
     deps,

@@ -1,12 +1,12 @@
-import type { AuditDetails, AuditEntry, AuditPosition } from '#data/audit';
+import type { AuditDetails, AuditEntry, AuditPosition } from './audit-records.js';
 import type { App } from '#data/apps';
 import type { Location } from '#data/locations';
 import type { KeyVersionState } from '#data/token-keys';
 import type { AdminOperation } from '#contract/admin-routes';
-import type { MessagingDeps } from '#platform/deps';
+import type { AdminDeps } from './deps.js';
 import { SECRET_OVERLAP_HOURS } from './apps.js';
-import type { PublicDestination } from './destinations.js';
-import { adminPage, type PageQuery } from './paging.js';
+import type { PublicDestination } from '#lambdas/webhooks/destination-operations';
+import { adminPage, type PageQuery } from '#platform/admin-paging';
 
 /** Day partitions one page of the trail reads at most: the whole retention (400 days) in four pages, however quiet. */
 const DAYS_PER_PAGE = 100;
@@ -101,7 +101,7 @@ const DETAILS: Partial<Record<AdminOperation, (change: Change) => AuditDetails>>
 };
 
 /** The application a destination change concerns, read before the change (a removal deletes it). */
-export async function destinationOwner(deps: MessagingDeps, params: Record<string, string>): Promise<AuditTarget> {
+export async function destinationOwner(deps: AdminDeps, params: Record<string, string>): Promise<AuditTarget> {
   if (!params.destinationId) return {};
   const destination = await deps.store.destinations.get(params.destinationId);
   return destination ? { clientId: destination.clientId, groupId: destination.groupId } : {};
@@ -109,7 +109,7 @@ export async function destinationOwner(deps: MessagingDeps, params: Record<strin
 
 /** Records a change the admin API made. */
 export async function recordChange(
-  deps: MessagingDeps,
+  deps: AdminDeps,
   change: {
     operation: AdminOperation;
     requestId: string;
@@ -138,7 +138,7 @@ export async function recordChange(
 
 /** A page of the trail, newest first, of one application or destination if asked. */
 export async function listAudit(
-  deps: MessagingDeps,
+  deps: AdminDeps,
   { clientId, destinationId, ...query }: { clientId?: string; destinationId?: string } & PageQuery = {},
 ) {
   const today = new Date(deps.clock.now()).toISOString().slice(0, 10);

@@ -1,18 +1,18 @@
 import * as v from 'valibot';
 import type { AdminOperation } from '#contract/admin-routes';
-import { DELIVERY_STATUSES } from '#contract/delivery-policy';
+import { DELIVERY_STATUSES } from '#lambdas/webhooks/delivery-policy';
 import { dateTime, id } from '#contract/schemas/common';
 import { queryInteger } from '#contract/schemas/requests';
 import { locationInput } from '#domain/inputs';
-import { ADMIN_PAGE_LIMIT } from './paging.js';
+import { ADMIN_PAGE_LIMIT } from '#platform/admin-paging';
 
-/** The admin lists' paging (admin/paging.ts). */
+/** The admin lists' paging (platform/admin-paging.ts). */
 const pageQuery = {
   limit: v.optional(queryInteger(ADMIN_PAGE_LIMIT.min, ADMIN_PAGE_LIMIT.max)),
   cursor: v.optional(v.pipe(v.string(), v.maxLength(2048))),
 };
 
-/** A list's search (admin/search.ts): plain text, bounded. */
+/** A list's search (platform/admin-search.ts): plain text, bounded. */
 const search = v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be blank'), v.maxLength(200)));
 
 /** Routes that take no input still refuse a body with stray fields, so a typo never passes silently. */

@@ -1,8 +1,8 @@
 import { headOf, type MenuHead } from '#data/menus';
-import { outboxKeys } from '#data/deliveries';
-import type { MessagingDeps } from '#platform/deps';
+import { outboxKeys } from '#lambdas/webhooks/deliveries';
+import type { AdminDeps } from './deps.js';
 import { requireGroup } from './apps.js';
-import { adminPage, type PageQuery } from './paging.js';
+import { adminPage, type PageQuery } from '#platform/admin-paging';
 
 /** Outbox entries one listing reads per shard: the oldest waiting events, a bounded read however many wait. */
 const PENDING_PER_SHARD = 25;
@@ -12,7 +12,7 @@ const PENDING_PER_SHARD = 25;
  * last publish, counts, `sourceHealth`, from the menu heads; a menu without
  * a head yet from its body) and the events still waiting in the outbox.
  */
-export async function listMenus(deps: MessagingDeps, { groupId, ...query }: { groupId: string } & PageQuery) {
+export async function listMenus(deps: AdminDeps, { groupId, ...query }: { groupId: string } & PageQuery) {
   await requireGroup(deps.store, groupId);
   const { items, nextCursor } = await adminPage<MenuRow, { after: string }>(
     deps,
@@ -51,7 +51,7 @@ function rowOf(locationId: string, name: string, head: MenuHead | null, pendingE
 }
 
 /** The group's events waiting in the outbox, by location (the oldest of each shard). */
-async function pendingByLocation(deps: MessagingDeps, groupId: string): Promise<Map<string, number>> {
+async function pendingByLocation(deps: AdminDeps, groupId: string): Promise<Map<string, number>> {
   const now = new Date(deps.clock.now()).toISOString();
   const pages = await Promise.all(outboxKeys.shards().map((shard) => deps.store.outbox.due(shard, now, PENDING_PER_SHARD)));
   const counts = new Map<string, number>();

@@ -8,16 +8,17 @@ import {
   sendTest,
   setEnabled,
   showDestination,
-} from './destinations.js';
+} from '#lambdas/webhooks/destination-operations';
 import { listAudit } from './audit.js';
 import { listGroups, listLocations, putGroup, putLocation } from './groups.js';
 import { listTokenKeys, revokeTokenKey, rotateTokenKey } from './token-keys.js';
-import { deliveryHistory, eventDeliveries, hourlyOutcomes, showDelivery } from './delivery-history.js';
-import { listDeadLetters } from './dlq.js';
+import { deliveryHistory, eventDeliveries, hourlyOutcomes, showDelivery } from '#lambdas/webhooks/delivery-history';
+import { listDeadLetters } from '#lambdas/webhooks/dead-letter-operations';
 import { listMenus } from './menus.js';
 import { liftMailSuppression, listMailSuppressions } from './mail-suppressions.js';
-import { publishDocument, publishMenu, redrive, redrivePage, showDeadLetter } from '../webhooks/index.js';
-import type { MessagingDeps } from '#platform/deps';
+import { publishDocument, publishMenu } from '#lambdas/webhooks/publish';
+import { redrive, redrivePage, showDeadLetter } from '#lambdas/webhooks/dead-letters';
+import type { AdminDeps } from './deps.js';
 import { AdminInputError } from '#domain/inputs';
 import type { AdminOperation } from '#contract/admin-routes';
 import { CLIENT_CREDENTIALS, LEGACY_BEARER } from '#contract/credentials';
@@ -35,7 +36,7 @@ type AdminRequest = {
 };
 
 /** Each returns the document the admin CLI prints with --json (nothing for 204). */
-type AdminOperationFn = (req: AdminRequest, deps: MessagingDeps) => Promise<unknown>;
+type AdminOperationFn = (req: AdminRequest, deps: AdminDeps) => Promise<unknown>;
 
 /** The domain functions validate their own input again; the casts only name what they will check. */
 type InputOf<F extends (...args: never[]) => unknown, I extends number> = Parameters<F>[I];

@@ -1,16 +1,17 @@
 import { ok, apiHandler, type Operations, v1Repositories } from '#platform/api-handler';
 import { matriqKeys, matriqRepo } from '#data/matriq';
-import { campaignKeys, type CampaignLink, campaignsRepo } from '#data/campaigns';
+import { campaignKeys, type CampaignLink, campaignsRepo } from './records.js';
 import { groupKeys, groupsRepo } from '#data/groups';
 import type { Location } from '#data/locations';
 import { groupPage, groupPageReads } from '#platform/group-page';
 import { defaultDeps, type Deps } from '#platform/deps';
+import type { StoreWith } from '#data/repositories';
 import { ApiError } from '#contract/errors';
 import { CAMPAIGNS_REFRESH } from '#contract/refresh';
 import { deviceStatusOf } from '#domain/device-health';
 import { locationRefOf } from '#domain/sports-day';
 import { CAMPAIGNS_ROUTES } from '#contract/routes';
-import type { CampaignStatus } from '#contract/schemas/campaigns';
+import type { CampaignStatus } from './schemas.js';
 
 /** A campaign's status at an instant: ended once past endsAt, else paused if paused, else by its start. */
 export function campaignStatusOf(campaign: { startsAt: string; endsAt: string; paused: boolean }, now: number): CampaignStatus {
@@ -28,20 +29,24 @@ const campaignView = (c: Omit<CampaignLink, 'locationId'>, now: number) => ({
 });
 
 /** Display-device health at a location; a location without registered devices counts none. */
+/** The family's own records, beside the shared ones it reads (groups, display devices). */
+const OWN_REPOSITORIES = { campaigns: campaignsRepo };
+type CampaignsStore = StoreWith<typeof OWN_REPOSITORIES>;
+
 async function deviceStatusAt(deps: Deps, location: Location, now: number) {
   const state = await deps.store.matriq.get(location.groupId, location.id);
   return deviceStatusOf(state?.devices ?? [], now);
 }
 
 /** The campaign links of the given locations, the page's range of them (`locations` in id order). */
-async function linksAt(deps: Deps, groupId: string, locations: readonly Location[]): Promise<CampaignLink[]> {
+async function linksAt(deps: Deps<CampaignsStore>, groupId: string, locations: readonly Location[]): Promise<CampaignLink[]> {
   if (locations.length === 0) return [];
   const ids = new Set(locations.map((l) => l.id));
   const found = await deps.store.campaigns.atLocations(groupId, locations[0]!.id, locations.at(-1)!.id);
   return found.filter((link) => ids.has(link.locationId));
 }
 
-export const operations: Operations = {
+export const operations: Operations<CampaignsStore> = {
   locationCampaigns: {
     reads: ({ params: p }) => [matriqKeys.state(p.group_id!, p.location_id!), campaignKeys.atLocation(p.group_id!, p.location_id!)],
     async run(req, deps) {
@@ -107,12 +112,12 @@ export const operations: Operations = {
 };
 
 /** Authorization's repositories and this family's: all its bundle carries. */
-export const repositories = v1Repositories({ campaigns: campaignsRepo, groups: groupsRepo, matriq: matriqRepo });
+export const repositories = v1Repositories({ ...OWN_REPOSITORIES, groups: groupsRepo, matriq: matriqRepo });
 
 /** Campaigns of a group or a location, with display-device status. */
-export function createHandler(deps: Deps) {
+export function createHandler(deps: Deps<CampaignsStore>) {
   return apiHandler('campaigns', operations, deps, { routes: CAMPAIGNS_ROUTES, repositories });
 }
 
 /** The Lambda entry (lib/functions.ts). */
-export const handler = createHandler(defaultDeps(repositories));
+export const handler = createHandler(defaultDeps<CampaignsStore>(repositories));

@@ -1,26 +1,20 @@
 import { appListRepo } from './app-list.js';
 import { appsRepo, credentialsRepo } from './apps.js';
-import { auditRepo } from './audit.js';
-import { campaignsRepo } from './campaigns.js';
-import { type Db, type FactoriesOf, storeOf, type StoreOf } from './store.js';
-import { deliveriesRepo, outboxRepo } from './deliveries.js';
-import { destinationsRepo } from './destinations.js';
+import { type Db, type FactoriesOf, type RepositoriesOf, storeOf, type StoreOf } from './store.js';
 import { groupsRepo } from './groups.js';
-import { holdsRepo } from './holds.js';
 import { locationsRepo } from './locations.js';
 import { mailOutboxRepo } from './mail-outbox.js';
 import { mailSuppressionsRepo } from './mail-suppressions.js';
 import { matriqRepo } from './matriq.js';
 import { menusRepo } from './menus.js';
 import { rateCountersRepo } from './rate-counters.js';
-import { reviewsRepo } from './reviews.js';
-import { shiftqRepo } from './shiftq.js';
 import { sportsRepo } from './sports.js';
 import { tokenKeysRepo } from './token-keys.js';
 
 /**
- * Every repository over the one table, the one list of them: the admin, webhook functions, the local runtime and the
- * CLI build all of them; a /v1 function names its own (v1Repositories).
+ * The repositories of records two or more rooms use. A feature's own records live in its room, and the rooms that
+ * compose features (webhooks/deps.ts, admin/, ingest/, the local runtime) add them to this list; a /v1 function
+ * names the few it builds (v1Repositories).
  */
 export const REPOSITORIES = {
   groups: groupsRepo,
@@ -30,28 +24,24 @@ export const REPOSITORIES = {
   credentials: credentialsRepo,
   rateCounters: rateCountersRepo,
   menus: menusRepo,
-  destinations: destinationsRepo,
-  deliveries: deliveriesRepo,
   mailOutbox: mailOutboxRepo,
   mailSuppressions: mailSuppressionsRepo,
-  outbox: outboxRepo,
-  holds: holdsRepo,
-  audit: auditRepo,
   sports: sportsRepo,
   matriq: matriqRepo,
-  campaigns: campaignsRepo,
-  shiftq: shiftqRepo,
-  reviews: reviewsRepo,
   tokenKeys: tokenKeysRepo,
 };
 
-type Repositories = { [K in keyof typeof REPOSITORIES]: ReturnType<(typeof REPOSITORIES)[K]> };
-/** The data port: the repositories over one table, and its read-ahead; handlers take this, never a DynamoDB client. */
-export type Store = StoreOf<Repositories>;
-/** How to build repositories over a Db, by name: a function's bundle carries only the repositories it names. */
-export type RepositoryFactories = FactoriesOf<Repositories>;
+/** The data port over the shared records: handlers take a store, never a DynamoDB client. */
+export type Store = StoreOf<RepositoriesOf<typeof REPOSITORIES>>;
+/** How to build shared repositories over a Db, by name: a function's bundle carries only the repositories it names. */
+export type RepositoryFactories = FactoriesOf<RepositoriesOf<typeof REPOSITORIES>>;
 
-/** The store of every repository over one table. */
+/** A room's store: the shared repositories and the room's own (`F`, its list of factories). */
+export type StoreWith<F> = StoreOf<RepositoriesOf<typeof REPOSITORIES> & RepositoriesOf<F>>;
+/** Factories of repositories by name, as a room lists them. */
+export type Factories = Record<string, (db: Db) => unknown>;
+
+/** The store of every shared repository over one table. */
 export function createStore(db: Db): Store {
   return storeOf(db, REPOSITORIES);
 }

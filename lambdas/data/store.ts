@@ -267,6 +267,9 @@ export type StoreOf<R> = R & {
 /** How to build repositories over a Db, by name: a function's bundle carries only the repositories it names. */
 export type FactoriesOf<R> = { [K in keyof R]?: (db: Db) => R[K] };
 
+/** The repositories a list of factories builds, by name: how a room composes its store's type from its list. */
+export type RepositoriesOf<F> = { [K in keyof F]: F[K] extends (db: Db) => infer R ? R : never };
+
 /**
  * The Store's DynamoDB adapter, holding just these repositories. Reaching
  * for another one is a wiring mistake, which the suite finds: every family
@@ -281,9 +284,9 @@ export function storeOf<R>(db: Db, factories: FactoriesOf<R>): StoreOf<R> {
 }
 
 /** The same store narrowed to the repositories a function builds in AWS, so the local runtime and the tests fail where AWS would. */
-export function onlyRepositories<R>(store: StoreOf<R>, factories: FactoriesOf<R>): StoreOf<R> {
-  const kept = Object.fromEntries(Object.keys(factories).map((name) => [name, store[name as keyof R]]));
-  return { ...kept, preload: async (reads: readonly Read[]) => store.preload(reads, factories) } as StoreOf<R>;
+export function onlyRepositories<S extends StoreOf<object>>(store: S, factories: object): S {
+  const kept = Object.fromEntries(Object.keys(factories).map((name) => [name, store[name as keyof S]]));
+  return { ...kept, preload: async (reads: readonly Read[]) => store.preload(reads, factories) } as S;
 }
 
 /**

@@ -4,7 +4,7 @@ import { AUTH_REPOSITORIES, type AuthContext, authorize } from './auth.js';
 import type { Location } from '#data/locations';
 import { onlyRepositories, type Read } from '#data/store';
 import { rateLeases, type RateLeases } from '#data/rate-counters';
-import type { RepositoryFactories, Store } from '#data/repositories';
+import type { Factories, Store } from '#data/repositories';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { ApiError } from '#contract/errors';
@@ -48,17 +48,17 @@ export type ReadHints = {
  * time zone changed) costs only its own read: `run` reads what it needs and
  * misses the guess.
  */
-export type Operation = {
+export type Operation<S extends Store = Store> = {
   reads?: (hints: ReadHints) => Read[];
-  run: (req: ApiRequest, deps: Deps) => Promise<HttpResponse>;
+  run: (req: ApiRequest, deps: Deps<S>) => Promise<HttpResponse>;
 };
-export type Operations = Record<string, Operation>;
+export type Operations<S extends Store = Store> = Record<string, Operation<S>>;
 
 type ApiContext = ShellContext & { api?: ApiRequest; store?: Store };
 type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
 
 /** The repositories a /v1 function builds: authorization's and those its family names. */
-export function v1Repositories(own: RepositoryFactories = {}): RepositoryFactories {
+export function v1Repositories(own: Factories = {}): Factories {
   return { ...AUTH_REPOSITORIES, ...own };
 }
 
@@ -67,10 +67,15 @@ export function v1Repositories(own: RepositoryFactories = {}): RepositoryFactori
  * own list; every route for the catch-all family) and its repositories
  * (v1Repositories).
  */
-export type FamilyWiring = { routes: readonly Route[]; repositories: RepositoryFactories };
+export type FamilyWiring = { routes: readonly Route[]; repositories: Factories };
 
 /** A /v1 family's function: the HTTP shell → route + auth + rate limit → operation, over its own repositories only. */
-export function apiHandler(family: Family, operations: Operations, allDeps: Deps, { routes, repositories }: FamilyWiring) {
+export function apiHandler<S extends Store>(
+  family: Family,
+  operations: Operations<S>,
+  allDeps: Deps<S>,
+  { routes, repositories }: FamilyWiring,
+) {
   for (const route of routes.filter((r) => r.family === family)) {
     if (!operations[route.operation]) throw new Error(`family ${family} lacks operation ${route.operation}`);
   }
@@ -82,7 +87,7 @@ export function apiHandler(family: Family, operations: Operations, allDeps: Deps
     .handler(async (_event, context: ApiContext) => {
       const api = context.api!;
       // An authorized operation reads through the store its authorization filled.
-      const response = await operations[api.route.operation]!.run(api, context.store ? { ...deps, store: context.store } : deps);
+      const response = await operations[api.route.operation]!.run(api, context.store ? { ...deps, store: context.store as S } : deps);
       return api.route.legacy ? { ...response, headers: { ...response.headers, ...legacyHeaders(deps.config) } } : response;
     });
 }
@@ -98,11 +103,11 @@ function legacyHeaders({ legacyDeprecatedAt, legacySunsetAt }: Pick<Config, 'leg
   };
 }
 
-function routeAndAuthorize(
+function routeAndAuthorize<S extends Store>(
   family: Family,
-  operations: Operations,
+  operations: Operations<S>,
   routes: readonly Route[],
-  deps: Deps,
+  deps: Deps<S>,
   leases: RateLeases,
 ): ApiMiddleware {
   const resolvePath = pathResolver(routes);

@@ -1,13 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type Config, configFromEnv } from './config.js';
 import { createDb, storeOf } from '#data/store';
-import { type RepositoryFactories, type Store, REPOSITORIES } from '#data/repositories';
+import type { Store } from '#data/repositories';
 import { createMetrics, logger, type Logger, type Metrics } from './observability.js';
 import type { Resolver } from '#domain/url-safety';
 import { lookup } from 'node:dns/promises';
-import { sqsClient, type SQSClient, sqsWebhookQueue } from '#data/sqs-webhook-queue';
-import type { WebhookQueue } from '#data/webhook-queue';
-import { type Mailer, NO_MAILER } from './mailer.js';
 import { fixedOriginSecret, type OriginSecrets, secretsManagerOriginSecret } from './origin-secret.js';
 
 /** Time is injected so date and window rules can be tested at any instant. */
@@ -17,13 +14,13 @@ export const systemClock: Clock = { now: () => Date.now() };
 
 /**
  * What every function needs from the outside world, injected so tests and
- * the local runtime can supply their own. The functions that also queue
- * webhooks or mail owners take MessagingDeps (below); the others never call
- * its builders, so their bundles leave the SQS and SES clients out.
+ * the local runtime can supply their own. `S`: the store a room composes over
+ * the shared one (its own records added). The functions that also queue
+ * webhooks or mail owners take the webhook room's MessagingDeps.
  */
-export type Deps = {
+export type Deps<S extends Store = Store> = {
   config: Config;
-  store: Store;
+  store: S;
   clock: Clock;
   logger: Logger;
   /** DNS for webhook destinations, injected like the clock. */
@@ -37,17 +34,22 @@ export type Deps = {
 /** Where one AWS client points; absent means AWS itself (region and credentials from the environment). */
 export type Endpoint = { endpoint?: string; region?: string; credentials?: { accessKeyId: string; secretAccessKey: string } };
 
-type DepsOptions = Partial<Omit<Deps, 'metrics'>> & {
+export type DepsOptions<S extends Store = Store> = Partial<Omit<Deps<S>, 'metrics'>> & {
   /** null: count nothing (the admin CLI: no Lambda, nothing flushes metrics). */
   metrics?: Metrics | null;
 };
+
+/** Factories of repositories by name, as a room lists them (RepositoriesOf gives their store's type). */
+type Factories = Record<string, (db: never) => unknown>;
 
 /**
  * The one assembly of Deps, used by the Lambda entries, the local runtime
  * and the admin CLI (through buildMessagingDeps): they differ in where the
  * clients point, in the repositories they build and in what they override.
+ * A /v1 function builds only the repositories it names, under the type of
+ * the store it reads (every family runs under onlyRepositories in the suite).
  */
-function buildDeps(dynamodb: DynamoDBClient, repositories: RepositoryFactories, options: DepsOptions = {}): Deps {
+export function buildDeps<S extends Store>(dynamodb: DynamoDBClient, repositories: Factories, options: DepsOptions<S> = {}): Deps<S> {
   const config = options.config ?? configFromEnv();
   const log = options.logger ?? logger;
   const metrics = options.metrics === null ? undefined : (options.metrics ?? createMetrics(config.stage));
@@ -58,7 +60,7 @@ function buildDeps(dynamodb: DynamoDBClient, repositories: RepositoryFactories, 
       : undefined;
   return {
     config,
-    store: options.store ?? storeOf(createDb(config.tableName, dynamodb), repositories),
+    store: options.store ?? (storeOf(createDb(config.tableName, dynamodb), repositories as object) as S),
     clock: options.clock ?? systemClock,
     logger: log,
     resolver: options.resolver ?? systemResolver,
@@ -68,45 +70,10 @@ function buildDeps(dynamodb: DynamoDBClient, repositories: RepositoryFactories, 
 }
 
 /** The deps a /v1 or token function's cold start builds from its environment: DynamoDB only, with the repositories it names. */
-export function defaultDeps(repositories: RepositoryFactories): Deps {
-  return buildDeps(new DynamoDBClient({}), repositories);
+export function defaultDeps<S extends Store = Store>(repositories: Factories): Deps<S> {
+  return buildDeps<S>(new DynamoDBClient({}), repositories);
 }
 
 /** The system resolver, every address of the name (tests inject their own). */
 const systemResolver: Resolver = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
-
-/** Deps of the functions that queue webhooks or mail owners: admin, dispatcher, deliverer, sweeper (and the local runtime, the CLI). */
-export type MessagingDeps = Deps & {
-  mailer: Mailer;
-  /** The webhook queue and its DLQ. */
-  queue: WebhookQueue;
-};
-
-export type Endpoints = { dynamodb?: Endpoint; sqs?: Endpoint };
-export type AwsClients = { dynamodb: DynamoDBClient; sqs: SQSClient };
-
-/** The DynamoDB and SQS clients at their endpoints (absent: AWS itself). SES is the mailing functions' own (ses-mailer.ts). */
-export function awsClients(endpoints: Endpoints = {}): AwsClients {
-  return {
-    dynamodb: new DynamoDBClient(endpoints.dynamodb ?? {}),
-    sqs: sqsClient(endpoints.sqs ?? {}),
-  };
-}
-
-/** `mailer`: absent for the functions that mail no one. */
-export type MessagingDepsOptions = DepsOptions & Partial<Pick<MessagingDeps, 'mailer' | 'queue'>>;
-
-export function buildMessagingDeps(clients: AwsClients, options: MessagingDepsOptions = {}): MessagingDeps {
-  const deps = buildDeps(clients.dynamodb, REPOSITORIES, options);
-  return {
-    ...deps,
-    mailer: options.mailer ?? NO_MAILER,
-    queue: options.queue ?? sqsWebhookQueue(clients.sqs, deps.config),
-  };
-}
-
-/** The deps an admin or webhook function's cold start builds from its environment. */
-export function defaultMessagingDeps(options: Pick<MessagingDepsOptions, 'mailer'> = {}): MessagingDeps {
-  return buildMessagingDeps(awsClients(), options);
-}

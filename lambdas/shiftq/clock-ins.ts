@@ -1,5 +1,5 @@
-import type { ClockInsInput } from '#contract/schemas/shiftq-inputs';
-import { CLOCK_IN_ALERTS } from '#contract/schemas/shiftq';
+import type { ClockInsInput } from './inputs.js';
+import { CLOCK_IN_ALERTS } from './schemas.js';
 
 /**
  * Clock-in alerts, role coverage and attendance exceptions of one business

@@ -1,13 +1,13 @@
-import { ok, type ApiRequest, type Operation } from '#platform/api-handler';
+import type { ShiftqDeps, ShiftqRun } from './store.js';
+import { ok, type ApiRequest } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
-import type { Deps } from '#platform/deps';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
 import { locationRefOf } from '#domain/sports-day';
 
 /** The routes that read one location's current state, replaced on every load: POS menu, employees, reservations. */
 
-export const shiftqPosMenu: Operation['run'] = async (req, deps) => {
+export const shiftqPosMenu: ShiftqRun = async (req, deps) => {
   const l = req.location!;
   const stored = await deps.store.shiftq.getCurrent(l.groupId, l.id, 'posMenu');
   const view = stored ? posMenuView(stored.data) : null;
@@ -24,7 +24,7 @@ export const shiftqPosMenu: Operation['run'] = async (req, deps) => {
   });
 };
 
-export const shiftqEmployees: Operation['run'] = async (req, deps) => {
+export const shiftqEmployees: ShiftqRun = async (req, deps) => {
   const l = req.location!;
   const date = activeBusinessDate(l.timezone, req.now);
   const stored = await deps.store.shiftq.getCurrent(l.groupId, l.id, 'employees');
@@ -43,7 +43,7 @@ export const shiftqEmployees: Operation['run'] = async (req, deps) => {
   });
 };
 
-async function reservations(req: ApiRequest, deps: Deps, withLabel: boolean) {
+async function reservations(req: ApiRequest, deps: ShiftqDeps, withLabel: boolean) {
   const l = req.location!;
   const stored = await deps.store.shiftq.getCurrent(l.groupId, l.id, 'reservations');
   const { asOfLabel, ...rest } = reservationsView(stored?.data ?? null, l.name, l.timezone);
@@ -56,10 +56,10 @@ async function reservations(req: ApiRequest, deps: Deps, withLabel: boolean) {
   };
 }
 
-export const shiftqReservations: Operation['run'] = async (req, deps) => {
+export const shiftqReservations: ShiftqRun = async (req, deps) => {
   return ok(req, await reservations(req, deps, true));
 };
 
-export const shiftqToastReservations: Operation['run'] = async (req, deps) => {
+export const shiftqToastReservations: ShiftqRun = async (req, deps) => {
   return ok(req, await reservations(req, deps, false));
 };

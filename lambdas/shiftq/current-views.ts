@@ -1,5 +1,5 @@
 import { addDays, daysBetween, parseCompactDate, parseIsoDate } from '#contract/business-date';
-import type { EmployeesInput, PosMenuInput, ReservationsInput } from '#contract/schemas/shiftq-inputs';
+import type { EmployeesInput, PosMenuInput, ReservationsInput } from './inputs.js';
 
 /** Current-state resources (POS menu, employees, reservations digest) as the API returns them. Pure. */
 

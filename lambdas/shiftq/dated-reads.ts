@@ -1,8 +1,8 @@
-import { ok, type ApiRequest, type Operation } from '#platform/api-handler';
+import type { ShiftqDeps, ShiftqRun } from './store.js';
+import { ok, type ApiRequest } from '#platform/api-handler';
 import { activeBusinessDate, daysBetween, parseCompactDate } from '#contract/business-date';
-import { SHIFTQ_RETENTION_DAYS, type StoredDatedKind } from '#data/shiftq';
+import { SHIFTQ_RETENTION_DAYS, type StoredDatedKind } from './records.js';
 import type { Location } from '#data/locations';
-import type { Deps } from '#platform/deps';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
 import { locationRefOf } from '#domain/sports-day';
@@ -28,13 +28,13 @@ export function requestedDate(query: Record<string, string>, current: string): s
 }
 
 /** The request location's item of one kind and date; null when missing, or past retention (not even read). */
-async function dated<K extends StoredDatedKind>(deps: Deps, req: ApiRequest, kind: K, date: string, current: string) {
+async function dated<K extends StoredDatedKind>(deps: ShiftqDeps, req: ApiRequest, kind: K, date: string, current: string) {
   const l = req.location!;
   if (!retained(date, current)) return null;
   return deps.store.shiftq.getDated(l.groupId, l.id, kind, date, req.now);
 }
 
-export const shiftqSales: Operation['run'] = async (req, deps) => {
+export const shiftqSales: ShiftqRun = async (req, deps) => {
   const l = req.location!;
   const current = activeBusinessDate(l.timezone, req.now);
   const date = requestedDate(req.query, current);
@@ -53,7 +53,7 @@ export const shiftqSales: Operation['run'] = async (req, deps) => {
   });
 };
 
-export const shiftqLabor: Operation['run'] = async (req, deps) => {
+export const shiftqLabor: ShiftqRun = async (req, deps) => {
   const l = req.location!;
   const current = activeBusinessDate(l.timezone, req.now);
   const date = requestedDate(req.query, current);
@@ -68,7 +68,7 @@ export const shiftqLabor: Operation['run'] = async (req, deps) => {
   });
 };
 
-export const shiftqKitchen: Operation['run'] = async (req, deps) => {
+export const shiftqKitchen: ShiftqRun = async (req, deps) => {
   const l = req.location!;
   const current = activeBusinessDate(l.timezone, req.now);
   const requested = requestedDate(req.query, current);
@@ -121,7 +121,7 @@ export const shiftqKitchen: Operation['run'] = async (req, deps) => {
   });
 };
 
-export const shiftqClockIns: Operation['run'] = async (req, deps) => {
+export const shiftqClockIns: ShiftqRun = async (req, deps) => {
   const l = req.location!;
   const date = activeBusinessDate(l.timezone, req.now);
   const stored = await deps.store.shiftq.getDated(l.groupId, l.id, 'clockIns', date, req.now);

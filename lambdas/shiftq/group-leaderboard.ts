@@ -1,9 +1,10 @@
-import { ok, type Operation } from '#platform/api-handler';
+import type { ShiftqRun } from './store.js';
+import { ok } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
-import type { Stored } from '#data/shiftq';
+import type { Stored } from './records.js';
 import { groupPage } from '#platform/group-page';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
-import type { LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
+import type { LaborInput, SalesInput } from './inputs.js';
 import { locationPath } from './dated-reads.js';
 import { laborView, type LeaderboardRow, rankLocations, salesView } from './sales.js';
 
@@ -13,7 +14,7 @@ import { laborView, type LeaderboardRow, rankLocations, salesView } from './sale
  * time (docs/decisions/paging.md), so the reads are bounded by the page.
  */
 
-export const shiftqGroupLeaderboard: Operation['run'] = async (req, deps) => {
+export const shiftqGroupLeaderboard: ShiftqRun = async (req, deps) => {
   const { app } = req.auth!;
   const page = await groupPage(req, deps, 'leaderboard');
   const locations = page.locations.filter((l) => l.modulesEnabled.shiftq);

@@ -1,9 +1,10 @@
-import { ok, type Operation } from '#platform/api-handler';
+import type { ShiftqRun } from './store.js';
+import { ok } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
-import type { Stored } from '#data/shiftq';
+import type { Stored } from './records.js';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
-import type { KitchenSnapshot } from '#contract/schemas/shiftq';
-import type { ClockInsInput, LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
+import type { KitchenSnapshot } from './schemas.js';
+import type { ClockInsInput, LaborInput, SalesInput } from './inputs.js';
 import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
 import { locationRefOf } from '#domain/sports-day';
@@ -12,7 +13,7 @@ import { salesView } from './sales.js';
 
 /** A location's shiftq at a glance: the current business date's figures from every resource, and their links. */
 
-export const shiftqOverview: Operation['run'] = async (req, deps) => {
+export const shiftqOverview: ShiftqRun = async (req, deps) => {
   const l = req.location!;
   const date = activeBusinessDate(l.timezone, req.now);
   const key = { groupId: l.groupId, locationId: l.id, businessDate: date };

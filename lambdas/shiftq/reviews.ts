@@ -1,5 +1,6 @@
-import { ok, type Operation, type ReadHints } from '#platform/api-handler';
-import { type ReviewFilter, reviewKeys } from '#data/reviews';
+import type { ShiftqRun } from './store.js';
+import { ok, type ReadHints } from '#platform/api-handler';
+import { type ReviewFilter, reviewKeys } from './review-records.js';
 import type { ItemQuery } from '#data/store';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import { REVIEW_MAX_RANGE_DAYS, REVIEW_PAGE_LIMIT, type REVIEW_PROVIDERS } from '#contract/schemas/requests';
@@ -42,7 +43,7 @@ const PROVIDER_POLICY: Record<(typeof REVIEW_PROVIDERS)[number], { label: string
 
 /** A location's reviews, newest first, filtered and paged by signed tokens bound to the filters. */
 
-export const shiftqReviews: Operation['run'] = async (req, deps) => {
+export const shiftqReviews: ShiftqRun = async (req, deps) => {
   const l = req.location!;
   const { filters, range, filter } = reviewFilters(req.query, l.timezone);
   const fingerprint = JSON.stringify(filters);

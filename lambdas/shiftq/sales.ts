@@ -1,7 +1,7 @@
 import { addDays, clockTimeLabel, formatCompactDate, parseCompactDate } from '#contract/business-date';
-import type { Stored } from '#data/shiftq';
-import type { SalesSnapshot } from '#contract/schemas/shiftq';
-import type { LaborInput, SalesInput } from '#contract/schemas/shiftq-inputs';
+import type { Stored } from './records.js';
+import type { SalesSnapshot } from './schemas.js';
+import type { LaborInput, SalesInput } from './inputs.js';
 import { round2 } from '#domain/rounding';
 
 /** Sales and labor figures of one business date, and the group ranking built from them. Pure. */

@@ -1,10 +1,11 @@
 import { activeBusinessDate } from '#contract/business-date';
 import { SHIFTQ_ROUTES } from '#contract/routes';
-import type { CurrentKind } from '#contract/schemas/shiftq-inputs';
-import { reviewKeys, reviewsRepo } from '#data/reviews';
-import { shiftqKeys, shiftqRepo, type StoredDatedKind } from '#data/shiftq';
+import type { CurrentKind } from './inputs.js';
+import { reviewKeys } from './review-records.js';
+import { shiftqKeys, type StoredDatedKind } from './records.js';
 import { apiHandler, v1Repositories, type Operations, type ReadHints } from '#platform/api-handler';
-import { defaultDeps, type Deps } from '#platform/deps';
+import { defaultDeps } from '#platform/deps';
+import { SHIFTQ_REPOSITORIES, type ShiftqDeps, type ShiftqStore } from './store.js';
 import { groupPageReads } from '#platform/group-page';
 import { shiftqEmployees, shiftqPosMenu, shiftqReservations, shiftqToastReservations } from './current-reads.js';
 import { requestedDate, shiftqClockIns, shiftqKitchen, shiftqLabor, shiftqSales } from './dated-reads.js';
@@ -27,7 +28,7 @@ const requestedAt = (hints: ReadHints) => {
 };
 
 /** The shiftq routes' operations: each runs in the module named for what it reads, its read-ahead named here. */
-export const operations: Operations = {
+export const operations: Operations<ShiftqStore> = {
   shiftqOverview: {
     reads: (h) => [
       ...current(h, 'posMenu', 'employees', 'reservations'),
@@ -60,12 +61,12 @@ export const operations: Operations = {
 };
 
 /** Authorization's repositories and this family's: all its bundle carries. */
-export const repositories = v1Repositories({ reviews: reviewsRepo, shiftq: shiftqRepo });
+export const repositories = v1Repositories(SHIFTQ_REPOSITORIES);
 
 /** Staff and operations family: overview, sales, labor, kitchen, staff, reservations, reviews, group leaderboard. */
-export function createHandler(deps: Deps) {
+export function createHandler(deps: ShiftqDeps) {
   return apiHandler('shiftq', operations, deps, { routes: SHIFTQ_ROUTES, repositories });
 }
 
 /** The Lambda entry (lib/functions.ts). */
-export const handler = createHandler(defaultDeps(repositories));
+export const handler = createHandler(defaultDeps<ShiftqStore>(repositories));

@@ -15,7 +15,7 @@ import { bodyBytes, bodyText } from '#platform/input';
 import { rateWindow, type RateWindow } from '#data/rate-counters';
 import { secretGenerationOf } from '#data/apps';
 import { attemptSubject } from './throttle.js';
-import type { OAUTH_ERROR_CODES } from '#contract/schemas/token';
+import type { OAUTH_ERROR_CODES } from './schemas.js';
 import type { Scope } from '#contract/scopes';
 import { CLIENT_CREDENTIALS } from '#contract/credentials';
 

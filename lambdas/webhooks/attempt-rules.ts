@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { TIMELINE_ENTRIES, type Delivery, type DeliveryStatus, type TimelineEntry } from '#data/deliveries';
-import { DELIVERY_POLICY, STATUS } from '#contract/delivery-policy';
+import { TIMELINE_ENTRIES, type Delivery, type DeliveryStatus, type TimelineEntry } from './deliveries.js';
+import { DELIVERY_POLICY, STATUS } from './delivery-policy.js';
 
 /**
  * The rules of one delivery attempt, pure and in one place: the signature it

@@ -1,12 +1,12 @@
-import { markerOf, type DeadLetterMarker, type Delivery } from '#data/deliveries';
+import { markerOf, type DeadLetterMarker, type Delivery } from './deliveries.js';
 import type { WalkKey } from '#data/group-index';
-import type { MessagingDeps } from '#platform/deps';
+import type { MessagingDeps } from './deps.js';
 import { count } from '#platform/observability';
 import { decodeCursor, encodeCursor, pageKey } from '#platform/page-cursor';
 import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain/admin-errors';
-import { STATUS } from '#contract/delivery-policy';
-import { DLQ_PASS_SECONDS, WEBHOOK_QUEUES } from '#contract/queues';
-import { DELIVERY_ID } from '#contract/webhook-events';
+import { STATUS } from './delivery-policy.js';
+import { DLQ_PASS_SECONDS, WEBHOOK_QUEUES } from './queues.js';
+import { DELIVERY_ID } from './events.js';
 import * as state from './attempt-rules.js';
 import { enqueueDeliveries, parseQueueMessage, standing, type DeliveryMessage } from './messages.js';
 import { noticeDeadLetter } from './deliver.js';

@@ -1,4 +1,4 @@
-import { defaultMessagingDeps } from '#platform/deps';
+import { defaultMessagingDeps } from './deps.js';
 import { createDeliverer } from './deliver.js';
 
 export const handler = createDeliverer(defaultMessagingDeps());

@@ -1,4 +1,4 @@
-import { defaultMessagingDeps } from '#platform/deps';
+import { defaultMessagingDeps } from './deps.js';
 import { createDispatcher } from './publish.js';
 
 export const handler = createDispatcher(defaultMessagingDeps());

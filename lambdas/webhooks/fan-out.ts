@@ -1,11 +1,11 @@
 import type { App } from '#data/apps';
-import { DELIVERY_POLICY, STATUS } from '#contract/delivery-policy';
-import type { Destination } from '#data/destinations';
+import { DELIVERY_POLICY, STATUS } from './delivery-policy.js';
+import type { Destination } from './destinations.js';
 import type { WalkKey } from '#data/group-index';
 import { headOf } from '#data/menus';
-import { outboxKeys, type Delivery, type MenuEvent, type OutboxEntry } from '#data/deliveries';
+import { outboxKeys, type Delivery, type MenuEvent, type OutboxEntry } from './deliveries.js';
 import { PARTITION_WRITES_PER_SECOND, TABLE_KEYS } from '#data/table';
-import type { MessagingDeps } from '#platform/deps';
+import type { MessagingDeps } from './deps.js';
 import { deliveryIdOf, enqueueDeliveries, enqueueDispatch, payloadOf, type EventFacts } from './messages.js';
 import { CLIENT_CREDENTIALS } from '#contract/credentials';
 import { BEVQ_SCOPE } from '#contract/scopes';

@@ -1,8 +1,8 @@
 import middy from '@middy/core';
-import type { MessagingDeps } from '#platform/deps';
+import type { MessagingDeps } from './deps.js';
 import { sendQueuedMail } from '#platform/mailer';
 import { count, observability } from '#platform/observability';
-import { rotateTokenKeyWhenDue } from '#platform/token-key-rotation';
+import { rotateTokenKeyWhenDue } from './token-key-rotation.js';
 import { sweepOutbox } from './fan-out.js';
 import { sweepPaused } from './pause.js';
 import { reconcileDlq, type Reconciled } from './dead-letters.js';
@@ -12,7 +12,7 @@ export { createDeliverer } from './deliver.js';
 
 /**
  * The functions' factories over deps (Lambda and local runtime alike), each behind the same observability chain
- * as the API: the sweeper's here, the deliverer's beside its journey (deliver.ts), kept apart from index.ts so the
+ * as the API: the sweeper's here, the deliverer's beside its journey (deliver.ts), kept apart from the admin operations so the
  * admin bundle never carries the SQS batch processor. The dispatcher's is in publish.ts: only it validates menus,
  * so only its bundle carries the menu schema.
  */

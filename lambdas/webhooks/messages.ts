@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Delivery } from '#data/deliveries';
-import type { MessagingDeps } from '#platform/deps';
+import type { Delivery } from './deliveries.js';
+import type { MessagingDeps } from './deps.js';
 import { sha256Hex } from '#domain/crypto';
 import { isId } from '#contract/ids';
-import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST, type EventType } from '#contract/webhook-events';
-import type { WebhookPayload } from '#contract/schemas/bevq';
+import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST, type EventType } from './events.js';
+import type { WebhookPayload } from './events.js';
 import { menuResourcePath } from '#contract/urls';
 
 /**

@@ -1,7 +1,7 @@
-import { holdKeys, type Held, type PausedMarker } from '#data/holds';
-import { DERIVED, scaledTimings, STATUS } from '#contract/delivery-policy';
+import { holdKeys, type Held, type PausedMarker } from './holds.js';
+import { DERIVED, scaledTimings, STATUS } from './delivery-policy.js';
 import { count } from '#platform/observability';
-import type { MessagingDeps } from '#platform/deps';
+import type { MessagingDeps } from './deps.js';
 import * as state from './attempt-rules.js';
 import { isPaused } from './fan-out.js';
 import { enqueueDeliveries, enqueueRelease } from './messages.js';

@@ -1,6 +1,6 @@
-import { scaledTimings, STATUS } from '#contract/delivery-policy';
-import { deliveryKeys, type Delivery } from '#data/deliveries';
-import type { MessagingDeps } from '#platform/deps';
+import { scaledTimings, STATUS } from './delivery-policy.js';
+import { deliveryKeys, type Delivery } from './deliveries.js';
+import type { MessagingDeps } from './deps.js';
 import * as state from './attempt-rules.js';
 import { enqueueDeliveries } from './messages.js';
 

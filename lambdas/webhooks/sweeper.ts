@@ -1,5 +1,5 @@
 import { configFromEnv } from '#platform/config';
-import { defaultMessagingDeps } from '#platform/deps';
+import { defaultMessagingDeps } from './deps.js';
 import { sesMailer } from '#platform/ses-mailer';
 import { createSweeper } from './handlers.js';
 

@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { WEBHOOK_QUEUES } from '#contract/queues';
+import { WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
 
 export type WebhookQueuesProps = {
   /** Queue names are `<prefix>-webhooks` and `<prefix>-webhooks-dlq`, as locally. */

@@ -6,7 +6,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DELIVERY_POLICY, STATUS } from '#contract/delivery-policy';
+import { DELIVERY_POLICY, STATUS } from '#lambdas/webhooks/delivery-policy';
 import { FUNCTIONS, timeoutSecondsOf, type FunctionSpec, type WebhookFunctionName } from '../functions.js';
 import { pascal, ServiceFunction } from './service-function.js';
 import type { WebhookQueues } from './webhook-queues.js';

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { openApiDocument } from '#contract/openapi';
-import { ROUTE_SUMMARIES } from '#contract/route-summaries';
+import { openApiDocument } from '#lib/openapi';
+import { ROUTE_SUMMARIES } from '#lib/route-summaries';
 import { REFERENCE_ROOT } from '#lib/reference-build';
 import type { LocalRuntime } from '#local/runtime';
 import { startTestRuntime } from '../support/runtime.js';

@@ -4,7 +4,7 @@ import { sampleMenu } from '#local/demo-menu';
 import { menuEventId } from '#lambdas/webhooks/messages';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { DESTINATIONS_PER_APPLICATION } from '#contract/destination-limit';
+import { DESTINATIONS_PER_APPLICATION } from '#lambdas/webhooks/destination-limit';
 import { call, exchange, rateCount, scanTable, sentMail, startTestRuntime, watchingDynamo } from '../support/runtime.js';
 import { expectSigningSecret } from '../support/signing-secret.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { campaignKeys } from '#data/campaigns';
+import { campaignKeys } from '#lambdas/campaigns/records';
 import { loadCampaigns } from '#ingest/campaigns';
 import type { LocalRuntime } from '#local/runtime';
 import { call, manualClock, startTestRuntime, tokenFor, watchingDynamo } from '../support/runtime.js';

@@ -164,7 +164,7 @@ describe('GET /v1/openapi.json', () => {
     const reply = await call(runtime, '/v1/openapi.json');
     expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(reply.headers.get('cache-control')).toBe('public, max-age=300');
-    const { openApiDocument } = await import('#contract/openapi');
+    const { openApiDocument } = await import('#lib/openapi');
     expect(reply.text).toBe(JSON.stringify(openApiDocument(runtime.url)));
   });
 

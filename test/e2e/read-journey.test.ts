@@ -85,7 +85,7 @@ const filesOf = (keys: Iterable<string>) => [...new Set([...keys].map((key) => k
 describe('the read journey of GET /v1/{group_id}/{location_id}/bevq/menu', () => {
   it(`runs at most ${MAX_READ_FILES} files for the read and ${MAX_AUTH_FILES} for its authorization`, async () => {
     // The store the bevq Lambda builds (its repositories only), over the runtime's table.
-    const deps = { ...runtime.deps, store: storeOf(createDb(runtime.tableName, runtime.dynamo), repositories) };
+    const deps = { ...runtime.deps, store: storeOf(createDb(runtime.tableName, runtime.dynamo), repositories) as typeof runtime.store };
     const handler = createHandler(deps);
     expect((await handler(event(), context)).statusCode).toBe(200);
     await takeCalls();

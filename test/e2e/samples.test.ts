@@ -5,7 +5,7 @@ import { loadMatriq } from '#ingest/matriq';
 import { loadShiftq, shiftqFileEntries } from '#ingest/shiftq';
 import { loadSports } from '#ingest/sports';
 import { loadVenues } from '#ingest/venues';
-import { publishMenu } from '#lambdas/webhooks/index';
+import { publishMenu } from '#lambdas/webhooks/publish';
 import { SCOPES } from '#contract/scopes';
 import type { LocalRuntime } from '#local/runtime';
 import { runSmoke } from '#smoke/run';

@@ -3,7 +3,7 @@ import type { LocalRuntime } from '#local/runtime';
 import { loadShiftq } from '#ingest/shiftq';
 import { putLocation } from '#lambdas/admin/groups';
 import { parseCompactDate, zonedTimeToUtcMs } from '#contract/business-date';
-import { encodeBody, retentionEndMs } from '#data/shiftq';
+import { encodeBody, retentionEndMs } from '#lambdas/shiftq/records';
 import { demoKitchenDay } from '#ingest/shiftq-demo-data';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SPORTS_LOGO_DIR } from '#contract/assets';
-import { openApiDocument } from '#contract/openapi';
+import { openApiDocument } from '#lib/openapi';
 import { FAMILIES, type Family } from '#contract/routes';
 import { lambdaBuildOptions } from '#lib/bundling';
 import { FUNCTIONS, WEBHOOK_FUNCTION_NAMES } from '#lib/functions';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { WEBHOOK_QUEUES } from '#contract/queues';
+import { WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
 import { FAMILY_TAG } from '#lib/constructs/service-function';
 import { FUNCTIONS, type FunctionName } from '#lib/functions';
 import { CustomerApiStack } from '#lib/stack';

@@ -22,7 +22,7 @@ import {
 import { CustomerApiStack } from '#lib/stack';
 import { STAGE_TABLE, stageConfig, type Stage, type StageContext } from '#lib/stages';
 import { ADMIN_ROOT, CONSOLE_API_ROOT } from '#contract/admin-routes';
-import { oauthError } from '#contract/schemas/token';
+import { oauthError } from '#lambdas/token/schemas';
 import { MAX_REQUEST_BODY_BYTES } from '#platform/config';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
 import { STAGE_CONTEXT } from '../support/stage-context.js';

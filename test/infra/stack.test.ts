@@ -8,11 +8,11 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SPORTS_LOGO_DIR, SPORTS_LOGO_PACKAGE_DIR } from '#contract/assets';
 import { TABLE_KEYS } from '#data/table';
-import { DELIVERY_POLICY, DERIVED } from '#contract/delivery-policy';
-import { WEBHOOK_QUEUES } from '#contract/queues';
+import { DELIVERY_POLICY, DERIVED } from '#lambdas/webhooks/delivery-policy';
+import { WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
 import { FAMILIES, ROUTES, CATCH_ALL_FAMILY, TOKEN_PATH } from '#contract/routes';
 import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
-import { openApiArtefact } from '#contract/openapi';
+import { openApiArtefact } from '#lib/openapi';
 import { FAMILY_TAG, LIVE_ALIAS } from '#lib/constructs/service-function';
 import { ADMIN_PROXY_PATH, ADMIN_ROUTES, CONSOLE_ADMIN_GROUP, CONSOLE_API_ROOT, consolePathOf } from '#contract/admin-routes';
 import { rateLimitCeiling } from '#lambdas/admin/apps';
@@ -30,9 +30,10 @@ import {
   Logger,
 } from '#platform/observability';
 import { httpShell } from '#platform/http';
-import type { Deps, MessagingDeps } from '#platform/deps';
+import type { Deps } from '#platform/deps';
+import type { MessagingDeps } from '#lambdas/webhooks/deps';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import type { Delivery } from '#data/deliveries';
+import type { Delivery } from '#lambdas/webhooks/deliveries';
 import { reportOutcome } from '#lambdas/webhooks/deliver';
 import { CustomerApiStack } from '#lib/stack';
 import { isStage, STAGE_TABLE, stageConfig, throttlesOf, type Stage } from '#lib/stages';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '#admin-cli/commands';
 import { runCli } from '#admin-cli/run';
-import { markerOf } from '#data/deliveries';
+import { markerOf } from '#lambdas/webhooks/deliveries';
 import type { LocalRuntime } from '#local/runtime';
 import { systemClock } from '#platform/deps';
 import { runtimeFileFor } from '../fixtures/admin-cli.js';

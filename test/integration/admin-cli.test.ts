@@ -9,7 +9,7 @@ import { sha256Hex } from '#domain/crypto';
 import { runCli } from '#admin-cli/run';
 import { systemClock } from '#platform/deps';
 import type { LocalRuntime } from '#local/runtime';
-import { publishMenu } from '#lambdas/webhooks/index';
+import { publishMenu } from '#lambdas/webhooks/publish';
 import { sampleMenu } from '#local/demo-menu';
 import { adminCall, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 import { admin as runAdmin, runtimeFileFor, type Run } from '../fixtures/admin-cli.js';

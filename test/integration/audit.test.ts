@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '#data/audit';
+import type { AuditEntry } from '#lambdas/admin/audit-records';
 import { listAudit } from '#lambdas/admin/audit';
 import type { LocalRuntime } from '#local/runtime';
 import { ENGINE_NAME, manualClock, startTestRuntime, watchingDynamo } from '../support/runtime.js';

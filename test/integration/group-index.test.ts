@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appKeys } from '#data/apps';
-import { deliveryKeys, type DeadLetterMarker } from '#data/deliveries';
-import { destinationKeys, type Destination } from '#data/destinations';
+import { deliveryKeys, type DeadLetterMarker } from '#lambdas/webhooks/deliveries';
+import { destinationKeys, type Destination } from '#lambdas/webhooks/destinations';
 import { listApps } from '#lambdas/admin/apps';
-import { listDestinations } from '#lambdas/admin/destinations';
-import { listDeadLetters } from '#lambdas/admin/dlq';
+import { listDestinations } from '#lambdas/webhooks/destination-operations';
+import { listDeadLetters } from '#lambdas/webhooks/dead-letter-operations';
 import type { LocalRuntime } from '#local/runtime';
 import { storedDestination } from '../fixtures/stored-destination.js';
 import { ENGINE_NAME, manualClock, newApp, scanTable, startTestRuntime, watchingDynamo } from '../support/runtime.js';

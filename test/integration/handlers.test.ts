@@ -4,9 +4,9 @@ import { createHandler as discovery } from '#lambdas/discovery/discovery';
 import { createHandler as token } from '#lambdas/token/token';
 import { createHandler as admin } from '#lambdas/admin/admin';
 import { listAudit } from '#lambdas/admin/audit';
-import { openApiDocument } from '#contract/openapi';
+import { openApiDocument } from '#lib/openapi';
 import { Logger, ACCESS_LINE_MESSAGE, createMetrics, HTTP_COUNT_DIMENSIONS } from '#platform/observability';
-import type { MessagingDeps } from '#platform/deps';
+import type { MessagingDeps } from '#lambdas/webhooks/deps';
 import type { LocalRuntime } from '#local/runtime';
 import { API_HOST, apiGatewayEvent } from '../support/api-gateway.js';
 import { newApp, startTestRuntime } from '../support/runtime.js';
@@ -147,7 +147,9 @@ describe('metrics', () => {
 
 describe('one HTTP shell for /v1, token and admin', () => {
   /** The access-log lines a call writes, from a logger at INFO (the test runtime's is silent). */
-  async function accessLogOf(call: (deps: MessagingDeps) => Promise<unknown>): Promise<{ lines: Record<string, unknown>[]; raw: string }> {
+  async function accessLogOf(
+    call: (deps: LocalRuntime['deps']) => Promise<unknown>,
+  ): Promise<{ lines: Record<string, unknown>[]; raw: string }> {
     const deps = { ...runtime.deps, logger: new Logger({ serviceName: 'customer-api', logLevel: 'INFO' }) };
     const raw = await stdoutOf(() => call(deps));
     const lines = raw

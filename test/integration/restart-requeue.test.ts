@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { addDestination } from '#lambdas/admin/destinations';
+import { addDestination } from '#lambdas/webhooks/destination-operations';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#local/runtime';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { publishFor } from '../fixtures/menu-event.js';

@@ -12,8 +12,8 @@ import { AdminInputError } from '#domain/inputs';
 import { loadVenues, venueFile } from '#ingest/venues';
 import { putGroup, putLocation } from '#lambdas/admin/groups';
 import { createDb, DYNAMODB_LIMITS, plainItemBytes, StorageLimitError, type Db } from '#data/store';
-import type { Store } from '#data/repositories';
-import { reviewKeys } from '#data/reviews';
+import type { LocalStore } from '#local/repositories';
+import { reviewKeys } from '#lambdas/shiftq/review-records';
 import { menuInput } from '#contract/schemas/bevq';
 import {
   CURRENT_KINDS,
@@ -26,7 +26,7 @@ import {
   reservationsInput,
   reviewsInput,
   salesInput,
-} from '#contract/schemas/shiftq-inputs';
+} from '#lambdas/shiftq/inputs';
 import type { LocalRuntime } from '#local/runtime';
 import { arbitraryFromSchema } from '../support/schema-arbitrary.js';
 import { ENGINE_NAME, manualClock, scanTable, startTestRuntime } from '../support/runtime.js';
@@ -47,7 +47,7 @@ const GROUP = 'limits-group';
 const LOCATION = 'limits-location';
 const clock = manualClock();
 let runtime: LocalRuntime;
-let store: Store;
+let store: LocalStore;
 let db: Db;
 
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeleteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { DESTINATIONS_PER_APPLICATION } from '#contract/destination-limit';
-import { destinationKeys } from '#data/destinations';
-import { addDestination, listDestinations, showDestination } from '#lambdas/admin/destinations';
+import { DESTINATIONS_PER_APPLICATION } from '#lambdas/webhooks/destination-limit';
+import { destinationKeys } from '#lambdas/webhooks/destinations';
+import { addDestination, listDestinations, showDestination } from '#lambdas/webhooks/destination-operations';
 import { dispatchMenuEvent } from '#lambdas/webhooks/fan-out';
 import { publishMenu, writeMenu } from '#lambdas/webhooks/publish';
 import type { LocalRuntime } from '#local/runtime';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { addDestination, sendTest } from '#lambdas/admin/destinations';
-import { listDeadLetters } from '#lambdas/admin/dlq';
+import { addDestination, sendTest } from '#lambdas/webhooks/destination-operations';
+import { listDeadLetters } from '#lambdas/webhooks/dead-letter-operations';
 import { redrive } from '#lambdas/webhooks/dead-letters';
-import { DELIVERY_POLICY } from '#contract/delivery-policy';
+import { DELIVERY_POLICY } from '#lambdas/webhooks/delivery-policy';
 import { AdminNotFoundError } from '#domain/inputs';
 import { enqueueDelivery } from '#lambdas/webhooks/messages';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DELIVERY_POLICY, scaledTimings } from '#contract/delivery-policy';
-import { holdKeys } from '#data/holds';
-import { addDestination, removeDestination, sendTest, showDestination } from '#lambdas/admin/destinations';
-import { deliveryHistory } from '#lambdas/admin/delivery-history';
-import { listDeadLetters } from '#lambdas/admin/dlq';
+import { DELIVERY_POLICY, scaledTimings } from '#lambdas/webhooks/delivery-policy';
+import { holdKeys } from '#lambdas/webhooks/holds';
+import { addDestination, removeDestination, sendTest, showDestination } from '#lambdas/webhooks/destination-operations';
+import { deliveryHistory } from '#lambdas/webhooks/delivery-history';
+import { listDeadLetters } from '#lambdas/webhooks/dead-letter-operations';
 import { deliveryIdOf } from '#lambdas/webhooks/messages';
 import { createSweeper } from '#lambdas/webhooks/handlers';
 import { RELEASE_PAGE } from '#lambdas/webhooks/pause';

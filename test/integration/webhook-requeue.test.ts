@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, PurgeQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { DELIVERY_POLICY, scaledTimings } from '#contract/delivery-policy';
-import { deliveryKeys, type Delivery } from '#data/deliveries';
-import { addDestination } from '#lambdas/admin/destinations';
+import { DELIVERY_POLICY, scaledTimings } from '#lambdas/webhooks/delivery-policy';
+import { deliveryKeys, type Delivery } from '#lambdas/webhooks/deliveries';
+import { addDestination } from '#lambdas/webhooks/destination-operations';
 import { createDeliverer } from '#lambdas/webhooks/handlers';
 import { newDelivery } from '#lambdas/webhooks/fan-out';
 import { parseDeliveryMessage } from '#lambdas/webhooks/messages';

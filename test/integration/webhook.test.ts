@@ -7,17 +7,17 @@ import {
   sendTest,
   setEnabled,
   showDestination,
-} from '#lambdas/admin/destinations';
+} from '#lambdas/webhooks/destination-operations';
 import { createDispatcher, publishMenu, writeMenu } from '#lambdas/webhooks/publish';
 import { AdminInputError } from '#domain/inputs';
 import { deliveryIdOf, menuEventId } from '#lambdas/webhooks/messages';
-import { deliveryHistory } from '#lambdas/admin/delivery-history';
+import { deliveryHistory } from '#lambdas/webhooks/delivery-history';
 import { SWEEP_PAGE } from '#lambdas/webhooks/fan-out';
-import { outboxKeys } from '#data/deliveries';
+import { outboxKeys } from '#lambdas/webhooks/deliveries';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { sign } from '#lambdas/webhooks/attempt-rules';
 import { lambdaContext } from '#local/gateway';
-import { backoffBounds } from '#contract/delivery-policy';
+import { backoffBounds } from '#lambdas/webhooks/delivery-policy';
 import type { LocalRuntime } from '#local/runtime';
 import { sampleMenu } from '#local/demo-menu';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';

@@ -4,11 +4,11 @@
  * refuses a glob that matches nothing).
  */
 export const ROOMS: Record<string, readonly string[]> = {
-  'delivery policy and backoff': ['lambdas/contract/delivery-policy.ts'],
+  'delivery policy and backoff': ['lambdas/webhooks/delivery-policy.ts'],
   'business dates': ['lambdas/contract/business-date.ts'],
   etags: ['lambdas/domain/etag.ts'],
   'url safety': ['lambdas/domain/url-safety.ts'],
-  'kitchen averages': ['lambdas/domain/kitchen-averages.ts'],
+  'kitchen averages': ['lambdas/shiftq/kitchen-averages.ts'],
   'attempt rules: signature, classification, delivery state': ['lambdas/webhooks/attempt-rules.ts'],
 };
 

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { addDestination, sendTest } from '#lambdas/admin/destinations';
+import { addDestination, sendTest } from '#lambdas/webhooks/destination-operations';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { createApp } from '#lambdas/admin/apps';

@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
-import { openApiDocument } from '#contract/openapi';
+import { openApiDocument } from '#lib/openapi';
 import { ROUTES, TOKEN_PATH } from '#contract/routes';
 import { pathResolver } from '#platform/api-handler';
 import { decodedPath } from '#local/gateway';

@@ -13,7 +13,7 @@ import {
   type Scenario,
   type StageInputs,
 } from '#bench/capacity-model';
-import { backoffBounds } from '#contract/delivery-policy';
+import { backoffBounds } from '#lambdas/webhooks/delivery-policy';
 import { appKeys } from '#data/apps';
 import { groupPartition } from '#data/store';
 import { AWS_DEFAULT_QUOTAS } from '#lib/aws-quotas';

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { backoffBounds, backoffSeconds, DELIVERY_POLICY, DERIVED, jitteredBackoffSeconds, scaledTimings } from '#contract/delivery-policy';
+import {
+  backoffBounds,
+  backoffSeconds,
+  DELIVERY_POLICY,
+  DERIVED,
+  jitteredBackoffSeconds,
+  scaledTimings,
+} from '#lambdas/webhooks/delivery-policy';
 import { seededRandom } from '#domain/seeded-random';
-import { WEBHOOK_QUEUES } from '#contract/queues';
-import { DELIVERY_RETENTION_SECONDS } from '#data/deliveries';
+import { WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
+import { DELIVERY_RETENTION_SECONDS } from '#lambdas/webhooks/deliveries';
 import { HOLD_BOUND_SECONDS } from '#lambdas/webhooks/pause';
 
 describe('the delivery policy (contract 6.6, 8)', () => {

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERRORS } from '#contract/errors';
-import { OAUTH_ERROR_CODES } from '#contract/schemas/token';
+import { OAUTH_ERROR_CODES } from '#lambdas/token/schemas';
 
 /**
  * docs/api.md's errors table is what an integrator reads to handle refusals: it lists every code the API can
  * answer (the catalogue every refusal is built from, lambdas/contract/errors.ts) with its status, and the token
- * endpoint's paragraph names every OAuth code (lambdas/contract/schemas/token.ts).
+ * endpoint's paragraph names every OAuth code (lambdas/token/schemas.ts).
  */
 const API_DOC = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
 const ERRORS_SECTION = API_DOC.slice(API_DOC.indexOf('## Errors'), API_DOC.indexOf('\n## ', API_DOC.indexOf('## Errors') + 1));

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CREDENTIAL_TYPES } from '#contract/credentials';
-import { DELIVERY_STATUSES } from '#contract/delivery-policy';
+import { DELIVERY_STATUSES } from '#lambdas/webhooks/delivery-policy';
 import { RESERVED_IDS } from '#contract/ids';
 import { ROUTES } from '#contract/routes';
-import { EVENT_TYPES, WEBHOOK_HEADERS } from '#contract/webhook-events';
+import { EVENT_TYPES, WEBHOOK_HEADERS } from '#lambdas/webhooks/events';
 
 /**
  * Facts declared once: each spelling below appears in its home module and in no other source file; every
@@ -30,20 +30,20 @@ type Fact = {
 };
 
 const FACTS: Fact[] = [
-  { fact: 'the delivery-id shape', spellings: [{ name: 'dlv_', pattern: anywhere('dlv_') }], home: 'lambdas/contract/webhook-events.ts' },
-  { fact: 'the event-id shape', spellings: [{ name: 'evt_', pattern: anywhere('evt_') }], home: 'lambdas/contract/webhook-events.ts' },
+  { fact: 'the delivery-id shape', spellings: [{ name: 'dlv_', pattern: anywhere('dlv_') }], home: 'lambdas/webhooks/events.ts' },
+  { fact: 'the event-id shape', spellings: [{ name: 'evt_', pattern: anywhere('evt_') }], home: 'lambdas/webhooks/events.ts' },
   {
     fact: 'the event types',
     spellings: EVENT_TYPES.map((type) => ({ name: `'${type}'`, pattern: literal(type) })),
-    home: 'lambdas/contract/webhook-events.ts',
+    home: 'lambdas/webhooks/events.ts',
   },
   { fact: "the group index's name", spellings: [{ name: "'GSI1'", pattern: literal('GSI1') }], home: 'lambdas/data/table.ts' },
   { fact: "a group's partition", spellings: [{ name: 'GROUP#', pattern: anywhere('GROUP#') }], home: 'lambdas/data/store.ts' },
   {
     fact: 'the delivery statuses',
     spellings: DELIVERY_STATUSES.map((status) => ({ name: `'${status}'`, pattern: literal(status) })),
-    home: 'lambdas/contract/delivery-policy.ts',
-    alsoIn: { 'lambdas/data/deliveries.ts': "the dead-letter marker's sort key, a table key that reads 'DEAD_LETTER' too" },
+    home: 'lambdas/webhooks/delivery-policy.ts',
+    alsoIn: { 'lambdas/webhooks/deliveries.ts': "the dead-letter marker's sort key, a table key that reads 'DEAD_LETTER' too" },
   },
   {
     fact: 'a day in milliseconds',
@@ -91,7 +91,7 @@ const FACTS: Fact[] = [
       name: `'${header}'`,
       pattern: new RegExp(literal(header).source, 'i'),
     })),
-    home: 'lambdas/contract/webhook-events.ts',
+    home: 'lambdas/webhooks/events.ts',
   },
 ];
 

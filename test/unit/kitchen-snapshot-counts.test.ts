@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { businessDayStartMs } from '#contract/business-date';
-import type { KitchenInput } from '#contract/schemas/shiftq-inputs';
-import { kitchenSnapshot } from '#domain/kitchen-averages';
+import type { KitchenInput } from '#lambdas/shiftq/inputs';
+import { kitchenSnapshot } from '#lambdas/shiftq/kitchen-averages';
 
 /**
  * The snapshot's queue, counts, divisor names and status of contract 2.4, on a small day worked out by

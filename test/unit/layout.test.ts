@@ -7,13 +7,16 @@ import { FAMILIES } from '#contract/routes';
 import { FUNCTIONS } from '#lib/functions';
 
 /**
- * The layout's arrows, read from the import graph (the TypeScript
- * preprocessor lists every static, dynamic and type-only import):
- *   bin → lib → lambdas/admin → lambdas/<family> → platform → domain → data → contract
- * Never up, never family to family, never a circle.
+ * The house's arrows, read from the import graph (the TypeScript preprocessor lists every static, dynamic and
+ * type-only import):
+ *   composers (bin, lib, local, admin-cli, ingest, smoke, console, bench, lambdas/admin)
+ *     → features (lambdas/<family>: the /v1 families, token, assets, webhooks, mail-events)
+ *     → kernel (lambdas/platform → domain → data → contract)
+ * A feature imports the kernel and itself only; the kernel imports no feature and no composer; a kernel module
+ * serves two rooms or more (or the kernel itself), so a module only one feature uses lives in that feature.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BASE_ROOMS = ['contract', 'data', 'domain', 'platform'] as const;
+const KERNEL_ROOMS = ['contract', 'data', 'domain', 'platform'] as const;
 const RANK: Record<string, number> = { contract: 0, data: 1, domain: 2, platform: 3 };
 /** Every function's folder but the admin API's: the /v1 families, webhooks, mail-events (lib/functions.ts). */
 const FAMILY_FOLDERS = new Set<string>(
@@ -64,7 +67,7 @@ const EDGES: Edge[] = FILES.flatMap((from) =>
 function roomOf(file: string): string {
   const [top, second] = file.split('/');
   if (top === 'lambdas') {
-    if ((BASE_ROOMS as readonly string[]).includes(second!)) return second!;
+    if ((KERNEL_ROOMS as readonly string[]).includes(second!)) return second!;
     if (FAMILY_FOLDERS.has(second!)) return `family:${second}`;
     return second!;
   }
@@ -84,9 +87,9 @@ describe('layout: every arrow points down', () => {
     expect(show(EDGES.filter((e) => !existsSync(join(ROOT, e.to))))).toEqual([]);
   });
 
-  it('has no folder in lambdas/ outside the base rooms, the families and admin', () => {
+  it('has no folder in lambdas/ outside the kernel rooms, the features and admin', () => {
     const folders = readdirSync(join(ROOT, 'lambdas')).filter((n) => statSync(join(ROOT, 'lambdas', n)).isDirectory());
-    const known = new Set<string>([...BASE_ROOMS, ...FAMILY_FOLDERS, 'admin']);
+    const known = new Set<string>([...KERNEL_ROOMS, ...FAMILY_FOLDERS, 'admin']);
     expect(folders.filter((f) => !known.has(f))).toEqual([]);
   });
 
@@ -109,7 +112,7 @@ describe('layout: every arrow points down', () => {
     expect(circles).toEqual([]);
   });
 
-  it('orders the base rooms contract ← data ← domain ← platform (contract imports none of them)', () => {
+  it('orders the kernel rooms contract ← data ← domain ← platform (contract imports none of them)', () => {
     const wrong = EDGES.filter((e) => {
       const [from, to] = [roomOf(e.from), roomOf(e.to)];
       return from in RANK && to in RANK && from !== to && RANK[to]! > RANK[from]!;
@@ -117,15 +120,15 @@ describe('layout: every arrow points down', () => {
     expect(show(wrong)).toEqual([]);
   });
 
-  it('never imports a family or admin from a base room', () => {
-    const wrong = EDGES.filter((e) => roomOf(e.from) in RANK && (roomOf(e.to).startsWith('family:') || roomOf(e.to) === 'admin'));
+  it('never imports a feature or a composer from the kernel', () => {
+    const wrong = EDGES.filter((e) => roomOf(e.from) in RANK && !(roomOf(e.to) in RANK));
     expect(show(wrong)).toEqual([]);
   });
 
-  it('never imports another family or admin from a family', () => {
+  it('never imports another feature or a composer from a feature', () => {
     const wrong = EDGES.filter((e) => {
       const [from, to] = [roomOf(e.from), roomOf(e.to)];
-      return from.startsWith('family:') && ((to.startsWith('family:') && to !== from) || to === 'admin');
+      return from.startsWith('family:') && to !== from && !(to in RANK);
     });
     expect(show(wrong)).toEqual([]);
   });
@@ -155,19 +158,18 @@ describe('layout: every arrow points down', () => {
     expect(FILES.filter((f) => f.startsWith('lib/') && outside.has(f.split('/')[1]!))).toEqual([]);
   });
 
-  it('reaches the webhook room from outside it only through its public modules (tests and benches may open it)', () => {
-    const PUBLIC = new Set(['lambdas/webhooks/index.ts', 'lambdas/webhooks/handlers.ts']);
-    const wrong = EDGES.filter(
-      (e) =>
-        e.to.startsWith('lambdas/webhooks/') &&
-        !e.from.startsWith('lambdas/webhooks/') &&
-        !PUBLIC.has(e.to) &&
-        !['test', 'bench'].includes(roomOf(e.from)),
-    );
-    expect(show(wrong)).toEqual([]);
+  it('keeps in the kernel only what two rooms or more use (or the kernel itself)', () => {
+    const users = new Map<string, Set<string>>();
+    for (const e of EDGES.filter((e) => !['test', 'bench'].includes(roomOf(e.from)) && roomOf(e.from) !== roomOf(e.to))) {
+      users.set(e.to, (users.get(e.to) ?? new Set()).add(roomOf(e.from) in RANK ? 'kernel' : roomOf(e.from)));
+    }
+    const kernelFiles = FILES.filter((f) => roomOf(f) in RANK);
+    const sameRoomUsed = new Set(EDGES.filter((e) => roomOf(e.from) === roomOf(e.to) && roomOf(e.to) in RANK).map((e) => e.to));
+    const single = kernelFiles.filter((f) => !sameRoomUsed.has(f) && !users.get(f)?.has('kernel') && (users.get(f)?.size ?? 0) < 2);
+    expect(single.map((f) => `${f}: ${[...(users.get(f) ?? [])].join(', ') || 'no room'}`)).toEqual([]);
   });
 
-  it('reaches a base room from outside it by its #subpath, never by a relative ladder', () => {
+  it('reaches a kernel room from outside it by its #subpath, never by a relative ladder', () => {
     const wrong = EDGES.filter((e) => roomOf(e.to) in RANK && roomOf(e.from) !== roomOf(e.to) && e.specifier.startsWith('.'));
     expect(show(wrong)).toEqual([]);
     // Nor any other room by a ../../ ladder: package.json's imports name them (#lambdas/*, #lib/*).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type QueuedMail, MAIL_TRIES } from '#data/mail-outbox';
-import type { MessagingDeps } from '#platform/deps';
+import type { MessagingDeps } from '#lambdas/webhooks/deps';
 import { oneLineSubject, sendMail, sendQueuedMail } from '#platform/mailer';
 
 /** MessagingDeps whose mailer, logger, metrics and outbox record what happens. */

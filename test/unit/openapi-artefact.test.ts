@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SERVER_URL_PLACEHOLDER, withServerUrl } from '#contract/openapi-artefact';
-import { openApiArtefact, openApiDocument } from '#contract/openapi';
+import { openApiArtefact, openApiDocument } from '#lib/openapi';
 
 describe('the OpenAPI artefact', () => {
   it('holds the document with a placeholder as its one server URL', () => {

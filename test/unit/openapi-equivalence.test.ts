@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SERVER_URL_PLACEHOLDER } from '#contract/openapi-artefact';
-import { openApiDocument } from '#contract/openapi';
+import { openApiDocument } from '#lib/openapi';
 
 /**
  * The served OpenAPI document as it was when the response schemas were written with zod (test/fixtures/openapi,

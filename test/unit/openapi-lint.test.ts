@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openApiDocument } from '#contract/openapi';
+import { openApiDocument } from '#lib/openapi';
 
 /** Redocly's CLI (its package exports no programmatic lint); about a second for the whole document. */
 const REDOCLY = join(createRequire(import.meta.url).resolve('@redocly/cli/package.json'), '..', 'bin', 'cli.js');

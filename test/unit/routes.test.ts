@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as routes from '#contract/routes';
 import { FAMILIES, resourceName, ROUTES } from '#contract/routes';
-import { ROUTE_SUMMARIES } from '#contract/route-summaries';
+import { ROUTE_SUMMARIES } from '#lib/route-summaries';
 import { pathResolver } from '#platform/api-handler';
 
 const resolvePath = pathResolver(ROUTES);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { businessDayEndMs, businessDayStartMs } from '#contract/business-date';
-import type { KitchenInput } from '#contract/schemas/shiftq-inputs';
-import { bucketLabel, kitchenSnapshot } from '#domain/kitchen-averages';
+import type { KitchenInput } from '#lambdas/shiftq/inputs';
+import { bucketLabel, kitchenSnapshot } from '#lambdas/shiftq/kitchen-averages';
 import { seededRandom } from '#domain/seeded-random';
 
 const ZONE = 'America/New_York';

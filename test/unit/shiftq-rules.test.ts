@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { businessDayStartMs } from '#contract/business-date';
-import { retentionEndMs } from '#data/shiftq';
+import { retentionEndMs } from '#lambdas/shiftq/records';
 import { businessDateQuery } from '#contract/schemas/requests';
 import { clockInsView } from '#lambdas/shiftq/clock-ins';
 import { employeesView } from '#lambdas/shiftq/current-views';

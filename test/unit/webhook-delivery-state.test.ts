@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DELIVERY_STATUSES, TERMINAL_STATUSES } from '#contract/delivery-policy';
-import type { Delivery } from '#data/deliveries';
+import { DELIVERY_STATUSES, TERMINAL_STATUSES } from '#lambdas/webhooks/delivery-policy';
+import type { Delivery } from '#lambdas/webhooks/deliveries';
 import * as state from '#lambdas/webhooks/attempt-rules';
 import { CREATED_AT_MS, pendingDelivery } from '../fixtures/delivery-record.js';
 

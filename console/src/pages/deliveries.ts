@@ -1,4 +1,4 @@
-import { DELIVERY_ID, EVENT_ID } from '#contract/webhook-events';
+import { DELIVERY_ID, EVENT_ID } from '#lambdas/webhooks/events';
 import { api } from '../api.js';
 import type { DeliveryStory, Paged } from '../documents.js';
 import { field, h, input, time } from '../dom.js';

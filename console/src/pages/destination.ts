@@ -1,4 +1,4 @@
-import { DELIVERY_STATUSES, STATUS, TERMINAL_STATUSES } from '#contract/delivery-policy';
+import { DELIVERY_STATUSES, STATUS, TERMINAL_STATUSES } from '#lambdas/webhooks/delivery-policy';
 import { api } from '../api.js';
 import { hourlyChart } from '../chart.js';
 import type {

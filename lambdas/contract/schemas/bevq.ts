@@ -1,6 +1,5 @@
 import * as v from 'valibot';
 import { absoluteUrl, decimal, isoTimestamp, nextCursor, nonNegativeMoney, refresh } from './common.js';
-import { EVENT_TYPES } from '../webhook-events.js';
 
 /** Beverage menu (contract 2.11), the bevq resources around it, and the webhook payload (6.3). */
 
@@ -154,19 +153,3 @@ export const bevqLocationData = v.object({
 });
 
 export const bevqMenuData = v.object({ location, menu: menuData, refresh });
-
-/** The body of every webhook request (6.3). */
-export const webhookPayload = v.object({
-  eventId: v.string(),
-  eventType: v.picklist(EVENT_TYPES),
-  occurredAt: isoTimestamp,
-  groupId: v.string(),
-  locationId: v.string(),
-  /** Current published menu revision; "" on a test event. */
-  revision: v.string(),
-  /** `/v1/{group_id}/{location_id}/bevq/menu`, a path under the base URL. */
-  resource: v.string(),
-  /** true only on test events; omitted otherwise. */
-  test: v.optional(v.literal(true)),
-});
-export type WebhookPayload = v.InferOutput<typeof webhookPayload>;

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, writeBatches, type Db, type ItemQuery, groupPartition, withoutKeys } from './store.js';
+import { queryAll, writeBatches, type Db, type ItemQuery, groupPartition, withoutKeys } from '#data/store';
 
 /** A campaign of a group, shown at the locations it lists. */
 type Campaign = {

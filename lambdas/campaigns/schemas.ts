@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { isoTimestamp, nextCursor, refresh } from './common.js';
-import { locationRef } from './discovery.js';
-import { deviceStatus } from './matriq.js';
+import { isoTimestamp, nextCursor, refresh } from '#contract/schemas/common';
+import { locationRef } from '#contract/schemas/discovery';
+import { deviceStatus } from '#contract/schemas/matriq';
 
 /** Campaigns (contract 2.10). The group resource's shape is ours: docs/decisions/campaigns.md. */
 

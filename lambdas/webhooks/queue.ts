@@ -1,6 +1,6 @@
 /**
  * The webhook queue and its DLQ (the port; the SQS adapter is
- * sqs-webhook-queue.ts). Bodies are opaque here: the webhook functions own
+ * sqs-queue.ts). Bodies are opaque here: the webhook functions own
  * what a message says.
  */
 

@@ -6,17 +6,17 @@ import {
   type OverrideSchemaContext,
 } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
-import { ERRORS } from './errors.js';
-import { ID_PARAMS, isLocationRoute, ROUTES, type Route } from './routes.js';
+import { ERRORS } from '#contract/errors';
+import { ID_PARAMS, isLocationRoute, ROUTES, type Route } from '#contract/routes';
 import { REQUEST_DESCRIPTIONS } from './request-descriptions.js';
 import { ROUTE_SUMMARIES } from './route-summaries.js';
-import { IDEMPOTENCY_KEY } from './ids.js';
-import { SERVER_URL_PLACEHOLDER } from './openapi-artefact.js';
-import { webhookPayload } from './schemas/bevq.js';
-import * as common from './schemas/common.js';
-import { RESPONSE_DATA, RESPONSE_MODULES } from './schemas/responses.js';
-import * as token from './schemas/token.js';
-import { webhooksSection } from './webhook-openapi.js';
+import { IDEMPOTENCY_KEY } from '#contract/ids';
+import { SERVER_URL_PLACEHOLDER } from '#contract/openapi-artefact';
+import { webhookPayload } from '#lambdas/webhooks/events';
+import * as common from '#contract/schemas/common';
+import { RESPONSE_DATA, RESPONSE_MODULES } from './openapi-responses.js';
+import * as token from '#lambdas/token/schemas';
+import { webhooksSection } from '#lambdas/webhooks/openapi';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -2,16 +2,17 @@ import { randomBytes } from 'node:crypto';
 import * as v from 'valibot';
 import { randomSecret } from '#domain/crypto';
 import type { App } from '#data/apps';
-import type { Delivery } from '#data/deliveries';
-import { UNTESTED, type Destination, type DestinationHealth } from '#data/destinations';
+import type { Delivery } from './deliveries.js';
+import { UNTESTED, type Destination, type DestinationHealth } from './destinations.js';
 import type { WalkKey } from '#data/group-index';
-import type { MessagingDeps } from '#platform/deps';
+import type { MessagingDeps } from './deps.js';
 import { sendMail } from '#platform/mailer';
 import { urlSafetyOf } from '#platform/config';
 import { resolveDestination } from '#domain/url-safety';
-import { appIneligibility, covers, isPaused, newDelivery, queueDelivery, testEventId } from '../webhooks/index.js';
-import { adminPage, type PageQuery } from './paging.js';
-import { matches, searchPage } from './search.js';
+import { appIneligibility, covers, isPaused, newDelivery, queueDelivery } from './fan-out.js';
+import { testEventId } from './messages.js';
+import { adminPage, type PageQuery } from '#platform/admin-paging';
+import { matches, searchPage } from '#platform/admin-search';
 import {
   addDestinationInput as addInput,
   AdminConflictError,
@@ -21,8 +22,8 @@ import {
   parseInput,
 } from '#domain/inputs';
 import { id } from '#contract/schemas/common';
-import { WEBHOOK_TEST } from '#contract/webhook-events';
-import { DESTINATIONS_PER_APPLICATION } from '#contract/destination-limit';
+import { WEBHOOK_TEST } from './events.js';
+import { DESTINATIONS_PER_APPLICATION } from './destination-limit.js';
 
 /**
  * Webhook destinations (contract 6.5), as the admin CLI and console manage

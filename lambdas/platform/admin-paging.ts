@@ -1,6 +1,6 @@
 import { AdminInputError } from '#domain/inputs';
-import type { MessagingDeps } from '#platform/deps';
-import { decodeCursor, encodeCursor, pageKey, type CursorBinding } from '#platform/page-cursor';
+import type { Deps } from './deps.js';
+import { decodeCursor, encodeCursor, pageKey, type CursorBinding } from './page-cursor.js';
 
 /**
  * The admin lists (applications, destinations, dead letters) page like the
@@ -15,7 +15,7 @@ type Read<T, K> = (limit: number, startKey?: K) => Promise<{ items: T[]; lastKey
 
 /** `K`: the position a list's store pages from (an index key, or a walk over partitions). */
 export async function adminPage<T, K extends object = Record<string, unknown>>(
-  deps: MessagingDeps,
+  deps: Deps,
   binding: CursorBinding,
   query: PageQuery,
   read: Read<T, K>,

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import type { ReviewInput } from '#contract/schemas/shiftq-inputs';
-import type { Db, ItemQuery } from './store.js';
-import { shiftqKeys } from './shiftq.js';
+import type { ReviewInput } from './inputs.js';
+import type { Db, ItemQuery } from '#data/store';
+import { shiftqKeys } from './records.js';
 
 /**
  * Reviews of one location, one item each, sorted by createdAt (UTC ISO, so

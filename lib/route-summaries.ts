@@ -1,4 +1,4 @@
-import type { Route } from './routes.js';
+import type { Route } from '#contract/routes';
 
 /**
  * Each /v1 route's one-line summary, for the OpenAPI document only: kept out

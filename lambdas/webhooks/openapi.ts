@@ -1,4 +1,4 @@
-import { EVENT_TYPES, MENU_UPDATED, WEBHOOK_HEADERS } from './webhook-events.js';
+import { EVENT_TYPES, MENU_UPDATED, WEBHOOK_HEADERS } from './events.js';
 
 /** The OpenAPI 3.1 `webhooks` section: what a receiver gets (6.2-6.4) and should answer (7.4), the payload by its $ref. */
 export function webhooksSection(payload: { $ref: string }) {

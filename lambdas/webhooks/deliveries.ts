@@ -1,9 +1,9 @@
-import { DELIVERY_POLICY, TERMINAL_STATUSES, type DeliveryStatus } from '#contract/delivery-policy';
-import type { EventType, MENU_UPDATED } from '#contract/webhook-events';
+import { DELIVERY_POLICY, TERMINAL_STATUSES, type DeliveryStatus } from './delivery-policy.js';
+import type { EventType, MENU_UPDATED } from './events.js';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, isConditionFailure, itemOf, queryPage, readItems, type Db } from './store.js';
-import { everyGroupPage, type GroupIndex, type WalkKey } from './group-index.js';
-import { GSI1, GSI2, GSI3 } from './table.js';
+import { applied, isConditionFailure, itemOf, queryPage, readItems, type Db } from '#data/store';
+import { everyGroupPage, type GroupIndex, type WalkKey } from '#data/group-index';
+import { GSI1, GSI2, GSI3 } from '#data/table';
 
 /**
  * The webhook's records, in the order a publish makes them: each menu event in the outbox until it is fanned

@@ -8,7 +8,7 @@ import {
   SQSClient,
   type SQSClientConfig,
 } from '@aws-sdk/client-sqs';
-import type { WebhookQueue } from './webhook-queue.js';
+import type { WebhookQueue } from './queue.js';
 
 export type { SQSClient };
 

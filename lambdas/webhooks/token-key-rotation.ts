@@ -1,6 +1,6 @@
 import { DAY_MS } from '#contract/business-date';
-import { TOKEN_KEY_RETIRE_AFTER_MS } from './config.js';
-import type { Deps } from './deps.js';
+import { TOKEN_KEY_RETIRE_AFTER_MS } from '#platform/config';
+import type { Deps } from '#platform/deps';
 
 /**
  * The scheduled rotation of the access-token key (the stage's `tokenKeyRotationDays`, run by the sweeper every

@@ -1,5 +1,5 @@
 import type { GenericSchema } from 'valibot';
-import * as requests from './schemas/requests.js';
+import * as requests from '#contract/schemas/requests';
 
 const { GROUP_PAGE_LIMIT: group, REVIEW_PAGE_LIMIT: reviews } = requests;
 

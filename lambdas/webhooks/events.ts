@@ -1,3 +1,6 @@
+import * as v from 'valibot';
+import { isoTimestamp } from '#contract/schemas/common';
+
 /**
  * The webhook events of contract 6.3 and the ids of events and deliveries, declared once: every other file
  * derives its types, its checks and its ids from here, as data (test/unit/facts-once.test.ts keeps it so).
@@ -36,3 +39,19 @@ export const WEBHOOK_HEADERS = {
   timestamp: 'X-Service-Timestamp',
   signature: 'X-Service-Signature',
 } as const;
+
+/** The body of every webhook request (6.3). */
+export const webhookPayload = v.object({
+  eventId: v.string(),
+  eventType: v.picklist(EVENT_TYPES),
+  occurredAt: isoTimestamp,
+  groupId: v.string(),
+  locationId: v.string(),
+  /** Current published menu revision; "" on a test event. */
+  revision: v.string(),
+  /** `/v1/{group_id}/{location_id}/bevq/menu`, a path under the base URL. */
+  resource: v.string(),
+  /** true only on test events; omitted otherwise. */
+  test: v.optional(v.literal(true)),
+});
+export type WebhookPayload = v.InferOutput<typeof webhookPayload>;

@@ -1,7 +1,7 @@
 import { businessDayStartMs, clockTimeLabel, formatIsoDate, parseCompactDate } from '#contract/business-date';
-import type { KitchenSnapshot, TimeBucket } from '#contract/schemas/shiftq';
-import type { KitchenInput, KitchenTicket } from '#contract/schemas/shiftq-inputs';
-import { round2 } from './rounding.js';
+import type { KitchenSnapshot, TimeBucket } from './schemas.js';
+import type { KitchenInput, KitchenTicket } from './inputs.js';
+import { round2 } from '#domain/rounding';
 
 /**
  * Kitchen ticket averages of contract 2.4, computed from one business day's

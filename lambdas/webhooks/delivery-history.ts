@@ -1,10 +1,10 @@
-import type { Delivery, DeliveryStatus } from '#data/deliveries';
-import type { MessagingDeps } from '#platform/deps';
+import type { Delivery, DeliveryStatus } from './deliveries.js';
+import type { MessagingDeps } from './deps.js';
 import { AdminInputError, AdminNotFoundError } from '#domain/admin-errors';
-import { DELIVERY_ID, EVENT_ID } from '#contract/webhook-events';
+import { DELIVERY_ID, EVENT_ID } from './events.js';
 import { DAY_MS } from '#contract/business-date';
-import { deliverySummary, requireDestination } from './destinations.js';
-import { adminPage, type PageQuery } from './paging.js';
+import { deliverySummary, requireDestination } from './destination-operations.js';
+import { adminPage, type PageQuery } from '#platform/admin-paging';
 
 /** How far back a destination's history goes by default, and the chart always: a day. */
 /** Deliveries the hourly chart counts at most: one or two Query pages, however busy the destination. */

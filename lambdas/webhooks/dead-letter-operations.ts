@@ -1,9 +1,9 @@
-import type { DeadLetterMarker } from '#data/deliveries';
+import type { DeadLetterMarker } from './deliveries.js';
 import type { WalkKey } from '#data/group-index';
-import type { MessagingDeps } from '#platform/deps';
-import { deadLetterSummary, dlqDepth } from '../webhooks/index.js';
-import { adminPage, type PageQuery } from './paging.js';
-import { matches, searchPage } from './search.js';
+import type { MessagingDeps } from './deps.js';
+import { deadLetterSummary, dlqDepth } from './dead-letters.js';
+import { adminPage, type PageQuery } from '#platform/admin-paging';
+import { matches, searchPage } from '#platform/admin-search';
 
 /** What the dead-letter list may be narrowed to: one destination's, and a search (search.ts) over ids, names and the event type. */
 type DeadLetterFilter = { destinationId?: string; q?: string };

@@ -1,9 +1,9 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, businessDayEndMs, formatCompactDate, parseCompactDate } from '#contract/business-date';
-import type { KitchenSnapshot } from '#contract/schemas/shiftq';
-import type { CurrentData, CurrentKind, DatedData, DatedKind } from '#contract/schemas/shiftq-inputs';
-import { type Db, itemOf, readItems } from './store.js';
+import type { KitchenSnapshot } from './schemas.js';
+import type { CurrentData, CurrentKind, DatedData, DatedKind } from './inputs.js';
+import { type Db, itemOf, readItems } from '#data/store';
 
 /**
  * shiftq data of one location. Per-business-date resources (kitchen tickets,

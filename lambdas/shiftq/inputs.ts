@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { decimal, isoTimestamp, money, nonNegativeMoney } from './common.js';
-import { isoDate, REVIEW_PROVIDERS } from './requests.js';
+import { decimal, isoTimestamp, money, nonNegativeMoney } from '#contract/schemas/common';
+import { isoDate, REVIEW_PROVIDERS } from '#contract/schemas/requests';
 
 /**
  * What the platform loads per location (admin ingest): validated with these

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { absoluteUrl, compactDate, isoTimestamp, nextCursor, refresh } from './common.js';
-import { isoDate } from './requests.js';
-import { locationRef } from './discovery.js';
+import { absoluteUrl, compactDate, isoTimestamp, nextCursor, refresh } from '#contract/schemas/common';
+import { isoDate } from '#contract/schemas/requests';
+import { locationRef } from '#contract/schemas/discovery';
 
 /**
  * Response `data` schemas of the shiftq module (OpenAPI is generated from

@@ -1,11 +1,11 @@
 import type { GenericSchema } from 'valibot';
-import * as bevq from './bevq.js';
-import * as campaigns from './campaigns.js';
-import * as discovery from './discovery.js';
-import * as matriq from './matriq.js';
-import * as orderboard from './orderboard.js';
-import * as shiftq from './shiftq.js';
-import * as sportsq from './sportsq.js';
+import * as bevq from '#contract/schemas/bevq';
+import * as campaigns from '#lambdas/campaigns/schemas';
+import * as discovery from '#contract/schemas/discovery';
+import * as matriq from '#contract/schemas/matriq';
+import * as orderboard from '#lambdas/orderboard/schemas';
+import * as shiftq from '#lambdas/shiftq/schemas';
+import * as sportsq from '#contract/schemas/sportsq';
 
 /** The modules of the response schemas: the OpenAPI document names the schemas they export after them (openapi.ts). */
 export const RESPONSE_MODULES = { bevq, campaigns, discovery, matriq, orderboard, shiftq, sportsq };

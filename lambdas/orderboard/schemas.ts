@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { refresh } from './common.js';
-import { locationRef } from './discovery.js';
+import { refresh } from '#contract/schemas/common';
+import { locationRef } from '#contract/schemas/discovery';
 
 /** Order board placeholder (contract 2.10). */
 export const orderboardData = v.object({

@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { queryPage, type Db } from './store.js';
+import { queryPage, type Db } from '#data/store';
 import { DAY_MS } from '#contract/business-date';
 
 /**

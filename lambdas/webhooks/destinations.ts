@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, isConditionFailure, type Db, itemOf, readItems } from './store.js';
-import { everyGroupPage, groupPage, type GroupIndex, type WalkKey } from './group-index.js';
-import { appKeys, type App } from './apps.js';
+import { applied, isConditionFailure, type Db, itemOf, readItems } from '#data/store';
+import { everyGroupPage, groupPage, type GroupIndex, type WalkKey } from '#data/group-index';
+import { appKeys, type App } from '#data/apps';
 
 /** Stored health; DISABLED is derived from `enabled` when shown. */
 type StoredHealth = 'NOT_TESTED' | 'HEALTHY' | 'FAILING';

@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, itemOf, readItems, writeBatches, type Db } from './store.js';
-import { GSI1 } from './table.js';
+import { applied, itemOf, readItems, writeBatches, type Db } from '#data/store';
+import { GSI1 } from '#data/table';
 
 /**
  * Deliveries held for a paused destination (docs/decisions/webhooks.md,
