@@ -39,8 +39,9 @@ async function start(count: number, deliverWebhooks: boolean): Promise<void> {
   runtime = await startTestRuntime({
     clock,
     resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
-    // 0.2: a 2 s attempt, so a loaded machine does not time one out and make a receiver hear an event twice.
-    config: { webhookAllowLoopback: true, webhookTimeScale: 0.2 },
+    // 1: the policy's own 10 s attempt; no wait here is scaled on purpose, and a loaded machine must not time an attempt
+    // out and make a receiver hear an event twice.
+    config: { webhookAllowLoopback: true, webhookTimeScale: 1 },
     deliverWebhooks,
     sweepEveryMs: 3_600_000,
   });
