@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintAccessToken, sha256Hex } from '#domain/crypto';
@@ -87,7 +88,11 @@ describe('authorize and read in one round trip', () => {
 
   it("reads a date-keyed day in one round trip once the location's zone is known, and answers by the zone read with the request", async () => {
     const { token } = await tokenFor(runtime, { scopes: ['sportsq:read'] });
-    const path = '/v1/demo-group/sydney-harbour/sportsq/provider';
+    // A location no request of this process has named (a suite may share the process), so its zone is unseen.
+    const unseen = `unseen-${randomUUID().slice(0, 8)}`;
+    const sydney = (await runtime.store.locations.get('demo-group', 'sydney-harbour'))!;
+    await runtime.store.locations.put({ ...sydney, id: unseen, slug: unseen });
+    const path = `/v1/demo-group/${unseen}/sportsq/provider`;
     // The family's function reads the token key versions once (another location: this one's zone stays unseen).
     await call(runtime, '/v1/demo-group/nyc-midtown/sportsq/provider', { token });
     // This process has not seen the location yet: its day is read after authorization.
