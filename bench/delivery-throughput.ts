@@ -3,7 +3,7 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { addDestination } from '#lambdas/webhooks/destination-operations';
 import { createApp } from '../lambdas/admin/apps.js';
 import { publishMenu } from '../lambdas/webhooks/publish.js';
-import { createDeliverer } from '#lambdas/webhooks/handlers';
+import { createDeliverer } from '#lambdas/webhooks/deliver';
 import { STAGE_TABLE } from '#lib/stages';
 import { sampleMenu } from '../local/demo-menu.js';
 import { startDeliveryPoller, startLocalRuntime } from '../local/runtime.js';

@@ -7,7 +7,7 @@ import { addDestination } from '#lambdas/webhooks/destination-operations';
 import { publishMenu } from '../lambdas/webhooks/publish.js';
 import { createApp } from '../lambdas/admin/apps.js';
 import { startDeliveryPoller, startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '../local/runtime.js';
-import { createDeliverer } from '#lambdas/webhooks/handlers';
+import { createDeliverer } from '#lambdas/webhooks/deliver';
 import { FUNCTIONS } from '#lib/functions';
 import { consumedUnits } from './capacity.js';
 import { costLines, dollars, isEmfLine, platformLogBytes, PRICES, tracedShare } from './cost.js';

@@ -121,10 +121,11 @@ export const FUNCTIONS = {
   /**
    * Schedule: settles menu events left in the outbox (DeleteItem), probes, releases and dead-letters paused
    * destinations' held deliveries (BatchGetItem of health, BatchWriteItem of held items), lists what is in
-   * the DLQ, queues again the deliveries whose message vanished (found through GSI2), sends queued owner mail.
+   * the DLQ, queues again the deliveries whose message vanished (found through GSI2), sends queued owner mail,
+   * rotates the access-token key when it is due: the jobs of lambdas/upkeep/upkeep.ts.
    */
   'webhook-sweeper': {
-    entry: 'webhooks/sweeper.ts',
+    entry: 'upkeep/sweeper.ts',
     tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     queriedIndexes: [GSI1.indexName, GSI2.indexName],
     memorySize: 512,

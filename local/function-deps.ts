@@ -11,7 +11,7 @@ import type { RolePolicies } from './iam-policies.js';
 import { LOCAL_REPOSITORIES, type LocalDeps, type LocalStore } from './repositories.js';
 
 /**
- * The functions whose Lambda entry builds an SES mailer (lambdas/admin/admin.ts, lambdas/webhooks/sweeper.ts);
+ * The functions whose Lambda entry builds an SES mailer (lambdas/admin/admin.ts, lambdas/upkeep/sweeper.ts);
  * the others get none, as in AWS.
  */
 const MAILING: ReadonlySet<FunctionName> = new Set(['admin-api', 'webhook-sweeper']);

@@ -10,7 +10,8 @@ import { awsClients, buildMessagingDeps, type MessagingDeps } from '#lambdas/web
 import { configFromEnv, type Config } from '#platform/config';
 import { SPORTS_LOGO_DIR } from '#contract/assets';
 import type { Resolver } from '#domain/url-safety';
-import { createDeliverer, createSweeper } from '#lambdas/webhooks/handlers';
+import { createSweeper } from '#lambdas/upkeep/upkeep';
+import { createDeliverer } from '#lambdas/webhooks/deliver';
 import { requeueVanished } from '#lambdas/webhooks/requeue';
 import { startSchedule } from './schedules.js';
 import { startSqsPoller, type PollerFaults, type SqsHandler } from './sqs-poller.js';

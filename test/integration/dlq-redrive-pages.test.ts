@@ -13,7 +13,7 @@ import { newDelivery } from '#lambdas/webhooks/fan-out';
 import { parseDeliveryMessage } from '#lambdas/webhooks/messages';
 import { startEngines, type Engines } from '#local/engines';
 import { startDeliveryPoller, type LocalRuntime } from '#local/runtime';
-import { createDeliverer } from '#lambdas/webhooks/handlers';
+import { createDeliverer } from '#lambdas/webhooks/deliver';
 import { startDelayProxy, type DelayProxy } from '#bench/delay-proxy';
 import { admin as adminCli, runtimeFileFor } from '../fixtures/admin-cli.js';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';

@@ -7,7 +7,7 @@ import { appKeys } from '#data/apps';
 import type { Delivery } from '#lambdas/webhooks/deliveries';
 import { verifyWebhook } from '#kit';
 import { createApp } from '#lambdas/admin/apps';
-import { createDeliverer } from '#lambdas/webhooks/handlers';
+import { createDeliverer } from '#lambdas/webhooks/deliver';
 import { deliveryIdOf } from '#lambdas/webhooks/messages';
 import { parseDeliveryMessage } from '#lambdas/webhooks/messages';
 import { putLocation } from '#lambdas/admin/groups';

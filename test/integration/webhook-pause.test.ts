@@ -5,7 +5,7 @@ import { addDestination, removeDestination, sendTest, showDestination } from '#l
 import { deliveryHistory } from '#lambdas/webhooks/delivery-history';
 import { listDeadLetters } from '#lambdas/webhooks/dead-letter-operations';
 import { deliveryIdOf } from '#lambdas/webhooks/messages';
-import { createSweeper } from '#lambdas/webhooks/handlers';
+import { createSweeper } from '#lambdas/upkeep/upkeep';
 import { RELEASE_PAGE } from '#lambdas/webhooks/pause';
 import { createMetrics, Logger } from '#platform/observability';
 import { lambdaContext } from '#local/gateway';

@@ -3,7 +3,7 @@ import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, PurgeQueueCo
 import { DELIVERY_POLICY, scaledTimings } from '#lambdas/webhooks/delivery-policy';
 import { deliveryKeys, type Delivery } from '#lambdas/webhooks/deliveries';
 import { addDestination } from '#lambdas/webhooks/destination-operations';
-import { createDeliverer } from '#lambdas/webhooks/handlers';
+import { createDeliverer } from '#lambdas/webhooks/deliver';
 import { newDelivery } from '#lambdas/webhooks/fan-out';
 import { parseDeliveryMessage } from '#lambdas/webhooks/messages';
 import { REQUEUE_PAGE, requeueVanished } from '#lambdas/webhooks/requeue';

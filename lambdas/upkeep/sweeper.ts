@@ -1,6 +1,6 @@
+import { defaultMessagingDeps } from '#lambdas/webhooks/deps';
 import { configFromEnv } from '#platform/config';
-import { defaultMessagingDeps } from './deps.js';
 import { sesMailer } from '#platform/ses-mailer';
-import { createSweeper } from './handlers.js';
+import { createSweeper } from './upkeep.js';
 
 export const handler = createSweeper(defaultMessagingDeps({ mailer: sesMailer(configFromEnv().mailFrom) }));
