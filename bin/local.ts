@@ -14,6 +14,7 @@ import { LocalStartError } from '../local/start-checks.js';
 import { snippetEnvironment } from '../local/snippet-environment.js';
 import { CONSOLE_ROOT } from '#lib/console-build';
 import { REFERENCE_ROOT } from '#lib/reference-build';
+import { ENV } from '#platform/config';
 
 /**
  * npm start: the whole service locally.
@@ -41,7 +42,7 @@ const runtime = await startLocalRuntime({
   dataDir: values['in-memory'] ? null : resolve(values.data),
   dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
   sqsEndpoint: process.env.SQS_ENDPOINT,
-  tableName: process.env.TABLE_NAME || undefined,
+  tableName: process.env[ENV.tableName] || undefined,
   logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO',
   holdRequests: true,
 }).catch((err: unknown) => {

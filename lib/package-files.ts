@@ -4,6 +4,7 @@ import { SPORTS_LOGO_DIR, SPORTS_LOGO_PACKAGE_DIR } from '#contract/assets';
 import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
 import { ROUTES } from '#contract/routes';
 import { writeOpenApiArtefact } from './openapi-artefact.js';
+import { ENV } from '#platform/config';
 
 /** Files shipped beside a function's bundle (by their path in its package) and the environment that names them. */
 export type PackageFiles = { files: Record<string, string>; environment: Record<string, string> };
@@ -17,13 +18,13 @@ const familyServing = (operation: string): string => ROUTES.find((r) => r.operat
  */
 export function packageFilesOf(family: string): PackageFiles | null {
   if (family === familyServing('openapi')) {
-    return { files: { [OPENAPI_ARTEFACT]: writeOpenApiArtefact() }, environment: { OPENAPI_DOCUMENT_PATH: OPENAPI_ARTEFACT } };
+    return { files: { [OPENAPI_ARTEFACT]: writeOpenApiArtefact() }, environment: { [ENV.openApiDocumentPath]: OPENAPI_ARTEFACT } };
   }
   if (family === familyServing('sportsLogo')) {
     const files = Object.fromEntries(
       readdirSync(SPORTS_LOGO_DIR).map((name) => [`${SPORTS_LOGO_PACKAGE_DIR}/${name}`, join(SPORTS_LOGO_DIR, name)]),
     );
-    return { files, environment: { SPORTS_LOGO_DIR: SPORTS_LOGO_PACKAGE_DIR } };
+    return { files, environment: { [ENV.sportsLogoDir]: SPORTS_LOGO_PACKAGE_DIR } };
   }
   return null;
 }

@@ -22,6 +22,7 @@ import { FUNCTIONS, timeoutSecondsOf, type FunctionName } from './functions.js';
 import { ADMIN_ROOT, ADMIN_ROUTES } from '#contract/admin-routes';
 import { packageFilesOf } from './package-files.js';
 import { publicBaseUrlOf, throttlesOf, type Stage, type StageConfig } from './stages.js';
+import { ENV } from '#platform/config';
 
 export type CustomerApiStackProps = StackProps & {
   /** The stage's row with this deployment's context applied (lib/stages.ts, `stageConfig`). */
@@ -49,7 +50,7 @@ export class CustomerApiStack extends Stack {
       stage,
       importedConfigurationSet: settings.mailConfigurationSet,
       table,
-      environment: { STAGE: stage },
+      environment: { [ENV.stage]: stage },
       logRetention: settings.logRetention,
       removalPolicy,
       tracing,
@@ -63,15 +64,15 @@ export class CustomerApiStack extends Stack {
       : undefined;
 
     const environment = {
-      STAGE: stage,
-      MAIL_FROM: mailFrom,
-      PUBLIC_BASE_URL: publicBaseUrlOf(settings),
-      STAGE_RATE_LIMIT: String(settings.capacity.perRouteFloor),
-      TOKEN_KEY_ROTATION_DAYS: String(settings.tokenKeyRotationDays),
-      ...(settings.legacyDeprecatedAt ? { LEGACY_DEPRECATED_AT: settings.legacyDeprecatedAt } : {}),
-      ...(settings.legacySunsetAt ? { LEGACY_SUNSET_AT: settings.legacySunsetAt } : {}),
-      WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
-      WEBHOOK_DLQ_URL: webhooks.deadLetterQueue.queueUrl,
+      [ENV.stage]: stage,
+      [ENV.mailFrom]: mailFrom,
+      [ENV.publicBaseUrl]: publicBaseUrlOf(settings),
+      [ENV.stageRateLimit]: String(settings.capacity.perRouteFloor),
+      [ENV.tokenKeyRotationDays]: String(settings.tokenKeyRotationDays),
+      ...(settings.legacyDeprecatedAt ? { [ENV.legacyDeprecatedAt]: settings.legacyDeprecatedAt } : {}),
+      ...(settings.legacySunsetAt ? { [ENV.legacySunsetAt]: settings.legacySunsetAt } : {}),
+      [ENV.webhookQueueUrl]: webhooks.queue.queueUrl,
+      [ENV.webhookDlqUrl]: webhooks.deadLetterQueue.queueUrl,
     };
     const provisioned = (name: FunctionName) => (name === 'token' || name === 'discovery' ? settings.provisionedConcurrency[name] : 0);
     /** An API-facing function with exactly the table and mail grants its row declares. */

@@ -66,28 +66,50 @@ export type Config = {
 /** The folder of the running bundle (in Lambda, the asset's root); relative paths in the environment start here. */
 const BUNDLE_DIR = dirname(fileURLToPath(import.meta.url));
 
+/** The environment variable each setting is read from: the stack sets them by these names (lib/), nothing spells them again. */
+export const ENV = {
+  tableName: 'TABLE_NAME',
+  webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  webhookDlqUrl: 'WEBHOOK_DLQ_URL',
+  publicBaseUrl: 'PUBLIC_BASE_URL',
+  mailFrom: 'MAIL_FROM',
+  mailConfigurationSet: 'MAIL_CONFIGURATION_SET',
+  stage: 'STAGE',
+  stageRateLimit: 'STAGE_RATE_LIMIT',
+  originSecretArn: 'ORIGIN_SECRET_ARN',
+  originSecret: 'ORIGIN_SECRET',
+  legacyDeprecatedAt: 'LEGACY_DEPRECATED_AT',
+  legacySunsetAt: 'LEGACY_SUNSET_AT',
+  webhookAllowLoopback: 'WEBHOOK_ALLOW_LOOPBACK',
+  webhookTimeScale: 'WEBHOOK_TIME_SCALE',
+  tokenKeyRotationDays: 'TOKEN_KEY_ROTATION_DAYS',
+  pageTokenKey: 'PAGE_TOKEN_KEY',
+  sportsLogoDir: 'SPORTS_LOGO_DIR',
+  openApiDocumentPath: 'OPENAPI_DOCUMENT_PATH',
+} as const satisfies Partial<Record<keyof Config, string>>;
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   return {
-    tableName: env.TABLE_NAME ?? 'customer-api',
-    webhookQueueUrl: env.WEBHOOK_QUEUE_URL ?? '',
-    webhookDlqUrl: env.WEBHOOK_DLQ_URL ?? '',
-    publicBaseUrl: (env.PUBLIC_BASE_URL ?? '').replace(/\/+$/, ''),
-    mailFrom: env.MAIL_FROM ?? 'no-reply@customer-api.invalid',
-    mailConfigurationSet: env.MAIL_CONFIGURATION_SET ?? '',
-    stage: env.STAGE ?? 'local',
+    tableName: env[ENV.tableName] ?? 'customer-api',
+    webhookQueueUrl: env[ENV.webhookQueueUrl] ?? '',
+    webhookDlqUrl: env[ENV.webhookDlqUrl] ?? '',
+    publicBaseUrl: (env[ENV.publicBaseUrl] ?? '').replace(/\/+$/, ''),
+    mailFrom: env[ENV.mailFrom] ?? 'no-reply@customer-api.invalid',
+    mailConfigurationSet: env[ENV.mailConfigurationSet] ?? '',
+    stage: env[ENV.stage] ?? 'local',
     // Unset outside a stage (tests, tools): no stage throttle, so only the data design bounds a limit.
-    stageRateLimit: env.STAGE_RATE_LIMIT ? Number(env.STAGE_RATE_LIMIT) : Infinity,
-    originSecretArn: env.ORIGIN_SECRET_ARN ?? '',
-    originSecret: env.ORIGIN_SECRET ?? '',
-    legacyDeprecatedAt: env.LEGACY_DEPRECATED_AT || null,
-    legacySunsetAt: env.LEGACY_SUNSET_AT || null,
-    webhookAllowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === '1',
+    stageRateLimit: env[ENV.stageRateLimit] ? Number(env[ENV.stageRateLimit]) : Infinity,
+    originSecretArn: env[ENV.originSecretArn] ?? '',
+    originSecret: env[ENV.originSecret] ?? '',
+    legacyDeprecatedAt: env[ENV.legacyDeprecatedAt] || null,
+    legacySunsetAt: env[ENV.legacySunsetAt] || null,
+    webhookAllowLoopback: env[ENV.webhookAllowLoopback] === '1',
     webhookListenInbox: null,
-    webhookTimeScale: env.WEBHOOK_TIME_SCALE ? Number(env.WEBHOOK_TIME_SCALE) : 1,
-    tokenKeyRotationDays: Number(env.TOKEN_KEY_ROTATION_DAYS ?? 0) || 0,
-    pageTokenKey: env.PAGE_TOKEN_KEY ?? '',
-    sportsLogoDir: resolve(BUNDLE_DIR, env.SPORTS_LOGO_DIR || SPORTS_LOGO_PACKAGE_DIR),
-    openApiDocumentPath: resolve(BUNDLE_DIR, env.OPENAPI_DOCUMENT_PATH || OPENAPI_ARTEFACT),
+    webhookTimeScale: env[ENV.webhookTimeScale] ? Number(env[ENV.webhookTimeScale]) : 1,
+    tokenKeyRotationDays: Number(env[ENV.tokenKeyRotationDays] ?? 0) || 0,
+    pageTokenKey: env[ENV.pageTokenKey] ?? '',
+    sportsLogoDir: resolve(BUNDLE_DIR, env[ENV.sportsLogoDir] || SPORTS_LOGO_PACKAGE_DIR),
+    openApiDocumentPath: resolve(BUNDLE_DIR, env[ENV.openApiDocumentPath] || OPENAPI_ARTEFACT),
   };
 }
 

@@ -12,6 +12,7 @@ import { TABLE_KEYS } from '#data/table';
 import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../bundling.js';
 import { LAMBDA_LOGGING } from '../lambda-logging.js';
 import { senderOf } from '../mail-sender.js';
+import { ENV } from '#platform/config';
 
 /** The DynamoDB actions a family may be granted (written without the `dynamodb:` prefix). */
 export type DynamoAction =
@@ -117,7 +118,7 @@ export class PresetFunction extends NodejsFunction {
   /** Sets TABLE_NAME and grants exactly `actions` on the table, plus Query on each named index's own ARN. */
   bindTable(table: ITable, actions: readonly DynamoAction[], indexes: readonly TableIndexName[] = []): void {
     if (actions.length === 0) throw new Error(`${this.family}: bindTable needs at least one action`);
-    this.addEnvironment('TABLE_NAME', table.tableName);
+    this.addEnvironment(ENV.tableName, table.tableName);
     this.allow(
       new PolicyStatement({
         actions: actions.map((a) => `dynamodb:${a}`),
@@ -159,8 +160,8 @@ export class PresetFunction extends NodejsFunction {
       resourceName: configurationSet,
       arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
     });
-    this.addEnvironment('MAIL_FROM', mailFrom);
-    this.addEnvironment('MAIL_CONFIGURATION_SET', configurationSet);
+    this.addEnvironment(ENV.mailFrom, mailFrom);
+    this.addEnvironment(ENV.mailConfigurationSet, configurationSet);
     this.allow(
       new PolicyStatement({
         actions: ['ses:SendEmail'],
@@ -181,7 +182,7 @@ export class PresetFunction extends NodejsFunction {
    * (lambdas/platform/origin-secret.ts).
    */
   bindOriginSecret(secret: ISecret): void {
-    this.addEnvironment('ORIGIN_SECRET_ARN', secret.secretArn);
+    this.addEnvironment(ENV.originSecretArn, secret.secretArn);
     this.allow(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }));
   }
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CREDENTIAL_TYPES } from '#contract/credentials';
 import { DELIVERY_STATUSES } from '#lambdas/webhooks/delivery-policy';
 import { RESERVED_IDS } from '#contract/ids';
+import { ENV } from '#platform/config';
 import { ROUTES } from '#contract/routes';
 import { EVENT_TYPES, WEBHOOK_HEADERS } from '#lambdas/webhooks/events';
 
@@ -30,6 +31,12 @@ type Fact = {
 };
 
 const FACTS: Fact[] = [
+  {
+    fact: "the environment's names",
+    spellings: Object.values(ENV).map((name) => ({ name, pattern: new RegExp(`(['"\`])${name}\\1|\\b${name}:|env\\.${name}\\b`) })),
+    home: 'lambdas/platform/config.ts',
+    alsoIn: { 'lambdas/data/token-keys.ts': "the review page-token key's item, a table key that reads 'PAGE_TOKEN_KEY' too" },
+  },
   { fact: 'the delivery-id shape', spellings: [{ name: 'dlv_', pattern: anywhere('dlv_') }], home: 'lambdas/webhooks/events.ts' },
   { fact: 'the event-id shape', spellings: [{ name: 'evt_', pattern: anywhere('evt_') }], home: 'lambdas/webhooks/events.ts' },
   {
