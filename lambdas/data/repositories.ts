@@ -1,6 +1,6 @@
 import { appListRepo } from './app-list.js';
 import { appsRepo, credentialsRepo } from './apps.js';
-import { type Db, type FactoriesOf, type RepositoriesOf, storeOf, type StoreOf } from './store.js';
+import type { Db, FactoriesOf, RepositoriesOf, StoreOf } from './store.js';
 import { groupsRepo } from './groups.js';
 import { locationsRepo } from './locations.js';
 import { mailOutboxRepo } from './mail-outbox.js';
@@ -40,8 +40,3 @@ export type RepositoryFactories = FactoriesOf<RepositoriesOf<typeof REPOSITORIES
 export type StoreWith<F> = StoreOf<RepositoriesOf<typeof REPOSITORIES> & RepositoriesOf<F>>;
 /** Factories of repositories by name, as a room lists them. */
 export type Factories = Record<string, (db: Db) => unknown>;
-
-/** The store of every shared repository over one table. */
-export function createStore(db: Db): Store {
-  return storeOf(db, REPOSITORIES);
-}

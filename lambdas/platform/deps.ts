@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type Config, configFromEnv } from './config.js';
 import { createDb, storeOf } from '#data/store';
-import type { Store } from '#data/repositories';
+import type { Factories, Store } from '#data/repositories';
 import { createMetrics, logger, type Logger, type Metrics } from './observability.js';
 import type { Resolver } from '#domain/url-safety';
 import { lookup } from 'node:dns/promises';
@@ -39,9 +39,6 @@ export type DepsOptions<S extends Store = Store> = Partial<Omit<Deps<S>, 'metric
   metrics?: Metrics | null;
 };
 
-/** Factories of repositories by name, as a room lists them (RepositoriesOf gives their store's type). */
-type Factories = Record<string, (db: never) => unknown>;
-
 /**
  * The one assembly of Deps, used by the Lambda entries, the local runtime
  * and the admin CLI (through buildMessagingDeps): they differ in where the
@@ -60,7 +57,7 @@ export function buildDeps<S extends Store>(dynamodb: DynamoDBClient, repositorie
       : undefined;
   return {
     config,
-    store: options.store ?? (storeOf(createDb(config.tableName, dynamodb), repositories as object) as S),
+    store: options.store ?? (storeOf(createDb(config.tableName, dynamodb), repositories) as S),
     clock: options.clock ?? systemClock,
     logger: log,
     resolver: options.resolver ?? systemResolver,

@@ -30,13 +30,11 @@ export function createSweeper(deps: MessagingDeps) {
   return middy<unknown, SweepResult>()
     .use(observability(deps))
     .handler(async () => {
-      const result = {} as Record<keyof typeof JOBS, unknown>;
-      for (const [name, job] of Object.entries(JOBS) as [keyof typeof JOBS, (deps: MessagingDeps) => Promise<unknown>][]) {
-        result[name] = await job(deps);
-      }
-      const done = result as SweepResult;
-      count(deps, 'SweeperRedispatched', done.settleOutbox);
-      count(deps, 'DeliveryRequeued', done.requeueVanished);
-      return done;
+      const done: Record<string, unknown> = {};
+      for (const [name, job] of Object.entries(JOBS)) done[name] = await job(deps);
+      const result = done as SweepResult;
+      count(deps, 'SweeperRedispatched', result.settleOutbox);
+      count(deps, 'DeliveryRequeued', result.requeueVanished);
+      return result;
     });
 }

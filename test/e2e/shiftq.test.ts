@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
 import { loadShiftq } from '#ingest/shiftq';
 import { putLocation } from '#lambdas/admin/groups';
-import { createDb } from '#data/store';
-import { createStore } from '#data/repositories';
+import { createDb, storeOf } from '#data/store';
+import { REPOSITORIES } from '#data/repositories';
 import { encodePageToken } from '#lambdas/shiftq/reviews';
 import { pageKey } from '#platform/page-cursor';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
@@ -422,7 +422,7 @@ describe('shiftq/reviews', () => {
     expect(runtime.deps.config.pageTokenKey).toBe('');
     const first = await pageKey(runtime.deps);
     // Another Lambda instance: its own store object over the same table.
-    const other = await pageKey({ config: runtime.deps.config, store: createStore(createDb(runtime.tableName, runtime.dynamo)) });
+    const other = await pageKey({ config: runtime.deps.config, store: storeOf(createDb(runtime.tableName, runtime.dynamo), REPOSITORIES) });
     expect(other).toBe(first);
     expect(first.length).toBeGreaterThanOrEqual(43);
     expect(await pageKey({ config: { ...runtime.deps.config, pageTokenKey: 'configured' }, store: runtime.store })).toBe('configured');

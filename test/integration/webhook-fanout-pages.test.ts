@@ -59,15 +59,19 @@ const recordsOf = async (eventId: string) =>
 const pathsHeard = (eventId: string) =>
   new Set(receiver.received.filter((r) => r.body.eventId === eventId && r.verified).map((r) => r.path));
 
-async function until(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
+async function until(
+  check: () => Promise<boolean> | boolean,
+  what: string,
+  seen: () => Promise<string> | string = () => '',
+): Promise<void> {
   // Each check may scan the table: not too often, for the slower engine.
   await eventually(
     async () => ((await check()) ? true : undefined),
-    () => `${what}; ${lastSeen}`,
+    async () => `${what}; ${await seen()}`,
     { everyMs: 200 },
   );
 }
-let lastSeen = '';
+/** What the destinations heard and the records' statuses: said when a wait runs out. */
 async function statusesOf(eventId: string): Promise<string> {
   const counts: Record<string, number> = {};
   for (const r of await recordsOf(eventId)) counts[String(r.status)] = (counts[String(r.status)] ?? 0) + 1;
@@ -100,10 +104,11 @@ describe(`fan-out in pages of ${DISPATCH_PAGE} (${DESTINATIONS} destinations)`, 
     });
     expect(published.deliveries).toBe(DISPATCH_PAGE);
     const eventId = published.eventId!;
-    await until(async () => {
-      lastSeen = await statusesOf(eventId);
-      return pathsHeard(eventId).size === DESTINATIONS;
-    }, 'every destination to hear the event');
+    await until(
+      () => pathsHeard(eventId).size === DESTINATIONS,
+      'every destination to hear the event',
+      () => statusesOf(eventId),
+    );
     const records = await recordsOf(eventId);
     expect(records).toHaveLength(DESTINATIONS);
     expect(new Set(records.map((r) => r.destinationId)).size).toBe(DESTINATIONS);

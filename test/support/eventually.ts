@@ -7,18 +7,18 @@ export const PATIENCE_MS = 90_000;
 
 /**
  * Resolves with `probe`'s first answer that is not undefined, asking every `everyMs`; past `timeoutMs` it throws
- * with `what()` saying what was awaited and what was seen.
+ * with `what()` saying what was awaited and what was seen (read once, then: it may read the engine).
  */
 export async function eventually<T>(
   probe: () => T | undefined | Promise<T | undefined>,
-  what: () => string,
+  what: () => string | Promise<string>,
   { timeoutMs = PATIENCE_MS, everyMs = 50 }: { timeoutMs?: number; everyMs?: number } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const answer = await probe();
     if (answer !== undefined) return answer;
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms: ${what()}`);
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms: ${await what()}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
