@@ -1,6 +1,6 @@
 import type { deliverySummary, PublicDestination } from '#lambdas/webhooks/destination-operations';
 import type { eventDeliveries, showDelivery } from '#lambdas/webhooks/delivery-history';
-import type { TimelineEntry } from '#lambdas/webhooks/deliveries';
+import type { TimelineEntry } from '#lambdas/webhooks/delivery-policy';
 import type { listDeadLetters } from '#lambdas/webhooks/dead-letter-operations';
 import { allPages } from '#platform/admin-paging';
 import type { publishDocument } from '#lambdas/webhooks/publish';

@@ -1,5 +1,5 @@
 import type { CredentialType } from '#contract/credentials';
-import type { DeliveryStatus } from '#lambdas/webhooks/delivery-policy';
+import type { DeliveryStatus, TimelineEntry } from '#lambdas/webhooks/delivery-policy';
 import type { Scope } from '#contract/scopes';
 
 /**
@@ -82,17 +82,6 @@ export type ShownDestination = { destination: Destination; recentDeliveries: Del
 
 /** Deliveries of the last 24 hours by the hour they were created and their status now. */
 export type HourlyOutcomes = { hours: { hour: string; counts: Record<string, number> }[]; truncated: boolean };
-
-/** One step of a delivery's story: an attempt, a refusal or a redrive. */
-export type TimelineEntry = {
-  kind: 'attempt' | 'refused' | 'redrive';
-  attempt: number | null;
-  at: string;
-  status: DeliveryStatus;
-  code: string | null;
-  ms: number | null;
-  next: string | null;
-};
 
 /** A delivery's story, with its destination's name (null once removed). */
 export type DeliveryStory = DeliverySummary & {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { TIMELINE_ENTRIES, type Delivery, type DeliveryStatus, type TimelineEntry } from './deliveries.js';
-import { DELIVERY_POLICY, STATUS } from './delivery-policy.js';
+import type { Delivery } from './deliveries.js';
+import { DELIVERY_POLICY, STATUS, TIMELINE_ENTRIES, type DeliveryStatus, type TimelineEntry } from './delivery-policy.js';
 
 /**
  * The rules of one delivery attempt, pure and in one place: the signature it

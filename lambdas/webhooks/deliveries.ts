@@ -1,4 +1,4 @@
-import { DELIVERY_POLICY, TERMINAL_STATUSES, type DeliveryStatus } from './delivery-policy.js';
+import { TERMINAL_STATUSES, type DeliveryStatus, type TimelineEntry } from './delivery-policy.js';
 import type { EventType, MENU_UPDATED } from './events.js';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applied, isConditionFailure, itemOf, queryPage, readItems, type Db } from '#data/store';
@@ -18,33 +18,6 @@ export type { DeliveryStatus };
  * unchanged), or it has no record at all.
  */
 export type DeadLetterReason = 'attempts_exhausted' | 'receives_exhausted' | 'record_missing';
-
-/**
- * One step of a delivery's story, appended by the write that records it (no write of its own): an attempt's
- * outcome, a refusal (no request made) or a redrive. Never a response body: a status code or a safe error code.
- */
-export type TimelineEntry = {
-  kind: 'attempt' | 'refused' | 'redrive';
-  /** The attempt's number since the delivery began or was last redriven (1 to the policy's attempts); null for the other kinds. */
-  attempt: number | null;
-  /** When the attempt started; a refusal or a redrive: when it happened. */
-  at: string;
-  /** The status the step left the delivery in. */
-  status: DeliveryStatus;
-  /** `http_200`, `http_503`, `timeout`, `destination_disabled`…; null for a redrive. */
-  code: string | null;
-  /** From the attempt's start to its outcome, ms; null without a request, or when its invocation died (`attempt_interrupted`). */
-  ms: number | null;
-  /** When the next attempt is due: set after a retryable failure with attempts left. */
-  next: string | null;
-};
-
-/**
- * Entries a record keeps, newest last: the policy's attempts and the redrive that started them, twice (the round
- * now and the one before it). An entry is at most 135 bytes, so a full timeline adds at most 1.6 KB to the
- * record (test/unit/delivery-timeline.test.ts measures it); older entries drop off the front.
- */
-export const TIMELINE_ENTRIES = 2 * (DELIVERY_POLICY.attempts + 1);
 
 /** One event for one destination: created once per (eventId, destinationId), carried by one SQS message. */
 export type Delivery = {

@@ -144,3 +144,30 @@ export function scaledTimings(scale: number) {
 function queueSeconds(nominal: number, scale: number, min: number): number {
   return Math.max(min, Math.min(43_200, Math.round(nominal * scale)));
 }
+
+/**
+ * One step of a delivery's story, appended by the write that records it (no write of its own): an attempt's
+ * outcome, a refusal (no request made) or a redrive. Never a response body: a status code or a safe error code.
+ */
+export type TimelineEntry = {
+  kind: 'attempt' | 'refused' | 'redrive';
+  /** The attempt's number since the delivery began or was last redriven (1 to the policy's attempts); null for the other kinds. */
+  attempt: number | null;
+  /** When the attempt started; a refusal or a redrive: when it happened. */
+  at: string;
+  /** The status the step left the delivery in. */
+  status: DeliveryStatus;
+  /** `http_200`, `http_503`, `timeout`, `destination_disabled`…; null for a redrive. */
+  code: string | null;
+  /** From the attempt's start to its outcome, ms; null without a request, or when its invocation died (`attempt_interrupted`). */
+  ms: number | null;
+  /** When the next attempt is due: set after a retryable failure with attempts left. */
+  next: string | null;
+};
+
+/**
+ * Entries a record keeps, newest last: the policy's attempts and the redrive that started them, twice (the round
+ * now and the one before it). An entry is at most 135 bytes, so a full timeline adds at most 1.6 KB to the
+ * record (test/unit/delivery-timeline.test.ts measures it); older entries drop off the front.
+ */
+export const TIMELINE_ENTRIES = 2 * (DELIVERY_POLICY.attempts + 1);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
-import type { TimelineEntry } from '#lambdas/webhooks/deliveries';
+import type { TimelineEntry } from '#lambdas/webhooks/delivery-policy';
 import { addDestination } from '#lambdas/webhooks/destination-operations';
 import { DELIVERY_POLICY } from '#lambdas/webhooks/delivery-policy';
 import { admin, runtimeFileFor } from '../fixtures/admin-cli.js';

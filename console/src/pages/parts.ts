@@ -1,4 +1,5 @@
-import type { Health, TimelineEntry } from '../documents.js';
+import type { TimelineEntry } from '#lambdas/webhooks/delivery-policy';
+import type { Health } from '../documents.js';
 import { h, table, time, type Child } from '../dom.js';
 import { hrefOf } from '../routes.js';
 import type { Shell } from '../shell.js';
