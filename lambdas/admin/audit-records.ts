@@ -60,7 +60,8 @@ export type AuditRepo = {
 
 const dayBefore = (isoDay: string) => new Date(Date.parse(`${isoDay}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10);
 
-export function auditRepo({ doc, tableName }: Db): AuditRepo {
+export function auditRepo(db: Db): AuditRepo {
+  const { doc, tableName } = db;
   return {
     async record(entry) {
       const ttl = Math.floor(Date.parse(entry.at) / 1000) + RETENTION_DAYS * 86_400;
@@ -73,9 +74,8 @@ export function auditRepo({ doc, tableName }: Db): AuditRepo {
       let position: AuditPosition | undefined = start ?? { day: today };
       for (let days = 0; position && days < maxDays && entries.length < limit; days++) {
         const { items, lastKey } = await queryPage(
-          doc,
+          db,
           {
-            TableName: tableName,
             KeyConditionExpression: 'PK = :pk',
             ExpressionAttributeValues: {
               ':pk': auditKeys.day(position.day),

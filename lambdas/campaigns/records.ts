@@ -63,7 +63,7 @@ export type CampaignsRepo = {
 
 export function campaignsRepo(db: Db): CampaignsRepo {
   const { doc, tableName } = db;
-  const links = async (query: ItemQuery) => (await queryAll(doc, { TableName: tableName, ...query })).map(withoutKeys<CampaignLink>);
+  const links = async (query: ItemQuery) => (await queryAll(db, { ...query })).map(withoutKeys<CampaignLink>);
   return {
     async put(campaign) {
       const { Item: before } = await doc.send(
@@ -82,7 +82,7 @@ export function campaignsRepo(db: Db): CampaignsRepo {
       ]);
     },
     async list(groupId) {
-      const items = await queryAll(doc, { TableName: tableName, ...campaignKeys.ofGroup(groupId) });
+      const items = await queryAll(db, { ...campaignKeys.ofGroup(groupId) });
       return items.map(withoutKeys<Campaign>);
     },
     atLocation: (groupId, locationId) => links(campaignKeys.atLocation(groupId, locationId)),

@@ -34,8 +34,8 @@ export function appListRepo(db: Db): AppListRepo {
     },
     async legacyPage({ limit, startKey }) {
       const { items, lastKey } = await queryPage(
-        db.doc,
-        { TableName: db.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'LEGACY_APPS' } },
+        db,
+        { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'LEGACY_APPS' } },
         limit,
         startKey,
       );

@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '#contract/scopes';
-import { applied, type Db } from './store.js';
+import { applied, type Db, getItem } from './store.js';
 import type { GroupIndex } from './group-index.js';
 import { CLIENT_CREDENTIALS, type CredentialType } from '#contract/credentials';
 
@@ -69,12 +69,13 @@ export type AppsRepo = {
   markUsed(clientId: string, at: number): Promise<void>;
 };
 
-export function appsRepo({ doc, tableName }: Db): AppsRepo {
+export function appsRepo(db: Db): AppsRepo {
+  const { doc, tableName } = db;
   return {
     /** `consistent` wherever a revocation made a moment ago must count: every authenticated request, the token endpoint, the deliverer's re-check. */
     async get(clientId: string, { consistent = false } = {}): Promise<App | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: appKeys.app(clientId), ConsistentRead: consistent }));
-      return Item ? toApp(Item) : null;
+      const item = await getItem(db, appKeys.app(clientId), consistent);
+      return item ? toApp(item) : null;
     },
     async create(app: App): Promise<void> {
       await doc.send(
@@ -229,15 +230,14 @@ export type CredentialsRepo = {
   put(credential: Credential): Promise<void>;
 };
 
-export function credentialsRepo({ doc, tableName }: Db): CredentialsRepo {
+export function credentialsRepo(db: Db): CredentialsRepo {
+  const { doc, tableName } = db;
   return {
     /** Strongly consistent: a token is usable the moment the token endpoint returns it. */
     async get(tokenHash: string): Promise<Credential | null> {
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: tableName, Key: credentialKeys.credential(tokenHash), ConsistentRead: true }),
-      );
-      if (!Item) return null;
-      const { PK: _pk, SK: _sk, ttl: _ttl, ...credential } = Item;
+      const item = await getItem(db, credentialKeys.credential(tokenHash), true);
+      if (!item) return null;
+      const { PK: _pk, SK: _sk, ttl: _ttl, ...credential } = item;
       return credential as Credential;
     },
     async put(credential: Credential): Promise<void> {

@@ -34,12 +34,11 @@ export type PartitionQuery = {
   filter?: Filter;
 };
 
-function partitionInput(tableName: string, pk: string, query: PartitionQuery) {
+function partitionInput(pk: string, query: PartitionQuery) {
   const { prefix } = query;
   const filters = query.filter ? [query.filter] : [];
   const names = Object.assign({}, ...filters.map((f) => f.names ?? {})) as Record<string, string>;
   return {
-    TableName: tableName,
     IndexName: GSI1.indexName,
     KeyConditionExpression: prefix ? 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)' : 'GSI1PK = :pk',
     ...(filters.length ? { FilterExpression: filters.map((f) => `(${f.expression})`).join(' AND ') } : {}),
@@ -71,7 +70,7 @@ async function walk(
   for (let reads = 0; position && reads < MAX_PARTITIONS && items.length < limit; reads++) {
     const { at, key }: WalkKey = position;
     const pk = at === UNOWNED ? index.unowned! : index.of(at);
-    const page = await queryPage(db.doc, partitionInput(db.tableName, pk, query), limit - items.length, key);
+    const page = await queryPage(db, partitionInput(pk, query), limit - items.length, key);
     items.push(...page.items);
     if (page.lastKey) position = { at, key: page.lastKey };
     else {

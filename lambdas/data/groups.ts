@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { groupPartition, queryAll, type Db } from './store.js';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem, groupPartition, queryAll, type Db } from './store.js';
 import { GSI1 } from './table.js';
 
 export type Group = { groupId: string; name: string; createdAt: string };
@@ -16,12 +16,13 @@ export type GroupsRepo = {
   list(): Promise<Group[]>;
 };
 
-export function groupsRepo({ doc, tableName }: Db): GroupsRepo {
+export function groupsRepo(db: Db): GroupsRepo {
+  const { doc, tableName } = db;
   return {
     /** `consistent` for admin checks that a group exists: a venue load (or a script) may have written it a moment before. */
     async get(groupId: string, { consistent = false } = {}): Promise<Group | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: groupKeys.group(groupId), ConsistentRead: consistent }));
-      return Item ? toGroup(Item) : null;
+      const item = await getItem(db, groupKeys.group(groupId), consistent);
+      return item ? toGroup(item) : null;
     },
     async put(group: Group): Promise<void> {
       await doc.send(
@@ -32,8 +33,7 @@ export function groupsRepo({ doc, tableName }: Db): GroupsRepo {
       );
     },
     async list(): Promise<Group[]> {
-      const items = await queryAll(doc, {
-        TableName: tableName,
+      const items = await queryAll(db, {
         IndexName: GSI1.indexName,
         KeyConditionExpression: 'GSI1PK = :pk',
         ExpressionAttributeValues: { ':pk': groupKeys.allGroups },

@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { MODULES, type ModulesEnabled } from '#contract/scopes';
-import { queryAll, type Db, type ItemQuery, groupPartition } from './store.js';
+import { getItem, query, queryAll, type Db, type ItemQuery, groupPartition } from './store.js';
 
 export type Location = {
   groupId: string;
@@ -41,11 +41,12 @@ export type LocationsRepo = {
   page(groupId: string, request: LocationPageRequest): Promise<LocationPage>;
 };
 
-export function locationsRepo({ doc, tableName }: Db): LocationsRepo {
+export function locationsRepo(db: Db): LocationsRepo {
+  const { doc, tableName } = db;
   return {
     async get(groupId: string, locationId: string): Promise<Location | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: locationKeys.location(groupId, locationId) }));
-      return Item ? toLocation(Item) : null;
+      const item = await getItem(db, locationKeys.location(groupId, locationId));
+      return item ? toLocation(item) : null;
     },
     async put(location: Location): Promise<void> {
       await doc.send(
@@ -57,13 +58,11 @@ export function locationsRepo({ doc, tableName }: Db): LocationsRepo {
     },
     /** Every location of a group, in id order. */
     async list(groupId: string): Promise<Location[]> {
-      const items = await queryAll(doc, { TableName: tableName, ...locationKeys.ofGroup(groupId) });
+      const items = await queryAll(db, { ...locationKeys.ofGroup(groupId) });
       return items.map(toLocation);
     },
     async page(groupId: string, request: LocationPageRequest): Promise<LocationPage> {
-      const { Items = [], LastEvaluatedKey } = await doc.send(
-        new QueryCommand({ TableName: tableName, ...locationKeys.ofGroup(groupId, request) }),
-      );
+      const { Items = [], LastEvaluatedKey } = await query(db, locationKeys.ofGroup(groupId, request));
       const locations = Items.slice(0, request.limit).map(toLocation);
       const more = Items.length > request.limit || (LastEvaluatedKey !== undefined && locations.length > 0);
       return { locations, next: more ? locations[locations.length - 1]!.id : null };

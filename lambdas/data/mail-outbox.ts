@@ -35,7 +35,8 @@ export type MailOutboxRepo = {
   failed(key: string): Promise<void>;
 };
 
-export function mailOutboxRepo({ doc, tableName }: Db): MailOutboxRepo {
+export function mailOutboxRepo(db: Db): MailOutboxRepo {
+  const { doc, tableName } = db;
   const update = (key: string, expression: string, names?: Record<string, string>, values?: Record<string, unknown>) =>
     doc.send(
       new UpdateCommand({
@@ -67,21 +68,18 @@ export function mailOutboxRepo({ doc, tableName }: Db): MailOutboxRepo {
     },
     async pending(perPartition) {
       const pages = await Promise.all(
-        mailKeys.pendingPartitions().map(
-          async (pk) =>
-            (
-              await queryPage(
-                doc,
-                {
-                  TableName: tableName,
-                  IndexName: GSI1.indexName,
-                  KeyConditionExpression: 'GSI1PK = :pk',
-                  ExpressionAttributeValues: { ':pk': pk },
-                },
-                perPartition,
-              )
-            ).items,
-        ),
+        mailKeys
+          .pendingPartitions()
+          .map(
+            async (pk) =>
+              (
+                await queryPage(
+                  db,
+                  { IndexName: GSI1.indexName, KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': pk } },
+                  perPartition,
+                )
+              ).items,
+          ),
       );
       return pages.flat().map((i) => ({
         key: String(i.PK).slice('MAIL#'.length),

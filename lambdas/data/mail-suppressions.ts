@@ -84,9 +84,8 @@ export function mailSuppressionsRepo(db: Db): MailSuppressionsRepo {
       // Partition after partition until the page is full: at most one Query each (eight), whatever the table holds.
       while (position && suppressions.length < limit) {
         const { items, lastKey } = await queryPage(
-          doc,
+          db,
           {
-            TableName: tableName,
             IndexName: GSI1.indexName,
             KeyConditionExpression: 'GSI1PK = :pk',
             ExpressionAttributeValues: { ':pk': mailSuppressionKeys.shard(position.shard) },

@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopStatus } from '#contract/schemas/matriq';
-import { applied, type Db, itemsOfPage, groupPartition, withoutKeys } from './store.js';
+import { getItem, applied, type Db, itemsOfPage, groupPartition, withoutKeys } from './store.js';
 
 /** A location's display devices, gateway and Auto Scheduler state, as reported by its gateway. */
 export type MatriqState = {
@@ -66,14 +66,15 @@ export type MatriqRepo = {
   completeCommand(commandId: string, status: Exclude<StopStatus, 'queued'>, at: string): Promise<boolean>;
 };
 
-export function matriqRepo({ doc, tableName }: Db): MatriqRepo {
+export function matriqRepo(db: Db): MatriqRepo {
+  const { doc, tableName } = db;
   return {
     async get(groupId: string, locationId: string): Promise<MatriqState | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: matriqKeys.state(groupId, locationId) }));
-      return Item ? withoutKeys<MatriqState>(Item) : null;
+      const item = await getItem(db, matriqKeys.state(groupId, locationId));
+      return item ? withoutKeys<MatriqState>(item) : null;
     },
     async statesOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MatriqState>> {
-      const items = await itemsOfPage({ doc, tableName }, groupId, STATE, locationIds, false);
+      const items = await itemsOfPage(db, groupId, STATE, locationIds, false);
       return new Map([...items].map(([id, item]) => [id, withoutKeys<MatriqState>(item)]));
     },
     async put(state: MatriqState): Promise<void> {
@@ -93,8 +94,8 @@ export function matriqRepo({ doc, tableName }: Db): MatriqRepo {
       );
     },
     async getCommand(commandId: string): Promise<StopCommand | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: matriqKeys.command(commandId), ConsistentRead: true }));
-      return Item ? withoutKeys<StopCommand>(Item) : null;
+      const item = await getItem(db, matriqKeys.command(commandId), true);
+      return item ? withoutKeys<StopCommand>(item) : null;
     },
     /** Creates the command unless its id exists; false when it already did (an idempotent retry). */
     async createCommand(command: StopCommand): Promise<boolean> {

@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { MenuData } from '#contract/schemas/bevq';
-import { isConditionFailure, type Db, itemOf, itemsOfPage, readItems, groupPartition, withoutKeys } from './store.js';
+import { getItem, isConditionFailure, type Db, itemOf, itemsOfPage, readItems, groupPartition, withoutKeys } from './store.js';
 
 /** A location's published menu as the API returns it, and its validator. */
 export type StoredMenu = {
@@ -68,17 +68,16 @@ export type MenusRepo = {
  * write on the version it read, and a webhook receiver re-reads the menu the
  * moment bevq.menu.updated arrives (contract 6.4) and must see that revision.
  */
-export function menusRepo({ doc, tableName }: Db): MenusRepo {
+export function menusRepo(db: Db): MenusRepo {
+  const { doc, tableName } = db;
   return {
     async get(groupId: string, locationId: string): Promise<StoredMenu | null> {
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: tableName, Key: menuKeys.menu(groupId, locationId), ConsistentRead: true }),
-      );
-      return Item ? toMenu(Item) : null;
+      const item = await getItem(db, menuKeys.menu(groupId, locationId), true);
+      return item ? toMenu(item) : null;
     },
     async getMany(groupId: string, locationIds: readonly string[]): Promise<(StoredMenu | null)[]> {
       const keys = locationIds.map((id) => menuKeys.menu(groupId, id));
-      const found = await readItems({ doc, tableName }, keys);
+      const found = await readItems(db, keys);
       return keys.map((key) => {
         const item = itemOf(found, key);
         return item ? toMenu(item) : null;
@@ -99,13 +98,11 @@ export function menusRepo({ doc, tableName }: Db): MenusRepo {
       }
     },
     async getHead(groupId: string, locationId: string): Promise<MenuHead | null> {
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: tableName, Key: menuKeys.head(groupId, locationId), ConsistentRead: true }),
-      );
-      return Item ? withoutKeys<MenuHead>(Item) : null;
+      const item = await getItem(db, menuKeys.head(groupId, locationId), true);
+      return item ? withoutKeys<MenuHead>(item) : null;
     },
     async headsOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MenuHead>> {
-      const items = await itemsOfPage({ doc, tableName }, groupId, HEAD, locationIds, true);
+      const items = await itemsOfPage(db, groupId, HEAD, locationIds, true);
       return new Map([...items].map(([id, item]) => [id, withoutKeys<MenuHead>(item)]));
     },
     /** Writes the menu only if it is still the version read (`previousEtag`, null for the first one). */

@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type Db, isConditionFailure, itemOf, readItems } from './store.js';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem, type Db, isConditionFailure, itemOf, readItems } from './store.js';
 import { PARTITION_WRITES_PER_SECOND } from './table.js';
 
 /**
@@ -64,7 +64,8 @@ export type RateCountersRepo = {
   admitted(subject: string, nowMs: number): Promise<boolean>;
 };
 
-export function rateCountersRepo({ doc, tableName }: Db): RateCountersRepo {
+export function rateCountersRepo(db: Db): RateCountersRepo {
+  const { doc, tableName } = db;
   return {
     /**
      * Counts one request in a window with a single atomic ADD and returns the
@@ -125,7 +126,7 @@ export function rateCountersRepo({ doc, tableName }: Db): RateCountersRepo {
     },
     async counts(subjects, windowStart) {
       const found = await readItems(
-        { doc, tableName },
+        db,
         subjects.map((s) => counterKeys.counter('API', s, windowStart)),
         false,
       );
@@ -135,8 +136,8 @@ export function rateCountersRepo({ doc, tableName }: Db): RateCountersRepo {
       await doc.send(new PutCommand({ TableName: tableName, Item: { ...counterKeys.admitted(subject), ttl: untilSeconds } }));
     },
     async admitted(subject, nowMs) {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: counterKeys.admitted(subject) }));
-      return Item !== undefined && Number(Item.ttl) * 1000 > nowMs;
+      const item = await getItem(db, counterKeys.admitted(subject));
+      return item !== null && Number(item.ttl) * 1000 > nowMs;
     },
   };
 }

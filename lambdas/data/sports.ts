@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { type Db, type ItemQuery, groupPartition, withoutKeys } from './store.js';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem, query, type Db, type ItemKey, type ItemQuery, groupPartition, withoutKeys } from './store.js';
 
 /**
  * Sports programming storage. Schedules are league data, the same for every
@@ -130,10 +130,11 @@ export type SportsRepo = {
   viewingAtOrBefore(groupId: string, locationId: string, date: string): Promise<ViewingData | null>;
 };
 
-export function sportsRepo({ doc, tableName }: Db): SportsRepo {
-  const get = async <T>(Key: Record<string, string>): Promise<T | null> => {
-    const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key }));
-    return Item ? withoutKeys<T>(Item) : null;
+export function sportsRepo(db: Db): SportsRepo {
+  const { doc, tableName } = db;
+  const get = async <T>(key: ItemKey): Promise<T | null> => {
+    const item = await getItem(db, key);
+    return item ? withoutKeys<T>(item) : null;
   };
   const put = async (Key: Record<string, string>, value: object): Promise<void> => {
     await doc.send(new PutCommand({ TableName: tableName, Item: { ...Key, ...value } }));
@@ -145,7 +146,7 @@ export function sportsRepo({ doc, tableName }: Db): SportsRepo {
       if (now === undefined) return get<Schedule>(sportsKeys.schedule(date));
       const kept = keptSchedule(date, now);
       if (kept) return kept.schedule;
-      const { Items } = await doc.send(new QueryCommand({ TableName: tableName, ...sportsKeys.scheduleQuery(date) }));
+      const { Items } = await query(db, sportsKeys.scheduleQuery(date));
       const schedule = Items?.[0] ? withoutKeys<Schedule>(Items[0]) : null;
       schedules.delete(date);
       schedules.set(date, { schedule, until: now + SHARED_SCHEDULE_TTL_MS });
@@ -159,9 +160,7 @@ export function sportsRepo({ doc, tableName }: Db): SportsRepo {
      * (for the freshness report only; callers never show another day's options).
      */
     async viewingAtOrBefore(groupId: string, locationId: string, date: string): Promise<ViewingData | null> {
-      const { Items } = await doc.send(
-        new QueryCommand({ TableName: tableName, ...sportsKeys.viewingAtOrBefore(groupId, locationId, date) }),
-      );
+      const { Items } = await query(db, sportsKeys.viewingAtOrBefore(groupId, locationId, date));
       const item = Items?.[0];
       return item ? withoutKeys<ViewingData>(item) : null;
     },

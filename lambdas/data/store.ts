@@ -20,8 +20,11 @@ import { TABLE_KEYS } from './table.js';
 /** The partition every item of a group lives in (locations, menus, sports, matriq, campaigns): the only spelling of it. */
 export const groupPartition = (groupId: string): string => `GROUP#${groupId}`;
 
-/** What every repository needs: a document client and the table's name. */
-export type Db = { doc: DynamoDBDocumentClient; tableName: string };
+/**
+ * What every repository needs: a document client and the table's name; and, in a request's store, what the request
+ * read ahead (readAhead), which the store's reads (getItem, query, readItems) answer from before asking DynamoDB.
+ */
+export type Db = { doc: DynamoDBDocumentClient; tableName: string; ahead?: ReadAhead };
 
 /**
  * Endpoints come from the SDK's own settings (AWS_ENDPOINT_URL_DYNAMODB), so
@@ -64,25 +67,17 @@ export async function applied(write: Promise<unknown>): Promise<boolean> {
 export type QueryPage = { items: Record<string, unknown>[]; lastKey?: Record<string, unknown> };
 
 /** One Query call: at most `limit` items evaluated (DynamoDB's Limit, before any filter), from `startKey`. */
-export async function queryPage(
-  doc: DynamoDBDocumentClient,
-  input: ConstructorParameters<typeof QueryCommand>[0],
-  limit: number,
-  startKey?: Record<string, unknown>,
-): Promise<QueryPage> {
-  const { Items = [], LastEvaluatedKey } = await doc.send(new QueryCommand({ ...input, Limit: limit, ExclusiveStartKey: startKey }));
+export async function queryPage(db: Db, input: ItemQuery, limit: number, startKey?: Record<string, unknown>): Promise<QueryPage> {
+  const { Items = [], LastEvaluatedKey } = await query(db, { ...input, Limit: limit, ExclusiveStartKey: startKey });
   return { items: Items, ...(LastEvaluatedKey ? { lastKey: LastEvaluatedKey } : {}) };
 }
 
 /** Follows LastEvaluatedKey so callers always get every page. */
-export async function queryAll(
-  doc: DynamoDBDocumentClient,
-  input: ConstructorParameters<typeof QueryCommand>[0],
-): Promise<Record<string, unknown>[]> {
+export async function queryAll(db: Db, input: ItemQuery): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await doc.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+    const page = await query(db, { ...input, ExclusiveStartKey: startKey });
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
@@ -95,15 +90,14 @@ export async function queryAll(
  * least half a unit apiece. Items of locations inside the range but off the page are left out.
  */
 export async function itemsOfPage(
-  { doc, tableName }: Db,
+  db: Db,
   groupId: string,
   prefix: string,
   locationIds: readonly string[],
   consistent: boolean,
 ): Promise<Map<string, Record<string, unknown>>> {
   if (locationIds.length === 0) return new Map();
-  const items = await queryAll(doc, {
-    TableName: tableName,
+  const items = await queryAll(db, {
     KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
     ExpressionAttributeValues: {
       ':pk': groupPartition(groupId),
@@ -168,13 +162,16 @@ const RETRIES = 5;
 const BASE_DELAY_MS = 25;
 
 /**
- * Reads every key in as few BatchGetItem calls as the limits allow, the
- * batches in parallel; absent items map to null. Strongly consistent unless
- * told otherwise.
+ * Reads every key not read ahead in as few BatchGetItem calls as the limits
+ * allow, the batches in parallel; absent items map to null. Strongly
+ * consistent unless told otherwise.
  */
 export async function readItems(db: Db, keys: readonly ItemKey[], consistent = true): Promise<Map<string, Item | null>> {
-  const unique = [...new Map(keys.map((k) => [idOf(k), k])).values()];
-  const found = new Map<string, Item | null>(unique.map((k) => [idOf(k), null]));
+  const known = db.ahead?.items;
+  const found = new Map<string, Item | null>();
+  for (const key of keys) if (known?.has(idOf(key))) found.set(idOf(key), known.get(idOf(key))!);
+  const unique = [...new Map(keys.filter((k) => !found.has(idOf(k))).map((k) => [idOf(k), k])).values()];
+  for (const key of unique) found.set(idOf(key), null);
   const batches: ItemKey[][] = [];
   for (let i = 0; i < unique.length; i += BATCH_KEYS) batches.push(unique.slice(i, i + BATCH_KEYS));
   await Promise.all(
@@ -199,64 +196,49 @@ export async function readItems(db: Db, keys: readonly ItemKey[], consistent = t
 export const itemOf = (items: Map<string, Item | null>, key: ItemKey): Item | null => items.get(idOf(key)) ?? null;
 
 /**
- * Reads ahead: the items in one strongly consistent round trip, the Queries
- * started beside it. Resolves once the items are in; the Queries may still be
- * running. The Db it gives answers GetItems of those items (an absent item
- * stays absent), BatchGetItems in part or whole, and exactly those Queries
- * from what was read; every other call goes to DynamoDB. The items were read
- * strongly consistent, which satisfies any read's consistency; a Query is
- * answered only when it is the very same input, consistency included.
+ * What a request read ahead: items by key, read in one strongly consistent round trip (an absent item is null), and
+ * Queries started beside them. Strongly consistent items satisfy a read of any consistency; a Query is answered
+ * only when it is the very same input, consistency included. A guess that turns out wrong costs only its own read.
  */
-async function preloadedDb(db: Db, reads: readonly Read[]): Promise<Db> {
-  const queries: { input: QueryCommandInput; running: Promise<QueryCommandOutput> }[] = [];
-  for (const query of reads.filter(isQuery)) {
+type ReadAhead = { items: Map<string, Item | null>; queries: { input: QueryCommandInput; running: Promise<QueryCommandOutput> }[] };
+
+/** The Db of a request: these items read, these Queries started (resolves once the items are in). */
+async function readAhead(db: Db, reads: readonly Read[]): Promise<Db> {
+  const queries = reads.filter(isQuery).map((query) => {
     // Kept apart from what is sent: a client's middleware may add to the input it sends.
     const input = { ...query, TableName: db.tableName };
     const running = db.doc.send(new QueryCommand({ ...input }));
     // Nobody may ever ask (authorization failed): a failure then is nobody's to handle.
     running.catch(() => undefined);
-    queries.push({ input, running });
-  }
+    return { input, running };
+  });
   const items = await readItems(
     db,
     reads.filter((r): r is ItemKey => !isQuery(r)),
   );
+  return { ...db, ahead: { items, queries } };
+}
 
-  const send = ((command: unknown) => {
-    if (command instanceof GetCommand && command.input.TableName === db.tableName) {
-      const id = idOf(command.input.Key as ItemKey);
-      if (items.has(id)) return Promise.resolve({ Item: items.get(id) ?? undefined, $metadata: {} });
-    }
-    if (command instanceof QueryCommand) {
-      const running = queries.find((q) => sameInput(q.input, command.input))?.running;
-      if (running) return running;
-    }
-    if (command instanceof BatchGetCommand) return batchGet(command);
-    return db.doc.send(command as GetCommand);
-  }) as Db['doc']['send'];
+/** One item by key (null when absent): from what was read ahead, else a GetItem. */
+export async function getItem(db: Db, key: ItemKey, consistent = false): Promise<Item | null> {
+  const id = idOf(key);
+  if (db.ahead?.items.has(id)) return db.ahead.items.get(id)!;
+  const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: consistent }));
+  return Item ?? null;
+}
 
-  /** Keys already read are answered here; only the rest is sent. */
-  const batchGet = async (command: BatchGetCommand) => {
-    const request = command.input.RequestItems?.[db.tableName];
-    const keys = (request?.Keys ?? []) as ItemKey[];
-    const known = keys.filter((k) => items.has(idOf(k)));
-    if (!request || Object.keys(command.input.RequestItems!).length > 1 || known.length === 0) return db.doc.send(command);
-    const unknown = keys.filter((k) => !items.has(idOf(k)));
-    const rest = unknown.length
-      ? await db.doc.send(new BatchGetCommand({ ...command.input, RequestItems: { [db.tableName]: { ...request, Keys: unknown } } }))
-      : { Responses: {}, UnprocessedKeys: {}, $metadata: {} };
-    const answered = known.flatMap((k) => (items.get(idOf(k)) ? [items.get(idOf(k))!] : []));
-    return { ...rest, Responses: { [db.tableName]: [...answered, ...(rest.Responses?.[db.tableName] ?? [])] } };
-  };
-  return { tableName: db.tableName, doc: Object.assign(Object.create(db.doc) as Db['doc'], { send }) };
+/** One Query call: the very same Query read ahead, else sent. */
+export function query(db: Db, input: ItemQuery): Promise<QueryCommandOutput> {
+  const full = { ...input, TableName: db.tableName };
+  return db.ahead?.queries.find((q) => sameInput(q.input, full))?.running ?? db.doc.send(new QueryCommand(full));
 }
 
 /**
  * A store over the one table: its repositories by name (the full list and
  * its types: repositories.ts), and a read-ahead that gives the same store
  * with these items already read in one strongly consistent round trip and
- * these Queries started beside it, whose repositories answer reads of them
- * from memory. The /v1 pipeline reads a request's credential, application,
+ * these Queries started beside it (readAhead), whose repositories' reads
+ * answer from what was read. The /v1 pipeline reads a request's credential, application,
  * location and path-keyed data this way.
  */
 export type StoreOf<R> = R & {
@@ -279,7 +261,7 @@ export function storeOf<R>(db: Db, factories: FactoriesOf<R>): StoreOf<R> {
   const repositories = Object.fromEntries(Object.entries(factories).map(([name, make]) => [name, (make as (db: Db) => unknown)(db)]));
   return {
     ...repositories,
-    preload: async (reads: readonly Read[], only = factories) => storeOf(await preloadedDb(db, reads), only),
+    preload: async (reads: readonly Read[], only = factories) => storeOf(await readAhead(db, reads), only),
   } as StoreOf<R>;
 }
 

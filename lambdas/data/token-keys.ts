@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, type Db } from './store.js';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem, applied, type Db } from './store.js';
 
 /**
  * The service's signing keys: versions of the access-token key (one signs, the ones it replaced verify until the
@@ -105,10 +105,11 @@ function states({ versions }: Stored, now: number): KeyVersionState[] {
 /** Per doc client (one per function instance; in Lambda one per process), what it read last and when, by the caller's clock. */
 const cached = new WeakMap<object, { at: number; keys: Buffer[] }>();
 
-export function tokenKeysRepo({ doc, tableName }: Db): TokenKeysRepo {
+export function tokenKeysRepo(db: Db): TokenKeysRepo {
+  const { doc, tableName } = db;
   const read = async (): Promise<(Stored & { generation: number }) | null> => {
-    const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: tokenKeyKeys.versions, ConsistentRead: true }));
-    return Item ? { versions: Item.versions as KeyVersion[], generation: Number(Item.generation) } : null;
+    const item = await getItem(db, tokenKeyKeys.versions, true);
+    return item ? { versions: item.versions as KeyVersion[], generation: Number(item.generation) } : null;
   };
   /** Writes the next state only over the one read (`generation`), so of two changes racing one wins and the other reads again. */
   const write = (next: Stored, generation: number | null) =>

@@ -1,9 +1,9 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, businessDayEndMs, formatCompactDate, parseCompactDate } from '#contract/business-date';
 import type { KitchenSnapshot } from './schemas.js';
 import type { CurrentData, CurrentKind, DatedData, DatedKind } from './inputs.js';
-import { type Db, itemOf, readItems } from '#data/store';
+import { getItem, type Db, itemOf, readItems } from '#data/store';
 
 /**
  * shiftq data of one location. Per-business-date resources (kitchen tickets,
@@ -65,8 +65,8 @@ function decode<T>(item: Record<string, unknown>): Stored<T> {
 }
 
 /** dynalite keeps expired items, and DynamoDB deletes them lazily: expiry is checked on every read. */
-const live = (item: Record<string, unknown> | undefined, nowMs: number) =>
-  item !== undefined && (typeof item.ttl !== 'number' || item.ttl * 1000 > nowMs);
+const live = (item: Record<string, unknown> | null, nowMs: number): item is Record<string, unknown> =>
+  item !== null && (typeof item.ttl !== 'number' || item.ttl * 1000 > nowMs);
 
 type DatedRequest = { groupId: string; locationId: string; kind: StoredDatedKind; businessDate: string };
 
@@ -94,7 +94,8 @@ export type ShiftqRepo = {
   putCurrent(groupId: string, locationId: string, kind: CurrentKind, body: Uint8Array, loadedAt: string): Promise<void>;
 };
 
-export function shiftqRepo({ doc, tableName }: Db): ShiftqRepo {
+export function shiftqRepo(db: Db): ShiftqRepo {
+  const { doc, tableName } = db;
   return {
     async getDated<K extends StoredDatedKind>(
       groupId: string,
@@ -103,19 +104,17 @@ export function shiftqRepo({ doc, tableName }: Db): ShiftqRepo {
       businessDate: string,
       nowMs: number,
     ): Promise<Stored<StoredDatedData[K]> | null> {
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: tableName, Key: shiftqKeys.dated(groupId, locationId, kind, businessDate) }),
-      );
-      return live(Item, nowMs) ? decode<StoredDatedData[K]>(Item!) : null;
+      const item = await getItem(db, shiftqKeys.dated(groupId, locationId, kind, businessDate));
+      return live(item, nowMs) ? decode<StoredDatedData[K]>(item) : null;
     },
 
     /** Several dated items in one round trip (batches in parallel, unprocessed keys retried with backoff), in the order asked; null where missing or expired. */
     async getDatedMany(requests: DatedRequest[], nowMs: number): Promise<(Stored<unknown> | null)[]> {
       const keys = requests.map((r) => shiftqKeys.dated(r.groupId, r.locationId, r.kind, r.businessDate));
-      const found = await readItems({ doc, tableName }, keys, false);
+      const found = await readItems(db, keys, false);
       return keys.map((k) => {
-        const item = itemOf(found, k) ?? undefined;
-        return live(item, nowMs) ? decode(item!) : null;
+        const item = itemOf(found, k);
+        return live(item, nowMs) ? decode(item) : null;
       });
     },
 
@@ -137,8 +136,8 @@ export function shiftqRepo({ doc, tableName }: Db): ShiftqRepo {
     },
 
     async getCurrent<K extends CurrentKind>(groupId: string, locationId: string, kind: K): Promise<Stored<CurrentData[K]> | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: shiftqKeys.current(groupId, locationId, kind) }));
-      return Item ? decode<CurrentData[K]>(Item) : null;
+      const item = await getItem(db, shiftqKeys.current(groupId, locationId, kind));
+      return item ? decode<CurrentData[K]>(item) : null;
     },
 
     /** The stored page-token key; the first caller's candidate becomes it (one atomic UpdateItem, no race). */

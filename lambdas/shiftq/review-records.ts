@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { ReviewInput } from './inputs.js';
-import type { Db, ItemQuery } from '#data/store';
+import { getItem, query, type Db, type ItemQuery } from '#data/store';
 import { shiftqKeys } from './records.js';
 
 /**
@@ -85,7 +85,8 @@ export type ReviewsRepo = {
   page(groupId: string, locationId: string, req: ReviewPageRequest): Promise<ReviewPage>;
 };
 
-export function reviewsRepo({ doc, tableName }: Db): ReviewsRepo {
+export function reviewsRepo(db: Db): ReviewsRepo {
+  const { doc, tableName } = db;
   return {
     async put(groupId: string, locationId: string, review: StoredReview): Promise<void> {
       await doc.send(
@@ -103,8 +104,8 @@ export function reviewsRepo({ doc, tableName }: Db): ReviewsRepo {
 
     /** Providers that delivered reviews, sorted; null when none ever did. */
     async activeProviders(groupId: string, locationId: string): Promise<string[] | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: reviewKeys.meta(groupId, locationId) }));
-      return Item ? [...((Item.activeProviders as Set<string> | undefined) ?? [])].sort() : null;
+      const item = await getItem(db, reviewKeys.meta(groupId, locationId));
+      return item ? [...((item.activeProviders as Set<string> | undefined) ?? [])].sort() : null;
     },
 
     /** Adds to the provider set atomically (a string-set ADD), so concurrent loads lose nothing. */
@@ -129,9 +130,7 @@ export function reviewsRepo({ doc, tableName }: Db): ReviewsRepo {
       const found: Record<string, unknown>[] = [];
       let startKey: Record<string, unknown> | undefined;
       do {
-        const reply: QueryCommandOutput = await doc.send(
-          new QueryCommand({ TableName: tableName, ...reviewKeys.pageQuery(groupId, locationId, req, startKey) }),
-        );
+        const reply: QueryCommandOutput = await query(db, reviewKeys.pageQuery(groupId, locationId, req, startKey));
         for (const item of reply.Items ?? []) if (String(item.SK) < top) found.push(item);
         startKey = reply.LastEvaluatedKey;
       } while (startKey && found.length <= req.limit);

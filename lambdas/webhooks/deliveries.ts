@@ -1,7 +1,7 @@
 import { TERMINAL_STATUSES, type DeliveryStatus, type TimelineEntry } from './delivery-policy.js';
 import type { EventType, MENU_UPDATED } from './events.js';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, isConditionFailure, itemOf, queryPage, readItems, type Db } from '#data/store';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem, applied, isConditionFailure, itemOf, queryPage, readItems, type Db } from '#data/store';
 import { everyGroupPage, type GroupIndex, type WalkKey } from '#data/group-index';
 import { GSI1, GSI2, GSI3 } from '#data/table';
 
@@ -204,8 +204,8 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
   return {
     /** Strongly consistent: a record just created, redriven or finished is never missed or seen in an older state. */
     async get(id: string): Promise<Delivery | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: deliveryKeys.delivery(id), ConsistentRead: true }));
-      return Item ? toDelivery(Item) : null;
+      const item = await getItem(db, deliveryKeys.delivery(id), true);
+      return item ? toDelivery(item) : null;
     },
     many,
     /** Creates the record once; false when it already exists (a re-dispatch). */
@@ -246,9 +246,8 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
     },
     async ofEvent(eventId, { limit, startKey }) {
       const { items, lastKey } = await queryPage(
-        doc,
+        db,
         {
-          TableName: tableName,
           IndexName: GSI3.indexName,
           KeyConditionExpression: 'GSI3PK = :pk',
           ExpressionAttributeValues: { ':pk': deliveryKeys.ofEvent(eventId) },
@@ -262,9 +261,8 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
     },
     async history(destinationId, { since, status, limit, startKey }) {
       const { items, lastKey } = await queryPage(
-        doc,
+        db,
         {
-          TableName: tableName,
           IndexName: GSI1.indexName,
           KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK >= :since',
           ...(status ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } } : {}),
@@ -299,8 +297,8 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
       await doc.send(new DeleteCommand({ TableName: tableName, Key: deliveryKeys.deadLetter(id) }));
     },
     async isDeadLetter(id, nowSeconds) {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: deliveryKeys.deadLetter(id), ConsistentRead: true }));
-      return Item !== undefined && Number(Item.ttl) > nowSeconds;
+      const item = await getItem(db, deliveryKeys.deadLetter(id), true);
+      return item !== null && Number(item.ttl) > nowSeconds;
     },
     async deadLetters(nowSeconds) {
       const markers: DeadLetterMarker[] = [];
@@ -332,8 +330,8 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
       return { entries, more: Items.length === limit };
     },
     async dueCursors() {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: deliveryKeys.dueCursors, ConsistentRead: true }));
-      return (Item?.cursors ?? {}) as Record<string, string>;
+      const item = await getItem(db, deliveryKeys.dueCursors, true);
+      return (item?.cursors ?? {}) as Record<string, string>;
     },
     async saveDueCursors(cursors) {
       await doc.send(new PutCommand({ TableName: tableName, Item: { ...deliveryKeys.dueCursors, cursors } }));
@@ -415,7 +413,8 @@ export type OutboxRepo = {
   ): Promise<{ entries: OutboxEntry[]; lastKey?: Record<string, unknown> }>;
 };
 
-export function outboxRepo({ doc, tableName }: Db): OutboxRepo {
+export function outboxRepo(db: Db): OutboxRepo {
+  const { doc, tableName } = db;
   const key = outboxKeys.event;
   return {
     async add(event: MenuEvent, confirmed = false): Promise<void> {
@@ -450,8 +449,8 @@ export function outboxRepo({ doc, tableName }: Db): OutboxRepo {
     },
     /** Strongly consistent: the sweeper decides on what a publish confirmed a moment ago. */
     async get(eventId: string): Promise<OutboxEntry | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: key(eventId), ConsistentRead: true }));
-      return Item ? toEntry(Item) : null;
+      const item = await getItem(db, key(eventId), true);
+      return item ? toEntry(item) : null;
     },
     async remove(eventId: string): Promise<void> {
       await doc.send(new DeleteCommand({ TableName: tableName, Key: key(eventId) }));
@@ -496,9 +495,8 @@ export function outboxRepo({ doc, tableName }: Db): OutboxRepo {
       ),
     async due(shard, before, limit, startKey) {
       const { items, lastKey } = await queryPage(
-        doc,
+        db,
         {
-          TableName: tableName,
           IndexName: GSI1.indexName,
           KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :before',
           ExpressionAttributeValues: { ':pk': shard, ':before': `${before}#\uffff` },

@@ -1,5 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, isConditionFailure, type Db, itemOf, readItems } from '#data/store';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem, applied, isConditionFailure, type Db, itemOf, readItems } from '#data/store';
 import { everyGroupPage, groupPage, type GroupIndex, type WalkKey } from '#data/group-index';
 import { appKeys, type App } from '#data/apps';
 
@@ -131,8 +131,8 @@ export function destinationsRepo(db: Db): DestinationsRepo {
   return {
     /** Strongly consistent: an attempt signs with the secret of the latest rotation and sees a disable or removal at once. */
     async get(id: string): Promise<Destination | null> {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: destinationKeys.destination(id), ConsistentRead: true }));
-      return Item ? toDestination(Item) : null;
+      const item = await getItem(db, destinationKeys.destination(id), true);
+      return item ? toDestination(item) : null;
     },
     put,
     async create(destination: Destination, limit: number): Promise<boolean> {
@@ -241,7 +241,7 @@ export function destinationsRepo(db: Db): DestinationsRepo {
     },
     async names(ids) {
       const found = await readItems(
-        { doc, tableName },
+        db,
         ids.map((id) => destinationKeys.destination(id)),
         false,
       );
@@ -255,7 +255,7 @@ export function destinationsRepo(db: Db): DestinationsRepo {
     /** A destination without a health item (no attempt has reached it) shows what its own item holds: untested. */
     async withHealth(destinations: Destination[]): Promise<Destination[]> {
       const found = await readItems(
-        { doc, tableName },
+        db,
         destinations.map((d) => destinationKeys.health(d.destinationId)),
         false,
       );
