@@ -9,7 +9,7 @@ import { defaultDeps, type Deps } from '#platform/deps';
 /** Logos never change under a name (a new image gets a new name), so caches may keep them for a day without asking. */
 const CACHE_CONTROL = 'public, max-age=86400, immutable';
 
-export function assetOperations(assets: AssetStore): Operations {
+export function assetOperations(assets: AssetStore): Operations<typeof ASSETS_ROUTES> {
   return {
     sportsLogo: {
       async run(req) {

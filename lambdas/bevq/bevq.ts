@@ -29,11 +29,11 @@ function summary(req: ApiRequest, location: Location, head: MenuHead | null) {
 /** The path location's menu head. */
 const headOfPath = ({ params: p }: ReadHints) => [menuKeys.head(p.group_id!, p.location_id!)];
 
-export const operations: Operations = {
+export const operations: Operations<typeof BEVQ_ROUTES> = {
   bevqGroup: {
     reads: (hints) => [groupKeys.group(hints.params.group_id!), ...groupPageReads(hints)],
     async run(req, deps) {
-      const { app } = req.auth!;
+      const { app } = req.auth;
       const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'bevq')]);
       if (!group) throw new ApiError('not_found');
       // A missing head means no menu; a location without the module shows none, whatever was published.
@@ -59,7 +59,7 @@ export const operations: Operations = {
   bevqLocation: {
     reads: headOfPath,
     async run(req, deps) {
-      const location = req.location!;
+      const location = req.location;
       const head = await deps.store.menus.getHead(location.groupId, location.id);
       return ok(req, {
         location: locationOf(location),
@@ -80,7 +80,7 @@ export const operations: Operations = {
     reads: (hints) =>
       hints.header('if-none-match') !== undefined ? headOfPath(hints) : [menuKeys.menu(hints.params.group_id!, hints.params.location_id!)],
     async run(req, deps) {
-      const location = req.location!;
+      const location = req.location;
       const ifNoneMatch = header(req.event, 'if-none-match');
       if (ifNoneMatch !== undefined) {
         const head = await deps.store.menus.getHead(location.groupId, location.id);

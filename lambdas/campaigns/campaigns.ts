@@ -46,11 +46,11 @@ async function linksAt(deps: Deps<CampaignsStore>, groupId: string, locations: r
   return found.filter((link) => ids.has(link.locationId));
 }
 
-export const operations: Operations<CampaignsStore> = {
+export const operations: Operations<typeof CAMPAIGNS_ROUTES, CampaignsStore> = {
   locationCampaigns: {
     reads: ({ params: p }) => [matriqKeys.state(p.group_id!, p.location_id!), campaignKeys.atLocation(p.group_id!, p.location_id!)],
     async run(req, deps) {
-      const location = req.location!;
+      const location = req.location;
       const [links, deviceStatus] = await Promise.all([
         deps.store.campaigns.atLocation(location.groupId, location.id),
         deviceStatusAt(deps, location, req.now),
@@ -68,7 +68,7 @@ export const operations: Operations<CampaignsStore> = {
   groupCampaigns: {
     reads: (hints) => [groupKeys.group(hints.params.group_id!), ...groupPageReads(hints)],
     async run(req, deps) {
-      const { app } = req.auth!;
+      const { app } = req.auth;
       const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'campaigns')]);
       if (!group) throw new ApiError('not_found');
       const visible = locations.filter((l) => l.modulesEnabled.campaigns);

@@ -51,7 +51,7 @@ export const CATCH_ALL_FAMILY: Family = 'discovery';
 export const TOKEN_PATH = '/oauth/token';
 
 /** @public read by name, with every family's list, in test/unit/routes.test.ts */
-export const TOKEN_ROUTES: readonly Route[] = [
+export const TOKEN_ROUTES = [
   {
     method: 'POST',
     path: TOKEN_PATH,
@@ -59,10 +59,10 @@ export const TOKEN_ROUTES: readonly Route[] = [
     operation: 'issueToken',
     scope: null,
   },
-];
+] as const satisfies readonly Route[];
 
 /** @public read by name, with every family's list, in test/unit/routes.test.ts */
-export const DISCOVERY_ROUTES: readonly Route[] = [
+export const DISCOVERY_ROUTES = [
   {
     method: 'GET',
     path: '/v1/openapi.json',
@@ -100,9 +100,9 @@ export const DISCOVERY_ROUTES: readonly Route[] = [
     operation: 'locationSummary',
     scope: 'locations:read',
   },
-];
+] as const satisfies readonly Route[];
 
-export const BEVQ_ROUTES: readonly Route[] = [
+export const BEVQ_ROUTES = [
   {
     method: 'GET',
     path: '/v1/{group_id}/bevq',
@@ -126,9 +126,9 @@ export const BEVQ_ROUTES: readonly Route[] = [
     scope: BEVQ_SCOPE,
     conditional: true,
   },
-];
+] as const satisfies readonly Route[];
 
-export const SPORTSQ_ROUTES: readonly Route[] = [
+export const SPORTSQ_ROUTES = [
   {
     method: 'GET',
     path: '/v1/{group_id}/{location_id}/sportsq',
@@ -160,9 +160,9 @@ export const SPORTSQ_ROUTES: readonly Route[] = [
     scope: 'sportsq:read',
     params: requests.programmingDateParams,
   },
-];
+] as const satisfies readonly Route[];
 
-export const MATRIQ_ROUTES: readonly Route[] = [
+export const MATRIQ_ROUTES = [
   {
     method: 'GET',
     path: '/v1/{group_id}/{location_id}/matriq',
@@ -215,9 +215,9 @@ export const MATRIQ_ROUTES: readonly Route[] = [
     scope: 'matriq:ai-scheduler:stop',
     body: requests.emergencyStopBody,
   },
-];
+] as const satisfies readonly Route[];
 
-export const CAMPAIGNS_ROUTES: readonly Route[] = [
+export const CAMPAIGNS_ROUTES = [
   {
     method: 'GET',
     path: '/v1/{group_id}/campaigns',
@@ -233,9 +233,9 @@ export const CAMPAIGNS_ROUTES: readonly Route[] = [
     operation: 'locationCampaigns',
     scope: 'campaigns:read',
   },
-];
+] as const satisfies readonly Route[];
 
-export const ORDERBOARD_ROUTES: readonly Route[] = [
+export const ORDERBOARD_ROUTES = [
   {
     method: 'GET',
     path: '/v1/{group_id}/{location_id}/orderboard',
@@ -243,9 +243,9 @@ export const ORDERBOARD_ROUTES: readonly Route[] = [
     operation: 'orderboard',
     scope: 'orderboard:read',
   },
-];
+] as const satisfies readonly Route[];
 
-export const ASSETS_ROUTES: readonly Route[] = [
+export const ASSETS_ROUTES = [
   {
     method: 'GET',
     path: '/v1/assets/sports-logo/{name}',
@@ -256,9 +256,9 @@ export const ASSETS_ROUTES: readonly Route[] = [
     produces: ['image/svg+xml', 'image/png'],
     conditional: true,
   },
-];
+] as const satisfies readonly Route[];
 
-export const SHIFTQ_ROUTES: readonly Route[] = [
+export const SHIFTQ_ROUTES = [
   {
     method: 'GET',
     path: '/v1/{group_id}/{location_id}/shiftq',
@@ -343,7 +343,7 @@ export const SHIFTQ_ROUTES: readonly Route[] = [
     scope: 'shiftq:read',
     query: requests.groupPageQuery,
   },
-];
+] as const satisfies readonly Route[];
 
 /** Every route, in the order above: API Gateway, the local gateway, OpenAPI and discovery read this; a family's function bundles only its own list. */
 // A pure call, so a bundle that never reads ROUTES drops it (a spread would be kept: it runs iterators).
@@ -360,6 +360,8 @@ export const ROUTES: readonly Route[] = /* @__PURE__ */ ([] as Route[]).concat(
 );
 
 const LOCATION_PREFIX = '/v1/{group_id}/{location_id}';
+/** The paths of location routes, as a type: the location itself and every path below it. */
+export type LocationPath = typeof LOCATION_PREFIX | `${typeof LOCATION_PREFIX}/${string}`;
 
 /** Path parameters that hold ids: a segment breaking the id rule (lambdas/contract/ids.ts) names nothing, so 404. */
 export const ID_PARAMS = ['group_id', 'location_id'] as const;

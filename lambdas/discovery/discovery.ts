@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { ok, apiHandler, type ApiRequest, type Operations, v1Repositories } from '#platform/api-handler';
+import { ok, apiHandler, type ApiRequest, type GroupRequest, type Operations, v1Repositories } from '#platform/api-handler';
 import { groupKeys, groupsRepo } from '#data/groups';
 import type { App } from '#data/apps';
 import type { Location } from '#data/locations';
@@ -8,7 +8,7 @@ import { baseUrlVary, jsonTextResponse } from '#platform/http';
 import { ApiError } from '#contract/errors';
 import { withServerUrl } from '#contract/openapi-artefact';
 import { DISCOVERY_REFRESH } from '#contract/refresh';
-import { isLocationRoute, moduleOfRoute, resourceName, ROUTES } from '#contract/routes';
+import { DISCOVERY_ROUTES, isLocationRoute, moduleOfRoute, resourceName, ROUTES } from '#contract/routes';
 import { type Module, MODULES, type Scope } from '#contract/scopes';
 import { defaultDeps, type Deps } from '#platform/deps';
 import { LEGACY_BEARER } from '#contract/credentials';
@@ -49,8 +49,8 @@ function locationItem(req: ApiRequest, app: App, location: Location) {
   };
 }
 
-function tokenBlock(req: ApiRequest) {
-  const { app, credential } = req.auth!;
+function tokenBlock(req: GroupRequest) {
+  const { app, credential } = req.auth;
   return {
     scopeType: app.allowedLocationIds ? ('location' as const) : ('group' as const),
     scopes: app.scopes,
@@ -77,7 +77,7 @@ function openApiArtefact(path: string): Promise<string> {
   return artefact;
 }
 
-export const operations: Operations = {
+export const operations: Operations<typeof DISCOVERY_ROUTES> = {
   /** Generated at synth time (the converter and the response schemas stay out of this bundle); only the server URL is filled in here. */
   openapi: {
     async run(req, deps) {
@@ -96,7 +96,7 @@ export const operations: Operations = {
       const { locations, nextCursor } = await groupPage(req, deps, 'locations');
       return ok(req, {
         token: tokenBlock(req),
-        locations: locations.map((l) => locationItem(req, req.auth!.app, l)),
+        locations: locations.map((l) => locationItem(req, req.auth.app, l)),
         refresh: DISCOVERY_REFRESH,
         ...(nextCursor ? { nextCursor } : {}),
       });
@@ -106,7 +106,7 @@ export const operations: Operations = {
   groupModules: {
     reads: (hints) => [groupKeys.group(hints.params.group_id!), ...groupPageReads(hints)],
     async run(req, deps) {
-      const { app } = req.auth!;
+      const { app } = req.auth;
       const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'modules')]);
       if (!group) throw new ApiError('not_found');
       const modules = Object.fromEntries(
@@ -130,8 +130,8 @@ export const operations: Operations = {
 
   locationModules: {
     async run(req) {
-      const { app } = req.auth!;
-      const location = req.location!;
+      const { app } = req.auth;
+      const location = req.location;
       const modules = Object.fromEntries(
         MODULES.map((m) => [
           m,
@@ -154,8 +154,8 @@ export const operations: Operations = {
 
   locationSummary: {
     async run(req) {
-      const { app } = req.auth!;
-      const { resources, endpoints: urls, modulesEnabled, ...location } = locationItem(req, app, req.location!);
+      const { app } = req.auth;
+      const { resources, endpoints: urls, modulesEnabled, ...location } = locationItem(req, app, req.location);
       return ok(req, { location, modulesEnabled, resources, endpoints: urls, refresh: DISCOVERY_REFRESH });
     },
   },

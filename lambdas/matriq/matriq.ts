@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { matriqKeys, matriqRepo, type MatriqState, type StopCommand } from '#data/matriq';
 import { sportsLogoUrl } from '#contract/urls';
-import { ok, apiHandler, type ApiRequest, type Operations, type ReadHints, v1Repositories } from '#platform/api-handler';
+import { ok, apiHandler, type LocationRequest, type Operations, type ReadHints, v1Repositories } from '#platform/api-handler';
 import { sha256Hex } from '#domain/crypto';
 import { defaultDeps, type Deps } from '#platform/deps';
 import { ApiError } from '#contract/errors';
@@ -22,11 +22,11 @@ const RESOURCE_REFRESH = {
 const STOP_SCOPE = 'matriq:ai-scheduler:stop';
 const DEFAULT_STOP_REASON = 'Emergency stop requested through the Customer API';
 
-const locationPath = (req: ApiRequest) =>
-  `${req.baseUrl}/v1/${encodeURIComponent(req.location!.groupId)}/${encodeURIComponent(req.location!.id)}`;
+const locationPath = (req: LocationRequest) =>
+  `${req.baseUrl}/v1/${encodeURIComponent(req.location.groupId)}/${encodeURIComponent(req.location.id)}`;
 
-async function stateOf(req: ApiRequest, deps: Deps): Promise<MatriqState> {
-  const state = await deps.store.matriq.get(req.location!.groupId, req.location!.id);
+async function stateOf(req: LocationRequest, deps: Deps): Promise<MatriqState> {
+  const state = await deps.store.matriq.get(req.location.groupId, req.location.id);
   if (!state) throw new ApiError('not_found', 'No display devices are registered for this location.');
   return state;
 }
@@ -37,8 +37,8 @@ function currentDraft(scheduler: MatriqState['scheduler'], businessDay: string) 
   return draft?.businessDay === businessDay ? draft : null;
 }
 
-async function providerAvailable(req: ApiRequest, deps: Deps) {
-  const location = req.location!;
+async function providerAvailable(req: LocationRequest, deps: Deps) {
+  const location = req.location;
   const businessDate = businessDateAt(location, req.now);
   const day = await readSportsDay(deps.store, location, businessDate.calendarDate, req.now);
   const providers = day.environment?.providers ?? [];
@@ -79,11 +79,11 @@ function stopView(command: StopCommand) {
 const deviceState = ({ params: p }: ReadHints) => [matriqKeys.state(p.group_id!, p.location_id!)];
 const todaysSports = ({ params: p, timezone, now }: ReadHints) => sportsDayReads(p.group_id!, p.location_id!, todayIn(timezone, now), now);
 
-export const operations: Operations = {
+export const operations: Operations<typeof MATRIQ_ROUTES> = {
   matriqOverview: {
     reads: (hints) => [...deviceState(hints), sportsKeys.provider(hints.params.group_id!, hints.params.location_id!)],
     async run(req, deps) {
-      const location = req.location!;
+      const location = req.location;
       const [state, environment] = await Promise.all([stateOf(req, deps), deps.store.sports.getProvider(location.groupId, location.id)]);
       const draft = currentDraft(state.scheduler, businessDateAt(location, req.now).active);
       const base = `${locationPath(req)}/matriq`;
@@ -111,7 +111,7 @@ export const operations: Operations = {
     async run(req, deps) {
       const { gateway } = await stateOf(req, deps);
       return ok(req, {
-        location: locationRefOf(req.location!),
+        location: locationRefOf(req.location),
         gateway: { ...gateway, health: deviceHealthOf(gateway.lastSeenAt, req.now) },
         refresh: MATRIQ_REFRESH,
       });
@@ -123,7 +123,7 @@ export const operations: Operations = {
     async run(req, deps) {
       const { devices } = await stateOf(req, deps);
       return ok(req, {
-        location: locationRefOf(req.location!),
+        location: locationRefOf(req.location),
         devices: devices.map((d) => ({ ...d, health: deviceHealthOf(d.lastSeenAt, req.now) })),
         deviceStatus: deviceStatusOf(devices, req.now),
         refresh: MATRIQ_REFRESH,
@@ -138,10 +138,10 @@ export const operations: Operations = {
     reads: deviceState,
     async run(req, deps) {
       const { scheduler } = await stateOf(req, deps);
-      const businessDay = businessDateAt(req.location!, req.now).active;
+      const businessDay = businessDateAt(req.location, req.now).active;
       const draft = currentDraft(scheduler, businessDay);
       return ok(req, {
-        location: locationRefOf(req.location!),
+        location: locationRefOf(req.location),
         deviceIds: scheduler.deviceIds,
         businessDay,
         statusUpdatedAt: scheduler.statusUpdatedAt,
@@ -190,8 +190,8 @@ export const operations: Operations = {
     async run(req, deps) {
       const body = parseJsonBody(req.event, emergencyStopBody);
       const key = idempotencyKeyOf(req.event);
-      const location = req.location!;
-      const clientId = req.auth!.app.clientId;
+      const location = req.location;
+      const clientId = req.auth.app.clientId;
       const { scheduler } = await stateOf(req, deps);
       const deviceId = body.deviceId ?? scheduler.deviceIds[0];
       if (!deviceId) throw new ApiError('not_found', 'This location has no Auto Scheduler device to stop.');

@@ -4,11 +4,11 @@ import { locationRefOf } from '#domain/sports-day';
 import { ORDERBOARD_ROUTES } from '#contract/routes';
 import { defaultDeps, type Deps } from '#platform/deps';
 
-export const operations: Operations = {
+export const operations: Operations<typeof ORDERBOARD_ROUTES> = {
   orderboard: {
     async run(req) {
       return ok(req, {
-        location: locationRefOf(req.location!),
+        location: locationRefOf(req.location),
         refresh: ORDERBOARD_REFRESH,
         status: 'coming_soon' as const,
         message: 'Order-board resources are coming soon; orderboard:read will grant them without a new scope.',

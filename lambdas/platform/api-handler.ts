@@ -11,9 +11,9 @@ import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
 import { baseUrlOf, header, type HttpResponse, httpShell, jsonResponse, type ShellContext } from './http.js';
 import { validatedParams, validatedQuery } from './input.js';
-import { type Family, ID_PARAMS, isLocationRoute, resourceName, type Route } from '#contract/routes';
+import { type Family, ID_PARAMS, isLocationRoute, type LocationPath, resourceName, type Route } from '#contract/routes';
 
-/** What an operation receives: the resolved route, validated input and the caller's identity. */
+/** What an operation receives: the resolved route, validated input and the request's instant. */
 export type ApiRequest = {
   event: APIGatewayProxyEvent;
   route: Route;
@@ -24,9 +24,13 @@ export type ApiRequest = {
   baseUrl: string;
   /** The request's instant, read once from the injected clock. */
   now: number;
-  auth: AuthContext | null;
-  location: Location | null;
 };
+/** A route with a scope: the caller's identity, authorized. */
+export type GroupRequest = ApiRequest & { auth: AuthContext };
+/** A route below a location: also the location, read while authorizing. */
+export type LocationRequest = GroupRequest & { location: Location };
+/** The request a route's operation receives, by its row: no scope, a group's path, or a location's. */
+type RequestOf<R extends Route> = R['scope'] extends null ? ApiRequest : R['path'] extends LocationPath ? LocationRequest : GroupRequest;
 
 /** What is known of a request before it is authorized: enough to name what its operation will read. */
 export type ReadHints = {
@@ -48,13 +52,20 @@ export type ReadHints = {
  * time zone changed) costs only its own read: `run` reads what it needs and
  * misses the guess.
  */
-export type Operation<S extends Store = Store> = {
+export type Operation<S extends Store = Store, R extends ApiRequest = ApiRequest> = {
   reads?: (hints: ReadHints) => Read[];
-  run: (req: ApiRequest, deps: Deps<S>) => Promise<HttpResponse>;
+  run: (req: R, deps: Deps<S>) => Promise<HttpResponse>;
 };
-export type Operations<S extends Store = Store> = Record<string, Operation<S>>;
+/** A family's operations, one per route of its table, each typed by its route's request. */
+export type Operations<Routes extends readonly Route[], S extends Store = Store> = {
+  [R in Routes[number] as R['operation']]: Operation<S, RequestOf<R>>;
+};
+/** Any family's operations, as the pipeline runs them (it builds each route's request: RequestOf). */
+type AnyOperations<S extends Store> = Record<string, Operation<S, never>>;
 
-type ApiContext = ShellContext & { api?: ApiRequest; store?: Store };
+/** The request as the pipeline builds it: auth and location set once authorization passed, for the routes that have them. */
+type PipelineRequest = ApiRequest & { auth?: AuthContext; location?: Location };
+type ApiContext = ShellContext & { api?: PipelineRequest; store?: Store };
 type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
 
 /** The repositories a /v1 function builds: authorization's and those its family names. */
@@ -72,7 +83,7 @@ export type FamilyWiring = { routes: readonly Route[]; repositories: Factories }
 /** A /v1 family's function: the HTTP shell → route + auth + rate limit → operation, over its own repositories only. */
 export function apiHandler<S extends Store>(
   family: Family,
-  operations: Operations<S>,
+  operations: AnyOperations<S>,
   allDeps: Deps<S>,
   { routes, repositories }: FamilyWiring,
 ) {
@@ -87,7 +98,10 @@ export function apiHandler<S extends Store>(
     .handler(async (_event, context: ApiContext) => {
       const api = context.api!;
       // An authorized operation reads through the store its authorization filled.
-      const response = await operations[api.route.operation]!.run(api, context.store ? { ...deps, store: context.store as S } : deps);
+      const response = await operations[api.route.operation]!.run(
+        api as never,
+        context.store ? { ...deps, store: context.store as S } : deps,
+      );
       return api.route.legacy ? { ...response, headers: { ...response.headers, ...legacyHeaders(deps.config) } } : response;
     });
 }
@@ -105,7 +119,7 @@ function legacyHeaders({ legacyDeprecatedAt, legacySunsetAt }: Pick<Config, 'leg
 
 function routeAndAuthorize<S extends Store>(
   family: Family,
-  operations: Operations<S>,
+  operations: AnyOperations<S>,
   routes: readonly Route[],
   deps: Deps<S>,
   leases: RateLeases,
@@ -123,7 +137,7 @@ function routeAndAuthorize<S extends Store>(
       if (!ID_PARAMS.every((name) => params[name] === undefined || isId(params[name]))) {
         throw new ApiError('not_found', NOT_FOUND);
       }
-      const api: ApiRequest = {
+      const api: PipelineRequest = {
         event,
         route,
         params,
@@ -131,17 +145,17 @@ function routeAndAuthorize<S extends Store>(
         requestId: event.requestContext.requestId,
         baseUrl: baseUrlOf(event, deps.config),
         now,
-        auth: null,
-        location: null,
       };
       context.api = api;
       const input = judgedInput(route, event, params);
       if (route.scope !== null) {
         const ahead = 'error' in input ? [] : readsAhead(operations[route.operation]!.reads, input, event, params, now);
         const result = await authorize(deps, leases, route, params, header(event, 'authorization'), now, ahead);
-        if (result.location) TIME_ZONES.saw(result.location);
         api.auth = result.auth;
-        api.location = result.location;
+        if (result.location) {
+          TIME_ZONES.saw(result.location);
+          api.location = result.location;
+        }
         context.caller = result.auth.app.clientId;
         context.extraHeaders = result.rateHeaders;
         context.store = result.store;

@@ -1,7 +1,7 @@
 import { type Location, locationKeys } from '#data/locations';
 import type { ItemQuery } from '#data/store';
 import { GROUP_PAGE_LIMIT } from '#contract/schemas/requests';
-import type { ApiRequest, ReadHints } from './api-handler.js';
+import type { GroupRequest, ReadHints } from './api-handler.js';
 import type { Deps } from './deps.js';
 import { decodeCursor, encodeCursor, pageKey } from './page-cursor.js';
 
@@ -16,8 +16,8 @@ export type GroupPage = { locations: Location[]; nextCursor?: string };
 
 const limitOf = (query: Record<string, string>) => Number(query.limit ?? GROUP_PAGE_LIMIT.default);
 
-export async function groupPage(req: ApiRequest, deps: Deps, list: string): Promise<GroupPage> {
-  const { app } = req.auth!;
+export async function groupPage(req: GroupRequest, deps: Deps, list: string): Promise<GroupPage> {
+  const { app } = req.auth;
   const binding = { r: list, g: app.groupId };
   const after = req.query.cursor
     ? decodeCursor(

@@ -1,5 +1,5 @@
 import type { ShiftqDeps, ShiftqRun } from './store.js';
-import { ok, type ApiRequest } from '#platform/api-handler';
+import { ok, type LocationRequest } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
@@ -8,7 +8,7 @@ import { locationRefOf } from '#domain/sports-day';
 /** The routes that read one location's current state, replaced on every load: POS menu, employees, reservations. */
 
 export const shiftqPosMenu: ShiftqRun = async (req, deps) => {
-  const l = req.location!;
+  const l = req.location;
   const stored = await deps.store.shiftq.getCurrent(l.groupId, l.id, 'posMenu');
   const view = stored ? posMenuView(stored.data) : null;
   return ok(req, {
@@ -25,7 +25,7 @@ export const shiftqPosMenu: ShiftqRun = async (req, deps) => {
 };
 
 export const shiftqEmployees: ShiftqRun = async (req, deps) => {
-  const l = req.location!;
+  const l = req.location;
   const date = activeBusinessDate(l.timezone, req.now);
   const stored = await deps.store.shiftq.getCurrent(l.groupId, l.id, 'employees');
   const view = stored ? employeesView(stored.data, date) : null;
@@ -43,8 +43,8 @@ export const shiftqEmployees: ShiftqRun = async (req, deps) => {
   });
 };
 
-async function reservations(req: ApiRequest, deps: ShiftqDeps, withLabel: boolean) {
-  const l = req.location!;
+async function reservations(req: LocationRequest, deps: ShiftqDeps, withLabel: boolean) {
+  const l = req.location;
   const stored = await deps.store.shiftq.getCurrent(l.groupId, l.id, 'reservations');
   const { asOfLabel, ...rest } = reservationsView(stored?.data ?? null, l.name, l.timezone);
   return {

@@ -1,5 +1,5 @@
 import type { ShiftqDeps, ShiftqRun } from './store.js';
-import { ok, type ApiRequest } from '#platform/api-handler';
+import { ok, type ApiRequest, type LocationRequest } from '#platform/api-handler';
 import { activeBusinessDate, daysBetween, parseCompactDate } from '#contract/business-date';
 import { SHIFTQ_RETENTION_DAYS, type StoredDatedKind } from './records.js';
 import type { Location } from '#data/locations';
@@ -28,14 +28,14 @@ export function requestedDate(query: Record<string, string>, current: string): s
 }
 
 /** The request location's item of one kind and date; null when missing, or past retention (not even read). */
-async function dated<K extends StoredDatedKind>(deps: ShiftqDeps, req: ApiRequest, kind: K, date: string, current: string) {
-  const l = req.location!;
+async function dated<K extends StoredDatedKind>(deps: ShiftqDeps, req: LocationRequest, kind: K, date: string, current: string) {
+  const l = req.location;
   if (!retained(date, current)) return null;
   return deps.store.shiftq.getDated(l.groupId, l.id, kind, date, req.now);
 }
 
 export const shiftqSales: ShiftqRun = async (req, deps) => {
-  const l = req.location!;
+  const l = req.location;
   const current = activeBusinessDate(l.timezone, req.now);
   const date = requestedDate(req.query, current);
   const [sales, prior] = await Promise.all([
@@ -54,7 +54,7 @@ export const shiftqSales: ShiftqRun = async (req, deps) => {
 };
 
 export const shiftqLabor: ShiftqRun = async (req, deps) => {
-  const l = req.location!;
+  const l = req.location;
   const current = activeBusinessDate(l.timezone, req.now);
   const date = requestedDate(req.query, current);
   const [labor, sales] = await Promise.all([dated(deps, req, 'labor', date, current), dated(deps, req, 'sales', date, current)]);
@@ -69,7 +69,7 @@ export const shiftqLabor: ShiftqRun = async (req, deps) => {
 };
 
 export const shiftqKitchen: ShiftqRun = async (req, deps) => {
-  const l = req.location!;
+  const l = req.location;
   const current = activeBusinessDate(l.timezone, req.now);
   const requested = requestedDate(req.query, current);
   const [currentStored, requestedStored] = await Promise.all([
@@ -122,7 +122,7 @@ export const shiftqKitchen: ShiftqRun = async (req, deps) => {
 };
 
 export const shiftqClockIns: ShiftqRun = async (req, deps) => {
-  const l = req.location!;
+  const l = req.location;
   const date = activeBusinessDate(l.timezone, req.now);
   const stored = await deps.store.shiftq.getDated(l.groupId, l.id, 'clockIns', date, req.now);
   const view = stored ? clockInsView(stored.data) : null;

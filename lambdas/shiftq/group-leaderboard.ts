@@ -1,5 +1,5 @@
 import type { ShiftqRun } from './store.js';
-import { ok } from '#platform/api-handler';
+import { ok, type GroupRequest } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
 import type { Stored } from './records.js';
 import { groupPage } from '#platform/group-page';
@@ -14,8 +14,8 @@ import { laborView, type LeaderboardRow, rankLocations, salesView } from './sale
  * time (docs/decisions/paging.md), so the reads are bounded by the page.
  */
 
-export const shiftqGroupLeaderboard: ShiftqRun = async (req, deps) => {
-  const { app } = req.auth!;
+export const shiftqGroupLeaderboard: ShiftqRun<GroupRequest> = async (req, deps) => {
+  const { app } = req.auth;
   const page = await groupPage(req, deps, 'leaderboard');
   const locations = page.locations.filter((l) => l.modulesEnabled.shiftq);
   const dates = locations.map((l) => activeBusinessDate(l.timezone, req.now));

@@ -14,7 +14,7 @@ import { salesView } from './sales.js';
 /** A location's shiftq at a glance: the current business date's figures from every resource, and their links. */
 
 export const shiftqOverview: ShiftqRun = async (req, deps) => {
-  const l = req.location!;
+  const l = req.location;
   const date = activeBusinessDate(l.timezone, req.now);
   const key = { groupId: l.groupId, locationId: l.id, businessDate: date };
   const [[kitchen, sales, labor, clockIns], posMenu, employees, digest] = await Promise.all([

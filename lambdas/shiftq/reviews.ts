@@ -44,7 +44,7 @@ const PROVIDER_POLICY: Record<(typeof REVIEW_PROVIDERS)[number], { label: string
 /** A location's reviews, newest first, filtered and paged by signed tokens bound to the filters. */
 
 export const shiftqReviews: ShiftqRun = async (req, deps) => {
-  const l = req.location!;
+  const l = req.location;
   const { filters, range, filter } = reviewFilters(req.query, l.timezone);
   const fingerprint = JSON.stringify(filters);
   const limit = (req.query.limit as unknown as number | undefined) ?? REVIEW_PAGE_LIMIT.default;

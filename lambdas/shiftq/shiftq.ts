@@ -28,7 +28,7 @@ const requestedAt = (hints: ReadHints) => {
 };
 
 /** The shiftq routes' operations: each runs in the module named for what it reads, its read-ahead named here. */
-export const operations: Operations<ShiftqStore> = {
+export const operations: Operations<typeof SHIFTQ_ROUTES, ShiftqStore> = {
   shiftqOverview: {
     reads: (h) => [
       ...current(h, 'posMenu', 'employees', 'reservations'),

@@ -1,5 +1,5 @@
 import type { StoreWith } from '#data/repositories';
-import type { Operation } from '#platform/api-handler';
+import type { ApiRequest, LocationRequest, Operation } from '#platform/api-handler';
 import type { Deps } from '#platform/deps';
 import { reviewsRepo } from './review-records.js';
 import { shiftqRepo } from './records.js';
@@ -8,5 +8,5 @@ import { shiftqRepo } from './records.js';
 export const SHIFTQ_REPOSITORIES = { shiftq: shiftqRepo, reviews: reviewsRepo };
 export type ShiftqStore = StoreWith<typeof SHIFTQ_REPOSITORIES>;
 export type ShiftqDeps = Deps<ShiftqStore>;
-/** A shiftq route's answer, over the family's store. */
-export type ShiftqRun = Operation<ShiftqStore>['run'];
+/** A shiftq route's answer, over the family's store: a location's, unless told otherwise. */
+export type ShiftqRun<R extends ApiRequest = LocationRequest> = Operation<ShiftqStore, R>['run'];

@@ -1,5 +1,5 @@
 import { sportsLogoUrl } from '#contract/urls';
-import { envelope, ok, apiHandler, type ApiRequest, type Operations, type ReadHints, v1Repositories } from '#platform/api-handler';
+import { envelope, ok, apiHandler, type LocationRequest, type Operations, type ReadHints, v1Repositories } from '#platform/api-handler';
 import { jsonResponse } from '#platform/http';
 import { SPORTSQ_REFRESH } from '#contract/refresh';
 import { availabilityOf, providerStatusOf, scheduleHealthOf } from '#domain/sports-health';
@@ -9,18 +9,18 @@ import { SPORTSQ_ROUTES } from '#contract/routes';
 import { defaultDeps, type Deps } from '#platform/deps';
 
 /** Resources without a date in the path describe the location's current business date. */
-const today = (req: ApiRequest) => businessDateAt(req.location!, req.now).calendarDate;
+const today = (req: LocationRequest) => businessDateAt(req.location, req.now).calendarDate;
 
 /** Each route reads one sports day of the path's location: the path's date, the query's, or today's there (by the zone last seen). */
 const dayOf = (dateOf: (hints: ReadHints) => string | undefined) => (hints: ReadHints) =>
   sportsDayReads(hints.params.group_id!, hints.params.location_id!, dateOf(hints), hints.now);
 const todayThere = ({ timezone, now }: ReadHints) => todayIn(timezone, now);
 
-export const operations: Operations = {
+export const operations: Operations<typeof SPORTSQ_ROUTES> = {
   sportsProvider: {
     reads: dayOf(todayThere),
     async run(req, deps) {
-      const location = req.location!;
+      const location = req.location;
       const day = await readSportsDay(deps.store, location, today(req), req.now);
       const providers = (day.environment?.providers ?? []).map(({ logo: _logo, ...p }) => p);
       return ok(req, {
@@ -36,7 +36,7 @@ export const operations: Operations = {
   sportsPackages: {
     reads: dayOf(todayThere),
     async run(req, deps) {
-      const location = req.location!;
+      const location = req.location;
       const day = await readSportsDay(deps.store, location, today(req), req.now);
       const env = day.environment;
       const packages = env?.packages ?? [];
@@ -70,7 +70,7 @@ export const operations: Operations = {
   sportsProgramming: {
     reads: dayOf(({ params }) => params.date),
     async run(req, deps) {
-      const location = req.location!;
+      const location = req.location;
       // The path date is already a real YYYY-MM-DD (route params); it is the only date read.
       const date = req.params.date!;
       const day = await readSportsDay(deps.store, location, date, req.now);
@@ -96,7 +96,7 @@ export const operations: Operations = {
   sportsGuide: {
     reads: dayOf((hints) => hints.query.date ?? todayThere(hints)),
     async run(req, deps) {
-      const location = req.location!;
+      const location = req.location;
       const date = req.query.date ?? today(req);
       const day = await readSportsDay(deps.store, location, date, req.now);
       const options = Object.values(day.exactViewing?.options ?? {})

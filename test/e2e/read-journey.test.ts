@@ -97,7 +97,7 @@ describe('the read journey of GET /v1/{group_id}/{location_id}/bevq/menu', () =>
     // authorize() as the pipeline calls it: the function's store, the route, the operation's read-ahead.
     const route = BEVQ_ROUTES.find((r) => r.path === TEMPLATE)!;
     const now = deps.clock.now();
-    const ahead = operations.bevqMenu!.reads!({ params: PARAMS, query: {}, now, timezone: 'America/Denver', header: () => undefined });
+    const ahead = operations.bevqMenu.reads!({ params: PARAMS, query: {}, now, timezone: 'America/Denver', header: () => undefined });
     // A function instance's leases, in the state the handler's were at its second request: one request before.
     const leases = rateLeases();
     await authorize(deps, leases, route, PARAMS, `Bearer ${token}`, now, ahead);
