@@ -5,10 +5,11 @@ import * as discovery from '#contract/schemas/discovery';
 import * as matriq from '#contract/schemas/matriq';
 import * as orderboard from '#lambdas/orderboard/schemas';
 import * as shiftq from '#lambdas/shiftq/schemas';
+import * as shiftqKitchen from '#lambdas/shiftq/kitchen-schemas';
 import * as sportsq from '#contract/schemas/sportsq';
 
 /** The modules of the response schemas: the OpenAPI document names the schemas they export after them (openapi.ts). */
-export const RESPONSE_MODULES = { bevq, campaigns, discovery, matriq, orderboard, shiftq, sportsq };
+export const RESPONSE_MODULES = { bevq, campaigns, discovery, matriq, orderboard, shiftqKitchen, shiftq, sportsq };
 
 /**
  * The envelope `data` schema of each /v1 operation that answers JSON, by

@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, businessDayEndMs, formatCompactDate, parseCompactDate } from '#contract/business-date';
-import type { KitchenSnapshot } from './schemas.js';
+import type { KitchenSnapshot } from './kitchen-schemas.js';
 import type { CurrentData, CurrentKind, DatedData, DatedKind } from './inputs.js';
 import { getItem, type Db, itemOf, readItems } from '#data/store';
 
