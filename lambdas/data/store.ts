@@ -258,17 +258,22 @@ export type RepositoriesOf<F> = { [K in keyof F]: F[K] extends (db: Db) => infer
  * runs under onlyRepositories below.
  */
 export function storeOf<R>(db: Db, factories: FactoriesOf<R>): StoreOf<R> {
-  const repositories = Object.fromEntries(Object.entries(factories).map(([name, make]) => [name, (make as (db: Db) => unknown)(db)]));
-  return {
-    ...repositories,
-    preload: async (reads: readonly Read[], only = factories) => storeOf(await readAhead(db, reads), only),
-  } as StoreOf<R>;
+  const store = { preload: async (reads: readonly Read[], only = factories) => storeOf(await readAhead(db, reads), only) };
+  // Each repository is built when first used: a request's store costs only what the request reads.
+  for (const [name, make] of Object.entries(factories)) {
+    let built: unknown;
+    Object.defineProperty(store, name, { enumerable: true, get: () => (built ??= (make as (db: Db) => unknown)(db)) });
+  }
+  return store as StoreOf<R>;
 }
 
 /** The same store narrowed to the repositories a function builds in AWS, so the local runtime and the tests fail where AWS would. */
 export function onlyRepositories<S extends StoreOf<object>>(store: S, factories: object): S {
-  const kept = Object.fromEntries(Object.keys(factories).map((name) => [name, store[name as keyof S]]));
-  return { ...kept, preload: async (reads: readonly Read[]) => store.preload(reads, factories) } as S;
+  const narrowed = { preload: async (reads: readonly Read[]) => store.preload(reads, factories) };
+  for (const name of Object.keys(factories)) {
+    Object.defineProperty(narrowed, name, { enumerable: true, get: () => store[name as keyof S] });
+  }
+  return narrowed as S;
 }
 
 /**

@@ -8,7 +8,7 @@ export type ScriptCoverage = { scriptId: string; url: string; functions: { funct
 
 /**
  * The functions of a script that are its own code, each with its first range: every function but the module's top
- * level (the outermost) and the runner's export getters. Needs `Debugger.enable` on the session (script sources).
+ * level (the whole script) and the runner's export getters. Needs `Debugger.enable` on the session (script sources).
  */
 export async function ownFunctions(session: Session, script: ScriptCoverage): Promise<Range[]> {
   const { scriptSource } = await session.post('Debugger.getScriptSource', { scriptId: script.scriptId });
@@ -16,6 +16,6 @@ export async function ownFunctions(session: Session, script: ScriptCoverage): Pr
     ...f.ranges[0]!,
     text: scriptSource.slice(f.ranges[0]!.startOffset, f.ranges[0]!.endOffset),
   }));
-  const outermost = Math.max(...spans.map((s) => s.text.length));
-  return spans.filter((s) => s.text.length < outermost && !EXPORT_GETTER.test(s.text));
+  // The top level spans the whole script; a take may omit it (it did not run since the last), so it is told by its span.
+  return spans.filter((s) => s.text.length < scriptSource.length && !EXPORT_GETTER.test(s.text));
 }
