@@ -167,11 +167,17 @@ const BASE_DELAY_MS = 25;
  * consistent unless told otherwise.
  */
 export async function readItems(db: Db, keys: readonly ItemKey[], consistent = true): Promise<Map<string, Item | null>> {
-  const known = db.ahead?.items;
   const found = new Map<string, Item | null>();
-  for (const key of keys) if (known?.has(idOf(key))) found.set(idOf(key), known.get(idOf(key))!);
-  const unique = [...new Map(keys.filter((k) => !found.has(idOf(k))).map((k) => [idOf(k), k])).values()];
-  for (const key of unique) found.set(idOf(key), null);
+  const toRead = new Map<string, ItemKey>();
+  for (const key of keys) {
+    const id = idOf(key);
+    if (db.ahead?.items.has(id)) found.set(id, db.ahead.items.get(id)!);
+    else if (!found.has(id)) {
+      toRead.set(id, key);
+      found.set(id, null);
+    }
+  }
+  const unique = [...toRead.values()];
   const batches: ItemKey[][] = [];
   for (let i = 0; i < unique.length; i += BATCH_KEYS) batches.push(unique.slice(i, i + BATCH_KEYS));
   await Promise.all(
