@@ -174,9 +174,11 @@ describe(`leased quota, several instances racing on one application (${ENGINE_NA
     const mail = instances.flatMap((i) => i.mail);
     const warnings = mail.filter((m) => m.key.endsWith('#warning'));
     expect(warnings).toHaveLength(1);
-    // Short of the mark by at most the units unused in other leases (the stranded share, plus the one unit a lease always
-    // holds however small an instance's share) and the step's requests still in flight.
-    expect(Math.abs(warnings[0]!.at - warnAt(limit))).toBeLessThanOrEqual(limit * STRANDED_SHARE + 2 * instances.length);
+    // Short of the mark by at most the units unused in other leases and the step's requests still in flight. Leases
+    // hold about the stranded share, plus the one unit a lease always holds: each instance sizes its lease by its
+    // share as its last two claims saw it, so while paces shift the shares can add up to more than 1 for a moment
+    // (seen 19 off under load); twice the share bounds them.
+    expect(Math.abs(warnings[0]!.at - warnAt(limit))).toBeLessThanOrEqual(2 * limit * STRANDED_SHARE + 2 * instances.length);
     expect(mail.filter((m) => m.key.endsWith('#exceeded'))).toHaveLength(1);
     // Each instance numbered one refusal at most, then refused from memory.
     for (const i of instances) expect(i.refusals).toBeLessThanOrEqual(1);
