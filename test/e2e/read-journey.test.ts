@@ -10,7 +10,7 @@ import { publishMenu } from '#lambdas/webhooks/publish';
 import { authorize } from '#platform/auth';
 import { rateLeases } from '#data/rate-counters';
 import { createDb, storeOf } from '#data/store';
-import { BEVQ_ROUTES } from '#contract/routes';
+import { BEVQ_ROUTES } from '#lambdas/bevq/routes';
 import { apiGatewayEvent } from '../support/api-gateway.js';
 import { ownFunctions, type ScriptCoverage } from '../support/coverage.js';
 import { startTestRuntime, tokenFor } from '../support/runtime.js';
