@@ -19,6 +19,7 @@ import * as discovery from '#contract/schemas/discovery';
 import * as matriq from '#contract/schemas/matriq';
 import * as orderboard from '#lambdas/orderboard/schemas';
 import * as shiftq from '#lambdas/shiftq/schemas';
+import * as shiftqKitchen from '#lambdas/shiftq/kitchen-schemas';
 import * as sportsq from '#contract/schemas/sportsq';
 import * as token from '#lambdas/token/schemas';
 import { webhooksSection } from '#lambdas/webhooks/openapi';
@@ -110,7 +111,8 @@ function componentNames(): Record<string, GenericSchema> {
     }
     if (route.body) name(route.body, `${operation}Request`);
   }
-  for (const module of [common, ...Object.values(SCHEMA_MODULES)]) {
+  // The kitchen snapshot's module is shiftq's too: no row names it, its data schema in shiftq's module does.
+  for (const module of [common, ...Object.values(SCHEMA_MODULES), shiftqKitchen]) {
     for (const [exported, value] of Object.entries(module)) if (isSchema(value)) name(value, pascal(exported));
   }
   const byName = Object.fromEntries([...named].map(([schema, as]) => [as, schema]));

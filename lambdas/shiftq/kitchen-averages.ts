@@ -1,5 +1,5 @@
 import { businessDayStartMs, clockTimeLabel, formatIsoDate, parseCompactDate } from '#contract/business-date';
-import type { KitchenSnapshot, TimeBucket } from './schemas.js';
+import type { KitchenSnapshot, TimeBucket } from './kitchen-schemas.js';
 import type { KitchenInput, KitchenTicket } from './inputs.js';
 import { round2 } from '#domain/rounding';
 

@@ -3,7 +3,7 @@ import { ok } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
 import type { Stored } from './records.js';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
-import type { KitchenSnapshot } from './schemas.js';
+import type { KitchenSnapshot } from './kitchen-schemas.js';
 import type { ClockInsInput, LaborInput, SalesInput } from './inputs.js';
 import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';

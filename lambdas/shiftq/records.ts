@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, businessDayEndMs, formatCompactDate, parseCompactDate } from '#contract/business-date';
-import type { KitchenSnapshot } from './schemas.js';
+import type { KitchenSnapshot } from './kitchen-schemas.js';
 import type { CurrentData, CurrentKind, DatedData, DatedKind } from './inputs.js';
 import { type Db, itemOf, readItems } from '#data/store';
 
