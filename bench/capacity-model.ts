@@ -12,7 +12,7 @@ import { shiftqKeys } from '#lambdas/shiftq/records';
 import { sportsKeys } from '#data/sports';
 import { groupPartition } from '#data/store';
 import { tokenKeyKeys } from '#data/token-keys';
-import { ROUTES } from '#contract/routes';
+import { ROUTES } from '#lambdas/discovery/all-routes';
 import { TABLE_KEYS } from '#data/table';
 import { AWS_QUOTAS, type AccountQuotas } from '#lib/aws-quotas';
 import { FUNCTIONS, type FunctionName, type FunctionSpec } from '#lib/functions';

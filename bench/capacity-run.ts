@@ -1,6 +1,6 @@
 import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import { DELIVERY_POLICY } from '#lambdas/webhooks/delivery-policy';
-import { ROUTES } from '#contract/routes';
+import { ROUTES } from '#lambdas/discovery/all-routes';
 import { SCOPES } from '#contract/scopes';
 import { AWS_DEFAULT_QUOTAS } from '#lib/aws-quotas';
 import { edgeRateLimit } from '#lib/constructs/edge';

@@ -5,7 +5,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { benchAuthHeaders } from './bench-app.js';
 import { get, getWire } from './load.js';
 import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
-import { ROUTES } from '#contract/routes';
+import { ROUTES } from '#lambdas/discovery/all-routes';
 import { SCOPES } from '#contract/scopes';
 import { locationKeys } from '#data/locations';
 import { seedDemoMenu } from '../local/demo-menu.js';

@@ -1,5 +1,5 @@
 import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
-import { ROUTES } from '#contract/routes';
+import { ROUTES } from '#lambdas/discovery/all-routes';
 import { MODULES, SCOPES } from '#contract/scopes';
 import type { Location } from '#data/locations';
 import { publishMenu } from '#lambdas/webhooks/publish';

@@ -7,14 +7,20 @@ import {
 } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
 import { ERRORS } from '#contract/errors';
-import { ID_PARAMS, isLocationRoute, ROUTES, type Route } from '#contract/routes';
-import { REQUEST_DESCRIPTIONS } from './request-descriptions.js';
-import { ROUTE_SUMMARIES } from './route-summaries.js';
+import { type Family, ID_PARAMS, isLocationRoute, type Route } from '#contract/routes';
+import { ROUTES } from '#lambdas/discovery/all-routes';
 import { IDEMPOTENCY_KEY } from '#contract/ids';
 import { SERVER_URL_PLACEHOLDER } from '#contract/openapi-artefact';
 import { webhookPayload } from '#lambdas/webhooks/events';
+import * as bevq from '#contract/schemas/bevq';
+import * as campaigns from '#lambdas/campaigns/schemas';
 import * as common from '#contract/schemas/common';
-import { RESPONSE_DATA, RESPONSE_MODULES } from './openapi-responses.js';
+import * as discovery from '#contract/schemas/discovery';
+import * as matriq from '#contract/schemas/matriq';
+import * as orderboard from '#lambdas/orderboard/schemas';
+import * as shiftq from '#lambdas/shiftq/schemas';
+import * as shiftqKitchen from '#lambdas/shiftq/kitchen-schemas';
+import * as sportsq from '#contract/schemas/sportsq';
 import * as token from '#lambdas/token/schemas';
 import { webhooksSection } from '#lambdas/webhooks/openapi';
 
@@ -46,6 +52,29 @@ const ref = (name: string) => ({ $ref: `${COMPONENTS}${name}` });
 const pascal = (name: string) => `${name[0]!.toUpperCase()}${name.slice(1)}`;
 const isSchema = (value: unknown): value is GenericSchema => (value as { kind?: unknown } | null)?.kind === 'schema';
 
+/**
+ * Each family's schema module, whose exports a row's `response` names; the document names every schema they export
+ * after its export name, in this order (the token module's are named after its route first).
+ */
+const SCHEMA_MODULES: Partial<Record<Family, Record<string, unknown>>> = {
+  bevq,
+  campaigns,
+  discovery,
+  matriq,
+  orderboard,
+  shiftq,
+  sportsq,
+  token,
+};
+
+/** The schema a row's `response` names: the envelope's `data`, or the token endpoint's body. */
+function responseOf(route: Route): GenericSchema | undefined {
+  if (route.response === undefined) return undefined;
+  const schema = SCHEMA_MODULES[route.family]?.[route.response];
+  if (!isSchema(schema)) throw new Error(`OpenAPI: ${route.operation}'s response ${route.response} is no schema of its family's module`);
+  return schema;
+}
+
 /** The envelope around each resource, one schema object per `data` schema and level (so an alias shares its name). */
 const envelopes = new Map<GenericSchema, Map<boolean, GenericSchema>>();
 function envelopeOf(data: GenericSchema, route: Route): GenericSchema {
@@ -72,17 +101,18 @@ function componentNames(): Record<string, GenericSchema> {
   name(webhookPayload, 'WebhookPayload');
   for (const route of ROUTES) {
     const operation = pascal(route.operation);
-    const data = RESPONSE_DATA[route.operation];
+    const data = responseOf(route);
     if (route.family === 'token') {
       name(token.tokenRequest, `${operation}Request`);
-      name(token.tokenResponse, `${operation}Response`);
+      if (data) name(data, `${operation}Response`);
     } else if (data) {
       name(envelopeOf(data, route), `${operation}Response`);
       name(data, `${operation}Data`);
     }
     if (route.body) name(route.body, `${operation}Request`);
   }
-  for (const module of [common, ...Object.values(RESPONSE_MODULES)]) {
+  // The kitchen snapshot's module is shiftq's too: no row names it, its data schema in shiftq's module does.
+  for (const module of [common, ...Object.values(SCHEMA_MODULES), shiftqKitchen]) {
     for (const [exported, value] of Object.entries(module)) if (isSchema(value)) name(value, pascal(exported));
   }
   const byName = Object.fromEntries([...named].map(([schema, as]) => [as, schema]));
@@ -103,16 +133,17 @@ const CONVERSION = {
   overrideRef: ({ referenceId }) => `${COMPONENTS}${referenceId}`,
 } satisfies ConversionConfig;
 
-/** The component schemas as JSON Schema, each request rule's fields with their descriptions (request-descriptions.ts). */
-function componentSchemas(named: Record<string, GenericSchema>): Record<string, JsonSchema> {
+/** The component schemas as JSON Schema, each request body's fields with the descriptions its row gives them. */
+function componentSchemas(named: Record<string, GenericSchema>, names: Map<GenericSchema, string>): Record<string, JsonSchema> {
   const schemas = toJsonSchemaDefs(named, CONVERSION) as Record<string, JsonSchema>;
-  for (const [name, schema] of Object.entries(named)) describeFields(schemas[name]!, schema);
+  for (const route of ROUTES) if (route.body) describeFields(schemas[names.get(route.body)!]!, route);
   return schemas;
 }
 
-function describeFields(json: JsonSchema, rule: GenericSchema) {
+/** Gives the fields of a rule's JSON Schema that the route's row describes their descriptions. */
+function describeFields(json: JsonSchema, route: Route) {
   const properties = json.properties as Record<string, JsonSchema>;
-  for (const [field, description] of Object.entries(REQUEST_DESCRIPTIONS.get(rule) ?? {})) properties[field]!.description = description;
+  for (const [field, description] of Object.entries(route.fields ?? {})) if (properties[field]) properties[field].description = description;
 }
 
 /**
@@ -124,10 +155,10 @@ function schemaOf(schema: GenericSchema, blocks: Record<string, GenericSchema>):
   return json;
 }
 
-/** A request rule's fields as JSON Schemas, each with its description. */
-function ruleFields(rule: GenericSchema, blocks: Record<string, GenericSchema>): Record<string, JsonSchema> {
+/** A request rule's fields as JSON Schemas, each with the description the route's row gives it. */
+function ruleFields(rule: GenericSchema, route: Route, blocks: Record<string, GenericSchema>): Record<string, JsonSchema> {
   const json = schemaOf(rule, blocks);
-  describeFields(json, rule);
+  describeFields(json, route);
   return json.properties as Record<string, JsonSchema>;
 }
 
@@ -144,7 +175,7 @@ function operationOf(route: Route, blocks: Record<string, GenericSchema>, names:
 }
 
 function pathParameters(route: Route, blocks: Record<string, GenericSchema>) {
-  const rules = route.params ? ruleFields(route.params, blocks) : {};
+  const rules = route.params ? ruleFields(route.params, route, blocks) : {};
   return [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({
     name,
     in: 'path',
@@ -155,7 +186,7 @@ function pathParameters(route: Route, blocks: Record<string, GenericSchema>) {
 
 function queryParameters(route: Route, blocks: Record<string, GenericSchema>) {
   if (!route.query) return [];
-  return Object.entries(ruleFields(route.query, blocks)).map(([name, schema]) => ({
+  return Object.entries(ruleFields(route.query, route, blocks)).map(([name, schema]) => ({
     name,
     in: 'query',
     required: false,
@@ -165,7 +196,7 @@ function queryParameters(route: Route, blocks: Record<string, GenericSchema>) {
 
 function v1Operation(route: Route, blocks: Record<string, GenericSchema>, nameOf: (schema: GenericSchema) => JsonSchema) {
   // A route without a data schema answers a document of its own (this OpenAPI document), not an envelope.
-  const data = RESPONSE_DATA[route.operation];
+  const data = responseOf(route);
   const success = data
     ? { description: 'Success, in the common envelope', schema: nameOf(envelopeOf(data, route)) }
     : { description: 'The document itself', schema: { type: 'object' } };
@@ -203,7 +234,7 @@ function v1Operation(route: Route, blocks: Record<string, GenericSchema>, nameOf
   }
   return {
     operationId: route.operation,
-    summary: ROUTE_SUMMARIES[route.operation],
+    summary: route.summary,
     tags: [route.family],
     // A public route says so (`security: []`): without it the document-wide default would be unstated, not "none".
     ...(route.scope ? { security: [{ bearer: [route.scope] }], 'x-required-scope': route.scope } : { security: [] }),
@@ -224,7 +255,7 @@ function tokenOperation(route: Route, nameOf: (schema: GenericSchema) => JsonSch
   const oauthError = (description: string) => ({ description, content: { 'application/json': { schema: ref('OAuthError') } } });
   return {
     operationId: route.operation,
-    summary: ROUTE_SUMMARIES[route.operation],
+    summary: route.summary,
     tags: [route.family],
     security: [{}, { clientBasic: [] }],
     requestBody: {
@@ -232,7 +263,7 @@ function tokenOperation(route: Route, nameOf: (schema: GenericSchema) => JsonSch
       content: { 'application/x-www-form-urlencoded': { schema: nameOf(token.tokenRequest) } },
     },
     responses: {
-      '200': { description: 'Access token', content: { 'application/json': { schema: nameOf(token.tokenResponse) } } },
+      '200': { description: 'Access token', content: { 'application/json': { schema: nameOf(responseOf(route)!) } } },
       '400': oauthError('invalid_request or unsupported_grant_type'),
       '401': oauthError('invalid_client'),
       '403': errorResponse(`${EDGE_REFUSAL}, in the /v1 error shape`),
@@ -263,7 +294,7 @@ function build(): NonNullable<typeof cached> {
   const names = new Map(Object.entries(named).map(([name, schema]) => [schema, name]));
   const exported = new Set<unknown>(Object.values(common));
   const blocks = Object.fromEntries(Object.entries(named).filter(([, schema]) => exported.has(schema)));
-  const all = componentSchemas(named);
+  const all = componentSchemas(named, names);
   all.Error = { ...all.Error, 'x-error-codes': Object.keys(ERRORS) };
   const paths = ROUTES.reduce<Record<string, Record<string, unknown>>>((paths, route) => {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route, blocks, names);

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SPORTS_LOGO_DIR, SPORTS_LOGO_PACKAGE_DIR } from '#contract/assets';
 import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
-import { ROUTES } from '#contract/routes';
+import { ROUTES } from '#lambdas/discovery/all-routes';
 import { writeOpenApiArtefact } from './openapi-artefact.js';
 import { ENV } from '#platform/config';
 

@@ -1,57 +1,14 @@
 import { ADMIN_ROUTES } from '#contract/admin-routes';
-import { ROUTES, type Route } from '#contract/routes';
+import type { Route } from '#contract/routes';
+import { ROUTES } from '#lambdas/discovery/all-routes';
 
 /**
- * The expected mix of requests, as relative weights per route operation of the route table (normalised by
- * `mixShare`): menu syncs and today's sports programming dominate, tokens are taken once a day per application.
- * An expectation, not a measurement: the capacity model (bench/capacity-model.ts) and the gateway's per-route
- * throttles both derive from it, so a new route without a weight fails the synth and the bench.
+ * The share of all requests a route takes in the expected mix (0 to 1): each row's `mix` weight over all of them.
+ * An expectation, not a measurement: menu syncs and today's sports programming dominate, tokens are taken once a day
+ * per application. The capacity model (bench/capacity-model.ts) and the gateway's per-route throttles both derive from it.
  */
-export const ROUTE_MIX: Readonly<Record<string, number>> = {
-  issueToken: 0.2,
-  openapi: 0.1,
-  listLocations: 3,
-  groupModules: 1,
-  locationModules: 2,
-  locationSummary: 3,
-  bevqGroup: 1,
-  bevqLocation: 3,
-  bevqMenu: 20,
-  sportsGuide: 3,
-  sportsProvider: 2,
-  sportsPackages: 2,
-  sportsProgramming: 10,
-  matriqOverview: 3,
-  matriqGateway: 1,
-  matriqDevices: 2,
-  matriqProviderAvailable: 1,
-  providerAvailableAlias: 0.5,
-  matriqAiScheduler: 1,
-  matriqEmergencyStop: 0.05,
-  groupCampaigns: 1,
-  locationCampaigns: 3,
-  orderboard: 1,
-  sportsLogo: 2,
-  shiftqOverview: 5,
-  shiftqSales: 6,
-  shiftqLabor: 5,
-  shiftqKitchen: 8,
-  shiftqClockIns: 3,
-  shiftqPosMenu: 2,
-  shiftqEmployees: 2,
-  shiftqReservations: 2,
-  shiftqToastReservations: 0.5,
-  shiftqReviews: 2,
-  shiftqGroupLeaderboard: 1,
-};
-
-/** The share of all requests a route takes in the mix (0 to 1). */
-export function mixShare(route: Pick<Route, 'operation'>): number {
-  const weight = ROUTE_MIX[route.operation];
-  if (weight === undefined)
-    throw new Error(`ROUTE_MIX (lib/route-throttles.ts) has no weight for ${route.operation}: give every route one`);
-  const total = ROUTES.reduce((sum, r) => sum + (ROUTE_MIX[r.operation] ?? 0), 0);
-  return weight / total;
+export function mixShare(route: Pick<Route, 'mix'>): number {
+  return route.mix / ROUTES.reduce((sum, r) => sum + r.mix, 0);
 }
 
 export type Throttle = { rateLimit: number; burstLimit: number };

@@ -1,7 +1,8 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { FAMILIES, ROUTES, type Family } from '#contract/routes';
+import { FAMILIES, type Family } from '#contract/routes';
+import { ROUTES } from '#lambdas/discovery/all-routes';
 import { AdminConsole } from './constructs/admin-console.js';
 import { RouteTableApi } from './constructs/api.js';
 import { DataTable } from './constructs/data-table.js';

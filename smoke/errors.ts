@@ -1,4 +1,4 @@
-import { ROUTES } from '#contract/routes';
+import { ROUTES } from '#lambdas/discovery/all-routes';
 import type { Context } from './context.js';
 import { bearer, pathOf, route } from './http.js';
 import { Check } from './report.js';

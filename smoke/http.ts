@@ -1,4 +1,5 @@
-import { ROUTES, type Route } from '#contract/routes';
+import { type Route } from '#contract/routes';
+import { ROUTES } from '#lambdas/discovery/all-routes';
 
 export type Reply = { status: number; headers: Headers; bytes: Buffer; text: string; json: any };
 export type Http = (path: string, init?: { method?: string; headers?: Record<string, string>; body?: string }) => Promise<Reply>;

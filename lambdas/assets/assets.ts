@@ -3,7 +3,7 @@ import { ApiError } from '#contract/errors';
 import { ifNoneMatchHits } from '#domain/etag';
 import { header } from '#platform/http';
 import { type AssetStore, folderAssetStore } from './asset-store.js';
-import { ASSETS_ROUTES } from '#contract/routes';
+import { ASSETS_ROUTES } from './routes.js';
 import { defaultDeps, type Deps } from '#platform/deps';
 
 /** Logos never change under a name (a new image gets a new name), so caches may keep them for a day without asking. */

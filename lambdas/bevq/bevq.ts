@@ -8,7 +8,7 @@ import { groupPage, groupPageReads } from '#platform/group-page';
 import { header } from '#platform/http';
 import { ApiError } from '#contract/errors';
 import { BEVQ_REFRESH } from '#contract/refresh';
-import { BEVQ_ROUTES } from '#contract/routes';
+import { BEVQ_ROUTES } from './routes.js';
 import { menuResourcePath } from '#contract/urls';
 
 /** Menu responses may be kept by the client only to revalidate, and differ per token. */

@@ -10,7 +10,7 @@ import { ApiError } from '#contract/errors';
 import { CAMPAIGNS_REFRESH } from '#contract/refresh';
 import { deviceStatusOf } from '#domain/device-health';
 import { locationRefOf } from '#domain/sports-day';
-import { CAMPAIGNS_ROUTES } from '#contract/routes';
+import { CAMPAIGNS_ROUTES } from './routes.js';
 import type { CampaignStatus } from './schemas.js';
 
 /** A campaign's status at an instant: ended once past endsAt, else paused if paused, else by its start. */

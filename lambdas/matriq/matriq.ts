@@ -11,7 +11,7 @@ import { emergencyStopBody } from '#contract/schemas/requests';
 import { businessDateAt, locationRefOf, readSportsDay, sportsDayReads, todayIn } from '#domain/sports-day';
 import { sportsKeys, sportsRepo } from '#data/sports';
 import { deviceHealthOf, deviceStatusOf } from '#domain/device-health';
-import { MATRIQ_ROUTES } from '#contract/routes';
+import { MATRIQ_ROUTES } from './routes.js';
 
 const RESOURCE_REFRESH = {
   gateway: MATRIQ_REFRESH,

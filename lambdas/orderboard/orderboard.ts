@@ -1,7 +1,7 @@
 import { ok, apiHandler, type Operations, v1Repositories } from '#platform/api-handler';
 import { ORDERBOARD_REFRESH } from '#contract/refresh';
 import { locationRefOf } from '#domain/sports-day';
-import { ORDERBOARD_ROUTES } from '#contract/routes';
+import { ORDERBOARD_ROUTES } from './routes.js';
 import { defaultDeps, type Deps } from '#platform/deps';
 
 export const operations: Operations<typeof ORDERBOARD_ROUTES> = {

@@ -1,5 +1,5 @@
 import { activeBusinessDate } from '#contract/business-date';
-import { SHIFTQ_ROUTES } from '#contract/routes';
+import { SHIFTQ_ROUTES } from './routes.js';
 import type { CurrentKind } from './inputs.js';
 import { reviewKeys } from './review-records.js';
 import { shiftqKeys, type StoredDatedKind } from './records.js';

@@ -5,7 +5,7 @@ import { SPORTSQ_REFRESH } from '#contract/refresh';
 import { availabilityOf, providerStatusOf, scheduleHealthOf } from '#domain/sports-health';
 import { businessDateAt, eventView, locationRefOf, readSportsDay, sportsDayReads, todayIn } from '#domain/sports-day';
 import { sportsRepo } from '#data/sports';
-import { SPORTSQ_ROUTES } from '#contract/routes';
+import { SPORTSQ_ROUTES } from './routes.js';
 import { defaultDeps, type Deps } from '#platform/deps';
 
 /** Resources without a date in the path describe the location's current business date. */

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { openApiDocument } from '#lib/openapi';
-import { ROUTE_SUMMARIES } from '#lib/route-summaries';
+import { BEVQ_ROUTES } from '#lambdas/bevq/routes';
 import { REFERENCE_ROOT } from '#lib/reference-build';
 import type { LocalRuntime } from '#local/runtime';
 import { startTestRuntime } from '../support/runtime.js';
@@ -48,7 +48,7 @@ describe('API reference (Chromium)', () => {
       expect(await page.getByRole('table').filter({ hasText: 'RateLimit-Remaining' }).count()).toBe(1);
 
       // The menu route, reached from the sidebar as a reader would: its tag, then the operation.
-      const menu = ROUTE_SUMMARIES.bevqMenu!;
+      const menu = BEVQ_ROUTES.find((r) => r.operation === 'bevqMenu')!.summary;
       await page.getByText('bevq', { exact: true }).first().click();
       await page.getByText(menu, { exact: true }).first().click();
       await page.getByRole('heading', { name: menu }).first().waitFor({ timeout: PATIENCE_MS });

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '#domain/crypto';
-import { ROUTES, isLocationRoute, type Route } from '#contract/routes';
+import { isLocationRoute, type Route } from '#contract/routes';
+import { ROUTES } from '#lambdas/discovery/all-routes';
 import { SCOPES, type Scope } from '#contract/scopes';
 import { createApp } from '#lambdas/admin/apps';
 import { publishMenu } from '#lambdas/webhooks/publish';

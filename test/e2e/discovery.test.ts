@@ -154,7 +154,7 @@ describe('GET /v1/openapi.json', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.openapi).toBe('3.1.0');
     expect(reply.body.servers).toEqual([{ url: runtime.url }]);
-    const { ROUTES } = await import('#contract/routes');
+    const { ROUTES } = await import('#lambdas/discovery/all-routes');
     for (const route of ROUTES) {
       expect(reply.body.paths[route.path]?.[route.method.toLowerCase()]?.operationId, route.path).toBe(route.operation);
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '#contract/routes';
+import { ROUTES } from '#lambdas/discovery/all-routes';
 import { SCOPES } from '#contract/scopes';
 import { SHARED_SCHEDULE_TTL_MS } from '#data/sports';
 import { businessDateAt } from '#domain/sports-day';

@@ -6,7 +6,7 @@ import { CREDENTIAL_TYPES } from '#contract/credentials';
 import { DELIVERY_STATUSES } from '#lambdas/webhooks/delivery-policy';
 import { RESERVED_IDS } from '#contract/ids';
 import { ENV } from '#platform/config';
-import { ROUTES } from '#contract/routes';
+import { ROUTES } from '#lambdas/discovery/all-routes';
 import { EVENT_TYPES, WEBHOOK_HEADERS } from '#lambdas/webhooks/events';
 
 /**

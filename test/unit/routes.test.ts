@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import * as routes from '#contract/routes';
-import { FAMILIES, resourceName, ROUTES } from '#contract/routes';
-import { ROUTE_SUMMARIES } from '#lib/route-summaries';
+import { FAMILIES, resourceName, type Route } from '#contract/routes';
+import { ROUTES } from '#lambdas/discovery/all-routes';
 import { pathResolver } from '#platform/api-handler';
 
 const resolvePath = pathResolver(ROUTES);
@@ -40,22 +39,31 @@ describe('the route table', () => {
     expect(extra).toEqual(['GET /v1/openapi.json', 'GET /v1/assets/sports-logo/{name}']);
   });
 
-  it('keeps one list per family, each holding only its own routes, and every route in one list', () => {
+  it("keeps each family's rows in its room, each list holding only its own routes, and every list gathered once", async () => {
+    const gathered: Route[] = [];
     for (const family of FAMILIES) {
-      const list = (routes as unknown as Record<string, readonly routes.Route[]>)[`${family.toUpperCase()}_ROUTES`];
-      expect(list, family).toBeDefined();
-      expect(list!.length, family).toBeGreaterThan(0);
+      const module = (await import(`../../lambdas/${family}/routes.ts`)) as Record<string, readonly Route[]>;
+      const list = module[`${family.toUpperCase()}_ROUTES`];
+      expect(list?.length, family).toBeGreaterThan(0);
       expect(
         list!.every((r) => r.family === family),
         family,
       ).toBe(true);
+      gathered.push(...list!);
     }
-    expect(FAMILIES.reduce((n, f) => n + ROUTES.filter((r) => r.family === f).length, 0)).toBe(ROUTES.length);
+    expect(new Set(ROUTES)).toEqual(new Set(gathered));
+    expect(ROUTES).toHaveLength(gathered.length);
   });
 
-  it('gives every route one summary for the OpenAPI document, and no summary to anything else', () => {
-    expect(Object.keys(ROUTE_SUMMARIES).sort()).toEqual(ROUTES.map((r) => r.operation).sort());
-    for (const route of ROUTES) expect(ROUTE_SUMMARIES[route.operation]!.length, route.operation).toBeGreaterThan(10);
+  it('gives every route a summary and a weight in the mix, and describes only fields its rules have', () => {
+    for (const route of ROUTES) {
+      expect(route.summary.length, route.operation).toBeGreaterThan(10);
+      expect(route.mix, route.operation).toBeGreaterThan(0);
+      const ruleFields = [route.query, route.params, route.body].flatMap((rule) =>
+        rule && 'entries' in rule ? Object.keys(rule.entries as object) : [],
+      );
+      for (const field of Object.keys(route.fields ?? {})) expect(ruleFields, `${route.operation}: ${field}`).toContain(field);
+    }
   });
 
   it('has unique method+path pairs and unique operation names', () => {

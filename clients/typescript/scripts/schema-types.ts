@@ -1,5 +1,5 @@
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
-import { openApiDocument } from '#lib/openapi';
+import { openApiDocument } from '../../../lib/openapi.js';
 
 /** The file `npm run kit:types` writes; the staleness test compares it with a fresh rendering. */
 export const SCHEMA_TYPES_FILE = new URL('../src/schema.d.ts', import.meta.url);

@@ -4,10 +4,9 @@ import { plainText } from '#contract/plain-text';
 
 /**
  * The /v1 request rules: query, path and body schemas the family functions
- * validate (contract/validation.ts, which also words their refusals), kept
- * apart from the response schemas and from their fields' descriptions
- * (request-descriptions.ts) so no function bundle carries those (OpenAPI
- * documents both, through @valibot/to-json-schema).
+ * validate (contract/validation.ts, which also words their refusals). A
+ * route's row names its rules and what their fields mean (OpenAPI documents
+ * both, through @valibot/to-json-schema).
  */
 
 /** The rules of a query or of path parameters: an object of named strings. */
@@ -94,6 +93,11 @@ export const groupPageQuery = v.object({
   limit: pageSize(GROUP_PAGE_LIMIT),
   cursor: pageToken,
 });
+/** What groupPageQuery's fields mean, for the rows of every group list. */
+export const GROUP_PAGE_FIELDS = {
+  limit: `Locations per page ${GROUP_PAGE_LIMIT.min}-${GROUP_PAGE_LIMIT.max}, default ${GROUP_PAGE_LIMIT.default}`,
+  cursor: 'Opaque nextCursor of the previous page of this list',
+};
 
 // ───────────────────────── reviews ─────────────────────────
 
