@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { SQSRecord } from 'aws-lambda';
 import type { Delivery } from './deliveries.js';
 import type { MessagingDeps } from './deps.js';
 import { sha256Hex } from '#domain/crypto';
@@ -8,8 +9,9 @@ import type { WebhookPayload } from './events.js';
 import { menuResourcePath } from '#contract/urls';
 
 /**
- * What the webhook room passes along: events (their ids and payload), deliveries' ids, and the messages of the
- * webhook queue (a delivery, a fan-out page, a release of held deliveries), with their shapes checked on receipt.
+ * What the webhook room passes along: events (their ids and payload), deliveries' ids, and the messages of its two
+ * queues (a delivery on the delivery queue; a fan-out page or a release of held deliveries on the fan-out queue),
+ * with their shapes checked on receipt.
  */
 
 /**
@@ -98,33 +100,27 @@ const messageBody = ({ delivery: { deliveryId, destinationId, clientId }, redriv
   JSON.stringify({ deliveryId, redrive, requeue, destinationId, clientId } satisfies DeliveryMessage);
 
 /**
- * A menu event's fan-out goes on from `cursor`: the next page of its
- * destinations, dispatched by whichever deliverer receives it. Only a wake-up
- * too: the outbox entry decides, and a cursor it no longer holds is stale.
+ * A menu event's fan-out goes on from `cursor`: the next page of its destinations, dispatched by whichever
+ * dispatcher receives it. Only a wake-up too: the outbox entry decides, and a cursor it no longer holds is stale.
  */
-export type DispatchMessage = { dispatch: string; cursor: string };
+type DispatchMessage = { dispatch: string; cursor: string };
 
 export const enqueueDispatch = (deps: MessagingDeps, eventId: string, cursor: string): Promise<string> =>
-  deps.queue.send(JSON.stringify({ dispatch: eventId, cursor } satisfies DispatchMessage));
+  deps.queue.fanOut.send(JSON.stringify({ dispatch: eventId, cursor } satisfies DispatchMessage));
 
 /** A destination's held deliveries go out, a page per message: a wake-up whose receive checks the destination first. */
-export type ReleaseMessage = { release: string };
+type ReleaseMessage = { release: string };
 
 export const enqueueRelease = (deps: MessagingDeps, destinationId: string): Promise<string> =>
-  deps.queue.send(JSON.stringify({ release: destinationId } satisfies ReleaseMessage));
+  deps.queue.fanOut.send(JSON.stringify({ release: destinationId } satisfies ReleaseMessage));
 
-export type QueueMessage =
-  ({ kind: 'delivery' } & DeliveryMessage) | ({ kind: 'dispatch' } & DispatchMessage) | ({ kind: 'release' } & ReleaseMessage);
-
-/** Any kind the webhook queue carries; null for anything else. */
-export function parseQueueMessage(body: string): QueueMessage | null {
-  const delivery = parseDeliveryMessage(body);
-  if (delivery) return { kind: 'delivery', ...delivery };
+/** What the fan-out queue carries, its shape checked on receipt; null for anything else (a delivery included). */
+export function parseFanOutMessage(body: string): DispatchMessage | ReleaseMessage | null {
   try {
     const { dispatch, cursor, release } = JSON.parse(body) as Partial<DispatchMessage & ReleaseMessage>;
-    if (typeof release === 'string' && isId(release)) return { kind: 'release', release };
+    if (typeof release === 'string' && isId(release)) return { release };
     if (typeof dispatch !== 'string' || !EVENT_ID.pattern.test(dispatch) || typeof cursor !== 'string') return null;
-    return { kind: 'dispatch', dispatch, cursor };
+    return { dispatch, cursor };
   } catch {
     return null;
   }
@@ -133,6 +129,7 @@ export function parseQueueMessage(body: string): QueueMessage | null {
 const isCount = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0;
 const isIdText = (value: unknown): value is string => typeof value === 'string' && isId(value);
 
+/** What the delivery queue carries, its shape checked on receipt; null for anything else (a fan-out wake-up included). */
 export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   try {
     const { deliveryId, redrive, requeue, destinationId, clientId } = JSON.parse(body) as Record<string, unknown>;
@@ -142,4 +139,14 @@ export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   } catch {
     return null;
   }
+}
+
+/** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
+export class RetryLater extends Error {}
+
+/** A message its queue does not carry: logged, visible again at once and failed, so the redrive moves it to the queue's DLQ. */
+export async function refuseRecord(deps: MessagingDeps, record: SQSRecord, queue: Pick<MessagingDeps['queue'], 'delay'>): Promise<never> {
+  deps.logger.error('message refused: not of this queue', { messageId: record.messageId });
+  await queue.delay(record.receiptHandle, 0);
+  throw new RetryLater(`message ${record.messageId} refused`);
 }
