@@ -1,5 +1,5 @@
 /**
- * The webhook queues and the delivery queue's DLQ (the port; the SQS adapter is in deps.ts). Bodies are opaque
+ * The webhook queues and the delivery queue's DLQ (the port; the SQS adapter is in messages.ts). Bodies are opaque
  * here: the webhook functions own what a message says.
  */
 
