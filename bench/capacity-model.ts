@@ -176,7 +176,7 @@ const queries = (fn: FunctionName, index: string) => (FUNCTIONS[fn] as FunctionS
 
 /**
  * An upper bound of each GSI's load: its reads come only from the functions that query it (`queriedIndexes`), the
- * /v1 routes' share of the reads and the deliverer's of the deliveries' (the sweeper's scheduled runs aside); its
+ * /v1 routes' share of the reads and the delivery functions' (fan-out and deliverer) of the deliveries' (the sweeper's scheduled runs aside); its
  * writes are at most the table's, whose measured units include every index's (ReturnConsumedCapacity TOTAL), or, for
  * an index written only when a delivery is created (`writeUnitsPerDelivery`), that many units a delivery. A new
  * index's warm throughput is taken as a new table's: the AWS pages consulted give no separate figure.
@@ -197,7 +197,7 @@ function indexLoads(
       routes.reduce((n, r) => {
         const family = familyOf(r);
         return n + (family && queries(family, indexName) ? routeReadUnits(r) : 0);
-      }, 0) + (queries('webhook-deliverer', indexName) ? deliveryReadUnits : 0);
+      }, 0) + (queries('webhook-dispatcher', indexName) || queries('webhook-deliverer', indexName) ? deliveryReadUnits : 0);
     return {
       name: indexName,
       readUnits,

@@ -156,6 +156,24 @@ export const ALARMS = {
     firstStep:
       "A retry holds its message through its backoff: look for destinations failing in bulk (`npm run admin -- destinations list`) that have not paused, and at the deliverer's errors and duration.",
   },
+  FanOutQueueAge: {
+    title: 'Fan-out queue age',
+    // A page's wake-up waits for one dispatcher invocation, seconds at most: minutes mean none runs.
+    threshold: 300,
+    unit: 's, oldest message in the fan-out queue',
+    means: "A publish's later pages or a resumed destination's releases wait: the dispatcher is throttled, failing or out-paced.",
+    firstStep:
+      "Check the dispatcher's errors, throttles and duration; the sweeper goes on from each outbox entry and paused marker meanwhile, so nothing is lost.",
+  },
+  FanOutDeadLetters: {
+    title: 'Fan-out dead letters',
+    threshold: 'deadLetters',
+    unit: 'messages in the fan-out DLQ, visible plus in flight',
+    means:
+      'A fan-out page or release failed every receive (the dispatcher timed out or was throttled), or a message reached the wrong queue and was refused.',
+    firstStep:
+      "Read the dispatcher's log for the message id (`message refused` names a misrouted one); nothing waits on it (the sweeper resumes every fan-out and release), so delete it once understood.",
+  },
   DeliveriesStranded: {
     title: 'Stranded deliveries',
     threshold: 'strandedDeliveries',

@@ -1,5 +1,5 @@
 import { DERIVED } from '#lambdas/webhooks/delivery-policy';
-import { DLQ_PASS_SECONDS } from '#lambdas/webhooks/queues';
+import { DLQ_PASS_SECONDS, FAN_OUT_QUEUES } from '#lambdas/webhooks/queues';
 import type { Family } from '#contract/routes';
 import { GSI1, GSI2, GSI3 } from '#data/table';
 import type { DynamoAction, TableIndexName } from './constructs/service-function.js';
@@ -88,31 +88,30 @@ export const FUNCTIONS = {
   },
 
   /**
-   * The ingest path: writes a rebuilt menu, then fans its event out (SendMessage) and takes it out of the
-   * outbox (DeleteItem). BatchGetItem: the page's destination health items (a paused one's deliveries are held,
-   * their held items written by BatchWriteItem).
+   * The fan-out. Invoked on the ingest path: writes a rebuilt menu, then dispatches its event's first page. From
+   * the fan-out queue (its event source): the later pages and resumed destinations' releases. A page reads the
+   * group's destinations (GSI1) and their health items (BatchGetItem), creates their records, holds a paused one's
+   * (BatchWriteItem), moves the outbox entry's cursor or takes it out (DeleteItem), and sends the page's deliveries
+   * and the next page's wake-up; a release sends held deliveries and drops their held items.
    */
   'webhook-dispatcher': {
     entry: 'webhooks/dispatcher.ts',
     tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     queriedIndexes: [GSI1.indexName],
     memorySize: 512,
-    timeoutSeconds: 10,
+    timeoutSeconds: FAN_OUT_QUEUES.functionTimeoutSeconds,
     sendsMail: false,
   },
   /**
-   * SQS consumer: at most one attempt per record; retries through the
-   * message's visibility. Unlists a stranded delivery that moves again. Also
-   * dispatches the fan-out pages after a publish's first (a page of the
-   * group's destinations from GSI1, its records, the outbox entry's cursor),
-   * and releases a resumed destination's held deliveries (BatchWriteItem
-   * drops their held items).
+   * The delivery queue's consumer, and only that: at most one attempt per record, retries through the message's
+   * visibility. Reads the record, destination and application (BatchGetItem), writes the outcome and health,
+   * lists (PutItem) or unlists (DeleteItem) a dead letter, queues an owner notice (PutItem), and wakes a resumed
+   * destination's release on the fan-out queue.
    */
   'webhook-deliverer': {
     entry: 'webhooks/deliverer.ts',
-    // BatchGetItem: the record, its destination and application in one round trip.
-    tableActions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
-    queriedIndexes: [GSI1.indexName],
+    tableActions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    queriedIndexes: [],
     memorySize: 512,
     timeoutSeconds: DERIVED.functionTimeoutSeconds,
     // Its reservation is the stage's delivererConcurrency (lib/constructs/webhooks.ts), with the event source's maximum.

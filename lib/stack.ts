@@ -74,6 +74,7 @@ export class CustomerApiStack extends Stack {
       ...(settings.legacySunsetAt ? { [ENV.legacySunsetAt]: settings.legacySunsetAt } : {}),
       [ENV.webhookQueueUrl]: webhooks.queue.queueUrl,
       [ENV.webhookDlqUrl]: webhooks.deadLetterQueue.queueUrl,
+      [ENV.fanOutQueueUrl]: webhooks.fanOutQueue.queueUrl,
     };
     const provisioned = (name: FunctionName) => (name === 'token' || name === 'discovery' ? settings.provisionedConcurrency[name] : 0);
     /** An API-facing function with exactly the table and mail grants its row declares. */
@@ -114,8 +115,10 @@ export class CustomerApiStack extends Stack {
     });
 
     const adminFunction = apiFunction('admin-api');
-    // Send tests and redrives go to the queue; dead letters are read and removed from the DLQ.
+    // Send tests and redrives go to the queue; a publish's next page to the fan-out queue; dead letters are read and
+    // removed from the DLQ.
     webhooks.queue.grantSendMessages(adminFunction);
+    webhooks.fanOutQueue.grantSendMessages(adminFunction);
     webhooks.deadLetterQueue.grantConsumeMessages(adminFunction);
 
     const api = new RouteTableApi(this, 'Api', {

@@ -3,8 +3,8 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type Endpoint } from '#platform/deps';
 import { buildMessagingDeps, type MessagingDepsOptions } from '#lambdas/webhooks/deps';
+import { sqsClient } from '#lambdas/webhooks/messages';
 import { sesMailer } from '#platform/ses-mailer';
-import { sqsClient } from '#lambdas/webhooks/sqs-queue';
 import type { FunctionName } from '#lib/functions';
 import { compileGuard, guardClient, type LocalResources } from './iam-guard.js';
 import type { RolePolicies } from './iam-policies.js';
@@ -144,6 +144,7 @@ export async function localFunctionDeps(
     tableName: config!.tableName,
     queueUrl: config!.webhookQueueUrl,
     dlqUrl: config!.webhookDlqUrl,
+    fanOutQueueUrl: config!.fanOutQueueUrl,
     mailFrom: config!.mailFrom,
     configurationSet: config!.mailConfigurationSet,
   };

@@ -19,6 +19,7 @@ export type LocalResources = {
   tableName: string;
   queueUrl: string;
   dlqUrl: string;
+  fanOutQueueUrl: string;
   mailFrom: string;
   configurationSet?: string;
 };
@@ -49,7 +50,10 @@ export function compileGuard(fn: string, policies: RolePolicies, local: LocalRes
   if (!statements) throw new Error(`IAM guard: no role for function "${fn}" in the synthesized stack (its ${'customer-api:family'} tag)`);
   const values = placeholders(local);
   const fill = (s: string) =>
-    s.replace(/\{\{(partition|region|account|table|queue|dlq|mailFrom|configurationSet)\}\}/g, (_, k: keyof typeof values) => values[k]);
+    s.replace(
+      /\{\{(partition|region|account|table|queue|dlq|fanOutQueue|mailFrom|configurationSet)\}\}/g,
+      (_, k: keyof typeof values) => values[k],
+    );
   const compiled: Compiled[] = statements.map((s) => ({
     effect: s.effect,
     actions: s.actions.map((a) => wildcard(a, true)),
@@ -94,6 +98,7 @@ function placeholders(local: LocalResources) {
     table: local.tableName,
     queue: queueNameOf(local.queueUrl),
     dlq: queueNameOf(local.dlqUrl),
+    fanOutQueue: queueNameOf(local.fanOutQueueUrl),
     mailFrom: addressOf(local.mailFrom),
     configurationSet: local.configurationSet ?? '',
   };
@@ -239,7 +244,10 @@ function templateFormOf(local: LocalResources): (resource: string) => string {
     let rest = m[5]!;
     if (m[2] === 'dynamodb')
       rest = rest.replace(/^table\/([^/]+)/, (whole, name: string) => (name === values.table ? 'table/{{table}}' : whole));
-    if (m[2] === 'sqs') rest = rest === values.queue ? '{{queue}}' : rest === values.dlq ? '{{dlq}}' : rest;
+    if (m[2] === 'sqs') {
+      const queue = (['queue', 'dlq', 'fanOutQueue'] as const).find((k) => values[k] === rest);
+      if (queue) rest = `{{${queue}}}`;
+    }
     if (m[2] === 'ses')
       rest = rest.replace(/^identity\/(.+)$/, (whole, id: string) => (id === values.mailFrom ? 'identity/{{mailFrom}}' : whole));
     if (m[2] === 'ses')

@@ -3,12 +3,14 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FAN_OUT_QUEUES, WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
 
 /**
  * The identity policies of every function's role, read from the synthesized dev stack (docs/decisions/iam-local.md).
  * Resources keep CloudFormation's meaning through placeholders, resolved against the local resources by kind:
- * `{{partition}}`, `{{region}}`, `{{account}}`, `{{table}}` (the table's name), `{{queue}}` and `{{dlq}}` (the
- * webhook queue's and its dead-letter queue's names), `{{mailFrom}}` (the address the function's MAIL_FROM names), `{{configurationSet}}` (the SES configuration set's name).
+ * `{{partition}}`, `{{region}}`, `{{account}}`, `{{table}}` (the table's name), `{{queue}}`, `{{dlq}}` and
+ * `{{fanOutQueue}}` (the webhook queues' names, told apart by their names' ends, as WEBHOOK_QUEUES and
+ * FAN_OUT_QUEUES declare them; no role names the fan-out DLQ), `{{mailFrom}}` (the address the function's MAIL_FROM names), `{{configurationSet}}` (the SES configuration set's name).
  * What cannot be resolved becomes `{{unresolved:…}}`, which no request's resource ever matches.
  */
 export type IamStatement = {
@@ -122,18 +124,13 @@ export async function synthesizeDevTemplate(): Promise<Json> {
 /** Every function's statements (by its family tag), their tokens turned into placeholders. */
 export function policiesOf(template: Json): RolePolicies {
   const resources = (template.Resources ?? {}) as Record<string, Json>;
-  const dlqs = new Set(
-    Object.values(resources)
-      .map((r) => r.Properties?.RedrivePolicy?.deadLetterTargetArn?.['Fn::GetAtt']?.[0] as string | undefined)
-      .filter((id): id is string => !!id),
-  );
   const functions: Record<string, IamStatement[]> = {};
   for (const fn of Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function')) {
     const family = (fn.Properties.Tags ?? []).find((t: Json) => t.Key === FAMILY_TAG)?.Value as string | undefined;
     const roleId = fn.Properties.Role?.['Fn::GetAtt']?.[0] as string | undefined;
     if (!family || !roleId) continue;
     const mailFrom = addressOf(String(fn.Properties.Environment?.Variables?.MAIL_FROM ?? ''));
-    const resolve = (value: unknown): string => resolveToken(value, resources, dlqs);
+    const resolve = (value: unknown): string => resolveToken(value, resources);
     const documents = [
       ...Object.values(resources)
         .filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles ?? []).some((ref: Json) => ref.Ref === roleId))
@@ -174,8 +171,15 @@ const PSEUDO: Record<string, string> = {
   'AWS::URLSuffix': 'amazonaws.com',
 };
 
+/** Each webhook queue's placeholder by the end of its name (with no prefix); any other queue stays unresolved. */
+const QUEUE_PLACEHOLDERS = [
+  [FAN_OUT_QUEUES.queueName(''), '{{fanOutQueue}}'],
+  [WEBHOOK_QUEUES.dlqName(''), '{{dlq}}'],
+  [WEBHOOK_QUEUES.queueName(''), '{{queue}}'],
+] as const;
+
 /** A CloudFormation value (string, Ref, Fn::GetAtt …Arn, Fn::Join) as a string with placeholders. */
-function resolveToken(value: unknown, resources: Record<string, Json>, dlqs: Set<string>): string {
+function resolveToken(value: unknown, resources: Record<string, Json>): string {
   if (typeof value === 'string') return value;
   const v = value as Json;
   if (v.Ref !== undefined) {
@@ -189,13 +193,14 @@ function resolveToken(value: unknown, resources: Record<string, Json>, dlqs: Set
     const [id, attribute] = v['Fn::GetAtt'] as [string, string];
     const type = resources[id]?.Type;
     if (attribute === 'Arn' && type === 'AWS::DynamoDB::Table') return 'arn:{{partition}}:dynamodb:{{region}}:{{account}}:table/{{table}}';
-    if (attribute === 'Arn' && type === 'AWS::SQS::Queue')
-      return `arn:{{partition}}:sqs:{{region}}:{{account}}:${dlqs.has(id) ? '{{dlq}}' : '{{queue}}'}`;
+    const queue =
+      type === 'AWS::SQS::Queue' && QUEUE_PLACEHOLDERS.find(([end]) => String(resources[id]!.Properties?.QueueName).endsWith(end));
+    if (attribute === 'Arn' && queue) return `arn:{{partition}}:sqs:{{region}}:{{account}}:${queue[1]}`;
     return `{{unresolved:GetAtt:${id}.${attribute}}}`;
   }
   if (v['Fn::Join']) {
     const [separator, parts] = v['Fn::Join'] as [string, unknown[]];
-    return parts.map((p) => resolveToken(p, resources, dlqs)).join(separator);
+    return parts.map((p) => resolveToken(p, resources)).join(separator);
   }
   return `{{unresolved:${Object.keys(v)[0] ?? '?'}}}`;
 }

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { TABLE_KEYS } from '#data/table';
-import { WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
+import { FAN_OUT_QUEUES, WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
 import { LocalStartError } from './start-checks.js';
 
 /**
@@ -73,29 +73,33 @@ const GLOBAL_INDEXES: GlobalSecondaryIndex[] = TABLE_KEYS.globalIndexes.map((g) 
   Projection: { ProjectionType: g.projection },
 }));
 
-export type QueueUrls = { webhookQueueUrl: string; webhookDlqUrl: string };
+export type QueueUrls = { webhookQueueUrl: string; webhookDlqUrl: string; fanOutQueueUrl: string; fanOutDlqUrl: string };
 
-/** Creates the webhook queue and its DLQ with the stack's redrive policy (idempotent). */
+/** Creates the webhook queues and their DLQs with the stack's redrive policies (idempotent). */
 export async function ensureQueues(sqs: SQSClient, prefix: string): Promise<QueueUrls> {
-  const dlq = await sqs.send(
-    new CreateQueueCommand({
-      QueueName: WEBHOOK_QUEUES.dlqName(prefix),
-      Attributes: { MessageRetentionPeriod: String(WEBHOOK_QUEUES.dlqRetentionSeconds) },
-    }),
-  );
-  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }));
-  const queue = await sqs.send(
-    new CreateQueueCommand({
-      QueueName: WEBHOOK_QUEUES.queueName(prefix),
-      Attributes: {
-        VisibilityTimeout: String(WEBHOOK_QUEUES.visibilityTimeoutSeconds),
-        MessageRetentionPeriod: String(WEBHOOK_QUEUES.retentionSeconds),
-        RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn: Attributes!.QueueArn,
-          maxReceiveCount: String(WEBHOOK_QUEUES.maxReceiveCount),
-        }),
-      },
-    }),
-  );
-  return { webhookQueueUrl: queue.QueueUrl!, webhookDlqUrl: dlq.QueueUrl! };
+  const pair = async (spec: typeof WEBHOOK_QUEUES | typeof FAN_OUT_QUEUES) => {
+    const dlq = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: spec.dlqName(prefix),
+        Attributes: { MessageRetentionPeriod: String(spec.dlqRetentionSeconds) },
+      }),
+    );
+    const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }));
+    const queue = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: spec.queueName(prefix),
+        Attributes: {
+          VisibilityTimeout: String(spec.visibilityTimeoutSeconds),
+          MessageRetentionPeriod: String(spec.retentionSeconds),
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes!.QueueArn, maxReceiveCount: String(spec.maxReceiveCount) }),
+        },
+      }),
+    );
+    return [queue.QueueUrl!, dlq.QueueUrl!] as const;
+  };
+  const [[webhookQueueUrl, webhookDlqUrl], [fanOutQueueUrl, fanOutDlqUrl]] = await Promise.all([
+    pair(WEBHOOK_QUEUES),
+    pair(FAN_OUT_QUEUES),
+  ]);
+  return { webhookQueueUrl, webhookDlqUrl, fanOutQueueUrl, fanOutDlqUrl };
 }

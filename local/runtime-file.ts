@@ -54,6 +54,8 @@ export type RuntimeFile = {
   externalSqs: boolean;
   webhookQueueUrl: string;
   webhookDlqUrl: string;
+  fanOutQueueUrl: string;
+  fanOutDlqUrl: string;
   /** The runtime allows loopback webhook receivers (WEBHOOK_ALLOW_LOOPBACK=1). */
   webhookAllowLoopback?: boolean;
   /** The origin of the inbox the runtime reserved for `npm run listen` (local/listen-inbox.ts). */

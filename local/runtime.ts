@@ -12,6 +12,8 @@ import { SPORTS_LOGO_DIR } from '#contract/assets';
 import type { Resolver } from '#domain/url-safety';
 import { createSweeper } from '#lambdas/upkeep/upkeep';
 import { createDeliverer } from '#lambdas/webhooks/deliver';
+import { createFanOutConsumer } from '#lambdas/webhooks/fan-out';
+import { FAN_OUT_QUEUES } from '#lambdas/webhooks/queues';
 import { requeueVanished } from '#lambdas/webhooks/requeue';
 import { startSchedule } from './schedules.js';
 import { startSqsPoller, type PollerFaults, type SqsHandler } from './sqs-poller.js';
@@ -227,25 +229,31 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     });
     const port = (server.address() as AddressInfo).port;
     lock?.setUrl(`http://localhost:${port}`);
-    // The Lambda SQS event source mapping and the EventBridge sweeper schedule, played locally.
-    const { Attributes } = await sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: queues.webhookQueueUrl, AttributeNames: ['QueueArn'] }),
-    );
+    // The Lambda SQS event source mappings and the EventBridge sweeper schedule, played locally.
+    const arnOf = async (QueueUrl: string) =>
+      (await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn ?? '';
     // The embedded queue starts empty, while a kept table (a data folder, an external engine) may hold deliveries
     // whose messages were in the last run's: each is queued again now, as the sweeper does for a message that
     // vanished, instead of after its wait. A table made for this run holds none: no pass.
     const tableKept = dataDir !== null || engines.externalDynamo;
     if (tableKept && !engines.externalSqs) await requeueAll(functions.depsOf('webhook-sweeper'), new Date(clock.now() - 1).toISOString());
-    const poller =
+    const pollers =
       options.deliverWebhooks === false
-        ? null
-        : startDeliveryPoller(
-            functions.depsOf('webhook-deliverer'),
-            functions.sqsOf('webhook-deliverer'),
-            Attributes?.QueueArn ?? '',
-            createDeliverer(functions.depsOf('webhook-deliverer')),
-            options.webhookFaults,
-          );
+        ? []
+        : [
+            startDeliveryPoller(
+              functions.depsOf('webhook-deliverer'),
+              functions.sqsOf('webhook-deliverer'),
+              await arnOf(queues.webhookQueueUrl),
+              createDeliverer(functions.depsOf('webhook-deliverer')),
+              options.webhookFaults,
+            ),
+            startFanOutPoller(
+              functions.depsOf('webhook-dispatcher'),
+              functions.sqsOf('webhook-dispatcher'),
+              await arnOf(queues.fanOutQueueUrl),
+            ),
+          ];
     const sweep = createSweeper(functions.depsOf('webhook-sweeper'));
     const sweeper = startSchedule(
       'webhook-sweeper',
@@ -272,7 +280,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       open: gate.open,
       async stop() {
         await sweeper.stop();
-        await poller?.stop();
+        await Promise.all(pollers.map((p) => p.stop()));
         await close(server);
         functions.destroy();
         dynamo.destroy();
@@ -303,6 +311,21 @@ export function startDeliveryPoller(deps: MessagingDeps, sqs: SQSClient, queueAr
     functionTimeoutMs: timings.functionTimeoutMs,
     visibilityTimeoutSeconds: timings.visibilityTimeoutSeconds,
     faults,
+  });
+}
+
+/** The dispatcher's event source on the fan-out queue as the stack configures it; not on the time scale: the fan-out's pace is the table's. */
+function startFanOutPoller(deps: MessagingDeps, sqs: SQSClient, queueArn: string) {
+  return startSqsPoller({
+    sqs,
+    queueUrl: deps.config.fanOutQueueUrl,
+    queueArn,
+    handler: createFanOutConsumer(deps),
+    logger: deps.logger,
+    batchSize: FAN_OUT_QUEUES.batchSize,
+    concurrency: FAN_OUT_QUEUES.maxConcurrency,
+    functionTimeoutMs: FAN_OUT_QUEUES.functionTimeoutSeconds * 1000,
+    visibilityTimeoutSeconds: FAN_OUT_QUEUES.visibilityTimeoutSeconds,
   });
 }
 

@@ -9,6 +9,8 @@ export type Config = {
   tableName: string;
   webhookQueueUrl: string;
   webhookDlqUrl: string;
+  /** The fan-out queue: a publish's later pages and a resumed destination's releases, for the dispatcher. */
+  fanOutQueueUrl: string;
   /** Fixed public base URL (custom domain); when empty, absolute URLs follow the URL the client called. */
   publicBaseUrl: string;
   /** Sender of owner e-mails (rate-limit alerts, destination changes). */
@@ -71,6 +73,7 @@ export const ENV = {
   tableName: 'TABLE_NAME',
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
   webhookDlqUrl: 'WEBHOOK_DLQ_URL',
+  fanOutQueueUrl: 'WEBHOOK_FANOUT_QUEUE_URL',
   publicBaseUrl: 'PUBLIC_BASE_URL',
   mailFrom: 'MAIL_FROM',
   mailConfigurationSet: 'MAIL_CONFIGURATION_SET',
@@ -93,6 +96,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     tableName: env[ENV.tableName] ?? 'customer-api',
     webhookQueueUrl: env[ENV.webhookQueueUrl] ?? '',
     webhookDlqUrl: env[ENV.webhookDlqUrl] ?? '',
+    fanOutQueueUrl: env[ENV.fanOutQueueUrl] ?? '',
     publicBaseUrl: (env[ENV.publicBaseUrl] ?? '').replace(/\/+$/, ''),
     mailFrom: env[ENV.mailFrom] ?? 'no-reply@customer-api.invalid',
     mailConfigurationSet: env[ENV.mailConfigurationSet] ?? '',

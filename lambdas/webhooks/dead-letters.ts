@@ -8,8 +8,8 @@ import { STATUS } from './delivery-policy.js';
 import { DLQ_PASS_SECONDS, WEBHOOK_QUEUES } from './queues.js';
 import { DELIVERY_ID } from './events.js';
 import * as state from './attempt-rules.js';
-import { enqueueDeliveries, parseQueueMessage, standing, type DeliveryMessage } from './messages.js';
-import { noticeDeadLetter } from './deliver.js';
+import { enqueueDeliveries, parseDeliveryMessage, standing, type DeliveryMessage } from './messages.js';
+import { noticeDeadLetter } from './owner-notices.js';
 
 /**
  * Dead letters, in one room: what sits in the DLQ and why, for the sweeper (its pass lists every message
@@ -63,14 +63,7 @@ async function scanDlq(deps: MessagingDeps, visit: (m: DlqMessage) => Promise<'d
         continue;
       }
       for (const m of messages) {
-        const message = parseQueueMessage(m.body);
-        // A wake-up (a fan-out page, a release of held deliveries): its entry or marker stays, and the sweeper goes on from there.
-        const wakeUp = message?.kind === 'dispatch' || message?.kind === 'release';
-        const verdict = seen.has(m.messageId)
-          ? 'keep'
-          : wakeUp
-            ? 'delete'
-            : await visit({ messageId: m.messageId, message: message?.kind === 'delivery' ? message : null });
+        const verdict = seen.has(m.messageId) ? 'keep' : await visit({ messageId: m.messageId, message: parseDeliveryMessage(m.body) });
         seen.add(m.messageId);
         if (verdict === 'delete') {
           await dlq.delete(m.receiptHandle);

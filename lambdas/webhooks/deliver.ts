@@ -6,7 +6,6 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { appKeys, type App } from '#data/apps';
 import { deliveryKeys, markerOf, type Delivery } from './deliveries.js';
 import { destinationKeys, type Destination } from './destinations.js';
-import { DAY_MS } from '#contract/business-date';
 import { jitteredBackoffSeconds, scaledTimings, STATUS } from './delivery-policy.js';
 import { MENU_UPDATED, WEBHOOK_HEADERS } from './events.js';
 import type { MessagingDeps } from './deps.js';
@@ -15,9 +14,10 @@ import { urlSafetyOf } from '#platform/config';
 import { resolveDestination, type ResolvedAddress } from '#domain/url-safety';
 import * as state from './attempt-rules.js';
 import { classify, errorCodeOf, errorFromException, sign, type AttemptOutcome } from './attempt-rules.js';
-import { appIneligibility, continueDispatch, covers, isPaused, writePace, type Pace } from './fan-out.js';
-import { enqueueRelease, parseQueueMessage, standing, type DeliveryMessage } from './messages.js';
-import { releaseIfResumed } from './pause.js';
+import { appIneligibility, covers } from './fan-out.js';
+import { isPaused } from './pause.js';
+import { enqueueRelease, parseDeliveryMessage, refuseRecord, RetryLater, standing, type DeliveryMessage } from './messages.js';
+import { isProduction, noticeDeadLetter, noticeRecovery } from './owner-notices.js';
 
 /**
  * The deliverer's side of the journey, in the order it runs: a queue message is
@@ -34,24 +34,16 @@ import { releaseIfResumed } from './pause.js';
 export function createDeliverer(deps: MessagingDeps) {
   return middy<SQSEvent, SQSBatchResponse>()
     .use(observability(deps))
-    .handler((event, context) => {
-      // One write budget per invocation: the fan-out pages of a batch share it.
-      const pace = writePace();
+    .handler((event, context) =>
       // A processor per invocation: it holds the batch's failures, and the local event source runs invocations side by side.
-      return processPartialResponse(
+      processPartialResponse(
         event,
-        (record: SQSRecord) => processRecord(deps, record, () => context.getRemainingTimeInMillis(), pace),
+        (record: SQSRecord) => processRecord(deps, record, () => context.getRemainingTimeInMillis()),
         new BatchProcessor(EventType.SQS),
-        {
-          context,
-          throwOnFullBatchFailure: false,
-        },
-      );
-    });
+        { context, throwOnFullBatchFailure: false },
+      ),
+    );
 }
-
-/** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
-class RetryLater extends Error {}
 
 /**
  * What one receive of a delivery's message does. The record decides, read
@@ -70,15 +62,10 @@ type Receipt = { messageId: string; redrive: number; requeue: number; receive: n
 /** The destination and its application as read with the record (strongly consistent, this receive). */
 type Known = { destination: Destination | null; app: App | null };
 
-async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs: () => number, pace: Pace): Promise<void> {
-  const message = parseQueueMessage(record.body);
-  if (!message) {
-    // Nothing of ours sends it, so it is not a delivery: dropped, not left to poison the queue.
-    deps.logger.error('unreadable webhook message dropped', { messageId: record.messageId });
-    return;
-  }
-  if (message.kind === 'dispatch') return dispatchPage(deps, message.dispatch, message.cursor, pace);
-  if (message.kind === 'release') return releasePage(deps, message.release);
+async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs: () => number): Promise<void> {
+  const message = parseDeliveryMessage(record.body);
+  // Not a delivery (a fan-out wake-up sent to the wrong queue, or nothing of ours): never run here, handed to the DLQ at once.
+  if (!message) return refuseRecord(deps, record, deps.queue);
   const receipt = {
     messageId: record.messageId,
     redrive: message.redrive,
@@ -89,27 +76,6 @@ async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs
   if (fate === 'done') return;
   if (fate !== 'hold') await deps.queue.delay(record.receiptHandle, fate);
   throw new RetryLater(`delivery ${message.deliveryId}: ${fate === 'hold' ? 'held' : `back in ${fate}s`}`);
-}
-
-/**
- * A fan-out page. Its message is done either way: should the page fail, the
- * outbox entry still holds the cursor, and the sweeper goes on from there.
- */
-async function dispatchPage(deps: MessagingDeps, eventId: string, cursor: string, pace: Pace): Promise<void> {
-  try {
-    await continueDispatch(deps, eventId, cursor, pace);
-  } catch (err) {
-    deps.logger.error('fan-out page failed; the sweeper resumes it', { eventId, error: (err as Error).name });
-  }
-}
-
-/** A page of a resumed destination's held deliveries. Done either way: the paused marker stays, and the sweeper releases what is left. */
-async function releasePage(deps: MessagingDeps, destinationId: string): Promise<void> {
-  try {
-    await releaseIfResumed(deps, destinationId);
-  } catch (err) {
-    deps.logger.error('release of held deliveries failed; the sweeper resumes it', { destinationId, error: (err as Error).name });
-  }
 }
 
 /**
@@ -395,90 +361,4 @@ async function withinDeadline<T>(work: Promise<T>, deadline: number): Promise<T 
 
 function isIp(hostname: string): boolean {
   return hostname.startsWith('[') || /^[\d.]+$/.test(hostname);
-}
-
-/**
- * Failure notices to an application's owner (operational, unlike the configuration notices of contract 6.5 rule 8,
- * which stay exactly as the contract has them): one when a destination starts dead-lettering production events, at
- * most one a day per destination, and one when a production delivery to it succeeds again. Test deliveries never
- * count (Send test stays silent). Like every owner mail: queued in the outbox, sent by the sweeper, never a secret or
- * the full URL (only the safe hostname: 6.5 rules 6 and 9). Ops see the same as metrics.
- */
-export const FAILURE_NOTICE_GAP_MS = DAY_MS;
-
-/** A production event (a menu change); test deliveries never count. */
-const isProduction = (d: Pick<Delivery, 'eventType'>) => d.eventType === MENU_UPDATED;
-
-/** After a production delivery was dead-lettered: the owner is told, unless they were told in the last day. */
-export async function noticeDeadLetter(deps: MessagingDeps, d: Delivery): Promise<void> {
-  if (!isProduction(d)) return;
-  await quietly(deps, 'failing', d, async () => {
-    const now = deps.clock.now();
-    if (!(await deps.store.destinations.noteFailing(d.destinationId, now, FAILURE_NOTICE_GAP_MS))) return;
-    count(deps, 'DestinationFailingNotified');
-    const [destination, to] = await Promise.all([deps.store.destinations.get(d.destinationId), ownerOf(deps, d.clientId)]);
-    if (!destination || !to) return;
-    await deps.store.mailOutbox.queue(
-      `destination-failing#${d.destinationId}#${new Date(now).toISOString()}`,
-      failingMail(to, destination, d),
-      now,
-    );
-  });
-}
-
-/** After the production success that cleared a failing notice (recordAttempt's `recovered`): the owner is told. */
-async function noticeRecovery(deps: MessagingDeps, destination: Destination, d: Delivery): Promise<void> {
-  await quietly(deps, 'recovered', d, async () => {
-    const now = deps.clock.now();
-    count(deps, 'DestinationRecoveredNotified');
-    const to = await ownerOf(deps, d.clientId);
-    if (to)
-      await deps.store.mailOutbox.queue(
-        `destination-recovered#${d.destinationId}#${new Date(now).toISOString()}`,
-        recoveredMail(to, destination, d),
-        now,
-      );
-  });
-}
-
-async function ownerOf(deps: MessagingDeps, clientId: string): Promise<{ address: string; appName: string; clientId: string } | null> {
-  const app = await deps.store.apps.get(clientId);
-  return app?.ownerEmail ? { address: app.ownerEmail, appName: app.name, clientId } : null;
-}
-
-/** A notice that cannot be queued never fails the delivery it is about: logged (no address), for ops to see. */
-async function quietly(deps: MessagingDeps, kind: string, d: Delivery, run: () => Promise<void>): Promise<void> {
-  try {
-    await run();
-  } catch (err) {
-    deps.logger.error('owner failure notice not queued', { kind, destinationId: d.destinationId, error: (err as Error).name });
-  }
-}
-
-type Owner = NonNullable<Awaited<ReturnType<typeof ownerOf>>>;
-
-function failingMail(owner: Owner, destination: Destination, d: Delivery) {
-  return {
-    to: owner.address,
-    subject: `Customer API: webhook destination "${destination.name}" is failing`,
-    text:
-      `The webhook destination ${destination.destinationId} ("${destination.name}", host ${destination.hostname}) of application ` +
-      `${owner.clientId} (${owner.appName}) did not accept an event after every attempt the delivery policy allows: ` +
-      `delivery ${d.deliveryId} of event ${d.eventId} for location ${d.locationId}, last error ${d.lastErrorCode ?? 'unknown'}.\n` +
-      'Events that cannot be delivered are kept as dead letters; once your receiver answers 2xx again, your administrator can ' +
-      'send them again. Check the receiver at that host, its TLS certificate and its signature verification.\n' +
-      'You get at most one such notice a day for this destination, and one when it receives events again.\n',
-  };
-}
-
-function recoveredMail(owner: Owner, destination: Destination, d: Delivery) {
-  return {
-    to: owner.address,
-    subject: `Customer API: webhook destination "${destination.name}" receives events again`,
-    text:
-      `The webhook destination ${destination.destinationId} ("${destination.name}", host ${destination.hostname}) of application ` +
-      `${owner.clientId} (${owner.appName}) accepted delivery ${d.deliveryId} of event ${d.eventId}.\n` +
-      'Events dead-lettered while it was failing are not sent again by themselves: ask your administrator to redrive them, ' +
-      "or reconcile your copy of each location's menu (a conditional GET of its bevq/menu resource).\n",
-  };
 }

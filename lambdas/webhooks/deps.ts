@@ -6,7 +6,7 @@ import { deliveriesRepo, outboxRepo } from './deliveries.js';
 import { destinationsRepo } from './destinations.js';
 import { holdsRepo } from './holds.js';
 import type { WebhookQueue } from './queue.js';
-import { sqsClient, type SQSClient, sqsWebhookQueue } from './sqs-queue.js';
+import { sqsClient, type SQSClient, sqsWebhookQueue } from './messages.js';
 
 /** The webhook room's records: destinations, deliveries, the outbox, holds. */
 const OWN_REPOSITORIES = { destinations: destinationsRepo, deliveries: deliveriesRepo, outbox: outboxRepo, holds: holdsRepo };

@@ -1,12 +1,25 @@
+import middy from '@middy/core';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { observability } from '#platform/observability';
 import type { App } from '#data/apps';
-import { DELIVERY_POLICY, STATUS } from './delivery-policy.js';
+import { STATUS } from './delivery-policy.js';
 import type { Destination } from './destinations.js';
 import type { WalkKey } from '#data/group-index';
 import { headOf } from '#data/menus';
 import { outboxKeys, type Delivery, type MenuEvent, type OutboxEntry } from './deliveries.js';
 import { PARTITION_WRITES_PER_SECOND, TABLE_KEYS } from '#data/table';
 import type { MessagingDeps } from './deps.js';
-import { deliveryIdOf, enqueueDeliveries, enqueueDispatch, payloadOf, type EventFacts } from './messages.js';
+import {
+  deliveryIdOf,
+  enqueueDeliveries,
+  enqueueDispatch,
+  parseFanOutMessage,
+  payloadOf,
+  refuseRecord,
+  type EventFacts,
+} from './messages.js';
+import { isPaused, releaseIfResumed } from './pause.js';
 import { CLIENT_CREDENTIALS } from '#contract/credentials';
 import { BEVQ_SCOPE } from '#contract/scopes';
 
@@ -46,10 +59,6 @@ export function covers(destination: Pick<Destination, 'locationIds' | 'groupId'>
   const covered = coveredLocationIds(destination, app);
   return covered === null || covered.includes(locationId);
 }
-
-/** A destination is paused while its consecutive failed attempts reach the policy's bound; a success ends it. */
-export const isPaused = (d: Pick<Destination, 'consecutiveFailures'>): boolean =>
-  d.consecutiveFailures >= DELIVERY_POLICY.pauseAfterFailures;
 
 /** A fresh delivery record for one event and one destination. */
 export function newDelivery(event: EventFacts, destination: Destination, now: number): Delivery {
@@ -210,7 +219,7 @@ async function eligibleAmong(
  * Fans one page of a menu event out, from the entry's `cursor` (null: the
  * first page), its writes within the invocation's `pace`. After the last page
  * the event leaves the outbox; otherwise the entry records the next cursor and
- * a message on the webhook queue wakes a deliverer for that page, so no
+ * a message on the fan-out queue wakes the dispatcher for that page, so no
  * invocation's work grows with the number of receivers. Safe to repeat: ids
  * are deterministic and records are created with a condition; of two runs on
  * the same page only the one that moves the cursor goes on. Throws when
@@ -252,7 +261,39 @@ export async function dispatchMenuEvent(
   return targets.length;
 }
 
-/** A deliverer's part of a fan-out: the page a dispatch message names, if its entry still waits on it, within the invocation's pace. */
+/**
+ * The fan-out queue's consumer, the dispatcher's other entry (SQS event source, reportBatchItemFailures): the
+ * pages after a publish's first, and resumed destinations' releases; never a delivery.
+ */
+export function createFanOutConsumer(deps: MessagingDeps) {
+  return middy<SQSEvent, SQSBatchResponse>()
+    .use(observability(deps))
+    .handler((event, context) => {
+      // One write budget per invocation: the pages of a batch share it.
+      const pace = writePace();
+      return processPartialResponse(event, (record: SQSRecord) => wakeUp(deps, record, pace), new BatchProcessor(EventType.SQS), {
+        context,
+        throwOnFullBatchFailure: false,
+      });
+    });
+}
+
+/**
+ * A fan-out page or a release; anything else (a delivery sent to the wrong queue) is refused, never run. Done
+ * either way: should it fail, its outbox entry (and cursor) or paused marker stays, and the sweeper goes on from there.
+ */
+async function wakeUp(deps: MessagingDeps, record: SQSRecord, pace: Pace): Promise<void> {
+  const message = parseFanOutMessage(record.body);
+  if (!message) return refuseRecord(deps, record, deps.queue.fanOut);
+  try {
+    if ('release' in message) await releaseIfResumed(deps, message.release);
+    else await continueDispatch(deps, message.dispatch, message.cursor, pace);
+  } catch (err) {
+    deps.logger.error('fan-out wake-up failed; the sweeper resumes it', { ...message, error: (err as Error).name });
+  }
+}
+
+/** A page a dispatch message names, if its entry still waits on it, within the invocation's pace. */
 export async function continueDispatch(deps: MessagingDeps, eventId: string, cursor: string, pace: Pace): Promise<void> {
   const entry = await deps.store.outbox.get(eventId);
   // Gone: the fan-out finished. Another cursor: another run took it on.

@@ -1,6 +1,18 @@
 import { randomBytes } from 'node:crypto';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+  type SQSClientConfig,
+} from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
 import type { Delivery } from './deliveries.js';
-import type { MessagingDeps } from './deps.js';
+import type { Logger } from '#platform/observability';
+import type { SendingQueue, WebhookQueue } from './queue.js';
 import { sha256Hex } from '#domain/crypto';
 import { isId } from '#contract/ids';
 import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST, type EventType } from './events.js';
@@ -8,8 +20,9 @@ import type { WebhookPayload } from './events.js';
 import { menuResourcePath } from '#contract/urls';
 
 /**
- * What the webhook room passes along: events (their ids and payload), deliveries' ids, and the messages of the
- * webhook queue (a delivery, a fan-out page, a release of held deliveries), with their shapes checked on receipt.
+ * What the webhook room passes along: events (their ids and payload), deliveries' ids, and the messages of its two
+ * queues (a delivery on the delivery queue; a fan-out page or a release of held deliveries on the fan-out queue),
+ * with their shapes checked on receipt.
  */
 
 /**
@@ -84,13 +97,16 @@ export function standing(message: Pick<DeliveryMessage, 'redrive' | 'requeue'>, 
   return ahead < 0 ? 'stale' : ahead > 0 ? 'early' : 'current';
 }
 
+/** What sending a message needs of a function's deps (MessagingDeps has it). */
+type Queues = { queue: WebhookQueue };
+
 /** Sends the delivery's message; returns its id (a redrive or a requeue makes it the delivery's carrier). */
-export async function enqueueDelivery(deps: MessagingDeps, outgoing: Outgoing): Promise<string> {
+export async function enqueueDelivery(deps: Queues, outgoing: Outgoing): Promise<string> {
   return deps.queue.send(messageBody(outgoing));
 }
 
 /** Sends the messages of several deliveries, in batches; returns their ids in order. */
-export function enqueueDeliveries(deps: MessagingDeps, outgoing: readonly Outgoing[]): Promise<string[]> {
+export function enqueueDeliveries(deps: Queues, outgoing: readonly Outgoing[]): Promise<string[]> {
   return deps.queue.sendAll(outgoing.map(messageBody));
 }
 
@@ -98,33 +114,27 @@ const messageBody = ({ delivery: { deliveryId, destinationId, clientId }, redriv
   JSON.stringify({ deliveryId, redrive, requeue, destinationId, clientId } satisfies DeliveryMessage);
 
 /**
- * A menu event's fan-out goes on from `cursor`: the next page of its
- * destinations, dispatched by whichever deliverer receives it. Only a wake-up
- * too: the outbox entry decides, and a cursor it no longer holds is stale.
+ * A menu event's fan-out goes on from `cursor`: the next page of its destinations, dispatched by whichever
+ * dispatcher receives it. Only a wake-up too: the outbox entry decides, and a cursor it no longer holds is stale.
  */
-export type DispatchMessage = { dispatch: string; cursor: string };
+type DispatchMessage = { dispatch: string; cursor: string };
 
-export const enqueueDispatch = (deps: MessagingDeps, eventId: string, cursor: string): Promise<string> =>
-  deps.queue.send(JSON.stringify({ dispatch: eventId, cursor } satisfies DispatchMessage));
+export const enqueueDispatch = (deps: Queues, eventId: string, cursor: string): Promise<string> =>
+  deps.queue.fanOut.send(JSON.stringify({ dispatch: eventId, cursor } satisfies DispatchMessage));
 
 /** A destination's held deliveries go out, a page per message: a wake-up whose receive checks the destination first. */
-export type ReleaseMessage = { release: string };
+type ReleaseMessage = { release: string };
 
-export const enqueueRelease = (deps: MessagingDeps, destinationId: string): Promise<string> =>
-  deps.queue.send(JSON.stringify({ release: destinationId } satisfies ReleaseMessage));
+export const enqueueRelease = (deps: Queues, destinationId: string): Promise<string> =>
+  deps.queue.fanOut.send(JSON.stringify({ release: destinationId } satisfies ReleaseMessage));
 
-export type QueueMessage =
-  ({ kind: 'delivery' } & DeliveryMessage) | ({ kind: 'dispatch' } & DispatchMessage) | ({ kind: 'release' } & ReleaseMessage);
-
-/** Any kind the webhook queue carries; null for anything else. */
-export function parseQueueMessage(body: string): QueueMessage | null {
-  const delivery = parseDeliveryMessage(body);
-  if (delivery) return { kind: 'delivery', ...delivery };
+/** What the fan-out queue carries, its shape checked on receipt; null for anything else (a delivery included). */
+export function parseFanOutMessage(body: string): DispatchMessage | ReleaseMessage | null {
   try {
     const { dispatch, cursor, release } = JSON.parse(body) as Partial<DispatchMessage & ReleaseMessage>;
-    if (typeof release === 'string' && isId(release)) return { kind: 'release', release };
+    if (typeof release === 'string' && isId(release)) return { release };
     if (typeof dispatch !== 'string' || !EVENT_ID.pattern.test(dispatch) || typeof cursor !== 'string') return null;
-    return { kind: 'dispatch', dispatch, cursor };
+    return { dispatch, cursor };
   } catch {
     return null;
   }
@@ -133,6 +143,7 @@ export function parseQueueMessage(body: string): QueueMessage | null {
 const isCount = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0;
 const isIdText = (value: unknown): value is string => typeof value === 'string' && isId(value);
 
+/** What the delivery queue carries, its shape checked on receipt; null for anything else (a fan-out wake-up included). */
 export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   try {
     const { deliveryId, redrive, requeue, destinationId, clientId } = JSON.parse(body) as Record<string, unknown>;
@@ -142,4 +153,104 @@ export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   } catch {
     return null;
   }
+}
+
+/** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
+export class RetryLater extends Error {}
+
+/** A message its queue does not carry: logged, visible again at once and failed, so the redrive moves it to the queue's DLQ. */
+export async function refuseRecord(deps: { logger: Logger }, record: SQSRecord, queue: Pick<SendingQueue, 'delay'>): Promise<never> {
+  deps.logger.error('message refused: not of this queue', { messageId: record.messageId });
+  await queue.delay(record.receiptHandle, 0);
+  throw new RetryLater(`message ${record.messageId} refused`);
+}
+
+// The queues over SQS.
+
+export type { SQSClient };
+
+/** The one place in lambdas/ that builds an SQS client; endpoints and credentials as for every AWS client. */
+export function sqsClient(config: SQSClientConfig = {}): SQSClient {
+  return new SQSClient(config);
+}
+
+/** SendMessageBatch's limit of entries per request. */
+const SEND_BATCH = 10;
+const SEND_RETRIES = 3;
+
+/** The WebhookQueue over SQS. */
+export function sqsWebhookQueue(
+  sqs: SQSClient,
+  { webhookQueueUrl, webhookDlqUrl, fanOutQueueUrl }: { webhookQueueUrl: string; webhookDlqUrl: string; fanOutQueueUrl: string },
+): WebhookQueue {
+  const setVisibility = async (QueueUrl: string, ReceiptHandle: string, VisibilityTimeout: number) => {
+    await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle, VisibilityTimeout }));
+  };
+  const sending = (QueueUrl: string): SendingQueue => ({
+    async send(body) {
+      const { MessageId } = await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body }));
+      return MessageId!;
+    },
+    /**
+     * SendMessageBatch, 10 entries a request (SQS's limit; bodies here are
+     * far below its 256 KB a request), the requests in parallel. Entries SQS
+     * reports failed are sent again, a bounded number of times.
+     */
+    async sendAll(bodies) {
+      const ids = new Array<string>(bodies.length);
+      const batches: number[][] = [];
+      for (let i = 0; i < bodies.length; i += SEND_BATCH) batches.push(bodies.slice(i, i + SEND_BATCH).map((_, k) => i + k));
+      await Promise.all(
+        batches.map(async (batch) => {
+          let pending = batch;
+          for (let attempt = 0; pending.length > 0; attempt++) {
+            if (attempt > SEND_RETRIES) throw new Error(`SendMessageBatch left ${pending.length} messages unsent after retries`);
+            const { Successful = [] } = await sqs.send(
+              new SendMessageBatchCommand({
+                QueueUrl,
+                Entries: pending.map((index) => ({ Id: String(index), MessageBody: bodies[index]! })),
+              }),
+            );
+            for (const sent of Successful) ids[Number(sent.Id)] = sent.MessageId!;
+            pending = pending.filter((index) => ids[index] === undefined);
+          }
+        }),
+      );
+      return ids;
+    },
+    delay: (receiptHandle, seconds) => setVisibility(QueueUrl, receiptHandle, seconds),
+  });
+  return {
+    ...sending(webhookQueueUrl),
+    fanOut: sending(fanOutQueueUrl),
+    dlq: {
+      async receive({ waitSeconds, hideSeconds }) {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: webhookDlqUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: waitSeconds,
+            VisibilityTimeout: hideSeconds,
+          }),
+        );
+        return Messages.map((m) => ({ messageId: m.MessageId!, body: m.Body ?? '', receiptHandle: m.ReceiptHandle! }));
+      },
+      async delete(receiptHandle) {
+        await sqs.send(new DeleteMessageCommand({ QueueUrl: webhookDlqUrl, ReceiptHandle: receiptHandle }));
+      },
+      release: (receiptHandle) => setVisibility(webhookDlqUrl, receiptHandle, 0),
+      async depth() {
+        const { Attributes = {} } = await sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: webhookDlqUrl,
+            AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+          }),
+        );
+        return {
+          visible: Number(Attributes.ApproximateNumberOfMessages ?? 0),
+          inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
+        };
+      },
+    },
+  };
 }

@@ -43,6 +43,14 @@ function messagesHeld(queue: IQueue): MathExpression {
   });
 }
 
+type WebhookAlarmSources = {
+  queue: IQueue;
+  deadLetterQueue: IQueue;
+  fanOutQueue: IQueue;
+  fanOutDeadLetterQueue: IQueue;
+  deliveryFailures: IMetric;
+};
+
 /**
  * Every alarm of the stage (lib/alarm-catalogue.ts says what each means and what to do), each with the stage's
  * topic as its alarm **and** OK action, so whoever is on call hears both that it broke and that it recovered.
@@ -212,14 +220,17 @@ export class ServiceAlarms extends Construct {
     );
   }
 
-  forWebhooks({ queue, deadLetterQueue, deliveryFailures }: { queue: IQueue; deadLetterQueue: IQueue; deliveryFailures: IMetric }): void {
+  forWebhooks({ queue, deadLetterQueue, fanOutQueue, fanOutDeadLetterQueue, deliveryFailures }: WebhookAlarmSources): void {
+    const oldest = (q: IQueue) => q.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: Stats.MAXIMUM });
     this.add('DeadLetters', 'DeadLetters', messagesHeld(deadLetterQueue));
-    this.add('QueueAge', 'QueueAge', queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }));
+    this.add('QueueAge', 'QueueAge', oldest(queue));
     this.add(
       'QueueInFlight',
       'QueueInFlight',
       queue.metricApproximateNumberOfMessagesNotVisible({ period: Duration.minutes(1), statistic: Stats.MAXIMUM }),
     );
+    this.add('FanOutQueueAge', 'FanOutQueueAge', oldest(fanOutQueue));
+    this.add('FanOutDeadLetters', 'FanOutDeadLetters', messagesHeld(fanOutDeadLetterQueue));
     this.add('DeliveryFailures', 'DeliveryFailures', deliveryFailures);
     this.add('DeliveriesStranded', 'DeliveriesStranded', this.serviceMetric('DeliveryStranded'));
     this.add('DeliveriesRequeued', 'DeliveriesRequeued', this.serviceMetric('DeliveryRequeued'));

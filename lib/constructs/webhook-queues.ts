@@ -1,40 +1,55 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
+import { FAN_OUT_QUEUES, WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
 
 export type WebhookQueuesProps = {
-  /** Queue names are `<prefix>-webhooks` and `<prefix>-webhooks-dlq`, as locally. */
+  /** Queue names are `<prefix>-webhooks`, `<prefix>-webhooks-fanout` and their `-dlq`s, as locally. */
   namePrefix: string;
   /**
-   * Keep the DLQ when the stack is deleted: its dead letters exist nowhere else. A later stack adopts it by its
-   * fixed name (docs/operations.md, "A retained DLQ"). The queue itself goes: a delivery whose message vanished
-   * is requeued from the table (docs/decisions/due-deliveries.md).
+   * Keep the delivery DLQ when the stack is deleted: its dead letters exist nowhere else. A later stack adopts it by
+   * its fixed name (docs/operations.md, "A retained DLQ"). The queues themselves go: a delivery whose message
+   * vanished is requeued from the table (docs/decisions/due-deliveries.md), a fan-out resumed from its outbox entry
+   * or paused marker, so the fan-out DLQ holds nothing that exists nowhere else either.
    */
   retainDeadLetters: boolean;
 };
 
-/** The webhook delivery queue and its DLQ, from the same WEBHOOK_QUEUES (derived from the delivery policy) the local SQS engine uses. */
+/**
+ * The delivery queue and the fan-out queue, each with its DLQ and redrive policy, from the same WEBHOOK_QUEUES and
+ * FAN_OUT_QUEUES the local SQS engine uses.
+ */
 export class WebhookQueues extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
+  readonly fanOutQueue: Queue;
+  readonly fanOutDeadLetterQueue: Queue;
 
   constructor(scope: Construct, id: string, props: WebhookQueuesProps) {
     super(scope, id);
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      queueName: WEBHOOK_QUEUES.dlqName(props.namePrefix),
-      retentionPeriod: Duration.seconds(WEBHOOK_QUEUES.dlqRetentionSeconds),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      removalPolicy: props.retainDeadLetters ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-    });
-    this.queue = new Queue(this, 'Queue', {
-      queueName: WEBHOOK_QUEUES.queueName(props.namePrefix),
-      visibilityTimeout: Duration.seconds(WEBHOOK_QUEUES.visibilityTimeoutSeconds),
-      retentionPeriod: Duration.seconds(WEBHOOK_QUEUES.retentionSeconds),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WEBHOOK_QUEUES.maxReceiveCount },
-    });
+    const pair = (ids: [string, string], spec: typeof WEBHOOK_QUEUES | typeof FAN_OUT_QUEUES, dlqRemoval: RemovalPolicy) => {
+      const dlq = new Queue(this, ids[1], {
+        queueName: spec.dlqName(props.namePrefix),
+        retentionPeriod: Duration.seconds(spec.dlqRetentionSeconds),
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        removalPolicy: dlqRemoval,
+      });
+      const queue = new Queue(this, ids[0], {
+        queueName: spec.queueName(props.namePrefix),
+        visibilityTimeout: Duration.seconds(spec.visibilityTimeoutSeconds),
+        retentionPeriod: Duration.seconds(spec.retentionSeconds),
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        deadLetterQueue: { queue: dlq, maxReceiveCount: spec.maxReceiveCount },
+      });
+      return [queue, dlq] as const;
+    };
+    [this.queue, this.deadLetterQueue] = pair(
+      ['Queue', 'DeadLetterQueue'],
+      WEBHOOK_QUEUES,
+      props.retainDeadLetters ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    );
+    [this.fanOutQueue, this.fanOutDeadLetterQueue] = pair(['FanOutQueue', 'FanOutDeadLetterQueue'], FAN_OUT_QUEUES, RemovalPolicy.DESTROY);
   }
 }

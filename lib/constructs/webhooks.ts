@@ -7,6 +7,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DELIVERY_POLICY, STATUS } from '#lambdas/webhooks/delivery-policy';
+import { FAN_OUT_QUEUES } from '#lambdas/webhooks/queues';
 import { FUNCTIONS, timeoutSecondsOf, type FunctionSpec, type WebhookFunctionName } from '../functions.js';
 import { pascal, ServiceFunction } from './service-function.js';
 import type { WebhookQueues } from './webhook-queues.js';
@@ -28,10 +29,10 @@ export type WebhookFunctionsProps = {
 };
 
 /**
- * Dispatcher, deliverer and sweeper with least-privilege grants, the SQS
- * event source (partial batch failures; batch size, concurrency and the
- * deliverer's timeout from the delivery policy), the sweeper's schedule, and
- * the count of delivery failures its alarm watches (lib/constructs/alarms.ts).
+ * Dispatcher, deliverer and sweeper with least-privilege grants, the two SQS event sources (partial batch
+ * failures): the deliverer's on the delivery queue (batch size, concurrency and its timeout from the delivery
+ * policy), the dispatcher's on the fan-out queue (FAN_OUT_QUEUES); the sweeper's schedule, and the count of
+ * delivery failures its alarm watches (lib/constructs/alarms.ts).
  */
 export class WebhookFunctions extends Construct {
   readonly functions: Record<WebhookFunctionName, ServiceFunction>;
@@ -64,19 +65,27 @@ export class WebhookFunctions extends Construct {
     const sweeper = make('webhook-sweeper');
     this.functions = { 'webhook-dispatcher': dispatcher, 'webhook-deliverer': deliverer, 'webhook-sweeper': sweeper };
 
-    props.queues.queue.grantSendMessages(dispatcher);
-    props.queues.queue.grantSendMessages(sweeper);
-    // A deliverer that dispatches a fan-out page queues that page's deliveries and the wake-up for the next.
-    props.queues.queue.grantSendMessages(deliverer);
+    const { queue, deadLetterQueue, fanOutQueue } = props.queues;
+    // Deliveries: the dispatcher's pages, the sweeper's requeues. Wake-ups: the dispatcher's next page, the sweeper's
+    // and the deliverer's releases. The deliverer sends no delivery.
+    for (const fn of [dispatcher, sweeper]) queue.grantSendMessages(fn);
+    for (const fn of [dispatcher, sweeper, deliverer]) fanOutQueue.grantSendMessages(fn);
     // The sweeper reads the DLQ (and deletes copies a redrive left behind) so every message there is listed.
-    props.queues.deadLetterQueue.grantConsumeMessages(sweeper);
-    // Receive, delete, ChangeMessageVisibility and GetQueueAttributes on this queue only; sizes from the delivery policy.
+    deadLetterQueue.grantConsumeMessages(sweeper);
+    // Each event source grants Receive, Delete, ChangeMessageVisibility and GetQueueAttributes on its queue only.
     deliverer.live.addEventSource(
-      new SqsEventSource(props.queues.queue, {
+      new SqsEventSource(queue, {
         batchSize: DELIVERY_POLICY.batchSize,
         maxConcurrency: props.delivererConcurrency,
         reportBatchItemFailures: true,
         maxBatchingWindow: Duration.seconds(DELIVERY_POLICY.batchingWindowSeconds),
+      }),
+    );
+    dispatcher.live.addEventSource(
+      new SqsEventSource(fanOutQueue, {
+        batchSize: FAN_OUT_QUEUES.batchSize,
+        maxConcurrency: FAN_OUT_QUEUES.maxConcurrency,
+        reportBatchItemFailures: true,
       }),
     );
 

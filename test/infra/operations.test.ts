@@ -51,9 +51,10 @@ describe('alarms', () => {
     const topic = STAGE_CONTEXT[stage].alarmTopicArn ?? { Ref: alarmTopics(stage)[0] };
     const all = Object.values(alarms(stage));
     // Three a function, two more for its new version where a canary deploys; the API's two; token refusals; the
-    // table's two; the webhooks' seven (mail failures among them); failed mail events; the alarm path check.
+    // table's two; the webhooks' nine (the fan-out queue's age and dead letters, mail failures among them); failed
+    // mail events; the alarm path check.
     const perFunction = STAGE_TABLE[stage].deployment === 'canary' ? 5 : 3;
-    expect(all).toHaveLength(ALL_FUNCTIONS.length * perFunction + 14);
+    expect(all).toHaveLength(ALL_FUNCTIONS.length * perFunction + 16);
     for (const a of all) {
       expect(a.Properties.AlarmName.startsWith(alarmNamePrefix(stage)), a.Properties.AlarmName).toBe(true);
       expect(a.Properties.AlarmActions, a.Properties.AlarmName).toEqual([topic]);
@@ -330,7 +331,9 @@ describe('safe deploys', () => {
     expect(functions[fnId(stage, 'webhook-deliverer')]!.Properties.ReservedConcurrentExecutions).toBe(
       STAGE_TABLE[stage].delivererConcurrency,
     );
-    const [mapping] = Object.values(of(templates[stage], 'AWS::Lambda::EventSourceMapping'));
+    const mapping = Object.values(of(templates[stage], 'AWS::Lambda::EventSourceMapping')).find((m) =>
+      JSON.stringify(m.Properties.FunctionName).includes(`"${aliasOf(stage, 'webhook-deliverer')[0]}"`),
+    );
     expect(mapping!.Properties.ScalingConfig).toEqual({ MaximumConcurrency: STAGE_TABLE[stage].delivererConcurrency });
     expect(functions[fnId(stage, 'webhook-sweeper')]!.Properties.ReservedConcurrentExecutions).toBe(
       FUNCTIONS['webhook-sweeper'].reservedConcurrency,

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SPORTS_LOGO_DIR, SPORTS_LOGO_PACKAGE_DIR } from '#contract/assets';
 import { TABLE_KEYS } from '#data/table';
 import { DELIVERY_POLICY, DERIVED } from '#lambdas/webhooks/delivery-policy';
-import { WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
+import { FAN_OUT_QUEUES, WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
 import { FAMILIES, CATCH_ALL_FAMILY, TOKEN_PATH } from '#contract/routes';
 import { ROUTES } from '#lambdas/discovery/all-routes';
 import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
@@ -511,9 +511,20 @@ describe('CustomerApiStack (dev)', () => {
   it("redrives webhook messages to an encrypted DLQ after the policy's attempts plus the receive headroom", () => {
     const queues = of(template, 'AWS::SQS::Queue');
     const [dlqId, dlq] = Object.entries(queues).find(([, q]) => q.Properties.QueueName === WEBHOOK_QUEUES.dlqName('customer-api-dev'))!;
-    const [, queue] = Object.entries(queues).find(([, q]) => q.Properties.RedrivePolicy)!;
-    // The webhook queue, its DLQ, and the mail-events function's failure queue (mail-events.test.ts).
-    expect(Object.keys(queues)).toHaveLength(3);
+    const [, queue] = Object.entries(queues).find(([, q]) => q.Properties.QueueName === WEBHOOK_QUEUES.queueName('customer-api-dev'))!;
+    // The delivery queue and the fan-out queue with their DLQs, and the mail-events function's failure queue (mail-events.test.ts).
+    expect(Object.keys(queues)).toHaveLength(5);
+    const [fanOutDlqId, fanOutDlq] = Object.entries(queues).find(
+      ([, q]) => q.Properties.QueueName === FAN_OUT_QUEUES.dlqName('customer-api-dev'),
+    )!;
+    const [, fanOut] = Object.entries(queues).find(([, q]) => q.Properties.QueueName === FAN_OUT_QUEUES.queueName('customer-api-dev'))!;
+    expect(fanOut.Properties).toMatchObject({
+      RedrivePolicy: { maxReceiveCount: FAN_OUT_QUEUES.maxReceiveCount, deadLetterTargetArn: { 'Fn::GetAtt': [fanOutDlqId, 'Arn'] } },
+      VisibilityTimeout: 6 * functionOf(template, 'webhook-dispatcher')[1].Properties.Timeout,
+      MessageRetentionPeriod: FAN_OUT_QUEUES.retentionSeconds,
+      SqsManagedSseEnabled: true,
+    });
+    expect(fanOutDlq.Properties).toMatchObject({ MessageRetentionPeriod: FAN_OUT_QUEUES.dlqRetentionSeconds, SqsManagedSseEnabled: true });
     expect(queue.Properties.RedrivePolicy).toEqual({
       maxReceiveCount: WEBHOOK_QUEUES.maxReceiveCount,
       deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
@@ -539,7 +550,7 @@ describe('CustomerApiStack (dev)', () => {
         (s) => s.Effect === 'Deny' && s.Condition?.Bool?.['aws:SecureTransport'] === 'false',
       ),
     );
-    expect(denials).toHaveLength(3);
+    expect(denials).toHaveLength(5);
   });
 
   it("alarms as soon as the DLQ holds a message, visible or hidden by the sweeper's pass", () => {
@@ -619,15 +630,17 @@ describe('CustomerApiStack (dev)', () => {
   });
 
   it('runs the webhook dispatcher, deliverer and sweeper with least privilege, batch failures, a schedule and alarms', () => {
-    const [queueId] = Object.entries(of(template, 'AWS::SQS::Queue')).find(([, q]) => q.Properties.RedrivePolicy)!;
-    const [dlqId] = Object.entries(of(template, 'AWS::SQS::Queue')).find(
-      ([, q]) => q.Properties.QueueName === WEBHOOK_QUEUES.dlqName('customer-api-dev'),
-    )!;
-    const sqsActions = (name: WebhookFunctionName) => {
+    const queueIdOf = (name: string) =>
+      Object.entries(of(template, 'AWS::SQS::Queue')).find(([, q]) => q.Properties.QueueName === name)![0];
+    const queueId = queueIdOf(WEBHOOK_QUEUES.queueName('customer-api-dev'));
+    const dlqId = queueIdOf(WEBHOOK_QUEUES.dlqName('customer-api-dev'));
+    const fanOutId = queueIdOf(FAN_OUT_QUEUES.queueName('customer-api-dev'));
+    /** The SQS actions a function's role grants on a queue. */
+    const sqsActions = (name: WebhookFunctionName, onQueue: string) => {
       const [, fn] = functionOf(template, name);
-      return statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]).filter((s) =>
-        list(s.Action).some((a) => a.startsWith('sqs:')),
-      );
+      return statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0])
+        .filter((s) => list(s.Action).some((a) => a.startsWith('sqs:')) && JSON.stringify(s.Resource).includes(`"${onQueue}"`))
+        .flatMap((s) => list(s.Action));
     };
     for (const name of WEBHOOK_FUNCTION_NAMES) {
       const [, fn] = functionOf(template, name);
@@ -639,32 +652,41 @@ describe('CustomerApiStack (dev)', () => {
         name,
       ).toBe(FUNCTIONS[name].sendsMail);
       expect(fn.Properties.Timeout, name).toBe(FUNCTIONS[name].timeoutSeconds);
-      // The webhook queue, and for the sweeper the DLQ it reconciles; nothing else.
-      for (const s of sqsActions(name))
-        expect(JSON.stringify(s.Resource), name).toMatch(new RegExp(name === 'webhook-sweeper' ? `${queueId}|${dlqId}` : queueId));
+      // The webhook queues, and for the sweeper the DLQ it reconciles; nothing else.
+      for (const s of statements.filter((st) => list(st.Action).some((a) => a.startsWith('sqs:'))))
+        expect(JSON.stringify(s.Resource), name).toMatch(
+          new RegExp(`${queueId}|${fanOutId}${name === 'webhook-sweeper' ? `|${dlqId}` : ''}`),
+        );
     }
-    const sweeperDlq = sqsActions('webhook-sweeper')
-      .filter((s) => JSON.stringify(s.Resource).includes(dlqId))
-      .flatMap((s) => list(s.Action));
-    expect(sweeperDlq).toEqual(
-      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes']),
-    );
-    expect(sqsActions('webhook-dispatcher').flatMap((s) => list(s.Action))).toContain('sqs:SendMessage');
-    expect(sqsActions('webhook-sweeper').flatMap((s) => list(s.Action))).toContain('sqs:SendMessage');
-    const consumer = sqsActions('webhook-deliverer').flatMap((s) => list(s.Action));
-    expect(consumer).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']));
-    // It sends too: a fan-out's next page.
-    expect(consumer).toContain('sqs:SendMessage');
+    const consumes = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'];
+    expect(sqsActions('webhook-sweeper', dlqId)).toEqual(expect.arrayContaining([...consumes, 'sqs:GetQueueAttributes']));
+    // Each queue its one consumer: the deliverer the delivery queue, the dispatcher the fan-out queue.
+    expect(sqsActions('webhook-deliverer', queueId)).toEqual(expect.arrayContaining(consumes));
+    expect(sqsActions('webhook-dispatcher', fanOutId)).toEqual(expect.arrayContaining(consumes));
+    expect(sqsActions('webhook-deliverer', fanOutId)).not.toContain('sqs:ReceiveMessage');
+    expect(sqsActions('webhook-dispatcher', queueId)).not.toContain('sqs:ReceiveMessage');
+    // Deliveries are sent by the dispatcher and the sweeper, never by the deliverer; wake-ups by all three.
+    for (const name of ['webhook-dispatcher', 'webhook-sweeper'] as const)
+      expect(sqsActions(name, queueId), name).toContain('sqs:SendMessage');
+    expect(sqsActions('webhook-deliverer', queueId)).not.toContain('sqs:SendMessage');
+    for (const name of WEBHOOK_FUNCTION_NAMES) expect(sqsActions(name, fanOutId), name).toContain('sqs:SendMessage');
 
-    const [delivererId] = functionOf(template, 'webhook-deliverer');
-    const [, mapping] = only(template, 'AWS::Lambda::EventSourceMapping');
-    expect(functionBehindAlias(template, mapping.Properties.FunctionName)[0]).toBe(delivererId);
-    expect(mapping.Properties).toMatchObject({
+    const mappings = Object.values(of(template, 'AWS::Lambda::EventSourceMapping'));
+    expect(mappings).toHaveLength(2);
+    const mappingOf = (name: WebhookFunctionName) =>
+      mappings.find((m) => functionBehindAlias(template, m.Properties.FunctionName)[0] === functionOf(template, name)[0])!;
+    expect(mappingOf('webhook-deliverer').Properties).toMatchObject({
       EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BatchSize: DELIVERY_POLICY.batchSize,
       MaximumBatchingWindowInSeconds: DELIVERY_POLICY.batchingWindowSeconds,
       ScalingConfig: { MaximumConcurrency: STAGE_TABLE.dev.delivererConcurrency },
+    });
+    expect(mappingOf('webhook-dispatcher').Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [fanOutId, 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: FAN_OUT_QUEUES.batchSize,
+      ScalingConfig: { MaximumConcurrency: FAN_OUT_QUEUES.maxConcurrency },
     });
     const [sweeperId] = functionOf(template, 'webhook-sweeper');
     const [, rule] = only(template, 'AWS::Events::Rule');

@@ -26,6 +26,9 @@ const common = (stage: Stage, kept: 'Retain' | 'Delete') => ({
   TableCD117FA1: `AWS::DynamoDB::Table - ${kept}`,
   WebhooksDeadLetterQueue1C65998B: `AWS::SQS::Queue customer-api-${stage}-webhooks-dlq ${kept}`,
   WebhooksQueueCBC86013: `AWS::SQS::Queue customer-api-${stage}-webhooks Delete`,
+  // Nothing waits only there (the sweeper resumes every fan-out and release): both go with the stack.
+  WebhooksFanOutQueueDCD27B49: `AWS::SQS::Queue customer-api-${stage}-webhooks-fanout Delete`,
+  WebhooksFanOutDeadLetterQueueEE7D7758: `AWS::SQS::Queue customer-api-${stage}-webhooks-fanout-dlq Delete`,
   MailEventsFailuresD6429A98: `AWS::SQS::Queue customer-api-${stage}-mail-events-failed ${kept}`,
   TrailLogs73276642: `AWS::S3::Bucket - ${kept}`,
   ConsoleUsersE8A0E376: `AWS::Cognito::UserPool customer-api-${stage}-console ${kept}`,

@@ -101,6 +101,7 @@ describe('the guard, on the synthesized roles', () => {
     tableName: 't',
     queueUrl: 'http://q/000000000000/t-webhooks',
     dlqUrl: 'http://q/000000000000/t-webhooks-dlq',
+    fanOutQueueUrl: 'http://q/000000000000/t-webhooks-fanout',
     mailFrom: 'Alerts <alerts@local.test>',
   };
   beforeAll(async () => {
@@ -125,7 +126,7 @@ describe('the guard, on the synthesized roles', () => {
     });
   });
 
-  it('allows each role its grants only: GSI1 for admin, not for bevq; the DLQ for the sweeper, not the deliverer; mail only from MAIL_FROM', () => {
+  it('allows each role its grants only: GSI1 for admin, not for bevq; the DLQ for the sweeper, not the deliverer; each queue to its consumer; mail only from MAIL_FROM', () => {
     const allows = (fn: string, service: 'dynamodb' | 'sqs' | 'ses', command: string, input: Record<string, unknown>) =>
       requestsOf(service, command, input, local).every((r) => compileGuard(fn, policies, local).allows(r) === 'allowed');
     expect(allows('admin-api', 'dynamodb', 'QueryCommand', { TableName: 't', IndexName: 'GSI1' })).toBe(true);
@@ -134,7 +135,13 @@ describe('the guard, on the synthesized roles', () => {
     expect(allows('token', 'dynamodb', 'DeleteItemCommand', { TableName: 't' })).toBe(false);
     expect(allows('webhook-sweeper', 'sqs', 'ReceiveMessageCommand', { QueueUrl: local.dlqUrl })).toBe(true);
     expect(allows('webhook-deliverer', 'sqs', 'ReceiveMessageCommand', { QueueUrl: local.dlqUrl })).toBe(false);
-    expect(allows('webhook-deliverer', 'sqs', 'SendMessageBatchCommand', { QueueUrl: local.queueUrl })).toBe(true);
+    // Each queue its own consumer: the deliverer sends no delivery and receives no wake-up; it only wakes a release.
+    expect(allows('webhook-deliverer', 'sqs', 'SendMessageBatchCommand', { QueueUrl: local.queueUrl })).toBe(false);
+    expect(allows('webhook-deliverer', 'sqs', 'SendMessageCommand', { QueueUrl: local.fanOutQueueUrl })).toBe(true);
+    expect(allows('webhook-deliverer', 'sqs', 'ReceiveMessageCommand', { QueueUrl: local.fanOutQueueUrl })).toBe(false);
+    expect(allows('webhook-dispatcher', 'sqs', 'ReceiveMessageCommand', { QueueUrl: local.fanOutQueueUrl })).toBe(true);
+    expect(allows('webhook-dispatcher', 'sqs', 'ReceiveMessageCommand', { QueueUrl: local.queueUrl })).toBe(false);
+    expect(allows('webhook-dispatcher', 'sqs', 'SendMessageBatchCommand', { QueueUrl: local.queueUrl })).toBe(true);
     expect(allows('admin-api', 'ses', 'SendEmailCommand', { FromEmailAddress: 'alerts@local.test' })).toBe(true);
     expect(allows('admin-api', 'ses', 'SendEmailCommand', { FromEmailAddress: 'someone@else.test' })).toBe(false);
     expect(allows('webhook-deliverer', 'ses', 'SendEmailCommand', { FromEmailAddress: 'alerts@local.test' })).toBe(false);

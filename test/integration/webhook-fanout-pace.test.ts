@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { DISPATCH_PAGE, FAN_OUT_WRITES, continueDispatch, dispatchMenuEvent, writePace, type Pace } from '#lambdas/webhooks/fan-out';
-import { parseQueueMessage } from '#lambdas/webhooks/messages';
+import { parseDeliveryMessage, parseFanOutMessage } from '#lambdas/webhooks/messages';
 import { writeMenu } from '#lambdas/webhooks/publish';
 import type { LocalRuntime } from '#local/runtime';
 import { sampleMenu } from '#local/demo-menu';
@@ -76,12 +76,12 @@ function keptTime() {
 const recordsOf = async (eventId: string) =>
   (await scanTable(runtime)).filter((i) => String(i.PK).startsWith('DELIVERY#') && i.eventId === eventId);
 
-/** Every message in the webhook queue, received (nothing delivers in that test). */
-async function drainQueue(): Promise<string[]> {
+/** Every message in a queue, received (nothing consumes them in that test). */
+async function drainQueue(QueueUrl: string): Promise<string[]> {
   const bodies: string[] = [];
   for (;;) {
     const { Messages = [] } = await runtime.sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: runtime.queues.webhookQueueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 60 }),
+      new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 60 }),
     );
     if (Messages.length === 0) return bodies;
     bodies.push(...Messages.map((m) => m.Body ?? ''));
@@ -118,10 +118,10 @@ describe(`fan-out within its write budget (${ENGINE_NAME})`, () => {
     }
 
     // The next page is the wake-up's, on the same invocation's budget: it waits behind the first page's waves.
-    const queued = (await drainQueue()).map(parseQueueMessage);
-    const wake = queued.find((m) => m?.kind === 'dispatch');
-    expect(wake).toMatchObject({ kind: 'dispatch', dispatch: event!.eventId });
-    const { cursor } = wake as { cursor: string };
+    // The wake-up on the fan-out queue, alone there; the page's deliveries on the delivery queue.
+    const wakeUps = (await drainQueue(runtime.queues.fanOutQueueUrl)).map(parseFanOutMessage);
+    expect(wakeUps).toEqual([{ dispatch: event!.eventId, cursor: expect.any(String) }]);
+    const { cursor } = wakeUps[0] as { cursor: string };
     await watchingDynamo(runtime, seen, () => continueDispatch(runtime.deps, event!.eventId, cursor, pace));
     expect(us(creates.slice(DISPATCH_PAGE))).toEqual(
       us([...Array(FAN_OUT_WRITES.wave).fill(waves * waveMs), ...Array(5).fill((waves + 1) * waveMs)]),
@@ -133,9 +133,7 @@ describe(`fan-out within its write budget (${ENGINE_NAME})`, () => {
     expect(records).toHaveLength(DESTINATIONS);
     expect(new Set(records.map((r) => r.destinationId)).size).toBe(DESTINATIONS);
     expect(records.every((r) => r.version === 0 && r.status === 'PENDING')).toBe(true);
-    const delivered = [...queued, ...(await drainQueue()).map(parseQueueMessage)].flatMap((m) =>
-      m?.kind === 'delivery' ? [m.deliveryId] : [],
-    );
+    const delivered = (await drainQueue(runtime.queues.webhookQueueUrl)).map((body) => parseDeliveryMessage(body)?.deliveryId);
     expect(delivered.sort()).toEqual(records.map((r) => r.deliveryId).sort());
     expect(pace.seconds()).toBe((DESTINATIONS * FAN_OUT_WRITES.unitsPerRecord) / FAN_OUT_WRITES.unitsPerSecond);
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxKeys } from '#lambdas/webhooks/deliveries';
 import { continueDispatch, DISPATCH_PAGE, dispatchMenuEvent, sweepOutbox, writePace } from '#lambdas/webhooks/fan-out';
 import { publishMenu, writeMenu } from '#lambdas/webhooks/publish';
-import { parseQueueMessage } from '#lambdas/webhooks/messages';
+import { parseFanOutMessage } from '#lambdas/webhooks/messages';
 import type { LocalRuntime } from '#local/runtime';
 import { sampleMenu } from '#local/demo-menu';
 import { storedDestination } from '../fixtures/stored-destination.js';
@@ -119,15 +119,18 @@ describe(`fan-out in pages of ${DISPATCH_PAGE} (${DESTINATIONS} destinations)`, 
   it('of two runs on the same page only one goes on; a stale wake-up does nothing', async () => {
     const { event } = await writeMenu(runtime.deps, { groupId: 'demo-group', locationId: 'london-soho', menu: sampleMenu({ price: 22 }) });
     const wakeUps: string[] = [];
-    const held = { ...runtime.deps.queue, send: async (body: string) => (wakeUps.push(body), 'held') };
+    const held = {
+      ...runtime.deps.queue,
+      fanOut: { ...runtime.deps.queue.fanOut, send: async (body: string) => (wakeUps.push(body), 'held') },
+    };
     const deps = { ...runtime.deps, queue: held };
     // The publish's own run and a sweeper's, both on the first page.
     await Promise.all([dispatchMenuEvent(deps, event!), dispatchMenuEvent(deps, event!)]);
     expect(wakeUps).toHaveLength(1);
-    const wake = parseQueueMessage(wakeUps[0]!);
-    expect(wake).toMatchObject({ kind: 'dispatch', dispatch: event!.eventId });
+    const wake = parseFanOutMessage(wakeUps[0]!);
+    expect(wake).toMatchObject({ dispatch: event!.eventId });
     const entry = await runtime.store.outbox.get(event!.eventId);
-    expect(entry).toMatchObject({ confirmed: true, cursor: wake!.kind === 'dispatch' ? wake!.cursor : '' });
+    expect(entry).toMatchObject({ confirmed: true, cursor: wake && 'cursor' in wake ? wake.cursor : '' });
     expect(await recordsOf(event!.eventId)).toHaveLength(DISPATCH_PAGE);
 
     // A wake-up naming a cursor the entry no longer holds: nothing created, nothing sent.

@@ -134,7 +134,7 @@ describe('the capacity model', () => {
   });
 
   it("bounds each GSI's load by who queries it, and says where a launch at that load needs it pre-warmed", () => {
-    // The menu route's family queries no index: GSI1's reads are the deliverer's (2 units a delivery), GSI2's and
+    // The menu route's family queries no index: GSI1's reads are the fan-out's (2 units a delivery: its pages query GSI1), GSI2's and
     // GSI3's none (the sweeper and the admin API query them, outside the load); GSI1's and GSI2's writes are at most
     // the table's, GSI3's one a delivery (its entry is written when the record is created, never again).
     const r = model(SCENARIO, STAGE, [ROUTE], DELIVERY, PRICES);

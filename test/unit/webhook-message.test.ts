@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDeliveryMessage, parseQueueMessage, standing } from '#lambdas/webhooks/messages';
+import { parseDeliveryMessage, parseFanOutMessage, standing } from '#lambdas/webhooks/messages';
 
 const id = `dlv_${'a'.repeat(32)}`;
 
@@ -45,20 +45,19 @@ describe('delivery messages', () => {
   });
 });
 
-describe('queue messages', () => {
+describe('fan-out messages', () => {
   const eventId = `evt_${'b'.repeat(32)}`;
-  it('tells a delivery from a fan-out page and a release of held deliveries', () => {
+  it('reads a delivery only as a delivery, and a fan-out page or a release only as a fan-out message', () => {
     const delivery = { deliveryId: id, redrive: 2, requeue: 0, destinationId: 'dst_1', clientId: 'app_1' };
-    expect(parseQueueMessage(JSON.stringify(delivery))).toEqual({ kind: 'delivery', ...delivery });
-    expect(parseQueueMessage(JSON.stringify({ dispatch: eventId, cursor: '{"PK":"DEST#d"}' }))).toEqual({
-      kind: 'dispatch',
-      dispatch: eventId,
-      cursor: '{"PK":"DEST#d"}',
-    });
-    expect(parseQueueMessage(JSON.stringify({ release: 'dst_0123456789abcdef0123' }))).toEqual({
-      kind: 'release',
-      release: 'dst_0123456789abcdef0123',
-    });
+    const page = { dispatch: eventId, cursor: '{"PK":"DEST#d"}' };
+    const release = { release: 'dst_0123456789abcdef0123' };
+    expect(parseDeliveryMessage(JSON.stringify(delivery))).toEqual(delivery);
+    expect(parseFanOutMessage(JSON.stringify(page))).toEqual(page);
+    expect(parseFanOutMessage(JSON.stringify(release))).toEqual(release);
+    // Each queue's consumer refuses the other's messages.
+    expect(parseFanOutMessage(JSON.stringify(delivery))).toBeNull();
+    expect(parseDeliveryMessage(JSON.stringify(page))).toBeNull();
+    expect(parseDeliveryMessage(JSON.stringify(release))).toBeNull();
   });
 
   it('refuses a page without an event id or a cursor, a release without a destination id, and anything else', () => {
@@ -72,7 +71,7 @@ describe('queue messages', () => {
       'not json',
     ];
     for (const body of bad) {
-      expect(parseQueueMessage(body)).toBeNull();
+      expect(parseFanOutMessage(body)).toBeNull();
     }
   });
 });
