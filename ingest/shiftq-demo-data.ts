@@ -12,7 +12,7 @@ import type { Location } from '#data/locations';
 import type { IngestStore } from './store.js';
 import type { KitchenInput } from '#lambdas/shiftq/inputs';
 import { round2 } from '#domain/rounding';
-import { seededRandom } from '#domain/seeded-random';
+import { seededRandom } from '#ingest/seeded-random';
 
 /**
  * Deterministic demo data for shiftq, relative to `now`: the same location

@@ -1,5 +1,5 @@
 import { headOf, type MenuHead } from '#data/menus';
-import { outboxKeys } from '#lambdas/webhooks/deliveries';
+import { outboxKeys } from '#lambdas/webhooks/outbox';
 import type { AdminDeps } from './deps.js';
 import { requireGroup } from './apps.js';
 import { adminPage, type PageQuery } from '#platform/admin-paging';

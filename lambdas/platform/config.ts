@@ -2,7 +2,6 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
 import { SPORTS_LOGO_PACKAGE_DIR } from '#contract/assets';
-import type { SafetyOptions } from '#domain/url-safety';
 
 /** Deployment settings read from the environment once; every handler gets them through its deps. */
 export type Config = {
@@ -114,14 +113,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     pageTokenKey: env[ENV.pageTokenKey] ?? '',
     sportsLogoDir: resolve(BUNDLE_DIR, env[ENV.sportsLogoDir] || SPORTS_LOGO_PACKAGE_DIR),
     openApiDocumentPath: resolve(BUNDLE_DIR, env[ENV.openApiDocumentPath] || OPENAPI_ARTEFACT),
-  };
-}
-
-/** The destination URL rules as this deployment applies them, on save and before every attempt. */
-export function urlSafetyOf(config: Pick<Config, 'webhookAllowLoopback' | 'webhookListenInbox'>): SafetyOptions {
-  return {
-    allowLoopback: config.webhookAllowLoopback,
-    ...(config.webhookListenInbox ? { listenInbox: config.webhookListenInbox.origin } : {}),
   };
 }
 

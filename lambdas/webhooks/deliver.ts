@@ -5,17 +5,17 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { appKeys, type App } from '#data/apps';
 import { deliveryKeys, markerOf, type Delivery } from './deliveries.js';
-import { destinationKeys, type Destination } from './destinations.js';
+import { destinationKeys, isPaused, urlSafetyOf, type Destination } from './destinations.js';
 import { jitteredBackoffSeconds, scaledTimings, STATUS } from './delivery-policy.js';
 import { MENU_UPDATED, WEBHOOK_HEADERS } from './events.js';
 import type { MessagingDeps } from './deps.js';
 import { count, observability, type MetricName } from '#platform/observability';
-import { urlSafetyOf } from '#platform/config';
+
 import { resolveDestination, type ResolvedAddress } from '#domain/url-safety';
 import * as state from './attempt-rules.js';
 import { classify, errorCodeOf, errorFromException, sign, type AttemptOutcome } from './attempt-rules.js';
 import { appIneligibility, covers } from './fan-out.js';
-import { isPaused } from './pause.js';
+
 import { enqueueRelease, parseDeliveryMessage, refuseRecord, RetryLater, standing, type DeliveryMessage } from './messages.js';
 import { isProduction, noticeDeadLetter, noticeRecovery } from './owner-notices.js';
 

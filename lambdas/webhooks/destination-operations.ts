@@ -3,14 +3,14 @@ import * as v from 'valibot';
 import { randomSecret } from '#domain/crypto';
 import type { App } from '#data/apps';
 import type { Delivery } from './deliveries.js';
-import { UNTESTED, type Destination, type DestinationHealth } from './destinations.js';
+import { isPaused, UNTESTED, urlSafetyOf, type Destination, type DestinationHealth } from './destinations.js';
 import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from './deps.js';
 import { sendMail } from '#platform/mailer';
-import { urlSafetyOf } from '#platform/config';
+
 import { resolveDestination } from '#domain/url-safety';
 import { appIneligibility, covers, newDelivery, queueDelivery } from './fan-out.js';
-import { isPaused } from './pause.js';
+
 import { testEventId } from './messages.js';
 import { adminPage, type PageQuery } from '#platform/admin-paging';
 import { matches, searchPage } from '#platform/admin-search';

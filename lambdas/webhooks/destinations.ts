@@ -2,6 +2,21 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { getItem, applied, isConditionFailure, type Db, itemOf, readItems } from '#data/store';
 import { everyGroupPage, groupPage, type GroupIndex, type WalkKey } from '#data/group-index';
 import { appKeys, type App } from '#data/apps';
+import { DELIVERY_POLICY } from './delivery-policy.js';
+import type { Config } from '#platform/config';
+import type { SafetyOptions } from '#domain/url-safety';
+
+/** The destination URL rules as this deployment applies them, on save and before every attempt. */
+export function urlSafetyOf(config: Pick<Config, 'webhookAllowLoopback' | 'webhookListenInbox'>): SafetyOptions {
+  return {
+    allowLoopback: config.webhookAllowLoopback,
+    ...(config.webhookListenInbox ? { listenInbox: config.webhookListenInbox.origin } : {}),
+  };
+}
+
+/** A destination is paused while its consecutive failed attempts reach the policy's bound; a success ends it. */
+export const isPaused = (d: Pick<Destination, 'consecutiveFailures'>): boolean =>
+  d.consecutiveFailures >= DELIVERY_POLICY.pauseAfterFailures;
 
 /** Stored health; DISABLED is derived from `enabled` when shown. */
 type StoredHealth = 'NOT_TESTED' | 'HEALTHY' | 'FAILING';

@@ -4,10 +4,11 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { observability } from '#platform/observability';
 import type { App } from '#data/apps';
 import { STATUS } from './delivery-policy.js';
-import type { Destination } from './destinations.js';
+import { isPaused, type Destination } from './destinations.js';
 import type { WalkKey } from '#data/group-index';
 import { headOf } from '#data/menus';
-import { outboxKeys, type Delivery, type MenuEvent, type OutboxEntry } from './deliveries.js';
+import type { Delivery } from './deliveries.js';
+import { outboxKeys, type MenuEvent, type OutboxEntry } from './outbox.js';
 import { PARTITION_WRITES_PER_SECOND, TABLE_KEYS } from '#data/table';
 import type { MessagingDeps } from './deps.js';
 import {
@@ -19,7 +20,7 @@ import {
   refuseRecord,
   type EventFacts,
 } from './messages.js';
-import { isPaused, releaseIfResumed } from './pause.js';
+import { releaseIfResumed } from './pause.js';
 import { CLIENT_CREDENTIALS } from '#contract/credentials';
 import { BEVQ_SCOPE } from '#contract/scopes';
 

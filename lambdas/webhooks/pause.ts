@@ -1,10 +1,10 @@
 import { holdKeys, type Held, type PausedMarker } from './holds.js';
-import { DELIVERY_POLICY, DERIVED, scaledTimings, STATUS } from './delivery-policy.js';
+import { DERIVED, scaledTimings, STATUS } from './delivery-policy.js';
 import { count } from '#platform/observability';
 import type { MessagingDeps } from './deps.js';
 import * as state from './attempt-rules.js';
 import { enqueueDeliveries, enqueueRelease } from './messages.js';
-import type { Destination } from './destinations.js';
+import { isPaused } from './destinations.js';
 
 /**
  * A paused destination (docs/decisions/webhooks.md, "Pausing a failing
@@ -22,10 +22,6 @@ import type { Destination } from './destinations.js';
  * record never expires unseen, and the ended one stays in the destination's history as long as any other.
  */
 export const HOLD_BOUND_SECONDS = DERIVED.retrySpanSeconds;
-
-/** A destination is paused while its consecutive failed attempts reach the policy's bound; a success ends it. */
-export const isPaused = (d: Pick<Destination, 'consecutiveFailures'>): boolean =>
-  d.consecutiveFailures >= DELIVERY_POLICY.pauseAfterFailures;
 
 /** Held deliveries one release or one sweep handles per destination. */
 export const RELEASE_PAGE = 100;

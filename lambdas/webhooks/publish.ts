@@ -5,7 +5,7 @@ import { strongEtag } from '#domain/etag';
 import { menuInput, type MenuData, type MenuItem, type MenuSection, type PosHealth } from '#contract/schemas/bevq';
 import { headOf, MenuConflictError, type StoredMenu } from '#data/menus';
 import { StorageLimitError } from '#data/store';
-import type { MenuEvent } from './deliveries.js';
+import type { MenuEvent } from './outbox.js';
 import type { MessagingDeps } from './deps.js';
 import { count, observability } from '#platform/observability';
 import { MENU_UPDATED } from './events.js';

@@ -3,7 +3,7 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_ROUTES } from '#contract/admin-routes';
 import { ROUTES } from '#lambdas/discovery/all-routes';
-import { seededRandom } from '#domain/seeded-random';
+import { seededRandom } from '#ingest/seeded-random';
 import type { LocalRuntime } from '#local/runtime';
 import { ENGINE_NAME, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 

@@ -4,7 +4,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig, STAGES } from '#lib/stages';
-import { configFromEnv, urlSafetyOf } from '#platform/config';
+import { configFromEnv } from '#platform/config';
+import { urlSafetyOf } from '#lambdas/webhooks/destinations';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 
 /**

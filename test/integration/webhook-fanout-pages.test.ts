@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxKeys } from '#lambdas/webhooks/deliveries';
+import { outboxKeys } from '#lambdas/webhooks/outbox';
 import { continueDispatch, DISPATCH_PAGE, dispatchMenuEvent, sweepOutbox, writePace } from '#lambdas/webhooks/fan-out';
 import { publishMenu, writeMenu } from '#lambdas/webhooks/publish';
 import { parseFanOutMessage } from '#lambdas/webhooks/messages';

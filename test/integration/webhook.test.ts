@@ -13,7 +13,7 @@ import { AdminInputError } from '#domain/inputs';
 import { deliveryIdOf, menuEventId } from '#lambdas/webhooks/messages';
 import { deliveryHistory } from '#lambdas/webhooks/delivery-history';
 import { SWEEP_PAGE } from '#lambdas/webhooks/fan-out';
-import { outboxKeys } from '#lambdas/webhooks/deliveries';
+import { outboxKeys } from '#lambdas/webhooks/outbox';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { sign } from '#lambdas/webhooks/attempt-rules';
 import { lambdaContext } from '#local/gateway';

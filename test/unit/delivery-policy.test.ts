@@ -7,7 +7,7 @@ import {
   jitteredBackoffSeconds,
   scaledTimings,
 } from '#lambdas/webhooks/delivery-policy';
-import { seededRandom } from '#domain/seeded-random';
+import { seededRandom } from '#ingest/seeded-random';
 import { WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
 import { DELIVERY_RETENTION_SECONDS } from '#lambdas/webhooks/deliveries';
 import { HOLD_BOUND_SECONDS } from '#lambdas/webhooks/pause';

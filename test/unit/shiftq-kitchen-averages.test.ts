@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { businessDayEndMs, businessDayStartMs } from '#contract/business-date';
 import type { KitchenInput } from '#lambdas/shiftq/inputs';
 import { bucketLabel, kitchenSnapshot } from '#lambdas/shiftq/kitchen-averages';
-import { seededRandom } from '#domain/seeded-random';
+import { seededRandom } from '#ingest/seeded-random';
 
 const ZONE = 'America/New_York';
 const DATE = '20261120';
