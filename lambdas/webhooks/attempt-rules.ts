@@ -118,39 +118,34 @@ export function start(d: Delivery, carrier: string, receive: number, now: number
   };
 }
 
-export function succeed(d: Delivery, httpStatus: number, now: number): Delivery {
+/** `code`: the answer's, `http_200` and the like. */
+export function succeed(d: Delivery, code: string, now: number): Delivery {
   expect(d, [STATUS.DELIVERING], 'succeed');
   const next = {
     ...d,
     status: STATUS.SUCCEEDED,
-    lastErrorCode: null,
-    lastHttpStatus: httpStatus,
     updatedAt: iso(now),
-    completedAt: iso(now),
   };
-  return told(next, attemptEntry(next, `http_${httpStatus}`, now));
+  return told(next, attemptEntry(next, code, now));
 }
 
-export function fail(d: Delivery, errorCode: string, httpStatus: number | null, now: number): Delivery {
+export function fail(d: Delivery, errorCode: string, now: number): Delivery {
   expect(d, [STATUS.DELIVERING], 'fail');
   const next = {
     ...d,
     status: STATUS.FAILED,
-    lastErrorCode: errorCode,
-    lastHttpStatus: httpStatus,
     updatedAt: iso(now),
-    completedAt: iso(now),
   };
   return told(next, attemptEntry(next, errorCode, now));
 }
 
 /** A retryable failure: wait `backoffSeconds` unless this was the last attempt. */
-export function retry(d: Delivery, errorCode: string, httpStatus: number | null, backoffSeconds: number, now: number): Delivery {
+export function retry(d: Delivery, errorCode: string, backoffSeconds: number, now: number): Delivery {
   expect(d, [STATUS.DELIVERING], 'retry');
-  const base = { ...d, lastErrorCode: errorCode, lastHttpStatus: httpStatus, updatedAt: iso(now) };
+  const base = { ...d, updatedAt: iso(now) };
   const next: Delivery =
     d.attempts >= DELIVERY_POLICY.attempts
-      ? { ...base, status: STATUS.DEAD_LETTER, deadLetterReason: 'attempts_exhausted', completedAt: iso(now), nextAttemptAt: null }
+      ? { ...base, status: STATUS.DEAD_LETTER, deadLetterReason: 'attempts_exhausted', nextAttemptAt: null }
       : {
           ...base,
           status: STATUS.RETRY_PENDING,
@@ -166,7 +161,7 @@ export function retry(d: Delivery, errorCode: string, httpStatus: number | null,
  * request may have reached the receiver; it counts as a retryable failure.
  */
 export function interrupt(d: Delivery, backoffSeconds: number, now: number): Delivery {
-  const next = retry(d, 'attempt_interrupted', null, backoffSeconds, now);
+  const next = retry(d, 'attempt_interrupted', backoffSeconds, now);
   // How long the request took is unknown: only that its invocation ended before recording it.
   return { ...next, timeline: next.timeline.map((e, i) => (i === next.timeline.length - 1 ? { ...e, ms: null } : e)) };
 }
@@ -189,10 +184,7 @@ export function refuse(d: Delivery, errorCode: string, now: number): Delivery {
     ...d,
     status: STATUS.FAILED,
     deadLetterReason: null,
-    lastErrorCode: errorCode,
-    lastHttpStatus: null,
     updatedAt: iso(now),
-    completedAt: iso(now),
   };
   return told(next, stepEntry('refused', next, errorCode, now));
 }
@@ -213,11 +205,8 @@ export function expireHold(d: Delivery, now: number): Delivery {
     ...d,
     status: STATUS.FAILED,
     deadLetterReason: null,
-    lastErrorCode: 'hold_expired',
-    lastHttpStatus: null,
     nextAttemptAt: null,
     updatedAt: iso(now),
-    completedAt: iso(now),
   };
   return told(next, stepEntry('refused', next, 'hold_expired', now));
 }
@@ -242,7 +231,6 @@ export function redrive(d: Delivery, carrier: string, now: number): Delivery {
     attempts: 0,
     backoffHistory: [],
     nextAttemptAt: null,
-    completedAt: null,
     carrier,
     attemptReceive: null,
     deadLetterReason: null,

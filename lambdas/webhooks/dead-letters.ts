@@ -1,4 +1,4 @@
-import { markerOf, type DeadLetterMarker, type Delivery } from './deliveries.js';
+import { lastOutcome, markerOf, type DeadLetterMarker, type Delivery } from './deliveries.js';
 import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from './deps.js';
 import { count } from '#platform/observability';
@@ -197,7 +197,7 @@ export async function showDeadLetter(deps: MessagingDeps, deliveryId: string) {
       groupId: d.groupId,
       locationId: d.locationId,
       clientId: d.clientId,
-      lastHttpStatus: d.lastHttpStatus,
+      lastHttpStatus: lastOutcome(d).lastHttpStatus,
       backoffSeconds: d.backoffHistory,
       redrives: d.redrives,
       createdAt: d.createdAt,

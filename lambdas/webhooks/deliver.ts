@@ -4,7 +4,7 @@ import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { appKeys, type App } from '#data/apps';
-import { deliveryKeys, markerOf, type Delivery } from './deliveries.js';
+import { deliveryKeys, lastOutcome, markerOf, type Delivery } from './deliveries.js';
 import { destinationKeys, isPaused, urlSafetyOf, type Destination } from './destinations.js';
 import { jitteredBackoffSeconds, scaledTimings, STATUS } from './delivery-policy.js';
 import { MENU_UPDATED, WEBHOOK_HEADERS } from './events.js';
@@ -167,7 +167,7 @@ async function attempt(
   const refusal = refusalOf(d, destination, app, clock.now());
   if (refusal !== null || !destination) {
     const refused = await store.deliveries.write(state.refuse(d, refusal ?? 'destination_removed', clock.now()), d);
-    logger.info('webhook attempt refused', { deliveryId: d.deliveryId, code: refused?.lastErrorCode ?? 'superseded' });
+    logger.info('webhook attempt refused', { deliveryId: d.deliveryId, code: refused ? lastOutcome(refused).lastErrorCode : 'superseded' });
     if (refused && d.deadLetterReason) await store.deliveries.unmarkDeadLetter(d.deliveryId);
     return refused;
   }
@@ -181,13 +181,12 @@ async function attempt(
   const now = clock.now();
   const verdict = classify(outcome);
   const code = errorCodeOf(outcome);
-  const httpStatus = 'status' in outcome ? outcome.status : null;
   const next =
     verdict === 'success'
-      ? state.succeed(started, httpStatus!, now)
+      ? state.succeed(started, code, now)
       : verdict === 'permanent'
-        ? state.fail(started, code, httpStatus, now)
-        : state.retry(started, code, httpStatus, jitteredBackoffSeconds(started.attempts), now);
+        ? state.fail(started, code, now)
+        : state.retry(started, code, jitteredBackoffSeconds(started.attempts), now);
   const saved = await store.deliveries.write(next, started);
   // Only when this invocation was taken for dead (its carrier came back and recorded an interruption): a later
   // attempt has spoken for the destination's health too, so this late outcome leaves it alone.
@@ -232,7 +231,7 @@ export function reportOutcome(deps: MessagingDeps, d: Delivery): void {
     host: d.destinationHost,
     attempt: d.attempts,
     status: d.status,
-    code: d.lastErrorCode,
+    code: lastOutcome(d).lastErrorCode,
   });
 }
 

@@ -1,4 +1,4 @@
-import { TERMINAL_STATUSES, type DeliveryStatus, type TimelineEntry } from './delivery-policy.js';
+import { STATUS, TERMINAL_STATUSES, type DeliveryStatus, type TimelineEntry } from './delivery-policy.js';
 import type { EventType } from './events.js';
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem, applied, isConditionFailure, itemOf, queryPage, readItems, type Db } from '#data/store';
@@ -36,11 +36,9 @@ export type Delivery = {
   attempts: number;
   /** Nominal waits chosen after each retryable failure, seconds. */
   backoffHistory: number[];
-  lastErrorCode: string | null;
-  lastHttpStatus: number | null;
+  /** When the attempt under way or last made started: an attempt's timeline entry is written at its outcome. */
   lastAttemptAt: string | null;
   nextAttemptAt: string | null;
-  completedAt: string | null;
   redrives: number;
   /** Times the sweeper queued it again because its message vanished (expired or purged); attempts go on where they were. */
   requeues: number;
@@ -76,6 +74,21 @@ export type DeadLetterMarker = {
   lastErrorCode: string | null;
   createdAt: string | null;
 };
+
+/**
+ * What a record's steps tell, so none of it is stored apart: the code of its last attempt or refusal (none after a
+ * success) and its HTTP status, if the receiver answered; and, once ended, when (no write follows an end but a redrive,
+ * which starts it over).
+ */
+export function lastOutcome(d: Pick<Delivery, 'status' | 'timeline' | 'updatedAt'>) {
+  const code = d.timeline.findLast((e) => e.code !== null)?.code ?? null;
+  const http = code?.match(/^http_(\d{3})$/);
+  return {
+    lastErrorCode: d.status === STATUS.SUCCEEDED ? null : code,
+    lastHttpStatus: http ? Number(http[1]) : null,
+    completedAt: TERMINAL_STATUSES.includes(d.status) ? d.updatedAt : null,
+  };
+}
 
 export const DELIVERY_RETENTION_SECONDS = 30 * 24 * 3600;
 /** A record's expiry: 30 days after its last change (longer than the DLQ's 14-day retention). */
@@ -121,8 +134,7 @@ function dueEntry(d: Delivery): { GSI2PK: string; GSI2SK: string } | Record<stri
 type DueEntry = { deliveryId: string; sortKey: string };
 
 export function markerOf(d: Delivery, reason: DeadLetterReason): DeadLetterMarker {
-  const { deliveryId, groupId, clientId, locationId, status, eventId, eventType, destinationId, destinationHost, attempts, lastErrorCode } =
-    d;
+  const { deliveryId, groupId, clientId, locationId, status, eventId, eventType, destinationId, destinationHost, attempts } = d;
   return {
     deliveryId,
     groupId,
@@ -136,7 +148,7 @@ export function markerOf(d: Delivery, reason: DeadLetterReason): DeadLetterMarke
     destinationId,
     destinationHost,
     attempts,
-    lastErrorCode,
+    lastErrorCode: lastOutcome(d).lastErrorCode,
     createdAt: d.createdAt,
   };
 }

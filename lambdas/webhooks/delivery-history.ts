@@ -1,4 +1,4 @@
-import type { Delivery, DeliveryStatus } from './deliveries.js';
+import { lastOutcome, type Delivery, type DeliveryStatus } from './deliveries.js';
 import type { MessagingDeps } from './deps.js';
 import { AdminInputError, AdminNotFoundError } from '#domain/admin-errors';
 import { DELIVERY_ID, EVENT_ID } from './events.js';
@@ -78,10 +78,10 @@ function deliveryStory(d: Delivery) {
     destinationHost: d.destinationHost,
     clientId: d.clientId,
     groupId: d.groupId,
-    lastHttpStatus: d.lastHttpStatus,
+    lastHttpStatus: lastOutcome(d).lastHttpStatus,
     deadLetterReason: d.deadLetterReason,
     redrives: d.redrives,
-    completedAt: d.completedAt,
+    completedAt: lastOutcome(d).completedAt,
     timeline: d.timeline,
   };
 }

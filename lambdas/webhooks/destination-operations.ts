@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as v from 'valibot';
 import { randomSecret } from '#domain/crypto';
 import type { App } from '#data/apps';
-import type { Delivery } from './deliveries.js';
+import { lastOutcome, type Delivery } from './deliveries.js';
 import { isPaused, UNTESTED, urlSafetyOf, type Destination, type DestinationHealth } from './destinations.js';
 import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from './deps.js';
@@ -71,7 +71,7 @@ export function deliverySummary(d: Delivery) {
     status: d.status,
     attempts: d.attempts,
     nextAttemptAt: d.nextAttemptAt,
-    errorCode: d.lastErrorCode,
+    errorCode: lastOutcome(d).lastErrorCode,
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
   };

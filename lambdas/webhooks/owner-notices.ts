@@ -1,6 +1,6 @@
 import { DAY_MS } from '#contract/business-date';
 import { count } from '#platform/observability';
-import type { Delivery } from './deliveries.js';
+import { lastOutcome, type Delivery } from './deliveries.js';
 import type { Destination } from './destinations.js';
 import type { MessagingDeps } from './deps.js';
 import { MENU_UPDATED } from './events.js';
@@ -72,7 +72,7 @@ function failingMail(owner: Owner, destination: Destination, d: Delivery) {
     text:
       `The webhook destination ${destination.destinationId} ("${destination.name}", host ${destination.hostname}) of application ` +
       `${owner.clientId} (${owner.appName}) did not accept an event after every attempt the delivery policy allows: ` +
-      `delivery ${d.deliveryId} of event ${d.eventId} for location ${d.locationId}, last error ${d.lastErrorCode ?? 'unknown'}.\n` +
+      `delivery ${d.deliveryId} of event ${d.eventId} for location ${d.locationId}, last error ${lastOutcome(d).lastErrorCode ?? 'unknown'}.\n` +
       'Events that cannot be delivered are kept as dead letters; once your receiver answers 2xx again, your administrator can ' +
       'send them again. Check the receiver at that host, its TLS certificate and its signature verification.\n' +
       'You get at most one such notice a day for this destination, and one when it receives events again.\n',

@@ -5,6 +5,7 @@ import type { MessagingDeps } from './deps.js';
 import * as state from './attempt-rules.js';
 import { enqueueDeliveries, enqueueRelease } from './messages.js';
 import { isPaused } from './destinations.js';
+import { lastOutcome } from './deliveries.js';
 
 /**
  * A paused destination (docs/decisions/webhooks.md, "Pausing a failing
@@ -137,7 +138,7 @@ async function expire(deps: MessagingDeps, held: Held): Promise<void> {
         destinationId: saved.destinationId,
         host: saved.destinationHost,
         status: saved.status,
-        code: saved.lastErrorCode,
+        code: lastOutcome(saved).lastErrorCode,
         heldSince: saved.createdAt,
       });
     }

@@ -596,7 +596,7 @@ describe('administration console (Chromium)', () => {
       destinationId: `dst_${'f'.repeat(20)}`,
       destinationHost: 'hooks.example.test',
       attempts: 5,
-      lastErrorCode: 'timeout',
+      timeline: [{ kind: 'attempt', attempt: 5, at, status: 'DEAD_LETTER', code: 'timeout', ms: null, next: null }],
       createdAt: at,
       updatedAt: at,
     } as unknown as Delivery;
@@ -705,7 +705,7 @@ describe('administration console (Chromium)', () => {
         deliveryId: `dlv_${'e'.repeat(31)}1`,
         status: 'DEAD_LETTER',
         deadLetterReason: 'attempts_exhausted',
-        lastErrorCode: 'timeout',
+        timeline: [...sent.timeline, { kind: 'attempt', attempt: 5, at, status: 'DEAD_LETTER', code: 'timeout', ms: null, next: null }],
         createdAt: at,
         updatedAt: at,
       };
@@ -785,8 +785,8 @@ describe('administration console (Chromium)', () => {
       const t = Date.now() - 600_000;
       const event = { eventId: `evt_${'7'.repeat(32)}`, eventType: 'bevq.menu.updated' as const, occurredAt: new Date(t).toISOString() };
       let d = newDelivery({ ...event, groupId: 'demo-group', locationId: 'nyc-midtown', revision: 'r1' }, destination, t);
-      for (let i = 0; i < 4; i++) d = state.retry(state.start(d, 'm', 1, t + i * 60_000), 'http_503', 503, 30, t + i * 60_000 + 120);
-      d = state.succeed(state.start(d, 'm', 1, t + 240_000), 204, t + 240_080);
+      for (let i = 0; i < 4; i++) d = state.retry(state.start(d, 'm', 1, t + i * 60_000), 'http_503', 30, t + i * 60_000 + 120);
+      d = state.succeed(state.start(d, 'm', 1, t + 240_000), 'http_204', t + 240_080);
       await runtime.store.deliveries.create(d);
 
       await signIn();
@@ -954,7 +954,7 @@ describe("the console at a platform's size (Chromium)", { timeout: PATIENCE_MS }
         destinationId: d.destinationId,
         destinationHost: 'hooks.example.test',
         attempts: 5,
-        lastErrorCode: 'http_503',
+        timeline: [{ kind: 'attempt', attempt: 5, at, status: 'DEAD_LETTER', code: 'http_503', ms: 80, next: null }],
         createdAt: at,
         updatedAt: at,
       } as unknown as Delivery;

@@ -390,8 +390,8 @@ describe('CustomerApiStack (dev)', () => {
         destinationHost: 'hooks.example.test',
         attempts: 3,
         status,
-        lastErrorCode: 'http_500',
-      } as Delivery;
+        timeline: [{ kind: 'attempt', attempt: 3, at: '2026-11-28T00:00:00.000Z', status, code: 'http_500', ms: 80, next: null }],
+      } as unknown as Delivery;
       const lines = await linesWritten(() => reportOutcome({ logger } as unknown as MessagingDeps, delivery));
       expect(lines).toHaveLength(1);
       return lines[0]!;

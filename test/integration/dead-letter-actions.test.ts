@@ -62,7 +62,17 @@ async function deadLetter(destinationId: string, deadForSeconds: number): Promis
     ...created,
     status: 'DEAD_LETTER',
     attempts: 5,
-    lastErrorCode: 'http_503',
+    timeline: [
+      {
+        kind: 'attempt',
+        attempt: 5,
+        at: new Date(now - deadForSeconds * 1000).toISOString(),
+        status: 'DEAD_LETTER',
+        code: 'http_503',
+        ms: 80,
+        next: null,
+      },
+    ],
     deadLetterReason: 'attempts_exhausted',
     updatedAt: new Date(now - deadForSeconds * 1000).toISOString(),
   };

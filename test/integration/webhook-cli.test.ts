@@ -181,7 +181,6 @@ describe('npm run admin -- destinations / menus', () => {
         now,
       ),
       'http_503',
-      503,
       45,
       now + 120,
     );

@@ -14,6 +14,7 @@ import { deliveryIdOf, menuEventId } from '#lambdas/webhooks/messages';
 import { deliveryHistory } from '#lambdas/webhooks/delivery-history';
 import { SWEEP_PAGE } from '#lambdas/webhooks/fan-out';
 import { outboxKeys } from '#lambdas/webhooks/outbox';
+import { lastOutcome } from '#lambdas/webhooks/deliveries';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { sign } from '#lambdas/webhooks/attempt-rules';
 import { lambdaContext } from '#local/gateway';
@@ -283,7 +284,7 @@ describe.concurrent('delivery outcomes', () => {
       const { deliveryId } = await sendTest(runtime.deps, destination.destinationId, 'nyc-midtown');
       const delivery = await waitForStatus(runtime, deliveryId, ['SUCCEEDED', 'FAILED', 'DEAD_LETTER']);
       expect(delivery.status).toBe(c.status);
-      expect(delivery.lastErrorCode).toBe(c.code);
+      expect(lastOutcome(delivery).lastErrorCode).toBe(c.code);
       expect(receiver.received).toHaveLength(c.requests);
       expect(receiver.received.every((r) => r.verified)).toBe(true);
       // One retry: a jittered wait within the first retry's bounds (30–45 s).
@@ -361,7 +362,7 @@ describe('retries and the attempt-time re-check', () => {
       const { deliveryId } = await sendTest(runtime.deps, ids.destinationId, 'nyc-midtown');
       const delivery = await waitForStatus(runtime, deliveryId, ['FAILED', 'SUCCEEDED', 'DEAD_LETTER']);
       expect(delivery.status).toBe('FAILED');
-      expect(delivery.lastErrorCode).toBe(
+      expect(lastOutcome(delivery).lastErrorCode).toBe(
         { disabled: 'destination_disabled', removed: 'destination_removed', 'parent application revoked': 'application_revoked' }[what],
       );
       expect(setup.receiver.received).toHaveLength(1);

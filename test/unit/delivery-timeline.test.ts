@@ -13,8 +13,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const base = pendingDelivery;
 
 /** One attempt started at `at` that ends `ms` later with a retryable failure and a wait of `wait` seconds. */
-const failOnce = (d: Delivery, at: number, ms: number, wait: number) =>
-  state.retry(state.start(d, 'm1', 1, at), 'http_503', 503, wait, at + ms);
+const failOnce = (d: Delivery, at: number, ms: number, wait: number) => state.retry(state.start(d, 'm1', 1, at), 'http_503', wait, at + ms);
 
 describe('a delivery timeline', () => {
   it('fails four times, then succeeds: five entries with start, outcome code, duration and the next attempt', () => {
@@ -24,7 +23,7 @@ describe('a delivery timeline', () => {
       d = failOnce(d, at, 150, wait);
       at += 150 + wait * 1000;
     }
-    d = state.succeed(state.start(d, 'm1', 1, at), 200, at + 80);
+    d = state.succeed(state.start(d, 'm1', 1, at), 'http_200', at + 80);
     expect(d.timeline).toEqual([
       { kind: 'attempt', attempt: 1, at: iso(T), status: 'RETRY_PENDING', code: 'http_503', ms: 150, next: iso(T + 150 + 30_000) },
       {
@@ -99,8 +98,7 @@ describe('a delivery timeline', () => {
     let d = base;
     for (let round = 0; round < 4; round++) {
       if (round > 0) d = state.redrive(d, `m${round}`, T);
-      for (let i = 0; i < DELIVERY_POLICY.attempts; i++)
-        d = state.retry(state.start(d, 'm', 1, T), 'connection_refused', null, 3600, T + 10_000);
+      for (let i = 0; i < DELIVERY_POLICY.attempts; i++) d = state.retry(state.start(d, 'm', 1, T), 'connection_refused', 3600, T + 10_000);
     }
     expect(d.timeline).toHaveLength(TIMELINE_ENTRIES);
     // The last two rounds: each a redrive, then its five attempts.

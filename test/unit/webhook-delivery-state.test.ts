@@ -1,18 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { DELIVERY_STATUSES, TERMINAL_STATUSES } from '#lambdas/webhooks/delivery-policy';
-import type { Delivery } from '#lambdas/webhooks/deliveries';
+import { lastOutcome, type Delivery } from '#lambdas/webhooks/deliveries';
 import * as state from '#lambdas/webhooks/attempt-rules';
 import { CREATED_AT_MS, pendingDelivery } from '../fixtures/delivery-record.js';
 
 const base = pendingDelivery;
 const T = CREATED_AT_MS;
+/** A record with what its steps tell (its last error code and HTTP status, when it ended), as the admin views show it. */
+const view = (d: Delivery) => ({ ...d, ...lastOutcome(d) });
 
 describe('delivery transitions', () => {
   it('PENDING → DELIVERING → SUCCEEDED, the attempt counted when it starts, by its carrier', () => {
     const started = state.start(base, 'm1', 1, T);
-    expect(started).toMatchObject({ status: 'DELIVERING', attempts: 1, carrier: 'm1', attemptReceive: 1 });
-    const d = state.succeed(started, 204, T);
-    expect(d).toMatchObject({
+    expect(view(started)).toMatchObject({ status: 'DELIVERING', attempts: 1, carrier: 'm1', attemptReceive: 1 });
+    const d = state.succeed(started, 'http_204', T);
+    expect(view(d)).toMatchObject({
       status: 'SUCCEEDED',
       attempts: 1,
       lastHttpStatus: 204,
@@ -21,7 +23,7 @@ describe('delivery transitions', () => {
     });
   });
   it('DELIVERING → FAILED on a permanent failure', () => {
-    expect(state.fail(state.start(base, 'm1', 1, T), 'http_401', 401, T)).toMatchObject({ status: 'FAILED', lastErrorCode: 'http_401' });
+    expect(view(state.fail(state.start(base, 'm1', 1, T), 'http_401', T))).toMatchObject({ status: 'FAILED', lastErrorCode: 'http_401' });
   });
   it('retries with the given wait until the fifth retryable failure, which dead-letters', () => {
     let d = base;
@@ -31,16 +33,16 @@ describe('delivery transitions', () => {
       [3, 120],
       [4, 240],
     ] as const) {
-      d = state.retry(state.start(d, 'm1', attempt + 2, T), 'http_503', 503, wait, T);
-      expect(d).toMatchObject({
+      d = state.retry(state.start(d, 'm1', attempt + 2, T), 'http_503', wait, T);
+      expect(view(d)).toMatchObject({
         status: 'RETRY_PENDING',
         attempts: attempt,
         nextAttemptAt: new Date(T + wait * 1000).toISOString(),
         deadLetterReason: null,
       });
     }
-    d = state.retry(state.start(d, 'm1', 9, T), 'timeout', null, 480, T);
-    expect(d).toMatchObject({
+    d = state.retry(state.start(d, 'm1', 9, T), 'timeout', 480, T);
+    expect(view(d)).toMatchObject({
       status: 'DEAD_LETTER',
       attempts: 5,
       backoffHistory: [30, 60, 120, 240],
@@ -49,26 +51,36 @@ describe('delivery transitions', () => {
       deadLetterReason: 'attempts_exhausted',
     });
   });
+  it('tells the last code and HTTP status from the steps: kept through a redrive, which clears when it ended', () => {
+    let d = base;
+    for (let attempt = 1; attempt <= 5; attempt++)
+      d = state.retry(state.start(d, 'm1', attempt, T), attempt < 5 ? 'http_503' : 'timeout', 30, T);
+    expect(lastOutcome(d)).toEqual({ lastErrorCode: 'timeout', lastHttpStatus: null, completedAt: new Date(T).toISOString() });
+    const redriven = state.redrive(d, 'm2', T + 1000);
+    expect(lastOutcome(redriven)).toEqual({ lastErrorCode: 'timeout', lastHttpStatus: null, completedAt: null });
+    const failed = state.fail(state.start(redriven, 'm2', 1, T + 2000), 'http_410', T + 3000);
+    expect(lastOutcome(failed)).toEqual({ lastErrorCode: 'http_410', lastHttpStatus: 410, completedAt: new Date(T + 3000).toISOString() });
+  });
   it('counts an interrupted attempt as a retryable failure', () => {
     const d = state.interrupt(state.start(base, 'm1', 1, T), 30, T);
-    expect(d).toMatchObject({ status: 'RETRY_PENDING', attempts: 1, lastErrorCode: 'attempt_interrupted', backoffHistory: [30] });
+    expect(view(d)).toMatchObject({ status: 'RETRY_PENDING', attempts: 1, lastErrorCode: 'attempt_interrupted', backoffHistory: [30] });
     const fifth = state.interrupt({ ...state.start({ ...base, attempts: 4, status: 'RETRY_PENDING' }, 'm1', 6, T) }, 480, T);
-    expect(fifth).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, deadLetterReason: 'attempts_exhausted' });
+    expect(view(fifth)).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, deadLetterReason: 'attempts_exhausted' });
   });
   it('refuses without a request from PENDING or RETRY_PENDING', () => {
-    expect(state.refuse(base, 'destination_disabled', T)).toMatchObject({
+    expect(view(state.refuse(base, 'destination_disabled', T))).toMatchObject({
       status: 'FAILED',
       lastErrorCode: 'destination_disabled',
       attempts: 0,
     });
   });
   it('strands a delivery whose receives ran out: the status stays, the reason says so', () => {
-    const retrying = state.retry(state.start(base, 'm1', 1, T), 'http_503', 503, 30, T);
-    expect(state.strand(retrying, T)).toMatchObject({ status: 'RETRY_PENDING', attempts: 1, deadLetterReason: 'receives_exhausted' });
-    expect(state.strand(base, T)).toMatchObject({ status: 'PENDING', deadLetterReason: 'receives_exhausted' });
+    const retrying = state.retry(state.start(base, 'm1', 1, T), 'http_503', 30, T);
+    expect(view(state.strand(retrying, T))).toMatchObject({ status: 'RETRY_PENDING', attempts: 1, deadLetterReason: 'receives_exhausted' });
+    expect(view(state.strand(base, T))).toMatchObject({ status: 'PENDING', deadLetterReason: 'receives_exhausted' });
     expect(() => state.strand({ ...base, status: 'SUCCEEDED' }, T)).toThrow(state.TransitionError);
     // A stranded delivery that is received again (another message) starts, and is no longer listed.
-    expect(state.start(state.strand(base, T), 'm2', 1, T)).toMatchObject({ status: 'DELIVERING', deadLetterReason: null });
+    expect(view(state.start(state.strand(base, T), 'm2', 1, T))).toMatchObject({ status: 'DELIVERING', deadLetterReason: null });
   });
   it('redrives a dead letter or a stranded delivery to PENDING with attempts reset, carried by the new message', () => {
     const dead = {
@@ -79,7 +91,7 @@ describe('delivery transitions', () => {
       carrier: 'm1',
       deadLetterReason: 'attempts_exhausted' as const,
     };
-    expect(state.redrive(dead, 'm2', T)).toMatchObject({
+    expect(view(state.redrive(dead, 'm2', T))).toMatchObject({
       status: 'PENDING',
       attempts: 0,
       backoffHistory: [],
@@ -88,12 +100,12 @@ describe('delivery transitions', () => {
       deadLetterReason: null,
     });
     const stranded = state.strand({ ...base, status: 'RETRY_PENDING', attempts: 2, carrier: 'm1' }, T);
-    expect(state.redrive(stranded, 'm3', T)).toMatchObject({ status: 'PENDING', attempts: 0, carrier: 'm3' });
+    expect(view(state.redrive(stranded, 'm3', T))).toMatchObject({ status: 'PENDING', attempts: 0, carrier: 'm3' });
   });
   it('requeues a delivery whose message vanished: the new message carries it, status, attempts and backoff kept', () => {
-    const retrying = { ...state.retry(state.start(base, 'm1', 1, T), 'http_503', 503, 30, T), attemptReceive: 1 };
+    const retrying = { ...state.retry(state.start(base, 'm1', 1, T), 'http_503', 30, T), attemptReceive: 1 };
     const later = T + 2_160_000;
-    expect(state.requeue(retrying, 'm2', later)).toMatchObject({
+    expect(view(state.requeue(retrying, 'm2', later))).toMatchObject({
       status: 'RETRY_PENDING',
       attempts: 1,
       backoffHistory: [30],
@@ -103,12 +115,12 @@ describe('delivery transitions', () => {
       redrives: 0,
       updatedAt: new Date(later).toISOString(),
     });
-    expect(state.requeue(base, 'm2', later)).toMatchObject({ status: 'PENDING', attempts: 0, carrier: 'm2', requeues: 1 });
+    expect(view(state.requeue(base, 'm2', later))).toMatchObject({ status: 'PENDING', attempts: 0, carrier: 'm2', requeues: 1 });
     // Mid-attempt when its carrier vanished: still DELIVERING, so the new carrier's first receive finds it interrupted.
     const delivering = state.start(base, 'm1', 3, T);
     const requeued = state.requeue(delivering, 'm2', later);
-    expect(requeued).toMatchObject({ status: 'DELIVERING', attempts: 1, carrier: 'm2', attemptReceive: null });
-    expect(state.interrupt(requeued, 30, later)).toMatchObject({
+    expect(view(requeued)).toMatchObject({ status: 'DELIVERING', attempts: 1, carrier: 'm2', attemptReceive: null });
+    expect(view(state.interrupt(requeued, 30, later))).toMatchObject({
       status: 'RETRY_PENDING',
       attempts: 1,
       lastErrorCode: 'attempt_interrupted',
@@ -121,7 +133,7 @@ describe('delivery transitions', () => {
   it('ends a held delivery past its bound as FAILED hold_expired: no attempt, not a dead letter, not redrivable', () => {
     const later = T + 825_000;
     const d = state.expireHold(base, later);
-    expect(d).toMatchObject({
+    expect(view(d)).toMatchObject({
       status: 'FAILED',
       attempts: 0,
       lastErrorCode: 'hold_expired',
@@ -140,9 +152,9 @@ describe('delivery transitions', () => {
     const statuses = ['PENDING', 'DELIVERING', 'RETRY_PENDING', 'SUCCEEDED', 'FAILED', 'DEAD_LETTER'] as const;
     const transitions: Record<string, (d: Delivery) => Delivery> = {
       start: (d) => state.start(d, 'm9', 9, T),
-      succeed: (d) => state.succeed(d, 200, T),
-      fail: (d) => state.fail(d, 'http_404', 404, T),
-      retry: (d) => state.retry(d, 'http_503', 503, 30, T),
+      succeed: (d) => state.succeed(d, 'http_200', T),
+      fail: (d) => state.fail(d, 'http_404', T),
+      retry: (d) => state.retry(d, 'http_503', 30, T),
       interrupt: (d) => state.interrupt(d, 30, T),
       refuse: (d) => state.refuse(d, 'destination_disabled', T),
       strand: (d) => state.strand(d, T),
@@ -180,7 +192,7 @@ describe('delivery transitions', () => {
       expect(() => state.refuse(d, 'x', T), status).toThrow(state.TransitionError);
     }
     expect(() => state.start({ ...base, status: 'DELIVERING' }, 'm1', 1, T)).toThrow(state.TransitionError);
-    expect(() => state.succeed(base, 200, T)).toThrow(state.TransitionError);
+    expect(() => state.succeed(base, 'http_200', T)).toThrow(state.TransitionError);
     expect(() => state.redrive({ ...base, status: 'FAILED' }, 'm2', T)).toThrow(state.TransitionError);
     expect(() => state.requeue({ ...base, status: 'SUCCEEDED' }, 'm2', T)).toThrow(state.TransitionError);
   });
@@ -194,8 +206,8 @@ describe('delivery transitions', () => {
 describe('stranding a delivery with attempts left', () => {
   it.each(['PENDING', 'RETRY_PENDING', 'DELIVERING'] as const)('keeps %s, records receives_exhausted, and can be redriven', (status) => {
     const stranded = state.strand({ ...base, status }, T);
-    expect(stranded).toMatchObject({ status, deadLetterReason: 'receives_exhausted', attempts: base.attempts });
-    expect(state.redrive(stranded, 'm2', T + 1000)).toMatchObject({
+    expect(view(stranded)).toMatchObject({ status, deadLetterReason: 'receives_exhausted', attempts: base.attempts });
+    expect(view(state.redrive(stranded, 'm2', T + 1000))).toMatchObject({
       status: 'PENDING',
       attempts: 0,
       deadLetterReason: null,
@@ -212,9 +224,9 @@ describe('stranding a delivery with attempts left', () => {
 /** Every lifecycle move except the operators' redrive. */
 const MOVES: Record<string, (d: Delivery) => Delivery> = {
   start: (d) => state.start(d, 'm', 1, T),
-  succeed: (d) => state.succeed(d, 200, T),
-  fail: (d) => state.fail(d, 'http_404', 404, T),
-  retry: (d) => state.retry(d, 'http_503', 503, 30, T),
+  succeed: (d) => state.succeed(d, 'http_200', T),
+  fail: (d) => state.fail(d, 'http_404', T),
+  retry: (d) => state.retry(d, 'http_503', 30, T),
   refuse: (d) => state.refuse(d, 'destination_disabled', T),
   strand: (d) => state.strand(d, T),
   expireHold: (d) => state.expireHold(d, T),
