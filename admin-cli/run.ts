@@ -1,6 +1,6 @@
 import { AdminInputError } from '#domain/inputs';
 import type { Clock } from '#platform/deps';
-import { StorageLimitError } from '#data/store';
+import { StorageLimitError } from '#data/limits';
 import { COMMANDS } from './commands.js';
 import { parseCommandLine, wantsDebug } from './parse.js';
 import { UsageError } from './spec.js';

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { activeBusinessDate, businessDayEndMs, businessDayStartMs, parseCompactDate } from '#contract/business-date';
-import { ITEM_VALUE_BUDGET_BYTES } from '#data/store';
+import { ITEM_VALUE_BUDGET_BYTES } from '#data/limits';
 import { encodeBody, retentionEndMs } from '#lambdas/shiftq/records';
 import { kitchenSnapshot } from '#lambdas/shiftq/kitchen-averages';
 import type { IngestStore } from './store.js';

@@ -3,7 +3,7 @@ import { isValidTimeZone } from '#contract/business-date';
 import { id, isoTimestamp } from '#contract/schemas/common';
 import { plainText } from '#contract/plain-text';
 import { validate } from '#contract/validation';
-import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/store';
+import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/limits';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { MODULES, SCOPES } from '#contract/scopes';
 import { AdminConflictError, AdminInputError, AdminNotFoundError } from './admin-errors.js';

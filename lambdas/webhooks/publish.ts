@@ -4,7 +4,7 @@ import { sha256Hex } from '#domain/crypto';
 import { strongEtag } from '#domain/etag';
 import { menuInput, type MenuData, type MenuItem, type MenuSection, type PosHealth } from '#contract/schemas/bevq';
 import { headOf, MenuConflictError, type StoredMenu } from '#data/menus';
-import { StorageLimitError } from '#data/store';
+import { StorageLimitError } from '#data/limits';
 import type { MenuEvent } from './outbox.js';
 import type { MessagingDeps } from './deps.js';
 import { count, observability } from '#platform/observability';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DELIVERY_POLICY } from '#lambdas/webhooks/delivery-policy';
 import type { Delivery } from '#lambdas/webhooks/deliveries';
 import { TIMELINE_ENTRIES } from '#lambdas/webhooks/delivery-policy';
-import { plainItemBytes } from '#data/store';
+import { plainItemBytes } from '#data/limits';
 import * as state from '#lambdas/webhooks/attempt-rules';
 import { CREATED_AT_MS, pendingDelivery } from '../fixtures/delivery-record.js';
 

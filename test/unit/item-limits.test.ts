@@ -1,6 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { checkItem, checkRequest, DYNAMODB_LIMITS, itemBytes, numberBytes, plainItemBytes, StorageLimitError } from '#data/store';
+import { checkItem, checkRequest, DYNAMODB_LIMITS, itemBytes, numberBytes, plainItemBytes, StorageLimitError } from '#data/limits';
 
 /**
  * DynamoDB's own measures. The boundaries below are the largest items
