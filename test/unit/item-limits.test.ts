@@ -1,5 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { checkItem, checkRequest, DYNAMODB_LIMITS, itemBytes, numberBytes, plainItemBytes, StorageLimitError } from '#data/limits';
 
 /**
@@ -147,5 +148,30 @@ describe('requests', () => {
         JSON.stringify(request).slice(0, 80),
       ).not.toBeNull();
     expect(() => checkRequest({ Item: keys, ExpressionAttributeValues: { ':one': { N: '1' } } })).not.toThrow();
+  });
+});
+
+// The store skips measuring a request of at most 100 attributes, each a non-empty string of at most 256 UTF-16 units
+// or a safe integer (lambdas/data/store.ts): whatever those hold, no limit refuses them, keys included.
+describe('requests the store does not measure', () => {
+  const short = fc.string({ unit: 'binary', minLength: 1, maxLength: 256 }).filter((s) => s.length <= 256);
+  const value = fc.oneof(
+    short.map((S) => ({ S })),
+    fc.maxSafeInteger().map((n) => ({ N: String(n) })),
+    fc.maxSafeNat().map((n) => ({ N: String(-n) })),
+  );
+  const keyNames = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK'];
+  it('are within every limit DynamoDB has', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.oneof(fc.constantFrom(...keyNames), short), value, { maxKeys: 100 }),
+        fc.record({ PK: short, SK: short }),
+        (item, key) => {
+          const stored = { ...item, PK: { S: key.PK }, SK: { S: key.SK } } as Item;
+          expect(refused(() => checkRequest({ Item: stored, Key: { PK: { S: key.PK }, SK: { S: key.SK } } }))).toBeNull();
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
