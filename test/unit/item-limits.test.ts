@@ -154,7 +154,7 @@ describe('requests', () => {
 // The store skips measuring a request of at most 100 attributes, each a non-empty string of at most 256 UTF-16 units
 // or a safe integer (lambdas/data/store.ts): whatever those hold, no limit refuses them, keys included.
 describe('requests the store does not measure', () => {
-  const short = fc.string({ unit: 'binary', minLength: 1, maxLength: 256 }).filter((s) => s.length <= 256);
+  const short = fc.string({ unit: 'binary', minLength: 1, maxLength: 256, size: 'max' }).filter((s) => s.length <= 256);
   const value = fc.oneof(
     short.map((S) => ({ S })),
     fc.maxSafeInteger().map((n) => ({ N: String(n) })),
@@ -171,7 +171,7 @@ describe('requests the store does not measure', () => {
           expect(refused(() => checkRequest({ Item: stored, Key: { PK: { S: key.PK }, SK: { S: key.SK } } }))).toBeNull();
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 100, endOnFailure: true },
     );
   });
 });
