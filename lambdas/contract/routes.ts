@@ -98,3 +98,13 @@ export function resourceName(route: Route): string {
   const below = route.path.replace(/^\/v1\/\{group_id\}(\/\{location_id\})?\/?/, '');
   return below === '' ? 'location' : below;
 }
+
+/** What the pipeline needs of a route beyond its row: worked out once, when a function starts, not per request. */
+export type RouteFacts = { atLocation: boolean; module: Module | null; resource: string };
+
+export const withFacts = <R extends Route>(route: R): R & RouteFacts => ({
+  ...route,
+  atLocation: isLocationRoute(route),
+  module: moduleOfRoute(route),
+  resource: resourceName(route),
+});

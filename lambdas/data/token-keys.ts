@@ -52,12 +52,8 @@ export type KeyVersionState = Omit<KeyVersion, 'key'> & { state: 'next' | 'signi
 export type TokenKeysRepo = {
   /** The version that signs new tokens now (read afresh each call: a new version signs from the moment it is added), created by the first caller that finds none. */
   signingKey(now: number): Promise<Buffer>;
-  /**
-   * The versions whose tokens are accepted at `now` (none while no token was ever issued), read at most every
-   * VERIFIERS_CACHE_MS; with `refresh` (a token the cached ones did not verify), read again unless read within
-   * VERIFIERS_REFRESH_MS, so a forged token costs a function at most one read a second.
-   */
-  verifiers(now: number, options?: { refresh?: boolean }): Promise<Buffer[]>;
+  /** The versions whose tokens are accepted at `now` (none while no token was ever issued), read afresh: authorization keeps them (platform/auth.ts). */
+  verifiers(now: number): Promise<Buffer[]>;
   /**
    * Adds a version that verifies at once and signs after SIGNING_DELAY_MS; the ones it replaces verify until
    * `retireAfterMs` after that. Versions past their time are removed. With `minAgeMs`, only when the newest version
@@ -101,9 +97,6 @@ function states({ versions }: Stored, now: number): KeyVersionState[] {
     }))
     .sort((a, b) => b.version - a.version);
 }
-
-/** Per doc client (one per function instance; in Lambda one per process), what it read last and when, by the caller's clock. */
-const cached = new WeakMap<object, { at: number; keys: Buffer[] }>();
 
 export function tokenKeysRepo(db: Db): TokenKeysRepo {
   const { doc, tableName } = db;
@@ -156,16 +149,9 @@ export function tokenKeysRepo(db: Db): TokenKeysRepo {
         return { next, result: Buffer.from(next.versions.at(-1)!.key, 'base64') };
       });
     },
-    async verifiers(now, { refresh = false } = {}) {
-      const hit = cached.get(doc);
-      const age = hit && now >= hit.at ? now - hit.at : Infinity;
-      // None yet (no token ever issued) is asked again next time, so the first token works at once; a refresh
-      // right after a read (of some or none) reads nothing more.
-      if (hit && age < (refresh ? VERIFIERS_REFRESH_MS : hit.keys.length ? VERIFIERS_CACHE_MS : 0)) return hit.keys;
+    async verifiers(now) {
       const stored = await read();
-      const keys = (stored?.versions ?? []).filter((v) => isLive(v, now)).map((v) => Buffer.from(v.key, 'base64'));
-      cached.set(doc, { at: now, keys });
-      return keys;
+      return (stored?.versions ?? []).filter((v) => isLive(v, now)).map((v) => Buffer.from(v.key, 'base64'));
     },
     async rotate(now, retireAfterMs, minAgeMs) {
       return update<KeyVersionState[] | null>((stored) => {

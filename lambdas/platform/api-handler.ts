@@ -11,12 +11,12 @@ import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
 import { baseUrlOf, header, type HttpResponse, httpShell, jsonResponse, type ShellContext } from './http.js';
 import { validatedParams, validatedQuery } from './input.js';
-import { type Family, ID_PARAMS, isLocationRoute, type LocationPath, resourceName, type Route } from '#contract/routes';
+import { type Family, ID_PARAMS, type LocationPath, type Route, type RouteFacts, withFacts } from '#contract/routes';
 
 /** What an operation receives: the resolved route, validated input and the request's instant. */
 export type ApiRequest = {
   event: APIGatewayProxyEvent;
-  route: Route;
+  route: Route & RouteFacts;
   params: Record<string, string>;
   query: Record<string, string>;
   requestId: string;
@@ -94,7 +94,7 @@ export function apiHandler<S extends Store>(
   // Leased quota lives in the function instance: one book per handler, as Lambda builds one per instance.
   const leases = rateLeases();
   return httpShell('v1', deps)
-    .use(routeAndAuthorize(family, operations, routes, deps, leases))
+    .use(routeAndAuthorize(family, operations, routes.map(withFacts), deps, leases))
     .handler(async (_event, context: ApiContext) => {
       const api = context.api!;
       // An authorized operation reads through the store its authorization filled.
@@ -120,7 +120,7 @@ function legacyHeaders({ legacyDeprecatedAt, legacySunsetAt }: Pick<Config, 'leg
 function routeAndAuthorize<S extends Store>(
   family: Family,
   operations: AnyOperations<S>,
-  routes: readonly Route[],
+  routes: readonly (Route & RouteFacts)[],
   deps: Deps<S>,
   leases: RateLeases,
 ): ApiMiddleware {
@@ -290,16 +290,16 @@ export function routeOfEvent<R extends Routable>(
 }
 
 /** What the envelope names of a /v1 request (an ApiRequest's). */
-type Enveloped = { route: Route; params: Record<string, string>; now: number };
+type Enveloped = { route: RouteFacts; params: Record<string, string>; now: number };
 
 /** The common envelope of contract 2.1 around a resource's data. */
-export function envelope(req: Enveloped, data: unknown, resource = resourceName(req.route)) {
+export function envelope(req: Enveloped, data: unknown, resource = req.route.resource) {
   return {
     ok: true as const,
     version: 'v1' as const,
     resource,
     groupId: req.params.group_id!,
-    ...(isLocationRoute(req.route) ? { locationId: req.params.location_id! } : {}),
+    ...(req.route.atLocation ? { locationId: req.params.location_id! } : {}),
     generatedAt: new Date(req.now).toISOString(),
     data,
   };

@@ -15,10 +15,10 @@ import type { ItemKey, Read } from '#data/store';
 import type { RepositoryFactories, Store } from '#data/repositories';
 import { mailOutboxRepo } from '#data/mail-outbox';
 import { type Grant, rateCountersRepo, type RateLeases, rateWindow, type RateWindow } from '#data/rate-counters';
-import { tokenKeysRepo } from '#data/token-keys';
+import { tokenKeysRepo, VERIFIERS_CACHE_MS, VERIFIERS_REFRESH_MS } from '#data/token-keys';
 import { namesApplication, type NamedToken, readAccessToken, sha256Hex } from '#domain/crypto';
 import { ApiError } from '#contract/errors';
-import { isLocationRoute, moduleOfRoute, type Route } from '#contract/routes';
+import type { Route, RouteFacts } from '#contract/routes';
 import { RATE_WARNING_FRACTION } from './config.js';
 import { LEGACY_BEARER } from '#contract/credentials';
 
@@ -50,6 +50,24 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]{16,512}=*)$/i;
 /** Tokens this instance has verified, by hash, per set of key versions it read: at most this many a set. */
 const VERIFIED_TOKENS = 10_000;
 const verifiedTokens = new WeakMap<readonly Buffer[], Map<string, NamedToken>>();
+
+/** Per function instance (its store), the verifying versions it read last and when, by the request's clock. */
+const readVerifiers = new WeakMap<object, { at: number; keys: Buffer[] }>();
+
+/**
+ * The versions whose tokens are accepted, read at most every VERIFIERS_CACHE_MS, never a read per request; with
+ * `refresh` (a token the kept ones did not verify), read again unless read within VERIFIERS_REFRESH_MS, so a forged
+ * token costs a function at most one read a second. None yet (no token ever issued) is asked again next time, so the
+ * first token works at once.
+ */
+async function verifiers(deps: Deps, now: number, refresh = false): Promise<Buffer[]> {
+  const hit = readVerifiers.get(deps.store);
+  const age = hit && now >= hit.at ? now - hit.at : Infinity;
+  if (hit && age < (refresh ? VERIFIERS_REFRESH_MS : hit.keys.length ? VERIFIERS_CACHE_MS : 0)) return hit.keys;
+  const keys = await deps.store.tokenKeys.verifiers(now);
+  readVerifiers.set(deps.store, { at: now, keys });
+  return keys;
+}
 
 /**
  * A token's tag checked once per set of key versions: the set read again (every VERIFIERS_CACHE_MS, or after a
@@ -93,7 +111,7 @@ function verifiedBy(keys: readonly Buffer[], token: string, tokenHash: string): 
 export async function authorize(
   deps: Deps,
   leases: RateLeases,
-  route: Route,
+  route: Pick<Route, 'scope'> & Pick<RouteFacts, 'atLocation' | 'module'>,
   params: Record<string, string>,
   authorization: string | undefined,
   now: number,
@@ -107,7 +125,7 @@ export async function authorize(
   const tokenHash = sha256Hex(token);
   const window = rateWindow(now);
   const counters = deps.store.rateCounters;
-  const locationKey = isLocationRoute(route) && params.location_id ? locationKeys.location(params.group_id!, params.location_id) : null;
+  const locationKey = route.atLocation && params.location_id ? locationKeys.location(params.group_id!, params.location_id) : null;
   // The application, a unit of its window, the location and the operation's items are independent: fetch them together, judge them in order.
   // A unit comes from this instance's lease in memory; only a request that finds none claims one (a lease) beside the reads.
   const fetchFor = (clientId: string, first: ItemKey[]) => {
@@ -124,8 +142,7 @@ export async function authorize(
     // No key yet: no such token was ever issued. A revoked or retired version's tokens are not ours. A token the
     // cached versions do not verify may be of a version added since: looked at once more, at most once a second.
     const named =
-      verifiedBy(await deps.store.tokenKeys.verifiers(now), token, tokenHash) ??
-      verifiedBy(await deps.store.tokenKeys.verifiers(now, { refresh: true }), token, tokenHash);
+      verifiedBy(await verifiers(deps, now), token, tokenHash) ?? verifiedBy(await verifiers(deps, now, true), token, tokenHash);
     if (!named) throw invalid();
     if (named.expiresAtSeconds * 1000 <= now) throw new ApiError('token_expired');
     [store, grant] = await fetchFor(named.clientId, [credentialKeys.credential(tokenHash)]);
@@ -177,12 +194,12 @@ export async function authorize(
   }
   if (params.group_id !== credential.groupId) throw refuse('group_not_allowed');
   let location: Location | null = null;
-  if (isLocationRoute(route)) {
+  if (route.atLocation) {
     const locationId = params.location_id!;
     if (app.allowedLocationIds && !app.allowedLocationIds.includes(locationId)) throw refuse('location_not_allowed');
     location = await store.locations.get(credential.groupId, locationId);
     if (!location) throw refuse('not_found');
-    const module = moduleOfRoute(route);
+    const module = route.module;
     if (module && !location.modulesEnabled[module]) throw refuse('module_not_enabled');
   }
   return { auth: { app: scoped, credential }, location, rateHeaders: headers, store };

@@ -50,6 +50,17 @@ export function header(event: Pick<APIGatewayProxyEvent, 'headers'>, name: strin
   return undefined;
 }
 
+/** The raw request body as bytes-as-text, decoding API Gateway's base64 form. */
+export function bodyText(event: APIGatewayProxyEvent): string {
+  if (!event.body) return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+export function bodyBytes(event: APIGatewayProxyEvent): number {
+  if (!event.body) return 0;
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body, 'utf8');
+}
+
 /**
  * The base URL of absolute URLs in responses: the stage's configured public base URL (its custom domain), else
  * the API's own domain as API Gateway reports it in the event (`requestContext.domainName`, with the stage prefix

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { GenericSchema, InferOutput } from 'valibot';
 import { MAX_REQUEST_BODY_BYTES } from './config.js';
 import { ApiError } from '#contract/errors';
-import { header } from './http.js';
+import { bodyBytes, bodyText, header } from './http.js';
 import { IDEMPOTENCY_KEY } from '#contract/ids';
 import { validate } from '#contract/validation';
 
@@ -31,17 +31,6 @@ function queryOf(event: APIGatewayProxyEvent, known: readonly string[]): Record<
     if (values.length === 1) query[name] = values[0]!;
   }
   return query;
-}
-
-/** The raw request body as bytes-as-text, decoding API Gateway's base64 form. */
-export function bodyText(event: APIGatewayProxyEvent): string {
-  if (!event.body) return '';
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-}
-
-export function bodyBytes(event: APIGatewayProxyEvent): number {
-  if (!event.body) return 0;
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body, 'utf8');
 }
 
 /**

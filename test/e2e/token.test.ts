@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '#domain/crypto';
 import { TOKEN_ADMITTED_ATTEMPTS_PER_MINUTE, TOKEN_ATTEMPTS_PER_MINUTE, TOKENS_ISSUED_PER_MINUTE } from '#platform/config';
-import { attemptSubject } from '#lambdas/token/throttle';
+import { attemptSubject } from '#lambdas/token/issue-token';
 import type { LocalRuntime } from '#local/runtime';
 import { expectContract } from '../support/openapi.js';
 import { call, exchange, manualClock, newApp, scanTable, startTestRuntime, type Reply } from '../support/runtime.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressBucket, attemptSubject } from '#lambdas/token/throttle';
+import { addressBucket, attemptSubject } from '#lambdas/token/issue-token';
 
 describe('the token attempt throttle', () => {
   it('charges an IPv4 address as itself, an IPv6 address by its /64, an IPv4-mapped address as the IPv4 it carries', () => {
