@@ -1,6 +1,5 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { appKeys, toApp, type App } from './apps.js';
-import { queryPage, type Db, itemOf, readItems } from './store.js';
+import { queryPage, type Db, itemOf, readItems, putItem } from './store.js';
 import { everyGroupPage, groupPage, type WalkKey } from './group-index.js';
 
 /**
@@ -30,7 +29,7 @@ export function appListRepo(db: Db): AppListRepo {
       return { apps: items.map(toApp), ...(lastKey ? { lastKey } : {}) };
     },
     async markLegacy(app) {
-      await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...legacyAppKeys.marker(app), clientId: app.clientId } }));
+      await putItem(db, { Item: { ...legacyAppKeys.marker(app), clientId: app.clientId } });
     },
     async legacyPage({ limit, startKey }) {
       const { items, lastKey } = await queryPage(

@@ -1,6 +1,5 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '#contract/scopes';
-import { applied, type Db, getItem } from './store.js';
+import { applied, type Db, getItem, putItem, updateItem } from './store.js';
 import type { GroupIndex } from './group-index.js';
 import { CLIENT_CREDENTIALS, type CredentialType } from '#contract/credentials';
 
@@ -70,7 +69,6 @@ export type AppsRepo = {
 };
 
 export function appsRepo(db: Db): AppsRepo {
-  const { doc, tableName } = db;
   return {
     /** `consistent` wherever a revocation made a moment ago must count: every authenticated request, the token endpoint, the deliverer's re-check. */
     async get(clientId: string, { consistent = false } = {}): Promise<App | null> {
@@ -78,27 +76,21 @@ export function appsRepo(db: Db): AppsRepo {
       return item ? toApp(item) : null;
     },
     async create(app: App): Promise<void> {
-      await doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...appKeys.app(app.clientId), GSI1PK: appKeys.index.of(app.groupId), GSI1SK: `${app.createdAt}#${app.clientId}`, ...app },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      );
+      await putItem(db, {
+        Item: { ...appKeys.app(app.clientId), GSI1PK: appKeys.index.of(app.groupId), GSI1SK: `${app.createdAt}#${app.clientId}`, ...app },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      });
     },
     /** Marks the application revoked; its tokens fail on their next use. Returns false for an unknown id. */
     async revoke(clientId: string, at: string): Promise<boolean> {
       return applied(
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: appKeys.app(clientId),
-            UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :at)',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at },
-          }),
-        ),
+        updateItem(db, {
+          Key: appKeys.app(clientId),
+          UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :at)',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at },
+        }),
       );
     },
     async rotateSecret(clientId, { expectedHash, newHash, previousUntil, at, secretGeneration, tokensEndBelow, pendingTokensEnd }) {
@@ -106,42 +98,36 @@ export function appsRepo(db: Db): AppsRepo {
         'secretHash = :new, previousSecretHash = :old, previousSecretExpiresAt = :until, secretRotatedAt = :at, ' +
         `secretGeneration = :generation, tokensEndBelow = :below${pendingTokensEnd ? ', pendingTokensEnd = :pending' : ''}`;
       return applied(
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: appKeys.app(clientId),
-            UpdateExpression: `SET ${set}${pendingTokensEnd ? '' : ' REMOVE pendingTokensEnd'}`,
-            ConditionExpression: 'secretHash = :old AND #status = :active',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':new': newHash,
-              ':old': expectedHash,
-              ':until': previousUntil,
-              ':at': at,
-              ':active': 'active',
-              ':generation': secretGeneration,
-              ':below': tokensEndBelow,
-              ...(pendingTokensEnd ? { ':pending': pendingTokensEnd } : {}),
-            },
-          }),
-        ),
+        updateItem(db, {
+          Key: appKeys.app(clientId),
+          UpdateExpression: `SET ${set}${pendingTokensEnd ? '' : ' REMOVE pendingTokensEnd'}`,
+          ConditionExpression: 'secretHash = :old AND #status = :active',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':new': newHash,
+            ':old': expectedHash,
+            ':until': previousUntil,
+            ':at': at,
+            ':active': 'active',
+            ':generation': secretGeneration,
+            ':below': tokensEndBelow,
+            ...(pendingTokensEnd ? { ':pending': pendingTokensEnd } : {}),
+          },
+        }),
       );
     },
     async markUsed(clientId, at) {
       // The condition makes concurrent instances write once between them; a lost race is the outcome wanted.
       await applied(
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: appKeys.app(clientId),
-            UpdateExpression: 'SET lastUsedAt = :at',
-            ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
-            ExpressionAttributeValues: {
-              ':at': new Date(at).toISOString(),
-              ':stale': new Date(at - LEGACY_USE_RESOLUTION_SECONDS * 1000).toISOString(),
-            },
-          }),
-        ),
+        updateItem(db, {
+          Key: appKeys.app(clientId),
+          UpdateExpression: 'SET lastUsedAt = :at',
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
+          ExpressionAttributeValues: {
+            ':at': new Date(at).toISOString(),
+            ':stale': new Date(at - LEGACY_USE_RESOLUTION_SECONDS * 1000).toISOString(),
+          },
+        }),
       );
     },
   };
@@ -231,7 +217,6 @@ export type CredentialsRepo = {
 };
 
 export function credentialsRepo(db: Db): CredentialsRepo {
-  const { doc, tableName } = db;
   return {
     /** Strongly consistent: a token is usable the moment the token endpoint returns it. */
     async get(tokenHash: string): Promise<Credential | null> {
@@ -242,13 +227,10 @@ export function credentialsRepo(db: Db): CredentialsRepo {
     },
     async put(credential: Credential): Promise<void> {
       const ttl = credential.expiresAt ? Math.ceil(Date.parse(credential.expiresAt) / 1000) : undefined;
-      await doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...credentialKeys.credential(credential.tokenHash), ...credential, ttl },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      );
+      await putItem(db, {
+        Item: { ...credentialKeys.credential(credential.tokenHash), ...credential, ttl },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      });
     },
   };
 }

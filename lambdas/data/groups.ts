@@ -1,5 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, groupPartition, queryAll, type Db } from './store.js';
+import { getItem, groupPartition, queryAll, type Db, putItem } from './store.js';
 import { GSI1 } from './table.js';
 
 export type Group = { groupId: string; name: string; createdAt: string };
@@ -17,7 +16,6 @@ export type GroupsRepo = {
 };
 
 export function groupsRepo(db: Db): GroupsRepo {
-  const { doc, tableName } = db;
   return {
     /** `consistent` for admin checks that a group exists: a venue load (or a script) may have written it a moment before. */
     async get(groupId: string, { consistent = false } = {}): Promise<Group | null> {
@@ -25,12 +23,9 @@ export function groupsRepo(db: Db): GroupsRepo {
       return item ? toGroup(item) : null;
     },
     async put(group: Group): Promise<void> {
-      await doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...groupKeys.group(group.groupId), GSI1PK: groupKeys.allGroups, GSI1SK: group.groupId, ...group },
-        }),
-      );
+      await putItem(db, {
+        Item: { ...groupKeys.group(group.groupId), GSI1PK: groupKeys.allGroups, GSI1SK: group.groupId, ...group },
+      });
     },
     async list(): Promise<Group[]> {
       const items = await queryAll(db, {

@@ -1,6 +1,5 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { MODULES, type ModulesEnabled } from '#contract/scopes';
-import { getItem, query, queryAll, type Db, type ItemQuery, groupPartition } from './store.js';
+import { getItem, groupPartition, type Db, type ItemQuery, query, queryAll, putItem } from './store.js';
 
 export type Location = {
   groupId: string;
@@ -42,19 +41,15 @@ export type LocationsRepo = {
 };
 
 export function locationsRepo(db: Db): LocationsRepo {
-  const { doc, tableName } = db;
   return {
     async get(groupId: string, locationId: string): Promise<Location | null> {
       const item = await getItem(db, locationKeys.location(groupId, locationId));
       return item ? toLocation(item) : null;
     },
     async put(location: Location): Promise<void> {
-      await doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...locationKeys.location(location.groupId, location.id), ...location },
-        }),
-      );
+      await putItem(db, {
+        Item: { ...locationKeys.location(location.groupId, location.id), ...location },
+      });
     },
     /** Every location of a group, in id order. */
     async list(groupId: string): Promise<Location[]> {

@@ -1,5 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { queryPage, type Db } from './store.js';
+import { queryPage, type Db, updateItem } from './store.js';
 import { GSI1 } from './table.js';
 
 /** An owner e-mail: what the mailer sends and the outbox keeps until it is sent. */
@@ -36,17 +35,13 @@ export type MailOutboxRepo = {
 };
 
 export function mailOutboxRepo(db: Db): MailOutboxRepo {
-  const { doc, tableName } = db;
   const update = (key: string, expression: string, names?: Record<string, string>, values?: Record<string, unknown>) =>
-    doc.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: mailKeys.mail(key),
-        UpdateExpression: expression,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
+    updateItem(db, {
+      Key: mailKeys.mail(key),
+      UpdateExpression: expression,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
   return {
     /** One mail per key, however often it is queued. */
     async queue(key: string, mail: Mail, now: number): Promise<void> {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, queryPage, type Db, itemOf, readItems } from './store.js';
+import { applied, queryPage, type Db, itemOf, readItems, deleteItem, putItem } from './store.js';
 import { GSI1 } from './table.js';
 
 /**
@@ -44,22 +43,18 @@ const toSuppression = (item: Record<string, unknown>): MailSuppression => ({
 });
 
 export function mailSuppressionsRepo(db: Db): MailSuppressionsRepo {
-  const { doc, tableName } = db;
   return {
     async suppress(entry) {
       return applied(
-        doc.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: {
-              ...mailSuppressionKeys.address(entry.address),
-              ...entry,
-              GSI1PK: mailSuppressionKeys.shardOf(entry.address),
-              GSI1SK: `${entry.at}#${hashOf(entry.address)}`,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        ),
+        putItem(db, {
+          Item: {
+            ...mailSuppressionKeys.address(entry.address),
+            ...entry,
+            GSI1PK: mailSuppressionKeys.shardOf(entry.address),
+            GSI1SK: `${entry.at}#${hashOf(entry.address)}`,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
       );
     },
     async suppressed(addresses) {
@@ -69,13 +64,10 @@ export function mailSuppressionsRepo(db: Db): MailSuppressionsRepo {
     },
     async lift(address) {
       return applied(
-        doc.send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: mailSuppressionKeys.address(address),
-            ConditionExpression: 'attribute_exists(PK)',
-          }),
-        ),
+        deleteItem(db, {
+          Key: mailSuppressionKeys.address(address),
+          ConditionExpression: 'attribute_exists(PK)',
+        }),
       );
     },
     async page({ limit, start = { shard: 0 } }) {

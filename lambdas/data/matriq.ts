@@ -1,6 +1,5 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopStatus } from '#contract/schemas/matriq';
-import { getItem, applied, type Db, itemsOfPage, groupPartition, withoutKeys } from './store.js';
+import { applied, type Db, itemsOfPage, groupPartition, withoutKeys, getItem, putItem, updateItem } from './store.js';
 
 /** A location's display devices, gateway and Auto Scheduler state, as reported by its gateway. */
 export type MatriqState = {
@@ -67,7 +66,6 @@ export type MatriqRepo = {
 };
 
 export function matriqRepo(db: Db): MatriqRepo {
-  const { doc, tableName } = db;
   return {
     async get(groupId: string, locationId: string): Promise<MatriqState | null> {
       const item = await getItem(db, matriqKeys.state(groupId, locationId));
@@ -78,20 +76,17 @@ export function matriqRepo(db: Db): MatriqRepo {
       return new Map([...items].map(([id, item]) => [id, withoutKeys<MatriqState>(item)]));
     },
     async put(state: MatriqState): Promise<void> {
-      await doc.send(new PutCommand({ TableName: tableName, Item: { ...matriqKeys.state(state.groupId, state.locationId), ...state } }));
+      await putItem(db, { Item: { ...matriqKeys.state(state.groupId, state.locationId), ...state } });
     },
     /** The scheduler's runtime after the gateway applied a stop; setting the same values twice is harmless. */
     async markStopped(groupId: string, locationId: string, at: string): Promise<void> {
-      await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: matriqKeys.state(groupId, locationId),
-          ConditionExpression: 'attribute_exists(PK)',
-          UpdateExpression:
-            'SET scheduler.emergencyStopActive = :true, scheduler.running = :false, scheduler.lastStopAt = :at, scheduler.statusUpdatedAt = :at, updatedAt = :at',
-          ExpressionAttributeValues: { ':true': true, ':false': false, ':at': at },
-        }),
-      );
+      await updateItem(db, {
+        Key: matriqKeys.state(groupId, locationId),
+        ConditionExpression: 'attribute_exists(PK)',
+        UpdateExpression:
+          'SET scheduler.emergencyStopActive = :true, scheduler.running = :false, scheduler.lastStopAt = :at, scheduler.statusUpdatedAt = :at, updatedAt = :at',
+        ExpressionAttributeValues: { ':true': true, ':false': false, ':at': at },
+      });
     },
     async getCommand(commandId: string): Promise<StopCommand | null> {
       const item = await getItem(db, matriqKeys.command(commandId), true);
@@ -100,28 +95,22 @@ export function matriqRepo(db: Db): MatriqRepo {
     /** Creates the command unless its id exists; false when it already did (an idempotent retry). */
     async createCommand(command: StopCommand): Promise<boolean> {
       return applied(
-        doc.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...matriqKeys.command(command.commandId), ...command },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        ),
+        putItem(db, {
+          Item: { ...matriqKeys.command(command.commandId), ...command },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
       );
     },
     /** Moves a queued command to its result; false when it is not queued any more. */
     async completeCommand(commandId: string, status: Exclude<StopStatus, 'queued'>, at: string): Promise<boolean> {
       return applied(
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: matriqKeys.command(commandId),
-            ConditionExpression: '#status = :queued',
-            UpdateExpression: 'SET #status = :status, completedAt = :at',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':queued': 'queued', ':status': status, ':at': at },
-          }),
-        ),
+        updateItem(db, {
+          Key: matriqKeys.command(commandId),
+          ConditionExpression: '#status = :queued',
+          UpdateExpression: 'SET #status = :status, completedAt = :at',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':queued': 'queued', ':status': status, ':at': at },
+        }),
       );
     },
   };

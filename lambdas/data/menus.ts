@@ -1,6 +1,5 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { MenuData } from '#contract/schemas/bevq';
-import { getItem, isConditionFailure, type Db, itemOf, itemsOfPage, readItems, groupPartition, withoutKeys } from './store.js';
+import { getItem, groupPartition, isConditionFailure, type Db, itemOf, itemsOfPage, readItems, withoutKeys, putItem } from './store.js';
 
 /** A location's published menu as the API returns it, and its validator. */
 export type StoredMenu = {
@@ -69,7 +68,6 @@ export type MenusRepo = {
  * moment bevq.menu.updated arrives (contract 6.4) and must see that revision.
  */
 export function menusRepo(db: Db): MenusRepo {
-  const { doc, tableName } = db;
   return {
     async get(groupId: string, locationId: string): Promise<StoredMenu | null> {
       const item = await getItem(db, menuKeys.menu(groupId, locationId), true);
@@ -85,14 +83,11 @@ export function menusRepo(db: Db): MenusRepo {
     },
     async putHead(head: MenuHead): Promise<void> {
       try {
-        await doc.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...menuKeys.head(head.groupId, head.locationId), ...head },
-            ConditionExpression: 'attribute_not_exists(PK) OR seq < :seq',
-            ExpressionAttributeValues: { ':seq': head.seq },
-          }),
-        );
+        await putItem(db, {
+          Item: { ...menuKeys.head(head.groupId, head.locationId), ...head },
+          ConditionExpression: 'attribute_not_exists(PK) OR seq < :seq',
+          ExpressionAttributeValues: { ':seq': head.seq },
+        });
       } catch (err) {
         if (!isConditionFailure(err)) throw err;
       }
@@ -108,15 +103,12 @@ export function menusRepo(db: Db): MenusRepo {
     /** Writes the menu only if it is still the version read (`previousEtag`, null for the first one). */
     async put(menu: StoredMenu, previousEtag: string | null): Promise<void> {
       try {
-        await doc.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...menuKeys.menu(menu.groupId, menu.locationId), ...menu },
-            ...(previousEtag === null
-              ? { ConditionExpression: 'attribute_not_exists(PK)' }
-              : { ConditionExpression: 'etag = :etag', ExpressionAttributeValues: { ':etag': previousEtag } }),
-          }),
-        );
+        await putItem(db, {
+          Item: { ...menuKeys.menu(menu.groupId, menu.locationId), ...menu },
+          ...(previousEtag === null
+            ? { ConditionExpression: 'attribute_not_exists(PK)' }
+            : { ConditionExpression: 'etag = :etag', ExpressionAttributeValues: { ':etag': previousEtag } }),
+        });
       } catch (err) {
         if (isConditionFailure(err)) throw new MenuConflictError(`menu ${menu.groupId}/${menu.locationId} changed meanwhile`);
         throw err;

@@ -1,5 +1,4 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, type Db, isConditionFailure, itemOf, readItems } from './store.js';
+import { type Db, isConditionFailure, itemOf, readItems, getItem, putItem, updateItem } from './store.js';
 import { PARTITION_WRITES_PER_SECOND } from './table.js';
 
 /**
@@ -65,7 +64,6 @@ export type RateCountersRepo = {
 };
 
 export function rateCountersRepo(db: Db): RateCountersRepo {
-  const { doc, tableName } = db;
   return {
     /**
      * Counts one request in a window with a single atomic ADD and returns the
@@ -73,38 +71,32 @@ export function rateCountersRepo(db: Db): RateCountersRepo {
      * makes "alert once per window" free of extra writes.
      */
     async hit(kind: CounterKind, subject: string, windowStart: string, expiresAtSeconds: number): Promise<number> {
-      const { Attributes } = await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: counterKeys.counter(kind, subject, windowStart),
-          UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
-          ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':one': 1, ':ttl': expiresAtSeconds },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
+      const { Attributes } = await updateItem(db, {
+        Key: counterKeys.counter(kind, subject, windowStart),
+        UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
+        ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':one': 1, ':ttl': expiresAtSeconds },
+        ReturnValues: 'UPDATED_NEW',
+      });
       return Number(Attributes?.count ?? 0);
     },
     async claim(subject, window, units, { limit, warnAt }) {
       // No arithmetic in a condition: the bounds arrive as the highest counts the claim may start from.
       const straddles = warnAt !== null && units > 1;
       try {
-        const { Attributes } = await doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: counterKeys.counter('API', subject, window.start),
-            UpdateExpression: 'ADD #count :units SET #ttl = :ttl',
-            ConditionExpression: `attribute_not_exists(#count) OR (#count <= :max${straddles ? ' AND (#count <= :below OR #count >= :from)' : ''})`,
-            ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
-            ExpressionAttributeValues: {
-              ':units': units,
-              ':ttl': window.expiresAtSeconds,
-              ':max': limit - units,
-              ...(straddles ? { ':below': warnAt - 1 - units, ':from': warnAt - 1 } : {}),
-            },
-            ReturnValues: 'UPDATED_NEW',
-          }),
-        );
+        const { Attributes } = await updateItem(db, {
+          Key: counterKeys.counter('API', subject, window.start),
+          UpdateExpression: 'ADD #count :units SET #ttl = :ttl',
+          ConditionExpression: `attribute_not_exists(#count) OR (#count <= :max${straddles ? ' AND (#count <= :below OR #count >= :from)' : ''})`,
+          ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
+          ExpressionAttributeValues: {
+            ':units': units,
+            ':ttl': window.expiresAtSeconds,
+            ':max': limit - units,
+            ...(straddles ? { ':below': warnAt - 1 - units, ':from': warnAt - 1 } : {}),
+          },
+          ReturnValues: 'UPDATED_NEW',
+        });
         return Number(Attributes?.count ?? 0);
       } catch (err) {
         if (isConditionFailure(err)) return null;
@@ -112,16 +104,13 @@ export function rateCountersRepo(db: Db): RateCountersRepo {
       }
     },
     async refusal(subject, window) {
-      const { Attributes } = await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: counterKeys.counter('API', subject, window.start),
-          UpdateExpression: 'ADD #refused :one SET #ttl = :ttl',
-          ExpressionAttributeNames: { '#refused': 'refused', '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':one': 1, ':ttl': window.expiresAtSeconds },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
+      const { Attributes } = await updateItem(db, {
+        Key: counterKeys.counter('API', subject, window.start),
+        UpdateExpression: 'ADD #refused :one SET #ttl = :ttl',
+        ExpressionAttributeNames: { '#refused': 'refused', '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':one': 1, ':ttl': window.expiresAtSeconds },
+        ReturnValues: 'UPDATED_NEW',
+      });
       return Number(Attributes?.refused ?? 0);
     },
     async counts(subjects, windowStart) {
@@ -133,7 +122,7 @@ export function rateCountersRepo(db: Db): RateCountersRepo {
       return new Map(subjects.map((s) => [s, Number(itemOf(found, counterKeys.counter('API', s, windowStart))?.count ?? 0)]));
     },
     async admit(subject, untilSeconds) {
-      await doc.send(new PutCommand({ TableName: tableName, Item: { ...counterKeys.admitted(subject), ttl: untilSeconds } }));
+      await putItem(db, { Item: { ...counterKeys.admitted(subject), ttl: untilSeconds } });
     },
     async admitted(subject, nowMs) {
       const item = await getItem(db, counterKeys.admitted(subject));

@@ -1,5 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, query, type Db, type ItemKey, type ItemQuery, groupPartition, withoutKeys } from './store.js';
+import { type Db, getItem, groupPartition, type ItemKey, type ItemQuery, query, withoutKeys, putItem } from './store.js';
 
 /**
  * Sports programming storage. Schedules are league data, the same for every
@@ -131,13 +130,12 @@ export type SportsRepo = {
 };
 
 export function sportsRepo(db: Db): SportsRepo {
-  const { doc, tableName } = db;
   const get = async <T>(key: ItemKey): Promise<T | null> => {
     const item = await getItem(db, key);
     return item ? withoutKeys<T>(item) : null;
   };
-  const put = async (Key: Record<string, string>, value: object): Promise<void> => {
-    await doc.send(new PutCommand({ TableName: tableName, Item: { ...Key, ...value } }));
+  const put = async (key: ItemKey, value: object): Promise<void> => {
+    await putItem(db, { Item: { ...key, ...value } });
   };
   return {
     getProvider: (groupId: string, locationId: string) => get<ProviderEnvironment>(sportsKeys.provider(groupId, locationId)),

@@ -2,11 +2,17 @@ import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
+  DeleteCommand,
+  type DeleteCommandInput,
   DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
+  type PutCommandInput,
   QueryCommand,
   type QueryCommandInput,
   type QueryCommandOutput,
+  UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { checkRequest } from './limits.js';
 
@@ -74,6 +80,14 @@ function plainRequest(input: Record<string, unknown>): boolean {
 export function isConditionFailure(err: unknown): boolean {
   return (err as { name?: string })?.name === 'ConditionalCheckFailedException';
 }
+
+/** Writes to the one table, as a repository sends them: the input less the table's name. */
+export const putItem = (db: Db, input: Omit<PutCommandInput, 'TableName'>) =>
+  db.doc.send(new PutCommand({ ...input, TableName: db.tableName }));
+export const updateItem = (db: Db, input: Omit<UpdateCommandInput, 'TableName'>) =>
+  db.doc.send(new UpdateCommand({ ...input, TableName: db.tableName }));
+export const deleteItem = (db: Db, input: Omit<DeleteCommandInput, 'TableName'>) =>
+  db.doc.send(new DeleteCommand({ ...input, TableName: db.tableName }));
 
 /** A conditional write: true when it applied, false when its condition failed; any other error is thrown. */
 export async function applied(write: Promise<unknown>): Promise<boolean> {

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, applied, type Db } from './store.js';
+import { applied, type Db, getItem, putItem, updateItem } from './store.js';
 
 /**
  * The service's signing keys: versions of the access-token key (one signs, the ones it replaced verify until the
@@ -99,7 +98,6 @@ function states({ versions }: Stored, now: number): KeyVersionState[] {
 }
 
 export function tokenKeysRepo(db: Db): TokenKeysRepo {
-  const { doc, tableName } = db;
   const read = async (): Promise<(Stored & { generation: number }) | null> => {
     const item = await getItem(db, tokenKeyKeys.versions, true);
     return item ? { versions: item.versions as KeyVersion[], generation: Number(item.generation) } : null;
@@ -107,15 +105,12 @@ export function tokenKeysRepo(db: Db): TokenKeysRepo {
   /** Writes the next state only over the one read (`generation`), so of two changes racing one wins and the other reads again. */
   const write = (next: Stored, generation: number | null) =>
     applied(
-      doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...tokenKeyKeys.versions, ...next, generation: (generation ?? 0) + 1 },
-          ...(generation === null
-            ? { ConditionExpression: 'attribute_not_exists(PK)' }
-            : { ConditionExpression: 'generation = :g', ExpressionAttributeValues: { ':g': generation } }),
-        }),
-      ),
+      putItem(db, {
+        Item: { ...tokenKeyKeys.versions, ...next, generation: (generation ?? 0) + 1 },
+        ...(generation === null
+          ? { ConditionExpression: 'attribute_not_exists(PK)' }
+          : { ConditionExpression: 'generation = :g', ExpressionAttributeValues: { ':g': generation } }),
+      }),
     );
   /** Applies `change` to the stored versions until its write wins; a change that returns no `next` writes nothing. */
   const update = async <T>(change: (stored: Stored | null) => { next: Stored; result: T } | { result: T }): Promise<T> => {
@@ -187,15 +182,12 @@ export function tokenKeysRepo(db: Db): TokenKeysRepo {
       return stored ? states(stored, now) : [];
     },
     async pageKey(candidate) {
-      const { Attributes } = await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: tokenKeyKeys.pageToken,
-          UpdateExpression: 'SET secret = if_not_exists(secret, :candidate)',
-          ExpressionAttributeValues: { ':candidate': candidate },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
+      const { Attributes } = await updateItem(db, {
+        Key: tokenKeyKeys.pageToken,
+        UpdateExpression: 'SET secret = if_not_exists(secret, :candidate)',
+        ExpressionAttributeValues: { ':candidate': candidate },
+        ReturnValues: 'ALL_NEW',
+      });
       return String(Attributes!.secret);
     },
   };
