@@ -1,5 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { queryPage, type Db } from '#data/store';
+import { queryPage, type Db, putItem } from '#data/store';
 import { DAY_MS } from '#contract/business-date';
 
 /**
@@ -61,11 +60,10 @@ export type AuditRepo = {
 const dayBefore = (isoDay: string) => new Date(Date.parse(`${isoDay}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10);
 
 export function auditRepo(db: Db): AuditRepo {
-  const { doc, tableName } = db;
   return {
     async record(entry) {
       const ttl = Math.floor(Date.parse(entry.at) / 1000) + RETENTION_DAYS * 86_400;
-      await doc.send(new PutCommand({ TableName: tableName, Item: { ...auditKeys.entry(entry), ...entry, ttl } }));
+      await putItem(db, { Item: { ...auditKeys.entry(entry), ...entry, ttl } });
     },
     async page({ limit, today, maxDays, filter = {}, start }) {
       const oldest = new Date(Date.parse(`${today}T00:00:00Z`) - RETENTION_DAYS * DAY_MS).toISOString().slice(0, 10);

@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, writeBatches, type Db, type ItemQuery, groupPartition, withoutKeys } from '#data/store';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll, writeBatches, type Db, type ItemQuery, groupPartition, withoutKeys, putItem } from '#data/store';
 
 /** A campaign of a group, shown at the locations it lists. */
 type Campaign = {
@@ -69,9 +69,7 @@ export function campaignsRepo(db: Db): CampaignsRepo {
       const { Item: before } = await doc.send(
         new GetCommand({ TableName: tableName, Key: campaignKeys.campaign(campaign.groupId, campaign.id), ConsistentRead: true }),
       );
-      await doc.send(
-        new PutCommand({ TableName: tableName, Item: { ...campaignKeys.campaign(campaign.groupId, campaign.id), ...campaign } }),
-      );
+      await putItem(db, { Item: { ...campaignKeys.campaign(campaign.groupId, campaign.id), ...campaign } });
       const { locationIds, updatedAt: _u, ...shown } = campaign;
       const gone = ((before?.locationIds as string[] | undefined) ?? []).filter((l) => !locationIds.includes(l));
       await writeBatches(db, [

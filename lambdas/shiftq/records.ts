@@ -1,9 +1,8 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, businessDayEndMs, formatCompactDate, parseCompactDate } from '#contract/business-date';
 import type { KitchenSnapshot } from './kitchen-schemas.js';
 import type { CurrentData, CurrentKind, DatedData, DatedKind } from './inputs.js';
-import { getItem, type Db, itemOf, readItems } from '#data/store';
+import { getItem, type Db, itemOf, readItems, putItem } from '#data/store';
 
 /**
  * shiftq data of one location. Per-business-date resources (kitchen tickets,
@@ -95,7 +94,6 @@ export type ShiftqRepo = {
 };
 
 export function shiftqRepo(db: Db): ShiftqRepo {
-  const { doc, tableName } = db;
   return {
     async getDated<K extends StoredDatedKind>(
       groupId: string,
@@ -127,12 +125,7 @@ export function shiftqRepo(db: Db): ShiftqRepo {
       ttlSeconds: number,
       loadedAt: string,
     ): Promise<void> {
-      await doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...shiftqKeys.dated(groupId, locationId, kind, businessDate), body, loadedAt, ttl: ttlSeconds },
-        }),
-      );
+      await putItem(db, { Item: { ...shiftqKeys.dated(groupId, locationId, kind, businessDate), body, loadedAt, ttl: ttlSeconds } });
     },
 
     async getCurrent<K extends CurrentKind>(groupId: string, locationId: string, kind: K): Promise<Stored<CurrentData[K]> | null> {
@@ -142,7 +135,7 @@ export function shiftqRepo(db: Db): ShiftqRepo {
 
     /** The stored page-token key; the first caller's candidate becomes it (one atomic UpdateItem, no race). */
     async putCurrent(groupId: string, locationId: string, kind: CurrentKind, body: Uint8Array, loadedAt: string): Promise<void> {
-      await doc.send(new PutCommand({ TableName: tableName, Item: { ...shiftqKeys.current(groupId, locationId, kind), body, loadedAt } }));
+      await putItem(db, { Item: { ...shiftqKeys.current(groupId, locationId, kind), body, loadedAt } });
     },
   };
 }

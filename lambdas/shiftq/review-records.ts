@@ -1,6 +1,6 @@
-import { PutCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { ReviewInput } from './inputs.js';
-import { getItem, query, type Db, type ItemQuery } from '#data/store';
+import { getItem, query, type Db, type ItemQuery, putItem, updateItem } from '#data/store';
 import { shiftqKeys } from './records.js';
 
 /**
@@ -86,20 +86,16 @@ export type ReviewsRepo = {
 };
 
 export function reviewsRepo(db: Db): ReviewsRepo {
-  const { doc, tableName } = db;
   return {
     async put(groupId: string, locationId: string, review: StoredReview): Promise<void> {
-      await doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: {
-            ...reviewKeys.review(groupId, locationId, review.createdAt, review.id),
-            review,
-            rating: review.rating,
-            provider: review.provider,
-          },
-        }),
-      );
+      await putItem(db, {
+        Item: {
+          ...reviewKeys.review(groupId, locationId, review.createdAt, review.id),
+          review,
+          rating: review.rating,
+          provider: review.provider,
+        },
+      });
     },
 
     /** Providers that delivered reviews, sorted; null when none ever did. */
@@ -111,14 +107,11 @@ export function reviewsRepo(db: Db): ReviewsRepo {
     /** Adds to the provider set atomically (a string-set ADD), so concurrent loads lose nothing. */
     async addActiveProviders(groupId: string, locationId: string, providers: string[]): Promise<void> {
       if (providers.length === 0) return;
-      await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: reviewKeys.meta(groupId, locationId),
-          UpdateExpression: 'ADD activeProviders :providers',
-          ExpressionAttributeValues: { ':providers': new Set(providers) },
-        }),
-      );
+      await updateItem(db, {
+        Key: reviewKeys.meta(groupId, locationId),
+        UpdateExpression: 'ADD activeProviders :providers',
+        ExpressionAttributeValues: { ':providers': new Set(providers) },
+      });
     },
 
     /**

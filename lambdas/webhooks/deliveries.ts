@@ -1,7 +1,7 @@
 import { STATUS, TERMINAL_STATUSES, type DeliveryStatus, type TimelineEntry } from './delivery-policy.js';
 import type { EventType } from './events.js';
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, applied, isConditionFailure, itemOf, queryPage, readItems, type Db } from '#data/store';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem, applied, isConditionFailure, itemOf, queryPage, readItems, type Db, deleteItem, putItem } from '#data/store';
 import { everyGroupPage, type GroupIndex, type WalkKey } from '#data/group-index';
 import { GSI1, GSI2, GSI3 } from '#data/table';
 
@@ -222,20 +222,13 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
     many,
     /** Creates the record once; false when it already exists (a re-dispatch). */
     async create(d: Delivery): Promise<boolean> {
-      return applied(doc.send(new PutCommand({ TableName: tableName, Item: item(d), ConditionExpression: 'attribute_not_exists(PK)' })));
+      return applied(putItem(db, { Item: item(d), ConditionExpression: 'attribute_not_exists(PK)' }));
     },
     /** Writes `next` if the record is still at `read`'s version; null when someone else wrote first. */
     async write(next: Delivery, read: Pick<Delivery, 'version'>): Promise<Delivery | null> {
       const saved = { ...next, version: read.version + 1 };
       try {
-        await doc.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: item(saved),
-            ConditionExpression: 'version = :v',
-            ExpressionAttributeValues: { ':v': read.version },
-          }),
-        );
+        await putItem(db, { Item: item(saved), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': read.version } });
         return saved;
       } catch (err) {
         if (isConditionFailure(err)) return null;
@@ -292,21 +285,18 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
     },
     /** Idempotent; the marker expires with its record (or with the DLQ's retention when there is none). */
     async markDeadLetter(marker: DeadLetterMarker, expiresAtSeconds = expiryOf(marker.since)): Promise<void> {
-      await doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: {
-            ...deliveryKeys.deadLetter(marker.deliveryId),
-            GSI1PK: marker.groupId ? deliveryKeys.deadLetters.of(marker.groupId) : deliveryKeys.deadLetters.unowned,
-            GSI1SK: `${marker.since}#${marker.deliveryId}`,
-            ...marker,
-            ttl: expiresAtSeconds,
-          },
-        }),
-      );
+      await putItem(db, {
+        Item: {
+          ...deliveryKeys.deadLetter(marker.deliveryId),
+          GSI1PK: marker.groupId ? deliveryKeys.deadLetters.of(marker.groupId) : deliveryKeys.deadLetters.unowned,
+          GSI1SK: `${marker.since}#${marker.deliveryId}`,
+          ...marker,
+          ttl: expiresAtSeconds,
+        },
+      });
     },
     async unmarkDeadLetter(id: string): Promise<void> {
-      await doc.send(new DeleteCommand({ TableName: tableName, Key: deliveryKeys.deadLetter(id) }));
+      await deleteItem(db, { Key: deliveryKeys.deadLetter(id) });
     },
     async isDeadLetter(id, nowSeconds) {
       const item = await getItem(db, deliveryKeys.deadLetter(id), true);
@@ -346,7 +336,7 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
       return (item?.cursors ?? {}) as Record<string, string>;
     },
     async saveDueCursors(cursors) {
-      await doc.send(new PutCommand({ TableName: tableName, Item: { ...deliveryKeys.dueCursors, cursors } }));
+      await putItem(db, { Item: { ...deliveryKeys.dueCursors, cursors } });
     },
   };
 }

@@ -1,5 +1,4 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, applied, isConditionFailure, type Db, itemOf, readItems } from '#data/store';
+import { getItem, applied, isConditionFailure, type Db, itemOf, readItems, deleteItem, putItem, updateItem } from '#data/store';
 import { everyGroupPage, groupPage, type GroupIndex, type WalkKey } from '#data/group-index';
 import { appKeys, type App } from '#data/apps';
 import { DELIVERY_POLICY } from './delivery-policy.js';
@@ -109,39 +108,32 @@ const HEALTH_TTL_SECONDS = 400 * 86_400;
 const DESTINATION_COUNT = 'destinationCount' satisfies keyof App;
 
 export function destinationsRepo(db: Db): DestinationsRepo {
-  const { doc, tableName } = db;
   /**
    * One place fewer in the application's count, never below zero. A removal whose count write is lost (the
    * function stopped between the two writes) leaves the count one high: the limit errs towards refusing.
    */
   const releasePlace = (clientId: string) =>
     applied(
-      doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: appKeys.app(clientId),
-          UpdateExpression: 'ADD #count :minusOne',
-          ConditionExpression: '#count > :zero',
-          ExpressionAttributeNames: { '#count': DESTINATION_COUNT },
-          ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
-        }),
-      ),
+      updateItem(db, {
+        Key: appKeys.app(clientId),
+        UpdateExpression: 'ADD #count :minusOne',
+        ConditionExpression: '#count > :zero',
+        ExpressionAttributeNames: { '#count': DESTINATION_COUNT },
+        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+      }),
     );
   /** Creates or replaces; `mustExist` refuses to resurrect a destination removed meanwhile. */
   const put = (destination: Destination, { mustExist }: { mustExist: boolean }): Promise<boolean> =>
     applied(
-      doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: {
-            ...destinationKeys.destination(destination.destinationId),
-            GSI1PK: destinationKeys.index.of(destination.groupId),
-            GSI1SK: destinationKeys.sort(destination),
-            ...destination,
-          },
-          ConditionExpression: mustExist ? 'attribute_exists(PK)' : 'attribute_not_exists(PK)',
-        }),
-      ),
+      putItem(db, {
+        Item: {
+          ...destinationKeys.destination(destination.destinationId),
+          GSI1PK: destinationKeys.index.of(destination.groupId),
+          GSI1SK: destinationKeys.sort(destination),
+          ...destination,
+        },
+        ConditionExpression: mustExist ? 'attribute_exists(PK)' : 'attribute_not_exists(PK)',
+      }),
     );
   return {
     /** Strongly consistent: an attempt signs with the secret of the latest rotation and sees a disable or removal at once. */
@@ -152,16 +144,13 @@ export function destinationsRepo(db: Db): DestinationsRepo {
     put,
     async create(destination: Destination, limit: number): Promise<boolean> {
       const claimed = await applied(
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: appKeys.app(destination.clientId),
-            UpdateExpression: 'SET #count = if_not_exists(#count, :zero) + :one',
-            ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#count) OR #count < :limit)',
-            ExpressionAttributeNames: { '#count': DESTINATION_COUNT },
-            ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limit },
-          }),
-        ),
+        updateItem(db, {
+          Key: appKeys.app(destination.clientId),
+          UpdateExpression: 'SET #count = if_not_exists(#count, :zero) + :one',
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#count) OR #count < :limit)',
+          ExpressionAttributeNames: { '#count': DESTINATION_COUNT },
+          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limit },
+        }),
       );
       if (!claimed) return false;
       try {
@@ -174,18 +163,12 @@ export function destinationsRepo(db: Db): DestinationsRepo {
     },
     async remove(id: string): Promise<boolean> {
       try {
-        const { Attributes } = await doc.send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: destinationKeys.destination(id),
-            ConditionExpression: 'attribute_exists(PK)',
-            ReturnValues: 'ALL_OLD',
-          }),
-        );
-        await Promise.all([
-          doc.send(new DeleteCommand({ TableName: tableName, Key: destinationKeys.health(id) })),
-          releasePlace(String(Attributes!.clientId)),
-        ]);
+        const { Attributes } = await deleteItem(db, {
+          Key: destinationKeys.destination(id),
+          ConditionExpression: 'attribute_exists(PK)',
+          ReturnValues: 'ALL_OLD',
+        });
+        await Promise.all([deleteItem(db, { Key: destinationKeys.health(id) }), releasePlace(String(Attributes!.clientId))]);
         return true;
       } catch (err) {
         if (isConditionFailure(err)) return false;
@@ -196,17 +179,14 @@ export function destinationsRepo(db: Db): DestinationsRepo {
     async update(id: string, fields: Partial<Pick<Destination, ConfigField>>): Promise<Destination | null> {
       const names = Object.keys(fields) as ConfigField[];
       try {
-        const { Attributes } = await doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: destinationKeys.destination(id),
-            UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`,
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeNames: Object.fromEntries(names.map((n) => [`#${n}`, n])),
-            ExpressionAttributeValues: Object.fromEntries(names.map((n) => [`:${n}`, fields[n]])),
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
+        const { Attributes } = await updateItem(db, {
+          Key: destinationKeys.destination(id),
+          UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: Object.fromEntries(names.map((n) => [`#${n}`, n])),
+          ExpressionAttributeValues: Object.fromEntries(names.map((n) => [`:${n}`, fields[n]])),
+          ReturnValues: 'ALL_NEW',
+        });
         return Attributes ? toDestination(Attributes) : null;
       } catch (err) {
         if (isConditionFailure(err)) return null;
@@ -225,33 +205,27 @@ export function destinationsRepo(db: Db): DestinationsRepo {
       const ttl = Math.floor(Date.parse(at) / 1000) + HEALTH_TTL_SECONDS;
       // A production success clears the failing notice in the same atomic update: the one whose old value was set recovers it.
       const clears = succeeded && production;
-      const { Attributes } = await doc.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: destinationKeys.health(id),
-          UpdateExpression: succeeded
-            ? `SET health = :h, consecutiveFailures = :zero, lastSuccessAt = :at, #ttl = :ttl${clears ? ', failingNoticed = :no' : ''}`
-            : 'SET health = :h, lastFailureAt = :at, #ttl = :ttl ADD consecutiveFailures :one',
-          ExpressionAttributeNames: { '#ttl': 'ttl' },
-          ExpressionAttributeValues: succeeded
-            ? { ':h': 'HEALTHY', ':zero': 0, ':at': at, ':ttl': ttl, ...(clears ? { ':no': false } : {}) }
-            : { ':h': 'FAILING', ':at': at, ':one': 1, ':ttl': ttl },
-          ReturnValues: 'UPDATED_OLD',
-        }),
-      );
+      const { Attributes } = await updateItem(db, {
+        Key: destinationKeys.health(id),
+        UpdateExpression: succeeded
+          ? `SET health = :h, consecutiveFailures = :zero, lastSuccessAt = :at, #ttl = :ttl${clears ? ', failingNoticed = :no' : ''}`
+          : 'SET health = :h, lastFailureAt = :at, #ttl = :ttl ADD consecutiveFailures :one',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: succeeded
+          ? { ':h': 'HEALTHY', ':zero': 0, ':at': at, ':ttl': ttl, ...(clears ? { ':no': false } : {}) }
+          : { ':h': 'FAILING', ':at': at, ':one': 1, ':ttl': ttl },
+        ReturnValues: 'UPDATED_OLD',
+      });
       return { failuresBefore: Number(Attributes?.consecutiveFailures ?? 0), recovered: Attributes?.failingNoticed === true };
     },
     async noteFailing(id, at, gapMs) {
       return applied(
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: destinationKeys.health(id),
-            UpdateExpression: 'SET failingNoticed = :yes, failingNoticeAt = :at',
-            ConditionExpression: 'attribute_not_exists(failingNoticeAt) OR failingNoticeAt <= :cutoff',
-            ExpressionAttributeValues: { ':yes': true, ':at': new Date(at).toISOString(), ':cutoff': new Date(at - gapMs).toISOString() },
-          }),
-        ),
+        updateItem(db, {
+          Key: destinationKeys.health(id),
+          UpdateExpression: 'SET failingNoticed = :yes, failingNoticeAt = :at',
+          ConditionExpression: 'attribute_not_exists(failingNoticeAt) OR failingNoticeAt <= :cutoff',
+          ExpressionAttributeValues: { ':yes': true, ':at': new Date(at).toISOString(), ':cutoff': new Date(at - gapMs).toISOString() },
+        }),
       );
     },
     async names(ids) {

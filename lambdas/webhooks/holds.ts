@@ -1,5 +1,5 @@
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, itemOf, readItems, writeBatches, type Db } from '#data/store';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { applied, itemOf, readItems, writeBatches, type Db, deleteItem, putItem, updateItem } from '#data/store';
 import { GSI1 } from '#data/table';
 
 /**
@@ -62,21 +62,18 @@ export function holdsRepo(db: Db): HoldsRepo {
     },
     async markPaused(destinationId, at) {
       await applied(
-        doc.send(
-          new PutCommand({
-            TableName: tableName,
-            // The first probe is due a probe interval after the pause began.
-            Item: {
-              ...holdKeys.marker(destinationId),
-              GSI1PK: holdKeys.shard(destinationId),
-              GSI1SK: `${at}#${destinationId}`,
-              destinationId,
-              since: at,
-              probedAt: at,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        ),
+        putItem(db, {
+          // The first probe is due a probe interval after the pause began.
+          Item: {
+            ...holdKeys.marker(destinationId),
+            GSI1PK: holdKeys.shard(destinationId),
+            GSI1SK: `${at}#${destinationId}`,
+            destinationId,
+            since: at,
+            probedAt: at,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
       );
     },
     async oldest(destinationId, limit) {
@@ -117,39 +114,30 @@ export function holdsRepo(db: Db): HoldsRepo {
     },
     takeProbe: (marker, at) =>
       applied(
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: holdKeys.marker(marker.destinationId),
-            UpdateExpression: 'SET probedAt = :at',
-            ConditionExpression: 'since = :since AND probedAt = :was',
-            ExpressionAttributeValues: { ':at': at, ':since': marker.since, ':was': marker.probedAt },
-          }),
-        ),
+        updateItem(db, {
+          Key: holdKeys.marker(marker.destinationId),
+          UpdateExpression: 'SET probedAt = :at',
+          ConditionExpression: 'since = :since AND probedAt = :was',
+          ExpressionAttributeValues: { ':at': at, ':since': marker.since, ':was': marker.probedAt },
+        }),
       ),
     async requeue(marker, at) {
       await applied(
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: holdKeys.marker(marker.destinationId),
-            UpdateExpression: 'SET GSI1SK = :sk',
-            ConditionExpression: 'since = :since',
-            ExpressionAttributeValues: { ':sk': `${at}#${marker.destinationId}`, ':since': marker.since },
-          }),
-        ),
+        updateItem(db, {
+          Key: holdKeys.marker(marker.destinationId),
+          UpdateExpression: 'SET GSI1SK = :sk',
+          ConditionExpression: 'since = :since',
+          ExpressionAttributeValues: { ':sk': `${at}#${marker.destinationId}`, ':since': marker.since },
+        }),
       );
     },
     unmarkPaused: (marker) =>
       applied(
-        doc.send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: holdKeys.marker(marker.destinationId),
-            ConditionExpression: 'since = :since',
-            ExpressionAttributeValues: { ':since': marker.since },
-          }),
-        ),
+        deleteItem(db, {
+          Key: holdKeys.marker(marker.destinationId),
+          ConditionExpression: 'since = :since',
+          ExpressionAttributeValues: { ':since': marker.since },
+        }),
       ),
   };
 }

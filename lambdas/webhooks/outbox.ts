@@ -1,6 +1,5 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MENU_UPDATED } from './events.js';
-import { applied, getItem, queryPage, type Db } from '#data/store';
+import { applied, getItem, queryPage, type Db, deleteItem, putItem, updateItem } from '#data/store';
 import { GSI1 } from '#data/table';
 
 /** A `bevq.menu.updated` event waiting to be fanned out. */
@@ -68,37 +67,30 @@ export type OutboxRepo = {
 };
 
 export function outboxRepo(db: Db): OutboxRepo {
-  const { doc, tableName } = db;
   const key = outboxKeys.event;
   return {
     async add(event: MenuEvent, confirmed = false): Promise<void> {
       await applied(
-        doc.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: {
-              ...key(event.eventId),
-              GSI1PK: outboxKeys.shard(event.eventId),
-              GSI1SK: `${event.occurredAt}#${event.eventId}`,
-              ...event,
-              confirmed,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        ),
+        putItem(db, {
+          Item: {
+            ...key(event.eventId),
+            GSI1PK: outboxKeys.shard(event.eventId),
+            GSI1SK: `${event.occurredAt}#${event.eventId}`,
+            ...event,
+            confirmed,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
       );
     },
     async confirm(eventId: string): Promise<void> {
       await applied(
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: key(eventId),
-            UpdateExpression: 'SET confirmed = :yes',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':yes': true },
-          }),
-        ),
+        updateItem(db, {
+          Key: key(eventId),
+          UpdateExpression: 'SET confirmed = :yes',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':yes': true },
+        }),
       );
     },
     /** Strongly consistent: the sweeper decides on what a publish confirmed a moment ago. */
@@ -107,46 +99,31 @@ export function outboxRepo(db: Db): OutboxRepo {
       return item ? toEntry(item) : null;
     },
     async remove(eventId: string): Promise<void> {
-      await doc.send(new DeleteCommand({ TableName: tableName, Key: key(eventId) }));
+      await deleteItem(db, { Key: key(eventId) });
     },
     advance: (eventId, from, to, at) =>
       applied(
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: key(eventId),
-            // Confirmed too: a page was dispatched only for a body known written.
-            UpdateExpression: 'SET #cursor = :to, confirmed = :yes, GSI1SK = :sk',
-            ConditionExpression: from === null ? 'attribute_exists(PK) AND attribute_not_exists(#cursor)' : '#cursor = :from',
-            ExpressionAttributeNames: { '#cursor': 'cursor' },
-            ExpressionAttributeValues: { ':to': to, ':yes': true, ':sk': `${at}#${eventId}`, ...(from === null ? {} : { ':from': from }) },
-          }),
-        ),
+        updateItem(db, {
+          Key: key(eventId),
+          // Confirmed too: a page was dispatched only for a body known written.
+          UpdateExpression: 'SET #cursor = :to, confirmed = :yes, GSI1SK = :sk',
+          ConditionExpression: from === null ? 'attribute_exists(PK) AND attribute_not_exists(#cursor)' : '#cursor = :from',
+          ExpressionAttributeNames: { '#cursor': 'cursor' },
+          ExpressionAttributeValues: { ':to': to, ':yes': true, ':sk': `${at}#${eventId}`, ...(from === null ? {} : { ':from': from }) },
+        }),
       ),
     async postpone(eventId, at) {
       await applied(
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: key(eventId),
-            UpdateExpression: 'SET GSI1SK = :sk',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':sk': `${at}#${eventId}` },
-          }),
-        ),
+        updateItem(db, {
+          Key: key(eventId),
+          UpdateExpression: 'SET GSI1SK = :sk',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':sk': `${at}#${eventId}` },
+        }),
       );
     },
     dropUnconfirmed: (eventId: string) =>
-      applied(
-        doc.send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: key(eventId),
-            ConditionExpression: 'confirmed = :no',
-            ExpressionAttributeValues: { ':no': false },
-          }),
-        ),
-      ),
+      applied(deleteItem(db, { Key: key(eventId), ConditionExpression: 'confirmed = :no', ExpressionAttributeValues: { ':no': false } })),
     async due(shard, before, limit, startKey) {
       const { items, lastKey } = await queryPage(
         db,
