@@ -41,10 +41,10 @@ const EDITS: { file: string; after: string; insert: string }[] = [
   {
     // Its operation, in the family's function.
     file: 'lambdas/orderboard/orderboard.ts',
-    after: 'export const operations: Operations = {\n',
+    after: 'export const operations: Operations<typeof ORDERBOARD_ROUTES> = {\n',
     insert: `  orderboardQueue: {
     async run(req) {
-      return ok(req, { location: locationRefOf(req.location!), refresh: ORDERBOARD_REFRESH, orders: [] });
+      return ok(req, { location: locationRefOf(req.location), refresh: ORDERBOARD_REFRESH, orders: [] });
     },
   },
 `,
