@@ -1,4 +1,4 @@
-import { type Db, isConditionFailure, itemOf, readItems, getItem, putItem, updateItem } from './store.js';
+import { type Db, getItem, isConditionFailure, type ItemKey, itemOf, putItem, readItems, updateItem } from './store.js';
 import { PARTITION_WRITES_PER_SECOND } from './table.js';
 
 /**
@@ -47,6 +47,10 @@ export const counterKeys = {
 export type ClaimBounds = { limit: number; warnAt: number | null };
 
 export type RateCountersRepo = {
+  /**
+   * Counts one request in a window with a single atomic ADD and returns the new total; each total is seen by
+   * exactly one request, which is what makes "alert once per window" free of extra writes.
+   */
   hit(kind: CounterKind, subject: string, windowStart: string, expiresAtSeconds: number): Promise<number>;
   /**
    * Claims `units` of an application's window in one conditional ADD that never takes the count past
@@ -64,22 +68,20 @@ export type RateCountersRepo = {
 };
 
 export function rateCountersRepo(db: Db): RateCountersRepo {
+  /** One atomic ADD of 1 to an attribute of a counter item, its TTL set: the new value. */
+  const addOne = async (key: ItemKey, attribute: 'count' | 'refused', ttl: number): Promise<number> => {
+    const { Attributes } = await updateItem(db, {
+      Key: key,
+      UpdateExpression: 'ADD #n :one SET #ttl = :ttl',
+      ExpressionAttributeNames: { '#n': attribute, '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':one': 1, ':ttl': ttl },
+      ReturnValues: 'UPDATED_NEW',
+    });
+    return Number(Attributes?.[attribute] ?? 0);
+  };
   return {
-    /**
-     * Counts one request in a window with a single atomic ADD and returns the
-     * new total; each total is seen by exactly one request, which is what
-     * makes "alert once per window" free of extra writes.
-     */
-    async hit(kind: CounterKind, subject: string, windowStart: string, expiresAtSeconds: number): Promise<number> {
-      const { Attributes } = await updateItem(db, {
-        Key: counterKeys.counter(kind, subject, windowStart),
-        UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
-        ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':one': 1, ':ttl': expiresAtSeconds },
-        ReturnValues: 'UPDATED_NEW',
-      });
-      return Number(Attributes?.count ?? 0);
-    },
+    hit: (kind, subject, windowStart, expiresAtSeconds) =>
+      addOne(counterKeys.counter(kind, subject, windowStart), 'count', expiresAtSeconds),
     async claim(subject, window, units, { limit, warnAt }) {
       // No arithmetic in a condition: the bounds arrive as the highest counts the claim may start from.
       const straddles = warnAt !== null && units > 1;
@@ -103,16 +105,7 @@ export function rateCountersRepo(db: Db): RateCountersRepo {
         throw err;
       }
     },
-    async refusal(subject, window) {
-      const { Attributes } = await updateItem(db, {
-        Key: counterKeys.counter('API', subject, window.start),
-        UpdateExpression: 'ADD #refused :one SET #ttl = :ttl',
-        ExpressionAttributeNames: { '#refused': 'refused', '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':one': 1, ':ttl': window.expiresAtSeconds },
-        ReturnValues: 'UPDATED_NEW',
-      });
-      return Number(Attributes?.refused ?? 0);
-    },
+    refusal: (subject, window) => addOne(counterKeys.counter('API', subject, window.start), 'refused', window.expiresAtSeconds),
     async counts(subjects, windowStart) {
       const found = await readItems(
         db,
