@@ -156,6 +156,17 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
     expect((await db.doc.send(new GetCommand({ TableName: runtime.tableName, Key: { PK: 'LIMITS#k', SK: 's' } }))).Item).toBeUndefined();
   });
 
+  it('measures an item of many short strings and whole numbers too: past 400 KB it is refused, and nothing is stored', async () => {
+    const Key = { PK: 'LIMITS#many', SK: 'ITEM' };
+    // 2,000 attributes of 250-character names and values, each short alone: about 1 MB together.
+    const many = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`${i}`.padStart(250, 'a'), i % 2 ? 'v'.repeat(250) : i]));
+    await expect(db.doc.send(new PutCommand({ TableName: runtime.tableName, Item: { ...Key, ...many } }))).rejects.toMatchObject({
+      status: 413,
+      code: 'payload_too_large',
+    });
+    expect((await db.doc.send(new GetCommand({ TableName: runtime.tableName, Key, ConsistentRead: true }))).Item).toBeUndefined();
+  });
+
   it('refuses numbers DynamoDB cannot store exactly before sending them', async () => {
     for (const n of [1e-131, 5e-324, -1e-200]) {
       await expect(
