@@ -72,16 +72,17 @@ export async function hourlyOutcomes(deps: MessagingDeps, destId: string) {
  * deliverer reads only the status line (contract 6.5 rule 9), and keeps status and safe error codes.
  */
 function deliveryStory(d: Delivery) {
+  const { lastHttpStatus, completedAt } = lastOutcome(d);
   return {
     ...deliverySummary(d),
     destinationId: d.destinationId,
     destinationHost: d.destinationHost,
     clientId: d.clientId,
     groupId: d.groupId,
-    lastHttpStatus: lastOutcome(d).lastHttpStatus,
+    lastHttpStatus,
     deadLetterReason: d.deadLetterReason,
     redrives: d.redrives,
-    completedAt: lastOutcome(d).completedAt,
+    completedAt,
     timeline: d.timeline,
   };
 }

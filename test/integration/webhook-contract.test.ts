@@ -4,7 +4,8 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { backoffBounds, scaledTimings } from '#lambdas/webhooks/delivery-policy';
 import { appKeys } from '#data/apps';
-import { lastOutcome, type Delivery } from '#lambdas/webhooks/deliveries';
+import type { Delivery } from '#lambdas/webhooks/deliveries';
+import { withOutcome } from '../fixtures/delivery-record.js';
 import { verifyWebhook } from '#kit';
 import { createApp } from '#lambdas/admin/apps';
 import { createDeliverer } from '#lambdas/webhooks/deliver';
@@ -197,7 +198,7 @@ describe(`retry policy from the queue's side (${ENGINE_NAME}, time scale ${SCALE
     const start = clock.now();
     const { deliveryId, eventId } = await sendTest(id);
     const delivery = await waitForStatus(runtime, deliveryId, FINISHED);
-    expect({ ...delivery, ...lastOutcome(delivery) }).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, lastErrorCode: 'http_503' });
+    expect(withOutcome(delivery)).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, lastErrorCode: 'http_503' });
 
     // Handed to the DLQ once spent.
     const sqs = new SQSClient({
@@ -436,7 +437,7 @@ describe('attempt-time re-check (6.6): a queued delivery whose destination or ap
         async () => (await sendTest(id)).deliveryId,
         () => change({ destinationId: id, clientId: app.clientId }),
       );
-      expect({ ...delivery, ...lastOutcome(delivery) }).toMatchObject({ status: 'FAILED', lastErrorCode: code });
+      expect(withOutcome(delivery)).toMatchObject({ status: 'FAILED', lastErrorCode: code });
       expect(at(name)).toHaveLength(1);
     });
   }
@@ -456,7 +457,7 @@ describe('attempt-time coverage (6.5 rule 3 at the attempt)', () => {
       async () => void expect((await adminApi('PATCH', `/destinations/${id}`, { locationIds: ['denver-union'] })).status).toBe(200),
     );
     expect((await deliveriesOf(id))[0].eventId).toBe(eventId);
-    expect({ ...delivery, ...lastOutcome(delivery) }).toMatchObject({ status: 'FAILED', lastErrorCode: 'location_not_covered' });
+    expect(withOutcome(delivery)).toMatchObject({ status: 'FAILED', lastErrorCode: 'location_not_covered' });
     expect(at(name)).toHaveLength(1);
   });
 });

@@ -1,4 +1,4 @@
-import { lastOutcome } from '#lambdas/webhooks/deliveries';
+import { withOutcome } from '../fixtures/delivery-record.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DELIVERY_POLICY, scaledTimings } from '#lambdas/webhooks/delivery-policy';
 import { holdKeys } from '#lambdas/webhooks/holds';
@@ -201,7 +201,7 @@ describe(`pausing a failing destination (${ENGINE_NAME})`, () => {
     const lines = await sweepLines();
 
     const expired = (await runtime.store.deliveries.get(deliveryId))!;
-    expect({ ...expired, ...lastOutcome(expired) }).toMatchObject({
+    expect(withOutcome(expired)).toMatchObject({
       status: 'FAILED',
       lastErrorCode: 'hold_expired',
       attempts: 0,

@@ -15,6 +15,7 @@ import { deliveryHistory } from '#lambdas/webhooks/delivery-history';
 import { SWEEP_PAGE } from '#lambdas/webhooks/fan-out';
 import { outboxKeys } from '#lambdas/webhooks/outbox';
 import { lastOutcome } from '#lambdas/webhooks/deliveries';
+import { withOutcome } from '../fixtures/delivery-record.js';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { sign } from '#lambdas/webhooks/attempt-rules';
 import { lambdaContext } from '#local/gateway';
@@ -315,7 +316,7 @@ describe.concurrent('delivery outcomes', () => {
     const { destination } = await addDestination(runtime.deps, { clientId: app.clientId, name: 'Gone', url, locationIds: null });
     const { deliveryId } = await sendTest(runtime.deps, destination.destinationId, 'nyc-midtown');
     const delivery = await waitForStatus(runtime, deliveryId, ['DEAD_LETTER', 'SUCCEEDED', 'FAILED']);
-    expect({ ...delivery, ...lastOutcome(delivery) }).toMatchObject({
+    expect(withOutcome(delivery)).toMatchObject({
       status: 'DEAD_LETTER',
       attempts: 5,
       lastErrorCode: 'connection_refused',
@@ -411,7 +412,7 @@ describe('SSRF protection', () => {
     dns.set('rebind.example.test', ['169.254.169.254']);
     const { deliveryId } = await sendTest(runtime.deps, destination.destinationId, 'nyc-midtown');
     const delivery = await waitForStatus(runtime, deliveryId, ['FAILED', 'SUCCEEDED', 'DEAD_LETTER']);
-    expect({ ...delivery, ...lastOutcome(delivery) }).toMatchObject({ status: 'FAILED', lastErrorCode: 'blocked_address', attempts: 1 });
+    expect(withOutcome(delivery)).toMatchObject({ status: 'FAILED', lastErrorCode: 'blocked_address', attempts: 1 });
     await removeDestination(runtime.deps, destination.destinationId);
   });
 });

@@ -2,19 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { DELIVERY_STATUSES, TERMINAL_STATUSES } from '#lambdas/webhooks/delivery-policy';
 import { lastOutcome, type Delivery } from '#lambdas/webhooks/deliveries';
 import * as state from '#lambdas/webhooks/attempt-rules';
-import { CREATED_AT_MS, pendingDelivery } from '../fixtures/delivery-record.js';
+import { CREATED_AT_MS, pendingDelivery, withOutcome } from '../fixtures/delivery-record.js';
 
 const base = pendingDelivery;
 const T = CREATED_AT_MS;
-/** A record with what its steps tell (its last error code and HTTP status, when it ended), as the admin views show it. */
-const view = (d: Delivery) => ({ ...d, ...lastOutcome(d) });
 
 describe('delivery transitions', () => {
   it('PENDING → DELIVERING → SUCCEEDED, the attempt counted when it starts, by its carrier', () => {
     const started = state.start(base, 'm1', 1, T);
-    expect(view(started)).toMatchObject({ status: 'DELIVERING', attempts: 1, carrier: 'm1', attemptReceive: 1 });
+    expect(withOutcome(started)).toMatchObject({ status: 'DELIVERING', attempts: 1, carrier: 'm1', attemptReceive: 1 });
     const d = state.succeed(started, 'http_204', T);
-    expect(view(d)).toMatchObject({
+    expect(withOutcome(d)).toMatchObject({
       status: 'SUCCEEDED',
       attempts: 1,
       lastHttpStatus: 204,
@@ -23,7 +21,10 @@ describe('delivery transitions', () => {
     });
   });
   it('DELIVERING → FAILED on a permanent failure', () => {
-    expect(view(state.fail(state.start(base, 'm1', 1, T), 'http_401', T))).toMatchObject({ status: 'FAILED', lastErrorCode: 'http_401' });
+    expect(withOutcome(state.fail(state.start(base, 'm1', 1, T), 'http_401', T))).toMatchObject({
+      status: 'FAILED',
+      lastErrorCode: 'http_401',
+    });
   });
   it('retries with the given wait until the fifth retryable failure, which dead-letters', () => {
     let d = base;
@@ -34,7 +35,7 @@ describe('delivery transitions', () => {
       [4, 240],
     ] as const) {
       d = state.retry(state.start(d, 'm1', attempt + 2, T), 'http_503', wait, T);
-      expect(view(d)).toMatchObject({
+      expect(withOutcome(d)).toMatchObject({
         status: 'RETRY_PENDING',
         attempts: attempt,
         nextAttemptAt: new Date(T + wait * 1000).toISOString(),
@@ -42,7 +43,7 @@ describe('delivery transitions', () => {
       });
     }
     d = state.retry(state.start(d, 'm1', 9, T), 'timeout', 480, T);
-    expect(view(d)).toMatchObject({
+    expect(withOutcome(d)).toMatchObject({
       status: 'DEAD_LETTER',
       attempts: 5,
       backoffHistory: [30, 60, 120, 240],
@@ -63,12 +64,17 @@ describe('delivery transitions', () => {
   });
   it('counts an interrupted attempt as a retryable failure', () => {
     const d = state.interrupt(state.start(base, 'm1', 1, T), 30, T);
-    expect(view(d)).toMatchObject({ status: 'RETRY_PENDING', attempts: 1, lastErrorCode: 'attempt_interrupted', backoffHistory: [30] });
+    expect(withOutcome(d)).toMatchObject({
+      status: 'RETRY_PENDING',
+      attempts: 1,
+      lastErrorCode: 'attempt_interrupted',
+      backoffHistory: [30],
+    });
     const fifth = state.interrupt({ ...state.start({ ...base, attempts: 4, status: 'RETRY_PENDING' }, 'm1', 6, T) }, 480, T);
-    expect(view(fifth)).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, deadLetterReason: 'attempts_exhausted' });
+    expect(withOutcome(fifth)).toMatchObject({ status: 'DEAD_LETTER', attempts: 5, deadLetterReason: 'attempts_exhausted' });
   });
   it('refuses without a request from PENDING or RETRY_PENDING', () => {
-    expect(view(state.refuse(base, 'destination_disabled', T))).toMatchObject({
+    expect(withOutcome(state.refuse(base, 'destination_disabled', T))).toMatchObject({
       status: 'FAILED',
       lastErrorCode: 'destination_disabled',
       attempts: 0,
@@ -76,11 +82,15 @@ describe('delivery transitions', () => {
   });
   it('strands a delivery whose receives ran out: the status stays, the reason says so', () => {
     const retrying = state.retry(state.start(base, 'm1', 1, T), 'http_503', 30, T);
-    expect(view(state.strand(retrying, T))).toMatchObject({ status: 'RETRY_PENDING', attempts: 1, deadLetterReason: 'receives_exhausted' });
-    expect(view(state.strand(base, T))).toMatchObject({ status: 'PENDING', deadLetterReason: 'receives_exhausted' });
+    expect(withOutcome(state.strand(retrying, T))).toMatchObject({
+      status: 'RETRY_PENDING',
+      attempts: 1,
+      deadLetterReason: 'receives_exhausted',
+    });
+    expect(withOutcome(state.strand(base, T))).toMatchObject({ status: 'PENDING', deadLetterReason: 'receives_exhausted' });
     expect(() => state.strand({ ...base, status: 'SUCCEEDED' }, T)).toThrow(state.TransitionError);
     // A stranded delivery that is received again (another message) starts, and is no longer listed.
-    expect(view(state.start(state.strand(base, T), 'm2', 1, T))).toMatchObject({ status: 'DELIVERING', deadLetterReason: null });
+    expect(withOutcome(state.start(state.strand(base, T), 'm2', 1, T))).toMatchObject({ status: 'DELIVERING', deadLetterReason: null });
   });
   it('redrives a dead letter or a stranded delivery to PENDING with attempts reset, carried by the new message', () => {
     const dead = {
@@ -91,7 +101,7 @@ describe('delivery transitions', () => {
       carrier: 'm1',
       deadLetterReason: 'attempts_exhausted' as const,
     };
-    expect(view(state.redrive(dead, 'm2', T))).toMatchObject({
+    expect(withOutcome(state.redrive(dead, 'm2', T))).toMatchObject({
       status: 'PENDING',
       attempts: 0,
       backoffHistory: [],
@@ -100,12 +110,12 @@ describe('delivery transitions', () => {
       deadLetterReason: null,
     });
     const stranded = state.strand({ ...base, status: 'RETRY_PENDING', attempts: 2, carrier: 'm1' }, T);
-    expect(view(state.redrive(stranded, 'm3', T))).toMatchObject({ status: 'PENDING', attempts: 0, carrier: 'm3' });
+    expect(withOutcome(state.redrive(stranded, 'm3', T))).toMatchObject({ status: 'PENDING', attempts: 0, carrier: 'm3' });
   });
   it('requeues a delivery whose message vanished: the new message carries it, status, attempts and backoff kept', () => {
     const retrying = { ...state.retry(state.start(base, 'm1', 1, T), 'http_503', 30, T), attemptReceive: 1 };
     const later = T + 2_160_000;
-    expect(view(state.requeue(retrying, 'm2', later))).toMatchObject({
+    expect(withOutcome(state.requeue(retrying, 'm2', later))).toMatchObject({
       status: 'RETRY_PENDING',
       attempts: 1,
       backoffHistory: [30],
@@ -115,12 +125,12 @@ describe('delivery transitions', () => {
       redrives: 0,
       updatedAt: new Date(later).toISOString(),
     });
-    expect(view(state.requeue(base, 'm2', later))).toMatchObject({ status: 'PENDING', attempts: 0, carrier: 'm2', requeues: 1 });
+    expect(withOutcome(state.requeue(base, 'm2', later))).toMatchObject({ status: 'PENDING', attempts: 0, carrier: 'm2', requeues: 1 });
     // Mid-attempt when its carrier vanished: still DELIVERING, so the new carrier's first receive finds it interrupted.
     const delivering = state.start(base, 'm1', 3, T);
     const requeued = state.requeue(delivering, 'm2', later);
-    expect(view(requeued)).toMatchObject({ status: 'DELIVERING', attempts: 1, carrier: 'm2', attemptReceive: null });
-    expect(view(state.interrupt(requeued, 30, later))).toMatchObject({
+    expect(withOutcome(requeued)).toMatchObject({ status: 'DELIVERING', attempts: 1, carrier: 'm2', attemptReceive: null });
+    expect(withOutcome(state.interrupt(requeued, 30, later))).toMatchObject({
       status: 'RETRY_PENDING',
       attempts: 1,
       lastErrorCode: 'attempt_interrupted',
@@ -133,7 +143,7 @@ describe('delivery transitions', () => {
   it('ends a held delivery past its bound as FAILED hold_expired: no attempt, not a dead letter, not redrivable', () => {
     const later = T + 825_000;
     const d = state.expireHold(base, later);
-    expect(view(d)).toMatchObject({
+    expect(withOutcome(d)).toMatchObject({
       status: 'FAILED',
       attempts: 0,
       lastErrorCode: 'hold_expired',
@@ -206,8 +216,8 @@ describe('delivery transitions', () => {
 describe('stranding a delivery with attempts left', () => {
   it.each(['PENDING', 'RETRY_PENDING', 'DELIVERING'] as const)('keeps %s, records receives_exhausted, and can be redriven', (status) => {
     const stranded = state.strand({ ...base, status }, T);
-    expect(view(stranded)).toMatchObject({ status, deadLetterReason: 'receives_exhausted', attempts: base.attempts });
-    expect(view(state.redrive(stranded, 'm2', T + 1000))).toMatchObject({
+    expect(withOutcome(stranded)).toMatchObject({ status, deadLetterReason: 'receives_exhausted', attempts: base.attempts });
+    expect(withOutcome(state.redrive(stranded, 'm2', T + 1000))).toMatchObject({
       status: 'PENDING',
       attempts: 0,
       deadLetterReason: null,
