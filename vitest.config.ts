@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { PATIENCE_MS } from './test/support/eventually.js';
 
 export default defineConfig({
   test: {
@@ -11,5 +12,7 @@ export default defineConfig({
     // machine makes them slower, not red; a test and a hook (a stage's synth) get more than one patience.
     testTimeout: 150_000,
     hookTimeout: 300_000,
+    // expect.poll waits on a state as eventually() does, not vitest's default second.
+    expect: { poll: { timeout: PATIENCE_MS } },
   },
 });

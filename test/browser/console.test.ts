@@ -12,6 +12,7 @@ import { newDelivery } from '#lambdas/webhooks/fan-out';
 import { DESTINATIONS_PER_APPLICATION } from '#lambdas/webhooks/destination-limit';
 import { markerOf, type Delivery } from '#lambdas/webhooks/deliveries';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
+import { SEQUENCE_SCALE } from '../fixtures/webhook-scale.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { storedDestination } from '../fixtures/stored-destination.js';
 import { startTestRuntime } from '../support/runtime.js';
@@ -42,7 +43,7 @@ beforeAll(async () => {
   runtime = await startTestRuntime({
     adminKey: ADMIN_KEY,
     resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
-    config: { webhookAllowLoopback: true, webhookTimeScale: 0.02 },
+    config: { webhookAllowLoopback: true, webhookTimeScale: SEQUENCE_SCALE },
   });
   receiver = await startReceiver({ secret: () => secret, behave: () => answer });
   browser = await launchChromium();

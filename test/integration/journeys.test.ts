@@ -10,8 +10,10 @@ import { addDestination } from '#lambdas/webhooks/destination-operations';
 import { createDispatcher } from '#lambdas/webhooks/publish';
 import { deliveryIdOf } from '#lambdas/webhooks/messages';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
+import { SEQUENCE_SCALE } from '../fixtures/webhook-scale.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { ownFunctions, type ScriptCoverage } from '../support/coverage.js';
+import { eventually } from '../support/eventually.js';
 import { ENGINE_NAME, newApp, startTestRuntime } from '../support/runtime.js';
 
 /**
@@ -37,7 +39,7 @@ let price = 0;
 beforeAll(async () => {
   runtime = await startTestRuntime({
     resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
-    config: { webhookAllowLoopback: true, webhookTimeScale: 0.01 },
+    config: { webhookAllowLoopback: true, webhookTimeScale: SEQUENCE_SCALE },
     // Not part of the journey: the sweeper runs on its schedule only.
     sweepEveryMs: 3_600_000,
   });
@@ -83,9 +85,10 @@ async function journey(targets: { ok: string; failing: string }): Promise<void> 
   ]);
   // The journey ends with the owner's notice queued, just after the record turns DEAD_LETTER.
   const notice = `destination-failing#${targets.failing}#`;
-  while (!(await runtime.deps.store.mailOutbox.pending(100)).some((m) => m.key.startsWith(notice))) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually(
+    async () => ((await runtime.deps.store.mailOutbox.pending(100)).some((m) => m.key.startsWith(notice)) ? true : undefined),
+    () => `no owner's notice ${notice}… queued`,
+  );
 }
 
 /** Files under lambdas/ where a function other than the module's top level (the outermost function) ran. */

@@ -8,11 +8,13 @@ import { enqueueDelivery } from '#lambdas/webhooks/messages';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { dlqDeliveryIds, runFault, type FaultRun } from '../fixtures/webhook-faults.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
+import { SEQUENCE_SCALE } from '../fixtures/webhook-scale.js';
 import { ENGINE_NAME, newApp, startTestRuntime } from '../support/runtime.js';
 
 /**
  * Faults injected on the webhook path, each on a runtime of its own, on the
- * scaled clock (0.02: every wait of the delivery policy at a fiftieth, in whole seconds where SQS counts seconds).
+ * scaled clock (SEQUENCE_SCALE: every wait of the delivery policy at a twentieth, in whole seconds where SQS counts
+ * seconds).
  * Every test asserts the final state of every (event, destination): zero
  * lost, zero dead letters missing from `dlq list`, and duplicates only where
  * the receiver had already accepted the event (same event id). Under load an
@@ -20,9 +22,8 @@ import { ENGINE_NAME, newApp, startTestRuntime } from '../support/runtime.js';
  * requests are bounds, never exact.
  */
 
-const SCALE = 0.02;
 const run = (fault: Parameters<typeof runFault>[0]) =>
-  runFault(fault, { start: startTestRuntime, events: 2, destinations: 2, scale: SCALE });
+  runFault(fault, { start: startTestRuntime, events: 2, destinations: 2, scale: SEQUENCE_SCALE });
 
 function expectNothingLost({ tally, finals }: FaultRun) {
   expect(tally, JSON.stringify(finals, null, 1)).toMatchObject({ published: 4, lost: 0, invisible: 0, failed: 0 });
@@ -109,11 +110,12 @@ describe.concurrent(`webhook faults (${ENGINE_NAME})`, () => {
   });
 
   it('receives spent without an attempt: the sweeper lists the message as receives_exhausted, status kept; a redrive delivers it; a message without a record is listed too', async () => {
-    // Every invocation throttled until the message has gone to the DLQ (a shorter scale: each of maxReceiveCount receives waits out a visibility).
+    // Every invocation throttled until the message has gone to the DLQ: a shorter scale, as each of maxReceiveCount
+    // receives waits out a visibility (4 s); its steps (200 ms) need only one delivered attempt of the redrive's.
     const faults = { throttled: 1 };
     const runtime = await startTestRuntime({
       resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
-      config: { webhookAllowLoopback: true, webhookTimeScale: 0.005 },
+      config: { webhookAllowLoopback: true, webhookTimeScale: 0.02 },
       webhookFaults: faults,
     });
     let secret = '';

@@ -13,6 +13,7 @@ import { lambdaContext } from '#local/gateway';
 import type { LocalRuntime } from '#local/runtime';
 import { publishFor } from '../fixtures/menu-event.js';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
+import { SEQUENCE_SCALE } from '../fixtures/webhook-scale.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { ENGINE_NAME, manualClock, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 
@@ -23,8 +24,7 @@ import { ENGINE_NAME, manualClock, newApp, scanTable, startTestRuntime } from '.
  * the hold bound end FAILED with hold_expired (contract 3 keeps DEAD_LETTER
  * for the fifth retryable failure): in the history, counted and logged.
  */
-const SCALE = 0.02;
-const timings = scaledTimings(SCALE);
+const timings = scaledTimings(SEQUENCE_SCALE);
 const LOCATION = 'london-soho';
 const clock = manualClock();
 let runtime: LocalRuntime;
@@ -38,7 +38,7 @@ beforeAll(async () => {
   runtime = await startTestRuntime({
     clock,
     resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
-    config: { webhookAllowLoopback: true, webhookTimeScale: SCALE },
+    config: { webhookAllowLoopback: true, webhookTimeScale: SEQUENCE_SCALE },
     // The tests run the sweeper themselves, at the injected clock's moments; a scheduled run would race them.
     sweepEveryMs: 3_600_000,
   });
