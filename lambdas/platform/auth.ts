@@ -16,7 +16,7 @@ import type { RepositoryFactories, Store } from '#data/repositories';
 import { mailOutboxRepo } from '#data/mail-outbox';
 import { type Grant, rateCountersRepo, type RateLeases, rateWindow, type RateWindow } from '#data/rate-counters';
 import { tokenKeysRepo, VERIFIERS_CACHE_MS, VERIFIERS_REFRESH_MS } from '#data/token-keys';
-import { namesApplication, type NamedToken, readAccessToken, sha256Hex } from '#domain/crypto';
+import { NAMED_TOKEN, type NamedToken, readAccessToken, sha256Hex } from '#domain/crypto';
 import { ApiError } from '#contract/errors';
 import type { Route, RouteFacts } from '#contract/routes';
 import { RATE_WARNING_FRACTION } from './config.js';
@@ -138,7 +138,7 @@ export async function authorize(
   let store: Store;
   let grant: Grant;
   let credential: Credential | null;
-  if (namesApplication(token)) {
+  if (NAMED_TOKEN.test(token)) {
     // No key yet: no such token was ever issued. A revoked or retired version's tokens are not ours. A token the
     // cached versions do not verify may be of a version added since: looked at once more, at most once a second.
     const named =
