@@ -92,7 +92,7 @@ export function apiHandler<S extends Store>(
   }
   const deps = { ...allDeps, store: onlyRepositories(allDeps.store, repositories) };
   // Leased quota lives in the function instance: one book per handler, as Lambda builds one per instance.
-  const leases = rateLeases();
+  const leases = rateLeases(deps.store.rateCounters);
   return httpShell('v1', deps)
     .use(routeAndAuthorize(family, operations, routes.map(withFacts), deps, leases))
     .handler(async (_event, context: ApiContext) => {

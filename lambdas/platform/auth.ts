@@ -131,7 +131,7 @@ export async function authorize(
   const fetchFor = (clientId: string, first: ItemKey[]) => {
     // A request that will be refused reads nothing ahead.
     const ahead = leases.knowsFull(clientId, window) ? [] : reads;
-    const granted = leases.acquire(counters, clientId, window, now);
+    const granted = leases.acquire(clientId, window, now);
     return Promise.all([deps.store.preload([...first, appKeys.app(clientId), ...(locationKey ? [locationKey] : []), ...ahead]), granted]);
   };
 
@@ -168,7 +168,7 @@ export async function authorize(
   leases.learn(app.clientId, limits);
   // A claim of several units that did not fit, or a window full under a lower limit than now: one unit, under this limit.
   if ('full' in grant && (grant.asked > 1 || grant.limit < limits.limit)) {
-    grant = await leases.retry(counters, app.clientId, window, now, limits);
+    grant = await leases.retry(app.clientId, window, now, limits);
   }
   // The limit read on this request judges every unit, so a lowered limit binds at once, whatever a lease holds.
   if ('full' in grant || grant.unit > limits.limit) {
