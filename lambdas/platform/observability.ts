@@ -15,8 +15,6 @@ export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
 
 const RANK: Record<LogLevel, number> = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, SILENT: 100 };
 
-export type LoggerOptions = { serviceName: string; logLevel?: LogLevel };
-
 /** What a Lambda invocation adds to every line it writes. */
 export type InvocationKeys = { function_request_id: string; cold_start: boolean };
 
@@ -24,36 +22,30 @@ export type InvocationKeys = { function_request_id: string; cold_start: boolean 
 const errorsAsObjects = (_key: string, value: unknown) =>
   value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
 
+type Keys = Record<string, unknown>;
+
 export class Logger {
   private readonly threshold: number;
   private readonly service: string;
   private invocation: InvocationKeys | undefined;
 
-  constructor({ serviceName, logLevel }: LoggerOptions) {
+  constructor({ serviceName, logLevel }: { serviceName: string; logLevel?: LogLevel }) {
     this.service = serviceName;
     const level = logLevel ?? (process.env.AWS_LAMBDA_LOG_LEVEL?.toUpperCase() as LogLevel | undefined);
     this.threshold = RANK[level ?? 'INFO'] ?? RANK.INFO;
   }
 
-  debug(message: string, keys?: Record<string, unknown>): void {
-    this.write('DEBUG', message, keys);
-  }
-  info(message: string, keys?: Record<string, unknown>): void {
-    this.write('INFO', message, keys);
-  }
-  warn(message: string, keys?: Record<string, unknown>): void {
-    this.write('WARN', message, keys);
-  }
-  error(message: string, keys?: Record<string, unknown>): void {
-    this.write('ERROR', message, keys);
-  }
+  readonly debug = (message: string, keys?: Keys) => this.write('DEBUG', message, keys);
+  readonly info = (message: string, keys?: Keys) => this.write('INFO', message, keys);
+  readonly warn = (message: string, keys?: Keys) => this.write('WARN', message, keys);
+  readonly error = (message: string, keys?: Keys) => this.write('ERROR', message, keys);
 
   /** Keys every line of the current invocation carries; undefined between invocations. */
   setInvocation(keys: InvocationKeys | undefined): void {
     this.invocation = keys;
   }
 
-  private write(level: Exclude<LogLevel, 'SILENT'>, message: string, keys: Record<string, unknown> | undefined): void {
+  private write(level: Exclude<LogLevel, 'SILENT'>, message: string, keys: Keys | undefined): void {
     if (RANK[level] < this.threshold) return;
     const line = { level, message, timestamp: new Date().toISOString(), service: this.service, ...this.invocation, ...keys };
     process.stdout.write(`${JSON.stringify(line, errorsAsObjects)}\n`);
