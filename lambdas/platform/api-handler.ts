@@ -32,12 +32,11 @@ export type LocationRequest = GroupRequest & { location: Location };
 /** The request a route's operation receives, by its row: no scope, a group's path, or a location's. */
 type RequestOf<R extends Route> = R['scope'] extends null ? ApiRequest : R['path'] extends LocationPath ? LocationRequest : GroupRequest;
 
-/** What is known of a request before it is authorized: enough to name what its operation will read. */
-export type ReadHints = {
-  params: Record<string, string>;
-  /** The path and query have passed the route's rules by then. */
-  query: Record<string, string>;
-  now: number;
+/**
+ * What is known of a request before it is authorized: enough to name what its operation will read. The path and
+ * query have passed the route's rules by then.
+ */
+export type ReadHints = Pick<ApiRequest, 'params' | 'query' | 'now'> & {
   /** The path location's time zone as last seen by this process; undefined until then. */
   timezone: string | undefined;
   /** A request header (a conditional read reads less). */

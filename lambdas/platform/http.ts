@@ -33,7 +33,7 @@ export function jsonTextResponse(statusCode: number, body: string, headers: Reco
 }
 
 /** The one error shape; the admin API passes its own codes (e.g. 409 conflict) in the same form. */
-function errorResponse(err: Pick<ApiError, 'status' | 'message' | 'headers'> & { code: string }, requestId: string): HttpResponse {
+function errorResponse(err: Refusal, requestId: string): HttpResponse {
   return jsonResponse(
     err.status,
     { ok: false, version: 'v1', error: { code: err.code, message: err.message, status: err.status, requestId } },
