@@ -45,8 +45,7 @@ export function locationsRepo(db: Db) {
     },
     /** Every location of a group, in id order. */
     async list(groupId: string): Promise<Location[]> {
-      const items = await queryAll(db, { ...locationKeys.ofGroup(groupId) });
-      return items.map(toLocation);
+      return (await queryAll(db, locationKeys.ofGroup(groupId))).map(toLocation);
     },
     /** One page in id order: one Query call (DynamoDB's 1 MB page may end it sooner; `next` then says where to go on). */
     async page(groupId: string, request: LocationPageRequest): Promise<LocationPage> {
