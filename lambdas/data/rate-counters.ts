@@ -97,12 +97,9 @@ export function rateCountersRepo(db: Db) {
       addOne(counterKeys.counter('API', subject, window.start), 'refused', window.expiresAtSeconds),
     /** Several applications' counts in one window (eventually consistent: an operator's view), 0 for none. */
     async counts(subjects: readonly string[], windowStart: string): Promise<Map<string, number>> {
-      const found = await readItems(
-        db,
-        subjects.map((s) => counterKeys.counter('API', s, windowStart)),
-        false,
-      );
-      return new Map(subjects.map((s) => [s, Number(itemOf(found, counterKeys.counter('API', s, windowStart))?.count ?? 0)]));
+      const keys = subjects.map((s) => counterKeys.counter('API', s, windowStart));
+      const found = await readItems(db, keys, false);
+      return new Map(subjects.map((s, i) => [s, Number(itemOf(found, keys[i]!)?.count ?? 0)]));
     },
     /** Admits a token-attempt subject until `untilSeconds` (epoch seconds, its TTL). */
     async admit(subject: string, untilSeconds: number) {
