@@ -79,13 +79,13 @@ const authKeys = [credentialKeys.credential(tokenHash), appKeys.app('bench-app')
 if ([...(await readItems(db, authKeys)).values()].some((item) => item === null))
   throw new Error('the calls baseline must read items that exist');
 const counters = rateCountersRepo(db);
-const leases = rateLeases();
+const leases = rateLeases(counters);
 leases.learn('bench-app', { limit: APP_RATE_CEILING_PER_MINUTE, warnAt: Math.ceil(APP_RATE_CEILING_PER_MINUTE * 0.8) });
 const locationsCalls = async () => {
   const now = Date.now();
   const [, , page] = await Promise.all([
     readItems(db, authKeys),
-    leases.acquire(counters, 'bench-app', rateWindow(now), now),
+    leases.acquire('bench-app', rateWindow(now), now),
     doc.send(new QueryCommand({ TableName: tableName, ...locationKeys.ofGroup(DEMO_GROUP_ID, { limit: GROUP_PAGE_LIMIT.default }) })),
   ]);
   return page.Items;

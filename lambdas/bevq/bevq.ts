@@ -82,16 +82,15 @@ export const operations: Operations<typeof BEVQ_ROUTES> = {
     async run(req, deps) {
       const location = req.location;
       const ifNoneMatch = header(req.event, 'if-none-match');
+      const notModified = (etag: string) => ({ statusCode: 304, headers: { ETag: etag, ...MENU_CACHING }, body: '' });
       if (ifNoneMatch !== undefined) {
         const head = await deps.store.menus.getHead(location.groupId, location.id);
-        if (head && ifNoneMatchHits(ifNoneMatch, head.etag))
-          return { statusCode: 304, headers: { ETag: head.etag, ...MENU_CACHING }, body: '' };
+        if (head && ifNoneMatchHits(ifNoneMatch, head.etag)) return notModified(head.etag);
       }
       const stored = await deps.store.menus.get(location.groupId, location.id);
       if (!stored) throw new ApiError('not_found', 'No beverage menu has been published for this location yet.');
-      const headers = { ETag: stored.etag, ...MENU_CACHING };
-      if (ifNoneMatch !== undefined && ifNoneMatchHits(ifNoneMatch, stored.etag)) return { statusCode: 304, headers, body: '' };
-      return ok(req, { location: locationOf(location), menu: stored.menu, refresh: BEVQ_REFRESH }, headers);
+      if (ifNoneMatch !== undefined && ifNoneMatchHits(ifNoneMatch, stored.etag)) return notModified(stored.etag);
+      return ok(req, { location: locationOf(location), menu: stored.menu, refresh: BEVQ_REFRESH }, { ETag: stored.etag, ...MENU_CACHING });
     },
   },
 };

@@ -51,24 +51,7 @@ export const appKeys = {
   index: { of: (groupId: string) => `APPS#${groupId}` } satisfies GroupIndex,
 };
 
-export type AppsRepo = {
-  get(clientId: string, options?: { consistent?: boolean }): Promise<App | null>;
-  create(app: App): Promise<void>;
-  revoke(clientId: string, at: string): Promise<boolean>;
-  /**
-   * Replaces an active client_credentials application's secret, keeping the one it replaces until `previousUntil`
-   * (never past, when `previousUntil` is now), with the new generation and where its tokens end (secretRotation);
-   * only when its secret is still `expectedHash`, so of two rotations racing one wins. Returns false otherwise.
-   */
-  rotateSecret(
-    clientId: string,
-    change: { expectedHash: string; newHash: string; previousUntil: string; at: string } & SecretRotation,
-  ): Promise<boolean>;
-  /** Records a legacy credential's use at `at`, unless one was recorded less than LEGACY_USE_RESOLUTION_SECONDS before. */
-  markUsed(clientId: string, at: number): Promise<void>;
-};
-
-export function appsRepo(db: Db): AppsRepo {
+export function appsRepo(db: Db) {
   return {
     /** `consistent` wherever a revocation made a moment ago must count: every authenticated request, the token endpoint, the deliverer's re-check. */
     async get(clientId: string, { consistent = false } = {}): Promise<App | null> {
@@ -93,7 +76,16 @@ export function appsRepo(db: Db): AppsRepo {
         }),
       );
     },
-    async rotateSecret(clientId, { expectedHash, newHash, previousUntil, at, secretGeneration, tokensEndBelow, pendingTokensEnd }) {
+    /**
+     * Replaces an active client_credentials application's secret, keeping the one it replaces until `previousUntil`
+     * (never past, when `previousUntil` is now), with the new generation and where its tokens end (secretRotation);
+     * only when its secret is still `expectedHash`, so of two rotations racing one wins. Returns false otherwise.
+     */
+    async rotateSecret(
+      clientId: string,
+      change: { expectedHash: string; newHash: string; previousUntil: string; at: string } & SecretRotation,
+    ): Promise<boolean> {
+      const { expectedHash, newHash, previousUntil, at, secretGeneration, tokensEndBelow, pendingTokensEnd } = change;
       const set =
         'secretHash = :new, previousSecretHash = :old, previousSecretExpiresAt = :until, secretRotatedAt = :at, ' +
         `secretGeneration = :generation, tokensEndBelow = :below${pendingTokensEnd ? ', pendingTokensEnd = :pending' : ''}`;
@@ -116,7 +108,8 @@ export function appsRepo(db: Db): AppsRepo {
         }),
       );
     },
-    async markUsed(clientId, at) {
+    /** Records a legacy credential's use at `at`, unless one was recorded less than LEGACY_USE_RESOLUTION_SECONDS before. */
+    async markUsed(clientId: string, at: number): Promise<void> {
       // The condition makes concurrent instances write once between them; a lost race is the outcome wanted.
       await applied(
         updateItem(db, {
@@ -211,12 +204,7 @@ export const credentialKeys = {
   credential: (tokenHash: string) => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
 };
 
-export type CredentialsRepo = {
-  get(tokenHash: string): Promise<Credential | null>;
-  put(credential: Credential): Promise<void>;
-};
-
-export function credentialsRepo(db: Db): CredentialsRepo {
+export function credentialsRepo(db: Db) {
   return {
     /** Strongly consistent: a token is usable the moment the token endpoint returns it. */
     async get(tokenHash: string): Promise<Credential | null> {

@@ -133,34 +133,25 @@ function valueBytes(value: AttributeValue, level: number): number {
  * Local counts it exactly (1.5 spans two pairs, 0|1 and 5|0: 3 bytes).
  */
 export function numberBytes(n: string): number {
-  const shape = numberShape(n);
-  if (shape === null) return 1;
-  const { digits, leading, trailing, negative } = shape;
-  if (
-    digits > DYNAMODB_LIMITS.significantDigits ||
-    leading < DYNAMODB_LIMITS.leadingPower.min ||
-    leading > DYNAMODB_LIMITS.leadingPower.max
-  ) {
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(n);
+  if (!match) throw new StorageLimitError(false, `${n} is not a number.`);
+  const [, sign, whole = '', fraction = '', exponent = '0'] = match;
+  const all = whole + fraction;
+  const first = all.search(/[1-9]/);
+  if (first < 0) return 1;
+  const last = all.length - 1 - [...all].reverse().findIndex((c) => c !== '0');
+  // The powers of ten of the first and last significant digits.
+  const power = (index: number) => whole.length - 1 - index + Number(exponent);
+  const [leading, trailing] = [power(first), power(last)];
+  const { significantDigits, leadingPower } = DYNAMODB_LIMITS;
+  if (last - first + 1 > significantDigits || leading < leadingPower.min || leading > leadingPower.max) {
     throw new StorageLimitError(
       false,
       `The number ${n} cannot be stored exactly: DynamoDB keeps at most 38 significant digits, magnitudes from 1E-130 to under 1E+126.`,
     );
   }
   const pairs = Math.floor(leading / 2) - Math.floor(trailing / 2) + 1;
-  return 1 + pairs + (negative ? 1 : 0);
-}
-
-/** Significant digits of a decimal string and the powers of ten of its first and last one; null for zero. */
-function numberShape(n: string): { digits: number; leading: number; trailing: number; negative: boolean } | null {
-  const match = /^([+-]?)(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(n);
-  if (!match) throw new StorageLimitError(false, `${n} is not a number.`);
-  const [, sign, whole = '', fraction = '', exponent = '0'] = match;
-  const all = whole + fraction;
-  const first = all.search(/[1-9]/);
-  if (first < 0) return null;
-  const last = all.length - 1 - [...all].reverse().findIndex((c) => c !== '0');
-  const power = (index: number) => whole.length - 1 - index + Number(exponent);
-  return { digits: last - first + 1, leading: power(first), trailing: power(last), negative: sign === '-' };
+  return 1 + pairs + (sign === '-' ? 1 : 0);
 }
 
 const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8');

@@ -32,15 +32,7 @@ export type LocationPageRequest = { limit: number; after?: string };
 /** A page of locations, and the id to continue after when more follow. */
 type LocationPage = { locations: Location[]; next: string | null };
 
-export type LocationsRepo = {
-  get(groupId: string, locationId: string): Promise<Location | null>;
-  put(location: Location): Promise<void>;
-  list(groupId: string): Promise<Location[]>;
-  /** One page in id order: one Query call (DynamoDB's 1 MB page may end it sooner; `next` then says where to go on). */
-  page(groupId: string, request: LocationPageRequest): Promise<LocationPage>;
-};
-
-export function locationsRepo(db: Db): LocationsRepo {
+export function locationsRepo(db: Db) {
   return {
     async get(groupId: string, locationId: string): Promise<Location | null> {
       const item = await getItem(db, locationKeys.location(groupId, locationId));
@@ -53,9 +45,9 @@ export function locationsRepo(db: Db): LocationsRepo {
     },
     /** Every location of a group, in id order. */
     async list(groupId: string): Promise<Location[]> {
-      const items = await queryAll(db, { ...locationKeys.ofGroup(groupId) });
-      return items.map(toLocation);
+      return (await queryAll(db, locationKeys.ofGroup(groupId))).map(toLocation);
     },
+    /** One page in id order: one Query call (DynamoDB's 1 MB page may end it sooner; `next` then says where to go on). */
     async page(groupId: string, request: LocationPageRequest): Promise<LocationPage> {
       const { Items = [], LastEvaluatedKey } = await query(db, locationKeys.ofGroup(groupId, request));
       const locations = Items.slice(0, request.limit).map(toLocation);

@@ -46,28 +46,7 @@ export const counterKeys = {
  */
 export type ClaimBounds = { limit: number; warnAt: number | null };
 
-export type RateCountersRepo = {
-  /**
-   * Counts one request in a window with a single atomic ADD and returns the new total; each total is seen by
-   * exactly one request, which is what makes "alert once per window" free of extra writes.
-   */
-  hit(kind: CounterKind, subject: string, windowStart: string, expiresAtSeconds: number): Promise<number>;
-  /**
-   * Claims `units` of an application's window in one conditional ADD that never takes the count past
-   * `bounds.limit`: the new count (the lease is the units just below it and it), or null when they do not fit.
-   */
-  claim(subject: string, window: RateWindow, units: number, bounds: ClaimBounds): Promise<number | null>;
-  /** Numbers the refusals of a window, once per function instance: the first alone mails the owner. */
-  refusal(subject: string, window: RateWindow): Promise<number>;
-  /** Several applications' counts in one window (eventually consistent: an operator's view), 0 for none. */
-  counts(subjects: readonly string[], windowStart: string): Promise<Map<string, number>>;
-  /** Admits a token-attempt subject until `untilSeconds` (epoch seconds, its TTL). */
-  admit(subject: string, untilSeconds: number): Promise<void>;
-  /** Whether a token-attempt subject is admitted at `nowMs` (TTL deletes lazily: the time is compared). */
-  admitted(subject: string, nowMs: number): Promise<boolean>;
-};
-
-export function rateCountersRepo(db: Db): RateCountersRepo {
+export function rateCountersRepo(db: Db) {
   /** One atomic ADD of 1 to an attribute of a counter item, its TTL set: the new value. */
   const addOne = async (key: ItemKey, attribute: 'count' | 'refused', ttl: number): Promise<number> => {
     const { Attributes } = await updateItem(db, {
@@ -80,9 +59,17 @@ export function rateCountersRepo(db: Db): RateCountersRepo {
     return Number(Attributes?.[attribute] ?? 0);
   };
   return {
-    hit: (kind, subject, windowStart, expiresAtSeconds) =>
+    /**
+     * Counts one request in a window with a single atomic ADD and returns the new total; each total is seen by
+     * exactly one request, which is what makes "alert once per window" free of extra writes.
+     */
+    hit: (kind: CounterKind, subject: string, windowStart: string, expiresAtSeconds: number) =>
       addOne(counterKeys.counter(kind, subject, windowStart), 'count', expiresAtSeconds),
-    async claim(subject, window, units, { limit, warnAt }) {
+    /**
+     * Claims `units` of an application's window in one conditional ADD that never takes the count past
+     * `bounds.limit`: the new count (the lease is the units just below it and it), or null when they do not fit.
+     */
+    async claim(subject: string, window: RateWindow, units: number, { limit, warnAt }: ClaimBounds): Promise<number | null> {
       // No arithmetic in a condition: the bounds arrive as the highest counts the claim may start from.
       const straddles = warnAt !== null && units > 1;
       try {
@@ -105,19 +92,21 @@ export function rateCountersRepo(db: Db): RateCountersRepo {
         throw err;
       }
     },
-    refusal: (subject, window) => addOne(counterKeys.counter('API', subject, window.start), 'refused', window.expiresAtSeconds),
-    async counts(subjects, windowStart) {
-      const found = await readItems(
-        db,
-        subjects.map((s) => counterKeys.counter('API', s, windowStart)),
-        false,
-      );
-      return new Map(subjects.map((s) => [s, Number(itemOf(found, counterKeys.counter('API', s, windowStart))?.count ?? 0)]));
+    /** Numbers the refusals of a window, once per function instance: the first alone mails the owner. */
+    refusal: (subject: string, window: RateWindow) =>
+      addOne(counterKeys.counter('API', subject, window.start), 'refused', window.expiresAtSeconds),
+    /** Several applications' counts in one window (eventually consistent: an operator's view), 0 for none. */
+    async counts(subjects: readonly string[], windowStart: string): Promise<Map<string, number>> {
+      const keys = subjects.map((s) => counterKeys.counter('API', s, windowStart));
+      const found = await readItems(db, keys, false);
+      return new Map(subjects.map((s, i) => [s, Number(itemOf(found, keys[i]!)?.count ?? 0)]));
     },
-    async admit(subject, untilSeconds) {
+    /** Admits a token-attempt subject until `untilSeconds` (epoch seconds, its TTL). */
+    async admit(subject: string, untilSeconds: number) {
       await putItem(db, { Item: { ...counterKeys.admitted(subject), ttl: untilSeconds } });
     },
-    async admitted(subject, nowMs) {
+    /** Whether a token-attempt subject is admitted at `nowMs` (TTL deletes lazily: the time is compared). */
+    async admitted(subject: string, nowMs: number) {
       const item = await getItem(db, counterKeys.admitted(subject));
       return item !== null && Number(item.ttl) * 1000 > nowMs;
     },
@@ -172,32 +161,34 @@ export type Grant =
 
 type Lease = { next: number; end: number; expiresAt: number };
 
-type Book = {
-  window: string;
-  leases: Lease[];
-  seen: number;
+/** An application's book in one window: `old`, its book of an earlier window, hands on the rate and share. */
+const newBook = (window: RateWindow, old?: { claimedAt: number; ratePerMs: number; share: number }) => ({
+  window: window.start,
+  leases: [] as Lease[],
+  seen: 0,
   /** The limit a claim found the window full under, if one did. */
-  fullUnder: number | null;
+  fullUnder: null as number | null,
   /** Whether this instance has numbered a refusal in the window. */
-  refused: boolean;
+  refused: false,
   // Sizing: the last claim's instant and units, the units admitted since, the rate and share they gave.
-  claimedAt: number;
-  claimed: number;
-  used: number;
-  ratePerMs: number;
-  share: number;
+  claimedAt: old?.claimedAt ?? 0,
+  claimed: 0,
+  used: 0,
+  ratePerMs: old?.ratePerMs ?? 0,
+  share: old?.share ?? 1,
   /** Units this instance claimed in the window, and those the others claim a millisecond, on the window's average. */
-  mine: number;
-  othersPerMs: number;
+  mine: 0,
+  othersPerMs: 0,
   /** The highest count this instance has reported in the window: what it shows never goes back up. */
-  counted: number;
-};
+  counted: 0,
+});
+type Book = ReturnType<typeof newBook>;
 
 /** Books of at most this many applications; older windows' books go first (a function instance serves few). */
 const MAX_BOOKS = 1_000;
 
-/** One function instance's leases, per application. Built once per handler: its state is the instance's alone. */
-export function rateLeases() {
+/** One function instance's leases, per application, claimed through `repo`. Built once per handler: its state is the instance's alone. */
+export function rateLeases(repo: RateCountersRepo) {
   const books = new Map<string, Book>();
   /** Limits and 80 % marks read on this instance's last request of each application: the bounds of its next claim. */
   const bounds = new Map<string, ClaimBounds>();
@@ -209,21 +200,7 @@ export function rateLeases() {
       for (const [id, b] of books) if (b.window !== window.start || books.size >= MAX_BOOKS) books.delete(id);
     }
     // A lease dies with its window; the instance's rate and share carry over.
-    const book: Book = {
-      window: window.start,
-      leases: [],
-      seen: 0,
-      fullUnder: null,
-      refused: false,
-      claimedAt: old?.claimedAt ?? 0,
-      claimed: 0,
-      used: 0,
-      ratePerMs: old?.ratePerMs ?? 0,
-      share: old?.share ?? 1,
-      mine: 0,
-      othersPerMs: 0,
-      counted: 0,
-    };
+    const book = newBook(window, old);
     books.set(clientId, book);
     return book;
   };
@@ -236,14 +213,7 @@ export function rateLeases() {
     return lease.next++;
   };
 
-  const claim = async (
-    repo: RateCountersRepo,
-    clientId: string,
-    window: RateWindow,
-    now: number,
-    units: number,
-    limits: ClaimBounds,
-  ): Promise<Grant> => {
+  const claim = async (clientId: string, window: RateWindow, now: number, units: number, limits: ClaimBounds): Promise<Grant> => {
     const book = bookOf(clientId, window);
     const before = book.seen;
     const total = await repo.claim(clientId, window, units, limits);
@@ -266,7 +236,7 @@ export function rateLeases() {
 
   return {
     /** A unit from a live lease, with no call; else the window remembered full; else one claim, sized by `leaseSize`. */
-    acquire(repo: RateCountersRepo, clientId: string, window: RateWindow, now: number): Promise<Grant> {
+    acquire(clientId: string, window: RateWindow, now: number): Promise<Grant> {
       const book = bookOf(clientId, window);
       const unit = fromLease(book, now);
       if (unit !== null) {
@@ -281,11 +251,11 @@ export function rateLeases() {
       const units = known
         ? leaseSize({ ratePerMs: book.ratePerMs, share: book.share, seen: book.seen, msLeft: window.endMs - now, ...known })
         : 1;
-      return claim(repo, clientId, window, now, units, limits);
+      return claim(clientId, window, now, units, limits);
     },
     /** One unit under the limit just read: after a claim of several was refused, or a window full under a lower limit. */
-    retry(repo: RateCountersRepo, clientId: string, window: RateWindow, now: number, limits: ClaimBounds): Promise<Grant> {
-      return claim(repo, clientId, window, now, 1, limits);
+    retry(clientId: string, window: RateWindow, now: number, limits: ClaimBounds): Promise<Grant> {
+      return claim(clientId, window, now, 1, limits);
     },
     /** Whether a claim found the window full and nothing since said otherwise: the request will be refused, unless the limit was raised. */
     knowsFull(clientId: string, window: RateWindow): boolean {
@@ -313,3 +283,4 @@ export function rateLeases() {
 }
 
 export type RateLeases = ReturnType<typeof rateLeases>;
+type RateCountersRepo = ReturnType<typeof rateCountersRepo>;

@@ -255,11 +255,8 @@ async function readAhead(db: Db, reads: readonly Read[]): Promise<Db> {
     running.catch(() => undefined);
     return { input, running };
   });
-  const items = await readItems(
-    db,
-    reads.filter((r): r is ItemKey => !isQuery(r)),
-  );
-  return { ...db, ahead: { items, queries } };
+  const keys = reads.filter((r): r is ItemKey => !isQuery(r));
+  return { ...db, ahead: { items: await readItems(db, keys), queries } };
 }
 
 /** One item by key (null when absent): from what was read ahead, else a GetItem. */

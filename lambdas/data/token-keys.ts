@@ -48,26 +48,6 @@ type Stored = { versions: KeyVersion[] };
 /** A version as ops see it: never the key. */
 export type KeyVersionState = Omit<KeyVersion, 'key'> & { state: 'next' | 'signing' | 'verifying' | 'revoked' };
 
-export type TokenKeysRepo = {
-  /** The version that signs new tokens now (read afresh each call: a new version signs from the moment it is added), created by the first caller that finds none. */
-  signingKey(now: number): Promise<Buffer>;
-  /** The versions whose tokens are accepted at `now` (none while no token was ever issued), read afresh: authorization keeps them (platform/auth.ts). */
-  verifiers(now: number): Promise<Buffer[]>;
-  /**
-   * Adds a version that verifies at once and signs after SIGNING_DELAY_MS; the ones it replaces verify until
-   * `retireAfterMs` after that. Versions past their time are removed. With `minAgeMs`, only when the newest version
-   * is at least that old (a schedule: of two instances that find it due, one rotates); null when it was not (or no
-   * version exists yet).
-   */
-  rotate(now: number, retireAfterMs: number, minAgeMs?: number): Promise<KeyVersionState[] | null>;
-  /** Revokes a version at once (a new one signs at once if it was the signer); null when there is no such version, 'revoked' when it already was. */
-  revoke(version: number, now: number, retireAfterMs: number): Promise<KeyVersionState[] | null | 'revoked'>;
-  /** Every version kept, newest first, with its state at `now`; never a key. */
-  list(now: number): Promise<KeyVersionState[]>;
-  /** The page-token key: the stored one, or this candidate stored by the first caller. */
-  pageKey(candidate: string): Promise<string>;
-};
-
 const newVersion = (version: number, now: number, signsFrom = now): KeyVersion => ({
   version,
   key: randomBytes(32).toString('base64'),
@@ -97,7 +77,7 @@ function states({ versions }: Stored, now: number): KeyVersionState[] {
     .sort((a, b) => b.version - a.version);
 }
 
-export function tokenKeysRepo(db: Db): TokenKeysRepo {
+export function tokenKeysRepo(db: Db) {
   const read = async (): Promise<(Stored & { generation: number }) | null> => {
     const item = await getItem(db, tokenKeyKeys.versions, true);
     return item ? { versions: item.versions as KeyVersion[], generation: Number(item.generation) } : null;
@@ -135,7 +115,8 @@ export function tokenKeysRepo(db: Db): TokenKeysRepo {
   };
 
   return {
-    async signingKey(now) {
+    /** The version that signs new tokens now (read afresh each call: a new version signs from the moment it is added), created by the first caller that finds none. */
+    async signingKey(now: number): Promise<Buffer> {
       return update((stored) => {
         const signer = stored && signerAt(stored.versions, now);
         if (signer) return { result: Buffer.from(signer.key, 'base64') };
@@ -144,11 +125,18 @@ export function tokenKeysRepo(db: Db): TokenKeysRepo {
         return { next, result: Buffer.from(next.versions.at(-1)!.key, 'base64') };
       });
     },
-    async verifiers(now) {
+    /** The versions whose tokens are accepted at `now` (none while no token was ever issued), read afresh: authorization keeps them (platform/auth.ts). */
+    async verifiers(now: number): Promise<Buffer[]> {
       const stored = await read();
       return (stored?.versions ?? []).filter((v) => isLive(v, now)).map((v) => Buffer.from(v.key, 'base64'));
     },
-    async rotate(now, retireAfterMs, minAgeMs) {
+    /**
+     * Adds a version that verifies at once and signs after SIGNING_DELAY_MS; the ones it replaces verify until
+     * `retireAfterMs` after that. Versions past their time are removed. With `minAgeMs`, only when the newest version
+     * is at least that old (a schedule: of two instances that find it due, one rotates); null when it was not (or no
+     * version exists yet).
+     */
+    async rotate(now: number, retireAfterMs: number, minAgeMs?: number) {
       return update<KeyVersionState[] | null>((stored) => {
         if (minAgeMs !== undefined) {
           const newest = stored?.versions.filter((v) => v.revokedAt === undefined).sort((a, b) => b.version - a.version)[0];
@@ -158,7 +146,8 @@ export function tokenKeysRepo(db: Db): TokenKeysRepo {
         return { next, result: states(next, now) };
       });
     },
-    async revoke(version, now, retireAfterMs) {
+    /** Revokes a version at once (a new one signs at once if it was the signer); null when there is no such version, 'revoked' when it already was. */
+    async revoke(version: number, now: number, retireAfterMs: number) {
       return update<KeyVersionState[] | null | 'revoked'>((stored) => {
         const target = stored?.versions.find((v) => v.version === version && (v.retiresAt === undefined || Date.parse(v.retiresAt) > now));
         if (!stored || !target) return { result: null };
@@ -177,11 +166,13 @@ export function tokenKeysRepo(db: Db): TokenKeysRepo {
         return { next, result: states(next, now) };
       });
     },
-    async list(now) {
+    /** Every version kept, newest first, with its state at `now`; never a key. */
+    async list(now: number): Promise<KeyVersionState[]> {
       const stored = await read();
       return stored ? states(stored, now) : [];
     },
-    async pageKey(candidate) {
+    /** The page-token key: the stored one, or this candidate stored by the first caller. */
+    async pageKey(candidate: string): Promise<string> {
       const { Attributes } = await updateItem(db, {
         Key: tokenKeyKeys.pageToken,
         UpdateExpression: 'SET secret = if_not_exists(secret, :candidate)',

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isId } from '#contract/ids';
 
 /** 256 random bits, base64url: access tokens, client secrets, signing secrets. */
@@ -8,11 +8,10 @@ export function randomSecret(bytes = 32): string {
 
 /**
  * Tokens and client secrets are 256-bit random values, so a plain SHA-256 is
- * enough to store them: there is no low-entropy password to slow-hash.
+ * enough to store them: there is no low-entropy password to slow-hash. Node's
+ * one-shot digest of the UTF-8 text, in hex.
  */
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
-}
+export const sha256Hex = hash.bind(null, 'sha256') as (value: string) => string;
 
 /** Constant-time equality of two strings (lengths are compared first; length is not secret). */
 export function safeEqual(a: string, b: string): boolean {
@@ -35,7 +34,7 @@ export function safeEqual(a: string, b: string): boolean {
  * never spends an application's rate limit: it is refused from memory.
  * Tokens without this shape are legacy credentials, found by hash first.
  */
-const SHAPE = /^([A-Za-z0-9][A-Za-z0-9_-]{0,63})\.(\d{1,12})\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{22})$/;
+export const NAMED_TOKEN = /^([A-Za-z0-9][A-Za-z0-9_-]{0,63})\.(\d{1,12})\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{22})$/;
 
 export type NamedToken = { clientId: string; expiresAtSeconds: number };
 
@@ -48,17 +47,12 @@ export function mintAccessToken(key: Buffer, clientId: string, expiresAtSeconds:
   return `${body}.${tagOf(key, body).toString('base64url')}`;
 }
 
-/** Whether a bearer value has the shape of a token that names its application (else: a legacy credential). */
-export function namesApplication(token: string): boolean {
-  return SHAPE.test(token);
-}
-
 /**
  * The client id and expiry a token names, when its tag is one of `keys` (the key versions accepted now: a few at
  * most, during a rotation); null for a forged or altered token, or one signed by a version no longer accepted.
  */
 export function readAccessToken(keys: readonly Buffer[], token: string): NamedToken | null {
-  const match = SHAPE.exec(token);
+  const match = NAMED_TOKEN.exec(token);
   if (!match || !isId(match[1]!)) return null;
   const tag = Buffer.from(match[4]!, 'base64url');
   const body = token.slice(0, token.lastIndexOf('.'));

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AUTH_REPOSITORIES, type AuthContext, authorize } from './auth.js';
 import type { Location } from '#data/locations';
 import { onlyRepositories, type Read } from '#data/store';
-import { rateLeases, type RateLeases } from '#data/rate-counters';
+import { rateLeases } from '#data/rate-counters';
 import type { Factories, Store } from '#data/repositories';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
@@ -32,12 +32,11 @@ export type LocationRequest = GroupRequest & { location: Location };
 /** The request a route's operation receives, by its row: no scope, a group's path, or a location's. */
 type RequestOf<R extends Route> = R['scope'] extends null ? ApiRequest : R['path'] extends LocationPath ? LocationRequest : GroupRequest;
 
-/** What is known of a request before it is authorized: enough to name what its operation will read. */
-export type ReadHints = {
-  params: Record<string, string>;
-  /** The path and query have passed the route's rules by then. */
-  query: Record<string, string>;
-  now: number;
+/**
+ * What is known of a request before it is authorized: enough to name what its operation will read. The path and
+ * query have passed the route's rules by then.
+ */
+export type ReadHints = Pick<ApiRequest, 'params' | 'query' | 'now'> & {
   /** The path location's time zone as last seen by this process; undefined until then. */
   timezone: string | undefined;
   /** A request header (a conditional read reads less). */
@@ -66,7 +65,6 @@ type AnyOperations<S extends Store> = Record<string, Operation<S, never>>;
 /** The request as the pipeline builds it: auth and location set once authorization passed, for the routes that have them. */
 type PipelineRequest = ApiRequest & { auth?: AuthContext; location?: Location };
 type ApiContext = ShellContext & { api?: PipelineRequest; store?: Store };
-type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
 
 /** The repositories a /v1 function builds: authorization's and those its family names. */
 export function v1Repositories(own: Factories = {}): Factories {
@@ -74,58 +72,26 @@ export function v1Repositories(own: Factories = {}): Factories {
 }
 
 /**
- * What a family declares beside its operations: the routes it resolves (its
- * own list; every route for the catch-all family) and its repositories
- * (v1Repositories).
+ * A /v1 family's function: the HTTP shell → route + auth + rate limit → operation, over its own repositories only.
+ * Beside its operations a family names the routes it resolves (its own list; every route for the catch-all family)
+ * and its repositories (v1Repositories).
  */
-export type FamilyWiring = { routes: readonly Route[]; repositories: Factories };
-
-/** A /v1 family's function: the HTTP shell → route + auth + rate limit → operation, over its own repositories only. */
 export function apiHandler<S extends Store>(
   family: Family,
   operations: AnyOperations<S>,
   allDeps: Deps<S>,
-  { routes, repositories }: FamilyWiring,
+  wiring: { routes: readonly Route[]; repositories: Factories },
 ) {
+  const routes = wiring.routes.map(withFacts);
   for (const route of routes.filter((r) => r.family === family)) {
     if (!operations[route.operation]) throw new Error(`family ${family} lacks operation ${route.operation}`);
   }
-  const deps = { ...allDeps, store: onlyRepositories(allDeps.store, repositories) };
+  const deps = { ...allDeps, store: onlyRepositories(allDeps.store, wiring.repositories) };
   // Leased quota lives in the function instance: one book per handler, as Lambda builds one per instance.
-  const leases = rateLeases();
-  return httpShell('v1', deps)
-    .use(routeAndAuthorize(family, operations, routes.map(withFacts), deps, leases))
-    .handler(async (_event, context: ApiContext) => {
-      const api = context.api!;
-      // An authorized operation reads through the store its authorization filled.
-      const response = await operations[api.route.operation]!.run(
-        api as never,
-        context.store ? { ...deps, store: context.store as S } : deps,
-      );
-      return api.route.legacy ? { ...response, headers: { ...response.headers, ...legacyHeaders(deps.config) } } : response;
-    });
-}
-
-/**
- * A legacy route's notice (contract 9, whose dates are "not shown": each stage sets them, and without them nothing
- * is sent): `Deprecation` as an RFC 9745 date (`@` and Unix seconds), `Sunset` as an RFC 8594 HTTP-date.
- */
-function legacyHeaders({ legacyDeprecatedAt, legacySunsetAt }: Pick<Config, 'legacyDeprecatedAt' | 'legacySunsetAt'>) {
-  return {
-    ...(legacyDeprecatedAt ? { Deprecation: `@${Math.floor(Date.parse(legacyDeprecatedAt) / 1000)}` } : {}),
-    ...(legacySunsetAt ? { Sunset: new Date(legacySunsetAt).toUTCString() } : {}),
-  };
-}
-
-function routeAndAuthorize<S extends Store>(
-  family: Family,
-  operations: AnyOperations<S>,
-  routes: readonly (Route & RouteFacts)[],
-  deps: Deps<S>,
-  leases: RateLeases,
-): ApiMiddleware {
+  const leases = rateLeases(deps.store.rateCounters);
   const resolvePath = pathResolver(routes);
-  return {
+  const legacy = legacyHeaders(deps.config);
+  const routeAndAuthorize: MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext> = {
     before: async ({ event, context }) => {
       Object.assign(context, { api: undefined, store: undefined });
       const now = deps.clock.now();
@@ -149,11 +115,20 @@ function routeAndAuthorize<S extends Store>(
       context.api = api;
       const input = judgedInput(route, event, params);
       if (route.scope !== null) {
-        const ahead = 'error' in input ? [] : readsAhead(operations[route.operation]!.reads, input, event, params, now);
+        // What the operation declared it will read, for input that keeps the rules; a hint, so one that cannot be worked out reads nothing ahead.
+        let ahead: Read[] = [];
+        try {
+          const timezone = TIME_ZONES.get(`${params.group_id}/${params.location_id}`);
+          if (!('error' in input))
+            ahead = operations[route.operation]!.reads?.({ ...input, now, timezone, header: (name) => header(event, name) }) ?? [];
+        } catch {
+          // Nothing is read ahead.
+        }
         const result = await authorize(deps, leases, route, params, header(event, 'authorization'), now, ahead);
         api.auth = result.auth;
         if (result.location) {
-          TIME_ZONES.saw(result.location);
+          if (TIME_ZONES.size >= MAX_TIME_ZONES) TIME_ZONES.clear();
+          TIME_ZONES.set(`${result.location.groupId}/${result.location.id}`, result.location.timezone);
           api.location = result.location;
         }
         context.caller = result.auth.app.clientId;
@@ -166,14 +141,34 @@ function routeAndAuthorize<S extends Store>(
       api.params = input.params;
     },
   };
+  return httpShell('v1', deps)
+    .use(routeAndAuthorize)
+    .handler(async (_event, context: ApiContext) => {
+      const api = context.api!;
+      // An authorized operation reads through the store its authorization filled.
+      const response = await operations[api.route.operation]!.run(
+        api as never,
+        context.store ? { ...deps, store: context.store as S } : deps,
+      );
+      return api.route.legacy ? { ...response, headers: { ...response.headers, ...legacy } } : response;
+    });
+}
+
+/**
+ * A legacy route's notice (contract 9, whose dates are "not shown": each stage sets them, and without them nothing
+ * is sent): `Deprecation` as an RFC 9745 date (`@` and Unix seconds), `Sunset` as an RFC 8594 HTTP-date.
+ */
+function legacyHeaders({ legacyDeprecatedAt, legacySunsetAt }: Config) {
+  return {
+    ...(legacyDeprecatedAt ? { Deprecation: `@${Math.floor(Date.parse(legacyDeprecatedAt) / 1000)}` } : {}),
+    ...(legacySunsetAt ? { Sunset: new Date(legacySunsetAt).toUTCString() } : {}),
+  };
 }
 
 const NOT_FOUND = 'No resource exists at this path.';
 
-type JudgedInput = { params: Record<string, string>; query: ApiRequest['query'] } | { error: unknown };
-
 /** The request's path parameters and query, judged once: the verdict picks what is read ahead, and is given after authorization. */
-function judgedInput(route: Route, event: APIGatewayProxyEvent, params: Record<string, string>): JudgedInput {
+function judgedInput(route: Route, event: APIGatewayProxyEvent, params: Record<string, string>) {
   try {
     return {
       params: route.params ? { ...params, ...validatedParams(route.params, params) } : params,
@@ -184,40 +179,13 @@ function judgedInput(route: Route, event: APIGatewayProxyEvent, params: Record<s
   }
 }
 
-/** What the operation declared it will read, for input that keeps the rules; a hint: one that cannot be worked out reads nothing ahead. */
-function readsAhead(
-  readsOf: Operation['reads'],
-  input: Exclude<JudgedInput, { error: unknown }>,
-  event: APIGatewayProxyEvent,
-  params: Record<string, string>,
-  now: number,
-): Read[] {
-  if (!readsOf) return [];
-  try {
-    return readsOf({ ...input, now, timezone: TIME_ZONES.of(params), header: (name) => header(event, name) });
-  } catch {
-    return [];
-  }
-}
-
 /**
- * Locations' time zones as this process last saw them, so a read keyed by
- * the location's business date can start before the location is read. A
- * hint only picks what to read ahead; answers always use the location read
- * with the request. Bounded: a full map starts again.
+ * Locations' time zones as this process last saw them (`group/location`), so a read keyed by the location's
+ * business date can start before the location is read. A hint only picks what to read ahead; answers always use
+ * the location read with the request. Bounded: a full map starts again.
  */
-const TIME_ZONES = (() => {
-  const MAX = 10_000;
-  const zones = new Map<string, string>();
-  const keyOf = (groupId: string, locationId: string) => `${groupId}/${locationId}`;
-  return {
-    of: (params: Record<string, string>) => (params.location_id ? zones.get(keyOf(params.group_id!, params.location_id)) : undefined),
-    saw: (location: Location) => {
-      if (zones.size >= MAX) zones.clear();
-      zones.set(keyOf(location.groupId, location.id), location.timezone);
-    },
-  };
-})();
+const TIME_ZONES = new Map<string, string>();
+const MAX_TIME_ZONES = 10_000;
 
 /** What path resolution needs of a route: the /v1 and admin route tables resolve with the same rules. */
 type Routable = { method: string; path: string };
@@ -235,33 +203,24 @@ export type Resolver<R extends Routable> = (method: string, path: string) => Res
  * again would turn `%2525` into `%` and `%252F` into a separator).
  */
 export function pathResolver<R extends Routable>(routes: readonly R[]): Resolver<R> {
-  const compiled = routes.map((route) => ({ route, segments: route.path.split('/').slice(1) }));
+  const isParam = (segment: string) => segment.startsWith('{');
+  const compiled = routes.map((route) => {
+    const segments = route.path.split('/').slice(1);
+    return { route, segments, rank: segments.map((segment) => (isParam(segment) ? '1' : '0')).join('') };
+  });
   return (method, path) => {
     const parts = path.split('/').slice(1);
-    const candidates: { route: R; params: Record<string, string>; rank: string }[] = [];
-    for (const { route, segments } of compiled) {
-      if (segments.length !== parts.length) continue;
-      const params: Record<string, string> = {};
-      let rank = '';
-      const ok = segments.every((seg, i) => {
-        const part = parts[i]!;
-        if (seg.startsWith('{')) {
-          if (part === '') return false;
-          params[seg.slice(1, -1)] = part;
-          rank += '1';
-          return true;
-        }
-        rank += '0';
-        return seg === part;
-      });
-      if (ok) candidates.push({ route, params, rank });
-    }
-    if (candidates.length === 0) return null;
-    const best = candidates.reduce((a, b) => (b.rank < a.rank ? b : a)).rank;
-    const bestPaths = candidates.filter((c) => c.rank === best);
-    const hit = bestPaths.find((c) => c.route.method === method);
-    if (hit) return { match: { route: hit.route, params: hit.params } };
-    return { allowed: [...new Set(bestPaths.map((c) => c.route.method))].sort() };
+    const matches = compiled.filter(
+      ({ segments }) =>
+        segments.length === parts.length && segments.every((segment, i) => (isParam(segment) ? parts[i] !== '' : segment === parts[i])),
+    );
+    if (matches.length === 0) return null;
+    const best = matches.map((m) => m.rank).sort()[0];
+    const bestPaths = matches.filter((m) => m.rank === best);
+    const hit = bestPaths.find((m) => m.route.method === method);
+    if (!hit) return { allowed: [...new Set(bestPaths.map((m) => m.route.method))].sort() };
+    const params = hit.segments.flatMap((segment, i) => (isParam(segment) ? [[segment.slice(1, -1), parts[i]!]] : []));
+    return { match: { route: hit.route, params: Object.fromEntries(params) as Record<string, string> } };
   };
 }
 

@@ -16,8 +16,8 @@ import type { RepositoryFactories, Store } from '#data/repositories';
 import { mailOutboxRepo } from '#data/mail-outbox';
 import { type Grant, rateCountersRepo, type RateLeases, rateWindow, type RateWindow } from '#data/rate-counters';
 import { tokenKeysRepo, VERIFIERS_CACHE_MS, VERIFIERS_REFRESH_MS } from '#data/token-keys';
-import { namesApplication, type NamedToken, readAccessToken, sha256Hex } from '#domain/crypto';
-import { ApiError } from '#contract/errors';
+import { NAMED_TOKEN, type NamedToken, readAccessToken, sha256Hex } from '#domain/crypto';
+import { ApiError, type ErrorCode } from '#contract/errors';
 import type { Route, RouteFacts } from '#contract/routes';
 import { RATE_WARNING_FRACTION } from './config.js';
 import { LEGACY_BEARER } from '#contract/credentials';
@@ -33,15 +33,6 @@ export const AUTH_REPOSITORIES = {
   locations: locationsRepo,
   mailOutbox: mailOutboxRepo,
 } satisfies RepositoryFactories;
-
-export type Authorized = {
-  auth: AuthContext;
-  /** The path's location, loaded while authorizing location routes. */
-  location: Location | null;
-  rateHeaders: Record<string, string>;
-  /** The store with this request's items already read: hand it to the operation only once authorization passed. */
-  store: Store;
-};
 
 const REALM = 'Bearer realm="customer-api"';
 // RFC 6750 b64token, bounded so a huge header costs nothing.
@@ -116,7 +107,7 @@ export async function authorize(
   authorization: string | undefined,
   now: number,
   reads: readonly Read[],
-): Promise<Authorized> {
+) {
   if (!authorization) throw new ApiError('invalid_token', undefined, { 'WWW-Authenticate': REALM });
   // Built only when thrown: an error's stack trace is not free on the success path.
   const invalid = () => new ApiError('invalid_token', undefined, { 'WWW-Authenticate': `${REALM}, error="invalid_token"` });
@@ -131,14 +122,14 @@ export async function authorize(
   const fetchFor = (clientId: string, first: ItemKey[]) => {
     // A request that will be refused reads nothing ahead.
     const ahead = leases.knowsFull(clientId, window) ? [] : reads;
-    const granted = leases.acquire(counters, clientId, window, now);
+    const granted = leases.acquire(clientId, window, now);
     return Promise.all([deps.store.preload([...first, appKeys.app(clientId), ...(locationKey ? [locationKey] : []), ...ahead]), granted]);
   };
 
   let store: Store;
   let grant: Grant;
   let credential: Credential | null;
-  if (namesApplication(token)) {
+  if (NAMED_TOKEN.test(token)) {
     // No key yet: no such token was ever issued. A revoked or retired version's tokens are not ours. A token the
     // cached versions do not verify may be of a version added since: looked at once more, at most once a second.
     const named =
@@ -168,7 +159,7 @@ export async function authorize(
   leases.learn(app.clientId, limits);
   // A claim of several units that did not fit, or a window full under a lower limit than now: one unit, under this limit.
   if ('full' in grant && (grant.asked > 1 || grant.limit < limits.limit)) {
-    grant = await leases.retry(counters, app.clientId, window, now, limits);
+    grant = await leases.retry(app.clientId, window, now, limits);
   }
   // The limit read on this request judges every unit, so a lowered limit binds at once, whatever a lease holds.
   if ('full' in grant || grant.unit > limits.limit) {
@@ -183,8 +174,7 @@ export async function authorize(
   // The unit at the mark is the first of its lease (no lease straddles it): the one admitted request that holds it warns.
   if (grant.unit === limits.warnAt) await queueRateAlert(deps, app, 'warning', window.start, now);
 
-  const refuse = (code: ConstructorParameters<typeof ApiError>[0], more: Record<string, string> = {}) =>
-    new ApiError(code, undefined, { ...headers, ...more });
+  const refuse = (code: ErrorCode, more: Record<string, string> = {}) => new ApiError(code, undefined, { ...headers, ...more });
   // From here the application is seen with this token's scopes only: the scope check, and discovery's token block and resources.
   const scoped = { ...app, scopes: credentialScopes(app, credential) };
   if (route.scope && !scoped.scopes.includes(route.scope)) {
@@ -199,9 +189,9 @@ export async function authorize(
     if (app.allowedLocationIds && !app.allowedLocationIds.includes(locationId)) throw refuse('location_not_allowed');
     location = await store.locations.get(credential.groupId, locationId);
     if (!location) throw refuse('not_found');
-    const module = route.module;
-    if (module && !location.modulesEnabled[module]) throw refuse('module_not_enabled');
+    if (route.module && !location.modulesEnabled[route.module]) throw refuse('module_not_enabled');
   }
+  // The store holds this request's items already read: the operation gets it only once authorization passed.
   return { auth: { app: scoped, credential }, location, rateHeaders: headers, store };
 }
 
@@ -221,12 +211,10 @@ function isExpired(credential: Credential, now: number): boolean {
 /** Owner e-mail at 80 % and on the first throttled request of a window, queued: the sweeper sends it, off the request path. */
 async function queueRateAlert(deps: Deps, app: App, kind: 'warning' | 'exceeded', windowStart: string, now: number) {
   if (!app.ownerEmail) return;
-  const subject =
-    kind === 'warning'
-      ? `Customer API: application ${app.name} reached 80% of its rate limit`
-      : `Customer API: application ${app.name} exceeded its rate limit`;
+  const what = kind === 'warning' ? 'reached 80% of' : 'exceeded';
+  const subject = `Customer API: application ${app.name} ${what} its rate limit`;
   const text =
-    `Application ${app.clientId} (${app.name}) ${kind === 'warning' ? 'reached 80% of' : 'exceeded'} ` +
+    `Application ${app.clientId} (${app.name}) ${what} ` +
     `its limit of ${app.rateLimitPerMinute} requests per minute in the UTC minute starting ${windowStart}Z.\n` +
     (kind === 'exceeded' ? 'Further requests in this minute receive 429 with Retry-After.\n' : '');
   await deps.store.mailOutbox.queue(`rate-limit#${app.clientId}#${windowStart}#${kind}`, { to: app.ownerEmail, subject, text }, now);

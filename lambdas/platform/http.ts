@@ -33,7 +33,7 @@ export function jsonTextResponse(statusCode: number, body: string, headers: Reco
 }
 
 /** The one error shape; the admin API passes its own codes (e.g. 409 conflict) in the same form. */
-function errorResponse(err: Pick<ApiError, 'status' | 'message' | 'headers'> & { code: string }, requestId: string): HttpResponse {
+function errorResponse(err: Refusal, requestId: string): HttpResponse {
   return jsonResponse(
     err.status,
     { ok: false, version: 'v1', error: { code: err.code, message: err.message, status: err.status, requestId } },
@@ -118,12 +118,11 @@ export function negotiated(event: APIGatewayProxyEvent, response: APIGatewayProx
   const headers = { ...((response.headers ?? {}) as Record<string, string>) };
   if (Object.keys(headers).some((name) => name.toLowerCase() === 'content-encoding') || response.isBase64Encoded) return response;
   const gzip = acceptsGzip(header(event, 'accept-encoding'));
+  const large = Buffer.byteLength(response.body ?? '', 'utf8') >= MIN_COMPRESSED_BYTES;
   if (gzip && headers.ETag && !headers.ETag.startsWith('W/')) headers.ETag = `W/${headers.ETag}`;
-  if (headers.ETag || (response.body && Buffer.byteLength(response.body, 'utf8') >= MIN_COMPRESSED_BYTES)) {
-    // The representation depends on Accept-Encoding, compressed or not.
-    headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
-  }
-  if (!gzip || !response.body || Buffer.byteLength(response.body, 'utf8') < MIN_COMPRESSED_BYTES) return { ...response, headers };
+  // The representation depends on Accept-Encoding, compressed or not.
+  if (headers.ETag || large) headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
+  if (!gzip || !large) return { ...response, headers };
   return {
     ...response,
     // Level 1: most of the size for a fraction of the default level's CPU.

@@ -15,8 +15,6 @@ export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
 
 const RANK: Record<LogLevel, number> = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, SILENT: 100 };
 
-export type LoggerOptions = { serviceName: string; logLevel?: LogLevel };
-
 /** What a Lambda invocation adds to every line it writes. */
 export type InvocationKeys = { function_request_id: string; cold_start: boolean };
 
@@ -24,36 +22,30 @@ export type InvocationKeys = { function_request_id: string; cold_start: boolean 
 const errorsAsObjects = (_key: string, value: unknown) =>
   value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
 
+type Keys = Record<string, unknown>;
+
 export class Logger {
   private readonly threshold: number;
   private readonly service: string;
   private invocation: InvocationKeys | undefined;
 
-  constructor({ serviceName, logLevel }: LoggerOptions) {
+  constructor({ serviceName, logLevel }: { serviceName: string; logLevel?: LogLevel }) {
     this.service = serviceName;
     const level = logLevel ?? (process.env.AWS_LAMBDA_LOG_LEVEL?.toUpperCase() as LogLevel | undefined);
     this.threshold = RANK[level ?? 'INFO'] ?? RANK.INFO;
   }
 
-  debug(message: string, keys?: Record<string, unknown>): void {
-    this.write('DEBUG', message, keys);
-  }
-  info(message: string, keys?: Record<string, unknown>): void {
-    this.write('INFO', message, keys);
-  }
-  warn(message: string, keys?: Record<string, unknown>): void {
-    this.write('WARN', message, keys);
-  }
-  error(message: string, keys?: Record<string, unknown>): void {
-    this.write('ERROR', message, keys);
-  }
+  readonly debug = (message: string, keys?: Keys) => this.write('DEBUG', message, keys);
+  readonly info = (message: string, keys?: Keys) => this.write('INFO', message, keys);
+  readonly warn = (message: string, keys?: Keys) => this.write('WARN', message, keys);
+  readonly error = (message: string, keys?: Keys) => this.write('ERROR', message, keys);
 
   /** Keys every line of the current invocation carries; undefined between invocations. */
   setInvocation(keys: InvocationKeys | undefined): void {
     this.invocation = keys;
   }
 
-  private write(level: Exclude<LogLevel, 'SILENT'>, message: string, keys: Record<string, unknown> | undefined): void {
+  private write(level: Exclude<LogLevel, 'SILENT'>, message: string, keys: Keys | undefined): void {
     if (RANK[level] < this.threshold) return;
     const line = { level, message, timestamp: new Date().toISOString(), service: this.service, ...this.invocation, ...keys };
     process.stdout.write(`${JSON.stringify(line, errorsAsObjects)}\n`);
@@ -112,42 +104,41 @@ export type MetricName = (typeof METRIC_NAMES)[number];
  * so Lambda files it at INFO. A few lines instead of Powertools Metrics, for
  * the request path's size budget.
  */
-export class Metrics {
-  private counts = new Map<MetricName, number>();
-
-  constructor(
-    private readonly dimensions: Record<string, string>,
-    /** Off: counts are kept and dropped, nothing is written (the local runtime's console). */
-    private readonly enabled: boolean,
-  ) {}
-
-  addMetric(name: MetricName, value: number): void {
-    this.counts.set(name, (this.counts.get(name) ?? 0) + value);
-  }
-
-  /** Writes what is counted as one EMF line (none when nothing is, or metrics are off), and starts afresh. */
-  publish(): void {
-    const names = [...this.counts.keys()];
-    if (this.enabled && names.length > 0) {
-      const emf = {
-        _aws: {
-          Timestamp: Date.now(),
-          CloudWatchMetrics: [
-            {
-              Namespace: METRICS_NAMESPACE,
-              Dimensions: [Object.keys(this.dimensions)],
-              Metrics: names.map((Name) => ({ Name, Unit: 'Count' })),
-            },
-          ],
-        },
-        ...this.dimensions,
-        ...Object.fromEntries(this.counts),
-      };
-      process.stdout.write(`${JSON.stringify(emf)}\n`);
-    }
-    this.counts = new Map();
-  }
+export function createMetrics(stage: string) {
+  const dimensions = { service: SERVICE, stage };
+  // METRICS_DISABLED=true (read here): counts are kept and dropped, nothing is written (the local runtime's console).
+  const enabled = process.env.METRICS_DISABLED !== 'true';
+  let counts = new Map<MetricName, number>();
+  return {
+    addMetric(name: MetricName, value: number): void {
+      counts.set(name, (counts.get(name) ?? 0) + value);
+    },
+    /** Writes what is counted as one EMF line (none when nothing is, or metrics are off), and starts afresh. */
+    publish(): void {
+      const names = [...counts.keys()];
+      if (enabled && names.length > 0) {
+        const emf = {
+          _aws: {
+            Timestamp: Date.now(),
+            CloudWatchMetrics: [
+              {
+                Namespace: METRICS_NAMESPACE,
+                Dimensions: [Object.keys(dimensions)],
+                Metrics: names.map((Name) => ({ Name, Unit: 'Count' })),
+              },
+            ],
+          },
+          ...dimensions,
+          ...Object.fromEntries(counts),
+        };
+        process.stdout.write(`${JSON.stringify(emf)}\n`);
+      }
+      counts = new Map();
+    },
+  };
 }
+/** One per process, flushed at the end of each invocation by the handler's middleware. */
+export type Metrics = ReturnType<typeof createMetrics>;
 
 /** The message of the access line each HTTP request writes (platform/http.ts, httpShell); the HTTP counts are taken from it. */
 export const ACCESS_LINE_MESSAGE = 'request';
@@ -168,15 +159,6 @@ export const HTTP_COUNTS = {
 
 /** The access line's fields that name the HTTP counts' dimensions (the logger writes `service`, the shell the others). */
 export const HTTP_COUNT_DIMENSIONS = ['service', 'stage', 'api'] as const;
-
-/**
- * One Metrics per process, flushed at the end of each invocation by the
- * handler's middleware. METRICS_DISABLED=true (read here) keeps the local
- * runtime's console free of EMF lines.
- */
-export function createMetrics(stage: string): Metrics {
-  return new Metrics({ service: SERVICE, stage }, process.env.METRICS_DISABLED !== 'true');
-}
 
 /** Deps without metrics (the admin CLI's: no Lambda, nothing flushes them) count nothing. */
 export function count(deps: { metrics?: Metrics | undefined }, name: MetricName, value = 1): void {

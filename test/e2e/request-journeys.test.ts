@@ -29,8 +29,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PATH = '/v1/demo-group/denver-union/bevq/menu';
 const TEMPLATE = '/v1/{group_id}/{location_id}/bevq/menu';
 /** The journeys' ceilings: a reader follows a request through at most this many files (a bound only ever lowered). */
-const MAX_READ_FILES = 12;
-const MAX_TOKEN_FILES = 10;
+const MAX_READ_FILES = 10;
+const MAX_TOKEN_FILES = 9;
 
 let runtime: LocalRuntime;
 let token: string;

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { mintAccessToken, namesApplication, readAccessToken } from '#domain/crypto';
+import { mintAccessToken, NAMED_TOKEN, readAccessToken } from '#domain/crypto';
 
 const key = randomBytes(32);
 
 describe('access tokens that name their application', () => {
   it('reads back the client id and expiry of a token it minted', () => {
     const token = mintAccessToken(key, 'app_1', 1_800_000_000);
-    expect(namesApplication(token)).toBe(true);
+    expect(NAMED_TOKEN.test(token)).toBe(true);
     expect(readAccessToken([key], token)).toEqual({ clientId: 'app_1', expiresAtSeconds: 1_800_000_000 });
     // Two tokens for the same application and instant still differ in their 256 random bits.
     expect(mintAccessToken(key, 'app_1', 1_800_000_000)).not.toBe(token);
@@ -37,9 +37,9 @@ describe('access tokens that name their application', () => {
   });
 
   it('tells legacy credentials apart by their shape', () => {
-    expect(namesApplication(randomBytes(32).toString('base64url'))).toBe(false);
-    expect(namesApplication(`lgcy_${randomBytes(32).toString('base64url')}`)).toBe(false);
-    expect(namesApplication('a.b.c.d')).toBe(false);
+    expect(NAMED_TOKEN.test(randomBytes(32).toString('base64url'))).toBe(false);
+    expect(NAMED_TOKEN.test(`lgcy_${randomBytes(32).toString('base64url')}`)).toBe(false);
+    expect(NAMED_TOKEN.test('a.b.c.d')).toBe(false);
     // A reserved word is no client id.
     expect(readAccessToken([key], mintAccessToken(key, 'v1', 1))).toBeNull();
   });
