@@ -119,17 +119,7 @@ function keptSchedule(date: string, now: number): { schedule: Schedule | null } 
 /** What a request reads ahead for the schedule of `date`: nothing while this instance keeps it. */
 export const scheduleReads = (date: string, now: number): ItemQuery[] => (keptSchedule(date, now) ? [] : [sportsKeys.scheduleQuery(date)]);
 
-export type SportsRepo = {
-  getProvider(groupId: string, locationId: string): Promise<ProviderEnvironment | null>;
-  putProvider(env: ProviderEnvironment): Promise<void>;
-  /** The schedule of `date`, as kept by this instance for at most SHARED_SCHEDULE_TTL_MS (the ingest reads with `now` omitted: afresh). */
-  getSchedule(date: string, now?: number): Promise<Schedule | null>;
-  putSchedule(schedule: Schedule): Promise<void>;
-  putViewing(viewing: ViewingData): Promise<void>;
-  viewingAtOrBefore(groupId: string, locationId: string, date: string): Promise<ViewingData | null>;
-};
-
-export function sportsRepo(db: Db): SportsRepo {
+export function sportsRepo(db: Db) {
   const get = async <T>(key: ItemKey): Promise<T | null> => {
     const item = await getItem(db, key);
     return item ? withoutKeys<T>(item) : null;
@@ -140,6 +130,7 @@ export function sportsRepo(db: Db): SportsRepo {
   return {
     getProvider: (groupId: string, locationId: string) => get<ProviderEnvironment>(sportsKeys.provider(groupId, locationId)),
     putProvider: (env: ProviderEnvironment) => put(sportsKeys.provider(env.groupId, env.locationId), env),
+    /** The schedule of `date`, as kept by this instance for at most SHARED_SCHEDULE_TTL_MS (the ingest reads with `now` omitted: afresh). */
     async getSchedule(date: string, now?: number): Promise<Schedule | null> {
       if (now === undefined) return get<Schedule>(sportsKeys.schedule(date));
       const kept = keptSchedule(date, now);

@@ -78,14 +78,7 @@ export type ReviewPageRequest = { low: string; high: string; after: string | nul
 
 type ReviewPage = { reviews: StoredReview[]; lastKey: string | null; hasMore: boolean };
 
-export type ReviewsRepo = {
-  put(groupId: string, locationId: string, review: StoredReview): Promise<void>;
-  activeProviders(groupId: string, locationId: string): Promise<string[] | null>;
-  addActiveProviders(groupId: string, locationId: string, providers: string[]): Promise<void>;
-  page(groupId: string, locationId: string, req: ReviewPageRequest): Promise<ReviewPage>;
-};
-
-export function reviewsRepo(db: Db): ReviewsRepo {
+export function reviewsRepo(db: Db) {
   return {
     async put(groupId: string, locationId: string, review: StoredReview): Promise<void> {
       await putItem(db, {
