@@ -74,7 +74,7 @@ async function run(
     );
   }
   if (route.status === 204) return { statusCode: 204, headers: { 'Cache-Control': 'no-store' }, body: '' };
-  return jsonResponse(route.status, document);
+  return jsonResponse(route.status ?? 200, document);
 }
 
 function refuseBody(event: APIGatewayProxyEvent): undefined {
