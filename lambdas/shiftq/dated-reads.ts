@@ -4,8 +4,9 @@ import { activeBusinessDate, daysBetween, parseCompactDate } from '#contract/bus
 import { SHIFTQ_RETENTION_DAYS, type StoredDatedKind } from './records.js';
 import type { Location } from '#data/locations';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
-import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
+import { clockInsView } from './clock-ins.js';
 import { locationRefOf } from '#domain/sports-day';
+import type { KitchenSnapshot } from './kitchen-schemas.js';
 import { laborView, priorWeekDate, salesCompare, salesView } from './sales.js';
 
 /** The routes that read one location's data of a business date: sales, labor, kitchen, clock-ins. */
@@ -87,33 +88,7 @@ export const shiftqKitchen: ShiftqRun = async (req, deps) => {
     bucketAvailable: requestedBucket !== null,
     bucketUnavailableReason: unavailableReason(requestedBucket, requested, current),
     retentionDays: SHIFTQ_RETENTION_DAYS,
-    latestMetadata: currentSnapshot && {
-      updatedAt: currentSnapshot.updatedAt,
-      businessDate: currentSnapshot.businessDate,
-      dateKey: currentSnapshot.dateKey,
-      liveBusinessDate: current,
-      bucketIntervalMinutes: currentSnapshot.bucketIntervalMinutes,
-      lastStatus: currentSnapshot.status.state,
-      lastHttpStatus: currentSnapshot.status.httpStatus,
-      ...(currentSnapshot.status.error !== undefined ? { lastError: currentSnapshot.status.error } : {}),
-      averageBasis: currentSnapshot.averages.averageBasis,
-      avgKitchenTicketTimeMinutes: currentSnapshot.averages.avgKitchenTicketTimeMinutes,
-      avgKitchenTicketTimeDivisorField: currentSnapshot.averages.avgKitchenTicketTimeDivisorField,
-      avgKitchenTicketTimeDivisorValue: currentSnapshot.averages.avgKitchenTicketTimeDivisorValue,
-      avgExpediterTicketTimeMinutes: currentSnapshot.averages.avgExpediterTicketTimeMinutes,
-      avgExpediterTicketTimeDivisorField: currentSnapshot.averages.avgExpediterTicketTimeDivisorField,
-      avgExpediterTicketTimeDivisorValue: currentSnapshot.averages.avgExpediterTicketTimeDivisorValue,
-      avgExpoClearMinutes: currentSnapshot.averages.avgExpoClearMinutes,
-      prepTicketCount: currentSnapshot.counts.prepTicketCount,
-      prepRowCount: currentSnapshot.counts.prepRowCount,
-      expediterTicketCount: currentSnapshot.counts.expediterTicketCount,
-      expediterRowCount: currentSnapshot.counts.expediterRowCount,
-      expediterLevelCount: currentSnapshot.counts.expediterLevelCount,
-      stationCount: currentSnapshot.counts.stationCount,
-      salesCategoryCount: currentSnapshot.counts.salesCategoryCount,
-      timeBucketCount: currentSnapshot.counts.timeBucketCount,
-      thirtyMinuteBucketCount: currentSnapshot.counts.thirtyMinuteBucketCount,
-    },
+    latestMetadata: currentSnapshot && kitchenMetadata(currentSnapshot, current),
     currentSnapshot,
     requestedBucket,
     endpoints: { current: kitchenUrl, byBusinessDate: `${kitchenUrl}?businessDate=${requested}` },
@@ -121,22 +96,33 @@ export const shiftqKitchen: ShiftqRun = async (req, deps) => {
   });
 };
 
+/** The current business date's snapshot in brief: its status, and its averages and counts but the sources and source counts. */
+function kitchenMetadata(s: KitchenSnapshot, liveBusinessDate: string) {
+  const { avgKitchenTicketTimeSource: _prep, avgExpediterTicketTimeSource: _expediter, ...averages } = s.averages;
+  const { clearedTicketCount: _cleared, sourceTicketCount: _source, expediterSourceTicketCount: _expediterSource, ...counts } = s.counts;
+  return {
+    updatedAt: s.updatedAt,
+    businessDate: s.businessDate,
+    dateKey: s.dateKey,
+    liveBusinessDate,
+    bucketIntervalMinutes: s.bucketIntervalMinutes,
+    lastStatus: s.status.state,
+    lastHttpStatus: s.status.httpStatus,
+    ...(s.status.error !== undefined ? { lastError: s.status.error } : {}),
+    ...averages,
+    ...counts,
+  };
+}
+
 export const shiftqClockIns: ShiftqRun = async (req, deps) => {
   const l = req.location;
   const date = activeBusinessDate(l.timezone, req.now);
   const stored = await deps.store.shiftq.getDated(l.groupId, l.id, 'clockIns', date, req.now);
-  const view = stored ? clockInsView(stored.data) : null;
   return ok(req, {
     location: locationRefOf(l),
     refresh: SHIFTQ_REFRESH.clockIns,
     businessDate: date,
-    available: view !== null,
-    asOf: view?.asOf ?? null,
-    clockedInCount: view?.clockedInCount ?? 0,
-    managerOnDutyCount: view?.managerOnDutyCount ?? 0,
-    clockedIn: view?.clockedIn ?? [],
-    roleCoverage: view?.roleCoverage ?? [],
-    alerts: view?.alerts ?? [],
-    exceptionCounts: view?.exceptionCounts ?? NO_EXCEPTIONS,
+    available: stored !== null,
+    ...clockInsView(stored?.data ?? null),
   });
 };

@@ -326,12 +326,13 @@ export const reviewsData = v.object({
 
 // ───────────────────────── overview (2.3), group leaderboard (2.7) ─────────────────────────
 
-const shiftqRefreshKeys = ['sales', 'labor', 'kitchen', 'posMenu', 'clockIns', 'employees', 'reservations'] as const;
+/** The resources whose cadence the overview gives, in order. */
+export const SHIFTQ_REFRESH_KEYS = ['sales', 'labor', 'kitchen', 'posMenu', 'clockIns', 'employees', 'reservations'] as const;
 
 export const overviewData = v.object({
   location: locationRef,
   refresh: v.object(
-    Object.fromEntries(shiftqRefreshKeys.map((k) => [k, refresh])) as Record<(typeof shiftqRefreshKeys)[number], typeof refresh>,
+    Object.fromEntries(SHIFTQ_REFRESH_KEYS.map((k) => [k, refresh])) as Record<(typeof SHIFTQ_REFRESH_KEYS)[number], typeof refresh>,
   ),
   summary: v.object({
     businessDate: compactDate,
