@@ -43,10 +43,6 @@ async function reservations(req: LocationRequest, deps: ShiftqDeps, withLabel: b
   };
 }
 
-export const shiftqReservations: ShiftqRun = async (req, deps) => {
-  return ok(req, await reservations(req, deps, true));
-};
+export const shiftqReservations: ShiftqRun = async (req, deps) => ok(req, await reservations(req, deps, true));
 
-export const shiftqToastReservations: ShiftqRun = async (req, deps) => {
-  return ok(req, await reservations(req, deps, false));
-};
+export const shiftqToastReservations: ShiftqRun = async (req, deps) => ok(req, await reservations(req, deps, false));

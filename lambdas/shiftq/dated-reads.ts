@@ -28,54 +28,52 @@ export function requestedDate(query: Record<string, string>, current: string): s
   return query.businessDate ?? query.businessDay ?? current;
 }
 
-/** The request location's item of one kind and date; null when missing, or past retention (not even read). */
-async function dated<K extends StoredDatedKind>(deps: ShiftqDeps, req: LocationRequest, kind: K, date: string, current: string) {
-  const l = req.location;
-  if (!retained(date, current)) return null;
-  return deps.store.shiftq.getDated(l.groupId, l.id, kind, date, req.now);
-}
-
-export const shiftqSales: ShiftqRun = async (req, deps) => {
+/**
+ * A request's dates: the location's current business date and the one it asks for; `read` gets the location's item
+ * of a kind and date (the asked one by default), null when missing or past retention (not even read).
+ */
+function datesOf(req: LocationRequest, deps: ShiftqDeps) {
   const l = req.location;
   const current = activeBusinessDate(l.timezone, req.now);
   const date = requestedDate(req.query, current);
-  const [sales, prior] = await Promise.all([
-    dated(deps, req, 'sales', date, current),
-    dated(deps, req, 'sales', priorWeekDate(date), current),
-  ]);
-  return ok(req, {
-    location: locationRefOf(l),
-    refresh: SHIFTQ_REFRESH.sales,
+  const read = async <K extends StoredDatedKind>(kind: K, at = date) =>
+    retained(at, current) ? deps.store.shiftq.getDated(l.groupId, l.id, kind, at, req.now) : null;
+  return { current, date, read };
+}
+
+/** What the sales and labor answers open with: the date asked for and whether its item was found. */
+function datedHead(req: LocationRequest, resource: 'sales' | 'labor', found: unknown, date: string, current: string) {
+  return {
+    location: locationRefOf(req.location),
+    refresh: SHIFTQ_REFRESH[resource],
     businessDate: date,
-    available: sales !== null,
-    unavailableReason: unavailableReason(sales, date, current),
-    sales: sales ? salesView(sales.data, l.timezone) : null,
+    available: found !== null,
+    unavailableReason: unavailableReason(found, date, current),
+  };
+}
+
+export const shiftqSales: ShiftqRun = async (req, deps) => {
+  const { current, date, read } = datesOf(req, deps);
+  const [sales, prior] = await Promise.all([read('sales'), read('sales', priorWeekDate(date))]);
+  return ok(req, {
+    ...datedHead(req, 'sales', sales, date, current),
+    sales: sales ? salesView(sales.data, req.location.timezone) : null,
     compare: salesCompare(date, sales, prior),
   });
 };
 
 export const shiftqLabor: ShiftqRun = async (req, deps) => {
-  const l = req.location;
-  const current = activeBusinessDate(l.timezone, req.now);
-  const date = requestedDate(req.query, current);
-  const [labor, sales] = await Promise.all([dated(deps, req, 'labor', date, current), dated(deps, req, 'sales', date, current)]);
-  return ok(req, {
-    location: locationRefOf(l),
-    refresh: SHIFTQ_REFRESH.labor,
-    businessDate: date,
-    available: labor !== null,
-    unavailableReason: unavailableReason(labor, date, current),
-    labor: labor ? laborView(labor.data, sales?.data ?? null) : null,
-  });
+  const { current, date, read } = datesOf(req, deps);
+  const [labor, sales] = await Promise.all([read('labor'), read('sales')]);
+  return ok(req, { ...datedHead(req, 'labor', labor, date, current), labor: labor ? laborView(labor.data, sales?.data ?? null) : null });
 };
 
 export const shiftqKitchen: ShiftqRun = async (req, deps) => {
   const l = req.location;
-  const current = activeBusinessDate(l.timezone, req.now);
-  const requested = requestedDate(req.query, current);
+  const { current, date: requested, read } = datesOf(req, deps);
   const [currentStored, requestedStored] = await Promise.all([
-    dated(deps, req, 'kitchenSnapshot', current, current),
-    requested === current ? null : dated(deps, req, 'kitchenSnapshot', requested, current),
+    read('kitchenSnapshot', current),
+    requested === current ? null : read('kitchenSnapshot'),
   ]);
   const currentSnapshot = currentStored?.data ?? null;
   const requestedBucket = requested === current ? currentSnapshot : (requestedStored?.data ?? null);
