@@ -14,15 +14,7 @@ const legacyAppKeys = {
 export function appListRepo(db: Db) {
   return {
     /** A page of applications, oldest first within a group, of one group or of every group in turn (a page may hold fewer than `limit` and still have a next). */
-    async page({
-      groupId,
-      limit,
-      startKey,
-    }: {
-      groupId?: string;
-      limit: number;
-      startKey?: WalkKey;
-    }): Promise<{ apps: App[]; lastKey?: WalkKey }> {
+    async page({ groupId, limit, startKey }: { groupId?: string; limit: number; startKey?: WalkKey }) {
       const { items, lastKey } = groupId
         ? await groupPage(db, appKeys.index, groupId, {}, limit, startKey)
         : await everyGroupPage(db, appKeys.index, {}, limit, startKey);
@@ -33,13 +25,7 @@ export function appListRepo(db: Db) {
       await putItem(db, { Item: { ...legacyAppKeys.marker(app), clientId: app.clientId } });
     },
     /** A page of legacy bearer applications, oldest first: one Query for the markers, one BatchGetItem for the applications. */
-    async legacyPage({
-      limit,
-      startKey,
-    }: {
-      limit: number;
-      startKey?: Record<string, unknown>;
-    }): Promise<{ apps: App[]; lastKey?: Record<string, unknown> }> {
+    async legacyPage({ limit, startKey }: { limit: number; startKey?: Record<string, unknown> }) {
       const { items, lastKey } = await queryPage(
         db,
         { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'LEGACY_APPS' } },

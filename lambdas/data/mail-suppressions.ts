@@ -63,13 +63,7 @@ export function mailSuppressionsRepo(db: Db) {
       );
     },
     /** A page of suppressed addresses, partition by partition (a full page may be followed by an empty last one). */
-    async page({
-      limit,
-      start = { shard: 0 },
-    }: {
-      limit: number;
-      start?: SuppressionPosition;
-    }): Promise<{ suppressions: MailSuppression[]; next?: SuppressionPosition }> {
+    async page({ limit, start = { shard: 0 } }: { limit: number; start?: SuppressionPosition }) {
       const suppressions: MailSuppression[] = [];
       let position: SuppressionPosition | undefined = start;
       // Partition after partition until the page is full: at most one Query each (eight), whatever the table holds.
