@@ -65,6 +65,9 @@ async function providerAvailable(req: LocationRequest, deps: Deps) {
   });
 }
 
+/** A draft but its content: its day, whether it is published, its status. */
+const head = ({ title: _title, items: _items, ...rest }: NonNullable<MatriqState['scheduler']['draft']>) => rest;
+
 function stopView(command: StopCommand) {
   const { status, deviceId, commandId, requestedAt, reason, completedAt } = command;
   return { status, deviceId, commandId, requestedAt, reason, completedAt, refresh: MATRIQ_REFRESH };
@@ -146,14 +149,7 @@ export const operations: Operations<typeof MATRIQ_ROUTES> = {
             lastStopAt: scheduler.lastStopAt,
           },
         },
-        currentPublishedDraft: draft
-          ? {
-              businessDay: draft.businessDay,
-              published: draft.published,
-              status: draft.status,
-              draft: { title: draft.title, items: draft.items },
-            }
-          : null,
+        currentPublishedDraft: draft && { ...head(draft), draft: { title: draft.title, items: draft.items } },
         actions: [
           {
             label: 'Emergency stop',

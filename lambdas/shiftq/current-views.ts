@@ -1,4 +1,4 @@
-import { addDays, daysBetween, parseCompactDate, parseIsoDate } from '#contract/business-date';
+import { addDays, daysBetween, parseCompactDate, parseIsoDate, zoneFormatter } from '#contract/business-date';
 import type { EmployeesInput, PosMenuInput, ReservationsInput } from './inputs.js';
 
 /** Current-state resources (POS menu, employees, reservations digest) as the API returns them, empty before a first load. Pure. */
@@ -37,22 +37,8 @@ export function employeesView(input: EmployeesInput | null, businessDate: string
   };
 }
 
-const asOfFormats = new Map<string, Intl.DateTimeFormat>();
-function asOfLabel(timeZone: string, iso: string): string {
-  let format = asOfFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      weekday: 'short',
-      month: 'short',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: '2-digit',
-    });
-    asOfFormats.set(timeZone, format);
-  }
-  return `As of ${format.format(Date.parse(iso))}`;
-}
+const asOfFormat = zoneFormatter({ weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+const asOfLabel = (timeZone: string, iso: string) => `As of ${asOfFormat(timeZone).format(Date.parse(iso))}`;
 
 export function reservationsView(input: ReservationsInput | null, venueLabel: string, timeZone: string) {
   const days = (input?.days ?? []).map((d) => ({

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { absoluteUrl, compactDate, isoTimestamp, nextCursor, refresh } from '#contract/schemas/common';
 import { isoDate } from '#contract/schemas/requests';
-import { locationRef } from '#contract/schemas/discovery';
+import { keyed, locationRef } from '#contract/schemas/discovery';
 import { kitchenSnapshot, timeBucket } from './kitchen-schemas.js';
 
 /** A whole number (a count, a rank, a millisecond instant). */
@@ -131,21 +131,18 @@ export const laborData = v.object({
 
 // ───────────────────────── clock-ins ─────────────────────────
 
-export const CLOCK_IN_ALERTS = [
-  'wrong_job_code',
-  'scheduled_but_missing',
-  'clocked_in_not_scheduled',
-  'early_clock_in',
-  'late_clock_in',
-] as const;
+/** Each clock-in alert and the exception count that counts it, in the contract's order. */
+export const EXCEPTION_COUNT_OF_ALERT = {
+  wrong_job_code: 'wrongJobCodeClockIns',
+  scheduled_but_missing: 'scheduledButMissing',
+  clocked_in_not_scheduled: 'clockedInButNotScheduled',
+  early_clock_in: 'earlyClockIns',
+  late_clock_in: 'lateClockIns',
+} as const;
+export type ClockInAlert = keyof typeof EXCEPTION_COUNT_OF_ALERT;
+const CLOCK_IN_ALERTS = Object.keys(EXCEPTION_COUNT_OF_ALERT) as ClockInAlert[];
 
-const exceptionCounts = v.object({
-  wrongJobCodeClockIns: int,
-  scheduledButMissing: int,
-  clockedInButNotScheduled: int,
-  earlyClockIns: int,
-  lateClockIns: int,
-});
+const exceptionCounts = keyed(Object.values(EXCEPTION_COUNT_OF_ALERT), int);
 
 export const clockInsData = v.object({
   location: locationRef,
@@ -376,12 +373,7 @@ export const groupLeaderboardData = v.object({
     v.safeInteger(),
     v.description('Ranked locations of this page: accessible, shiftq enabled, with sales and labor for their current business date'),
   ),
-  leaderboard: v.object({
-    byNetSales: v.array(leaderboardRow),
-    byLowestLaborPercent: v.array(leaderboardRow),
-    byLowestDiscountsPercent: v.array(leaderboardRow),
-    byLowestVoidsPercent: v.array(leaderboardRow),
-  }),
+  leaderboard: keyed(['byNetSales', 'byLowestLaborPercent', 'byLowestDiscountsPercent', 'byLowestVoidsPercent'], v.array(leaderboardRow)),
   locationEndpoints: v.array(v.object({ id: v.string(), name: v.string(), shiftq: absoluteUrl, sales: absoluteUrl })),
   nextCursor,
 });
