@@ -59,22 +59,14 @@ async function run(
   const now = deps.clock.now();
   const document = await operations[operation]({ params, query, body, now, remainingMs }, deps);
   if (changes) {
+    const { requestId } = event.requestContext;
     // The change is made: a trail that cannot be written is an operator's alarm, never the caller's error (a retry would change twice).
-    await recordChange(deps, {
-      operation,
-      requestId: event.requestContext.requestId,
-      actor,
-      at: now,
-      params,
-      before,
-      body,
-      document,
-    }).catch((err: Error) =>
-      deps.logger.error('audit entry not written', { requestId: event.requestContext.requestId, operation, error: err.name }),
+    await recordChange(deps, { operation, requestId, actor, at: now, params, before, body, document }).catch((err: Error) =>
+      deps.logger.error('audit entry not written', { requestId, operation, error: err.name }),
     );
   }
   if (route.status === 204) return { statusCode: 204, headers: { 'Cache-Control': 'no-store' }, body: '' };
-  return jsonResponse(route.status, document);
+  return jsonResponse(route.status ?? 200, document);
 }
 
 function refuseBody(event: APIGatewayProxyEvent): undefined {

@@ -37,35 +37,30 @@ const auditKeys = {
 /** Where a page of the trail stops: the day being read and the key within it. */
 export type AuditPosition = { day: string; key?: Record<string, unknown> };
 
-export type AuditRepo = {
-  record(entry: AuditEntry): Promise<void>;
-  /**
-   * A page of entries, newest first, from `start` (today when absent), of
-   * one application or destination if asked; at most `maxDays` day
-   * partitions a page, never past the retention. A page may hold fewer than
-   * `limit` and still have a next.
-   */
-  page(request: {
-    limit: number;
-    today: string;
-    maxDays: number;
-    filter?: Partial<Pick<AuditEntry, 'clientId' | 'destinationId'>>;
-    start?: AuditPosition;
-  }): Promise<{
-    entries: AuditEntry[];
-    next?: AuditPosition;
-  }>;
+/** A page of the trail asks for this (listAudit). */
+type PageRequest = {
+  limit: number;
+  today: string;
+  maxDays: number;
+  filter?: Partial<Pick<AuditEntry, 'clientId' | 'destinationId'>>;
+  start?: AuditPosition;
 };
 
 const dayBefore = (isoDay: string) => new Date(Date.parse(`${isoDay}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10);
 
-export function auditRepo(db: Db): AuditRepo {
+export function auditRepo(db: Db) {
   return {
-    async record(entry) {
+    async record(entry: AuditEntry): Promise<void> {
       const ttl = Math.floor(Date.parse(entry.at) / 1000) + RETENTION_DAYS * 86_400;
       await putItem(db, { Item: { ...auditKeys.entry(entry), ...entry, ttl } });
     },
-    async page({ limit, today, maxDays, filter = {}, start }) {
+    /**
+     * A page of entries, newest first, from `start` (today when absent), of
+     * one application or destination if asked; at most `maxDays` day
+     * partitions a page, never past the retention. A page may hold fewer than
+     * `limit` and still have a next.
+     */
+    async page({ limit, today, maxDays, filter = {}, start }: PageRequest): Promise<{ entries: AuditEntry[]; next?: AuditPosition }> {
       const oldest = new Date(Date.parse(`${today}T00:00:00Z`) - RETENTION_DAYS * DAY_MS).toISOString().slice(0, 10);
       const conditions = Object.entries(filter).filter(([, v]) => v !== undefined);
       const entries: AuditEntry[] = [];

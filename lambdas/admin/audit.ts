@@ -110,16 +110,7 @@ export async function destinationOwner(deps: AdminDeps, params: Record<string, s
 /** Records a change the admin API made. */
 export async function recordChange(
   deps: AdminDeps,
-  change: {
-    operation: AdminOperation;
-    requestId: string;
-    actor: string;
-    at: number;
-    params: Record<string, string>;
-    before: AuditTarget;
-    body: unknown;
-    document: unknown;
-  },
+  change: Change & { operation: AdminOperation; requestId: string; actor: string; at: number; before: AuditTarget },
 ): Promise<void> {
   const named: AuditTarget = { ...change.before, ...bodyIds(change.body), ...change.params, ...createdIds(change.document) };
   await deps.store.audit.record({

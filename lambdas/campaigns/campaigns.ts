@@ -28,11 +28,11 @@ const campaignView = (c: Omit<CampaignLink, 'locationId'>, now: number) => ({
   endsAt: c.endsAt,
 });
 
-/** Display-device health at a location; a location without registered devices counts none. */
 /** The family's own records, beside the shared ones it reads (groups, display devices). */
 const OWN_REPOSITORIES = { campaigns: campaignsRepo };
 type CampaignsStore = StoreWith<typeof OWN_REPOSITORIES>;
 
+/** Display-device health at a location; a location without registered devices counts none. */
 async function deviceStatusAt(deps: Deps, location: Location, now: number) {
   const state = await deps.store.matriq.get(location.groupId, location.id);
   return deviceStatusOf(state?.devices ?? [], now);
@@ -93,18 +93,16 @@ export const operations: Operations<typeof CAMPAIGNS_ROUTES, CampaignsStore> = {
         campaignIds: campaigns.filter((c) => c.locationIds.includes(l.id)).map((c) => c.id),
         deviceStatus: deviceStatusOf(states.get(l.id)?.devices ?? [], req.now),
       }));
-      const total = { healthy: 0, warning: 0, offline: 0 };
-      for (const { deviceStatus } of perLocation) {
-        total.healthy += deviceStatus.healthy;
-        total.warning += deviceStatus.warning;
-        total.offline += deviceStatus.offline;
-      }
       return ok(req, {
         group: { id: group.groupId, name: group.name },
         refresh: CAMPAIGNS_REFRESH,
         campaigns,
         locations: perLocation,
-        deviceStatus: total,
+        // Every device of the page's visible locations, counted once each.
+        deviceStatus: deviceStatusOf(
+          visible.flatMap((l) => states.get(l.id)?.devices ?? []),
+          req.now,
+        ),
         ...(nextCursor ? { nextCursor } : {}),
       });
     },

@@ -52,20 +52,12 @@ export const campaignKeys = {
   }),
 };
 
-export type CampaignsRepo = {
-  /** Writes the campaign and its links; links of locations it no longer lists go. */
-  put(campaign: Campaign): Promise<void>;
-  /** Every campaign of a group (a load reads them to drop the links of locations a campaign no longer names). */
-  list(groupId: string): Promise<Campaign[]>;
-  atLocation(groupId: string, locationId: string): Promise<CampaignLink[]>;
-  atLocations(groupId: string, first: string, last: string): Promise<CampaignLink[]>;
-};
-
-export function campaignsRepo(db: Db): CampaignsRepo {
+export function campaignsRepo(db: Db) {
   const { doc, tableName } = db;
   const links = async (query: ItemQuery) => (await queryAll(db, { ...query })).map(withoutKeys<CampaignLink>);
   return {
-    async put(campaign) {
+    /** Writes the campaign and its links; links of locations it no longer lists go. */
+    async put(campaign: Campaign): Promise<void> {
       const { Item: before } = await doc.send(
         new GetCommand({ TableName: tableName, Key: campaignKeys.campaign(campaign.groupId, campaign.id), ConsistentRead: true }),
       );
@@ -79,11 +71,12 @@ export function campaignsRepo(db: Db): CampaignsRepo {
         ...gone.map((locationId) => ({ DeleteRequest: { Key: campaignKeys.link(campaign.groupId, locationId, campaign.id) } })),
       ]);
     },
-    async list(groupId) {
+    /** Every campaign of a group (a load reads them to drop the links of locations a campaign no longer names). */
+    async list(groupId: string): Promise<Campaign[]> {
       const items = await queryAll(db, { ...campaignKeys.ofGroup(groupId) });
       return items.map(withoutKeys<Campaign>);
     },
-    atLocation: (groupId, locationId) => links(campaignKeys.atLocation(groupId, locationId)),
-    atLocations: (groupId, first, last) => links(campaignKeys.atLocations(groupId, first, last)),
+    atLocation: (groupId: string, locationId: string) => links(campaignKeys.atLocation(groupId, locationId)),
+    atLocations: (groupId: string, first: string, last: string) => links(campaignKeys.atLocations(groupId, first, last)),
   };
 }

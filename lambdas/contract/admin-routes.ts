@@ -13,8 +13,8 @@ export type AdminRoute = {
   /** Unique name; the admin function's implementation of the route. */
   operation: string;
   summary: string;
-  /** Status of success: 201 create, 202 queued, 204 deleted (no body), 200 otherwise. */
-  status: 200 | 201 | 202 | 204;
+  /** Status of success: 201 create, 202 queued, 204 deleted (no body); absent: 200. */
+  status?: 201 | 202 | 204;
   /** A larger body than the usual 16 KiB (a whole menu); absent → parseJsonBody's default. */
   maxBodyBytes?: number;
 };
@@ -43,22 +43,19 @@ export const ADMIN_ROUTES = [
     method: 'GET',
     path: `${V1}/apps`,
     operation: 'listApps',
-    status: 200,
     summary: 'List applications, optionally of one group or matching q (an id, or part of a name); never a secret',
   },
-  { method: 'GET', path: `${V1}/apps/{clientId}`, operation: 'showApp', status: 200, summary: 'Show one application' },
+  { method: 'GET', path: `${V1}/apps/{clientId}`, operation: 'showApp', summary: 'Show one application' },
   {
     method: 'POST',
     path: `${V1}/apps/{clientId}/revoke`,
     operation: 'revokeApp',
-    status: 200,
     summary: 'Revoke an application; its tokens fail on their next use',
   },
   {
     method: 'POST',
     path: `${V1}/apps/{clientId}/rotate-secret`,
     operation: 'rotateClientSecret',
-    status: 200,
     summary:
       "New client secret, in this response only; the replaced one keeps working for overlapHours (0 to 168); endOldTokens (always with 0) ends the older secrets' tokens with it",
   },
@@ -66,28 +63,24 @@ export const ADMIN_ROUTES = [
     method: 'GET',
     path: `${V1}/token-keys`,
     operation: 'listTokenKeys',
-    status: 200,
     summary: "The access-token key's versions: which signs, which verify until when, which are revoked; never a key",
   },
   {
     method: 'POST',
     path: `${V1}/token-keys/rotate`,
     operation: 'rotateTokenKey',
-    status: 200,
     summary: 'A new access-token key version signs from now; the replaced one verifies its tokens until they expire',
   },
   {
     method: 'POST',
     path: `${V1}/token-keys/{version}/revoke`,
     operation: 'revokeTokenKey',
-    status: 200,
     summary: 'Revoke an access-token key version: its tokens are refused from now on (a new version signs if it did)',
   },
   {
     method: 'GET',
     path: `${V1}/legacy-credentials`,
     operation: 'legacyReport',
-    status: 200,
     summary: 'Legacy bearer credentials with their application and last use, oldest first',
   },
   {
@@ -97,20 +90,18 @@ export const ADMIN_ROUTES = [
     status: 201,
     summary: 'Create an application with a legacy bearer credential; the credential is in this response only',
   },
-  { method: 'GET', path: `${V1}/groups`, operation: 'listGroups', status: 200, summary: 'List groups' },
-  { method: 'PUT', path: `${V1}/groups/{groupId}`, operation: 'putGroup', status: 200, summary: 'Create or rename a group' },
+  { method: 'GET', path: `${V1}/groups`, operation: 'listGroups', summary: 'List groups' },
+  { method: 'PUT', path: `${V1}/groups/{groupId}`, operation: 'putGroup', summary: 'Create or rename a group' },
   {
     method: 'GET',
     path: `${V1}/groups/{groupId}/locations`,
     operation: 'listLocations',
-    status: 200,
     summary: 'List the locations of a group',
   },
   {
     method: 'PUT',
     path: `${V1}/groups/{groupId}/locations/{locationId}`,
     operation: 'putLocation',
-    status: 200,
     summary: 'Create or replace a location of an existing group; modules not enabled are disabled',
   },
   {
@@ -124,21 +115,18 @@ export const ADMIN_ROUTES = [
     method: 'GET',
     path: `${V1}/destinations`,
     operation: 'listDestinations',
-    status: 200,
     summary: 'List destinations, optionally of one application or matching q (an id, or part of a name or host); never a secret',
   },
   {
     method: 'GET',
     path: `${V1}/destinations/{destinationId}`,
     operation: 'showDestination',
-    status: 200,
     summary: 'Health, safe hostname, last success and failure, the last three deliveries',
   },
   {
     method: 'PATCH',
     path: `${V1}/destinations/{destinationId}`,
     operation: 'editDestination',
-    status: 200,
     summary: 'Change name, URL (blank keeps it) or locations; the secret is kept',
   },
   {
@@ -152,21 +140,18 @@ export const ADMIN_ROUTES = [
     method: 'GET',
     path: `${V1}/destinations/{destinationId}/deliveries`,
     operation: 'listDeliveries',
-    status: 200,
     summary: "A destination's deliveries, newest first, since a time, of one status if asked",
   },
   {
     method: 'GET',
     path: `${V1}/destinations/{destinationId}/hourly`,
     operation: 'hourlyOutcomes',
-    status: 200,
     summary: "A destination's deliveries of the last 24 hours by hour and status",
   },
   {
     method: 'POST',
     path: `${V1}/destinations/{destinationId}/rotate-secret`,
     operation: 'rotateSecret',
-    status: 200,
     summary: 'New signing secret, in this response only; the old one is invalid at once',
   },
   {
@@ -180,42 +165,36 @@ export const ADMIN_ROUTES = [
     method: 'POST',
     path: `${V1}/destinations/{destinationId}/disable`,
     operation: 'disableDestination',
-    status: 200,
     summary: 'Stop dispatching to a destination',
   },
   {
     method: 'POST',
     path: `${V1}/destinations/{destinationId}/enable`,
     operation: 'enableDestination',
-    status: 200,
     summary: 'Dispatch to a destination again',
   },
   {
     method: 'GET',
     path: `${V1}/deliveries`,
     operation: 'listEventDeliveries',
-    status: 200,
     summary: "An event's deliveries, one per destination, each with its timeline",
   },
   {
     method: 'GET',
     path: `${V1}/deliveries/{deliveryId}`,
     operation: 'showDelivery',
-    status: 200,
     summary: "One delivery's story: status, next attempt and the timeline of its attempts and redrives; never a body",
   },
   {
     method: 'GET',
     path: `${V1}/menus`,
     operation: 'listMenus',
-    status: 200,
     summary: "A group's locations with their menus' revision, last publish, source health and waiting events",
   },
   {
     method: 'PUT',
     path: `${V1}/menus/{groupId}/{locationId}`,
     operation: 'publishMenu',
-    status: 200,
     maxBodyBytes: MAX_MENU_BODY_BYTES,
     summary: "Publish a rebuilt beverage menu (the shape of the API's data.menu)",
   },
@@ -223,35 +202,30 @@ export const ADMIN_ROUTES = [
     method: 'GET',
     path: `${V1}/dead-letters`,
     operation: 'listDeadLetters',
-    status: 200,
     summary: "Dead-lettered webhook deliveries with their destination's name, of one destination or matching q if asked, and the DLQ depth",
   },
   {
     method: 'GET',
     path: `${V1}/dead-letters/{deliveryId}`,
     operation: 'showDeadLetter',
-    status: 200,
     summary: 'One dead letter with its payload and backoff history',
   },
   {
     method: 'POST',
     path: `${V1}/dead-letters/{deliveryId}/redrive`,
     operation: 'redriveDeadLetter',
-    status: 200,
     summary: 'Queue one dead letter again; attempts start over',
   },
   {
     method: 'POST',
     path: `${V1}/dead-letters/redrive`,
     operation: 'redriveAllDeadLetters',
-    status: 200,
     summary: "Queue dead letters again a bounded page at a time: all, one destination's (destinationId), or a selection (deliveryIds)",
   },
   {
     method: 'GET',
     path: `${V1}/mail-suppressions`,
     operation: 'listMailSuppressions',
-    status: 200,
     summary: 'Owner addresses no mail goes to: SES reported them bouncing for good or complaining',
   },
   // The address goes in the body: an e-mail address is no path id.
@@ -259,14 +233,12 @@ export const ADMIN_ROUTES = [
     method: 'POST',
     path: `${V1}/mail-suppressions/lift`,
     operation: 'liftMailSuppression',
-    status: 200,
     summary: 'Send owner mail to a suppressed address again, once its owner mended the mailbox',
   },
   {
     method: 'GET',
     path: `${V1}/audit`,
     operation: 'listAudit',
-    status: 200,
     summary: 'Changes made through this API, newest first: who, what, when, the request id; of one application or destination if asked',
   },
 ] as const satisfies readonly AdminRoute[];

@@ -12,26 +12,28 @@ type LocalParts = CalendarDate & { hour: number; minute: number; second: number 
 export const DAY_MS = 86_400_000;
 const BUSINESS_DAY_START = { hour: 4, minute: 1 };
 
-// Building a DateTimeFormat is far slower than using one, and a location's zone is reused constantly.
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter;
+/**
+ * A formatter of these options for any zone, one per zone kept: building a DateTimeFormat is far slower than using
+ * one, and a location's zone is reused constantly.
+ */
+export function zoneFormatter(options: Omit<Intl.DateTimeFormatOptions, 'timeZone'>): (timeZone: string) => Intl.DateTimeFormat {
+  const kept = new Map<string, Intl.DateTimeFormat>();
+  return (timeZone) => {
+    let format = kept.get(timeZone);
+    if (!format) kept.set(timeZone, (format = new Intl.DateTimeFormat('en-US', { timeZone, ...options })));
+    return format;
+  };
 }
+
+const formatterFor = zoneFormatter({
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric',
+});
 
 /** Wall-clock parts of an instant in a zone. Throws RangeError for an unknown zone. */
 export function localParts(timeZone: string, instantMs: number): CalendarDate & { hour: number; minute: number; second: number } {
@@ -160,10 +162,6 @@ export function isValidTimeZone(zone: string): boolean {
   }
 }
 
-const clockFormats = new Map<string, Intl.DateTimeFormat>();
-/** An instant's local clock time, e.g. "4:15 PM" (one formatter per zone, kept: building one costs more than formatting). */
-export function clockTimeLabel(timeZone: string, ms: number): string {
-  let format = clockFormats.get(timeZone);
-  if (!format) clockFormats.set(timeZone, (format = new Intl.DateTimeFormat('en-US', { timeZone, hour: 'numeric', minute: '2-digit' })));
-  return format.format(ms);
-}
+const clockFormat = zoneFormatter({ hour: 'numeric', minute: '2-digit' });
+/** An instant's local clock time, e.g. "4:15 PM". */
+export const clockTimeLabel = (timeZone: string, ms: number): string => clockFormat(timeZone).format(ms);

@@ -11,27 +11,21 @@ const legacyAppKeys = {
 };
 
 /** Listing applications: the admin's alone, so the index walker stays out of the functions that only authorize. */
-export type AppListRepo = {
-  /** A page of applications, oldest first within a group, of one group or of every group in turn (a page may hold fewer than `limit` and still have a next). */
-  page(request: { groupId?: string; limit: number; startKey?: WalkKey }): Promise<{ apps: App[]; lastKey?: WalkKey }>;
-  /** Lists a legacy bearer application in the legacy report; written before the application itself. */
-  markLegacy(app: App): Promise<void>;
-  /** A page of legacy bearer applications, oldest first: one Query for the markers, one BatchGetItem for the applications. */
-  legacyPage(request: { limit: number; startKey?: Record<string, unknown> }): Promise<{ apps: App[]; lastKey?: Record<string, unknown> }>;
-};
-
-export function appListRepo(db: Db): AppListRepo {
+export function appListRepo(db: Db) {
   return {
-    async page({ groupId, limit, startKey }) {
+    /** A page of applications, oldest first within a group, of one group or of every group in turn (a page may hold fewer than `limit` and still have a next). */
+    async page({ groupId, limit, startKey }: { groupId?: string; limit: number; startKey?: WalkKey }) {
       const { items, lastKey } = groupId
         ? await groupPage(db, appKeys.index, groupId, {}, limit, startKey)
         : await everyGroupPage(db, appKeys.index, {}, limit, startKey);
       return { apps: items.map(toApp), ...(lastKey ? { lastKey } : {}) };
     },
-    async markLegacy(app) {
+    /** Lists a legacy bearer application in the legacy report; written before the application itself. */
+    async markLegacy(app: App): Promise<void> {
       await putItem(db, { Item: { ...legacyAppKeys.marker(app), clientId: app.clientId } });
     },
-    async legacyPage({ limit, startKey }) {
+    /** A page of legacy bearer applications, oldest first: one Query for the markers, one BatchGetItem for the applications. */
+    async legacyPage({ limit, startKey }: { limit: number; startKey?: Record<string, unknown> }) {
       const { items, lastKey } = await queryPage(
         db,
         { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'LEGACY_APPS' } },

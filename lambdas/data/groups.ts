@@ -9,13 +9,7 @@ export const groupKeys = {
   allGroups: 'GROUPS',
 };
 
-export type GroupsRepo = {
-  get(groupId: string, options?: { consistent?: boolean }): Promise<Group | null>;
-  put(group: Group): Promise<void>;
-  list(): Promise<Group[]>;
-};
-
-export function groupsRepo(db: Db): GroupsRepo {
+export function groupsRepo(db: Db) {
   return {
     /** `consistent` for admin checks that a group exists: a venue load (or a script) may have written it a moment before. */
     async get(groupId: string, { consistent = false } = {}): Promise<Group | null> {

@@ -25,26 +25,16 @@ const mailSuppressionKeys = {
 /** Where a page of the listing stops: the partition being read and the key within it. */
 export type SuppressionPosition = { shard: number; key?: Record<string, unknown> };
 
-export type MailSuppressionsRepo = {
-  /** Marks an address; false when it already was (the first reason and time are kept). */
-  suppress(entry: MailSuppression): Promise<boolean>;
-  /** Which of these addresses are suppressed, as normalAddress spells them: one BatchGetItem per 100 addresses. */
-  suppressed(addresses: readonly string[]): Promise<Set<string>>;
-  /** Lifts an address's suppression; false when it was not suppressed. */
-  lift(address: string): Promise<boolean>;
-  /** A page of suppressed addresses, partition by partition (a full page may be followed by an empty last one). */
-  page(request: { limit: number; start?: SuppressionPosition }): Promise<{ suppressions: MailSuppression[]; next?: SuppressionPosition }>;
-};
-
 const toSuppression = (item: Record<string, unknown>): MailSuppression => ({
   address: String(item.address),
   reason: item.reason as MailSuppressionReason,
   at: String(item.at),
 });
 
-export function mailSuppressionsRepo(db: Db): MailSuppressionsRepo {
+export function mailSuppressionsRepo(db: Db) {
   return {
-    async suppress(entry) {
+    /** Marks an address; false when it already was (the first reason and time are kept). */
+    async suppress(entry: MailSuppression): Promise<boolean> {
       return applied(
         putItem(db, {
           Item: {
@@ -57,12 +47,14 @@ export function mailSuppressionsRepo(db: Db): MailSuppressionsRepo {
         }),
       );
     },
-    async suppressed(addresses) {
+    /** Which of these addresses are suppressed, as normalAddress spells them: one BatchGetItem per 100 addresses. */
+    async suppressed(addresses: readonly string[]): Promise<Set<string>> {
       if (addresses.length === 0) return new Set();
       const found = await readItems(db, addresses.map(mailSuppressionKeys.address), false);
       return new Set(addresses.filter((a) => itemOf(found, mailSuppressionKeys.address(a)) !== null).map(normalAddress));
     },
-    async lift(address) {
+    /** Lifts an address's suppression; false when it was not suppressed. */
+    async lift(address: string): Promise<boolean> {
       return applied(
         deleteItem(db, {
           Key: mailSuppressionKeys.address(address),
@@ -70,7 +62,8 @@ export function mailSuppressionsRepo(db: Db): MailSuppressionsRepo {
         }),
       );
     },
-    async page({ limit, start = { shard: 0 } }) {
+    /** A page of suppressed addresses, partition by partition (a full page may be followed by an empty last one). */
+    async page({ limit, start = { shard: 0 } }: { limit: number; start?: SuppressionPosition }) {
       const suppressions: MailSuppression[] = [];
       let position: SuppressionPosition | undefined = start;
       // Partition after partition until the page is full: at most one Query each (eight), whatever the table holds.

@@ -50,27 +50,16 @@ export const matriqKeys = {
   command: (commandId: string) => ({ PK: `MATRIQ_COMMAND#${commandId}`, SK: 'COMMAND' }),
 };
 
-export type MatriqRepo = {
-  get(groupId: string, locationId: string): Promise<MatriqState | null>;
-  /** Several locations' states in one round trip, in the order asked. */
-  /**
-   * The states of a page of locations (`locationIds` in id order), by location id: one Query over their range,
-   * whose read units follow the states' bytes, where a read of each would take at least half a unit apiece.
-   */
-  statesOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MatriqState>>;
-  put(state: MatriqState): Promise<void>;
-  markStopped(groupId: string, locationId: string, at: string): Promise<void>;
-  getCommand(commandId: string): Promise<StopCommand | null>;
-  createCommand(command: StopCommand): Promise<boolean>;
-  completeCommand(commandId: string, status: Exclude<StopStatus, 'queued'>, at: string): Promise<boolean>;
-};
-
-export function matriqRepo(db: Db): MatriqRepo {
+export function matriqRepo(db: Db) {
   return {
     async get(groupId: string, locationId: string): Promise<MatriqState | null> {
       const item = await getItem(db, matriqKeys.state(groupId, locationId));
       return item ? withoutKeys<MatriqState>(item) : null;
     },
+    /**
+     * The states of a page of locations (`locationIds` in id order), by location id: one Query over their range,
+     * whose read units follow the states' bytes, where a read of each would take at least half a unit apiece.
+     */
     async statesOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MatriqState>> {
       const items = await itemsOfPage(db, groupId, STATE, locationIds, false);
       return new Map([...items].map(([id, item]) => [id, withoutKeys<MatriqState>(item)]));

@@ -1,3 +1,5 @@
+import type * as v from 'valibot';
+import type { providerData, SportsEvent } from '#contract/schemas/sportsq';
 import { type Db, getItem, groupPartition, type ItemKey, type ItemQuery, query, withoutKeys, putItem } from './store.js';
 
 /**
@@ -7,18 +9,8 @@ import { type Db, getItem, groupPartition, type ItemKey, type ItemQuery, query, 
  * /v1/assets/sports-logo/), never as URLs, so the base URL stays the caller's.
  */
 
-type StoredChannel = { number: string; name: string; type: string };
-type StoredProvider = {
-  id: string;
-  name: string;
-  type: string;
-  available: boolean;
-  availabilityState: string;
-  lineupId: string;
-  market: string;
-  logo: string | null;
-  channels: StoredChannel[];
-};
+/** The answers' shapes (contract/schemas/sportsq.ts), each image an asset name instead of a URL. */
+type StoredProvider = v.InferOutput<typeof providerData>['providers'][number] & { logo: string | null };
 type StoredPackage = { id: string; name: string; type: string; image: string | null; enabled: boolean };
 type RegionalSportsNetwork = { id: string; name: string; channel: string };
 
@@ -33,36 +25,15 @@ export type ProviderEnvironment = {
   packages: StoredPackage[];
 };
 
-type StoredParticipant = {
-  type: string;
-  id: string;
-  name: string;
-  role: string;
-  image: string | null;
-  score: string;
-  winner: boolean;
-};
+type WithImage<T extends { imageUrl: unknown }> = Omit<T, 'imageUrl'> & { image: string | null };
 
-export type StoredEvent = {
-  id: string;
-  name: string;
-  startsAt: string;
-  status: { state: string; label: string; detail: string; period: number; clock: string };
-  sport: { id: string; name: string };
-  league: { id: string; name: string; abbreviation: string; image: string | null };
-  participants: StoredParticipant[];
+export type StoredEvent = Omit<SportsEvent, 'league' | 'participants' | 'eventImageUrl' | 'viewingOptions'> & {
+  league: WithImage<SportsEvent['league']>;
+  participants: WithImage<SportsEvent['participants'][number]>[];
   eventImage: string | null;
-  venue: { id: string; name: string; city: string; state: string; country: string; indoor: boolean };
 };
 
 export type Schedule = { date: string; updatedAt: string; events: StoredEvent[] };
-
-type StoredViewingOption = {
-  provider: { id: string; name: string; type: string };
-  network: { id: string; name: string; type: string };
-  channel: string;
-  available: boolean;
-};
 
 /** Location viewing data for one date: per event id, the ways to watch it there (an empty list is known-unwatchable). */
 export type ViewingData = {
@@ -70,7 +41,7 @@ export type ViewingData = {
   locationId: string;
   date: string;
   updatedAt: string;
-  options: Record<string, StoredViewingOption[]>;
+  options: Record<string, SportsEvent['viewingOptions']>;
 };
 
 export const sportsKeys = {
@@ -119,17 +90,7 @@ function keptSchedule(date: string, now: number): { schedule: Schedule | null } 
 /** What a request reads ahead for the schedule of `date`: nothing while this instance keeps it. */
 export const scheduleReads = (date: string, now: number): ItemQuery[] => (keptSchedule(date, now) ? [] : [sportsKeys.scheduleQuery(date)]);
 
-export type SportsRepo = {
-  getProvider(groupId: string, locationId: string): Promise<ProviderEnvironment | null>;
-  putProvider(env: ProviderEnvironment): Promise<void>;
-  /** The schedule of `date`, as kept by this instance for at most SHARED_SCHEDULE_TTL_MS (the ingest reads with `now` omitted: afresh). */
-  getSchedule(date: string, now?: number): Promise<Schedule | null>;
-  putSchedule(schedule: Schedule): Promise<void>;
-  putViewing(viewing: ViewingData): Promise<void>;
-  viewingAtOrBefore(groupId: string, locationId: string, date: string): Promise<ViewingData | null>;
-};
-
-export function sportsRepo(db: Db): SportsRepo {
+export function sportsRepo(db: Db) {
   const get = async <T>(key: ItemKey): Promise<T | null> => {
     const item = await getItem(db, key);
     return item ? withoutKeys<T>(item) : null;
@@ -140,6 +101,7 @@ export function sportsRepo(db: Db): SportsRepo {
   return {
     getProvider: (groupId: string, locationId: string) => get<ProviderEnvironment>(sportsKeys.provider(groupId, locationId)),
     putProvider: (env: ProviderEnvironment) => put(sportsKeys.provider(env.groupId, env.locationId), env),
+    /** The schedule of `date`, as kept by this instance for at most SHARED_SCHEDULE_TTL_MS (the ingest reads with `now` omitted: afresh). */
     async getSchedule(date: string, now?: number): Promise<Schedule | null> {
       if (now === undefined) return get<Schedule>(sportsKeys.schedule(date));
       const kept = keptSchedule(date, now);

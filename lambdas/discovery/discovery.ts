@@ -32,6 +32,10 @@ export function grantedResources(app: App, location: Location, module?: Module):
   ).map((r) => r.name);
 }
 
+/** Every module with its scope and whether the token holds it, and what `more` tells of it. */
+const modulesOf = (app: App, more: (m: Module) => object) =>
+  Object.fromEntries(MODULES.map((m) => [m, { scope: `${m}:read`, granted: app.scopes.includes(`${m}:read` as Scope), ...more(m) }]));
+
 function endpoints(baseUrl: string, groupId: string, locationId: string) {
   const root = `${baseUrl}/v1/${encodeURIComponent(groupId)}/${encodeURIComponent(locationId)}`;
   return { root, modules: `${root}/modules`, shiftq: `${root}/shiftq`, sportsq: `${root}/sportsq`, matriq: `${root}/matriq` };
@@ -111,19 +115,9 @@ export const operations: Operations<typeof DISCOVERY_ROUTES> = {
       const { app } = req.auth;
       const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'modules')]);
       if (!group) throw new ApiError('not_found');
-      const modules = Object.fromEntries(
-        MODULES.map((m) => [
-          m,
-          {
-            scope: `${m}:read`,
-            granted: app.scopes.includes(`${m}:read` as Scope),
-            locationIds: locations.filter((l) => l.modulesEnabled[m]).map((l) => l.id),
-          },
-        ]),
-      );
       return ok(req, {
         group: { id: group.groupId, name: group.name },
-        modules,
+        modules: modulesOf(app, (m) => ({ locationIds: locations.filter((l) => l.modulesEnabled[m]).map((l) => l.id) })),
         refresh: DISCOVERY_REFRESH,
         ...(nextCursor ? { nextCursor } : {}),
       });
@@ -134,21 +128,10 @@ export const operations: Operations<typeof DISCOVERY_ROUTES> = {
     async run(req) {
       const { app } = req.auth;
       const location = req.location;
-      const modules = Object.fromEntries(
-        MODULES.map((m) => [
-          m,
-          {
-            scope: `${m}:read`,
-            granted: app.scopes.includes(`${m}:read` as Scope),
-            enabled: location.modulesEnabled[m],
-            resources: grantedResources(app, location, m),
-          },
-        ]),
-      );
       return ok(req, {
         location: { id: location.id, name: location.name, timezone: location.timezone },
         modulesEnabled: location.modulesEnabled,
-        modules,
+        modules: modulesOf(app, (m) => ({ enabled: location.modulesEnabled[m], resources: grantedResources(app, location, m) })),
         refresh: DISCOVERY_REFRESH,
       });
     },

@@ -2,6 +2,10 @@ import type * as schemas from '#contract/schemas/discovery';
 import { familyRoutes, type FamilyRows } from '#contract/routes';
 import { GROUP_PAGE_FIELDS, groupPageQuery } from '#contract/schemas/requests';
 
+/** A read of the locations and their modules: locations:read governs it. */
+const read = <const R extends Omit<FamilyRows<typeof schemas>[number], 'method' | 'scope'>>(row: R) =>
+  ({ method: 'GET', ...row, scope: 'locations:read' }) as const;
+
 /** The discovery family's routes (a route is one row: docs/development.md#adding-a-route). */
 export const DISCOVERY_ROUTES = familyRoutes('discovery', [
   {
@@ -12,44 +16,36 @@ export const DISCOVERY_ROUTES = familyRoutes('discovery', [
     summary: 'This OpenAPI 3.1 document',
     mix: 0.1,
   },
-  {
-    method: 'GET',
+  read({
     path: '/v1/{group_id}/locations',
     operation: 'listLocations',
-    scope: 'locations:read',
     query: groupPageQuery,
     fields: GROUP_PAGE_FIELDS,
     summary: 'Accessible locations, enabled modules, granted resources and the token block',
     mix: 3,
     response: 'locationsData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/modules',
     operation: 'groupModules',
-    scope: 'locations:read',
     query: groupPageQuery,
     fields: GROUP_PAGE_FIELDS,
     summary: 'Modules of the group and which accessible locations have each enabled',
     mix: 1,
     response: 'groupModulesData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/modules',
     operation: 'locationModules',
-    scope: 'locations:read',
     summary: "A location's modules, whether each is granted, and its granted resources",
     mix: 2,
     response: 'locationModulesData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}',
     operation: 'locationSummary',
-    scope: 'locations:read',
     summary: 'Location summary (the `root` endpoint)',
     mix: 3,
     response: 'locationSummaryData',
-  },
+  }),
 ] as const satisfies FamilyRows<typeof schemas>);

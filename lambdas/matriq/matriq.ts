@@ -8,17 +8,12 @@ import { ApiError } from '#contract/errors';
 import { idempotencyKeyOf, parseJsonBody } from '#platform/input';
 import { MATRIQ_REFRESH } from '#contract/refresh';
 import { emergencyStopBody } from '#contract/schemas/requests';
+import { MATRIQ_RESOURCES } from '#contract/schemas/matriq';
 import { businessDateAt, locationRefOf, readSportsDay, sportsDayReads, todayIn } from '#domain/sports-day';
 import { sportsKeys, sportsRepo } from '#data/sports';
 import { deviceHealthOf, deviceStatusOf } from '#domain/device-health';
 import { MATRIQ_ROUTES } from './routes.js';
 
-const RESOURCE_REFRESH = {
-  gateway: MATRIQ_REFRESH,
-  devices: MATRIQ_REFRESH,
-  providerAvailable: MATRIQ_REFRESH,
-  aiScheduler: MATRIQ_REFRESH,
-};
 const STOP_SCOPE = 'matriq:ai-scheduler:stop';
 const DEFAULT_STOP_REASON = 'Emergency stop requested through the Customer API';
 
@@ -70,6 +65,9 @@ async function providerAvailable(req: LocationRequest, deps: Deps) {
   });
 }
 
+/** A draft but its content: its day, whether it is published, its status. */
+const head = ({ title: _title, items: _items, ...rest }: NonNullable<MatriqState['scheduler']['draft']>) => rest;
+
 function stopView(command: StopCommand) {
   const { status, deviceId, commandId, requestedAt, reason, completedAt } = command;
   return { status, deviceId, commandId, requestedAt, reason, completedAt, refresh: MATRIQ_REFRESH };
@@ -95,13 +93,8 @@ export const operations: Operations<typeof MATRIQ_ROUTES> = {
           aiSchedulerPublished: draft?.published ?? false,
           aiSchedulerRunning: state.scheduler.running,
         },
-        endpoints: {
-          gateway: `${base}/gateway`,
-          devices: `${base}/devices`,
-          providerAvailable: `${base}/providerAvailable`,
-          aiScheduler: `${base}/aiScheduler`,
-        },
-        refresh: RESOURCE_REFRESH,
+        endpoints: Object.fromEntries(MATRIQ_RESOURCES.map((r) => [r, `${base}/${r}`])),
+        refresh: Object.fromEntries(MATRIQ_RESOURCES.map((r) => [r, MATRIQ_REFRESH])),
       });
     },
   },
@@ -156,14 +149,7 @@ export const operations: Operations<typeof MATRIQ_ROUTES> = {
             lastStopAt: scheduler.lastStopAt,
           },
         },
-        currentPublishedDraft: draft
-          ? {
-              businessDay: draft.businessDay,
-              published: draft.published,
-              status: draft.status,
-              draft: { title: draft.title, items: draft.items },
-            }
-          : null,
+        currentPublishedDraft: draft && { ...head(draft), draft: { title: draft.title, items: draft.items } },
         actions: [
           {
             label: 'Emergency stop',

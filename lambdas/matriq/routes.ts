@@ -2,64 +2,56 @@ import type * as schemas from '#contract/schemas/matriq';
 import { familyRoutes, type FamilyRows } from '#contract/routes';
 import { emergencyStopBody } from '#contract/schemas/requests';
 
+/** A matriq read: matriq:read governs it. */
+const read = <const R extends Omit<FamilyRows<typeof schemas>[number], 'method' | 'scope'>>(row: R) =>
+  ({ method: 'GET', ...row, scope: 'matriq:read' }) as const;
+
 /** The matriq family's routes (a route is one row: docs/development.md#adding-a-route). */
 export const MATRIQ_ROUTES = familyRoutes('matriq', [
-  {
-    method: 'GET',
+  read({
     path: '/v1/{group_id}/{location_id}/matriq',
     operation: 'matriqOverview',
-    scope: 'matriq:read',
     summary: 'Display-device overview: device ids, provider count, Auto Scheduler published/running',
     mix: 3,
     response: 'overviewData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/matriq/gateway',
     operation: 'matriqGateway',
-    scope: 'matriq:read',
     summary: "The location's device gateway and its health",
     mix: 1,
     response: 'gatewayData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/matriq/devices',
     operation: 'matriqDevices',
-    scope: 'matriq:read',
     summary: 'Display devices and their health',
     mix: 2,
     response: 'devicesData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/matriq/providerAvailable',
     operation: 'matriqProviderAvailable',
     legacy: true,
-    scope: 'matriq:read',
     summary: 'Provider availability for the active business date (legacy compatibility shape)',
     mix: 1,
     response: 'providerAvailableData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/providerAvailable',
     operation: 'providerAvailableAlias',
     legacy: true,
-    scope: 'matriq:read',
     summary: 'Direct alias of matriq/providerAvailable',
     mix: 0.5,
     response: 'providerAvailableData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/matriq/aiScheduler',
     operation: 'matriqAiScheduler',
-    scope: 'matriq:read',
     summary: 'Auto Scheduler state, the current published draft and the emergency-stop action',
     mix: 1,
     response: 'aiSchedulerData',
-  },
+  }),
   {
     method: 'POST',
     path: '/v1/{group_id}/{location_id}/matriq/aiScheduler/emergency-stop',

@@ -1,5 +1,5 @@
 import type { ClockInsInput } from './inputs.js';
-import { CLOCK_IN_ALERTS } from './schemas.js';
+import { type ClockInAlert, EXCEPTION_COUNT_OF_ALERT } from './schemas.js';
 
 /**
  * Clock-in alerts, role coverage and attendance exceptions of one business
@@ -12,16 +12,16 @@ const EARLY_MINUTES = 10;
 /** Punching in more than this after the scheduled start is late; not in by then is missing. */
 const GRACE_MINUTES = 5;
 
-type AlertType = (typeof CLOCK_IN_ALERTS)[number];
 const MINUTE = 60_000;
 
-export function clockInsView(input: ClockInsInput) {
-  const asOfMs = Date.parse(input.asOf);
-  const alerts: { type: AlertType; employeeId: string; employeeName: string; roleGroup: string; detail: string }[] = [];
+/** Without a load for the day: nobody in, nothing to alert on. */
+export function clockInsView(input: ClockInsInput | null) {
+  const asOfMs = input ? Date.parse(input.asOf) : 0;
+  const alerts: { type: ClockInAlert; employeeId: string; employeeName: string; roleGroup: string; detail: string }[] = [];
   const coverage = new Map<string, { roleGroup: string; scheduledCount: number; clockedInCount: number; managerOnDuty: boolean }>();
   const clockedIn = [];
-  for (const e of input.entries) {
-    const alert = (type: AlertType, detail: string) =>
+  for (const e of input?.entries ?? []) {
+    const alert = (type: ClockInAlert, detail: string) =>
       alerts.push({ type, employeeId: e.employeeId, employeeName: e.employeeName, roleGroup: e.roleGroup, detail });
     const role = coverage.get(e.roleGroup) ?? { roleGroup: e.roleGroup, scheduledCount: 0, clockedInCount: 0, managerOnDuty: false };
     coverage.set(e.roleGroup, role);
@@ -50,22 +50,16 @@ export function clockInsView(input: ClockInsInput) {
       alert('clocked_in_not_scheduled', 'clocked in without a scheduled shift');
     }
   }
-  const count = (type: AlertType) => alerts.filter((a) => a.type === type).length;
+
   return {
-    asOf: input.asOf,
+    asOf: input?.asOf ?? null,
     clockedInCount: clockedIn.length,
     managerOnDutyCount: clockedIn.filter((c) => c.isManager).length,
     clockedIn,
     roleCoverage: [...coverage.values()].sort((a, b) => a.roleGroup.localeCompare(b.roleGroup)),
     alerts,
-    exceptionCounts: {
-      wrongJobCodeClockIns: count('wrong_job_code'),
-      scheduledButMissing: count('scheduled_but_missing'),
-      clockedInButNotScheduled: count('clocked_in_not_scheduled'),
-      earlyClockIns: count('early_clock_in'),
-      lateClockIns: count('late_clock_in'),
-    },
+    exceptionCounts: Object.fromEntries(
+      Object.entries(EXCEPTION_COUNT_OF_ALERT).map(([type, name]) => [name, alerts.filter((a) => a.type === type).length]),
+    ) as Record<(typeof EXCEPTION_COUNT_OF_ALERT)[ClockInAlert], number>,
   };
 }
-
-export const NO_EXCEPTIONS = clockInsView({ asOf: new Date(0).toISOString(), entries: [] }).exceptionCounts;

@@ -10,17 +10,11 @@ import { locationRefOf } from '#domain/sports-day';
 export const shiftqPosMenu: ShiftqRun = async (req, deps) => {
   const l = req.location;
   const stored = await deps.store.shiftq.getCurrent(l.groupId, l.id, 'posMenu');
-  const view = stored ? posMenuView(stored.data) : null;
   return ok(req, {
     location: locationRefOf(l),
     refresh: SHIFTQ_REFRESH.posMenu,
-    available: view !== null,
-    updatedAt: view?.updatedAt ?? null,
-    stockUpdatedAt: view?.stockUpdatedAt ?? null,
-    currency: view?.currency ?? null,
-    itemCount: view?.itemCount ?? 0,
-    soldOutItemCount: view?.soldOutItemCount ?? 0,
-    groups: view?.groups ?? [],
+    available: stored !== null,
+    ...posMenuView(stored?.data ?? null),
   });
 };
 
@@ -28,18 +22,11 @@ export const shiftqEmployees: ShiftqRun = async (req, deps) => {
   const l = req.location;
   const date = activeBusinessDate(l.timezone, req.now);
   const stored = await deps.store.shiftq.getCurrent(l.groupId, l.id, 'employees');
-  const view = stored ? employeesView(stored.data, date) : null;
   return ok(req, {
     location: locationRefOf(l),
     refresh: SHIFTQ_REFRESH.employees,
-    available: view !== null,
-    updatedAt: view?.updatedAt ?? null,
-    businessDate: date,
-    newTeamMemberCount: view?.newTeamMemberCount ?? 0,
-    employees: view?.employees ?? [],
-    jobs: view?.jobs ?? [],
-    shifts: view?.shifts ?? [],
-    timeEntries: view?.timeEntries ?? [],
+    available: stored !== null,
+    ...employeesView(stored?.data ?? null, date),
   });
 };
 
@@ -56,10 +43,6 @@ async function reservations(req: LocationRequest, deps: ShiftqDeps, withLabel: b
   };
 }
 
-export const shiftqReservations: ShiftqRun = async (req, deps) => {
-  return ok(req, await reservations(req, deps, true));
-};
+export const shiftqReservations: ShiftqRun = async (req, deps) => ok(req, await reservations(req, deps, true));
 
-export const shiftqToastReservations: ShiftqRun = async (req, deps) => {
-  return ok(req, await reservations(req, deps, false));
-};
+export const shiftqToastReservations: ShiftqRun = async (req, deps) => ok(req, await reservations(req, deps, false));

@@ -1,56 +1,44 @@
-import { addDays, daysBetween, parseCompactDate, parseIsoDate } from '#contract/business-date';
+import { addDays, daysBetween, parseCompactDate, parseIsoDate, zoneFormatter } from '#contract/business-date';
 import type { EmployeesInput, PosMenuInput, ReservationsInput } from './inputs.js';
 
-/** Current-state resources (POS menu, employees, reservations digest) as the API returns them. Pure. */
+/** Current-state resources (POS menu, employees, reservations digest) as the API returns them, empty before a first load. Pure. */
 
 /** Employees hired within this many days before the business date are new team members. */
 const NEW_TEAM_MEMBER_DAYS = 30;
 
-export function posMenuView(input: PosMenuInput) {
-  const items = input.groups.flatMap((g) => g.items);
+export function posMenuView(input: PosMenuInput | null) {
+  const groups = input?.groups ?? [];
+  const items = groups.flatMap((g) => g.items);
   return {
-    updatedAt: input.updatedAt,
-    stockUpdatedAt: input.stockUpdatedAt,
-    currency: input.currency,
+    updatedAt: input?.updatedAt ?? null,
+    stockUpdatedAt: input?.stockUpdatedAt ?? null,
+    currency: input?.currency ?? null,
     itemCount: items.length,
     soldOutItemCount: items.filter((i) => i.soldOut).length,
-    groups: input.groups,
+    groups,
   };
 }
 
-export function employeesView(input: EmployeesInput, businessDate: string) {
+export function employeesView(input: EmployeesInput | null, businessDate: string) {
   const today = parseCompactDate(businessDate)!;
   const isNew = (hiredOn: string) => {
     const age = daysBetween(parseIsoDate(hiredOn) ?? addDays(today, 1), today);
     return age >= 0 && age < NEW_TEAM_MEMBER_DAYS;
   };
-  const employees = input.employees.map((e) => ({ ...e, newTeamMember: isNew(e.hiredOn) }));
+  const employees = (input?.employees ?? []).map((e) => ({ ...e, newTeamMember: isNew(e.hiredOn) }));
   return {
-    updatedAt: input.updatedAt,
+    updatedAt: input?.updatedAt ?? null,
+    businessDate,
     newTeamMemberCount: employees.filter((e) => e.newTeamMember).length,
     employees,
-    jobs: input.jobs,
-    shifts: input.shifts,
-    timeEntries: input.timeEntries,
+    jobs: input?.jobs ?? [],
+    shifts: input?.shifts ?? [],
+    timeEntries: input?.timeEntries ?? [],
   };
 }
 
-const asOfFormats = new Map<string, Intl.DateTimeFormat>();
-function asOfLabel(timeZone: string, iso: string): string {
-  let format = asOfFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      weekday: 'short',
-      month: 'short',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: '2-digit',
-    });
-    asOfFormats.set(timeZone, format);
-  }
-  return `As of ${format.format(Date.parse(iso))}`;
-}
+const asOfFormat = zoneFormatter({ weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+const asOfLabel = (timeZone: string, iso: string) => `As of ${asOfFormat(timeZone).format(Date.parse(iso))}`;
 
 export function reservationsView(input: ReservationsInput | null, venueLabel: string, timeZone: string) {
   const days = (input?.days ?? []).map((d) => ({

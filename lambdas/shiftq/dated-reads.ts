@@ -4,8 +4,9 @@ import { activeBusinessDate, daysBetween, parseCompactDate } from '#contract/bus
 import { SHIFTQ_RETENTION_DAYS, type StoredDatedKind } from './records.js';
 import type { Location } from '#data/locations';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
-import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
+import { clockInsView } from './clock-ins.js';
 import { locationRefOf } from '#domain/sports-day';
+import type { KitchenSnapshot } from './kitchen-schemas.js';
 import { laborView, priorWeekDate, salesCompare, salesView } from './sales.js';
 
 /** The routes that read one location's data of a business date: sales, labor, kitchen, clock-ins. */
@@ -27,54 +28,52 @@ export function requestedDate(query: Record<string, string>, current: string): s
   return query.businessDate ?? query.businessDay ?? current;
 }
 
-/** The request location's item of one kind and date; null when missing, or past retention (not even read). */
-async function dated<K extends StoredDatedKind>(deps: ShiftqDeps, req: LocationRequest, kind: K, date: string, current: string) {
-  const l = req.location;
-  if (!retained(date, current)) return null;
-  return deps.store.shiftq.getDated(l.groupId, l.id, kind, date, req.now);
-}
-
-export const shiftqSales: ShiftqRun = async (req, deps) => {
+/**
+ * A request's dates: the location's current business date and the one it asks for; `read` gets the location's item
+ * of a kind and date (the asked one by default), null when missing or past retention (not even read).
+ */
+function datesOf(req: LocationRequest, deps: ShiftqDeps) {
   const l = req.location;
   const current = activeBusinessDate(l.timezone, req.now);
   const date = requestedDate(req.query, current);
-  const [sales, prior] = await Promise.all([
-    dated(deps, req, 'sales', date, current),
-    dated(deps, req, 'sales', priorWeekDate(date), current),
-  ]);
-  return ok(req, {
-    location: locationRefOf(l),
-    refresh: SHIFTQ_REFRESH.sales,
+  const read = async <K extends StoredDatedKind>(kind: K, at = date) =>
+    retained(at, current) ? deps.store.shiftq.getDated(l.groupId, l.id, kind, at, req.now) : null;
+  return { current, date, read };
+}
+
+/** What the sales and labor answers open with: the date asked for and whether its item was found. */
+function datedHead(req: LocationRequest, resource: 'sales' | 'labor', found: unknown, date: string, current: string) {
+  return {
+    location: locationRefOf(req.location),
+    refresh: SHIFTQ_REFRESH[resource],
     businessDate: date,
-    available: sales !== null,
-    unavailableReason: unavailableReason(sales, date, current),
-    sales: sales ? salesView(sales.data, l.timezone) : null,
+    available: found !== null,
+    unavailableReason: unavailableReason(found, date, current),
+  };
+}
+
+export const shiftqSales: ShiftqRun = async (req, deps) => {
+  const { current, date, read } = datesOf(req, deps);
+  const [sales, prior] = await Promise.all([read('sales'), read('sales', priorWeekDate(date))]);
+  return ok(req, {
+    ...datedHead(req, 'sales', sales, date, current),
+    sales: sales ? salesView(sales.data, req.location.timezone) : null,
     compare: salesCompare(date, sales, prior),
   });
 };
 
 export const shiftqLabor: ShiftqRun = async (req, deps) => {
-  const l = req.location;
-  const current = activeBusinessDate(l.timezone, req.now);
-  const date = requestedDate(req.query, current);
-  const [labor, sales] = await Promise.all([dated(deps, req, 'labor', date, current), dated(deps, req, 'sales', date, current)]);
-  return ok(req, {
-    location: locationRefOf(l),
-    refresh: SHIFTQ_REFRESH.labor,
-    businessDate: date,
-    available: labor !== null,
-    unavailableReason: unavailableReason(labor, date, current),
-    labor: labor ? laborView(labor.data, sales?.data ?? null) : null,
-  });
+  const { current, date, read } = datesOf(req, deps);
+  const [labor, sales] = await Promise.all([read('labor'), read('sales')]);
+  return ok(req, { ...datedHead(req, 'labor', labor, date, current), labor: labor ? laborView(labor.data, sales?.data ?? null) : null });
 };
 
 export const shiftqKitchen: ShiftqRun = async (req, deps) => {
   const l = req.location;
-  const current = activeBusinessDate(l.timezone, req.now);
-  const requested = requestedDate(req.query, current);
+  const { current, date: requested, read } = datesOf(req, deps);
   const [currentStored, requestedStored] = await Promise.all([
-    dated(deps, req, 'kitchenSnapshot', current, current),
-    requested === current ? null : dated(deps, req, 'kitchenSnapshot', requested, current),
+    read('kitchenSnapshot', current),
+    requested === current ? null : read('kitchenSnapshot'),
   ]);
   const currentSnapshot = currentStored?.data ?? null;
   const requestedBucket = requested === current ? currentSnapshot : (requestedStored?.data ?? null);
@@ -87,33 +86,7 @@ export const shiftqKitchen: ShiftqRun = async (req, deps) => {
     bucketAvailable: requestedBucket !== null,
     bucketUnavailableReason: unavailableReason(requestedBucket, requested, current),
     retentionDays: SHIFTQ_RETENTION_DAYS,
-    latestMetadata: currentSnapshot && {
-      updatedAt: currentSnapshot.updatedAt,
-      businessDate: currentSnapshot.businessDate,
-      dateKey: currentSnapshot.dateKey,
-      liveBusinessDate: current,
-      bucketIntervalMinutes: currentSnapshot.bucketIntervalMinutes,
-      lastStatus: currentSnapshot.status.state,
-      lastHttpStatus: currentSnapshot.status.httpStatus,
-      ...(currentSnapshot.status.error !== undefined ? { lastError: currentSnapshot.status.error } : {}),
-      averageBasis: currentSnapshot.averages.averageBasis,
-      avgKitchenTicketTimeMinutes: currentSnapshot.averages.avgKitchenTicketTimeMinutes,
-      avgKitchenTicketTimeDivisorField: currentSnapshot.averages.avgKitchenTicketTimeDivisorField,
-      avgKitchenTicketTimeDivisorValue: currentSnapshot.averages.avgKitchenTicketTimeDivisorValue,
-      avgExpediterTicketTimeMinutes: currentSnapshot.averages.avgExpediterTicketTimeMinutes,
-      avgExpediterTicketTimeDivisorField: currentSnapshot.averages.avgExpediterTicketTimeDivisorField,
-      avgExpediterTicketTimeDivisorValue: currentSnapshot.averages.avgExpediterTicketTimeDivisorValue,
-      avgExpoClearMinutes: currentSnapshot.averages.avgExpoClearMinutes,
-      prepTicketCount: currentSnapshot.counts.prepTicketCount,
-      prepRowCount: currentSnapshot.counts.prepRowCount,
-      expediterTicketCount: currentSnapshot.counts.expediterTicketCount,
-      expediterRowCount: currentSnapshot.counts.expediterRowCount,
-      expediterLevelCount: currentSnapshot.counts.expediterLevelCount,
-      stationCount: currentSnapshot.counts.stationCount,
-      salesCategoryCount: currentSnapshot.counts.salesCategoryCount,
-      timeBucketCount: currentSnapshot.counts.timeBucketCount,
-      thirtyMinuteBucketCount: currentSnapshot.counts.thirtyMinuteBucketCount,
-    },
+    latestMetadata: currentSnapshot && kitchenMetadata(currentSnapshot, current),
     currentSnapshot,
     requestedBucket,
     endpoints: { current: kitchenUrl, byBusinessDate: `${kitchenUrl}?businessDate=${requested}` },
@@ -121,22 +94,33 @@ export const shiftqKitchen: ShiftqRun = async (req, deps) => {
   });
 };
 
+/** The current business date's snapshot in brief: its status, and its averages and counts but the sources and source counts. */
+function kitchenMetadata(s: KitchenSnapshot, liveBusinessDate: string) {
+  const { avgKitchenTicketTimeSource: _prep, avgExpediterTicketTimeSource: _expediter, ...averages } = s.averages;
+  const { clearedTicketCount: _cleared, sourceTicketCount: _source, expediterSourceTicketCount: _expediterSource, ...counts } = s.counts;
+  return {
+    updatedAt: s.updatedAt,
+    businessDate: s.businessDate,
+    dateKey: s.dateKey,
+    liveBusinessDate,
+    bucketIntervalMinutes: s.bucketIntervalMinutes,
+    lastStatus: s.status.state,
+    lastHttpStatus: s.status.httpStatus,
+    ...(s.status.error !== undefined ? { lastError: s.status.error } : {}),
+    ...averages,
+    ...counts,
+  };
+}
+
 export const shiftqClockIns: ShiftqRun = async (req, deps) => {
   const l = req.location;
   const date = activeBusinessDate(l.timezone, req.now);
   const stored = await deps.store.shiftq.getDated(l.groupId, l.id, 'clockIns', date, req.now);
-  const view = stored ? clockInsView(stored.data) : null;
   return ok(req, {
     location: locationRefOf(l),
     refresh: SHIFTQ_REFRESH.clockIns,
     businessDate: date,
-    available: view !== null,
-    asOf: view?.asOf ?? null,
-    clockedInCount: view?.clockedInCount ?? 0,
-    managerOnDutyCount: view?.managerOnDutyCount ?? 0,
-    clockedIn: view?.clockedIn ?? [],
-    roleCoverage: view?.roleCoverage ?? [],
-    alerts: view?.alerts ?? [],
-    exceptionCounts: view?.exceptionCounts ?? NO_EXCEPTIONS,
+    available: stored !== null,
+    ...clockInsView(stored?.data ?? null),
   });
 };

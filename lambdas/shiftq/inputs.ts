@@ -12,6 +12,10 @@ const name = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(120));
 const key = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, 'must be 1-64 letters, digits, ".", ":", "_" or "-"'));
 const count = v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.maxValue(1_000_000));
 const hours = decimal(0, 100_000, 2);
+/** A list of at most `max` items. */
+const list = <T extends v.GenericSchema>(item: T, max: number) => v.pipe(v.array(item), v.maxLength(max));
+/** A list that may be left out: empty then. */
+const optionalList = <T extends v.GenericSchema>(item: T, max: number) => v.optional(list(item, max), () => []);
 const currency = v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD'));
 
 // ── kitchen: raw tickets of one business day ──
@@ -31,21 +35,16 @@ const kitchenTicket = v.object({
   firedAt: ts,
   salesCategory: name,
   /** Prep fulfillment per station: `itemCount` rows, done when every item is bumped. */
-  prep: v.pipe(v.array(v.object({ stationId: key, itemCount: v.pipe(count, v.minValue(1)), doneAt: v.nullable(ts) })), v.maxLength(50)),
+  prep: list(v.object({ stationId: key, itemCount: v.pipe(count, v.minValue(1)), doneAt: v.nullable(ts) }), 50),
   /** Expediter stages; level 1 is the first expo pass. */
-  expo: v.optional(
-    v.pipe(
-      v.array(
-        v.object({
-          fulfillmentLevel: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(9)),
-          stationId: key,
-          itemCount: v.pipe(count, v.minValue(1)),
-          clearedAt: v.nullable(ts),
-        }),
-      ),
-      v.maxLength(9),
-    ),
-    () => [],
+  expo: optionalList(
+    v.object({
+      fulfillmentLevel: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(9)),
+      stationId: key,
+      itemCount: v.pipe(count, v.minValue(1)),
+      clearedAt: v.nullable(ts),
+    }),
+    9,
   ),
 });
 
@@ -81,17 +80,17 @@ export const salesInput = v.object({
   tips: nonNegativeMoney,
   orderCount: count,
   guestCount: count,
-  hourly: v.optional(v.pipe(v.array(v.object({ hourStartIso: ts, netSales: money, orderCount: count })), v.maxLength(30)), () => []),
-  categories: v.optional(v.pipe(v.array(v.object({ category: name, netSales: money, quantity: count })), v.maxLength(200)), () => []),
-  employees: v.optional(v.pipe(v.array(v.object({ employeeId: key, employeeName: name, netSales: money })), v.maxLength(500)), () => []),
+  hourly: optionalList(v.object({ hourStartIso: ts, netSales: money, orderCount: count }), 30),
+  categories: optionalList(v.object({ category: name, netSales: money, quantity: count }), 200),
+  employees: optionalList(v.object({ employeeId: key, employeeName: name, netSales: money }), 500),
 });
 
 export const laborInput = v.object({
   updatedAt: ts,
   currency,
-  roles: v.pipe(
-    v.array(v.object({ roleGroup: name, regularHours: hours, overtimeHours: hours, laborCost: nonNegativeMoney, employeeCount: count })),
-    v.maxLength(100),
+  roles: list(
+    v.object({ roleGroup: name, regularHours: hours, overtimeHours: hours, laborCost: nonNegativeMoney, employeeCount: count }),
+    100,
   ),
 });
 
@@ -99,18 +98,16 @@ export const laborInput = v.object({
 
 export const clockInsInput = v.object({
   asOf: ts,
-  entries: v.pipe(
-    v.array(
-      v.object({
-        employeeId: key,
-        employeeName: name,
-        roleGroup: name,
-        isManager: v.optional(v.boolean(), false),
-        scheduled: v.nullable(v.object({ start: ts, end: ts, jobCode: key })),
-        punch: v.nullable(v.object({ jobCode: key, clockedInAt: ts, clockedOutAt: v.nullable(ts) })),
-      }),
-    ),
-    v.maxLength(1000),
+  entries: list(
+    v.object({
+      employeeId: key,
+      employeeName: name,
+      roleGroup: name,
+      isManager: v.optional(v.boolean(), false),
+      scheduled: v.nullable(v.object({ start: ts, end: ts, jobCode: key })),
+      punch: v.nullable(v.object({ jobCode: key, clockedInAt: ts, clockedOutAt: v.nullable(ts) })),
+    }),
+    1000,
   ),
 });
 
@@ -120,71 +117,55 @@ export const posMenuInput = v.object({
   updatedAt: ts,
   stockUpdatedAt: ts,
   currency,
-  groups: v.pipe(
-    v.array(
-      v.object({
-        id: key,
-        name,
-        items: v.pipe(
-          v.array(
-            v.object({ id: key, name, price: nonNegativeMoney, soldOut: v.boolean(), stockQuantity: v.optional(v.nullable(count), null) }),
-          ),
-          v.maxLength(500),
-        ),
-      }),
-    ),
-    v.maxLength(100),
+  groups: list(
+    v.object({
+      id: key,
+      name,
+      items: list(
+        v.object({ id: key, name, price: nonNegativeMoney, soldOut: v.boolean(), stockQuantity: v.optional(v.nullable(count), null) }),
+        500,
+      ),
+    }),
+    100,
   ),
 });
 
 export const employeesInput = v.object({
   updatedAt: ts,
-  employees: v.pipe(
-    v.array(
-      v.object({
-        id: key,
-        displayName: name,
-        jobCodes: v.pipe(v.array(key), v.maxLength(20)),
-        isManager: v.optional(v.boolean(), false),
-        hiredOn: isoDate,
-      }),
-    ),
-    v.maxLength(2000),
+  employees: list(
+    v.object({
+      id: key,
+      displayName: name,
+      jobCodes: list(key, 20),
+      isManager: v.optional(v.boolean(), false),
+      hiredOn: isoDate,
+    }),
+    2000,
   ),
-  jobs: v.pipe(v.array(v.object({ code: key, title: name, roleGroup: name })), v.maxLength(200)),
-  shifts: v.optional(
-    v.pipe(v.array(v.object({ id: key, employeeId: key, jobCode: key, start: ts, end: ts })), v.maxLength(5000)),
-    () => [],
-  ),
-  timeEntries: v.optional(
-    v.pipe(v.array(v.object({ id: key, employeeId: key, jobCode: key, clockInAt: ts, clockOutAt: v.nullable(ts) })), v.maxLength(5000)),
-    () => [],
-  ),
+  jobs: list(v.object({ code: key, title: name, roleGroup: name }), 200),
+  shifts: optionalList(v.object({ id: key, employeeId: key, jobCode: key, start: ts, end: ts }), 5000),
+  timeEntries: optionalList(v.object({ id: key, employeeId: key, jobCode: key, clockInAt: ts, clockOutAt: v.nullable(ts) }), 5000),
 });
 
 export const reservationsInput = v.object({
   venueLabel: name,
   asOf: ts,
-  days: v.pipe(
-    v.array(
-      v.object({
-        dayKey: isoDate,
-        label: name,
-        items: v.pipe(
-          v.array(
-            v.object({
-              id: key,
-              displayTime: v.pipe(v.string(), v.minLength(1), v.maxLength(20)),
-              guestName: name,
-              partySize: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(500)),
-              notes: v.optional(v.pipe(v.string(), v.maxLength(500)), ''),
-            }),
-          ),
-          v.maxLength(1000),
-        ),
-      }),
-    ),
-    v.maxLength(62),
+  days: list(
+    v.object({
+      dayKey: isoDate,
+      label: name,
+      items: list(
+        v.object({
+          id: key,
+          displayTime: v.pipe(v.string(), v.minLength(1), v.maxLength(20)),
+          guestName: name,
+          partySize: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(500)),
+          notes: v.optional(v.pipe(v.string(), v.maxLength(500)), ''),
+        }),
+        1000,
+      ),
+    }),
+    62,
   ),
 });
 
@@ -203,7 +184,7 @@ const reviewInput = v.object({
   responseState: v.optional(v.picklist(['NONE', 'DRAFT', 'PUBLISHED']), 'NONE'),
 });
 
-export const reviewsInput = v.object({ reviews: v.pipe(v.array(reviewInput), v.maxLength(1000)) });
+export const reviewsInput = v.object({ reviews: list(reviewInput, 1000) });
 
 export type KitchenInput = v.InferOutput<typeof kitchenInput>;
 export type KitchenTicket = v.InferOutput<typeof kitchenTicket>;

@@ -227,12 +227,7 @@ export function kitchenSnapshot(input: KitchenInput, businessDate: string, timeZ
     selectionMode: trackAllPrep && trackAllCategories ? 'all' : 'selected',
     trackedPrepStations: [...trackedPrep].sort(),
     trackAllPrepStations: trackAllPrep,
-    availablePrepStations: prepStations.map((s) => ({
-      id: s.id,
-      name: s.name,
-      includeWithExpediter: s.includeWithExpediter,
-      expoRouting: s.expoRouting,
-    })),
+    availablePrepStations: prepStations.map(({ kind: _kind, ...station }) => station),
     trackedSalesCategories: trackAllCategories ? categories : [...trackedCategories!].sort(),
     trackAllSalesCategories: trackAllCategories,
     availableSalesCategories: categories,

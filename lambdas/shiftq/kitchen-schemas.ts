@@ -2,6 +2,9 @@ import * as v from 'valibot';
 import { compactDate, isoTimestamp } from '#contract/schemas/common';
 import { isoDate } from '#contract/schemas/requests';
 
+/** A whole number (a count, a rank, a millisecond instant). */
+const int = v.pipe(v.number(), v.safeInteger());
+
 /**
  * Response `data` schema of shiftq/kitchen (contract 2.4): the day's ticket averages as kitchen-averages.ts
  * computes them, by station, sales category, expediter level and 15-minute bucket.
@@ -9,7 +12,7 @@ import { isoDate } from '#contract/schemas/requests';
 const averageFields = {
   averageBasis: v.literal('ticket_count'),
   averageDivisorField: v.literal('ticketCount'),
-  averageDivisorValue: v.pipe(v.number(), v.safeInteger()),
+  averageDivisorValue: int,
   averageTicketTimeMinutes: v.number(),
   ticketCount: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
   rowCount: v.pipe(v.number(), v.safeInteger(), v.description('Item-fulfillment volume; never a divisor')),
@@ -27,20 +30,20 @@ const expediterAverageRow = v.object({
 const salesCategoryAverageRow = v.object({ salesCategory: v.string(), ...averageFields });
 
 export const timeBucket = v.object({
-  bucketStartMs: v.pipe(v.number(), v.safeInteger()),
-  bucketEndMs: v.pipe(v.number(), v.safeInteger()),
+  bucketStartMs: int,
+  bucketEndMs: int,
   bucketStartIso: isoTimestamp,
   bucketEndIso: isoTimestamp,
   bucketLabel: v.pipe(v.string(), v.description('Local 15-minute range, e.g. "4:15 PM – 4:30 PM"')),
   averageBasis: v.literal('ticket_count'),
   averageDivisorField: v.literal('ticketCount'),
-  averageDivisorValue: v.pipe(v.number(), v.safeInteger()),
+  averageDivisorValue: int,
   averageTicketTimeMinutes: v.pipe(
     v.nullable(v.number()),
     v.description('Prep average; null when only expediter tickets fired in the bucket'),
   ),
   ticketCount: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
-  rowCount: v.pipe(v.number(), v.safeInteger()),
+  rowCount: int,
   minTicketTimeMinutes: v.nullable(v.number()),
   maxTicketTimeMinutes: v.nullable(v.number()),
   avgExpoClearMinutes: v.nullable(v.number()),
@@ -51,7 +54,7 @@ export const timeBucket = v.object({
 
 const kitchenStatus = v.object({
   state: v.picklist(['ok', 'error']),
-  httpStatus: v.pipe(v.number(), v.safeInteger()),
+  httpStatus: int,
   error: v.pipe(v.optional(v.string()), v.description('Present only when state is error')),
 });
 
@@ -62,7 +65,7 @@ export const kitchenSnapshot = v.object({
   metricsDateKey: isoDate,
   timezone: v.string(),
   updatedAt: isoTimestamp,
-  dayStartMs: v.pipe(v.number(), v.safeInteger()),
+  dayStartMs: int,
   selectionMode: v.picklist(['all', 'selected']),
   trackedPrepStations: v.array(v.string()),
   trackAllPrepStations: v.boolean(),
@@ -73,8 +76,8 @@ export const kitchenSnapshot = v.object({
   trackAllSalesCategories: v.boolean(),
   availableSalesCategories: v.array(v.string()),
   queue: v.object({
-    inProgressCount: v.pipe(v.number(), v.safeInteger()),
-    readyQueueCount: v.pipe(v.number(), v.safeInteger()),
+    inProgressCount: int,
+    readyQueueCount: int,
     oldestReadyMinutes: v.number(),
   }),
   averages: v.object({
@@ -82,26 +85,26 @@ export const kitchenSnapshot = v.object({
     avgKitchenTicketTimeMinutes: v.pipe(v.nullable(v.number()), v.description('null when prepTicketCount is 0')),
     avgKitchenTicketTimeSource: v.literal('prep_stations'),
     avgKitchenTicketTimeDivisorField: v.literal('prepTicketCount'),
-    avgKitchenTicketTimeDivisorValue: v.pipe(v.number(), v.safeInteger()),
+    avgKitchenTicketTimeDivisorValue: int,
     avgExpediterTicketTimeMinutes: v.pipe(v.nullable(v.number()), v.description('null when expediterTicketCount is 0')),
     avgExpediterTicketTimeSource: v.literal('expediter_level_1'),
     avgExpediterTicketTimeDivisorField: v.literal('expediterTicketCount'),
-    avgExpediterTicketTimeDivisorValue: v.pipe(v.number(), v.safeInteger()),
+    avgExpediterTicketTimeDivisorValue: int,
     avgExpoClearMinutes: v.nullable(v.number()),
   }),
   counts: v.object({
-    clearedTicketCount: v.pipe(v.number(), v.safeInteger()),
-    prepTicketCount: v.pipe(v.number(), v.safeInteger()),
-    prepRowCount: v.pipe(v.number(), v.safeInteger()),
-    sourceTicketCount: v.pipe(v.number(), v.safeInteger()),
-    expediterTicketCount: v.pipe(v.number(), v.safeInteger()),
-    expediterRowCount: v.pipe(v.number(), v.safeInteger()),
-    expediterSourceTicketCount: v.pipe(v.number(), v.safeInteger()),
-    expediterLevelCount: v.pipe(v.number(), v.safeInteger()),
-    stationCount: v.pipe(v.number(), v.safeInteger()),
-    salesCategoryCount: v.pipe(v.number(), v.safeInteger()),
-    timeBucketCount: v.pipe(v.number(), v.safeInteger()),
-    thirtyMinuteBucketCount: v.pipe(v.number(), v.safeInteger()),
+    clearedTicketCount: int,
+    prepTicketCount: int,
+    prepRowCount: int,
+    sourceTicketCount: int,
+    expediterTicketCount: int,
+    expediterRowCount: int,
+    expediterSourceTicketCount: int,
+    expediterLevelCount: int,
+    stationCount: int,
+    salesCategoryCount: int,
+    timeBucketCount: int,
+    thirtyMinuteBucketCount: int,
   }),
   expediterTicketAverages: v.array(expediterAverageRow),
   stationTicketAverages: v.array(stationAverageRow),

@@ -5,11 +5,12 @@ import type { Stored } from './records.js';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
 import type { KitchenSnapshot } from './kitchen-schemas.js';
 import type { ClockInsInput, LaborInput, SalesInput } from './inputs.js';
-import { clockInsView, NO_EXCEPTIONS } from './clock-ins.js';
+import { clockInsView } from './clock-ins.js';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
 import { locationRefOf } from '#domain/sports-day';
 import { locationPath } from './dated-reads.js';
 import { salesView } from './sales.js';
+import { SHIFTQ_REFRESH_KEYS } from './schemas.js';
 
 /** A location's shiftq at a glance: the current business date's figures from every resource, and their links. */
 
@@ -27,37 +28,29 @@ export const shiftqOverview: ShiftqRun = async (req, deps) => {
     deps.store.shiftq.getCurrent(l.groupId, l.id, 'reservations'),
   ]);
   const snapshot = kitchen?.data ?? null;
-  const staff = clockIns ? clockInsView(clockIns.data) : null;
+  const staff = clockInsView(clockIns?.data ?? null);
   const board = sales ? salesView(sales.data, l.timezone).leaderboard.slice(0, 5) : [];
   const reservationsSummary = reservationsView(digest?.data ?? null, l.name, l.timezone);
   const base = locationPath(req, l);
   return ok(req, {
     location: locationRefOf(l),
-    refresh: {
-      sales: SHIFTQ_REFRESH.sales,
-      labor: SHIFTQ_REFRESH.labor,
-      kitchen: SHIFTQ_REFRESH.kitchen,
-      posMenu: SHIFTQ_REFRESH.posMenu,
-      clockIns: SHIFTQ_REFRESH.clockIns,
-      employees: SHIFTQ_REFRESH.employees,
-      reservations: SHIFTQ_REFRESH.reservations,
-    },
+    refresh: Object.fromEntries(SHIFTQ_REFRESH_KEYS.map((k) => [k, SHIFTQ_REFRESH[k]])),
     summary: {
       businessDate: date,
       salesUpdatedAt: sales?.data.updatedAt ?? null,
       laborUpdatedAt: labor?.data.updatedAt ?? null,
       top5Leaderboard: board,
-      clockedInCount: staff?.clockedInCount ?? 0,
-      soldOutItemCount: posMenu ? posMenuView(posMenu.data).soldOutItemCount : 0,
-      managerOnDutyCount: staff?.managerOnDutyCount ?? 0,
-      roleGroupCount: staff?.roleCoverage.length ?? 0,
-      newTeamMemberCount: employees ? employeesView(employees.data, date).newTeamMemberCount : 0,
+      clockedInCount: staff.clockedInCount,
+      soldOutItemCount: posMenuView(posMenu?.data ?? null).soldOutItemCount,
+      managerOnDutyCount: staff.managerOnDutyCount,
+      roleGroupCount: staff.roleCoverage.length,
+      newTeamMemberCount: employeesView(employees?.data ?? null, date).newTeamMemberCount,
       reservationDayCount: reservationsSummary.dayCount,
       reservationPartyCount: reservationsSummary.totalParties,
       kitchenReadyQueueCount: snapshot?.queue.readyQueueCount ?? 0,
       kitchenInProgressCount: snapshot?.queue.inProgressCount ?? 0,
       kitchenStationCount: snapshot?.counts.stationCount ?? 0,
-      exceptionCounts: staff?.exceptionCounts ?? NO_EXCEPTIONS,
+      exceptionCounts: staff.exceptionCounts,
       kitchenAvgTicketTimeMinutes: snapshot?.averages.avgKitchenTicketTimeMinutes ?? 0,
       kitchenExpediterAvgTicketTimeMinutes: snapshot?.averages.avgExpediterTicketTimeMinutes ?? 0,
     },

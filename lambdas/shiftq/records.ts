@@ -69,31 +69,7 @@ const live = (item: Record<string, unknown> | null, nowMs: number): item is Reco
 
 type DatedRequest = { groupId: string; locationId: string; kind: StoredDatedKind; businessDate: string };
 
-/** A loaded kitchen day as stored, for computing its snapshot again. */
-
-export type ShiftqRepo = {
-  getDated<K extends StoredDatedKind>(
-    groupId: string,
-    locationId: string,
-    kind: K,
-    businessDate: string,
-    nowMs: number,
-  ): Promise<Stored<StoredDatedData[K]> | null>;
-  getDatedMany(requests: DatedRequest[], nowMs: number): Promise<(Stored<unknown> | null)[]>;
-  putDated(
-    groupId: string,
-    locationId: string,
-    kind: StoredDatedKind,
-    businessDate: string,
-    body: Uint8Array,
-    ttlSeconds: number,
-    loadedAt: string,
-  ): Promise<void>;
-  getCurrent<K extends CurrentKind>(groupId: string, locationId: string, kind: K): Promise<Stored<CurrentData[K]> | null>;
-  putCurrent(groupId: string, locationId: string, kind: CurrentKind, body: Uint8Array, loadedAt: string): Promise<void>;
-};
-
-export function shiftqRepo(db: Db): ShiftqRepo {
+export function shiftqRepo(db: Db) {
   return {
     async getDated<K extends StoredDatedKind>(
       groupId: string,
@@ -133,7 +109,6 @@ export function shiftqRepo(db: Db): ShiftqRepo {
       return item ? decode<CurrentData[K]>(item) : null;
     },
 
-    /** The stored page-token key; the first caller's candidate becomes it (one atomic UpdateItem, no race). */
     async putCurrent(groupId: string, locationId: string, kind: CurrentKind, body: Uint8Array, loadedAt: string): Promise<void> {
       await putItem(db, { Item: { ...shiftqKeys.current(groupId, locationId, kind), body, loadedAt } });
     },

@@ -38,29 +38,17 @@ export const reviewKeys = {
     req: Omit<ReviewPageRequest, 'limit'>,
     startKey?: Record<string, unknown>,
   ): ItemQuery => {
-    const filters: string[] = [];
-    const values: Record<string, unknown> = {
-      ':pk': shiftqKeys.partition(groupId, locationId),
-      ':low': req.low,
-      ':high': pageTop(req),
-    };
-    if (req.filter.minRating !== undefined) {
-      filters.push('rating >= :minRating');
-      values[':minRating'] = req.filter.minRating;
-    }
-    if (req.filter.maxRating !== undefined) {
-      filters.push('rating <= :maxRating');
-      values[':maxRating'] = req.filter.maxRating;
-    }
-    if (req.filter.provider !== undefined) {
-      filters.push('provider = :provider');
-      values[':provider'] = req.filter.provider;
-    }
+    const given = (Object.keys(FILTER_CONDITIONS) as (keyof ReviewFilter)[]).filter((name) => req.filter[name] !== null);
     return {
       // [low, high): BETWEEN is inclusive, so the exclusive top is handled by the < condition.
       KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
-      ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-      ExpressionAttributeValues: values,
+      ...(given.length ? { FilterExpression: given.map((name) => FILTER_CONDITIONS[name]).join(' AND ') } : {}),
+      ExpressionAttributeValues: {
+        ':pk': shiftqKeys.partition(groupId, locationId),
+        ':low': req.low,
+        ':high': pageTop(req),
+        ...Object.fromEntries(given.map((name) => [`:${name}`, req.filter[name]])),
+      },
       ScanIndexForward: false,
       Limit: QUERY_BATCH,
       ...(startKey ? { ExclusiveStartKey: startKey } : {}),
@@ -71,21 +59,21 @@ export const reviewKeys = {
 /** A page's exclusive top: the previous page's last key, or the range's end. */
 const pageTop = (req: Pick<ReviewPageRequest, 'after' | 'high'>) => (req.after !== null && req.after < req.high ? req.after : req.high);
 
-export type ReviewFilter = { minRating?: number; maxRating?: number; provider?: string };
+/** The filters a Query applies to the reviews it reads; null applies none. */
+export type ReviewFilter = { minRating: number | null; maxRating: number | null; provider: string | null };
+
+const FILTER_CONDITIONS: Record<keyof ReviewFilter, string> = {
+  minRating: 'rating >= :minRating',
+  maxRating: 'rating <= :maxRating',
+  provider: 'provider = :provider',
+};
 
 /** Sort keys are bounded by `low` and exclusive `high`; `after` is the previous page's last key (exclusive). */
 export type ReviewPageRequest = { low: string; high: string; after: string | null; limit: number; filter: ReviewFilter };
 
 type ReviewPage = { reviews: StoredReview[]; lastKey: string | null; hasMore: boolean };
 
-export type ReviewsRepo = {
-  put(groupId: string, locationId: string, review: StoredReview): Promise<void>;
-  activeProviders(groupId: string, locationId: string): Promise<string[] | null>;
-  addActiveProviders(groupId: string, locationId: string, providers: string[]): Promise<void>;
-  page(groupId: string, locationId: string, req: ReviewPageRequest): Promise<ReviewPage>;
-};
-
-export function reviewsRepo(db: Db): ReviewsRepo {
+export function reviewsRepo(db: Db) {
   return {
     async put(groupId: string, locationId: string, review: StoredReview): Promise<void> {
       await putItem(db, {

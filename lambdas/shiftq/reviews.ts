@@ -129,10 +129,6 @@ function reviewFilters(query: Record<string, string>, zone: string) {
     from ? zonedTimeToUtcMs(zone, from, 0, 0) : null,
     to ? zonedTimeToUtcMs(zone, addDays(to, 1), 0, 0) : null,
   );
-  const filter: ReviewFilter = {
-    ...(filters.minRating !== null ? { minRating: filters.minRating } : {}),
-    ...(filters.maxRating !== null ? { maxRating: filters.maxRating } : {}),
-    ...(filters.provider !== null ? { provider: filters.provider } : {}),
-  };
+  const filter: ReviewFilter = { minRating: filters.minRating, maxRating: filters.maxRating, provider: filters.provider };
   return { filters, range, filter };
 }

@@ -8,102 +8,88 @@ const BUSINESS_DATE_FIELDS = {
   businessDay: 'Alias of businessDate',
 };
 
+/**
+ * A shiftq route: a read that shiftq:read governs. The contract does not name the reviews' scope; they are
+ * staff-and-operations data, so it governs them too.
+ */
+const read = <const R extends Omit<FamilyRows<typeof schemas>[number], 'method' | 'scope'>>(row: R) =>
+  ({ method: 'GET', ...row, scope: 'shiftq:read' }) as const;
+
 /** The shiftq family's routes (a route is one row: docs/development.md#adding-a-route). */
 export const SHIFTQ_ROUTES = familyRoutes('shiftq', [
-  {
-    method: 'GET',
+  read({
     path: '/v1/{group_id}/{location_id}/shiftq',
     operation: 'shiftqOverview',
-    scope: 'shiftq:read',
     summary: 'Overview: summary counts of the current business date (2.3)',
     mix: 5,
     response: 'overviewData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/shiftq/sales',
     operation: 'shiftqSales',
-    scope: 'shiftq:read',
     query: businessDateQuery,
     fields: BUSINESS_DATE_FIELDS,
     summary: 'Sales snapshot of a business date with a same-weekday prior-week compare',
     mix: 6,
     response: 'salesData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/shiftq/labor',
     operation: 'shiftqLabor',
-    scope: 'shiftq:read',
     query: businessDateQuery,
     fields: BUSINESS_DATE_FIELDS,
     summary: 'Labor summary of a business date',
     mix: 5,
     response: 'laborData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/shiftq/kitchen',
     operation: 'shiftqKitchen',
-    scope: 'shiftq:read',
     query: businessDateQuery,
     fields: BUSINESS_DATE_FIELDS,
     summary: 'Kitchen ticket averages: current snapshot and the requested business date (2.4)',
     mix: 8,
     response: 'kitchenData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/shiftq/clock-ins',
     operation: 'shiftqClockIns',
-    scope: 'shiftq:read',
     summary: 'Clock-ins, role coverage and attendance exceptions of the current business date',
     mix: 3,
     response: 'clockInsData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/shiftq/pos-menu',
     operation: 'shiftqPosMenu',
-    scope: 'shiftq:read',
     summary: 'POS menu with its stock overlay',
     mix: 2,
     response: 'posMenuData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/shiftq/employees',
     operation: 'shiftqEmployees',
-    scope: 'shiftq:read',
     summary: 'Employee, job, shift and time-entry collections',
     mix: 2,
     response: 'employeesData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/shiftq/reservations',
     operation: 'shiftqReservations',
-    scope: 'shiftq:read',
     summary: 'Reservations from the POS reservation digest (2.5)',
     mix: 2,
     response: 'reservationsData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/shiftq/toastReservations',
     operation: 'shiftqToastReservations',
     legacy: true,
-    scope: 'shiftq:read',
     summary: 'Alias of shiftq/reservations (2.5)',
     mix: 0.5,
     response: 'reservationsData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/shiftq/reviews',
     operation: 'shiftqReviews',
-    // The contract does not name this scope; reviews are staff-and-operations data, so shiftq:read governs them.
-    scope: 'shiftq:read',
     query: reviewsQuery,
     fields: {
       limit: `Page size ${REVIEW_PAGE_LIMIT.min}-${REVIEW_PAGE_LIMIT.max}, default ${REVIEW_PAGE_LIMIT.default}`,
@@ -116,16 +102,14 @@ export const SHIFTQ_ROUTES = familyRoutes('shiftq', [
     summary: 'Provider-neutral reviews, newest first, with bounded filters and opaque signed page tokens (2.6)',
     mix: 2,
     response: 'reviewsData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/shiftq/group-leaderboard',
     operation: 'shiftqGroupLeaderboard',
-    scope: 'shiftq:read',
     query: groupPageQuery,
     fields: GROUP_PAGE_FIELDS,
     summary: 'Accessible locations ranked by net sales and lowest labor, discounts and voids percentages (2.7)',
     mix: 1,
     response: 'groupLeaderboardData',
-  },
+  }),
 ] as const satisfies FamilyRows<typeof schemas>);

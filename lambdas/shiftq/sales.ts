@@ -1,6 +1,7 @@
 import { addDays, clockTimeLabel, formatCompactDate, parseCompactDate } from '#contract/business-date';
 import type { Stored } from './records.js';
-import type { SalesSnapshot } from './schemas.js';
+import type * as v from 'valibot';
+import type { groupLeaderboardData, SalesSnapshot } from './schemas.js';
 import type { LaborInput, SalesInput } from './inputs.js';
 import { round2 } from '#domain/rounding';
 
@@ -10,26 +11,18 @@ import { round2 } from '#domain/rounding';
 const percent = (part: number, whole: number): number | null => (whole > 0 ? round2((part / whole) * 100) : null);
 
 export function salesView(input: SalesInput, timeZone: string): SalesSnapshot {
-  const ranked = [...input.employees].sort((a, b) => b.netSales - a.netSales || a.employeeId.localeCompare(b.employeeId));
+  // The loaded figures as given, updatedAt to guestCount; the lists follow, ordered.
+  const { hourly, categories, employees, ...figures } = input;
+  const ranked = [...employees].sort((a, b) => b.netSales - a.netSales || a.employeeId.localeCompare(b.employeeId));
   return {
-    updatedAt: input.updatedAt,
-    currency: input.currency,
-    grossSales: input.grossSales,
-    netSales: input.netSales,
-    discounts: input.discounts,
-    voids: input.voids,
-    refunds: input.refunds,
-    tax: input.tax,
-    tips: input.tips,
-    orderCount: input.orderCount,
-    guestCount: input.guestCount,
+    ...figures,
     averageCheck: input.orderCount > 0 ? round2(input.netSales / input.orderCount) : null,
     discountsPercent: percent(input.discounts, input.grossSales),
     voidsPercent: percent(input.voids, input.grossSales),
-    hourly: [...input.hourly]
+    hourly: [...hourly]
       .sort((a, b) => Date.parse(a.hourStartIso) - Date.parse(b.hourStartIso))
       .map((h) => ({ ...h, label: clockTimeLabel(timeZone, Date.parse(h.hourStartIso)) })),
-    categories: [...input.categories].sort((a, b) => b.netSales - a.netSales || a.category.localeCompare(b.category)),
+    categories: [...categories].sort((a, b) => b.netSales - a.netSales || a.category.localeCompare(b.category)),
     leaderboard: ranked.map((e, i) => ({
       employeeId: e.employeeId,
       employeeName: e.employeeName,
@@ -63,16 +56,7 @@ export function laborView(labor: LaborInput, sales: SalesInput | null) {
   };
 }
 
-export type LeaderboardRow = {
-  locationId: string;
-  locationName: string;
-  locationShortName: string;
-  businessDate: string;
-  netSales: number;
-  discountsPercent: number;
-  laborPercent: number;
-  voidsPercent: number;
-};
+export type LeaderboardRow = v.InferOutput<typeof groupLeaderboardData>['leaderboard']['byNetSales'][number];
 
 /** The four orderings of 2.7; ties go to the location id so the order is stable. */
 export function rankLocations(rows: LeaderboardRow[]) {

@@ -1,8 +1,11 @@
 import * as v from 'valibot';
 import { absoluteUrl, compactDate, isoTimestamp, nextCursor, refresh } from '#contract/schemas/common';
 import { isoDate } from '#contract/schemas/requests';
-import { locationRef } from '#contract/schemas/discovery';
+import { keyed, locationRef } from '#contract/schemas/discovery';
 import { kitchenSnapshot, timeBucket } from './kitchen-schemas.js';
+
+/** A whole number (a count, a rank, a millisecond instant). */
+const int = v.pipe(v.number(), v.safeInteger());
 
 /**
  * Response `data` schemas of the shiftq module (OpenAPI is generated from
@@ -22,25 +25,18 @@ const kitchenMetadata = v.object({
   liveBusinessDate: compactDate,
   bucketIntervalMinutes: v.literal(15),
   lastStatus: v.picklist(['ok', 'error']),
-  lastHttpStatus: v.pipe(v.number(), v.safeInteger()),
+  lastHttpStatus: int,
   lastError: v.optional(v.string()),
   averageBasis: v.literal('ticket_count'),
   avgKitchenTicketTimeMinutes: v.nullable(v.number()),
   avgKitchenTicketTimeDivisorField: v.literal('prepTicketCount'),
-  avgKitchenTicketTimeDivisorValue: v.pipe(v.number(), v.safeInteger()),
+  avgKitchenTicketTimeDivisorValue: int,
   avgExpediterTicketTimeMinutes: v.nullable(v.number()),
   avgExpediterTicketTimeDivisorField: v.literal('expediterTicketCount'),
-  avgExpediterTicketTimeDivisorValue: v.pipe(v.number(), v.safeInteger()),
+  avgExpediterTicketTimeDivisorValue: int,
   avgExpoClearMinutes: v.nullable(v.number()),
-  prepTicketCount: v.pipe(v.number(), v.safeInteger()),
-  prepRowCount: v.pipe(v.number(), v.safeInteger()),
-  expediterTicketCount: v.pipe(v.number(), v.safeInteger()),
-  expediterRowCount: v.pipe(v.number(), v.safeInteger()),
-  expediterLevelCount: v.pipe(v.number(), v.safeInteger()),
-  stationCount: v.pipe(v.number(), v.safeInteger()),
-  salesCategoryCount: v.pipe(v.number(), v.safeInteger()),
-  timeBucketCount: v.pipe(v.number(), v.safeInteger()),
-  thirtyMinuteBucketCount: v.pipe(v.number(), v.safeInteger()),
+  // The snapshot's counts but those of sources and cleared tickets.
+  ...v.omit(kitchenSnapshot.entries.counts, ['clearedTicketCount', 'sourceTicketCount', 'expediterSourceTicketCount']).entries,
 });
 
 export const kitchenData = v.object({
@@ -75,22 +71,20 @@ export const salesSnapshot = v.object({
   refunds: money,
   tax: money,
   tips: money,
-  orderCount: v.pipe(v.number(), v.safeInteger()),
-  guestCount: v.pipe(v.number(), v.safeInteger()),
+  orderCount: int,
+  guestCount: int,
   averageCheck: v.pipe(v.nullable(money), v.description('netSales / orderCount; null without orders')),
   discountsPercent: v.pipe(v.nullable(v.number()), v.description('discounts / grossSales × 100')),
   voidsPercent: v.pipe(v.nullable(v.number()), v.description('voids / grossSales × 100')),
-  hourly: v.array(
-    v.object({ hourStartIso: isoTimestamp, label: v.string(), netSales: money, orderCount: v.pipe(v.number(), v.safeInteger()) }),
-  ),
-  categories: v.array(v.object({ category: v.string(), netSales: money, quantity: v.pipe(v.number(), v.safeInteger()) })),
+  hourly: v.array(v.object({ hourStartIso: isoTimestamp, label: v.string(), netSales: money, orderCount: int })),
+  categories: v.array(v.object({ category: v.string(), netSales: money, quantity: int })),
   leaderboard: v.array(
     v.object({
       employeeId: v.string(),
       employeeName: v.string(),
       metric: v.literal('netSales'),
       value: money,
-      rank: v.pipe(v.number(), v.safeInteger()),
+      rank: int,
     }),
   ),
 });
@@ -107,8 +101,8 @@ export const salesData = v.object({
     businessDate: compactDate,
     available: v.boolean(),
     netSales: v.nullable(money),
-    orderCount: v.nullable(v.pipe(v.number(), v.safeInteger())),
-    guestCount: v.nullable(v.pipe(v.number(), v.safeInteger())),
+    orderCount: v.nullable(int),
+    guestCount: v.nullable(int),
     netSalesChange: v.nullable(money),
     netSalesChangePercent: v.nullable(v.number()),
   }),
@@ -123,9 +117,7 @@ const laborSnapshot = v.object({
   totalHours: v.number(),
   laborPercent: v.pipe(v.nullable(v.number()), v.description('laborCost / netSales of the same business date × 100; null without sales')),
   salesPerLaborHour: v.nullable(money),
-  roles: v.array(
-    v.object({ roleGroup: v.string(), hours: v.number(), laborCost: money, employeeCount: v.pipe(v.number(), v.safeInteger()) }),
-  ),
+  roles: v.array(v.object({ roleGroup: v.string(), hours: v.number(), laborCost: money, employeeCount: int })),
 });
 
 export const laborData = v.object({
@@ -139,21 +131,18 @@ export const laborData = v.object({
 
 // ───────────────────────── clock-ins ─────────────────────────
 
-export const CLOCK_IN_ALERTS = [
-  'wrong_job_code',
-  'scheduled_but_missing',
-  'clocked_in_not_scheduled',
-  'early_clock_in',
-  'late_clock_in',
-] as const;
+/** Each clock-in alert and the exception count that counts it, in the contract's order. */
+export const EXCEPTION_COUNT_OF_ALERT = {
+  wrong_job_code: 'wrongJobCodeClockIns',
+  scheduled_but_missing: 'scheduledButMissing',
+  clocked_in_not_scheduled: 'clockedInButNotScheduled',
+  early_clock_in: 'earlyClockIns',
+  late_clock_in: 'lateClockIns',
+} as const;
+export type ClockInAlert = keyof typeof EXCEPTION_COUNT_OF_ALERT;
+const CLOCK_IN_ALERTS = Object.keys(EXCEPTION_COUNT_OF_ALERT) as ClockInAlert[];
 
-const exceptionCounts = v.object({
-  wrongJobCodeClockIns: v.pipe(v.number(), v.safeInteger()),
-  scheduledButMissing: v.pipe(v.number(), v.safeInteger()),
-  clockedInButNotScheduled: v.pipe(v.number(), v.safeInteger()),
-  earlyClockIns: v.pipe(v.number(), v.safeInteger()),
-  lateClockIns: v.pipe(v.number(), v.safeInteger()),
-});
+const exceptionCounts = keyed(Object.values(EXCEPTION_COUNT_OF_ALERT), int);
 
 export const clockInsData = v.object({
   location: locationRef,
@@ -161,8 +150,8 @@ export const clockInsData = v.object({
   businessDate: compactDate,
   available: v.boolean(),
   asOf: v.nullable(isoTimestamp),
-  clockedInCount: v.pipe(v.number(), v.safeInteger()),
-  managerOnDutyCount: v.pipe(v.number(), v.safeInteger()),
+  clockedInCount: int,
+  managerOnDutyCount: int,
   clockedIn: v.array(
     v.object({
       employeeId: v.string(),
@@ -176,8 +165,8 @@ export const clockInsData = v.object({
   roleCoverage: v.array(
     v.object({
       roleGroup: v.string(),
-      scheduledCount: v.pipe(v.number(), v.safeInteger()),
-      clockedInCount: v.pipe(v.number(), v.safeInteger()),
+      scheduledCount: int,
+      clockedInCount: int,
       managerOnDuty: v.boolean(),
     }),
   ),
@@ -202,8 +191,8 @@ export const posMenuData = v.object({
   updatedAt: v.nullable(isoTimestamp),
   stockUpdatedAt: v.pipe(v.nullable(isoTimestamp), v.description('Last stock overlay (every 5 minutes)')),
   currency: v.nullable(v.string()),
-  itemCount: v.pipe(v.number(), v.safeInteger()),
-  soldOutItemCount: v.pipe(v.number(), v.safeInteger()),
+  itemCount: int,
+  soldOutItemCount: int,
   groups: v.array(
     v.object({
       id: v.string(),
@@ -214,7 +203,7 @@ export const posMenuData = v.object({
           name: v.string(),
           price: money,
           soldOut: v.boolean(),
-          stockQuantity: v.pipe(v.nullable(v.pipe(v.number(), v.safeInteger())), v.description('Remaining count when the POS tracks one')),
+          stockQuantity: v.pipe(v.nullable(int), v.description('Remaining count when the POS tracks one')),
         }),
       ),
     }),
@@ -227,7 +216,7 @@ export const employeesData = v.object({
   available: v.boolean(),
   updatedAt: v.nullable(isoTimestamp),
   businessDate: v.pipe(compactDate, v.description('Current business date; newTeamMemberCount counts hires in the 30 days before it')),
-  newTeamMemberCount: v.pipe(v.number(), v.safeInteger()),
+  newTeamMemberCount: int,
   employees: v.array(
     v.object({
       id: v.string(),
@@ -257,7 +246,7 @@ const reservationItem = v.object({
   id: v.string(),
   displayTime: v.string(),
   guestName: v.string(),
-  partySize: v.pipe(v.number(), v.safeInteger()),
+  partySize: int,
   notes: v.string(),
 });
 
@@ -270,15 +259,15 @@ export const reservationsData = v.object({
     venueLabel: v.string(),
     asOf: v.pipe(v.nullable(isoTimestamp), v.description('null when no digest has been ingested')),
     asOfLabel: v.pipe(v.optional(v.string()), v.description('Present on shiftq/reservations')),
-    dayCount: v.pipe(v.number(), v.safeInteger()),
-    totalParties: v.pipe(v.number(), v.safeInteger()),
-    totalCovers: v.pipe(v.number(), v.safeInteger()),
+    dayCount: int,
+    totalParties: int,
+    totalCovers: int,
     days: v.array(
       v.object({
         dayKey: isoDate,
         label: v.string(),
-        parties: v.pipe(v.number(), v.safeInteger()),
-        covers: v.pipe(v.number(), v.safeInteger()),
+        parties: int,
+        covers: int,
         items: v.array(reservationItem),
       }),
     ),
@@ -292,8 +281,8 @@ export const reviewsData = v.object({
   refresh,
   capability: v.object({ available: v.boolean(), configured: v.boolean(), activeProviders: v.array(v.string()) }),
   filters: v.object({
-    minRating: v.nullable(v.pipe(v.number(), v.safeInteger())),
-    maxRating: v.nullable(v.pipe(v.number(), v.safeInteger())),
+    minRating: v.nullable(int),
+    maxRating: v.nullable(int),
     provider: v.nullable(v.string()),
     createdFrom: v.nullable(isoDate),
     createdTo: v.nullable(isoDate),
@@ -317,8 +306,8 @@ export const reviewsData = v.object({
     }),
   ),
   page: v.object({
-    limit: v.pipe(v.number(), v.safeInteger()),
-    count: v.pipe(v.number(), v.safeInteger()),
+    limit: int,
+    count: int,
     nextPageToken: v.nullable(v.string()),
     hasMore: v.boolean(),
   }),
@@ -326,12 +315,13 @@ export const reviewsData = v.object({
 
 // ───────────────────────── overview (2.3), group leaderboard (2.7) ─────────────────────────
 
-const shiftqRefreshKeys = ['sales', 'labor', 'kitchen', 'posMenu', 'clockIns', 'employees', 'reservations'] as const;
+/** The resources whose cadence the overview gives, in order. */
+export const SHIFTQ_REFRESH_KEYS = ['sales', 'labor', 'kitchen', 'posMenu', 'clockIns', 'employees', 'reservations'] as const;
 
 export const overviewData = v.object({
   location: locationRef,
   refresh: v.object(
-    Object.fromEntries(shiftqRefreshKeys.map((k) => [k, refresh])) as Record<(typeof shiftqRefreshKeys)[number], typeof refresh>,
+    Object.fromEntries(SHIFTQ_REFRESH_KEYS.map((k) => [k, refresh])) as Record<(typeof SHIFTQ_REFRESH_KEYS)[number], typeof refresh>,
   ),
   summary: v.object({
     businessDate: compactDate,
@@ -343,19 +333,19 @@ export const overviewData = v.object({
         employeeName: v.string(),
         metric: v.string(),
         value: v.number(),
-        rank: v.pipe(v.number(), v.safeInteger()),
+        rank: int,
       }),
     ),
-    clockedInCount: v.pipe(v.number(), v.safeInteger()),
-    soldOutItemCount: v.pipe(v.number(), v.safeInteger()),
-    managerOnDutyCount: v.pipe(v.number(), v.safeInteger()),
-    roleGroupCount: v.pipe(v.number(), v.safeInteger()),
-    newTeamMemberCount: v.pipe(v.number(), v.safeInteger()),
-    reservationDayCount: v.pipe(v.number(), v.safeInteger()),
-    reservationPartyCount: v.pipe(v.number(), v.safeInteger()),
-    kitchenReadyQueueCount: v.pipe(v.number(), v.safeInteger()),
-    kitchenInProgressCount: v.pipe(v.number(), v.safeInteger()),
-    kitchenStationCount: v.pipe(v.number(), v.safeInteger()),
+    clockedInCount: int,
+    soldOutItemCount: int,
+    managerOnDutyCount: int,
+    roleGroupCount: int,
+    newTeamMemberCount: int,
+    reservationDayCount: int,
+    reservationPartyCount: int,
+    kitchenReadyQueueCount: int,
+    kitchenInProgressCount: int,
+    kitchenStationCount: int,
     exceptionCounts,
     kitchenAvgTicketTimeMinutes: v.pipe(v.number(), v.description('0 when the business date has no prep tickets')),
     kitchenExpediterAvgTicketTimeMinutes: v.pipe(v.number(), v.description('0 when the business date has no expediter tickets')),
@@ -383,12 +373,7 @@ export const groupLeaderboardData = v.object({
     v.safeInteger(),
     v.description('Ranked locations of this page: accessible, shiftq enabled, with sales and labor for their current business date'),
   ),
-  leaderboard: v.object({
-    byNetSales: v.array(leaderboardRow),
-    byLowestLaborPercent: v.array(leaderboardRow),
-    byLowestDiscountsPercent: v.array(leaderboardRow),
-    byLowestVoidsPercent: v.array(leaderboardRow),
-  }),
+  leaderboard: keyed(['byNetSales', 'byLowestLaborPercent', 'byLowestDiscountsPercent', 'byLowestVoidsPercent'], v.array(leaderboardRow)),
   locationEndpoints: v.array(v.object({ id: v.string(), name: v.string(), shiftq: absoluteUrl, sales: absoluteUrl })),
   nextCursor,
 });

@@ -32,13 +32,7 @@ export const operations: Operations<typeof SHIFTQ_ROUTES, ShiftqStore> = {
   shiftqOverview: {
     reads: (h) => [
       ...current(h, 'posMenu', 'employees', 'reservations'),
-      ...dated(
-        h,
-        ...(['kitchenSnapshot', 'sales', 'labor', 'clockIns'] as const).map((kind): [StoredDatedKind, string | undefined] => [
-          kind,
-          todayAt(h),
-        ]),
-      ),
+      ...dated(h, ['kitchenSnapshot', todayAt(h)], ['sales', todayAt(h)], ['labor', todayAt(h)], ['clockIns', todayAt(h)]),
     ],
     run: shiftqOverview,
   },

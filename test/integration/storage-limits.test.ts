@@ -394,9 +394,15 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
         await Promise.all(CURRENT_KINDS.map(async (k) => [k, (await store.shiftq.getCurrent(GROUP, LOCATION, k))?.data ?? null])),
       ),
       reviews: Object.fromEntries(
-        (await store.reviews.page(GROUP, LOCATION, { low: range.low, high: range.high, after: null, limit: 1000, filter: {} })).reviews.map(
-          (r) => [`${new Date(r.createdAt).toISOString()}#${r.id}`, r],
-        ),
+        (
+          await store.reviews.page(GROUP, LOCATION, {
+            low: range.low,
+            high: range.high,
+            after: null,
+            limit: 1000,
+            filter: { minRating: null, maxRating: null, provider: null },
+          })
+        ).reviews.map((r) => [`${new Date(r.createdAt).toISOString()}#${r.id}`, r]),
       ),
     });
     const outcomes = await holds(arbitrary, 30, {

@@ -4,7 +4,7 @@ import { absoluteUrl, isoTimestamp, nextCursor, refresh } from './common.js';
 import { CREDENTIAL_TYPES } from '../credentials.js';
 
 /** An object with one property per key, all of one schema. */
-function keyed<T extends v.GenericSchema>(keys: readonly string[], schema: T) {
+export function keyed<T extends v.GenericSchema>(keys: readonly string[], schema: T) {
   return v.object(Object.fromEntries(keys.map((k) => [k, schema])) as Record<string, T>);
 }
 

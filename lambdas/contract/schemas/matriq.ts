@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { absoluteUrl, compactDate, isoTimestamp, refresh } from './common.js';
 import { isoDate } from './requests.js';
-import { locationRef } from './discovery.js';
+import { keyed, locationRef } from './discovery.js';
 
 /**
  * Display devices (contract 2.9): response `data` schemas. Shapes the
@@ -19,19 +19,11 @@ const health = v.pipe(
   v.description('healthy: seen within 5 minutes; warning: within 30; offline: later or never'),
 );
 
-export const deviceStatus = v.object({
-  healthy: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
-  warning: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
-  offline: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
-});
+/** How many devices are in each health. */
+export const deviceStatus = keyed(DEVICE_HEALTH, v.pipe(v.number(), v.safeInteger(), v.minValue(0)));
 
-/** `refresh` of the composite matriq resources, keyed by sub-resource (2.1). */
-const matriqRefresh = v.object({
-  gateway: refresh,
-  devices: refresh,
-  providerAvailable: refresh,
-  aiScheduler: refresh,
-});
+/** The overview's sub-resources: its `endpoints` and its `refresh`, keyed by sub-resource (2.1), name each. */
+export const MATRIQ_RESOURCES = ['gateway', 'devices', 'providerAvailable', 'aiScheduler'] as const;
 
 export const overviewData = v.object({
   location: locationRef,
@@ -41,8 +33,8 @@ export const overviewData = v.object({
     aiSchedulerPublished: v.boolean(),
     aiSchedulerRunning: v.boolean(),
   }),
-  endpoints: v.object({ gateway: absoluteUrl, devices: absoluteUrl, providerAvailable: absoluteUrl, aiScheduler: absoluteUrl }),
-  refresh: matriqRefresh,
+  endpoints: keyed(MATRIQ_RESOURCES, absoluteUrl),
+  refresh: keyed(MATRIQ_RESOURCES, refresh),
 });
 
 export const gatewayData = v.object({
