@@ -190,17 +190,16 @@ function parseForm(body: string): Partial<Record<FormField, string>> {
 /** RFC 6749 2.3.1: Basic credentials are form-urlencoded before base64. */
 function parseBasic(authorization: string | undefined): { clientId: string; clientSecret: string } | null {
   if (!authorization) return null;
-  const match = /^Basic +([A-Za-z0-9+/]+=*)$/i.exec(authorization.trim());
-  if (!match) throw new OAuthError('invalid_request', 'The Authorization header is not valid HTTP Basic.');
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const credentials = /^Basic +([A-Za-z0-9+/]+=*)$/i.exec(authorization.trim())?.[1] ?? '';
+  const decoded = Buffer.from(credentials, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw new OAuthError('invalid_request', 'The Authorization header is not valid HTTP Basic.');
   try {
     const unescape = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
-    return { clientId: unescape(decoded.slice(0, colon)), clientSecret: unescape(decoded.slice(colon + 1)) };
+    if (colon >= 0) return { clientId: unescape(decoded.slice(0, colon)), clientSecret: unescape(decoded.slice(colon + 1)) };
   } catch {
-    throw new OAuthError('invalid_request', 'The Authorization header is not valid HTTP Basic.');
+    // A malformed percent-encoding: refused below like any other.
   }
+  throw new OAuthError('invalid_request', 'The Authorization header is not valid HTTP Basic.');
 }
 
 /**
