@@ -138,8 +138,8 @@ export async function rotateClientSecret(
 /** A page of legacy bearer applications with their credential's last use (never the credential), oldest first. */
 export async function legacyReport(deps: AdminDeps, query: PageQuery = {}) {
   const { items, nextCursor } = await adminPage<App>(deps, { r: 'legacy-apps' }, query, async (limit, startKey) => {
-    const { apps, lastKey } = await deps.store.appList.legacyPage({ limit, ...(startKey ? { startKey } : {}) });
-    return { items: apps, ...(lastKey ? { lastKey } : {}) };
+    const { apps, lastKey } = await deps.store.appList.legacyPage({ limit, startKey });
+    return { items: apps, lastKey };
   });
   return {
     legacyCredentials: items.map((a) => ({
@@ -184,12 +184,8 @@ export async function listApps(deps: AdminDeps, { groupId, q, ...query }: { grou
         return { items: app && (!groupId || app.groupId === groupId) ? [app] : [] };
       }
       const read = async (n: number, key?: WalkKey) => {
-        const { apps, lastKey } = await deps.store.appList.page({
-          limit: n,
-          ...(groupId ? { groupId } : {}),
-          ...(key ? { startKey: key } : {}),
-        });
-        return { items: apps, ...(lastKey ? { lastKey } : {}) };
+        const { apps, lastKey } = await deps.store.appList.page({ limit: n, groupId, startKey: key });
+        return { items: apps, lastKey };
       };
       return q
         ? searchPage(read, (apps) => apps.filter((a) => matches(q, [a.clientId, a.name, a.groupId, a.ownerEmail])), limit, startKey)

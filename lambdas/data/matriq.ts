@@ -1,4 +1,8 @@
-import type { StopStatus } from '#contract/schemas/matriq';
+import type * as v from 'valibot';
+import type { aiSchedulerData, devicesData, emergencyStopData, gatewayData, StopStatus } from '#contract/schemas/matriq';
+
+/** A draft as shown (contract/schemas/matriq.ts), its content beside its state rather than under `draft`. */
+type ShownDraft = NonNullable<v.InferOutput<typeof aiSchedulerData>['currentPublishedDraft']>;
 import { applied, type Db, itemsOfPage, groupPartition, withoutKeys, getItem, putItem, updateItem } from './store.js';
 
 /** A location's display devices, gateway and Auto Scheduler state, as reported by its gateway. */
@@ -6,8 +10,9 @@ export type MatriqState = {
   groupId: string;
   locationId: string;
   updatedAt: string;
-  gateway: { id: string; name: string; model: string; firmwareVersion: string; lastSeenAt: string | null };
-  devices: { id: string; name: string; type: string; zone: string; lastSeenAt: string | null }[];
+  // As the answers show them, but their health: that is judged on every read from lastSeenAt.
+  gateway: Omit<v.InferOutput<typeof gatewayData>['gateway'], 'health'>;
+  devices: Omit<v.InferOutput<typeof devicesData>['devices'][number], 'health'>[];
   scheduler: {
     deviceIds: string[];
     running: boolean;
@@ -16,26 +21,14 @@ export type MatriqState = {
     lastStopAt: string | null;
     emergencyStopActive: boolean;
     publishedDraftUpdatedAt: string | null;
-    draft: {
-      businessDay: string;
-      published: boolean;
-      status: string;
-      title: string;
-      items: { id: string; start: string; end: string; eventTitle: string }[];
-    } | null;
+    draft: (Omit<ShownDraft, 'draft'> & ShownDraft['draft']) | null;
   };
 };
 
 /** One emergency-stop command, from the POST that queued it to the gateway's result. */
-export type StopCommand = {
-  commandId: string;
+export type StopCommand = Omit<v.InferOutput<typeof emergencyStopData>, 'refresh'> & {
   groupId: string;
   locationId: string;
-  deviceId: string;
-  reason: string;
-  requestedAt: string;
-  status: StopStatus;
-  completedAt: string | null;
   /** Who asked, and a hash of what they asked: an Idempotency-Key retry must match both. */
   clientId: string;
   requestFingerprint: string;

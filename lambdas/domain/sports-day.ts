@@ -1,11 +1,10 @@
 import { sportsLogoUrl } from '#contract/urls';
 import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import type { Location } from '#data/locations';
-import { scheduleReads, sportsKeys, type ProviderEnvironment, type Schedule, type StoredEvent, type ViewingData } from '#data/sports';
+import { scheduleReads, sportsKeys, type StoredEvent, type ViewingData } from '#data/sports';
 import type { Read } from '#data/store';
 import type { Store } from '#data/repositories';
 import type { SportsEvent } from '#contract/schemas/sportsq';
-import type { HealthInputs } from './sports-health.js';
 
 /** The `{id, name, timezone}` location object most resources carry. */
 export const locationRefOf = (l: Location) => ({ id: l.id, name: l.name, timezone: l.timezone });
@@ -15,14 +14,6 @@ export function businessDateAt(location: Pick<Location, 'timezone'>, now: number
   const active = activeBusinessDate(location.timezone, now);
   return { active, calendarDate: formatIsoDate(parseCompactDate(active)!) };
 }
-
-export type SportsDay = {
-  environment: ProviderEnvironment | null;
-  schedule: Schedule | null;
-  /** Viewing data for exactly this date at this location; never another day's. */
-  exactViewing: ViewingData | null;
-  health: HealthInputs;
-};
 
 /** Today's calendar date in a time zone, when the zone is known. */
 export const todayIn = (timezone: string | undefined, now: number): string | undefined =>
@@ -39,7 +30,7 @@ export const sportsDayReads = (groupId: string, locationId: string, date: string
 ];
 
 /** Everything about one date at one location, read together. */
-export async function readSportsDay(store: Store, location: Location, date: string, now: number): Promise<SportsDay> {
+export async function readSportsDay(store: Store, location: Location, date: string, now: number) {
   const [environment, schedule, viewing] = await Promise.all([
     store.sports.getProvider(location.groupId, location.id),
     store.sports.getSchedule(date, now),
@@ -48,6 +39,7 @@ export async function readSportsDay(store: Store, location: Location, date: stri
   return {
     environment,
     schedule,
+    // Viewing data for exactly this date at this location; never another day's.
     exactViewing: viewing?.date === date ? viewing : null,
     health: { requestedDate: date, environment, viewing, scheduledEventIds: schedule?.events.map((e) => e.id) ?? null },
   };

@@ -21,8 +21,8 @@ export function clockInsView(input: ClockInsInput | null) {
   const coverage = new Map<string, { roleGroup: string; scheduledCount: number; clockedInCount: number; managerOnDuty: boolean }>();
   const clockedIn = [];
   for (const e of input?.entries ?? []) {
-    const alert = (type: ClockInAlert, detail: string) =>
-      alerts.push({ type, employeeId: e.employeeId, employeeName: e.employeeName, roleGroup: e.roleGroup, detail });
+    const who = { employeeId: e.employeeId, employeeName: e.employeeName, roleGroup: e.roleGroup };
+    const alert = (type: ClockInAlert, detail: string) => alerts.push({ type, ...who, detail });
     const role = coverage.get(e.roleGroup) ?? { roleGroup: e.roleGroup, scheduledCount: 0, clockedInCount: 0, managerOnDuty: false };
     coverage.set(e.roleGroup, role);
     if (e.scheduled) role.scheduledCount++;
@@ -30,14 +30,7 @@ export function clockInsView(input: ClockInsInput | null) {
     if (punch && punch.clockedOutAt === null) {
       role.clockedInCount++;
       if (e.isManager) role.managerOnDuty = true;
-      clockedIn.push({
-        employeeId: e.employeeId,
-        employeeName: e.employeeName,
-        roleGroup: e.roleGroup,
-        jobCode: punch.jobCode,
-        isManager: e.isManager,
-        clockedInAt: punch.clockedInAt,
-      });
+      clockedIn.push({ ...who, jobCode: punch.jobCode, isManager: e.isManager, clockedInAt: punch.clockedInAt });
     }
     if (scheduled && punch) {
       const delta = (Date.parse(punch.clockedInAt) - Date.parse(scheduled.start)) / MINUTE;

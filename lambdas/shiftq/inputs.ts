@@ -187,7 +187,6 @@ const reviewInput = v.object({
 export const reviewsInput = v.object({ reviews: list(reviewInput, 1000) });
 
 export type KitchenInput = v.InferOutput<typeof kitchenInput>;
-export type KitchenTicket = v.InferOutput<typeof kitchenTicket>;
 export type SalesInput = v.InferOutput<typeof salesInput>;
 export type LaborInput = v.InferOutput<typeof laborInput>;
 export type ClockInsInput = v.InferOutput<typeof clockInsInput>;

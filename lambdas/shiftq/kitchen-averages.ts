@@ -1,6 +1,6 @@
 import { businessDayStartMs, clockTimeLabel, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import type { KitchenSnapshot, TimeBucket } from './kitchen-schemas.js';
-import type { KitchenInput, KitchenTicket } from './inputs.js';
+import type { KitchenInput } from './inputs.js';
 import { round2 } from '#domain/rounding';
 
 /**
@@ -69,20 +69,8 @@ class Groups<K> {
 }
 
 type Station = KitchenInput['stations'][number];
-
 /** One ticket's contribution, resolved against the station configuration. */
-type Resolved = {
-  ticket: KitchenTicket;
-  firedMs: number;
-  /** Tracked prep stations done; set only when every tracked prep station is done. */
-  prep: { timeMinutes: number; rows: number; doneMs: number } | null;
-  stations: { station: Station; timeMinutes: number; rows: number }[];
-  expo: { level: number; station: Station; timeMinutes: number; rows: number }[];
-  /** Level-1 expo cleared: time from fired, and clear time after prep. */
-  level1: { timeMinutes: number; rows: number; clearMinutes: number } | null;
-  inProgress: boolean;
-  readySinceMs: number | null;
-};
+type Resolved = ReturnType<typeof resolveTickets>[number];
 
 /** Aggregates of one set of tickets: the whole day or one bucket. */
 function aggregate(tickets: Resolved[]) {
@@ -119,17 +107,17 @@ function aggregate(tickets: Resolved[]) {
   };
 }
 
-function resolveTickets(input: KitchenInput, trackedPrep: Set<string>, trackedCategories: Set<string> | null): Resolved[] {
+function resolveTickets(input: KitchenInput, trackedPrep: Set<string>, trackedCategories: Set<string> | null) {
   const byId = new Map(input.stations.map((s) => [s.id, s]));
-  const resolved: Resolved[] = [];
-  for (const ticket of input.tickets) {
-    if (trackedCategories && !trackedCategories.has(ticket.salesCategory)) continue;
+  const counted = input.tickets.filter((ticket) => !trackedCategories || trackedCategories.has(ticket.salesCategory));
+  return counted.map((ticket) => {
     const firedMs = Date.parse(ticket.firedAt);
     const tracked = ticket.prep.filter((p) => trackedPrep.has(p.stationId));
     const stations = tracked
       .filter((p) => p.doneAt !== null)
       .map((p) => ({ station: byId.get(p.stationId)!, timeMinutes: minutes(Date.parse(p.doneAt!) - firedMs), rows: p.itemCount }));
     const allDone = tracked.length > 0 && stations.length === tracked.length;
+    // Tracked prep done: set only when every tracked prep station is done.
     const doneMs = allDone ? Math.max(...tracked.map((p) => Date.parse(p.doneAt!))) : null;
     const prep =
       doneMs === null ? null : { timeMinutes: minutes(doneMs - firedMs), rows: stations.reduce((n, s) => n + s.rows, 0), doneMs };
@@ -141,6 +129,7 @@ function resolveTickets(input: KitchenInput, trackedPrep: Set<string>, trackedCa
         timeMinutes: minutes(Date.parse(e.clearedAt!) - firedMs),
         rows: e.itemCount,
       }));
+    // Level-1 expo cleared: time from fired, and clear time after prep.
     const first = ticket.expo.find((e) => e.fulfillmentLevel === 1);
     // Expo clear time runs from the moment the food was ready: the last done prep station of any kind.
     const anyDone = ticket.prep.filter((p) => p.doneAt !== null).map((p) => Date.parse(p.doneAt!));
@@ -155,9 +144,8 @@ function resolveTickets(input: KitchenInput, trackedPrep: Set<string>, trackedCa
         : null;
     const inProgress = tracked.length > 0 && !allDone;
     const readySinceMs = allDone && first && !first.clearedAt ? doneMs : null;
-    resolved.push({ ticket, firedMs, prep, stations, expo, level1, inProgress, readySinceMs });
-  }
-  return resolved;
+    return { ticket, firedMs, prep, stations, expo, level1, inProgress, readySinceMs };
+  });
 }
 
 /** Local 15-minute range text, e.g. "4:15 PM – 4:30 PM" (zone offsets are whole quarter hours, so UTC quarters are local quarters). */

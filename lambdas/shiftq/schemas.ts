@@ -89,12 +89,11 @@ export const salesSnapshot = v.object({
   ),
 });
 
+/** What the sales and labor answers open with: the date asked for and whether its data was found. */
+const datedHead = { location: locationRef, refresh, businessDate: compactDate, available: v.boolean(), unavailableReason };
+
 export const salesData = v.object({
-  location: locationRef,
-  refresh,
-  businessDate: compactDate,
-  available: v.boolean(),
-  unavailableReason,
+  ...datedHead,
   sales: v.nullable(salesSnapshot),
   compare: v.object({
     basis: v.literal('same_weekday_prior_week'),
@@ -120,14 +119,7 @@ const laborSnapshot = v.object({
   roles: v.array(v.object({ roleGroup: v.string(), hours: v.number(), laborCost: money, employeeCount: int })),
 });
 
-export const laborData = v.object({
-  location: locationRef,
-  refresh,
-  businessDate: compactDate,
-  available: v.boolean(),
-  unavailableReason,
-  labor: v.nullable(laborSnapshot),
-});
+export const laborData = v.object({ ...datedHead, labor: v.nullable(laborSnapshot) });
 
 // ───────────────────────── clock-ins ─────────────────────────
 
@@ -143,6 +135,8 @@ export type ClockInAlert = keyof typeof EXCEPTION_COUNT_OF_ALERT;
 const CLOCK_IN_ALERTS = Object.keys(EXCEPTION_COUNT_OF_ALERT) as ClockInAlert[];
 
 const exceptionCounts = keyed(Object.values(EXCEPTION_COUNT_OF_ALERT), int);
+/** Whom a clock-in row or alert is about. */
+const employee = { employeeId: v.string(), employeeName: v.string(), roleGroup: v.string() };
 
 export const clockInsData = v.object({
   location: locationRef,
@@ -152,16 +146,7 @@ export const clockInsData = v.object({
   asOf: v.nullable(isoTimestamp),
   clockedInCount: int,
   managerOnDutyCount: int,
-  clockedIn: v.array(
-    v.object({
-      employeeId: v.string(),
-      employeeName: v.string(),
-      roleGroup: v.string(),
-      jobCode: v.string(),
-      isManager: v.boolean(),
-      clockedInAt: isoTimestamp,
-    }),
-  ),
+  clockedIn: v.array(v.object({ ...employee, jobCode: v.string(), isManager: v.boolean(), clockedInAt: isoTimestamp })),
   roleCoverage: v.array(
     v.object({
       roleGroup: v.string(),
@@ -170,15 +155,7 @@ export const clockInsData = v.object({
       managerOnDuty: v.boolean(),
     }),
   ),
-  alerts: v.array(
-    v.object({
-      type: v.picklist(CLOCK_IN_ALERTS),
-      employeeId: v.string(),
-      employeeName: v.string(),
-      roleGroup: v.string(),
-      detail: v.string(),
-    }),
-  ),
+  alerts: v.array(v.object({ type: v.picklist(CLOCK_IN_ALERTS), ...employee, detail: v.string() })),
   exceptionCounts,
 });
 

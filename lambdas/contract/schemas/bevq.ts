@@ -99,11 +99,8 @@ const itemInput = v.strictObject({
 });
 
 const sectionInput = v.strictObject({
-  id: menuId,
-  name: v.pipe(v.string(), v.maxLength(200)),
+  ...menuSection.entries,
   description: v.optional(text, ''),
-  sortOrder,
-  enabled: v.boolean(),
   itemCount: ignored,
   updatedAt: ignored,
   items: v.pipe(v.array(itemInput), v.maxLength(1000)),
