@@ -39,14 +39,14 @@ function bodyIds(body: unknown): AuditTarget {
 type Change = { params: Record<string, string>; body: unknown; document: unknown };
 
 const appDetails = ({ document }: Change): AuditDetails => {
-  const { app } = document as { app: App };
+  const { name, credentialType, scopes, allowedLocationIds, rateLimitPerMinute, expiresAt } = (document as { app: App }).app;
   return {
-    name: app.name,
-    credentialType: app.credentialType,
-    scopes: [...app.scopes],
-    locations: app.allowedLocationIds ?? 'all',
-    rateLimitPerMinute: app.rateLimitPerMinute,
-    expiresAt: app.expiresAt ?? null,
+    name,
+    credentialType,
+    scopes: [...scopes],
+    locations: allowedLocationIds ?? 'all',
+    rateLimitPerMinute,
+    expiresAt: expiresAt ?? null,
   };
 };
 
@@ -86,16 +86,9 @@ const DETAILS: Partial<Record<AdminOperation, (change: Change) => AuditDetails>>
   redriveAllDeadLetters: redriveDetails,
   putGroup: ({ document }) => ({ name: (document as { group: { name: string } }).group.name }),
   putLocation: ({ document }) => {
-    const { location } = document as { location: Location };
-    return {
-      name: location.name,
-      status: location.status,
-      timezone: location.timezone,
-      slug: location.slug,
-      modules: Object.entries(location.modulesEnabled)
-        .filter(([, on]) => on)
-        .map(([m]) => m),
-    };
+    const { name, status, timezone, slug, modulesEnabled } = (document as { location: Location }).location;
+    const modules = Object.entries(modulesEnabled).flatMap(([m, on]) => (on ? [m] : []));
+    return { name, status, timezone, slug, modules };
   },
   liftMailSuppression: ({ body }) => ({ address: (body as { address: string }).address }),
 };
@@ -107,11 +100,11 @@ export async function destinationOwner(deps: AdminDeps, params: Record<string, s
   return destination ? { clientId: destination.clientId, groupId: destination.groupId } : {};
 }
 
+/** A change the admin API made, who made it and when, and the ids named before it was made. */
+type Made = Change & { operation: AdminOperation; requestId: string; actor: string; at: number; before: AuditTarget };
+
 /** Records a change the admin API made. */
-export async function recordChange(
-  deps: AdminDeps,
-  change: Change & { operation: AdminOperation; requestId: string; actor: string; at: number; before: AuditTarget },
-): Promise<void> {
+export async function recordChange(deps: AdminDeps, change: Made): Promise<void> {
   const named: AuditTarget = { ...change.before, ...bodyIds(change.body), ...change.params, ...createdIds(change.document) };
   await deps.store.audit.record({
     at: new Date(change.at).toISOString(),

@@ -32,12 +32,6 @@ const campaignView = (c: Omit<CampaignLink, 'locationId'>, now: number) => ({
 const OWN_REPOSITORIES = { campaigns: campaignsRepo };
 type CampaignsStore = StoreWith<typeof OWN_REPOSITORIES>;
 
-/** Display-device health at a location; a location without registered devices counts none. */
-async function deviceStatusAt(deps: Deps, location: Location, now: number) {
-  const state = await deps.store.matriq.get(location.groupId, location.id);
-  return deviceStatusOf(state?.devices ?? [], now);
-}
-
 /** The campaign links of the given locations, the page's range of them (`locations` in id order). */
 async function linksAt(deps: Deps<CampaignsStore>, groupId: string, locations: readonly Location[]): Promise<CampaignLink[]> {
   if (locations.length === 0) return [];
@@ -51,15 +45,16 @@ export const operations: Operations<typeof CAMPAIGNS_ROUTES, CampaignsStore> = {
     reads: ({ params: p }) => [matriqKeys.state(p.group_id!, p.location_id!), campaignKeys.atLocation(p.group_id!, p.location_id!)],
     async run(req, deps) {
       const location = req.location;
-      const [links, deviceStatus] = await Promise.all([
+      const [links, state] = await Promise.all([
         deps.store.campaigns.atLocation(location.groupId, location.id),
-        deviceStatusAt(deps, location, req.now),
+        deps.store.matriq.get(location.groupId, location.id),
       ]);
       return ok(req, {
         location: locationRefOf(location),
         refresh: CAMPAIGNS_REFRESH,
         campaigns: links.map((c) => campaignView(c, req.now)),
-        deviceStatus,
+        // A location without registered devices counts none.
+        deviceStatus: deviceStatusOf(state?.devices ?? [], req.now),
       });
     },
   },

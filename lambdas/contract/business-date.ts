@@ -41,15 +41,9 @@ export function localParts(timeZone: string, instantMs: number): CalendarDate & 
   for (const { type, value } of formatterFor(timeZone).formatToParts(instantMs)) {
     if (type !== 'literal') parts[type] = Number(value);
   }
-  return {
-    year: parts.year ?? NaN,
-    month: parts.month ?? NaN,
-    day: parts.day ?? NaN,
-    // Some ICU builds still print midnight as "24" despite h23; it is hour 0 of the same date.
-    hour: parts.hour === 24 ? 0 : (parts.hour ?? NaN),
-    minute: parts.minute ?? NaN,
-    second: parts.second ?? NaN,
-  };
+  const { year = NaN, month = NaN, day = NaN, hour = NaN, minute = NaN, second = NaN } = parts;
+  // Some ICU builds still print midnight as "24" despite h23; it is hour 0 of the same date.
+  return { year, month, day, hour: hour === 24 ? 0 : hour, minute, second };
 }
 
 function wallAsUtcMs(p: LocalParts): number {
@@ -119,27 +113,17 @@ function toCalendarDate(year: number, month: number, day: number): CalendarDate 
   return day <= daysInMonth ? { year, month, day } : null;
 }
 
+/** The date a match of year, month and day names, if it names a real one. */
+const dateOf = (m: RegExpExecArray | null) => (m ? toCalendarDate(Number(m[1]), Number(m[2]), Number(m[3])) : null);
 /** Strict YYYYMMDD naming a real calendar date in years 1000..9999; anything else is null. */
-export function parseCompactDate(value: string): CalendarDate | null {
-  const m = /^(\d{4})(\d{2})(\d{2})$/.exec(value);
-  return m ? toCalendarDate(Number(m[1]), Number(m[2]), Number(m[3])) : null;
-}
-
+export const parseCompactDate = (value: string): CalendarDate | null => dateOf(/^(\d{4})(\d{2})(\d{2})$/.exec(value));
 /** Strict zero-padded YYYY-MM-DD naming a real calendar date in years 1000..9999; anything else is null. */
-export function parseIsoDate(value: string): CalendarDate | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  return m ? toCalendarDate(Number(m[1]), Number(m[2]), Number(m[3])) : null;
-}
+export const parseIsoDate = (value: string): CalendarDate | null => dateOf(/^(\d{4})-(\d{2})-(\d{2})$/.exec(value));
 
-const pad = (n: number, width: number): string => String(n).padStart(width, '0');
-
-export function formatCompactDate(d: CalendarDate): string {
-  return `${pad(d.year, 4)}${pad(d.month, 2)}${pad(d.day, 2)}`;
-}
-
-export function formatIsoDate(d: CalendarDate): string {
-  return `${pad(d.year, 4)}-${pad(d.month, 2)}-${pad(d.day, 2)}`;
-}
+const written = (d: CalendarDate, separator: string): string =>
+  [String(d.year).padStart(4, '0'), String(d.month).padStart(2, '0'), String(d.day).padStart(2, '0')].join(separator);
+export const formatCompactDate = (d: CalendarDate): string => written(d, '');
+export const formatIsoDate = (d: CalendarDate): string => written(d, '-');
 
 export function addDays(d: CalendarDate, days: number): CalendarDate {
   const shifted = new Date(Date.UTC(d.year, d.month - 1, d.day) + days * DAY_MS);

@@ -1,6 +1,7 @@
 import { sportsLogoUrl } from '#contract/urls';
 import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import type { Location } from '#data/locations';
+import type { HealthInputs } from './sports-health.js';
 import { scheduleReads, sportsKeys, type StoredEvent, type ViewingData } from '#data/sports';
 import type { Read } from '#data/store';
 import type { Store } from '#data/repositories';
@@ -36,12 +37,13 @@ export async function readSportsDay(store: Store, location: Location, date: stri
     store.sports.getSchedule(date, now),
     store.sports.viewingAtOrBefore(location.groupId, location.id, date),
   ]);
+  const health: HealthInputs = { requestedDate: date, environment, viewing, scheduledEventIds: schedule?.events.map((e) => e.id) ?? null };
   return {
     environment,
     schedule,
     // Viewing data for exactly this date at this location; never another day's.
     exactViewing: viewing?.date === date ? viewing : null,
-    health: { requestedDate: date, environment, viewing, scheduledEventIds: schedule?.events.map((e) => e.id) ?? null },
+    health,
   };
 }
 

@@ -14,12 +14,7 @@ export function matches(q: string, fields: readonly (string | null | undefined |
 type Read<T, K> = (limit: number, startKey?: K) => Promise<{ items: T[]; lastKey?: K }>;
 
 /** One page of a search: each read asks for no more than the matches still wanted, so a page never holds more than `limit`. */
-export async function searchPage<T, K>(
-  read: Read<T, K>,
-  keep: (items: T[]) => Promise<T[]> | T[],
-  limit: number,
-  startKey?: K,
-): Promise<{ items: T[]; lastKey?: K }> {
+export async function searchPage<T, K>(read: Read<T, K>, keep: (items: T[]) => Promise<T[]> | T[], limit: number, startKey?: K) {
   const items: T[] = [];
   let key = startKey;
   let scanned = 0;

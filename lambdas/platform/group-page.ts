@@ -14,19 +14,13 @@ import { decodeCursor, encodeCursor, pageKey } from './page-cursor.js';
  */
 export type GroupPage = { locations: Location[]; nextCursor?: string };
 
+const CURSOR_REFUSAL = 'Query parameter cursor: not a cursor of this list; start again without it.';
 const limitOf = (query: Record<string, string>) => Number(query.limit ?? GROUP_PAGE_LIMIT.default);
 
 export async function groupPage(req: GroupRequest, deps: Deps, list: string): Promise<GroupPage> {
   const { app } = req.auth;
   const binding = { r: list, g: app.groupId };
-  const after = req.query.cursor
-    ? decodeCursor(
-        await pageKey(deps),
-        req.query.cursor,
-        binding,
-        'Query parameter cursor: not a cursor of this list; start again without it.',
-      )
-    : undefined;
+  const after = req.query.cursor ? decodeCursor(await pageKey(deps), req.query.cursor, binding, CURSOR_REFUSAL) : undefined;
   const page = await deps.store.locations.page(app.groupId, { limit: limitOf(req.query), ...(after !== undefined ? { after } : {}) });
   const locations = app.allowedLocationIds ? page.locations.filter((l) => app.allowedLocationIds!.includes(l.id)) : page.locations;
   return { locations, ...(page.next !== null ? { nextCursor: encodeCursor(await pageKey(deps), binding, page.next) } : {}) };

@@ -20,10 +20,9 @@ export const shiftqGroupLeaderboard: ShiftqRun<GroupRequest> = async (req, deps)
   const locations = page.locations.filter((l) => l.modulesEnabled.shiftq);
   const dates = locations.map((l) => activeBusinessDate(l.timezone, req.now));
   const stored = await deps.store.shiftq.getDatedMany(
-    locations.flatMap((l, i) => [
-      { groupId: l.groupId, locationId: l.id, kind: 'sales' as const, businessDate: dates[i]! },
-      { groupId: l.groupId, locationId: l.id, kind: 'labor' as const, businessDate: dates[i]! },
-    ]),
+    locations.flatMap((l, i) =>
+      (['sales', 'labor'] as const).map((kind) => ({ groupId: l.groupId, locationId: l.id, kind, businessDate: dates[i]! })),
+    ),
     req.now,
   );
   const rows: LeaderboardRow[] = [];

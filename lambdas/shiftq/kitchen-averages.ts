@@ -59,8 +59,7 @@ class Groups<K> {
   constructor(private readonly id: (key: K) => string) {}
   add(key: K, time: number, rows: number) {
     const id = this.id(key);
-    let entry = this.map.get(id);
-    if (!entry) this.map.set(id, (entry = { key, acc: new Acc() }));
+    const entry = this.map.get(id) ?? this.map.set(id, { key, acc: new Acc() }).get(id)!;
     entry.acc.add(time, rows);
   }
   rows<R>(shape: (key: K, acc: Acc) => R): R[] {
@@ -96,14 +95,17 @@ function aggregate(tickets: Resolved[]) {
     prep,
     expediter,
     expoClear,
-    stationTicketAverages: stations.rows((s, acc) => ({ stationGuid: s.id, stationName: s.name, ...acc.row() })),
-    salesCategoryTicketAverages: categories.rows((c, acc) => ({ salesCategory: c, ...acc.row() })),
-    expediterTicketAverages: expo.rows((k, acc) => ({
-      fulfillmentLevel: k.level,
-      stationGuid: k.station.id,
-      stationName: k.station.name,
-      ...acc.row(),
-    })),
+    // The rows as a bucket lists them.
+    rows: {
+      stationTicketAverages: stations.rows((s, acc) => ({ stationGuid: s.id, stationName: s.name, ...acc.row() })),
+      expediterTicketAverages: expo.rows((k, acc) => ({
+        fulfillmentLevel: k.level,
+        stationGuid: k.station.id,
+        stationName: k.station.name,
+        ...acc.row(),
+      })),
+      salesCategoryTicketAverages: categories.rows((c, acc) => ({ salesCategory: c, ...acc.row() })),
+    },
   };
 }
 
@@ -158,9 +160,7 @@ function timeBuckets(tickets: Resolved[], timeZone: string): TimeBucket[] {
   for (const t of tickets) {
     if (!t.prep && !t.level1) continue;
     const start = Math.floor(t.firedMs / BUCKET_MS) * BUCKET_MS;
-    let list = byStart.get(start);
-    if (!list) byStart.set(start, (list = []));
-    list.push(t);
+    (byStart.get(start) ?? byStart.set(start, []).get(start)!).push(t);
   }
   return [...byStart.keys()]
     .sort((a, b) => a - b)
@@ -179,9 +179,7 @@ function timeBuckets(tickets: Resolved[], timeZone: string): TimeBucket[] {
         minTicketTimeMinutes: empty ? null : row.minTicketTimeMinutes,
         maxTicketTimeMinutes: empty ? null : row.maxTicketTimeMinutes,
         avgExpoClearMinutes: agg.expoClear.average(),
-        stationTicketAverages: agg.stationTicketAverages,
-        expediterTicketAverages: agg.expediterTicketAverages,
-        salesCategoryTicketAverages: agg.salesCategoryTicketAverages,
+        ...agg.rows,
       };
     });
 }
@@ -250,9 +248,9 @@ export function kitchenSnapshot(input: KitchenInput, businessDate: string, timeZ
       timeBucketCount: buckets.length,
       thirtyMinuteBucketCount: buckets.length,
     },
-    expediterTicketAverages: day.expediterTicketAverages,
-    stationTicketAverages: day.stationTicketAverages,
-    salesCategoryTicketAverages: day.salesCategoryTicketAverages,
+    expediterTicketAverages: day.rows.expediterTicketAverages,
+    stationTicketAverages: day.rows.stationTicketAverages,
+    salesCategoryTicketAverages: day.rows.salesCategoryTicketAverages,
     timeBuckets: buckets,
     bucketIntervalMinutes: BUCKET_MINUTES,
     status,

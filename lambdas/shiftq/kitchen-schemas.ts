@@ -35,9 +35,8 @@ export const timeBucket = v.object({
   bucketStartIso: isoTimestamp,
   bucketEndIso: isoTimestamp,
   bucketLabel: v.pipe(v.string(), v.description('Local 15-minute range, e.g. "4:15 PM – 4:30 PM"')),
-  averageBasis: v.literal('ticket_count'),
-  averageDivisorField: v.literal('ticketCount'),
-  averageDivisorValue: int,
+  // A day's average row, but a bucket's figures are null and its count 0 when only expediter tickets fired in it.
+  ...averageFields,
   averageTicketTimeMinutes: v.pipe(
     v.nullable(v.number()),
     v.description('Prep average; null when only expediter tickets fired in the bucket'),

@@ -71,13 +71,7 @@ type DatedRequest = { groupId: string; locationId: string; kind: StoredDatedKind
 
 export function shiftqRepo(db: Db) {
   return {
-    async getDated<K extends StoredDatedKind>(
-      groupId: string,
-      locationId: string,
-      kind: K,
-      businessDate: string,
-      nowMs: number,
-    ): Promise<Stored<StoredDatedData[K]> | null> {
+    async getDated<K extends StoredDatedKind>(groupId: string, locationId: string, kind: K, businessDate: string, nowMs: number) {
       const item = await getItem(db, shiftqKeys.dated(groupId, locationId, kind, businessDate));
       return live(item, nowMs) ? decode<StoredDatedData[K]>(item) : null;
     },

@@ -1,6 +1,6 @@
 import { type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { ReviewInput } from './inputs.js';
-import { getItem, query, type Db, type ItemQuery, putItem, updateItem } from '#data/store';
+import { getItem, query, type Db, putItem, updateItem } from '#data/store';
 import { shiftqKeys } from './records.js';
 
 /**
@@ -8,8 +8,6 @@ import { shiftqKeys } from './records.js';
  * the sort key orders chronologically) and then id. Pages are read newest
  * first; a page's position is the sort key of its last review.
  */
-
-type StoredReview = ReviewInput;
 
 const REVIEW_PREFIX = 'SHIFTQ#REVIEW#';
 /** Reviews a Query reads at most; a filtered page may take several. */
@@ -32,12 +30,7 @@ export const reviewKeys = {
    * page has none): the repository sends it, and a request may read the
    * first one ahead (a page of matches may take more Queries than one).
    */
-  pageQuery: (
-    groupId: string,
-    locationId: string,
-    req: Omit<ReviewPageRequest, 'limit'>,
-    startKey?: Record<string, unknown>,
-  ): ItemQuery => {
+  pageQuery: (groupId: string, locationId: string, req: Omit<ReviewPageRequest, 'limit'>, startKey?: Record<string, unknown>) => {
     const given = (Object.keys(FILTER_CONDITIONS) as (keyof ReviewFilter)[]).filter((name) => req.filter[name] !== null);
     return {
       // [low, high): BETWEEN is inclusive, so the exclusive top is handled by the < condition.
@@ -71,11 +64,11 @@ const FILTER_CONDITIONS: Record<keyof ReviewFilter, string> = {
 /** Sort keys are bounded by `low` and exclusive `high`; `after` is the previous page's last key (exclusive). */
 export type ReviewPageRequest = { low: string; high: string; after: string | null; limit: number; filter: ReviewFilter };
 
-type ReviewPage = { reviews: StoredReview[]; lastKey: string | null; hasMore: boolean };
+type ReviewPage = { reviews: ReviewInput[]; lastKey: string | null; hasMore: boolean };
 
 export function reviewsRepo(db: Db) {
   return {
-    async put(groupId: string, locationId: string, review: StoredReview): Promise<void> {
+    async put(groupId: string, locationId: string, review: ReviewInput): Promise<void> {
       await putItem(db, {
         Item: {
           ...reviewKeys.review(groupId, locationId, review.createdAt, review.id),
@@ -117,7 +110,7 @@ export function reviewsRepo(db: Db) {
       } while (startKey && found.length <= req.limit);
       const page = found.slice(0, req.limit);
       return {
-        reviews: page.map((item) => item.review as StoredReview),
+        reviews: page.map((item) => item.review as ReviewInput),
         lastKey: page.length ? String(page[page.length - 1]!.SK) : null,
         hasMore: found.length > req.limit,
       };

@@ -20,14 +20,11 @@ const bindingOf = (p: Omit<PagePosition, 'after'>) => ({ g: p.groupId, l: p.loca
 
 export const encodePageToken = (key: string, position: PagePosition): string => encodeCursor(key, bindingOf(position), position.after);
 
+const TOKEN_REFUSAL = 'Query parameter pageToken: not a page token of this location and these filters; start again without it.';
+
 /** The position a token carries, after checking its signature and that it was issued for this location and these filters. */
 export const decodePageToken = (key: string, token: string, expected: Omit<PagePosition, 'after'>): string =>
-  decodeCursor(
-    key,
-    token,
-    bindingOf(expected),
-    'Query parameter pageToken: not a page token of this location and these filters; start again without it.',
-  );
+  decodeCursor(key, token, bindingOf(expected), TOKEN_REFUSAL);
 
 /**
  * What each review provider's display policy allows. Where a provider does

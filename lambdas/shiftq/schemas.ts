@@ -27,14 +27,10 @@ const kitchenMetadata = v.object({
   lastStatus: v.picklist(['ok', 'error']),
   lastHttpStatus: int,
   lastError: v.optional(v.string()),
-  averageBasis: v.literal('ticket_count'),
+  // The snapshot's averages but their sources, the two averages without the snapshot's descriptions.
+  ...v.omit(kitchenSnapshot.entries.averages, ['avgKitchenTicketTimeSource', 'avgExpediterTicketTimeSource']).entries,
   avgKitchenTicketTimeMinutes: v.nullable(v.number()),
-  avgKitchenTicketTimeDivisorField: v.literal('prepTicketCount'),
-  avgKitchenTicketTimeDivisorValue: int,
   avgExpediterTicketTimeMinutes: v.nullable(v.number()),
-  avgExpediterTicketTimeDivisorField: v.literal('expediterTicketCount'),
-  avgExpediterTicketTimeDivisorValue: int,
-  avgExpoClearMinutes: v.nullable(v.number()),
   // The snapshot's counts but those of sources and cleared tickets.
   ...v.omit(kitchenSnapshot.entries.counts, ['clearedTicketCount', 'sourceTicketCount', 'expediterSourceTicketCount']).entries,
 });

@@ -74,22 +74,16 @@ export const operations: Operations<typeof SPORTSQ_ROUTES> = {
       // The path date is already a real YYYY-MM-DD (route params); it is the only date read.
       const date = req.params.date!;
       const day = await readSportsDay(deps.store, location, date, req.now);
+      const programming = {
+        location: { groupId: location.groupId, locationId: location.id, timezone: location.timezone },
+        date,
+        updatedAt: day.schedule?.updatedAt ?? null,
+        health: { schedule: scheduleHealthOf(day.schedule), providerAvailability: availabilityOf(day.health) },
+        events: (day.schedule?.events ?? []).map((e) => eventView(req.baseUrl, e, day.exactViewing)),
+        refresh: SPORTSQ_REFRESH,
+      };
       // The envelope names the concrete date (2.1: `sportsq/<YYYY-MM-DD>`).
-      return jsonResponse(
-        200,
-        envelope(
-          req,
-          {
-            location: { groupId: location.groupId, locationId: location.id, timezone: location.timezone },
-            date,
-            updatedAt: day.schedule?.updatedAt ?? null,
-            health: { schedule: scheduleHealthOf(day.schedule), providerAvailability: availabilityOf(day.health) },
-            events: (day.schedule?.events ?? []).map((e) => eventView(req.baseUrl, e, day.exactViewing)),
-            refresh: SPORTSQ_REFRESH,
-          },
-          `sportsq/${date}`,
-        ),
-      );
+      return jsonResponse(200, envelope(req, programming, `sportsq/${date}`));
     },
   },
 
