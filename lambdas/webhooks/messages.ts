@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
@@ -13,17 +13,18 @@ import type { SQSRecord } from 'aws-lambda';
 import type { Delivery } from './deliveries.js';
 import type { Logger } from '#platform/observability';
 import type { SendingQueue, WebhookQueue } from './queue.js';
-import { sha256Hex } from '#domain/crypto';
 import { isId } from '#contract/ids';
-import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST, type EventType } from './events.js';
-import type { WebhookPayload } from './events.js';
-import { menuResourcePath } from '#contract/urls';
+import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST, type WebhookPayload } from './events.js';
+import { MENU_PATH } from '#contract/urls';
 
 /**
  * What the webhook room passes along: events (their ids and payload), deliveries' ids, and the messages of its two
  * queues (a delivery on the delivery queue; a fan-out page or a release of held deliveries on the fan-out queue),
  * with their shapes checked on receipt.
  */
+
+/** Hex SHA-256 of a text: event and delivery ids, and a menu's revision, are digests of what makes them. */
+export const digest = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
  * Event and delivery identity. A menu event's id depends only on group,
@@ -32,7 +33,7 @@ import { menuResourcePath } from '#contract/urls';
  * re-dispatch finds the record it already created.
  */
 export function menuEventId(groupId: string, locationId: string, revision: string): string {
-  return `${EVENT_ID.prefix}${sha256Hex(`${MENU_UPDATED}\n${groupId}\n${locationId}\n${revision}`).slice(0, EVENT_ID.hexDigits)}`;
+  return `${EVENT_ID.prefix}${digest(`${MENU_UPDATED}\n${groupId}\n${locationId}\n${revision}`).slice(0, EVENT_ID.hexDigits)}`;
 }
 
 /** Synthetic identity of a Send test event. */
@@ -41,17 +42,11 @@ export function testEventId(): string {
 }
 
 export function deliveryIdOf(eventId: string, destinationId: string): string {
-  return `${DELIVERY_ID.prefix}${sha256Hex(`${eventId}\n${destinationId}`).slice(0, DELIVERY_ID.hexDigits)}`;
+  return `${DELIVERY_ID.prefix}${digest(`${eventId}\n${destinationId}`).slice(0, DELIVERY_ID.hexDigits)}`;
 }
 
-export type EventFacts = {
-  eventId: string;
-  eventType: EventType;
-  occurredAt: string;
-  groupId: string;
-  locationId: string;
-  revision: string;
-};
+/** What makes an event: its payload (6.3) less what follows from it. */
+export type EventFacts = Omit<WebhookPayload, 'resource' | 'test'>;
 
 /** The payload of 6.3, serialised once: every attempt sends these exact bytes. */
 export function payloadOf(event: EventFacts): string {
@@ -62,7 +57,11 @@ export function payloadOf(event: EventFacts): string {
     groupId: event.groupId,
     locationId: event.locationId,
     revision: event.revision,
-    resource: menuResourcePath(event.groupId, event.locationId),
+    // The menu route's path with the event's ids, each URL-encoded.
+    resource: MENU_PATH.replace('{group_id}', encodeURIComponent(event.groupId)).replace(
+      '{location_id}',
+      encodeURIComponent(event.locationId),
+    ),
     ...(event.eventType === WEBHOOK_TEST ? { test: true as const } : {}),
   };
   return JSON.stringify(payload);
@@ -88,8 +87,8 @@ export type DeliveryMessage = {
   clientId: string;
 };
 
-/** What a delivery's message is sent for: the delivery, and the record's redrive and requeue counts it carries. */
-type Outgoing = { delivery: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>; redrive: number; requeue: number };
+/** A delivery as its message is sent: the redrive and requeue counts it carries, the hints, the id. */
+type Outgoing = Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId' | 'redrives' | 'requeues'>;
 
 /** Where a message stands against its record: sent for earlier counts (stale), for these (current), or for later ones (early). */
 export function standing(message: Pick<DeliveryMessage, 'redrive' | 'requeue'>, d: Pick<Delivery, 'redrives' | 'requeues'>) {
@@ -100,18 +99,13 @@ export function standing(message: Pick<DeliveryMessage, 'redrive' | 'requeue'>, 
 /** What sending a message needs of a function's deps (MessagingDeps has it). */
 type Queues = { queue: WebhookQueue };
 
-/** Sends the delivery's message; returns its id (a redrive or a requeue makes it the delivery's carrier). */
-export async function enqueueDelivery(deps: Queues, outgoing: Outgoing): Promise<string> {
-  return deps.queue.send(messageBody(outgoing));
-}
-
-/** Sends the messages of several deliveries, in batches; returns their ids in order. */
+/** Sends the messages of several deliveries, in batches; returns their ids in order (a redrive's or a requeue's carriers). */
 export function enqueueDeliveries(deps: Queues, outgoing: readonly Outgoing[]): Promise<string[]> {
   return deps.queue.sendAll(outgoing.map(messageBody));
 }
 
-const messageBody = ({ delivery: { deliveryId, destinationId, clientId }, redrive, requeue }: Outgoing) =>
-  JSON.stringify({ deliveryId, redrive, requeue, destinationId, clientId } satisfies DeliveryMessage);
+const messageBody = ({ deliveryId, destinationId, clientId, redrives, requeues }: Outgoing) =>
+  JSON.stringify({ deliveryId, redrive: redrives, requeue: requeues, destinationId, clientId } satisfies DeliveryMessage);
 
 /**
  * A menu event's fan-out goes on from `cursor`: the next page of its destinations, dispatched by whichever

@@ -33,7 +33,7 @@ const SWEEP_PAGE = 25;
 const send = (deps: MessagingDeps, held: readonly Held[]) =>
   enqueueDeliveries(
     deps,
-    held.map((h) => ({ delivery: h, redrive: h.redrive, requeue: 0 })),
+    held.map((h) => ({ ...h, redrives: h.redrive, requeues: 0 })),
   );
 
 /**
