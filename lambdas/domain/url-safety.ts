@@ -46,44 +46,21 @@ export function parseIPv4(text: string): number | null {
 export function parseIPv6(text: string): Uint8Array | null {
   const address = text.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   if (!/^[0-9a-f:.]+$/i.test(address) || !address.includes(':')) return null;
-  let groups: number[] = [];
   const halves = address.split('::');
   if (halves.length > 2) return null;
-  const parseHalf = (half: string): number[] | null => {
-    if (half === '') return [];
-    const out: number[] = [];
-    const pieces = half.split(':');
-    for (let i = 0; i < pieces.length; i++) {
-      const piece = pieces[i]!;
-      if (i === pieces.length - 1 && piece.includes('.')) {
-        if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(piece)) return null;
-        const octets = piece.split('.').map(Number);
-        if (octets.some((o) => o > 255)) return null;
-        out.push((octets[0]! << 8) | octets[1]!, (octets[2]! << 8) | octets[3]!);
-      } else {
-        if (!/^[0-9a-f]{1,4}$/i.test(piece)) return null;
-        out.push(parseInt(piece, 16));
-      }
-    }
-    return out;
-  };
-  const head = parseHalf(halves[0]!);
-  const tail = halves.length === 2 ? parseHalf(halves[1]!) : [];
-  if (!head || !tail) return null;
-  if (halves.length === 2) {
-    const missing = 8 - head.length - tail.length;
-    if (missing < 1) return null;
-    groups = [...head, ...new Array<number>(missing).fill(0), ...tail];
-  } else {
-    groups = head;
-  }
-  if (groups.length !== 8) return null;
-  const bytes = new Uint8Array(16);
-  groups.forEach((g, i) => {
-    bytes[2 * i] = g >> 8;
-    bytes[2 * i + 1] = g & 0xff;
-  });
-  return bytes;
+  // Each half's groups; a dotted IPv4 tail ends a half as two groups.
+  const groups = halves.map((half) =>
+    (half === '' ? [] : half.split(':')).flatMap((piece, i, pieces) => {
+      if (i < pieces.length - 1 || !piece.includes('.')) return [/^[0-9a-f]{1,4}$/i.test(piece) ? parseInt(piece, 16) : NaN];
+      const octets = /^\d{1,3}(\.\d{1,3}){3}$/.test(piece) ? piece.split('.').map(Number) : [NaN];
+      return octets.some((o) => !(o <= 255)) ? [NaN] : [(octets[0]! << 8) | octets[1]!, (octets[2]! << 8) | octets[3]!];
+    }),
+  );
+  const [head, tail = []] = groups as [number[], number[]?];
+  const missing = 8 - head.length - tail.length;
+  if ([...head, ...tail].some(Number.isNaN) || (halves.length === 2 ? missing < 1 : missing !== 0)) return null;
+  const all = [...head, ...new Array<number>(halves.length === 2 ? missing : 0).fill(0), ...tail];
+  return Uint8Array.from(all.flatMap((g) => [g >> 8, g & 0xff]));
 }
 
 type V4Range = [base: string, prefix: number, reason: string];

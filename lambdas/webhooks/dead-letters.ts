@@ -317,7 +317,11 @@ export async function redrivePage(
       throw new AdminInputError('cursor: not a cursor of this redrive; start again without it');
     }
   }
-  const { markers, lastKey } = await deps.store.deliveries.deadLetterPage(Math.floor(deps.clock.now() / 1000), REDRIVE_PAGE.size, start);
+  const { items: markers, lastKey } = await deps.store.deliveries.deadLetterPage(
+    Math.floor(deps.clock.now() / 1000),
+    REDRIVE_PAGE.size,
+    start,
+  );
   const chosen = destinationId ? markers.filter((m) => m.destinationId === destinationId) : markers;
   const records = await deps.store.deliveries.many(chosen.map((m) => m.deliveryId));
   // A marker whose record is gone (record_missing) or moving again is not redriven: the cursor passes it.

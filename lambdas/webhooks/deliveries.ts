@@ -138,7 +138,7 @@ export function deliveriesRepo(db: Db) {
     // TTL deletion lags (and dynalite has none): an expired marker is already gone.
     const unexpired = { expression: '#ttl > :now', names: { '#ttl': 'ttl' }, values: { ':now': nowSeconds } };
     const { items, lastKey } = await everyGroupPage(db, deliveryKeys.deadLetters, { filter: unexpired }, limit, startKey);
-    return { markers: items.map(toMarker), ...(lastKey ? { lastKey } : {}) };
+    return { items: items.map(toMarker), ...(lastKey ? { lastKey } : {}) };
   };
   /** Records by id, strongly consistent, in one BatchGetItem per 100, in the ids' order (null where there is none). */
   const many = async (ids: readonly string[]): Promise<(Delivery | null)[]> => {
@@ -161,7 +161,7 @@ export function deliveriesRepo(db: Db) {
   /** A page of an index query, as deliveries. */
   const deliveriesOf = async (input: ItemQuery, limit: number, startKey?: Record<string, unknown>) => {
     const { items, lastKey } = await queryPage(db, input, limit, startKey);
-    return { deliveries: items.map(toDelivery), ...(lastKey ? { lastKey } : {}) };
+    return { items: items.map(toDelivery), ...(lastKey ? { lastKey } : {}) };
   };
   return {
     /** Strongly consistent: a record just created, redriven or finished is never missed or seen in an older state. */
@@ -182,7 +182,7 @@ export function deliveriesRepo(db: Db) {
     },
     /** The newest `limit` deliveries of a destination, newest first. */
     async recent(destinationId: string, limit: number): Promise<Delivery[]> {
-      const { deliveries } = await deliveriesOf(
+      const { items } = await deliveriesOf(
         {
           IndexName: GSI1.indexName,
           KeyConditionExpression: 'GSI1PK = :pk',
@@ -191,7 +191,7 @@ export function deliveriesRepo(db: Db) {
         },
         limit,
       );
-      return deliveries;
+      return items;
     },
     /** A page of one event's deliveries, by delivery id, each read strongly consistent (the index only names them). */
     async ofEvent(eventId: string, { limit, startKey }: { limit: number; startKey?: Record<string, unknown> }) {
@@ -207,7 +207,7 @@ export function deliveriesRepo(db: Db) {
       );
       // A record the index still names after its expiry is gone: left out.
       const records = await many(items.map((i) => String(i.GSI3SK)));
-      return { deliveries: records.filter((d): d is Delivery => d !== null), ...(lastKey ? { lastKey } : {}) };
+      return { items: records.filter((d): d is Delivery => d !== null), ...(lastKey ? { lastKey } : {}) };
     },
     /** A page of a destination's deliveries, newest first, created at or after `since`, of one status if asked (filtered within the page). */
     history(
@@ -256,7 +256,7 @@ export function deliveriesRepo(db: Db) {
       let startKey: WalkKey | undefined;
       do {
         const page = await deadLetterPage(nowSeconds, 1000, startKey);
-        markers.push(...page.markers);
+        markers.push(...page.items);
         startKey = page.lastKey;
       } while (startKey);
       return markers;

@@ -225,11 +225,7 @@ export function destinationsRepo(db: Db) {
     },
     /** Names of destinations by id, in one batch read (eventually consistent: a list's labels); a removed one is absent. */
     async names(ids: readonly string[]): Promise<Map<string, string>> {
-      const found = await readItems(
-        db,
-        ids.map((id) => destinationKeys.destination(id)),
-        false,
-      );
+      const found = await readItems(db, ids.map(destinationKeys.destination), false);
       const names = new Map<string, string>();
       for (const id of ids) {
         const item = itemOf(found, destinationKeys.destination(id));

@@ -12,10 +12,8 @@ import { GSI1 } from '#data/table';
 const PAUSED_SHARDS = 8;
 
 export const holdKeys = {
-  held: (destinationId: string, createdAt: string, deliveryId: string) => ({
-    PK: `HELD#${destinationId}`,
-    SK: `${createdAt}#${deliveryId}`,
-  }),
+  /** A held delivery's item: its destination's partition, oldest first. */
+  held: ({ destinationId, createdAt, deliveryId }: HeldDelivery) => ({ PK: `HELD#${destinationId}`, SK: `${createdAt}#${deliveryId}` }),
   marker: (destinationId: string) => ({ PK: `PAUSED#${destinationId}`, SK: 'PAUSED' }),
   shard: (destinationId: string) => `PAUSED#${destinationId.charCodeAt(destinationId.length - 1) % PAUSED_SHARDS}`,
   shards: () => Array.from({ length: PAUSED_SHARDS }, (_, i) => `PAUSED#${i}`),
@@ -23,6 +21,7 @@ export const holdKeys = {
 
 /** `redrive`: the record's redrive count its message is sent for. */
 export type Held = { destinationId: string; deliveryId: string; clientId: string; createdAt: string; redrive: number };
+type HeldDelivery = Pick<Held, 'destinationId' | 'createdAt' | 'deliveryId'>;
 /** A destination with held deliveries: `since` names this marker (a new one after removal), `probedAt` its last probe (at first, `since`). */
 export type PausedMarker = { destinationId: string; since: string; probedAt: string };
 
@@ -32,13 +31,12 @@ export function holdsRepo(db: Db) {
     hold: (held: readonly Held[]) =>
       writeBatches(
         db,
-        held.map((h) => ({ PutRequest: { Item: { ...holdKeys.held(h.destinationId, h.createdAt, h.deliveryId), ...h } } })),
+        held.map((h) => ({ PutRequest: { Item: { ...holdKeys.held(h), ...h } } })),
       ),
     /** Which of these deliveries are held now (strongly consistent, one BatchGetItem per 100). */
-    async heldAmong(deliveries: readonly Omit<Held, 'clientId' | 'redrive'>[]): Promise<Set<string>> {
-      const keyOf = (d: (typeof deliveries)[number]) => holdKeys.held(d.destinationId, d.createdAt, d.deliveryId);
-      const items = await readItems(db, deliveries.map(keyOf));
-      return new Set(deliveries.filter((d) => itemOf(items, keyOf(d)) !== null).map((d) => d.deliveryId));
+    async heldAmong(deliveries: readonly HeldDelivery[]): Promise<Set<string>> {
+      const items = await readItems(db, deliveries.map(holdKeys.held));
+      return new Set(deliveries.filter((d) => itemOf(items, holdKeys.held(d)) !== null).map((d) => d.deliveryId));
     },
     /** Writes the destination's marker unless one exists. */
     async markPaused(destinationId: string, at: string): Promise<void> {
@@ -71,7 +69,7 @@ export function holdsRepo(db: Db) {
     release: (held: readonly Held[]) =>
       writeBatches(
         db,
-        held.map((h) => ({ DeleteRequest: { Key: holdKeys.held(h.destinationId, h.createdAt, h.deliveryId) } })),
+        held.map((h) => ({ DeleteRequest: { Key: holdKeys.held(h) } })),
       ),
     /** A page of one shard's markers. */
     async paused(shard: string, limit: number): Promise<PausedMarker[]> {
