@@ -84,13 +84,8 @@ const V4_BLOCKED: V4Range[] = [
 ];
 const V4_TABLE = V4_BLOCKED.map(([base, prefix, reason]) => ({ base: parseIPv4(base)!, prefix, reason }));
 
-function inV4(value: number, base: number, prefix: number): boolean {
-  const size = 2 ** (32 - prefix);
-  return value >= base && value < base + size;
-}
-
 function classifyIPv4(value: number, options: SafetyOptions = {}): AddressVerdict {
-  const hit = V4_TABLE.find((r) => inV4(value, r.base, r.prefix));
+  const hit = V4_TABLE.find((r) => value >= r.base && value < r.base + 2 ** (32 - r.prefix));
   if (!hit) return { allowed: true };
   if (hit.reason === 'loopback' && options.allowLoopback) return { allowed: true };
   return { allowed: false, reason: hit.reason };
@@ -159,10 +154,8 @@ export function classifyAddress(text: string, options: SafetyOptions = {}): Addr
 /** An IP literal host in any notation, or null for a DNS name. */
 function literalAddress(host: string): string | null {
   const bare = host.replace(/^\[|\]$/g, '');
-  if (parseIPv6(bare)) return bare;
   // A name whose last label is numeric is an IPv4 literal to WHATWG URL and to inet_aton alike.
-  if (parseIPv4(bare) !== null) return bare;
-  return null;
+  return parseIPv6(bare) || parseIPv4(bare) !== null ? bare : null;
 }
 
 export type ParsedDestinationUrl =

@@ -101,8 +101,8 @@ export function outboxRepo(db: Db) {
     dropUnconfirmed: (eventId: string) =>
       applied(deleteItem(db, { Key: key(eventId), ConditionExpression: 'confirmed = :no', ExpressionAttributeValues: { ':no': false } })),
     /** A page of one shard's entries that occurred at or before `before` (ISO), oldest first. */
-    async due(shard: string, before: string, limit: number, startKey?: Record<string, unknown>) {
-      const { items, lastKey } = await queryPage(
+    async due(shard: string, before: string, limit: number) {
+      const { items } = await queryPage(
         db,
         {
           IndexName: GSI1.indexName,
@@ -110,9 +110,8 @@ export function outboxRepo(db: Db) {
           ExpressionAttributeValues: { ':pk': shard, ':before': `${before}#\uffff` },
         },
         limit,
-        startKey,
       );
-      return { entries: items.map(toEntry), ...(lastKey ? { lastKey } : {}) };
+      return { entries: items.map(toEntry) };
     },
   };
 }
