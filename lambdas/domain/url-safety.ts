@@ -46,21 +46,44 @@ export function parseIPv4(text: string): number | null {
 export function parseIPv6(text: string): Uint8Array | null {
   const address = text.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   if (!/^[0-9a-f:.]+$/i.test(address) || !address.includes(':')) return null;
+  let groups: number[] = [];
   const halves = address.split('::');
   if (halves.length > 2) return null;
-  // Each half's groups; a dotted IPv4 tail ends a half as two groups.
-  const groups = halves.map((half) =>
-    (half === '' ? [] : half.split(':')).flatMap((piece, i, pieces) => {
-      if (i < pieces.length - 1 || !piece.includes('.')) return [/^[0-9a-f]{1,4}$/i.test(piece) ? parseInt(piece, 16) : NaN];
-      const octets = /^\d{1,3}(\.\d{1,3}){3}$/.test(piece) ? piece.split('.').map(Number) : [NaN];
-      return octets.some((o) => !(o <= 255)) ? [NaN] : [(octets[0]! << 8) | octets[1]!, (octets[2]! << 8) | octets[3]!];
-    }),
-  );
-  const [head, tail = []] = groups as [number[], number[]?];
-  const missing = 8 - head.length - tail.length;
-  if ([...head, ...tail].some(Number.isNaN) || (halves.length === 2 ? missing < 1 : missing !== 0)) return null;
-  const all = [...head, ...new Array<number>(halves.length === 2 ? missing : 0).fill(0), ...tail];
-  return Uint8Array.from(all.flatMap((g) => [g >> 8, g & 0xff]));
+  const parseHalf = (half: string): number[] | null => {
+    if (half === '') return [];
+    const out: number[] = [];
+    const pieces = half.split(':');
+    for (let i = 0; i < pieces.length; i++) {
+      const piece = pieces[i]!;
+      if (i === pieces.length - 1 && piece.includes('.')) {
+        if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(piece)) return null;
+        const octets = piece.split('.').map(Number);
+        if (octets.some((o) => o > 255)) return null;
+        out.push((octets[0]! << 8) | octets[1]!, (octets[2]! << 8) | octets[3]!);
+      } else {
+        if (!/^[0-9a-f]{1,4}$/i.test(piece)) return null;
+        out.push(parseInt(piece, 16));
+      }
+    }
+    return out;
+  };
+  const head = parseHalf(halves[0]!);
+  const tail = halves.length === 2 ? parseHalf(halves[1]!) : [];
+  if (!head || !tail) return null;
+  if (halves.length === 2) {
+    const missing = 8 - head.length - tail.length;
+    if (missing < 1) return null;
+    groups = [...head, ...new Array<number>(missing).fill(0), ...tail];
+  } else {
+    groups = head;
+  }
+  if (groups.length !== 8) return null;
+  const bytes = new Uint8Array(16);
+  groups.forEach((g, i) => {
+    bytes[2 * i] = g >> 8;
+    bytes[2 * i + 1] = g & 0xff;
+  });
+  return bytes;
 }
 
 type V4Range = [base: string, prefix: number, reason: string];
@@ -84,8 +107,13 @@ const V4_BLOCKED: V4Range[] = [
 ];
 const V4_TABLE = V4_BLOCKED.map(([base, prefix, reason]) => ({ base: parseIPv4(base)!, prefix, reason }));
 
+function inV4(value: number, base: number, prefix: number): boolean {
+  const size = 2 ** (32 - prefix);
+  return value >= base && value < base + size;
+}
+
 function classifyIPv4(value: number, options: SafetyOptions = {}): AddressVerdict {
-  const hit = V4_TABLE.find((r) => value >= r.base && value < r.base + 2 ** (32 - r.prefix));
+  const hit = V4_TABLE.find((r) => inV4(value, r.base, r.prefix));
   if (!hit) return { allowed: true };
   if (hit.reason === 'loopback' && options.allowLoopback) return { allowed: true };
   return { allowed: false, reason: hit.reason };
@@ -154,8 +182,10 @@ export function classifyAddress(text: string, options: SafetyOptions = {}): Addr
 /** An IP literal host in any notation, or null for a DNS name. */
 function literalAddress(host: string): string | null {
   const bare = host.replace(/^\[|\]$/g, '');
+  if (parseIPv6(bare)) return bare;
   // A name whose last label is numeric is an IPv4 literal to WHATWG URL and to inet_aton alike.
-  return parseIPv6(bare) || parseIPv4(bare) !== null ? bare : null;
+  if (parseIPv4(bare) !== null) return bare;
+  return null;
 }
 
 export type ParsedDestinationUrl =

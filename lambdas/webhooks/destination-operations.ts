@@ -20,8 +20,8 @@ import {
   AdminInputError,
   AdminNotFoundError,
   editDestinationInput as editInput,
-  parseInput,
 } from '#domain/inputs';
+import { parseInput } from '#contract/validation';
 import { id } from '#contract/schemas/common';
 import { WEBHOOK_TEST } from './events.js';
 import { DESTINATIONS_PER_APPLICATION } from './destination-limit.js';

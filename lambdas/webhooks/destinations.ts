@@ -1,6 +1,5 @@
-import { getItem, applied, isConditionFailure, type Db, itemOf, queryPage, readItems, deleteItem, putItem, updateItem } from '#data/store';
-import { everyGroupPage, type GroupIndex, type WalkKey } from '#data/group-index';
-import { GSI1 } from '#data/table';
+import { getItem, applied, isConditionFailure, type Db, itemOf, readItems, deleteItem, putItem, updateItem } from '#data/store';
+import { everyGroupPage, groupPage, type GroupIndex, type WalkKey } from '#data/group-index';
 import { appKeys, type App } from '#data/apps';
 import { DELIVERY_POLICY } from './delivery-policy.js';
 import type { Config } from '#platform/config';
@@ -171,23 +170,11 @@ export function destinationsRepo(db: Db) {
      * every group in turn. A page may hold fewer than `limit` and still have a next.
      */
     async page({ scope, limit, startKey }: { scope?: { groupId: string; clientId?: string }; limit: number; startKey?: WalkKey }) {
-      if (!scope) {
-        const { items, lastKey } = await everyGroupPage(db, destinationKeys.index, {}, limit, startKey);
-        return { destinations: items.map(toDestination), ...(lastKey ? { lastKey } : {}) };
-      }
-      // One partition, the group's (an application's: its range within): a Query, whose key the walk's names.
-      const prefix = scope.clientId ? `${scope.groupId}#${scope.clientId}#` : `${scope.groupId}#`;
-      const { items, lastKey } = await queryPage(
-        db,
-        {
-          IndexName: GSI1.indexName,
-          KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
-          ExpressionAttributeValues: { ':pk': destinationKeys.index.of(scope.groupId), ':prefix': prefix },
-        },
-        limit,
-        startKey?.key,
-      );
-      return { destinations: items.map(toDestination), ...(lastKey ? { lastKey: { at: scope.groupId, key: lastKey } } : {}) };
+      const prefix = scope && (scope.clientId ? `${scope.groupId}#${scope.clientId}#` : `${scope.groupId}#`);
+      const { items, lastKey } = scope
+        ? await groupPage(db, destinationKeys.index, scope.groupId, { prefix }, limit, startKey)
+        : await everyGroupPage(db, destinationKeys.index, {}, limit, startKey);
+      return { destinations: items.map(toDestination), ...(lastKey ? { lastKey } : {}) };
     },
     /**
      * Health after an attempt, as one atomic update of the health item (no read-modify-write between concurrent

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
@@ -13,18 +13,16 @@ import type { SQSRecord } from 'aws-lambda';
 import type { Delivery } from './deliveries.js';
 import type { Logger } from '#platform/observability';
 import type { SendingQueue, WebhookQueue } from './queue.js';
+import { sha256Hex } from '#domain/crypto';
 import { isId } from '#contract/ids';
 import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST, type WebhookPayload } from './events.js';
-import { MENU_PATH } from '#contract/urls';
+import { menuResourcePath } from '#contract/urls';
 
 /**
  * What the webhook room passes along: events (their ids and payload), deliveries' ids, and the messages of its two
  * queues (a delivery on the delivery queue; a fan-out page or a release of held deliveries on the fan-out queue),
  * with their shapes checked on receipt.
  */
-
-/** Hex SHA-256 of a text: event and delivery ids, and a menu's revision, are digests of what makes them. */
-export const digest = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
  * Event and delivery identity. A menu event's id depends only on group,
@@ -33,7 +31,7 @@ export const digest = (text: string): string => createHash('sha256').update(text
  * re-dispatch finds the record it already created.
  */
 export function menuEventId(groupId: string, locationId: string, revision: string): string {
-  return `${EVENT_ID.prefix}${digest(`${MENU_UPDATED}\n${groupId}\n${locationId}\n${revision}`).slice(0, EVENT_ID.hexDigits)}`;
+  return `${EVENT_ID.prefix}${sha256Hex(`${MENU_UPDATED}\n${groupId}\n${locationId}\n${revision}`).slice(0, EVENT_ID.hexDigits)}`;
 }
 
 /** Synthetic identity of a Send test event. */
@@ -42,7 +40,7 @@ export function testEventId(): string {
 }
 
 export function deliveryIdOf(eventId: string, destinationId: string): string {
-  return `${DELIVERY_ID.prefix}${digest(`${eventId}\n${destinationId}`).slice(0, DELIVERY_ID.hexDigits)}`;
+  return `${DELIVERY_ID.prefix}${sha256Hex(`${eventId}\n${destinationId}`).slice(0, DELIVERY_ID.hexDigits)}`;
 }
 
 /** What makes an event: its payload (6.3) less what follows from it. */
@@ -57,11 +55,7 @@ export function payloadOf(event: EventFacts): string {
     groupId: event.groupId,
     locationId: event.locationId,
     revision: event.revision,
-    // The menu route's path with the event's ids, each URL-encoded.
-    resource: MENU_PATH.replace('{group_id}', encodeURIComponent(event.groupId)).replace(
-      '{location_id}',
-      encodeURIComponent(event.locationId),
-    ),
+    resource: menuResourcePath(event.groupId, event.locationId),
     ...(event.eventType === WEBHOOK_TEST ? { test: true as const } : {}),
   };
   return JSON.stringify(payload);

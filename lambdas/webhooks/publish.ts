@@ -1,5 +1,7 @@
 import middy from '@middy/core';
 import * as v from 'valibot';
+import { sha256Hex } from '#domain/crypto';
+import { strongEtag } from '#domain/etag';
 import { menuInput, type MenuData, type MenuItem, type MenuSection, type PosHealth } from '#contract/schemas/bevq';
 import { headOf, MenuConflictError, type StoredMenu } from '#data/menus';
 import { StorageLimitError } from '#data/limits';
@@ -7,11 +9,11 @@ import type { MenuEvent } from './outbox.js';
 import type { MessagingDeps } from './deps.js';
 import { count, observability } from '#platform/observability';
 import { MENU_UPDATED } from './events.js';
-import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain/admin-errors';
-import { validate } from '#contract/validation';
+import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain/inputs';
+import { parseInput } from '#contract/validation';
 import { id } from '#contract/schemas/common';
 import { dispatchMenuEvent } from './fan-out.js';
-import { digest, menuEventId } from './messages.js';
+import { menuEventId } from './messages.js';
 
 /**
  * A menu publish, the journey's first half: the dispatcher function (and the CLI and admin API) validate a
@@ -23,8 +25,6 @@ import { digest, menuEventId } from './messages.js';
 export type PublishRequest = { groupId: string; locationId: string; menu: unknown };
 
 const target = v.object({ groupId: id, locationId: id });
-/** The publish's input as the admin's (its refusal an AdminInputError); not through domain/inputs.ts, whose admin schemas the dispatcher need not carry. */
-const parse = <S extends v.GenericSchema>(schema: S, value: unknown) => validate(schema, value, 'Field', (m) => new AdminInputError(m));
 
 /**
  * First half of publishing: validate, build, record the new revision's event
@@ -37,8 +37,8 @@ export async function writeMenu(
   deps: MessagingDeps,
   request: PublishRequest,
 ): Promise<{ stored: StoredMenu; written: boolean; event: MenuEvent | null }> {
-  const { groupId, locationId } = parse(target, request);
-  const input = parse(menuInput, request.menu);
+  const { groupId, locationId } = parseInput(target, request);
+  const input = parseInput(menuInput, request.menu);
   const problems = contentProblems(input);
   if (problems.length) throw new AdminInputError(problems.join('; '));
   if (!(await deps.store.locations.get(groupId, locationId))) {
@@ -128,7 +128,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-const hash = (value: unknown) => digest(canonicalJson(value));
+const hash = (value: unknown) => sha256Hex(canonicalJson(value));
 
 /** Contract 2.11 rule 3: not an age threshold, only the order of success and failure. */
 export function posHealth(lastSyncAt: string | null, lastFailureAt: string | null | undefined): PosHealth {
@@ -222,8 +222,8 @@ export function buildMenu(input: ParsedInput, previous: MenuData | null, now: nu
     itemCount: sections.reduce((n, s) => n + s.items.length, 0),
     sections,
   };
-  // A strong validator (quoted, contract 4 rule 3) of the revision and the source health, the two things a re-read can reveal.
-  const etag = `"${revision}-${hash(sourceHealth).slice(0, 8)}"`;
+  // The validator covers the revision and the source health, the two things a re-read can reveal.
+  const etag = strongEtag(`${revision}-${hash(sourceHealth).slice(0, 8)}`);
   const changed = newRevision || hash(previous?.sourceHealth) !== hash(sourceHealth);
   return { menu, etag, newRevision, changed };
 }
