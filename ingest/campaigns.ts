@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import type { IngestStore } from './store.js';
 import { requireLocations } from './locations-exist.js';
-import { AdminInputError, parseInput } from '#domain/inputs';
+import { AdminInputError } from '#domain/inputs';
+import { parseInput } from '#contract/validation';
 import { id, isoTimestamp } from '#contract/schemas/common';
 
 const campaign = v.pipe(

@@ -5,7 +5,8 @@ import type { Store } from '#data/repositories';
 import { hhmm } from '#contract/schemas/matriq';
 import { stopTransition, StopTransitionError } from '#lambdas/matriq/stop-transitions';
 import { requireLocations } from './locations-exist.js';
-import { AdminInputError, fitsOneItem, parseInput } from '#domain/inputs';
+import { AdminInputError, fitsOneItem } from '#domain/inputs';
+import { parseInput } from '#contract/validation';
 import { id, isoTimestamp } from '#contract/schemas/common';
 
 /**

@@ -20,7 +20,8 @@ import {
   type KitchenInput,
   type ReviewInput,
 } from '#lambdas/shiftq/inputs';
-import { AdminInputError, parseInput } from '#domain/inputs';
+import { AdminInputError } from '#domain/inputs';
+import { parseInput } from '#contract/validation';
 import { id } from '#contract/schemas/common';
 
 /**

@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import type { Store } from '#data/repositories';
 import { realIsoDate, SPORTS_LOGO_NAME } from '#contract/schemas/requests';
 import { requireLocations } from './locations-exist.js';
-import { AdminInputError, fitsOneItem, parseInput } from '#domain/inputs';
+import { AdminInputError, fitsOneItem } from '#domain/inputs';
+import { parseInput } from '#contract/validation';
 import { id, isoTimestamp } from '#contract/schemas/common';
 
 /**

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Store } from '#data/repositories';
-import { groupInput, locationInput, parseInput } from '#domain/inputs';
+import { groupInput, locationInput } from '#domain/inputs';
+import { parseInput } from '#contract/validation';
 import { putGroup, putLocation } from '#lambdas/admin/groups';
 
 /** A venue file: groups with their locations, loaded in one go (`venues load`, demo seeding). */

@@ -1,7 +1,8 @@
 import type { Group } from '#data/groups';
 import type { Location } from '#data/locations';
 import type { Store } from '#data/repositories';
-import { AdminInputError, groupInput, locationInput, parseInput, type GroupInput, type LocationInput } from '#domain/inputs';
+import { AdminInputError, groupInput, locationInput, type GroupInput, type LocationInput } from '#domain/inputs';
+import { parseInput } from '#contract/validation';
 import { requireGroup } from './apps.js';
 
 /** Groups and their locations: the admin API's, the admin CLI's through it, and the venue loads'. */

@@ -24,8 +24,6 @@ export const RESERVED_IDS: ReadonlySet<string> = new Set([
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export const ID_RULE = 'must be 1-64 letters, digits, "-" or "_", starting with a letter or digit';
 
-export const isReservedId = (value: string): boolean => RESERVED_IDS.has(value);
-
 /** The id rule and its reserved words as one pattern, compiled once when the module loads. */
 const ID = new RegExp(`^(?!(?:${[...RESERVED_IDS].join('|').replaceAll('.', '\\.')})$)${ID_PATTERN.source.slice(1)}`);
 

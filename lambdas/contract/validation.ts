@@ -12,6 +12,16 @@ import type * as v from 'valibot';
 
 type Issue = v.BaseIssue<unknown>;
 
+/**
+ * Thrown for admin input that breaks a rule; nothing has been written when it
+ * is thrown. Status and code are what the admin API answers; to the CLI every
+ * kind is bad input (exit 2).
+ */
+export class AdminInputError extends Error {
+  readonly status: number = 400;
+  readonly code: string = 'invalid_request';
+}
+
 /** Bounds (`min_value`, `max_length`, `length` …): of a number, or of a length in characters of a text or items of a list. */
 const BOUNDS: Record<string, string> = { min: 'at least', max: 'at most', length: 'exactly' };
 
@@ -56,4 +66,9 @@ export function validate<S extends v.GenericSchema>(
       .map((issue) => `${issue.path ? `${where} ${issue.path.map((item) => item.key).join('.')}` : 'The input'} ${issue.message}.`)
       .join(' '),
   );
+}
+
+/** Input of the admin CLI, API and ingest: its output, or an AdminInputError naming every field that breaks a rule. */
+export function parseInput<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
+  return validate(schema, value, 'Field', (message) => new AdminInputError(message));
 }

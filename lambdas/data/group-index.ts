@@ -34,20 +34,12 @@ export type PartitionQuery = {
   filter?: Filter;
 };
 
-function partitionInput(pk: string, query: PartitionQuery) {
-  const { prefix } = query;
-  const filters = query.filter ? [query.filter] : [];
-  const names = Object.assign({}, ...filters.map((f) => f.names ?? {})) as Record<string, string>;
+function partitionInput(pk: string, { prefix, filter }: PartitionQuery) {
   return {
     IndexName: GSI1.indexName,
     KeyConditionExpression: prefix ? 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)' : 'GSI1PK = :pk',
-    ...(filters.length ? { FilterExpression: filters.map((f) => `(${f.expression})`).join(' AND ') } : {}),
-    ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-    ExpressionAttributeValues: {
-      ':pk': pk,
-      ...(prefix ? { ':prefix': prefix } : {}),
-      ...(Object.assign({}, ...filters.map((f) => f.values)) as Record<string, unknown>),
-    },
+    ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names } : {}),
+    ExpressionAttributeValues: { ':pk': pk, ...(prefix ? { ':prefix': prefix } : {}), ...filter?.values },
   };
 }
 

@@ -47,40 +47,27 @@ export const menuKeys = {
 /** Another writer published between our read and our write. */
 export class MenuConflictError extends Error {}
 
-export type MenusRepo = {
-  get(groupId: string, locationId: string): Promise<StoredMenu | null>;
-  /** Several locations' menus in one round trip (strongly consistent), in the order asked. */
-  getMany(groupId: string, locationIds: readonly string[]): Promise<(StoredMenu | null)[]>;
-  /** Written after its body; kept only if no later one is there (a slower writer never winds it back). */
-  putHead(head: MenuHead): Promise<void>;
-  getHead(groupId: string, locationId: string): Promise<MenuHead | null>;
-  /**
-   * The heads of a page of locations (`locationIds` in id order), by location id: one Query over their range, whose
-   * read units follow the heads' bytes, where a read of each would take a unit apiece.
-   */
-  headsOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MenuHead>>;
-  put(menu: StoredMenu, previousEtag: string | null): Promise<void>;
-};
-
 /**
  * Menus are always read strongly consistently: a publisher conditions its
  * write on the version it read, and a webhook receiver re-reads the menu the
  * moment bevq.menu.updated arrives (contract 6.4) and must see that revision.
  */
-export function menusRepo(db: Db): MenusRepo {
+export function menusRepo(db: Db) {
   return {
     async get(groupId: string, locationId: string): Promise<StoredMenu | null> {
       const item = await getItem(db, menuKeys.menu(groupId, locationId), true);
-      return item ? toMenu(item) : null;
+      return item ? withoutKeys<StoredMenu>(item) : null;
     },
+    /** Several locations' menus in one round trip (strongly consistent), in the order asked. */
     async getMany(groupId: string, locationIds: readonly string[]): Promise<(StoredMenu | null)[]> {
       const keys = locationIds.map((id) => menuKeys.menu(groupId, id));
       const found = await readItems(db, keys);
       return keys.map((key) => {
         const item = itemOf(found, key);
-        return item ? toMenu(item) : null;
+        return item ? withoutKeys<StoredMenu>(item) : null;
       });
     },
+    /** Written after its body; kept only if no later one is there (a slower writer never winds it back). */
     async putHead(head: MenuHead): Promise<void> {
       try {
         await putItem(db, {
@@ -96,6 +83,10 @@ export function menusRepo(db: Db): MenusRepo {
       const item = await getItem(db, menuKeys.head(groupId, locationId), true);
       return item ? withoutKeys<MenuHead>(item) : null;
     },
+    /**
+     * The heads of a page of locations (`locationIds` in id order), by location id: one Query over their range, whose
+     * read units follow the heads' bytes, where a read of each would take a unit apiece.
+     */
     async headsOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MenuHead>> {
       const items = await itemsOfPage(db, groupId, HEAD, locationIds, true);
       return new Map([...items].map(([id, item]) => [id, withoutKeys<MenuHead>(item)]));
@@ -114,15 +105,5 @@ export function menusRepo(db: Db): MenusRepo {
         throw err;
       }
     },
-  };
-}
-
-function toMenu(item: Record<string, unknown>): StoredMenu {
-  return {
-    groupId: String(item.groupId),
-    locationId: String(item.locationId),
-    menu: item.menu as MenuData,
-    etag: String(item.etag),
-    seq: Number(item.seq),
   };
 }

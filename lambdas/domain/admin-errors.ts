@@ -1,14 +1,12 @@
-/** The admin's errors, in a module without the input schemas: dead-letters.ts throws them, and the sweeper and deliverer that bundle it must not carry the input schemas. */
-
 /**
- * Thrown for admin input that breaks a rule; nothing has been written when it
- * is thrown. Status and code are what the admin API answers; to the CLI every
- * kind is bad input (exit 2).
+ * The admin's errors, in a module without the input schemas: dead-letters.ts throws them, and the sweeper and
+ * deliverer that bundle it must not carry the input schemas. Each is an input refusal (contract/validation.ts) with
+ * its own status.
  */
-export class AdminInputError extends Error {
-  readonly status: number = 400;
-  readonly code: string = 'invalid_request';
-}
+
+import { AdminInputError } from '#contract/validation';
+
+export { AdminInputError };
 
 /** The id a request is about names nothing. */
 export class AdminNotFoundError extends AdminInputError {

@@ -2,9 +2,8 @@ import * as v from 'valibot';
 import { isValidTimeZone } from '#contract/business-date';
 import { id, isoTimestamp } from '#contract/schemas/common';
 import { plainText } from '#contract/plain-text';
-import { validate } from '#contract/validation';
-import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/limits';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
+import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/limits';
 import { MODULES, SCOPES } from '#contract/scopes';
 import { AdminConflictError, AdminInputError, AdminNotFoundError } from './admin-errors.js';
 
@@ -78,11 +77,6 @@ export function fitsOneItem<T extends Record<string, unknown>>() {
       addIssue({ message: `cannot be stored (${err.message.replace(/\.$/, '')})` });
     }
   });
-}
-
-/** Input of the admin CLI, API and ingest: its output, or an AdminInputError naming every field that breaks a rule. */
-export function parseInput<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
-  return validate(schema, value, 'Field', (message) => new AdminInputError(message));
 }
 
 const destinationName = plainText(200);

@@ -118,26 +118,16 @@ export function start(d: Delivery, carrier: string, receive: number, now: number
   };
 }
 
-/** `code`: the answer's, `http_200` and the like. */
-export function succeed(d: Delivery, code: string, now: number): Delivery {
-  expect(d, [STATUS.DELIVERING], 'succeed');
-  const next = {
-    ...d,
-    status: STATUS.SUCCEEDED,
-    updatedAt: iso(now),
+/** An attempt's outcome that ends the delivery: `status` with the answer's code (`http_200` and the like). */
+function end(status: typeof STATUS.SUCCEEDED | typeof STATUS.FAILED, transition: string) {
+  return (d: Delivery, code: string, now: number): Delivery => {
+    expect(d, [STATUS.DELIVERING], transition);
+    const next = { ...d, status, updatedAt: iso(now) };
+    return told(next, attemptEntry(next, code, now));
   };
-  return told(next, attemptEntry(next, code, now));
 }
-
-export function fail(d: Delivery, errorCode: string, now: number): Delivery {
-  expect(d, [STATUS.DELIVERING], 'fail');
-  const next = {
-    ...d,
-    status: STATUS.FAILED,
-    updatedAt: iso(now),
-  };
-  return told(next, attemptEntry(next, errorCode, now));
-}
+export const succeed = end(STATUS.SUCCEEDED, 'succeed');
+export const fail = end(STATUS.FAILED, 'fail');
 
 /** A retryable failure: wait `backoffSeconds` unless this was the last attempt. */
 export function retry(d: Delivery, errorCode: string, backoffSeconds: number, now: number): Delivery {
@@ -177,16 +167,16 @@ const stepEntry = (kind: TimelineEntry['kind'], d: Delivery, code: string | null
   next: null,
 });
 
+/** Ended without a request (a refusal, or an expired hold, which was PENDING and so had nothing due): FAILED with `code`, no longer listed. */
+function endUnsent(d: Delivery, code: string, now: number): Delivery {
+  const next: Delivery = { ...d, status: STATUS.FAILED, deadLetterReason: null, updatedAt: iso(now) };
+  return told(next, stepEntry('refused', next, code, now));
+}
+
 /** The execution-time re-check failed: no request is made. */
 export function refuse(d: Delivery, errorCode: string, now: number): Delivery {
   expect(d, STARTABLE, 'refuse');
-  const next: Delivery = {
-    ...d,
-    status: STATUS.FAILED,
-    deadLetterReason: null,
-    updatedAt: iso(now),
-  };
-  return told(next, stepEntry('refused', next, errorCode, now));
+  return endUnsent(d, errorCode, now);
 }
 
 /** Its message reached the DLQ with attempts left (receives spent without them): the status stays, the reason says so. */
@@ -201,14 +191,7 @@ export function strand(d: Delivery, now: number): Delivery {
  */
 export function expireHold(d: Delivery, now: number): Delivery {
   expect(d, [STATUS.PENDING], 'expireHold');
-  const next: Delivery = {
-    ...d,
-    status: STATUS.FAILED,
-    deadLetterReason: null,
-    nextAttemptAt: null,
-    updatedAt: iso(now),
-  };
-  return told(next, stepEntry('refused', next, 'hold_expired', now));
+  return endUnsent(d, 'hold_expired', now);
 }
 
 /**

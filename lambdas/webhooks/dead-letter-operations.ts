@@ -20,10 +20,7 @@ export async function listDeadLetters(deps: MessagingDeps, { destinationId, q, .
     const ids = [...new Set(markers.flatMap((m) => (m.destinationId && !named.has(m.destinationId) ? [m.destinationId] : [])))];
     for (const [id, name] of await deps.store.destinations.names(ids)) named.set(id, name);
   };
-  const read = async (limit: number, startKey?: WalkKey) => {
-    const { markers, lastKey } = await deps.store.deliveries.deadLetterPage(Math.floor(now / 1000), limit, startKey);
-    return { items: markers, ...(lastKey ? { lastKey } : {}) };
-  };
+  const read = (limit: number, startKey?: WalkKey) => deps.store.deliveries.deadLetterPage(Math.floor(now / 1000), limit, startKey);
   const keep = async (markers: DeadLetterMarker[]) => {
     const ofDestination = destinationId ? markers.filter((m) => m.destinationId === destinationId) : markers;
     await nameThem(ofDestination);

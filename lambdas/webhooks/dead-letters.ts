@@ -9,7 +9,7 @@ import { DLQ_PASS_SECONDS, WEBHOOK_QUEUES } from './queues.js';
 import { DELIVERY_ID } from './events.js';
 import * as state from './attempt-rules.js';
 import { enqueueDeliveries, parseDeliveryMessage, standing, type DeliveryMessage } from './messages.js';
-import { noticeDeadLetter } from './owner-notices.js';
+import { noticeDeadLetter } from './destinations.js';
 
 /**
  * Dead letters, in one room: what sits in the DLQ and why, for the sweeper (its pass lists every message
@@ -136,25 +136,23 @@ export async function reconcileDlq(deps: MessagingDeps): Promise<Reconciled> {
   return result;
 }
 
+/** The marker of a message without a record: nothing of a delivery to copy. */
 function missingMarker(deliveryId: string, now: number): DeadLetterMarker {
-  const none = {
+  return {
+    deliveryId,
+    reason: 'record_missing',
+    since: new Date(now).toISOString(),
+    lastErrorCode: null,
+    groupId: null,
+    clientId: null,
+    locationId: null,
     status: null,
     eventId: null,
     eventType: null,
     destinationId: null,
     destinationHost: null,
     attempts: null,
-    lastErrorCode: null,
     createdAt: null,
-  };
-  return {
-    deliveryId,
-    groupId: null,
-    clientId: null,
-    locationId: null,
-    reason: 'record_missing',
-    since: new Date(now).toISOString(),
-    ...none,
   };
 }
 
@@ -194,9 +192,6 @@ export async function showDeadLetter(deps: MessagingDeps, deliveryId: string) {
   return {
     deadLetter: {
       ...deadLetterSummary(markerOf(d, d.deadLetterReason!), deps.clock.now()),
-      groupId: d.groupId,
-      locationId: d.locationId,
-      clientId: d.clientId,
       lastHttpStatus: lastOutcome(d).lastHttpStatus,
       backoffSeconds: d.backoffHistory,
       redrives: d.redrives,
@@ -248,13 +243,12 @@ type RedriveTarget = { deliveryId: string } | { deliveryIds: readonly string[] }
  * not reached in the invocation's time) are skipped and named, so one stale row never fails the rest.
  */
 export async function redrive(deps: MessagingDeps, target: RedriveTarget, remainingMs: Remaining = UNBOUNDED): Promise<RedriveResult> {
-  const removalMs = () => Math.min(REMOVAL_SECONDS * deps.config.webhookTimeScale * 1000, remainingMs() * REDRIVE_PAGE.removalShare);
   if ('deliveryId' in target) {
     const d = await requireDeadLetter(deps, target.deliveryId);
-    const redriven = await redriveEach(deps, [d]);
+    const { redriven, removedMessages } = await redriveInTime(deps, [d], remainingMs);
     // A concurrent redrive (or the sweeper) wrote first; exactly one message carries the delivery.
     if (redriven.length === 0) throw new AdminConflictError(`delivery ${d.deliveryId} changed meanwhile; list again`);
-    return { redriven, removedMessages: await removeCopies(deps, redriven, removalMs()) };
+    return { redriven, removedMessages };
   }
   // The CLI and the API hand over what they were given: checked here, once.
   const ids: readonly string[] = Array.isArray(target.deliveryIds) ? target.deliveryIds : [];
@@ -272,28 +266,35 @@ export async function redrive(deps: MessagingDeps, target: RedriveTarget, remain
     else if (!d.deadLetterReason) skipped.push({ deliveryId: d.deliveryId, reason: 'not_dead_lettered' });
     else due.push(d);
   });
-  const tailMs = Number.isFinite(remainingMs()) ? remainingMs() * REDRIVE_PAGE.tailShare : 0;
-  const { redriven, handled } = await inWaves(deps, due, remainingMs, removalMs() + tailMs);
+  const { redriven, handled, removedMessages } = await redriveInTime(deps, due, remainingMs);
   for (const d of due.slice(handled)) skipped.push({ deliveryId: d.deliveryId, reason: 'no_time_left' });
   for (const d of due.slice(0, handled))
     if (!redriven.includes(d.deliveryId)) skipped.push({ deliveryId: d.deliveryId, reason: 'changed_meanwhile' });
-  const removedMessages = await removeCopies(deps, redriven, Math.min(removalMs(), Math.max(0, remainingMs() - tailMs)));
   return { redriven, removedMessages, skipped };
 }
 
-/** Redrives `due` a wave (REDRIVE_PAGE.parallel) at a time while one more wave as slow as the last still leaves `reserveMs`; the first always runs. */
-async function inWaves(deps: MessagingDeps, due: readonly Delivery[], remainingMs: Remaining, reserveMs: number) {
+/**
+ * Redrives `due` a wave (REDRIVE_PAGE.parallel) at a time while, after one more wave as slow as the last, the time
+ * kept for removing their DLQ copies and for the answer would still be left (the first wave always runs), then
+ * removes the copies. Returns what it redrove, how many of `due` it reached, and the copies it removed.
+ */
+async function redriveInTime(deps: MessagingDeps, due: readonly Delivery[], remainingMs: Remaining) {
+  const left = remainingMs();
+  const removalMs = Math.min(REMOVAL_SECONDS * deps.config.webhookTimeScale * 1000, left * REDRIVE_PAGE.removalShare);
+  // Unbounded (the CLI): no tail to keep, and pages bounded by their size alone.
+  const tailMs = Number.isFinite(left) ? left * REDRIVE_PAGE.tailShare : 0;
   const redriven: string[] = [];
   let handled = 0;
   let waveMs = 0;
-  while (handled < due.length && (handled === 0 || remainingMs() - waveMs * 1.5 > reserveMs)) {
+  while (handled < due.length && (handled === 0 || remainingMs() - waveMs * 1.5 > removalMs + tailMs)) {
     const began = Date.now();
     const wave = due.slice(handled, handled + REDRIVE_PAGE.parallel);
     redriven.push(...(await redriveEach(deps, wave)));
     handled += wave.length;
     waveMs = Date.now() - began;
   }
-  return { redriven, handled };
+  const removedMessages = await removeCopies(deps, redriven, Math.min(removalMs, Math.max(0, remainingMs() - tailMs)));
+  return { redriven, handled, removedMessages };
 }
 
 /**
@@ -305,11 +306,6 @@ export async function redrivePage(
   { cursor, destinationId }: { cursor?: string; destinationId?: string } = {},
   remainingMs: Remaining = UNBOUNDED,
 ): Promise<RedriveResult> {
-  const left = remainingMs();
-  const removalMs = Math.min(REMOVAL_SECONDS * deps.config.webhookTimeScale * 1000, left * REDRIVE_PAGE.removalShare);
-  // Unbounded (the CLI): no tail to keep, and pages bounded by their size alone.
-  const tailMs = Number.isFinite(left) ? left * REDRIVE_PAGE.tailShare : 0;
-  const reserveMs = removalMs + tailMs;
   const key = await pageKey(deps);
   const binding = destinationId ? { ...REDRIVE_BINDING, d: destinationId } : REDRIVE_BINDING;
   let start: WalkKey | undefined;
@@ -321,15 +317,18 @@ export async function redrivePage(
       throw new AdminInputError('cursor: not a cursor of this redrive; start again without it');
     }
   }
-  const { markers, lastKey } = await deps.store.deliveries.deadLetterPage(Math.floor(deps.clock.now() / 1000), REDRIVE_PAGE.size, start);
+  const { items: markers, lastKey } = await deps.store.deliveries.deadLetterPage(
+    Math.floor(deps.clock.now() / 1000),
+    REDRIVE_PAGE.size,
+    start,
+  );
   const chosen = destinationId ? markers.filter((m) => m.destinationId === destinationId) : markers;
   const records = await deps.store.deliveries.many(chosen.map((m) => m.deliveryId));
   // A marker whose record is gone (record_missing) or moving again is not redriven: the cursor passes it.
   const due = records.filter((d): d is Delivery => d !== null && d.deadLetterReason !== null);
-  const { redriven, handled } = await inWaves(deps, due, remainingMs, reserveMs);
+  const { redriven, handled, removedMessages } = await redriveInTime(deps, due, remainingMs);
   // A page cut short by time continues from where it began: what it redrove is no longer listed.
   const next = handled === due.length ? lastKey : (start ?? null);
-  const removedMessages = await removeCopies(deps, redriven, Math.min(removalMs, Math.max(0, remainingMs() - tailMs)));
   return {
     redriven,
     removedMessages,
@@ -349,7 +348,7 @@ async function redriveEach(deps: MessagingDeps, items: readonly Delivery[]): Pro
   if (items.length === 0) return [];
   const carriers = await enqueueDeliveries(
     deps,
-    items.map((d) => ({ delivery: d, redrive: d.redrives + 1, requeue: d.requeues })),
+    items.map((d) => ({ ...d, redrives: d.redrives + 1 })),
   );
   const written = await Promise.all(
     items.map(async (d, i) => {

@@ -5,19 +5,26 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { appKeys, type App } from '#data/apps';
 import { deliveryKeys, lastOutcome, markerOf, type Delivery } from './deliveries.js';
-import { destinationKeys, isPaused, urlSafetyOf, type Destination } from './destinations.js';
-import { jitteredBackoffSeconds, scaledTimings, STATUS } from './delivery-policy.js';
+import {
+  destinationKeys,
+  isPaused,
+  isProduction,
+  noticeDeadLetter,
+  noticeRecovery,
+  urlSafetyOf,
+  type Destination,
+} from './destinations.js';
 import { MENU_UPDATED, WEBHOOK_HEADERS } from './events.js';
 import type { MessagingDeps } from './deps.js';
 import { count, observability, type MetricName } from '#platform/observability';
 
 import { resolveDestination, type ResolvedAddress } from '#domain/url-safety';
 import * as state from './attempt-rules.js';
+import { jitteredBackoffSeconds, scaledTimings, STATUS } from './delivery-policy.js';
 import { classify, errorCodeOf, errorFromException, sign, type AttemptOutcome } from './attempt-rules.js';
 import { appIneligibility, covers } from './fan-out.js';
 
 import { enqueueRelease, parseDeliveryMessage, refuseRecord, RetryLater, standing, type DeliveryMessage } from './messages.js';
-import { isProduction, noticeDeadLetter, noticeRecovery } from './owner-notices.js';
 
 /**
  * The deliverer's side of the journey, in the order it runs: a queue message is
@@ -194,13 +201,12 @@ async function attempt(
     logger.warn('webhook outcome superseded', { deliveryId: d.deliveryId, attempt: started.attempts, status: next.status });
     return null;
   }
+  const at = new Date(now).toISOString();
   const { failuresBefore, recovered } = await store.destinations.recordAttempt(
     destination.destinationId,
     verdict === 'success',
-    new Date(now).toISOString(),
-    {
-      production: isProduction(d),
-    },
+    at,
+    isProduction(d),
   );
   if (recovered) await noticeRecovery(deps, destination, saved);
   // It was paused and answered: what was held for it goes out (should this send fail, the sweeper releases them).
@@ -256,47 +262,36 @@ async function send(deps: MessagingDeps, destination: Destination, d: Delivery, 
   if (!target.ok) return { error: target.code };
   // Fresh per attempt, signed with the secret read just now.
   const timestamp = String(Math.floor(deps.clock.now() / 1000));
-  return postWebhook({
-    url: target.url,
-    address: target.address,
-    eventType: d.eventType,
-    eventId: d.eventId,
-    timestamp,
-    signature: sign(destination.signingSecret, timestamp, d.body),
-    body: d.body,
-    deadline,
-    // The local runtime's listen inbox presents a certificate only it trusts, and only at that origin.
-    ...(deps.config.webhookListenInbox?.origin === target.url.origin ? { ca: deps.config.webhookListenInbox.ca } : {}),
-  });
+  const signed = {
+    [WEBHOOK_HEADERS.event]: d.eventType,
+    [WEBHOOK_HEADERS.eventId]: d.eventId,
+    [WEBHOOK_HEADERS.timestamp]: timestamp,
+    [WEBHOOK_HEADERS.signature]: sign(destination.signingSecret, timestamp, d.body),
+  };
+  // The local runtime's listen inbox presents a certificate only it trusts, and only at that origin.
+  const inbox = deps.config.webhookListenInbox;
+  return postWebhook(target, signed, d.body, deadline, inbox?.origin === target.url.origin ? inbox.ca : undefined);
 }
 
 const USER_AGENT = 'Service-Customer-API-Webhooks/1.0';
 
-type SignedRequest = {
-  url: URL;
-  /** The validated address to connect to; the URL's hostname still names the TLS server and the Host header. */
-  address: ResolvedAddress;
-  eventType: string;
-  eventId: string;
-  timestamp: string;
-  signature: string;
-  body: string;
-  /** Epoch ms by which the status line must have arrived (the attempt's timer started before DNS). */
-  deadline: number;
-  /** Trust only this CA (PEM) for the connection instead of the system's: the local runtime's listen inbox. */
-  ca?: string;
-};
-
 /**
- * One POST. The socket goes only to the validated address (the lookup is
- * pinned, so no second resolution can swap it); TLS verifies the original
- * hostname (SNI and certificate). node:https never follows redirects, and
- * the response body is discarded unread.
+ * One POST. The socket goes only to the validated `address` (the lookup is pinned, so no second resolution can swap
+ * it); TLS verifies the URL's hostname (SNI and certificate), which also names the Host header. node:https never
+ * follows redirects, and the response body is discarded unread. `deadline`: epoch ms by which the status line must
+ * have arrived (the attempt's timer started before DNS); `ca`: trust only this CA (PEM) instead of the system's
+ * (the local runtime's listen inbox).
  */
-function postWebhook(req: SignedRequest): Promise<AttemptOutcome> {
+function postWebhook(
+  { url, address }: { url: URL; address: ResolvedAddress },
+  signed: Record<string, string>,
+  body: string,
+  deadline: number,
+  ca?: string,
+): Promise<AttemptOutcome> {
   const pinned = ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address: req.address.address, family: req.address.family }]);
-    else callback(null, req.address.address, req.address.family);
+    if (options?.all) callback(null, [{ address: address.address, family: address.family }]);
+    else callback(null, address.address, address.family);
   }) as unknown as LookupFunction;
   return new Promise((resolve) => {
     let settled = false;
@@ -309,22 +304,19 @@ function postWebhook(req: SignedRequest): Promise<AttemptOutcome> {
     const outgoing = request(
       {
         protocol: 'https:',
-        hostname: req.url.hostname.replace(/^\[|\]$/g, ''),
-        port: req.url.port || 443,
-        path: `${req.url.pathname}${req.url.search}`,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port || 443,
+        path: `${url.pathname}${url.search}`,
         method: 'POST',
-        servername: isIp(req.url.hostname) ? undefined : req.url.hostname,
+        servername: isIp(url.hostname) ? undefined : url.hostname,
         lookup: pinned,
         agent: false,
-        ...(req.ca ? { ca: req.ca } : {}),
+        ...(ca ? { ca } : {}),
         headers: {
           'Content-Type': 'application/json; charset=utf-8',
           'User-Agent': USER_AGENT,
-          [WEBHOOK_HEADERS.event]: req.eventType,
-          [WEBHOOK_HEADERS.eventId]: req.eventId,
-          [WEBHOOK_HEADERS.timestamp]: req.timestamp,
-          [WEBHOOK_HEADERS.signature]: req.signature,
-          'Content-Length': Buffer.byteLength(req.body, 'utf8'),
+          ...signed,
+          'Content-Length': Buffer.byteLength(body, 'utf8'),
         },
       },
       (res) => {
@@ -338,10 +330,10 @@ function postWebhook(req: SignedRequest): Promise<AttemptOutcome> {
         done({ error: 'timeout' });
         outgoing.destroy();
       },
-      Math.max(0, req.deadline - Date.now()),
+      Math.max(0, deadline - Date.now()),
     );
     outgoing.on('error', (err) => done({ error: errorFromException(err) }));
-    outgoing.end(req.body);
+    outgoing.end(body);
   });
 }
 

@@ -1,7 +1,6 @@
 import { STATUS, TERMINAL_STATUSES, type DeliveryStatus, type TimelineEntry } from './delivery-policy.js';
 import type { EventType } from './events.js';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, applied, isConditionFailure, itemOf, queryPage, readItems, type Db, deleteItem, putItem } from '#data/store';
+import { getItem, applied, itemOf, queryPage, readItems, type Db, type ItemQuery, deleteItem, putItem } from '#data/store';
 import { everyGroupPage, type GroupIndex, type WalkKey } from '#data/group-index';
 import { GSI1, GSI2, GSI3 } from '#data/table';
 
@@ -56,23 +55,20 @@ export type Delivery = {
   updatedAt: string;
 };
 
-/** What `dlq list` shows per dead letter, copied onto its marker so the listing is one paged query. */
-export type DeadLetterMarker = {
-  deliveryId: string;
-  /** The delivery's group (its index partition), application and location; null without a record. */
-  groupId: string | null;
-  clientId: string | null;
-  locationId: string | null;
-  reason: DeadLetterReason;
-  since: string;
-  status: DeliveryStatus | null;
-  eventId: string | null;
-  eventType: EventType | null;
-  destinationId: string | null;
-  destinationHost: string | null;
-  attempts: number | null;
-  lastErrorCode: string | null;
-  createdAt: string | null;
+/** A delivery's fields its dead letter's marker copies (null without a record), so `dlq list` is one paged query. */
+type Copied =
+  | 'groupId'
+  | 'clientId'
+  | 'locationId'
+  | 'status'
+  | 'eventId'
+  | 'eventType'
+  | 'destinationId'
+  | 'destinationHost'
+  | 'attempts'
+  | 'createdAt';
+export type DeadLetterMarker = { deliveryId: string; reason: DeadLetterReason; since: string; lastErrorCode: string | null } & {
+  [K in Copied]: Delivery[K] | null;
 };
 
 /**
@@ -130,73 +126,22 @@ function dueEntry(d: Delivery): { GSI2PK: string; GSI2SK: string } | Record<stri
   return { GSI2PK: deliveryKeys.due.shard(d.deliveryId), GSI2SK: `${d.updatedAt}#${d.deliveryId}` };
 }
 
-/** One entry of the due index: the delivery and its last change as the index last saw it (eventually consistent). */
-type DueEntry = { deliveryId: string; sortKey: string };
-
 export function markerOf(d: Delivery, reason: DeadLetterReason): DeadLetterMarker {
-  const { deliveryId, groupId, clientId, locationId, status, eventId, eventType, destinationId, destinationHost, attempts } = d;
-  return {
-    deliveryId,
-    groupId,
-    clientId,
-    locationId,
-    reason,
-    since: d.updatedAt,
-    status,
-    eventId,
-    eventType,
-    destinationId,
-    destinationHost,
-    attempts,
-    lastErrorCode: lastOutcome(d).lastErrorCode,
-    createdAt: d.createdAt,
-  };
+  const { deliveryId, groupId, clientId, locationId, status, eventId, eventType, destinationId, destinationHost, attempts, createdAt } = d;
+  const copied = { groupId, clientId, locationId, status, eventId, eventType, destinationId, destinationHost, attempts, createdAt };
+  return { deliveryId, reason, since: d.updatedAt, lastErrorCode: lastOutcome(d).lastErrorCode, ...copied };
 }
 
-export type DeliveriesRepo = {
-  get(id: string): Promise<Delivery | null>;
-  /** Records by id, strongly consistent, in one BatchGetItem per 100, in the ids' order (null where there is none). */
-  many(ids: readonly string[]): Promise<(Delivery | null)[]>;
-  create(d: Delivery): Promise<boolean>;
-  write(next: Delivery, read: Pick<Delivery, 'version'>): Promise<Delivery | null>;
-  recent(destinationId: string, limit: number): Promise<Delivery[]>;
-  /** A page of one event's deliveries, by delivery id, each read strongly consistent (the index only names them). */
-  ofEvent(
-    eventId: string,
-    request: { limit: number; startKey?: Record<string, unknown> },
-  ): Promise<{ deliveries: Delivery[]; lastKey?: Record<string, unknown> }>;
-  /** A page of a destination's deliveries, newest first, created at or after `since`, of one status if asked (filtered within the page). */
-  history(
-    destinationId: string,
-    request: { since: string; status?: DeliveryStatus; limit: number; startKey?: Record<string, unknown> },
-  ): Promise<{ deliveries: Delivery[]; lastKey?: Record<string, unknown> }>;
-  markDeadLetter(marker: DeadLetterMarker, expiresAtSeconds?: number): Promise<void>;
-  unmarkDeadLetter(id: string): Promise<void>;
-  /** Whether a delivery is listed as a dead letter (strongly consistent: the sweeper relists what a moment ago was not). */
-  isDeadLetter(id: string, nowSeconds: number): Promise<boolean>;
-  /** Every marker, page by page (an operator's bulk action). */
-  deadLetters(nowSeconds: number): Promise<DeadLetterMarker[]>;
+export function deliveriesRepo(db: Db) {
   /** One page of the markers, group by group, oldest first within each; it may hold fewer than `limit` and still have a next. */
-  deadLetterPage(nowSeconds: number, limit: number, startKey?: WalkKey): Promise<{ markers: DeadLetterMarker[]; lastKey?: WalkKey }>;
-  /**
-   * A page of one due partition's entries, oldest first, whose sort key lies from `from` (inclusive; absent: the
-   * oldest) to the last change `before` (ISO); `more` when the page was full.
-   */
-  due(shard: string, range: { from?: string; before: string; limit: number }): Promise<{ entries: DueEntry[]; more: boolean }>;
-  /** Where the sweeper's last pass stopped in each due partition (the sort key it reached). */
-  dueCursors(): Promise<Record<string, string>>;
-  saveDueCursors(cursors: Record<string, string>): Promise<void>;
-};
-
-export function deliveriesRepo(db: Db): DeliveriesRepo {
-  const { doc, tableName } = db;
-  const deadLetterPage: DeliveriesRepo['deadLetterPage'] = async (nowSeconds, limit, startKey) => {
+  const deadLetterPage = async (nowSeconds: number, limit: number, startKey?: WalkKey) => {
     // TTL deletion lags (and dynalite has none): an expired marker is already gone.
     const unexpired = { expression: '#ttl > :now', names: { '#ttl': 'ttl' }, values: { ':now': nowSeconds } };
     const { items, lastKey } = await everyGroupPage(db, deliveryKeys.deadLetters, { filter: unexpired }, limit, startKey);
-    return { markers: items.map(toMarker), ...(lastKey ? { lastKey } : {}) };
+    return { items: items.map(toMarker), ...(lastKey ? { lastKey } : {}) };
   };
-  const many: DeliveriesRepo['many'] = async (ids) => {
+  /** Records by id, strongly consistent, in one BatchGetItem per 100, in the ids' order (null where there is none). */
+  const many = async (ids: readonly string[]): Promise<(Delivery | null)[]> => {
     const items = await readItems(db, ids.map(deliveryKeys.delivery));
     return ids.map((id) => {
       const item = itemOf(items, deliveryKeys.delivery(id));
@@ -213,6 +158,11 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
     ...d,
     ttl: expiryOf(d.updatedAt),
   });
+  /** A page of an index query, as deliveries. */
+  const deliveriesOf = async (input: ItemQuery, limit: number, startKey?: Record<string, unknown>) => {
+    const { items, lastKey } = await queryPage(db, input, limit, startKey);
+    return { items: items.map(toDelivery), ...(lastKey ? { lastKey } : {}) };
+  };
   return {
     /** Strongly consistent: a record just created, redriven or finished is never missed or seen in an older state. */
     async get(id: string): Promise<Delivery | null> {
@@ -227,29 +177,24 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
     /** Writes `next` if the record is still at `read`'s version; null when someone else wrote first. */
     async write(next: Delivery, read: Pick<Delivery, 'version'>): Promise<Delivery | null> {
       const saved = { ...next, version: read.version + 1 };
-      try {
-        await putItem(db, { Item: item(saved), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': read.version } });
-        return saved;
-      } catch (err) {
-        if (isConditionFailure(err)) return null;
-        throw err;
-      }
+      const condition = { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': read.version } };
+      return (await applied(putItem(db, { Item: item(saved), ...condition }))) ? saved : null;
     },
     /** The newest `limit` deliveries of a destination, newest first. */
     async recent(destinationId: string, limit: number): Promise<Delivery[]> {
-      const { Items } = await doc.send(
-        new QueryCommand({
-          TableName: tableName,
+      const { items } = await deliveriesOf(
+        {
           IndexName: GSI1.indexName,
           KeyConditionExpression: 'GSI1PK = :pk',
           ExpressionAttributeValues: { ':pk': deliveryKeys.ofDestination(destinationId) },
           ScanIndexForward: false,
-          Limit: limit,
-        }),
+        },
+        limit,
       );
-      return (Items ?? []).map(toDelivery);
+      return items;
     },
-    async ofEvent(eventId, { limit, startKey }) {
+    /** A page of one event's deliveries, by delivery id, each read strongly consistent (the index only names them). */
+    async ofEvent(eventId: string, { limit, startKey }: { limit: number; startKey?: Record<string, unknown> }) {
       const { items, lastKey } = await queryPage(
         db,
         {
@@ -262,11 +207,14 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
       );
       // A record the index still names after its expiry is gone: left out.
       const records = await many(items.map((i) => String(i.GSI3SK)));
-      return { deliveries: records.filter((d): d is Delivery => d !== null), ...(lastKey ? { lastKey } : {}) };
+      return { items: records.filter((d): d is Delivery => d !== null), ...(lastKey ? { lastKey } : {}) };
     },
-    async history(destinationId, { since, status, limit, startKey }) {
-      const { items, lastKey } = await queryPage(
-        db,
+    /** A page of a destination's deliveries, newest first, created at or after `since`, of one status if asked (filtered within the page). */
+    history(
+      destinationId: string,
+      { since, status, limit, startKey }: { since: string; status?: DeliveryStatus; limit: number; startKey?: Record<string, unknown> },
+    ) {
+      return deliveriesOf(
         {
           IndexName: GSI1.indexName,
           KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK >= :since',
@@ -281,7 +229,6 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
         limit,
         startKey,
       );
-      return { deliveries: items.map(toDelivery), ...(lastKey ? { lastKey } : {}) };
     },
     /** Idempotent; the marker expires with its record (or with the DLQ's retention when there is none). */
     async markDeadLetter(marker: DeadLetterMarker, expiresAtSeconds = expiryOf(marker.since)): Promise<void> {
@@ -298,44 +245,52 @@ export function deliveriesRepo(db: Db): DeliveriesRepo {
     async unmarkDeadLetter(id: string): Promise<void> {
       await deleteItem(db, { Key: deliveryKeys.deadLetter(id) });
     },
-    async isDeadLetter(id, nowSeconds) {
+    /** Whether a delivery is listed as a dead letter (strongly consistent: the sweeper relists what a moment ago was not). */
+    async isDeadLetter(id: string, nowSeconds: number): Promise<boolean> {
       const item = await getItem(db, deliveryKeys.deadLetter(id), true);
       return item !== null && Number(item.ttl) > nowSeconds;
     },
-    async deadLetters(nowSeconds) {
+    /** Every marker, page by page (an operator's bulk action). */
+    async deadLetters(nowSeconds: number): Promise<DeadLetterMarker[]> {
       const markers: DeadLetterMarker[] = [];
       let startKey: WalkKey | undefined;
       do {
         const page = await deadLetterPage(nowSeconds, 1000, startKey);
-        markers.push(...page.markers);
+        markers.push(...page.items);
         startKey = page.lastKey;
       } while (startKey);
       return markers;
     },
     deadLetterPage,
-    async due(shard, { from, before, limit }) {
-      const upTo = `${before}#\uffff`;
-      const { Items = [] } = await doc.send(
-        new QueryCommand({
-          TableName: tableName,
+    /**
+     * A page of one due partition's entries, oldest first, whose sort key lies from `from` (inclusive; absent: the
+     * oldest) to the last change `before` (ISO); `more` when the page was full.
+     */
+    async due(shard: string, { from, before, limit }: { from?: string; before: string; limit: number }) {
+      const { items } = await queryPage(
+        db,
+        {
           IndexName: GSI2.indexName,
           KeyConditionExpression: from === undefined ? 'GSI2PK = :pk AND GSI2SK <= :to' : 'GSI2PK = :pk AND GSI2SK BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': shard, ':to': upTo, ...(from === undefined ? {} : { ':from': from }) },
-          Limit: limit,
-        }),
+          ExpressionAttributeValues: { ':pk': shard, ':to': `${before}#\uffff`, ...(from === undefined ? {} : { ':from': from }) },
+        },
+        limit,
       );
       // The sort key ends in the delivery id (dueEntry).
-      const entries = Items.map(({ GSI2SK }) => String(GSI2SK)).map((sortKey) => ({
-        deliveryId: sortKey.slice(sortKey.lastIndexOf('#') + 1),
-        sortKey,
-      }));
-      return { entries, more: Items.length === limit };
+      const entries = items
+        .map(({ GSI2SK }) => String(GSI2SK))
+        .map((sortKey) => ({
+          deliveryId: sortKey.slice(sortKey.lastIndexOf('#') + 1),
+          sortKey,
+        }));
+      return { entries, more: items.length === limit };
     },
-    async dueCursors() {
+    /** Where the sweeper's last pass stopped in each due partition (the sort key it reached). */
+    async dueCursors(): Promise<Record<string, string>> {
       const item = await getItem(db, deliveryKeys.dueCursors, true);
       return (item?.cursors ?? {}) as Record<string, string>;
     },
-    async saveDueCursors(cursors) {
+    async saveDueCursors(cursors: Record<string, string>): Promise<void> {
       await putItem(db, { Item: { ...deliveryKeys.dueCursors, cursors } });
     },
   };

@@ -22,15 +22,8 @@ export async function deliveryHistory(
     deps,
     { r: 'deliveries', d: destId, s: status ?? '', f: since ?? '' },
     query,
-    async (limit, startKey) => {
-      const { deliveries, lastKey } = await deps.store.deliveries.history(destId, {
-        since: from,
-        limit,
-        ...(status ? { status } : {}),
-        ...(startKey ? { startKey } : {}),
-      });
-      return { items: deliveries, ...(lastKey ? { lastKey } : {}) };
-    },
+    (limit, startKey) =>
+      deps.store.deliveries.history(destId, { since: from, limit, ...(status ? { status } : {}), ...(startKey ? { startKey } : {}) }),
   );
   return { deliveries: items.map(deliverySummary), ...(nextCursor ? { nextCursor } : {}) };
 }
@@ -56,11 +49,11 @@ export async function hourlyOutcomes(deps: MessagingDeps, destId: string) {
       limit: CHART_DELIVERIES - counted,
       ...(startKey ? { startKey } : {}),
     });
-    for (const d of page.deliveries) {
+    for (const d of page.items) {
       const slot = hours[Math.floor((Date.parse(d.createdAt) - firstHour) / 3_600_000)];
       if (slot) slot.counts[d.status] = (slot.counts[d.status] ?? 0) + 1;
     }
-    counted += page.deliveries.length;
+    counted += page.items.length;
     startKey = page.lastKey;
   } while (startKey && counted < CHART_DELIVERIES);
   return { hours, truncated: startKey !== undefined };
@@ -99,10 +92,9 @@ export async function showDelivery(deps: MessagingDeps, deliveryId: string) {
 /** A page of an event's deliveries (one per destination it was fanned out to), each with its story; 404 for an event with none. */
 export async function eventDeliveries(deps: MessagingDeps, { eventId, ...query }: { eventId: string } & PageQuery) {
   if (!EVENT_ID.anyPattern.test(eventId)) throw new AdminInputError(`eventId: an event id looks like ${EVENT_ID.rule}`);
-  const { items, nextCursor } = await adminPage(deps, { r: 'event-deliveries', e: eventId }, query, async (limit, startKey) => {
-    const { deliveries, lastKey } = await deps.store.deliveries.ofEvent(eventId, { limit, ...(startKey ? { startKey } : {}) });
-    return { items: deliveries, ...(lastKey ? { lastKey } : {}) };
-  });
+  const { items, nextCursor } = await adminPage(deps, { r: 'event-deliveries', e: eventId }, query, (limit, startKey) =>
+    deps.store.deliveries.ofEvent(eventId, { limit, ...(startKey ? { startKey } : {}) }),
+  );
   if (items.length === 0 && query.cursor === undefined && !nextCursor) {
     throw new AdminNotFoundError(`event ${eventId} has no delivery (none was made, or they are older than their 30 days)`);
   }

@@ -20,8 +20,8 @@ import {
   AdminInputError,
   AdminNotFoundError,
   editDestinationInput as editInput,
-  parseInput,
 } from '#domain/inputs';
+import { parseInput } from '#contract/validation';
 import { id } from '#contract/schemas/common';
 import { WEBHOOK_TEST } from './events.js';
 import { DESTINATIONS_PER_APPLICATION } from './destination-limit.js';
@@ -42,9 +42,8 @@ const INELIGIBLE: Record<string, string> = {
   application_without_bevq: 'does not hold bevq:read',
 };
 
-const destinationId = v.object({
-  destinationId: v.pipe(v.string(), v.regex(/^dst_[0-9a-f]{20}$/, 'must be dst_ followed by 20 hex digits')),
-});
+const DESTINATION_ID = /^dst_[0-9a-f]{20}$/;
+const destinationId = v.object({ destinationId: v.pipe(v.string(), v.regex(DESTINATION_ID, 'must be dst_ followed by 20 hex digits')) });
 
 /** A destination as ops and owners see it: never the signing secret. */
 /** `paused`: its new deliveries are held until it answers again (docs/decisions/webhooks.md). */
@@ -177,26 +176,28 @@ export async function editDestination(deps: MessagingDeps, destId: string, input
     changes.locationIds = fields.locationIds;
   }
   if (Object.keys(changes).length === 0) throw new AdminInputError('nothing to change: give a name, url or locations');
-  const updated = await deps.store.destinations.update(destId, { ...changes, updatedAt: new Date(deps.clock.now()).toISOString() });
-  if (!updated) throw new AdminNotFoundError(`destination ${destId} does not exist`);
+  const updated = await change(deps, destId, changes);
   await notifyOwner(deps, updated, 'updated');
   return { destination: await shown(deps, updated) };
+}
+
+/** Writes configuration fields of a destination; 404 when it was removed meanwhile. */
+async function change(deps: MessagingDeps, destId: string, fields: Partial<Destination>): Promise<Destination> {
+  const updated = await deps.store.destinations.update(destId, { ...fields, updatedAt: new Date(deps.clock.now()).toISOString() });
+  if (!updated) throw new AdminNotFoundError(`destination ${destId} does not exist`);
+  return updated;
 }
 
 /** A new secret at once; the previous one stops working immediately (no overlap). */
 export async function rotateSecret(deps: MessagingDeps, destId: string) {
   await requireDestination(deps, destId);
   const signingSecret = randomSecret(32);
-  const updated = await deps.store.destinations.update(destId, { signingSecret, updatedAt: new Date(deps.clock.now()).toISOString() });
-  if (!updated) throw new AdminNotFoundError(`destination ${destId} does not exist`);
-  return { destination: await shown(deps, updated), signingSecret };
+  return { destination: await shown(deps, await change(deps, destId, { signingSecret })), signingSecret };
 }
 
 export async function setEnabled(deps: MessagingDeps, destId: string, enabled: boolean) {
   await requireDestination(deps, destId);
-  const updated = await deps.store.destinations.update(destId, { enabled, updatedAt: new Date(deps.clock.now()).toISOString() });
-  if (!updated) throw new AdminNotFoundError(`destination ${destId} does not exist`);
-  return { destination: await shown(deps, updated) };
+  return { destination: await shown(deps, await change(deps, destId, { enabled })) };
 }
 
 /** Deletes the destination, its subscription and its secret; queued attempts then fail without a request. */
@@ -206,8 +207,6 @@ export async function removeDestination(deps: MessagingDeps, destId: string) {
   await notifyOwner(deps, current, 'removed');
   return { removed: destId };
 }
-
-const WHOLE_DESTINATION_ID = /^dst_[0-9a-f]{20}$/;
 
 /** A page of destinations, or of one application's (read from its group's partition), or those matching `q` (search.ts); never a secret. */
 export async function listDestinations(deps: MessagingDeps, { clientId, q, ...query }: { clientId?: string; q?: string } & PageQuery = {}) {
@@ -219,7 +218,7 @@ export async function listDestinations(deps: MessagingDeps, { clientId, q, ...qu
     async (limit, startKey) => {
       // An application that does not exist owns nothing.
       if (clientId && !app) return { items: [] };
-      if (q && WHOLE_DESTINATION_ID.test(q.trim())) {
+      if (q && DESTINATION_ID.test(q.trim())) {
         const one = await deps.store.destinations.get(q.trim());
         return { items: one && (!clientId || one.clientId === clientId) ? await deps.store.destinations.withHealth([one]) : [] };
       }

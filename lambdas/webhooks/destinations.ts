@@ -4,6 +4,12 @@ import { appKeys, type App } from '#data/apps';
 import { DELIVERY_POLICY } from './delivery-policy.js';
 import type { Config } from '#platform/config';
 import type { SafetyOptions } from '#domain/url-safety';
+import { DAY_MS } from '#contract/business-date';
+import { count } from '#platform/observability';
+import { lastOutcome, type Delivery } from './deliveries.js';
+import type { Deps } from '#platform/deps';
+import type { Store } from '#data/repositories';
+import { MENU_UPDATED } from './events.js';
 
 /** The destination URL rules as this deployment applies them, on save and before every attempt. */
 export function urlSafetyOf(config: Pick<Config, 'webhookAllowLoopback' | 'webhookListenInbox'>): SafetyOptions {
@@ -58,46 +64,6 @@ export const destinationKeys = {
   sort: (d: Pick<Destination, 'groupId' | 'clientId' | 'destinationId'>) => `${d.groupId}#${d.clientId}#${d.destinationId}`,
 };
 
-export type DestinationsRepo = {
-  get(id: string): Promise<Destination | null>;
-  put(destination: Destination, options: { mustExist: boolean }): Promise<boolean>;
-  /**
-   * Adds a new destination unless its application has `limit` already: false then, and nothing written. The count
-   * is the application item's, claimed by a conditional write before the destination is written, so two creates at
-   * once never both pass the limit.
-   */
-  create(destination: Destination, limit: number): Promise<boolean>;
-  /** Removes the destination and its health, and frees its place in its application's count. */
-  remove(id: string): Promise<boolean>;
-  update(id: string, fields: Partial<Pick<Destination, ConfigField>>): Promise<Destination | null>;
-  /**
-   * A page of destinations by group then application: of one application
-   * (in its group), of one group, or of every group in turn. A page may hold
-   * fewer than `limit` and still have a next.
-   */
-  page(request: {
-    scope?: { groupId: string; clientId?: string };
-    limit: number;
-    startKey?: WalkKey;
-  }): Promise<{ destinations: Destination[]; lastKey?: WalkKey }>;
-  /**
-   * Returns the consecutive failures recorded before this attempt, and whether this attempt is the production
-   * success that ends a failing notice (`production`: a test delivery never clears one), of which exactly one is.
-   */
-  recordAttempt(
-    id: string,
-    succeeded: boolean,
-    at: string,
-    options?: { production?: boolean },
-  ): Promise<{ failuresBefore: number; recovered: boolean }>;
-  /** Records that the owner is being told the destination is failing, unless they were told less than `gapMs` before `at`. */
-  noteFailing(id: string, at: number, gapMs: number): Promise<boolean>;
-  /** Names of destinations by id, in one batch read (eventually consistent: a list's labels); a removed one is absent. */
-  names(ids: readonly string[]): Promise<Map<string, string>>;
-  /** The destinations with the health their attempts recorded (ops' views; an attempt needs none). */
-  withHealth(destinations: Destination[]): Promise<Destination[]>;
-};
-
 type HealthFields = Pick<Destination, 'health' | 'consecutiveFailures' | 'lastSuccessAt' | 'lastFailureAt'>;
 /** The health of a destination no attempt has reached yet. */
 export const UNTESTED: HealthFields = { health: 'NOT_TESTED', consecutiveFailures: 0, lastSuccessAt: null, lastFailureAt: null };
@@ -107,7 +73,7 @@ const HEALTH_TTL_SECONDS = 400 * 86_400;
 /** The application item's count of its destinations (DestinationsRepo.create). */
 const DESTINATION_COUNT = 'destinationCount' satisfies keyof App;
 
-export function destinationsRepo(db: Db): DestinationsRepo {
+export function destinationsRepo(db: Db) {
   /**
    * One place fewer in the application's count, never below zero. A removal whose count write is lost (the
    * function stopped between the two writes) leaves the count one high: the limit errs towards refusing.
@@ -142,6 +108,11 @@ export function destinationsRepo(db: Db): DestinationsRepo {
       return item ? toDestination(item) : null;
     },
     put,
+    /**
+     * Adds a new destination unless its application has `limit` already: false then, and nothing written. The count
+     * is the application item's, claimed by a conditional write before the destination is written, so two creates at
+     * once never both pass the limit.
+     */
     async create(destination: Destination, limit: number): Promise<boolean> {
       const claimed = await applied(
         updateItem(db, {
@@ -161,6 +132,7 @@ export function destinationsRepo(db: Db): DestinationsRepo {
       }
       return true;
     },
+    /** Removes the destination and its health, and frees its place in its application's count. */
     async remove(id: string): Promise<boolean> {
       try {
         const { Attributes } = await deleteItem(db, {
@@ -193,15 +165,24 @@ export function destinationsRepo(db: Db): DestinationsRepo {
         throw err;
       }
     },
-    async page({ scope, limit, startKey }) {
+    /**
+     * A page of destinations by group then application: of one application (in its group), of one group, or of
+     * every group in turn. A page may hold fewer than `limit` and still have a next.
+     */
+    async page({ scope, limit, startKey }: { scope?: { groupId: string; clientId?: string }; limit: number; startKey?: WalkKey }) {
       const prefix = scope && (scope.clientId ? `${scope.groupId}#${scope.clientId}#` : `${scope.groupId}#`);
       const { items, lastKey } = scope
         ? await groupPage(db, destinationKeys.index, scope.groupId, { prefix }, limit, startKey)
         : await everyGroupPage(db, destinationKeys.index, {}, limit, startKey);
       return { destinations: items.map(toDestination), ...(lastKey ? { lastKey } : {}) };
     },
-    /** Health after an attempt, as one atomic update of the health item (no read-modify-write between concurrent deliveries). */
-    async recordAttempt(id, succeeded, at, { production = false } = {}) {
+    /**
+     * Health after an attempt, as one atomic update of the health item (no read-modify-write between concurrent
+     * deliveries). Returns the consecutive failures recorded before this attempt, and whether this attempt is the
+     * production success that ends a failing notice (`production`: a test delivery never clears one), of which
+     * exactly one is.
+     */
+    async recordAttempt(id: string, succeeded: boolean, at: string, production = false) {
       const ttl = Math.floor(Date.parse(at) / 1000) + HEALTH_TTL_SECONDS;
       // A production success clears the failing notice in the same atomic update: the one whose old value was set recovers it.
       const clears = succeeded && production;
@@ -218,7 +199,8 @@ export function destinationsRepo(db: Db): DestinationsRepo {
       });
       return { failuresBefore: Number(Attributes?.consecutiveFailures ?? 0), recovered: Attributes?.failingNoticed === true };
     },
-    async noteFailing(id, at, gapMs) {
+    /** Records that the owner is being told the destination is failing, unless they were told less than `gapMs` before `at`. */
+    async noteFailing(id: string, at: number, gapMs: number): Promise<boolean> {
       return applied(
         updateItem(db, {
           Key: destinationKeys.health(id),
@@ -228,12 +210,9 @@ export function destinationsRepo(db: Db): DestinationsRepo {
         }),
       );
     },
-    async names(ids) {
-      const found = await readItems(
-        db,
-        ids.map((id) => destinationKeys.destination(id)),
-        false,
-      );
+    /** Names of destinations by id, in one batch read (eventually consistent: a list's labels); a removed one is absent. */
+    async names(ids: readonly string[]): Promise<Map<string, string>> {
+      const found = await readItems(db, ids.map(destinationKeys.destination), false);
       const names = new Map<string, string>();
       for (const id of ids) {
         const item = itemOf(found, destinationKeys.destination(id));
@@ -241,7 +220,10 @@ export function destinationsRepo(db: Db): DestinationsRepo {
       }
       return names;
     },
-    /** A destination without a health item (no attempt has reached it) shows what its own item holds: untested. */
+    /**
+     * The destinations with the health their attempts recorded (ops' views; an attempt needs none). A destination
+     * without a health item (no attempt has reached it) shows what its own item holds: untested.
+     */
     async withHealth(destinations: Destination[]): Promise<Destination[]> {
       const found = await readItems(
         db,
@@ -266,4 +248,83 @@ export function destinationsRepo(db: Db): DestinationsRepo {
 function toDestination(item: Record<string, unknown>): Destination {
   const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ...destination } = item;
   return destination as Destination;
+}
+
+/**
+ * The owner's notices when a destination's health turns (operational, unlike the configuration notices of contract
+ * 6.5 rule 8, which stay exactly as the contract has them): one when it starts dead-lettering production events, at
+ * most one a day per destination, and one when a production delivery to it succeeds again. Test deliveries never
+ * count (Send test stays silent). Like every owner mail: queued in the outbox, sent by the sweeper, never a secret or
+ * the full URL (only the safe hostname: 6.5 rules 6 and 9). Ops see the same as metrics.
+ */
+export const FAILURE_NOTICE_GAP_MS = DAY_MS;
+
+/** What the notices need of a function's deps (MessagingDeps has it). */
+type NoticeDeps = Deps<Store & { destinations: ReturnType<typeof destinationsRepo> }>;
+
+/** A production event (a menu change); test deliveries never count. */
+export const isProduction = (d: Pick<Delivery, 'eventType'>) => d.eventType === MENU_UPDATED;
+
+/** After a production delivery was dead-lettered: the owner is told, unless they were told in the last day. */
+export async function noticeDeadLetter(deps: NoticeDeps, d: Delivery): Promise<void> {
+  if (!isProduction(d)) return;
+  await notify(deps, 'failing', d, async (now) => {
+    if (!(await deps.store.destinations.noteFailing(d.destinationId, now, FAILURE_NOTICE_GAP_MS))) return null;
+    count(deps, 'DestinationFailingNotified');
+    return {
+      destination: deps.store.destinations.get(d.destinationId),
+      subject: 'is failing',
+      text: (named) =>
+        `${named} did not accept an event after every attempt the delivery policy allows: ` +
+        `delivery ${d.deliveryId} of event ${d.eventId} for location ${d.locationId}, last error ${lastOutcome(d).lastErrorCode ?? 'unknown'}.\n` +
+        'Events that cannot be delivered are kept as dead letters; once your receiver answers 2xx again, your administrator can ' +
+        'send them again. Check the receiver at that host, its TLS certificate and its signature verification.\n' +
+        'You get at most one such notice a day for this destination, and one when it receives events again.\n',
+    };
+  });
+}
+
+/** After the production success that cleared a failing notice (recordAttempt's `recovered`): the owner is told. */
+export async function noticeRecovery(deps: NoticeDeps, destination: Destination, d: Delivery): Promise<void> {
+  await notify(deps, 'recovered', d, async () => {
+    count(deps, 'DestinationRecoveredNotified');
+    return {
+      destination,
+      subject: 'receives events again',
+      text: (named) =>
+        `${named} accepted delivery ${d.deliveryId} of event ${d.eventId}.\n` +
+        'Events dead-lettered while it was failing are not sent again by themselves: ask your administrator to redrive them, ' +
+        "or reconcile your copy of each location's menu (a conditional GET of its bevq/menu resource).\n",
+    };
+  });
+}
+
+/** A notice about `destination` (read alongside the owner when a promise): the end of its subject, and its text after the sentence naming it. */
+type Notice = { destination: Destination | Promise<Destination | null>; subject: string; text: (named: string) => string };
+
+/**
+ * Queues the notice `decide` makes, if any, to the application's owner, keyed by kind, destination and time. A
+ * notice that cannot be queued never fails the delivery it is about: logged (no address), for ops to see.
+ */
+async function notify(
+  deps: NoticeDeps,
+  kind: 'failing' | 'recovered',
+  d: Delivery,
+  decide: (now: number) => Promise<Notice | null>,
+): Promise<void> {
+  try {
+    const now = deps.clock.now();
+    const notice = await decide(now);
+    if (!notice) return;
+    const [destination, app] = await Promise.all([notice.destination, deps.store.apps.get(d.clientId)]);
+    if (!destination || !app?.ownerEmail) return;
+    const named =
+      `The webhook destination ${destination.destinationId} ("${destination.name}", host ${destination.hostname}) of application ` +
+      `${d.clientId} (${app.name})`;
+    const subject = `Customer API: webhook destination "${destination.name}" ${notice.subject}`;
+    const mail = { to: app.ownerEmail, subject, text: notice.text(named) };
+    await deps.store.mailOutbox.queue(`destination-${kind}#${d.destinationId}#${new Date(now).toISOString()}`, mail, now);
+  } catch (err) {
+    deps.logger.error('owner failure notice not queued', { kind, destinationId: d.destinationId, error: (err as Error).name });
+  }
 }

@@ -160,10 +160,7 @@ async function recordDeliveries(deps: MessagingDeps, deliveries: readonly Delive
 /** Records the deliveries, then queues their messages in batches (each for the record's counts as they stand). */
 async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[], pace: Pace): Promise<void> {
   const recorded = await recordDeliveries(deps, deliveries, pace);
-  await enqueueDeliveries(
-    deps,
-    recorded.map((d) => ({ delivery: d, redrive: d.redrives, requeue: d.requeues })),
-  );
+  await enqueueDeliveries(deps, recorded);
 }
 
 /**

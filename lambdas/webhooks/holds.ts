@@ -1,5 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { applied, itemOf, readItems, writeBatches, type Db, deleteItem, putItem, updateItem } from '#data/store';
+import { applied, itemOf, query, readItems, withoutKeys, writeBatches, type Db, deleteItem, putItem, updateItem } from '#data/store';
 import { GSI1 } from '#data/table';
 
 /**
@@ -13,10 +12,8 @@ import { GSI1 } from '#data/table';
 const PAUSED_SHARDS = 8;
 
 export const holdKeys = {
-  held: (destinationId: string, createdAt: string, deliveryId: string) => ({
-    PK: `HELD#${destinationId}`,
-    SK: `${createdAt}#${deliveryId}`,
-  }),
+  /** A held delivery's item: its destination's partition, oldest first. */
+  held: ({ destinationId, createdAt, deliveryId }: HeldDelivery) => ({ PK: `HELD#${destinationId}`, SK: `${createdAt}#${deliveryId}` }),
   marker: (destinationId: string) => ({ PK: `PAUSED#${destinationId}`, SK: 'PAUSED' }),
   shard: (destinationId: string) => `PAUSED#${destinationId.charCodeAt(destinationId.length - 1) % PAUSED_SHARDS}`,
   shards: () => Array.from({ length: PAUSED_SHARDS }, (_, i) => `PAUSED#${i}`),
@@ -24,43 +21,25 @@ export const holdKeys = {
 
 /** `redrive`: the record's redrive count its message is sent for. */
 export type Held = { destinationId: string; deliveryId: string; clientId: string; createdAt: string; redrive: number };
+type HeldDelivery = Pick<Held, 'destinationId' | 'createdAt' | 'deliveryId'>;
 /** A destination with held deliveries: `since` names this marker (a new one after removal), `probedAt` its last probe (at first, `since`). */
 export type PausedMarker = { destinationId: string; since: string; probedAt: string };
 
-export type HoldsRepo = {
-  /** Writes the held items, 25 a BatchWriteItem: a held item's key is its delivery's, so writing it again changes nothing. */
-  hold(held: readonly Held[]): Promise<void>;
-  /** Which of these deliveries are held now (strongly consistent, one BatchGetItem per 100). */
-  heldAmong(deliveries: readonly Omit<Held, 'clientId' | 'redrive'>[]): Promise<Set<string>>;
-  /** Writes the destination's marker unless one exists. */
-  markPaused(destinationId: string, at: string): Promise<void>;
-  /** The oldest held deliveries of a destination (strongly consistent: the sweeper decides on them). */
-  oldest(destinationId: string, limit: number): Promise<Held[]>;
-  release(held: readonly Held[]): Promise<void>;
-  /** A page of one shard's markers. */
-  paused(shard: string, limit: number): Promise<PausedMarker[]>;
-  /** Records a probe unless another run recorded one since `probedAt`; true when this run takes the probe. */
-  takeProbe(marker: PausedMarker, at: string): Promise<boolean>;
-  /** Puts the marker at the back of its shard's order, so a sweep's bounded page reaches every paused destination in turn. */
-  requeue(marker: PausedMarker, at: string): Promise<void>;
-  /** Removes the marker it names (a marker written since stays). */
-  unmarkPaused(marker: PausedMarker): Promise<boolean>;
-};
-
-export function holdsRepo(db: Db): HoldsRepo {
-  const { doc, tableName } = db;
+export function holdsRepo(db: Db) {
   return {
-    hold: (held) =>
+    /** Writes the held items, 25 a BatchWriteItem: a held item's key is its delivery's, so writing it again changes nothing. */
+    hold: (held: readonly Held[]) =>
       writeBatches(
         db,
-        held.map((h) => ({ PutRequest: { Item: { ...holdKeys.held(h.destinationId, h.createdAt, h.deliveryId), ...h } } })),
+        held.map((h) => ({ PutRequest: { Item: { ...holdKeys.held(h), ...h } } })),
       ),
-    async heldAmong(deliveries) {
-      const keyOf = (d: (typeof deliveries)[number]) => holdKeys.held(d.destinationId, d.createdAt, d.deliveryId);
-      const items = await readItems(db, deliveries.map(keyOf));
-      return new Set(deliveries.filter((d) => itemOf(items, keyOf(d)) !== null).map((d) => d.deliveryId));
+    /** Which of these deliveries are held now (strongly consistent, one BatchGetItem per 100). */
+    async heldAmong(deliveries: readonly HeldDelivery[]): Promise<Set<string>> {
+      const items = await readItems(db, deliveries.map(holdKeys.held));
+      return new Set(deliveries.filter((d) => itemOf(items, holdKeys.held(d)) !== null).map((d) => d.deliveryId));
     },
-    async markPaused(destinationId, at) {
+    /** Writes the destination's marker unless one exists. */
+    async markPaused(destinationId: string, at: string): Promise<void> {
       await applied(
         putItem(db, {
           // The first probe is due a probe interval after the pause began.
@@ -76,43 +55,34 @@ export function holdsRepo(db: Db): HoldsRepo {
         }),
       );
     },
-    async oldest(destinationId, limit) {
-      const { Items = [] } = await doc.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': `HELD#${destinationId}` },
-          ConsistentRead: true,
-          Limit: limit,
-        }),
-      );
-      return (Items as Held[]).map(({ destinationId, deliveryId, clientId, createdAt, redrive }) => ({
-        destinationId,
-        deliveryId,
-        clientId,
-        createdAt,
-        redrive,
-      }));
+    /** The oldest held deliveries of a destination (strongly consistent: the sweeper decides on them). */
+    async oldest(destinationId: string, limit: number): Promise<Held[]> {
+      const { Items = [] } = await query(db, {
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': `HELD#${destinationId}` },
+        ConsistentRead: true,
+        Limit: limit,
+      });
+      return Items.map(withoutKeys<Held>);
     },
     // A held item left behind by a failure is only released again later (a duplicate message is harmless).
-    release: (held) =>
+    release: (held: readonly Held[]) =>
       writeBatches(
         db,
-        held.map((h) => ({ DeleteRequest: { Key: holdKeys.held(h.destinationId, h.createdAt, h.deliveryId) } })),
+        held.map((h) => ({ DeleteRequest: { Key: holdKeys.held(h) } })),
       ),
-    async paused(shard, limit) {
-      const { Items = [] } = await doc.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: GSI1.indexName,
-          KeyConditionExpression: 'GSI1PK = :pk',
-          ExpressionAttributeValues: { ':pk': shard },
-          Limit: limit,
-        }),
-      );
+    /** A page of one shard's markers. */
+    async paused(shard: string, limit: number): Promise<PausedMarker[]> {
+      const { Items = [] } = await query(db, {
+        IndexName: GSI1.indexName,
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': shard },
+        Limit: limit,
+      });
       return (Items as PausedMarker[]).map(({ destinationId, since, probedAt }) => ({ destinationId, since, probedAt }));
     },
-    takeProbe: (marker, at) =>
+    /** Records a probe unless another run recorded one since `probedAt`; true when this run takes the probe. */
+    takeProbe: (marker: PausedMarker, at: string) =>
       applied(
         updateItem(db, {
           Key: holdKeys.marker(marker.destinationId),
@@ -121,7 +91,8 @@ export function holdsRepo(db: Db): HoldsRepo {
           ExpressionAttributeValues: { ':at': at, ':since': marker.since, ':was': marker.probedAt },
         }),
       ),
-    async requeue(marker, at) {
+    /** Puts the marker at the back of its shard's order, so a sweep's bounded page reaches every paused destination in turn. */
+    async requeue(marker: PausedMarker, at: string): Promise<void> {
       await applied(
         updateItem(db, {
           Key: holdKeys.marker(marker.destinationId),
@@ -131,7 +102,8 @@ export function holdsRepo(db: Db): HoldsRepo {
         }),
       );
     },
-    unmarkPaused: (marker) =>
+    /** Removes the marker it names (a marker written since stays). */
+    unmarkPaused: (marker: PausedMarker) =>
       applied(
         deleteItem(db, {
           Key: holdKeys.marker(marker.destinationId),

@@ -15,8 +15,7 @@ import type { Logger } from '#platform/observability';
 import type { SendingQueue, WebhookQueue } from './queue.js';
 import { sha256Hex } from '#domain/crypto';
 import { isId } from '#contract/ids';
-import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST, type EventType } from './events.js';
-import type { WebhookPayload } from './events.js';
+import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST, type WebhookPayload } from './events.js';
 import { menuResourcePath } from '#contract/urls';
 
 /**
@@ -44,14 +43,8 @@ export function deliveryIdOf(eventId: string, destinationId: string): string {
   return `${DELIVERY_ID.prefix}${sha256Hex(`${eventId}\n${destinationId}`).slice(0, DELIVERY_ID.hexDigits)}`;
 }
 
-export type EventFacts = {
-  eventId: string;
-  eventType: EventType;
-  occurredAt: string;
-  groupId: string;
-  locationId: string;
-  revision: string;
-};
+/** What makes an event: its payload (6.3) less what follows from it. */
+export type EventFacts = Omit<WebhookPayload, 'resource' | 'test'>;
 
 /** The payload of 6.3, serialised once: every attempt sends these exact bytes. */
 export function payloadOf(event: EventFacts): string {
@@ -88,8 +81,8 @@ export type DeliveryMessage = {
   clientId: string;
 };
 
-/** What a delivery's message is sent for: the delivery, and the record's redrive and requeue counts it carries. */
-type Outgoing = { delivery: Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId'>; redrive: number; requeue: number };
+/** A delivery as its message is sent: the redrive and requeue counts it carries, the hints, the id. */
+type Outgoing = Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId' | 'redrives' | 'requeues'>;
 
 /** Where a message stands against its record: sent for earlier counts (stale), for these (current), or for later ones (early). */
 export function standing(message: Pick<DeliveryMessage, 'redrive' | 'requeue'>, d: Pick<Delivery, 'redrives' | 'requeues'>) {
@@ -100,18 +93,13 @@ export function standing(message: Pick<DeliveryMessage, 'redrive' | 'requeue'>, 
 /** What sending a message needs of a function's deps (MessagingDeps has it). */
 type Queues = { queue: WebhookQueue };
 
-/** Sends the delivery's message; returns its id (a redrive or a requeue makes it the delivery's carrier). */
-export async function enqueueDelivery(deps: Queues, outgoing: Outgoing): Promise<string> {
-  return deps.queue.send(messageBody(outgoing));
-}
-
-/** Sends the messages of several deliveries, in batches; returns their ids in order. */
+/** Sends the messages of several deliveries, in batches; returns their ids in order (a redrive's or a requeue's carriers). */
 export function enqueueDeliveries(deps: Queues, outgoing: readonly Outgoing[]): Promise<string[]> {
   return deps.queue.sendAll(outgoing.map(messageBody));
 }
 
-const messageBody = ({ delivery: { deliveryId, destinationId, clientId }, redrive, requeue }: Outgoing) =>
-  JSON.stringify({ deliveryId, redrive, requeue, destinationId, clientId } satisfies DeliveryMessage);
+const messageBody = ({ deliveryId, destinationId, clientId, redrives, requeues }: Outgoing) =>
+  JSON.stringify({ deliveryId, redrive: redrives, requeue: requeues, destinationId, clientId } satisfies DeliveryMessage);
 
 /**
  * A menu event's fan-out goes on from `cursor`: the next page of its destinations, dispatched by whichever

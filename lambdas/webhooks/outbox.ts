@@ -1,16 +1,10 @@
 import type { MENU_UPDATED } from './events.js';
+import type { EventFacts } from './messages.js';
 import { applied, getItem, queryPage, type Db, deleteItem, putItem, updateItem } from '#data/store';
 import { GSI1 } from '#data/table';
 
 /** A `bevq.menu.updated` event waiting to be fanned out. */
-export type MenuEvent = {
-  eventId: string;
-  eventType: typeof MENU_UPDATED;
-  occurredAt: string;
-  groupId: string;
-  locationId: string;
-  revision: string;
-};
+export type MenuEvent = EventFacts & { eventType: typeof MENU_UPDATED };
 
 /**
  * The outbox: one small item per undispatched event, apart from the menu
@@ -39,36 +33,10 @@ export const outboxKeys = {
   shards: () => Array.from({ length: OUTBOX_SHARDS }, (_, i) => `OUTBOX#${i}`),
 };
 
-export type OutboxRepo = {
-  /** The intent, before its body is written (confirmed: the body is known written); an entry already there is kept as it is. */
-  add(event: MenuEvent, confirmed?: boolean): Promise<void>;
-  /** Marks an entry's body as written; nothing when there is no entry. */
-  confirm(eventId: string): Promise<void>;
-  get(eventId: string): Promise<OutboxEntry | null>;
-  /** Dispatched: out of the outbox. */
-  remove(eventId: string): Promise<void>;
-  /**
-   * Records a page as dispatched: the cursor moves from `from` to `to` (and
-   * the entry is due again only a grace after `at`). False when the cursor
-   * was no longer `from`: another run took the fan-out on, and this one stops.
-   */
-  advance(eventId: string, from: string | null, to: string, at: string): Promise<boolean>;
-  /** Due again only a grace after `at`: an entry the sweeper could not settle goes behind the others of its shard. */
-  postpone(eventId: string, at: string): Promise<void>;
-  /** Removes an entry only while unconfirmed; false when it was confirmed meanwhile (or is gone). */
-  dropUnconfirmed(eventId: string): Promise<boolean>;
-  /** A page of one shard's entries that occurred at or before `before` (ISO), oldest first. */
-  due(
-    shard: string,
-    before: string,
-    limit: number,
-    startKey?: Record<string, unknown>,
-  ): Promise<{ entries: OutboxEntry[]; lastKey?: Record<string, unknown> }>;
-};
-
-export function outboxRepo(db: Db): OutboxRepo {
+export function outboxRepo(db: Db) {
   const key = outboxKeys.event;
   return {
+    /** The intent, before its body is written (confirmed: the body is known written); an entry already there is kept as it is. */
     async add(event: MenuEvent, confirmed = false): Promise<void> {
       await applied(
         putItem(db, {
@@ -83,6 +51,7 @@ export function outboxRepo(db: Db): OutboxRepo {
         }),
       );
     },
+    /** Marks an entry's body as written; nothing when there is no entry. */
     async confirm(eventId: string): Promise<void> {
       await applied(
         updateItem(db, {
@@ -98,10 +67,15 @@ export function outboxRepo(db: Db): OutboxRepo {
       const item = await getItem(db, key(eventId), true);
       return item ? toEntry(item) : null;
     },
+    /** Dispatched: out of the outbox. */
     async remove(eventId: string): Promise<void> {
       await deleteItem(db, { Key: key(eventId) });
     },
-    advance: (eventId, from, to, at) =>
+    /**
+     * Records a page as dispatched: the cursor moves from `from` to `to` (and the entry is due again only a grace
+     * after `at`). False when the cursor was no longer `from`: another run took the fan-out on, and this one stops.
+     */
+    advance: (eventId: string, from: string | null, to: string, at: string) =>
       applied(
         updateItem(db, {
           Key: key(eventId),
@@ -112,7 +86,8 @@ export function outboxRepo(db: Db): OutboxRepo {
           ExpressionAttributeValues: { ':to': to, ':yes': true, ':sk': `${at}#${eventId}`, ...(from === null ? {} : { ':from': from }) },
         }),
       ),
-    async postpone(eventId, at) {
+    /** Due again only a grace after `at`: an entry the sweeper could not settle goes behind the others of its shard. */
+    async postpone(eventId: string, at: string): Promise<void> {
       await applied(
         updateItem(db, {
           Key: key(eventId),
@@ -122,10 +97,12 @@ export function outboxRepo(db: Db): OutboxRepo {
         }),
       );
     },
+    /** Removes an entry only while unconfirmed; false when it was confirmed meanwhile (or is gone). */
     dropUnconfirmed: (eventId: string) =>
       applied(deleteItem(db, { Key: key(eventId), ConditionExpression: 'confirmed = :no', ExpressionAttributeValues: { ':no': false } })),
-    async due(shard, before, limit, startKey) {
-      const { items, lastKey } = await queryPage(
+    /** A page of one shard's entries that occurred at or before `before` (ISO), oldest first. */
+    async due(shard: string, before: string, limit: number) {
+      const { items } = await queryPage(
         db,
         {
           IndexName: GSI1.indexName,
@@ -133,9 +110,8 @@ export function outboxRepo(db: Db): OutboxRepo {
           ExpressionAttributeValues: { ':pk': shard, ':before': `${before}#\uffff` },
         },
         limit,
-        startKey,
       );
-      return { entries: items.map(toEntry), ...(lastKey ? { lastKey } : {}) };
+      return { entries: items.map(toEntry) };
     },
   };
 }

@@ -33,7 +33,7 @@ const SWEEP_PAGE = 25;
 const send = (deps: MessagingDeps, held: readonly Held[]) =>
   enqueueDeliveries(
     deps,
-    held.map((h) => ({ delivery: h, redrive: h.redrive, requeue: 0 })),
+    held.map((h) => ({ ...h, redrives: h.redrive, requeues: 0 })),
   );
 
 /**
@@ -64,16 +64,16 @@ async function pausedNow(deps: MessagingDeps, destinationId: string): Promise<bo
   return isPaused(withHealth!);
 }
 
+type Tally = { released: number; probed: number; expired: number };
+
 /** One sweep over the paused markers, a bounded page per shard. Returns the held deliveries released, probed and expired. */
-export async function sweepPaused(deps: MessagingDeps): Promise<{ released: number; probed: number; expired: number }> {
+export async function sweepPaused(deps: MessagingDeps): Promise<Tally> {
   const tally = { released: 0, probed: 0, expired: 0 };
   for (const shard of holdKeys.shards()) {
     for (const marker of await deps.store.holds.paused(shard, SWEEP_PAGE)) {
       try {
-        const done = await sweepOne(deps, marker);
-        tally.released += done.released;
-        tally.probed += done.probed;
-        tally.expired += done.expired;
+        // A marker that stays goes to the back of its shard: the next sweeps reach the others first.
+        if (!(await settleOne(deps, marker, tally))) await deps.store.holds.requeue(marker, new Date(deps.clock.now()).toISOString());
       } catch (err) {
         deps.logger.error('sweeper could not settle a paused destination', {
           destinationId: marker.destinationId,
@@ -85,19 +85,14 @@ export async function sweepPaused(deps: MessagingDeps): Promise<{ released: numb
   return tally;
 }
 
-async function sweepOne(deps: MessagingDeps, marker: PausedMarker) {
-  const done = await settleOne(deps, marker);
-  // A marker that stays goes to the back of its shard: the next sweeps reach the others first.
-  if (!done.unmarked) await deps.store.holds.requeue(marker, new Date(deps.clock.now()).toISOString());
-  return done;
-}
-
-async function settleOne(deps: MessagingDeps, marker: PausedMarker) {
+/** Releases, expires or probes what a paused destination holds, counted in `tally`; true when its marker went. */
+async function settleOne(deps: MessagingDeps, marker: PausedMarker, tally: Tally): Promise<boolean> {
   const { destinationId } = marker;
   if (!(await pausedNow(deps, destinationId))) {
     const released = await releaseHeld(deps, destinationId);
+    tally.released += released;
     if (released === 0) await unmark(deps, marker);
-    return { released, probed: 0, expired: 0, unmarked: released === 0 };
+    return released === 0;
   }
   const now = deps.clock.now();
   const timings = scaledTimings(deps.config.webhookTimeScale);
@@ -105,19 +100,19 @@ async function settleOne(deps: MessagingDeps, marker: PausedMarker) {
   // The hold bound is the retry span (HOLD_BOUND_SECONDS), on the runtime's time scale.
   const expired = held.filter((h) => Date.parse(h.createdAt) <= now - timings.retrySpanMs);
   for (const h of expired) await expire(deps, h);
+  tally.expired += expired.length;
   const waiting = held.slice(expired.length);
   if (waiting.length === 0) {
     await unmark(deps, marker);
-    return { released: 0, probed: 0, expired: expired.length, unmarked: true };
+    return true;
   }
   const probeDue = Date.parse(marker.probedAt) <= now - timings.probeEveryMs;
-  if (!probeDue || !(await deps.store.holds.takeProbe(marker, new Date(now).toISOString()))) {
-    return { released: 0, probed: 0, expired: expired.length, unmarked: false };
-  }
+  if (!probeDue || !(await deps.store.holds.takeProbe(marker, new Date(now).toISOString()))) return false;
   // The oldest held delivery tries the destination; its success ends the pause and releases the rest.
   await send(deps, waiting.slice(0, 1));
   await deps.store.holds.release(waiting.slice(0, 1));
-  return { released: 0, probed: 1, expired: expired.length, unmarked: false };
+  tally.probed++;
+  return false;
 }
 
 /**

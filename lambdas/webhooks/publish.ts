@@ -9,7 +9,8 @@ import type { MenuEvent } from './outbox.js';
 import type { MessagingDeps } from './deps.js';
 import { count, observability } from '#platform/observability';
 import { MENU_UPDATED } from './events.js';
-import { AdminConflictError, AdminInputError, AdminNotFoundError, parseInput } from '#domain/inputs';
+import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain/inputs';
+import { parseInput } from '#contract/validation';
 import { id } from '#contract/schemas/common';
 import { dispatchMenuEvent } from './fan-out.js';
 import { menuEventId } from './messages.js';
@@ -22,17 +23,6 @@ import { menuEventId } from './messages.js';
 
 /** A rebuilt menu for one location, as the platform publishes it (admin CLI and the ingest function). */
 export type PublishRequest = { groupId: string; locationId: string; menu: unknown };
-
-export type PublishResult = {
-  menu: MenuData;
-  /** The menu differs from what readers saw (revision or source health) and was written. */
-  written: boolean;
-  newRevision: boolean;
-  /** The `bevq.menu.updated` event of a new revision, else null. */
-  eventId: string | null;
-  /** Deliveries queued now (the sweeper queues any left pending). */
-  deliveries: number;
-};
 
 const target = v.object({ groupId: id, locationId: id });
 
@@ -93,19 +83,22 @@ export async function writeMenu(
  * in the outbox, is confirmed before the replacement (the sweeper could no
  * longer see that body).
  */
-async function keepEventsOf(deps: MessagingDeps, previous: StoredMenu): Promise<void> {
-  await deps.store.outbox.confirm(menuEventId(previous.groupId, previous.locationId, previous.menu.revision));
-}
+const keepEventsOf = (deps: MessagingDeps, { groupId, locationId, menu }: StoredMenu) =>
+  deps.store.outbox.confirm(menuEventId(groupId, locationId, menu.revision));
 
-/** Write, then fan out the new revision's event; a failed fan-out stays in the outbox for the sweeper. */
-export async function publishMenu(deps: MessagingDeps, request: PublishRequest): Promise<PublishResult> {
+/**
+ * Write, then fan out the new revision's event; a failed fan-out stays in the outbox for the sweeper. `written`: the
+ * menu differs from what readers saw (revision or source health) and was written; `eventId`: the `bevq.menu.updated`
+ * event of a new revision, else null; `deliveries`: those queued now (the sweeper queues any left pending).
+ */
+export async function publishMenu(deps: MessagingDeps, request: PublishRequest) {
   const { stored, written, event } = await writeMenu(deps, request);
   const deliveries = event ? await dispatchMenuEvent(deps, event) : 0;
   return { menu: stored.menu, written, newRevision: event !== null, eventId: event?.eventId ?? null, deliveries };
 }
 
 /** The published menu as ops see it (CLI --json and the admin API): its revision and what happened, not the whole menu. */
-export function publishDocument({ menu, ...rest }: PublishResult) {
+export function publishDocument({ menu, ...rest }: Awaited<ReturnType<typeof publishMenu>>) {
   return { revision: menu.revision, ...rest };
 }
 
@@ -171,15 +164,6 @@ function revisionOf(content: SectionContent[]): string {
   return hash(content).slice(0, 32);
 }
 
-export type BuiltMenu = {
-  menu: MenuData;
-  etag: string;
-  /** A new published revision: emits `bevq.menu.updated`. */
-  newRevision: boolean;
-  /** Anything a reader sees differs (revision or source health): the item must be rewritten. */
-  changed: boolean;
-};
-
 /** Problems a schema cannot express: duplicate ids, items claiming another section. */
 function contentProblems(input: ParsedInput): string[] {
   const problems: string[] = [];
@@ -201,7 +185,11 @@ function contentProblems(input: ParsedInput): string[] {
   return problems;
 }
 
-export function buildMenu(input: ParsedInput, previous: MenuData | null, now: number): BuiltMenu {
+/**
+ * The published menu and its validator; `newRevision`: a new published revision (it emits `bevq.menu.updated`);
+ * `changed`: anything a reader sees differs (revision or source health), so the item must be rewritten.
+ */
+export function buildMenu(input: ParsedInput, previous: MenuData | null, now: number) {
   const at = new Date(now).toISOString();
   const content = publishedContent(input);
   const revision = revisionOf(content);

@@ -66,7 +66,7 @@ async function requeueDue(deps: MessagingDeps, ids: readonly string[], before: s
   if (due.length === 0) return 0;
   const carriers = await enqueueDeliveries(
     deps,
-    due.map((d) => ({ delivery: d, redrive: d.redrives, requeue: d.requeues + 1 })),
+    due.map((d) => ({ ...d, requeues: d.requeues + 1 })),
   );
   const now = deps.clock.now();
   const written = await Promise.all(due.map((d, i) => deps.store.deliveries.write(state.requeue(d, carriers[i]!, now), d)));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAILURE_NOTICE_GAP_MS } from '#lambdas/webhooks/owner-notices';
+import { FAILURE_NOTICE_GAP_MS } from '#lambdas/webhooks/destinations';
 import { deliveryIdOf } from '#lambdas/webhooks/messages';
 import { sampleMenu } from '#local/demo-menu';
 import type { LocalRuntime } from '#local/runtime';

@@ -4,7 +4,7 @@ import { listDeadLetters } from '#lambdas/webhooks/dead-letter-operations';
 import { redrive } from '#lambdas/webhooks/dead-letters';
 import { DELIVERY_POLICY } from '#lambdas/webhooks/delivery-policy';
 import { AdminNotFoundError } from '#domain/inputs';
-import { enqueueDelivery } from '#lambdas/webhooks/messages';
+import { enqueueDeliveries } from '#lambdas/webhooks/messages';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { dlqDeliveryIds, runFault, type FaultRun } from '../fixtures/webhook-faults.js';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
@@ -127,11 +127,9 @@ describe.concurrent(`webhook faults (${ENGINE_NAME})`, () => {
       const { deliveryId } = await sendTest(runtime.deps, created.destination.destinationId, 'nyc-midtown');
       // A message whose record cannot be read is retried, never taken as done: it too ends in the DLQ.
       const orphan = `dlv_${'0'.repeat(32)}`;
-      await enqueueDelivery(runtime.deps, {
-        delivery: { deliveryId: orphan, destinationId: created.destination.destinationId, clientId: app.clientId },
-        redrive: 0,
-        requeue: 0,
-      });
+      await enqueueDeliveries(runtime.deps, [
+        { deliveryId: orphan, destinationId: created.destination.destinationId, clientId: app.clientId, redrives: 0, requeues: 0 },
+      ]);
       for (let ids = await dlqDeliveryIds(runtime); !ids.has(deliveryId) || !ids.has(orphan); ids = await dlqDeliveryIds(runtime)) {
         await new Promise((r) => setTimeout(r, 200));
       }

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ID_PATTERN, ID_RULE, isReservedId } from '../ids.js';
+import { ID_PATTERN, ID_RULE, RESERVED_IDS } from '../ids.js';
 import { COMPACT_DATE } from './requests.js';
 // A response date's shape, named IsoDate in the OpenAPI document like every schema this module exports.
 export { isoDate } from './requests.js';
@@ -8,7 +8,7 @@ export { isoDate } from './requests.js';
 export const id = v.pipe(
   v.string(),
   v.regex(ID_PATTERN, ID_RULE),
-  v.check((value) => !isReservedId(value), 'is reserved by a route'),
+  v.check((value) => !RESERVED_IDS.has(value), 'is reserved by a route'),
 );
 
 /**
