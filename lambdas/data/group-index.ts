@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPage, type Db } from './store.js';
 import { groupKeys } from './groups.js';
 import { GSI1 } from './table.js';
@@ -34,20 +33,13 @@ export type PartitionQuery = {
   filter?: Filter;
 };
 
-function partitionInput(pk: string, query: PartitionQuery) {
-  const { prefix } = query;
-  const filters = query.filter ? [query.filter] : [];
-  const names = Object.assign({}, ...filters.map((f) => f.names ?? {})) as Record<string, string>;
+function partitionInput(pk: string, { prefix, filter }: PartitionQuery) {
   return {
     IndexName: GSI1.indexName,
     KeyConditionExpression: prefix ? 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)' : 'GSI1PK = :pk',
-    ...(filters.length ? { FilterExpression: filters.map((f) => `(${f.expression})`).join(' AND ') } : {}),
-    ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-    ExpressionAttributeValues: {
-      ':pk': pk,
-      ...(prefix ? { ':prefix': prefix } : {}),
-      ...(Object.assign({}, ...filters.map((f) => f.values)) as Record<string, unknown>),
-    },
+    ...(filter ? { FilterExpression: `(${filter.expression})` } : {}),
+    ...(filter?.names ? { ExpressionAttributeNames: filter.names } : {}),
+    ExpressionAttributeValues: { ':pk': pk, ...(prefix ? { ':prefix': prefix } : {}), ...filter?.values },
   };
 }
 
@@ -82,17 +74,17 @@ async function walk(
 }
 
 /** The group ids after `after` (from the start for null), a few at a time, in order. */
-async function groupsAfter({ doc, tableName }: Db, after: string | null, count: number): Promise<string[]> {
-  const { Items = [] } = await doc.send(
-    new QueryCommand({
-      TableName: tableName,
+async function groupsAfter(db: Db, after: string | null, count: number): Promise<string[]> {
+  const { items } = await queryPage(
+    db,
+    {
       IndexName: GSI1.indexName,
       KeyConditionExpression: after === null ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK > :after',
       ExpressionAttributeValues: { ':pk': groupKeys.allGroups, ...(after === null ? {} : { ':after': after }) },
-      Limit: count,
-    }),
+    },
+    count,
   );
-  return Items.map((i) => String(i.GSI1SK));
+  return items.map((i) => String(i.GSI1SK));
 }
 
 /** A page of items and where the next one starts. */

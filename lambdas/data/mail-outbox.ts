@@ -26,15 +26,7 @@ export const mailKeys = {
   pendingPartitions: () => Array.from({ length: PENDING_SHARDS }, (_, i) => `MAIL_PENDING#${i}`),
 };
 
-export type MailOutboxRepo = {
-  queue(key: string, mail: Mail, now: number): Promise<void>;
-  /** Mail still to send, oldest first within each partition: at most `perPartition` of each (a backlog drains over several sweeps). */
-  pending(perPartition: number): Promise<QueuedMail[]>;
-  done(key: string): Promise<void>;
-  failed(key: string): Promise<void>;
-};
-
-export function mailOutboxRepo(db: Db): MailOutboxRepo {
+export function mailOutboxRepo(db: Db) {
   const update = (key: string, expression: string, names?: Record<string, string>, values?: Record<string, unknown>) =>
     updateItem(db, {
       Key: mailKeys.mail(key),
@@ -61,28 +53,23 @@ export function mailOutboxRepo(db: Db): MailOutboxRepo {
         },
       );
     },
-    async pending(perPartition) {
-      const pages = await Promise.all(
-        mailKeys
-          .pendingPartitions()
-          .map(
-            async (pk) =>
-              (
-                await queryPage(
-                  db,
-                  { IndexName: GSI1.indexName, KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': pk } },
-                  perPartition,
-                )
-              ).items,
-          ),
+    /** Mail still to send, oldest first within each partition: at most `perPartition` of each (a backlog drains over several sweeps). */
+    async pending(perPartition: number): Promise<QueuedMail[]> {
+      const byIndex = (pk: string) => ({
+        IndexName: GSI1.indexName,
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+      });
+      const pages = await Promise.all(mailKeys.pendingPartitions().map((pk) => queryPage(db, byIndex(pk), perPartition)));
+      return pages.flatMap(({ items }) =>
+        items.map((i) => ({
+          key: String(i.PK).slice('MAIL#'.length),
+          to: String(i.to),
+          subject: String(i.subject),
+          text: String(i.text),
+          failures: Number(i.failures ?? 0),
+        })),
       );
-      return pages.flat().map((i) => ({
-        key: String(i.PK).slice('MAIL#'.length),
-        to: String(i.to),
-        subject: String(i.subject),
-        text: String(i.text),
-        failures: Number(i.failures ?? 0),
-      }));
     },
     /** Out of the pending listing: sent, or given up. */
     async done(key: string): Promise<void> {

@@ -1,5 +1,5 @@
 import type { MenuData } from '#contract/schemas/bevq';
-import { getItem, groupPartition, isConditionFailure, type Db, itemOf, itemsOfPage, readItems, withoutKeys, putItem } from './store.js';
+import { applied, getItem, groupPartition, type Db, itemOf, itemsOfPage, readItems, withoutKeys, putItem } from './store.js';
 
 /** A location's published menu as the API returns it, and its validator. */
 export type StoredMenu = {
@@ -16,23 +16,15 @@ export type StoredMenu = {
  * beside it (docs/decisions/menu-head.md): a 304, a location's status and a
  * group's page read this, never the body (~1 read unit against up to ~88).
  */
-export type MenuHead = Pick<MenuData, 'revision' | 'updatedAt' | 'sectionCount' | 'itemCount' | 'sourceHealth'> & {
-  groupId: string;
-  locationId: string;
-  etag: string;
-  seq: number;
-};
+export type MenuHead = Omit<StoredMenu, 'menu'> & Pick<MenuData, 'revision' | 'updatedAt' | 'sectionCount' | 'itemCount' | 'sourceHealth'>;
 
-export const headOf = (m: StoredMenu): MenuHead => ({
-  groupId: m.groupId,
-  locationId: m.locationId,
-  etag: m.etag,
-  seq: m.seq,
-  revision: m.menu.revision,
-  updatedAt: m.menu.updatedAt,
-  sectionCount: m.menu.sectionCount,
-  itemCount: m.menu.itemCount,
-  sourceHealth: m.menu.sourceHealth,
+export const headOf = ({ menu: { revision, updatedAt, sectionCount, itemCount, sourceHealth }, ...own }: StoredMenu): MenuHead => ({
+  ...own,
+  revision,
+  updatedAt,
+  sectionCount,
+  itemCount,
+  sourceHealth,
 });
 
 /** A menu head's sort-key prefix; the location id follows. */
@@ -47,82 +39,59 @@ export const menuKeys = {
 /** Another writer published between our read and our write. */
 export class MenuConflictError extends Error {}
 
-export type MenusRepo = {
-  get(groupId: string, locationId: string): Promise<StoredMenu | null>;
-  /** Several locations' menus in one round trip (strongly consistent), in the order asked. */
-  getMany(groupId: string, locationIds: readonly string[]): Promise<(StoredMenu | null)[]>;
-  /** Written after its body; kept only if no later one is there (a slower writer never winds it back). */
-  putHead(head: MenuHead): Promise<void>;
-  getHead(groupId: string, locationId: string): Promise<MenuHead | null>;
-  /**
-   * The heads of a page of locations (`locationIds` in id order), by location id: one Query over their range, whose
-   * read units follow the heads' bytes, where a read of each would take a unit apiece.
-   */
-  headsOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MenuHead>>;
-  put(menu: StoredMenu, previousEtag: string | null): Promise<void>;
-};
-
 /**
  * Menus are always read strongly consistently: a publisher conditions its
  * write on the version it read, and a webhook receiver re-reads the menu the
  * moment bevq.menu.updated arrives (contract 6.4) and must see that revision.
  */
-export function menusRepo(db: Db): MenusRepo {
+export function menusRepo(db: Db) {
   return {
     async get(groupId: string, locationId: string): Promise<StoredMenu | null> {
       const item = await getItem(db, menuKeys.menu(groupId, locationId), true);
-      return item ? toMenu(item) : null;
+      return item ? withoutKeys<StoredMenu>(item) : null;
     },
+    /** Several locations' menus in one round trip (strongly consistent), in the order asked. */
     async getMany(groupId: string, locationIds: readonly string[]): Promise<(StoredMenu | null)[]> {
       const keys = locationIds.map((id) => menuKeys.menu(groupId, id));
       const found = await readItems(db, keys);
       return keys.map((key) => {
         const item = itemOf(found, key);
-        return item ? toMenu(item) : null;
+        return item ? withoutKeys<StoredMenu>(item) : null;
       });
     },
+    /** Written after its body; kept only if no later one is there (a slower writer never winds it back). */
     async putHead(head: MenuHead): Promise<void> {
-      try {
-        await putItem(db, {
+      await applied(
+        putItem(db, {
           Item: { ...menuKeys.head(head.groupId, head.locationId), ...head },
           ConditionExpression: 'attribute_not_exists(PK) OR seq < :seq',
           ExpressionAttributeValues: { ':seq': head.seq },
-        });
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-      }
+        }),
+      );
     },
     async getHead(groupId: string, locationId: string): Promise<MenuHead | null> {
       const item = await getItem(db, menuKeys.head(groupId, locationId), true);
       return item ? withoutKeys<MenuHead>(item) : null;
     },
+    /**
+     * The heads of a page of locations (`locationIds` in id order), by location id: one Query over their range, whose
+     * read units follow the heads' bytes, where a read of each would take a unit apiece.
+     */
     async headsOfPage(groupId: string, locationIds: readonly string[]): Promise<Map<string, MenuHead>> {
       const items = await itemsOfPage(db, groupId, HEAD, locationIds, true);
       return new Map([...items].map(([id, item]) => [id, withoutKeys<MenuHead>(item)]));
     },
     /** Writes the menu only if it is still the version read (`previousEtag`, null for the first one). */
     async put(menu: StoredMenu, previousEtag: string | null): Promise<void> {
-      try {
-        await putItem(db, {
+      const written = await applied(
+        putItem(db, {
           Item: { ...menuKeys.menu(menu.groupId, menu.locationId), ...menu },
           ...(previousEtag === null
             ? { ConditionExpression: 'attribute_not_exists(PK)' }
             : { ConditionExpression: 'etag = :etag', ExpressionAttributeValues: { ':etag': previousEtag } }),
-        });
-      } catch (err) {
-        if (isConditionFailure(err)) throw new MenuConflictError(`menu ${menu.groupId}/${menu.locationId} changed meanwhile`);
-        throw err;
-      }
+        }),
+      );
+      if (!written) throw new MenuConflictError(`menu ${menu.groupId}/${menu.locationId} changed meanwhile`);
     },
-  };
-}
-
-function toMenu(item: Record<string, unknown>): StoredMenu {
-  return {
-    groupId: String(item.groupId),
-    locationId: String(item.locationId),
-    menu: item.menu as MenuData,
-    etag: String(item.etag),
-    seq: Number(item.seq),
   };
 }
