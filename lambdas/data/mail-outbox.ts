@@ -1,5 +1,5 @@
 import { queryPage, type Db, updateItem } from './store.js';
-import { GSI1 } from './table.js';
+import { gsi1Partition } from './table.js';
 
 /** An owner e-mail: what the mailer sends and the outbox keeps until it is sent. */
 export type Mail = { to: string; subject: string; text: string };
@@ -55,12 +55,7 @@ export function mailOutboxRepo(db: Db) {
     },
     /** Mail still to send, oldest first within each partition: at most `perPartition` of each (a backlog drains over several sweeps). */
     async pending(perPartition: number): Promise<QueuedMail[]> {
-      const byIndex = (pk: string) => ({
-        IndexName: GSI1.indexName,
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-      });
-      const pages = await Promise.all(mailKeys.pendingPartitions().map((pk) => queryPage(db, byIndex(pk), perPartition)));
+      const pages = await Promise.all(mailKeys.pendingPartitions().map((pk) => queryPage(db, gsi1Partition(pk), perPartition)));
       return pages.flatMap(({ items }) =>
         items.map((i) => ({
           key: String(i.PK).slice('MAIL#'.length),
