@@ -5,7 +5,7 @@ import { plainText } from '#contract/plain-text';
 import { validate } from '#contract/validation';
 import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/limits';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
-import { MODULES, SCOPES } from '#contract/scopes';
+import { type Module, MODULES, SCOPES } from '#contract/scopes';
 import { AdminConflictError, AdminInputError, AdminNotFoundError } from './admin-errors.js';
 
 /** A list of at least one item, each once. */
@@ -15,6 +15,9 @@ const distinct = <S extends v.GenericSchema>(item: S, what: string) =>
     v.minLength(1),
     v.check((l) => new Set(l).size === l.length, `must not repeat ${what}`),
   );
+
+/** A module a location has, or not (absent: not). */
+const moduleFlag = v.optional(v.boolean(), false);
 
 export const groupInput = v.object({ groupId: id, name: plainText(200) });
 
@@ -26,12 +29,7 @@ export const locationInput = v.object({
   timezone: v.pipe(v.string(), v.check(isValidTimeZone, 'must be an IANA time zone such as America/New_York')),
   slug: v.pipe(v.string(), v.regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be lowercase words joined by "-"')),
   status: v.optional(v.picklist(['active', 'inactive']), 'active'),
-  modulesEnabled: v.strictObject(
-    Object.fromEntries(MODULES.map((m) => [m, v.optional(v.boolean(), false)])) as Record<
-      (typeof MODULES)[number],
-      v.OptionalSchema<v.BooleanSchema<undefined>, false>
-    >,
-  ),
+  modulesEnabled: v.strictObject(Object.fromEntries(MODULES.map((m) => [m, moduleFlag])) as Record<Module, typeof moduleFlag>),
 });
 
 /** A new application; nothing else may be given (a typo never passes silently). */
