@@ -147,7 +147,7 @@ function classifyIPv6(bytes: Uint8Array, options: SafetyOptions = {}): AddressVe
     if (!inner.allowed) return { allowed: false, reason: `6to4-${inner.reason}` };
   }
   for (const [prefixHex, bits, reason] of V6_BLOCKED) {
-    if (bits === 128 ? all === prefixHex : hasPrefix(bytes, prefixHex, bits)) return { allowed: false, reason };
+    if (hasPrefix(bytes, prefixHex, bits)) return { allowed: false, reason };
   }
   // Global unicast is 2000::/3; everything outside it is unassigned or special.
   if ((bytes[0]! & 0xe0) !== 0x20) return { allowed: false, reason: 'not-global-unicast' };
@@ -166,10 +166,8 @@ export function classifyAddress(text: string, options: SafetyOptions = {}): Addr
 /** An IP literal host in any notation, or null for a DNS name. */
 function literalAddress(host: string): string | null {
   const bare = host.replace(/^\[|\]$/g, '');
-  if (parseIPv6(bare)) return bare;
   // A name whose last label is numeric is an IPv4 literal to WHATWG URL and to inet_aton alike.
-  if (parseIPv4(bare) !== null) return bare;
-  return null;
+  return parseIPv6(bare) || parseIPv4(bare) !== null ? bare : null;
 }
 
 export type ParsedDestinationUrl =
