@@ -63,16 +63,10 @@ function states(versions: readonly KeyVersion[], now: number): KeyVersionState[]
   const signer = signerAt(versions, now)?.version;
   return versions
     .filter((v) => isKept(v, now))
-    .map(({ key: _key, ...v }) => ({
+    .map(({ key: _key, ...v }): KeyVersionState => ({
       ...v,
       state:
-        v.revokedAt !== undefined
-          ? ('revoked' as const)
-          : v.version === signer
-            ? ('signing' as const)
-            : Date.parse(v.signsFrom) > now
-              ? ('next' as const)
-              : ('verifying' as const),
+        v.revokedAt !== undefined ? 'revoked' : v.version === signer ? 'signing' : Date.parse(v.signsFrom) > now ? 'next' : 'verifying',
     }))
     .sort((a, b) => b.version - a.version);
 }
