@@ -19,8 +19,8 @@ export type AdminRoute = {
   maxBodyBytes?: number;
 };
 
-/** A row as declared: its method and its path below ADMIN_ROOT/v1, e.g. `POST /apps/{clientId}/revoke`. */
-type AdminRow = Omit<AdminRoute, 'method' | 'path'> & { route: `${AdminRoute['method']} /${string}` };
+/** A row as declared, under its operation: its method and its path below ADMIN_ROOT/v1, e.g. `POST /apps/{clientId}/revoke`. */
+type AdminRow = Omit<AdminRoute, 'method' | 'path' | 'operation'> & { route: `${AdminRoute['method']} /${string}` };
 
 /** Every admin path starts here; IAM guards everything below it (the local gateway: the admin key). */
 export const ADMIN_ROOT = '/admin';
@@ -34,190 +34,157 @@ const V1 = `${ADMIN_ROOT}/v1`;
  */
 const MAX_MENU_BODY_BYTES = 1024 * 1024;
 
-const ROWS = [
-  {
+const ROWS = {
+  createApp: {
     route: 'POST /apps',
-    operation: 'createApp',
     status: 201,
     summary: 'Create a client_credentials application; the client secret is in this response only',
   },
-  {
+  listApps: {
     route: 'GET /apps',
-    operation: 'listApps',
     summary: 'List applications, optionally of one group or matching q (an id, or part of a name); never a secret',
   },
-  { route: 'GET /apps/{clientId}', operation: 'showApp', summary: 'Show one application' },
-  {
+  showApp: { route: 'GET /apps/{clientId}', summary: 'Show one application' },
+  revokeApp: {
     route: 'POST /apps/{clientId}/revoke',
-    operation: 'revokeApp',
     summary: 'Revoke an application; its tokens fail on their next use',
   },
-  {
+  rotateClientSecret: {
     route: 'POST /apps/{clientId}/rotate-secret',
-    operation: 'rotateClientSecret',
     summary:
       "New client secret, in this response only; the replaced one keeps working for overlapHours (0 to 168); endOldTokens (always with 0) ends the older secrets' tokens with it",
   },
-  {
+  listTokenKeys: {
     route: 'GET /token-keys',
-    operation: 'listTokenKeys',
     summary: "The access-token key's versions: which signs, which verify until when, which are revoked; never a key",
   },
-  {
+  rotateTokenKey: {
     route: 'POST /token-keys/rotate',
-    operation: 'rotateTokenKey',
     summary: 'A new access-token key version signs from now; the replaced one verifies its tokens until they expire',
   },
-  {
+  revokeTokenKey: {
     route: 'POST /token-keys/{version}/revoke',
-    operation: 'revokeTokenKey',
     summary: 'Revoke an access-token key version: its tokens are refused from now on (a new version signs if it did)',
   },
-  {
+  legacyReport: {
     route: 'GET /legacy-credentials',
-    operation: 'legacyReport',
     summary: 'Legacy bearer credentials with their application and last use, oldest first',
   },
-  {
+  createLegacyApp: {
     route: 'POST /legacy-credentials',
-    operation: 'createLegacyApp',
     status: 201,
     summary: 'Create an application with a legacy bearer credential; the credential is in this response only',
   },
-  { route: 'GET /groups', operation: 'listGroups', summary: 'List groups' },
-  { route: 'PUT /groups/{groupId}', operation: 'putGroup', summary: 'Create or rename a group' },
-  {
+  listGroups: { route: 'GET /groups', summary: 'List groups' },
+  putGroup: { route: 'PUT /groups/{groupId}', summary: 'Create or rename a group' },
+  listLocations: {
     route: 'GET /groups/{groupId}/locations',
-    operation: 'listLocations',
     summary: 'List the locations of a group',
   },
-  {
+  putLocation: {
     route: 'PUT /groups/{groupId}/locations/{locationId}',
-    operation: 'putLocation',
     summary: 'Create or replace a location of an existing group; modules not enabled are disabled',
   },
-  {
+  addDestination: {
     route: 'POST /destinations',
-    operation: 'addDestination',
     status: 201,
     summary: 'Add a webhook destination; the signing secret is in this response only',
   },
-  {
+  listDestinations: {
     route: 'GET /destinations',
-    operation: 'listDestinations',
     summary: 'List destinations, optionally of one application or matching q (an id, or part of a name or host); never a secret',
   },
-  {
+  showDestination: {
     route: 'GET /destinations/{destinationId}',
-    operation: 'showDestination',
     summary: 'Health, safe hostname, last success and failure, the last three deliveries',
   },
-  {
+  editDestination: {
     route: 'PATCH /destinations/{destinationId}',
-    operation: 'editDestination',
     summary: 'Change name, URL (blank keeps it) or locations; the secret is kept',
   },
-  {
+  removeDestination: {
     route: 'DELETE /destinations/{destinationId}',
-    operation: 'removeDestination',
     status: 204,
     summary: 'Delete a destination with its subscription and secret',
   },
-  {
+  listDeliveries: {
     route: 'GET /destinations/{destinationId}/deliveries',
-    operation: 'listDeliveries',
     summary: "A destination's deliveries, newest first, since a time, of one status if asked",
   },
-  {
+  hourlyOutcomes: {
     route: 'GET /destinations/{destinationId}/hourly',
-    operation: 'hourlyOutcomes',
     summary: "A destination's deliveries of the last 24 hours by hour and status",
   },
-  {
+  rotateSecret: {
     route: 'POST /destinations/{destinationId}/rotate-secret',
-    operation: 'rotateSecret',
     summary: 'New signing secret, in this response only; the old one is invalid at once',
   },
-  {
+  sendTest: {
     route: 'POST /destinations/{destinationId}/test',
-    operation: 'sendTest',
     status: 202,
     summary: 'Queue a signed customer_api.webhook.test for a covered location',
   },
-  {
+  disableDestination: {
     route: 'POST /destinations/{destinationId}/disable',
-    operation: 'disableDestination',
     summary: 'Stop dispatching to a destination',
   },
-  {
+  enableDestination: {
     route: 'POST /destinations/{destinationId}/enable',
-    operation: 'enableDestination',
     summary: 'Dispatch to a destination again',
   },
-  {
+  listEventDeliveries: {
     route: 'GET /deliveries',
-    operation: 'listEventDeliveries',
     summary: "An event's deliveries, one per destination, each with its timeline",
   },
-  {
+  showDelivery: {
     route: 'GET /deliveries/{deliveryId}',
-    operation: 'showDelivery',
     summary: "One delivery's story: status, next attempt and the timeline of its attempts and redrives; never a body",
   },
-  {
+  listMenus: {
     route: 'GET /menus',
-    operation: 'listMenus',
     summary: "A group's locations with their menus' revision, last publish, source health and waiting events",
   },
-  {
+  publishMenu: {
     route: 'PUT /menus/{groupId}/{locationId}',
-    operation: 'publishMenu',
     maxBodyBytes: MAX_MENU_BODY_BYTES,
     summary: "Publish a rebuilt beverage menu (the shape of the API's data.menu)",
   },
-  {
+  listDeadLetters: {
     route: 'GET /dead-letters',
-    operation: 'listDeadLetters',
     summary: "Dead-lettered webhook deliveries with their destination's name, of one destination or matching q if asked, and the DLQ depth",
   },
-  {
+  showDeadLetter: {
     route: 'GET /dead-letters/{deliveryId}',
-    operation: 'showDeadLetter',
     summary: 'One dead letter with its payload and backoff history',
   },
-  {
+  redriveDeadLetter: {
     route: 'POST /dead-letters/{deliveryId}/redrive',
-    operation: 'redriveDeadLetter',
     summary: 'Queue one dead letter again; attempts start over',
   },
-  {
+  redriveAllDeadLetters: {
     route: 'POST /dead-letters/redrive',
-    operation: 'redriveAllDeadLetters',
     summary: "Queue dead letters again a bounded page at a time: all, one destination's (destinationId), or a selection (deliveryIds)",
   },
-  {
+  listMailSuppressions: {
     route: 'GET /mail-suppressions',
-    operation: 'listMailSuppressions',
     summary: 'Owner addresses no mail goes to: SES reported them bouncing for good or complaining',
   },
   // The address goes in the body: an e-mail address is no path id.
-  {
+  liftMailSuppression: {
     route: 'POST /mail-suppressions/lift',
-    operation: 'liftMailSuppression',
     summary: 'Send owner mail to a suppressed address again, once its owner mended the mailbox',
   },
-  {
+  listAudit: {
     route: 'GET /audit',
-    operation: 'listAudit',
     summary: 'Changes made through this API, newest first: who, what, when, the request id; of one application or destination if asked',
   },
-] as const satisfies readonly AdminRow[];
+} as const satisfies Record<string, AdminRow>;
 
-export type AdminOperation = (typeof ROWS)[number]['operation'];
+export type AdminOperation = keyof typeof ROWS;
 
-export const ADMIN_ROUTES = ROWS.map(({ route, ...row }): AdminRoute & { operation: AdminOperation } => {
+export const ADMIN_ROUTES = Object.entries(ROWS).map(([operation, { route, ...row }]): AdminRoute & { operation: AdminOperation } => {
   const [method, path] = route.split(' ') as [AdminRoute['method'], string];
-  return { method, path: `${V1}${path}`, ...row };
+  return { method, path: `${V1}${path}`, operation: operation as AdminOperation, ...row };
 });
 
 /**

@@ -35,10 +35,10 @@ export function appListRepo(db: Db) {
       const keys = items.map((m) => appKeys.app(String(m.clientId)));
       const found = await readItems(db, keys, false);
       // A marker whose application was never written (a creation cut short) lists nothing.
-      const apps = keys.flatMap((k) => {
-        const item = itemOf(found, k);
-        return item ? [toApp(item)] : [];
-      });
+      const apps = keys
+        .map((k) => itemOf(found, k))
+        .filter((item) => item !== null)
+        .map(toApp);
       return { apps, ...(lastKey ? { lastKey } : {}) };
     },
   };

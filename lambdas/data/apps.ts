@@ -129,12 +129,6 @@ export function appsRepo(db: Db) {
 /** The generation of an application's current secret (applications created before generations were counted: 1). */
 export const secretGenerationOf = (app: Pick<App, 'secretGeneration'>): number => app.secretGeneration ?? 1;
 
-/** The lowest secret generation whose tokens are still honoured at `now`. */
-function lowestLiveGeneration(app: Pick<App, 'tokensEndBelow' | 'pendingTokensEnd'>, now: number): number {
-  const pending = app.pendingTokensEnd;
-  return Math.max(app.tokensEndBelow ?? 0, pending && Date.parse(pending.at) <= now ? pending.below : 0);
-}
-
 /** What a rotation writes beside the new secret: its generation, and which older generations' tokens end when. */
 export type SecretRotation = { secretGeneration: number; tokensEndBelow: number; pendingTokensEnd: TokensEnd | null };
 
@@ -160,11 +154,15 @@ export function secretRotation(
  * Whether an access token was minted by a secret whose tokens a rotation has ended. One minted before generations
  * were recorded counts as generation 1; a legacy credential has no secret.
  */
-export const tokenEnded = (
-  app: Pick<App, 'tokensEndBelow' | 'pendingTokensEnd'>,
+export function tokenEnded(
+  { tokensEndBelow = 0, pendingTokensEnd: pending }: Pick<App, 'tokensEndBelow' | 'pendingTokensEnd'>,
   credential: Pick<Credential, 'credentialType' | 'secretGeneration'>,
   now: number,
-) => credential.credentialType === CLIENT_CREDENTIALS && (credential.secretGeneration ?? 1) < lowestLiveGeneration(app, now);
+): boolean {
+  // The lowest secret generation whose tokens are still honoured at `now`.
+  const lowestLive = Math.max(tokensEndBelow, pending && Date.parse(pending.at) <= now ? pending.below : 0);
+  return credential.credentialType === CLIENT_CREDENTIALS && (credential.secretGeneration ?? 1) < lowestLive;
+}
 
 /** Whether a legacy credential's recorded use is older than the resolution (or missing): the next use writes it. */
 export function useIsStale(app: Pick<App, 'lastUsedAt'>, now: number): boolean {

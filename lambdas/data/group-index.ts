@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPage, type Db } from './store.js';
 import { groupKeys } from './groups.js';
 import { GSI1 } from './table.js';
@@ -38,7 +37,8 @@ function partitionInput(pk: string, { prefix, filter }: PartitionQuery) {
   return {
     IndexName: GSI1.indexName,
     KeyConditionExpression: prefix ? 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)' : 'GSI1PK = :pk',
-    ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names } : {}),
+    ...(filter ? { FilterExpression: `(${filter.expression})` } : {}),
+    ...(filter?.names ? { ExpressionAttributeNames: filter.names } : {}),
     ExpressionAttributeValues: { ':pk': pk, ...(prefix ? { ':prefix': prefix } : {}), ...filter?.values },
   };
 }
@@ -74,17 +74,17 @@ async function walk(
 }
 
 /** The group ids after `after` (from the start for null), a few at a time, in order. */
-async function groupsAfter({ doc, tableName }: Db, after: string | null, count: number): Promise<string[]> {
-  const { Items = [] } = await doc.send(
-    new QueryCommand({
-      TableName: tableName,
+async function groupsAfter(db: Db, after: string | null, count: number): Promise<string[]> {
+  const { items } = await queryPage(
+    db,
+    {
       IndexName: GSI1.indexName,
       KeyConditionExpression: after === null ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND GSI1SK > :after',
       ExpressionAttributeValues: { ':pk': groupKeys.allGroups, ...(after === null ? {} : { ':after': after }) },
-      Limit: count,
-    }),
+    },
+    count,
   );
-  return Items.map((i) => String(i.GSI1SK));
+  return items.map((i) => String(i.GSI1SK));
 }
 
 /** A page of items and where the next one starts. */

@@ -1,5 +1,5 @@
 import { getItem, groupPartition, queryAll, type Db, putItem } from './store.js';
-import { GSI1 } from './table.js';
+import { gsi1Partition } from './table.js';
 
 export type Group = { groupId: string; name: string; createdAt: string };
 
@@ -22,12 +22,7 @@ export function groupsRepo(db: Db) {
       });
     },
     async list(): Promise<Group[]> {
-      const items = await queryAll(db, {
-        IndexName: GSI1.indexName,
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': groupKeys.allGroups },
-      });
-      return items.map(toGroup);
+      return (await queryAll(db, gsi1Partition(groupKeys.allGroups))).map(toGroup);
     },
   };
 }

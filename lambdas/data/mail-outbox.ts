@@ -1,5 +1,5 @@
 import { queryPage, type Db, updateItem } from './store.js';
-import { GSI1 } from './table.js';
+import { gsi1Partition } from './table.js';
 
 /** An owner e-mail: what the mailer sends and the outbox keeps until it is sent. */
 export type Mail = { to: string; subject: string; text: string };
@@ -55,13 +55,7 @@ export function mailOutboxRepo(db: Db) {
     },
     /** Mail still to send, oldest first within each partition: at most `perPartition` of each (a backlog drains over several sweeps). */
     async pending(perPartition: number): Promise<QueuedMail[]> {
-      const pending = (pk: string) =>
-        queryPage(
-          db,
-          { IndexName: GSI1.indexName, KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': pk } },
-          perPartition,
-        );
-      const pages = await Promise.all(mailKeys.pendingPartitions().map(pending));
+      const pages = await Promise.all(mailKeys.pendingPartitions().map((pk) => queryPage(db, gsi1Partition(pk), perPartition)));
       return pages.flatMap(({ items }) =>
         items.map((i) => ({
           key: String(i.PK).slice('MAIL#'.length),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { applied, queryPage, type Db, itemOf, readItems, deleteItem, putItem } from './store.js';
-import { GSI1 } from './table.js';
+import { gsi1Partition } from './table.js';
 
 /**
  * Owner addresses SES reported as permanently bouncing or complaining (docs/decisions/mail-suppression.md): one
@@ -68,16 +68,8 @@ export function mailSuppressionsRepo(db: Db) {
       let position: SuppressionPosition | undefined = start;
       // Partition after partition until the page is full: at most one Query each (eight), whatever the table holds.
       while (position && suppressions.length < limit) {
-        const { items, lastKey } = await queryPage(
-          db,
-          {
-            IndexName: GSI1.indexName,
-            KeyConditionExpression: 'GSI1PK = :pk',
-            ExpressionAttributeValues: { ':pk': mailSuppressionKeys.shard(position.shard) },
-          },
-          limit - suppressions.length,
-          position.key,
-        );
+        const query = gsi1Partition(mailSuppressionKeys.shard(position.shard));
+        const { items, lastKey } = await queryPage(db, query, limit - suppressions.length, position.key);
         suppressions.push(...items.map(toSuppression));
         position = lastKey
           ? { shard: position.shard, key: lastKey }

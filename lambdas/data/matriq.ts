@@ -1,8 +1,9 @@
 import type * as v from 'valibot';
 import type { aiSchedulerData, devicesData, emergencyStopData, gatewayData, StopStatus } from '#contract/schemas/matriq';
 
-/** A draft as shown (contract/schemas/matriq.ts), its content beside its state rather than under `draft`. */
-type ShownDraft = NonNullable<v.InferOutput<typeof aiSchedulerData>['currentPublishedDraft']>;
+/** The Auto Scheduler as shown (contract/schemas/matriq.ts), and its draft, whose content is stored beside its state rather than under `draft`. */
+type Shown = v.InferOutput<typeof aiSchedulerData>;
+type ShownDraft = NonNullable<Shown['currentPublishedDraft']>;
 import { applied, type Db, itemsOfPage, groupPartition, withoutKeys, getItem, putItem, updateItem } from './store.js';
 
 /** A location's display devices, gateway and Auto Scheduler state, as reported by its gateway. */
@@ -13,16 +14,9 @@ export type MatriqState = {
   // As the answers show them, but their health: that is judged on every read from lastSeenAt.
   gateway: Omit<v.InferOutput<typeof gatewayData>['gateway'], 'health'>;
   devices: Omit<v.InferOutput<typeof devicesData>['devices'][number], 'health'>[];
-  scheduler: {
-    deviceIds: string[];
-    running: boolean;
-    statusUpdatedAt: string;
-    lastStartAt: string | null;
-    lastStopAt: string | null;
-    emergencyStopActive: boolean;
-    publishedDraftUpdatedAt: string | null;
-    draft: (Omit<ShownDraft, 'draft'> & ShownDraft['draft']) | null;
-  };
+  scheduler: Pick<Shown, 'deviceIds' | 'statusUpdatedAt' | 'publishedDraftUpdatedAt'> &
+    Pick<Shown['status'], 'running'> &
+    Shown['status']['runtime'] & { draft: (Omit<ShownDraft, 'draft'> & ShownDraft['draft']) | null };
 };
 
 /** One emergency-stop command, from the POST that queued it to the gateway's result. */

@@ -1,5 +1,5 @@
 import type { MenuData } from '#contract/schemas/bevq';
-import { getItem, groupPartition, isConditionFailure, type Db, itemOf, itemsOfPage, readItems, withoutKeys, putItem } from './store.js';
+import { applied, getItem, groupPartition, type Db, itemOf, itemsOfPage, readItems, withoutKeys, putItem } from './store.js';
 
 /** A location's published menu as the API returns it, and its validator. */
 export type StoredMenu = {
@@ -16,23 +16,15 @@ export type StoredMenu = {
  * beside it (docs/decisions/menu-head.md): a 304, a location's status and a
  * group's page read this, never the body (~1 read unit against up to ~88).
  */
-export type MenuHead = Pick<MenuData, 'revision' | 'updatedAt' | 'sectionCount' | 'itemCount' | 'sourceHealth'> & {
-  groupId: string;
-  locationId: string;
-  etag: string;
-  seq: number;
-};
+export type MenuHead = Omit<StoredMenu, 'menu'> & Pick<MenuData, 'revision' | 'updatedAt' | 'sectionCount' | 'itemCount' | 'sourceHealth'>;
 
-export const headOf = (m: StoredMenu): MenuHead => ({
-  groupId: m.groupId,
-  locationId: m.locationId,
-  etag: m.etag,
-  seq: m.seq,
-  revision: m.menu.revision,
-  updatedAt: m.menu.updatedAt,
-  sectionCount: m.menu.sectionCount,
-  itemCount: m.menu.itemCount,
-  sourceHealth: m.menu.sourceHealth,
+export const headOf = ({ menu: { revision, updatedAt, sectionCount, itemCount, sourceHealth }, ...own }: StoredMenu): MenuHead => ({
+  ...own,
+  revision,
+  updatedAt,
+  sectionCount,
+  itemCount,
+  sourceHealth,
 });
 
 /** A menu head's sort-key prefix; the location id follows. */
@@ -69,15 +61,13 @@ export function menusRepo(db: Db) {
     },
     /** Written after its body; kept only if no later one is there (a slower writer never winds it back). */
     async putHead(head: MenuHead): Promise<void> {
-      try {
-        await putItem(db, {
+      await applied(
+        putItem(db, {
           Item: { ...menuKeys.head(head.groupId, head.locationId), ...head },
           ConditionExpression: 'attribute_not_exists(PK) OR seq < :seq',
           ExpressionAttributeValues: { ':seq': head.seq },
-        });
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-      }
+        }),
+      );
     },
     async getHead(groupId: string, locationId: string): Promise<MenuHead | null> {
       const item = await getItem(db, menuKeys.head(groupId, locationId), true);
@@ -93,17 +83,15 @@ export function menusRepo(db: Db) {
     },
     /** Writes the menu only if it is still the version read (`previousEtag`, null for the first one). */
     async put(menu: StoredMenu, previousEtag: string | null): Promise<void> {
-      try {
-        await putItem(db, {
+      const written = await applied(
+        putItem(db, {
           Item: { ...menuKeys.menu(menu.groupId, menu.locationId), ...menu },
           ...(previousEtag === null
             ? { ConditionExpression: 'attribute_not_exists(PK)' }
             : { ConditionExpression: 'etag = :etag', ExpressionAttributeValues: { ':etag': previousEtag } }),
-        });
-      } catch (err) {
-        if (isConditionFailure(err)) throw new MenuConflictError(`menu ${menu.groupId}/${menu.locationId} changed meanwhile`);
-        throw err;
-      }
+        }),
+      );
+      if (!written) throw new MenuConflictError(`menu ${menu.groupId}/${menu.locationId} changed meanwhile`);
     },
   };
 }

@@ -205,14 +205,6 @@ export function rateLeases(repo: RateCountersRepo) {
     return book;
   };
 
-  const fromLease = (book: Book, now: number): number | null => {
-    book.leases = book.leases.filter((l) => l.next <= l.end && l.expiresAt > now);
-    const lease = book.leases[0];
-    if (!lease) return null;
-    book.used++;
-    return lease.next++;
-  };
-
   const claim = async (clientId: string, window: RateWindow, now: number, units: number, limits: ClaimBounds): Promise<Grant> => {
     const book = bookOf(clientId, window);
     const before = book.seen;
@@ -238,10 +230,12 @@ export function rateLeases(repo: RateCountersRepo) {
     /** A unit from a live lease, with no call; else the window remembered full; else one claim, sized by `leaseSize`. */
     acquire(clientId: string, window: RateWindow, now: number): Promise<Grant> {
       const book = bookOf(clientId, window);
-      const unit = fromLease(book, now);
-      if (unit !== null) {
+      book.leases = book.leases.filter((l) => l.next <= l.end && l.expiresAt > now);
+      const lease = book.leases[0];
+      if (lease) {
+        book.used++;
         book.counted = Math.max(book.counted, book.seen + Math.round(book.othersPerMs * (now - book.claimedAt)));
-        return Promise.resolve({ unit, counted: book.counted });
+        return Promise.resolve({ unit: lease.next++, counted: book.counted });
       }
       if (book.fullUnder !== null) return Promise.resolve({ full: true, limit: book.fullUnder, asked: 0 });
       const known = bounds.get(clientId);

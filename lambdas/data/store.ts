@@ -208,15 +208,14 @@ export async function readItems(db: Db, keys: readonly ItemKey[], consistent = t
   const toRead = new Map<string, ItemKey>();
   for (const key of keys) {
     const id = idOf(key);
-    if (db.ahead?.items.has(id)) found.set(id, db.ahead.items.get(id)!);
-    else if (!found.has(id)) {
-      toRead.set(id, key);
-      found.set(id, null);
-    }
+    // Absent until a batch answers with it.
+    found.set(id, db.ahead?.items.get(id) ?? null);
+    if (!db.ahead?.items.has(id)) toRead.set(id, key);
   }
   const unique = [...toRead.values()];
-  const batches: ItemKey[][] = [];
-  for (let i = 0; i < unique.length; i += BATCH_KEYS) batches.push(unique.slice(i, i + BATCH_KEYS));
+  const batches = Array.from({ length: Math.ceil(unique.length / BATCH_KEYS) }, (_, i) =>
+    unique.slice(i * BATCH_KEYS, (i + 1) * BATCH_KEYS),
+  );
   await Promise.all(
     batches.map(async (batch) => {
       let pending: ItemKey[] = batch;

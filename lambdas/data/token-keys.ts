@@ -43,8 +43,6 @@ type KeyVersion = {
   revokedAt?: string;
 };
 
-type Stored = { versions: KeyVersion[] };
-
 /** A version as ops see it: never the key. */
 export type KeyVersionState = Omit<KeyVersion, 'key'> & { state: 'next' | 'signing' | 'verifying' | 'revoked' };
 
@@ -54,81 +52,78 @@ const newVersion = (version: number, now: number, signsFrom = now): KeyVersion =
   createdAt: new Date(now).toISOString(),
   signsFrom: new Date(signsFrom).toISOString(),
 });
-const isLive = (v: KeyVersion, now: number) => v.revokedAt === undefined && (v.retiresAt === undefined || Date.parse(v.retiresAt) > now);
+/** Not yet retired: kept, and listed (a revoked version too, until it would have retired). */
+const isKept = (v: KeyVersion, now: number) => v.retiresAt === undefined || Date.parse(v.retiresAt) > now;
+const isLive = (v: KeyVersion, now: number) => v.revokedAt === undefined && isKept(v, now);
 /** The version that signs at `now`: the newest live one whose signing has begun. */
 const signerAt = (versions: readonly KeyVersion[], now: number) =>
   versions.filter((v) => isLive(v, now) && Date.parse(v.signsFrom) <= now).sort((a, b) => b.version - a.version)[0];
 
-function states({ versions }: Stored, now: number): KeyVersionState[] {
+function states(versions: readonly KeyVersion[], now: number): KeyVersionState[] {
   const signer = signerAt(versions, now)?.version;
   return versions
-    .filter((v) => v.retiresAt === undefined || Date.parse(v.retiresAt) > now)
-    .map(({ key: _key, ...v }) => ({
+    .filter((v) => isKept(v, now))
+    .map(({ key: _key, ...v }): KeyVersionState => ({
       ...v,
       state:
-        v.revokedAt !== undefined
-          ? ('revoked' as const)
-          : v.version === signer
-            ? ('signing' as const)
-            : Date.parse(v.signsFrom) > now
-              ? ('next' as const)
-              : ('verifying' as const),
+        v.revokedAt !== undefined ? 'revoked' : v.version === signer ? 'signing' : Date.parse(v.signsFrom) > now ? 'next' : 'verifying',
     }))
     .sort((a, b) => b.version - a.version);
 }
 
 export function tokenKeysRepo(db: Db) {
-  const read = async (): Promise<(Stored & { generation: number }) | null> => {
+  /** The stored versions (none before the first token) and the generation of the item that holds them (null: no item). */
+  const read = async (): Promise<{ versions: KeyVersion[]; generation: number | null }> => {
     const item = await getItem(db, tokenKeyKeys.versions, true);
-    return item ? { versions: item.versions as KeyVersion[], generation: Number(item.generation) } : null;
+    return item ? { versions: item.versions as KeyVersion[], generation: Number(item.generation) } : { versions: [], generation: null };
   };
   /** Writes the next state only over the one read (`generation`), so of two changes racing one wins and the other reads again. */
-  const write = (next: Stored, generation: number | null) =>
+  const write = (versions: KeyVersion[], generation: number | null) =>
     applied(
       putItem(db, {
-        Item: { ...tokenKeyKeys.versions, ...next, generation: (generation ?? 0) + 1 },
+        Item: { ...tokenKeyKeys.versions, versions, generation: (generation ?? 0) + 1 },
         ...(generation === null
           ? { ConditionExpression: 'attribute_not_exists(PK)' }
           : { ConditionExpression: 'generation = :g', ExpressionAttributeValues: { ':g': generation } }),
       }),
     );
   /** Applies `change` to the stored versions until its write wins; a change that returns no `next` writes nothing. */
-  const update = async <T>(change: (stored: Stored | null) => { next: Stored; result: T } | { result: T }): Promise<T> => {
+  const update = async <T>(change: (versions: KeyVersion[]) => { next: KeyVersion[]; result: T } | { result: T }): Promise<T> => {
     for (;;) {
-      const stored = await read();
-      const outcome = change(stored);
+      const { versions, generation } = await read();
+      const outcome = change(versions);
       if (!('next' in outcome)) return outcome.result;
-      if (await write(outcome.next, stored?.generation ?? null)) return outcome.result;
+      if (await write(outcome.next, generation)) return outcome.result;
     }
   };
   /**
    * The versions after adding one that signs from `signsFrom`: every live version without an end (the signer, a
    * version still waiting to sign) retires `retireAfterMs` after that, and versions past their end go.
    */
-  const withNewVersion = ({ versions }: Stored, now: number, signsFrom: number, retireAfterMs: number): Stored => {
+  const withNewVersion = (versions: KeyVersion[], now: number, signsFrom: number, retireAfterMs: number): KeyVersion[] => {
     const retiresAt = new Date(signsFrom + retireAfterMs).toISOString();
     const version = Math.max(0, ...versions.map((v) => v.version)) + 1;
     const kept = versions
       .map((v) => (v.retiresAt === undefined && v.revokedAt === undefined ? { ...v, retiresAt } : v))
-      .filter((v) => v.retiresAt === undefined || Date.parse(v.retiresAt) > now);
-    return { versions: [...kept, newVersion(version, now, signsFrom)] };
+      .filter((v) => isKept(v, now));
+    return [...kept, newVersion(version, now, signsFrom)];
   };
 
   return {
     /** The version that signs new tokens now (read afresh each call: a new version signs from the moment it is added), created by the first caller that finds none. */
     async signingKey(now: number): Promise<Buffer> {
-      return update((stored) => {
-        const signer = stored && signerAt(stored.versions, now);
+      return update((versions) => {
+        const signer = signerAt(versions, now);
         if (signer) return { result: Buffer.from(signer.key, 'base64') };
         // The first token ever (or every version revoked): a version that signs at once.
-        const next = withNewVersion(stored ?? { versions: [] }, now, now, 0);
-        return { next, result: Buffer.from(next.versions.at(-1)!.key, 'base64') };
+        const next = withNewVersion(versions, now, now, 0);
+        return { next, result: Buffer.from(next.at(-1)!.key, 'base64') };
       });
     },
     /** The versions whose tokens are accepted at `now` (none while no token was ever issued), read afresh: authorization keeps them (platform/auth.ts). */
     async verifiers(now: number): Promise<Buffer[]> {
-      const stored = await read();
-      return (stored?.versions ?? []).filter((v) => isLive(v, now)).map((v) => Buffer.from(v.key, 'base64'));
+      const { versions } = await read();
+      return versions.filter((v) => isLive(v, now)).map((v) => Buffer.from(v.key, 'base64'));
     },
     /**
      * Adds a version that verifies at once and signs after SIGNING_DELAY_MS; the ones it replaces verify until
@@ -137,30 +132,28 @@ export function tokenKeysRepo(db: Db) {
      * version exists yet).
      */
     async rotate(now: number, retireAfterMs: number, minAgeMs?: number) {
-      return update<KeyVersionState[] | null>((stored) => {
+      return update<KeyVersionState[] | null>((versions) => {
         if (minAgeMs !== undefined) {
-          const newest = stored?.versions.filter((v) => v.revokedAt === undefined).sort((a, b) => b.version - a.version)[0];
+          const newest = versions.filter((v) => v.revokedAt === undefined).sort((a, b) => b.version - a.version)[0];
           if (!newest || now - Date.parse(newest.signsFrom) < minAgeMs) return { result: null };
         }
-        const next = withNewVersion(stored ?? { versions: [] }, now, now + SIGNING_DELAY_MS, retireAfterMs);
+        const next = withNewVersion(versions, now, now + SIGNING_DELAY_MS, retireAfterMs);
         return { next, result: states(next, now) };
       });
     },
     /** Revokes a version at once (a new one signs at once if it was the signer); null when there is no such version, 'revoked' when it already was. */
     async revoke(version: number, now: number, retireAfterMs: number) {
-      return update<KeyVersionState[] | null | 'revoked'>((stored) => {
-        const target = stored?.versions.find((v) => v.version === version && (v.retiresAt === undefined || Date.parse(v.retiresAt) > now));
-        if (!stored || !target) return { result: null };
+      return update<KeyVersionState[] | null | 'revoked'>((versions) => {
+        const target = versions.find((v) => v.version === version && isKept(v, now));
+        if (!target) return { result: null };
         if (target.revokedAt !== undefined) return { result: 'revoked' };
-        const wasSigner = signerAt(stored.versions, now)?.version === version;
+        const wasSigner = signerAt(versions, now)?.version === version;
         // Revoked, it verifies nothing from now on; kept (and listed) until it would have retired.
-        const revoked: Stored = {
-          versions: stored.versions.map((v) =>
-            v.version === version
-              ? { ...v, revokedAt: new Date(now).toISOString(), retiresAt: v.retiresAt ?? new Date(now + retireAfterMs).toISOString() }
-              : v,
-          ),
-        };
+        const revoked = versions.map((v) =>
+          v.version === version
+            ? { ...v, revokedAt: new Date(now).toISOString(), retiresAt: v.retiresAt ?? new Date(now + retireAfterMs).toISOString() }
+            : v,
+        );
         // Its successor signs at once: waiting for every function to know it would leave nothing to sign with.
         const next = wasSigner ? withNewVersion(revoked, now, now, retireAfterMs) : revoked;
         return { next, result: states(next, now) };
@@ -168,8 +161,7 @@ export function tokenKeysRepo(db: Db) {
     },
     /** Every version kept, newest first, with its state at `now`; never a key. */
     async list(now: number): Promise<KeyVersionState[]> {
-      const stored = await read();
-      return stored ? states(stored, now) : [];
+      return states((await read()).versions, now);
     },
     /** The page-token key: the stored one, or this candidate stored by the first caller. */
     async pageKey(candidate: string): Promise<string> {

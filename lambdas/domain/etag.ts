@@ -29,10 +29,6 @@ export function parseIfNoneMatch(header: string): '*' | string[] | null {
 
 /** Weak comparison (RFC 9110 13.1.2): W/ is ignored, the opaque parts must be equal. */
 export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  const parsed = parseIfNoneMatch(header);
-  if (parsed === null) return false;
-  if (parsed === '*') return true;
-  const opaque = etag.replace(/^W\//, '').slice(1, -1);
-  return parsed.includes(opaque);
+  const parsed = header === undefined ? null : parseIfNoneMatch(header);
+  return parsed === '*' || (parsed?.includes(etag.replace(/^W\//, '').slice(1, -1)) ?? false);
 }

@@ -4,16 +4,19 @@ import { id, isoTimestamp } from '#contract/schemas/common';
 import { plainText } from '#contract/plain-text';
 import { APP_RATE_CEILING_PER_MINUTE } from '#data/rate-counters';
 import { ITEM_VALUE_BUDGET_BYTES, plainItemBytes, StorageLimitError } from '#data/limits';
-import { MODULES, SCOPES } from '#contract/scopes';
+import { type Module, MODULES, SCOPES } from '#contract/scopes';
 import { AdminConflictError, AdminInputError, AdminNotFoundError } from './admin-errors.js';
 
-/** A list of ids, each once. */
-const distinctIds = (what: string) =>
+/** A list of at least one item, each once. */
+const distinct = <S extends v.GenericSchema>(item: S, what: string) =>
   v.pipe(
-    v.array(id),
+    v.array(item),
     v.minLength(1),
     v.check((l) => new Set(l).size === l.length, `must not repeat ${what}`),
   );
+
+/** A module a location has, or not (absent: not). */
+const moduleFlag = v.optional(v.boolean(), false);
 
 export const groupInput = v.object({ groupId: id, name: plainText(200) });
 
@@ -25,25 +28,19 @@ export const locationInput = v.object({
   timezone: v.pipe(v.string(), v.check(isValidTimeZone, 'must be an IANA time zone such as America/New_York')),
   slug: v.pipe(v.string(), v.regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be lowercase words joined by "-"')),
   status: v.optional(v.picklist(['active', 'inactive']), 'active'),
-  modulesEnabled: v.strictObject(
-    Object.fromEntries(MODULES.map((m) => [m, v.optional(v.boolean(), false)])) as Record<
-      (typeof MODULES)[number],
-      v.OptionalSchema<v.BooleanSchema<undefined>, false>
-    >,
-  ),
+  modulesEnabled: v.strictObject(Object.fromEntries(MODULES.map((m) => [m, moduleFlag])) as Record<Module, typeof moduleFlag>),
 });
 
 /** A new application; nothing else may be given (a typo never passes silently). */
 export const appInput = v.strictObject({
   groupId: id,
   name: plainText(200),
-  scopes: v.pipe(
-    v.array(v.picklist(SCOPES, (issue) => `is an unknown scope (${String(issue.input)})`)),
-    v.minLength(1),
-    v.check((s) => new Set(s).size === s.length, 'must not repeat a scope'),
+  scopes: distinct(
+    v.picklist(SCOPES, (issue) => `is an unknown scope (${String(issue.input)})`),
+    'a scope',
   ),
   // A repeated id is refused, as repeated scopes and destination locations are (docs/admin.md, "Admin input").
-  allowedLocationIds: v.optional(v.nullable(distinctIds('a location')), null),
+  allowedLocationIds: v.optional(v.nullable(distinct(id, 'a location')), null),
   rateLimitPerMinute: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(APP_RATE_CEILING_PER_MINUTE)), 600),
   ownerEmail: v.optional(v.nullable(v.pipe(v.string(), v.email('must be an e-mail address'))), null),
   expiresAt: v.optional(v.nullable(isoTimestamp), null),
@@ -80,7 +77,7 @@ export function fitsOneItem<T extends Record<string, unknown>>() {
 }
 
 const destinationName = plainText(200);
-const destinationLocationIds = v.pipe(distinctIds('a location'), v.maxLength(500));
+const destinationLocationIds = v.pipe(distinct(id, 'a location'), v.maxLength(500));
 
 /** A webhook destination to add (contract 6.5); the URL's safety is checked when it is saved. */
 export const addDestinationInput = v.strictObject({

@@ -46,7 +46,6 @@ export function parseIPv4(text: string): number | null {
 export function parseIPv6(text: string): Uint8Array | null {
   const address = text.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   if (!/^[0-9a-f:.]+$/i.test(address) || !address.includes(':')) return null;
-  let groups: number[] = [];
   const halves = address.split('::');
   if (halves.length > 2) return null;
   const parseHalf = (half: string): number[] | null => {
@@ -70,20 +69,10 @@ export function parseIPv6(text: string): Uint8Array | null {
   const head = parseHalf(halves[0]!);
   const tail = halves.length === 2 ? parseHalf(halves[1]!) : [];
   if (!head || !tail) return null;
-  if (halves.length === 2) {
-    const missing = 8 - head.length - tail.length;
-    if (missing < 1) return null;
-    groups = [...head, ...new Array<number>(missing).fill(0), ...tail];
-  } else {
-    groups = head;
-  }
-  if (groups.length !== 8) return null;
-  const bytes = new Uint8Array(16);
-  groups.forEach((g, i) => {
-    bytes[2 * i] = g >> 8;
-    bytes[2 * i + 1] = g & 0xff;
-  });
-  return bytes;
+  // The groups `::` stands for: at least one; without `::`, the address spells all eight.
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return null;
+  return Uint8Array.from([...head, ...new Array<number>(missing).fill(0), ...tail].flatMap((g) => [g >> 8, g & 0xff]));
 }
 
 type V4Range = [base: string, prefix: number, reason: string];
@@ -107,13 +96,8 @@ const V4_BLOCKED: V4Range[] = [
 ];
 const V4_TABLE = V4_BLOCKED.map(([base, prefix, reason]) => ({ base: parseIPv4(base)!, prefix, reason }));
 
-function inV4(value: number, base: number, prefix: number): boolean {
-  const size = 2 ** (32 - prefix);
-  return value >= base && value < base + size;
-}
-
 function classifyIPv4(value: number, options: SafetyOptions = {}): AddressVerdict {
-  const hit = V4_TABLE.find((r) => inV4(value, r.base, r.prefix));
+  const hit = V4_TABLE.find((r) => value >= r.base && value < r.base + 2 ** (32 - r.prefix));
   if (!hit) return { allowed: true };
   if (hit.reason === 'loopback' && options.allowLoopback) return { allowed: true };
   return { allowed: false, reason: hit.reason };
@@ -163,7 +147,7 @@ function classifyIPv6(bytes: Uint8Array, options: SafetyOptions = {}): AddressVe
     if (!inner.allowed) return { allowed: false, reason: `6to4-${inner.reason}` };
   }
   for (const [prefixHex, bits, reason] of V6_BLOCKED) {
-    if (bits === 128 ? all === prefixHex : hasPrefix(bytes, prefixHex, bits)) return { allowed: false, reason };
+    if (hasPrefix(bytes, prefixHex, bits)) return { allowed: false, reason };
   }
   // Global unicast is 2000::/3; everything outside it is unassigned or special.
   if ((bytes[0]! & 0xe0) !== 0x20) return { allowed: false, reason: 'not-global-unicast' };
@@ -182,14 +166,14 @@ export function classifyAddress(text: string, options: SafetyOptions = {}): Addr
 /** An IP literal host in any notation, or null for a DNS name. */
 function literalAddress(host: string): string | null {
   const bare = host.replace(/^\[|\]$/g, '');
-  if (parseIPv6(bare)) return bare;
   // A name whose last label is numeric is an IPv4 literal to WHATWG URL and to inet_aton alike.
-  if (parseIPv4(bare) !== null) return bare;
-  return null;
+  return parseIPv6(bare) || parseIPv4(bare) !== null ? bare : null;
 }
 
 export type ParsedDestinationUrl =
   { ok: true; url: URL; hostname: string } | { ok: false; code: 'invalid_url' | 'blocked_address'; reason: string };
+
+const invalid = (reason: string) => ({ ok: false, code: 'invalid_url', reason }) as const;
 
 /** The only port below 1024 a destination may name (HTTPS's own, dropped from the stored URL as the default). */
 const HTTPS_PORT = 443;
@@ -203,50 +187,43 @@ const FIRST_UNPRIVILEGED_PORT = 1024;
  * port dropped (docs/decisions/destination-urls.md).
  */
 export function checkDestinationUrl(raw: string, options: SafetyOptions = {}): ParsedDestinationUrl {
-  if (raw.length > 2048) return { ok: false, code: 'invalid_url', reason: 'url is longer than 2048 characters' };
-  if (/\s/.test(raw)) return { ok: false, code: 'invalid_url', reason: 'url contains whitespace' };
+  if (raw.length > 2048) return invalid('url is longer than 2048 characters');
+  if (/\s/.test(raw)) return invalid('url contains whitespace');
   // WHATWG URL repairs `https:host`, `https:/host`, `https:///host` and backslashes into `https://host/`; other
   // parsers (and people) read them otherwise, so only the unambiguous form is taken.
-  if (raw.includes('\\')) return { ok: false, code: 'invalid_url', reason: 'url must not contain a backslash' };
+  if (raw.includes('\\')) return invalid('url must not contain a backslash');
   if (/^https:/i.test(raw) && !/^https:\/\/[^/]/i.test(raw)) {
-    return { ok: false, code: 'invalid_url', reason: 'url must start with https:// followed by the host' };
+    return invalid('url must start with https:// followed by the host');
   }
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return { ok: false, code: 'invalid_url', reason: 'url is not an absolute URL' };
+    return invalid('url is not an absolute URL');
   }
-  if (url.protocol !== 'https:') return { ok: false, code: 'invalid_url', reason: 'url must use https' };
+  if (url.protocol !== 'https:') return invalid('url must use https');
   // `url.port` is empty for the default (443, also when written out) and for none.
   if (url.port !== '' && Number(url.port) < FIRST_UNPRIVILEGED_PORT) {
-    return {
-      ok: false,
-      code: 'invalid_url',
-      reason: `url port must be ${HTTPS_PORT} or ${FIRST_UNPRIVILEGED_PORT}-65535, not ${url.port}`,
-    };
+    return invalid(`url port must be ${HTTPS_PORT} or ${FIRST_UNPRIVILEGED_PORT}-65535, not ${url.port}`);
   }
   if (url.username || url.password || /^https:\/\/[^/?#]*@/i.test(raw)) {
-    return { ok: false, code: 'invalid_url', reason: 'url must not contain credentials' };
+    return invalid('url must not contain credentials');
   }
   // `new URL` drops an empty fragment, so look at the raw text.
-  if (raw.includes('#')) return { ok: false, code: 'invalid_url', reason: 'url must not contain a fragment' };
+  if (raw.includes('#')) return invalid('url must not contain a fragment');
   const hostname = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (!hostname) return { ok: false, code: 'invalid_url', reason: 'url has no host' };
+  if (!hostname) return invalid('url has no host');
   const literal = literalAddress(hostname);
   if (literal) {
     const verdict = classifyAddress(literal, options);
-    if (!verdict.allowed && !isListenInbox(url, verdict.reason, options))
+    // Only a loopback literal can be the inbox: an origin naming any other range is never let through by it.
+    const inbox = options.listenInbox !== undefined && url.origin === options.listenInbox;
+    if (!verdict.allowed && !(verdict.reason === 'loopback' && inbox))
       return { ok: false, code: 'blocked_address', reason: `url host is a ${verdict.reason} address` };
   } else if (hostname === 'localhost' || hostname.endsWith('.localhost')) {
     if (!options.allowLoopback) return { ok: false, code: 'blocked_address', reason: 'url host is a loopback name' };
   }
   return { ok: true, url, hostname };
-}
-
-/** Only a loopback literal can be the inbox: an origin naming any other range is never let through by it. */
-function isListenInbox(url: URL, reason: string, options: SafetyOptions): boolean {
-  return reason === 'loopback' && options.listenInbox !== undefined && url.origin === options.listenInbox;
 }
 
 export type ResolvedAddress = { address: string; family: 4 | 6 };
@@ -267,16 +244,12 @@ export async function resolveDestination(raw: string, resolve: Resolver, options
   if (!parsed.ok) return parsed;
   const literal = literalAddress(parsed.hostname);
   if (literal) {
-    const family = parseIPv6(literal) ? 6 : 4;
-    const address = family === 4 ? v4Text(parseIPv4(literal)!) : literal;
-    return { ok: true, url: parsed.url, hostname: parsed.hostname, address: { address, family } };
+    // An IPv4 literal in any notation is connected to in dotted decimal.
+    const v4 = parseIPv4(literal);
+    const address = v4 === null ? literal : [24, 16, 8, 0].map((shift) => Math.floor(v4 / 2 ** shift) % 256).join('.');
+    return { ok: true, url: parsed.url, hostname: parsed.hostname, address: { address, family: v4 === null ? 6 : 4 } };
   }
-  let answers: ResolvedAddress[];
-  try {
-    answers = await resolve(parsed.hostname);
-  } catch {
-    return { ok: false, code: 'dns_failure', reason: `${parsed.hostname} does not resolve` };
-  }
+  const answers = await resolve(parsed.hostname).catch((): ResolvedAddress[] => []);
   if (answers.length === 0) return { ok: false, code: 'dns_failure', reason: `${parsed.hostname} does not resolve` };
   for (const answer of answers) {
     const verdict = classifyAddress(answer.address, options);
@@ -285,8 +258,4 @@ export async function resolveDestination(raw: string, resolve: Resolver, options
     }
   }
   return { ok: true, url: parsed.url, hostname: parsed.hostname, address: answers[0]! };
-}
-
-function v4Text(value: number): string {
-  return [24, 16, 8, 0].map((s) => Math.floor(value / 2 ** s) % 256).join('.');
 }

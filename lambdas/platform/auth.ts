@@ -115,7 +115,6 @@ export async function authorize(
   if (!token) throw invalid();
   const tokenHash = sha256Hex(token);
   const window = rateWindow(now);
-  const counters = deps.store.rateCounters;
   const locationKey = route.atLocation && params.location_id ? locationKeys.location(params.group_id!, params.location_id) : null;
   // The application, a unit of its window, the location and the operation's items are independent: fetch them together, judge them in order.
   // A unit comes from this instance's lease in memory; only a request that finds none claims one (a lease) beside the reads.
@@ -165,7 +164,7 @@ export async function authorize(
   if ('full' in grant || grant.unit > limits.limit) {
     leases.full(app.clientId, window, limits.limit);
     // Each instance numbers its first refusal of the window; the first of all mails the owner.
-    if (leases.firstRefusal(app.clientId, window) && (await counters.refusal(app.clientId, window)) === 1) {
+    if (leases.firstRefusal(app.clientId, window) && (await deps.store.rateCounters.refusal(app.clientId, window)) === 1) {
       await queueRateAlert(deps, app, 'exceeded', window.start, now);
     }
     throw new ApiError('rate_limited', undefined, refusedHeaders(limits.limit, window));

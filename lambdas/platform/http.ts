@@ -32,22 +32,10 @@ export function jsonTextResponse(statusCode: number, body: string, headers: Reco
   return { statusCode, headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers }, body };
 }
 
-/** The one error shape; the admin API passes its own codes (e.g. 409 conflict) in the same form. */
-function errorResponse(err: Refusal, requestId: string): HttpResponse {
-  return jsonResponse(
-    err.status,
-    { ok: false, version: 'v1', error: { code: err.code, message: err.message, status: err.status, requestId } },
-    err.headers,
-  );
-}
-
 /** Case-insensitive header lookup; API Gateway keeps the client's casing. */
 export function header(event: Pick<APIGatewayProxyEvent, 'headers'>, name: string): string | undefined {
   const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(event.headers ?? {})) {
-    if (key.toLowerCase() === wanted && value !== undefined) return value;
-  }
-  return undefined;
+  return Object.entries(event.headers ?? {}).find(([key, value]) => key.toLowerCase() === wanted && value !== undefined)?.[1];
 }
 
 /** The raw request body as bytes-as-text, decoding API Gateway's base64 form. */
@@ -257,7 +245,9 @@ function responses(api: HttpApi, deps: Deps, { refusalOf }: ShellOptions): Shell
       const refusal = err instanceof ApiError ? err : (refusalOf?.(err) ?? throttled(err));
       if (!refusal) deps.logger.error('unhandled error', { requestId, error: err?.name, message: err?.message, stack: err?.stack });
       else if (refusal.code === 'service_unavailable') deps.logger.warn('table throttled the request', { requestId, error: err?.name });
-      request.response = errorResponse(refusal ?? new ApiError('internal_error'), requestId);
+      // The one error shape; the admin API passes its own codes (e.g. 409 conflict) in the same form.
+      const { code, message, status, headers } = refusal ?? new ApiError('internal_error');
+      request.response = jsonResponse(status, { ok: false, version: 'v1', error: { code, message, status, requestId } }, headers);
       finish(request);
     },
   };
