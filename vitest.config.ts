@@ -4,6 +4,7 @@ import { PATIENCE_MS } from './test/support/eventually.js';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'clients/**/test/**/*.test.ts'],
+    globalSetup: ['test/support/run-tmpdir.ts'],
     pool: 'forks',
     // Most suites wait on sockets, engines and the webhook time scale rather than compute: four forks on a
     // 2-core machine (vitest's default there is one) keep both cores busy (test:quick 135 s with two, 100 s with four).

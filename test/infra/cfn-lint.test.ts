@@ -1,11 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#lib/app';
 import { STAGES } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
+import { testApp } from '../support/stage-template.js';
 import { runProcess } from '../support/run-process.js';
 import { CFN_LINT_VERSION, toolPath, TOOLS } from '../support/tools.js';
 
@@ -15,7 +15,6 @@ import { CFN_LINT_VERSION, toolPath, TOOLS } from '../support/tools.js';
  * Warnings are printed; W3005 (a DependsOn that a GetAtt already implies) is how aws-cdk-lib orders a function
  * after its role's policy, and is left as it is. The preparation step of `npm test` found or brought cfn-lint.
  */
-const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
 /**
  * Errors this cfn-lint reports on templates CloudFormation accepts: its schemas lag CloudFormation's. Each names the
@@ -63,10 +62,7 @@ beforeAll(async () => {
   for (const stage of STAGES) {
     // A turn of the event loop between syntheses, each synchronous, lets vitest's own calls through.
     await new Promise((resolve) => setImmediate(resolve));
-    const app = new App({
-      outdir: join(out, stage),
-      context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [], stage, ...STAGE_CONTEXT[stage] },
-    });
+    const app = testApp({ outdir: join(out, stage), context: { stage, ...STAGE_CONTEXT[stage] } });
     const stack = buildApp(app);
     app.synth();
     templates.push(join(out, stage, stack.templateFile));

@@ -1,7 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CONSOLE_API_ROOT } from '#contract/admin-routes';
@@ -27,6 +26,7 @@ import {
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
+import { testApp } from '../support/stage-template.js';
 
 /**
  * The console as the stack publishes it (docs/decisions/console-hosting.md):
@@ -40,7 +40,6 @@ import { STAGE_CONTEXT } from '../support/stage-context.js';
  * tokens only.
  */
 type Json = Record<string, any>;
-const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 /** The domain CloudFront would give the console's distribution (the example domain of CloudFront's documentation). */
 const DISTRIBUTION_DOMAIN = 'd111111abcdef8.cloudfront.net';
 
@@ -49,7 +48,7 @@ let assemblyDir = '';
 let distributionId = '';
 
 beforeAll(() => {
-  const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp({ stageAssets: true });
   const stack = new CustomerApiStack(app, 'CustomerApi-dev', { config: stageConfig('dev', STAGE_CONTEXT.dev) });
   template = Template.fromStack(stack);
   assemblyDir = app.outdir;

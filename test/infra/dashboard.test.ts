@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
@@ -18,8 +16,7 @@ import {
   SERVICE,
 } from '#platform/observability';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
-
-const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
+import { testApp } from '../support/stage-template.js';
 
 type Json = Record<string, any>;
 /** One line of a widget: a metric (namespace, name, dimensions, statistic) or a math expression. */
@@ -125,7 +122,7 @@ describe.each(['dev', 'prod'] as const satisfies readonly Stage[])('ServiceDashb
     );
 
   beforeAll(() => {
-    const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+    const app = testApp();
     const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, STAGE_CONTEXT[stage]) });
     template = Template.fromStack(stack);
     const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));

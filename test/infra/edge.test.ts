@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { compileFunction } from 'node:vm';
-import { App, type PolicyValidationPluginReport } from 'aws-cdk-lib';
+import { type PolicyValidationPluginReport } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -26,15 +25,14 @@ import { oauthError } from '#lambdas/token/schemas';
 import { MAX_REQUEST_BODY_BYTES } from '#platform/config';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
+import { testApp } from '../support/stage-template.js';
 import * as v from 'valibot';
-
-const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
 type Json = Record<string, any>;
 
 /** The stage synthesized with its test context plus `extra`, without bundling, and what cdk-nag's AwsSolutions pack says of it. */
 function synth(stage: Stage, extra: StageContext = {}): { template: Template; nag: PolicyValidationPluginReport } {
-  const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   const pack = new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true });
   const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, { ...STAGE_CONTEXT[stage], ...extra }) });
   const template = Template.fromStack(stack);

@@ -1,16 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
+import { testApp } from '../support/stage-template.js';
 
 /** A stage's legacy-route dates reach the environment its functions share (LEGACY_DEPRECATED_AT, LEGACY_SUNSET_AT), and only when set. */
-const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
 function environments(context: Record<string, unknown>): Record<string, string>[] {
-  const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   const stack = new CustomerApiStack(app, 'CustomerApi-dev', { config: stageConfig('dev', { ...STAGE_CONTEXT.dev, ...context }) });
   return Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))
     .map((fn) => (fn.Properties.Environment?.Variables ?? {}) as Record<string, string>)

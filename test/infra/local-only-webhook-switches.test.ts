@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { CustomerApiStack } from '#lib/stack';
@@ -7,6 +5,7 @@ import { stageConfig, STAGES } from '#lib/stages';
 import { configFromEnv } from '#platform/config';
 import { urlSafetyOf } from '#lambdas/webhooks/destinations';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
+import { testApp } from '../support/stage-template.js';
 
 /**
  * Loopback destinations are the local runtime's alone: WEBHOOK_ALLOW_LOOPBACK=1 (tests) and the inbox it reserves
@@ -14,11 +13,10 @@ import { STAGE_CONTEXT } from '../support/stage-context.js';
  * the delivery time scale), and the config every function builds from its environment applies the public-only
  * URL rules, so a deployed stage keeps refusing loopback URLs on save and before every attempt.
  */
-const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
 describe('local-only webhook switches', () => {
   it.each(STAGES)('are in no function environment of stage %s', (stage) => {
-    const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+    const app = testApp();
     const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, STAGE_CONTEXT[stage]) });
     const functions = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'));
     const names = functions.flatMap((fn) => Object.keys(fn.Properties.Environment?.Variables ?? {}));

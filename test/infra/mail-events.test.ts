@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAMILY_TAG, LIVE_ALIAS } from '#lib/constructs/service-function';
@@ -7,15 +5,15 @@ import { FUNCTIONS } from '#lib/functions';
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig, type StageContext } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
+import { testApp } from '../support/stage-template.js';
 
 /** The configuration set owner mail is sent with, its event destination, the topic and the function that marks addresses. */
 
-const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 type Json = Record<string, any>;
 const list = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 
 function synth(context: StageContext): Template {
-  const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   const stack = new CustomerApiStack(app, 'CustomerApi-dev', { config: stageConfig('dev', { ...STAGE_CONTEXT.dev, ...context }) });
   expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
   return Template.fromStack(stack);

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { App, Stack, type PolicyValidationPluginReport } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -7,8 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CustomerApiStack } from '#lib/stack';
 import { STAGE_TABLE, STAGES, stageConfig } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
-
-const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
+import { testApp } from '../support/stage-template.js';
 
 /** Rule ids with the construct paths that violate them, for readable failures. */
 const summary = (report: PolicyValidationPluginReport, severity: string) =>
@@ -26,7 +24,7 @@ describe.each(CASES)('cdk-nag AwsSolutions ($stage, tracing $tracing)', ({ stage
 
   beforeAll(() => {
     // Function bundles are not what cdk-nag reads: skip esbuild (`cdk synth` still bundles).
-    const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+    const app = testApp();
     // As bin/app.ts does; the scope lets the pack copy acknowledgements into the template metadata.
     const pack = new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true });
     stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, { ...STAGE_CONTEXT[stage], tracing }) });

@@ -1,21 +1,19 @@
-import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LOAD_TABLE_ACTIONS } from '#lib/constructs/operator-policy';
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig, type Stage, type StageContext } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
+import { testApp } from '../support/stage-template.js';
 
 /** What an operator is given (the managed policy the stack outputs) and the stage's CloudTrail trail, as synthesized. */
 
-const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 const PLATFORM_TRAIL = 'arn:aws:cloudtrail:us-east-1:111111111111:trail/organization';
 
 type Json = Record<string, any>;
 
 function synth(stage: Stage, context: StageContext = {}): Json {
-  const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, { ...STAGE_CONTEXT[stage], ...context }) });
   return Template.fromStack(stack).toJSON();
 }

@@ -2,7 +2,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileFunction } from 'node:vm';
-import { App } from 'aws-cdk-lib';
 import { buildSync } from 'esbuild';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -41,10 +40,9 @@ import { isStage, STAGE_TABLE, stageConfig, throttlesOf, type Stage } from '#lib
 import { OTHER_ROUTE_THROTTLE, throttleSum } from '#lib/route-throttles';
 import { runProcess } from '../support/run-process.js';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
+import { testApp } from '../support/stage-template.js';
 
 const MAIL_FROM = 'Customer API <alerts@mail.example.com>';
-/** The feature flags `cdk synth` runs with, so these templates are the deployed ones. */
-const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
 type Json = Record<string, any>;
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Json };
@@ -54,7 +52,7 @@ let assemblyDir = '';
 
 /** `bundle`: run esbuild for every function as `cdk synth` does; the assertions that only read the template skip it. */
 function synth(stage: Stage, { bundle = false, tracing }: { bundle?: boolean; tracing?: boolean } = {}): Template {
-  const app = new App({ context: bundle ? CONTEXT : { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp({ bundle });
   const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, {
     config: stageConfig(stage, { ...STAGE_CONTEXT[stage], mailFrom: MAIL_FROM, tracing }),
   });

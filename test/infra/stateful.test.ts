@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig, STAGES, type Stage } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
+import { testApp } from '../support/stage-template.js';
 
 /**
  * The resources that hold data, per stage, by logical id: a changed logical id or name makes CloudFormation
@@ -12,7 +11,6 @@ import { STAGE_CONTEXT } from '../support/stage-context.js';
  * policy changes what a deleted stack leaves. Once a stage is deployed, a refactor that moves a construct must
  * keep these (docs/decisions/first-deploy-settings.md); a change here is a migration, not an edit.
  */
-const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 const STATEFUL_TYPES = [
   'AWS::DynamoDB::Table',
   'AWS::SQS::Queue',
@@ -42,7 +40,7 @@ const EXPECTED: Record<Stage, Record<string, string>> = {
 };
 
 function statefulOf(stage: Stage): Record<string, string> {
-  const app = new App({ context: { ...CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, STAGE_CONTEXT[stage]) });
   const resources = Template.fromStack(stack).toJSON().Resources as Record<
     string,

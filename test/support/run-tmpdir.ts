@@ -1,0 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * One temporary folder per run, for everything the suites and what they start write to the system's (CDK's cloud
+ * assemblies, engines' files, CLI caches), removed when the run ends: repeated runs never fill the disk. The forks
+ * start after this and inherit TMPDIR, which os.tmpdir() reads.
+ */
+export default function runTmpdir(): () => void {
+  const dir = mkdtempSync(join(tmpdir(), 'customer-api-test-'));
+  process.env.TMPDIR = dir;
+  return () => rmSync(dir, { recursive: true, force: true });
+}
