@@ -45,6 +45,7 @@ export function clockInsView(input: ClockInsInput | null) {
   }
 
   return {
+    available: input !== null,
     asOf: input?.asOf ?? null,
     clockedInCount: clockedIn.length,
     managerOnDutyCount: clockedIn.filter((c) => c.isManager).length,

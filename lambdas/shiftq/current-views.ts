@@ -1,7 +1,7 @@
 import { addDays, daysBetween, parseCompactDate, parseIsoDate, zoneFormatter } from '#contract/business-date';
 import type { EmployeesInput, PosMenuInput, ReservationsInput } from './inputs.js';
 
-/** Current-state resources (POS menu, employees, reservations digest) as the API returns them, empty before a first load. Pure. */
+/** Current-state resources (POS menu, employees, reservations digest) as the API returns them, empty and unavailable before a first load. Pure. */
 
 /** Employees hired within this many days before the business date are new team members. */
 const NEW_TEAM_MEMBER_DAYS = 30;
@@ -10,6 +10,7 @@ export function posMenuView(input: PosMenuInput | null) {
   const groups = input?.groups ?? [];
   const items = groups.flatMap((g) => g.items);
   return {
+    available: input !== null,
     updatedAt: input?.updatedAt ?? null,
     stockUpdatedAt: input?.stockUpdatedAt ?? null,
     currency: input?.currency ?? null,
@@ -27,6 +28,7 @@ export function employeesView(input: EmployeesInput | null, businessDate: string
   };
   const employees = (input?.employees ?? []).map((e) => ({ ...e, newTeamMember: isNew(e.hiredOn) }));
   return {
+    available: input !== null,
     updatedAt: input?.updatedAt ?? null,
     businessDate,
     newTeamMemberCount: employees.filter((e) => e.newTeamMember).length,

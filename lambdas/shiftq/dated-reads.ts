@@ -120,7 +120,6 @@ export const shiftqClockIns: ShiftqRun = async (req, deps) => {
     location: locationRefOf(l),
     refresh: SHIFTQ_REFRESH.clockIns,
     businessDate: date,
-    available: stored !== null,
     ...clockInsView(stored?.data ?? null),
   });
 };

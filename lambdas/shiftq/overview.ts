@@ -11,8 +11,13 @@ import { locationRefOf } from '#domain/sports-day';
 import { locationPath } from './dated-reads.js';
 import { salesView } from './sales.js';
 import { SHIFTQ_REFRESH_KEYS } from './schemas.js';
+import { SHIFTQ_ROUTES } from './routes.js';
 
 /** A location's shiftq at a glance: the current business date's figures from every resource, and their links. */
+
+const LOCATION_SHIFTQ = '/v1/{group_id}/{location_id}/shiftq/';
+/** The location's sub-resources the overview links, in the routes' order. */
+const SUB_RESOURCES = SHIFTQ_ROUTES.flatMap(({ path }) => (path.startsWith(LOCATION_SHIFTQ) ? [path.slice(LOCATION_SHIFTQ.length)] : []));
 
 export const shiftqOverview: ShiftqRun = async (req, deps) => {
   const l = req.location;
@@ -54,11 +59,6 @@ export const shiftqOverview: ShiftqRun = async (req, deps) => {
       kitchenAvgTicketTimeMinutes: snapshot?.averages.avgKitchenTicketTimeMinutes ?? 0,
       kitchenExpediterAvgTicketTimeMinutes: snapshot?.averages.avgExpediterTicketTimeMinutes ?? 0,
     },
-    endpoints: Object.fromEntries(
-      ['sales', 'labor', 'kitchen', 'clock-ins', 'pos-menu', 'employees', 'reservations', 'toastReservations', 'reviews'].map((r) => [
-        r,
-        `${base}/${r}`,
-      ]),
-    ),
+    endpoints: Object.fromEntries(SUB_RESOURCES.map((r) => [r, `${base}/${r}`])),
   });
 };
