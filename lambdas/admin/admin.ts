@@ -49,7 +49,7 @@ async function run(
   // Every admin path parameter is an id; one that breaks the id rule names nothing.
   if (!Object.values(params).every(isId)) throw new ApiError('not_found', NOT_FOUND);
   const operation = route.operation as keyof typeof operations;
-  const input = ADMIN_INPUTS[operation];
+  const input = ADMIN_INPUTS[operation] ?? {};
   const query = input.query ? validatedQuery(event, input.query, Object.keys(input.query.entries)) : {};
   // Routes without a body schema take no body at all.
   const body = input.body ? parseJsonBody(event, input.body, route.maxBodyBytes) : refuseBody(event);
