@@ -37,10 +37,8 @@ export const operations: Operations<typeof BEVQ_ROUTES> = {
       const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'bevq')]);
       if (!group) throw new ApiError('not_found');
       // A missing head means no menu; a location without the module shows none, whatever was published.
-      const heads = await deps.store.menus.headsOfPage(
-        app.groupId,
-        locations.map((l) => l.id),
-      );
+      const ids = locations.map((l) => l.id);
+      const heads = await deps.store.menus.headsOfPage(app.groupId, ids);
       const headOf = (l: Location) => (l.modulesEnabled.bevq ? (heads.get(l.id) ?? null) : null);
       return ok(req, {
         group: { id: group.groupId, name: group.name },

@@ -96,17 +96,8 @@ export const operations: Operations<typeof SPORTSQ_ROUTES> = {
       const options = Object.values(day.exactViewing?.options ?? {})
         .flat()
         .filter((o) => o.available);
-      const networks = new Map<string, { networkId: string; name: string; type: string; channels: Set<string> }>();
-      for (const o of options) {
-        const entry = networks.get(o.network.id) ?? {
-          networkId: o.network.id,
-          name: o.network.name,
-          type: o.network.type,
-          channels: new Set<string>(),
-        };
-        entry.channels.add(o.channel);
-        networks.set(o.network.id, entry);
-      }
+      // Each network once (as its first option names it), with every channel any option gives it.
+      const networks = new Map(options.map((o) => [o.network.id, o.network] as const).reverse());
       return ok(req, {
         location: locationRefOf(location),
         date,
@@ -117,8 +108,13 @@ export const operations: Operations<typeof SPORTSQ_ROUTES> = {
           providerIds: (day.environment?.providers ?? []).filter((p) => p.available).map((p) => p.id),
         },
         networkCatalog: [...networks.values()]
-          .sort((a, b) => a.networkId.localeCompare(b.networkId))
-          .map((n) => ({ ...n, channels: [...n.channels].sort() })),
+          .sort((a, b) => a.id.localeCompare(b.id))
+          .map((n) => ({
+            networkId: n.id,
+            name: n.name,
+            type: n.type,
+            channels: [...new Set(options.filter((o) => o.network.id === n.id).map((o) => o.channel))].sort(),
+          })),
         guide: {
           scheduleStatus: scheduleHealthOf(day.schedule).status,
           providerStatus: providerStatusOf(day.health),
