@@ -1,10 +1,8 @@
 import type { ShiftqRun } from './store.js';
 import { ok } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
-import type { Stored } from './records.js';
+import type { StoredDay } from './records.js';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
-import type { KitchenSnapshot } from './kitchen-schemas.js';
-import type { ClockInsInput, LaborInput, SalesInput } from './inputs.js';
 import { clockInsView } from './clock-ins.js';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
 import { locationRefOf } from '#domain/sports-day';
@@ -27,7 +25,7 @@ export const shiftqOverview: ShiftqRun = async (req, deps) => {
     deps.store.shiftq.getDatedMany(
       (['kitchenSnapshot', 'sales', 'labor', 'clockIns'] as const).map((kind) => ({ ...key, kind })),
       req.now,
-    ) as Promise<[Stored<KitchenSnapshot> | null, Stored<SalesInput> | null, Stored<LaborInput> | null, Stored<ClockInsInput> | null]>,
+    ) as Promise<[StoredDay['kitchenSnapshot'], StoredDay['sales'], StoredDay['labor'], StoredDay['clockIns']]>,
     deps.store.shiftq.getCurrent(l.groupId, l.id, 'posMenu'),
     deps.store.shiftq.getCurrent(l.groupId, l.id, 'employees'),
     deps.store.shiftq.getCurrent(l.groupId, l.id, 'reservations'),

@@ -46,6 +46,8 @@ export function retentionEndMs(timeZone: string, businessDate: string): number {
 }
 
 export type Stored<T> = { data: T; loadedAt: string };
+/** A business date's item of each kind as a read finds it: null when missing or expired. */
+export type StoredDay = { [K in StoredDatedKind]: Stored<StoredDatedData[K]> | null };
 
 export function encodeBody(data: unknown): Uint8Array {
   return gzipSync(JSON.stringify(data));

@@ -178,6 +178,9 @@ export const posMenuData = v.object({
   ),
 });
 
+/** What a shift and a time entry both name: themselves, whose they are, the job. */
+const staffEntry = { id: v.string(), employeeId: v.string(), jobCode: v.string() };
+
 export const employeesData = v.object({
   location: locationRef,
   refresh,
@@ -196,16 +199,8 @@ export const employeesData = v.object({
     }),
   ),
   jobs: v.array(v.object({ code: v.string(), title: v.string(), roleGroup: v.string() })),
-  shifts: v.array(v.object({ id: v.string(), employeeId: v.string(), jobCode: v.string(), start: isoTimestamp, end: isoTimestamp })),
-  timeEntries: v.array(
-    v.object({
-      id: v.string(),
-      employeeId: v.string(),
-      jobCode: v.string(),
-      clockInAt: isoTimestamp,
-      clockOutAt: v.nullable(isoTimestamp),
-    }),
-  ),
+  shifts: v.array(v.object({ ...staffEntry, start: isoTimestamp, end: isoTimestamp })),
+  timeEntries: v.array(v.object({ ...staffEntry, clockInAt: isoTimestamp, clockOutAt: v.nullable(isoTimestamp) })),
 });
 
 // ───────────────────────── reservations (2.5) ─────────────────────────
