@@ -15,14 +15,13 @@ import { menuResourcePath } from '#contract/urls';
 const MENU_CACHING = { 'Cache-Control': 'private, no-cache', Vary: 'Authorization' };
 
 const locationOf = (l: Location) => ({ id: l.id, name: l.name, timezone: l.timezone });
-const menuUrl = (req: ApiRequest, l: Location) => `${req.baseUrl}${menuResourcePath(l.groupId, l.id)}`;
 
 function summary(req: ApiRequest, location: Location, head: MenuHead | null) {
   return {
     available: head !== null,
     revision: head?.revision ?? null,
     updatedAt: head?.updatedAt ?? null,
-    endpoint: menuUrl(req, location),
+    endpoint: `${req.baseUrl}${menuResourcePath(location.groupId, location.id)}`,
   };
 }
 
