@@ -8,9 +8,6 @@ import { SECRET_OVERLAP_HOURS } from './apps.js';
 import type { PublicDestination } from '#lambdas/webhooks/destination-operations';
 import { adminPage, type PageQuery } from '#platform/admin-paging';
 
-/** Day partitions one page of the trail reads at most: the whole retention (400 days) in four pages, however quiet. */
-const DAYS_PER_PAGE = 100;
-
 /** The ids an entry records, null where the change names none. */
 const TARGET_IDS = ['clientId', 'destinationId', 'deliveryId', 'groupId', 'locationId'] as const;
 type TargetId = (typeof TARGET_IDS)[number];
@@ -132,7 +129,7 @@ export async function listAudit(
     { r: 'audit', c: clientId ?? '', d: destinationId ?? '' },
     query,
     async (limit, start) => {
-      const { entries, next } = await deps.store.audit.page({ limit, today, maxDays: DAYS_PER_PAGE, filter, ...(start ? { start } : {}) });
+      const { entries, next } = await deps.store.audit.page({ limit, today, filter, ...(start ? { start } : {}) });
       return { items: entries, ...(next ? { lastKey: next } : {}) };
     },
   );
