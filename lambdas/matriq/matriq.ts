@@ -27,10 +27,7 @@ async function stateOf(req: LocationRequest, deps: Deps): Promise<MatriqState> {
 }
 
 /** The stored draft only when it is for the active business day; another day's draft is never shown as current. */
-function currentDraft(scheduler: MatriqState['scheduler'], businessDay: string) {
-  const draft = scheduler.draft;
-  return draft?.businessDay === businessDay ? draft : null;
-}
+const currentDraft = ({ draft }: MatriqState['scheduler'], businessDay: string) => (draft?.businessDay === businessDay ? draft : null);
 
 async function providerAvailable(req: LocationRequest, deps: Deps) {
   const location = req.location;
