@@ -143,15 +143,9 @@ export async function legacyReport(deps: AdminDeps, query: PageQuery = {}) {
     return { items: apps, lastKey };
   });
   return {
-    legacyCredentials: items.map((a) => ({
-      clientId: a.clientId,
-      groupId: a.groupId,
-      name: a.name,
-      status: a.status,
-      tokenPrefix: a.tokenPrefix,
-      createdAt: a.createdAt,
-      lastUsedAt: a.lastUsedAt ?? null,
-    })),
+    legacyCredentials: items.map(({ clientId, groupId, name, status, tokenPrefix, createdAt, lastUsedAt }) => {
+      return { clientId, groupId, name, status, tokenPrefix, createdAt, lastUsedAt: lastUsedAt ?? null };
+    }),
     ...(nextCursor ? { nextCursor } : {}),
   };
 }
@@ -195,11 +189,9 @@ export async function listApps(deps: AdminDeps, { groupId, q, ...query }: { grou
   );
   // The current minute's count and whether the owner's address is suppressed beside each: a BatchGetItem each for the page.
   const window = rateWindow(deps.clock.now());
+  const clientIds = items.map((a) => a.clientId);
   const [used, suppressed] = await Promise.all([
-    deps.store.rateCounters.counts(
-      items.map((a) => a.clientId),
-      window.start,
-    ),
+    deps.store.rateCounters.counts(clientIds, window.start),
     deps.store.mailSuppressions.suppressed(items.flatMap((a) => (a.ownerEmail ? [a.ownerEmail] : []))),
   ]);
   return {

@@ -28,6 +28,8 @@ export type AuditDetails = Record<string, string | number | boolean | string[] |
 
 /** Kept a little over a year, like the health items. */
 const RETENTION_DAYS = 400;
+/** Day partitions one page of the trail reads at most: the whole retention in four pages, however quiet. */
+const DAYS_PER_PAGE = 100;
 
 const auditKeys = {
   day: (isoDay: string) => `AUDIT#${isoDay}`,
@@ -41,7 +43,6 @@ export type AuditPosition = { day: string; key?: Record<string, unknown> };
 type PageRequest = {
   limit: number;
   today: string;
-  maxDays: number;
   filter?: Partial<Pick<AuditEntry, 'clientId' | 'destinationId'>>;
   start?: AuditPosition;
 };
@@ -56,16 +57,16 @@ export function auditRepo(db: Db) {
     },
     /**
      * A page of entries, newest first, from `start` (today when absent), of
-     * one application or destination if asked; at most `maxDays` day
+     * one application or destination if asked; at most DAYS_PER_PAGE day
      * partitions a page, never past the retention. A page may hold fewer than
      * `limit` and still have a next.
      */
-    async page({ limit, today, maxDays, filter = {}, start }: PageRequest): Promise<{ entries: AuditEntry[]; next?: AuditPosition }> {
+    async page({ limit, today, filter = {}, start }: PageRequest): Promise<{ entries: AuditEntry[]; next?: AuditPosition }> {
       const oldest = new Date(Date.parse(`${today}T00:00:00Z`) - RETENTION_DAYS * DAY_MS).toISOString().slice(0, 10);
       const conditions = Object.entries(filter).filter(([, v]) => v !== undefined);
       const entries: AuditEntry[] = [];
       let position: AuditPosition | undefined = start ?? { day: today };
-      for (let days = 0; position && days < maxDays && entries.length < limit; days++) {
+      for (let days = 0; position && days < DAYS_PER_PAGE && entries.length < limit; days++) {
         const { items, lastKey } = await queryPage(
           db,
           {

@@ -8,11 +8,12 @@ import { SECRET_OVERLAP_HOURS } from './apps.js';
 import type { PublicDestination } from '#lambdas/webhooks/destination-operations';
 import { adminPage, type PageQuery } from '#platform/admin-paging';
 
-/** Day partitions one page of the trail reads at most: the whole retention (400 days) in four pages, however quiet. */
-const DAYS_PER_PAGE = 100;
+/** The ids an entry records, null where the change names none. */
+const TARGET_IDS = ['clientId', 'destinationId', 'deliveryId', 'groupId', 'locationId'] as const;
+type TargetId = (typeof TARGET_IDS)[number];
 
 /** The ids a change names: its path, what it created, and the destination's application (read before a removal takes it). */
-export type AuditTarget = Partial<Pick<AuditEntry, 'clientId' | 'destinationId' | 'deliveryId' | 'groupId' | 'locationId'>>;
+export type AuditTarget = Partial<Pick<AuditEntry, TargetId>>;
 
 /** What the change's response adds to its path: the ids it created (never a secret: only ids are picked). */
 function createdIds(document: unknown): AuditTarget {
@@ -111,11 +112,7 @@ export async function recordChange(deps: AdminDeps, change: Made): Promise<void>
     requestId: change.requestId,
     actor: change.actor,
     operation: change.operation,
-    clientId: named.clientId ?? null,
-    destinationId: named.destinationId ?? null,
-    deliveryId: named.deliveryId ?? null,
-    groupId: named.groupId ?? null,
-    locationId: named.locationId ?? null,
+    ...(Object.fromEntries(TARGET_IDS.map((id) => [id, named[id] ?? null])) as Pick<AuditEntry, TargetId>),
     details: DETAILS[change.operation]?.(change) ?? {},
   });
 }
@@ -132,7 +129,7 @@ export async function listAudit(
     { r: 'audit', c: clientId ?? '', d: destinationId ?? '' },
     query,
     async (limit, start) => {
-      const { entries, next } = await deps.store.audit.page({ limit, today, maxDays: DAYS_PER_PAGE, filter, ...(start ? { start } : {}) });
+      const { entries, next } = await deps.store.audit.page({ limit, today, filter, ...(start ? { start } : {}) });
       return { items: entries, ...(next ? { lastKey: next } : {}) };
     },
   );

@@ -11,7 +11,10 @@ import { ApiError } from '#contract/errors';
 export function fromConsole(event: APIGatewayProxyEvent): { event: APIGatewayProxyEvent; consoleUser: string | null } {
   const path = adminPathOf(event.path);
   if (path === null) return { event, consoleUser: null };
-  const claims = claimsOf(event);
+  // Payload 1.0 carries a JWT authorizer's claims flat under `authorizer.claims`; 2.0 under `authorizer.jwt.claims`.
+  const authorizer = event.requestContext.authorizer as
+    { claims?: Record<string, unknown>; jwt?: { claims?: Record<string, unknown> } } | null | undefined;
+  const claims = authorizer?.claims ?? authorizer?.jwt?.claims;
   if (!claims || !groupsOf(claims['cognito:groups']).includes(CONSOLE_ADMIN_GROUP))
     throw new ApiError('forbidden', 'Only members of the admins group may use the console.');
   const claim = claims.username ?? claims['cognito:username'] ?? claims.sub ?? 'unknown';
@@ -20,13 +23,6 @@ export function fromConsole(event: APIGatewayProxyEvent): { event: APIGatewayPro
     event: { ...event, path, resource: adminPathOf(event.resource) ?? event.resource },
     consoleUser: `cognito:${user}`,
   };
-}
-
-/** Payload 1.0 carries a JWT authorizer's claims flat under `authorizer.claims`; 2.0 under `authorizer.jwt.claims`. */
-function claimsOf(event: APIGatewayProxyEvent): Record<string, unknown> | null {
-  const authorizer = event.requestContext.authorizer as
-    { claims?: Record<string, unknown>; jwt?: { claims?: Record<string, unknown> } } | null | undefined;
-  return authorizer?.claims ?? authorizer?.jwt?.claims ?? null;
 }
 
 /** Cognito's groups claim: an array, or as API Gateway passes it on, a bracketed, space-separated string. */

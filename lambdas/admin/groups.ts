@@ -7,10 +7,6 @@ import { requireGroup } from './apps.js';
 
 /** Groups and their locations: the admin API's, the admin CLI's through it, and the venue loads'. */
 
-export async function listGroups(store: Store): Promise<{ groups: Group[] }> {
-  return { groups: await store.groups.list() };
-}
-
 /** Creates or renames a group. */
 export async function putGroup(store: Store, input: GroupInput, now: number): Promise<Group> {
   const fields = parseInput(groupInput, input);

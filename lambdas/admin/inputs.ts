@@ -28,31 +28,27 @@ const OPERATION_CHECKS = v.unknown();
 /**
  * What each admin route accepts: a JSON body (refused with 400 when it does
  * not fit; every route that changes something has one, `{}` when empty) and
- * optional query parameters. A route without a body schema takes no body.
+ * optional query parameters. A route without a body schema takes no body; a
+ * route not listed takes neither.
  */
-export const ADMIN_INPUTS: Record<AdminOperation, { body?: v.GenericSchema; query?: v.ObjectSchema<v.ObjectEntries, undefined> }> = {
+type AdminInput = { body?: v.GenericSchema; query?: v.ObjectSchema<v.ObjectEntries, undefined> };
+export const ADMIN_INPUTS: Partial<Record<AdminOperation, AdminInput>> = {
   createApp: { body: OPERATION_CHECKS },
   listApps: { query: v.object({ groupId: v.optional(id), q: search, ...pageQuery }) },
-  showApp: {},
   revokeApp: { body: noInput },
   // The range is rotateClientSecret's rule, which the CLI shares.
   rotateClientSecret: { body: v.strictObject({ overlapHours: v.optional(v.number()), endOldTokens: v.optional(v.boolean()) }) },
   legacyReport: { query: v.object(pageQuery) },
   createLegacyApp: { body: OPERATION_CHECKS },
-  listGroups: {},
   // The name's rule is putGroup's; the id is the path's.
   putGroup: { body: v.strictObject({ name: v.string() }) },
-  listLocations: {},
   // The group and location ids are the path's; a body naming them again is refused.
   putLocation: { body: v.strictObject(v.omit(locationInput, ['groupId', 'id']).entries) },
-  listTokenKeys: {},
   rotateTokenKey: { body: noInput },
   revokeTokenKey: { body: noInput },
   addDestination: { body: OPERATION_CHECKS },
   listDestinations: { query: v.object({ clientId: v.optional(id), q: search, ...pageQuery }) },
-  showDestination: {},
   editDestination: { body: OPERATION_CHECKS },
-  removeDestination: {},
   rotateSecret: { body: noInput },
   // The location id's rule is sendTest's.
   sendTest: { body: v.strictObject({ locationId: v.string() }) },
@@ -60,7 +56,6 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: v.GenericSchema; quer
   enableDestination: { body: noInput },
   publishMenu: { body: OPERATION_CHECKS },
   listDeadLetters: { query: v.object({ destinationId: v.optional(id), q: search, ...pageQuery }) },
-  showDeadLetter: {},
   redriveDeadLetter: { body: noInput },
   // A page of redrive all (of one destination's, with destinationId); `cursor` (the previous page's nextCursor)
   // continues the run. Or a selection: deliveryIds, whose rules are redrive's.
@@ -74,10 +69,8 @@ export const ADMIN_INPUTS: Record<AdminOperation, { body?: v.GenericSchema; quer
       ...pageQuery,
     }),
   },
-  hourlyOutcomes: {},
   // The id's rule is the operation's (a clear 400 naming it).
   listEventDeliveries: { query: v.object({ eventId: v.pipe(v.string(), v.maxLength(100)), ...pageQuery }) },
-  showDelivery: {},
   listMenus: { query: v.object({ groupId: id, ...pageQuery }) },
   listMailSuppressions: { query: v.object(pageQuery) },
   // The address's rule is liftMailSuppression's (a clear 400); the bound keeps the body small.

@@ -10,8 +10,9 @@ import {
   showDestination,
 } from '#lambdas/webhooks/destination-operations';
 import { listAudit } from './audit.js';
-import { listGroups, listLocations, putGroup, putLocation } from './groups.js';
-import { listTokenKeys, revokeTokenKey, rotateTokenKey } from './token-keys.js';
+import { listLocations, putGroup, putLocation } from './groups.js';
+import { revokeTokenKey } from './token-keys.js';
+import { TOKEN_KEY_RETIRE_AFTER_MS } from '#platform/config';
 import { deliveryHistory, eventDeliveries, hourlyOutcomes, showDelivery } from '#lambdas/webhooks/delivery-history';
 import { listDeadLetters } from '#lambdas/webhooks/dead-letter-operations';
 import { listMenus } from './menus.js';
@@ -54,7 +55,7 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   legacyReport: ({ query }, deps) => legacyReport(deps, query),
   createLegacyApp: async ({ body, now }, deps) =>
     createdAppDocument(await createApp(deps.store, body as InputOf<typeof createApp, 1>, now, LEGACY_BEARER, deps.config.stageRateLimit)),
-  listGroups: (_req, deps) => listGroups(deps.store),
+  listGroups: async (_req, deps) => ({ groups: await deps.store.groups.list() }),
   putGroup: async ({ params, body, now }, deps) => ({
     group: await putGroup(deps.store, { groupId: params.groupId!, ...(body as { name: string }) }, now),
   }),
@@ -66,8 +67,11 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
       now,
     ),
   }),
-  listTokenKeys: ({ now }, deps) => listTokenKeys(deps, now),
-  rotateTokenKey: ({ now }, deps) => rotateTokenKey(deps, now),
+  // The access-token key's versions as ops see them (never a key): which one signs, which ones still verify the
+  // tokens they signed and until when, which were revoked (docs/decisions/credentials.md).
+  listTokenKeys: async ({ now }, deps) => ({ versions: await deps.store.tokenKeys.list(now) }),
+  // A new version signs from now on; the one it replaces verifies until the tokens it signed have expired.
+  rotateTokenKey: async ({ now }, deps) => ({ versions: (await deps.store.tokenKeys.rotate(now, TOKEN_KEY_RETIRE_AFTER_MS))! }),
   revokeTokenKey: ({ params, now }, deps) => revokeTokenKey(deps, params.version!, now),
   addDestination: ({ body }, deps) => addDestination(deps, body as InputOf<typeof addDestination, 1>),
   listDestinations: ({ query }, deps) => listDestinations(deps, query),

@@ -2,19 +2,6 @@ import { TOKEN_KEY_RETIRE_AFTER_MS } from '#platform/config';
 import type { AdminDeps } from './deps.js';
 import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain/inputs';
 
-/**
- * The access-token key's versions as ops see them (never a key): which one signs, which ones still verify the
- * tokens they signed and until when, which were revoked (docs/decisions/credentials.md).
- */
-export async function listTokenKeys(deps: AdminDeps, now: number) {
-  return { versions: await deps.store.tokenKeys.list(now) };
-}
-
-/** A new version signs from now on; the one it replaces verifies until the tokens it signed have expired. */
-export async function rotateTokenKey(deps: AdminDeps, now: number) {
-  return { versions: (await deps.store.tokenKeys.rotate(now, TOKEN_KEY_RETIRE_AFTER_MS))! };
-}
-
 /** A compromised version: its tokens are refused from now on (by every function within 10 s); a new one signs if it did. */
 export async function revokeTokenKey(deps: AdminDeps, version: string, now: number) {
   if (!/^[1-9]\d{0,8}$/.test(version)) throw new AdminInputError(`version: a key version number (1, 2, …), not ${JSON.stringify(version)}`);

@@ -15,14 +15,13 @@ import { menuResourcePath } from '#contract/urls';
 const MENU_CACHING = { 'Cache-Control': 'private, no-cache', Vary: 'Authorization' };
 
 const locationOf = (l: Location) => ({ id: l.id, name: l.name, timezone: l.timezone });
-const menuUrl = (req: ApiRequest, l: Location) => `${req.baseUrl}${menuResourcePath(l.groupId, l.id)}`;
 
 function summary(req: ApiRequest, location: Location, head: MenuHead | null) {
   return {
     available: head !== null,
     revision: head?.revision ?? null,
     updatedAt: head?.updatedAt ?? null,
-    endpoint: menuUrl(req, location),
+    endpoint: `${req.baseUrl}${menuResourcePath(location.groupId, location.id)}`,
   };
 }
 
@@ -37,10 +36,8 @@ export const operations: Operations<typeof BEVQ_ROUTES> = {
       const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'bevq')]);
       if (!group) throw new ApiError('not_found');
       // A missing head means no menu; a location without the module shows none, whatever was published.
-      const heads = await deps.store.menus.headsOfPage(
-        app.groupId,
-        locations.map((l) => l.id),
-      );
+      const ids = locations.map((l) => l.id);
+      const heads = await deps.store.menus.headsOfPage(app.groupId, ids);
       const headOf = (l: Location) => (l.modulesEnabled.bevq ? (heads.get(l.id) ?? null) : null);
       return ok(req, {
         group: { id: group.groupId, name: group.name },

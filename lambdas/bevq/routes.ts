@@ -4,36 +4,34 @@ import { GROUP_PAGE_FIELDS, groupPageQuery } from '#contract/schemas/requests';
 import { BEVQ_SCOPE } from '#contract/scopes';
 import { MENU_PATH } from '#contract/urls';
 
+/** A beverage-menu read: bevq:read governs it. */
+const read = <const R extends Omit<FamilyRows<typeof schemas>[number], 'method' | 'scope'>>(row: R) =>
+  ({ method: 'GET', ...row, scope: BEVQ_SCOPE }) as const;
+
 /** The bevq family's routes (a route is one row: docs/development.md#adding-a-route). */
 export const BEVQ_ROUTES = familyRoutes('bevq', [
-  {
-    method: 'GET',
+  read({
     path: '/v1/{group_id}/bevq',
     operation: 'bevqGroup',
-    scope: BEVQ_SCOPE,
     query: groupPageQuery,
     fields: GROUP_PAGE_FIELDS,
     summary: 'Beverage-menu availability across the accessible locations of the group',
     mix: 1,
     response: 'bevqGroupData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/bevq',
     operation: 'bevqLocation',
-    scope: BEVQ_SCOPE,
     summary: "A location's beverage-menu status and menu endpoint",
     mix: 3,
     response: 'bevqLocationData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: MENU_PATH,
     operation: 'bevqMenu',
-    scope: BEVQ_SCOPE,
     conditional: true,
     summary: 'The complete beverage menu (ETag; If-None-Match gives 304 when unchanged)',
     mix: 20,
     response: 'bevqMenuData',
-  },
+  }),
 ] as const satisfies FamilyRows<typeof schemas>);

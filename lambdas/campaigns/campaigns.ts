@@ -2,7 +2,6 @@ import { ok, apiHandler, type Operations, v1Repositories } from '#platform/api-h
 import { matriqKeys, matriqRepo } from '#data/matriq';
 import { campaignKeys, type CampaignLink, campaignsRepo } from './records.js';
 import { groupKeys, groupsRepo } from '#data/groups';
-import type { Location } from '#data/locations';
 import { groupPage, groupPageReads } from '#platform/group-page';
 import { defaultDeps, type Deps } from '#platform/deps';
 import type { StoreWith } from '#data/repositories';
@@ -32,14 +31,6 @@ const campaignView = (c: Omit<CampaignLink, 'locationId'>, now: number) => ({
 const OWN_REPOSITORIES = { campaigns: campaignsRepo };
 type CampaignsStore = StoreWith<typeof OWN_REPOSITORIES>;
 
-/** The campaign links of the given locations, the page's range of them (`locations` in id order). */
-async function linksAt(deps: Deps<CampaignsStore>, groupId: string, locations: readonly Location[]): Promise<CampaignLink[]> {
-  if (locations.length === 0) return [];
-  const ids = new Set(locations.map((l) => l.id));
-  const found = await deps.store.campaigns.atLocations(groupId, locations[0]!.id, locations.at(-1)!.id);
-  return found.filter((link) => ids.has(link.locationId));
-}
-
 export const operations: Operations<typeof CAMPAIGNS_ROUTES, CampaignsStore> = {
   locationCampaigns: {
     reads: ({ params: p }) => [matriqKeys.state(p.group_id!, p.location_id!), campaignKeys.atLocation(p.group_id!, p.location_id!)],
@@ -67,17 +58,18 @@ export const operations: Operations<typeof CAMPAIGNS_ROUTES, CampaignsStore> = {
       const [group, { locations, nextCursor }] = await Promise.all([deps.store.groups.get(app.groupId), groupPage(req, deps, 'campaigns')]);
       if (!group) throw new ApiError('not_found');
       const visible = locations.filter((l) => l.modulesEnabled.campaigns);
+      // In id order, as the page lists them.
+      const ids = visible.map((l) => l.id);
       const [links, states] = await Promise.all([
-        linksAt(deps, app.groupId, visible),
-        deps.store.matriq.statesOfPage(
-          app.groupId,
-          visible.map((l) => l.id),
-        ),
+        // The campaign links of the page's range of those locations.
+        ids.length ? deps.store.campaigns.atLocations(app.groupId, ids[0]!, ids.at(-1)!) : [],
+        deps.store.matriq.statesOfPage(app.groupId, ids),
       ]);
+      const devicesAt = (id: string) => states.get(id)?.devices ?? [];
       // One entry per campaign, in id order, with the page's visible locations it names.
       const byId = new Map<string, ReturnType<typeof campaignView> & { locationIds: string[] }>();
       const order = (a: CampaignLink, b: CampaignLink) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.position - b.position);
-      for (const link of [...links].sort(order)) {
+      for (const link of links.filter((l) => ids.includes(l.locationId)).sort(order)) {
         const entry = byId.get(link.id) ?? { ...campaignView(link, req.now), locationIds: [] };
         entry.locationIds.push(link.locationId);
         byId.set(link.id, entry);
@@ -86,7 +78,7 @@ export const operations: Operations<typeof CAMPAIGNS_ROUTES, CampaignsStore> = {
       const perLocation = visible.map((l) => ({
         ...locationRefOf(l),
         campaignIds: campaigns.filter((c) => c.locationIds.includes(l.id)).map((c) => c.id),
-        deviceStatus: deviceStatusOf(states.get(l.id)?.devices ?? [], req.now),
+        deviceStatus: deviceStatusOf(devicesAt(l.id), req.now),
       }));
       return ok(req, {
         group: { id: group.groupId, name: group.name },
@@ -94,10 +86,7 @@ export const operations: Operations<typeof CAMPAIGNS_ROUTES, CampaignsStore> = {
         campaigns,
         locations: perLocation,
         // Every device of the page's visible locations, counted once each.
-        deviceStatus: deviceStatusOf(
-          visible.flatMap((l) => states.get(l.id)?.devices ?? []),
-          req.now,
-        ),
+        deviceStatus: deviceStatusOf(ids.flatMap(devicesAt), req.now),
         ...(nextCursor ? { nextCursor } : {}),
       });
     },

@@ -1,5 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, writeBatches, type Db, type ItemQuery, groupPartition, withoutKeys, putItem } from '#data/store';
+import { getItem, queryAll, writeBatches, type Db, type ItemQuery, groupPartition, withoutKeys, putItem } from '#data/store';
 
 /** A campaign of a group, shown at the locations it lists. */
 type Campaign = {
@@ -53,14 +52,11 @@ export const campaignKeys = {
 };
 
 export function campaignsRepo(db: Db) {
-  const { doc, tableName } = db;
-  const links = async (query: ItemQuery) => (await queryAll(db, { ...query })).map(withoutKeys<CampaignLink>);
+  const links = async (query: ItemQuery) => (await queryAll(db, query)).map(withoutKeys<CampaignLink>);
   return {
     /** Writes the campaign and its links; links of locations it no longer lists go. */
     async put(campaign: Campaign): Promise<void> {
-      const { Item: before } = await doc.send(
-        new GetCommand({ TableName: tableName, Key: campaignKeys.campaign(campaign.groupId, campaign.id), ConsistentRead: true }),
-      );
+      const before = await getItem(db, campaignKeys.campaign(campaign.groupId, campaign.id), true);
       await putItem(db, { Item: { ...campaignKeys.campaign(campaign.groupId, campaign.id), ...campaign } });
       const { locationIds, updatedAt: _u, ...shown } = campaign;
       const gone = ((before?.locationIds as string[] | undefined) ?? []).filter((l) => !locationIds.includes(l));
@@ -73,8 +69,7 @@ export function campaignsRepo(db: Db) {
     },
     /** Every campaign of a group (a load reads them to drop the links of locations a campaign no longer names). */
     async list(groupId: string): Promise<Campaign[]> {
-      const items = await queryAll(db, { ...campaignKeys.ofGroup(groupId) });
-      return items.map(withoutKeys<Campaign>);
+      return (await queryAll(db, campaignKeys.ofGroup(groupId))).map(withoutKeys<Campaign>);
     },
     atLocation: (groupId: string, locationId: string) => links(campaignKeys.atLocation(groupId, locationId)),
     atLocations: (groupId: string, first: string, last: string) => links(campaignKeys.atLocations(groupId, first, last)),

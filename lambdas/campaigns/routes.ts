@@ -2,26 +2,26 @@ import type * as schemas from './schemas.js';
 import { familyRoutes, type FamilyRows } from '#contract/routes';
 import { GROUP_PAGE_FIELDS, groupPageQuery } from '#contract/schemas/requests';
 
+/** A campaigns read: campaigns:read governs it. */
+const read = <const R extends Omit<FamilyRows<typeof schemas>[number], 'method' | 'scope'>>(row: R) =>
+  ({ method: 'GET', ...row, scope: 'campaigns:read' }) as const;
+
 /** The campaigns family's routes (a route is one row: docs/development.md#adding-a-route). */
 export const CAMPAIGNS_ROUTES = familyRoutes('campaigns', [
-  {
-    method: 'GET',
+  read({
     path: '/v1/{group_id}/campaigns',
     operation: 'groupCampaigns',
-    scope: 'campaigns:read',
     query: groupPageQuery,
     fields: GROUP_PAGE_FIELDS,
     summary: 'Campaigns across the accessible campaign-enabled locations of the group',
     mix: 1,
     response: 'groupCampaignsData',
-  },
-  {
-    method: 'GET',
+  }),
+  read({
     path: '/v1/{group_id}/{location_id}/campaigns',
     operation: 'locationCampaigns',
-    scope: 'campaigns:read',
     summary: "A location's campaigns and its display-device status",
     mix: 3,
     response: 'locationCampaignsData',
-  },
+  }),
 ] as const satisfies FamilyRows<typeof schemas>);

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { ok, apiHandler, type ApiRequest, type GroupRequest, type Operations, v1Repositories } from '#platform/api-handler';
+import { ok, apiHandler, type GroupRequest, type Operations, v1Repositories } from '#platform/api-handler';
 import { groupKeys, groupsRepo } from '#data/groups';
 import type { App } from '#data/apps';
 import type { Location } from '#data/locations';
@@ -36,12 +36,9 @@ export function grantedResources(app: App, location: Location, module?: Module):
 const modulesOf = (app: App, more: (m: Module) => object) =>
   Object.fromEntries(MODULES.map((m) => [m, { scope: `${m}:read`, granted: app.scopes.includes(`${m}:read` as Scope), ...more(m) }]));
 
-function endpoints(baseUrl: string, groupId: string, locationId: string) {
-  const root = `${baseUrl}/v1/${encodeURIComponent(groupId)}/${encodeURIComponent(locationId)}`;
-  return { root, modules: `${root}/modules`, shiftq: `${root}/shiftq`, sportsq: `${root}/sportsq`, matriq: `${root}/matriq` };
-}
-
-function locationItem(req: ApiRequest, app: App, location: Location) {
+function locationItem(req: GroupRequest, location: Location) {
+  const { app } = req.auth;
+  const root = `${req.baseUrl}/v1/${encodeURIComponent(location.groupId)}/${encodeURIComponent(location.id)}`;
   return {
     id: location.id,
     name: location.name,
@@ -51,7 +48,7 @@ function locationItem(req: ApiRequest, app: App, location: Location) {
     status: location.status,
     modulesEnabled: location.modulesEnabled,
     resources: grantedResources(app, location),
-    endpoints: endpoints(req.baseUrl, location.groupId, location.id),
+    endpoints: { root, modules: `${root}/modules`, shiftq: `${root}/shiftq`, sportsq: `${root}/sportsq`, matriq: `${root}/matriq` },
   };
 }
 
@@ -102,7 +99,7 @@ export const operations: Operations<typeof DISCOVERY_ROUTES> = {
       const { locations, nextCursor } = await groupPage(req, deps, 'locations');
       return ok(req, {
         token: tokenBlock(req),
-        locations: locations.map((l) => locationItem(req, req.auth.app, l)),
+        locations: locations.map((l) => locationItem(req, l)),
         refresh: DISCOVERY_REFRESH,
         ...(nextCursor ? { nextCursor } : {}),
       });
@@ -139,8 +136,7 @@ export const operations: Operations<typeof DISCOVERY_ROUTES> = {
 
   locationSummary: {
     async run(req) {
-      const { app } = req.auth;
-      const { resources, endpoints: urls, modulesEnabled, ...location } = locationItem(req, app, req.location);
+      const { resources, endpoints: urls, modulesEnabled, ...location } = locationItem(req, req.location);
       return ok(req, { location, modulesEnabled, resources, endpoints: urls, refresh: DISCOVERY_REFRESH });
     },
   },

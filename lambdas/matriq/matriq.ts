@@ -27,10 +27,7 @@ async function stateOf(req: LocationRequest, deps: Deps): Promise<MatriqState> {
 }
 
 /** The stored draft only when it is for the active business day; another day's draft is never shown as current. */
-function currentDraft(scheduler: MatriqState['scheduler'], businessDay: string) {
-  const draft = scheduler.draft;
-  return draft?.businessDay === businessDay ? draft : null;
-}
+const currentDraft = ({ draft }: MatriqState['scheduler'], businessDay: string) => (draft?.businessDay === businessDay ? draft : null);
 
 async function providerAvailable(req: LocationRequest, deps: Deps) {
   const location = req.location;
@@ -75,6 +72,14 @@ function stopView(command: StopCommand) {
 
 /** Most routes read the location's device state, named by the path; provider availability reads today's sports day there. */
 const deviceState = ({ params: p }: ReadHints) => [matriqKeys.state(p.group_id!, p.location_id!)];
+
+/** A read of the device state: the location, what `view` shows of the state, the cadence. */
+const stateRead = (view: (state: MatriqState, req: LocationRequest) => object) => ({
+  reads: deviceState,
+  async run(req: LocationRequest, deps: Deps) {
+    return ok(req, { location: locationRefOf(req.location), ...view(await stateOf(req, deps), req), refresh: MATRIQ_REFRESH });
+  },
+});
 const todaysSports = ({ params: p, timezone, now }: ReadHints) => sportsDayReads(p.group_id!, p.location_id!, todayIn(timezone, now), now);
 
 export const operations: Operations<typeof MATRIQ_ROUTES> = {
@@ -99,71 +104,47 @@ export const operations: Operations<typeof MATRIQ_ROUTES> = {
     },
   },
 
-  matriqGateway: {
-    reads: deviceState,
-    async run(req, deps) {
-      const { gateway } = await stateOf(req, deps);
-      return ok(req, {
-        location: locationRefOf(req.location),
-        gateway: { ...gateway, health: deviceHealthOf(gateway.lastSeenAt, req.now) },
-        refresh: MATRIQ_REFRESH,
-      });
-    },
-  },
+  matriqGateway: stateRead(({ gateway }, req) => ({ gateway: { ...gateway, health: deviceHealthOf(gateway.lastSeenAt, req.now) } })),
 
-  matriqDevices: {
-    reads: deviceState,
-    async run(req, deps) {
-      const { devices } = await stateOf(req, deps);
-      return ok(req, {
-        location: locationRefOf(req.location),
-        devices: devices.map((d) => ({ ...d, health: deviceHealthOf(d.lastSeenAt, req.now) })),
-        deviceStatus: deviceStatusOf(devices, req.now),
-        refresh: MATRIQ_REFRESH,
-      });
-    },
-  },
+  matriqDevices: stateRead(({ devices }, req) => ({
+    devices: devices.map((d) => ({ ...d, health: deviceHealthOf(d.lastSeenAt, req.now) })),
+    deviceStatus: deviceStatusOf(devices, req.now),
+  })),
 
   matriqProviderAvailable: { reads: todaysSports, run: providerAvailable },
   providerAvailableAlias: { reads: todaysSports, run: providerAvailable },
 
-  matriqAiScheduler: {
-    reads: deviceState,
-    async run(req, deps) {
-      const { scheduler } = await stateOf(req, deps);
-      const businessDay = businessDateAt(req.location, req.now).active;
-      const draft = currentDraft(scheduler, businessDay);
-      return ok(req, {
-        location: locationRefOf(req.location),
-        deviceIds: scheduler.deviceIds,
-        businessDay,
-        statusUpdatedAt: scheduler.statusUpdatedAt,
-        publishedDraftUpdatedAt: draft ? scheduler.publishedDraftUpdatedAt : null,
-        status: {
-          running: scheduler.running,
-          published: draft?.published ?? false,
-          draftExists: draft !== null,
-          runtime: {
-            emergencyStopActive: scheduler.emergencyStopActive,
-            lastStartAt: scheduler.lastStartAt,
-            lastStopAt: scheduler.lastStopAt,
-          },
+  matriqAiScheduler: stateRead(({ scheduler }, req) => {
+    const businessDay = businessDateAt(req.location, req.now).active;
+    const draft = currentDraft(scheduler, businessDay);
+    return {
+      deviceIds: scheduler.deviceIds,
+      businessDay,
+      statusUpdatedAt: scheduler.statusUpdatedAt,
+      publishedDraftUpdatedAt: draft ? scheduler.publishedDraftUpdatedAt : null,
+      status: {
+        running: scheduler.running,
+        published: draft?.published ?? false,
+        draftExists: draft !== null,
+        runtime: {
+          emergencyStopActive: scheduler.emergencyStopActive,
+          lastStartAt: scheduler.lastStartAt,
+          lastStopAt: scheduler.lastStopAt,
         },
-        currentPublishedDraft: draft && { ...head(draft), draft: { title: draft.title, items: draft.items } },
-        actions: [
-          {
-            label: 'Emergency stop',
-            method: 'POST' as const,
-            endpoint: `${locationPath(req)}/matriq/aiScheduler/emergency-stop`,
-            scope: STOP_SCOPE,
-            description:
-              'Queues an immediate stop of the Auto Scheduler. Optional JSON body {"reason", "deviceId"}; send an Idempotency-Key header to retry safely. The command is applied when the gateway reports it.',
-          },
-        ],
-        refresh: MATRIQ_REFRESH,
-      });
-    },
-  },
+      },
+      currentPublishedDraft: draft && { ...head(draft), draft: { title: draft.title, items: draft.items } },
+      actions: [
+        {
+          label: 'Emergency stop',
+          method: 'POST' as const,
+          endpoint: `${locationPath(req)}/matriq/aiScheduler/emergency-stop`,
+          scope: STOP_SCOPE,
+          description:
+            'Queues an immediate stop of the Auto Scheduler. Optional JSON body {"reason", "deviceId"}; send an Idempotency-Key header to retry safely. The command is applied when the gateway reports it.',
+        },
+      ],
+    };
+  }),
 
   /**
    * Queues the stop: the command is written (durably, conditionally) before

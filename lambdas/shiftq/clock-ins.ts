@@ -1,4 +1,4 @@
-import type { ClockInsInput } from './inputs.js';
+import type { DatedData } from './inputs.js';
 import { type ClockInAlert, EXCEPTION_COUNT_OF_ALERT } from './schemas.js';
 
 /**
@@ -15,7 +15,7 @@ const GRACE_MINUTES = 5;
 const MINUTE = 60_000;
 
 /** Without a load for the day: nobody in, nothing to alert on. */
-export function clockInsView(input: ClockInsInput | null) {
+export function clockInsView(input: DatedData['clockIns'] | null) {
   const asOfMs = input ? Date.parse(input.asOf) : 0;
   const alerts: { type: ClockInAlert; employeeId: string; employeeName: string; roleGroup: string; detail: string }[] = [];
   const coverage = new Map<string, { roleGroup: string; scheduledCount: number; clockedInCount: number; managerOnDuty: boolean }>();
@@ -45,6 +45,7 @@ export function clockInsView(input: ClockInsInput | null) {
   }
 
   return {
+    available: input !== null,
     asOf: input?.asOf ?? null,
     clockedInCount: clockedIn.length,
     managerOnDutyCount: clockedIn.filter((c) => c.isManager).length,

@@ -1,15 +1,16 @@
 import { addDays, daysBetween, parseCompactDate, parseIsoDate, zoneFormatter } from '#contract/business-date';
-import type { EmployeesInput, PosMenuInput, ReservationsInput } from './inputs.js';
+import type { CurrentData } from './inputs.js';
 
-/** Current-state resources (POS menu, employees, reservations digest) as the API returns them, empty before a first load. Pure. */
+/** Current-state resources (POS menu, employees, reservations digest) as the API returns them, empty and unavailable before a first load. Pure. */
 
 /** Employees hired within this many days before the business date are new team members. */
 const NEW_TEAM_MEMBER_DAYS = 30;
 
-export function posMenuView(input: PosMenuInput | null) {
+export function posMenuView(input: CurrentData['posMenu'] | null) {
   const groups = input?.groups ?? [];
   const items = groups.flatMap((g) => g.items);
   return {
+    available: input !== null,
     updatedAt: input?.updatedAt ?? null,
     stockUpdatedAt: input?.stockUpdatedAt ?? null,
     currency: input?.currency ?? null,
@@ -19,7 +20,7 @@ export function posMenuView(input: PosMenuInput | null) {
   };
 }
 
-export function employeesView(input: EmployeesInput | null, businessDate: string) {
+export function employeesView(input: CurrentData['employees'] | null, businessDate: string) {
   const today = parseCompactDate(businessDate)!;
   const isNew = (hiredOn: string) => {
     const age = daysBetween(parseIsoDate(hiredOn) ?? addDays(today, 1), today);
@@ -27,6 +28,7 @@ export function employeesView(input: EmployeesInput | null, businessDate: string
   };
   const employees = (input?.employees ?? []).map((e) => ({ ...e, newTeamMember: isNew(e.hiredOn) }));
   return {
+    available: input !== null,
     updatedAt: input?.updatedAt ?? null,
     businessDate,
     newTeamMemberCount: employees.filter((e) => e.newTeamMember).length,
@@ -40,7 +42,7 @@ export function employeesView(input: EmployeesInput | null, businessDate: string
 const asOfFormat = zoneFormatter({ weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
 const asOfLabel = (timeZone: string, iso: string) => `As of ${asOfFormat(timeZone).format(Date.parse(iso))}`;
 
-export function reservationsView(input: ReservationsInput | null, venueLabel: string, timeZone: string) {
+export function reservationsView(input: CurrentData['reservations'] | null, venueLabel: string, timeZone: string) {
   const days = (input?.days ?? []).map((d) => ({
     dayKey: d.dayKey,
     label: d.label,

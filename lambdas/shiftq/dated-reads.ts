@@ -30,7 +30,8 @@ export function requestedDate(query: Record<string, string>, current: string): s
 
 /**
  * A request's dates: the location's current business date and the one it asks for; `read` gets the location's item
- * of a kind and date (the asked one by default), null when missing or past retention (not even read).
+ * of a kind and date (the asked one by default), null when missing or past retention (not even read); `head` is
+ * what the sales and labor answers open with: the date asked for and whether its item was found.
  */
 function datesOf(req: LocationRequest, deps: ShiftqDeps) {
   const l = req.location;
@@ -38,34 +39,30 @@ function datesOf(req: LocationRequest, deps: ShiftqDeps) {
   const date = requestedDate(req.query, current);
   const read = async <K extends StoredDatedKind>(kind: K, at = date) =>
     retained(at, current) ? deps.store.shiftq.getDated(l.groupId, l.id, kind, at, req.now) : null;
-  return { current, date, read };
-}
-
-/** What the sales and labor answers open with: the date asked for and whether its item was found. */
-function datedHead(req: LocationRequest, resource: 'sales' | 'labor', found: unknown, date: string, current: string) {
-  return {
-    location: locationRefOf(req.location),
+  const head = (resource: 'sales' | 'labor', found: unknown) => ({
+    location: locationRefOf(l),
     refresh: SHIFTQ_REFRESH[resource],
     businessDate: date,
     available: found !== null,
     unavailableReason: unavailableReason(found, date, current),
-  };
+  });
+  return { current, date, read, head };
 }
 
 export const shiftqSales: ShiftqRun = async (req, deps) => {
-  const { current, date, read } = datesOf(req, deps);
+  const { date, read, head } = datesOf(req, deps);
   const [sales, prior] = await Promise.all([read('sales'), read('sales', priorWeekDate(date))]);
   return ok(req, {
-    ...datedHead(req, 'sales', sales, date, current),
+    ...head('sales', sales),
     sales: sales ? salesView(sales.data, req.location.timezone) : null,
     compare: salesCompare(date, sales, prior),
   });
 };
 
 export const shiftqLabor: ShiftqRun = async (req, deps) => {
-  const { current, date, read } = datesOf(req, deps);
+  const { read, head } = datesOf(req, deps);
   const [labor, sales] = await Promise.all([read('labor'), read('sales')]);
-  return ok(req, { ...datedHead(req, 'labor', labor, date, current), labor: labor ? laborView(labor.data, sales?.data ?? null) : null });
+  return ok(req, { ...head('labor', labor), labor: labor ? laborView(labor.data, sales?.data ?? null) : null });
 };
 
 export const shiftqKitchen: ShiftqRun = async (req, deps) => {
@@ -112,15 +109,14 @@ function kitchenMetadata(s: KitchenSnapshot, liveBusinessDate: string) {
   };
 }
 
+/** Clock-ins are of the current business date only. */
 export const shiftqClockIns: ShiftqRun = async (req, deps) => {
-  const l = req.location;
-  const date = activeBusinessDate(l.timezone, req.now);
-  const stored = await deps.store.shiftq.getDated(l.groupId, l.id, 'clockIns', date, req.now);
+  const { current, read } = datesOf(req, deps);
+  const stored = await read('clockIns', current);
   return ok(req, {
-    location: locationRefOf(l),
+    location: locationRefOf(req.location),
     refresh: SHIFTQ_REFRESH.clockIns,
-    businessDate: date,
-    available: stored !== null,
+    businessDate: current,
     ...clockInsView(stored?.data ?? null),
   });
 };

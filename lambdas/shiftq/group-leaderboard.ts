@@ -1,10 +1,9 @@
 import type { ShiftqRun } from './store.js';
 import { ok, type GroupRequest } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
-import type { Stored } from './records.js';
+import type { StoredDay } from './records.js';
 import { groupPage } from '#platform/group-page';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
-import type { LaborInput, SalesInput } from './inputs.js';
 import { locationPath } from './dated-reads.js';
 import { laborView, type LeaderboardRow, rankLocations, salesView } from './sales.js';
 
@@ -28,8 +27,8 @@ export const shiftqGroupLeaderboard: ShiftqRun<GroupRequest> = async (req, deps)
   const rows: LeaderboardRow[] = [];
   const updates: string[] = [];
   locations.forEach((l, i) => {
-    const sales = stored[2 * i] as Stored<SalesInput> | null;
-    const labor = stored[2 * i + 1] as Stored<LaborInput> | null;
+    const sales = stored[2 * i] as StoredDay['sales'];
+    const labor = stored[2 * i + 1] as StoredDay['labor'];
     if (!sales || !labor) return;
     const s = salesView(sales.data, l.timezone);
     const laborPercent = laborView(labor.data, sales.data).laborPercent;

@@ -186,21 +186,15 @@ const reviewInput = v.object({
 
 export const reviewsInput = v.object({ reviews: list(reviewInput, 1000) });
 
-export type KitchenInput = v.InferOutput<typeof kitchenInput>;
-export type SalesInput = v.InferOutput<typeof salesInput>;
-export type LaborInput = v.InferOutput<typeof laborInput>;
-export type ClockInsInput = v.InferOutput<typeof clockInsInput>;
-export type PosMenuInput = v.InferOutput<typeof posMenuInput>;
-export type EmployeesInput = v.InferOutput<typeof employeesInput>;
-export type ReservationsInput = v.InferOutput<typeof reservationsInput>;
-export type ReviewInput = v.InferOutput<typeof reviewInput>;
-
 /** Per-business-date resources, kept 366 days. */
-export const DATED_KINDS = ['kitchen', 'sales', 'labor', 'clockIns'] as const;
+const DATED_INPUTS = { kitchen: kitchenInput, sales: salesInput, labor: laborInput, clockIns: clockInsInput };
 /** Current-state resources: the latest load replaces the previous one. */
-export const CURRENT_KINDS = ['posMenu', 'employees', 'reservations'] as const;
-export type DatedKind = (typeof DATED_KINDS)[number];
-export type CurrentKind = (typeof CURRENT_KINDS)[number];
-
-export type DatedData = { kitchen: KitchenInput; sales: SalesInput; labor: LaborInput; clockIns: ClockInsInput };
-export type CurrentData = { posMenu: PosMenuInput; employees: EmployeesInput; reservations: ReservationsInput };
+const CURRENT_INPUTS = { posMenu: posMenuInput, employees: employeesInput, reservations: reservationsInput };
+export type DatedKind = keyof typeof DATED_INPUTS;
+export type CurrentKind = keyof typeof CURRENT_INPUTS;
+export const DATED_KINDS = Object.keys(DATED_INPUTS) as DatedKind[];
+export const CURRENT_KINDS = Object.keys(CURRENT_INPUTS) as CurrentKind[];
+export type DatedData = { [K in DatedKind]: v.InferOutput<(typeof DATED_INPUTS)[K]> };
+export type CurrentData = { [K in CurrentKind]: v.InferOutput<(typeof CURRENT_INPUTS)[K]> };
+export type KitchenInput = DatedData['kitchen'];
+export type ReviewInput = v.InferOutput<typeof reviewInput>;

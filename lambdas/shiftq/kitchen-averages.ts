@@ -71,6 +71,9 @@ type Station = KitchenInput['stations'][number];
 /** One ticket's contribution, resolved against the station configuration. */
 type Resolved = ReturnType<typeof resolveTickets>[number];
 
+/** How a station's and an expediter station's rows name it. */
+const stationOf = (s: Station) => ({ stationGuid: s.id, stationName: s.name });
+
 /** Aggregates of one set of tickets: the whole day or one bucket. */
 function aggregate(tickets: Resolved[]) {
   const prep = new Acc();
@@ -97,13 +100,8 @@ function aggregate(tickets: Resolved[]) {
     expoClear,
     // The rows as a bucket lists them.
     rows: {
-      stationTicketAverages: stations.rows((s, acc) => ({ stationGuid: s.id, stationName: s.name, ...acc.row() })),
-      expediterTicketAverages: expo.rows((k, acc) => ({
-        fulfillmentLevel: k.level,
-        stationGuid: k.station.id,
-        stationName: k.station.name,
-        ...acc.row(),
-      })),
+      stationTicketAverages: stations.rows((s, acc) => ({ ...stationOf(s), ...acc.row() })),
+      expediterTicketAverages: expo.rows((k, acc) => ({ fulfillmentLevel: k.level, ...stationOf(k.station), ...acc.row() })),
       salesCategoryTicketAverages: categories.rows((c, acc) => ({ salesCategory: c, ...acc.row() })),
     },
   };

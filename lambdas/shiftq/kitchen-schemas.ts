@@ -23,9 +23,7 @@ const averageFields = {
 const stationAverageRow = v.object({ stationGuid: v.string(), stationName: v.string(), ...averageFields });
 const expediterAverageRow = v.object({
   fulfillmentLevel: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
-  stationGuid: v.string(),
-  stationName: v.string(),
-  ...averageFields,
+  ...stationAverageRow.entries,
 });
 const salesCategoryAverageRow = v.object({ salesCategory: v.string(), ...averageFields });
 

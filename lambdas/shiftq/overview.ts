@@ -1,18 +1,21 @@
 import type { ShiftqRun } from './store.js';
 import { ok } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
-import type { Stored } from './records.js';
+import type { StoredDay } from './records.js';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
-import type { KitchenSnapshot } from './kitchen-schemas.js';
-import type { ClockInsInput, LaborInput, SalesInput } from './inputs.js';
 import { clockInsView } from './clock-ins.js';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
 import { locationRefOf } from '#domain/sports-day';
 import { locationPath } from './dated-reads.js';
 import { salesView } from './sales.js';
 import { SHIFTQ_REFRESH_KEYS } from './schemas.js';
+import { SHIFTQ_ROUTES } from './routes.js';
 
 /** A location's shiftq at a glance: the current business date's figures from every resource, and their links. */
+
+const LOCATION_SHIFTQ = '/v1/{group_id}/{location_id}/shiftq/';
+/** The location's sub-resources the overview links, in the routes' order. */
+const SUB_RESOURCES = SHIFTQ_ROUTES.flatMap(({ path }) => (path.startsWith(LOCATION_SHIFTQ) ? [path.slice(LOCATION_SHIFTQ.length)] : []));
 
 export const shiftqOverview: ShiftqRun = async (req, deps) => {
   const l = req.location;
@@ -22,7 +25,7 @@ export const shiftqOverview: ShiftqRun = async (req, deps) => {
     deps.store.shiftq.getDatedMany(
       (['kitchenSnapshot', 'sales', 'labor', 'clockIns'] as const).map((kind) => ({ ...key, kind })),
       req.now,
-    ) as Promise<[Stored<KitchenSnapshot> | null, Stored<SalesInput> | null, Stored<LaborInput> | null, Stored<ClockInsInput> | null]>,
+    ) as Promise<[StoredDay['kitchenSnapshot'], StoredDay['sales'], StoredDay['labor'], StoredDay['clockIns']]>,
     deps.store.shiftq.getCurrent(l.groupId, l.id, 'posMenu'),
     deps.store.shiftq.getCurrent(l.groupId, l.id, 'employees'),
     deps.store.shiftq.getCurrent(l.groupId, l.id, 'reservations'),
@@ -54,11 +57,6 @@ export const shiftqOverview: ShiftqRun = async (req, deps) => {
       kitchenAvgTicketTimeMinutes: snapshot?.averages.avgKitchenTicketTimeMinutes ?? 0,
       kitchenExpediterAvgTicketTimeMinutes: snapshot?.averages.avgExpediterTicketTimeMinutes ?? 0,
     },
-    endpoints: Object.fromEntries(
-      ['sales', 'labor', 'kitchen', 'clock-ins', 'pos-menu', 'employees', 'reservations', 'toastReservations', 'reviews'].map((r) => [
-        r,
-        `${base}/${r}`,
-      ]),
-    ),
+    endpoints: Object.fromEntries(SUB_RESOURCES.map((r) => [r, `${base}/${r}`])),
   });
 };

@@ -21,26 +21,18 @@ export const SHIFTQ_RETENTION_DAYS = 366;
 export type StoredDatedKind = DatedKind | 'kitchenSnapshot';
 type StoredDatedData = DatedData & { kitchenSnapshot: KitchenSnapshot };
 
-const SK_NAMES: Record<StoredDatedKind | CurrentKind, string> = {
-  kitchen: 'KITCHEN',
-  kitchenSnapshot: 'KITCHEN_SNAPSHOT',
-  sales: 'SALES',
-  labor: 'LABOR',
-  clockIns: 'CLOCKINS',
-  posMenu: 'POSMENU',
-  employees: 'EMPLOYEES',
-  reservations: 'RESERVATIONS',
-};
+/** A kind's name in its sort key: the kind in capitals (KITCHEN, CLOCKINS, POSMENU…), the snapshot's KITCHEN_SNAPSHOT. */
+const skName = (kind: StoredDatedKind | CurrentKind) => (kind === 'kitchenSnapshot' ? 'KITCHEN_SNAPSHOT' : kind.toUpperCase());
 
 export const shiftqKeys = {
   partition: (groupId: string, locationId: string) => `LOC#${groupId}#${locationId}`,
   dated: (groupId: string, locationId: string, kind: StoredDatedKind, businessDate: string) => ({
     PK: shiftqKeys.partition(groupId, locationId),
-    SK: `SHIFTQ#${SK_NAMES[kind]}#${businessDate}`,
+    SK: `SHIFTQ#${skName(kind)}#${businessDate}`,
   }),
   current: (groupId: string, locationId: string, kind: CurrentKind) => ({
     PK: shiftqKeys.partition(groupId, locationId),
-    SK: `SHIFTQ#${SK_NAMES[kind]}`,
+    SK: `SHIFTQ#${skName(kind)}`,
   }),
 };
 
@@ -54,6 +46,8 @@ export function retentionEndMs(timeZone: string, businessDate: string): number {
 }
 
 export type Stored<T> = { data: T; loadedAt: string };
+/** A business date's item of each kind as a read finds it: null when missing or expired. */
+export type StoredDay = { [K in StoredDatedKind]: Stored<StoredDatedData[K]> | null };
 
 export function encodeBody(data: unknown): Uint8Array {
   return gzipSync(JSON.stringify(data));

@@ -3,7 +3,8 @@ import { ok, type ReadHints } from '#platform/api-handler';
 import { type ReviewFilter, reviewKeys } from './review-records.js';
 import type { ItemQuery } from '#data/store';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
-import { REVIEW_MAX_RANGE_DAYS, REVIEW_PAGE_LIMIT, type REVIEW_PROVIDERS } from '#contract/schemas/requests';
+import { REVIEW_MAX_RANGE_DAYS, REVIEW_PAGE_LIMIT, type REVIEW_PROVIDERS, type reviewsQuery } from '#contract/schemas/requests';
+import type * as v from 'valibot';
 import { decodeCursor, encodeCursor, pageKey } from '#platform/page-cursor';
 import { addDays, daysBetween, parseIsoDate, zonedTimeToUtcMs } from '#contract/business-date';
 import { ApiError } from '#contract/errors';
@@ -98,22 +99,15 @@ export function reviewsFirstPage({ params, query, timezone }: ReadHints): ItemQu
  * and the Query's filter; the filters' JSON is what a page token is bound to.
  */
 function reviewFilters(query: Record<string, string>, zone: string) {
-  const q = query as Record<string, string | number | undefined>;
-  const filters = {
-    minRating: (q.minRating as number | undefined) ?? null,
-    maxRating: (q.maxRating as number | undefined) ?? null,
-    provider: (q.provider as string | undefined) ?? null,
-    createdFrom: (q.createdFrom as string | undefined) ?? null,
-    createdTo: (q.createdTo as string | undefined) ?? null,
-  };
-  if (filters.minRating !== null && filters.maxRating !== null && filters.minRating > filters.maxRating) {
+  const q = query as unknown as v.InferOutput<typeof reviewsQuery>;
+  const { minRating = null, maxRating = null, provider = null, createdFrom = null, createdTo = null } = q;
+  if (minRating !== null && maxRating !== null && minRating > maxRating) {
     throw new ApiError('invalid_request', 'Query parameter minRating must not exceed maxRating.');
   }
-  const from = filters.createdFrom === null ? null : parseIsoDate(filters.createdFrom);
-  const to = filters.createdTo === null ? null : parseIsoDate(filters.createdTo);
-  if (filters.createdFrom !== null && !from)
-    throw new ApiError('invalid_request', 'Query parameter createdFrom is not a real calendar date.');
-  if (filters.createdTo !== null && !to) throw new ApiError('invalid_request', 'Query parameter createdTo is not a real calendar date.');
+  const from = createdFrom === null ? null : parseIsoDate(createdFrom);
+  const to = createdTo === null ? null : parseIsoDate(createdTo);
+  if (createdFrom !== null && !from) throw new ApiError('invalid_request', 'Query parameter createdFrom is not a real calendar date.');
+  if (createdTo !== null && !to) throw new ApiError('invalid_request', 'Query parameter createdTo is not a real calendar date.');
   if (from && to) {
     const span = daysBetween(from, to);
     if (span < 0) throw new ApiError('invalid_request', 'Query parameter createdTo must not be before createdFrom.');
@@ -126,6 +120,6 @@ function reviewFilters(query: Record<string, string>, zone: string) {
     from ? zonedTimeToUtcMs(zone, from, 0, 0) : null,
     to ? zonedTimeToUtcMs(zone, addDays(to, 1), 0, 0) : null,
   );
-  const filter: ReviewFilter = { minRating: filters.minRating, maxRating: filters.maxRating, provider: filters.provider };
-  return { filters, range, filter };
+  const filter: ReviewFilter = { minRating, maxRating, provider };
+  return { filters: { minRating, maxRating, provider, createdFrom, createdTo }, range, filter };
 }

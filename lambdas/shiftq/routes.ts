@@ -3,9 +3,9 @@ import { familyRoutes, type FamilyRows } from '#contract/routes';
 import { GROUP_PAGE_FIELDS, REVIEW_PAGE_LIMIT, businessDateQuery, groupPageQuery, reviewsQuery } from '#contract/schemas/requests';
 
 /** `businessDate` and its alias, as the sales, labor and kitchen reads take them. */
-const BUSINESS_DATE_FIELDS = {
-  businessDate: 'Business date YYYYMMDD; default: the current business date',
-  businessDay: 'Alias of businessDate',
+const BY_BUSINESS_DATE = {
+  query: businessDateQuery,
+  fields: { businessDate: 'Business date YYYYMMDD; default: the current business date', businessDay: 'Alias of businessDate' },
 };
 
 /**
@@ -27,8 +27,7 @@ export const SHIFTQ_ROUTES = familyRoutes('shiftq', [
   read({
     path: '/v1/{group_id}/{location_id}/shiftq/sales',
     operation: 'shiftqSales',
-    query: businessDateQuery,
-    fields: BUSINESS_DATE_FIELDS,
+    ...BY_BUSINESS_DATE,
     summary: 'Sales snapshot of a business date with a same-weekday prior-week compare',
     mix: 6,
     response: 'salesData',
@@ -36,8 +35,7 @@ export const SHIFTQ_ROUTES = familyRoutes('shiftq', [
   read({
     path: '/v1/{group_id}/{location_id}/shiftq/labor',
     operation: 'shiftqLabor',
-    query: businessDateQuery,
-    fields: BUSINESS_DATE_FIELDS,
+    ...BY_BUSINESS_DATE,
     summary: 'Labor summary of a business date',
     mix: 5,
     response: 'laborData',
@@ -45,8 +43,7 @@ export const SHIFTQ_ROUTES = familyRoutes('shiftq', [
   read({
     path: '/v1/{group_id}/{location_id}/shiftq/kitchen',
     operation: 'shiftqKitchen',
-    query: businessDateQuery,
-    fields: BUSINESS_DATE_FIELDS,
+    ...BY_BUSINESS_DATE,
     summary: 'Kitchen ticket averages: current snapshot and the requested business date (2.4)',
     mix: 8,
     response: 'kitchenData',

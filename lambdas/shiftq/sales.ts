@@ -2,7 +2,7 @@ import { addDays, clockTimeLabel, formatCompactDate, parseCompactDate } from '#c
 import type { Stored } from './records.js';
 import type * as v from 'valibot';
 import type { groupLeaderboardData, SalesSnapshot } from './schemas.js';
-import type { LaborInput, SalesInput } from './inputs.js';
+import type { DatedData } from './inputs.js';
 import { round2 } from '#domain/rounding';
 
 /** Sales and labor figures of one business date, and the group ranking built from them. Pure. */
@@ -10,7 +10,7 @@ import { round2 } from '#domain/rounding';
 /** part / whole × 100, or null when the whole is not positive. */
 const percent = (part: number, whole: number): number | null => (whole > 0 ? round2((part / whole) * 100) : null);
 
-export function salesView(input: SalesInput, timeZone: string): SalesSnapshot {
+export function salesView(input: DatedData['sales'], timeZone: string): SalesSnapshot {
   // The loaded figures as given, updatedAt to guestCount; the lists follow, ordered.
   const { hourly, categories, employees, ...figures } = input;
   const ranked = [...employees].sort((a, b) => b.netSales - a.netSales || a.employeeId.localeCompare(b.employeeId));
@@ -33,7 +33,7 @@ export function salesView(input: SalesInput, timeZone: string): SalesSnapshot {
   };
 }
 
-export function laborView(labor: LaborInput, sales: SalesInput | null) {
+export function laborView(labor: DatedData['labor'], sales: DatedData['sales'] | null) {
   const regularHours = round2(labor.roles.reduce((n, r) => n + r.regularHours, 0));
   const overtimeHours = round2(labor.roles.reduce((n, r) => n + r.overtimeHours, 0));
   const laborCost = round2(labor.roles.reduce((n, r) => n + r.laborCost, 0));
@@ -74,7 +74,7 @@ export function rankLocations(rows: LeaderboardRow[]) {
 export const priorWeekDate = (date: string) => formatCompactDate(addDays(parseCompactDate(date)!, -7));
 
 /** A day's sales against the same weekday of the week before. Pure. */
-export function salesCompare(date: string, sales: Stored<SalesInput> | null, prior: Stored<SalesInput> | null) {
+export function salesCompare(date: string, sales: Stored<DatedData['sales']> | null, prior: Stored<DatedData['sales']> | null) {
   const change = sales && prior ? sales.data.netSales - prior.data.netSales : null;
   return {
     basis: 'same_weekday_prior_week' as const,

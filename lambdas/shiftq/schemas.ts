@@ -57,6 +57,9 @@ export const kitchenData = v.object({
 
 const money = v.number();
 
+/** One employee's place on a sales leaderboard. */
+const employeeRank = v.object({ employeeId: v.string(), employeeName: v.string(), metric: v.literal('netSales'), value: money, rank: int });
+
 export const salesSnapshot = v.object({
   updatedAt: isoTimestamp,
   currency: v.pipe(v.string(), v.length(3)),
@@ -74,15 +77,7 @@ export const salesSnapshot = v.object({
   voidsPercent: v.pipe(v.nullable(v.number()), v.description('voids / grossSales × 100')),
   hourly: v.array(v.object({ hourStartIso: isoTimestamp, label: v.string(), netSales: money, orderCount: int })),
   categories: v.array(v.object({ category: v.string(), netSales: money, quantity: int })),
-  leaderboard: v.array(
-    v.object({
-      employeeId: v.string(),
-      employeeName: v.string(),
-      metric: v.literal('netSales'),
-      value: money,
-      rank: int,
-    }),
-  ),
+  leaderboard: v.array(employeeRank),
 });
 
 /** What the sales and labor answers open with: the date asked for and whether its data was found. */
@@ -183,6 +178,9 @@ export const posMenuData = v.object({
   ),
 });
 
+/** What a shift and a time entry both name: themselves, whose they are, the job. */
+const staffEntry = { id: v.string(), employeeId: v.string(), jobCode: v.string() };
+
 export const employeesData = v.object({
   location: locationRef,
   refresh,
@@ -201,16 +199,8 @@ export const employeesData = v.object({
     }),
   ),
   jobs: v.array(v.object({ code: v.string(), title: v.string(), roleGroup: v.string() })),
-  shifts: v.array(v.object({ id: v.string(), employeeId: v.string(), jobCode: v.string(), start: isoTimestamp, end: isoTimestamp })),
-  timeEntries: v.array(
-    v.object({
-      id: v.string(),
-      employeeId: v.string(),
-      jobCode: v.string(),
-      clockInAt: isoTimestamp,
-      clockOutAt: v.nullable(isoTimestamp),
-    }),
-  ),
+  shifts: v.array(v.object({ ...staffEntry, start: isoTimestamp, end: isoTimestamp })),
+  timeEntries: v.array(v.object({ ...staffEntry, clockInAt: isoTimestamp, clockOutAt: v.nullable(isoTimestamp) })),
 });
 
 // ───────────────────────── reservations (2.5) ─────────────────────────
@@ -300,15 +290,7 @@ export const overviewData = v.object({
     businessDate: compactDate,
     salesUpdatedAt: v.pipe(v.nullable(isoTimestamp), v.description('null when the business date has no sales yet')),
     laborUpdatedAt: v.pipe(v.nullable(isoTimestamp), v.description('null when the business date has no labor yet')),
-    top5Leaderboard: v.array(
-      v.object({
-        employeeId: v.string(),
-        employeeName: v.string(),
-        metric: v.string(),
-        value: v.number(),
-        rank: int,
-      }),
-    ),
+    top5Leaderboard: v.array(v.object({ ...employeeRank.entries, metric: v.string() })),
     clockedInCount: int,
     soldOutItemCount: int,
     managerOnDutyCount: int,
@@ -342,8 +324,7 @@ export const groupLeaderboardData = v.object({
   refresh,
   updatedAt: v.pipe(v.nullable(isoTimestamp), v.description('Latest sales/labor update among ranked locations; null when none is ranked')),
   count: v.pipe(
-    v.number(),
-    v.safeInteger(),
+    int,
     v.description('Ranked locations of this page: accessible, shiftq enabled, with sales and labor for their current business date'),
   ),
   leaderboard: keyed(['byNetSales', 'byLowestLaborPercent', 'byLowestDiscountsPercent', 'byLowestVoidsPercent'], v.array(leaderboardRow)),
