@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -9,6 +9,8 @@ import { join } from 'node:path';
  */
 export default function runTmpdir(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'customer-api-test-'));
+  // As open as the system's own (sticky, everyone's): a suite runs some commands as another user (nobody).
+  chmodSync(dir, 0o1777);
   process.env.TMPDIR = dir;
   return () => rmSync(dir, { recursive: true, force: true });
 }
