@@ -1,5 +1,4 @@
-import { getItem, groupPartition, queryAll, type Db, putItem } from './store.js';
-import { gsi1Partition } from './table.js';
+import { getItem, groupPartition, queryAll, type Db, putItem, gsi1Partition } from './store.js';
 
 export type Group = { groupId: string; name: string; createdAt: string };
 

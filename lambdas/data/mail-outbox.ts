@@ -1,5 +1,4 @@
-import { queryPage, type Db, updateItem } from './store.js';
-import { gsi1Partition } from './table.js';
+import { queryPage, type Db, updateItem, gsi1Partition } from './store.js';
 
 /** An owner e-mail: what the mailer sends and the outbox keeps until it is sent. */
 export type Mail = { to: string; subject: string; text: string };

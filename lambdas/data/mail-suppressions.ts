@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { applied, queryPage, type Db, itemOf, readItems, deleteItem, putItem } from './store.js';
-import { gsi1Partition } from './table.js';
+import { applied, queryPage, type Db, itemOf, readItems, deleteItem, putItem, gsi1Partition } from './store.js';
 
 /**
  * Owner addresses SES reported as permanently bouncing or complaining (docs/decisions/mail-suppression.md): one

@@ -15,6 +15,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { checkRequest } from './limits.js';
+import { GSI1 } from './table.js';
 
 /**
  * The one table as repositories use it: the document client (every request checked against DynamoDB's limits),
@@ -102,6 +103,13 @@ export async function applied(write: Promise<unknown>): Promise<boolean> {
 
 /** A page of a Query, and the key to continue from when DynamoDB says more may follow. */
 export type QueryPage = { items: Record<string, unknown>[]; lastKey?: Record<string, unknown> };
+
+/** The Query of one GSI1 partition, every item of it. */
+export const gsi1Partition = (pk: string) => ({
+  IndexName: GSI1.indexName,
+  KeyConditionExpression: 'GSI1PK = :pk',
+  ExpressionAttributeValues: { ':pk': pk },
+});
 
 /** One Query call: at most `limit` items evaluated (DynamoDB's Limit, before any filter), from `startKey`. */
 export async function queryPage(db: Db, input: ItemQuery, limit: number, startKey?: Record<string, unknown>): Promise<QueryPage> {

@@ -1,13 +1,6 @@
 /** The table's general-purpose global secondary index: the name queries and IAM grants name it by, and the attributes of its keys. */
 export const GSI1 = { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' } as const;
 
-/** The Query of one GSI1 partition, every item of it. */
-export const gsi1Partition = (pk: string) => ({
-  IndexName: GSI1.indexName,
-  KeyConditionExpression: 'GSI1PK = :pk',
-  ExpressionAttributeValues: { ':pk': pk },
-});
-
 /**
  * The due deliveries' index (docs/decisions/due-deliveries.md): sparse, since only a delivery still waiting on its
  * message carries its keys, and keys only, since the sweeper reads each record itself, strongly consistent.
