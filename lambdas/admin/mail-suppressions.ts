@@ -1,10 +1,7 @@
-import type { MailSuppression, SuppressionPosition } from '#data/mail-suppressions';
+import { isMailAddress, type MailSuppression, type SuppressionPosition } from '#data/mail-suppressions';
 import { AdminInputError, AdminNotFoundError } from '#domain/inputs';
 import type { AdminDeps } from './deps.js';
 import { adminPage, type PageQuery } from '#platform/admin-paging';
-
-/** The rule the store's address marks follow (lambdas/mail-events/notification.ts reads SES's the same way). */
-const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
 
 /**
  * Owner addresses SES reported bouncing for good or complaining, which no owner mail goes to
@@ -25,7 +22,7 @@ export async function listMailSuppressions(deps: AdminDeps, query: PageQuery = {
 
 /** Owner mail goes to the address again (its owner mended the mailbox); 404 when it was not suppressed. */
 export async function liftMailSuppression(deps: AdminDeps, { address }: { address: string }) {
-  if (address.length > 320 || !EMAIL.test(address)) throw new AdminInputError('address: not an e-mail address');
+  if (!isMailAddress(address)) throw new AdminInputError('address: not an e-mail address');
   if (!(await deps.store.mailSuppressions.lift(address))) throw new AdminNotFoundError('that address is not suppressed');
   return { lifted: address };
 }

@@ -11,6 +11,9 @@ export type MailSuppressionReason = 'bounce' | 'complaint';
 export type MailSuppression = { address: string; reason: MailSuppressionReason; at: string };
 
 const SHARDS = 8;
+/** The rule of an address the store marks, as the admin names one and SES reports one: at most 320 characters, one @ and a dot after it. */
+export const isMailAddress = (address: string) => address.length <= 320 && /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(address);
+
 /** One spelling per mailbox: what is hashed, and what `suppressed` answers in. */
 export const normalAddress = (address: string) => address.trim().toLowerCase();
 const hashOf = (address: string) => createHash('sha256').update(normalAddress(address), 'utf8').digest('hex');

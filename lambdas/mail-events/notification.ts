@@ -1,4 +1,4 @@
-import type { MailSuppressionReason } from '#data/mail-suppressions';
+import { isMailAddress, type MailSuppressionReason } from '#data/mail-suppressions';
 
 /**
  * What one SES notification asks of the service (docs/decisions/mail-suppression.md). SES's event publishing
@@ -18,7 +18,6 @@ export class MalformedMailEvent extends Error {
   override name = 'MalformedMailEvent';
 }
 
-const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The addresses of a bounce's or complaint's recipient list; every one must be an address. */
@@ -26,7 +25,7 @@ function recipients(list: unknown, field: string): string[] {
   if (!Array.isArray(list) || list.length === 0) throw new MalformedMailEvent(`${field}: not a list of recipients`);
   return list.map((r, i) => {
     const address = isObject(r) ? r.emailAddress : undefined;
-    if (typeof address !== 'string' || address.length > 320 || !EMAIL.test(address))
+    if (typeof address !== 'string' || !isMailAddress(address))
       throw new MalformedMailEvent(`${field}[${i}].emailAddress: not an e-mail address`);
     return address;
   });
