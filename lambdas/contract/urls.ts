@@ -20,3 +20,8 @@ export function sportsLogoUrl(baseUrl: string, name: string | null): string | nu
 export function menuResourcePath(groupId: string, locationId: string): string {
   return pathOf(MENU_PATH, { group_id: groupId, location_id: locationId });
 }
+
+/** The absolute URL of a location's resources, `/v1/{group_id}/{location_id}` with each id URL-encoded: answers' links extend it. */
+export function locationUrl(baseUrl: string, location: { groupId: string; id: string }): string {
+  return `${baseUrl}/v1/${encodeURIComponent(location.groupId)}/${encodeURIComponent(location.id)}`;
+}

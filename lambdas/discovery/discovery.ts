@@ -6,6 +6,7 @@ import type { Location } from '#data/locations';
 import { groupPage, groupPageReads } from '#platform/group-page';
 import { baseUrlVary, jsonTextResponse } from '#platform/http';
 import { ApiError } from '#contract/errors';
+import { locationUrl } from '#contract/urls';
 import { withServerUrl } from '#contract/openapi-artefact';
 import { DISCOVERY_REFRESH } from '#contract/refresh';
 import { isLocationRoute, moduleOfRoute, resourceName } from '#contract/routes';
@@ -38,7 +39,7 @@ const modulesOf = (app: App, more: (m: Module) => object) =>
 
 function locationItem(req: GroupRequest, location: Location) {
   const { app } = req.auth;
-  const root = `${req.baseUrl}/v1/${encodeURIComponent(location.groupId)}/${encodeURIComponent(location.id)}`;
+  const root = locationUrl(req.baseUrl, location);
   return {
     id: location.id,
     name: location.name,

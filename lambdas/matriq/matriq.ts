@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { matriqKeys, matriqRepo, type MatriqState, type StopCommand } from '#data/matriq';
-import { sportsLogoUrl } from '#contract/urls';
+import { locationUrl, sportsLogoUrl } from '#contract/urls';
 import { ok, apiHandler, type LocationRequest, type Operations, type ReadHints, v1Repositories } from '#platform/api-handler';
 import { sha256Hex } from '#domain/crypto';
 import { defaultDeps, type Deps } from '#platform/deps';
@@ -16,9 +16,6 @@ import { MATRIQ_ROUTES } from './routes.js';
 
 const STOP_SCOPE = 'matriq:ai-scheduler:stop';
 const DEFAULT_STOP_REASON = 'Emergency stop requested through the Customer API';
-
-const locationPath = (req: LocationRequest) =>
-  `${req.baseUrl}/v1/${encodeURIComponent(req.location.groupId)}/${encodeURIComponent(req.location.id)}`;
 
 async function stateOf(req: LocationRequest, deps: Deps): Promise<MatriqState> {
   const state = await deps.store.matriq.get(req.location.groupId, req.location.id);
@@ -89,7 +86,7 @@ export const operations: Operations<typeof MATRIQ_ROUTES> = {
       const location = req.location;
       const [state, environment] = await Promise.all([stateOf(req, deps), deps.store.sports.getProvider(location.groupId, location.id)]);
       const draft = currentDraft(state.scheduler, businessDateAt(location, req.now).active);
-      const base = `${locationPath(req)}/matriq`;
+      const base = `${locationUrl(req.baseUrl, req.location)}/matriq`;
       return ok(req, {
         location: locationRefOf(location),
         summary: {
@@ -137,7 +134,7 @@ export const operations: Operations<typeof MATRIQ_ROUTES> = {
         {
           label: 'Emergency stop',
           method: 'POST' as const,
-          endpoint: `${locationPath(req)}/matriq/aiScheduler/emergency-stop`,
+          endpoint: `${locationUrl(req.baseUrl, req.location)}/matriq/aiScheduler/emergency-stop`,
           scope: STOP_SCOPE,
           description:
             'Queues an immediate stop of the Auto Scheduler. Optional JSON body {"reason", "deviceId"}; send an Idempotency-Key header to retry safely. The command is applied when the gateway reports it.',

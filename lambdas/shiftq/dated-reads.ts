@@ -4,6 +4,7 @@ import { activeBusinessDate, daysBetween, parseCompactDate } from '#contract/bus
 import { SHIFTQ_RETENTION_DAYS, type StoredDatedKind } from './records.js';
 import type { Location } from '#data/locations';
 import { SHIFTQ_REFRESH } from '#contract/refresh';
+import { locationUrl } from '#contract/urls';
 import { clockInsView } from './clock-ins.js';
 import { locationRefOf } from '#domain/sports-day';
 import type { KitchenSnapshot } from './kitchen-schemas.js';
@@ -12,8 +13,7 @@ import { laborView, priorWeekDate, salesCompare, salesView } from './sales.js';
 /** The routes that read one location's data of a business date: sales, labor, kitchen, clock-ins. */
 
 /** The absolute base of a location's shiftq links. */
-export const locationPath = (req: ApiRequest, l: Location) =>
-  `${req.baseUrl}/v1/${encodeURIComponent(l.groupId)}/${encodeURIComponent(l.id)}/shiftq`;
+export const locationPath = (req: ApiRequest, l: Location) => `${locationUrl(req.baseUrl, l)}/shiftq`;
 
 /** A date is readable while the current business date is at most SHIFTQ_RETENTION_DAYS after it (the TTL agrees). */
 const retained = (date: string, current: string) =>
