@@ -18,6 +18,10 @@ export const MATRIQ_REFRESH = {
   description:
     'Updated on authorized product events: device reporting, availability change, Auto Scheduler publish, draft change, stop, emergency stop.',
 } as const;
+
+/** The matriq overview's sub-resources: its `endpoints` and its `refresh`, keyed by sub-resource (2.1), name each. */
+export const MATRIQ_RESOURCES = ['gateway', 'devices', 'providerAvailable', 'aiScheduler'] as const;
+
 export const CAMPAIGNS_REFRESH = {
   cadence: 'on_demand',
   description: 'Read from the current campaign configuration on each request.',
@@ -43,3 +47,14 @@ export const SHIFTQ_REFRESH = {
   reviews: { cadence: 'on_ingest', description: 'Updated when provider reviews are ingested.' },
   groupLeaderboard: { cadence: 'every_5_minutes', description: 'Computed from location sales and labor, which refresh every 5 minutes.' },
 } as const;
+
+/** The resources whose cadence the shiftq overview gives, in order. */
+export const SHIFTQ_REFRESH_KEYS = [
+  'sales',
+  'labor',
+  'kitchen',
+  'posMenu',
+  'clockIns',
+  'employees',
+  'reservations',
+] as const satisfies readonly (keyof typeof SHIFTQ_REFRESH)[];

@@ -1,5 +1,5 @@
 import type { DatedData } from './inputs.js';
-import { type ClockInAlert, EXCEPTION_COUNT_OF_ALERT } from './schemas.js';
+import { type ClockInAlert, EXCEPTION_COUNT_OF_ALERT } from './clock-in-alerts.js';
 
 /**
  * Clock-in alerts, role coverage and attendance exceptions of one business

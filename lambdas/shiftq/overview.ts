@@ -2,13 +2,12 @@ import type { ShiftqRun } from './store.js';
 import { ok } from '#platform/api-handler';
 import { activeBusinessDate } from '#contract/business-date';
 import type { StoredDay } from './records.js';
-import { SHIFTQ_REFRESH } from '#contract/refresh';
+import { SHIFTQ_REFRESH, SHIFTQ_REFRESH_KEYS } from '#contract/refresh';
 import { clockInsView } from './clock-ins.js';
 import { employeesView, posMenuView, reservationsView } from './current-views.js';
 import { locationRefOf } from '#domain/sports-day';
 import { locationPath } from './dated-reads.js';
 import { salesView } from './sales.js';
-import { SHIFTQ_REFRESH_KEYS } from './schemas.js';
 import { SHIFTQ_ROUTES } from './routes.js';
 
 /** A location's shiftq at a glance: the current business date's figures from every resource, and their links. */

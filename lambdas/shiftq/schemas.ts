@@ -3,6 +3,8 @@ import { absoluteUrl, compactDate, isoTimestamp, nextCursor, refresh } from '#co
 import { isoDate } from '#contract/schemas/requests';
 import { keyed, locationRef } from '#contract/schemas/discovery';
 import { kitchenSnapshot, timeBucket } from './kitchen-schemas.js';
+import { EXCEPTION_COUNT_OF_ALERT, type ClockInAlert } from './clock-in-alerts.js';
+import { SHIFTQ_REFRESH_KEYS } from '#contract/refresh';
 
 /** A whole number (a count, a rank, a millisecond instant). */
 const int = v.pipe(v.number(), v.safeInteger());
@@ -114,15 +116,6 @@ export const laborData = v.object({ ...datedHead, labor: v.nullable(laborSnapsho
 
 // ───────────────────────── clock-ins ─────────────────────────
 
-/** Each clock-in alert and the exception count that counts it, in the contract's order. */
-export const EXCEPTION_COUNT_OF_ALERT = {
-  wrong_job_code: 'wrongJobCodeClockIns',
-  scheduled_but_missing: 'scheduledButMissing',
-  clocked_in_not_scheduled: 'clockedInButNotScheduled',
-  early_clock_in: 'earlyClockIns',
-  late_clock_in: 'lateClockIns',
-} as const;
-export type ClockInAlert = keyof typeof EXCEPTION_COUNT_OF_ALERT;
 const CLOCK_IN_ALERTS = Object.keys(EXCEPTION_COUNT_OF_ALERT) as ClockInAlert[];
 
 const exceptionCounts = keyed(Object.values(EXCEPTION_COUNT_OF_ALERT), int);
@@ -277,9 +270,6 @@ export const reviewsData = v.object({
 });
 
 // ───────────────────────── overview (2.3), group leaderboard (2.7) ─────────────────────────
-
-/** The resources whose cadence the overview gives, in order. */
-export const SHIFTQ_REFRESH_KEYS = ['sales', 'labor', 'kitchen', 'posMenu', 'clockIns', 'employees', 'reservations'] as const;
 
 export const overviewData = v.object({
   location: locationRef,

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { absoluteUrl, compactDate, isoTimestamp, refresh } from './common.js';
 import { isoDate } from './requests.js';
 import { keyed, locationRef } from './discovery.js';
+import { MATRIQ_RESOURCES } from '../refresh.js';
 
 /**
  * Display devices (contract 2.9): response `data` schemas. Shapes the
@@ -21,9 +22,6 @@ const health = v.pipe(
 
 /** How many devices are in each health. */
 export const deviceStatus = keyed(DEVICE_HEALTH, v.pipe(v.number(), v.safeInteger(), v.minValue(0)));
-
-/** The overview's sub-resources: its `endpoints` and its `refresh`, keyed by sub-resource (2.1), name each. */
-export const MATRIQ_RESOURCES = ['gateway', 'devices', 'providerAvailable', 'aiScheduler'] as const;
 
 export const overviewData = v.object({
   location: locationRef,
