@@ -1,12 +1,11 @@
 import type * as schemas from '#contract/schemas/bevq';
-import { familyRoutes, type FamilyRows } from '#contract/routes';
+import { familyRoutes, readRow, type FamilyRows } from '#contract/routes';
 import { GROUP_PAGE_FIELDS, groupPageQuery } from '#contract/schemas/requests';
 import { BEVQ_SCOPE } from '#contract/scopes';
 import { MENU_PATH } from '#contract/urls';
 
 /** A beverage-menu read: bevq:read governs it. */
-const read = <const R extends Omit<FamilyRows<typeof schemas>[number], 'method' | 'scope'>>(row: R) =>
-  ({ method: 'GET', ...row, scope: BEVQ_SCOPE }) as const;
+const read = readRow<typeof schemas>(BEVQ_SCOPE);
 
 /** The bevq family's routes (a route is one row: docs/development.md#adding-a-route). */
 export const BEVQ_ROUTES = familyRoutes('bevq', [

@@ -1,10 +1,9 @@
 import type * as schemas from './schemas.js';
-import { familyRoutes, type FamilyRows } from '#contract/routes';
+import { familyRoutes, readRow, type FamilyRows } from '#contract/routes';
 import { GROUP_PAGE_FIELDS, groupPageQuery } from '#contract/schemas/requests';
 
 /** A campaigns read: campaigns:read governs it. */
-const read = <const R extends Omit<FamilyRows<typeof schemas>[number], 'method' | 'scope'>>(row: R) =>
-  ({ method: 'GET', ...row, scope: 'campaigns:read' }) as const;
+const read = readRow<typeof schemas>('campaigns:read');
 
 /** The campaigns family's routes (a route is one row: docs/development.md#adding-a-route). */
 export const CAMPAIGNS_ROUTES = familyRoutes('campaigns', [

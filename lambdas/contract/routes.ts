@@ -56,6 +56,12 @@ export function familyRoutes<const F extends Family, const R extends FamilyRows<
   return rows.map((row) => ({ ...row, family })) as unknown as { readonly [K in keyof R]: R[K] & { family: F } };
 }
 
+/** A family's read row: `GET` under the family's read scope, keeping the row's literal types (`readRow<typeof schemas>(BEVQ_SCOPE)`). */
+export const readRow =
+  <Schemas>(scope: Scope) =>
+  <const R extends Omit<FamilyRows<Schemas>[number], 'method' | 'scope'>>(row: R) =>
+    ({ method: 'GET', ...row, scope }) as const;
+
 export const FAMILIES = ['token', 'discovery', 'bevq', 'sportsq', 'matriq', 'campaigns', 'orderboard', 'assets', 'shiftq'] as const;
 export type Family = (typeof FAMILIES)[number];
 

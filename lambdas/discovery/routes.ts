@@ -1,10 +1,9 @@
 import type * as schemas from '#contract/schemas/discovery';
-import { familyRoutes, type FamilyRows } from '#contract/routes';
+import { familyRoutes, readRow, type FamilyRows } from '#contract/routes';
 import { GROUP_PAGE_FIELDS, groupPageQuery } from '#contract/schemas/requests';
 
 /** A read of the locations and their modules: locations:read governs it. */
-const read = <const R extends Omit<FamilyRows<typeof schemas>[number], 'method' | 'scope'>>(row: R) =>
-  ({ method: 'GET', ...row, scope: 'locations:read' }) as const;
+const read = readRow<typeof schemas>('locations:read');
 
 /** The discovery family's routes (a route is one row: docs/development.md#adding-a-route). */
 export const DISCOVERY_ROUTES = familyRoutes('discovery', [

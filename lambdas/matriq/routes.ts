@@ -1,10 +1,9 @@
 import type * as schemas from '#contract/schemas/matriq';
-import { familyRoutes, type FamilyRows } from '#contract/routes';
+import { familyRoutes, readRow, type FamilyRows } from '#contract/routes';
 import { emergencyStopBody } from '#contract/schemas/requests';
 
 /** A matriq read: matriq:read governs it. */
-const read = <const R extends Omit<FamilyRows<typeof schemas>[number], 'method' | 'scope'>>(row: R) =>
-  ({ method: 'GET', ...row, scope: 'matriq:read' }) as const;
+const read = readRow<typeof schemas>('matriq:read');
 
 /** The matriq family's routes (a route is one row: docs/development.md#adding-a-route). */
 export const MATRIQ_ROUTES = familyRoutes('matriq', [

@@ -1,5 +1,5 @@
 import type * as schemas from './schemas.js';
-import { familyRoutes, type FamilyRows } from '#contract/routes';
+import { familyRoutes, readRow, type FamilyRows } from '#contract/routes';
 import { GROUP_PAGE_FIELDS, REVIEW_PAGE_LIMIT, businessDateQuery, groupPageQuery, reviewsQuery } from '#contract/schemas/requests';
 
 /** `businessDate` and its alias, as the sales, labor and kitchen reads take them. */
@@ -12,8 +12,7 @@ const BY_BUSINESS_DATE = {
  * A shiftq route: a read that shiftq:read governs. The contract does not name the reviews' scope; they are
  * staff-and-operations data, so it governs them too.
  */
-const read = <const R extends Omit<FamilyRows<typeof schemas>[number], 'method' | 'scope'>>(row: R) =>
-  ({ method: 'GET', ...row, scope: 'shiftq:read' }) as const;
+const read = readRow<typeof schemas>('shiftq:read');
 
 /** The shiftq family's routes (a route is one row: docs/development.md#adding-a-route). */
 export const SHIFTQ_ROUTES = familyRoutes('shiftq', [

@@ -1,10 +1,9 @@
 import type * as schemas from '#contract/schemas/sportsq';
-import { familyRoutes, type FamilyRows } from '#contract/routes';
+import { familyRoutes, readRow, type FamilyRows } from '#contract/routes';
 import { guideQuery, programmingDateParams } from '#contract/schemas/requests';
 
 /** A sportsq route: a read that sportsq:read governs. */
-const read = <const R extends Omit<FamilyRows<typeof schemas>[number], 'method' | 'scope'>>(row: R) =>
-  ({ method: 'GET', ...row, scope: 'sportsq:read' }) as const;
+const read = readRow<typeof schemas>('sportsq:read');
 
 /** The sportsq family's routes (a route is one row: docs/development.md#adding-a-route). */
 export const SPORTSQ_ROUTES = familyRoutes('sportsq', [
