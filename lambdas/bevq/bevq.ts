@@ -2,8 +2,7 @@ import { groupKeys, groupsRepo } from '#data/groups';
 import type { Location } from '#data/locations';
 import { menuKeys, menusRepo, type MenuHead } from '#data/menus';
 import { ifNoneMatchHits } from '#domain/etag';
-import { ok, apiHandler, v1Repositories, type ApiRequest, type Operations, type ReadHints } from '#platform/api-handler';
-import { defaultDeps, type Deps } from '#platform/deps';
+import { ok, type ApiRequest, type Operations, type ReadHints, v1Function } from '#platform/api-handler';
 import { groupPage, groupPageReads } from '#platform/group-page';
 import { header } from '#platform/http';
 import { ApiError } from '#contract/errors';
@@ -92,13 +91,8 @@ export const operations: Operations<typeof BEVQ_ROUTES> = {
   },
 };
 
-/** Authorization's repositories and this family's: all its bundle carries. */
-export const repositories = v1Repositories({ groups: groupsRepo, menus: menusRepo });
-
 /** Beverage-menu family: group availability, location status and the menu with conditional reads. */
-export function createHandler(deps: Deps) {
-  return apiHandler('bevq', operations, deps, { routes: BEVQ_ROUTES, repositories });
-}
-
-/** The Lambda entry (lib/functions.ts). */
-export const handler = createHandler(defaultDeps(repositories));
+export const { repositories, createHandler, handler } = v1Function('bevq', operations, BEVQ_ROUTES, {
+  groups: groupsRepo,
+  menus: menusRepo,
+});

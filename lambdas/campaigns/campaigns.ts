@@ -1,9 +1,8 @@
-import { ok, apiHandler, type Operations, v1Repositories } from '#platform/api-handler';
+import { ok, type Operations, v1Function } from '#platform/api-handler';
 import { matriqKeys, matriqRepo } from '#data/matriq';
 import { campaignKeys, type CampaignLink, campaignsRepo } from './records.js';
 import { groupKeys, groupsRepo } from '#data/groups';
 import { groupPage, groupPageReads } from '#platform/group-page';
-import { defaultDeps, type Deps } from '#platform/deps';
 import type { StoreWith } from '#data/repositories';
 import { ApiError } from '#contract/errors';
 import { CAMPAIGNS_REFRESH } from '#contract/refresh';
@@ -93,13 +92,9 @@ export const operations: Operations<typeof CAMPAIGNS_ROUTES, CampaignsStore> = {
   },
 };
 
-/** Authorization's repositories and this family's: all its bundle carries. */
-export const repositories = v1Repositories({ ...OWN_REPOSITORIES, groups: groupsRepo, matriq: matriqRepo });
-
 /** Campaigns of a group or a location, with display-device status. */
-export function createHandler(deps: Deps<CampaignsStore>) {
-  return apiHandler('campaigns', operations, deps, { routes: CAMPAIGNS_ROUTES, repositories });
-}
-
-/** The Lambda entry (lib/functions.ts). */
-export const handler = createHandler(defaultDeps<CampaignsStore>(repositories));
+export const { repositories, createHandler, handler } = v1Function<CampaignsStore>('campaigns', operations, CAMPAIGNS_ROUTES, {
+  ...OWN_REPOSITORIES,
+  groups: groupsRepo,
+  matriq: matriqRepo,
+});

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { ok, apiHandler, type GroupRequest, type Operations, v1Repositories } from '#platform/api-handler';
+import { ok, type GroupRequest, type Operations, v1Function } from '#platform/api-handler';
 import { groupKeys, groupsRepo } from '#data/groups';
 import type { App } from '#data/apps';
 import type { Location } from '#data/locations';
@@ -13,7 +13,6 @@ import { isLocationRoute, moduleOfRoute, resourceName } from '#contract/routes';
 import { ROUTES } from './all-routes.js';
 import { DISCOVERY_ROUTES } from './routes.js';
 import { type Module, MODULES, type Scope } from '#contract/scopes';
-import { defaultDeps, type Deps } from '#platform/deps';
 import { LEGACY_BEARER } from '#contract/credentials';
 
 /** The location-level resources a token may be granted, each with its scope and module: worked out once, read per location. */
@@ -143,13 +142,5 @@ export const operations: Operations<typeof DISCOVERY_ROUTES> = {
   },
 };
 
-/** Authorization's repositories and this family's: all its bundle carries. */
-export const repositories = v1Repositories({ groups: groupsRepo });
-
 /** Discovery family; also API Gateway's catch-all, answering 404/405 for unknown paths and methods. */
-export function createHandler(deps: Deps) {
-  return apiHandler('discovery', operations, deps, { routes: ROUTES, repositories });
-}
-
-/** The Lambda entry (lib/functions.ts). */
-export const handler = createHandler(defaultDeps(repositories));
+export const { repositories, createHandler, handler } = v1Function('discovery', operations, ROUTES, { groups: groupsRepo });

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { matriqKeys, matriqRepo, type MatriqState, type StopCommand } from '#data/matriq';
 import { locationUrl, sportsLogoUrl } from '#contract/urls';
-import { ok, apiHandler, type LocationRequest, type Operations, type ReadHints, v1Repositories } from '#platform/api-handler';
+import { ok, type LocationRequest, type Operations, type ReadHints, v1Function } from '#platform/api-handler';
 import { sha256Hex } from '#domain/crypto';
-import { defaultDeps, type Deps } from '#platform/deps';
+import type { Deps } from '#platform/deps';
 import { ApiError } from '#contract/errors';
 import { idempotencyKeyOf, parseJsonBody } from '#platform/input';
 import { MATRIQ_REFRESH, MATRIQ_RESOURCES } from '#contract/refresh';
@@ -182,13 +182,8 @@ export const operations: Operations<typeof MATRIQ_ROUTES> = {
   },
 };
 
-/** Authorization's repositories and this family's: all its bundle carries. */
-export const repositories = v1Repositories({ matriq: matriqRepo, sports: sportsRepo });
-
 /** Display devices: gateway, devices, provider availability, Auto Scheduler and its emergency stop. */
-export function createHandler(deps: Deps) {
-  return apiHandler('matriq', operations, deps, { routes: MATRIQ_ROUTES, repositories });
-}
-
-/** The Lambda entry (lib/functions.ts). */
-export const handler = createHandler(defaultDeps(repositories));
+export const { repositories, createHandler, handler } = v1Function('matriq', operations, MATRIQ_ROUTES, {
+  matriq: matriqRepo,
+  sports: sportsRepo,
+});

@@ -1,8 +1,7 @@
-import { ok, apiHandler, type Operations, v1Repositories } from '#platform/api-handler';
+import { ok, type Operations, v1Function } from '#platform/api-handler';
 import { ORDERBOARD_REFRESH } from '#contract/refresh';
 import { locationRefOf } from '#domain/sports-day';
 import { ORDERBOARD_ROUTES } from './routes.js';
-import { defaultDeps, type Deps } from '#platform/deps';
 
 export const operations: Operations<typeof ORDERBOARD_ROUTES> = {
   orderboard: {
@@ -17,13 +16,5 @@ export const operations: Operations<typeof ORDERBOARD_ROUTES> = {
   },
 };
 
-/** Authorization's repositories and this family's: all its bundle carries. */
-export const repositories = v1Repositories();
-
 /** Order-board placeholder. */
-export function createHandler(deps: Deps) {
-  return apiHandler('orderboard', operations, deps, { routes: ORDERBOARD_ROUTES, repositories });
-}
-
-/** The Lambda entry (lib/functions.ts). */
-export const handler = createHandler(defaultDeps(repositories));
+export const { repositories, createHandler, handler } = v1Function('orderboard', operations, ORDERBOARD_ROUTES);

@@ -6,7 +6,7 @@ import { onlyRepositories, type Read } from '#data/store';
 import { rateLeases } from '#data/rate-counters';
 import type { Factories, Store } from '#data/repositories';
 import type { Config } from './config.js';
-import type { Deps } from './deps.js';
+import { defaultDeps, type Deps } from './deps.js';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
 import { baseUrlOf, header, type HttpResponse, httpShell, jsonResponse, type ShellContext } from './http.js';
@@ -69,6 +69,16 @@ type ApiContext = ShellContext & { api?: PipelineRequest; store?: Store };
 /** The repositories a /v1 function builds: authorization's and those its family names. */
 export function v1Repositories(own: Factories = {}): Factories {
   return { ...AUTH_REPOSITORIES, ...own };
+}
+
+/**
+ * A /v1 family's function over its own repositories (authorization's and those it names: all its bundle carries):
+ * `createHandler` for any deps (tests, the local runtime), and `handler`, the Lambda entry (lib/functions.ts).
+ */
+export function v1Function<S extends Store>(family: Family, operations: AnyOperations<S>, routes: readonly Route[], own?: Factories) {
+  const repositories = v1Repositories(own);
+  const createHandler = (deps: Deps<S>) => apiHandler(family, operations, deps, { routes, repositories });
+  return { repositories, createHandler, handler: createHandler(defaultDeps<S>(repositories)) };
 }
 
 /**

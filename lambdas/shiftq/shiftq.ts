@@ -3,9 +3,8 @@ import { SHIFTQ_ROUTES } from './routes.js';
 import type { CurrentKind } from './inputs.js';
 import { reviewKeys } from './review-records.js';
 import { shiftqKeys, type StoredDatedKind } from './records.js';
-import { apiHandler, v1Repositories, type Operations, type ReadHints } from '#platform/api-handler';
-import { defaultDeps } from '#platform/deps';
-import { SHIFTQ_REPOSITORIES, type ShiftqDeps, type ShiftqStore } from './store.js';
+import { type Operations, type ReadHints, v1Function } from '#platform/api-handler';
+import { SHIFTQ_REPOSITORIES, type ShiftqStore } from './store.js';
 import { groupPageReads } from '#platform/group-page';
 import { shiftqEmployees, shiftqPosMenu, shiftqReservations, shiftqToastReservations } from './current-reads.js';
 import { requestedDate, shiftqClockIns, shiftqKitchen, shiftqLabor, shiftqSales } from './dated-reads.js';
@@ -54,13 +53,5 @@ export const operations: Operations<typeof SHIFTQ_ROUTES, ShiftqStore> = {
   shiftqGroupLeaderboard: { reads: groupPageReads, run: shiftqGroupLeaderboard },
 };
 
-/** Authorization's repositories and this family's: all its bundle carries. */
-export const repositories = v1Repositories(SHIFTQ_REPOSITORIES);
-
 /** Staff and operations family: overview, sales, labor, kitchen, staff, reservations, reviews, group leaderboard. */
-export function createHandler(deps: ShiftqDeps) {
-  return apiHandler('shiftq', operations, deps, { routes: SHIFTQ_ROUTES, repositories });
-}
-
-/** The Lambda entry (lib/functions.ts). */
-export const handler = createHandler(defaultDeps<ShiftqStore>(repositories));
+export const { repositories, createHandler, handler } = v1Function<ShiftqStore>('shiftq', operations, SHIFTQ_ROUTES, SHIFTQ_REPOSITORIES);

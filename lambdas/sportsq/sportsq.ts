@@ -1,12 +1,12 @@
 import { sportsLogoUrl } from '#contract/urls';
-import { envelope, ok, apiHandler, type LocationRequest, type Operations, type ReadHints, v1Repositories } from '#platform/api-handler';
+import { envelope, ok, type LocationRequest, type Operations, type ReadHints, v1Function } from '#platform/api-handler';
 import { type HttpResponse, jsonResponse } from '#platform/http';
 import { SPORTSQ_REFRESH } from '#contract/refresh';
 import { availabilityOf, providerStatusOf, scheduleHealthOf } from '#domain/sports-health';
 import { businessDateAt, eventView, locationRefOf, readSportsDay, sportsDayReads, todayIn } from '#domain/sports-day';
 import { sportsRepo } from '#data/sports';
 import { SPORTSQ_ROUTES } from './routes.js';
-import { defaultDeps, type Deps } from '#platform/deps';
+import type { Deps } from '#platform/deps';
 
 /** Which date a route reads: ahead of the request from its hints (undefined: unknown yet), and the request's own. */
 type DayOf = { ahead: (hints: ReadHints) => string | undefined; at: (req: LocationRequest) => string };
@@ -130,13 +130,5 @@ export const operations: Operations<typeof SPORTSQ_ROUTES> = {
   ),
 };
 
-/** Authorization's repositories and this family's: all its bundle carries. */
-export const repositories = v1Repositories({ sports: sportsRepo });
-
 /** Sports programming: provider environment, packages, exact-date programming and the legacy guide. */
-export function createHandler(deps: Deps) {
-  return apiHandler('sportsq', operations, deps, { routes: SPORTSQ_ROUTES, repositories });
-}
-
-/** The Lambda entry (lib/functions.ts). */
-export const handler = createHandler(defaultDeps(repositories));
+export const { repositories, createHandler, handler } = v1Function('sportsq', operations, SPORTSQ_ROUTES, { sports: sportsRepo });
