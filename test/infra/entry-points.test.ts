@@ -2,7 +2,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAMILY_TAG } from '#lib/constructs/service-function';
 import type { Stage } from '#lib/stages';
-import { stageTemplate } from '../support/stage-template.js';
+import { stageTemplates } from '../support/stage-template.js';
 
 /**
  * Every invocation names a function's live alias (lib/constructs/service-function.ts), so a canary shifts and a
@@ -11,10 +11,10 @@ import { stageTemplate } from '../support/stage-template.js';
  */
 type Json = Record<string, any>;
 const STAGES_HERE = ['dev', 'prod'] as const satisfies readonly Stage[];
-const templates = {} as Record<(typeof STAGES_HERE)[number], Template>;
+let templates: Record<(typeof STAGES_HERE)[number], Template>;
 
-beforeAll(() => {
-  for (const stage of STAGES_HERE) templates[stage] = stageTemplate(stage);
+beforeAll(async () => {
+  templates = await stageTemplates(STAGES_HERE);
 }, 180_000);
 
 const of = (template: Template, type: string) => template.findResources(type) as Record<string, Json>;

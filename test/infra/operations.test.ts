@@ -9,7 +9,7 @@ import { FUNCTIONS, timeoutSecondsOf, WEBHOOK_FUNCTION_NAMES } from '#lib/functi
 import { STAGE_TABLE, stageConfig, STAGES, type Stage } from '#lib/stages';
 import { METRICS_NAMESPACE, SERVICE } from '#platform/observability';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
-import { stageTemplate } from '../support/stage-template.js';
+import { stageTemplates } from '../support/stage-template.js';
 
 /**
  * Alarms that reach someone and deploys that roll back (lib/constructs/alarms.ts, safe-deploys.ts), on the
@@ -21,9 +21,9 @@ const HTTP_FUNCTIONS = [...FAMILIES, 'admin-api'] as const;
 const BACKGROUND_FUNCTIONS = [...WEBHOOK_FUNCTION_NAMES, 'mail-events'] as const;
 const ALL_FUNCTIONS = [...HTTP_FUNCTIONS, ...BACKGROUND_FUNCTIONS];
 
-const templates = {} as Record<Stage, Template>;
-beforeAll(() => {
-  for (const stage of STAGES) templates[stage] = stageTemplate(stage);
+let templates: Record<Stage, Template>;
+beforeAll(async () => {
+  templates = await stageTemplates(STAGES);
 }, 180_000);
 
 const of = (template: Template, type: string) => template.findResources(type) as Record<string, Json>;
