@@ -138,10 +138,9 @@ export async function rotateClientSecret(
 
 /** A page of legacy bearer applications with their credential's last use (never the credential), oldest first. */
 export async function legacyReport(deps: AdminDeps, query: PageQuery = {}) {
-  const { items, nextCursor } = await adminPage<App>(deps, { r: 'legacy-apps' }, query, async (limit, startKey) => {
-    const { apps, lastKey } = await deps.store.appList.legacyPage({ limit, startKey });
-    return { items: apps, lastKey };
-  });
+  const { items, nextCursor } = await adminPage<App>(deps, { r: 'legacy-apps' }, query, (limit, startKey) =>
+    deps.store.appList.legacyPage({ limit, startKey }),
+  );
   return {
     legacyCredentials: items.map(({ clientId, groupId, name, status, tokenPrefix, createdAt, lastUsedAt }) => {
       return { clientId, groupId, name, status, tokenPrefix, createdAt, lastUsedAt: lastUsedAt ?? null };
@@ -178,10 +177,7 @@ export async function listApps(deps: AdminDeps, { groupId, q, ...query }: { grou
         const app = await deps.store.apps.get(q.trim());
         return { items: app && (!groupId || app.groupId === groupId) ? [app] : [] };
       }
-      const read = async (n: number, key?: WalkKey) => {
-        const { apps, lastKey } = await deps.store.appList.page({ limit: n, groupId, startKey: key });
-        return { items: apps, lastKey };
-      };
+      const read = (n: number, key?: WalkKey) => deps.store.appList.page({ limit: n, groupId, startKey: key });
       return q
         ? searchPage(read, (apps) => apps.filter((a) => matches(q, [a.clientId, a.name, a.groupId, a.ownerEmail])), limit, startKey)
         : read(limit, startKey);

@@ -18,7 +18,7 @@ export function appListRepo(db: Db) {
       const { items, lastKey } = groupId
         ? await groupPage(db, appKeys.index, groupId, {}, limit, startKey)
         : await everyGroupPage(db, appKeys.index, {}, limit, startKey);
-      return { apps: items.map(toApp), ...(lastKey ? { lastKey } : {}) };
+      return { items: items.map(toApp), ...(lastKey ? { lastKey } : {}) };
     },
     /** Lists a legacy bearer application in the legacy report; written before the application itself. */
     async markLegacy(app: App): Promise<void> {
@@ -39,7 +39,7 @@ export function appListRepo(db: Db) {
         .map((k) => itemOf(found, k))
         .filter((item) => item !== null)
         .map(toApp);
-      return { apps, ...(lastKey ? { lastKey } : {}) };
+      return { items: apps, ...(lastKey ? { lastKey } : {}) };
     },
   };
 }
