@@ -27,7 +27,7 @@ export function testApp({ bundle = false, stageAssets = bundle, outdir, context 
 type TestAppOptions = { bundle?: boolean; stageAssets?: boolean; outdir?: string; context?: Record<string, unknown> };
 
 /** A stage's template with its example context (STAGE_CONTEXT), without bundling: for assertions that read the template. */
-export function stageTemplate(stage: Stage): Template {
+function stageTemplate(stage: Stage): Template {
   const app = testApp();
   return Template.fromStack(new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, STAGE_CONTEXT[stage]) }));
 }
