@@ -1,4 +1,5 @@
-import { lastOutcome, type Delivery, type DeliveryStatus } from './deliveries.js';
+import { lastOutcome, type Delivery } from './deliveries.js';
+import type { DeliveryStatus } from './delivery-policy.js';
 import type { MessagingDeps } from './deps.js';
 import { AdminInputError, AdminNotFoundError } from '#domain/admin-errors';
 import { DELIVERY_ID, EVENT_ID } from './events.js';

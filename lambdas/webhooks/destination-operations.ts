@@ -242,8 +242,11 @@ export async function listDestinations(deps: MessagingDeps, { clientId, q, ...qu
 
 export async function showDestination(deps: MessagingDeps, destId: string) {
   const destination = await requireDestination(deps, destId);
-  const [shownDestination, recent] = await Promise.all([shown(deps, destination), deps.store.deliveries.recent(destId, RECENT_DELIVERIES)]);
-  return { destination: shownDestination, recentDeliveries: recent.map(deliverySummary) };
+  const [shownDestination, recent] = await Promise.all([
+    shown(deps, destination),
+    deps.store.deliveries.history(destId, { limit: RECENT_DELIVERIES }),
+  ]);
+  return { destination: shownDestination, recentDeliveries: recent.items.map(deliverySummary) };
 }
 
 /** Send test (6.5 rule 7): a signed synthetic event through the same queue, worker and retry policy. */

@@ -6,7 +6,7 @@ import type { Config } from '#platform/config';
 import type { SafetyOptions } from '#domain/url-safety';
 import { DAY_MS } from '#contract/business-date';
 import { count } from '#platform/observability';
-import { lastOutcome, type Delivery } from './deliveries.js';
+import { lastOutcome, recordOf, type Delivery } from './deliveries.js';
 import type { Deps } from '#platform/deps';
 import type { Store } from '#data/repositories';
 import { MENU_UPDATED } from './events.js';
@@ -105,7 +105,7 @@ export function destinationsRepo(db: Db) {
     /** Strongly consistent: an attempt signs with the secret of the latest rotation and sees a disable or removal at once. */
     async get(id: string): Promise<Destination | null> {
       const item = await getItem(db, destinationKeys.destination(id), true);
-      return item ? toDestination(item) : null;
+      return item ? recordOf<Destination>(item) : null;
     },
     put,
     /**
@@ -159,7 +159,7 @@ export function destinationsRepo(db: Db) {
           ExpressionAttributeValues: Object.fromEntries(names.map((n) => [`:${n}`, fields[n]])),
           ReturnValues: 'ALL_NEW',
         });
-        return Attributes ? toDestination(Attributes) : null;
+        return Attributes ? recordOf<Destination>(Attributes) : null;
       } catch (err) {
         if (isConditionFailure(err)) return null;
         throw err;
@@ -174,7 +174,7 @@ export function destinationsRepo(db: Db) {
       const { items, lastKey } = scope
         ? await groupPage(db, destinationKeys.index, scope.groupId, { prefix }, limit, startKey)
         : await everyGroupPage(db, destinationKeys.index, {}, limit, startKey);
-      return { destinations: items.map(toDestination), ...(lastKey ? { lastKey } : {}) };
+      return { destinations: items.map(recordOf<Destination>), lastKey };
     },
     /**
      * Health after an attempt, as one atomic update of the health item (no read-modify-write between concurrent
@@ -243,11 +243,6 @@ export function destinationsRepo(db: Db) {
       });
     },
   };
-}
-
-function toDestination(item: Record<string, unknown>): Destination {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ...destination } = item;
-  return destination as Destination;
 }
 
 /**
