@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { randomSecret } from '#domain/crypto';
 import type { App } from '#data/apps';
 import { lastOutcome, type Delivery } from './deliveries.js';
-import { isPaused, UNTESTED, urlSafetyOf, type Destination, type DestinationHealth } from './destinations.js';
+import { isPaused, UNTESTED, urlSafetyOf, type Destination } from './destinations.js';
 import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from './deps.js';
 import { sendMail } from '#platform/mailer';
@@ -47,11 +47,11 @@ const destinationId = v.object({ destinationId: v.pipe(v.string(), v.regex(DESTI
 
 /** A destination as ops and owners see it: never the signing secret. */
 /** `paused`: its new deliveries are held until it answers again (docs/decisions/webhooks.md). */
-export type PublicDestination = Omit<Destination, 'signingSecret' | 'health'> & { health: DestinationHealth; paused: boolean };
+export type PublicDestination = ReturnType<typeof publicDestination>;
 
-function publicDestination(d: Destination): PublicDestination {
+function publicDestination(d: Destination) {
   const { signingSecret: _secret, health, ...rest } = d;
-  return { ...rest, health: d.enabled ? health : 'DISABLED', paused: d.enabled && isPaused(d) };
+  return { ...rest, health: d.enabled ? health : ('DISABLED' as const), paused: d.enabled && isPaused(d) };
 }
 
 /** A destination as shown after a change: with the health its attempts recorded. */
@@ -181,8 +181,9 @@ export async function editDestination(deps: MessagingDeps, destId: string, input
   return { destination: await shown(deps, updated) };
 }
 
-/** Writes configuration fields of a destination; 404 when it was removed meanwhile. */
+/** Writes configuration fields of a destination; 404 when there is none (or it was removed meanwhile). */
 async function change(deps: MessagingDeps, destId: string, fields: Partial<Destination>): Promise<Destination> {
+  parseInput(destinationId, { destinationId: destId });
   const updated = await deps.store.destinations.update(destId, { ...fields, updatedAt: new Date(deps.clock.now()).toISOString() });
   if (!updated) throw new AdminNotFoundError(`destination ${destId} does not exist`);
   return updated;
@@ -190,13 +191,11 @@ async function change(deps: MessagingDeps, destId: string, fields: Partial<Desti
 
 /** A new secret at once; the previous one stops working immediately (no overlap). */
 export async function rotateSecret(deps: MessagingDeps, destId: string) {
-  await requireDestination(deps, destId);
   const signingSecret = randomSecret(32);
   return { destination: await shown(deps, await change(deps, destId, { signingSecret })), signingSecret };
 }
 
 export async function setEnabled(deps: MessagingDeps, destId: string, enabled: boolean) {
-  await requireDestination(deps, destId);
   return { destination: await shown(deps, await change(deps, destId, { enabled })) };
 }
 
@@ -224,17 +223,13 @@ export async function listDestinations(deps: MessagingDeps, { clientId, q, ...qu
       }
       const scope = app ? { groupId: app.groupId, clientId: app.clientId } : undefined;
       const read = async (n: number, key?: WalkKey) => {
-        const { destinations, lastKey } = await deps.store.destinations.page({
-          limit: n,
-          ...(scope ? { scope } : {}),
-          ...(key ? { startKey: key } : {}),
-        });
-        return { items: destinations, ...(lastKey ? { lastKey } : {}) };
+        const { destinations: items, lastKey } = await deps.store.destinations.page({ limit: n, scope, startKey: key });
+        return { items, lastKey };
       };
       const page = q
         ? await searchPage(read, (ds) => ds.filter((d) => matches(q, [d.destinationId, d.name, d.hostname, d.clientId])), limit, startKey)
         : await read(limit, startKey);
-      return { items: await deps.store.destinations.withHealth(page.items), ...(page.lastKey ? { lastKey: page.lastKey } : {}) };
+      return { items: await deps.store.destinations.withHealth(page.items), lastKey: page.lastKey };
     },
   );
   return { destinations: items.map(publicDestination), ...(nextCursor ? { nextCursor } : {}) };

@@ -25,7 +25,6 @@ export const isPaused = (d: Pick<Destination, 'consecutiveFailures'>): boolean =
 
 /** Stored health; DISABLED is derived from `enabled` when shown. */
 type StoredHealth = 'NOT_TESTED' | 'HEALTHY' | 'FAILING';
-export type DestinationHealth = StoredHealth | 'DISABLED';
 
 /** A customer's webhook receiver (contract 6.5). */
 export type Destination = {

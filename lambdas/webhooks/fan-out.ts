@@ -109,8 +109,7 @@ export const FAN_OUT_WRITES = {
 } as const;
 
 /** Time as the pace keeps it: real by default (the rate is the table's, not the business clock's); tests pass their own. */
-export type Ticker = { now(): number; sleep(ms: number): Promise<void> };
-const realTime: Ticker = { now: () => performance.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+const realTime = { now: () => performance.now(), sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
 
 /** One invocation's share of FAN_OUT_WRITES: `take` waits until `units` more fit; `seconds` is the budget's time taken so far. */
 export type Pace = { take(units: number): Promise<void>; seconds(): number };
@@ -119,7 +118,7 @@ export type Pace = { take(units: number): Promise<void>; seconds(): number };
  * Each take starts where the one before it ends on the budget's schedule (its units at unitsPerSecond), never
  * sooner: takes made together are given consecutive slots, so an invocation's parallel pages share one budget.
  */
-export function writePace(ticker: Ticker = realTime): Pace {
+export function writePace(ticker = realTime): Pace {
   let free = -Infinity;
   let taken = 0;
   return {
@@ -193,12 +192,7 @@ export const queueDelivery = (deps: MessagingDeps, delivery: Delivery): Promise<
 export const DISPATCH_PAGE = 100;
 
 /** The eligible, enabled destinations among one page of the group's, covering the location. */
-async function eligibleAmong(
-  deps: MessagingDeps,
-  destinations: readonly Destination[],
-  groupId: string,
-  locationId: string,
-): Promise<Destination[]> {
+async function eligibleAmong(deps: MessagingDeps, destinations: readonly Destination[], { groupId, locationId }: MenuEvent) {
   const enabled = destinations.filter((d) => d.enabled);
   const apps = new Map(
     await Promise.all([...new Set(enabled.map((d) => d.clientId))].map(async (id) => [id, await deps.store.apps.get(id)] as const)),
@@ -221,24 +215,15 @@ async function eligibleAmong(
  * queueing fails, leaving the entry (and its cursor) for the sweeper. Returns
  * the deliveries this page queued.
  */
-export async function dispatchMenuEvent(
-  deps: MessagingDeps,
-  event: MenuEvent,
-  cursor: string | null = null,
-  pace: Pace = writePace(),
-): Promise<number> {
+export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent, cursor: string | null = null, pace = writePace()) {
   const location = await deps.store.locations.get(event.groupId, event.locationId);
   if (!location?.modulesEnabled.bevq) {
     await deps.store.outbox.remove(event.eventId);
     return 0;
   }
   const startKey = cursor === null ? undefined : (JSON.parse(cursor) as WalkKey);
-  const page = await deps.store.destinations.page({
-    scope: { groupId: event.groupId },
-    limit: DISPATCH_PAGE,
-    ...(startKey ? { startKey } : {}),
-  });
-  const targets = await deps.store.destinations.withHealth(await eligibleAmong(deps, page.destinations, event.groupId, event.locationId));
+  const page = await deps.store.destinations.page({ scope: { groupId: event.groupId }, limit: DISPATCH_PAGE, startKey });
+  const targets = await deps.store.destinations.withHealth(await eligibleAmong(deps, page.destinations, event));
   const now = deps.clock.now();
   const deliveryOf = (destination: Destination) => newDelivery(event, destination, now);
   await Promise.all([

@@ -12,7 +12,6 @@ import {
 import type { SQSRecord } from 'aws-lambda';
 import type { Delivery } from './deliveries.js';
 import type { Logger } from '#platform/observability';
-import type { SendingQueue, WebhookQueue } from './queue.js';
 import { sha256Hex } from '#domain/crypto';
 import { isId } from '#contract/ids';
 import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST, type WebhookPayload } from './events.js';
@@ -90,6 +89,7 @@ export function standing(message: Pick<DeliveryMessage, 'redrive' | 'requeue'>, 
   return ahead < 0 ? 'stale' : ahead > 0 ? 'early' : 'current';
 }
 
+export type WebhookQueue = ReturnType<typeof sqsWebhookQueue>;
 /** What sending a message needs of a function's deps (MessagingDeps has it). */
 type Queues = { queue: WebhookQueue };
 
@@ -147,7 +147,7 @@ export function parseDeliveryMessage(body: string): DeliveryMessage | null {
 export class RetryLater extends Error {}
 
 /** A message its queue does not carry: logged, visible again at once and failed, so the redrive moves it to the queue's DLQ. */
-export async function refuseRecord(deps: { logger: Logger }, record: SQSRecord, queue: Pick<SendingQueue, 'delay'>): Promise<never> {
+export async function refuseRecord(deps: { logger: Logger }, record: SQSRecord, queue: Pick<WebhookQueue, 'delay'>): Promise<never> {
   deps.logger.error('message refused: not of this queue', { messageId: record.messageId });
   await queue.delay(record.receiptHandle, 0);
   throw new RetryLater(`message ${record.messageId} refused`);
@@ -166,25 +166,30 @@ export function sqsClient(config: SQSClientConfig = {}): SQSClient {
 const SEND_BATCH = 10;
 const SEND_RETRIES = 3;
 
-/** The WebhookQueue over SQS. */
+/**
+ * The webhook queues over SQS: the delivery queue (itself), the fan-out queue, and the delivery queue's DLQ. Bodies
+ * are opaque here: the webhook functions own what a message says.
+ */
 export function sqsWebhookQueue(
   sqs: SQSClient,
   { webhookQueueUrl, webhookDlqUrl, fanOutQueueUrl }: { webhookQueueUrl: string; webhookDlqUrl: string; fanOutQueueUrl: string },
-): WebhookQueue {
+) {
   const setVisibility = async (QueueUrl: string, ReceiptHandle: string, VisibilityTimeout: number) => {
     await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle, VisibilityTimeout }));
   };
-  const sending = (QueueUrl: string): SendingQueue => ({
-    async send(body) {
+  /** One queue its consumer receives from through its event source. */
+  const sending = (QueueUrl: string) => ({
+    /** Sends one message; returns its message id. */
+    async send(body: string) {
       const { MessageId } = await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body }));
       return MessageId!;
     },
     /**
      * SendMessageBatch, 10 entries a request (SQS's limit; bodies here are
      * far below its 256 KB a request), the requests in parallel. Entries SQS
-     * reports failed are sent again, a bounded number of times.
+     * reports failed are sent again, a bounded number of times. Returns their ids in order; throws unless all were sent.
      */
-    async sendAll(bodies) {
+    async sendAll(bodies: readonly string[]) {
       const ids = new Array<string>(bodies.length);
       const batches: number[][] = [];
       for (let i = 0; i < bodies.length; i += SEND_BATCH) batches.push(bodies.slice(i, i + SEND_BATCH).map((_, k) => i + k));
@@ -206,13 +211,15 @@ export function sqsWebhookQueue(
       );
       return ids;
     },
-    delay: (receiptHandle, seconds) => setVisibility(QueueUrl, receiptHandle, seconds),
+    /** Hands a received message back after `seconds`: a retry's wait is its message's visibility; 0 hands a refused one to the redrive. */
+    delay: (receiptHandle: string, seconds: number) => setVisibility(QueueUrl, receiptHandle, seconds),
   });
   return {
     ...sending(webhookQueueUrl),
     fanOut: sending(fanOutQueueUrl),
     dlq: {
-      async receive({ waitSeconds, hideSeconds }) {
+      /** One receive of up to 10 messages, waiting up to `waitSeconds` for one; each stays hidden for `hideSeconds` until deleted or released. */
+      async receive({ waitSeconds, hideSeconds }: { waitSeconds: number; hideSeconds: number }) {
         const { Messages = [] } = await sqs.send(
           new ReceiveMessageCommand({
             QueueUrl: webhookDlqUrl,
@@ -223,10 +230,12 @@ export function sqsWebhookQueue(
         );
         return Messages.map((m) => ({ messageId: m.MessageId!, body: m.Body ?? '', receiptHandle: m.ReceiptHandle! }));
       },
-      async delete(receiptHandle) {
+      async delete(receiptHandle: string) {
         await sqs.send(new DeleteMessageCommand({ QueueUrl: webhookDlqUrl, ReceiptHandle: receiptHandle }));
       },
-      release: (receiptHandle) => setVisibility(webhookDlqUrl, receiptHandle, 0),
+      /** Visible again at once. */
+      release: (receiptHandle: string) => setVisibility(webhookDlqUrl, receiptHandle, 0),
+      /** Approximate counts: messages waiting, and messages received but neither deleted nor visible again. */
       async depth() {
         const { Attributes = {} } = await sqs.send(
           new GetQueueAttributesCommand({
