@@ -1,8 +1,6 @@
 import { request } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import middy from '@middy/core';
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSRecord } from 'aws-lambda';
 import { appKeys, type App } from '#data/apps';
 import { deliveryKeys, lastOutcome, markerOf, type Delivery } from './deliveries.js';
 import {
@@ -16,7 +14,7 @@ import {
 } from './destinations.js';
 import { MENU_UPDATED, WEBHOOK_HEADERS } from './events.js';
 import type { MessagingDeps } from './deps.js';
-import { count, observability, type MetricName } from '#platform/observability';
+import { count, type MetricName } from '#platform/observability';
 
 import { resolveDestination, type ResolvedAddress } from '#domain/url-safety';
 import * as state from './attempt-rules.js';
@@ -24,7 +22,7 @@ import { jitteredBackoffSeconds, scaledTimings, STATUS } from './delivery-policy
 import { classify, errorCodeOf, errorFromException, sign, type AttemptOutcome } from './attempt-rules.js';
 import { appIneligibility, covers } from './fan-out.js';
 
-import { enqueueRelease, parseDeliveryMessage, refuseRecord, RetryLater, standing, type DeliveryMessage } from './messages.js';
+import { enqueueRelease, parseDeliveryMessage, refuseRecord, RetryLater, sqsConsumer, standing, type DeliveryMessage } from './messages.js';
 
 /**
  * The deliverer's side of the journey, in the order it runs: a queue message is
@@ -39,17 +37,7 @@ import { enqueueRelease, parseDeliveryMessage, refuseRecord, RetryLater, standin
  * attempt, all records in parallel; retries come back as batch item failures.
  */
 export function createDeliverer(deps: MessagingDeps) {
-  return middy<SQSEvent, SQSBatchResponse>()
-    .use(observability(deps))
-    .handler((event, context) =>
-      // A processor per invocation: it holds the batch's failures, and the local event source runs invocations side by side.
-      processPartialResponse(
-        event,
-        (record: SQSRecord) => processRecord(deps, record, () => context.getRemainingTimeInMillis()),
-        new BatchProcessor(EventType.SQS),
-        { context, throwOnFullBatchFailure: false },
-      ),
-    );
+  return sqsConsumer(deps, (context) => (record) => processRecord(deps, record, () => context.getRemainingTimeInMillis()));
 }
 
 /**
@@ -284,10 +272,8 @@ function postWebhook(
   }) as unknown as LookupFunction;
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   return new Promise((resolve) => {
-    let settled = false;
+    // The first outcome stands: a promise settles once.
     const done = (outcome: AttemptOutcome) => {
-      if (settled) return;
-      settled = true;
       clearTimeout(timer);
       resolve(outcome);
     };

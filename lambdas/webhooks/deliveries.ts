@@ -1,5 +1,5 @@
 import { STATUS, TERMINAL_STATUSES, type DeliveryStatus, type TimelineEntry } from './delivery-policy.js';
-import type { EventType } from './events.js';
+import { deliveryIdOf, payloadOf, type EventFacts } from './messages.js';
 import { getItem, applied, itemOf, queryPage, readItems, type Db, deleteItem, putItem } from '#data/store';
 import { everyGroupPage, type GroupIndex, type WalkKey } from '#data/group-index';
 import { GSI1, GSI2, GSI3 } from '#data/table';
@@ -16,42 +16,51 @@ import { GSI1, GSI2, GSI3 } from '#data/table';
  */
 export type DeadLetterReason = 'attempts_exhausted' | 'receives_exhausted' | 'record_missing';
 
+/**
+ * One event for one destination, as it begins: created once per (eventId, destinationId), carried by one SQS
+ * message. Its shape is the record's (`Delivery`).
+ */
+export function newDelivery(event: EventFacts, destination: { destinationId: string; hostname: string; clientId: string }, now: number) {
+  const at = new Date(now).toISOString();
+  return {
+    deliveryId: deliveryIdOf(event.eventId, destination.destinationId),
+    eventId: event.eventId,
+    eventType: event.eventType,
+    destinationId: destination.destinationId,
+    destinationHost: destination.hostname,
+    clientId: destination.clientId,
+    groupId: event.groupId,
+    locationId: event.locationId,
+    /** The exact payload sent on every attempt (only the timestamp and signature are fresh). */
+    body: payloadOf(event),
+    status: STATUS.PENDING as DeliveryStatus,
+    /** Attempts started so far; advanced only by the conditional write that starts one. */
+    attempts: 0,
+    /** Nominal waits chosen after each retryable failure, seconds. */
+    backoffHistory: [] as number[],
+    /** When the attempt under way or last made started: an attempt's timeline entry is written at its outcome. */
+    lastAttemptAt: null as string | null,
+    nextAttemptAt: null as string | null,
+    redrives: 0,
+    /** Times the sweeper queued it again because its message vanished (expired or purged); attempts go on where they were. */
+    requeues: 0,
+    /** The SQS message id that carries this delivery; any other message for it is a duplicate. Null until claimed. */
+    carrier: null as string | null,
+    /** The carrier's receive count when the current attempt started: a receive no later than it is a duplicate, not a return. */
+    attemptReceive: null as number | null,
+    /** Set while the delivery's message is (or is bound for) the DLQ; shown by `dlq list`. */
+    deadLetterReason: null as DeadLetterReason | null,
+    /** Its attempts, refusals and redrives, oldest first, at most TIMELINE_ENTRIES. */
+    timeline: [] as TimelineEntry[],
+    /** Bumped by every write; each write is conditional on the version it read. */
+    version: 0,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
 /** One event for one destination: created once per (eventId, destinationId), carried by one SQS message. */
-export type Delivery = {
-  deliveryId: string;
-  eventId: string;
-  eventType: EventType;
-  destinationId: string;
-  destinationHost: string;
-  clientId: string;
-  groupId: string;
-  locationId: string;
-  /** The exact payload sent on every attempt (only the timestamp and signature are fresh). */
-  body: string;
-  status: DeliveryStatus;
-  /** Attempts started so far; advanced only by the conditional write that starts one. */
-  attempts: number;
-  /** Nominal waits chosen after each retryable failure, seconds. */
-  backoffHistory: number[];
-  /** When the attempt under way or last made started: an attempt's timeline entry is written at its outcome. */
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
-  redrives: number;
-  /** Times the sweeper queued it again because its message vanished (expired or purged); attempts go on where they were. */
-  requeues: number;
-  /** The SQS message id that carries this delivery; any other message for it is a duplicate. Null until claimed. */
-  carrier: string | null;
-  /** The carrier's receive count when the current attempt started: a receive no later than it is a duplicate, not a return. */
-  attemptReceive: number | null;
-  /** Set while the delivery's message is (or is bound for) the DLQ; shown by `dlq list`. */
-  deadLetterReason: DeadLetterReason | null;
-  /** Its attempts, refusals and redrives, oldest first, at most TIMELINE_ENTRIES. */
-  timeline: TimelineEntry[];
-  /** Bumped by every write; each write is conditional on the version it read. */
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-};
+export type Delivery = ReturnType<typeof newDelivery>;
 
 /** A delivery's fields its dead letter's marker copies (null without a record), so `dlq list` is one paged query. */
 const COPIED = [

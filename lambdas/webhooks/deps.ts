@@ -24,11 +24,8 @@ export type MessagingDeps<S extends WebhookStore = WebhookStore> = Deps<S> & {
   queue: WebhookQueue;
 };
 
-export type Endpoints = { dynamodb?: Endpoint; sqs?: Endpoint };
-export type AwsClients = { dynamodb: DynamoDBClient; sqs: SQSClient };
-
 /** The DynamoDB and SQS clients at their endpoints (absent: AWS itself). SES is the mailing functions' own (ses-mailer.ts). */
-export function awsClients(endpoints: Endpoints = {}): AwsClients {
+export function awsClients(endpoints: { dynamodb?: Endpoint; sqs?: Endpoint } = {}) {
   return {
     dynamodb: new DynamoDBClient(endpoints.dynamodb ?? {}),
     sqs: sqsClient(endpoints.sqs ?? {}),
@@ -40,7 +37,7 @@ export type MessagingDepsOptions<S extends WebhookStore = WebhookStore> = DepsOp
 
 /** `repositories`: the room's list (WEBHOOK_REPOSITORIES and its own records), the type of its store `S`. */
 export function buildMessagingDeps<S extends WebhookStore = WebhookStore>(
-  clients: AwsClients,
+  clients: { dynamodb: DynamoDBClient; sqs: SQSClient },
   options: MessagingDepsOptions<S> = {},
   repositories: typeof WEBHOOK_REPOSITORIES = WEBHOOK_REPOSITORIES,
 ): MessagingDeps<S> {

@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import * as v from 'valibot';
 import { randomSecret } from '#domain/crypto';
 import type { App } from '#data/apps';
-import { lastOutcome, type Delivery } from './deliveries.js';
+import { lastOutcome, newDelivery, type Delivery } from './deliveries.js';
 import { isPaused, UNTESTED, urlSafetyOf, type Destination } from './destinations.js';
 import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from './deps.js';
 import { sendMail } from '#platform/mailer';
 
 import { resolveDestination } from '#domain/url-safety';
-import { appIneligibility, covers, newDelivery, queueDelivery } from './fan-out.js';
+import { appIneligibility, covers, queueDeliveries } from './fan-out.js';
 
 import { testEventId } from './messages.js';
 import { adminPage, type PageQuery } from '#platform/admin-paging';
@@ -266,6 +266,6 @@ export async function sendTest(deps: MessagingDeps, destId: string, locationId: 
     revision: '',
   };
   const delivery = newDelivery(event, destination, now);
-  await queueDelivery(deps, delivery);
+  await queueDeliveries(deps, [delivery]);
   return { eventId: event.eventId, deliveryId: delivery.deliveryId };
 }

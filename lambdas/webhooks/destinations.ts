@@ -13,10 +13,7 @@ import { MENU_UPDATED } from './events.js';
 
 /** The destination URL rules as this deployment applies them, on save and before every attempt. */
 export function urlSafetyOf(config: Pick<Config, 'webhookAllowLoopback' | 'webhookListenInbox'>): SafetyOptions {
-  return {
-    allowLoopback: config.webhookAllowLoopback,
-    ...(config.webhookListenInbox ? { listenInbox: config.webhookListenInbox.origin } : {}),
-  };
+  return { allowLoopback: config.webhookAllowLoopback, listenInbox: config.webhookListenInbox?.origin };
 }
 
 /** A destination is paused while its consecutive failed attempts reach the policy's bound; a success ends it. */
@@ -232,13 +229,13 @@ export function destinationsRepo(db: Db) {
       return destinations.map((d) => {
         const item = itemOf(found, destinationKeys.health(d.destinationId));
         if (!item) return d;
-        const health: HealthFields = {
+        return {
+          ...d,
           health: item.health as HealthFields['health'],
           consecutiveFailures: Number(item.consecutiveFailures ?? 0),
           lastSuccessAt: (item.lastSuccessAt as string | undefined) ?? d.lastSuccessAt,
           lastFailureAt: (item.lastFailureAt as string | undefined) ?? d.lastFailureAt,
         };
-        return { ...d, ...health };
       });
     },
   };

@@ -1,25 +1,14 @@
-import middy from '@middy/core';
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { observability } from '#platform/observability';
+import type { SQSRecord } from 'aws-lambda';
 import type { App } from '#data/apps';
 import { STATUS } from './delivery-policy.js';
 import { isPaused, type Destination } from './destinations.js';
 import type { WalkKey } from '#data/group-index';
 import { headOf } from '#data/menus';
-import type { Delivery } from './deliveries.js';
+import { newDelivery, type Delivery } from './deliveries.js';
 import { outboxKeys, type MenuEvent, type OutboxEntry } from './outbox.js';
 import { PARTITION_WRITES_PER_SECOND, TABLE_KEYS } from '#data/table';
 import type { MessagingDeps } from './deps.js';
-import {
-  deliveryIdOf,
-  enqueueDeliveries,
-  enqueueDispatch,
-  parseFanOutMessage,
-  payloadOf,
-  refuseRecord,
-  type EventFacts,
-} from './messages.js';
+import { enqueueDeliveries, enqueueDispatch, parseFanOutMessage, refuseRecord, sqsConsumer } from './messages.js';
 import { releaseIfResumed } from './pause.js';
 import { CLIENT_CREDENTIALS } from '#contract/credentials';
 import { BEVQ_SCOPE } from '#contract/scopes';
@@ -59,36 +48,6 @@ export function covers(destination: Pick<Destination, 'locationIds' | 'groupId'>
   if (destination.groupId !== groupId || app.groupId !== groupId) return false;
   const covered = coveredLocationIds(destination, app);
   return covered === null || covered.includes(locationId);
-}
-
-/** A fresh delivery record for one event and one destination. */
-export function newDelivery(event: EventFacts, destination: Destination, now: number): Delivery {
-  const at = new Date(now).toISOString();
-  return {
-    deliveryId: deliveryIdOf(event.eventId, destination.destinationId),
-    eventId: event.eventId,
-    eventType: event.eventType,
-    destinationId: destination.destinationId,
-    destinationHost: destination.hostname,
-    clientId: destination.clientId,
-    groupId: event.groupId,
-    locationId: event.locationId,
-    body: payloadOf(event),
-    status: STATUS.PENDING,
-    attempts: 0,
-    backoffHistory: [],
-    lastAttemptAt: null,
-    nextAttemptAt: null,
-    redrives: 0,
-    requeues: 0,
-    carrier: null,
-    attemptReceive: null,
-    deadLetterReason: null,
-    timeline: [],
-    version: 0,
-    createdAt: at,
-    updatedAt: at,
-  };
 }
 
 /**
@@ -157,9 +116,8 @@ async function recordDeliveries(deps: MessagingDeps, deliveries: readonly Delive
 }
 
 /** Records the deliveries, then queues their messages in batches (each for the record's counts as they stand). */
-async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[], pace: Pace): Promise<void> {
-  const recorded = await recordDeliveries(deps, deliveries, pace);
-  await enqueueDeliveries(deps, recorded);
+export async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[], pace = writePace()): Promise<void> {
+  await enqueueDeliveries(deps, await recordDeliveries(deps, deliveries, pace));
 }
 
 /**
@@ -185,8 +143,6 @@ async function holdDeliveries(deps: MessagingDeps, deliveries: readonly Delivery
   const at = new Date(deps.clock.now()).toISOString();
   await Promise.all([...new Set(toHold.map((d) => d.destinationId))].map((id) => deps.store.holds.markPaused(id, at)));
 }
-
-export const queueDelivery = (deps: MessagingDeps, delivery: Delivery): Promise<void> => queueDeliveries(deps, [delivery], writePace());
 
 /** Destinations one fan-out page takes: one invocation's work stays the same however many a group has. */
 export const DISPATCH_PAGE = 100;
@@ -246,16 +202,11 @@ export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent, c
  * pages after a publish's first, and resumed destinations' releases; never a delivery.
  */
 export function createFanOutConsumer(deps: MessagingDeps) {
-  return middy<SQSEvent, SQSBatchResponse>()
-    .use(observability(deps))
-    .handler((event, context) => {
-      // One write budget per invocation: the pages of a batch share it.
-      const pace = writePace();
-      return processPartialResponse(event, (record: SQSRecord) => wakeUp(deps, record, pace), new BatchProcessor(EventType.SQS), {
-        context,
-        throwOnFullBatchFailure: false,
-      });
-    });
+  return sqsConsumer(deps, () => {
+    // One write budget per invocation: the pages of a batch share it.
+    const pace = writePace();
+    return (record) => wakeUp(deps, record, pace);
+  });
 }
 
 /**

@@ -9,9 +9,10 @@ import {
   SQSClient,
   type SQSClientConfig,
 } from '@aws-sdk/client-sqs';
-import type { SQSRecord } from 'aws-lambda';
-import type { Delivery } from './deliveries.js';
-import type { Logger } from '#platform/observability';
+import middy from '@middy/core';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { observability, type Logger } from '#platform/observability';
 import { sha256Hex } from '#domain/crypto';
 import { isId } from '#contract/ids';
 import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST, type WebhookPayload } from './events.js';
@@ -81,10 +82,12 @@ export type DeliveryMessage = {
 };
 
 /** A delivery as its message is sent: the redrive and requeue counts it carries, the hints, the id. */
-type Outgoing = Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId' | 'redrives' | 'requeues'>;
+type Outgoing = Pick<DeliveryMessage, 'deliveryId' | 'destinationId' | 'clientId'> & Counts;
+/** A record's redrive and requeue counts. */
+type Counts = { redrives: number; requeues: number };
 
 /** Where a message stands against its record: sent for earlier counts (stale), for these (current), or for later ones (early). */
-export function standing(message: Pick<DeliveryMessage, 'redrive' | 'requeue'>, d: Pick<Delivery, 'redrives' | 'requeues'>) {
+export function standing(message: Pick<DeliveryMessage, 'redrive' | 'requeue'>, d: Counts) {
   const ahead = message.redrive - d.redrives || message.requeue - d.requeues;
   return ahead < 0 ? 'stale' : ahead > 0 ? 'early' : 'current';
 }
@@ -141,6 +144,22 @@ export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   } catch {
     return null;
   }
+}
+
+/** What the observability middleware needs of a function's deps (MessagingDeps has it). */
+type Observed = Parameters<typeof observability>[0];
+
+/**
+ * An SQS event source's function (reportBatchItemFailures): `handler` makes, per invocation, what handles each
+ * record; records run in parallel, and one that throws comes back as a batch item failure. A processor per
+ * invocation: it holds the batch's failures, and the local event source runs invocations side by side.
+ */
+export function sqsConsumer(deps: Observed, handler: (context: Context) => (record: SQSRecord) => Promise<void>) {
+  return middy<SQSEvent, SQSBatchResponse>()
+    .use(observability(deps))
+    .handler((event, context) =>
+      processPartialResponse(event, handler(context), new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false }),
+    );
 }
 
 /** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
