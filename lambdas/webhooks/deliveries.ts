@@ -155,10 +155,7 @@ export function deliveriesRepo(db: Db) {
   /** Records by id, strongly consistent, in one BatchGetItem per 100, in the ids' order (null where there is none). */
   const many = async (ids: readonly string[]): Promise<(Delivery | null)[]> => {
     const items = await readItems(db, ids.map(deliveryKeys.delivery));
-    return ids.map((id) => {
-      const item = itemOf(items, deliveryKeys.delivery(id));
-      return item ? recordOf<Delivery>(item) : null;
-    });
+    return ids.map((id) => itemOf(items, deliveryKeys.delivery(id))).map((item) => (item ? recordOf<Delivery>(item) : null));
   };
   const item = (d: Delivery) => ({
     ...deliveryKeys.delivery(d.deliveryId),

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { randomSecret } from '#domain/crypto';
 import type { App } from '#data/apps';
 import { lastOutcome, newDelivery, type Delivery } from './deliveries.js';
-import { isPaused, UNTESTED, urlSafetyOf, type Destination } from './destinations.js';
+import { aboutDestination, isPaused, UNTESTED, urlSafetyOf, type Destination } from './destinations.js';
 import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from './deps.js';
 import { sendMail } from '#platform/mailer';
@@ -11,7 +11,7 @@ import { sendMail } from '#platform/mailer';
 import { resolveDestination } from '#domain/url-safety';
 import { appIneligibility, covers, queueDeliveries } from './fan-out.js';
 
-import { testEventId } from './messages.js';
+import { newEvent } from './messages.js';
 import { adminPage, type PageQuery } from '#platform/admin-paging';
 import { matches, searchPage } from '#platform/admin-search';
 import {
@@ -114,17 +114,13 @@ export async function requireDestination(deps: MessagingDeps, destId: string): P
 async function notifyOwner(deps: MessagingDeps, d: Destination, change: 'created' | 'updated' | 'removed'): Promise<void> {
   const app = await deps.store.apps.get(d.clientId);
   if (!app?.ownerEmail) return;
-  const mail = {
-    to: app.ownerEmail,
-    subject: `Customer API: webhook destination "${d.name}" ${change}`,
-    text:
-      `The webhook destination ${d.destinationId} ("${d.name}", host ${d.hostname}) of application ` +
-      `${app.clientId} (${app.name}) was ${change}.\n` +
-      (change === 'removed'
-        ? 'It receives no further events.\n'
-        : `Locations: ${d.locationIds?.join(', ') ?? 'all the application covers'}.\n`) +
-      'If you did not expect this change, contact your administrator.\n',
-  };
+  const text = (named: string) =>
+    `${named} was ${change}.\n` +
+    (change === 'removed'
+      ? 'It receives no further events.\n'
+      : `Locations: ${d.locationIds?.join(', ') ?? 'all the application covers'}.\n`) +
+    'If you did not expect this change, contact your administrator.\n';
+  const mail = { to: app.ownerEmail, ...aboutDestination(app, d, change, text) };
   // A failed send is counted and logged (never the address); the change itself stands.
   await sendMail(deps, mail, `destination-${change}`);
 }
@@ -257,14 +253,7 @@ export async function sendTest(deps: MessagingDeps, destId: string, locationId: 
     throw new AdminInputError(`destination ${destId} does not cover location ${locationId}`);
   }
   const now = deps.clock.now();
-  const event = {
-    eventId: testEventId(),
-    eventType: WEBHOOK_TEST,
-    occurredAt: new Date(now).toISOString(),
-    groupId: destination.groupId,
-    locationId,
-    revision: '',
-  };
+  const event = newEvent(WEBHOOK_TEST, { groupId: destination.groupId, locationId, revision: '' }, now);
   const delivery = newDelivery(event, destination, now);
   await queueDeliveries(deps, [delivery]);
   return { eventId: event.eventId, deliveryId: delivery.deliveryId };

@@ -209,12 +209,8 @@ export function destinationsRepo(db: Db) {
     /** Names of destinations by id, in one batch read (eventually consistent: a list's labels); a removed one is absent. */
     async names(ids: readonly string[]): Promise<Map<string, string>> {
       const found = await readItems(db, ids.map(destinationKeys.destination), false);
-      const names = new Map<string, string>();
-      for (const id of ids) {
-        const item = itemOf(found, destinationKeys.destination(id));
-        if (item) names.set(id, String(item.name));
-      }
-      return names;
+      const named = ids.map((id) => [id, itemOf(found, destinationKeys.destination(id))?.name] as const);
+      return new Map(named.filter(([, name]) => name !== undefined).map(([id, name]) => [id, String(name)]));
     },
     /**
      * The destinations with the health their attempts recorded (ops' views; an attempt needs none). A destination
@@ -290,6 +286,18 @@ export async function noticeRecovery(deps: NoticeDeps, destination: Destination,
   });
 }
 
+/**
+ * What a mail to the owner says about one of their destinations (configuration or health): its subject ends in
+ * `about`; its text goes on from the sentence naming the destination and its application. Never a secret, never the
+ * full URL (only the safe hostname).
+ */
+export function aboutDestination(app: App, destination: Destination, about: string, text: (named: string) => string) {
+  const named =
+    `The webhook destination ${destination.destinationId} ("${destination.name}", host ${destination.hostname}) of application ` +
+    `${app.clientId} (${app.name})`;
+  return { subject: `Customer API: webhook destination "${destination.name}" ${about}`, text: text(named) };
+}
+
 /** A notice about `destination` (read alongside the owner when a promise): the end of its subject, and its text after the sentence naming it. */
 type Notice = { destination: Destination | Promise<Destination | null>; subject: string; text: (named: string) => string };
 
@@ -309,11 +317,7 @@ async function notify(
     if (!notice) return;
     const [destination, app] = await Promise.all([notice.destination, deps.store.apps.get(d.clientId)]);
     if (!destination || !app?.ownerEmail) return;
-    const named =
-      `The webhook destination ${destination.destinationId} ("${destination.name}", host ${destination.hostname}) of application ` +
-      `${d.clientId} (${app.name})`;
-    const subject = `Customer API: webhook destination "${destination.name}" ${notice.subject}`;
-    const mail = { to: app.ownerEmail, subject, text: notice.text(named) };
+    const mail = { to: app.ownerEmail, ...aboutDestination(app, destination, notice.subject, notice.text) };
     await deps.store.mailOutbox.queue(`destination-${kind}#${d.destinationId}#${new Date(now).toISOString()}`, mail, now);
   } catch (err) {
     deps.logger.error('owner failure notice not queued', { kind, destinationId: d.destinationId, error: (err as Error).name });

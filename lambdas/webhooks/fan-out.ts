@@ -187,13 +187,12 @@ export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent, c
     holdDeliveries(deps, targets.filter(isPaused).map(deliveryOf), pace),
   ]);
   deps.logger.info('menu event dispatched', { eventId: event.eventId, deliveries: targets.length, more: page.lastKey !== undefined });
-  if (!page.lastKey) {
-    await deps.store.outbox.remove(event.eventId);
-    return targets.length;
+  if (!page.lastKey) await deps.store.outbox.remove(event.eventId);
+  else {
+    const next = JSON.stringify(page.lastKey);
+    if (await deps.store.outbox.advance(event.eventId, cursor, next, new Date(now).toISOString()))
+      await enqueueDispatch(deps, event.eventId, next);
   }
-  const next = JSON.stringify(page.lastKey);
-  if (await deps.store.outbox.advance(event.eventId, cursor, next, new Date(now).toISOString()))
-    await enqueueDispatch(deps, event.eventId, next);
   return targets.length;
 }
 

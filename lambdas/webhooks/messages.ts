@@ -45,6 +45,14 @@ export function deliveryIdOf(eventId: string, destinationId: string): string {
 
 /** What makes an event: its payload (6.3) less what follows from it. */
 export type EventFacts = Omit<WebhookPayload, 'resource' | 'test'>;
+/** Where an event happens, and the revision it announces. */
+type Where = Pick<EventFacts, 'groupId' | 'locationId' | 'revision'>;
+
+/** An event of one location, occurring `now`: a menu event's id follows from its revision, a Send test's (revision "") is fresh. */
+export function newEvent<T extends EventFacts['eventType']>(eventType: T, { groupId, locationId, revision }: Where, now: number) {
+  const eventId = eventType === MENU_UPDATED ? menuEventId(groupId, locationId, revision) : testEventId();
+  return { eventId, eventType, occurredAt: new Date(now).toISOString(), groupId, locationId, revision };
+}
 
 /** The payload of 6.3, serialised once: every attempt sends these exact bytes. */
 export function payloadOf(event: EventFacts): string {

@@ -5,7 +5,6 @@ import { strongEtag } from '#domain/etag';
 import { menuInput, type MenuData, type MenuSection, type PosHealth } from '#contract/schemas/bevq';
 import { headOf, MenuConflictError, type StoredMenu } from '#data/menus';
 import { StorageLimitError } from '#data/limits';
-import type { MenuEvent } from './outbox.js';
 import type { MessagingDeps } from './deps.js';
 import { count, observability } from '#platform/observability';
 import { MENU_UPDATED } from './events.js';
@@ -13,7 +12,7 @@ import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain
 import { parseInput } from '#contract/validation';
 import { id } from '#contract/schemas/common';
 import { dispatchMenuEvent } from './fan-out.js';
-import { menuEventId } from './messages.js';
+import { menuEventId, newEvent } from './messages.js';
 
 /**
  * A menu publish, the journey's first half: the dispatcher function (and the CLI and admin API) validate a
@@ -46,16 +45,7 @@ export async function writeMenu(deps: MessagingDeps, request: PublishRequest) {
     const now = deps.clock.now();
     const built = buildMenu(input, previous?.menu ?? null, now);
     if (previous && !built.changed) return { stored: previous, written: false, event: null };
-    const event: MenuEvent | null = built.newRevision
-      ? {
-          eventId: menuEventId(groupId, locationId, built.menu.revision),
-          eventType: MENU_UPDATED,
-          occurredAt: new Date(now).toISOString(),
-          groupId,
-          locationId,
-          revision: built.menu.revision,
-        }
-      : null;
+    const event = built.newRevision ? newEvent(MENU_UPDATED, { groupId, locationId, revision: built.menu.revision }, now) : null;
     const stored: StoredMenu = { groupId, locationId, menu: built.menu, etag: built.etag, seq: (previous?.seq ?? 0) + 1 };
     // The entry before the body it announces: should the body never land, the sweeper finds the menu without it and drops the entry.
     if (event) await deps.store.outbox.add(event);
