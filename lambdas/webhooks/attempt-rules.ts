@@ -29,13 +29,11 @@ export type AttemptOutcome = { status: number } | { error: AttemptError };
 export type AttemptError =
   'timeout' | 'connection_refused' | 'connection_reset' | 'dns_failure' | 'tls_error' | 'network_error' | 'blocked_address' | 'invalid_url';
 
-export type Verdict = 'success' | 'retry' | 'permanent';
-
 const RETRIED_STATUSES = new Set([408, 425, 429]);
 /** The target itself is refused by policy: retrying cannot help. */
 const PERMANENT_ERRORS = new Set<AttemptError>(['blocked_address', 'invalid_url']);
 
-export function classify(outcome: AttemptOutcome): Verdict {
+export function classify(outcome: AttemptOutcome) {
   if ('error' in outcome) return PERMANENT_ERRORS.has(outcome.error) ? 'permanent' : 'retry';
   const { status } = outcome;
   if (status >= 200 && status <= 299) return 'success';

@@ -16,14 +16,11 @@ type DeadLetterFilter = { destinationId?: string; q?: string };
 export async function listDeadLetters(deps: MessagingDeps, { destinationId, q, ...query }: DeadLetterFilter & PageQuery = {}) {
   const now = deps.clock.now();
   const named = new Map<string, string>();
-  const nameThem = async (markers: DeadLetterMarker[]) => {
-    const ids = [...new Set(markers.flatMap((m) => (m.destinationId && !named.has(m.destinationId) ? [m.destinationId] : [])))];
-    for (const [id, name] of await deps.store.destinations.names(ids)) named.set(id, name);
-  };
   const read = (limit: number, startKey?: WalkKey) => deps.store.deliveries.deadLetterPage(Math.floor(now / 1000), limit, startKey);
   const keep = async (markers: DeadLetterMarker[]) => {
     const ofDestination = destinationId ? markers.filter((m) => m.destinationId === destinationId) : markers;
-    await nameThem(ofDestination);
+    const ids = [...new Set(ofDestination.flatMap((m) => (m.destinationId && !named.has(m.destinationId) ? [m.destinationId] : [])))];
+    for (const [id, name] of await deps.store.destinations.names(ids)) named.set(id, name);
     return q
       ? ofDestination.filter((m) =>
           matches(q, [

@@ -1,4 +1,4 @@
-import { lastOutcome, markerOf, type DeadLetterMarker, type Delivery } from './deliveries.js';
+import { lastOutcome, markerOf, missingMarker, type DeadLetterMarker, type Delivery } from './deliveries.js';
 import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from './deps.js';
 import { count } from '#platform/observability';
@@ -81,8 +81,6 @@ async function scanDlq(deps: MessagingDeps, visit: (m: DlqMessage) => Promise<'d
   return deleted;
 }
 
-export type Reconciled = { stranded: number; relisted: number; removed: number };
-
 /**
  * The sweeper's pass over the DLQ, so that every message there is listed
  * with its reason, whatever moved it: a spent delivery (DEAD_LETTER) is
@@ -93,9 +91,9 @@ export type Reconciled = { stranded: number; relisted: number; removed: number }
  * the delivery's carrier (left behind by a redrive, orphaned by a redrive that
  * failed half-way, or duplicates) and copies of finished deliveries are deleted.
  */
-export async function reconcileDlq(deps: MessagingDeps): Promise<Reconciled> {
+export async function reconcileDlq(deps: MessagingDeps) {
   const { store, clock, logger } = deps;
-  const result: Reconciled = { stranded: 0, relisted: 0, removed: 0 };
+  const result = { stranded: 0, relisted: 0, removed: 0 };
   // One read per message visited (the pass has a time budget), never a read of every marker.
   const list = async (marker: DeadLetterMarker, expiresAtSeconds?: number) => {
     if (await store.deliveries.isDeadLetter(marker.deliveryId, Math.floor(clock.now() / 1000))) return;
@@ -113,7 +111,7 @@ export async function reconcileDlq(deps: MessagingDeps): Promise<Reconciled> {
     const now = clock.now();
     if (!d) {
       logger.error('DLQ message without a delivery record', { deliveryId });
-      await list(missingMarker(deliveryId, now), Math.floor(now / 1000) + WEBHOOK_QUEUES.dlqRetentionSeconds);
+      await list(missingMarker(deliveryId, new Date(now).toISOString()), Math.floor(now / 1000) + WEBHOOK_QUEUES.dlqRetentionSeconds);
       return 'keep';
     }
     const stale = standing(message, d) !== 'current' || (d.carrier !== null && d.carrier !== messageId);
@@ -134,26 +132,6 @@ export async function reconcileDlq(deps: MessagingDeps): Promise<Reconciled> {
   };
   result.removed = await scanDlq(deps, visit, { budgetSeconds: DLQ_PASS_SECONDS });
   return result;
-}
-
-/** The marker of a message without a record: nothing of a delivery to copy. */
-function missingMarker(deliveryId: string, now: number): DeadLetterMarker {
-  return {
-    deliveryId,
-    reason: 'record_missing',
-    since: new Date(now).toISOString(),
-    lastErrorCode: null,
-    groupId: null,
-    clientId: null,
-    locationId: null,
-    status: null,
-    eventId: null,
-    eventType: null,
-    destinationId: null,
-    destinationHost: null,
-    attempts: null,
-    createdAt: null,
-  };
 }
 
 const REDRIVE_BINDING: Record<string, string> = { r: 'dead-letters-redrive' };

@@ -1,8 +1,6 @@
 import { request } from 'node:https';
-import type { LookupFunction } from 'node:net';
-import middy from '@middy/core';
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { isIP, type LookupFunction } from 'node:net';
+import type { SQSRecord } from 'aws-lambda';
 import { appKeys, type App } from '#data/apps';
 import { deliveryKeys, lastOutcome, markerOf, type Delivery } from './deliveries.js';
 import {
@@ -16,7 +14,7 @@ import {
 } from './destinations.js';
 import { MENU_UPDATED, WEBHOOK_HEADERS } from './events.js';
 import type { MessagingDeps } from './deps.js';
-import { count, observability, type MetricName } from '#platform/observability';
+import { count, type MetricName } from '#platform/observability';
 
 import { resolveDestination, type ResolvedAddress } from '#domain/url-safety';
 import * as state from './attempt-rules.js';
@@ -24,7 +22,7 @@ import { jitteredBackoffSeconds, scaledTimings, STATUS } from './delivery-policy
 import { classify, errorCodeOf, errorFromException, sign, type AttemptOutcome } from './attempt-rules.js';
 import { appIneligibility, covers } from './fan-out.js';
 
-import { enqueueRelease, parseDeliveryMessage, refuseRecord, RetryLater, standing, type DeliveryMessage } from './messages.js';
+import { enqueueRelease, parseDeliveryMessage, refuseRecord, RetryLater, sqsConsumer, standing, type DeliveryMessage } from './messages.js';
 
 /**
  * The deliverer's side of the journey, in the order it runs: a queue message is
@@ -39,17 +37,7 @@ import { enqueueRelease, parseDeliveryMessage, refuseRecord, RetryLater, standin
  * attempt, all records in parallel; retries come back as batch item failures.
  */
 export function createDeliverer(deps: MessagingDeps) {
-  return middy<SQSEvent, SQSBatchResponse>()
-    .use(observability(deps))
-    .handler((event, context) =>
-      // A processor per invocation: it holds the batch's failures, and the local event source runs invocations side by side.
-      processPartialResponse(
-        event,
-        (record: SQSRecord) => processRecord(deps, record, () => context.getRemainingTimeInMillis()),
-        new BatchProcessor(EventType.SQS),
-        { context, throwOnFullBatchFailure: false },
-      ),
-    );
+  return sqsConsumer(deps, (context) => (record) => processRecord(deps, record, () => context.getRemainingTimeInMillis()));
 }
 
 /**
@@ -64,8 +52,8 @@ export function createDeliverer(deps: MessagingDeps) {
  * - 'hold': left as it is, back after the visibility timeout or whatever the receive in charge sets.
  */
 type Fate = 'done' | 'hold' | number;
-/** The message a receive holds: its id, the redrive and requeue it was sent for, and how many times SQS has handed it out. */
-type Receipt = { messageId: string; redrive: number; requeue: number; receive: number };
+/** The message a receive holds: what it says, its id, and how many times SQS has handed it out. */
+type Receipt = DeliveryMessage & { messageId: string; receive: number };
 /** The destination and its application as read with the record (strongly consistent, this receive). */
 type Known = { destination: Destination | null; app: App | null };
 
@@ -73,13 +61,8 @@ async function processRecord(deps: MessagingDeps, record: SQSRecord, remainingMs
   const message = parseDeliveryMessage(record.body);
   // Not a delivery (a fan-out wake-up sent to the wrong queue, or nothing of ours): never run here, handed to the DLQ at once.
   if (!message) return refuseRecord(deps, record, deps.queue);
-  const receipt = {
-    messageId: record.messageId,
-    redrive: message.redrive,
-    requeue: message.requeue,
-    receive: Number(record.attributes.ApproximateReceiveCount) || 1,
-  };
-  const fate = await receive(deps, message, receipt, remainingMs);
+  const receives = Number(record.attributes.ApproximateReceiveCount) || 1;
+  const fate = await receive(deps, { ...message, messageId: record.messageId, receive: receives }, remainingMs);
   if (fate === 'done') return;
   if (fate !== 'hold') await deps.queue.delay(record.receiptHandle, fate);
   throw new RetryLater(`delivery ${message.deliveryId}: ${fate === 'hold' ? 'held' : `back in ${fate}s`}`);
@@ -106,9 +89,9 @@ async function readAhead(deps: MessagingDeps, message: DeliveryMessage): Promise
   return { d, ...(confirmed ? { known: { destination, app: destination ? app : null } } : {}) };
 }
 
-async function receive(deps: MessagingDeps, message: DeliveryMessage, receipt: Receipt, remainingMs: () => number): Promise<Fate> {
+async function receive(deps: MessagingDeps, receipt: Receipt, remainingMs: () => number): Promise<Fate> {
   const timings = scaledTimings(deps.config.webhookTimeScale);
-  const { d, known } = await readAhead(deps, message);
+  const { d, known } = await readAhead(deps, receipt);
   // Records are written before their message is sent: missing means not readable yet, never done.
   if (!d) return 'hold';
   // Sent by a redrive or a requeue whose record write is not visible yet (each sends first, writes second): the
@@ -137,7 +120,7 @@ async function receive(deps: MessagingDeps, message: DeliveryMessage, receipt: R
     default: {
       // Too little time left to record an outcome: no attempt, nothing counted.
       if (repeat || remainingMs() < timings.startBudgetMs) return 'hold';
-      const after = await attempt(deps, d, receipt, timings.attemptTimeoutMs, known);
+      const after = await attempt(deps, d, receipt, known);
       return after ? settle(deps, after) : 'hold';
     }
   }
@@ -160,13 +143,7 @@ async function settle(deps: MessagingDeps, d: Delivery): Promise<Fate> {
  * conditional write, POST, and return the record as the attempt left it
  * (null when another receive got there first and this one must stand back).
  */
-async function attempt(
-  deps: MessagingDeps,
-  d: Delivery,
-  receipt: Receipt,
-  attemptTimeoutMs: number,
-  known?: Known,
-): Promise<Delivery | null> {
+async function attempt(deps: MessagingDeps, d: Delivery, receipt: Receipt, known?: Known): Promise<Delivery | null> {
   const { store, clock, logger } = deps;
   // Strongly consistent: a disable, removal, revocation or rotation made a moment ago applies to this attempt.
   const destination = known ? known.destination : await store.destinations.get(d.destinationId);
@@ -184,7 +161,7 @@ async function attempt(
   // It was stranded in the DLQ listing and is moving again.
   if (d.deadLetterReason) await store.deliveries.unmarkDeadLetter(d.deliveryId);
 
-  const outcome = await send(deps, destination, started, attemptTimeoutMs);
+  const outcome = await send(deps, destination, started);
   const now = clock.now();
   const verdict = classify(outcome);
   const code = errorCodeOf(outcome);
@@ -255,8 +232,8 @@ function refusalOf(delivery: Delivery, destination: Destination | null, app: App
 }
 
 /** DNS, the address check, connect, TLS and the answer's status line, all inside one attempt timeout. */
-async function send(deps: MessagingDeps, destination: Destination, d: Delivery, timeoutMs: number): Promise<AttemptOutcome> {
-  const deadline = Date.now() + timeoutMs;
+async function send(deps: MessagingDeps, destination: Destination, d: Delivery): Promise<AttemptOutcome> {
+  const deadline = Date.now() + scaledTimings(deps.config.webhookTimeScale).attemptTimeoutMs;
   const target = await withinDeadline(resolveDestination(destination.url, deps.resolver, urlSafetyOf(deps.config)), deadline);
   if (target === 'timeout') return { error: 'timeout' };
   if (!target.ok) return { error: target.code };
@@ -293,22 +270,21 @@ function postWebhook(
     if (options?.all) callback(null, [{ address: address.address, family: address.family }]);
     else callback(null, address.address, address.family);
   }) as unknown as LookupFunction;
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
   return new Promise((resolve) => {
-    let settled = false;
+    // The first outcome stands: a promise settles once.
     const done = (outcome: AttemptOutcome) => {
-      if (settled) return;
-      settled = true;
       clearTimeout(timer);
       resolve(outcome);
     };
     const outgoing = request(
       {
         protocol: 'https:',
-        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        hostname,
         port: url.port || 443,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
-        servername: isIp(url.hostname) ? undefined : url.hostname,
+        servername: isIP(hostname) ? undefined : hostname,
         lookup: pinned,
         agent: false,
         ...(ca ? { ca } : {}),
@@ -348,8 +324,4 @@ async function withinDeadline<T>(work: Promise<T>, deadline: number): Promise<T 
   } finally {
     clearTimeout(timer);
   }
-}
-
-function isIp(hostname: string): boolean {
-  return hostname.startsWith('[') || /^[\d.]+$/.test(hostname);
 }

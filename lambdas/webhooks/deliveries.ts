@@ -1,6 +1,6 @@
 import { STATUS, TERMINAL_STATUSES, type DeliveryStatus, type TimelineEntry } from './delivery-policy.js';
-import type { EventType } from './events.js';
-import { getItem, applied, itemOf, queryPage, readItems, type Db, type ItemQuery, deleteItem, putItem } from '#data/store';
+import { deliveryIdOf, payloadOf, type EventFacts } from './messages.js';
+import { getItem, applied, itemOf, queryPage, readItems, type Db, deleteItem, putItem } from '#data/store';
 import { everyGroupPage, type GroupIndex, type WalkKey } from '#data/group-index';
 import { GSI1, GSI2, GSI3 } from '#data/table';
 
@@ -9,8 +9,6 @@ import { GSI1, GSI2, GSI3 } from '#data/table';
  * out, then one delivery per destination, with the markers that list dead letters.
  */
 
-export type { DeliveryStatus };
-
 /**
  * Why a delivery's message sits in the DLQ: the policy's attempts are spent
  * (status DEAD_LETTER), or its receives were spent without them (status
@@ -18,58 +16,67 @@ export type { DeliveryStatus };
  */
 export type DeadLetterReason = 'attempts_exhausted' | 'receives_exhausted' | 'record_missing';
 
+/**
+ * One event for one destination, as it begins: created once per (eventId, destinationId), carried by one SQS
+ * message. Its shape is the record's (`Delivery`).
+ */
+export function newDelivery(event: EventFacts, destination: { destinationId: string; hostname: string; clientId: string }, now: number) {
+  const at = new Date(now).toISOString();
+  return {
+    deliveryId: deliveryIdOf(event.eventId, destination.destinationId),
+    eventId: event.eventId,
+    eventType: event.eventType,
+    destinationId: destination.destinationId,
+    destinationHost: destination.hostname,
+    clientId: destination.clientId,
+    groupId: event.groupId,
+    locationId: event.locationId,
+    /** The exact payload sent on every attempt (only the timestamp and signature are fresh). */
+    body: payloadOf(event),
+    status: STATUS.PENDING as DeliveryStatus,
+    /** Attempts started so far; advanced only by the conditional write that starts one. */
+    attempts: 0,
+    /** Nominal waits chosen after each retryable failure, seconds. */
+    backoffHistory: [] as number[],
+    /** When the attempt under way or last made started: an attempt's timeline entry is written at its outcome. */
+    lastAttemptAt: null as string | null,
+    nextAttemptAt: null as string | null,
+    redrives: 0,
+    /** Times the sweeper queued it again because its message vanished (expired or purged); attempts go on where they were. */
+    requeues: 0,
+    /** The SQS message id that carries this delivery; any other message for it is a duplicate. Null until claimed. */
+    carrier: null as string | null,
+    /** The carrier's receive count when the current attempt started: a receive no later than it is a duplicate, not a return. */
+    attemptReceive: null as number | null,
+    /** Set while the delivery's message is (or is bound for) the DLQ; shown by `dlq list`. */
+    deadLetterReason: null as DeadLetterReason | null,
+    /** Its attempts, refusals and redrives, oldest first, at most TIMELINE_ENTRIES. */
+    timeline: [] as TimelineEntry[],
+    /** Bumped by every write; each write is conditional on the version it read. */
+    version: 0,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
 /** One event for one destination: created once per (eventId, destinationId), carried by one SQS message. */
-export type Delivery = {
-  deliveryId: string;
-  eventId: string;
-  eventType: EventType;
-  destinationId: string;
-  destinationHost: string;
-  clientId: string;
-  groupId: string;
-  locationId: string;
-  /** The exact payload sent on every attempt (only the timestamp and signature are fresh). */
-  body: string;
-  status: DeliveryStatus;
-  /** Attempts started so far; advanced only by the conditional write that starts one. */
-  attempts: number;
-  /** Nominal waits chosen after each retryable failure, seconds. */
-  backoffHistory: number[];
-  /** When the attempt under way or last made started: an attempt's timeline entry is written at its outcome. */
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
-  redrives: number;
-  /** Times the sweeper queued it again because its message vanished (expired or purged); attempts go on where they were. */
-  requeues: number;
-  /** The SQS message id that carries this delivery; any other message for it is a duplicate. Null until claimed. */
-  carrier: string | null;
-  /** The carrier's receive count when the current attempt started: a receive no later than it is a duplicate, not a return. */
-  attemptReceive: number | null;
-  /** Set while the delivery's message is (or is bound for) the DLQ; shown by `dlq list`. */
-  deadLetterReason: DeadLetterReason | null;
-  /** Its attempts, refusals and redrives, oldest first, at most TIMELINE_ENTRIES. */
-  timeline: TimelineEntry[];
-  /** Bumped by every write; each write is conditional on the version it read. */
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-};
+export type Delivery = ReturnType<typeof newDelivery>;
 
 /** A delivery's fields its dead letter's marker copies (null without a record), so `dlq list` is one paged query. */
-type Copied =
-  | 'groupId'
-  | 'clientId'
-  | 'locationId'
-  | 'status'
-  | 'eventId'
-  | 'eventType'
-  | 'destinationId'
-  | 'destinationHost'
-  | 'attempts'
-  | 'createdAt';
-export type DeadLetterMarker = { deliveryId: string; reason: DeadLetterReason; since: string; lastErrorCode: string | null } & {
-  [K in Copied]: Delivery[K] | null;
-};
+const COPIED = [
+  'groupId',
+  'clientId',
+  'locationId',
+  'status',
+  'eventId',
+  'eventType',
+  'destinationId',
+  'destinationHost',
+  'attempts',
+  'createdAt',
+] as const;
+type Copied = { [K in (typeof COPIED)[number]]: Delivery[K] | null };
+export type DeadLetterMarker = { deliveryId: string; reason: DeadLetterReason; since: string; lastErrorCode: string | null } & Copied;
 
 /**
  * What a record's steps tell, so none of it is stored apart: the code of its last attempt or refusal (none after a
@@ -127,9 +134,14 @@ function dueEntry(d: Delivery): { GSI2PK: string; GSI2SK: string } | Record<stri
 }
 
 export function markerOf(d: Delivery, reason: DeadLetterReason): DeadLetterMarker {
-  const { deliveryId, groupId, clientId, locationId, status, eventId, eventType, destinationId, destinationHost, attempts, createdAt } = d;
-  const copied = { groupId, clientId, locationId, status, eventId, eventType, destinationId, destinationHost, attempts, createdAt };
-  return { deliveryId, reason, since: d.updatedAt, lastErrorCode: lastOutcome(d).lastErrorCode, ...copied };
+  const copied = Object.fromEntries(COPIED.map((k) => [k, d[k]])) as Copied;
+  return { deliveryId: d.deliveryId, reason, since: d.updatedAt, lastErrorCode: lastOutcome(d).lastErrorCode, ...copied };
+}
+
+/** The marker of a message without a record: nothing of a delivery to copy. */
+export function missingMarker(deliveryId: string, since: string): DeadLetterMarker {
+  const copied = Object.fromEntries(COPIED.map((k) => [k, null])) as Copied;
+  return { deliveryId, reason: 'record_missing', since, lastErrorCode: null, ...copied };
 }
 
 export function deliveriesRepo(db: Db) {
@@ -138,15 +150,12 @@ export function deliveriesRepo(db: Db) {
     // TTL deletion lags (and dynalite has none): an expired marker is already gone.
     const unexpired = { expression: '#ttl > :now', names: { '#ttl': 'ttl' }, values: { ':now': nowSeconds } };
     const { items, lastKey } = await everyGroupPage(db, deliveryKeys.deadLetters, { filter: unexpired }, limit, startKey);
-    return { items: items.map(toMarker), ...(lastKey ? { lastKey } : {}) };
+    return { items: items.map(recordOf<DeadLetterMarker>), lastKey };
   };
   /** Records by id, strongly consistent, in one BatchGetItem per 100, in the ids' order (null where there is none). */
   const many = async (ids: readonly string[]): Promise<(Delivery | null)[]> => {
     const items = await readItems(db, ids.map(deliveryKeys.delivery));
-    return ids.map((id) => {
-      const item = itemOf(items, deliveryKeys.delivery(id));
-      return item ? toDelivery(item) : null;
-    });
+    return ids.map((id) => itemOf(items, deliveryKeys.delivery(id))).map((item) => (item ? recordOf<Delivery>(item) : null));
   };
   const item = (d: Delivery) => ({
     ...deliveryKeys.delivery(d.deliveryId),
@@ -158,16 +167,11 @@ export function deliveriesRepo(db: Db) {
     ...d,
     ttl: expiryOf(d.updatedAt),
   });
-  /** A page of an index query, as deliveries. */
-  const deliveriesOf = async (input: ItemQuery, limit: number, startKey?: Record<string, unknown>) => {
-    const { items, lastKey } = await queryPage(db, input, limit, startKey);
-    return { items: items.map(toDelivery), ...(lastKey ? { lastKey } : {}) };
-  };
   return {
     /** Strongly consistent: a record just created, redriven or finished is never missed or seen in an older state. */
     async get(id: string): Promise<Delivery | null> {
       const item = await getItem(db, deliveryKeys.delivery(id), true);
-      return item ? toDelivery(item) : null;
+      return item ? recordOf<Delivery>(item) : null;
     },
     many,
     /** Creates the record once; false when it already exists (a re-dispatch). */
@@ -179,19 +183,6 @@ export function deliveriesRepo(db: Db) {
       const saved = { ...next, version: read.version + 1 };
       const condition = { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': read.version } };
       return (await applied(putItem(db, { Item: item(saved), ...condition }))) ? saved : null;
-    },
-    /** The newest `limit` deliveries of a destination, newest first. */
-    async recent(destinationId: string, limit: number): Promise<Delivery[]> {
-      const { items } = await deliveriesOf(
-        {
-          IndexName: GSI1.indexName,
-          KeyConditionExpression: 'GSI1PK = :pk',
-          ExpressionAttributeValues: { ':pk': deliveryKeys.ofDestination(destinationId) },
-          ScanIndexForward: false,
-        },
-        limit,
-      );
-      return items;
     },
     /** A page of one event's deliveries, by delivery id, each read strongly consistent (the index only names them). */
     async ofEvent(eventId: string, { limit, startKey }: { limit: number; startKey?: Record<string, unknown> }) {
@@ -207,21 +198,25 @@ export function deliveriesRepo(db: Db) {
       );
       // A record the index still names after its expiry is gone: left out.
       const records = await many(items.map((i) => String(i.GSI3SK)));
-      return { items: records.filter((d): d is Delivery => d !== null), ...(lastKey ? { lastKey } : {}) };
+      return { items: records.filter((d): d is Delivery => d !== null), lastKey };
     },
-    /** A page of a destination's deliveries, newest first, created at or after `since`, of one status if asked (filtered within the page). */
-    history(
+    /**
+     * A page of a destination's deliveries, newest first, created at or after `since` (absent: any time), of one status if
+     * asked (filtered within the page).
+     */
+    async history(
       destinationId: string,
-      { since, status, limit, startKey }: { since: string; status?: DeliveryStatus; limit: number; startKey?: Record<string, unknown> },
+      { since, status, limit, startKey }: { since?: string; status?: DeliveryStatus; limit: number; startKey?: Record<string, unknown> },
     ) {
-      return deliveriesOf(
+      const { items, lastKey } = await queryPage(
+        db,
         {
           IndexName: GSI1.indexName,
-          KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK >= :since',
+          KeyConditionExpression: since ? 'GSI1PK = :pk AND GSI1SK >= :since' : 'GSI1PK = :pk',
           ...(status ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } } : {}),
           ExpressionAttributeValues: {
             ':pk': deliveryKeys.ofDestination(destinationId),
-            ':since': since,
+            ...(since ? { ':since': since } : {}),
             ...(status ? { ':status': status } : {}),
           },
           ScanIndexForward: false,
@@ -229,6 +224,7 @@ export function deliveriesRepo(db: Db) {
         limit,
         startKey,
       );
+      return { items: items.map(recordOf<Delivery>), lastKey };
     },
     /** Idempotent; the marker expires with its record (or with the DLQ's retention when there is none). */
     async markDeadLetter(marker: DeadLetterMarker, expiresAtSeconds = expiryOf(marker.since)): Promise<void> {
@@ -250,17 +246,6 @@ export function deliveriesRepo(db: Db) {
       const item = await getItem(db, deliveryKeys.deadLetter(id), true);
       return item !== null && Number(item.ttl) > nowSeconds;
     },
-    /** Every marker, page by page (an operator's bulk action). */
-    async deadLetters(nowSeconds: number): Promise<DeadLetterMarker[]> {
-      const markers: DeadLetterMarker[] = [];
-      let startKey: WalkKey | undefined;
-      do {
-        const page = await deadLetterPage(nowSeconds, 1000, startKey);
-        markers.push(...page.items);
-        startKey = page.lastKey;
-      } while (startKey);
-      return markers;
-    },
     deadLetterPage,
     /**
      * A page of one due partition's entries, oldest first, whose sort key lies from `from` (inclusive; absent: the
@@ -277,12 +262,7 @@ export function deliveriesRepo(db: Db) {
         limit,
       );
       // The sort key ends in the delivery id (dueEntry).
-      const entries = items
-        .map(({ GSI2SK }) => String(GSI2SK))
-        .map((sortKey) => ({
-          deliveryId: sortKey.slice(sortKey.lastIndexOf('#') + 1),
-          sortKey,
-        }));
+      const entries = items.map(({ GSI2SK }) => ({ deliveryId: String(GSI2SK).split('#').at(-1)!, sortKey: String(GSI2SK) }));
       return { entries, more: items.length === limit };
     },
     /** Where the sweeper's last pass stopped in each due partition (the sort key it reached). */
@@ -296,12 +276,8 @@ export function deliveriesRepo(db: Db) {
   };
 }
 
-function toDelivery(item: Record<string, unknown>): Delivery {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, GSI2PK: _d1, GSI2SK: _d2, GSI3PK: _e1, GSI3SK: _e2, ttl: _ttl, ...delivery } = item;
-  return delivery as Delivery;
-}
-
-function toMarker(item: Record<string, unknown>): DeadLetterMarker {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ttl: _ttl, ...marker } = item;
-  return marker as DeadLetterMarker;
+/** A stored item as the record it holds: without the table's keys, the index keys and the expiry. */
+export function recordOf<T>(item: Record<string, unknown>): T {
+  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, GSI2PK: _d1, GSI2SK: _d2, GSI3PK: _e1, GSI3SK: _e2, ttl: _ttl, ...record } = item;
+  return record as T;
 }

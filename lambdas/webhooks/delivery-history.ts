@@ -1,4 +1,5 @@
-import { lastOutcome, type Delivery, type DeliveryStatus } from './deliveries.js';
+import { lastOutcome, type Delivery } from './deliveries.js';
+import type { DeliveryStatus } from './delivery-policy.js';
 import type { MessagingDeps } from './deps.js';
 import { AdminInputError, AdminNotFoundError } from '#domain/admin-errors';
 import { DELIVERY_ID, EVENT_ID } from './events.js';
@@ -22,8 +23,7 @@ export async function deliveryHistory(
     deps,
     { r: 'deliveries', d: destId, s: status ?? '', f: since ?? '' },
     query,
-    (limit, startKey) =>
-      deps.store.deliveries.history(destId, { since: from, limit, ...(status ? { status } : {}), ...(startKey ? { startKey } : {}) }),
+    (limit, startKey) => deps.store.deliveries.history(destId, { since: from, status, limit, startKey }),
   );
   return { deliveries: items.map(deliverySummary), ...(nextCursor ? { nextCursor } : {}) };
 }
@@ -44,11 +44,7 @@ export async function hourlyOutcomes(deps: MessagingDeps, destId: string) {
   let counted = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await deps.store.deliveries.history(destId, {
-      since: hours[0]!.hour,
-      limit: CHART_DELIVERIES - counted,
-      ...(startKey ? { startKey } : {}),
-    });
+    const page = await deps.store.deliveries.history(destId, { since: hours[0]!.hour, limit: CHART_DELIVERIES - counted, startKey });
     for (const d of page.items) {
       const slot = hours[Math.floor((Date.parse(d.createdAt) - firstHour) / 3_600_000)];
       if (slot) slot.counts[d.status] = (slot.counts[d.status] ?? 0) + 1;
@@ -93,7 +89,7 @@ export async function showDelivery(deps: MessagingDeps, deliveryId: string) {
 export async function eventDeliveries(deps: MessagingDeps, { eventId, ...query }: { eventId: string } & PageQuery) {
   if (!EVENT_ID.anyPattern.test(eventId)) throw new AdminInputError(`eventId: an event id looks like ${EVENT_ID.rule}`);
   const { items, nextCursor } = await adminPage(deps, { r: 'event-deliveries', e: eventId }, query, (limit, startKey) =>
-    deps.store.deliveries.ofEvent(eventId, { limit, ...(startKey ? { startKey } : {}) }),
+    deps.store.deliveries.ofEvent(eventId, { limit, startKey }),
   );
   if (items.length === 0 && query.cursor === undefined && !nextCursor) {
     throw new AdminNotFoundError(`event ${eventId} has no delivery (none was made, or they are older than their 30 days)`);

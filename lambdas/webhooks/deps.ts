@@ -6,8 +6,7 @@ import { deliveriesRepo } from './deliveries.js';
 import { outboxRepo } from './outbox.js';
 import { destinationsRepo } from './destinations.js';
 import { holdsRepo } from './holds.js';
-import type { WebhookQueue } from './queue.js';
-import { sqsClient, type SQSClient, sqsWebhookQueue } from './messages.js';
+import { sqsClient, type SQSClient, sqsWebhookQueue, type WebhookQueue } from './messages.js';
 
 /** The webhook room's records: destinations, deliveries, the outbox, holds. */
 const OWN_REPOSITORIES = { destinations: destinationsRepo, deliveries: deliveriesRepo, outbox: outboxRepo, holds: holdsRepo };
@@ -25,11 +24,8 @@ export type MessagingDeps<S extends WebhookStore = WebhookStore> = Deps<S> & {
   queue: WebhookQueue;
 };
 
-export type Endpoints = { dynamodb?: Endpoint; sqs?: Endpoint };
-export type AwsClients = { dynamodb: DynamoDBClient; sqs: SQSClient };
-
 /** The DynamoDB and SQS clients at their endpoints (absent: AWS itself). SES is the mailing functions' own (ses-mailer.ts). */
-export function awsClients(endpoints: Endpoints = {}): AwsClients {
+export function awsClients(endpoints: { dynamodb?: Endpoint; sqs?: Endpoint } = {}) {
   return {
     dynamodb: new DynamoDBClient(endpoints.dynamodb ?? {}),
     sqs: sqsClient(endpoints.sqs ?? {}),
@@ -37,12 +33,11 @@ export function awsClients(endpoints: Endpoints = {}): AwsClients {
 }
 
 /** `mailer`: absent for the functions that mail no one. */
-export type MessagingDepsOptions<S extends WebhookStore = WebhookStore> = DepsOptions<S> &
-  Partial<Pick<MessagingDeps<S>, 'mailer' | 'queue'>>;
+export type MessagingDepsOptions<S extends WebhookStore = WebhookStore> = DepsOptions<S> & Partial<Pick<MessagingDeps<S>, 'mailer'>>;
 
 /** `repositories`: the room's list (WEBHOOK_REPOSITORIES and its own records), the type of its store `S`. */
 export function buildMessagingDeps<S extends WebhookStore = WebhookStore>(
-  clients: AwsClients,
+  clients: { dynamodb: DynamoDBClient; sqs: SQSClient },
   options: MessagingDepsOptions<S> = {},
   repositories: typeof WEBHOOK_REPOSITORIES = WEBHOOK_REPOSITORIES,
 ): MessagingDeps<S> {
@@ -50,7 +45,7 @@ export function buildMessagingDeps<S extends WebhookStore = WebhookStore>(
   return {
     ...deps,
     mailer: options.mailer ?? NO_MAILER,
-    queue: options.queue ?? sqsWebhookQueue(clients.sqs, deps.config),
+    queue: sqsWebhookQueue(clients.sqs, deps.config),
   };
 }
 

@@ -2,16 +2,16 @@ import { randomBytes } from 'node:crypto';
 import * as v from 'valibot';
 import { randomSecret } from '#domain/crypto';
 import type { App } from '#data/apps';
-import { lastOutcome, type Delivery } from './deliveries.js';
-import { isPaused, UNTESTED, urlSafetyOf, type Destination, type DestinationHealth } from './destinations.js';
+import { lastOutcome, newDelivery, type Delivery } from './deliveries.js';
+import { aboutDestination, isPaused, UNTESTED, urlSafetyOf, type Destination } from './destinations.js';
 import type { WalkKey } from '#data/group-index';
 import type { MessagingDeps } from './deps.js';
 import { sendMail } from '#platform/mailer';
 
 import { resolveDestination } from '#domain/url-safety';
-import { appIneligibility, covers, newDelivery, queueDelivery } from './fan-out.js';
+import { appIneligibility, covers, queueDeliveries } from './fan-out.js';
 
-import { testEventId } from './messages.js';
+import { newEvent } from './messages.js';
 import { adminPage, type PageQuery } from '#platform/admin-paging';
 import { matches, searchPage } from '#platform/admin-search';
 import {
@@ -47,11 +47,11 @@ const destinationId = v.object({ destinationId: v.pipe(v.string(), v.regex(DESTI
 
 /** A destination as ops and owners see it: never the signing secret. */
 /** `paused`: its new deliveries are held until it answers again (docs/decisions/webhooks.md). */
-export type PublicDestination = Omit<Destination, 'signingSecret' | 'health'> & { health: DestinationHealth; paused: boolean };
+export type PublicDestination = ReturnType<typeof publicDestination>;
 
-function publicDestination(d: Destination): PublicDestination {
+function publicDestination(d: Destination) {
   const { signingSecret: _secret, health, ...rest } = d;
-  return { ...rest, health: d.enabled ? health : 'DISABLED', paused: d.enabled && isPaused(d) };
+  return { ...rest, health: d.enabled ? health : ('DISABLED' as const), paused: d.enabled && isPaused(d) };
 }
 
 /** A destination as shown after a change: with the health its attempts recorded. */
@@ -114,17 +114,13 @@ export async function requireDestination(deps: MessagingDeps, destId: string): P
 async function notifyOwner(deps: MessagingDeps, d: Destination, change: 'created' | 'updated' | 'removed'): Promise<void> {
   const app = await deps.store.apps.get(d.clientId);
   if (!app?.ownerEmail) return;
-  const mail = {
-    to: app.ownerEmail,
-    subject: `Customer API: webhook destination "${d.name}" ${change}`,
-    text:
-      `The webhook destination ${d.destinationId} ("${d.name}", host ${d.hostname}) of application ` +
-      `${app.clientId} (${app.name}) was ${change}.\n` +
-      (change === 'removed'
-        ? 'It receives no further events.\n'
-        : `Locations: ${d.locationIds?.join(', ') ?? 'all the application covers'}.\n`) +
-      'If you did not expect this change, contact your administrator.\n',
-  };
+  const text = (named: string) =>
+    `${named} was ${change}.\n` +
+    (change === 'removed'
+      ? 'It receives no further events.\n'
+      : `Locations: ${d.locationIds?.join(', ') ?? 'all the application covers'}.\n`) +
+    'If you did not expect this change, contact your administrator.\n';
+  const mail = { to: app.ownerEmail, ...aboutDestination(app, d, change, text) };
   // A failed send is counted and logged (never the address); the change itself stands.
   await sendMail(deps, mail, `destination-${change}`);
 }
@@ -181,8 +177,9 @@ export async function editDestination(deps: MessagingDeps, destId: string, input
   return { destination: await shown(deps, updated) };
 }
 
-/** Writes configuration fields of a destination; 404 when it was removed meanwhile. */
+/** Writes configuration fields of a destination; 404 when there is none (or it was removed meanwhile). */
 async function change(deps: MessagingDeps, destId: string, fields: Partial<Destination>): Promise<Destination> {
+  parseInput(destinationId, { destinationId: destId });
   const updated = await deps.store.destinations.update(destId, { ...fields, updatedAt: new Date(deps.clock.now()).toISOString() });
   if (!updated) throw new AdminNotFoundError(`destination ${destId} does not exist`);
   return updated;
@@ -190,13 +187,11 @@ async function change(deps: MessagingDeps, destId: string, fields: Partial<Desti
 
 /** A new secret at once; the previous one stops working immediately (no overlap). */
 export async function rotateSecret(deps: MessagingDeps, destId: string) {
-  await requireDestination(deps, destId);
   const signingSecret = randomSecret(32);
   return { destination: await shown(deps, await change(deps, destId, { signingSecret })), signingSecret };
 }
 
 export async function setEnabled(deps: MessagingDeps, destId: string, enabled: boolean) {
-  await requireDestination(deps, destId);
   return { destination: await shown(deps, await change(deps, destId, { enabled })) };
 }
 
@@ -224,17 +219,13 @@ export async function listDestinations(deps: MessagingDeps, { clientId, q, ...qu
       }
       const scope = app ? { groupId: app.groupId, clientId: app.clientId } : undefined;
       const read = async (n: number, key?: WalkKey) => {
-        const { destinations, lastKey } = await deps.store.destinations.page({
-          limit: n,
-          ...(scope ? { scope } : {}),
-          ...(key ? { startKey: key } : {}),
-        });
-        return { items: destinations, ...(lastKey ? { lastKey } : {}) };
+        const { destinations: items, lastKey } = await deps.store.destinations.page({ limit: n, scope, startKey: key });
+        return { items, lastKey };
       };
       const page = q
         ? await searchPage(read, (ds) => ds.filter((d) => matches(q, [d.destinationId, d.name, d.hostname, d.clientId])), limit, startKey)
         : await read(limit, startKey);
-      return { items: await deps.store.destinations.withHealth(page.items), ...(page.lastKey ? { lastKey: page.lastKey } : {}) };
+      return { items: await deps.store.destinations.withHealth(page.items), lastKey: page.lastKey };
     },
   );
   return { destinations: items.map(publicDestination), ...(nextCursor ? { nextCursor } : {}) };
@@ -242,8 +233,11 @@ export async function listDestinations(deps: MessagingDeps, { clientId, q, ...qu
 
 export async function showDestination(deps: MessagingDeps, destId: string) {
   const destination = await requireDestination(deps, destId);
-  const [shownDestination, recent] = await Promise.all([shown(deps, destination), deps.store.deliveries.recent(destId, RECENT_DELIVERIES)]);
-  return { destination: shownDestination, recentDeliveries: recent.map(deliverySummary) };
+  const [shownDestination, recent] = await Promise.all([
+    shown(deps, destination),
+    deps.store.deliveries.history(destId, { limit: RECENT_DELIVERIES }),
+  ]);
+  return { destination: shownDestination, recentDeliveries: recent.items.map(deliverySummary) };
 }
 
 /** Send test (6.5 rule 7): a signed synthetic event through the same queue, worker and retry policy. */
@@ -259,15 +253,8 @@ export async function sendTest(deps: MessagingDeps, destId: string, locationId: 
     throw new AdminInputError(`destination ${destId} does not cover location ${locationId}`);
   }
   const now = deps.clock.now();
-  const event = {
-    eventId: testEventId(),
-    eventType: WEBHOOK_TEST,
-    occurredAt: new Date(now).toISOString(),
-    groupId: destination.groupId,
-    locationId,
-    revision: '',
-  };
+  const event = newEvent(WEBHOOK_TEST, { groupId: destination.groupId, locationId, revision: '' }, now);
   const delivery = newDelivery(event, destination, now);
-  await queueDelivery(deps, delivery);
+  await queueDeliveries(deps, [delivery]);
   return { eventId: event.eventId, deliveryId: delivery.deliveryId };
 }

@@ -6,17 +6,14 @@ import type { Config } from '#platform/config';
 import type { SafetyOptions } from '#domain/url-safety';
 import { DAY_MS } from '#contract/business-date';
 import { count } from '#platform/observability';
-import { lastOutcome, type Delivery } from './deliveries.js';
+import { lastOutcome, recordOf, type Delivery } from './deliveries.js';
 import type { Deps } from '#platform/deps';
 import type { Store } from '#data/repositories';
 import { MENU_UPDATED } from './events.js';
 
 /** The destination URL rules as this deployment applies them, on save and before every attempt. */
 export function urlSafetyOf(config: Pick<Config, 'webhookAllowLoopback' | 'webhookListenInbox'>): SafetyOptions {
-  return {
-    allowLoopback: config.webhookAllowLoopback,
-    ...(config.webhookListenInbox ? { listenInbox: config.webhookListenInbox.origin } : {}),
-  };
+  return { allowLoopback: config.webhookAllowLoopback, listenInbox: config.webhookListenInbox?.origin };
 }
 
 /** A destination is paused while its consecutive failed attempts reach the policy's bound; a success ends it. */
@@ -25,7 +22,6 @@ export const isPaused = (d: Pick<Destination, 'consecutiveFailures'>): boolean =
 
 /** Stored health; DISABLED is derived from `enabled` when shown. */
 type StoredHealth = 'NOT_TESTED' | 'HEALTHY' | 'FAILING';
-export type DestinationHealth = StoredHealth | 'DISABLED';
 
 /** A customer's webhook receiver (contract 6.5). */
 export type Destination = {
@@ -105,7 +101,7 @@ export function destinationsRepo(db: Db) {
     /** Strongly consistent: an attempt signs with the secret of the latest rotation and sees a disable or removal at once. */
     async get(id: string): Promise<Destination | null> {
       const item = await getItem(db, destinationKeys.destination(id), true);
-      return item ? toDestination(item) : null;
+      return item ? recordOf<Destination>(item) : null;
     },
     put,
     /**
@@ -159,7 +155,7 @@ export function destinationsRepo(db: Db) {
           ExpressionAttributeValues: Object.fromEntries(names.map((n) => [`:${n}`, fields[n]])),
           ReturnValues: 'ALL_NEW',
         });
-        return Attributes ? toDestination(Attributes) : null;
+        return Attributes ? recordOf<Destination>(Attributes) : null;
       } catch (err) {
         if (isConditionFailure(err)) return null;
         throw err;
@@ -174,7 +170,7 @@ export function destinationsRepo(db: Db) {
       const { items, lastKey } = scope
         ? await groupPage(db, destinationKeys.index, scope.groupId, { prefix }, limit, startKey)
         : await everyGroupPage(db, destinationKeys.index, {}, limit, startKey);
-      return { destinations: items.map(toDestination), ...(lastKey ? { lastKey } : {}) };
+      return { destinations: items.map(recordOf<Destination>), lastKey };
     },
     /**
      * Health after an attempt, as one atomic update of the health item (no read-modify-write between concurrent
@@ -213,12 +209,8 @@ export function destinationsRepo(db: Db) {
     /** Names of destinations by id, in one batch read (eventually consistent: a list's labels); a removed one is absent. */
     async names(ids: readonly string[]): Promise<Map<string, string>> {
       const found = await readItems(db, ids.map(destinationKeys.destination), false);
-      const names = new Map<string, string>();
-      for (const id of ids) {
-        const item = itemOf(found, destinationKeys.destination(id));
-        if (item) names.set(id, String(item.name));
-      }
-      return names;
+      const named = ids.map((id) => [id, itemOf(found, destinationKeys.destination(id))?.name] as const);
+      return new Map(named.filter(([, name]) => name !== undefined).map(([id, name]) => [id, String(name)]));
     },
     /**
      * The destinations with the health their attempts recorded (ops' views; an attempt needs none). A destination
@@ -233,21 +225,16 @@ export function destinationsRepo(db: Db) {
       return destinations.map((d) => {
         const item = itemOf(found, destinationKeys.health(d.destinationId));
         if (!item) return d;
-        const health: HealthFields = {
+        return {
+          ...d,
           health: item.health as HealthFields['health'],
           consecutiveFailures: Number(item.consecutiveFailures ?? 0),
           lastSuccessAt: (item.lastSuccessAt as string | undefined) ?? d.lastSuccessAt,
           lastFailureAt: (item.lastFailureAt as string | undefined) ?? d.lastFailureAt,
         };
-        return { ...d, ...health };
       });
     },
   };
-}
-
-function toDestination(item: Record<string, unknown>): Destination {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ...destination } = item;
-  return destination as Destination;
 }
 
 /**
@@ -299,6 +286,18 @@ export async function noticeRecovery(deps: NoticeDeps, destination: Destination,
   });
 }
 
+/**
+ * What a mail to the owner says about one of their destinations (configuration or health): its subject ends in
+ * `about`; its text goes on from the sentence naming the destination and its application. Never a secret, never the
+ * full URL (only the safe hostname).
+ */
+export function aboutDestination(app: App, destination: Destination, about: string, text: (named: string) => string) {
+  const named =
+    `The webhook destination ${destination.destinationId} ("${destination.name}", host ${destination.hostname}) of application ` +
+    `${app.clientId} (${app.name})`;
+  return { subject: `Customer API: webhook destination "${destination.name}" ${about}`, text: text(named) };
+}
+
 /** A notice about `destination` (read alongside the owner when a promise): the end of its subject, and its text after the sentence naming it. */
 type Notice = { destination: Destination | Promise<Destination | null>; subject: string; text: (named: string) => string };
 
@@ -318,11 +317,7 @@ async function notify(
     if (!notice) return;
     const [destination, app] = await Promise.all([notice.destination, deps.store.apps.get(d.clientId)]);
     if (!destination || !app?.ownerEmail) return;
-    const named =
-      `The webhook destination ${destination.destinationId} ("${destination.name}", host ${destination.hostname}) of application ` +
-      `${d.clientId} (${app.name})`;
-    const subject = `Customer API: webhook destination "${destination.name}" ${notice.subject}`;
-    const mail = { to: app.ownerEmail, subject, text: notice.text(named) };
+    const mail = { to: app.ownerEmail, ...aboutDestination(app, destination, notice.subject, notice.text) };
     await deps.store.mailOutbox.queue(`destination-${kind}#${d.destinationId}#${new Date(now).toISOString()}`, mail, now);
   } catch (err) {
     deps.logger.error('owner failure notice not queued', { kind, destinationId: d.destinationId, error: (err as Error).name });

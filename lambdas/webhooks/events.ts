@@ -7,7 +7,6 @@ import { isoTimestamp } from '#contract/schemas/common';
  */
 
 export const EVENT_TYPES = ['bevq.menu.updated', 'customer_api.webhook.test'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
 /** A location's published menu changed: the one production event. */
 export const MENU_UPDATED = EVENT_TYPES[0];
 /** A destination's Send test. */

@@ -1,25 +1,14 @@
-import middy from '@middy/core';
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { observability } from '#platform/observability';
+import type { SQSRecord } from 'aws-lambda';
 import type { App } from '#data/apps';
 import { STATUS } from './delivery-policy.js';
 import { isPaused, type Destination } from './destinations.js';
 import type { WalkKey } from '#data/group-index';
 import { headOf } from '#data/menus';
-import type { Delivery } from './deliveries.js';
+import { newDelivery, type Delivery } from './deliveries.js';
 import { outboxKeys, type MenuEvent, type OutboxEntry } from './outbox.js';
 import { PARTITION_WRITES_PER_SECOND, TABLE_KEYS } from '#data/table';
 import type { MessagingDeps } from './deps.js';
-import {
-  deliveryIdOf,
-  enqueueDeliveries,
-  enqueueDispatch,
-  parseFanOutMessage,
-  payloadOf,
-  refuseRecord,
-  type EventFacts,
-} from './messages.js';
+import { enqueueDeliveries, enqueueDispatch, parseFanOutMessage, refuseRecord, sqsConsumer } from './messages.js';
 import { releaseIfResumed } from './pause.js';
 import { CLIENT_CREDENTIALS } from '#contract/credentials';
 import { BEVQ_SCOPE } from '#contract/scopes';
@@ -61,36 +50,6 @@ export function covers(destination: Pick<Destination, 'locationIds' | 'groupId'>
   return covered === null || covered.includes(locationId);
 }
 
-/** A fresh delivery record for one event and one destination. */
-export function newDelivery(event: EventFacts, destination: Destination, now: number): Delivery {
-  const at = new Date(now).toISOString();
-  return {
-    deliveryId: deliveryIdOf(event.eventId, destination.destinationId),
-    eventId: event.eventId,
-    eventType: event.eventType,
-    destinationId: destination.destinationId,
-    destinationHost: destination.hostname,
-    clientId: destination.clientId,
-    groupId: event.groupId,
-    locationId: event.locationId,
-    body: payloadOf(event),
-    status: STATUS.PENDING,
-    attempts: 0,
-    backoffHistory: [],
-    lastAttemptAt: null,
-    nextAttemptAt: null,
-    redrives: 0,
-    requeues: 0,
-    carrier: null,
-    attemptReceive: null,
-    deadLetterReason: null,
-    timeline: [],
-    version: 0,
-    createdAt: at,
-    updatedAt: at,
-  };
-}
-
 /**
  * The fan-out's write budget, declared once (docs/decisions/due-deliveries.md): the write units a second one
  * invocation spends at most on a page's records and held items, so none bursts past it however many receivers a
@@ -109,8 +68,7 @@ export const FAN_OUT_WRITES = {
 } as const;
 
 /** Time as the pace keeps it: real by default (the rate is the table's, not the business clock's); tests pass their own. */
-export type Ticker = { now(): number; sleep(ms: number): Promise<void> };
-const realTime: Ticker = { now: () => performance.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+const realTime = { now: () => performance.now(), sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
 
 /** One invocation's share of FAN_OUT_WRITES: `take` waits until `units` more fit; `seconds` is the budget's time taken so far. */
 export type Pace = { take(units: number): Promise<void>; seconds(): number };
@@ -119,7 +77,7 @@ export type Pace = { take(units: number): Promise<void>; seconds(): number };
  * Each take starts where the one before it ends on the budget's schedule (its units at unitsPerSecond), never
  * sooner: takes made together are given consecutive slots, so an invocation's parallel pages share one budget.
  */
-export function writePace(ticker: Ticker = realTime): Pace {
+export function writePace(ticker = realTime): Pace {
   let free = -Infinity;
   let taken = 0;
   return {
@@ -158,9 +116,8 @@ async function recordDeliveries(deps: MessagingDeps, deliveries: readonly Delive
 }
 
 /** Records the deliveries, then queues their messages in batches (each for the record's counts as they stand). */
-async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[], pace: Pace): Promise<void> {
-  const recorded = await recordDeliveries(deps, deliveries, pace);
-  await enqueueDeliveries(deps, recorded);
+export async function queueDeliveries(deps: MessagingDeps, deliveries: readonly Delivery[], pace = writePace()): Promise<void> {
+  await enqueueDeliveries(deps, await recordDeliveries(deps, deliveries, pace));
 }
 
 /**
@@ -187,18 +144,11 @@ async function holdDeliveries(deps: MessagingDeps, deliveries: readonly Delivery
   await Promise.all([...new Set(toHold.map((d) => d.destinationId))].map((id) => deps.store.holds.markPaused(id, at)));
 }
 
-export const queueDelivery = (deps: MessagingDeps, delivery: Delivery): Promise<void> => queueDeliveries(deps, [delivery], writePace());
-
 /** Destinations one fan-out page takes: one invocation's work stays the same however many a group has. */
 export const DISPATCH_PAGE = 100;
 
 /** The eligible, enabled destinations among one page of the group's, covering the location. */
-async function eligibleAmong(
-  deps: MessagingDeps,
-  destinations: readonly Destination[],
-  groupId: string,
-  locationId: string,
-): Promise<Destination[]> {
+async function eligibleAmong(deps: MessagingDeps, destinations: readonly Destination[], { groupId, locationId }: MenuEvent) {
   const enabled = destinations.filter((d) => d.enabled);
   const apps = new Map(
     await Promise.all([...new Set(enabled.map((d) => d.clientId))].map(async (id) => [id, await deps.store.apps.get(id)] as const)),
@@ -221,24 +171,15 @@ async function eligibleAmong(
  * queueing fails, leaving the entry (and its cursor) for the sweeper. Returns
  * the deliveries this page queued.
  */
-export async function dispatchMenuEvent(
-  deps: MessagingDeps,
-  event: MenuEvent,
-  cursor: string | null = null,
-  pace: Pace = writePace(),
-): Promise<number> {
+export async function dispatchMenuEvent(deps: MessagingDeps, event: MenuEvent, cursor: string | null = null, pace = writePace()) {
   const location = await deps.store.locations.get(event.groupId, event.locationId);
   if (!location?.modulesEnabled.bevq) {
     await deps.store.outbox.remove(event.eventId);
     return 0;
   }
   const startKey = cursor === null ? undefined : (JSON.parse(cursor) as WalkKey);
-  const page = await deps.store.destinations.page({
-    scope: { groupId: event.groupId },
-    limit: DISPATCH_PAGE,
-    ...(startKey ? { startKey } : {}),
-  });
-  const targets = await deps.store.destinations.withHealth(await eligibleAmong(deps, page.destinations, event.groupId, event.locationId));
+  const page = await deps.store.destinations.page({ scope: { groupId: event.groupId }, limit: DISPATCH_PAGE, startKey });
+  const targets = await deps.store.destinations.withHealth(await eligibleAmong(deps, page.destinations, event));
   const now = deps.clock.now();
   const deliveryOf = (destination: Destination) => newDelivery(event, destination, now);
   await Promise.all([
@@ -246,13 +187,12 @@ export async function dispatchMenuEvent(
     holdDeliveries(deps, targets.filter(isPaused).map(deliveryOf), pace),
   ]);
   deps.logger.info('menu event dispatched', { eventId: event.eventId, deliveries: targets.length, more: page.lastKey !== undefined });
-  if (!page.lastKey) {
-    await deps.store.outbox.remove(event.eventId);
-    return targets.length;
+  if (!page.lastKey) await deps.store.outbox.remove(event.eventId);
+  else {
+    const next = JSON.stringify(page.lastKey);
+    if (await deps.store.outbox.advance(event.eventId, cursor, next, new Date(now).toISOString()))
+      await enqueueDispatch(deps, event.eventId, next);
   }
-  const next = JSON.stringify(page.lastKey);
-  if (await deps.store.outbox.advance(event.eventId, cursor, next, new Date(now).toISOString()))
-    await enqueueDispatch(deps, event.eventId, next);
   return targets.length;
 }
 
@@ -261,16 +201,11 @@ export async function dispatchMenuEvent(
  * pages after a publish's first, and resumed destinations' releases; never a delivery.
  */
 export function createFanOutConsumer(deps: MessagingDeps) {
-  return middy<SQSEvent, SQSBatchResponse>()
-    .use(observability(deps))
-    .handler((event, context) => {
-      // One write budget per invocation: the pages of a batch share it.
-      const pace = writePace();
-      return processPartialResponse(event, (record: SQSRecord) => wakeUp(deps, record, pace), new BatchProcessor(EventType.SQS), {
-        context,
-        throwOnFullBatchFailure: false,
-      });
-    });
+  return sqsConsumer(deps, () => {
+    // One write budget per invocation: the pages of a batch share it.
+    const pace = writePace();
+    return (record) => wakeUp(deps, record, pace);
+  });
 }
 
 /**

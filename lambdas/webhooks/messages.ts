@@ -9,10 +9,10 @@ import {
   SQSClient,
   type SQSClientConfig,
 } from '@aws-sdk/client-sqs';
-import type { SQSRecord } from 'aws-lambda';
-import type { Delivery } from './deliveries.js';
-import type { Logger } from '#platform/observability';
-import type { SendingQueue, WebhookQueue } from './queue.js';
+import middy from '@middy/core';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { observability, type Logger } from '#platform/observability';
 import { sha256Hex } from '#domain/crypto';
 import { isId } from '#contract/ids';
 import { DELIVERY_ID, EVENT_ID, MENU_UPDATED, WEBHOOK_TEST, type WebhookPayload } from './events.js';
@@ -45,6 +45,14 @@ export function deliveryIdOf(eventId: string, destinationId: string): string {
 
 /** What makes an event: its payload (6.3) less what follows from it. */
 export type EventFacts = Omit<WebhookPayload, 'resource' | 'test'>;
+/** Where an event happens, and the revision it announces. */
+type Where = Pick<EventFacts, 'groupId' | 'locationId' | 'revision'>;
+
+/** An event of one location, occurring `now`: a menu event's id follows from its revision, a Send test's (revision "") is fresh. */
+export function newEvent<T extends EventFacts['eventType']>(eventType: T, { groupId, locationId, revision }: Where, now: number) {
+  const eventId = eventType === MENU_UPDATED ? menuEventId(groupId, locationId, revision) : testEventId();
+  return { eventId, eventType, occurredAt: new Date(now).toISOString(), groupId, locationId, revision };
+}
 
 /** The payload of 6.3, serialised once: every attempt sends these exact bytes. */
 export function payloadOf(event: EventFacts): string {
@@ -82,14 +90,17 @@ export type DeliveryMessage = {
 };
 
 /** A delivery as its message is sent: the redrive and requeue counts it carries, the hints, the id. */
-type Outgoing = Pick<Delivery, 'deliveryId' | 'destinationId' | 'clientId' | 'redrives' | 'requeues'>;
+type Outgoing = Pick<DeliveryMessage, 'deliveryId' | 'destinationId' | 'clientId'> & Counts;
+/** A record's redrive and requeue counts. */
+type Counts = { redrives: number; requeues: number };
 
 /** Where a message stands against its record: sent for earlier counts (stale), for these (current), or for later ones (early). */
-export function standing(message: Pick<DeliveryMessage, 'redrive' | 'requeue'>, d: Pick<Delivery, 'redrives' | 'requeues'>) {
+export function standing(message: Pick<DeliveryMessage, 'redrive' | 'requeue'>, d: Counts) {
   const ahead = message.redrive - d.redrives || message.requeue - d.requeues;
   return ahead < 0 ? 'stale' : ahead > 0 ? 'early' : 'current';
 }
 
+export type WebhookQueue = ReturnType<typeof sqsWebhookQueue>;
 /** What sending a message needs of a function's deps (MessagingDeps has it). */
 type Queues = { queue: WebhookQueue };
 
@@ -143,11 +154,27 @@ export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   }
 }
 
+/** What the observability middleware needs of a function's deps (MessagingDeps has it). */
+type Observed = Parameters<typeof observability>[0];
+
+/**
+ * An SQS event source's function (reportBatchItemFailures): `handler` makes, per invocation, what handles each
+ * record; records run in parallel, and one that throws comes back as a batch item failure. A processor per
+ * invocation: it holds the batch's failures, and the local event source runs invocations side by side.
+ */
+export function sqsConsumer(deps: Observed, handler: (context: Context) => (record: SQSRecord) => Promise<void>) {
+  return middy<SQSEvent, SQSBatchResponse>()
+    .use(observability(deps))
+    .handler((event, context) =>
+      processPartialResponse(event, handler(context), new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false }),
+    );
+}
+
 /** Thrown for a record that must come back later: Powertools reports it as a batch item failure. */
 export class RetryLater extends Error {}
 
 /** A message its queue does not carry: logged, visible again at once and failed, so the redrive moves it to the queue's DLQ. */
-export async function refuseRecord(deps: { logger: Logger }, record: SQSRecord, queue: Pick<SendingQueue, 'delay'>): Promise<never> {
+export async function refuseRecord(deps: { logger: Logger }, record: SQSRecord, queue: Pick<WebhookQueue, 'delay'>): Promise<never> {
   deps.logger.error('message refused: not of this queue', { messageId: record.messageId });
   await queue.delay(record.receiptHandle, 0);
   throw new RetryLater(`message ${record.messageId} refused`);
@@ -166,25 +193,30 @@ export function sqsClient(config: SQSClientConfig = {}): SQSClient {
 const SEND_BATCH = 10;
 const SEND_RETRIES = 3;
 
-/** The WebhookQueue over SQS. */
+/**
+ * The webhook queues over SQS: the delivery queue (itself), the fan-out queue, and the delivery queue's DLQ. Bodies
+ * are opaque here: the webhook functions own what a message says.
+ */
 export function sqsWebhookQueue(
   sqs: SQSClient,
   { webhookQueueUrl, webhookDlqUrl, fanOutQueueUrl }: { webhookQueueUrl: string; webhookDlqUrl: string; fanOutQueueUrl: string },
-): WebhookQueue {
+) {
   const setVisibility = async (QueueUrl: string, ReceiptHandle: string, VisibilityTimeout: number) => {
     await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle, VisibilityTimeout }));
   };
-  const sending = (QueueUrl: string): SendingQueue => ({
-    async send(body) {
+  /** One queue its consumer receives from through its event source. */
+  const sending = (QueueUrl: string) => ({
+    /** Sends one message; returns its message id. */
+    async send(body: string) {
       const { MessageId } = await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body }));
       return MessageId!;
     },
     /**
      * SendMessageBatch, 10 entries a request (SQS's limit; bodies here are
      * far below its 256 KB a request), the requests in parallel. Entries SQS
-     * reports failed are sent again, a bounded number of times.
+     * reports failed are sent again, a bounded number of times. Returns their ids in order; throws unless all were sent.
      */
-    async sendAll(bodies) {
+    async sendAll(bodies: readonly string[]) {
       const ids = new Array<string>(bodies.length);
       const batches: number[][] = [];
       for (let i = 0; i < bodies.length; i += SEND_BATCH) batches.push(bodies.slice(i, i + SEND_BATCH).map((_, k) => i + k));
@@ -206,13 +238,15 @@ export function sqsWebhookQueue(
       );
       return ids;
     },
-    delay: (receiptHandle, seconds) => setVisibility(QueueUrl, receiptHandle, seconds),
+    /** Hands a received message back after `seconds`: a retry's wait is its message's visibility; 0 hands a refused one to the redrive. */
+    delay: (receiptHandle: string, seconds: number) => setVisibility(QueueUrl, receiptHandle, seconds),
   });
   return {
     ...sending(webhookQueueUrl),
     fanOut: sending(fanOutQueueUrl),
     dlq: {
-      async receive({ waitSeconds, hideSeconds }) {
+      /** One receive of up to 10 messages, waiting up to `waitSeconds` for one; each stays hidden for `hideSeconds` until deleted or released. */
+      async receive({ waitSeconds, hideSeconds }: { waitSeconds: number; hideSeconds: number }) {
         const { Messages = [] } = await sqs.send(
           new ReceiveMessageCommand({
             QueueUrl: webhookDlqUrl,
@@ -223,10 +257,12 @@ export function sqsWebhookQueue(
         );
         return Messages.map((m) => ({ messageId: m.MessageId!, body: m.Body ?? '', receiptHandle: m.ReceiptHandle! }));
       },
-      async delete(receiptHandle) {
+      async delete(receiptHandle: string) {
         await sqs.send(new DeleteMessageCommand({ QueueUrl: webhookDlqUrl, ReceiptHandle: receiptHandle }));
       },
-      release: (receiptHandle) => setVisibility(webhookDlqUrl, receiptHandle, 0),
+      /** Visible again at once. */
+      release: (receiptHandle: string) => setVisibility(webhookDlqUrl, receiptHandle, 0),
+      /** Approximate counts: messages waiting, and messages received but neither deleted nor visible again. */
       async depth() {
         const { Attributes = {} } = await sqs.send(
           new GetQueueAttributesCommand({

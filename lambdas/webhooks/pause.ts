@@ -64,10 +64,8 @@ async function pausedNow(deps: MessagingDeps, destinationId: string): Promise<bo
   return isPaused(withHealth!);
 }
 
-type Tally = { released: number; probed: number; expired: number };
-
 /** One sweep over the paused markers, a bounded page per shard. Returns the held deliveries released, probed and expired. */
-export async function sweepPaused(deps: MessagingDeps): Promise<Tally> {
+export async function sweepPaused(deps: MessagingDeps) {
   const tally = { released: 0, probed: 0, expired: 0 };
   for (const shard of holdKeys.shards()) {
     for (const marker of await deps.store.holds.paused(shard, SWEEP_PAGE)) {
@@ -86,7 +84,7 @@ export async function sweepPaused(deps: MessagingDeps): Promise<Tally> {
 }
 
 /** Releases, expires or probes what a paused destination holds, counted in `tally`; true when its marker went. */
-async function settleOne(deps: MessagingDeps, marker: PausedMarker, tally: Tally): Promise<boolean> {
+async function settleOne(deps: MessagingDeps, marker: PausedMarker, tally: Awaited<ReturnType<typeof sweepPaused>>): Promise<boolean> {
   const { destinationId } = marker;
   if (!(await pausedNow(deps, destinationId))) {
     const released = await releaseHeld(deps, destinationId);

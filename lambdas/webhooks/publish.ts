@@ -2,10 +2,9 @@ import middy from '@middy/core';
 import * as v from 'valibot';
 import { sha256Hex } from '#domain/crypto';
 import { strongEtag } from '#domain/etag';
-import { menuInput, type MenuData, type MenuItem, type MenuSection, type PosHealth } from '#contract/schemas/bevq';
+import { menuInput, type MenuData, type MenuSection, type PosHealth } from '#contract/schemas/bevq';
 import { headOf, MenuConflictError, type StoredMenu } from '#data/menus';
 import { StorageLimitError } from '#data/limits';
-import type { MenuEvent } from './outbox.js';
 import type { MessagingDeps } from './deps.js';
 import { count, observability } from '#platform/observability';
 import { MENU_UPDATED } from './events.js';
@@ -13,7 +12,7 @@ import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain
 import { parseInput } from '#contract/validation';
 import { id } from '#contract/schemas/common';
 import { dispatchMenuEvent } from './fan-out.js';
-import { menuEventId } from './messages.js';
+import { menuEventId, newEvent } from './messages.js';
 
 /**
  * A menu publish, the journey's first half: the dispatcher function (and the CLI and admin API) validate a
@@ -33,10 +32,7 @@ const target = v.object({ groupId: id, locationId: id });
  * has changed. A menu is one item: the store refuses one larger than DynamoDB's 400 KB, measured in
  * UTF-8 bytes as built (StorageLimitError, 413; see docs/decisions/item-sizes.md).
  */
-export async function writeMenu(
-  deps: MessagingDeps,
-  request: PublishRequest,
-): Promise<{ stored: StoredMenu; written: boolean; event: MenuEvent | null }> {
+export async function writeMenu(deps: MessagingDeps, request: PublishRequest) {
   const { groupId, locationId } = parseInput(target, request);
   const input = parseInput(menuInput, request.menu);
   const problems = contentProblems(input);
@@ -49,20 +45,13 @@ export async function writeMenu(
     const now = deps.clock.now();
     const built = buildMenu(input, previous?.menu ?? null, now);
     if (previous && !built.changed) return { stored: previous, written: false, event: null };
-    const event: MenuEvent | null = built.newRevision
-      ? {
-          eventId: menuEventId(groupId, locationId, built.menu.revision),
-          eventType: MENU_UPDATED,
-          occurredAt: new Date(now).toISOString(),
-          groupId,
-          locationId,
-          revision: built.menu.revision,
-        }
-      : null;
+    const event = built.newRevision ? newEvent(MENU_UPDATED, { groupId, locationId, revision: built.menu.revision }, now) : null;
     const stored: StoredMenu = { groupId, locationId, menu: built.menu, etag: built.etag, seq: (previous?.seq ?? 0) + 1 };
     // The entry before the body it announces: should the body never land, the sweeper finds the menu without it and drops the entry.
     if (event) await deps.store.outbox.add(event);
-    if (previous) await keepEventsOf(deps, previous);
+    // The body about to be replaced was written, so its revision's event, if still in the outbox, is confirmed before
+    // the replacement (the sweeper could no longer see that body).
+    if (previous) await deps.store.outbox.confirm(menuEventId(groupId, locationId, previous.menu.revision));
     try {
       await deps.store.menus.put(stored, previous?.etag ?? null);
       // After the body: a head never names a revision before its body is written. Should this be lost, the sweeper writes it.
@@ -77,14 +66,6 @@ export async function writeMenu(
     }
   }
 }
-
-/**
- * The body about to be replaced was written, so its revision's event, if still
- * in the outbox, is confirmed before the replacement (the sweeper could no
- * longer see that body).
- */
-const keepEventsOf = (deps: MessagingDeps, { groupId, locationId, menu }: StoredMenu) =>
-  deps.store.outbox.confirm(menuEventId(groupId, locationId, menu.revision));
 
 /**
  * Write, then fan out the new revision's event; a failed fan-out stays in the outbox for the sweeper. `written`: the
@@ -138,19 +119,12 @@ export function posHealth(lastSyncAt: string | null, lastFailureAt: string | nul
 }
 
 type ParsedInput = v.InferOutput<typeof menuInput>;
-type ItemContent = Omit<MenuItem, 'updatedAt'>;
-type SectionContent = Omit<MenuSection, 'updatedAt' | 'itemCount' | 'items'> & { items: ItemContent[] };
 
-/** Stable sort by the configured sortOrder; equal values keep the given order. */
-function bySortOrder<T extends { sortOrder: number }>(rows: readonly T[]): T[] {
-  return rows
-    .map((row, i) => ({ row, i }))
-    .sort((a, b) => a.row.sortOrder - b.row.sortOrder || a.i - b.i)
-    .map((x) => x.row);
-}
+/** By the configured sortOrder; equal values keep the given order (the sort is stable). */
+const bySortOrder = <T extends { sortOrder: number }>(rows: readonly T[]) => rows.toSorted((a, b) => a.sortOrder - b.sortOrder);
 
 /** The externally published content: what the revision is a hash of (no timestamps, counts or POS health). */
-function publishedContent(input: ParsedInput): SectionContent[] {
+function publishedContent(input: ParsedInput) {
   return bySortOrder(input.sections).map((section) => {
     const { itemCount: _c, updatedAt: _u, items, ...fields } = section;
     return {
@@ -158,10 +132,6 @@ function publishedContent(input: ParsedInput): SectionContent[] {
       items: bySortOrder(items).map(({ updatedAt: _iu, ...item }) => ({ ...item, sectionId: section.id })),
     };
   });
-}
-
-function revisionOf(content: SectionContent[]): string {
-  return hash(content).slice(0, 32);
 }
 
 /** Problems a schema cannot express: duplicate ids, items claiming another section. */
@@ -192,7 +162,7 @@ function contentProblems(input: ParsedInput): string[] {
 export function buildMenu(input: ParsedInput, previous: MenuData | null, now: number) {
   const at = new Date(now).toISOString();
   const content = publishedContent(input);
-  const revision = revisionOf(content);
+  const revision = hash(content).slice(0, 32);
   const newRevision = previous?.revision !== revision;
 
   const previousSections = new Map((previous?.sections ?? []).map((s) => [s.id, s]));

@@ -32,12 +32,8 @@ export async function requeueVanished(
     // A cursor past the window (a clock set back) is no place to start.
     const from = cursors[shard] !== undefined && cursors[shard] < before ? cursors[shard] : undefined;
     try {
-      const { entries, more } = await deps.store.deliveries.due(shard, { ...(from ? { from } : {}), before, limit: REQUEUE_PAGE });
-      requeued += await requeueDue(
-        deps,
-        entries.map((e) => e.deliveryId),
-        before,
-      );
+      const { entries, more } = await deps.store.deliveries.due(shard, { from, before, limit: REQUEUE_PAGE });
+      requeued += await requeueDue(deps, entries, before);
       // A full page: the next pass goes on from its last entry (held ones stay behind it); else from the oldest.
       if (more) next[shard] = entries.at(-1)!.sortKey;
     } catch (err) {
@@ -56,8 +52,8 @@ export async function requeueVanished(
  * fails, and the new message, sent for a requeue the record never shows, is looked at again until the redrive
  * takes it to the DLQ, where the sweeper drops it as stale. Whichever way, one message carries the delivery.
  */
-async function requeueDue(deps: MessagingDeps, ids: readonly string[], before: string): Promise<number> {
-  const records = await deps.store.deliveries.many(ids);
+async function requeueDue(deps: MessagingDeps, entries: readonly { deliveryId: string }[], before: string): Promise<number> {
+  const records = await deps.store.deliveries.many(entries.map((e) => e.deliveryId));
   const waiting = records.filter(
     (d): d is Delivery => d !== null && WAITING.includes(d.status) && d.deadLetterReason === null && d.updatedAt <= before,
   );

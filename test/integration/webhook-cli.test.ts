@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '#lambdas/admin/apps';
 import { addDestination } from '#lambdas/webhooks/destination-operations';
 import * as state from '#lambdas/webhooks/attempt-rules';
-import { newDelivery } from '#lambdas/webhooks/fan-out';
+import { newDelivery } from '#lambdas/webhooks/deliveries';
 import { testEventId } from '#lambdas/webhooks/messages';
 import { DESTINATIONS_PER_APPLICATION } from '#lambdas/webhooks/destination-limit';
 import type { LocalRuntime } from '#local/runtime';

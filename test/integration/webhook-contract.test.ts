@@ -360,7 +360,7 @@ describe('fan-out skips what may not receive (6.5 rule 1, contract 3: a disabled
     expect((await deliveriesOf(control.id)).map((d) => d.eventId)).toEqual([eventId]);
     for (const [name, id] of Object.entries({ disabled: disabled.id, revoked: revoked.id, expired: expired.id, ...stored })) {
       expect(await deliveriesOf(id), name).toEqual([]);
-      expect(await runtime.store.deliveries.recent(id, 10), name).toEqual([]);
+      expect((await runtime.store.deliveries.history(id, { limit: 10 })).items, name).toEqual([]);
     }
     await waitForStatus(runtime, (await deliveriesOf(control.id))[0].deliveryId, FINISHED);
     expect(receiver.received.filter((r) => r.path.startsWith(pathOf('skip-'))).map((r) => r.path)).toEqual([pathOf('skip-control')]);

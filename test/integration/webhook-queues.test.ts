@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { addDestination } from '#lambdas/webhooks/destination-operations';
-import { newDelivery } from '#lambdas/webhooks/fan-out';
+import { newDelivery } from '#lambdas/webhooks/deliveries';
 import { deliveryIdOf, menuEventId } from '#lambdas/webhooks/messages';
 import { MENU_UPDATED } from '#lambdas/webhooks/events';
 import type { LocalRuntime } from '#local/runtime';

@@ -1,10 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, PurgeQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { DELIVERY_POLICY, scaledTimings } from '#lambdas/webhooks/delivery-policy';
-import { deliveryKeys, type Delivery } from '#lambdas/webhooks/deliveries';
+import { deliveryKeys, newDelivery, type Delivery } from '#lambdas/webhooks/deliveries';
 import { addDestination } from '#lambdas/webhooks/destination-operations';
 import { createDeliverer } from '#lambdas/webhooks/deliver';
-import { newDelivery } from '#lambdas/webhooks/fan-out';
 import { parseDeliveryMessage } from '#lambdas/webhooks/messages';
 import { REQUEUE_PAGE, requeueVanished } from '#lambdas/webhooks/requeue';
 import { startDeliveryPoller, type LocalRuntime } from '#local/runtime';
