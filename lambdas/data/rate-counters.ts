@@ -1,4 +1,4 @@
-import { type Db, getItem, isConditionFailure, type ItemKey, itemOf, putItem, readItems, updateItem } from './store.js';
+import { type Db, getItem, type ItemKey, itemOf, putItem, readItems, updateItem, unlessConflict } from './store.js';
 import { PARTITION_WRITES_PER_SECOND } from './table.js';
 
 /**
@@ -72,8 +72,8 @@ export function rateCountersRepo(db: Db) {
     async claim(subject: string, window: RateWindow, units: number, { limit, warnAt }: ClaimBounds): Promise<number | null> {
       // No arithmetic in a condition: the bounds arrive as the highest counts the claim may start from.
       const straddles = warnAt !== null && units > 1;
-      try {
-        const { Attributes } = await updateItem(db, {
+      const written = await unlessConflict(
+        updateItem(db, {
           Key: counterKeys.counter('API', subject, window.start),
           UpdateExpression: 'ADD #count :units SET #ttl = :ttl',
           ConditionExpression: `attribute_not_exists(#count) OR (#count <= :max${straddles ? ' AND (#count <= :below OR #count >= :from)' : ''})`,
@@ -85,12 +85,9 @@ export function rateCountersRepo(db: Db) {
             ...(straddles ? { ':below': warnAt - 1 - units, ':from': warnAt - 1 } : {}),
           },
           ReturnValues: 'UPDATED_NEW',
-        });
-        return Number(Attributes?.count ?? 0);
-      } catch (err) {
-        if (isConditionFailure(err)) return null;
-        throw err;
-      }
+        }),
+      );
+      return written && Number(written.Attributes?.count ?? 0);
     },
     /** Numbers the refusals of a window, once per function instance: the first alone mails the owner. */
     refusal: (subject: string, window: RateWindow) =>

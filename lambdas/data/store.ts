@@ -78,10 +78,6 @@ function plainRequest(input: Record<string, unknown>): boolean {
   return [input.Item, input.Key, input.ExpressionAttributeValues, ...batches.flatMap((b) => b.Keys ?? [])].every(plainValues);
 }
 
-export function isConditionFailure(err: unknown): boolean {
-  return (err as { name?: string })?.name === 'ConditionalCheckFailedException';
-}
-
 /** Writes to the one table, as a repository sends them: the input less the table's name. */
 export const putItem = (db: Db, input: Omit<PutCommandInput, 'TableName'>) =>
   db.doc.send(new PutCommand({ ...input, TableName: db.tableName }));
@@ -90,16 +86,18 @@ export const updateItem = (db: Db, input: Omit<UpdateCommandInput, 'TableName'>)
 export const deleteItem = (db: Db, input: Omit<DeleteCommandInput, 'TableName'>) =>
   db.doc.send(new DeleteCommand({ ...input, TableName: db.tableName }));
 
-/** A conditional write: true when it applied, false when its condition failed; any other error is thrown. */
-export async function applied(write: Promise<unknown>): Promise<boolean> {
+/** A conditional write's output, or null when its condition failed; any other error is thrown. */
+export async function unlessConflict<T>(write: Promise<T>): Promise<T | null> {
   try {
-    await write;
-    return true;
+    return await write;
   } catch (err) {
-    if (isConditionFailure(err)) return false;
+    if ((err as { name?: string })?.name === 'ConditionalCheckFailedException') return null;
     throw err;
   }
 }
+
+/** A conditional write: true when it applied, false when its condition failed; any other error is thrown. */
+export const applied = async (write: Promise<unknown>): Promise<boolean> => (await unlessConflict(write)) !== null;
 
 /** A page of a Query, and the key to continue from when DynamoDB says more may follow. */
 export type QueryPage = { items: Record<string, unknown>[]; lastKey?: Record<string, unknown> };

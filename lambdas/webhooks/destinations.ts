@@ -1,4 +1,4 @@
-import { getItem, applied, isConditionFailure, type Db, itemOf, readItems, deleteItem, putItem, updateItem } from '#data/store';
+import { getItem, applied, type Db, itemOf, readItems, deleteItem, putItem, updateItem, unlessConflict } from '#data/store';
 import { everyGroupPage, groupPage, type GroupIndex, type WalkKey } from '#data/group-index';
 import { appKeys, type App } from '#data/apps';
 import { DELIVERY_POLICY } from './delivery-policy.js';
@@ -130,36 +130,27 @@ export function destinationsRepo(db: Db) {
     },
     /** Removes the destination and its health, and frees its place in its application's count. */
     async remove(id: string): Promise<boolean> {
-      try {
-        const { Attributes } = await deleteItem(db, {
-          Key: destinationKeys.destination(id),
-          ConditionExpression: 'attribute_exists(PK)',
-          ReturnValues: 'ALL_OLD',
-        });
-        await Promise.all([deleteItem(db, { Key: destinationKeys.health(id) }), releasePlace(String(Attributes!.clientId))]);
-        return true;
-      } catch (err) {
-        if (isConditionFailure(err)) return false;
-        throw err;
-      }
+      const removed = await unlessConflict(
+        deleteItem(db, { Key: destinationKeys.destination(id), ConditionExpression: 'attribute_exists(PK)', ReturnValues: 'ALL_OLD' }),
+      );
+      if (!removed) return false;
+      await Promise.all([deleteItem(db, { Key: destinationKeys.health(id) }), releasePlace(String(removed.Attributes!.clientId))]);
+      return true;
     },
     /** Changes configuration fields only (health stays with recordAttempt); null when the destination is gone. */
     async update(id: string, fields: Partial<Pick<Destination, ConfigField>>): Promise<Destination | null> {
       const names = Object.keys(fields) as ConfigField[];
-      try {
-        const { Attributes } = await updateItem(db, {
+      const updated = await unlessConflict(
+        updateItem(db, {
           Key: destinationKeys.destination(id),
           UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`,
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeNames: Object.fromEntries(names.map((n) => [`#${n}`, n])),
           ExpressionAttributeValues: Object.fromEntries(names.map((n) => [`:${n}`, fields[n]])),
           ReturnValues: 'ALL_NEW',
-        });
-        return Attributes ? recordOf<Destination>(Attributes) : null;
-      } catch (err) {
-        if (isConditionFailure(err)) return null;
-        throw err;
-      }
+        }),
+      );
+      return updated?.Attributes ? recordOf<Destination>(updated.Attributes) : null;
     },
     /**
      * A page of destinations by group then application: of one application (in its group), of one group, or of
