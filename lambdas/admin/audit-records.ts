@@ -1,4 +1,4 @@
-import { queryPage, type Db, putItem } from '#data/store';
+import { queryPage, type Db, putItem, withoutKeys } from '#data/store';
 import { DAY_MS } from '#contract/business-date';
 
 /**
@@ -81,7 +81,7 @@ export function auditRepo(db: Db) {
           limit - entries.length,
           position.key,
         );
-        entries.push(...items.map(({ PK: _pk, SK: _sk, ttl: _ttl, ...e }) => e as AuditEntry));
+        entries.push(...items.map(withoutKeys<AuditEntry>));
         if (lastKey) position = { day: position.day, key: lastKey };
         else position = position.day > oldest ? { day: dayBefore(position.day) } : undefined;
       }

@@ -1,5 +1,5 @@
 import type { Scope } from '#contract/scopes';
-import { applied, type Db, getItem, putItem, updateItem } from './store.js';
+import { applied, type Db, getItem, putItem, updateItem, withoutKeys } from './store.js';
 import type { GroupIndex } from './group-index.js';
 import { CLIENT_CREDENTIALS, type CredentialType } from '#contract/credentials';
 
@@ -170,10 +170,7 @@ export function useIsStale(app: Pick<App, 'lastUsedAt'>, now: number): boolean {
 }
 
 /** The application of a stored item (its keys dropped). */
-export function toApp(item: Record<string, unknown>): App {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ...app } = item;
-  return app as App;
-}
+export const toApp = (item: Record<string, unknown>): App => withoutKeys<App>(item);
 
 /**
  * A bearer credential, stored only under the SHA-256 of its value: an access
@@ -207,9 +204,7 @@ export function credentialsRepo(db: Db) {
     /** Strongly consistent: a token is usable the moment the token endpoint returns it. */
     async get(tokenHash: string): Promise<Credential | null> {
       const item = await getItem(db, credentialKeys.credential(tokenHash), true);
-      if (!item) return null;
-      const { PK: _pk, SK: _sk, ttl: _ttl, ...credential } = item;
-      return credential as Credential;
+      return item ? withoutKeys<Credential>(item) : null;
     },
     async put(credential: Credential): Promise<void> {
       const ttl = credential.expiresAt ? Math.ceil(Date.parse(credential.expiresAt) / 1000) : undefined;

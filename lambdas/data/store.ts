@@ -15,7 +15,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { checkRequest } from './limits.js';
-import { GSI1 } from './table.js';
+import { GSI1, TABLE_KEYS } from './table.js';
 
 /**
  * The one table as repositories use it: the document client (every request checked against DynamoDB's limits),
@@ -171,8 +171,14 @@ export async function writeBatches({ doc, tableName }: Db, requests: readonly Re
 
 /** A table item's primary key. */
 export type ItemKey = { PK: string; SK: string };
-/** An item as its entity: the item less its primary key (the entity's fields are all it holds besides). */
-export const withoutKeys = <T>({ PK: _pk, SK: _sk, ...entity }: Record<string, unknown>): T => entity as T;
+/** Besides its primary key, what places an item rather than describes it: its indexes' keys and its expiry. */
+const PLACING = new Set<string>([
+  ...TABLE_KEYS.globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+  TABLE_KEYS.ttlAttribute,
+]);
+/** An item as its entity: the item less its primary key and what else places it (its fields are all it holds besides). */
+export const withoutKeys = <T>({ PK: _pk, SK: _sk, ...entity }: Record<string, unknown>): T =>
+  Object.fromEntries(Object.entries(entity).filter(([name]) => !PLACING.has(name))) as T;
 /** A base-table Query as a repository sends it, less the table's name. */
 export type ItemQuery = Omit<QueryCommandInput, 'TableName'>;
 /** What a request may read ahead: items by key, and Queries' first pages. */

@@ -1,6 +1,6 @@
 import { STATUS, TERMINAL_STATUSES, type DeliveryStatus, type TimelineEntry } from './delivery-policy.js';
 import { deliveryIdOf, payloadOf, type EventFacts } from './messages.js';
-import { getItem, applied, itemOf, queryPage, readItems, type Db, deleteItem, putItem } from '#data/store';
+import { getItem, applied, itemOf, queryPage, readItems, type Db, deleteItem, putItem, withoutKeys } from '#data/store';
 import { everyGroupPage, type GroupIndex, type WalkKey } from '#data/group-index';
 import { GSI1, GSI2, GSI3 } from '#data/table';
 
@@ -150,12 +150,12 @@ export function deliveriesRepo(db: Db) {
     // TTL deletion lags (and dynalite has none): an expired marker is already gone.
     const unexpired = { expression: '#ttl > :now', names: { '#ttl': 'ttl' }, values: { ':now': nowSeconds } };
     const { items, lastKey } = await everyGroupPage(db, deliveryKeys.deadLetters, { filter: unexpired }, limit, startKey);
-    return { items: items.map(recordOf<DeadLetterMarker>), lastKey };
+    return { items: items.map(withoutKeys<DeadLetterMarker>), lastKey };
   };
   /** Records by id, strongly consistent, in one BatchGetItem per 100, in the ids' order (null where there is none). */
   const many = async (ids: readonly string[]): Promise<(Delivery | null)[]> => {
     const items = await readItems(db, ids.map(deliveryKeys.delivery));
-    return ids.map((id) => itemOf(items, deliveryKeys.delivery(id))).map((item) => (item ? recordOf<Delivery>(item) : null));
+    return ids.map((id) => itemOf(items, deliveryKeys.delivery(id))).map((item) => (item ? withoutKeys<Delivery>(item) : null));
   };
   const item = (d: Delivery) => ({
     ...deliveryKeys.delivery(d.deliveryId),
@@ -171,7 +171,7 @@ export function deliveriesRepo(db: Db) {
     /** Strongly consistent: a record just created, redriven or finished is never missed or seen in an older state. */
     async get(id: string): Promise<Delivery | null> {
       const item = await getItem(db, deliveryKeys.delivery(id), true);
-      return item ? recordOf<Delivery>(item) : null;
+      return item ? withoutKeys<Delivery>(item) : null;
     },
     many,
     /** Creates the record once; false when it already exists (a re-dispatch). */
@@ -224,7 +224,7 @@ export function deliveriesRepo(db: Db) {
         limit,
         startKey,
       );
-      return { items: items.map(recordOf<Delivery>), lastKey };
+      return { items: items.map(withoutKeys<Delivery>), lastKey };
     },
     /** Idempotent; the marker expires with its record (or with the DLQ's retention when there is none). */
     async markDeadLetter(marker: DeadLetterMarker, expiresAtSeconds = expiryOf(marker.since)): Promise<void> {
@@ -274,10 +274,4 @@ export function deliveriesRepo(db: Db) {
       await putItem(db, { Item: { ...deliveryKeys.dueCursors, cursors } });
     },
   };
-}
-
-/** A stored item as the record it holds: without the table's keys, the index keys and the expiry. */
-export function recordOf<T>(item: Record<string, unknown>): T {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, GSI2PK: _d1, GSI2SK: _d2, GSI3PK: _e1, GSI3SK: _e2, ttl: _ttl, ...record } = item;
-  return record as T;
 }

@@ -1,4 +1,4 @@
-import { getItem, applied, type Db, itemOf, readItems, deleteItem, putItem, updateItem, unlessConflict } from '#data/store';
+import { getItem, applied, type Db, itemOf, readItems, deleteItem, putItem, updateItem, unlessConflict, withoutKeys } from '#data/store';
 import { everyGroupPage, groupPage, type GroupIndex, type WalkKey } from '#data/group-index';
 import { appKeys, type App } from '#data/apps';
 import { DELIVERY_POLICY } from './delivery-policy.js';
@@ -6,7 +6,7 @@ import type { Config } from '#platform/config';
 import type { SafetyOptions } from '#domain/url-safety';
 import { DAY_MS } from '#contract/business-date';
 import { count } from '#platform/observability';
-import { lastOutcome, recordOf, type Delivery } from './deliveries.js';
+import { lastOutcome, type Delivery } from './deliveries.js';
 import type { Deps } from '#platform/deps';
 import type { Store } from '#data/repositories';
 import { MENU_UPDATED } from './events.js';
@@ -101,7 +101,7 @@ export function destinationsRepo(db: Db) {
     /** Strongly consistent: an attempt signs with the secret of the latest rotation and sees a disable or removal at once. */
     async get(id: string): Promise<Destination | null> {
       const item = await getItem(db, destinationKeys.destination(id), true);
-      return item ? recordOf<Destination>(item) : null;
+      return item ? withoutKeys<Destination>(item) : null;
     },
     put,
     /**
@@ -150,7 +150,7 @@ export function destinationsRepo(db: Db) {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return updated?.Attributes ? recordOf<Destination>(updated.Attributes) : null;
+      return updated?.Attributes ? withoutKeys<Destination>(updated.Attributes) : null;
     },
     /**
      * A page of destinations by group then application: of one application (in its group), of one group, or of
@@ -161,7 +161,7 @@ export function destinationsRepo(db: Db) {
       const { items, lastKey } = scope
         ? await groupPage(db, destinationKeys.index, scope.groupId, { prefix }, limit, startKey)
         : await everyGroupPage(db, destinationKeys.index, {}, limit, startKey);
-      return { destinations: items.map(recordOf<Destination>), lastKey };
+      return { destinations: items.map(withoutKeys<Destination>), lastKey };
     },
     /**
      * Health after an attempt, as one atomic update of the health item (no read-modify-write between concurrent

@@ -1,6 +1,6 @@
 import type { MENU_UPDATED } from './events.js';
 import type { EventFacts } from './messages.js';
-import { applied, getItem, queryPage, type Db, deleteItem, putItem, updateItem } from '#data/store';
+import { applied, getItem, queryPage, type Db, deleteItem, putItem, updateItem, withoutKeys } from '#data/store';
 import { GSI1 } from '#data/table';
 
 /** A `bevq.menu.updated` event waiting to be fanned out. */
@@ -117,6 +117,6 @@ export function outboxRepo(db: Db) {
 }
 
 function toEntry(item: Record<string, unknown>): OutboxEntry {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ...entry } = item;
+  const entry = withoutKeys<Record<string, unknown>>(item);
   return { ...(entry as MenuEvent), confirmed: entry.confirmed === true, cursor: typeof entry.cursor === 'string' ? entry.cursor : null };
 }
