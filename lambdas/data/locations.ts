@@ -34,8 +34,9 @@ type LocationPage = { locations: Location[]; next: string | null };
 
 export function locationsRepo(db: Db) {
   return {
+    /** Strongly consistent: a location is named right after it is made (`venues load`, then `shiftq load`). */
     async get(groupId: string, locationId: string): Promise<Location | null> {
-      const item = await getItem(db, locationKeys.location(groupId, locationId));
+      const item = await getItem(db, locationKeys.location(groupId, locationId), true);
       return item ? toLocation(item) : null;
     },
     async put(location: Location): Promise<void> {

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -10,6 +9,7 @@ import { FAMILIES, type Family } from '#contract/routes';
 import { lambdaBuildOptions } from '#lib/bundling';
 import { FUNCTIONS, WEBHOOK_FUNCTION_NAMES } from '#lib/functions';
 import { packageFilesOf } from '#lib/package-files';
+import { runProcess } from '../support/run-process.js';
 
 /**
  * Every function's bundle, built with the stack's esbuild preset (the
@@ -94,10 +94,10 @@ async function packaged(family: Family): Promise<{ folder: string; inputs: Metaf
 }
 
 /** The packaged handler's reply to a GET of `path`, in a fresh node with none of the stack's file settings (the defaults: beside the bundle). */
-function invoke(
+async function invoke(
   folder: string,
   path: string,
-): { statusCode: number; headers: Record<string, string>; body: string; isBase64Encoded?: boolean } {
+): Promise<{ statusCode: number; headers: Record<string, string>; body: string; isBase64Encoded?: boolean }> {
   const script = `
     const { handler } = await import(${JSON.stringify(`file://${join(folder, 'index.mjs')}`)});
     const event = {
@@ -108,7 +108,7 @@ function invoke(
     };
     const context = { functionName: 'f', awsRequestId: 'r', getRemainingTimeInMillis: () => 10000 };
     process.stdout.write(JSON.stringify(await handler(event, context)));`;
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+  const { stdout: out } = await runProcess(process.execPath, ['--input-type=module', '-e', script], {
     env: {
       PATH: process.env.PATH,
       AWS_REGION: 'eu-west-1',
@@ -116,7 +116,7 @@ function invoke(
       METRICS_DISABLED: 'true',
       AWS_LAMBDA_LOG_LEVEL: 'SILENT',
     },
-  }).toString();
+  });
   return JSON.parse(out.slice(out.indexOf('{"statusCode"')));
 }
 
@@ -132,8 +132,8 @@ describe('the discovery bundle', () => {
     expect(generator).toEqual([]);
   });
 
-  it('serves the document from the openapi.json beside it, byte for byte the generated one', () => {
-    const reply = invoke(built.folder, '/v1/openapi.json');
+  it('serves the document from the openapi.json beside it, byte for byte the generated one', async () => {
+    const reply = await invoke(built.folder, '/v1/openapi.json');
     expect(reply.statusCode).toBe(200);
     expect(reply.headers).toMatchObject({ 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'public, max-age=300' });
     expect(reply.body).toBe(JSON.stringify(openApiDocument('https://abc123.execute-api.eu-west-1.amazonaws.com/dev')));
@@ -146,14 +146,14 @@ describe('the assets bundle', () => {
     built = await packaged('assets');
   });
 
-  it('serves the logos from the folder beside it, byte for byte, SVG as text and PNG as base64', () => {
-    const svg = invoke(built.folder, '/v1/assets/sports-logo/nfl.svg');
+  it('serves the logos from the folder beside it, byte for byte, SVG as text and PNG as base64', async () => {
+    const svg = await invoke(built.folder, '/v1/assets/sports-logo/nfl.svg');
     expect(svg.statusCode).toBe(200);
     expect(svg.headers['Content-Type']).toBe('image/svg+xml');
     expect(svg.body).toBe(readFileSync(join(SPORTS_LOGO_DIR, 'nfl.svg'), 'utf8'));
-    const png = invoke(built.folder, '/v1/assets/sports-logo/team-badge.png');
+    const png = await invoke(built.folder, '/v1/assets/sports-logo/team-badge.png');
     expect(png).toMatchObject({ statusCode: 200, isBase64Encoded: true });
     expect(Buffer.from(png.body, 'base64').equals(readFileSync(join(SPORTS_LOGO_DIR, 'team-badge.png')))).toBe(true);
-    expect(invoke(built.folder, '/v1/assets/sports-logo/mlb.svg').statusCode).toBe(404);
+    expect((await invoke(built.folder, '/v1/assets/sports-logo/mlb.svg')).statusCode).toBe(404);
   });
 });

@@ -40,25 +40,23 @@ import { isStage, STAGE_TABLE, stageConfig, throttlesOf, type Stage } from '#lib
 import { OTHER_ROUTE_THROTTLE, throttleSum } from '#lib/route-throttles';
 import { runProcess } from '../support/run-process.js';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
-import { testApp } from '../support/stage-template.js';
+import { bundledStage, testApp } from '../support/stage-template.js';
 
 const MAIL_FROM = 'Customer API <alerts@mail.example.com>';
 
 type Json = Record<string, any>;
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Json };
 
-/** The cloud assembly folder of the last synth (its asset.<hash> folders are the bundles). */
+/** The bundled dev synthesis' cloud assembly folder (its asset.<hash> folders are the bundles). */
 let assemblyDir = '';
 
-/** `bundle`: run esbuild for every function as `cdk synth` does; the assertions that only read the template skip it. */
-function synth(stage: Stage, { bundle = false, tracing }: { bundle?: boolean; tracing?: boolean } = {}): Template {
-  const app = testApp({ bundle });
+/** A stage's template without bundling, in this process: no CDK warning or error of any kind (deprecations, misconfiguration). */
+function synth(stage: Stage, { tracing }: { tracing?: boolean } = {}): Template {
+  const app = testApp();
   const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, {
     config: stageConfig(stage, { ...STAGE_CONTEXT[stage], mailFrom: MAIL_FROM, tracing }),
   });
   const template = Template.fromStack(stack);
-  assemblyDir = app.outdir;
-  // No CDK warning or error of any kind (deprecations, misconfiguration).
   expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
   expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
   return template;
@@ -170,9 +168,11 @@ function expectRouteThrottles(template: Template, stage: Stage): void {
 
 describe('CustomerApiStack (dev)', () => {
   let template: Template;
-  beforeAll(() => {
+  beforeAll(async () => {
     // The dev synth bundles, so the assets the stack ships (the bundles, the OpenAPI artefact) can be checked.
-    template = synth('dev', { bundle: true });
+    const bundled = await bundledStage('dev', { ...STAGE_CONTEXT.dev, mailFrom: MAIL_FROM });
+    expect(bundled.messages.filter((m) => m.level === 'warning' || m.level === 'error')).toEqual([]);
+    ({ template, assemblyDir } = bundled);
   });
 
   it('is an HTTP API whose Lambda integrations get the payload 1.0 event the handlers parse (docs/decisions/api-gateway.md)', () => {

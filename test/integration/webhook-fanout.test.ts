@@ -10,6 +10,7 @@ import { sampleMenu } from '#local/demo-menu';
 import { controlledResolver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 import { eventually } from '../support/eventually.js';
+import { SEQUENCE_SCALE } from '../fixtures/webhook-scale.js';
 
 /**
  * One event to many receivers: records created in parallel (conditionally),
@@ -25,7 +26,7 @@ const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
 const dns = controlledResolver({ 'hooks.example.test': ['127.0.0.1'] });
 
 beforeAll(async () => {
-  runtime = await startTestRuntime({ resolver: dns.resolver, config: { webhookAllowLoopback: true, webhookTimeScale: 0.05 } });
+  runtime = await startTestRuntime({ resolver: dns.resolver, config: { webhookAllowLoopback: true, webhookTimeScale: SEQUENCE_SCALE } });
   // Applications enough for DESTINATIONS, each with the most destinations it may have.
   const apps = [];
   for (let i = 0; i < DESTINATIONS; i += DESTINATIONS_PER_APPLICATION) apps.push(await newApp(runtime, { scopes: ['bevq:read'] }));

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEQUENCE_SCALE } from '../fixtures/webhook-scale.js';
 import type { LocalRuntime } from '#local/runtime';
 import type { TimelineEntry } from '#lambdas/webhooks/delivery-policy';
 import { addDestination } from '#lambdas/webhooks/destination-operations';
@@ -29,7 +30,7 @@ beforeAll(async () => {
   runtime = await startTestRuntime({
     resolver: controlledResolver({ 'hooks.example.test': ['127.0.0.1'] }).resolver,
     // 0.02: attempts time out after 200 ms (a loaded machine answers within it), the four backoffs take under 14 s.
-    config: { webhookAllowLoopback: true, webhookTimeScale: 0.02 },
+    config: { webhookAllowLoopback: true, webhookTimeScale: SEQUENCE_SCALE },
   });
   dir = mkdtempSync(join(tmpdir(), 'webhook-timeline-'));
   runtimeFile = runtimeFileFor(runtime, dir, 'runtime.json');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEQUENCE_SCALE } from '../fixtures/webhook-scale.js';
 import {
   addDestination,
   editDestination,
@@ -50,7 +51,7 @@ beforeAll(async () => {
     clock,
     resolver: dns.resolver,
     // 0.05: a 500 ms attempt timeout, so a receiver's prompt 200 is not taken for a hang on a busy machine.
-    config: { webhookAllowLoopback: true, webhookTimeScale: 0.05 },
+    config: { webhookAllowLoopback: true, webhookTimeScale: SEQUENCE_SCALE },
   });
 });
 afterAll(async () => {

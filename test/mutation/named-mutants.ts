@@ -12,7 +12,8 @@ import { dirname, join, resolve } from 'node:path';
 import { MUTANTS, type NamedMutant } from './named-mutants-list.js';
 
 const root = resolve(import.meta.dirname, '../..');
-const ENGINES = ['dynalite', 'DynamoDB Local'] as const;
+/** vitest's projects (vitest.config.ts): one per engine. */
+const ENGINES = ['dynalite', 'dynamodb-local'] as const;
 type Engine = (typeof ENGINES)[number];
 /** A run of the named tests that outlasts this is stopped and counted as not passing. */
 const RUN_LIMIT_MS = 15 * 60_000;
@@ -49,10 +50,20 @@ type Run = { verdict: 'passed' | 'failed' | 'error'; failing: string[]; ran: num
 async function runTests(scratch: string, engine: Engine, files: readonly string[], pattern: string, tag: string): Promise<Run> {
   const report = join(scratch, `.mutant-${tag}.json`);
   rmSync(report, { force: true });
-  const vitest = ['vitest', 'run', ...files, '-t', pattern, '--reporter=json', `--outputFile=${report}`, '--reporter=dot'];
-  const [command, args] = engine === 'dynalite' ? ['npx', vitest] : ['npx', ['tsx', 'test/support/with-dynamodb-local.ts', ...vitest]];
+  const args = [
+    'vitest',
+    'run',
+    ...files,
+    '--project',
+    engine,
+    '-t',
+    pattern,
+    '--reporter=json',
+    `--outputFile=${report}`,
+    '--reporter=dot',
+  ];
   const log = join(tmpdir(), `customer-api-mutant-${tag}.log`);
-  const child = spawn(command, args, {
+  const child = spawn('npx', args, {
     cwd: scratch,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

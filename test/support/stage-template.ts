@@ -1,8 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig, type Stage } from '#lib/stages';
+import { runProcess } from './run-process.js';
 import { STAGE_CONTEXT } from './stage-context.js';
 
 /** cdk.json's context: the feature flags `cdk synth` runs with, so a test's template is the deployed one. */
@@ -44,3 +48,28 @@ export async function stageTemplates<S extends Stage>(stages: readonly S[]): Pro
   }
   return templates;
 }
+
+/** What a bundled synthesis leaves: its template, its assembly folder (the asset.<hash> bundles) and CDK's messages. */
+export type BundledStage = { template: Template; assemblyDir: string; messages: { level: string; id: string; text: unknown }[] };
+
+/**
+ * A stage synthesized with bundling in a child process, as `cdk synth` runs the app: esbuild bundles each function
+ * synchronously, and in this worker that would block vitest's own calls for over a minute on a busy machine.
+ */
+export async function bundledStage(stage: Stage, context: Record<string, unknown>): Promise<BundledStage> {
+  const assemblyDir = mkdtempSync(join(tmpdir(), 'customer-api-bundled-'));
+  const script = `
+    import { testApp } from './test/support/stage-template.ts';
+    import { CustomerApiStack } from '#lib/stack';
+    import { stageConfig } from '#lib/stages';
+    const app = testApp({ bundle: true, outdir: ${JSON.stringify(assemblyDir)} });
+    const stack = new CustomerApiStack(app, 'CustomerApi-${stage}', { config: stageConfig('${stage}', ${JSON.stringify(context)}) });
+    const artifact = app.synth().getStackArtifact(stack.artifactId);
+    const messages = artifact.messages.map((m) => ({ level: m.level, id: m.id, text: m.entry.data }));
+    process.stdout.write(JSON.stringify({ templateFile: artifact.templateFullPath, messages }));`;
+  const run = await runProcess(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT });
+  if (run.status !== 0) throw new Error(`bundled synth of ${stage} failed: ${run.stderr}`);
+  const { templateFile, messages } = JSON.parse(run.stdout) as { templateFile: string; messages: BundledStage['messages'] };
+  return { template: Template.fromJSON(JSON.parse(readFileSync(templateFile, 'utf8'))), assemblyDir, messages };
+}
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
