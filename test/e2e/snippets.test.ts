@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
 import { seedDemoMenu } from '#local/demo-menu';
 import { snippetVariables } from '#local/snippet-environment';
-import { startTestRuntime } from '../support/runtime.js';
+import { ENGINE_NAME, startTestRuntime } from '../support/runtime.js';
 import { runtimeFileFor } from '../fixtures/admin-cli.js';
 import { runProcess } from '../support/run-process.js';
 
@@ -50,13 +50,18 @@ const BLOCKS = MARKDOWN.flatMap(blocksOf).map((b) =>
 );
 let runtime: LocalRuntime;
 let env: NodeJS.ProcessEnv;
-const work = join(ROOT, 'test-results', 'snippets');
+// Each engine's run of this file has its own folder: the other engine's may run beside it.
+const work = join(ROOT, 'test-results', 'snippets', ENGINE_NAME.replaceAll(' ', '-'));
+/** Where the shell blocks run: the repository's entries linked, so what a block writes in its folder is this run's alone. */
+const checkout = join(work, 'checkout');
 
 beforeAll(async () => {
   runtime = await startTestRuntime();
   await seedDemoMenu(runtime.deps);
   const { clientId, clientSecret } = runtime.demo!;
-  mkdirSync(work, { recursive: true });
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(checkout, { recursive: true });
+  for (const entry of readdirSync(ROOT)) if (entry !== 'test-results') symlinkSync(join(ROOT, entry), join(checkout, entry));
   env = {
     ...process.env,
     NODE_EXTRA_CA_CERTS: join(ROOT, 'test/fixtures/tls/ca.pem'),
@@ -98,7 +103,7 @@ describe('snippets of the docs', () => {
     const script = BLOCKS.filter((b) => b.file === file && b.lang === 'sh' && !b.skip)
       .map((b) => `echo "@@ ${b.file}:${b.line}"\n${b.code.replaceAll(DEFAULT_URL, runtime.url)}`)
       .join('\n');
-    const { code, output } = await run('bash', ['-euo', 'pipefail', '-s'], ROOT, script);
+    const { code, output } = await run('bash', ['-euo', 'pipefail', '-s'], checkout, script);
     expect(code, output).toBe(0);
   });
 
