@@ -16,6 +16,5 @@ export default function runTmpdir(): (() => void) | undefined {
   process.env.CUSTOMER_API_TEST_TMPDIR = process.env.TMPDIR = dir;
   // V8's compiled code of every module, kept for the forks and the processes they start (saves about 4 % of CPU).
   process.env.NODE_COMPILE_CACHE = join(dir, 'node-compile-cache');
-  console.log(`run-tmpdir ${dir}`);
   return () => rmSync(dir, { recursive: true, force: true });
 }

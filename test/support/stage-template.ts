@@ -9,6 +9,8 @@ import { stageConfig, type Stage } from '#lib/stages';
 import { runProcess } from './run-process.js';
 import { STAGE_CONTEXT } from './stage-context.js';
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
 /** cdk.json's context: the feature flags `cdk synth` runs with, so a test's template is the deployed one. */
 const CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
@@ -72,4 +74,3 @@ export async function bundledStage(stage: Stage, context: Record<string, unknown
   const { templateFile, messages } = JSON.parse(run.stdout) as { templateFile: string; messages: BundledStage['messages'] };
   return { template: Template.fromJSON(JSON.parse(readFileSync(templateFile, 'utf8'))), assemblyDir, messages };
 }
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
