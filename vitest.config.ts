@@ -6,7 +6,7 @@ const ENGINE_SUITES = ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts']
 
 export default defineConfig({
   test: {
-    globalSetup: ['test/support/run-tmpdir.ts'],
+    globalSetup: ['test/support/run-tmpdir.ts', 'test/support/entry-bundles.ts'],
     setupFiles: ['test/support/yield-between-tests.ts'],
     pool: 'forks',
     // Most suites wait on sockets, engines and the webhook time scale rather than compute: six forks on a 2-core
