@@ -242,7 +242,11 @@ describe('npm start says what is wrong, in one line', () => {
     expect([existsSync(plain.runtimeFile!), existsSync(bannerFileOf(plain.runtimeFile!))]).toEqual([false, false]);
   });
 
-  it('an old data folder on a fresh external engine (DynamoDB Local): seeds it, and the printed credentials work', async () => {
+  // The next two start a DynamoDB Local of their own, whichever engine the run is on: once is enough, in the dynalite
+  // run, which is also the user's case (a folder first used with the embedded engine).
+  const ownEngine = it.skipIf(TEST_DYNAMODB_ENDPOINT !== undefined);
+
+  ownEngine('an old data folder on a fresh external engine (DynamoDB Local): seeds it, and the printed credentials work', async () => {
     const engine: DynamoDbLocal = await startDynamoDbLocal(toolPath(TOOLS.java));
     try {
       const external = run(['--data', dataDir], {
@@ -272,41 +276,44 @@ describe('npm start says what is wrong, in one line', () => {
     }
   });
 
-  it('runs docs/development.md\'s "Running against other engines" commands as written, after a plain start, and answers', async () => {
-    const page = readFileSync(join(ROOT, 'docs/development.md'), 'utf8');
-    expect(page).toContain('\n## Running against other engines\n');
-    const section = page.slice(page.indexOf('## Running against other engines'));
-    const commands = /```sh\n([\s\S]*?)```/.exec(section.slice(0, section.indexOf('\n## ', 3)))?.[1];
-    expect(commands).toContain('DYNAMODB_ENDPOINT=http://localhost:8000 npm start');
-    // Free ports for the page's 8000 (and PORT for its 3000); the folder and runtime file through their variables.
-    const script = commands!.replaceAll('8000', String(await freePort()));
-    const runtimeFile = join(scratch, 'readme-runtime.json');
-    const shell = collect(
-      spawn('bash', ['-c', script], {
-        cwd: ROOT,
-        detached: true, // its own process group: npm, tsx, the runtime and the backgrounded jar stop together
-        env: {
-          ...process.env,
-          PATH: `${dirname(toolPath(TOOLS.java))}:${process.env.PATH}`,
-          PORT: String(await freePort()),
-          CUSTOMER_API_DATA_DIR: dataDir,
-          CUSTOMER_API_RUNTIME_FILE: runtimeFile,
-          LOG_LEVEL: 'SILENT',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
-    );
-    const group = shell.child.pid!;
-    try {
-      const printed = await banner(shell);
-      expect(shell.output()).toContain(`(data in ${dataDir})`);
-      const { status, ids } = await demoLocations(printed);
-      expect(status).toBe(200);
-      expect(ids).toContain('nyc-midtown');
-    } finally {
-      await stopGroup(group);
-    }
-  });
+  ownEngine(
+    'runs docs/development.md\'s "Running against other engines" commands as written, after a plain start, and answers',
+    async () => {
+      const page = readFileSync(join(ROOT, 'docs/development.md'), 'utf8');
+      expect(page).toContain('\n## Running against other engines\n');
+      const section = page.slice(page.indexOf('## Running against other engines'));
+      const commands = /```sh\n([\s\S]*?)```/.exec(section.slice(0, section.indexOf('\n## ', 3)))?.[1];
+      expect(commands).toContain('DYNAMODB_ENDPOINT=http://localhost:8000 npm start');
+      // Free ports for the page's 8000 (and PORT for its 3000); the folder and runtime file through their variables.
+      const script = commands!.replaceAll('8000', String(await freePort()));
+      const runtimeFile = join(scratch, 'readme-runtime.json');
+      const shell = collect(
+        spawn('bash', ['-c', script], {
+          cwd: ROOT,
+          detached: true, // its own process group: npm, tsx, the runtime and the backgrounded jar stop together
+          env: {
+            ...process.env,
+            PATH: `${dirname(toolPath(TOOLS.java))}:${process.env.PATH}`,
+            PORT: String(await freePort()),
+            CUSTOMER_API_DATA_DIR: dataDir,
+            CUSTOMER_API_RUNTIME_FILE: runtimeFile,
+            LOG_LEVEL: 'SILENT',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        }),
+      );
+      const group = shell.child.pid!;
+      try {
+        const printed = await banner(shell);
+        expect(shell.output()).toContain(`(data in ${dataDir})`);
+        const { status, ids } = await demoLocations(printed);
+        expect(status).toBe(200);
+        expect(ids).toContain('nyc-midtown');
+      } finally {
+        await stopGroup(group);
+      }
+    },
+  );
 });
 
 /** SIGTERM to the whole group (npm forwards it; the jar stops on it), then SIGKILL to what is left after 10 s. */
