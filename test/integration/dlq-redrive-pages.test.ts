@@ -31,8 +31,9 @@ import { eventually } from '../support/eventually.js';
  * the deliverer saw: its receives' counts and the visibility it set.
  */
 
-// An attempt gets 2.5 s: 200 deliveries at once against a loaded DynamoDB Local must not time one out (this test is about receives, not timeouts).
-const SCALE = 0.25;
+// The policy's own timings, an attempt's 10 s among them: 200 deliveries at once beside a full run's other suites must
+// not time one out (at 0.25, 2.5 s an attempt, some did, and were retried); this test is about receives, not timeouts.
+const SCALE = 1;
 // The admin function's timeout doubled (20 s): a page budgets by the time left, and under load a wave, the removal
 // pass or the audit write ran past the 10 s a page had (a 500 at 10.5 s); the rule tested is the same at any timeout.
 const HTTP_TIMEOUT_SCALE = 2;
@@ -293,9 +294,10 @@ describe(`redrive all in pages (${ENGINE_NAME}, every engine request delayed ${D
     // Delivered: one attempt each, the first after the redrive.
     proxy.delayMs = 0;
     const records = await allFinished(dead);
-    expect(records.every((d) => d.status === 'SUCCEEDED' && d.attempts === 1 && d.redrives === 1 && d.deadLetterReason === null)).toBe(
-      true,
+    const astray = records.filter(
+      (d) => !(d.status === 'SUCCEEDED' && d.attempts === 1 && d.redrives === 1 && d.deadLetterReason === null),
     );
+    expect(astray.map((d) => ({ status: d.status, attempts: d.attempts, redrives: d.redrives, timeline: d.timeline }))).toEqual([]);
     expect(new Set(receiver.received.map((r) => r.headers['x-service-event-id'])).size).toBe(DEAD_LETTERS);
     expect(receiver.received.every((r) => r.verified)).toBe(true);
     expect((await adminApi('/dead-letters', undefined)).body.deadLetters).toEqual([]);
