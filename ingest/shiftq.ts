@@ -180,10 +180,8 @@ export async function loadShiftq(store: IngestStore, input: unknown, now: number
   const newProviders = new Set<string>();
   for (const p of prepared) {
     if (p.kind === 'reviews') {
-      for (const r of p.reviews) {
-        await store.reviews.put(groupId, locationId, r);
-        newProviders.add(r.provider);
-      }
+      await store.reviews.putAll(groupId, locationId, p.reviews);
+      for (const r of p.reviews) newProviders.add(r.provider);
     } else if (p.businessDate === null) {
       await store.shiftq.putCurrent(groupId, locationId, p.kind, p.body, loadedAt);
     } else {

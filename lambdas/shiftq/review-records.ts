@@ -1,6 +1,6 @@
 import { type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { ReviewInput } from './inputs.js';
-import { getItem, query, type Db, putItem, updateItem } from '#data/store';
+import { getItem, query, type Db, updateItem, writeBatches } from '#data/store';
 import { shiftqKeys } from './records.js';
 
 /**
@@ -68,15 +68,21 @@ type ReviewPage = { reviews: ReviewInput[]; lastKey: string | null; hasMore: boo
 
 export function reviewsRepo(db: Db) {
   return {
-    async put(groupId: string, locationId: string, review: ReviewInput): Promise<void> {
-      await putItem(db, {
-        Item: {
-          ...reviewKeys.review(groupId, locationId, review.createdAt, review.id),
-          review,
-          rating: review.rating,
-          provider: review.provider,
-        },
-      });
+    /** A load's reviews, 25 to a BatchWriteItem (their keys are distinct: a load's review ids never repeat). */
+    async putAll(groupId: string, locationId: string, reviews: readonly ReviewInput[]): Promise<void> {
+      await writeBatches(
+        db,
+        reviews.map((review) => ({
+          PutRequest: {
+            Item: {
+              ...reviewKeys.review(groupId, locationId, review.createdAt, review.id),
+              review,
+              rating: review.rating,
+              provider: review.provider,
+            },
+          },
+        })),
+      );
     },
 
     /** Providers that delivered reviews, sorted; null when none ever did. */
