@@ -127,6 +127,9 @@ describe('a stage behind its edge (the runtime with an origin secret)', () => {
         body: 'grant_type=client_credentials&client_id=edge-viewer-client&client_secret=wrong',
       });
     const statuses: number[] = [];
+    // Attempts are counted per clock minute: all of them in one, so a busy machine never splits them across two.
+    const msLeft = 60_000 - (Date.now() % 60_000);
+    if (msLeft < 30_000) await new Promise((resolve) => setTimeout(resolve, msLeft + 100));
     for (let i = 0; i <= TOKEN_ATTEMPTS_PER_MINUTE; i++) statuses.push((await attempt('198.51.100.10')).status);
     expect(statuses.slice(0, TOKEN_ATTEMPTS_PER_MINUTE).every((status) => status === 401)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
