@@ -119,7 +119,7 @@ export const securityHeaders = (s: ConsoleSecurity): Record<string, string> => (
 export const CONSOLE_SECURITY_HEADERS = securityHeaders(consoleSecurity());
 
 /**
- * The OAuth scope every console route requires (API Gateway's JWT authorizer
+ * The OAuth scope the console's route requires (API Gateway's JWT authorizer
  * checks the token's `scope` claim): a Cognito ID token has no `scope`, so
  * only access tokens pass. `openid` is in every access token of the code
  * flow the page runs (docs/decisions/console-hosting.md).

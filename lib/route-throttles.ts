@@ -26,8 +26,8 @@ const BURST_SECONDS = 2;
  * operators' tools and wrong paths, each held to a small bucket of its own (the stage's default route throttle).
  */
 export const OTHER_ROUTE_THROTTLE: Throttle = { rateLimit: 10, burstLimit: 20 };
-/** How many such routes the stack builds (lib/constructs/api.ts): each admin route twice, two admin catch-alls, ANY /oauth/token, `$default`. */
-export const OTHER_ROUTE_COUNT = ADMIN_ROUTES.length * 2 + 4;
+/** How many such routes the stack builds (lib/constructs/api.ts): each admin route, the admin and console catch-alls, ANY /oauth/token, `$default`. */
+export const OTHER_ROUTE_COUNT = ADMIN_ROUTES.length + 4;
 
 export const routeKeyOf = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.path}`;
 

@@ -70,7 +70,7 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELD
 export class RouteTableApi extends Construct {
   readonly httpApi: HttpApi;
   readonly stage: HttpStage;
-  private readonly admin: { integration: HttpLambdaIntegration; routes: readonly AdminRoute[] };
+  private readonly admin: { integration: HttpLambdaIntegration };
 
   constructor(scope: Construct, id: string, props: RouteTableApiProps) {
     super(scope, id);
@@ -110,7 +110,7 @@ export class RouteTableApi extends Construct {
     // Any other method on the token endpoint reaches the token function too, which answers it in the OAuth shape.
     add(HttpMethod.ANY, TOKEN_PATH, integrations.token);
     const iam = new HttpIamAuthorizer();
-    this.admin = { integration: integrationOf('admin-api', props.admin.function), routes: props.admin.routes };
+    this.admin = { integration: integrationOf('admin-api', props.admin.function) };
     for (const route of props.admin.routes) add(route.method, route.path, this.admin.integration, iam);
     // Any other method or path below /admin still needs a signature, and the admin function answers 404, or 405 with Allow.
     add(HttpMethod.ANY, ADMIN_PROXY_PATH, this.admin.integration, iam);
@@ -137,24 +137,21 @@ export class RouteTableApi extends Construct {
   }
 
   /**
-   * The console's prefix: every admin route again below CONSOLE_API_ROOT, and
-   * its catch-all, to the same function, behind a JWT authorizer of the
-   * console's user pool (one authorizer per route: IAM stays on /admin for scripts).
+   * The console's prefix: one catch-all below CONSOLE_API_ROOT to the admin function, which resolves the route from
+   * the path (as it does below /admin), behind a JWT authorizer of the console's user pool (IAM stays on /admin for
+   * scripts). One route, not a copy of each admin route: the console needs no per-route key, and the stack keeps room
+   * under CloudFormation's resource limit.
    */
   addConsoleRoutes(userPool: IUserPool, client: IUserPoolClient): void {
-    const jwt = new HttpUserPoolAuthorizer('ConsoleAuthorizer', userPool, { userPoolClients: [client] });
-    // A required scope lets access tokens only through: a Cognito ID token, also signed by the pool for the
-    // same client, has no `scope` claim (docs/decisions/console-hosting.md).
-    const add = (method: string, path: string) =>
-      this.httpApi.addRoutes({
-        path,
-        methods: [method as HttpMethod],
-        integration: this.admin.integration,
-        authorizer: jwt,
-        authorizationScopes: [CONSOLE_TOKEN_SCOPE],
-      });
-    for (const route of this.admin.routes) add(route.method, consolePathOf(route.path));
-    add(HttpMethod.ANY, consolePathOf(ADMIN_PROXY_PATH));
+    this.httpApi.addRoutes({
+      path: consolePathOf(ADMIN_PROXY_PATH),
+      methods: [HttpMethod.ANY],
+      integration: this.admin.integration,
+      authorizer: new HttpUserPoolAuthorizer('ConsoleAuthorizer', userPool, { userPoolClients: [client] }),
+      // A required scope lets access tokens only through: a Cognito ID token, also signed by the pool for the
+      // same client, has no `scope` claim (docs/decisions/console-hosting.md).
+      authorizationScopes: [CONSOLE_TOKEN_SCOPE],
+    });
   }
 
   get url(): string {

@@ -224,13 +224,14 @@ describe('one HTTP shell for /v1, token and admin', () => {
 
   it("answers the console's prefix as the admin route it mirrors, for members of the admins group only, and audits the console user", async () => {
     const handler = admin(runtime.deps);
-    const consoleEvent = (groups: unknown) =>
-      apiGatewayEvent('POST', '/console-api/v1/dead-letters/redrive', '/console-api/v1/dead-letters/redrive', {
-        body: '{}',
+    // The console's one route is a catch-all: the function finds the admin route from the path.
+    const consoleEvent = (groups: unknown, method = 'POST', path = '/console-api/v1/dead-letters/redrive') =>
+      apiGatewayEvent(method, '/console-api/{proxy+}', path, {
+        ...(method === 'POST' ? { body: '{}' } : {}),
         headers: { Host: API_HOST, 'Content-Type': 'application/json' },
         requestContext: {
           requestId: `req-console-${String(groups)}`,
-          path: '/console-api/v1/dead-letters/redrive',
+          path,
           stage: '$default',
           domainName: API_HOST,
           authorizer: { claims: { username: 'ops-alice', 'cognito:groups': groups, sub: 'u-1' } },
@@ -241,6 +242,12 @@ describe('one HTTP shell for /v1, token and admin', () => {
       const reply = await handler(consoleEvent(groups), context);
       expect(reply.statusCode, String(groups)).toBe(200);
     }
+    // A path parameter comes from the path.
+    const locations = await handler(consoleEvent('[admins]', 'GET', '/console-api/v1/groups/demo-group/locations'), context);
+    expect(locations.statusCode).toBe(200);
+    expect(JSON.stringify(JSON.parse(locations.body))).toContain('denver-union');
+    const wrongMethod = await handler(consoleEvent('[admins]', 'DELETE', '/console-api/v1/groups/demo-group/locations'), context);
+    expect([wrongMethod.statusCode, wrongMethod.headers?.Allow]).toEqual([405, 'GET']);
     for (const groups of ['[readers]', undefined, []]) {
       const reply = await handler(consoleEvent(groups), context);
       expect(reply.statusCode, String(groups)).toBe(403);
