@@ -13,7 +13,12 @@ const PERIOD = Duration.minutes(5);
 const PERCENTILES = ['p50', 'p90', 'p99'] as const;
 
 /** The HTTP APIs whose access lines the metric filters count (dimension `api`), as titled on the dashboard. */
-const HTTP_APIS = { v1: '/v1 API', token: 'Token endpoint', admin: 'Admin API' } as const satisfies Record<HttpApi, string>;
+const HTTP_APIS = {
+  v1: '/v1 API',
+  token: 'Token endpoint',
+  admin: 'Admin API',
+  producer: 'Producer API',
+} as const satisfies Record<HttpApi, string>;
 type HttpCount = keyof typeof HTTP_COUNTS;
 const HTTP_COUNT_LABELS = {
   Requests: 'Requests',

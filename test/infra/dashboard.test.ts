@@ -31,7 +31,7 @@ type Line = {
 };
 
 /** Every HTTP API the shell names in its access line (the `api` dimension); compile-checked complete. */
-const APIS = { v1: true, token: true, admin: true } satisfies Record<HttpApi, true>;
+const APIS = { v1: true, token: true, admin: true, producer: true } satisfies Record<HttpApi, true>;
 /** The delivery counts the brief names: attempt outcomes, deliveries held in the DLQ with attempts left, and those queued again. */
 const DELIVERY_COUNTS = [
   'DeliverySucceeded',
