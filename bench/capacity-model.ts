@@ -116,7 +116,10 @@ export type StageInputs = {
   /** Requests a second any one route lets through at least: one application's ceiling is 60 × this a minute. */
   perRouteFloor: number;
   delivererConcurrency: number;
-  /** Concurrency the stage's functions reserve or provision (`reservedConcurrencyOf`: the deliverer's, the sweeper's, the aliases' provisioned). */
+  /**
+   * Concurrency the stage's functions reserve or provision (`reservedConcurrencyOf`: the deliverer's, the sweeper's,
+   * the producer function's, the aliases' provisioned).
+   */
   reservedConcurrency: number;
   warmThroughput?: { readUnitsPerSecond: number; writeUnitsPerSecond: number };
   /** WAF's per-address limit over 5 minutes, when the stage has the edge. */

@@ -3,6 +3,7 @@ import { DLQ_PASS_SECONDS, FAN_OUT_QUEUES } from '#lambdas/webhooks/queues';
 import type { Family } from '#contract/routes';
 import { GSI1, GSI2, GSI3 } from '#data/table';
 import type { DynamoAction, TableIndexName } from './constructs/service-function.js';
+import { PRODUCER_RATE_LIMIT } from './route-throttles.js';
 
 /** What one function needs from the infrastructure, and nothing more. */
 export type FunctionSpec = {
@@ -41,6 +42,12 @@ const v1 = (family: Family, extra: Partial<FunctionSpec> = {}): FunctionSpec => 
   ...V1_FAMILY,
   ...extra,
 });
+
+/**
+ * What a producer update takes on average, with room: tens of ms (a GetItem and one or two conditional puts of a
+ * few ms each, validation and gzip of the body), a busy kitchen day's tickets more.
+ */
+const PRODUCER_UPDATE_SECONDS = 0.1;
 
 /**
  * Every function of the stack, declared once: its entry, table grants, mail,
@@ -85,6 +92,22 @@ export const FUNCTIONS = {
     queriedIndexes: [GSI1.indexName, GSI3.indexName],
     sendsMail: true,
     memorySize: 512,
+  },
+  /**
+   * The producer API (docs/decisions/producers.md): an update reads its location (GetItem) and is written by one
+   * conditional PutItem in its source's order (putInOrder), whose refusal a consistent GetItem tells apart as a
+   * replay or stale; a kitchen day's snapshot is a second such put. No index, no mail.
+   */
+  'producer-api': {
+    entry: 'producers/producers.ts',
+    tableActions: ['GetItem', 'PutItem'],
+    queriedIndexes: [],
+    sendsMail: false,
+    memorySize: 512,
+    // Ingest at the contract's cadences never takes the concurrency the customer functions read with (a reservation
+    // is also a ceiling), nor waits for it. Sized for what the producer route lets through (PRODUCER_RATE_LIMIT, 500
+    // a second) at PRODUCER_UPDATE_SECONDS each: 50, so the gateway's throttle answers first, never Lambda's.
+    reservedConcurrency: Math.ceil(PRODUCER_RATE_LIMIT * PRODUCER_UPDATE_SECONDS),
   },
 
   /**
@@ -139,7 +162,7 @@ export const FUNCTIONS = {
    * bouncing for good or complaining, one conditional PutItem each. Nothing else.
    */
   'mail-events': { entry: 'mail-events/mail-events.ts', tableActions: ['PutItem'], queriedIndexes: [], sendsMail: false, memorySize: 256 },
-} as const satisfies Record<Family | 'admin-api' | 'mail-events' | `webhook-${string}`, FunctionSpec>;
+} as const satisfies Record<Family | 'admin-api' | 'producer-api' | 'mail-events' | `webhook-${string}`, FunctionSpec>;
 
 export type FunctionName = keyof typeof FUNCTIONS;
 

@@ -1,6 +1,7 @@
 import { ADMIN_ROUTES } from '#contract/admin-routes';
 import type { Route } from '#contract/routes';
 import { ROUTES } from '#lambdas/discovery/all-routes';
+import { PRODUCER_PROXY_PATH } from '#lambdas/producers/routes';
 
 /**
  * The share of all requests a route takes in the expected mix (0 to 1): each row's `mix` weight over all of them.
@@ -22,8 +23,25 @@ const MIX_HEADROOM = 1.25;
 const BURST_SECONDS = 2;
 
 /**
- * Routes outside the mix (the admin API, its console prefix, their catch-alls, ANY on the token path and `$default`):
- * operators' tools and wrong paths, each held to a small bucket of its own (the stage's default route throttle).
+ * What the producers send at the contract's cadences (docs/decisions/producers.md), in every stage alike: 10,000
+ * locations, about a dozen updates each every 5 minutes, 400 requests a second. Outside the mix: no customer sends
+ * it, and a producer's schedule does not follow a stage's capacity.
+ */
+export const PRODUCER_LOAD = { locations: 10_000, updatesPerLocation: 12, everySeconds: 300 } as const;
+/**
+ * The producer route's steady rate: the load with the mix's quarter of headroom (500 a second), so a producer meets
+ * the gateway's 429 only past the load the stack is sized for. The producer function's reservation derives from it.
+ */
+export const PRODUCER_RATE_LIMIT = Math.ceil(
+  ((PRODUCER_LOAD.locations * PRODUCER_LOAD.updatesPerLocation) / PRODUCER_LOAD.everySeconds) * MIX_HEADROOM,
+);
+/** The producer API's one route (lib/constructs/api.ts), throttled on its own. */
+export const PRODUCER_ROUTE_KEY = `ANY ${PRODUCER_PROXY_PATH}`;
+
+/**
+ * Routes outside the mix and the producers' (the admin API, its console prefix, their catch-alls, ANY on the token
+ * path and `$default`): operators' tools and wrong paths, each held to a small bucket of its own (the stage's
+ * default route throttle).
  */
 export const OTHER_ROUTE_THROTTLE: Throttle = { rateLimit: 10, burstLimit: 20 };
 /** How many such routes the stack builds (lib/constructs/api.ts): each admin route, the admin and console catch-alls, ANY /oauth/token, `$default`. */
@@ -35,18 +53,19 @@ export const routeKeyOf = (route: Pick<Route, 'method' | 'path'>) => `${route.me
  * Each route's API Gateway throttle, from the mix and the stage's capacity: the larger of the mix's rate with
  * headroom and the floor. The floor is what bounds one application's limit (60 × floor a minute, `rateLimitCeiling`
  * in lambdas/admin/apps.ts), so an application at its own limit meets the service's 429 with Retry-After on any
- * route before a gateway throttle; traffic in the mix up to the capacity meets neither.
+ * route before a gateway throttle; traffic in the mix up to the capacity meets neither. The producer route has its
+ * own, PRODUCER_RATE_LIMIT.
  */
 export function routeThrottles(capacity: StageCapacity, accountBurst: number): Record<string, Throttle> {
-  return Object.fromEntries(
-    ROUTES.map((route) => {
-      const rateLimit = Math.max(capacity.perRouteFloor, Math.ceil(mixShare(route) * capacity.requestsPerSecond * MIX_HEADROOM));
-      return [routeKeyOf(route), { rateLimit, burstLimit: Math.min(accountBurst, BURST_SECONDS * rateLimit) }];
-    }),
-  );
+  const at = (rateLimit: number): Throttle => ({ rateLimit, burstLimit: Math.min(accountBurst, BURST_SECONDS * rateLimit) });
+  const mix = ROUTES.map((route): [string, Throttle] => [
+    routeKeyOf(route),
+    at(Math.max(capacity.perRouteFloor, Math.ceil(mixShare(route) * capacity.requestsPerSecond * MIX_HEADROOM))),
+  ]);
+  return Object.fromEntries([...mix, [PRODUCER_ROUTE_KEY, at(PRODUCER_RATE_LIMIT)]]);
 }
 
-/** Every route's steady rate added up, the routes outside the mix included: what the account's throttle must leave room for. */
+/** Every route's steady rate added up, the producers' and the routes outside the mix included: what the account's throttle must leave room for. */
 export function throttleSum(throttles: Record<string, Throttle>): number {
   return Object.values(throttles).reduce((sum, t) => sum + t.rateLimit, 0) + OTHER_ROUTE_COUNT * OTHER_ROUTE_THROTTLE.rateLimit;
 }

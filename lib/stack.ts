@@ -19,7 +19,7 @@ import { SafeDeploys } from './constructs/safe-deploys.js';
 import { OperatorPolicy } from './constructs/operator-policy.js';
 import { AuditTrail } from './constructs/audit-trail.js';
 import { CATCH_ALL_FAMILY } from '#contract/routes';
-import { FUNCTIONS, timeoutSecondsOf, type FunctionName } from './functions.js';
+import { FUNCTIONS, timeoutSecondsOf, type FunctionName, type FunctionSpec } from './functions.js';
 import { ADMIN_ROOT, ADMIN_ROUTES } from '#contract/admin-routes';
 import { packageFilesOf } from './package-files.js';
 import { publicBaseUrlOf, throttlesOf, type Stage, type StageConfig } from './stages.js';
@@ -79,13 +79,14 @@ export class CustomerApiStack extends Stack {
     const provisioned = (name: FunctionName) => (name === 'token' || name === 'discovery' ? settings.provisionedConcurrency[name] : 0);
     /** An API-facing function with exactly the table and mail grants its row declares. */
     const apiFunction = (family: FunctionName) => {
-      const infra = FUNCTIONS[family];
+      const infra: FunctionSpec = FUNCTIONS[family];
       const shipped = packageFilesOf(family);
       const fn = new ServiceFunction(this, `${pascal(family)}Function`, {
         family,
         entry: infra.entry,
         memorySize: infra.memorySize,
         timeoutSeconds: timeoutSecondsOf(family),
+        reservedConcurrency: infra.reservedConcurrency,
         logRetention: settings.logRetention,
         removalPolicy,
         tracing,
@@ -120,6 +121,8 @@ export class CustomerApiStack extends Stack {
     webhooks.queue.grantSendMessages(adminFunction);
     webhooks.fanOutQueue.grantSendMessages(adminFunction);
     webhooks.deadLetterQueue.grantConsumeMessages(adminFunction);
+    // The producers' writes: the table only, as its row declares (docs/decisions/producers.md).
+    const producerFunction = apiFunction('producer-api');
 
     const api = new RouteTableApi(this, 'Api', {
       routes: ROUTES,
@@ -129,6 +132,7 @@ export class CustomerApiStack extends Stack {
       >,
       catchAllFamily: CATCH_ALL_FAMILY,
       admin: { routes: ADMIN_ROUTES, function: adminFunction.live },
+      producer: producerFunction.live,
       stageName: stage,
       throttling: throttlesOf(settings),
       logRetention: settings.logRetention,
@@ -158,7 +162,7 @@ export class CustomerApiStack extends Stack {
       tracing,
     });
     const guarded = [
-      ...[...Object.values(this.functions), adminFunction].map((fn) => [fn, 'http'] as const),
+      ...[...Object.values(this.functions), adminFunction, producerFunction].map((fn) => [fn, 'http'] as const),
       ...[...Object.values(webhookFunctions.functions), mailEvents.function].map((fn) => [fn, 'background'] as const),
     ];
     for (const [fn, kind] of guarded) {

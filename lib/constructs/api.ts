@@ -18,6 +18,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ADMIN_PROXY_PATH, consolePathOf, type AdminRoute } from '#contract/admin-routes';
 import { type Family, type Route, TOKEN_PATH } from '#contract/routes';
+import { PRODUCER_PROXY_PATH } from '#lambdas/producers/routes';
 import { CONSOLE_TOKEN_SCOPE } from '../console-build.js';
 
 export type RouteTableApiProps = {
@@ -29,9 +30,11 @@ export type RouteTableApiProps = {
   catchAllFamily: Family;
   /** The admin API: its routes, each behind IAM (SigV4) authorization, all served by one function. */
   admin: { routes: readonly AdminRoute[]; function: IFunction };
+  /** The producer API's function: one catch-all below /producer behind IAM, each producer's policy naming its paths. */
+  producer: IFunction;
   /**
    * API Gateway's throttles (steady requests a second, burst): each route of the mix its own, by route key
-   * (`GET /v1/...`), every other route the default's (lib/route-throttles.ts derives them).
+   * (`GET /v1/...`) and the producer route, every other route the default's (lib/route-throttles.ts derives them).
    */
   throttling: { routes: Record<string, { rateLimit: number; burstLimit: number }>; default: { rateLimit: number; burstLimit: number } };
   logRetention: RetentionDays;
@@ -63,9 +66,10 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELD
  * The HTTP API, built from the route tables (docs/decisions/api-gateway.md
  * says why an HTTP API and not a REST API): every /v1 route integrated with
  * its family's function, every admin route and `/admin/{proxy+}` behind IAM
- * with the admin function, and the `$default` route (every other path and
- * method) with the catch-all family. Payload format 1.0 hands the functions
- * the event they already parse.
+ * with the admin function, `/producer/{proxy+}` behind IAM with the producer
+ * function, and the `$default` route (every other path and method) with the
+ * catch-all family. Payload format 1.0 hands the functions the event they
+ * already parse.
  */
 export class RouteTableApi extends Construct {
   readonly httpApi: HttpApi;
@@ -91,7 +95,7 @@ export class RouteTableApi extends Construct {
 
     this.httpApi = new HttpApi(this, 'HttpApi', {
       apiName: `customer-api-${props.stageName}`,
-      description: 'Customer API: OAuth token endpoint, /v1 resources and the IAM-authorized /admin/v1 API',
+      description: 'Customer API: OAuth token endpoint, /v1 resources and the IAM-authorized /admin/v1 and /producer/v1 APIs',
       createDefaultStage: false,
       defaultIntegration: integrations[props.catchAllFamily],
     });
@@ -114,6 +118,9 @@ export class RouteTableApi extends Construct {
     for (const route of props.admin.routes) add(route.method, route.path, this.admin.integration, iam);
     // Any other method or path below /admin still needs a signature, and the admin function answers 404, or 405 with Allow.
     add(HttpMethod.ANY, ADMIN_PROXY_PATH, this.admin.integration, iam);
+    // One route for every producer route: IAM lets each producer through on its own paths only (its policy), and
+    // the producer function resolves the route from the path.
+    add(HttpMethod.ANY, PRODUCER_PROXY_PATH, integrationOf('producer-api', props.producer), iam);
 
     // Each route's own throttle. A stage's route settings name route keys the API must already have, so the stage waits
     // for the routes. The property is untyped JSON in the L1 (CloudFormation's names as they are, no conversion).

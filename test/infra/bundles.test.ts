@@ -64,7 +64,7 @@ describe('function bundles', () => {
     expect(token).toContainEqual(expect.stringContaining('lambdas/platform/origin-secret.ts'));
   });
 
-  it.each([FUNCTIONS['admin-api'].entry, ...WEBHOOK_FUNCTION_NAMES.map((name) => FUNCTIONS[name].entry)])(
+  it.each([FUNCTIONS['admin-api'].entry, FUNCTIONS['producer-api'].entry, ...WEBHOOK_FUNCTION_NAMES.map((name) => FUNCTIONS[name].entry)])(
     '%s builds, without the JSON Schema converter',
     async (entry) => {
       const inputs = Object.keys(await bundle(entry));

@@ -56,13 +56,16 @@ function edgeDistribution(template: Template): Json {
   return edges[0]!.Properties.DistributionConfig;
 }
 
-/** Every HTTP function (the /v1 families and the admin API's), by family tag. */
+/** Every HTTP function (the /v1 families, the admin API's and the producer API's), by family tag. */
+const HTTP_FUNCTIONS: readonly string[] = [...FAMILIES, 'admin-api', 'producer-api'];
+/** The IAM-signed APIs: called on the API's own host, never through the edge, so never told the origin secret. */
+const SIGNED = new Set(['admin-api', 'producer-api']);
 function httpFunctions(template: Template): [string, Json][] {
   const tagOf = (fn: Json) => ((fn.Properties.Tags ?? []) as { Key: string; Value: string }[]).find((t) => t.Key === FAMILY_TAG)?.Value;
   const found = Object.values(of(template, 'AWS::Lambda::Function'))
     .map((fn) => [tagOf(fn), fn] as [string | undefined, Json])
-    .filter((entry): entry is [string, Json] => entry[0] !== undefined && [...FAMILIES, 'admin-api'].includes(entry[0]));
-  expect(found.map(([family]) => family).sort()).toEqual([...FAMILIES, 'admin-api'].sort());
+    .filter((entry): entry is [string, Json] => entry[0] !== undefined && HTTP_FUNCTIONS.includes(entry[0]));
+  expect(found.map(([family]) => family).sort()).toEqual([...HTTP_FUNCTIONS].sort());
   return found;
 }
 
@@ -184,14 +187,14 @@ describe('the edge (prod: edge on, api.example.com with an imported us-east-1 ce
     expect(config.Origins[0].OriginCustomHeaders).toEqual([{ HeaderName: ORIGIN_VERIFY_HEADER, HeaderValue: dynamicReference(secretId) }]);
   });
 
-  it("tells the /v1 and token functions only the secret's ARN, with GetSecretValue on it alone; admin and the rest nothing", () => {
+  it("tells the /v1 and token functions only the secret's ARN, with GetSecretValue on it alone; admin, producer and the rest nothing", () => {
     const [secretId] = originSecret(template);
     const http = httpFunctions(template);
     for (const [family, fn] of http) {
       const { variables, statements } = originSecretUse(template, secretId, fn);
       expect(variables.PUBLIC_BASE_URL, family).toBe('https://api.example.com');
       expect(variables.ORIGIN_SECRET, family).toBeUndefined();
-      if (family === 'admin-api') {
+      if (SIGNED.has(family)) {
         expect(variables.ORIGIN_SECRET_ARN, family).toBeUndefined();
         expect(statements, family).toEqual([]);
         continue;
@@ -389,7 +392,7 @@ describe('the edge after a rotation of its origin secret (-c originSecretVersion
       { HeaderName: ORIGIN_VERIFY_HEADER, HeaderValue: dynamicReference(secretId, originSecretVersion) },
     ]);
     for (const [family, fn] of httpFunctions(template))
-      if (family !== 'admin-api') expect(fn.Properties.Environment.Variables.ORIGIN_SECRET_ARN, family).toEqual({ Ref: secretId });
+      if (!SIGNED.has(family)) expect(fn.Properties.Environment.Variables.ORIGIN_SECRET_ARN, family).toEqual({ Ref: secretId });
   });
 
   it('is refused when it is not a version id, or without the edge', () => {

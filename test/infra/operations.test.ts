@@ -5,7 +5,7 @@ import { FAMILIES } from '#contract/routes';
 import { ALARMS, alarmNamePrefix, ROLLBACK_WINDOW, runbookTable } from '#lib/alarm-catalogue';
 import { smokeSecretName } from '#lib/constructs/safe-deploys';
 import { FAMILY_TAG, LIVE_ALIAS } from '#lib/constructs/service-function';
-import { FUNCTIONS, timeoutSecondsOf, WEBHOOK_FUNCTION_NAMES } from '#lib/functions';
+import { FUNCTIONS, timeoutSecondsOf, WEBHOOK_FUNCTION_NAMES, type FunctionSpec } from '#lib/functions';
 import { STAGE_TABLE, stageConfig, STAGES, type Stage } from '#lib/stages';
 import { METRICS_NAMESPACE, SERVICE } from '#platform/observability';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
@@ -16,7 +16,7 @@ import { stageTemplates } from '../support/stage-template.js';
  * templates of every stage as `cdk synth` builds them.
  */
 type Json = Record<string, any>;
-const HTTP_FUNCTIONS = [...FAMILIES, 'admin-api'] as const;
+const HTTP_FUNCTIONS = [...FAMILIES, 'admin-api', 'producer-api'] as const;
 /** The functions no HTTP request waits on: their latency alarm is the longest invocation against the timeout. */
 const BACKGROUND_FUNCTIONS = [...WEBHOOK_FUNCTION_NAMES, 'mail-events'] as const;
 const ALL_FUNCTIONS = [...HTTP_FUNCTIONS, ...BACKGROUND_FUNCTIONS];
@@ -326,7 +326,7 @@ describe('safe deploys', () => {
     expect(aliasOf('prod', 'bevq')[1].Properties.ProvisionedConcurrencyConfig).toBeUndefined();
   });
 
-  it.each(STAGES)("%s: the deliverer reserves the stage's deliverer concurrency, which is its event source's maximum", (stage) => {
+  it.each(STAGES)("%s: the deliverer reserves its event source's maximum, the stage's; every other function its row's", (stage) => {
     const functions = of(templates[stage], 'AWS::Lambda::Function');
     expect(functions[fnId(stage, 'webhook-deliverer')]!.Properties.ReservedConcurrentExecutions).toBe(
       STAGE_TABLE[stage].delivererConcurrency,
@@ -335,9 +335,10 @@ describe('safe deploys', () => {
       JSON.stringify(m.Properties.FunctionName).includes(`"${aliasOf(stage, 'webhook-deliverer')[0]}"`),
     );
     expect(mapping!.Properties.ScalingConfig).toEqual({ MaximumConcurrency: STAGE_TABLE[stage].delivererConcurrency });
-    expect(functions[fnId(stage, 'webhook-sweeper')]!.Properties.ReservedConcurrentExecutions).toBe(
-      FUNCTIONS['webhook-sweeper'].reservedConcurrency,
-    );
+    for (const name of ALL_FUNCTIONS.filter((n) => n !== 'webhook-deliverer')) {
+      const spec: FunctionSpec = FUNCTIONS[name];
+      expect(functions[fnId(stage, name)]!.Properties.ReservedConcurrentExecutions, name).toBe(spec.reservedConcurrency);
+    }
   });
 
   it.each(STAGES)('%s: the sweeper runs once a minute with no retries, and an event a minute old is dropped for the next run', (stage) => {

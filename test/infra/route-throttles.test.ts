@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '#lambdas/discovery/all-routes';
 import { AWS_DEFAULT_QUOTAS, AWS_QUOTAS } from '#lib/aws-quotas';
-import { mixShare, OTHER_ROUTE_COUNT, OTHER_ROUTE_THROTTLE, routeKeyOf, throttleSum } from '#lib/route-throttles';
+import {
+  mixShare,
+  OTHER_ROUTE_COUNT,
+  OTHER_ROUTE_THROTTLE,
+  PRODUCER_LOAD,
+  PRODUCER_ROUTE_KEY,
+  routeKeyOf,
+  throttleSum,
+} from '#lib/route-throttles';
 import { STAGE_TABLE, STAGES, throttlesOf } from '#lib/stages';
 import { rateLimitCeiling } from '#lambdas/admin/apps';
 
@@ -33,4 +41,17 @@ describe('per-route throttles', () => {
       expect(others).toEqual(OTHER_ROUTE_THROTTLE);
     });
   }
+
+  it("give the producer route its own throttle in every stage, above the producers' declared load, counted in the sum", () => {
+    const load = (PRODUCER_LOAD.locations * PRODUCER_LOAD.updatesPerLocation) / PRODUCER_LOAD.everySeconds;
+    for (const stage of STAGES) {
+      const { routes } = throttlesOf(STAGE_TABLE[stage]);
+      const producer = routes[PRODUCER_ROUTE_KEY]!;
+      expect(producer.rateLimit, stage).toBeGreaterThan(load);
+      expect(producer.burstLimit, stage).toBeGreaterThanOrEqual(producer.rateLimit);
+      expect(producer.burstLimit, stage).toBeLessThanOrEqual(AWS_QUOTAS.apiGatewayAccountBurst.default);
+      const { [PRODUCER_ROUTE_KEY]: _producer, ...mix } = routes;
+      expect(throttleSum(routes) - throttleSum(mix), stage).toBe(producer.rateLimit);
+    }
+  });
 });

@@ -37,7 +37,8 @@ import type { Delivery } from '#lambdas/webhooks/deliveries';
 import { reportOutcome } from '#lambdas/webhooks/deliver';
 import { CustomerApiStack } from '#lib/stack';
 import { isStage, STAGE_TABLE, stageConfig, throttlesOf, type Stage } from '#lib/stages';
-import { OTHER_ROUTE_THROTTLE, throttleSum } from '#lib/route-throttles';
+import { OTHER_ROUTE_THROTTLE, PRODUCER_ROUTE_KEY, throttleSum } from '#lib/route-throttles';
+import { PRODUCER_PROXY_PATH, PRODUCER_ROUTES } from '#lambdas/producers/routes';
 import { runProcess } from '../support/run-process.js';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 import { bundledStage, testApp } from '../support/stage-template.js';
@@ -151,18 +152,21 @@ function statementsOfRole(template: Template, roleId: string): Statement[] {
     .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
 }
 
-/** The stage's RouteSettings: one throttle per route of the route table, as throttlesOf derives it, and a stage that waits for its routes. */
+/**
+ * The stage's RouteSettings: one throttle per route of the route table and the producer route, as throttlesOf
+ * derives them, and a stage that waits for its routes.
+ */
 function expectRouteThrottles(template: Template, stage: Stage): void {
   const [, apiStage] = only(template, 'AWS::ApiGatewayV2::Stage');
   const expected = throttlesOf(STAGE_TABLE[stage]).routes;
   const settings = apiStage.Properties.RouteSettings as Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
-  expect(Object.keys(settings).sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+  expect(Object.keys(settings).sort()).toEqual([...ROUTES.map((r) => `${r.method} ${r.path}`), PRODUCER_ROUTE_KEY].sort());
   for (const [key, throttle] of Object.entries(expected)) {
     expect(settings[key], key).toEqual({ ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit });
   }
   // Route settings name route keys that must exist first.
   const throttled = Object.entries(of(template, 'AWS::ApiGatewayV2::Route')).filter(([, r]) => r.Properties.RouteKey in settings);
-  expect(throttled).toHaveLength(ROUTES.length);
+  expect(throttled).toHaveLength(ROUTES.length + 1);
   expect(apiStage.DependsOn).toEqual(expect.arrayContaining(throttled.map(([id]) => id)));
 }
 
@@ -182,8 +186,8 @@ describe('CustomerApiStack (dev)', () => {
     const types = Object.values(template.toJSON().Resources as Record<string, Json>).map((r) => r.Type as string);
     expect(types.filter((t) => t.startsWith('AWS::ApiGateway::'))).toEqual([]);
     const integrations = Object.values(of(template, 'AWS::ApiGatewayV2::Integration'));
-    // One integration per function: the /v1 families and the admin API's.
-    expect(integrations).toHaveLength(FAMILIES.length + 1);
+    // One integration per function: the /v1 families, the admin API's and the producer API's.
+    expect(integrations).toHaveLength(FAMILIES.length + 2);
     for (const integration of integrations) {
       expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '1.0' });
     }
@@ -199,7 +203,7 @@ describe('CustomerApiStack (dev)', () => {
     }
   });
 
-  it('sends every other path and method to the catch-all family through $default, except below /admin and on the token endpoint', () => {
+  it('sends every other path and method to the catch-all family through $default, except below /admin and /producer and on the token endpoint', () => {
     const all = routes(template);
     expect(all.filter((r) => r.key === '$default')).toEqual([expect.objectContaining({ family: CATCH_ALL_FAMILY, auth: 'NONE' })]);
     // A wrong method or unknown path below /admin reaches the admin function (404, or 405 with Allow), signed.
@@ -212,8 +216,12 @@ describe('CustomerApiStack (dev)', () => {
     // Another method on the token endpoint reaches the token function (an exact method match wins over ANY), which
     // answers it in the OAuth shape.
     expect(all.filter((r) => r.key === `ANY ${TOKEN_PATH}`)).toEqual([expect.objectContaining({ family: 'token', auth: 'NONE' })]);
-    // Exactly the route tables and the four catch-alls: nothing unexplained.
-    expect(all).toHaveLength(ROUTES.length + ADMIN_ROUTES.length + 4);
+    // Any method or path below /producer reaches the producer function (which resolves the route), signed.
+    expect(all.filter((r) => r.key === `ANY ${PRODUCER_PROXY_PATH}`)).toEqual([
+      expect.objectContaining({ family: 'producer-api', auth: 'AWS_IAM' }),
+    ]);
+    // Exactly the route tables and the five catch-alls: nothing unexplained.
+    expect(all).toHaveLength(ROUTES.length + ADMIN_ROUTES.length + 5);
   });
 
   it('serves every admin route from the admin function behind IAM authorization, and nothing else', () => {
@@ -226,9 +234,10 @@ describe('CustomerApiStack (dev)', () => {
     }
     // The console reaches them all through its one catch-all, behind the console's JWT authorizer.
     expect(all.filter((r) => r.family === 'admin-api')).toHaveLength(ADMIN_ROUTES.length + 2);
-    expect(all.filter((r) => r.auth === 'AWS_IAM')).toHaveLength(ADMIN_ROUTES.length + 1);
+    expect(all.filter((r) => r.auth === 'AWS_IAM' && r.family === 'admin-api')).toHaveLength(ADMIN_ROUTES.length + 1);
     expect(all.filter((r) => r.auth === 'JWT')).toEqual([expect.objectContaining({ key: `ANY ${consolePathOf(ADMIN_PROXY_PATH)}` })]);
-    expect(all.filter((r) => r.auth !== 'NONE' && r.family !== 'admin-api')).toEqual([]);
+    // Authorized routes are the admin function's and the producer function's only.
+    expect(all.filter((r) => r.auth !== 'NONE' && r.family !== 'admin-api' && r.family !== 'producer-api')).toEqual([]);
 
     const [, fn] = functionOf(template, 'admin-api');
     const statements = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]);
@@ -247,8 +256,33 @@ describe('CustomerApiStack (dev)', () => {
     expect(granted('ses:')).toEqual(['ses:SendEmail']);
   });
 
+  it('serves the producer API through one catch-all behind IAM, the only IAM route besides the admin ones, from the producer function', () => {
+    const all = routes(template);
+    const iam = all.filter((r) => r.auth === 'AWS_IAM');
+    expect(iam.filter((r) => r.family !== 'admin-api')).toEqual([
+      expect.objectContaining({ key: `ANY ${PRODUCER_PROXY_PATH}`, family: 'producer-api' }),
+    ]);
+    // No producer route of its own: the producer function resolves each from the path, IAM decides who reaches it.
+    expect(all.filter((r) => r.family === 'producer-api')).toHaveLength(1);
+    for (const route of PRODUCER_ROUTES) expect(all.filter((r) => r.key === `${route.method} ${route.path}`)).toEqual([]);
+
+    // Its grants are its row's: the table's actions, nothing queried, no mail, no queue, no secret.
+    const [, fn] = functionOf(template, 'producer-api');
+    const statements = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]);
+    const services = new Set(statements.flatMap((s) => list(s.Action)).map((a) => a.split(':')[0]));
+    expect([...services].sort()).toEqual(['dynamodb', 'logs']);
+    const dynamo = statements.filter((s) => list(s.Action).some((a) => a.startsWith('dynamodb:')));
+    expect(new Set(dynamo.flatMap((s) => list(s.Action)))).toEqual(
+      new Set(FUNCTIONS['producer-api'].tableActions.map((a) => `dynamodb:${a}`)),
+    );
+    const [tableId] = only(template, 'AWS::DynamoDB::Table');
+    expect(dynamo.flatMap((s) => list(s.Resource))).toEqual([{ 'Fn::GetAtt': [tableId, 'Arn'] }]);
+    expect(fn.Properties.MemorySize).toBe(FUNCTIONS['producer-api'].memorySize);
+    expect(fn.Properties.ReservedConcurrentExecutions).toBe(FUNCTIONS['producer-api'].reservedConcurrency);
+  });
+
   it('lets API Gateway invoke each function with one API-wide permission', () => {
-    for (const family of FAMILIES) {
+    for (const family of [...FAMILIES, 'admin-api', 'producer-api']) {
       const [fnId] = functionOf(template, family);
       const permissions = Object.values(of(template, 'AWS::Lambda::Permission')).filter(
         (p) => of(template, 'AWS::Lambda::Alias')[p.Properties.FunctionName.Ref]?.Properties.FunctionName.Ref === fnId,
@@ -418,9 +452,9 @@ describe('CustomerApiStack (dev)', () => {
       (f) => f.Properties.MetricTransformations[0].MetricNamespace === METRICS_NAMESPACE,
     );
     const httpFunctions = Object.values(of(template, 'AWS::Lambda::Function')).filter((fn) =>
-      [...FAMILIES, 'admin-api'].includes(familyTagOf(fn)),
+      [...FAMILIES, 'admin-api', 'producer-api'].includes(familyTagOf(fn)),
     );
-    expect(httpFunctions).toHaveLength(FAMILIES.length + 1);
+    expect(httpFunctions).toHaveLength(FAMILIES.length + 2);
     const deps = {
       logger: new Logger({ serviceName: 'customer-api', logLevel: 'INFO' }),
       clock: { now: () => Date.now() },
@@ -707,6 +741,7 @@ describe('CustomerApiStack (dev)', () => {
     const senders = [
       ...FAMILIES.map((family) => [family, FUNCTIONS[family].sendsMail] as const),
       ['admin-api', FUNCTIONS['admin-api'].sendsMail] as const,
+      ['producer-api', FUNCTIONS['producer-api'].sendsMail] as const,
       ...WEBHOOK_FUNCTION_NAMES.map((name) => [name, FUNCTIONS[name].sendsMail] as const),
     ];
     // Rate-limit alerts are queued by the /v1 families and sent by the sweeper, off the request path.

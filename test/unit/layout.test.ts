@@ -9,7 +9,8 @@ import { FUNCTIONS } from '#lib/functions';
 /**
  * The house's arrows, read from the import graph (the TypeScript preprocessor lists every static, dynamic and
  * type-only import):
- *   composers (bin, lib, local, admin-cli, ingest, smoke, console, bench, lambdas/admin, lambdas/upkeep, lambdas/discovery)
+ *   composers (bin, lib, local, admin-cli, ingest, smoke, console, bench, lambdas/admin, lambdas/upkeep, lambdas/discovery,
+ *   lambdas/producers)
  *     → features (lambdas/<family>: the /v1 families, token, assets, webhooks, mail-events)
  *     → kernel (lambdas/platform → domain → data → contract)
  * A feature imports the kernel and itself only; the kernel imports no feature and no composer; a kernel module
@@ -19,10 +20,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KERNEL_ROOMS = ['contract', 'data', 'domain', 'platform'] as const;
 const RANK: Record<string, number> = { contract: 0, data: 1, domain: 2, platform: 3 };
 /**
- * The function folders that compose features: the admin API, the scheduled upkeep (the webhook sweeper), and
- * discovery, the catch-all that gathers every family's routes (lambdas/discovery/all-routes.ts).
+ * The function folders that compose features: the admin API, the scheduled upkeep (the webhook sweeper),
+ * discovery, the catch-all that gathers every family's routes (lambdas/discovery/all-routes.ts), and the producer
+ * API, which writes several features' records.
  */
-const COMPOSERS = new Set(['admin', 'upkeep', 'discovery']);
+const COMPOSERS = new Set(['admin', 'upkeep', 'discovery', 'producers']);
 /** The most lines a source file of lambdas/ holds. */
 const MAX_FILE_LINES = 400;
 /** Every other function's folder: the /v1 families, token, assets, webhooks, mail-events (lib/functions.ts). */
