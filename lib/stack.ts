@@ -17,6 +17,7 @@ import { MailEvents } from './constructs/mail-events.js';
 import { ServiceAlarms } from './constructs/alarms.js';
 import { SafeDeploys } from './constructs/safe-deploys.js';
 import { OperatorPolicy } from './constructs/operator-policy.js';
+import { ProducerPolicies } from './constructs/producer-policies.js';
 import { AuditTrail } from './constructs/audit-trail.js';
 import { CATCH_ALL_FAMILY } from '#contract/routes';
 import { FUNCTIONS, timeoutSecondsOf, type FunctionName, type FunctionSpec } from './functions.js';
@@ -211,6 +212,10 @@ export class CustomerApiStack extends Stack {
     // What an operator is given to run the admin CLI against this stage (docs/admin.md, "Operator permissions").
     const operator = new OperatorPolicy(this, 'Operator', { stageName: stage, api: api.httpApi, table });
     new CfnOutput(this, 'OperatorPolicyArn', { value: operator.policy.managedPolicyArn });
+    // What a platform team attaches to the role its system runs as, one per class of producer (docs/operations.md, "Producers").
+    const producers = new ProducerPolicies(this, 'Producers', { stageName: stage, api: api.httpApi });
+    for (const [producer, policy] of producers.policies)
+      new CfnOutput(this, `ProducerPolicyArn${pascal(producer)}`, { value: policy.managedPolicyArn });
     // Who changed the stage's resources (docs/decisions/audit.md, "CloudTrail"): the stack's trail, or the platform's.
     const trailArn =
       settings.trailArn ??

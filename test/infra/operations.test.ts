@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES } from '#contract/routes';
+import { PRODUCERS } from '#lambdas/producers/routes';
 import { ALARMS, alarmNamePrefix, ROLLBACK_WINDOW, runbookTable } from '#lib/alarm-catalogue';
 import { smokeSecretName } from '#lib/constructs/safe-deploys';
 import { FAMILY_TAG, LIVE_ALIAS } from '#lib/constructs/service-function';
@@ -377,13 +378,16 @@ describe("docs/operations.md's first deploy", () => {
   });
 
   it('names every output of every stage with what reads it, and no output the stack does not declare', () => {
-    const documented = [...section().matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]!);
+    // A row `Name<Class>` stands for one output per class of producer (`NamePosSync`, …).
+    const documented = [...section().matchAll(/^\| `(\w+)(<Class>)?` \|/gm)].map((m) => ({ name: m[1]!, perClass: Boolean(m[2]) }));
+    const names = documented.flatMap(({ name, perClass }) => (perClass ? PRODUCERS.map((p) => `${name}${pascal(p)}`) : [name]));
     const outputs = new Set(STAGES.flatMap((stage) => Object.keys(templates[stage].toJSON().Outputs as object)));
-    for (const output of outputs) expect(documented, output).toContain(output);
+    for (const output of outputs) expect(names, output).toContain(output);
     const source = ['stack.ts', 'constructs/api-domain.ts']
       .map((f) => readFileSync(new URL(`../../lib/${f}`, import.meta.url), 'utf8'))
       .join('\n');
-    for (const output of documented) expect(source, output).toContain(`CfnOutput(this, '${output}'`);
+    for (const { name, perClass } of documented)
+      expect(source, name).toContain(perClass ? `CfnOutput(this, \`${name}\${` : `CfnOutput(this, '${name}'`);
   });
 
   it('stops each command on an empty value: every variable it uses comes with ${VAR:?…} at least once', () => {

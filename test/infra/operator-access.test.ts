@@ -1,12 +1,17 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { invokePathsOf, PRODUCER_ROUTES, PRODUCERS } from '#lambdas/producers/routes';
 import { LOAD_TABLE_ACTIONS } from '#lib/constructs/operator-policy';
+import { pascal } from '#lib/constructs/service-function';
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig, type Stage, type StageContext } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 import { testApp } from '../support/stage-template.js';
 
-/** What an operator is given (the managed policy the stack outputs) and the stage's CloudTrail trail, as synthesized. */
+/**
+ * What an operator is given (the managed policy the stack outputs), what each class of producer is given (its own),
+ * and the stage's CloudTrail trail, as synthesized.
+ */
 
 const PLATFORM_TRAIL = 'arn:aws:cloudtrail:us-east-1:111111111111:trail/organization';
 
@@ -57,6 +62,68 @@ describe('the operator policy and the trail (staging)', () => {
     expect(trail.Properties.EventSelectors).toEqual([{ ReadWriteType: 'All', IncludeManagementEvents: true }]);
     expect(trail.Properties.AdvancedEventSelectors).toBeUndefined();
     expect(template.Outputs.TrailArn.Value).toEqual({ 'Fn::GetAtt': [trailId, 'Arn'] });
+  });
+});
+
+describe('the producer policies (staging)', () => {
+  let template: Json;
+  beforeAll(() => {
+    template = synth('staging');
+  });
+
+  /** A Fn::Join of the template as text, each pseudo parameter and reference as `<Name>`. */
+  const text = (value: unknown): string => {
+    if (typeof value === 'string') return value;
+    const v = value as Json;
+    if (v.Ref) return `<${v.Ref}>`;
+    return (v['Fn::Join'][1] as unknown[]).map(text).join(v['Fn::Join'][0]);
+  };
+  /** IAM's wildcard match: `*` any run of characters (`/` included), `?` any one. */
+  const matches = (pattern: string, resource: string) =>
+    new RegExp(
+      `^${pattern
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+    ).test(resource);
+  /** An execute-api resource of the API's one stage, as `text` writes it. */
+  const arnOf = (api: string, resourceName: string) =>
+    `arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${api}>/$default/${resourceName}`;
+  /** The resource a call of `method path` reaches, every path parameter given a value. */
+  const called = (api: string, method: string, path: string) => arnOf(api, `${method}${path.replace(/\{[^}]+\}/g, 'x1')}`);
+
+  it("gives each class with a route one policy, by its name, allowing execute-api:Invoke on its own routes and no other class's", () => {
+    const [apiId] = ofType(template, 'AWS::ApiGatewayV2::Api')[0]!;
+    const policies = ofType(template, 'AWS::IAM::ManagedPolicy').filter(([, p]) => /-producer-/.test(p.Properties.ManagedPolicyName));
+    const withRoutes = PRODUCERS.filter((producer) => PRODUCER_ROUTES.some((r) => r.producer === producer));
+    expect(policies.map(([, p]) => p.Properties.ManagedPolicyName).sort()).toEqual(
+      withRoutes.map((producer) => `customer-api-staging-producer-${producer}`).sort(),
+    );
+    for (const producer of withRoutes) {
+      const [policyId, policy] = policies.find(([, p]) => p.Properties.ManagedPolicyName.endsWith(`-producer-${producer}`))!;
+      expect(template.Outputs[`ProducerPolicyArn${pascal(producer)}`].Value, producer).toEqual({ Ref: policyId });
+      const statements = policy.Properties.PolicyDocument.Statement as Json[];
+      // One statement: invoke, allowed, unconditioned; never the table (nor anything else).
+      expect(statements, producer).toHaveLength(1);
+      expect(statements[0]).toMatchObject({ Effect: 'Allow', Action: 'execute-api:Invoke' });
+      expect(statements[0]!.Condition).toBeUndefined();
+      expect(JSON.stringify(policy)).not.toMatch(/dynamodb:|"Resource":"\*"/);
+      const resources = list(statements[0]!.Resource).map(text);
+      expect(resources.sort(), producer).toEqual(invokePathsOf(producer).map((path) => arnOf(apiId, path)));
+      for (const route of PRODUCER_ROUTES) {
+        const allowed = resources.some((r) => matches(r, called(apiId, route.method, route.path)));
+        expect(allowed, `${producer} → ${route.operation} (${route.producer})`).toBe(route.producer === producer);
+        // Another method on the same path is no route of the class.
+        expect(
+          resources.some((r) => matches(r, called(apiId, 'POST', route.path))),
+          `${producer} POST ${route.path}`,
+        ).toBe(false);
+      }
+      expect(
+        resources.some((r) => matches(r, called(apiId, 'PUT', '/admin/v1/apps'))),
+        producer,
+      ).toBe(false);
+    }
   });
 });
 

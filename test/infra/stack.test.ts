@@ -13,7 +13,7 @@ import { FAMILIES, CATCH_ALL_FAMILY, TOKEN_PATH } from '#contract/routes';
 import { ROUTES } from '#lambdas/discovery/all-routes';
 import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
 import { openApiArtefact } from '#lib/openapi';
-import { FAMILY_TAG, LIVE_ALIAS } from '#lib/constructs/service-function';
+import { FAMILY_TAG, LIVE_ALIAS, pascal } from '#lib/constructs/service-function';
 import { ADMIN_PROXY_PATH, ADMIN_ROUTES, CONSOLE_ADMIN_GROUP, CONSOLE_API_ROOT, consolePathOf } from '#contract/admin-routes';
 import { rateLimitCeiling } from '#lambdas/admin/apps';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
@@ -38,7 +38,7 @@ import { reportOutcome } from '#lambdas/webhooks/deliver';
 import { CustomerApiStack } from '#lib/stack';
 import { isStage, STAGE_TABLE, stageConfig, throttlesOf, type Stage } from '#lib/stages';
 import { OTHER_ROUTE_THROTTLE, PRODUCER_ROUTE_KEY, throttleSum } from '#lib/route-throttles';
-import { PRODUCER_PROXY_PATH, PRODUCER_ROUTES } from '#lambdas/producers/routes';
+import { PRODUCER_PROXY_PATH, PRODUCER_ROUTES, PRODUCERS } from '#lambdas/producers/routes';
 import { runProcess } from '../support/run-process.js';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
 import { bundledStage, testApp } from '../support/stage-template.js';
@@ -771,20 +771,24 @@ describe('CustomerApiStack (dev)', () => {
 
   it('outputs what the admin CLI and operators read', () => {
     const outputs = template.toJSON().Outputs as Json;
-    expect(Object.keys(outputs).sort()).toEqual([
-      'AdminApiUrl',
-      'AlarmTopicArn',
-      'ApiUrl',
-      'ConsoleUrl',
-      'ConsoleUserPoolId',
-      'MailConfigurationSet',
-      'MailEventsFailureQueueUrl',
-      'MailEventsTopicArn',
-      'OperatorPolicyArn',
-      'TableName',
-      'TrailArn',
-      'WebhookDispatcherAliasArn',
-    ]);
+    expect(Object.keys(outputs).sort()).toEqual(
+      [
+        'AdminApiUrl',
+        'AlarmTopicArn',
+        'ApiUrl',
+        'ConsoleUrl',
+        'ConsoleUserPoolId',
+        'MailConfigurationSet',
+        'MailEventsFailureQueueUrl',
+        'MailEventsTopicArn',
+        'OperatorPolicyArn',
+        // One per class of producer with a route.
+        ...PRODUCERS.filter((p) => PRODUCER_ROUTES.some((r) => r.producer === p)).map((p) => `ProducerPolicyArn${pascal(p)}`),
+        'TableName',
+        'TrailArn',
+        'WebhookDispatcherAliasArn',
+      ].sort(),
+    );
     const [tableId] = only(template, 'AWS::DynamoDB::Table');
     expect(outputs.TableName.Value).toEqual({ Ref: tableId });
   });
