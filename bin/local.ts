@@ -80,6 +80,8 @@ const lines = [
   `  Docs     ${runtime.url}${REFERENCE_ROOT} (the API reference)`,
   `  Admin    ${runtime.url}/admin/v1 (Authorization: Bearer ${runtime.adminKey}; kept across restarts, ADMIN_API_KEY overrides it)`,
   `  Console  ${runtime.url}${CONSOLE_ROOT} (sign in with the admin key above)`,
+  `  Producer ${runtime.url}/producer/v1 (Authorization: Bearer <key>, each key held to its producer's routes; kept across restarts)`,
+  ...Object.entries(runtime.producerKeys).map(([producer, key]) => `    ${producer.padEnd(16)} ${key}`),
   ...(runtime.deps.config.originSecret
     ? ['', "  ORIGIN_SECRET is set: /v1 and /oauth/token answer only requests with x-origin-verify: $ORIGIN_SECRET (the edge's header)."]
     : []),

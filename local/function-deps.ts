@@ -6,7 +6,7 @@ import { buildMessagingDeps, type MessagingDepsOptions } from '#lambdas/webhooks
 import { sqsClient } from '#lambdas/webhooks/messages';
 import { sesMailer } from '#platform/ses-mailer';
 import type { FunctionName } from '#lib/functions';
-import { compileGuard, guardClient, type LocalResources } from './iam-guard.js';
+import { compileGuard, compileStatements, type Guard, guardClient, type LocalResources } from './iam-guard.js';
 import type { RolePolicies } from './iam-policies.js';
 import { LOCAL_REPOSITORIES, type LocalDeps, type LocalStore } from './repositories.js';
 
@@ -21,6 +21,8 @@ export type FunctionDeps = {
   depsOf(name: FunctionName): LocalDeps;
   /** That function's SQS client (the deliverer's event source polls with the deliverer's role, as Lambda does). */
   sqsOf(name: FunctionName): SQSClient;
+  /** What a producer's policy allows (execute-api:Invoke on its routes); null when IAM is off. */
+  producerGuard(producer: string): Guard | null;
   destroy(): void;
 };
 
@@ -71,6 +73,8 @@ export function functionDeps(options: {
   return {
     depsOf: (name) => build(name).deps,
     sqsOf: (name) => build(name).sqs,
+    producerGuard: (producer) =>
+      options.iam ? compileStatements(producer, options.iam.policies.producers[producer] ?? [], options.iam.local) : null,
     destroy() {
       mirrors.dynamodb.stop();
       mirrors.sqs.stop();

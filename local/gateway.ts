@@ -7,7 +7,9 @@ import { ROUTES } from '#lambdas/discovery/all-routes';
 import { pathResolver } from '#platform/api-handler';
 import { NO_SNIFF } from '#platform/http';
 import { timeoutSecondsOf, type FunctionName } from '#lib/functions';
+import { isProducerPath, PRODUCER_PROXY_PATH, PRODUCER_ROOT } from '#lambdas/producers/routes';
 import type { ProxyHandler } from './families.js';
+import { type Guard, LOCAL_ACCOUNT, LOCAL_API_ID, PARTITION } from './iam-guard.js';
 import { LOCAL_THROTTLE, tokenBucket, type StageThrottle } from './stage-throttle.js';
 
 /**
@@ -36,6 +38,17 @@ const TEXT_TYPE = /^(text\/[^;]+|application\/(json|xml|javascript)|[^;/]+\/[^;]
 /** The admin API behind the gateway, and the key that stands in locally for IAM (SigV4) authorization. */
 export type LocalAdmin = { handler: ProxyHandler; key: string };
 
+/**
+ * The producer API behind the gateway: each producer's key stands in for its IAM principal, held to the statements
+ * of its policy in the synthesized stack (`guard`; null when IAM enforcement is off), as API Gateway holds a SigV4
+ * caller to execute-api:Invoke on the route's ARN.
+ */
+type LocalProducers = {
+  handler: ProxyHandler;
+  region: string;
+  keys: readonly { producer: string; key: string; guard: Guard | null }[];
+};
+
 /** Static files served beside the API (the console); answers true when it took the request. */
 export type Site = (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 
@@ -47,6 +60,8 @@ export type GatewayOptions = {
   timeoutScale?: number;
   /** The throttle buckets' clock (ms); default Date.now. Tests pin it, so a bucket refills only when they say. */
   now?: () => number;
+  /** The producer API; absent, every producer path is refused as an unsigned request is. */
+  producers?: LocalProducers;
 };
 
 export function createGateway(
@@ -56,8 +71,9 @@ export function createGateway(
   site?: Site,
   options: GatewayOptions = {},
 ): Server {
-  const route = router(handlers, admin.handler);
+  const route = router(handlers, admin.handler, options.producers?.handler);
   const keyHash = sha256(admin.key);
+  const producerKeys = (options.producers?.keys ?? []).map((k) => ({ ...k, hash: sha256(k.key) }));
   const buckets = new Map<string, { take(): boolean }>();
   const bucketOf = (routeKey: string) => buckets.get(routeKey) ?? buckets.set(routeKey, tokenBucket(throttle, options.now)).get(routeKey)!;
 
@@ -73,7 +89,14 @@ export function createGateway(
       const method = req.method ?? 'GET';
       const target = route(method, path);
       if (!bucketOf(target.routeKey).take()) return refuse(res, GATEWAY.throttled);
-      if (target.iam && !adminKeyMatches(req.headers.authorization, keyHash)) return refuse(res, GATEWAY.forbidden);
+      if (target.auth === 'admin' && !keyMatches(req.headers.authorization, keyHash)) return refuse(res, GATEWAY.forbidden);
+      if (target.auth === 'producer') {
+        const caller = producerKeys.find((k) => keyMatches(req.headers.authorization, k.hash));
+        const arn = `arn:${PARTITION}:execute-api:${options.producers?.region}:${LOCAL_ACCOUNT}:${LOCAL_API_ID}/$default/${method}${path}`;
+        if (!caller || (caller.guard && caller.guard.allows({ action: 'execute-api:Invoke', resource: arn, context: {} }) !== 'allowed'))
+          return refuse(res, GATEWAY.forbidden);
+        target.caller = `local-producer-key:${caller.producer}`;
+      }
 
       // Lambda receives the event as JSON: measured as such when it could reach the limit (toEvent builds its parse).
       // (The type also names what an HTTP API leaves out of payload 1.0: an authorizer, most of identity.)
@@ -132,7 +155,10 @@ type Target = {
   /** Payload 1.0 `resource`: the route's path, or `$default`. */
   resource: string;
   pathParameters: Record<string, string> | null;
-  iam: boolean;
+  /** Who may call: anyone (the function decides), the admin key, or a producer key its policy allows. */
+  auth: 'none' | 'admin' | 'producer';
+  /** The principal the gateway verified (an event's identity.userArn). */
+  caller?: string;
 };
 
 /**
@@ -141,12 +167,12 @@ type Target = {
  * (the token endpoint's), the IAM-guarded greedy admin route, then `$default`, which sends every other path and method to
  * the catch-all family (the contract's 404, or 405 with Allow).
  */
-function router(handlers: Record<Family, ProxyHandler>, adminHandler: ProxyHandler) {
-  const explicit: { method: string; path: string; name: string; handler: ProxyHandler; iam: boolean }[] = [
-    ...ROUTES.map((r) => ({ method: r.method, path: r.path, name: r.family, handler: handlers[r.family], iam: false })),
-    ...ADMIN_ROUTES.map((r) => ({ method: r.method, path: r.path, name: 'admin-api', handler: adminHandler, iam: true })),
+function router(handlers: Record<Family, ProxyHandler>, adminHandler: ProxyHandler, producerHandler: ProxyHandler | undefined) {
+  const explicit: { method: string; path: string; name: string; handler: ProxyHandler; auth: Target['auth'] }[] = [
+    ...ROUTES.map((r) => ({ method: r.method, path: r.path, name: r.family, handler: handlers[r.family], auth: 'none' as const })),
+    ...ADMIN_ROUTES.map((r) => ({ method: r.method, path: r.path, name: 'admin-api', handler: adminHandler, auth: 'admin' as const })),
     // The token endpoint's other methods reach the token function, which answers them in the OAuth shape.
-    { method: 'ANY', path: TOKEN_PATH, name: 'token', handler: handlers.token, iam: false },
+    { method: 'ANY', path: TOKEN_PATH, name: 'token', handler: handlers.token, auth: 'none' },
   ];
   const byMethod = new Map(
     [...new Set(explicit.map((r) => r.method))].map((m) => [m, pathResolver(explicit.filter((r) => r.method === m))]),
@@ -163,7 +189,7 @@ function router(handlers: Record<Family, ProxyHandler>, adminHandler: ProxyHandl
         routeKey: `${route.method} ${route.path}`,
         resource: route.path,
         pathParameters: params,
-        iam: route.iam,
+        auth: route.auth,
       };
     }
     if (isAdminPath(path)) {
@@ -174,7 +200,17 @@ function router(handlers: Record<Family, ProxyHandler>, adminHandler: ProxyHandl
         routeKey: `ANY ${ADMIN_PROXY_PATH}`,
         resource: ADMIN_PROXY_PATH,
         pathParameters: { proxy },
-        iam: true,
+        auth: 'admin',
+      };
+    }
+    if (isProducerPath(path)) {
+      return {
+        name: 'producer-api',
+        handler: producerHandler ?? (() => Promise.reject(new Error('no producer API'))),
+        routeKey: `ANY ${PRODUCER_PROXY_PATH}`,
+        resource: PRODUCER_PROXY_PATH,
+        pathParameters: { proxy: path.slice(`${PRODUCER_ROOT}/`.length) },
+        auth: 'producer',
       };
     }
     return {
@@ -183,7 +219,7 @@ function router(handlers: Record<Family, ProxyHandler>, adminHandler: ProxyHandl
       routeKey: '$default',
       resource: '$default',
       pathParameters: null,
-      iam: false,
+      auth: 'none',
     };
   };
 }
@@ -244,13 +280,17 @@ function toEvent(req: IncomingMessage, method: string, path: string, rawQuery: s
     multiValueQueryStringParameters: hasQuery ? multiQuery : null,
     requestContext: {
       accountId: '000000000000',
-      apiId: 'local',
+      apiId: LOCAL_API_ID,
       // The API's own host, as API Gateway reports its domain whatever Host the client sent (never the Host header).
       domainName: `localhost:${req.socket.localPort ?? ''}`,
       domainPrefix: 'local',
       extendedRequestId: requestId,
       httpMethod: method,
-      identity: { sourceIp, userAgent: req.headers['user-agent'] ?? null, userArn: target.iam ? 'local-admin-key' : null },
+      identity: {
+        sourceIp,
+        userAgent: req.headers['user-agent'] ?? null,
+        userArn: target.caller ?? (target.auth === 'admin' ? 'local-admin-key' : null),
+      },
       path,
       protocol: `HTTP/${req.httpVersion}`,
       requestId,
@@ -317,7 +357,7 @@ const ignored = () => undefined;
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
 /** Compared as hashes, so the comparison takes the same time whatever the length or content sent. */
-function adminKeyMatches(authorization: string | undefined, keyHash: Buffer): boolean {
+function keyMatches(authorization: string | undefined, keyHash: Buffer): boolean {
   const sent = /^Bearer (\S+)$/i.exec(authorization ?? '')?.[1];
   return sent !== undefined && timingSafeEqual(sha256(sent), keyHash);
 }

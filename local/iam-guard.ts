@@ -25,8 +25,10 @@ export type LocalResources = {
 };
 
 /** The account every local ARN carries (policies' `{{account}}` and requests' ARNs alike). */
-const LOCAL_ACCOUNT = '000000000000';
-const PARTITION = 'aws';
+export const LOCAL_ACCOUNT = '000000000000';
+export const PARTITION = 'aws';
+/** The local gateway's API id (its events' requestContext.apiId). */
+export const LOCAL_API_ID = 'local';
 
 /** One authorization request, as IAM evaluates it. */
 export type IamRequest = { action: string; resource: string; context: Record<string, string> };
@@ -48,10 +50,15 @@ export type GuardOptions = {
 export function compileGuard(fn: string, policies: RolePolicies, local: LocalResources): Guard {
   const statements = policies.functions[fn];
   if (!statements) throw new Error(`IAM guard: no role for function "${fn}" in the synthesized stack (its ${'customer-api:family'} tag)`);
+  return compileStatements(fn, statements, local);
+}
+
+/** A guard over any principal's statements (a function's role, a producer's policy). */
+export function compileStatements(fn: string, statements: readonly IamStatement[], local: LocalResources): Guard {
   const values = placeholders(local);
   const fill = (s: string) =>
     s.replace(
-      /\{\{(partition|region|account|table|queue|dlq|fanOutQueue|mailFrom|configurationSet)\}\}/g,
+      /\{\{(partition|region|account|table|queue|dlq|fanOutQueue|mailFrom|configurationSet|api)\}\}/g,
       (_, k: keyof typeof values) => values[k],
     );
   const compiled: Compiled[] = statements.map((s) => ({
@@ -101,6 +108,7 @@ function placeholders(local: LocalResources) {
     fanOutQueue: queueNameOf(local.fanOutQueueUrl),
     mailFrom: addressOf(local.mailFrom),
     configurationSet: local.configurationSet ?? '',
+    api: LOCAL_API_ID,
   };
 }
 

@@ -10,7 +10,7 @@ import { FAN_OUT_QUEUES, WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
  * Resources keep CloudFormation's meaning through placeholders, resolved against the local resources by kind:
  * `{{partition}}`, `{{region}}`, `{{account}}`, `{{table}}` (the table's name), `{{queue}}`, `{{dlq}}` and
  * `{{fanOutQueue}}` (the webhook queues' names, told apart by their names' ends, as WEBHOOK_QUEUES and
- * FAN_OUT_QUEUES declare them; no role names the fan-out DLQ), `{{mailFrom}}` (the address the function's MAIL_FROM names), `{{configurationSet}}` (the SES configuration set's name).
+ * FAN_OUT_QUEUES declare them; no role names the fan-out DLQ), `{{mailFrom}}` (the address the function's MAIL_FROM names), `{{configurationSet}}` (the SES configuration set's name), `{{api}}` (the HTTP API's id).
  * What cannot be resolved becomes `{{unresolved:…}}`, which no request's resource ever matches.
  */
 export type IamStatement = {
@@ -25,6 +25,8 @@ export type RolePolicies = {
   key?: string;
   /** By function (its customer-api:family tag): the statements of every policy attached to its role. */
   functions: Record<string, IamStatement[]>;
+  /** By producer class: the statements of its managed policy (`customer-api-<stage>-producer-<class>`). */
+  producers: Record<string, IamStatement[]>;
 };
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -121,8 +123,8 @@ export async function synthesizeDevTemplate(): Promise<Json> {
   }
 }
 
-/** Every function's statements (by its family tag), their tokens turned into placeholders. */
-export function policiesOf(template: Json): RolePolicies {
+/** Every function's statements (by its family tag) and every producer's, their tokens turned into placeholders. */
+export function policiesOf(template: Json): Omit<RolePolicies, 'key'> {
   const resources = (template.Resources ?? {}) as Record<string, Json>;
   const functions: Record<string, IamStatement[]> = {};
   for (const fn of Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function')) {
@@ -130,38 +132,49 @@ export function policiesOf(template: Json): RolePolicies {
     const roleId = fn.Properties.Role?.['Fn::GetAtt']?.[0] as string | undefined;
     if (!family || !roleId) continue;
     const mailFrom = addressOf(String(fn.Properties.Environment?.Variables?.MAIL_FROM ?? ''));
-    const resolve = (value: unknown): string => resolveToken(value, resources);
     const documents = [
       ...Object.values(resources)
         .filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles ?? []).some((ref: Json) => ref.Ref === roleId))
         .map((r) => r.Properties.PolicyDocument),
       ...(resources[roleId]?.Properties?.Policies ?? []).map((p: Json) => p.PolicyDocument),
     ];
-    functions[family] = documents.flatMap((doc: Json) =>
-      list(doc.Statement).map((s: Json): IamStatement => {
-        const conditions = s.Condition
-          ? Object.fromEntries(
-              Object.entries(s.Condition as Json).map(([op, keys]) => [
-                op,
-                Object.fromEntries(
-                  Object.entries(keys as Json).map(([k, v]) => [
-                    k,
-                    list(v).map((x) => (mailFrom && resolve(x) === mailFrom ? '{{mailFrom}}' : resolve(x))),
-                  ]),
-                ),
-              ]),
-            )
-          : undefined;
-        return {
-          effect: s.Effect === 'Deny' ? 'Deny' : 'Allow',
-          actions: list(s.Action).map(String),
-          resources: list(s.Resource).map(resolve),
-          ...(conditions ? { conditions } : {}),
-        };
-      }),
-    );
+    functions[family] = documents.flatMap((doc: Json) => statementsOf(doc, resources, mailFrom));
   }
-  return { functions };
+  const producers: Record<string, IamStatement[]> = {};
+  for (const policy of Object.values(resources).filter((r) => r.Type === 'AWS::IAM::ManagedPolicy')) {
+    const producer = PRODUCER_POLICY_NAME.exec(String(policy.Properties.ManagedPolicyName ?? ''))?.[1];
+    if (producer) producers[producer] = statementsOf(policy.Properties.PolicyDocument, resources, '');
+  }
+  return { functions, producers };
+}
+
+/** A producer class's managed policy, by name (lib/constructs/producer-policies.ts). */
+const PRODUCER_POLICY_NAME = /^customer-api-[a-z0-9-]+?-producer-([a-z-]+)$/;
+
+/** A policy document's statements; a condition value equal to the function's sender becomes `{{mailFrom}}`. */
+function statementsOf(doc: Json, resources: Record<string, Json>, mailFrom: string): IamStatement[] {
+  const resolve = (value: unknown): string => resolveToken(value, resources);
+  return list(doc.Statement).map((s: Json): IamStatement => {
+    const conditions = s.Condition
+      ? Object.fromEntries(
+          Object.entries(s.Condition as Json).map(([op, keys]) => [
+            op,
+            Object.fromEntries(
+              Object.entries(keys as Json).map(([k, v]) => [
+                k,
+                list(v).map((x) => (mailFrom && resolve(x) === mailFrom ? '{{mailFrom}}' : resolve(x))),
+              ]),
+            ),
+          ]),
+        )
+      : undefined;
+    return {
+      effect: s.Effect === 'Deny' ? 'Deny' : 'Allow',
+      actions: list(s.Action).map(String),
+      resources: list(s.Resource).map(resolve),
+      ...(conditions ? { conditions } : {}),
+    };
+  });
 }
 
 const PSEUDO: Record<string, string> = {
@@ -187,6 +200,7 @@ function resolveToken(value: unknown, resources: Record<string, Json>): string {
     const type = resources[v.Ref]?.Type;
     if (type === 'AWS::DynamoDB::Table') return '{{table}}';
     if (type === 'AWS::SES::ConfigurationSet') return '{{configurationSet}}';
+    if (type === 'AWS::ApiGatewayV2::Api') return '{{api}}';
     return `{{unresolved:Ref:${v.Ref}}}`;
   }
   if (v['Fn::GetAtt']) {

@@ -24,6 +24,8 @@ import { sesMailer } from '#platform/ses-mailer';
 import { localEndpoint } from './endpoints.js';
 import { close, startEngines, type Engines } from './engines.js';
 import { createHandler as createAdminHandler } from '#lambdas/admin/admin';
+import { createHandler as createProducerHandler } from '#lambdas/producers/producers';
+import { type Producer, PRODUCERS } from '#lambdas/producers/routes';
 import { randomSecret } from '#domain/crypto';
 import { createFamilyHandlers } from './families.js';
 import { consoleSite } from './console-site.js';
@@ -73,6 +75,8 @@ export type LocalRuntimeOptions = {
   sweepEveryMs?: number;
   /** Bearer key of the admin API (IAM in AWS); default ADMIN_API_KEY, else the data folder's kept key (a new one in memory). */
   adminKey?: string;
+  /** Bearer keys of the producers (each its IAM principal in AWS); default the data folder's kept keys (new ones in memory). */
+  producerKeys?: Partial<Record<Producer, string>>;
   /** The gateway's throttle (API Gateway's stage throttle); default LOCAL_THROTTLE, generous. */
   throttle?: StageThrottle;
   /** Multiplies the HTTP functions' timeouts the gateway enforces (tests: a slow engine reaches them in seconds); default 1. */
@@ -107,6 +111,8 @@ export type LocalRuntime = {
   demo: DemoCredentials | null;
   /** The admin API's key: `Authorization: Bearer <adminKey>` on /admin/v1 requests. */
   adminKey: string;
+  /** Each producer's key: `Authorization: Bearer <key>` on the /producer/v1 routes its policy allows. */
+  producerKeys: Record<Producer, string>;
   /** SES's bounce and complaint notifications, played locally (local/mail-events.ts). */
   mailEvents: LocalMailEvents;
   /** Runs the webhook sweeper now, as its schedule would. */
@@ -210,6 +216,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     // A data folder keeps its key across restarts: a console tab or a script holding it goes on working.
     const adminKey =
       options.adminKey ?? (process.env.ADMIN_API_KEY || (await keptInDataFolder(dataDir, 'admin-key', () => randomSecret(32))));
+    const producerKeys = Object.fromEntries(
+      await Promise.all(
+        PRODUCERS.map(async (p) => [
+          p,
+          options.producerKeys?.[p] ?? (await keptInDataFolder(dataDir, `producer-key-${p}`, () => randomSecret(32))),
+        ]),
+      ),
+    ) as Record<Producer, string>;
     const server = createGateway(
       createFamilyHandlers(functions.depsOf),
       { handler: createAdminHandler(functions.depsOf('admin-api')), key: adminKey },
@@ -217,6 +231,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       consoleSite(() => `http://localhost:${(server.address() as AddressInfo).port}`),
       {
         timeoutScale: options.httpTimeoutScale ?? 1,
+        producers: {
+          handler: createProducerHandler(functions.depsOf('producer-api')),
+          region: REGION,
+          keys: PRODUCERS.map((producer) => ({ producer, key: producerKeys[producer], guard: functions.producerGuard(producer) })),
+        },
       },
     );
     const gate = holdUntilOpen(server, options.holdRequests ?? false);
@@ -276,6 +295,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       demo,
       mailEvents,
       adminKey,
+      producerKeys,
       sweep: () => sweeper.runNow(),
       open: gate.open,
       async stop() {

@@ -1,11 +1,10 @@
-import { AdminInputError } from '#domain/inputs';
 import { awsClients, buildMessagingDeps } from '#lambdas/webhooks/deps';
 import { ADMIN_REPOSITORIES, type AdminDeps, type AdminStore } from './deps.js';
 import { ADMIN_ROUTES, type AdminRoute } from '#contract/admin-routes';
 import { fromConsole } from './console-access.js';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
-import { httpShell, jsonResponse, type Refusal } from '#platform/http';
+import { httpShell, inputRefusal, jsonResponse } from '#platform/http';
 import { parseJsonBody, validatedQuery } from '#platform/input';
 import { pathResolver, routeOfEvent } from '#platform/api-handler';
 import { destinationOwner, recordChange } from './audit.js';
@@ -24,7 +23,7 @@ const NOT_FOUND = 'No admin resource exists at this path.';
  * only routes, validates and maps the domain's refusals to statuses.
  */
 export function createHandler(deps: AdminDeps) {
-  return httpShell('admin', deps, { refusalOf }).handler(async (originalEvent, context) => {
+  return httpShell('admin', deps, { refusalOf: inputRefusal }).handler(async (originalEvent, context) => {
     const { event, consoleUser } = fromConsole(originalEvent);
     // The IAM principal API Gateway verified, or the console's signed-in user; null locally, where the admin key stands in.
     context.caller = consoleUser ?? event.requestContext.identity?.userArn ?? null;
@@ -59,11 +58,6 @@ export function createHandler(deps: AdminDeps) {
 
 /** Who changed something locally, where the admin key stands in for IAM. */
 const LOCAL_ACTOR = 'local-admin-key';
-
-/** The domain's refusals carry their status. */
-function refusalOf(err: unknown): Refusal | null {
-  return err instanceof AdminInputError ? { code: err.code, status: err.status, message: err.message, headers: {} } : null;
-}
 
 /** The Lambda entry (lib/functions.ts). */
 export const handler = createHandler(

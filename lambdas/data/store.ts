@@ -99,6 +99,34 @@ export async function unlessConflict<T>(write: Promise<T>): Promise<T | null> {
 /** A conditional write: true when it applied, false when its condition failed; any other error is thrown. */
 export const applied = async (write: Promise<unknown>): Promise<boolean> => (await unlessConflict(write)) !== null;
 
+/**
+ * Where an update stands in its source's order: when the source observed it (epoch ms) and a sequence that breaks
+ * ties. Stored on the item as `sourceMs` and `sequence`.
+ */
+export type SourceOrder = { sourceMs: number; sequence: number };
+/** What became of an ordered write: written, a replay of what is stored, or older than what is stored. */
+export type OrderedOutcome = 'applied' | 'duplicate' | 'stale';
+
+/**
+ * Puts an item only if it is newer, by (sourceMs, sequence), than the one stored under its key: one conditional
+ * PutItem, so concurrent writers of one key never interleave and the newest always wins, in any arrival order. An
+ * item written outside any source's order (an operator's edit) yields to the next ordered update. When the
+ * condition fails, a consistent read tells a replay (the same order) from an older update.
+ */
+export async function putInOrder(db: Db, item: ItemKey & Record<string, unknown>, order: SourceOrder): Promise<OrderedOutcome> {
+  const written = await applied(
+    putItem(db, {
+      Item: { ...item, ...order },
+      ConditionExpression: 'attribute_not_exists(sourceMs) OR sourceMs < :ms OR (sourceMs = :ms AND #seq < :seq)',
+      ExpressionAttributeNames: { '#seq': 'sequence' },
+      ExpressionAttributeValues: { ':ms': order.sourceMs, ':seq': order.sequence },
+    }),
+  );
+  if (written) return 'applied';
+  const stored = await getItem(db, { PK: item.PK, SK: item.SK }, true);
+  return stored?.sourceMs === order.sourceMs && stored.sequence === order.sequence ? 'duplicate' : 'stale';
+}
+
 /** A page of a Query, and the key to continue from when DynamoDB says more may follow. */
 export type QueryPage = { items: Record<string, unknown>[]; lastKey?: Record<string, unknown> };
 

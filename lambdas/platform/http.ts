@@ -2,6 +2,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Config } from './config.js';
 import { ApiError } from '#contract/errors';
+import { AdminInputError } from '#contract/validation';
 import { isThrottle } from '#data/store';
 import { constants, gzipSync } from 'node:zlib';
 import type { Deps } from './deps.js';
@@ -159,8 +160,8 @@ export function forgetOriginSecret(event: Pick<APIGatewayProxyEvent, 'headers' |
   }
 }
 
-/** The three HTTP APIs of the service; each function serves one, named in its logs and metrics. */
-export type HttpApi = 'v1' | 'token' | 'admin';
+/** The HTTP APIs of the service; each function serves one, named in its logs and metrics. */
+export type HttpApi = 'v1' | 'token' | 'admin' | 'producer';
 
 /** What the steps after the shell tell it about a request, for the access log. */
 export type ShellContext = Context & {
@@ -177,6 +178,10 @@ export type ShellContext = Context & {
 
 /** A refusal an API answers with its own status, code and message (the admin API's domain errors). */
 export type Refusal = Pick<ApiError, 'status' | 'message' | 'headers'> & { code: string };
+
+/** The input rules' refusals (contract/validation.ts), each with its own status and code: the admin and producer APIs' refusalOf. */
+export const inputRefusal = (err: unknown): Refusal | null =>
+  err instanceof AdminInputError ? { code: err.code, status: err.status, message: err.message, headers: {} } : null;
 
 type ShellOptions = {
   /** Maps what an API's steps throw, besides ApiError, to its refusal; null leaves it unexpected. */

@@ -2,7 +2,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { addDays, businessDayEndMs, formatCompactDate, parseCompactDate } from '#contract/business-date';
 import type { KitchenSnapshot } from './kitchen-schemas.js';
 import type { CurrentData, CurrentKind, DatedData, DatedKind } from './inputs.js';
-import { getItem, type Db, itemOf, readItems, putItem } from '#data/store';
+import { getItem, type Db, itemOf, type OrderedOutcome, putInOrder, readItems, type SourceOrder } from '#data/store';
 
 /**
  * shiftq data of one location. Per-business-date resources (kitchen tickets,
@@ -80,16 +80,16 @@ export function shiftqRepo(db: Db) {
       });
     },
 
-    async putDated<K extends StoredDatedKind>(
+    /** Written only if newer than what is stored, by the source's order (putInOrder). */
+    putDated(
       groupId: string,
       locationId: string,
-      kind: K,
+      kind: StoredDatedKind,
       businessDate: string,
-      body: Uint8Array,
-      ttlSeconds: number,
-      loadedAt: string,
-    ): Promise<void> {
-      await putItem(db, { Item: { ...shiftqKeys.dated(groupId, locationId, kind, businessDate), body, loadedAt, ttl: ttlSeconds } });
+      stored: { body: Uint8Array; ttl: number; loadedAt: string },
+      order: SourceOrder,
+    ): Promise<OrderedOutcome> {
+      return putInOrder(db, { ...shiftqKeys.dated(groupId, locationId, kind, businessDate), ...stored }, order);
     },
 
     async getCurrent<K extends CurrentKind>(groupId: string, locationId: string, kind: K): Promise<Stored<CurrentData[K]> | null> {
@@ -97,8 +97,14 @@ export function shiftqRepo(db: Db) {
       return item ? decode<CurrentData[K]>(item) : null;
     },
 
-    async putCurrent(groupId: string, locationId: string, kind: CurrentKind, body: Uint8Array, loadedAt: string): Promise<void> {
-      await putItem(db, { Item: { ...shiftqKeys.current(groupId, locationId, kind), body, loadedAt } });
+    putCurrent(
+      groupId: string,
+      locationId: string,
+      kind: CurrentKind,
+      stored: { body: Uint8Array; loadedAt: string },
+      order: SourceOrder,
+    ): Promise<OrderedOutcome> {
+      return putInOrder(db, { ...shiftqKeys.current(groupId, locationId, kind), ...stored }, order);
     },
   };
 }

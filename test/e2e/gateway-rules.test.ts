@@ -10,7 +10,7 @@ import type { ProxyHandler } from '#local/families';
 import { createGateway, MAX_BODY_BYTES, MAX_EVENT_BYTES } from '#local/gateway';
 import type { LocalRuntime } from '#local/runtime';
 import { admin as runAdmin, runtimeFileFor } from '../fixtures/admin-cli.js';
-import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
+import { call, manualClock, scanTable, startTestRuntime, tokenFor, withinOneClockMinute } from '../support/runtime.js';
 
 /**
  * The rules of an API Gateway HTTP API (Lambda proxy, payload 1.0) that a
@@ -72,6 +72,7 @@ describe('response headers', () => {
 describe('X-Content-Type-Options: nosniff', () => {
   it('is on every answer of the functions: /v1, token, admin, assets and discovery (the OpenAPI document), success and refusal alike', async () => {
     const limited = await tokenFor(runtime, { rateLimitPerMinute: 1 });
+    await withinOneClockMinute();
     const tokenForm = (secret: string) =>
       raw('/oauth/token', {
         method: 'POST',

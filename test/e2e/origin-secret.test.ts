@@ -3,7 +3,7 @@ import type { LocalRuntime } from '#local/runtime';
 import { TOKEN_ATTEMPTS_PER_MINUTE } from '#platform/config';
 import { ACCESS_LINE_MESSAGE } from '#platform/observability';
 import { ORIGIN_REFUSAL, ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '#platform/http';
-import { call, newApp, startTestRuntime, watchingDynamo } from '../support/runtime.js';
+import { call, newApp, startTestRuntime, watchingDynamo, withinOneClockMinute } from '../support/runtime.js';
 
 /**
  * A stage behind its edge, played locally: the runtime is started with an origin secret, and these requests
@@ -127,9 +127,7 @@ describe('a stage behind its edge (the runtime with an origin secret)', () => {
         body: 'grant_type=client_credentials&client_id=edge-viewer-client&client_secret=wrong',
       });
     const statuses: number[] = [];
-    // Attempts are counted per clock minute: all of them in one, so a busy machine never splits them across two.
-    const msLeft = 60_000 - (Date.now() % 60_000);
-    if (msLeft < 30_000) await new Promise((resolve) => setTimeout(resolve, msLeft + 100));
+    await withinOneClockMinute();
     for (let i = 0; i <= TOKEN_ATTEMPTS_PER_MINUTE; i++) statuses.push((await attempt('198.51.100.10')).status);
     expect(statuses.slice(0, TOKEN_ATTEMPTS_PER_MINUTE).every((status) => status === 401)).toBe(true);
     expect(statuses.at(-1)).toBe(429);

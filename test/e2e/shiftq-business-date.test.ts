@@ -196,9 +196,8 @@ describe('exact business dates', () => {
       'date-lab',
       'sales',
       '20261115',
-      body,
-      Math.floor(START / 1000) - 1,
-      new Date(START).toISOString(),
+      { body, ttl: Math.floor(START / 1000) - 1, loadedAt: new Date(START).toISOString() },
+      { sourceMs: START, sequence: 0 },
     );
     expect((await scanTable(runtime)).some((i) => i.SK === 'SHIFTQ#SALES#20261115')).toBe(true);
     const token = await at('America/New_York', '20261122', 12, 0);

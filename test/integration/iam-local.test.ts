@@ -19,6 +19,7 @@ type Call = { function: string; action: string; resource: string; allowed: boole
 /** `policies` without `action` in `fn`'s role. */
 function without(policies: RolePolicies, fn: string, action: string): RolePolicies {
   return {
+    ...policies,
     functions: {
       ...policies.functions,
       [fn]: policies.functions[fn]!.map((s) => ({ ...s, actions: s.actions.filter((a) => a !== action) })),

@@ -408,6 +408,8 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
     const outcomes = await holds(arbitrary, 30, {
       state,
       write: async (input, before) => {
+        // Each load is a newer observation of the source than the last (the CLI stamps its own time).
+        clock.advance(1);
         await loadShiftq(store, input, clock.now());
         const expected = structuredClone(before);
         for (const e of input.entries) {

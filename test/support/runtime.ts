@@ -6,6 +6,7 @@ import { counterKeys, rateWindow } from '#data/rate-counters';
 import * as oauth from 'openid-client';
 import { expectContract } from './openapi.js';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#local/runtime';
+import type { Producer } from '#lambdas/producers/routes';
 import { createApp } from '#lambdas/admin/apps';
 import type { AppInput } from '#domain/inputs';
 import type { Clock } from '#platform/deps';
@@ -125,6 +126,36 @@ export async function adminCall(
   });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null, text };
+}
+
+/**
+ * One producer API request with a producer's key (the local gateway's stand-in for its IAM principal), as a
+ * platform's system sends it: a JSON body (a string is sent as it is), the answer's status and parsed body.
+ */
+export async function producerCall(
+  runtime: LocalRuntime,
+  producer: Producer | { key: string },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any; text: string }> {
+  const key = typeof producer === 'string' ? runtime.producerKeys[producer] : producer.key;
+  const response = await fetch(`${runtime.url}/producer/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null, text };
+}
+
+/**
+ * Waits, if need be, until at least `spanMs` are left in the clock minute: limits counted per fixed UTC minute (the
+ * token attempts, an application's rate) then see a test's requests in one window, however busy the machine.
+ */
+export async function withinOneClockMinute(spanMs = 30_000): Promise<void> {
+  const msLeft = 60_000 - (Date.now() % 60_000);
+  if (msLeft < spanMs) await new Promise((resolve) => setTimeout(resolve, msLeft + 100));
 }
 
 /** Every e-mail the local SES v2 has accepted. */

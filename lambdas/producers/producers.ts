@@ -1,0 +1,93 @@
+import * as v from 'valibot';
+import { parseCompactDate } from '#contract/business-date';
+import { ApiError } from '#contract/errors';
+import { isId } from '#contract/ids';
+import { isoTimestamp } from '#contract/schemas/common';
+import { locationsRepo } from '#data/locations';
+import type { StoreWith } from '#data/repositories';
+import type { OrderedOutcome } from '#data/store';
+import { AdminInputError } from '#domain/inputs';
+import { pathResolver, routeOfEvent } from '#platform/api-handler';
+import { buildDeps, type Deps } from '#platform/deps';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { httpShell, inputRefusal, jsonResponse } from '#platform/http';
+import { parseJsonBody } from '#platform/input';
+import { SHIFTQ_REPOSITORIES } from '#lambdas/shiftq/store';
+import { PRODUCER_ROUTES, type ProducerOperation, type ProducerRoute } from './routes.js';
+import { isShiftqResource, prepareShiftq, writeShiftq } from './shiftq.js';
+import { CURRENT_KINDS } from '#lambdas/shiftq/inputs';
+
+/**
+ * The producer HTTP API (docs/decisions/producers.md): the platform's systems write venue data, one whole update a
+ * request, each in its source's order. Who may call which route is decided before this runs (each producer's IAM
+ * policy in AWS, its key locally), so it only routes, validates and writes.
+ */
+
+export const PRODUCER_REPOSITORIES = { locations: locationsRepo, ...SHIFTQ_REPOSITORIES };
+export type ProducerStore = StoreWith<typeof PRODUCER_REPOSITORIES>;
+export type ProducerDeps = Deps<ProducerStore>;
+
+const resolveProducerPath = pathResolver<ProducerRoute>(PRODUCER_ROUTES);
+const NOT_FOUND = 'No producer resource exists at this path.';
+
+/**
+ * How far ahead of this function's clock a source time may be. A source time far in the future would win over
+ * every later update of its item, so a producer's clock that runs ahead is refused, not trusted.
+ */
+export const MAX_SOURCE_AHEAD_MS = 5 * 60 * 1000;
+
+/** Every update: when the source observed it, a tie-break, and the data, whole. Nothing else. */
+const update = v.strictObject({
+  sourceTime: isoTimestamp,
+  sequence: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0)), 0),
+  data: v.unknown(),
+});
+
+type Answer = { outcome: OrderedOutcome; records: number };
+
+const OPERATIONS: Record<
+  ProducerOperation,
+  (deps: ProducerDeps, params: Record<string, string>, data: unknown, order: Order) => Promise<Answer>
+> = {
+  putShiftqDay: (deps, params, data, order) => shiftq(deps, params, params.businessDate, data, order),
+  putShiftqCurrent: (deps, params, data, order) => shiftq(deps, params, undefined, data, order),
+};
+
+type Order = { sourceMs: number; sequence: number; now: number };
+
+async function shiftq(deps: ProducerDeps, params: Record<string, string>, businessDate: string | undefined, data: unknown, order: Order) {
+  const { groupId, locationId, resource } = params;
+  // The route decides what a resource is: a dated one below a business date, a current one without.
+  const current = (CURRENT_KINDS as readonly string[]).includes(resource!);
+  if (!isShiftqResource(resource!) || current !== (businessDate === undefined)) throw new ApiError('not_found', NOT_FOUND);
+  if (businessDate !== undefined && parseCompactDate(businessDate) === null)
+    throw new AdminInputError('businessDate: must be a real calendar date YYYYMMDD');
+  const location = await deps.store.locations.get(groupId!, locationId!);
+  if (!location) throw new ApiError('not_found', `Location ${groupId}/${locationId} does not exist.`);
+  const prepared = prepareShiftq(location, resource, businessDate, data, order.now);
+  const outcome = await writeShiftq(deps.store, location, prepared, order, order.now);
+  return { outcome, records: prepared.records };
+}
+
+export function createHandler(deps: ProducerDeps) {
+  return httpShell('producer', deps, { refusalOf: inputRefusal }).handler(async (event, context) => {
+    // The IAM principal API Gateway verified; locally, the producer key's name.
+    context.caller = event.requestContext.identity?.userArn ?? null;
+    const { route, params } = routeOfEvent<ProducerRoute>(event, PRODUCER_ROUTES, resolveProducerPath, NOT_FOUND);
+    const operation = route.operation as ProducerOperation;
+    context.operation = operation;
+    const { businessDate, resource, ...ids } = params;
+    if (!Object.values(ids).every(isId) || (resource !== undefined && !isId(resource))) throw new ApiError('not_found', NOT_FOUND);
+    const body = parseJsonBody(event, update, route.maxBodyBytes);
+    const now = deps.clock.now();
+    const sourceMs = Date.parse(body.sourceTime);
+    if (sourceMs > now + MAX_SOURCE_AHEAD_MS)
+      throw new AdminInputError(`sourceTime: more than ${MAX_SOURCE_AHEAD_MS / 60_000} minutes ahead of the service's clock`);
+    const answer = await OPERATIONS[operation](deps, params, body.data, { sourceMs, sequence: body.sequence, now });
+    deps.logger.info('producer update', { operation, outcome: answer.outcome, lagMs: now - sourceMs, ...params });
+    return jsonResponse(200, { ...answer, sourceTime: new Date(sourceMs).toISOString(), sequence: body.sequence });
+  });
+}
+
+/** The Lambda entry (lib/functions.ts). */
+export const handler = createHandler(buildDeps<ProducerStore>(new DynamoDBClient({}), PRODUCER_REPOSITORIES));

@@ -1,0 +1,75 @@
+/**
+ * The producer route table, declared once, as data: the platform's systems that own venue data write it here
+ * (docs/decisions/producers.md). API Gateway (one IAM-authorized catch-all below PRODUCER_ROOT), each producer's
+ * policy (execute-api:Invoke on its own routes), the local gateway's producer keys and the producer function's
+ * dispatch derive from it. Kept apart from the /v1 table so the public OpenAPI document never lists a producer route.
+ */
+
+/** The classes of producer: each a policy of its own, allowed its own routes only. */
+export const PRODUCERS = ['venue-directory', 'pos-sync', 'sports-sync', 'device-platform', 'campaign-system'] as const;
+export type Producer = (typeof PRODUCERS)[number];
+
+export type ProducerRoute = {
+  method: 'PUT';
+  /** API Gateway path below PRODUCER_ROOT; `{name}` is a path parameter. */
+  path: string;
+  /** Unique name; the producer function's implementation of the route. */
+  operation: string;
+  /** Who may call it. */
+  producer: Producer;
+  summary: string;
+  /** A larger body than the usual 16 KiB (a kitchen day's tickets); absent → parseJsonBody's default. */
+  maxBodyBytes?: number;
+};
+
+/** Every producer path starts here; IAM guards everything below it (the local gateway: the producer keys). */
+export const PRODUCER_ROOT = '/producer';
+const V1 = `${PRODUCER_ROOT}/v1`;
+
+/**
+ * Bounds parsing only: what decides is the size of the item an update builds (gzipped, within one item), which the
+ * function measures. API Gateway and Lambda allow 6 MB; a busy kitchen day's tickets take a few.
+ */
+const MAX_UPDATE_BODY_BYTES = 6 * 1000 * 1000;
+
+type ProducerRow = Omit<ProducerRoute, 'method' | 'path' | 'operation'> & { route: `PUT /${string}` };
+
+const ROWS = {
+  putShiftqDay: {
+    route: 'PUT /shiftq/{groupId}/{locationId}/{resource}/{businessDate}',
+    producer: 'pos-sync',
+    maxBodyBytes: MAX_UPDATE_BODY_BYTES,
+    summary: "One business date of a location's kitchen tickets, sales, labor or clock-ins, whole",
+  },
+  putShiftqCurrent: {
+    route: 'PUT /shiftq/{groupId}/{locationId}/{resource}',
+    producer: 'pos-sync',
+    maxBodyBytes: MAX_UPDATE_BODY_BYTES,
+    summary: "A location's POS menu and stock, employees or reservations digest as it is now, whole",
+  },
+} as const satisfies Record<string, ProducerRow>;
+
+export type ProducerOperation = keyof typeof ROWS;
+
+export const PRODUCER_ROUTES = Object.entries(ROWS).map(
+  ([operation, { route, ...row }]): ProducerRoute & { operation: ProducerOperation } => {
+    const [method, path] = route.split(' ') as [ProducerRoute['method'], string];
+    return { method, path: `${V1}${path}`, operation: operation as ProducerOperation, ...row };
+  },
+);
+
+/** The IAM-authorized catch-all: any other method or path below PRODUCER_ROOT reaches the producer function's 404 or 405. */
+export const PRODUCER_PROXY_PATH = `${PRODUCER_ROOT}/{proxy+}`;
+
+/** Whether API Gateway sends this (decoded) path to the producer catch-all, and so asks for a SigV4 signature first. */
+export const isProducerPath = (path: string): boolean => path.startsWith(`${PRODUCER_ROOT}/`) && path.length > PRODUCER_ROOT.length + 1;
+
+/**
+ * What a producer's policy allows, as execute-api resource paths below the stage (`PUT/producer/v1/shiftq/*`): each
+ * of its routes with every path parameter a wildcard (IAM's `*` spans `/`, so a route's prefix up to its first
+ * parameter stands for it).
+ */
+export function invokePathsOf(producer: Producer): string[] {
+  const paths = PRODUCER_ROUTES.filter((r) => r.producer === producer).map((r) => `${r.method}${r.path.replace(/\{.*$/, '*')}`);
+  return [...new Set(paths)].sort();
+}

@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalRuntime } from '#local/runtime';
+import { PRODUCERS } from '#lambdas/producers/routes';
+import { MAX_SOURCE_AHEAD_MS } from '#lambdas/producers/producers';
+import { demoKitchenDay } from '#ingest/shiftq-demo-data';
+import { businessDayEndMs } from '#contract/business-date';
+import { ENGINE_NAME, call, manualClock, producerCall, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
+
+/**
+ * The producer API over HTTP (docs/decisions/producers.md): each producer's key held to its policy in the
+ * synthesized stack, every update in its source's order, a refused one changing nothing.
+ */
+
+let runtime: LocalRuntime;
+/** When the demo seed loads: its data's source time. The updates below are the source's later observations. */
+const SEEDED = Date.UTC(2026, 10, 22, 12, 0, 10);
+const NOW = SEEDED + 60 * 60_000;
+const clock = manualClock(SEEDED);
+const LOCATION = '/demo-group/nyc-midtown';
+const DAY = '20261121';
+const iso = (ms: number) => new Date(ms).toISOString();
+
+beforeAll(async () => {
+  runtime = await startTestRuntime({ clock });
+  clock.set(NOW);
+});
+afterAll(() => runtime?.stop());
+
+const sales = (netSales: number) => ({
+  updatedAt: iso(NOW - 60_000),
+  currency: 'USD',
+  grossSales: netSales,
+  netSales,
+  discounts: 0,
+  voids: 0,
+  refunds: 0,
+  tax: 0,
+  tips: 0,
+  orderCount: 1,
+  guestCount: 1,
+  hourly: [],
+  categories: [],
+  employees: [],
+});
+const putSales = (netSales: number, sourceMs: number, sequence?: number) =>
+  producerCall(runtime, 'pos-sync', 'PUT', `/shiftq${LOCATION}/sales/${DAY}`, {
+    sourceTime: iso(sourceMs),
+    ...(sequence === undefined ? {} : { sequence }),
+    data: sales(netSales),
+  });
+
+/** The day's net sales as a customer reads them. */
+async function servedNetSales(): Promise<unknown> {
+  const { token } = await tokenFor(runtime, { scopes: ['shiftq:read'] });
+  const reply = await call(runtime, `/v1${LOCATION}/shiftq/sales?businessDate=${DAY}`, { token });
+  expect(reply.status).toBe(200);
+  return reply.body.data.sales?.netSales ?? null;
+}
+
+/** The table's items below the location's shiftq keys, for "changes nothing". */
+const shiftqItems = async () =>
+  (await scanTable(runtime)).filter((i) => String(i.PK) === 'LOC#demo-group#nyc-midtown' && String(i.SK).startsWith('SHIFTQ#'));
+
+describe(`producer updates in their source's order (${ENGINE_NAME})`, () => {
+  it('applies a newer update, acknowledges a replay and an older one, and never lets them overwrite', async () => {
+    const t = NOW - 10 * 60_000;
+    expect((await putSales(100, t)).body).toMatchObject({ outcome: 'applied', records: 1, sourceTime: iso(t), sequence: 0 });
+    expect(await servedNetSales()).toBe(100);
+
+    expect((await putSales(100, t)).body.outcome).toBe('duplicate');
+    // A different body under the same order is the same update as far as order goes: it changes nothing.
+    expect((await putSales(999, t)).body.outcome).toBe('duplicate');
+    expect((await putSales(50, t - 1)).body.outcome).toBe('stale');
+    expect(await servedNetSales()).toBe(100);
+
+    // The sequence breaks a tie of source times.
+    expect((await putSales(200, t, 1)).body.outcome).toBe('applied');
+    expect((await putSales(150, t, 0)).body.outcome).toBe('stale');
+    expect(await servedNetSales()).toBe(200);
+  });
+
+  it('ends at the newest of concurrent updates, whatever order they arrive in', async () => {
+    const base = NOW - 5 * 60_000;
+    const order = [7, 2, 9, 0, 5, 3, 8, 1, 6, 4];
+    const replies = await Promise.all(order.map((i) => putSales(1000 + i, base + i * 1000)));
+    for (const reply of replies) expect(['applied', 'stale']).toContain(reply.body.outcome);
+    expect(replies[order.indexOf(9)]!.body.outcome).toBe('applied');
+    expect(await servedNetSales()).toBe(1009);
+  });
+
+  it("keeps a kitchen day's snapshot with the tickets it was computed from", async () => {
+    const zone = 'America/New_York';
+    const until = businessDayEndMs(zone, DAY);
+    const days = [1, 2, 3, 4].map((seed) => demoKitchenDay(zone, DAY, 20 + seed * 5, until, seed));
+    const replies = await Promise.all(
+      days.map((data, i) =>
+        producerCall(runtime, 'pos-sync', 'PUT', `/shiftq${LOCATION}/kitchen/${DAY}`, { sourceTime: iso(NOW - 60_000 + i), data }),
+      ),
+    );
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(replies[3]!.body).toMatchObject({ outcome: 'applied', records: days[3]!.tickets.length });
+    const items = await shiftqItems();
+    const tickets = items.find((i) => i.SK === `SHIFTQ#KITCHEN#${DAY}`)!;
+    const snapshot = items.find((i) => i.SK === `SHIFTQ#KITCHEN_SNAPSHOT#${DAY}`)!;
+    expect([tickets.sourceMs, snapshot.sourceMs]).toEqual([NOW - 60_000 + 3, NOW - 60_000 + 3]);
+  });
+
+  it('replaces a current resource by the same rule', async () => {
+    const path = `/shiftq${LOCATION}/employees`;
+    const employees = (name: string) => ({
+      updatedAt: iso(NOW - 60_000),
+      employees: [{ id: 'e-1', displayName: name, jobCodes: ['server'], hiredOn: '2025-01-15' }],
+      jobs: [{ code: 'server', title: 'Server', roleGroup: 'Front of house' }],
+    });
+    const first = await producerCall(runtime, 'pos-sync', 'PUT', path, { sourceTime: iso(NOW - 1000), data: employees('Zoë Müller') });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.outcome).toBe('applied');
+    const older = await producerCall(runtime, 'pos-sync', 'PUT', path, { sourceTime: iso(NOW - 2000), data: employees('Old') });
+    expect(older.body.outcome).toBe('stale');
+    const stored = (await runtime.store.shiftq.getCurrent('demo-group', 'nyc-midtown', 'employees'))!;
+    expect(JSON.stringify(stored.data)).toContain('Zoë Müller');
+  });
+});
+
+describe(`who may write (${ENGINE_NAME})`, () => {
+  const update = { sourceTime: iso(NOW), data: sales(1) };
+  const path = `/shiftq${LOCATION}/sales/${DAY}`;
+
+  it('refuses a request without a producer key, with the admin key, or with another producer key, as API Gateway does', async () => {
+    const before = await shiftqItems();
+    for (const key of [
+      '',
+      'not-a-key',
+      runtime.adminKey,
+      ...PRODUCERS.filter((p) => p !== 'pos-sync').map((p) => runtime.producerKeys[p]),
+    ]) {
+      const reply = await producerCall(runtime, { key }, 'PUT', path, update);
+      expect([reply.status, reply.body]).toEqual([403, { message: 'Forbidden' }]);
+    }
+    expect(await shiftqItems()).toEqual(before);
+  });
+
+  it("holds a producer to its own routes: pos-sync's key reaches no other path below /producer", async () => {
+    const reply = await producerCall(runtime, 'pos-sync', 'PUT', `/sports${LOCATION}/providers`, update);
+    expect(reply.status).toBe(403);
+    // Inside its routes, a path that names nothing is the function's 404.
+    const unknown = await producerCall(runtime, 'pos-sync', 'PUT', `/shiftq${LOCATION}/payroll/${DAY}`, update);
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'not_found']);
+  });
+});
+
+describe(`bad updates change nothing (${ENGINE_NAME})`, () => {
+  const path = `/shiftq${LOCATION}/sales/${DAY}`;
+  const cases: [string, string, unknown, number, RegExp][] = [
+    ['malformed JSON', path, '{"sourceTime":', 400, /JSON/i],
+    ['no source time', path, { data: sales(1) }, 400, /sourceTime/],
+    ['an unknown field', path, { sourceTime: iso(NOW), data: sales(1), extra: true }, 400, /extra/],
+    ['a source time far ahead', path, { sourceTime: iso(NOW + MAX_SOURCE_AHEAD_MS + 1000), data: sales(1) }, 400, /ahead/],
+    ['a negative sequence', path, { sourceTime: iso(NOW), sequence: -1, data: sales(1) }, 400, /sequence/],
+    ['a fractional sequence', path, { sourceTime: iso(NOW), sequence: 1.5, data: sales(1) }, 400, /sequence/],
+    ['an impossible date', `/shiftq${LOCATION}/sales/20261131`, { sourceTime: iso(NOW), data: sales(1) }, 400, /businessDate/],
+    ['a date not yet started', `/shiftq${LOCATION}/sales/20261123`, { sourceTime: iso(NOW), data: sales(1) }, 400, /not started/],
+    ['a date past retention', `/shiftq${LOCATION}/sales/20251120`, { sourceTime: iso(NOW), data: sales(1) }, 400, /retention/],
+    ['a wrong type in the data', path, { sourceTime: iso(NOW), data: { ...sales(1), netSales: 'lots' } }, 400, /netSales/],
+    [
+      'a current resource below a date',
+      `/shiftq${LOCATION}/employees/${DAY}`,
+      { sourceTime: iso(NOW), data: {} },
+      404,
+      /No producer resource/,
+    ],
+    ['a dated resource without a date', `/shiftq${LOCATION}/sales`, { sourceTime: iso(NOW), data: sales(1) }, 404, /No producer resource/],
+    ['an unknown location', `/shiftq/demo-group/nowhere/sales/${DAY}`, { sourceTime: iso(NOW), data: sales(1) }, 404, /nowhere/],
+  ];
+
+  it.each(cases)('%s: a clear refusal', async (_, at, body, status, message) => {
+    const before = await shiftqItems();
+    const reply = await producerCall(runtime, 'pos-sync', 'PUT', at, body);
+    expect(reply.status, reply.text).toBe(status);
+    expect(reply.body.error.message).toMatch(message);
+    expect(await shiftqItems()).toEqual(before);
+  });
+
+  it('refuses a method its policy does not allow, as API Gateway does', async () => {
+    const reply = await producerCall(runtime, 'pos-sync', 'POST', path, { sourceTime: iso(NOW), data: sales(1) });
+    expect(reply.status).toBe(403);
+  });
+});
