@@ -100,7 +100,7 @@ if (runtime.demo) {
     `  client_secret ${clientSecret}`,
     '',
     'For the snippets of README.md and docs/, paste into another terminal:',
-    `  ${snippetEnvironment(runtime.url, clientId, clientSecret, runtime.adminKey)}`,
+    `  ${snippetEnvironment(runtime.url, clientId, clientSecret, runtime.adminKey, runtime.producerKeys)}`,
     '',
     'Try it:',
     `  TOKEN=$(curl -s${origin} ${runtime.url}/oauth/token -d grant_type=client_credentials -d client_id=${clientId} -d client_secret=${clientSecret} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
