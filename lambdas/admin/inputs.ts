@@ -3,7 +3,7 @@ import type { AdminOperation } from '#contract/admin-routes';
 import { DELIVERY_STATUSES } from '#lambdas/webhooks/delivery-policy';
 import { dateTime, id } from '#contract/schemas/common';
 import { queryInteger } from '#contract/schemas/requests';
-import { locationInput } from '#domain/inputs';
+import { groupBody, locationBody } from '#domain/inputs';
 import { ADMIN_PAGE_LIMIT } from '#platform/admin-paging';
 
 /** The admin lists' paging (platform/admin-paging.ts). */
@@ -40,10 +40,8 @@ export const ADMIN_INPUTS: Partial<Record<AdminOperation, AdminInput>> = {
   rotateClientSecret: { body: v.strictObject({ overlapHours: v.optional(v.number()), endOldTokens: v.optional(v.boolean()) }) },
   legacyReport: { query: v.object(pageQuery) },
   createLegacyApp: { body: OPERATION_CHECKS },
-  // The name's rule is putGroup's; the id is the path's.
-  putGroup: { body: v.strictObject({ name: v.string() }) },
-  // The group and location ids are the path's; a body naming them again is refused.
-  putLocation: { body: v.strictObject(v.omit(locationInput, ['groupId', 'id']).entries) },
+  putGroup: { body: groupBody },
+  putLocation: { body: locationBody },
   rotateTokenKey: { body: noInput },
   revokeTokenKey: { body: noInput },
   addDestination: { body: OPERATION_CHECKS },

@@ -10,7 +10,8 @@ import {
   showDestination,
 } from '#lambdas/webhooks/destination-operations';
 import { listAudit } from './audit.js';
-import { listLocations, putGroup, putLocation } from './groups.js';
+import { listLocations, operatorEdit } from './groups.js';
+import { putGroup, putLocation } from '#lambdas/producers/venues';
 import { revokeTokenKey } from './token-keys.js';
 import { TOKEN_KEY_RETIRE_AFTER_MS } from '#platform/config';
 import { deliveryHistory, eventDeliveries, hourlyOutcomes, showDelivery } from '#lambdas/webhooks/delivery-history';
@@ -56,17 +57,20 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   createLegacyApp: async ({ body, now }, deps) =>
     createdAppDocument(await createApp(deps.store, body as InputOf<typeof createApp, 1>, now, LEGACY_BEARER, deps.config.stageRateLimit)),
   listGroups: async (_req, deps) => ({ groups: await deps.store.groups.list() }),
-  putGroup: async ({ params, body, now }, deps) => ({
-    group: await putGroup(deps.store, { groupId: params.groupId!, ...(body as { name: string }) }, now),
-  }),
-  listLocations: ({ params }, deps) => listLocations(deps.store, params.groupId!),
-  putLocation: async ({ params, body, now }, deps) => ({
-    location: await putLocation(
-      deps.store,
-      { ...(body as Omit<InputOf<typeof putLocation, 1>, 'groupId' | 'id'>), groupId: params.groupId!, id: params.locationId! },
-      now,
+  putGroup: async ({ params, body, now }, deps) =>
+    operatorEdit(
+      await putGroup(deps.store, { groupId: params.groupId!, ...(body as { name: string }) }, { sourceMs: now, sequence: 0 }, now),
     ),
-  }),
+  listLocations: ({ params }, deps) => listLocations(deps.store, params.groupId!),
+  putLocation: async ({ params, body, now }, deps) =>
+    operatorEdit(
+      await putLocation(
+        deps.store,
+        { ...(body as Omit<InputOf<typeof putLocation, 1>, 'groupId' | 'id'>), groupId: params.groupId!, id: params.locationId! },
+        { sourceMs: now, sequence: 0 },
+        now,
+      ),
+    ),
   // The access-token key's versions as ops see them (never a key): which one signs, which ones still verify the
   // tokens they signed and until when, which were revoked (docs/decisions/credentials.md).
   listTokenKeys: async ({ now }, deps) => ({ versions: await deps.store.tokenKeys.list(now) }),

@@ -1,5 +1,16 @@
 import { MODULES, type ModulesEnabled } from '#contract/scopes';
-import { getItem, groupPartition, type Db, type ItemQuery, query, queryAll, putItem } from './store.js';
+import {
+  getItem,
+  groupPartition,
+  type Db,
+  type ItemQuery,
+  query,
+  queryAll,
+  putItem,
+  putInOrder,
+  type SourceOrder,
+  type OrderedOutcome,
+} from './store.js';
 
 export type Location = {
   groupId: string;
@@ -39,11 +50,12 @@ export function locationsRepo(db: Db) {
       const item = await getItem(db, locationKeys.location(groupId, locationId), true);
       return item ? toLocation(item) : null;
     },
+    /** Unordered: a test's or a benchmark's fixture. The service writes locations in a source's order (putInOrder). */
     async put(location: Location): Promise<void> {
-      await putItem(db, {
-        Item: { ...locationKeys.location(location.groupId, location.id), ...location },
-      });
+      await putItem(db, { Item: { ...locationKeys.location(location.groupId, location.id), ...location } });
     },
+    putInOrder: (location: Location, order: SourceOrder): Promise<OrderedOutcome> =>
+      putInOrder(db, { ...locationKeys.location(location.groupId, location.id), ...location }, order),
     /** Every location of a group, in id order. */
     async list(groupId: string): Promise<Location[]> {
       return (await queryAll(db, locationKeys.ofGroup(groupId))).map(toLocation);

@@ -46,6 +46,11 @@ export const appInput = v.strictObject({
   expiresAt: v.optional(v.nullable(isoTimestamp), null),
 });
 
+/** A group's body where its path names it (the admin and producer APIs): the name's rule is groupInput's. */
+export const groupBody = v.strictObject({ name: v.string() });
+/** A location's body where its path names it and its group: a body naming them again is refused. */
+export const locationBody = v.strictObject(v.omit(locationInput, ['groupId', 'id']).entries);
+
 export type GroupInput = v.InferInput<typeof groupInput>;
 export type LocationInput = v.InferInput<typeof locationInput>;
 export type AppInput = v.InferInput<typeof appInput>;

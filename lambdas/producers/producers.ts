@@ -3,10 +3,12 @@ import { parseCompactDate } from '#contract/business-date';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
 import { isoTimestamp } from '#contract/schemas/common';
+import { groupsRepo } from '#data/groups';
 import { locationsRepo } from '#data/locations';
 import type { StoreWith } from '#data/repositories';
 import type { OrderedOutcome } from '#data/store';
-import { AdminInputError } from '#domain/inputs';
+import { AdminInputError, groupBody, locationBody } from '#domain/inputs';
+import { parseInput } from '#contract/validation';
 import { pathResolver, routeOfEvent } from '#platform/api-handler';
 import { buildDeps, type Deps } from '#platform/deps';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -15,6 +17,7 @@ import { parseJsonBody } from '#platform/input';
 import { SHIFTQ_REPOSITORIES } from '#lambdas/shiftq/store';
 import { PRODUCER_ROUTES, type ProducerOperation, type ProducerRoute } from './routes.js';
 import { isShiftqResource, prepareShiftq, writeShiftq } from './shiftq.js';
+import { putGroup, putLocation } from './venues.js';
 import { CURRENT_KINDS } from '#lambdas/shiftq/inputs';
 
 /**
@@ -23,7 +26,7 @@ import { CURRENT_KINDS } from '#lambdas/shiftq/inputs';
  * policy in AWS, its key locally), so it only routes, validates and writes.
  */
 
-export const PRODUCER_REPOSITORIES = { locations: locationsRepo, ...SHIFTQ_REPOSITORIES };
+export const PRODUCER_REPOSITORIES = { groups: groupsRepo, locations: locationsRepo, ...SHIFTQ_REPOSITORIES };
 export type ProducerStore = StoreWith<typeof PRODUCER_REPOSITORIES>;
 export type ProducerDeps = Deps<ProducerStore>;
 
@@ -49,6 +52,15 @@ const OPERATIONS: Record<
   ProducerOperation,
   (deps: ProducerDeps, params: Record<string, string>, data: unknown, order: Order) => Promise<Answer>
 > = {
+  putGroup: async (deps, { groupId }, data, order) => {
+    const { outcome } = await putGroup(deps.store, { groupId: groupId!, ...parseInput(groupBody, data) }, order, order.now);
+    return { outcome, records: 1 };
+  },
+  putLocation: async (deps, { groupId, locationId }, data, order) => {
+    const fields = parseInput(locationBody, data);
+    const { outcome } = await putLocation(deps.store, { ...fields, groupId: groupId!, id: locationId! }, order, order.now);
+    return { outcome, records: 1 };
+  },
   putShiftqDay: (deps, params, data, order) => shiftq(deps, params, params.businessDate, data, order),
   putShiftqCurrent: (deps, params, data, order) => shiftq(deps, params, undefined, data, order),
 };

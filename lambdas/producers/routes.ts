@@ -35,6 +35,12 @@ const MAX_UPDATE_BODY_BYTES = 6 * 1000 * 1000;
 type ProducerRow = Omit<ProducerRoute, 'method' | 'path' | 'operation'> & { route: `PUT /${string}` };
 
 const ROWS = {
+  putGroup: { route: 'PUT /groups/{groupId}', producer: 'venue-directory', summary: 'A group, created or renamed' },
+  putLocation: {
+    route: 'PUT /groups/{groupId}/locations/{locationId}',
+    producer: 'venue-directory',
+    summary: 'A location of an existing group, whole: modules not enabled are disabled',
+  },
   putShiftqDay: {
     route: 'PUT /shiftq/{groupId}/{locationId}/{resource}/{businessDate}',
     producer: 'pos-sync',

@@ -4,7 +4,7 @@ import { PRODUCERS } from '#lambdas/producers/routes';
 import { MAX_SOURCE_AHEAD_MS } from '#lambdas/producers/producers';
 import { demoKitchenDay } from '#ingest/shiftq-demo-data';
 import { businessDayEndMs } from '#contract/business-date';
-import { ENGINE_NAME, call, manualClock, producerCall, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
+import { ENGINE_NAME, adminCall, call, manualClock, producerCall, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 /**
  * The producer API over HTTP (docs/decisions/producers.md): each producer's key held to its policy in the
@@ -184,5 +184,54 @@ describe(`bad updates change nothing (${ENGINE_NAME})`, () => {
   it('refuses a method its policy does not allow, as API Gateway does', async () => {
     const reply = await producerCall(runtime, 'pos-sync', 'POST', path, { sourceTime: iso(NOW), data: sales(1) });
     expect(reply.status).toBe(403);
+  });
+});
+
+describe(`the venue directory writes groups and locations (${ENGINE_NAME})`, () => {
+  const location = (name: string) => ({
+    name,
+    locationShortName: 'Harbour',
+    timezone: 'Australia/Sydney',
+    slug: 'harbour-bar',
+    modulesEnabled: { shiftq: true },
+  });
+  const put = (path: string, sourceMs: number, data: unknown, producer: 'venue-directory' | 'pos-sync' = 'venue-directory') =>
+    producerCall(runtime, producer, 'PUT', path, { sourceTime: iso(sourceMs), data });
+  const listed = async () => (await adminCall(runtime, 'GET', '/groups/feed-group/locations')).body.locations;
+
+  it('creates a group and its location, keeps the newer of two updates, and the admin API lists them', async () => {
+    expect((await put('/groups/feed-group', NOW - 2000, { name: 'Feed Group' })).body.outcome).toBe('applied');
+    expect((await put('/groups/feed-group/locations/harbour-bar', NOW - 2000, location('Harbour Bar'))).body.outcome).toBe('applied');
+    expect((await put('/groups/feed-group/locations/harbour-bar', NOW - 1000, location('Harbour Bar & Grill'))).body.outcome).toBe(
+      'applied',
+    );
+    expect((await put('/groups/feed-group/locations/harbour-bar', NOW - 1500, location('Old Name'))).body.outcome).toBe('stale');
+    expect(await listed()).toEqual([
+      expect.objectContaining({
+        id: 'harbour-bar',
+        name: 'Harbour Bar & Grill',
+        modulesEnabled: expect.objectContaining({ shiftq: true, bevq: false }),
+      }),
+    ]);
+  });
+
+  it("refuses an operator's edit over a later update of the directory with 409, changing nothing", async () => {
+    expect((await put('/groups/feed-group/locations/harbour-bar', NOW + 60_000, location('From The Directory'))).body.outcome).toBe(
+      'applied',
+    );
+    const edit = await adminCall(runtime, 'PUT', '/groups/feed-group/locations/harbour-bar', location('Operator Edit'));
+    expect([edit.status, edit.body.error.code]).toEqual([409, 'conflict']);
+    expect((await listed())[0].name).toBe('From The Directory');
+  });
+
+  it('refuses a location of an unknown group, an unknown field and another producer, writing nothing', async () => {
+    const before = await scanTable(runtime);
+    const unknownGroup = await put('/groups/no-such-group/locations/x', NOW, location('X'));
+    expect([unknownGroup.status, unknownGroup.body.error.message]).toEqual([400, 'group no-such-group does not exist']);
+    const extra = await put('/groups/feed-group/locations/harbour-bar', NOW + 120_000, { ...location('X'), groupId: 'other' });
+    expect([extra.status, extra.body.error.message]).toEqual([400, expect.stringMatching(/groupId/)]);
+    const wrongProducer = await put('/groups/feed-group', NOW + 120_000, { name: 'X' }, 'pos-sync');
+    expect(wrongProducer.status).toBe(403);
+    expect(await scanTable(runtime)).toEqual(before);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
 import { loadShiftq } from '#ingest/shiftq';
-import { putLocation } from '#lambdas/admin/groups';
+import { fixtureLocation } from '../fixtures/venues.js';
 import { parseCompactDate, zonedTimeToUtcMs } from '#contract/business-date';
 import { encodeBody, retentionEndMs } from '#lambdas/shiftq/records';
 import { demoKitchenDay } from '#ingest/shiftq-demo-data';
@@ -78,7 +78,7 @@ describe('current business date: 03:30 belongs to the previous day, 04:01 starts
 describe('exact business dates', () => {
   beforeAll(async () => {
     clock.set(START);
-    await putLocation(
+    await fixtureLocation(
       runtime.store,
       {
         groupId: 'demo-group',

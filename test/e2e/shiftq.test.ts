@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
 import { loadShiftq } from '#ingest/shiftq';
-import { putLocation } from '#lambdas/admin/groups';
+import { fixtureLocation } from '../fixtures/venues.js';
 import { createDb, storeOf } from '#data/store';
 import { REPOSITORIES } from '#data/repositories';
 import { encodePageToken } from '#lambdas/shiftq/reviews';
@@ -16,7 +16,7 @@ const SUB = ['sales', 'labor', 'kitchen', 'clock-ins', 'pos-menu', 'employees', 
 const MODULES_ON = { shiftq: true, sportsq: false, matriq: false, campaigns: false, orderboard: false, bevq: false };
 
 async function addLocation(id: string, modules = MODULES_ON) {
-  await putLocation(
+  await fixtureLocation(
     runtime.store,
     { groupId: 'demo-group', id, name: `Lab ${id}`, locationShortName: id, timezone: 'America/Chicago', slug: id, modulesEnabled: modules },
     clock.now(),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_PREFIX } from '#lambdas/admin/apps';
-import { putGroup } from '#lambdas/admin/groups';
+import { fixtureGroup } from '../fixtures/venues.js';
 import { sha256Hex } from '#domain/crypto';
 import { runCli } from '#admin-cli/run';
 import { systemClock } from '#platform/deps';
@@ -347,7 +347,7 @@ describe('admin CLI', () => {
     });
 
     it('locations put enables only the listed modules and locations list shows it', async () => {
-      await putGroup(runtime.store, { groupId: 'loc-group', name: 'Location Group' }, Date.now());
+      await fixtureGroup(runtime.store, { groupId: 'loc-group', name: 'Location Group' }, Date.now());
       const put = await admin([
         'locations',
         'put',

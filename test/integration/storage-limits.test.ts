@@ -10,7 +10,7 @@ import { loadShiftq } from '#ingest/shiftq';
 import { loadSports, sportsFile } from '#ingest/sports';
 import { AdminInputError } from '#domain/inputs';
 import { loadVenues, venueFile } from '#ingest/venues';
-import { putGroup, putLocation } from '#lambdas/admin/groups';
+import { fixtureGroup, fixtureLocation } from '../fixtures/venues.js';
 import { createDb, type Db } from '#data/store';
 import { DYNAMODB_LIMITS, plainItemBytes, StorageLimitError } from '#data/limits';
 import type { LocalStore } from '#local/repositories';
@@ -55,8 +55,8 @@ beforeAll(async () => {
   runtime = await startTestRuntime({ seed: false, clock });
   store = runtime.store;
   db = createDb(runtime.tableName, runtime.dynamo);
-  await putGroup(store, { groupId: GROUP, name: 'Limits' }, clock.now());
-  await putLocation(
+  await fixtureGroup(store, { groupId: GROUP, name: 'Limits' }, clock.now());
+  await fixtureLocation(
     store,
     {
       groupId: GROUP,

@@ -11,7 +11,7 @@ import { createApp } from '#lambdas/admin/apps';
 import { createDeliverer } from '#lambdas/webhooks/deliver';
 import { deliveryIdOf } from '#lambdas/webhooks/messages';
 import { parseDeliveryMessage } from '#lambdas/webhooks/messages';
-import { putLocation } from '#lambdas/admin/groups';
+import { fixtureLocation } from '../fixtures/venues.js';
 import { sampleMenu } from '#local/demo-menu';
 import { startDeliveryPoller, type LocalRuntime } from '#local/runtime';
 import { storedDestination } from '../fixtures/stored-destination.js';
@@ -275,7 +275,7 @@ describe('coverage at fan-out, through a real menu publish (6.5 rule 3)', () => 
       all: (await destination('cov-all', groupWide.clientId)).id,
     };
     // A location opened after the destinations were made.
-    await putLocation(
+    await fixtureLocation(
       runtime.store,
       {
         groupId: GROUP,
