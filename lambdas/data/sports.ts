@@ -1,6 +1,17 @@
 import type * as v from 'valibot';
 import type { providerData, SportsEvent } from '#contract/schemas/sportsq';
-import { type Db, getItem, groupPartition, type ItemKey, type ItemQuery, query, withoutKeys, putItem } from './store.js';
+import {
+  type Db,
+  getItem,
+  groupPartition,
+  type ItemKey,
+  type ItemQuery,
+  type OrderedOutcome,
+  putInOrder,
+  query,
+  type SourceOrder,
+  withoutKeys,
+} from './store.js';
 
 /**
  * Sports programming storage. Schedules are league data, the same for every
@@ -95,12 +106,11 @@ export function sportsRepo(db: Db) {
     const item = await getItem(db, key);
     return item ? withoutKeys<T>(item) : null;
   };
-  const put = async (key: ItemKey, value: object): Promise<void> => {
-    await putItem(db, { Item: { ...key, ...value } });
-  };
+  /** Every sports record is written in its source's order. */
+  const put = (key: ItemKey, value: object, order: SourceOrder): Promise<OrderedOutcome> => putInOrder(db, { ...key, ...value }, order);
   return {
     getProvider: (groupId: string, locationId: string) => get<ProviderEnvironment>(sportsKeys.provider(groupId, locationId)),
-    putProvider: (env: ProviderEnvironment) => put(sportsKeys.provider(env.groupId, env.locationId), env),
+    putProvider: (env: ProviderEnvironment, order: SourceOrder) => put(sportsKeys.provider(env.groupId, env.locationId), env, order),
     /** The schedule of `date`, as kept by this instance for at most SHARED_SCHEDULE_TTL_MS (the ingest reads with `now` omitted: afresh). */
     async getSchedule(date: string, now?: number): Promise<Schedule | null> {
       if (now === undefined) return get<Schedule>(sportsKeys.schedule(date));
@@ -113,8 +123,9 @@ export function sportsRepo(db: Db) {
       if (schedules.size > SCHEDULES_KEPT) schedules.delete(schedules.keys().next().value!);
       return schedule;
     },
-    putSchedule: (schedule: Schedule) => put(sportsKeys.schedule(schedule.date), schedule),
-    putViewing: (viewing: ViewingData) => put(sportsKeys.viewing(viewing.groupId, viewing.locationId, viewing.date), viewing),
+    putSchedule: (schedule: Schedule, order: SourceOrder) => put(sportsKeys.schedule(schedule.date), schedule, order),
+    putViewing: (viewing: ViewingData, order: SourceOrder) =>
+      put(sportsKeys.viewing(viewing.groupId, viewing.locationId, viewing.date), viewing, order),
     /**
      * The location's viewing data for `date`, or else its newest earlier one
      * (for the freshness report only; callers never show another day's options).

@@ -199,10 +199,11 @@ export async function writeBatches({ doc, tableName }: Db, requests: readonly Re
 
 /** A table item's primary key. */
 export type ItemKey = { PK: string; SK: string };
-/** Besides its primary key, what places an item rather than describes it: its indexes' keys and its expiry. */
+/** Besides its primary key, what places an item rather than describes it: its indexes' keys, its expiry, its source's order. */
 const PLACING = new Set<string>([
   ...TABLE_KEYS.globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
   TABLE_KEYS.ttlAttribute,
+  ...(['sourceMs', 'sequence'] satisfies (keyof SourceOrder)[]),
 ]);
 /** An item as its entity: the item less its primary key and what else places it (its fields are all it holds besides). */
 export const withoutKeys = <T>({ PK: _pk, SK: _sk, ...entity }: Record<string, unknown>): T =>

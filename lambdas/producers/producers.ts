@@ -5,6 +5,7 @@ import { isId } from '#contract/ids';
 import { isoTimestamp } from '#contract/schemas/common';
 import { groupsRepo } from '#data/groups';
 import { locationsRepo } from '#data/locations';
+import { sportsRepo } from '#data/sports';
 import type { StoreWith } from '#data/repositories';
 import type { OrderedOutcome } from '#data/store';
 import { AdminInputError, groupBody, locationBody } from '#domain/inputs';
@@ -18,6 +19,7 @@ import { SHIFTQ_REPOSITORIES } from '#lambdas/shiftq/store';
 import { PRODUCER_ROUTES, type ProducerOperation, type ProducerRoute } from './routes.js';
 import { isShiftqResource, prepareShiftq, writeShiftq } from './shiftq.js';
 import { putGroup, putLocation } from './venues.js';
+import { putEnvironment, putSchedule, putViewing } from './sports.js';
 import { CURRENT_KINDS } from '#lambdas/shiftq/inputs';
 
 /**
@@ -26,12 +28,14 @@ import { CURRENT_KINDS } from '#lambdas/shiftq/inputs';
  * policy in AWS, its key locally), so it only routes, validates and writes.
  */
 
-export const PRODUCER_REPOSITORIES = { groups: groupsRepo, locations: locationsRepo, ...SHIFTQ_REPOSITORIES };
+export const PRODUCER_REPOSITORIES = { groups: groupsRepo, locations: locationsRepo, sports: sportsRepo, ...SHIFTQ_REPOSITORIES };
 export type ProducerStore = StoreWith<typeof PRODUCER_REPOSITORIES>;
 export type ProducerDeps = Deps<ProducerStore>;
 
 const resolveProducerPath = pathResolver<ProducerRoute>(PRODUCER_ROUTES);
 const NOT_FOUND = 'No producer resource exists at this path.';
+/** Every other path parameter is an id, which names nothing when it breaks the id rule; a date is its record's to check (400). */
+const DATE_PARAMS = new Set(['businessDate', 'date']);
 
 /**
  * How far ahead of this function's clock a source time may be. A source time far in the future would win over
@@ -61,6 +65,18 @@ const OPERATIONS: Record<
     const { outcome } = await putLocation(deps.store, { ...fields, groupId: groupId!, id: locationId! }, order, order.now);
     return { outcome, records: 1 };
   },
+  putSportsSchedule: async (deps, { date }, data, order) => ({
+    outcome: await putSchedule(deps.store, date!, data, order, order.now),
+    records: 1,
+  }),
+  putSportsEnvironment: async (deps, { groupId, locationId }, data, order) => {
+    await requireLocation(deps, groupId!, locationId!);
+    return { outcome: await putEnvironment(deps.store, groupId!, locationId!, data, order, order.now), records: 1 };
+  },
+  putSportsViewing: async (deps, { groupId, locationId, date }, data, order) => {
+    await requireLocation(deps, groupId!, locationId!);
+    return { outcome: await putViewing(deps.store, groupId!, locationId!, date!, data, order, order.now), records: 1 };
+  },
   putShiftqDay: (deps, params, data, order) => shiftq(deps, params, params.businessDate, data, order),
   putShiftqCurrent: (deps, params, data, order) => shiftq(deps, params, undefined, data, order),
 };
@@ -74,11 +90,16 @@ async function shiftq(deps: ProducerDeps, params: Record<string, string>, busine
   if (!isShiftqResource(resource!) || current !== (businessDate === undefined)) throw new ApiError('not_found', NOT_FOUND);
   if (businessDate !== undefined && parseCompactDate(businessDate) === null)
     throw new AdminInputError('businessDate: must be a real calendar date YYYYMMDD');
-  const location = await deps.store.locations.get(groupId!, locationId!);
-  if (!location) throw new ApiError('not_found', `Location ${groupId}/${locationId} does not exist.`);
+  const location = await requireLocation(deps, groupId!, locationId!);
   const prepared = prepareShiftq(location, resource, businessDate, data, order.now);
   const outcome = await writeShiftq(deps.store, location, prepared, order, order.now);
   return { outcome, records: prepared.records };
+}
+
+async function requireLocation(deps: ProducerDeps, groupId: string, locationId: string) {
+  const location = await deps.store.locations.get(groupId, locationId);
+  if (!location) throw new ApiError('not_found', `Location ${groupId}/${locationId} does not exist.`);
+  return location;
 }
 
 export function createHandler(deps: ProducerDeps) {
@@ -88,8 +109,7 @@ export function createHandler(deps: ProducerDeps) {
     const { route, params } = routeOfEvent<ProducerRoute>(event, PRODUCER_ROUTES, resolveProducerPath, NOT_FOUND);
     const operation = route.operation as ProducerOperation;
     context.operation = operation;
-    const { businessDate, resource, ...ids } = params;
-    if (!Object.values(ids).every(isId) || (resource !== undefined && !isId(resource))) throw new ApiError('not_found', NOT_FOUND);
+    if (!Object.entries(params).every(([name, value]) => DATE_PARAMS.has(name) || isId(value))) throw new ApiError('not_found', NOT_FOUND);
     const body = parseJsonBody(event, update, route.maxBodyBytes);
     const now = deps.clock.now();
     const sourceMs = Date.parse(body.sourceTime);

@@ -41,6 +41,24 @@ const ROWS = {
     producer: 'venue-directory',
     summary: 'A location of an existing group, whole: modules not enabled are disabled',
   },
+  putSportsSchedule: {
+    route: 'PUT /sports/schedules/{date}',
+    producer: 'sports-sync',
+    maxBodyBytes: MAX_UPDATE_BODY_BYTES,
+    summary: "A calendar date's league schedule, the same for every location, whole",
+  },
+  putSportsEnvironment: {
+    route: 'PUT /sports/{groupId}/{locationId}/environment',
+    producer: 'sports-sync',
+    maxBodyBytes: MAX_UPDATE_BODY_BYTES,
+    summary: "A location's provider environment: providers with their lineups, packages, regional sports networks",
+  },
+  putSportsViewing: {
+    route: 'PUT /sports/{groupId}/{locationId}/viewing/{date}',
+    producer: 'sports-sync',
+    maxBodyBytes: MAX_UPDATE_BODY_BYTES,
+    summary: "A location's ways to watch each event of a date's schedule",
+  },
   putShiftqDay: {
     route: 'PUT /shiftq/{groupId}/{locationId}/{resource}/{businessDate}',
     producer: 'pos-sync',

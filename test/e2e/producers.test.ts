@@ -3,6 +3,7 @@ import type { LocalRuntime } from '#local/runtime';
 import { PRODUCERS } from '#lambdas/producers/routes';
 import { MAX_SOURCE_AHEAD_MS } from '#lambdas/producers/producers';
 import { demoKitchenDay } from '#ingest/shiftq-demo-data';
+import { demoSportsFile } from '#local/seed-venue-modules';
 import { businessDayEndMs } from '#contract/business-date';
 import { ENGINE_NAME, adminCall, call, manualClock, producerCall, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
@@ -233,5 +234,60 @@ describe(`the venue directory writes groups and locations (${ENGINE_NAME})`, () 
     const wrongProducer = await put('/groups/feed-group', NOW + 120_000, { name: 'X' }, 'pos-sync');
     expect(wrongProducer.status).toBe(403);
     expect(await scanTable(runtime)).toEqual(before);
+  });
+});
+
+describe(`the sports sync writes schedules, environments and viewing data (${ENGINE_NAME})`, () => {
+  const DATE = '2026-11-24';
+  const demo = demoSportsFile(SEEDED);
+  const event = { ...demo.schedules![0]!.events[0]!, id: 'feed-event-1' };
+  const environment = demo.environments![0]!;
+  const { groupId: _g, locationId: _l, ...environmentData } = environment;
+  const put = (path: string, sourceMs: number, data: unknown) =>
+    producerCall(runtime, 'sports-sync', 'PUT', path, { sourceTime: iso(sourceMs), data });
+
+  it("keeps a date's newer schedule and refuses viewing data naming an event it lacks", async () => {
+    expect((await put(`/sports/schedules/${DATE}`, NOW - 2000, { events: [event] })).body.outcome).toBe('applied');
+    expect((await put(`/sports/schedules/${DATE}`, NOW - 3000, { events: [] })).body.outcome).toBe('stale');
+    expect((await runtime.store.sports.getSchedule(DATE))!.events.map((e) => e.id)).toEqual(['feed-event-1']);
+
+    const options = (eventId: string) => ({ options: { [eventId]: [] } });
+    const at = `/sports/${environment.groupId}/${environment.locationId}/viewing/${DATE}`;
+    const unknown = await put(at, NOW, options('not-scheduled'));
+    expect([unknown.status, unknown.body.error.message]).toEqual([
+      400,
+      expect.stringMatching(/not in that date's schedule: not-scheduled/),
+    ]);
+    expect((await put(at, NOW, options('feed-event-1'))).body.outcome).toBe('applied');
+  });
+
+  it("replaces a location's environment in order, and refuses one whose programming package is not among its packages", async () => {
+    const at = `/sports/${environment.groupId}/${environment.locationId}/environment`;
+    expect((await put(at, NOW, environmentData)).body.outcome).toBe('applied');
+    expect((await put(at, NOW, environmentData)).body.outcome).toBe('duplicate');
+    const wrong = await put(at, NOW + 1000, { ...environmentData, programmingPackageId: 'no-such-package' });
+    expect([wrong.status, wrong.body.error.message]).toEqual([400, expect.stringMatching(/programmingPackageId no-such-package/)]);
+    const named = await put(at, NOW + 1000, { ...environmentData, groupId: environment.groupId });
+    expect([named.status, named.body.error.message]).toEqual([400, expect.stringMatching(/groupId/)]);
+    const nowhere = await put(`/sports/${environment.groupId}/nowhere/environment`, NOW + 1000, environmentData);
+    expect(nowhere.status).toBe(404);
+    const stored = (await runtime.store.sports.getProvider(environment.groupId, environment.locationId))!;
+    expect(stored).not.toHaveProperty('sourceMs');
+    expect(stored.packages).toEqual(environmentData.packages.map((p) => expect.objectContaining({ id: p.id })));
+  });
+
+  it('refuses an impossible date and keeps each producer on its own routes', async () => {
+    const impossible = await put('/sports/schedules/2026-02-30', NOW, { events: [] });
+    expect([impossible.status, impossible.body.error.message]).toEqual([400, expect.stringMatching(/date/)]);
+    const posSync = await producerCall(runtime, 'pos-sync', 'PUT', `/sports/schedules/${DATE}`, {
+      sourceTime: iso(NOW),
+      data: { events: [] },
+    });
+    expect(posSync.status).toBe(403);
+    const sportsOnShiftq = await producerCall(runtime, 'sports-sync', 'PUT', `/shiftq${LOCATION}/sales/${DAY}`, {
+      sourceTime: iso(NOW),
+      data: sales(1),
+    });
+    expect(sportsOnShiftq.status).toBe(403);
   });
 });

@@ -78,7 +78,7 @@ describe('no partition is read by every tenant on a request path', () => {
     const before = await shown();
     const stored = (await runtime.store.sports.getSchedule(today())) ?? { date: today(), events: [], updatedAt: '' };
     const updatedAt = new Date(clock.now()).toISOString();
-    await runtime.store.sports.putSchedule({ ...stored, updatedAt });
+    await runtime.store.sports.putSchedule({ ...stored, updatedAt }, { sourceMs: clock.now(), sequence: 0 });
     clock.advance(SHARED_SCHEDULE_TTL_MS - 1);
     expect(await reads()).toBe(0);
     expect(await shown()).toBe(before);
