@@ -38,6 +38,13 @@ const NOT_FOUND = 'No producer resource exists at this path.';
 const DATE_PARAMS = new Set(['businessDate', 'date']);
 
 /**
+ * The message of the line each update that reached its route writes, with its producer, operation, outcome
+ * (`applied`, `duplicate`, `stale` or `refused`) and, once written, its lag from source time to stored: the
+ * per-producer counts and lag are taken from it.
+ */
+export const PRODUCER_LINE_MESSAGE = 'producer update';
+
+/**
  * How far ahead of this function's clock a source time may be. A source time far in the future would win over
  * every later update of its item, so a producer's clock that runs ahead is refused, not trusted.
  */
@@ -109,15 +116,23 @@ export function createHandler(deps: ProducerDeps) {
     const { route, params } = routeOfEvent<ProducerRoute>(event, PRODUCER_ROUTES, resolveProducerPath, NOT_FOUND);
     const operation = route.operation as ProducerOperation;
     context.operation = operation;
-    if (!Object.entries(params).every(([name, value]) => DATE_PARAMS.has(name) || isId(value))) throw new ApiError('not_found', NOT_FOUND);
-    const body = parseJsonBody(event, update, route.maxBodyBytes);
-    const now = deps.clock.now();
-    const sourceMs = Date.parse(body.sourceTime);
-    if (sourceMs > now + MAX_SOURCE_AHEAD_MS)
-      throw new AdminInputError(`sourceTime: more than ${MAX_SOURCE_AHEAD_MS / 60_000} minutes ahead of the service's clock`);
-    const answer = await OPERATIONS[operation](deps, params, body.data, { sourceMs, sequence: body.sequence, now });
-    deps.logger.info('producer update', { operation, outcome: answer.outcome, lagMs: now - sourceMs, ...params });
-    return jsonResponse(200, { ...answer, sourceTime: new Date(sourceMs).toISOString(), sequence: body.sequence });
+    const line = { producer: route.producer, operation };
+    try {
+      if (!Object.entries(params).every(([name, value]) => DATE_PARAMS.has(name) || isId(value)))
+        throw new ApiError('not_found', NOT_FOUND);
+      const body = parseJsonBody(event, update, route.maxBodyBytes);
+      const now = deps.clock.now();
+      const sourceMs = Date.parse(body.sourceTime);
+      if (sourceMs > now + MAX_SOURCE_AHEAD_MS)
+        throw new AdminInputError(`sourceTime: more than ${MAX_SOURCE_AHEAD_MS / 60_000} minutes ahead of the service's clock`);
+      const answer = await OPERATIONS[operation](deps, params, body.data, { sourceMs, sequence: body.sequence, now });
+      deps.logger.info(PRODUCER_LINE_MESSAGE, { ...line, outcome: answer.outcome, lagMs: now - sourceMs });
+      return jsonResponse(200, { ...answer, sourceTime: new Date(sourceMs).toISOString(), sequence: body.sequence });
+    } catch (err) {
+      const refusal = err instanceof ApiError ? err : inputRefusal(err);
+      if (refusal) deps.logger.info(PRODUCER_LINE_MESSAGE, { ...line, outcome: 'refused', code: refusal.code });
+      throw err;
+    }
   });
 }
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHandler as discovery } from '#lambdas/discovery/discovery';
 import { createHandler as token } from '#lambdas/token/token';
 import { createHandler as admin } from '#lambdas/admin/admin';
+import { createHandler as producers, PRODUCER_LINE_MESSAGE } from '#lambdas/producers/producers';
 import { listAudit } from '#lambdas/admin/audit';
 import { openApiDocument } from '#lib/openapi';
 import { Logger, ACCESS_LINE_MESSAGE, createMetrics, HTTP_COUNT_DIMENSIONS } from '#platform/observability';
@@ -259,5 +260,33 @@ describe('one HTTP shell for /v1, token and admin', () => {
       'cognito:ops-alice',
       'cognito:ops-alice',
     ]);
+  });
+
+  it('writes one line per producer update that reached its route: its producer, outcome and lag, a refusal too', async () => {
+    const deps = { ...runtime.functionDeps('producer-api'), logger: new Logger({ serviceName: 'customer-api', logLevel: 'INFO' }) };
+    const path = '/producer/v1/groups/demo-group';
+    const put = (body: string) =>
+      producers(deps)(
+        apiGatewayEvent('PUT', '/producer/{proxy+}', path, { headers: { Host: API_HOST, 'Content-Type': 'application/json' }, body }),
+        context,
+      );
+    // Later than the demo seed's own time, so the first is applied.
+    const sourceTime = new Date(Date.now()).toISOString();
+    const raw = await stdoutOf(async () => {
+      expect((await put(JSON.stringify({ sourceTime, data: { name: 'Demo Group' } }))).statusCode).toBe(200);
+      expect((await put(JSON.stringify({ sourceTime, data: { name: 'Demo Group' } }))).statusCode).toBe(200);
+      expect((await put(JSON.stringify({ sourceTime, data: { name: 7 } }))).statusCode).toBe(400);
+    });
+    const lines = raw
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.message === PRODUCER_LINE_MESSAGE);
+    expect(lines).toEqual([
+      expect.objectContaining({ producer: 'venue-directory', operation: 'putGroup', outcome: 'applied', lagMs: expect.any(Number) }),
+      expect.objectContaining({ producer: 'venue-directory', operation: 'putGroup', outcome: 'duplicate' }),
+      expect.objectContaining({ producer: 'venue-directory', operation: 'putGroup', outcome: 'refused', code: 'invalid_request' }),
+    ]);
+    expect(lines[0]!.lagMs).toBeGreaterThanOrEqual(0);
   });
 });
