@@ -76,6 +76,8 @@ describe('admin: shiftq load', () => {
         },
       ],
     });
+    // The load observes its source after the demo seed did: its data is the newer.
+    clock.advance(1000);
     const run = await admin(['shiftq', 'load', '--group', 'demo-group', '--location', 'denver-union', '--file', path, '--json']);
     expect(run.err).toBe('');
     expect(run.code).toBe(0);
