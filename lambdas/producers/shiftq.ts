@@ -6,20 +6,7 @@ import type { Location } from '#data/locations';
 import type { OrderedOutcome, SourceOrder } from '#data/store';
 import { AdminInputError } from '#domain/inputs';
 import { kitchenSnapshot } from '#lambdas/shiftq/kitchen-averages';
-import {
-  clockInsInput,
-  CURRENT_KINDS,
-  DATED_KINDS,
-  employeesInput,
-  kitchenInput,
-  laborInput,
-  posMenuInput,
-  reservationsInput,
-  salesInput,
-  type CurrentKind,
-  type DatedKind,
-  type KitchenInput,
-} from '#lambdas/shiftq/inputs';
+import { CURRENT_KINDS, DATED_KINDS, SHIFTQ_INPUTS, type CurrentKind, type DatedKind, type KitchenInput } from '#lambdas/shiftq/inputs';
 import { encodeBody, retentionEndMs } from '#lambdas/shiftq/records';
 import type { ShiftqStore } from '#lambdas/shiftq/store';
 
@@ -29,15 +16,6 @@ import type { ShiftqStore } from '#lambdas/shiftq/store';
  * in the source's order (putInOrder): a replay or an older update changes nothing.
  */
 
-const SCHEMAS = {
-  kitchen: kitchenInput,
-  sales: salesInput,
-  labor: laborInput,
-  clockIns: clockInsInput,
-  posMenu: posMenuInput,
-  employees: employeesInput,
-  reservations: reservationsInput,
-} as const;
 export type ShiftqResource = DatedKind | CurrentKind;
 export const SHIFTQ_RESOURCES = [...DATED_KINDS, ...CURRENT_KINDS] as readonly ShiftqResource[];
 export const isShiftqResource = (name: string): name is ShiftqResource => (SHIFTQ_RESOURCES as readonly string[]).includes(name);
@@ -104,7 +82,7 @@ export function prepareShiftq(
   data: unknown,
   now: number,
 ): ShiftqUpdate {
-  const parsed = parseInput(SCHEMAS[kind] as v.GenericSchema, data);
+  const parsed = parseInput(SHIFTQ_INPUTS[kind] as v.GenericSchema, data);
   const body = encoded(parsed, '');
   if (!isDated(kind)) {
     if (businessDate !== undefined) throw new AdminInputError('businessDate: this resource is current state, not per business date');

@@ -194,6 +194,8 @@ export type DatedKind = keyof typeof DATED_INPUTS;
 export type CurrentKind = keyof typeof CURRENT_INPUTS;
 export const DATED_KINDS = Object.keys(DATED_INPUTS) as DatedKind[];
 export const CURRENT_KINDS = Object.keys(CURRENT_INPUTS) as CurrentKind[];
+/** Every resource's input, dated and current. */
+export const SHIFTQ_INPUTS = { ...DATED_INPUTS, ...CURRENT_INPUTS };
 export type DatedData = { [K in DatedKind]: v.InferOutput<(typeof DATED_INPUTS)[K]> };
 export type CurrentData = { [K in CurrentKind]: v.InferOutput<(typeof CURRENT_INPUTS)[K]> };
 export type KitchenInput = DatedData['kitchen'];

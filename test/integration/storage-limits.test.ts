@@ -16,18 +16,7 @@ import { DYNAMODB_LIMITS, plainItemBytes, StorageLimitError } from '#data/limits
 import type { LocalStore } from '#local/repositories';
 import { reviewKeys } from '#lambdas/shiftq/review-records';
 import { menuInput } from '#contract/schemas/bevq';
-import {
-  CURRENT_KINDS,
-  DATED_KINDS,
-  clockInsInput,
-  employeesInput,
-  kitchenInput,
-  laborInput,
-  posMenuInput,
-  reservationsInput,
-  reviewsInput,
-  salesInput,
-} from '#lambdas/shiftq/inputs';
+import { CURRENT_KINDS, DATED_KINDS, reviewsInput, SHIFTQ_INPUTS } from '#lambdas/shiftq/inputs';
 import type { LocalRuntime } from '#local/runtime';
 import { arbitraryFromSchema } from '../support/schema-arbitrary.js';
 import { ENGINE_NAME, manualClock, scanTable, startTestRuntime } from '../support/runtime.js';
@@ -359,15 +348,7 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
 
   it('shiftq load: dated and current-state resources (gzipped) and reviews', async () => {
     const businessDate = '20261120';
-    const schemas = {
-      kitchen: kitchenInput,
-      sales: salesInput,
-      labor: laborInput,
-      clockIns: clockInsInput,
-      posMenu: posMenuInput,
-      employees: employeesInput,
-      reservations: reservationsInput,
-    };
+    const schemas = SHIFTQ_INPUTS;
     const entry = fc.oneof(
       ...DATED_KINDS.map((kind) =>
         fc.record({

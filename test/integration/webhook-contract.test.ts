@@ -12,6 +12,7 @@ import { createDeliverer } from '#lambdas/webhooks/deliver';
 import { deliveryIdOf } from '#lambdas/webhooks/messages';
 import { parseDeliveryMessage } from '#lambdas/webhooks/messages';
 import { fixtureLocation } from '../fixtures/venues.js';
+import { SEQUENCE_SCALE } from '../fixtures/webhook-scale.js';
 import { sampleMenu } from '#local/demo-menu';
 import { startDeliveryPoller, type LocalRuntime } from '#local/runtime';
 import { storedDestination } from '../fixtures/stored-destination.js';
@@ -27,7 +28,8 @@ import { eventually } from '../support/eventually.js';
  * Every wait runs on the runtime's time scale; the policy itself is untouched.
  */
 
-const SCALE = 0.03;
+/** Whole retry sequences run here: every attempt reaches the receiver only when each step has its floor (SEQUENCE_SCALE). */
+const SCALE = SEQUENCE_SCALE;
 const timings = scaledTimings(SCALE);
 const GROUP = 'demo-group';
 const FINISHED = ['SUCCEEDED', 'FAILED', 'DEAD_LETTER'] as Delivery['status'][];
