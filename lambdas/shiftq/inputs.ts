@@ -48,7 +48,7 @@ const kitchenTicket = v.object({
   ),
 });
 
-export const kitchenInput = v.object({
+const kitchenInput = v.object({
   updatedAt: ts,
   status: v.optional(
     v.object({
@@ -68,7 +68,7 @@ export const kitchenInput = v.object({
 
 // ── sales, labor ──
 
-export const salesInput = v.object({
+const salesInput = v.object({
   updatedAt: ts,
   currency,
   grossSales: nonNegativeMoney,
@@ -85,7 +85,7 @@ export const salesInput = v.object({
   employees: optionalList(v.object({ employeeId: key, employeeName: name, netSales: money }), 500),
 });
 
-export const laborInput = v.object({
+const laborInput = v.object({
   updatedAt: ts,
   currency,
   roles: list(
@@ -96,7 +96,7 @@ export const laborInput = v.object({
 
 // ── clock-ins of one business day ──
 
-export const clockInsInput = v.object({
+const clockInsInput = v.object({
   asOf: ts,
   entries: list(
     v.object({
@@ -113,7 +113,7 @@ export const clockInsInput = v.object({
 
 // ── current state: pos menu, employees, reservations digest ──
 
-export const posMenuInput = v.object({
+const posMenuInput = v.object({
   updatedAt: ts,
   stockUpdatedAt: ts,
   currency,
@@ -130,7 +130,7 @@ export const posMenuInput = v.object({
   ),
 });
 
-export const employeesInput = v.object({
+const employeesInput = v.object({
   updatedAt: ts,
   employees: list(
     v.object({
@@ -147,7 +147,7 @@ export const employeesInput = v.object({
   timeEntries: optionalList(v.object({ id: key, employeeId: key, jobCode: key, clockInAt: ts, clockOutAt: v.nullable(ts) }), 5000),
 });
 
-export const reservationsInput = v.object({
+const reservationsInput = v.object({
   venueLabel: name,
   asOf: ts,
   days: list(
