@@ -116,7 +116,8 @@ export type OrderedOutcome = 'applied' | 'duplicate' | 'stale';
 export async function putInOrder(db: Db, item: ItemKey & Record<string, unknown>, order: SourceOrder): Promise<OrderedOutcome> {
   const written = await applied(
     putItem(db, {
-      Item: { ...item, ...order },
+      // The order alone: a caller's wider object (its clock reading) never reaches the item.
+      Item: { ...item, sourceMs: order.sourceMs, sequence: order.sequence },
       ConditionExpression: 'attribute_not_exists(sourceMs) OR sourceMs < :ms OR (sourceMs = :ms AND #seq < :seq)',
       ExpressionAttributeNames: { '#seq': 'sequence' },
       ExpressionAttributeValues: { ':ms': order.sourceMs, ':seq': order.sequence },
