@@ -1,26 +1,18 @@
 import * as v from 'valibot';
-import { parseCompactDate } from '#contract/business-date';
 import { ApiError } from '#contract/errors';
 import { isId } from '#contract/ids';
 import { isoTimestamp } from '#contract/schemas/common';
-import { groupsRepo } from '#data/groups';
-import { locationsRepo } from '#data/locations';
-import { sportsRepo } from '#data/sports';
-import type { StoreWith } from '#data/repositories';
-import type { OrderedOutcome } from '#data/store';
-import { AdminInputError, groupBody, locationBody } from '#domain/inputs';
-import { parseInput } from '#contract/validation';
+import { AdminInputError } from '#domain/inputs';
 import { pathResolver, routeOfEvent } from '#platform/api-handler';
-import { buildDeps, type Deps } from '#platform/deps';
+import { buildDeps } from '#platform/deps';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { httpShell, inputRefusal, jsonResponse } from '#platform/http';
 import { parseJsonBody } from '#platform/input';
-import { SHIFTQ_REPOSITORIES } from '#lambdas/shiftq/store';
+import { NOT_FOUND, PRODUCER_REPOSITORIES, type Operation, type ProducerDeps, type ProducerStore } from './operation.js';
 import { PRODUCER_ROUTES, type ProducerOperation, type ProducerRoute } from './routes.js';
-import { isShiftqResource, prepareShiftq, writeShiftq } from './shiftq.js';
-import { putGroup, putLocation } from './venues.js';
-import { putEnvironment, putSchedule, putViewing } from './sports.js';
-import { CURRENT_KINDS } from '#lambdas/shiftq/inputs';
+import { SHIFTQ_OPERATIONS } from './shiftq.js';
+import { SPORTS_OPERATIONS } from './sports.js';
+import { VENUE_OPERATIONS } from './venues.js';
 
 /**
  * The producer HTTP API (docs/decisions/producers.md): the platform's systems write venue data, one whole update a
@@ -28,12 +20,7 @@ import { CURRENT_KINDS } from '#lambdas/shiftq/inputs';
  * policy in AWS, its key locally), so it only routes, validates and writes.
  */
 
-export const PRODUCER_REPOSITORIES = { groups: groupsRepo, locations: locationsRepo, sports: sportsRepo, ...SHIFTQ_REPOSITORIES };
-export type ProducerStore = StoreWith<typeof PRODUCER_REPOSITORIES>;
-export type ProducerDeps = Deps<ProducerStore>;
-
 const resolveProducerPath = pathResolver<ProducerRoute>(PRODUCER_ROUTES);
-const NOT_FOUND = 'No producer resource exists at this path.';
 /** Every other path parameter is an id, which names nothing when it breaks the id rule; a date is its record's to check (400). */
 const DATE_PARAMS = new Set(['businessDate', 'date']);
 
@@ -57,57 +44,8 @@ const update = v.strictObject({
   data: v.unknown(),
 });
 
-type Answer = { outcome: OrderedOutcome; records: number };
-
-const OPERATIONS: Record<
-  ProducerOperation,
-  (deps: ProducerDeps, params: Record<string, string>, data: unknown, order: Order) => Promise<Answer>
-> = {
-  putGroup: async (deps, { groupId }, data, order) => {
-    const { outcome } = await putGroup(deps.store, { groupId: groupId!, ...parseInput(groupBody, data) }, order, order.now);
-    return { outcome, records: 1 };
-  },
-  putLocation: async (deps, { groupId, locationId }, data, order) => {
-    const fields = parseInput(locationBody, data);
-    const { outcome } = await putLocation(deps.store, { ...fields, groupId: groupId!, id: locationId! }, order, order.now);
-    return { outcome, records: 1 };
-  },
-  putSportsSchedule: async (deps, { date }, data, order) => ({
-    outcome: await putSchedule(deps.store, date!, data, order, order.now),
-    records: 1,
-  }),
-  putSportsEnvironment: async (deps, { groupId, locationId }, data, order) => {
-    await requireLocation(deps, groupId!, locationId!);
-    return { outcome: await putEnvironment(deps.store, groupId!, locationId!, data, order, order.now), records: 1 };
-  },
-  putSportsViewing: async (deps, { groupId, locationId, date }, data, order) => {
-    await requireLocation(deps, groupId!, locationId!);
-    return { outcome: await putViewing(deps.store, groupId!, locationId!, date!, data, order, order.now), records: 1 };
-  },
-  putShiftqDay: (deps, params, data, order) => shiftq(deps, params, params.businessDate, data, order),
-  putShiftqCurrent: (deps, params, data, order) => shiftq(deps, params, undefined, data, order),
-};
-
-type Order = { sourceMs: number; sequence: number; now: number };
-
-async function shiftq(deps: ProducerDeps, params: Record<string, string>, businessDate: string | undefined, data: unknown, order: Order) {
-  const { groupId, locationId, resource } = params;
-  // The route decides what a resource is: a dated one below a business date, a current one without.
-  const current = (CURRENT_KINDS as readonly string[]).includes(resource!);
-  if (!isShiftqResource(resource!) || current !== (businessDate === undefined)) throw new ApiError('not_found', NOT_FOUND);
-  if (businessDate !== undefined && parseCompactDate(businessDate) === null)
-    throw new AdminInputError('businessDate: must be a real calendar date YYYYMMDD');
-  const location = await requireLocation(deps, groupId!, locationId!);
-  const prepared = prepareShiftq(location, resource, businessDate, data, order.now);
-  const outcome = await writeShiftq(deps.store, location, prepared, order, order.now);
-  return { outcome, records: prepared.records };
-}
-
-async function requireLocation(deps: ProducerDeps, groupId: string, locationId: string) {
-  const location = await deps.store.locations.get(groupId, locationId);
-  if (!location) throw new ApiError('not_found', `Location ${groupId}/${locationId} does not exist.`);
-  return location;
-}
+/** Each route's implementation, by operation: every module of this room brings its own. */
+const OPERATIONS: Record<ProducerOperation, Operation> = { ...VENUE_OPERATIONS, ...SPORTS_OPERATIONS, ...SHIFTQ_OPERATIONS };
 
 export function createHandler(deps: ProducerDeps) {
   return httpShell('producer', deps, { refusalOf: inputRefusal }).handler(async (event, context) => {

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { activeBusinessDate, businessDayEndMs, businessDayStartMs } from '#contract/business-date';
+import { activeBusinessDate, businessDayEndMs, businessDayStartMs, parseCompactDate } from '#contract/business-date';
+import { ApiError } from '#contract/errors';
 import { parseInput } from '#contract/validation';
 import { ITEM_VALUE_BUDGET_BYTES } from '#data/limits';
 import type { Location } from '#data/locations';
@@ -9,6 +10,7 @@ import { kitchenSnapshot } from '#lambdas/shiftq/kitchen-averages';
 import { CURRENT_KINDS, DATED_KINDS, SHIFTQ_INPUTS, type CurrentKind, type DatedKind, type KitchenInput } from '#lambdas/shiftq/inputs';
 import { encodeBody, retentionEndMs } from '#lambdas/shiftq/records';
 import type { ShiftqStore } from '#lambdas/shiftq/store';
+import { NOT_FOUND, requireLocation, type Operation, type Order, type ProducerDeps } from './operation.js';
 
 /**
  * A staff-and-operations update of one location: a business date's kitchen tickets, sales, labor or clock-ins, or
@@ -127,3 +129,22 @@ export async function writeShiftq(
     await store.shiftq.putDated(groupId, locationId, 'kitchenSnapshot', businessDate, { body: snapshot, ttl, loadedAt }, order);
   return outcome;
 }
+
+async function shiftq(deps: ProducerDeps, params: Record<string, string>, businessDate: string | undefined, data: unknown, order: Order) {
+  const { groupId, locationId, resource } = params;
+  // The route decides what a resource is: a dated one below a business date, a current one without.
+  const current = (CURRENT_KINDS as readonly string[]).includes(resource!);
+  if (!isShiftqResource(resource!) || current !== (businessDate === undefined)) throw new ApiError('not_found', NOT_FOUND);
+  if (businessDate !== undefined && parseCompactDate(businessDate) === null)
+    throw new AdminInputError('businessDate: must be a real calendar date YYYYMMDD');
+  const location = await requireLocation(deps, groupId!, locationId!);
+  const prepared = prepareShiftq(location, resource, businessDate, data, order.now);
+  const outcome = await writeShiftq(deps.store, location, prepared, order, order.now);
+  return { outcome, records: prepared.records };
+}
+
+/** The POS sync's staff-and-operations routes. */
+export const SHIFTQ_OPERATIONS = {
+  putShiftqDay: (deps, params, data, order) => shiftq(deps, params, params.businessDate, data, order),
+  putShiftqCurrent: (deps, params, data, order) => shiftq(deps, params, undefined, data, order),
+} satisfies Record<string, Operation>;

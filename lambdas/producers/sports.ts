@@ -5,6 +5,7 @@ import { parseInput } from '#contract/validation';
 import type { Store } from '#data/repositories';
 import type { OrderedOutcome, SourceOrder } from '#data/store';
 import { AdminInputError, fitsOneItem } from '#domain/inputs';
+import { requireLocation, type Operation } from './operation.js';
 
 /**
  * Sports data as the sports sync sends it: a date's league schedule (the same for every location), a location's
@@ -132,21 +133,21 @@ export const writeSports = {
 };
 
 /** A producer's schedule of `date`: validated, then written in order. */
-export async function putSchedule(store: Store, date: string, data: unknown, order: SourceOrder, now: number) {
+async function putSchedule(store: Store, date: string, data: unknown, order: SourceOrder, now: number) {
   const record = parseInput(scheduleRecord, { date, ...parseInput(SPORTS_DATA.schedule, data) });
   refuseAny(scheduleProblems(record));
   return writeSports.schedule(store, record, order, now);
 }
 
 /** A producer's provider environment of a location (which exists): validated, then written in order. */
-export async function putEnvironment(store: Store, groupId: string, locationId: string, data: unknown, order: SourceOrder, now: number) {
+async function putEnvironment(store: Store, groupId: string, locationId: string, data: unknown, order: SourceOrder, now: number) {
   const record = parseInput(environmentRecord, { groupId, locationId, ...parseInput(SPORTS_DATA.environment, data) });
   refuseAny(environmentProblems(record));
   return writeSports.environment(store, record, order, now);
 }
 
 /** A producer's viewing data of a location (which exists) for `date`: its events must be in that date's stored schedule. */
-export async function putViewing(
+async function putViewing(
   store: Store,
   groupId: string,
   locationId: string,
@@ -160,3 +161,19 @@ export async function putViewing(
   refuseAny(viewingProblems(record, new Set(schedule?.events.map((e) => e.id) ?? [])));
   return writeSports.viewing(store, record, order, now);
 }
+
+/** The sports sync's routes. */
+export const SPORTS_OPERATIONS = {
+  putSportsSchedule: async (deps, { date }, data, order) => ({
+    outcome: await putSchedule(deps.store, date!, data, order, order.now),
+    records: 1,
+  }),
+  putSportsEnvironment: async (deps, { groupId, locationId }, data, order) => {
+    await requireLocation(deps, groupId!, locationId!);
+    return { outcome: await putEnvironment(deps.store, groupId!, locationId!, data, order, order.now), records: 1 };
+  },
+  putSportsViewing: async (deps, { groupId, locationId, date }, data, order) => {
+    await requireLocation(deps, groupId!, locationId!);
+    return { outcome: await putViewing(deps.store, groupId!, locationId!, date!, data, order, order.now), records: 1 };
+  },
+} satisfies Record<string, Operation>;

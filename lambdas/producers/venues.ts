@@ -4,6 +4,8 @@ import type { Store } from '#data/repositories';
 import type { OrderedOutcome, SourceOrder } from '#data/store';
 import { AdminInputError, groupInput, locationInput, type GroupInput, type LocationInput } from '#domain/inputs';
 import { parseInput } from '#contract/validation';
+import { groupBody, locationBody } from '#domain/inputs';
+import type { Operation } from './operation.js';
 
 /**
  * Groups and their locations, each written in its source's order (putInOrder): by the venue directory's producer,
@@ -39,3 +41,16 @@ export async function putLocation(
   const location = { ...fields, createdAt: existing?.createdAt ?? new Date(now).toISOString() };
   return { location, outcome: await store.locations.putInOrder(location, order) };
 }
+
+/** The venue directory's routes. */
+export const VENUE_OPERATIONS = {
+  putGroup: async (deps, { groupId }, data, order) => {
+    const { outcome } = await putGroup(deps.store, { groupId: groupId!, ...parseInput(groupBody, data) }, order, order.now);
+    return { outcome, records: 1 };
+  },
+  putLocation: async (deps, { groupId, locationId }, data, order) => {
+    const fields = parseInput(locationBody, data);
+    const { outcome } = await putLocation(deps.store, { ...fields, groupId: groupId!, id: locationId! }, order, order.now);
+    return { outcome, records: 1 };
+  },
+} satisfies Record<string, Operation>;

@@ -1,0 +1,33 @@
+import { ApiError } from '#contract/errors';
+import { groupsRepo } from '#data/groups';
+import { locationsRepo } from '#data/locations';
+import type { StoreWith } from '#data/repositories';
+import { sportsRepo } from '#data/sports';
+import type { OrderedOutcome, SourceOrder } from '#data/store';
+import type { Deps } from '#platform/deps';
+import { SHIFTQ_REPOSITORIES } from '#lambdas/shiftq/store';
+
+/**
+ * What every producer route's implementation shares: the records the producer function writes, the update's order
+ * and the answer. Each module of this room declares its routes' operations over these (producers.ts dispatches).
+ */
+
+export const PRODUCER_REPOSITORIES = { groups: groupsRepo, locations: locationsRepo, sports: sportsRepo, ...SHIFTQ_REPOSITORIES };
+export type ProducerStore = StoreWith<typeof PRODUCER_REPOSITORIES>;
+export type ProducerDeps = Deps<ProducerStore>;
+
+/** The update's place in its source's order, and the service's clock reading when it arrived. */
+export type Order = SourceOrder & { now: number };
+/** What became of an update, and how many records it carried. */
+type Answer = { outcome: OrderedOutcome; records: number };
+/** A route's implementation: its path parameters (ids already checked) and the update's `data`, not yet validated. */
+export type Operation = (deps: ProducerDeps, params: Record<string, string>, data: unknown, order: Order) => Promise<Answer>;
+
+export const NOT_FOUND = 'No producer resource exists at this path.';
+
+/** The location an update names, which must exist (404 otherwise). */
+export async function requireLocation(deps: ProducerDeps, groupId: string, locationId: string) {
+  const location = await deps.store.locations.get(groupId, locationId);
+  if (!location) throw new ApiError('not_found', `Location ${groupId}/${locationId} does not exist.`);
+  return location;
+}
