@@ -20,7 +20,7 @@ import { NOT_FOUND, requireLocation, type Operation, type Order, type ProducerDe
 
 export type ShiftqResource = DatedKind | CurrentKind;
 export const SHIFTQ_RESOURCES = [...DATED_KINDS, ...CURRENT_KINDS] as readonly ShiftqResource[];
-export const isShiftqResource = (name: string): name is ShiftqResource => (SHIFTQ_RESOURCES as readonly string[]).includes(name);
+const isShiftqResource = (name: string): name is ShiftqResource => (SHIFTQ_RESOURCES as readonly string[]).includes(name);
 const isDated = (kind: ShiftqResource): kind is DatedKind => (DATED_KINDS as readonly string[]).includes(kind);
 
 /** An update ready to write: its items' bodies, measured. */
