@@ -147,15 +147,7 @@ async function putEnvironment(store: Store, groupId: string, locationId: string,
 }
 
 /** A producer's viewing data of a location (which exists) for `date`: its events must be in that date's stored schedule. */
-async function putViewing(
-  store: Store,
-  groupId: string,
-  locationId: string,
-  date: string,
-  data: unknown,
-  order: SourceOrder,
-  now: number,
-) {
+async function putViewing(store: Store, groupId: string, locationId: string, date: string, data: unknown, order: SourceOrder, now: number) {
   const record = parseInput(viewingRecord, { groupId, locationId, date, ...parseInput(SPORTS_DATA.viewing, data) });
   const schedule = await store.sports.getSchedule(date);
   refuseAny(viewingProblems(record, new Set(schedule?.events.map((e) => e.id) ?? [])));
