@@ -1,7 +1,8 @@
 import { loadCampaigns } from '#ingest/campaigns';
-import { loadMatriq, recordStopResult } from '#ingest/matriq';
+import { loadMatriq } from '#ingest/matriq';
 import { loadSports } from '#ingest/sports';
 import { AdminInputError } from '#domain/inputs';
+import { recordStopResult } from '#lambdas/producers/matriq';
 import { fields } from './format.js';
 import { readJsonFile } from './read-json.js';
 import { defineCommand, type Command } from './spec.js';
@@ -48,7 +49,8 @@ export const VENUE_MODULE_COMMANDS: readonly Command[] = [
     json: '{"command": StopCommand}',
     async run({ flags, store, now }) {
       if (flags.status !== 'applied' && flags.status !== 'failed') throw new AdminInputError('--status must be applied or failed');
-      const command = await recordStopResult(store, { commandId: flags.command, status: flags.status }, now);
+      // The device platform's route's code: the operator's report is the source, observed when it runs.
+      const { command } = await recordStopResult(store, { commandId: flags.command, status: flags.status }, { sourceMs: now, sequence: 0 });
       const { requestFingerprint: _fingerprint, ...shown } = command;
       return { json: { command: shown }, text: fields(shown, '') };
     },

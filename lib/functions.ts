@@ -100,7 +100,9 @@ export const FUNCTIONS = {
    */
   'producer-api': {
     entry: 'producers/producers.ts',
-    tableActions: ['GetItem', 'PutItem'],
+    // UpdateItem for a stop result: it moves its command and the scheduler's runtime, a few attributes of items others
+    // wrote, each by one conditional update (the scheduler's in the report's order), never a read-and-put.
+    tableActions: ['GetItem', 'PutItem', 'UpdateItem'],
     queriedIndexes: [],
     sendsMail: false,
     memorySize: 512,

@@ -4,7 +4,20 @@ import type { aiSchedulerData, devicesData, emergencyStopData, gatewayData, Stop
 /** The Auto Scheduler as shown (contract/schemas/matriq.ts), and its draft, whose content is stored beside its state rather than under `draft`. */
 type Shown = v.InferOutput<typeof aiSchedulerData>;
 type ShownDraft = NonNullable<Shown['currentPublishedDraft']>;
-import { applied, type Db, itemsOfPage, groupPartition, withoutKeys, getItem, putItem, updateItem } from './store.js';
+import {
+  applied,
+  type Db,
+  itemsOfPage,
+  groupPartition,
+  withoutKeys,
+  getItem,
+  putItem,
+  updateItem,
+  putInOrder,
+  newerThanStored,
+  type OrderedOutcome,
+  type SourceOrder,
+} from './store.js';
 
 /** A location's display devices, gateway and Auto Scheduler state, as reported by its gateway. */
 export type MatriqState = {
@@ -38,6 +51,13 @@ export const matriqKeys = {
 };
 
 export function matriqRepo(db: Db) {
+  /** A command, and the order of the report that completed it (null while it is queued). */
+  async function commandResult(commandId: string): Promise<{ command: StopCommand; resultOrder: SourceOrder | null } | null> {
+    const item = await getItem(db, matriqKeys.command(commandId), true);
+    if (!item) return null;
+    const resultOrder = typeof item.sourceMs === 'number' ? { sourceMs: item.sourceMs, sequence: Number(item.sequence) } : null;
+    return { command: withoutKeys<StopCommand>(item), resultOrder };
+  }
   return {
     async get(groupId: string, locationId: string): Promise<MatriqState | null> {
       const item = await getItem(db, matriqKeys.state(groupId, locationId));
@@ -51,23 +71,30 @@ export function matriqRepo(db: Db) {
       const items = await itemsOfPage(db, groupId, STATE, locationIds, false);
       return new Map([...items].map(([id, item]) => [id, withoutKeys<MatriqState>(item)]));
     },
-    async put(state: MatriqState): Promise<void> {
-      await putItem(db, { Item: { ...matriqKeys.state(state.groupId, state.locationId), ...state } });
+    /** A location's state as its gateway reported it, whole, in the source's order. */
+    putInOrder: (state: MatriqState, order: SourceOrder): Promise<OrderedOutcome> =>
+      putInOrder(db, { ...matriqKeys.state(state.groupId, state.locationId), ...state }, order),
+    /**
+     * The scheduler's runtime after the gateway applied a stop, `at` the stop's time, in the order of the report that
+     * completed it: one conditional UpdateItem that also moves the state's order there, so an older state report
+     * arriving later is stale (it cannot start the scheduler again) and a newer one stands (the stop is left out).
+     * False when the state is absent or newer; setting the same values twice is harmless.
+     */
+    async markStopped(groupId: string, locationId: string, at: string, order: SourceOrder): Promise<boolean> {
+      const newer = newerThanStored(order);
+      return applied(
+        updateItem(db, {
+          Key: matriqKeys.state(groupId, locationId),
+          ConditionExpression: `attribute_exists(PK) AND (${newer.ConditionExpression})`,
+          UpdateExpression:
+            'SET scheduler.emergencyStopActive = :true, scheduler.running = :false, scheduler.lastStopAt = :at, scheduler.statusUpdatedAt = :at, updatedAt = :at, sourceMs = :ms, #seq = :seq',
+          ExpressionAttributeNames: newer.ExpressionAttributeNames,
+          ExpressionAttributeValues: { ...newer.ExpressionAttributeValues, ':true': true, ':false': false, ':at': at },
+        }),
+      );
     },
-    /** The scheduler's runtime after the gateway applied a stop; setting the same values twice is harmless. */
-    async markStopped(groupId: string, locationId: string, at: string): Promise<void> {
-      await updateItem(db, {
-        Key: matriqKeys.state(groupId, locationId),
-        ConditionExpression: 'attribute_exists(PK)',
-        UpdateExpression:
-          'SET scheduler.emergencyStopActive = :true, scheduler.running = :false, scheduler.lastStopAt = :at, scheduler.statusUpdatedAt = :at, updatedAt = :at',
-        ExpressionAttributeValues: { ':true': true, ':false': false, ':at': at },
-      });
-    },
-    async getCommand(commandId: string): Promise<StopCommand | null> {
-      const item = await getItem(db, matriqKeys.command(commandId), true);
-      return item ? withoutKeys<StopCommand>(item) : null;
-    },
+    getCommand: async (commandId: string): Promise<StopCommand | null> => (await commandResult(commandId))?.command ?? null,
+    commandResult,
     /** Creates the command unless its id exists; false when it already did (an idempotent retry). */
     async createCommand(command: StopCommand): Promise<boolean> {
       return applied(
@@ -77,15 +104,18 @@ export function matriqRepo(db: Db) {
         }),
       );
     },
-    /** Moves a queued command to its result; false when it is not queued any more. */
-    async completeCommand(commandId: string, status: Exclude<StopStatus, 'queued'>, at: string): Promise<boolean> {
+    /**
+     * Moves a queued command to its result, keeping the order of the report that brought it (its result's order, which
+     * a repeated report re-applies the stop in); false when it is not queued any more.
+     */
+    async completeCommand(commandId: string, status: Exclude<StopStatus, 'queued'>, at: string, order: SourceOrder): Promise<boolean> {
       return applied(
         updateItem(db, {
           Key: matriqKeys.command(commandId),
           ConditionExpression: '#status = :queued',
-          UpdateExpression: 'SET #status = :status, completedAt = :at',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':queued': 'queued', ':status': status, ':at': at },
+          UpdateExpression: 'SET #status = :status, completedAt = :at, sourceMs = :ms, #seq = :seq',
+          ExpressionAttributeNames: { '#status': 'status', '#seq': 'sequence' },
+          ExpressionAttributeValues: { ':queued': 'queued', ':status': status, ':at': at, ':ms': order.sourceMs, ':seq': order.sequence },
         }),
       );
     },

@@ -108,6 +108,16 @@ export type SourceOrder = { sourceMs: number; sequence: number };
 export type OrderedOutcome = 'applied' | 'duplicate' | 'stale';
 
 /**
+ * The condition of a write in `order`: the stored item is older by (sourceMs, sequence), or carries no order (its
+ * `:ms`, `:seq` and `#seq` are the write's own: an update that also moves the order SETs `sourceMs = :ms, #seq = :seq`).
+ */
+export const newerThanStored = (order: SourceOrder) => ({
+  ConditionExpression: 'attribute_not_exists(sourceMs) OR sourceMs < :ms OR (sourceMs = :ms AND #seq < :seq)',
+  ExpressionAttributeNames: { '#seq': 'sequence' },
+  ExpressionAttributeValues: { ':ms': order.sourceMs, ':seq': order.sequence },
+});
+
+/**
  * Puts an item only if it is newer, by (sourceMs, sequence), than the one stored under its key: one conditional
  * PutItem, so concurrent writers of one key never interleave and the newest always wins, in any arrival order. An
  * item written outside any source's order (an operator's edit) yields to the next ordered update. When the
@@ -118,9 +128,7 @@ export async function putInOrder(db: Db, item: ItemKey & Record<string, unknown>
     putItem(db, {
       // The order alone: a caller's wider object (its clock reading) never reaches the item.
       Item: { ...item, sourceMs: order.sourceMs, sequence: order.sequence },
-      ConditionExpression: 'attribute_not_exists(sourceMs) OR sourceMs < :ms OR (sourceMs = :ms AND #seq < :seq)',
-      ExpressionAttributeNames: { '#seq': 'sequence' },
-      ExpressionAttributeValues: { ':ms': order.sourceMs, ':seq': order.sequence },
+      ...newerThanStored(order),
     }),
   );
   if (written) return 'applied';

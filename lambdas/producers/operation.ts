@@ -1,6 +1,7 @@
 import { ApiError } from '#contract/errors';
 import { groupsRepo } from '#data/groups';
 import { locationsRepo } from '#data/locations';
+import { matriqRepo } from '#data/matriq';
 import type { StoreWith } from '#data/repositories';
 import { sportsRepo } from '#data/sports';
 import type { OrderedOutcome, SourceOrder } from '#data/store';
@@ -12,7 +13,13 @@ import { SHIFTQ_REPOSITORIES } from '#lambdas/shiftq/store';
  * and the answer. Each module of this room declares its routes' operations over these (producers.ts dispatches).
  */
 
-export const PRODUCER_REPOSITORIES = { groups: groupsRepo, locations: locationsRepo, sports: sportsRepo, ...SHIFTQ_REPOSITORIES };
+export const PRODUCER_REPOSITORIES = {
+  groups: groupsRepo,
+  locations: locationsRepo,
+  sports: sportsRepo,
+  matriq: matriqRepo,
+  ...SHIFTQ_REPOSITORIES,
+};
 export type ProducerStore = StoreWith<typeof PRODUCER_REPOSITORIES>;
 export type ProducerDeps = Deps<ProducerStore>;
 

@@ -9,6 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { httpShell, inputRefusal, jsonResponse } from '#platform/http';
 import { parseJsonBody } from '#platform/input';
 import { NOT_FOUND, PRODUCER_REPOSITORIES, type Operation, type ProducerDeps, type ProducerStore } from './operation.js';
+import { MATRIQ_OPERATIONS } from './matriq.js';
 import { PRODUCER_ROUTES, type ProducerOperation, type ProducerRoute } from './routes.js';
 import { SHIFTQ_OPERATIONS } from './shiftq.js';
 import { SPORTS_OPERATIONS } from './sports.js';
@@ -45,7 +46,12 @@ const update = v.strictObject({
 });
 
 /** Each route's implementation, by operation: every module of this room brings its own. */
-const OPERATIONS: Record<ProducerOperation, Operation> = { ...VENUE_OPERATIONS, ...SPORTS_OPERATIONS, ...SHIFTQ_OPERATIONS };
+const OPERATIONS: Record<ProducerOperation, Operation> = {
+  ...VENUE_OPERATIONS,
+  ...SPORTS_OPERATIONS,
+  ...SHIFTQ_OPERATIONS,
+  ...MATRIQ_OPERATIONS,
+};
 
 export function createHandler(deps: ProducerDeps) {
   return httpShell('producer', deps, { refusalOf: inputRefusal }).handler(async (event, context) => {

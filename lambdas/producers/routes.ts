@@ -71,6 +71,16 @@ const ROWS = {
     maxBodyBytes: MAX_UPDATE_BODY_BYTES,
     summary: "A location's POS menu and stock, employees or reservations digest as it is now, whole",
   },
+  putMatriqState: {
+    route: 'PUT /matriq/{groupId}/{locationId}/state',
+    producer: 'device-platform',
+    summary: "A location's device state, whole: its gateway, devices and Auto Scheduler",
+  },
+  putMatriqStopResult: {
+    route: 'PUT /matriq/commands/{commandId}/result',
+    producer: 'device-platform',
+    summary: "The gateway's result of an emergency-stop command: applied or failed",
+  },
 } as const satisfies Record<string, ProducerRow>;
 
 export type ProducerOperation = keyof typeof ROWS;

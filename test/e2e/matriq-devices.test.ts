@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordStopResult } from '#ingest/matriq';
+import { recordStopResult } from '#lambdas/producers/matriq';
 import { AdminInputError } from '#domain/inputs';
 import type { LocalRuntime } from '#local/runtime';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
@@ -24,6 +24,9 @@ function stop(init: { token?: string; body?: string; key?: string; contentType?:
   if (init.key) headers['Idempotency-Key'] = init.key;
   return call(runtime, init.path ?? STOP, { method: 'POST', token: init.token ?? stopper, headers, body: init.body });
 }
+/** A stop's result as the operator reports it (`matriq stop-result`): observed when it runs. */
+const stopResult = async (input: Parameters<typeof recordStopResult>[1]) =>
+  (await recordStopResult(runtime.store, input, { sourceMs: clock.now(), sequence: 0 })).command;
 const commands = async () => (await scanTable(runtime)).filter((i) => String(i.PK).startsWith('MATRIQ_COMMAND#'));
 
 describe('matriq reads', () => {
@@ -246,7 +249,7 @@ describe('POST emergency-stop', () => {
     const commandId = queued.body.data.commandId;
     clock.advance(5_000);
     const appliedAt = new Date(clock.now()).toISOString();
-    const applied = await recordStopResult(runtime.store, { commandId, status: 'applied' }, clock.now());
+    const applied = await stopResult({ commandId, status: 'applied' });
     expect(applied).toMatchObject({ status: 'applied', completedAt: appliedAt });
     const state = (await get('nyc-midtown/matriq/aiScheduler')).body.data;
     expect(state.status.running).toBe(false);
@@ -256,32 +259,28 @@ describe('POST emergency-stop', () => {
     const replay = await stop({ body: JSON.stringify({ reason: 'Apply me' }), key: 'apply-key-0001' });
     expect(replay.body.data).toMatchObject({ commandId, status: 'applied', completedAt: appliedAt });
     // The same report again is harmless; a contradicting one is refused.
-    await expect(recordStopResult(runtime.store, { commandId, status: 'applied' }, clock.now())).resolves.toMatchObject({
+    await expect(stopResult({ commandId, status: 'applied' })).resolves.toMatchObject({
       status: 'applied',
     });
-    await expect(recordStopResult(runtime.store, { commandId, status: 'failed' }, clock.now())).rejects.toThrow(AdminInputError);
+    await expect(stopResult({ commandId, status: 'failed' })).rejects.toThrow(AdminInputError);
   });
 
   it('failed: the command ends failed and the Auto Scheduler state is untouched', async () => {
     const before = (await get('london-soho/matriq/aiScheduler')).body.data;
     const queued = await stop({ path: '/v1/demo-group/london-soho/matriq/aiScheduler/emergency-stop', body: '{}', key: 'fail-key-00001' });
     const commandId = queued.body.data.commandId;
-    const failed = await recordStopResult(runtime.store, { commandId, status: 'failed' }, clock.now());
+    const failed = await stopResult({ commandId, status: 'failed' });
     expect(failed.status).toBe('failed');
     const after = (await get('london-soho/matriq/aiScheduler')).body.data;
     expect(after.status).toEqual(before.status);
     const replay = await stop({ path: '/v1/demo-group/london-soho/matriq/aiScheduler/emergency-stop', body: '{}', key: 'fail-key-00001' });
     expect(replay.body.data.status).toBe('failed');
-    await expect(recordStopResult(runtime.store, { commandId, status: 'applied' }, clock.now())).rejects.toThrow(/already failed/);
+    await expect(stopResult({ commandId, status: 'applied' })).rejects.toThrow(/already failed/);
   });
 
   it('stop-result refuses unknown and malformed command ids', async () => {
-    await expect(recordStopResult(runtime.store, { commandId: `cmd_${'0'.repeat(32)}`, status: 'applied' }, clock.now())).rejects.toThrow(
-      /does not exist/,
-    );
-    await expect(recordStopResult(runtime.store, { commandId: 'nope', status: 'applied' }, clock.now())).rejects.toThrow(AdminInputError);
-    await expect(
-      recordStopResult(runtime.store, { commandId: `cmd_${'0'.repeat(32)}`, status: 'queued' as 'applied' }, clock.now()),
-    ).rejects.toThrow(AdminInputError);
+    await expect(stopResult({ commandId: `cmd_${'0'.repeat(32)}`, status: 'applied' })).rejects.toThrow(/does not exist/);
+    await expect(stopResult({ commandId: 'nope', status: 'applied' })).rejects.toThrow(AdminInputError);
+    await expect(stopResult({ commandId: `cmd_${'0'.repeat(32)}`, status: 'queued' as 'applied' })).rejects.toThrow(AdminInputError);
   });
 });

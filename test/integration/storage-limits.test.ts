@@ -316,6 +316,8 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
     const outcomes = await holds(arbitrary, 25, {
       state: () => store.matriq.get(GROUP, LOCATION),
       write: async (input) => {
+        // Each load is a newer observation of the source than the last (the CLI stamps its own time).
+        clock.advance(1);
         await loadMatriq(store, input, clock.now());
         const { scheduler, ...rest } = v.parse(matriqFile, input).locations.at(-1)!;
         return { ...rest, updatedAt: nowIso(), scheduler: { ...scheduler, statusUpdatedAt: nowIso() } };
