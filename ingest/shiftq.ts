@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { parseCompactDate } from '#contract/business-date';
-import { reviewsInput, type ReviewInput } from '#lambdas/shiftq/inputs';
+import type { ReviewInput } from '#lambdas/shiftq/inputs';
+import { prepareReviews, writeReviews } from '#lambdas/producers/reviews';
 import { prepareShiftq, SHIFTQ_RESOURCES, type ShiftqUpdate, writeShiftq } from '#lambdas/producers/shiftq';
 import type { IngestStore } from './store.js';
 import { AdminInputError } from '#domain/inputs';
@@ -10,7 +11,7 @@ import { id } from '#contract/schemas/common';
 /**
  * Loads shiftq data for one location (`shiftq load`): per-business-date resources (raw kitchen tickets, sales,
  * labor, clock-ins), current-state resources (POS menu, employees, reservations digest) and reviews. Every entry is
- * validated before anything is written, by the producers' rules (lambdas/producers/shiftq.ts); a refused load
+ * validated before anything is written, by the producers' rules (lambdas/producers/shiftq.ts, reviews.ts); a refused load
  * writes nothing. The load is the source, observed when it runs: its entries carry that time and their place in
  * the file as the source's order.
  */
@@ -46,17 +47,6 @@ export function shiftqFileEntries(file: unknown): unknown {
   return [file];
 }
 
-function reviewProblems(reviews: ReviewInput[]): string[] {
-  const problems: string[] = [];
-  const ids = new Set<string>();
-  for (const [i, r] of reviews.entries()) {
-    if (ids.has(r.id)) problems.push(`reviews.${i}: id ${r.id} repeats`);
-    ids.add(r.id);
-    if (Date.parse(r.updatedAt) < Date.parse(r.createdAt)) problems.push(`reviews.${i}: updatedAt before createdAt`);
-  }
-  return problems;
-}
-
 type Prepared = ShiftqUpdate | { kind: 'reviews'; businessDate: null; reviews: ReviewInput[]; records: number };
 
 /** Validates every entry and writes them only when all are valid. */
@@ -69,24 +59,17 @@ export async function loadShiftq(store: IngestStore, input: unknown, now: number
     try {
       if (e.kind !== 'reviews') return prepareShiftq(location, e.kind, e.businessDate, e.data, now);
       if (e.businessDate !== undefined) throw new AdminInputError('businessDate: reviews are not per business date');
-      const { reviews } = parseInput(reviewsInput, e.data);
-      const problems = reviewProblems(reviews);
-      if (problems.length) throw new AdminInputError(problems.join('; '));
+      const reviews = prepareReviews(e.data);
       return { kind: 'reviews', businessDate: null, reviews, records: reviews.length };
     } catch (err) {
       throw new AdminInputError(`entries.${i} (${e.kind}): ${(err as Error).message}`);
     }
   });
 
-  const newProviders = new Set<string>();
   for (const [sequence, p] of prepared.entries()) {
-    if (p.kind === 'reviews') {
-      await store.reviews.putAll(groupId, locationId, p.reviews);
-      for (const r of p.reviews) newProviders.add(r.provider);
-    } else {
-      await writeShiftq(store, location, p, { sourceMs: now, sequence }, now);
-    }
+    const order = { sourceMs: now, sequence };
+    if (p.kind === 'reviews') await writeReviews(store, location, p.reviews, order);
+    else await writeShiftq(store, location, p, order, now);
   }
-  await store.reviews.addActiveProviders(groupId, locationId, [...newProviders]);
   return prepared.map((p) => ({ kind: p.kind, businessDate: p.businessDate, records: p.records }));
 }

@@ -102,6 +102,7 @@ export const FUNCTIONS = {
     entry: 'producers/producers.ts',
     // UpdateItem for a stop result: it moves its command and the scheduler's runtime, a few attributes of items others
     // wrote, each by one conditional update (the scheduler's in the report's order), never a read-and-put.
+    // UpdateItem also for a batch of reviews: it adds their providers to the location's set (a string-set ADD).
     tableActions: ['GetItem', 'PutItem', 'UpdateItem'],
     queriedIndexes: [],
     sendsMail: false,

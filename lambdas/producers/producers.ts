@@ -10,6 +10,7 @@ import { httpShell, inputRefusal, jsonResponse } from '#platform/http';
 import { parseJsonBody } from '#platform/input';
 import { NOT_FOUND, PRODUCER_REPOSITORIES, type Operation, type ProducerDeps, type ProducerStore } from './operation.js';
 import { MATRIQ_OPERATIONS } from './matriq.js';
+import { REVIEW_OPERATIONS } from './reviews.js';
 import { PRODUCER_ROUTES, type ProducerOperation, type ProducerRoute } from './routes.js';
 import { SHIFTQ_OPERATIONS } from './shiftq.js';
 import { SPORTS_OPERATIONS } from './sports.js';
@@ -51,6 +52,7 @@ const OPERATIONS: Record<ProducerOperation, Operation> = {
   ...SPORTS_OPERATIONS,
   ...SHIFTQ_OPERATIONS,
   ...MATRIQ_OPERATIONS,
+  ...REVIEW_OPERATIONS,
 };
 
 export function createHandler(deps: ProducerDeps) {

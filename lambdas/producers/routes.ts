@@ -71,6 +71,13 @@ const ROWS = {
     maxBodyBytes: MAX_UPDATE_BODY_BYTES,
     summary: "A location's POS menu and stock, employees or reservations digest as it is now, whole",
   },
+  // Its literal segment wins over putShiftqCurrent's {resource}: pathResolver prefers a literal to a parameter.
+  putShiftqReviews: {
+    route: 'PUT /shiftq/{groupId}/{locationId}/reviews',
+    producer: 'pos-sync',
+    maxBodyBytes: MAX_UPDATE_BODY_BYTES,
+    summary: "A batch of a location's reviews, each replacing an older version of itself",
+  },
   putMatriqState: {
     route: 'PUT /matriq/{groupId}/{locationId}/state',
     producer: 'device-platform',

@@ -171,7 +171,8 @@ const reservationsInput = v.object({
 
 // ── reviews ──
 
-const reviewInput = v.object({
+// Strict: a field the service does not know is refused, naming it, never dropped unseen.
+const reviewInput = v.strictObject({
   id: key,
   provider: v.picklist(REVIEW_PROVIDERS),
   rating: v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.maxValue(5)),
@@ -184,7 +185,7 @@ const reviewInput = v.object({
   responseState: v.optional(v.picklist(['NONE', 'DRAFT', 'PUBLISHED']), 'NONE'),
 });
 
-export const reviewsInput = v.object({ reviews: list(reviewInput, 1000) });
+export const reviewsInput = v.strictObject({ reviews: v.pipe(list(reviewInput, 1000), v.minLength(1)) });
 
 /** Per-business-date resources, kept 366 days. */
 const DATED_INPUTS = { kitchen: kitchenInput, sales: salesInput, labor: laborInput, clockIns: clockInsInput };

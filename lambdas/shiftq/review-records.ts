@@ -1,6 +1,6 @@
 import { type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { ReviewInput } from './inputs.js';
-import { getItem, query, type Db, updateItem, writeBatches } from '#data/store';
+import { getItem, putInOrder, query, type Db, type OrderedOutcome, type SourceOrder, updateItem } from '#data/store';
 import { shiftqKeys } from './records.js';
 
 /**
@@ -68,22 +68,18 @@ type ReviewPage = { reviews: ReviewInput[]; lastKey: string | null; hasMore: boo
 
 export function reviewsRepo(db: Db) {
   return {
-    /** A load's reviews, 25 to a BatchWriteItem (their keys are distinct: a load's review ids never repeat). */
-    async putAll(groupId: string, locationId: string, reviews: readonly ReviewInput[]): Promise<void> {
-      await writeBatches(
+    /** One review in its source's order: a newer version replaces an older one, a replay or an older one changes nothing. */
+    putInOrder: (groupId: string, locationId: string, review: ReviewInput, order: SourceOrder): Promise<OrderedOutcome> =>
+      putInOrder(
         db,
-        reviews.map((review) => ({
-          PutRequest: {
-            Item: {
-              ...reviewKeys.review(groupId, locationId, review.createdAt, review.id),
-              review,
-              rating: review.rating,
-              provider: review.provider,
-            },
-          },
-        })),
-      );
-    },
+        {
+          ...reviewKeys.review(groupId, locationId, review.createdAt, review.id),
+          review,
+          rating: review.rating,
+          provider: review.provider,
+        },
+        order,
+      ),
 
     /** Providers that delivered reviews, sorted; null when none ever did. */
     async activeProviders(groupId: string, locationId: string): Promise<string[] | null> {
