@@ -3,6 +3,7 @@ import { ROUTES } from '#lambdas/discovery/all-routes';
 import { MODULES, SCOPES } from '#contract/scopes';
 import type { Location } from '#data/locations';
 import { publishMenu } from '#lambdas/webhooks/publish';
+import { writeCampaign } from '#lambdas/producers/campaigns';
 import { sampleMenu } from '../local/demo-menu.js';
 import { startEngines } from '../local/engines.js';
 import { startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
@@ -98,17 +99,18 @@ export async function seedGroup(runtime: LocalRuntime, groupId: string, size: nu
       }),
     );
   }
+  const now = runtime.deps.clock.now();
   for (let c = 0; c < CAMPAIGNS; c++) {
-    await runtime.store.campaigns.put({
+    const campaign = {
       groupId,
       id: `campaign-${c}`,
       name: `Campaign ${c}`,
       locationIds: Array.from({ length: Math.min(size, 10) }, (_, i) => locationId((c * 7 + i) % size)),
       startsAt: at,
-      endsAt: new Date(runtime.deps.clock.now() + 86_400_000).toISOString(),
+      endsAt: new Date(now + 86_400_000).toISOString(),
       paused: false,
-      updatedAt: at,
-    });
+    };
+    await writeCampaign(runtime.store, campaign, { sourceMs: now, sequence: c }, now);
   }
 }
 

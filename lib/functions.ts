@@ -96,14 +96,16 @@ export const FUNCTIONS = {
   /**
    * The producer API (docs/decisions/producers.md): an update reads its location (GetItem) and is written by one
    * conditional PutItem in its source's order (putInOrder), whose refusal a consistent GetItem tells apart as a
-   * replay or stale; a kitchen day's snapshot is a second such put. No index, no mail.
+   * replay or stale; a kitchen day's snapshot is a second such put. UpdateItem: a stop result moves its command and
+   * the scheduler's runtime, attributes of items others wrote, each by one conditional update (the scheduler's in
+   * the report's order), never a read-and-put; a menu's publish confirms the replaced revision's outbox entry.
+   * DeleteItem: the link of a location a campaign no longer lists, only if not newer than the update (a condition
+   * BatchWriteItem cannot carry), and a menu's outbox entry whose body was refused. A new menu revision's fan-out is
+   * the dispatcher's, woken on the fan-out queue. No index, no mail.
    */
   'producer-api': {
     entry: 'producers/producers.ts',
-    // UpdateItem for a stop result: it moves its command and the scheduler's runtime, a few attributes of items others
-    // wrote, each by one conditional update (the scheduler's in the report's order), never a read-and-put.
-    // UpdateItem also for a batch of reviews: it adds their providers to the location's set (a string-set ADD).
-    tableActions: ['GetItem', 'PutItem', 'UpdateItem'],
+    tableActions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     queriedIndexes: [],
     sendsMail: false,
     memorySize: 512,
@@ -114,8 +116,8 @@ export const FUNCTIONS = {
   },
 
   /**
-   * The fan-out. Invoked on the ingest path: writes a rebuilt menu, then dispatches its event's first page. From
-   * the fan-out queue (its event source): the later pages and resumed destinations' releases. A page reads the
+   * The fan-out, from the fan-out queue (its event source): a published menu's pages (the first, for a producer's
+   * publish; the later ones) and resumed destinations' releases. A page reads the
    * group's destinations (GSI1) and their health items (BatchGetItem), creates their records, holds a paused one's
    * (BatchWriteItem), moves the outbox entry's cursor or takes it out (DeleteItem), and sends the page's deliveries
    * and the next page's wake-up; a release sends held deliveries and drops their held items.

@@ -122,8 +122,10 @@ export class CustomerApiStack extends Stack {
     webhooks.queue.grantSendMessages(adminFunction);
     webhooks.fanOutQueue.grantSendMessages(adminFunction);
     webhooks.deadLetterQueue.grantConsumeMessages(adminFunction);
-    // The producers' writes: the table only, as its row declares (docs/decisions/producers.md).
+    // The producers' writes: the table, as its row declares (docs/decisions/producers.md), and a new menu revision's
+    // wake-up for the dispatcher.
     const producerFunction = apiFunction('producer-api');
+    webhooks.fanOutQueue.grantSendMessages(producerFunction);
 
     const api = new RouteTableApi(this, 'Api', {
       routes: ROUTES,
@@ -207,8 +209,6 @@ export class CustomerApiStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'AdminApiUrl', { value: `${api.url}${ADMIN_ROOT.slice(1)}/v1` });
     new CfnOutput(this, 'TableName', { value: table.tableName });
-    // Whoever invokes the dispatcher names its live alias, so a canary and a rollback reach them too ($LATEST would not).
-    new CfnOutput(this, 'WebhookDispatcherAliasArn', { value: webhookFunctions.functions['webhook-dispatcher'].live.functionArn });
     // What an operator is given to run the admin CLI against this stage (docs/admin.md, "Operator permissions").
     const operator = new OperatorPolicy(this, 'Operator', { stageName: stage, api: api.httpApi, table });
     new CfnOutput(this, 'OperatorPolicyArn', { value: operator.policy.managedPolicyArn });

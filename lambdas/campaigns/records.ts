@@ -1,7 +1,20 @@
-import { getItem, queryAll, writeBatches, type Db, type ItemQuery, groupPartition, withoutKeys, putItem } from '#data/store';
+import {
+  deleteItem,
+  getItem,
+  groupPartition,
+  putInOrder,
+  queryAll,
+  replaceInOrder,
+  unlessConflict,
+  withoutKeys,
+  type Db,
+  type ItemQuery,
+  type OrderedOutcome,
+  type SourceOrder,
+} from '#data/store';
 
 /** A campaign of a group, shown at the locations it lists. */
-type Campaign = {
+export type Campaign = {
   groupId: string;
   id: string;
   name: string;
@@ -51,23 +64,46 @@ export const campaignKeys = {
   }),
 };
 
+/** A campaign item's place in its source's order; null when it was written outside any. */
+const orderOf = (item: Record<string, unknown>): SourceOrder | null =>
+  typeof item.sourceMs === 'number' ? { sourceMs: item.sourceMs, sequence: Number(item.sequence ?? 0) } : null;
+
+/**
+ * The campaign and its links, each written in its source's order (lambdas/producers/campaigns.ts decides in which
+ * order they are written); the reads of lambdas/campaigns/campaigns.ts read only the links.
+ */
 export function campaignsRepo(db: Db) {
   const links = async (query: ItemQuery) => (await queryAll(db, query)).map(withoutKeys<CampaignLink>);
   return {
-    /** Writes the campaign and its links; links of locations it no longer lists go. */
-    async put(campaign: Campaign): Promise<void> {
-      const before = await getItem(db, campaignKeys.campaign(campaign.groupId, campaign.id), true);
-      await putItem(db, { Item: { ...campaignKeys.campaign(campaign.groupId, campaign.id), ...campaign } });
-      const { locationIds, updatedAt: _u, ...shown } = campaign;
-      const gone = ((before?.locationIds as string[] | undefined) ?? []).filter((l) => !locationIds.includes(l));
-      await writeBatches(db, [
-        ...locationIds.map((locationId, position) => ({
-          PutRequest: { Item: { ...campaignKeys.link(campaign.groupId, locationId, campaign.id), ...shown, locationId, position } },
-        })),
-        ...gone.map((locationId) => ({ DeleteRequest: { Key: campaignKeys.link(campaign.groupId, locationId, campaign.id) } })),
-      ]);
+    /** The campaign as stored (strongly consistent), with its place in its source's order. */
+    async get(groupId: string, campaignId: string): Promise<{ campaign: Campaign; order: SourceOrder | null } | null> {
+      const item = await getItem(db, campaignKeys.campaign(groupId, campaignId), true);
+      return item ? { campaign: withoutKeys<Campaign>(item), order: orderOf(item) } : null;
     },
-    /** Every campaign of a group (a load reads them to drop the links of locations a campaign no longer names). */
+    /** The campaign in `order` (putInOrder); `replaced`: the campaign an applied put replaced, if any. */
+    async putInOrder(campaign: Campaign, order: SourceOrder): Promise<{ outcome: OrderedOutcome; replaced: Campaign | null }> {
+      const { outcome, replaced } = await replaceInOrder(
+        db,
+        { ...campaignKeys.campaign(campaign.groupId, campaign.id), ...campaign },
+        order,
+      );
+      return { outcome, replaced: replaced ? withoutKeys<Campaign>(replaced) : null };
+    },
+    /** A location's link, in the campaign's order: an older update never replaces a newer link. */
+    putLink: (link: CampaignLink, order: SourceOrder): Promise<OrderedOutcome> =>
+      putInOrder(db, { ...campaignKeys.link(link.groupId, link.locationId, link.id), ...link }, order),
+    /** Deletes a location's link unless it is newer than `order` (a newer update lists the location again). */
+    async deleteLink(groupId: string, locationId: string, campaignId: string, order: SourceOrder): Promise<void> {
+      await unlessConflict(
+        deleteItem(db, {
+          Key: campaignKeys.link(groupId, locationId, campaignId),
+          ConditionExpression: 'attribute_not_exists(sourceMs) OR sourceMs < :ms OR (sourceMs = :ms AND #seq <= :seq)',
+          ExpressionAttributeNames: { '#seq': 'sequence' },
+          ExpressionAttributeValues: { ':ms': order.sourceMs, ':seq': order.sequence },
+        }),
+      );
+    },
+    /** Every campaign of a group. */
     async list(groupId: string): Promise<Campaign[]> {
       return (await queryAll(db, campaignKeys.ofGroup(groupId))).map(withoutKeys<Campaign>);
     },

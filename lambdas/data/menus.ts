@@ -1,4 +1,5 @@
 import type { MenuData } from '#contract/schemas/bevq';
+import type { SourceOrder } from './store.js';
 import { applied, getItem, groupPartition, type Db, itemOf, itemsOfPage, readItems, withoutKeys, putItem } from './store.js';
 
 /** A location's published menu as the API returns it, and its validator. */
@@ -7,8 +8,14 @@ export type StoredMenu = {
   locationId: string;
   menu: MenuData;
   etag: string;
-  /** Counts the menu's writes: a head is replaced only by a later one. */
+  /** Counts the menu's writes: a head is replaced only by a later one, a menu only by a writer that read the one before. */
   seq: number;
+  /** The last failed POS reconciliation: with `menu.sourceHealth.lastPosSyncAt`, what `pos` is derived from (2.11 rule 3). */
+  lastPosFailureAt?: string | null;
+  /** The producer's last rebuild, in its source's order; null (or absent) when none was ordered. */
+  order?: SourceOrder | null;
+  /** Items patched since that rebuild, each in its patch's order: a stock patch is ordered per item. */
+  itemOrders?: Record<string, SourceOrder>;
 };
 
 /**
@@ -16,10 +23,20 @@ export type StoredMenu = {
  * beside it (docs/decisions/menu-head.md): a 304, a location's status and a
  * group's page read this, never the body (~1 read unit against up to ~88).
  */
-export type MenuHead = Omit<StoredMenu, 'menu'> & Pick<MenuData, 'revision' | 'updatedAt' | 'sectionCount' | 'itemCount' | 'sourceHealth'>;
+export type MenuHead = Pick<StoredMenu, 'groupId' | 'locationId' | 'etag' | 'seq'> &
+  Pick<MenuData, 'revision' | 'updatedAt' | 'sectionCount' | 'itemCount' | 'sourceHealth'>;
 
-export const headOf = ({ menu: { revision, updatedAt, sectionCount, itemCount, sourceHealth }, ...own }: StoredMenu): MenuHead => ({
-  ...own,
+export const headOf = ({
+  groupId,
+  locationId,
+  etag,
+  seq,
+  menu: { revision, updatedAt, sectionCount, itemCount, sourceHealth },
+}: StoredMenu): MenuHead => ({
+  groupId,
+  locationId,
+  etag,
+  seq,
   revision,
   updatedAt,
   sectionCount,
@@ -81,14 +98,17 @@ export function menusRepo(db: Db) {
       const items = await itemsOfPage(db, groupId, HEAD, locationIds, true);
       return new Map([...items].map(([id, item]) => [id, withoutKeys<MenuHead>(item)]));
     },
-    /** Writes the menu only if it is still the version read (`previousEtag`, null for the first one). */
-    async put(menu: StoredMenu, previousEtag: string | null): Promise<void> {
+    /**
+     * Writes the menu only if it is still the version read (`previousSeq`, null for the first one): its write count,
+     * not its ETag, which an update that moves only the order leaves as it was.
+     */
+    async put(menu: StoredMenu, previousSeq: number | null): Promise<void> {
       const written = await applied(
         putItem(db, {
           Item: { ...menuKeys.menu(menu.groupId, menu.locationId), ...menu },
-          ...(previousEtag === null
+          ...(previousSeq === null
             ? { ConditionExpression: 'attribute_not_exists(PK)' }
-            : { ConditionExpression: 'etag = :etag', ExpressionAttributeValues: { ':etag': previousEtag } }),
+            : { ConditionExpression: 'seq = :seq', ExpressionAttributeValues: { ':seq': previousSeq } }),
         }),
       );
       if (!written) throw new MenuConflictError(`menu ${menu.groupId}/${menu.locationId} changed meanwhile`);

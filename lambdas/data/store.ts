@@ -124,16 +124,32 @@ export const newerThanStored = (order: SourceOrder) => ({
  * condition fails, a consistent read tells a replay (the same order) from an older update.
  */
 export async function putInOrder(db: Db, item: ItemKey & Record<string, unknown>, order: SourceOrder): Promise<OrderedOutcome> {
-  const written = await applied(
+  return (await writeInOrder(db, item, order, false)).outcome;
+}
+
+/**
+ * putInOrder that also answers the item an applied put replaced (null: none): what hangs off an item (a campaign's
+ * links) is then mended from what was replaced, even when another writer's put came between a read and this one.
+ */
+export const replaceInOrder = (db: Db, item: ItemKey & Record<string, unknown>, order: SourceOrder) => writeInOrder(db, item, order, true);
+
+async function writeInOrder(
+  db: Db,
+  item: ItemKey & Record<string, unknown>,
+  order: SourceOrder,
+  returnReplaced: boolean,
+): Promise<{ outcome: OrderedOutcome; replaced: Record<string, unknown> | null }> {
+  const written = await unlessConflict(
     putItem(db, {
       // The order alone: a caller's wider object (its clock reading) never reaches the item.
       Item: { ...item, sourceMs: order.sourceMs, sequence: order.sequence },
       ...newerThanStored(order),
+      ...(returnReplaced ? { ReturnValues: 'ALL_OLD' as const } : {}),
     }),
   );
-  if (written) return 'applied';
+  if (written) return { outcome: 'applied', replaced: written.Attributes ?? null };
   const stored = await getItem(db, { PK: item.PK, SK: item.SK }, true);
-  return stored?.sourceMs === order.sourceMs && stored.sequence === order.sequence ? 'duplicate' : 'stale';
+  return { outcome: stored?.sourceMs === order.sourceMs && stored.sequence === order.sequence ? 'duplicate' : 'stale', replaced: null };
 }
 
 /** A page of a Query, and the key to continue from when DynamoDB says more may follow. */

@@ -7,6 +7,10 @@ import { sportsRepo } from '#data/sports';
 import type { OrderedOutcome, SourceOrder } from '#data/store';
 import type { Deps } from '#platform/deps';
 import { SHIFTQ_REPOSITORIES } from '#lambdas/shiftq/store';
+import { campaignsRepo } from '#lambdas/campaigns/records';
+import { menusRepo } from '#data/menus';
+import { outboxRepo } from '#lambdas/webhooks/outbox';
+import type { WebhookQueue } from '#lambdas/webhooks/messages';
 
 /**
  * What every producer route's implementation shares: the records the producer function writes, the update's order
@@ -18,10 +22,14 @@ export const PRODUCER_REPOSITORIES = {
   locations: locationsRepo,
   sports: sportsRepo,
   matriq: matriqRepo,
+  menus: menusRepo,
+  outbox: outboxRepo,
   ...SHIFTQ_REPOSITORIES,
+  campaigns: campaignsRepo,
 };
 export type ProducerStore = StoreWith<typeof PRODUCER_REPOSITORIES>;
-export type ProducerDeps = Deps<ProducerStore>;
+/** A new menu revision's fan-out is the dispatcher's: the producer function only wakes it (the fan-out queue). */
+export type ProducerDeps = Deps<ProducerStore> & { queue: Pick<WebhookQueue, 'fanOut'> };
 
 /** The update's place in its source's order, and the service's clock reading when it arrived. */
 export type Order = SourceOrder & { now: number };

@@ -8,8 +8,11 @@ import { buildDeps } from '#platform/deps';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { httpShell, inputRefusal, jsonResponse } from '#platform/http';
 import { parseJsonBody } from '#platform/input';
-import { NOT_FOUND, PRODUCER_REPOSITORIES, type Operation, type ProducerDeps, type ProducerStore } from './operation.js';
+import { sqsClient, sqsWebhookQueue } from '#lambdas/webhooks/messages';
+import { CAMPAIGN_OPERATIONS } from './campaigns.js';
+import { MENU_OPERATIONS } from './menus.js';
 import { MATRIQ_OPERATIONS } from './matriq.js';
+import { NOT_FOUND, PRODUCER_REPOSITORIES, type Operation, type ProducerDeps, type ProducerStore } from './operation.js';
 import { REVIEW_OPERATIONS } from './reviews.js';
 import { PRODUCER_ROUTES, type ProducerOperation, type ProducerRoute } from './routes.js';
 import { SHIFTQ_OPERATIONS } from './shiftq.js';
@@ -52,7 +55,9 @@ const OPERATIONS: Record<ProducerOperation, Operation> = {
   ...SPORTS_OPERATIONS,
   ...SHIFTQ_OPERATIONS,
   ...MATRIQ_OPERATIONS,
+  ...MENU_OPERATIONS,
   ...REVIEW_OPERATIONS,
+  ...CAMPAIGN_OPERATIONS,
 };
 
 export function createHandler(deps: ProducerDeps) {
@@ -83,4 +88,5 @@ export function createHandler(deps: ProducerDeps) {
 }
 
 /** The Lambda entry (lib/functions.ts). */
-export const handler = createHandler(buildDeps<ProducerStore>(new DynamoDBClient({}), PRODUCER_REPOSITORIES));
+const deps = buildDeps<ProducerStore>(new DynamoDBClient({}), PRODUCER_REPOSITORIES);
+export const handler = createHandler({ ...deps, queue: { fanOut: sqsWebhookQueue(sqsClient(), deps.config).fanOut } });

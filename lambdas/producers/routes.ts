@@ -10,7 +10,7 @@ export const PRODUCERS = ['venue-directory', 'pos-sync', 'sports-sync', 'device-
 export type Producer = (typeof PRODUCERS)[number];
 
 export type ProducerRoute = {
-  method: 'PUT';
+  method: 'PUT' | 'PATCH';
   /** API Gateway path below PRODUCER_ROOT; `{name}` is a path parameter. */
   path: string;
   /** Unique name; the producer function's implementation of the route. */
@@ -32,7 +32,7 @@ const V1 = `${PRODUCER_ROOT}/v1`;
  */
 const MAX_UPDATE_BODY_BYTES = 6 * 1000 * 1000;
 
-type ProducerRow = Omit<ProducerRoute, 'method' | 'path' | 'operation'> & { route: `PUT /${string}` };
+type ProducerRow = Omit<ProducerRoute, 'method' | 'path' | 'operation'> & { route: `${ProducerRoute['method']} /${string}` };
 
 const ROWS = {
   putGroup: { route: 'PUT /groups/{groupId}', producer: 'venue-directory', summary: 'A group, created or renamed' },
@@ -87,6 +87,30 @@ const ROWS = {
     route: 'PUT /matriq/commands/{commandId}/result',
     producer: 'device-platform',
     summary: "The gateway's result of an emergency-stop command: applied or failed",
+  },
+  putMenu: {
+    route: 'PUT /menus/{groupId}/{locationId}',
+    producer: 'pos-sync',
+    maxBodyBytes: MAX_UPDATE_BODY_BYTES,
+    summary: "A location's beverage menu rebuilt whole (initial or forced sync); its source health is the reports'",
+  },
+  patchMenuStock: {
+    route: 'PATCH /menus/{groupId}/{locationId}',
+    producer: 'pos-sync',
+    maxBodyBytes: MAX_UPDATE_BODY_BYTES,
+    summary: "The POS stock overlay: the changed items' availability and their sizes' prices and availability",
+  },
+  putMenuReconciliation: {
+    route: 'PUT /menus/{groupId}/{locationId}/reconciliation',
+    producer: 'pos-sync',
+    summary: "The result of a POS reconciliation, succeeded or failed: what the menu's sourceHealth follows",
+  },
+  putCampaign: {
+    route: 'PUT /campaigns/{groupId}/{campaignId}',
+    producer: 'campaign-system',
+    // Up to 1,000 location ids.
+    maxBodyBytes: MAX_UPDATE_BODY_BYTES,
+    summary: "A group's campaign, whole: its name, dates, pause and the locations it shows at",
   },
 } as const satisfies Record<string, ProducerRow>;
 

@@ -1,12 +1,8 @@
-import type { Context, SQSEvent } from 'aws-lambda';
 import { defaultMessagingDeps } from './deps.js';
 import { createFanOutConsumer } from './fan-out.js';
-import { createDispatcher, type PublishRequest } from './publish.js';
 
-const deps = defaultMessagingDeps();
-const publish = createDispatcher(deps);
-const wakeUps = createFanOutConsumer(deps);
-
-/** Invoked with a rebuilt menu (the ingest path), or by the fan-out queue's event source with a batch of wake-ups. */
-export const handler = (event: PublishRequest | SQSEvent, context: Context) =>
-  'Records' in event ? wakeUps(event, context) : publish(event, context);
+/**
+ * The fan-out queue's consumer (its event source): a published menu's pages of destinations and resumed
+ * destinations' releases. Menus reach it only as wake-ups: the admin API and the producer routes publish them.
+ */
+export const handler = createFanOutConsumer(defaultMessagingDeps());

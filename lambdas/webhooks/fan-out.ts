@@ -224,7 +224,7 @@ async function wakeUp(deps: MessagingDeps, record: SQSRecord, pace: Pace): Promi
 }
 
 /** A page a dispatch message names, if its entry still waits on it, within the invocation's pace. */
-export async function continueDispatch(deps: MessagingDeps, eventId: string, cursor: string, pace: Pace): Promise<void> {
+export async function continueDispatch(deps: MessagingDeps, eventId: string, cursor: string | null, pace: Pace): Promise<void> {
   const entry = await deps.store.outbox.get(eventId);
   // Gone: the fan-out finished. Another cursor: another run took it on.
   if (!entry || entry.cursor !== cursor) return;

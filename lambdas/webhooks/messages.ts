@@ -113,12 +113,13 @@ const messageBody = ({ deliveryId, destinationId, clientId, redrives, requeues }
   JSON.stringify({ deliveryId, redrive: redrives, requeue: requeues, destinationId, clientId } satisfies DeliveryMessage);
 
 /**
- * A menu event's fan-out goes on from `cursor`: the next page of its destinations, dispatched by whichever
- * dispatcher receives it. Only a wake-up too: the outbox entry decides, and a cursor it no longer holds is stale.
+ * A menu event's fan-out goes on from `cursor`: the next page of its destinations (null: the first, for a menu a
+ * producer published), dispatched by whichever dispatcher receives it. Only a wake-up too: the outbox entry
+ * decides, and a cursor it no longer holds is stale.
  */
-type DispatchMessage = { dispatch: string; cursor: string };
+type DispatchMessage = { dispatch: string; cursor: string | null };
 
-export const enqueueDispatch = (deps: Queues, eventId: string, cursor: string): Promise<string> =>
+export const enqueueDispatch = (deps: { queue: Pick<WebhookQueue, 'fanOut'> }, eventId: string, cursor: string | null): Promise<string> =>
   deps.queue.fanOut.send(JSON.stringify({ dispatch: eventId, cursor } satisfies DispatchMessage));
 
 /** A destination's held deliveries go out, a page per message: a wake-up whose receive checks the destination first. */
@@ -132,7 +133,7 @@ export function parseFanOutMessage(body: string): DispatchMessage | ReleaseMessa
   try {
     const { dispatch, cursor, release } = JSON.parse(body) as Partial<DispatchMessage & ReleaseMessage>;
     if (typeof release === 'string' && isId(release)) return { release };
-    if (typeof dispatch !== 'string' || !EVENT_ID.pattern.test(dispatch) || typeof cursor !== 'string') return null;
+    if (typeof dispatch !== 'string' || !EVENT_ID.pattern.test(dispatch) || !(typeof cursor === 'string' || cursor === null)) return null;
     return { dispatch, cursor };
   } catch {
     return null;

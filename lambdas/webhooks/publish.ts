@@ -1,12 +1,11 @@
-import middy from '@middy/core';
 import * as v from 'valibot';
 import { sha256Hex } from '#domain/crypto';
 import { strongEtag } from '#domain/etag';
 import { menuInput, type MenuData, type MenuSection, type PosHealth } from '#contract/schemas/bevq';
 import { headOf, MenuConflictError, type StoredMenu } from '#data/menus';
 import { StorageLimitError } from '#data/limits';
+import type { SourceOrder } from '#data/store';
 import type { MessagingDeps } from './deps.js';
-import { count, observability } from '#platform/observability';
 import { MENU_UPDATED } from './events.js';
 import { AdminConflictError, AdminInputError, AdminNotFoundError } from '#domain/inputs';
 import { parseInput } from '#contract/validation';
@@ -15,48 +14,90 @@ import { dispatchMenuEvent } from './fan-out.js';
 import { menuEventId, newEvent } from './messages.js';
 
 /**
- * A menu publish, the journey's first half: the dispatcher function (and the CLI and admin API) validate a
+ * A menu publish, the journey's first half: the admin API (and CLI) and the POS sync's producer routes validate a
  * rebuilt menu, build the published one, record its event in the outbox, write it, and hand the event to the
- * fan-out (fan-out.ts). Only this module validates menus, so only the dispatcher's bundle carries the menu schema.
+ * fan-out (fan-out.ts). Only this module validates menus.
  */
 
-/** A rebuilt menu for one location, as the platform publishes it (admin CLI and the ingest function). */
+/** A rebuilt menu for one location, as an operator publishes it (the admin API and CLI). */
 export type PublishRequest = { groupId: string; locationId: string; menu: unknown };
 
 const target = v.object({ groupId: id, locationId: id });
 
 /**
- * First half of publishing: validate, build, record the new revision's event
- * in the outbox, then write the menu (docs/decisions/webhooks.md, "Outbox").
- * Nothing is written when the input is refused or when nothing a reader sees
- * has changed. A menu is one item: the store refuses one larger than DynamoDB's 400 KB, measured in
- * UTF-8 bytes as built (StorageLimitError, 413; see docs/decisions/item-sizes.md).
+ * First half of publishing a menu given whole: validate, then write it (writeMenuChange). Its place in a producer's
+ * order stays as it was: an operator's publish replaces the content, and the producer's next update in order
+ * replaces it in turn.
  */
 export async function writeMenu(deps: MessagingDeps, request: PublishRequest) {
-  const { groupId, locationId } = parseInput(target, request);
-  const input = parseInput(menuInput, request.menu);
+  const where = parseInput(target, request);
+  const input = parseMenu(request.menu);
+  return writeMenuChange(deps, where, (previous) => ({ input, order: previous ? orderOf(previous) : NO_ORDER }));
+}
+
+/** A menu given whole, validated: its shape, then what the shape cannot say. */
+export function parseMenu(menu: unknown): ParsedInput {
+  const input = parseInput(menuInput, menu);
   const problems = contentProblems(input);
   if (problems.length) throw new AdminInputError(problems.join('; '));
+  return input;
+}
+
+/** A stored menu's place in its producer's order (docs/decisions/producers.md, "Menus"). */
+export type MenuOrder = { order: SourceOrder | null; itemOrders: Record<string, SourceOrder> };
+const NO_ORDER: MenuOrder = { order: null, itemOrders: {} };
+export const orderOf = (stored: StoredMenu): MenuOrder => ({ order: stored.order ?? null, itemOrders: stored.itemOrders ?? {} });
+
+/**
+ * What a writer makes of the stored menu (null: none yet): the next menu's input and its order, or, when the
+ * update is not newer than what is stored, its outcome. `advanced`: the order moved, so the menu is written even if
+ * nothing a reader sees changed (a later, older update must find the newer order).
+ */
+export type MenuChange = { input: ParsedInput; order: MenuOrder; advanced?: boolean } | { outcome: 'duplicate' | 'stale' };
+
+/**
+ * Record the new revision's event in the outbox, then write the menu (docs/decisions/webhooks.md, "Outbox").
+ * `change` is asked again on the menu another writer stored meanwhile, so it decides on what it replaces.
+ * Nothing is written when it says so or when nothing a reader sees, nor its order, has changed. A menu is one item:
+ * the store refuses one larger than DynamoDB's 400 KB, measured in UTF-8 bytes as built (StorageLimitError, 413;
+ * see docs/decisions/item-sizes.md).
+ */
+export async function writeMenuChange(
+  deps: Pick<MessagingDeps, 'clock'> & { store: Pick<MessagingDeps['store'], 'locations' | 'menus' | 'outbox'> },
+  { groupId, locationId }: { groupId: string; locationId: string },
+  change: (previous: StoredMenu | null) => MenuChange,
+) {
   if (!(await deps.store.locations.get(groupId, locationId))) {
     throw new AdminNotFoundError(`location ${groupId}/${locationId} does not exist`);
   }
   for (let tries = 0; ; tries++) {
     const previous = await deps.store.menus.get(groupId, locationId);
+    const next = change(previous);
+    if ('outcome' in next) return { stored: previous!, written: false, event: null, outcome: next.outcome };
     const now = deps.clock.now();
-    const built = buildMenu(input, previous?.menu ?? null, now);
-    if (previous && !built.changed) return { stored: previous, written: false, event: null };
+    const built = buildMenu(next.input, previous?.menu ?? null, now);
+    if (previous && !built.changed && !next.advanced)
+      return { stored: previous, written: false, event: null, outcome: 'duplicate' as const };
     const event = built.newRevision ? newEvent(MENU_UPDATED, { groupId, locationId, revision: built.menu.revision }, now) : null;
-    const stored: StoredMenu = { groupId, locationId, menu: built.menu, etag: built.etag, seq: (previous?.seq ?? 0) + 1 };
+    const stored: StoredMenu = {
+      groupId,
+      locationId,
+      menu: built.menu,
+      etag: built.etag,
+      seq: (previous?.seq ?? 0) + 1,
+      lastPosFailureAt: next.input.sourceHealth.lastPosFailureAt ?? null,
+      ...next.order,
+    };
     // The entry before the body it announces: should the body never land, the sweeper finds the menu without it and drops the entry.
     if (event) await deps.store.outbox.add(event);
     // The body about to be replaced was written, so its revision's event, if still in the outbox, is confirmed before
     // the replacement (the sweeper could no longer see that body).
     if (previous) await deps.store.outbox.confirm(menuEventId(groupId, locationId, previous.menu.revision));
     try {
-      await deps.store.menus.put(stored, previous?.etag ?? null);
+      await deps.store.menus.put(stored, previous?.seq ?? null);
       // After the body: a head never names a revision before its body is written. Should this be lost, the sweeper writes it.
       await deps.store.menus.putHead(headOf(stored));
-      return { stored, written: true, event };
+      return { stored, written: true, event, outcome: 'applied' as const };
     } catch (err) {
       // Refused before it was sent (too large for an item): this body never lands, so its entry goes now. After
       // any other failure the write may still have landed: the sweeper decides.
@@ -83,17 +124,6 @@ export function publishDocument({ menu, ...rest }: Awaited<ReturnType<typeof pub
   return { revision: menu.revision, ...rest };
 }
 
-/** The ingest path the menu platform invokes with a rebuilt menu: write, then fan out. */
-export function createDispatcher(deps: MessagingDeps) {
-  return middy<PublishRequest, { revision: string; newRevision: boolean; eventId: string | null }>()
-    .use(observability(deps))
-    .handler(async (event) => {
-      const result = await publishMenu(deps, event);
-      count(deps, 'DeliveriesQueued', result.deliveries);
-      return { revision: result.menu.revision, newRevision: result.newRevision, eventId: result.eventId };
-    });
-}
-
 // The build: a rebuilt menu becomes the published one (configured order, computed counts, timestamps and
 // revision). Pure; writeMenu persists.
 
@@ -118,7 +148,7 @@ export function posHealth(lastSyncAt: string | null, lastFailureAt: string | nul
   return 'current';
 }
 
-type ParsedInput = v.InferOutput<typeof menuInput>;
+export type ParsedInput = v.InferOutput<typeof menuInput>;
 
 /** By the configured sortOrder; equal values keep the given order (the sort is stable). */
 const bySortOrder = <T extends { sortOrder: number }>(rows: readonly T[]) => rows.toSorted((a, b) => a.sortOrder - b.sortOrder);

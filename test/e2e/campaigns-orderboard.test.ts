@@ -92,6 +92,8 @@ describe('campaign links (one small item per location and campaign)', () => {
     };
     await loadCampaigns(runtime.store, { campaigns: [{ ...campaign, locationIds: ['nyc-midtown', 'denver-union'] }] }, clock.now());
     expect((await locationCampaigns(token)).map((c: { id: string }) => c.id)).toContain('links-test');
+    // A later load: a later observation of its source (the CLI stamps its own time).
+    clock.advance(1);
     await loadCampaigns(runtime.store, { campaigns: [{ ...campaign, locationIds: ['denver-union'] }] }, clock.now());
     expect((await locationCampaigns(token)).map((c: { id: string }) => c.id)).not.toContain('links-test');
     expect((await groupCampaigns(token)).find((c: { id: string }) => c.id === 'links-test').locationIds).toEqual(['denver-union']);

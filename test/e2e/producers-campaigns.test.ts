@@ -3,7 +3,7 @@ import type { LocalRuntime } from '#local/runtime';
 import { ENGINE_NAME, call, manualClock, producerCall, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 /**
- * The POS sync's reviews over HTTP (docs/decisions/producers.md): each in its
+ * The campaign system's campaigns and the POS sync's reviews over HTTP (docs/decisions/producers.md): each in its
  * source's order, read back as customers read them, a refused update changing nothing.
  */
 
@@ -18,7 +18,7 @@ let token: string;
 beforeAll(async () => {
   runtime = await startTestRuntime({ clock });
   clock.set(NOW);
-  ({ token } = await tokenFor(runtime, { scopes: ['shiftq:read'] }));
+  ({ token } = await tokenFor(runtime, { scopes: ['campaigns:read', 'shiftq:read'] }));
 });
 afterAll(() => runtime?.stop());
 
@@ -27,6 +27,117 @@ const read = async (path: string) => {
   expect(reply.status, reply.text).toBe(200);
   return reply.body.data;
 };
+
+describe(`the campaign system writes campaigns in order (${ENGINE_NAME})`, () => {
+  const campaign = (locationIds: string[], name = 'Feed', extra: object = {}) => ({
+    name,
+    locationIds,
+    startsAt: iso(NOW - 86_400_000),
+    endsAt: iso(NOW + 86_400_000),
+    ...extra,
+  });
+  const put = (id: string, sourceMs: number, data: unknown, sequence = 0) =>
+    producerCall(runtime, 'campaign-system', 'PUT', `/campaigns/demo-group/${id}`, { sourceTime: iso(sourceMs), sequence, data });
+  /** Id → name and status of the campaigns a location shows. */
+  const at = async (locationId: string) =>
+    Object.fromEntries(
+      ((await read(`/${locationId}/campaigns`)).campaigns as { id: string; name: string; status: string }[]).map((c) => [
+        c.id,
+        `${c.name} (${c.status})`,
+      ]),
+    );
+  /** A campaign's link items: location → the order they carry. */
+  const links = async (id: string) =>
+    Object.fromEntries(
+      (await scanTable(runtime))
+        .filter((i) => String(i.SK).startsWith('CAMPAIGN_AT#') && String(i.SK).endsWith(`#${id}`))
+        .map((i) => [i.locationId, `${i.sourceMs}/${i.sequence}`]),
+    );
+
+  it('applies a newer update, acknowledges a replay and an older one, and an older one never changes links', async () => {
+    const t = NOW - 10_000;
+    const first = await put('feed', t, campaign(['nyc-midtown', 'denver-union'], 'Feed one'));
+    expect([first.status, first.body]).toEqual([200, { outcome: 'applied', records: 1, sourceTime: iso(t), sequence: 0 }]);
+    expect((await at('nyc-midtown')).feed).toBe('Feed one (active)');
+    // A replay, even with another body, changes nothing.
+    expect((await put('feed', t, campaign(['nyc-midtown', 'denver-union'], 'Feed one'))).body.outcome).toBe('duplicate');
+    expect((await put('feed', t, campaign(['sydney-harbour'], 'Other'))).body.outcome).toBe('duplicate');
+
+    // Midtown dropped: it disappears from Midtown's campaigns, Denver shows the new state.
+    expect((await put('feed', t + 5000, campaign(['denver-union'], 'Feed two', { paused: true }))).body.outcome).toBe('applied');
+    expect((await at('nyc-midtown')).feed).toBeUndefined();
+    expect((await at('denver-union')).feed).toBe('Feed two (paused)');
+    expect((await read('/campaigns')).campaigns.find((c: { id: string }) => c.id === 'feed').locationIds).toEqual(['denver-union']);
+
+    // Older than what is stored, whatever it lists: stale, and every link stays the newer update's.
+    expect((await put('feed', t + 1000, campaign(['nyc-midtown', 'denver-union'], 'Old'))).body.outcome).toBe('stale');
+    expect(await links('feed')).toEqual({ 'denver-union': `${t + 5000}/0` });
+    // The sequence breaks a tie of source times.
+    expect((await put('feed', t + 5000, campaign(['nyc-midtown'], 'Feed three'), 1)).body.outcome).toBe('applied');
+    expect([(await at('nyc-midtown')).feed, (await at('denver-union')).feed]).toEqual(['Feed three (active)', undefined]);
+  });
+
+  it('ends at the newest of concurrent updates, its links exactly, and a retry mends a writer that stopped midway', async () => {
+    const lists = [['nyc-midtown'], ['denver-union', 'sydney-harbour'], ['london-soho', 'nyc-midtown'], ['sydney-harbour', 'london-soho']];
+    const replies = await Promise.all(
+      [5, 2, 7, 0, 6, 3, 1, 4].map((i) => put('racing', NOW - 9000 + i * 1000, campaign(lists[i % 4]!, `Race ${i}`))),
+    );
+    expect(replies.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(replies[2]!.body.outcome).toBe('applied');
+    expect(await links('racing')).toEqual({ 'london-soho': `${NOW - 2000}/0`, 'sydney-harbour': `${NOW - 2000}/0` });
+
+    // A writer that stopped after the first of its links: the campaign item is still the older one, so the retry is applied.
+    const stopped = campaign(['denver-union', 'sydney-harbour'], 'Resumed');
+    const order = { sourceMs: NOW - 1000, sequence: 0 };
+    const { locationIds: _l, ...shown } = { ...stopped, groupId: 'demo-group', id: 'racing', paused: false };
+    await runtime.store.campaigns.putLink({ ...shown, locationId: 'denver-union', position: 0 }, order);
+    expect((await put('racing', NOW - 1000, stopped)).body.outcome).toBe('applied');
+    expect(await links('racing')).toEqual({ 'denver-union': `${NOW - 1000}/0`, 'sydney-harbour': `${NOW - 1000}/0` });
+    expect((await at('sydney-harbour')).racing).toBe('Resumed (active)');
+  });
+
+  it('refuses bad updates naming the field, and other producers, changing nothing', async () => {
+    const items = async () => (await scanTable(runtime)).filter((i) => String(i.SK).startsWith('CAMPAIGN'));
+    const before = [await items(), await at('nyc-midtown'), await read('/campaigns')];
+    const ok = campaign(['nyc-midtown']);
+    const later = NOW + 1000;
+    const cases: [unknown, number, RegExp][] = [
+      [{ ...ok, colour: 'red' }, 400, /colour is not allowed/],
+      [{ ...ok, groupId: 'demo-group' }, 400, /groupId is not allowed/],
+      [{ ...ok, endsAt: ok.startsAt }, 400, /endsAt must be after startsAt/],
+      [
+        { ...ok, locationIds: ['nyc-midtown', 'nowhere', 'gone'] },
+        400,
+        /locationIds: unknown locations: demo-group\/gone, demo-group\/nowhere/,
+      ],
+      [{ ...ok, locationIds: ['nyc-midtown', 'nyc-midtown'] }, 400, /locationIds\.1 is listed twice/],
+      [{ ...ok, locationIds: 'nyc-midtown' }, 400, /locationIds must be of type array/],
+      [{ ...ok, locationIds: [] }, 400, /locationIds must have at least 1 item/],
+      [{ ...ok, paused: 'yes' }, 400, /paused must be of type boolean/],
+      [{ ...ok, startsAt: 'tomorrow' }, 400, /startsAt/],
+      // 101 beer mugs are 202 UTF-16 units: over the name's 200 characters, however few they look.
+      [{ ...ok, name: '🍺'.repeat(101) }, 400, /name must have at most 200 characters/],
+      [{ ...ok, name: 'é'.repeat(201) }, 400, /name must have at most 200 characters/],
+    ];
+    for (const [data, status, message] of cases) {
+      const reply = await put('feed', later, data);
+      expect([reply.status, reply.body.error?.message], JSON.stringify(data).slice(0, 80)).toEqual([
+        status,
+        expect.stringMatching(message),
+      ]);
+    }
+    const badId = await producerCall(runtime, 'campaign-system', 'PUT', '/campaigns/demo-group/not%20an%20id', {
+      sourceTime: iso(later),
+      data: ok,
+    });
+    expect(badId.status).toBe(404);
+    for (const producer of ['pos-sync', 'venue-directory'] as const) {
+      const reply = await producerCall(runtime, producer, 'PUT', '/campaigns/demo-group/feed', { sourceTime: iso(later), data: ok });
+      expect(reply.status).toBe(403);
+    }
+    expect([await items(), await at('nyc-midtown'), await read('/campaigns')]).toEqual(before);
+  });
+});
 
 describe(`the POS sync writes reviews in order, each on its own (${ENGINE_NAME})`, () => {
   // A location of its own, without the demo's reviews.

@@ -54,12 +54,8 @@ describe.each(STAGES_HERE)('%s: entry points', (stage) => {
       expect(Object.keys(aliases), `${by} → ${JSON.stringify(target)}`).toContain(refs[0]);
     }
 
-    // The dispatcher's alias is invoked by the platform, by the ARN the stack outputs.
-    const output = template.findOutputs('WebhookDispatcherAliasArn');
-    const dispatcherAlias = (Object.values(output)[0] as Json).Value.Ref as string;
-    const functions = of(template, 'AWS::Lambda::Function');
-    expect(familyOf(functions[aliases[dispatcherAlias]!.Properties.FunctionName.Ref]!)).toBe('webhook-dispatcher');
-    const reached = new Set([...entries.flatMap((e) => refsIn(e.target)), dispatcherAlias]);
+    // Nothing outside the stack invokes a function: every alias has an invoker here.
+    const reached = new Set(entries.flatMap((e) => refsIn(e.target)));
     expect(Object.keys(aliases).filter((id) => !reached.has(id))).toEqual([]);
   });
 });

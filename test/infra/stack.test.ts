@@ -266,11 +266,20 @@ describe('CustomerApiStack (dev)', () => {
     expect(all.filter((r) => r.family === 'producer-api')).toHaveLength(1);
     for (const route of PRODUCER_ROUTES) expect(all.filter((r) => r.key === `${route.method} ${route.path}`)).toEqual([]);
 
-    // Its grants are its row's: the table's actions, nothing queried, no mail, no queue, no secret.
+    // Its grants are its row's: the table's actions, nothing queried, no mail, no secret; of the queues, sending
+    // a new menu revision's wake-up to the fan-out queue.
     const [, fn] = functionOf(template, 'producer-api');
     const statements = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]);
     const services = new Set(statements.flatMap((s) => list(s.Action)).map((a) => a.split(':')[0]));
-    expect([...services].sort()).toEqual(['dynamodb', 'logs']);
+    expect([...services].sort()).toEqual(['dynamodb', 'logs', 'sqs']);
+    const fanOutId = Object.entries(of(template, 'AWS::SQS::Queue')).find(
+      ([, q]) => q.Properties.QueueName === FAN_OUT_QUEUES.queueName('customer-api-dev'),
+    )![0];
+    const sqs = statements.filter((s) => list(s.Action).some((a) => a.startsWith('sqs:')));
+    expect(sqs.flatMap((s) => list(s.Action)).filter((a) => a !== 'sqs:GetQueueAttributes' && a !== 'sqs:GetQueueUrl')).toEqual([
+      'sqs:SendMessage',
+    ]);
+    expect(sqs.flatMap((s) => list(s.Resource))).toEqual([{ 'Fn::GetAtt': [fanOutId, 'Arn'] }]);
     const dynamo = statements.filter((s) => list(s.Action).some((a) => a.startsWith('dynamodb:')));
     expect(new Set(dynamo.flatMap((s) => list(s.Action)))).toEqual(
       new Set(FUNCTIONS['producer-api'].tableActions.map((a) => `dynamodb:${a}`)),
@@ -786,7 +795,6 @@ describe('CustomerApiStack (dev)', () => {
         ...PRODUCERS.filter((p) => PRODUCER_ROUTES.some((r) => r.producer === p)).map((p) => `ProducerPolicyArn${pascal(p)}`),
         'TableName',
         'TrailArn',
-        'WebhookDispatcherAliasArn',
       ].sort(),
     );
     const [tableId] = only(template, 'AWS::DynamoDB::Table');

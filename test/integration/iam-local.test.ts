@@ -7,10 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileGuard, guardClient, requestsOf } from '#local/iam-guard';
 import { policiesOf, synthesizedPolicies, synthesizeDevTemplate, type RolePolicies } from '#local/iam-policies';
 import { localEndpoint } from '#local/endpoints';
-import { lambdaContext } from '#local/gateway';
-import { createDispatcher } from '#lambdas/webhooks/publish';
+import { eventually } from '../support/eventually.js';
 import type { LocalRuntime } from '#local/runtime';
-import { call, exchange, newApp, startTestRuntime, tokenFor } from '../support/runtime.js';
+import { call, exchange, newApp, producerCall, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 import { sampleMenu } from '#local/demo-menu';
 
 const REGION = process.env.AWS_REGION ?? 'us-east-1';
@@ -202,9 +201,14 @@ describe('every call recorded (IAM_CALL_LOG) is allowed by the synthesized templ
     const admin = { Authorization: `Bearer ${runtime.adminKey}`, 'Content-Type': 'application/json' };
     await fetch(`${runtime.url}/admin/v1/apps?limit=5`, { headers: admin });
     await fetch(`${runtime.url}/admin/v1/dead-letters`, { headers: admin });
-    await createDispatcher(runtime.functionDeps('webhook-dispatcher'))(
-      { groupId: 'demo-group', locationId: 'london-soho', menu: sampleMenu({ price: 9 }) },
-      lambdaContext('webhook-dispatcher', 'iam-calls'),
+    // A producer's menu: the producer function publishes it, the dispatcher (woken on the fan-out queue) fans it out.
+    await producerCall(runtime, 'pos-sync', 'PUT', '/menus/demo-group/london-soho', {
+      sourceTime: new Date(runtime.deps.clock.now()).toISOString(),
+      data: { sections: sampleMenu({ price: 9 }).sections },
+    });
+    await eventually(
+      async () => ((await scanTable(runtime)).some((i) => String(i.PK).startsWith('OUTBOX#')) ? undefined : true),
+      () => 'the menu event still waits in the outbox',
     );
     await runtime.sweep();
   });
@@ -224,7 +228,16 @@ describe('every call recorded (IAM_CALL_LOG) is allowed by the synthesized templ
             .map((l) => JSON.parse(l) as Call)
         : [];
     const seen = new Set(calls.map((c) => c.function));
-    for (const fn of ['token', 'discovery', 'bevq', 'admin-api', 'webhook-dispatcher', 'webhook-sweeper', 'webhook-deliverer'])
+    for (const fn of [
+      'token',
+      'discovery',
+      'bevq',
+      'admin-api',
+      'producer-api',
+      'webhook-dispatcher',
+      'webhook-sweeper',
+      'webhook-deliverer',
+    ])
       expect(seen).toContain(fn);
     expect(new Set(calls.map((c) => c.action.split(':')[0]))).toEqual(new Set(['dynamodb', 'sqs']));
 

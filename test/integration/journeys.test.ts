@@ -3,11 +3,10 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATUS } from '#lambdas/webhooks/delivery-policy';
-import { lambdaContext } from '#local/gateway';
 import { sampleMenu } from '#local/demo-menu';
 import type { LocalRuntime } from '#local/runtime';
 import { addDestination } from '#lambdas/webhooks/destination-operations';
-import { createDispatcher } from '#lambdas/webhooks/publish';
+import { publishMenu } from '#lambdas/webhooks/publish';
 import { deliveryIdOf } from '#lambdas/webhooks/messages';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { SEQUENCE_SCALE } from '../fixtures/webhook-scale.js';
@@ -71,13 +70,13 @@ async function destinations(): Promise<{ ok: string; failing: string }> {
   return { ok: await add(`/ok-${price}`), failing: await add(`/failing-${price}`) };
 }
 
-/** One publish through the dispatcher function, to a delivered POST and to a dead letter. */
+/** One publish, to a delivered POST and to a dead letter. */
 async function journey(targets: { ok: string; failing: string }): Promise<void> {
-  const dispatch = createDispatcher(runtime.deps);
-  const published = await dispatch(
-    { groupId: 'demo-group', locationId: 'nyc-midtown', menu: sampleMenu({ price: 2_000 + ++price }) },
-    lambdaContext('webhook-dispatcher', `journey-${price}`),
-  );
+  const published = await publishMenu(runtime.deps, {
+    groupId: 'demo-group',
+    locationId: 'nyc-midtown',
+    menu: sampleMenu({ price: 2_000 + ++price }),
+  });
   const eventId = published.eventId!;
   await Promise.all([
     waitForStatus(runtime, deliveryIdOf(eventId, targets.ok), [STATUS.SUCCEEDED]),

@@ -340,6 +340,7 @@ describe(`storage limits on ${ENGINE_NAME}`, () => {
     const outcomes = await holds(arbitrary, 20, {
       state: async () => Object.fromEntries((await store.campaigns.list(GROUP)).map((c) => [c.id, c])),
       write: async (input, before) => {
+        clock.advance(1);
         await loadCampaigns(store, input, clock.now());
         const written = v.parse(campaignsFile, input).campaigns.map((c) => [c.id, { ...c, updatedAt: nowIso() }]);
         return { ...before, ...Object.fromEntries(written) };

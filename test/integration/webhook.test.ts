@@ -9,7 +9,7 @@ import {
   setEnabled,
   showDestination,
 } from '#lambdas/webhooks/destination-operations';
-import { createDispatcher, publishMenu, writeMenu } from '#lambdas/webhooks/publish';
+import { publishMenu, writeMenu } from '#lambdas/webhooks/publish';
 import { AdminInputError } from '#domain/inputs';
 import { deliveryIdOf, menuEventId } from '#lambdas/webhooks/messages';
 import { deliveryHistory } from '#lambdas/webhooks/delivery-history';
@@ -19,7 +19,6 @@ import { lastOutcome } from '#lambdas/webhooks/deliveries';
 import { withOutcome } from '../fixtures/delivery-record.js';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { sign } from '#lambdas/webhooks/attempt-rules';
-import { lambdaContext } from '#local/gateway';
 import { backoffBounds } from '#lambdas/webhooks/delivery-policy';
 import type { LocalRuntime } from '#local/runtime';
 import { sampleMenu } from '#local/demo-menu';
@@ -242,25 +241,6 @@ describe('a menu revision reaches the receiver, signed', () => {
 });
 
 const outboxEntries = async () => (await scanTable(runtime)).filter((i) => String(i.PK).startsWith('OUTBOX#'));
-
-describe('the ingest function (webhook-dispatcher)', () => {
-  it('publishes like the admin CLI and refuses malformed input', async () => {
-    const handler = createDispatcher(runtime.functionDeps('webhook-dispatcher'));
-    const dispatcher = (event: Parameters<typeof handler>[0]) => handler(event, lambdaContext('webhook-dispatcher', 'ingest-test'));
-    const result = await dispatcher({ groupId: 'demo-group', locationId: 'sydney-harbour', menu: sampleMenu({ price: 44 }) });
-    expect(result).toEqual({
-      revision: expect.stringMatching(/^[0-9a-f]{32}$/),
-      newRevision: true,
-      eventId: menuEventId('demo-group', 'sydney-harbour', result.revision),
-    });
-    expect((await dispatcher({ groupId: 'demo-group', locationId: 'sydney-harbour', menu: sampleMenu({ price: 44 }) })).newRevision).toBe(
-      false,
-    );
-    await expect(dispatcher({ groupId: 'demo-group', locationId: 'sydney-harbour', menu: { sections: [] } })).rejects.toBeInstanceOf(
-      AdminInputError,
-    );
-  });
-});
 
 // Independent destinations and receivers, so the cases run side by side.
 describe.concurrent('delivery outcomes', () => {
