@@ -50,13 +50,17 @@ const kitchenTicket = v.object({
 
 const kitchenInput = v.object({
   updatedAt: ts,
-  status: v.optional(
+  /**
+   * The upstream fetch as the producer saw it (contract 2.4: `status` reports upstream fetch health): required, so
+   * the service never makes up an HTTP status nobody observed; `error` says what failed, and only then.
+   */
+  status: v.pipe(
     v.object({
       state: v.picklist(['ok', 'error']),
       httpStatus: v.pipe(v.number(), v.safeInteger(), v.minValue(100), v.maxValue(599)),
-      error: v.optional(v.pipe(v.string(), v.maxLength(500))),
+      error: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(500))),
     }),
-    () => ({ state: 'ok' as const, httpStatus: 200 }),
+    v.check((s) => (s.state === 'error') === (s.error !== undefined), 'error is given when, and only when, state is "error"'),
   ),
   stations: v.pipe(v.array(kitchenStation), v.minLength(1), v.maxLength(100)),
   /** null tracks every prep station; a list tracks only those. */

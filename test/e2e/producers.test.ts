@@ -152,6 +152,8 @@ describe(`who may write (${ENGINE_NAME})`, () => {
 
 describe(`bad updates change nothing (${ENGINE_NAME})`, () => {
   const path = `/shiftq${LOCATION}/sales/${DAY}`;
+  const kitchenPath = `/shiftq${LOCATION}/kitchen/${DAY}`;
+  const kitchenDay = () => demoKitchenDay('America/New_York', DAY, 3, NOW);
   const cases: [string, string, unknown, number, RegExp][] = [
     ['malformed JSON', path, '{"sourceTime":', 400, /JSON/i],
     ['no source time', path, { data: sales(1) }, 400, /sourceTime/],
@@ -172,6 +174,21 @@ describe(`bad updates change nothing (${ENGINE_NAME})`, () => {
     ],
     ['a dated resource without a date', `/shiftq${LOCATION}/sales`, { sourceTime: iso(NOW), data: sales(1) }, 404, /No producer resource/],
     ['an unknown location', `/shiftq/demo-group/nowhere/sales/${DAY}`, { sourceTime: iso(NOW), data: sales(1) }, 404, /nowhere/],
+    // The kitchen's status is the upstream fetch as the producer saw it: never made up when absent.
+    [
+      'a kitchen day without its fetch status',
+      kitchenPath,
+      { sourceTime: iso(NOW), data: { ...kitchenDay(), status: undefined } },
+      400,
+      /status/,
+    ],
+    [
+      'a failed fetch without its error',
+      kitchenPath,
+      { sourceTime: iso(NOW), data: { ...kitchenDay(), status: { state: 'error', httpStatus: 503 } } },
+      400,
+      /error/,
+    ],
   ];
 
   it.each(cases)('%s: a clear refusal', async (_, at, body, status, message) => {

@@ -477,7 +477,12 @@ describe('ingest', () => {
   const kitchen = (tickets: unknown[]) => ({
     kind: 'kitchen',
     businessDate: '20261122',
-    data: { updatedAt: '2026-11-22T12:00:00Z', stations: [{ id: 'grill', name: 'Grill', kind: 'prep' }], tickets },
+    data: {
+      updatedAt: '2026-11-22T12:00:00Z',
+      status: { state: 'ok', httpStatus: 200 },
+      stations: [{ id: 'grill', name: 'Grill', kind: 'prep' }],
+      tickets,
+    },
   });
 
   it.each([
