@@ -36,6 +36,17 @@ export type ProviderEnvironment = {
   packages: StoredPackage[];
 };
 
+/**
+ * The device platform's word on which providers' feeds a location reaches (contract 2.8's `available` and
+ * `availabilityState`): overlaid on its environment's providers of those ids when they are read (sports-day.ts).
+ */
+export type ProviderAvailability = {
+  groupId: string;
+  locationId: string;
+  updatedAt: string;
+  providers: Pick<StoredProvider, 'id' | 'available' | 'availabilityState'>[];
+};
+
 type WithImage<T extends { imageUrl: unknown }> = Omit<T, 'imageUrl'> & { image: string | null };
 
 export type StoredEvent = Omit<SportsEvent, 'league' | 'participants' | 'eventImageUrl' | 'viewingOptions'> & {
@@ -57,6 +68,7 @@ export type ViewingData = {
 
 export const sportsKeys = {
   provider: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `SPORTS_PROVIDER#${locationId}` }),
+  availability: (groupId: string, locationId: string) => ({ PK: groupPartition(groupId), SK: `SPORTS_AVAILABILITY#${locationId}` }),
   schedule: (date: string) => ({ PK: 'SPORTS_SCHEDULE', SK: `DATE#${date}` }),
   /** The schedule as a Query (eventually consistent, as every Query here unless told): started beside a request's read-ahead. */
   scheduleQuery: (date: string): ItemQuery => ({
@@ -111,6 +123,8 @@ export function sportsRepo(db: Db) {
   return {
     getProvider: (groupId: string, locationId: string) => get<ProviderEnvironment>(sportsKeys.provider(groupId, locationId)),
     putProvider: (env: ProviderEnvironment, order: SourceOrder) => put(sportsKeys.provider(env.groupId, env.locationId), env, order),
+    getAvailability: (groupId: string, locationId: string) => get<ProviderAvailability>(sportsKeys.availability(groupId, locationId)),
+    putAvailability: (a: ProviderAvailability, order: SourceOrder) => put(sportsKeys.availability(a.groupId, a.locationId), a, order),
     /** The schedule of `date`, as kept by this instance for at most SHARED_SCHEDULE_TTL_MS (the ingest reads with `now` omitted: afresh). */
     async getSchedule(date: string, now?: number): Promise<Schedule | null> {
       if (now === undefined) return get<Schedule>(sportsKeys.schedule(date));

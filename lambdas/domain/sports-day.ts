@@ -2,7 +2,14 @@ import { sportsLogoUrl } from '#contract/urls';
 import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import type { Location } from '#data/locations';
 import type { HealthInputs } from './sports-health.js';
-import { scheduleReads, sportsKeys, type StoredEvent, type ViewingData } from '#data/sports';
+import {
+  type ProviderAvailability,
+  type ProviderEnvironment,
+  scheduleReads,
+  sportsKeys,
+  type StoredEvent,
+  type ViewingData,
+} from '#data/sports';
 import type { Read } from '#data/store';
 import type { Store } from '#data/repositories';
 import type { SportsEvent } from '#contract/schemas/sportsq';
@@ -27,16 +34,36 @@ export const todayIn = (timezone: string | undefined, now: number): string | und
  */
 export const sportsDayReads = (groupId: string, locationId: string, date: string | undefined, now: number): Read[] => [
   sportsKeys.provider(groupId, locationId),
+  sportsKeys.availability(groupId, locationId),
   ...(date ? [...scheduleReads(date, now), sportsKeys.viewingAtOrBefore(groupId, locationId, date)] : []),
 ];
 
+/**
+ * The environment's providers with the device platform's word on their feeds where it has one: the device platform
+ * owns reachability (docs/decisions/producers.md), so its report stands for the providers it names, whichever of the
+ * two was written last; the sports sync's stands for the others, and it alone says which providers there are.
+ */
+function withAvailability(environment: ProviderEnvironment | null, availability: ProviderAvailability | null) {
+  if (!environment || !availability) return environment;
+  const reported = new Map(availability.providers.map((p) => [p.id, p]));
+  return {
+    ...environment,
+    providers: environment.providers.map((p) => {
+      const feed = reported.get(p.id);
+      return feed ? { ...p, available: feed.available, availabilityState: feed.availabilityState } : p;
+    }),
+  };
+}
+
 /** Everything about one date at one location, read together. */
 export async function readSportsDay(store: Store, location: Location, date: string, now: number) {
-  const [environment, schedule, viewing] = await Promise.all([
+  const [stored, availability, schedule, viewing] = await Promise.all([
     store.sports.getProvider(location.groupId, location.id),
+    store.sports.getAvailability(location.groupId, location.id),
     store.sports.getSchedule(date, now),
     store.sports.viewingAtOrBefore(location.groupId, location.id, date),
   ]);
+  const environment = withAvailability(stored, availability);
   const health: HealthInputs = { requestedDate: date, environment, viewing, scheduledEventIds: schedule?.events.map((e) => e.id) ?? null };
   return {
     environment,

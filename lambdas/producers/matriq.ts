@@ -12,8 +12,9 @@ import { requireLocation, type Operation } from './operation.js';
 
 /**
  * Display devices as the device platform sends them: a location's device state (its gateway, devices and Auto
- * Scheduler, whole) and the gateway's emergency-stop results. Each is validated whole, then written in its source's
- * order; `matriq load` and `matriq stop-result` (the admin CLI, ingest/matriq.ts) run the same code.
+ * Scheduler, whole), the gateway's emergency-stop results and which providers' feeds the location reaches. Each is
+ * validated whole, then written in its source's order; `matriq load` and `matriq stop-result` (the admin CLI,
+ * ingest/matriq.ts) run the same code.
  */
 
 const text = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
@@ -129,6 +130,14 @@ export async function recordStopResult(
 const MATRIQ_DATA = {
   state: v.strictObject(stateFields),
   stopResult: v.strictObject(stopResultFields),
+  /** Providers the location's environment does not list (yet) are kept, and shown once it lists them. */
+  providers: v.strictObject({
+    providers: v.pipe(
+      v.array(v.strictObject({ id: text, available: v.boolean(), availabilityState: text })),
+      v.maxLength(50),
+      v.check((list) => new Set(list.map((p) => p.id)).size === list.length, 'must not repeat a provider id'),
+    ),
+  }),
 };
 
 /** The device platform's routes. */
@@ -137,6 +146,12 @@ export const MATRIQ_OPERATIONS = {
     await requireLocation(deps, groupId!, locationId!);
     const record = parseInput(stateRecord, { groupId, locationId, ...parseInput(MATRIQ_DATA.state, data) });
     return { outcome: await writeState(deps.store, record, order, order.now), records: 1 };
+  },
+  putMatriqProviders: async (deps, { groupId, locationId }, data, order) => {
+    await requireLocation(deps, groupId!, locationId!);
+    const { providers } = parseInput(MATRIQ_DATA.providers, data);
+    const availability = { groupId: groupId!, locationId: locationId!, updatedAt: new Date(order.now).toISOString(), providers };
+    return { outcome: await deps.store.sports.putAvailability(availability, order), records: providers.length };
   },
   putMatriqStopResult: async (deps, { commandId }, data, order) => {
     const { status } = parseInput(MATRIQ_DATA.stopResult, data);

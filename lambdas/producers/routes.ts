@@ -83,6 +83,11 @@ const ROWS = {
     producer: 'device-platform',
     summary: "A location's device state, whole: its gateway, devices and Auto Scheduler",
   },
+  putMatriqProviders: {
+    route: 'PUT /matriq/{groupId}/{locationId}/providers',
+    producer: 'device-platform',
+    summary: "Whether each provider's feed is reachable at a location, for the providers the device platform watches there",
+  },
   putMatriqStopResult: {
     route: 'PUT /matriq/commands/{commandId}/result',
     producer: 'device-platform',

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
-import { demoMatriqFile } from '#local/seed-venue-modules';
+import { demoMatriqFile, demoSportsFile } from '#local/seed-venue-modules';
 import { ENGINE_NAME, call, manualClock, producerCall, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
 /**
- * The device platform's routes over HTTP (docs/decisions/producers.md): a location's device state and the gateway's
- * emergency-stop results, in the source's order, as the customer reads then show them.
+ * The device platform's routes over HTTP (docs/decisions/producers.md): a location's device state, the gateway's
+ * emergency-stop results and its providers' availability, in the source's order, as the customer reads then show them.
  */
 
 let runtime: LocalRuntime;
@@ -20,7 +20,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 beforeAll(async () => {
   runtime = await startTestRuntime({ clock });
   clock.set(NOW);
-  ({ token } = await tokenFor(runtime, { scopes: ['matriq:read', 'matriq:ai-scheduler:stop'] }));
+  ({ token } = await tokenFor(runtime, { scopes: ['matriq:read', 'matriq:ai-scheduler:stop', 'sportsq:read'] }));
 });
 afterAll(() => runtime?.stop());
 
@@ -139,5 +139,63 @@ describe(`the device platform reports emergency-stop results (${ENGINE_NAME})`, 
     expect([unknown.status, unknown.body.error.message]).toEqual([404, expect.stringMatching(/does not exist/)]);
     const queued = await putResult(commandId, NOW, 'queued');
     expect([queued.status, queued.body.error.message]).toEqual([400, expect.stringMatching(/status/)]);
+  });
+});
+
+describe(`the device platform reports provider availability (${ENGINE_NAME})`, () => {
+  const putProviders = (
+    sourceMs: number,
+    providers: unknown,
+    at = LOCATION,
+    producer: 'device-platform' | 'sports-sync' = 'device-platform',
+  ) => producerCall(runtime, producer, 'PUT', `/matriq/${at}/providers`, { sourceTime: iso(sourceMs), data: { providers } });
+  const feed = (id: string, available: boolean) => ({ id, available, availabilityState: available ? 'ACTIVE' : 'OUTAGE' });
+  /** What a customer reads of the location's providers. */
+  async function providers() {
+    const reply = await call(runtime, `/v1/${LOCATION}/sportsq/provider`, { token });
+    expect(reply.status, reply.text).toBe(200);
+    const { availability, providers } = reply.body.data;
+    return {
+      status: availability.status,
+      providers: providers.map(({ id, available, availabilityState }: Record<string, unknown>) => ({ id, available, availabilityState })),
+    };
+  }
+
+  it("overlays the device platform's word on the lineup, in its order, whichever source wrote last", async () => {
+    const before = await providers();
+    expect(before.providers).toEqual([feed('directv', true)]);
+    // A provider the lineup does not list is not shown: the lineup says which providers there are.
+    const down = [feed('directv', false), feed('not-in-lineup', true)];
+    expect((await putProviders(NOW - 1000, down)).body).toEqual({
+      outcome: 'applied',
+      records: 2,
+      sourceTime: iso(NOW - 1000),
+      sequence: 0,
+    });
+    expect(await providers()).toEqual({ status: 'PROVIDER_DATA_PARTIAL', providers: [feed('directv', false)] });
+    expect((await putProviders(NOW - 1000, [feed('directv', true)])).body.outcome).toBe('duplicate');
+    expect((await putProviders(NOW - 2000, [feed('directv', true)])).body.outcome).toBe('stale');
+    // The sports sync's later lineup lists the provider as available: the device platform's word on its feed stands.
+    const { groupId: _g, locationId: _l, ...lineup } = demoSportsFile(SEEDED).environments![0]!;
+    const environment = await producerCall(runtime, 'sports-sync', 'PUT', `/sports/${LOCATION}/environment`, {
+      sourceTime: iso(NOW),
+      data: lineup,
+    });
+    expect(environment.body.outcome).toBe('applied');
+    expect((await providers()).providers).toEqual([feed('directv', false)]);
+
+    const unchanged = await providers();
+    for (const [reply, status] of [
+      [await putProviders(NOW, [feed('directv', true), feed('directv', true)]), 400],
+      [await putProviders(NOW, [{ ...feed('directv', true), available: 'yes' }]), 400],
+      [await putProviders(NOW, [feed('directv', true)], 'demo-group/nowhere'), 404],
+      [await putProviders(NOW, [feed('directv', true)], LOCATION, 'sports-sync'), 403],
+    ] as const)
+      expect(reply.status, reply.text).toBe(status);
+    expect(await providers()).toEqual(unchanged);
+
+    expect((await putProviders(NOW, [feed('directv', true)])).body.outcome).toBe('applied');
+    // (The new lineup is newer than the day's viewing data: stale, as 2.8 has it.)
+    expect(await providers()).toEqual({ status: 'PROVIDER_DATA_STALE', providers: before.providers });
   });
 });
