@@ -15,6 +15,8 @@ export type AlarmEntry = {
   firstStep: string;
   /** Fires when this many of the last `of` periods breach (absent: the last one alone). */
   window?: { datapoints: number; of: number };
+  /** A period without a datapoint breaches (absent: it is healthy silence). */
+  silenceBreaches?: true;
 };
 
 /**
@@ -208,6 +210,24 @@ export const ALARMS = {
       "SNS delivered a bounce or complaint that the mail-events function failed on after Lambda's retries: that address is not suppressed.",
     firstStep:
       'Read the queue (`aws sqs receive-message --queue-url <MailEventsFailureQueueUrl>`): each record has the error and the SNS event; fix the cause, replay the event (docs/operations.md, "Owner mail"), then delete the record.',
+  },
+  ProducerQuiet: {
+    title: '<producer> quiet',
+    threshold: 'producerQuietMinutes',
+    unit: 'minutes without an accepted update (applied, duplicate or stale) from a producer that sends every 5 minutes',
+    means:
+      "A producer that should report on a clock (contract 2.12) has not: its module's data grows old while every read still answers. A stage no such producer feeds yet stays in this state.",
+    firstStep:
+      'Ask its platform team whether its system runs; then read the producer-api log for its refused updates ("producer update", outcome refused) and the API access log for 403s on /producer.',
+    silenceBreaches: true,
+  },
+  ProducerRefusals: {
+    title: 'Producer updates refused',
+    threshold: 'producerRefusals',
+    unit: 'updates refused (400, 404, 409, 413), all producers, 5 min',
+    means: 'A producer sends updates the service refuses whole: that data is not stored until the producer sends it fixed.',
+    firstStep:
+      'Read the producer-api log lines "producer update" with outcome refused (producer, operation, code); the answer the producer got names the field and the rule.',
   },
   AlarmPathCheck: {
     title: 'Alarm path check',

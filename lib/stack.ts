@@ -18,6 +18,7 @@ import { ServiceAlarms } from './constructs/alarms.js';
 import { SafeDeploys } from './constructs/safe-deploys.js';
 import { OperatorPolicy } from './constructs/operator-policy.js';
 import { ProducerPolicies } from './constructs/producer-policies.js';
+import { ProducerMetrics } from './constructs/producer-metrics.js';
 import { AuditTrail } from './constructs/audit-trail.js';
 import { CATCH_ALL_FAMILY } from '#contract/routes';
 import { FUNCTIONS, timeoutSecondsOf, type FunctionName, type FunctionSpec } from './functions.js';
@@ -177,6 +178,8 @@ export class CustomerApiStack extends Stack {
     alarms.forTable(table);
     alarms.forWebhooks({ ...webhooks, deliveryFailures: webhookFunctions.deliveryFailures });
     alarms.forMailEvents(mailEvents.failures);
+    const producerMetrics = new ProducerMetrics(this, 'ProducerMetrics', { stage, logGroup: producerFunction.logGroup });
+    alarms.forProducers(producerMetrics);
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
     // An imported configuration set's owner points its bounce and complaint event destination here.
     new CfnOutput(this, 'MailEventsTopicArn', { value: mailEvents.topic.topicArn });
@@ -230,6 +233,7 @@ export class CustomerApiStack extends Stack {
       apiStage: api.stage,
       table,
       queues: webhooks,
+      producers: producerMetrics,
     });
   }
 }

@@ -55,6 +55,10 @@ export type AlarmThresholds = {
   strandedDeliveries: number;
   /** Owner mails SES refused, in 5 minutes. */
   mailFailures: number;
+  /** Minutes without an accepted update from a producer that sends on a clock (PRODUCER_CADENCE_MINUTES). */
+  producerQuietMinutes: number;
+  /** Producer updates refused, all producers, in 5 minutes. */
+  producerRefusals: number;
 };
 
 export type StageConfig = {
@@ -151,6 +155,8 @@ const QUIET: AlarmThresholds = {
   messagesInFlight: AWS_QUOTAS.sqsInFlight.default / 2,
   strandedDeliveries: 1,
   mailFailures: 1,
+  producerQuietMinutes: 60,
+  producerRefusals: 10,
 };
 
 /**
@@ -191,6 +197,8 @@ export const STAGE_TABLE = {
         functionErrors: 3,
         rollbackErrors: 3,
         oldestMessageSeconds: 1_800,
+        producerQuietMinutes: 30,
+        producerRefusals: 1,
       },
     },
     edge: { enabled: false },
@@ -223,6 +231,9 @@ export const STAGE_TABLE = {
         tokenRefusals: 300,
         tableThrottles: 1,
         oldestMessageSeconds: 900,
+        // Three missed cadences: one late sync is not a page.
+        producerQuietMinutes: 15,
+        producerRefusals: 1,
       },
     },
     edge: { enabled: true },

@@ -15,6 +15,7 @@ import { MATRIQ_OPERATIONS } from './matriq.js';
 import { NOT_FOUND, PRODUCER_REPOSITORIES, type Operation, type ProducerDeps, type ProducerStore } from './operation.js';
 import { REVIEW_OPERATIONS } from './reviews.js';
 import { PRODUCER_ROUTES, type ProducerOperation, type ProducerRoute } from './routes.js';
+import { PRODUCER_LINE_MESSAGE, type ProducerOutcome } from './update-line.js';
 import { SHIFTQ_OPERATIONS } from './shiftq.js';
 import { SPORTS_OPERATIONS } from './sports.js';
 import { VENUE_OPERATIONS } from './venues.js';
@@ -28,13 +29,6 @@ import { VENUE_OPERATIONS } from './venues.js';
 const resolveProducerPath = pathResolver<ProducerRoute>(PRODUCER_ROUTES);
 /** Every other path parameter is an id, which names nothing when it breaks the id rule; a date is its record's to check (400). */
 const DATE_PARAMS = new Set(['businessDate', 'date']);
-
-/**
- * The message of the line each update that reached its route writes, with its producer, operation, outcome
- * (`applied`, `duplicate`, `stale` or `refused`) and, once written, its lag from source time to stored: the
- * per-producer counts and lag are taken from it.
- */
-export const PRODUCER_LINE_MESSAGE = 'producer update';
 
 /**
  * How far ahead of this function's clock a source time may be. A source time far in the future would win over
@@ -81,7 +75,7 @@ export function createHandler(deps: ProducerDeps) {
       return jsonResponse(200, { ...answer, sourceTime: new Date(sourceMs).toISOString(), sequence: body.sequence });
     } catch (err) {
       const refusal = err instanceof ApiError ? err : inputRefusal(err);
-      if (refusal) deps.logger.info(PRODUCER_LINE_MESSAGE, { ...line, outcome: 'refused', code: refusal.code });
+      if (refusal) deps.logger.info(PRODUCER_LINE_MESSAGE, { ...line, outcome: 'refused' satisfies ProducerOutcome, code: refusal.code });
       throw err;
     }
   });

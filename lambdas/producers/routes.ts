@@ -9,6 +9,19 @@
 export const PRODUCERS = ['venue-directory', 'pos-sync', 'sports-sync', 'device-platform', 'campaign-system'] as const;
 export type Producer = (typeof PRODUCERS)[number];
 
+/**
+ * Minutes between the updates a class sends at the least, when it sends on a clock (contract 2.12: every 5 minutes
+ * for the POS and sports data; the device platform's gateway health, assumed at the same pace); null when it sends
+ * on change only, so its silence says nothing. A producer quiet past its stage's threshold raises an alarm.
+ */
+export const PRODUCER_CADENCE_MINUTES: Record<Producer, number | null> = {
+  'venue-directory': null,
+  'pos-sync': 5,
+  'sports-sync': 5,
+  'device-platform': 5,
+  'campaign-system': null,
+};
+
 export type ProducerRoute = {
   method: 'PUT' | 'PATCH';
   /** API Gateway path below PRODUCER_ROOT; `{name}` is a path parameter. */

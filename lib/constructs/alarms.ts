@@ -11,7 +11,9 @@ import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SERVICE, type MetricName } from '#platform/observability';
 import { ALARMS, alarmNamePrefix, thresholdOf, type AlarmEntry, type AlarmKey } from '../alarm-catalogue.js';
 import type { Stage, StageConfig } from '../stages.js';
-import { LIVE_ALIAS, type ServiceFunction } from './service-function.js';
+import { LIVE_ALIAS, pascal, type ServiceFunction } from './service-function.js';
+import type { ProducerMetrics } from './producer-metrics.js';
+import { PRODUCER_CADENCE_MINUTES, PRODUCERS } from '#lambdas/producers/routes';
 
 export type ServiceAlarmsProps = {
   stage: Stage;
@@ -119,20 +121,30 @@ export class ServiceAlarms extends Construct {
     );
   }
 
-  /** One alarm of the catalogue on `metric`, at or above the stage's threshold (scaled by `scale`, e.g. a timeout). */
-  add(key: AlarmKey, id: string, metric: IMetric, { subject, scale = 1 }: { subject?: string; scale?: number } = {}): Alarm {
+  /**
+   * One alarm of the catalogue on `metric`, at or above the stage's threshold (scaled by `scale`, e.g. a timeout);
+   * `window` overrides the entry's, for an alarm whose threshold is a length of time (so its value threshold is 1).
+   */
+  add(
+    key: AlarmKey,
+    id: string,
+    metric: IMetric,
+    { subject, scale = 1, window }: { subject?: string; scale?: number; window?: NonNullable<AlarmEntry['window']> } = {},
+  ): Alarm {
     const entry: AlarmEntry = ALARMS[key];
-    const title = subject ? entry.title.replace('<function>', subject) : entry.title;
+    const title = subject ? entry.title.replace(/<\w+>/, subject) : entry.title;
+    const periods = window ?? entry.window;
     const alarm = new Alarm(this, id, {
       alarmName: `${alarmNamePrefix(this.config.stage)}${id}`,
       alarmDescription: `${title} (${entry.unit}): ${entry.means} First: ${entry.firstStep}`,
       metric,
-      threshold: thresholdOf(entry, this.config.alarms.thresholds) * scale,
+      threshold: window ? 1 : thresholdOf(entry, this.config.alarms.thresholds) * scale,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: entry.window?.of ?? 1,
-      datapointsToAlarm: entry.window?.datapoints ?? 1,
-      // No datapoint is no traffic (and SQS stops publishing for idle queues): silence is healthy.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      evaluationPeriods: periods?.of ?? 1,
+      datapointsToAlarm: periods?.datapoints ?? 1,
+      // No datapoint is no traffic (and SQS stops publishing for idle queues): silence is healthy, unless the entry
+      // watches for silence.
+      treatMissingData: entry.silenceBreaches ? TreatMissingData.BREACHING : TreatMissingData.NOT_BREACHING,
     });
     alarm.addAlarmAction(this.action);
     alarm.addOkAction(this.action);
@@ -240,6 +252,43 @@ export class ServiceAlarms extends Construct {
   /** Bounce and complaint events the mail-events function failed on, kept in its on-failure queue. */
   forMailEvents(failures: IQueue): void {
     this.add('MailEventFailures', 'MailEventFailures', messagesHeld(failures));
+  }
+
+  /**
+   * Each producer that sends on a clock, quiet for the stage's minutes (every period of its cadence in that time
+   * without an accepted update); and refused updates, all producers together.
+   */
+  forProducers(metrics: ProducerMetrics): void {
+    const quietMinutes = this.config.alarms.thresholds.producerQuietMinutes;
+    for (const producer of PRODUCERS) {
+      const cadence = PRODUCER_CADENCE_MINUTES[producer];
+      if (cadence === null) continue;
+      const period = Duration.minutes(cadence);
+      const quiet = new MathExpression({
+        expression: 'IF(accepted >= 1, 0, 1)',
+        usingMetrics: { accepted: metrics.accepted(producer, period) },
+        period,
+        label: `${producer} quiet`,
+      });
+      const periods = Math.ceil(quietMinutes / cadence);
+      this.add('ProducerQuiet', `Producer${pascal(producer)}Quiet`, quiet, {
+        subject: producer,
+        window: { datapoints: periods, of: periods },
+      });
+    }
+    const refused = Object.fromEntries(PRODUCERS.map((p, i) => [`r${i}`, metrics.updates(p, 'refused')]));
+    this.add(
+      'ProducerRefusals',
+      'ProducerRefusals',
+      new MathExpression({
+        expression: Object.keys(refused)
+          .map((k) => `FILL(${k}, 0)`)
+          .join(' + '),
+        usingMetrics: refused,
+        period: Duration.minutes(5),
+        label: 'refused updates',
+      }),
+    );
   }
 
   /** A count the service emits (namespace CustomerApi, dimensions service and stage, plus `extra`), summed over 5 minutes. */

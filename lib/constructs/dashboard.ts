@@ -8,6 +8,9 @@ import { Construct } from 'constructs';
 import type { HttpApi } from '#platform/http';
 import { HTTP_COUNT_DIMENSIONS, HTTP_COUNTS, METRIC_NAMES, METRICS_NAMESPACE, SERVICE, type MetricName } from '#platform/observability';
 import { FUNCTIONS, type FunctionName } from '../functions.js';
+import { PRODUCERS } from '#lambdas/producers/routes';
+import { PRODUCER_OUTCOMES } from '#lambdas/producers/update-line';
+import type { ProducerMetrics } from './producer-metrics.js';
 
 const PERIOD = Duration.minutes(5);
 const PERCENTILES = ['p50', 'p90', 'p99'] as const;
@@ -59,6 +62,7 @@ export type ServiceDashboardProps = {
   apiStage: IHttpStage;
   table: ITable;
   queues: { queue: IQueue; deadLetterQueue: IQueue };
+  producers: ProducerMetrics;
 };
 
 /**
@@ -176,6 +180,22 @@ export class ServiceDashboard extends Construct {
       ),
     ];
 
+    // A row per producer: its updates by outcome, and its lag from source time to stored.
+    const producerRows: IWidget[] = PRODUCERS.flatMap((producer) => [
+      graph(
+        `Producer ${producer}: updates by outcome (count / 5 min)`,
+        'Count',
+        PRODUCER_OUTCOMES.map((outcome) => props.producers.updates(producer, outcome)),
+        12,
+      ),
+      graph(
+        `Producer ${producer}: lag from source time to stored, p50 / p90 / max (ms)`,
+        'Milliseconds',
+        ['p50', 'p90', 'Maximum'].map((stat) => props.producers.lag(producer, stat)),
+        12,
+      ),
+    ]);
+
     const tableRow: IWidget[] = [
       graph('DynamoDB: consumed read / write capacity units (sum / 5 min)', 'Capacity units', [
         table.metricConsumedReadCapacityUnits({ period: PERIOD, label: 'Read' }),
@@ -203,7 +223,7 @@ export class ServiceDashboard extends Construct {
     this.dashboard = new Dashboard(this, 'Resource', {
       dashboardName: `customer-api-${stage}`,
       defaultInterval: Duration.hours(3),
-      widgets: [httpRow, functionRows, webhookRow, tableRow, lambdaRow],
+      widgets: [httpRow, functionRows, webhookRow, producerRows, tableRow, lambdaRow],
     });
   }
 }

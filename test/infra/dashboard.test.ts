@@ -1,5 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PRODUCERS } from '#lambdas/producers/routes';
+import { PRODUCER_OUTCOMES } from '#lambdas/producers/update-line';
 import { WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
 import { FAMILY_TAG } from '#lib/constructs/service-function';
 import { FUNCTIONS, type FunctionName } from '#lib/functions';
@@ -217,8 +219,22 @@ describe.each(['dev', 'prod'] as const satisfies readonly Stage[])('ServiceDashb
     const own = new Set(metrics.filter((l) => l.namespace === METRICS_NAMESPACE).map((l) => l.name!));
     expect([...own].filter((name) => !(METRIC_NAMES as readonly string[]).includes(name))).toEqual([]);
     expect([...METRIC_NAMES].filter((name) => !own.has(name))).toEqual([]);
-    for (const l of metrics.filter((m) => m.namespace !== METRICS_NAMESPACE)) {
+    // Besides the EMF names: what the stack's own metric filters publish (the producer counts), else AWS's.
+    const filtered = new Set(
+      Object.values(template.findResources('AWS::Logs::MetricFilter')).flatMap((f) =>
+        (f.Properties.MetricTransformations as Json[]).map((t) => `${t.MetricNamespace} ${t.MetricName}`),
+      ),
+    );
+    for (const l of metrics.filter((m) => m.namespace !== METRICS_NAMESPACE && !filtered.has(`${m.namespace} ${m.name}`))) {
       expect(AWS_PUBLISHED[l.namespace!], `${l.namespace} ${l.name}`).toContain(l.name);
+    }
+  });
+
+  it("draws each producer's updates by outcome and its lag, from the producer function's lines", () => {
+    const namespace = `CustomerApi/${stage}/Producers`;
+    for (const producer of PRODUCERS) {
+      for (const outcome of PRODUCER_OUTCOMES) has({ namespace, name: 'Updates', dims: { producer, outcome }, stat: 'Sum' });
+      for (const stat of ['p90', 'Maximum']) has({ namespace, name: 'LagMs', dims: { producer }, stat });
     }
   });
 });

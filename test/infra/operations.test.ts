@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES } from '#contract/routes';
-import { PRODUCERS } from '#lambdas/producers/routes';
+import { PRODUCER_CADENCE_MINUTES, PRODUCERS } from '#lambdas/producers/routes';
 import { ALARMS, alarmNamePrefix, ROLLBACK_WINDOW, runbookTable } from '#lib/alarm-catalogue';
 import { smokeSecretName } from '#lib/constructs/safe-deploys';
 import { FAMILY_TAG, LIVE_ALIAS } from '#lib/constructs/service-function';
@@ -48,14 +48,38 @@ const aliasOf = (stage: Stage, family: string): [string, Json] =>
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, _s: string, c: string) => c.toUpperCase());
 
 describe('alarms', () => {
+  it.each(STAGES)("%s: a producer that sends on a clock alarms when quiet for the stage's minutes, silence included", (stage) => {
+    for (const producer of PRODUCERS) {
+      const cadence = PRODUCER_CADENCE_MINUTES[producer];
+      const name = `Producer${pascal(producer)}Quiet`;
+      if (cadence === null) {
+        expect(() => alarm(stage, name)).toThrow();
+        continue;
+      }
+      const periods = Math.ceil(STAGE_TABLE[stage].alarms.thresholds.producerQuietMinutes / cadence);
+      expect(alarm(stage, name)).toMatchObject({
+        TreatMissingData: 'breaching',
+        EvaluationPeriods: periods,
+        DatapointsToAlarm: periods,
+        Threshold: 1,
+      });
+      expect(JSON.stringify(alarm(stage, name).Metrics)).toContain(`{"Name":"producer","Value":"${producer}"}`);
+    }
+    expect(alarm(stage, 'ProducerRefusals')).toMatchObject({
+      TreatMissingData: 'notBreaching',
+      Threshold: STAGE_TABLE[stage].alarms.thresholds.producerRefusals,
+    });
+  });
+
   it.each(STAGES)('%s: every alarm notifies the stage topic when it fires and when it recovers', (stage) => {
     const topic = STAGE_CONTEXT[stage].alarmTopicArn ?? { Ref: alarmTopics(stage)[0] };
     const all = Object.values(alarms(stage));
     // Three a function, two more for its new version where a canary deploys; the API's two; token refusals; the
     // table's two; the webhooks' nine (the fan-out queue's age and dead letters, mail failures among them); failed
-    // mail events; the alarm path check.
+    // mail events; the alarm path check; each producer sending on a clock going quiet, and refused updates.
     const perFunction = STAGE_TABLE[stage].deployment === 'canary' ? 5 : 3;
-    expect(all).toHaveLength(ALL_FUNCTIONS.length * perFunction + 16);
+    const producers = PRODUCERS.filter((p) => PRODUCER_CADENCE_MINUTES[p] !== null).length + 1;
+    expect(all).toHaveLength(ALL_FUNCTIONS.length * perFunction + 16 + producers);
     for (const a of all) {
       expect(a.Properties.AlarmName.startsWith(alarmNamePrefix(stage)), a.Properties.AlarmName).toBe(true);
       expect(a.Properties.AlarmActions, a.Properties.AlarmName).toEqual([topic]);
