@@ -57,8 +57,8 @@ export async function loadSports(store: Store, input: unknown, now: number) {
 
   let sequence = 0;
   const order = () => ({ sourceMs: now, sequence: sequence++ });
-  for (const s of file.schedules) await writeSports.schedule(store, s, order(), now);
-  for (const e of file.environments) await writeSports.environment(store, e, order(), now);
-  for (const w of file.viewing) await writeSports.viewing(store, w, order(), now);
+  for (const s of file.schedules) await writeSports.schedule(store, s, order());
+  for (const e of file.environments) await writeSports.environment(store, e, order());
+  for (const w of file.viewing) await writeSports.viewing(store, w, order());
   return { schedules: file.schedules.length, environments: file.environments.length, viewing: file.viewing.length };
 }

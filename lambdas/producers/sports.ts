@@ -122,50 +122,55 @@ const refuseAny = (problems: string[]) => {
   if (problems.length) throw new AdminInputError(problems.join('; '));
 };
 
-/** Each record's write, once it is valid, in the source's order. */
+/**
+ * Each record's write, once it is valid, in the source's order. Its `updatedAt` is when the source observed it: the
+ * health rules compare viewing data with the lineup it was computed for (PROVIDER_DATA_STALE), which only the
+ * source's times can say when updates arrive out of order.
+ */
+const observed = (order: SourceOrder) => new Date(order.sourceMs).toISOString();
 export const writeSports = {
-  schedule: (store: Store, s: ScheduleRecord, order: SourceOrder, now: number): Promise<OrderedOutcome> =>
-    store.sports.putSchedule({ ...s, updatedAt: new Date(now).toISOString() }, order),
-  environment: (store: Store, e: EnvironmentRecord, order: SourceOrder, now: number): Promise<OrderedOutcome> =>
-    store.sports.putProvider({ ...e, updatedAt: new Date(now).toISOString() }, order),
-  viewing: (store: Store, w: ViewingRecord, order: SourceOrder, now: number): Promise<OrderedOutcome> =>
-    store.sports.putViewing({ ...w, updatedAt: new Date(now).toISOString() }, order),
+  schedule: (store: Store, s: ScheduleRecord, order: SourceOrder): Promise<OrderedOutcome> =>
+    store.sports.putSchedule({ ...s, updatedAt: observed(order) }, order),
+  environment: (store: Store, e: EnvironmentRecord, order: SourceOrder): Promise<OrderedOutcome> =>
+    store.sports.putProvider({ ...e, updatedAt: observed(order) }, order),
+  viewing: (store: Store, w: ViewingRecord, order: SourceOrder): Promise<OrderedOutcome> =>
+    store.sports.putViewing({ ...w, updatedAt: observed(order) }, order),
 };
 
 /** A producer's schedule of `date`: validated, then written in order. */
-async function putSchedule(store: Store, date: string, data: unknown, order: SourceOrder, now: number) {
+async function putSchedule(store: Store, date: string, data: unknown, order: SourceOrder) {
   const record = parseInput(scheduleRecord, { date, ...parseInput(SPORTS_DATA.schedule, data) });
   refuseAny(scheduleProblems(record));
-  return writeSports.schedule(store, record, order, now);
+  return writeSports.schedule(store, record, order);
 }
 
 /** A producer's provider environment of a location (which exists): validated, then written in order. */
-async function putEnvironment(store: Store, groupId: string, locationId: string, data: unknown, order: SourceOrder, now: number) {
+async function putEnvironment(store: Store, groupId: string, locationId: string, data: unknown, order: SourceOrder) {
   const record = parseInput(environmentRecord, { groupId, locationId, ...parseInput(SPORTS_DATA.environment, data) });
   refuseAny(environmentProblems(record));
-  return writeSports.environment(store, record, order, now);
+  return writeSports.environment(store, record, order);
 }
 
 /** A producer's viewing data of a location (which exists) for `date`: its events must be in that date's stored schedule. */
-async function putViewing(store: Store, groupId: string, locationId: string, date: string, data: unknown, order: SourceOrder, now: number) {
+async function putViewing(store: Store, groupId: string, locationId: string, date: string, data: unknown, order: SourceOrder) {
   const record = parseInput(viewingRecord, { groupId, locationId, date, ...parseInput(SPORTS_DATA.viewing, data) });
   const schedule = await store.sports.getSchedule(date);
   refuseAny(viewingProblems(record, new Set(schedule?.events.map((e) => e.id) ?? [])));
-  return writeSports.viewing(store, record, order, now);
+  return writeSports.viewing(store, record, order);
 }
 
 /** The sports sync's routes. */
 export const SPORTS_OPERATIONS = {
   putSportsSchedule: async (deps, { date }, data, order) => ({
-    outcome: await putSchedule(deps.store, date!, data, order, order.now),
+    outcome: await putSchedule(deps.store, date!, data, order),
     records: 1,
   }),
   putSportsEnvironment: async (deps, { groupId, locationId }, data, order) => {
     await requireLocation(deps, groupId!, locationId!);
-    return { outcome: await putEnvironment(deps.store, groupId!, locationId!, data, order, order.now), records: 1 };
+    return { outcome: await putEnvironment(deps.store, groupId!, locationId!, data, order), records: 1 };
   },
   putSportsViewing: async (deps, { groupId, locationId, date }, data, order) => {
     await requireLocation(deps, groupId!, locationId!);
-    return { outcome: await putViewing(deps.store, groupId!, locationId!, date!, data, order, order.now), records: 1 };
+    return { outcome: await putViewing(deps.store, groupId!, locationId!, date!, data, order), records: 1 };
   },
 } satisfies Record<string, Operation>;

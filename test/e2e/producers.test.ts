@@ -280,8 +280,9 @@ describe(`the sports sync writes schedules, environments and viewing data (${ENG
 
   it("replaces a location's environment in order, and refuses one whose programming package is not among its packages", async () => {
     const at = `/sports/${environment.groupId}/${environment.locationId}/environment`;
-    expect((await put(at, NOW, environmentData)).body.outcome).toBe('applied');
-    expect((await put(at, NOW, environmentData)).body.outcome).toBe('duplicate');
+    const observed = NOW - 5000;
+    expect((await put(at, observed, environmentData)).body.outcome).toBe('applied');
+    expect((await put(at, observed, environmentData)).body.outcome).toBe('duplicate');
     const wrong = await put(at, NOW + 1000, { ...environmentData, programmingPackageId: 'no-such-package' });
     expect([wrong.status, wrong.body.error.message]).toEqual([400, expect.stringMatching(/programmingPackageId no-such-package/)]);
     const named = await put(at, NOW + 1000, { ...environmentData, groupId: environment.groupId });
@@ -290,6 +291,8 @@ describe(`the sports sync writes schedules, environments and viewing data (${ENG
     expect(nowhere.status).toBe(404);
     const stored = (await runtime.store.sports.getProvider(environment.groupId, environment.locationId))!;
     expect(stored).not.toHaveProperty('sourceMs');
+    // Dated by its source's observation, not its arrival: the health rules compare viewing data with the lineup.
+    expect(stored.updatedAt).toBe(iso(observed));
     expect(stored.packages).toEqual(environmentData.packages.map((p) => expect.objectContaining({ id: p.id })));
   });
 
