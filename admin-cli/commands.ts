@@ -1,7 +1,7 @@
 import { SECRET_OVERLAP_HOURS } from '#lambdas/admin/apps';
 import { allPages } from '#platform/admin-paging';
 import { AdminInputError, type AppInput } from '#domain/inputs';
-import { loadVenues } from '#ingest/venues';
+import { loadVenues } from '#lambdas/producers/loads/venues';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import type { App } from '#data/apps';
 import type { Group } from '#data/groups';
@@ -14,7 +14,7 @@ import { BEVQ_COMMANDS } from './bevq-commands.js';
 import { MAIL_COMMANDS } from './mail-commands.js';
 import { VENUE_MODULE_COMMANDS } from './venue-module-commands.js';
 import { readJsonFile } from './read-json.js';
-import { loadShiftq, shiftqFileEntries } from '#ingest/shiftq';
+import { loadShiftq, shiftqFileEntries } from '#lambdas/producers/loads/shiftq';
 import { CLIENT_CREDENTIALS, LEGACY_BEARER, type CredentialType } from '#contract/credentials';
 
 /**

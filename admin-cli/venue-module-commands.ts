@@ -1,6 +1,6 @@
-import { loadCampaigns } from '#ingest/campaigns';
-import { loadMatriq } from '#ingest/matriq';
-import { loadSports } from '#ingest/sports';
+import { loadCampaigns } from '#lambdas/producers/loads/campaigns';
+import { loadMatriq } from '#lambdas/producers/loads/matriq';
+import { loadSports } from '#lambdas/producers/loads/sports';
 import { AdminInputError } from '#domain/inputs';
 import { recordStopResult } from '#lambdas/producers/matriq';
 import { fields } from './format.js';

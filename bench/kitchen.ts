@@ -1,6 +1,6 @@
 import { Agent, request } from 'node:http';
 import { benchAuthHeaders } from './bench-app.js';
-import { loadShiftq } from '../ingest/shiftq.js';
+import { loadShiftq } from '#lambdas/producers/loads/shiftq';
 import { activeBusinessDate, addDays, formatCompactDate, parseCompactDate } from '#contract/business-date';
 import { demoKitchenDay } from '../ingest/shiftq-demo-data.js';
 import { startLocalRuntime } from '../local/runtime.js';

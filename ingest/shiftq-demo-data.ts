@@ -1,4 +1,4 @@
-import { loadShiftq, type ShiftqLoadInput } from './shiftq.js';
+import { loadShiftq, type ShiftqLoadInput } from '#lambdas/producers/loads/shiftq';
 import {
   activeBusinessDate,
   addDays,
@@ -9,7 +9,7 @@ import {
   parseCompactDate,
 } from '#contract/business-date';
 import type { Location } from '#data/locations';
-import type { IngestStore } from './store.js';
+import type { IngestStore } from '#lambdas/producers/loads/store';
 import type { KitchenInput } from '#lambdas/shiftq/inputs';
 import { round2 } from '#domain/rounding';
 import { seededRandom } from '#ingest/seeded-random';

@@ -1,6 +1,6 @@
-import { loadCampaigns } from '#ingest/campaigns';
-import { loadMatriq } from '#ingest/matriq';
-import { loadSports, type SportsFile } from '#ingest/sports';
+import { loadCampaigns } from '#lambdas/producers/loads/campaigns';
+import { loadMatriq } from '#lambdas/producers/loads/matriq';
+import { loadSports, type SportsFile } from '#lambdas/producers/loads/sports';
 import { activeBusinessDate, addDays, formatCompactDate, formatIsoDate, parseCompactDate } from '#contract/business-date';
 import { type LocalStore } from './repositories.js';
 

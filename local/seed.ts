@@ -1,5 +1,5 @@
 import { createApp } from '#lambdas/admin/apps';
-import { loadVenues, type VenueFile } from '#ingest/venues';
+import { loadVenues, type VenueFile } from '#lambdas/producers/loads/venues';
 import { SCOPES } from '#contract/scopes';
 import { seedVenueModules } from './seed-venue-modules.js';
 import { seedShiftq } from '#ingest/shiftq-demo-data';

@@ -13,7 +13,7 @@ import { tokenKeysRepo } from './token-keys.js';
 
 /**
  * The repositories of records two or more rooms use. A feature's own records live in its room, and the rooms that
- * compose features (webhooks/deps.ts, admin/, ingest/, the local runtime) add them to this list; a /v1 function
+ * compose features (webhooks/deps.ts, admin/, producers/, the local runtime) add them to this list; a /v1 function
  * names the few it builds (v1Repositories).
  */
 export const REPOSITORIES = {

@@ -13,8 +13,8 @@ import { requireLocation, type Operation } from './operation.js';
 /**
  * Display devices as the device platform sends them: a location's device state (its gateway, devices and Auto
  * Scheduler, whole), the gateway's emergency-stop results and which providers' feeds the location reaches. Each is
- * validated whole, then written in its source's order; `matriq load` and `matriq stop-result` (the admin CLI,
- * ingest/matriq.ts) run the same code.
+ * validated whole, then written in its source's order; `matriq load` and `matriq stop-result` (the admin API,
+ * lambdas/producers/loads/matriq.ts) run the same code.
  */
 
 const text = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignKeys } from '#lambdas/campaigns/records';
-import { loadCampaigns } from '#ingest/campaigns';
+import { loadCampaigns } from '#lambdas/producers/loads/campaigns';
 import type { LocalRuntime } from '#local/runtime';
 import { call, manualClock, startTestRuntime, tokenFor, watchingDynamo } from '../support/runtime.js';
 

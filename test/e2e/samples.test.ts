@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCampaigns } from '#ingest/campaigns';
-import { loadMatriq } from '#ingest/matriq';
-import { loadShiftq, shiftqFileEntries } from '#ingest/shiftq';
-import { loadSports } from '#ingest/sports';
-import { loadVenues } from '#ingest/venues';
+import { loadCampaigns } from '#lambdas/producers/loads/campaigns';
+import { loadMatriq } from '#lambdas/producers/loads/matriq';
+import { loadShiftq, shiftqFileEntries } from '#lambdas/producers/loads/shiftq';
+import { loadSports } from '#lambdas/producers/loads/sports';
+import { loadVenues } from '#lambdas/producers/loads/venues';
 import { publishMenu } from '#lambdas/webhooks/publish';
 import { SCOPES } from '#contract/scopes';
 import type { LocalRuntime } from '#local/runtime';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
-import { loadShiftq } from '#ingest/shiftq';
+import { loadShiftq } from '#lambdas/producers/loads/shiftq';
 import { fixtureLocation } from '../fixtures/venues.js';
 import { parseCompactDate, zonedTimeToUtcMs } from '#contract/business-date';
 import { encodeBody, retentionEndMs } from '#lambdas/shiftq/records';

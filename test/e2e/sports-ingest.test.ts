@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCampaigns } from '#ingest/campaigns';
-import { loadMatriq } from '#ingest/matriq';
-import { loadSports } from '#ingest/sports';
+import { loadCampaigns } from '#lambdas/producers/loads/campaigns';
+import { loadMatriq } from '#lambdas/producers/loads/matriq';
+import { loadSports } from '#lambdas/producers/loads/sports';
 import { AdminInputError } from '#domain/inputs';
 import type { LocalRuntime } from '#local/runtime';
 import { demoCampaignsFile, demoMatriqFile, demoSportsFile } from '#local/seed-venue-modules';
