@@ -7,7 +7,6 @@ import type { publishDocument } from '#lambdas/webhooks/publish';
 import type { RedriveResult, showDeadLetter } from '#lambdas/webhooks/dead-letters';
 import { AdminInputError } from '#domain/inputs';
 import { EVENT_ID } from '#lambdas/webhooks/events';
-import { AdminNotFoundError } from '#domain/admin-errors';
 import { readJsonFile } from './read-json.js';
 import { fields, show, table, type Column } from './format.js';
 import { defineCommand, type Command } from './spec.js';
@@ -105,10 +104,9 @@ export const BEVQ_COMMANDS: readonly Command[] = [
     ].join('\n'),
     flags: { group: { value: 'G', required: true }, location: { value: 'L', required: true } },
     json: 'the menu, as data.menu of GET /v1/{group}/{location}/bevq/menu',
-    async run({ flags, store }) {
-      const stored = await store.menus.get(flags.group, flags.location);
-      if (!stored) throw new AdminNotFoundError(`no menu is published for ${flags.group}/${flags.location}`);
-      return { json: stored.menu, text: JSON.stringify(stored.menu, null, 2) };
+    async run({ flags, api }) {
+      const menu = await api.call('showMenu', { params: { groupId: flags.group, locationId: flags.location } });
+      return { json: menu, text: JSON.stringify(menu, null, 2) };
     },
   }),
   defineCommand({

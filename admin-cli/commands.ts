@@ -1,7 +1,6 @@
 import { SECRET_OVERLAP_HOURS } from '#lambdas/admin/apps';
 import { allPages } from '#platform/admin-paging';
 import { AdminInputError, type AppInput } from '#domain/inputs';
-import { loadVenues } from '#lambdas/producers/loads/venues';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '#platform/config';
 import type { App } from '#data/apps';
 import type { Group } from '#data/groups';
@@ -14,15 +13,15 @@ import { BEVQ_COMMANDS } from './bevq-commands.js';
 import { MAIL_COMMANDS } from './mail-commands.js';
 import { VENUE_MODULE_COMMANDS } from './venue-module-commands.js';
 import { readJsonFile } from './read-json.js';
-import { loadShiftq, shiftqFileEntries } from '#lambdas/producers/loads/shiftq';
+import { shiftqFileEntries, type ShiftqLoaded } from '#lambdas/producers/loads/shiftq';
 import { CLIENT_CREDENTIALS, LEGACY_BEARER, type CredentialType } from '#contract/credentials';
 
 /**
  * Every admin command, declared once. Names, flags and the --json shapes are
  * a public interface for ops scripts: add, never rename. Every key of every
  * --json document is camelCase, as in the admin API's bodies (a test runs each
- * command to hold it). Admin operations go through the target's admin API
- * (`api`), the venue-data loads to its table.
+ * command to hold it). Every command goes through the target's admin API
+ * (`api`), which validates, changes and audits.
  */
 
 const appFlags = {
@@ -317,8 +316,10 @@ export const COMMANDS: readonly Command[] = [
     ].join('\n'),
     flags: { file: { value: 'F', required: true } },
     json: '{"groups": [{"group": Group, "locations": [Location]}]}',
-    async run({ flags, store, now }) {
-      const groups = await loadVenues(store, await readJsonFile(flags.file), now);
+    async run({ flags, api }) {
+      const { groups }: { groups: { group: Group; locations: Location[] }[] } = await api.call('loadVenues', {
+        body: await readJsonFile(flags.file),
+      });
       const text = groups
         .map(({ group, locations }) => `Loaded group ${group.groupId} (${group.name}) with ${locations.length} location(s).`)
         .join('\n');
@@ -335,9 +336,11 @@ export const COMMANDS: readonly Command[] = [
     ].join('\n'),
     flags: { group: { value: 'G', required: true }, location: { value: 'L', required: true }, file: { value: 'F', required: true } },
     json: '{"loaded": [{"kind", "businessDate", "records"}]}',
-    async run({ flags, store, now }) {
-      const entries = shiftqFileEntries(await readJsonFile(flags.file));
-      const loaded = await loadShiftq(store, { groupId: flags.group, locationId: flags.location, entries }, now);
+    async run({ flags, api }) {
+      const { loaded }: { loaded: ShiftqLoaded[] } = await api.call('loadShiftq', {
+        params: { groupId: flags.group, locationId: flags.location },
+        body: { entries: shiftqFileEntries(await readJsonFile(flags.file)) },
+      });
       const text = loaded
         .map(
           (l) =>

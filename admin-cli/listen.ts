@@ -4,7 +4,6 @@ import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage 
 import { parseArgs } from 'node:util';
 import { chosenRuntimeFile, readRuntimeFile, type RuntimeFile } from '#local/runtime-file';
 import { LISTEN_INBOX_TLS } from '#local/listen-inbox';
-import { systemClock } from '#platform/deps';
 import { WEBHOOK_HEADERS } from '#lambdas/webhooks/events';
 import { verifyWebhook } from '../clients/typescript/src/index.js';
 import { runCli, type Io } from './run.js';
@@ -324,7 +323,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 async function adminJson(args: string[], env: NodeJS.ProcessEnv): Promise<unknown> {
   let out = '';
   let err = '';
-  const code = await runCli(args, { out: (t) => void (out += t), err: (t) => void (err += t), env, clock: systemClock });
+  const code = await runCli(args, { out: (t) => void (out += t), err: (t) => void (err += t), env });
   if (code !== 0) throw new ListenUsageError(`admin ${args.slice(0, 2).join(' ')}: ${err.trim()}`);
   return JSON.parse(out) as unknown;
 }

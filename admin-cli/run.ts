@@ -1,6 +1,4 @@
 import { AdminInputError } from '#domain/inputs';
-import type { Clock } from '#platform/deps';
-import { StorageLimitError } from '#data/limits';
 import { COMMANDS } from './commands.js';
 import { parseCommandLine, wantsDebug } from './parse.js';
 import { UsageError } from './spec.js';
@@ -12,7 +10,6 @@ export type Io = {
   out(text: string): void;
   err(text: string): void;
   env: NodeJS.ProcessEnv;
-  clock: Clock;
 };
 
 /** Runs one admin command line and returns the exit code: 0 done, 2 bad input, usage or an admin API refusal, 1 unexpected. */
@@ -25,22 +22,18 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     }
     const { command, flags, arg, globals } = invocation;
     const target = await openTarget(globals, io.env);
-    try {
-      if (globals.debug) io.err(`target: ${target.label}, table ${target.tableName}\n`);
-      const progress = (line: string) => io.err(`${line}\n`);
-      const output = await command.run({ flags, arg, api: target.api, store: target.store, now: io.clock.now(), progress });
-      io.out(globals.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
-      return 0;
-    } finally {
-      target.close();
-    }
+    if (globals.debug) io.err(`target: ${target.label}\n`);
+    const progress = (line: string) => io.err(`${line}\n`);
+    const output = await command.run({ flags, arg, api: target.api, progress });
+    io.out(globals.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
+    return 0;
   } catch (err) {
     if (err instanceof UsageError) {
       // The line that says what was wrong, and where the rest is: the whole usage would bury it.
       io.err(`error: ${err.message}\n${USAGE_HINT}\n`);
       return 2;
     }
-    if (err instanceof AdminInputError || err instanceof StorageLimitError || err instanceof TargetError || err instanceof AdminApiError) {
+    if (err instanceof AdminInputError || err instanceof TargetError || err instanceof AdminApiError) {
       io.err(`error: ${err.message}\n`);
       return 2;
     }

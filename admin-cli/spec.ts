@@ -1,4 +1,3 @@
-import type { LocalStore } from '#local/repositories';
 import type { AdminApi } from './admin-api.js';
 
 /**
@@ -37,11 +36,8 @@ type RunInput<F extends Record<string, Flag>> = {
   flags: Values<F>;
   /** The positional argument, when the command declares one; '' otherwise. */
   arg: string;
-  /** The target's admin API: every admin operation goes through it, so the audit trail records each change. */
+  /** The target's admin API: every command goes through it, so the audit trail records each change. */
   api: AdminApi;
-  /** The target's table and the time, for the venue-data loads only (they write it directly). */
-  store: LocalStore;
-  now: number;
   /** A progress line for the operator (stderr), for commands that work in steps; never part of the output. */
   progress?: (line: string) => void;
 };

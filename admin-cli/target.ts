@@ -1,17 +1,11 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDb } from '#data/store';
-import { storeOf } from '#data/store';
-import { LOCAL_REPOSITORIES, type LocalStore } from '#local/repositories';
-import { localEndpoint } from '#local/endpoints';
 import { chosenRuntimeFile, readRuntimeFile } from '#local/runtime-file';
 import { adminApi, withAdminKey, withSigV4, type AdminApi } from './admin-api.js';
 
 /**
  * Which deployment the CLI talks to: a deployed stage (its CloudFormation
  * outputs, default AWS credentials) or the local runtime `npm start` records.
- * Admin operations go through its admin API; only the venue-data loads write
- * its table directly.
+ * Every command goes through its admin API.
  */
 
 const stackName = (stage: string) => `CustomerApi-${stage}`;
@@ -28,12 +22,8 @@ export type TargetChoice = {
 export type Target = {
   /** For --debug: "stage prod (CustomerApi-prod)", "local runtime http://localhost:3000 (.local/runtime-data-….json)". */
   label: string;
-  tableName: string;
   /** The admin API: SigV4-signed for a stage, the admin key locally. */
   api: AdminApi;
-  /** The table, for the venue-data loads only. */
-  store: LocalStore;
-  close(): void;
 };
 
 /** The target cannot be reached as asked (no runtime, no stack); exit code 2. */
@@ -63,17 +53,12 @@ async function openStage(stage: string, region: string | undefined): Promise<Tar
   } finally {
     cfn.destroy();
   }
-  const { TableName: tableName, ApiUrl: apiUrl } = outputs;
-  if (!tableName) throw new TargetError(`stack ${name} has no TableName output`);
+  const { ApiUrl: apiUrl } = outputs;
   if (!apiUrl) throw new TargetError(`stack ${name} has no ApiUrl output`);
-  const dynamodb = new DynamoDBClient(clientConfig);
   return {
     label: `stage ${stage} (${name})`,
-    tableName,
     // The same default credential chain the SDK clients use, resolved again when a session's credentials expire.
     api: adminApi(apiUrl, withSigV4(signingRegion, cfn.config.credentials)),
-    store: storeOf(createDb(tableName, dynamodb), LOCAL_REPOSITORIES),
-    close: () => dynamodb.destroy(),
   };
 }
 
@@ -85,15 +70,7 @@ function openLocal(file: string): Target {
     throw new TargetError((err as Error).message);
   }
   if (!info) throw new TargetError(NOT_RUNNING);
-  const dynamodb = new DynamoDBClient(localEndpoint(info.dynamoEndpoint, info.region, info.externalDynamo ? null : info.credentials));
-  return {
-    label: `local runtime ${info.url} (${file})`,
-    tableName: info.tableName,
-    // The loads need no key; an admin operation without one says what to do.
-    api: info.adminKey
-      ? adminApi(info.url, withAdminKey(info.adminKey))
-      : { call: () => Promise.reject(new TargetError(`${file} has no admin key: restart \`npm start\``)) },
-    store: storeOf(createDb(info.tableName, dynamodb), LOCAL_REPOSITORIES),
-    close: () => dynamodb.destroy(),
-  };
+  // A runtime file without a key (an older runtime's) says what to do.
+  if (!info.adminKey) throw new TargetError(`${file} has no admin key: restart \`npm start\``);
+  return { label: `local runtime ${info.url} (${file})`, api: adminApi(info.url, withAdminKey(info.adminKey)) };
 }

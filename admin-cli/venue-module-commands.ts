@@ -1,8 +1,5 @@
-import { loadCampaigns } from '#lambdas/producers/loads/campaigns';
-import { loadMatriq } from '#lambdas/producers/loads/matriq';
-import { loadSports } from '#lambdas/producers/loads/sports';
+import type { StopCommand } from '#data/matriq';
 import { AdminInputError } from '#domain/inputs';
-import { recordStopResult } from '#lambdas/producers/matriq';
 import { fields } from './format.js';
 import { readJsonFile } from './read-json.js';
 import { defineCommand, type Command } from './spec.js';
@@ -20,8 +17,10 @@ export const VENUE_MODULE_COMMANDS: readonly Command[] = [
     ].join('\n'),
     flags: fileFlag,
     json: '{"schedules": N, "environments": N, "viewing": N}',
-    async run({ flags, store, now }) {
-      const result = await loadSports(store, await readJsonFile(flags.file), now);
+    async run({ flags, api }) {
+      const result: { schedules: number; environments: number; viewing: number } = await api.call('loadSports', {
+        body: await readJsonFile(flags.file),
+      });
       return {
         json: result,
         text: `Loaded ${result.schedules} schedule(s), ${result.environments} provider environment(s), ${result.viewing} viewing record(s).`,
@@ -34,8 +33,8 @@ export const VENUE_MODULE_COMMANDS: readonly Command[] = [
       "Load display devices, gateways and Auto Scheduler state from a JSON file {locations: [...]} (replaces each listed location's).",
     flags: fileFlag,
     json: '{"locations": N}',
-    async run({ flags, store, now }) {
-      const result = await loadMatriq(store, await readJsonFile(flags.file), now);
+    async run({ flags, api }) {
+      const result: { locations: number } = await api.call('loadMatriq', { body: await readJsonFile(flags.file) });
       return { json: result, text: `Loaded display devices for ${result.locations} location(s).` };
     },
   }),
@@ -47,12 +46,13 @@ export const VENUE_MODULE_COMMANDS: readonly Command[] = [
     ].join('\n'),
     flags: { command: { value: 'ID', required: true }, status: { value: 'applied|failed', required: true } },
     json: '{"command": StopCommand}',
-    async run({ flags, store, now }) {
+    async run({ flags, api }) {
       if (flags.status !== 'applied' && flags.status !== 'failed') throw new AdminInputError('--status must be applied or failed');
-      // The device platform's route's code: the operator's report is the source, observed when it runs.
-      const { command } = await recordStopResult(store, { commandId: flags.command, status: flags.status }, { sourceMs: now, sequence: 0 });
-      const { requestFingerprint: _fingerprint, ...shown } = command;
-      return { json: { command: shown }, text: fields(shown, '') };
+      const { command }: { command: Omit<StopCommand, 'requestFingerprint'> } = await api.call('reportStopResult', {
+        params: { commandId: flags.command },
+        body: { status: flags.status },
+      });
+      return { json: { command }, text: fields(command, '') };
     },
   }),
   defineCommand({
@@ -60,8 +60,8 @@ export const VENUE_MODULE_COMMANDS: readonly Command[] = [
     summary: 'Create or replace campaigns from a JSON file {campaigns: [{groupId, id, name, locationIds, startsAt, endsAt, paused?}]}.',
     flags: fileFlag,
     json: '{"campaigns": N}',
-    async run({ flags, store, now }) {
-      const result = await loadCampaigns(store, await readJsonFile(flags.file), now);
+    async run({ flags, api }) {
+      const result: { campaigns: number } = await api.call('loadCampaigns', { body: await readJsonFile(flags.file) });
       return { json: result, text: `Loaded ${result.campaigns} campaign(s).` };
     },
   }),

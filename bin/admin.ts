@@ -1,4 +1,3 @@
-import { systemClock } from '#platform/deps';
 import { runCli } from '../admin-cli/run.js';
 
 /** npm run admin -- <command> [flags]; `npm run admin -- help` lists the commands. */
@@ -11,5 +10,4 @@ process.exitCode = await runCli(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   env: process.env,
-  clock: systemClock,
 });

@@ -7,6 +7,7 @@ import type { AdminDeps } from './deps.js';
 import { SECRET_OVERLAP_HOURS } from './apps.js';
 import type { PublicDestination } from '#lambdas/webhooks/destination-operations';
 import { adminPage, type PageQuery } from '#platform/admin-paging';
+import type { ShiftqLoaded } from '#lambdas/producers/loads/shiftq';
 
 /** The ids an entry records, null where the change names none. */
 const TARGET_IDS = ['clientId', 'destinationId', 'deliveryId', 'groupId', 'locationId'] as const;
@@ -56,6 +57,12 @@ const destinationDetails = ({ document }: Change): AuditDetails => {
   return { name: destination.name, urlHost: destination.hostname, locations: destination.locationIds ?? 'all' };
 };
 
+/** A load's counts, as its answer gives them (each a number). */
+const loadCounts =
+  <K extends string>(...names: K[]) =>
+  ({ document }: Change): AuditDetails =>
+    Object.fromEntries(names.map((name) => [name, (document as Record<K, number>)[name]]));
+
 const redriveDetails = ({ document }: Change): AuditDetails => {
   const { redriven, removedMessages } = document as { redriven: string[]; removedMessages: number };
   return { redriven: redriven.length, removedMessages };
@@ -92,6 +99,24 @@ const DETAILS: Partial<Record<AdminOperation, (change: Change) => AuditDetails>>
     return { name, status, timezone, slug, modules };
   },
   liftMailSuppression: ({ body }) => ({ address: (body as { address: string }).address }),
+  // A load records what it wrote, counted: the file itself is the operator's.
+  loadVenues: ({ document }) => {
+    const { groups } = document as { groups: { locations: unknown[] }[] };
+    return { groups: groups.length, locations: groups.reduce((n, g) => n + g.locations.length, 0) };
+  },
+  loadShiftq: ({ document }) => {
+    const { loaded } = document as { loaded: ShiftqLoaded[] };
+    return {
+      entries: loaded.length,
+      records: loaded.reduce((n, l) => n + l.records, 0),
+      kinds: [...new Set(loaded.map((l) => l.kind))],
+      businessDates: [...new Set(loaded.flatMap((l) => (l.businessDate ? [l.businessDate] : [])))].sort(),
+    };
+  },
+  loadSports: loadCounts('schedules', 'environments', 'viewing'),
+  loadMatriq: loadCounts('locations'),
+  loadCampaigns: loadCounts('campaigns'),
+  reportStopResult: ({ params, body }) => ({ commandId: params.commandId ?? null, status: (body as { status: string }).status }),
 };
 
 /** The application a destination change concerns, read before the change (a removal deletes it). */

@@ -5,6 +5,7 @@ import { dateTime, id } from '#contract/schemas/common';
 import { queryInteger } from '#contract/schemas/requests';
 import { groupBody, locationBody } from '#domain/inputs';
 import { ADMIN_PAGE_LIMIT } from '#platform/admin-paging';
+import { stopResultBody } from '#lambdas/producers/matriq';
 
 /** The admin lists' paging (platform/admin-paging.ts). */
 const pageQuery = {
@@ -53,6 +54,14 @@ export const ADMIN_INPUTS: Partial<Record<AdminOperation, AdminInput>> = {
   disableDestination: { body: noInput },
   enableDestination: { body: noInput },
   publishMenu: { body: OPERATION_CHECKS },
+  // A load file's rules are its load's (lambdas/producers/loads/), which checks all of it before writing any.
+  loadVenues: { body: OPERATION_CHECKS },
+  loadShiftq: { body: OPERATION_CHECKS },
+  loadSports: { body: OPERATION_CHECKS },
+  loadMatriq: { body: OPERATION_CHECKS },
+  loadCampaigns: { body: OPERATION_CHECKS },
+  // The command id's rule is recordStopResult's (a clear 400 naming it).
+  reportStopResult: { body: stopResultBody },
   listDeadLetters: { query: v.object({ destinationId: v.optional(id), q: search, ...pageQuery }) },
   redriveDeadLetter: { body: noInput },
   // A page of redrive all (of one destination's, with destinationId); `cursor` (the previous page's nextCursor)

@@ -3,6 +3,7 @@ import { outboxKeys } from '#lambdas/webhooks/outbox';
 import type { AdminDeps } from './deps.js';
 import { requireGroup } from './apps.js';
 import { adminPage, type PageQuery } from '#platform/admin-paging';
+import { AdminNotFoundError } from '#domain/inputs';
 
 /** Outbox entries one listing reads per shard: the oldest waiting events, a bounded read however many wait. */
 const PENDING_PER_SHARD = 25;
@@ -32,6 +33,13 @@ export async function listMenus(deps: AdminDeps, { groupId, ...query }: { groupI
     },
   );
   return { menus: items, ...(nextCursor ? { nextCursor } : {}) };
+}
+
+/** A location's published menu (the API's data.menu), a file publishMenu takes back: its computed fields are ignored there. */
+export async function showMenu(deps: AdminDeps, groupId: string, locationId: string) {
+  const stored = await deps.store.menus.get(groupId, locationId);
+  if (!stored) throw new AdminNotFoundError(`no menu is published for ${groupId}/${locationId}`);
+  return stored.menu;
 }
 
 type MenuRow = ReturnType<typeof rowOf>;

@@ -12,11 +12,18 @@ import {
 import { listAudit } from './audit.js';
 import { listLocations, operatorEdit } from './groups.js';
 import { putGroup, putLocation } from '#lambdas/producers/venues';
+import { recordStopResult } from '#lambdas/producers/matriq';
+import { loadVenues } from '#lambdas/producers/loads/venues';
+import { loadShiftq, shiftqLoadBody } from '#lambdas/producers/loads/shiftq';
+import { loadSports } from '#lambdas/producers/loads/sports';
+import { loadMatriq } from '#lambdas/producers/loads/matriq';
+import { loadCampaigns } from '#lambdas/producers/loads/campaigns';
+import { parseInput } from '#contract/validation';
 import { revokeTokenKey } from './token-keys.js';
 import { TOKEN_KEY_RETIRE_AFTER_MS } from '#platform/config';
 import { deliveryHistory, eventDeliveries, hourlyOutcomes, showDelivery } from '#lambdas/webhooks/delivery-history';
 import { listDeadLetters } from '#lambdas/webhooks/dead-letter-operations';
-import { listMenus } from './menus.js';
+import { listMenus, showMenu } from './menus.js';
 import { liftMailSuppression, listMailSuppressions } from './mail-suppressions.js';
 import { publishDocument, publishMenu } from '#lambdas/webhooks/publish';
 import { redrive, redrivePage, showDeadLetter } from '#lambdas/webhooks/dead-letters';
@@ -86,8 +93,25 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   sendTest: ({ params, body }, deps) => sendTest(deps, params.destinationId!, (body as { locationId: string }).locationId),
   disableDestination: ({ params }, deps) => setEnabled(deps, params.destinationId!, false),
   enableDestination: ({ params }, deps) => setEnabled(deps, params.destinationId!, true),
+  showMenu: ({ params }, deps) => showMenu(deps, params.groupId!, params.locationId!),
   publishMenu: async ({ params, body }, deps) =>
     publishDocument(await publishMenu(deps, { groupId: params.groupId!, locationId: params.locationId!, menu: body })),
+  // An operator's load is the source, observed when it runs (docs/decisions/producers.md): the request's time.
+  loadVenues: async ({ body, now }, deps) => ({ groups: await loadVenues(deps.store, body, now) }),
+  loadShiftq: async ({ params, body, now }, deps) => {
+    const { entries } = parseInput(shiftqLoadBody, body);
+    return { loaded: await loadShiftq(deps.store, { groupId: params.groupId!, locationId: params.locationId!, entries }, now) };
+  },
+  loadSports: ({ body, now }, deps) => loadSports(deps.store, body, now),
+  loadMatriq: ({ body, now }, deps) => loadMatriq(deps.store, body, now),
+  loadCampaigns: ({ body, now }, deps) => loadCampaigns(deps.store, body, now),
+  // The device platform's route's code, the operator's report observed when it runs; never the request's fingerprint.
+  reportStopResult: async ({ params, body, now }, deps) => {
+    const { status } = body as InputOf<typeof recordStopResult, 1>;
+    const { command } = await recordStopResult(deps.store, { commandId: params.commandId!, status }, { sourceMs: now, sequence: 0 });
+    const { requestFingerprint: _fingerprint, ...shown } = command;
+    return { command: shown };
+  },
   listDeadLetters: ({ query }, deps) => listDeadLetters(deps, query),
   showDeadLetter: ({ params }, deps) => showDeadLetter(deps, params.deliveryId!),
   redriveDeadLetter: ({ params, remainingMs }, deps) => redrive(deps, { deliveryId: params.deliveryId! }, remainingMs),

@@ -15,7 +15,7 @@ export type AdminRoute = {
   summary: string;
   /** Status of success: 201 create, 202 queued, 204 deleted (no body); absent: 200. */
   status?: 201 | 202 | 204;
-  /** A larger body than the usual 16 KiB (a whole menu); absent → parseJsonBody's default. */
+  /** A larger body than the usual 16 KiB (a whole menu, a load file); absent → parseJsonBody's default. */
   maxBodyBytes?: number;
 };
 
@@ -33,6 +33,12 @@ const V1 = `${ADMIN_ROOT}/v1`;
  * be larger than 400 KB.
  */
 const MAX_MENU_BODY_BYTES = 1024 * 1024;
+
+/**
+ * An operator's load file, whole (the loads check all of it before writing any). Lambda takes a 6 MB event, in
+ * which the body's quotes and line breaks count escaped: 4 MiB of JSON leaves that room; a larger file is split.
+ */
+const MAX_LOAD_BODY_BYTES = 4 * 1024 * 1024;
 
 const ROWS = {
   createApp: {
@@ -144,10 +150,44 @@ const ROWS = {
     route: 'GET /menus',
     summary: "A group's locations with their menus' revision, last publish, source health and waiting events",
   },
+  showMenu: {
+    route: 'GET /menus/{groupId}/{locationId}',
+    summary: "A location's published menu (the API's data.menu), as publishMenu takes it back",
+  },
   publishMenu: {
     route: 'PUT /menus/{groupId}/{locationId}',
     maxBodyBytes: MAX_MENU_BODY_BYTES,
     summary: "Publish a rebuilt beverage menu (the shape of the API's data.menu)",
+  },
+  loadVenues: {
+    route: 'POST /loads/venues',
+    maxBodyBytes: MAX_LOAD_BODY_BYTES,
+    summary: 'Create or replace groups with their locations from a venue file {groups}; nothing is written unless all of it is valid',
+  },
+  loadShiftq: {
+    route: 'POST /loads/shiftq/{groupId}/{locationId}',
+    maxBodyBytes: MAX_LOAD_BODY_BYTES,
+    summary: "Load a location's staff-and-operations entries {entries}; nothing is written unless every entry is valid",
+  },
+  loadSports: {
+    route: 'POST /loads/sports',
+    maxBodyBytes: MAX_LOAD_BODY_BYTES,
+    summary:
+      'Load sports schedules, provider environments and viewing data {schedules?, environments?, viewing?}, all valid or none written',
+  },
+  loadMatriq: {
+    route: 'POST /loads/matriq',
+    maxBodyBytes: MAX_LOAD_BODY_BYTES,
+    summary: "Replace display-device state {locations}, each listed location's; nothing is written unless all of it is valid",
+  },
+  loadCampaigns: {
+    route: 'POST /loads/campaigns',
+    maxBodyBytes: MAX_LOAD_BODY_BYTES,
+    summary: 'Create or replace campaigns {campaigns}; nothing is written unless every campaign and its locations are valid',
+  },
+  reportStopResult: {
+    route: 'PUT /matriq/commands/{commandId}/result',
+    summary: "Record the gateway's result {status: applied|failed} for an emergency-stop command; the same again is harmless",
   },
   listDeadLetters: {
     route: 'GET /dead-letters',

@@ -86,6 +86,8 @@ export function writeState(store: Store, { scheduler, ...rest }: StateRecord, or
 }
 
 const stopResultFields = { status: v.picklist(['applied', 'failed']) };
+/** A stop result's body where its path names the command (this API's route, the admin API's). */
+export const stopResultBody = v.strictObject(stopResultFields);
 const stopResultInput = v.strictObject({
   commandId: v.pipe(v.string(), v.regex(/^cmd_[0-9a-f]{32}$/, 'must be a command id such as cmd_0123…')),
   ...stopResultFields,
@@ -129,7 +131,7 @@ export async function recordStopResult(
 /** A producer's data, whole, under the ids its path names: a body naming them again is refused. */
 const MATRIQ_DATA = {
   state: v.strictObject(stateFields),
-  stopResult: v.strictObject(stopResultFields),
+  stopResult: stopResultBody,
   /** Providers the location's environment does not list (yet) are kept, and shown once it lists them. */
   providers: v.strictObject({
     providers: v.pipe(

@@ -1,6 +1,6 @@
 import { type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +11,10 @@ import { sampleMenu } from '#local/demo-menu';
 import type { RuntimeFile } from '#local/runtime-file';
 import { LISTEN_INBOX_TLS } from '#local/listen-inbox';
 import { verifyWebhook } from '#kit';
-import { openTarget } from '#admin-cli/target';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDb, storeOf } from '#data/store';
+import { localEndpoint } from '#local/endpoints';
+import { WEBHOOK_REPOSITORIES } from '#lambdas/webhooks/deps';
 import { admin } from '../fixtures/admin-cli.js';
 import { startListen, type ListenProcess } from '../fixtures/listen-process.js';
 import { startNpmStart, type NpmStart } from '../fixtures/npm-start.js';
@@ -255,12 +258,14 @@ describe('npm run listen after a plain npm start', () => {
     expect([cli.code, cli.stderr]).toEqual([2, expect.stringContaining('url refused: url host is a loopback address')]);
 
     // A loopback URL written straight into the table, past the save check, is refused by the deliverer itself.
-    const target = await openTarget({ runtimeFile }, {});
     const other = `https://127.0.0.1:${new URL(endpointUrl).port}/hook`;
+    const info = JSON.parse(readFileSync(runtimeFile, 'utf8')) as RuntimeFile;
+    const dynamodb = new DynamoDBClient(localEndpoint(info.dynamoEndpoint, info.region, info.externalDynamo ? null : info.credentials));
     try {
-      expect(await target.store.destinations.update(listen.destinationId, { url: other, hostname: '127.0.0.1' })).not.toBeNull();
+      const store = storeOf(createDb(info.tableName, dynamodb), WEBHOOK_REPOSITORIES);
+      expect(await store.destinations.update(listen.destinationId, { url: other, hostname: '127.0.0.1' })).not.toBeNull();
     } finally {
-      target.close();
+      dynamodb.destroy();
     }
     expect((await adminCall('PUT', '/menus/demo-group/nyc-midtown', sampleMenu({ price: 13 }))).status).toBe(200);
     const refused = await waitFor('an attempt refused for its address', async () => {

@@ -7,7 +7,7 @@ import type { RuntimeFile } from '#local/runtime-file';
 import type { LocalRuntime } from '#local/runtime';
 import { call, manualClock, scanTable, startTestRuntime, tokenFor } from '../support/runtime.js';
 
-/** `shiftq load` of the admin CLI against a real local runtime, then read back over HTTP. */
+/** `shiftq load` of the admin CLI against a real local runtime (through its admin API), then read back over HTTP. */
 
 let runtime: LocalRuntime;
 let dir: string;
@@ -24,6 +24,7 @@ beforeAll(async () => {
     tableName: runtime.tableName,
     ...runtime.engines,
     ...runtime.queues,
+    adminKey: runtime.adminKey,
   };
   writeFileSync(join(dir, 'runtime.json'), JSON.stringify(info));
   env = { ...process.env, CUSTOMER_API_RUNTIME_FILE: join(dir, 'runtime.json') };
@@ -36,7 +37,7 @@ afterAll(async () => {
 async function admin(args: string[]) {
   let out = '';
   let err = '';
-  const code = await runCli(args, { out: (t) => (out += t), err: (t) => (err += t), env, clock });
+  const code = await runCli(args, { out: (t) => (out += t), err: (t) => (err += t), env });
   return { code, out, err };
 }
 

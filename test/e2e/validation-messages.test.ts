@@ -8,6 +8,12 @@ import { menuInput } from '#contract/schemas/bevq';
 import { SCOPES } from '#contract/scopes';
 import { ADMIN_INPUTS } from '#lambdas/admin/inputs';
 import { addDestinationInput, appInput, editDestinationInput } from '#domain/inputs';
+import { campaignsFile } from '#lambdas/producers/loads/campaigns';
+import { matriqFile } from '#lambdas/producers/loads/matriq';
+import { shiftqLoadBody } from '#lambdas/producers/loads/shiftq';
+import { sportsFile } from '#lambdas/producers/loads/sports';
+import { venueFile } from '#lambdas/producers/loads/venues';
+import { readFileSync } from 'node:fs';
 import type { LocalRuntime } from '#local/runtime';
 import { fullMenu } from '../fixtures/contract-seed.js';
 import { storedDestination } from '../fixtures/stored-destination.js';
@@ -165,7 +171,15 @@ const OPERATION_SCHEMAS: Partial<Record<AdminOperation, GenericSchema>> = {
   addDestination: addDestinationInput,
   editDestination: editDestinationInput,
   publishMenu: menuInput,
+  loadVenues: venueFile,
+  loadShiftq: shiftqLoadBody,
+  loadSports: sportsFile,
+  loadMatriq: matriqFile,
+  loadCampaigns: campaignsFile,
 };
+
+/** A sample load file (examples/data/), a body its load would take. */
+const sample = (name: string) => JSON.parse(readFileSync(new URL(`../../examples/data/${name}`, import.meta.url), 'utf8'));
 
 const bodySchemaOf = (operation: AdminOperation) => OPERATION_SCHEMAS[operation] ?? ADMIN_INPUTS[operation]!.body!;
 const ADMIN_BODIES = ADMIN_ROUTES.filter((r) => ADMIN_INPUTS[r.operation]?.body);
@@ -235,7 +249,12 @@ function lenientObjects(schema: GenericSchema, path: string): string[] {
     wrapped?: GenericSchema;
     item?: GenericSchema;
     options?: GenericSchema[];
+    key?: GenericSchema & { pipe?: unknown[] };
+    value?: GenericSchema;
   };
+  // A map keyed by ids of a rule, each checked by its operation (a viewing day's options by event id, against the
+  // schedule): its keys are data, not field names; its values are held to the rule.
+  if (s.type === 'record' && s.key?.pipe) return lenientObjects(s.value!, `${path}.*`);
   if (['object', 'loose_object', 'object_with_rest', 'record', 'map'].includes(s.type)) return [`${path} (${s.type})`];
   if (s.entries) return Object.entries(s.entries).flatMap(([key, entry]) => lenientObjects(entry, `${path}.${key}`));
   if (s.wrapped) return lenientObjects(s.wrapped, path);
@@ -282,6 +301,12 @@ describe('unknown fields are refused whatever their name, and nothing changes', 
       publishMenu: fullMenu(),
       sendTest: { locationId: 'nyc-midtown' },
       liftMailSuppression: { address: 'owner@example.com' },
+      loadVenues: sample('venues.json'),
+      loadShiftq: sample('shiftq.json'),
+      loadSports: sample('sports.json'),
+      loadMatriq: sample('matriq.json'),
+      loadCampaigns: sample('campaigns.json'),
+      reportStopResult: { status: 'applied' },
     };
   });
 

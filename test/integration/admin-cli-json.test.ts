@@ -6,7 +6,6 @@ import { COMMANDS } from '#admin-cli/commands';
 import { runCli } from '#admin-cli/run';
 import { markerOf } from '#lambdas/webhooks/deliveries';
 import type { LocalRuntime } from '#local/runtime';
-import { systemClock } from '#platform/deps';
 import { runtimeFileFor } from '../fixtures/admin-cli.js';
 import { startTestRuntime } from '../support/runtime.js';
 
@@ -53,7 +52,6 @@ describe('the admin CLI --json documents', () => {
         out: (t) => void (out += t),
         err: (t) => void (err += t),
         env: {},
-        clock: systemClock,
       });
       expect(code, `${args.join(' ')}: ${err}`).toBe(0);
       const name = COMMANDS.find((c) => args.join(' ').startsWith(`${c.name} `) || args.join(' ') === c.name)!.name;

@@ -1,4 +1,6 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +9,6 @@ import { LEGACY_PREFIX } from '#lambdas/admin/apps';
 import { fixtureGroup } from '../fixtures/venues.js';
 import { sha256Hex } from '#domain/crypto';
 import { runCli } from '#admin-cli/run';
-import { systemClock } from '#platform/deps';
 import type { LocalRuntime } from '#local/runtime';
 import { publishMenu } from '#lambdas/webhooks/publish';
 import { sampleMenu } from '#local/demo-menu';
@@ -72,7 +73,6 @@ async function offline(args: string[]): Promise<{ code: number; out: string; err
     out: (t) => (out += t),
     err: (t) => (err += t),
     env: { CUSTOMER_API_RUNTIME_FILE: join(dir, 'no-runtime.json') },
-    clock: systemClock,
   });
   return { code, out, err };
 }
@@ -520,6 +520,45 @@ describe('admin CLI', () => {
       const trail = JSON.stringify(body);
       for (const secret of [created.json.clientSecret, rotated.json.clientSecret]) expect(trail).not.toContain(secret);
     });
+
+    it('records each load with its counts; a refused load changes nothing and records nothing', async () => {
+      const since = new Date().toISOString();
+      expect(
+        (await admin(['venues', 'load', '--file', writeFile('audit-venues.json', JSON.stringify(venueFile('audit-load', 'Europe/Paris')))]))
+          .code,
+      ).toBe(0);
+      // A day before yesterday in UTC is a past business date in every time zone.
+      const businessDate = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '');
+      const labor = { kind: 'labor', businessDate, data: { updatedAt: new Date().toISOString(), currency: 'USD', roles: [] } };
+      const entries = [...JSON.parse(readFileSync(join(ROOT, 'examples/data/shiftq.json'), 'utf8')).entries, labor];
+      const shiftq = await admin([
+        'shiftq',
+        'load',
+        '--group',
+        'audit-load',
+        '--location',
+        'v-1',
+        '--file',
+        writeFile('audit-shiftq.json', JSON.stringify({ entries })),
+      ]);
+      expect(shiftq.code, shiftq.stderr).toBe(0);
+      await refused(
+        ['venues', 'load', '--file', writeFile('audit-refused.json', JSON.stringify(venueFile('audit-refused', 'Mars/Base')))],
+        /timezone/,
+      );
+
+      const { body } = await adminCall(runtime, 'GET', '/audit?limit=20');
+      const loads = (body.entries as { at: string; operation: string }[]).filter((e) => e.at >= since && e.operation.startsWith('load'));
+      expect(loads.reverse()).toEqual([
+        expect.objectContaining({ operation: 'loadVenues', actor: 'local-admin-key', groupId: null, details: { groups: 1, locations: 2 } }),
+        expect.objectContaining({
+          operation: 'loadShiftq',
+          groupId: 'audit-load',
+          locationId: 'v-1',
+          details: { entries: 3, records: 3, kinds: ['employees', 'posMenu', 'labor'], businessDates: [businessDate] },
+        }),
+      ]);
+    });
   });
 
   describe('target and failures', () => {
@@ -532,14 +571,19 @@ describe('admin CLI', () => {
     });
 
     it('reports an unexpected error in one line with exit 1', async () => {
-      // A load writes the table itself: a table that cannot be reached is unexpected.
-      const file = runtimeFileFor(runtime, dir, 'dead.json', { dynamoEndpoint: 'http://127.0.0.1:9' });
-      const venues = writeFile('dead-venues.json', JSON.stringify(venueFile('dead-group', 'Europe/London')));
-      const run = await admin(['venues', 'load', '--file', venues], { CUSTOMER_API_RUNTIME_FILE: file });
-      expect(run.code).toBe(1);
-      expect(run.stderr.trim().split('\n')).toHaveLength(1);
-      expect(run.stderr).toMatch(/^unexpected error: /);
-      expect(run.stdout).toBe('');
+      // An admin API that answers 200 with something other than JSON: nothing the CLI expects.
+      const odd = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>'));
+      await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
+      try {
+        const file = runtimeFileFor(runtime, dir, 'odd.json', { url: `http://127.0.0.1:${(odd.address() as AddressInfo).port}` });
+        const run = await admin(['groups', 'list'], { CUSTOMER_API_RUNTIME_FILE: file });
+        expect(run.code).toBe(1);
+        expect(run.stderr.trim().split('\n')).toHaveLength(1);
+        expect(run.stderr).toMatch(/^unexpected error: /);
+        expect(run.stdout).toBe('');
+      } finally {
+        odd.close();
+      }
     });
   });
 });

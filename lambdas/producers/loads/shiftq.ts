@@ -31,12 +31,11 @@ const entry = v.strictObject({
   data: v.unknown(),
 });
 
+const loadEntries = v.pipe(v.array(entry), v.minLength(1), v.maxLength(200));
+/** A load's body where its path names the location (the admin API's `POST /loads/shiftq/…`): the entries alone. */
+export const shiftqLoadBody = v.strictObject({ entries: loadEntries });
 /** One location's load: a single entry or a list of them (the `shiftq load` file). */
-const shiftqLoadInput = v.object({
-  groupId: id,
-  locationId: id,
-  entries: v.pipe(v.array(entry), v.minLength(1), v.maxLength(200)),
-});
+const shiftqLoadInput = v.object({ groupId: id, locationId: id, entries: loadEntries });
 export type ShiftqLoadInput = v.InferInput<typeof shiftqLoadInput>;
 
 export type ShiftqLoaded = { kind: ShiftqKind; businessDate: string | null; records: number };

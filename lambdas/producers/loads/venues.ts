@@ -4,9 +4,14 @@ import { groupInput, locationInput } from '#domain/inputs';
 import { parseInput } from '#contract/validation';
 import { putGroup, putLocation } from '#lambdas/producers/venues';
 
-/** A venue file: groups with their locations, loaded in one go (`venues load`, demo seeding). */
-export const venueFile = v.object({
-  groups: v.array(v.object({ ...groupInput.entries, locations: v.optional(v.array(v.omit(locationInput, ['groupId'])), []) })),
+/** A venue file: groups with their locations, loaded in one go (`venues load`, demo seeding); an unknown field is refused. */
+export const venueFile = v.strictObject({
+  groups: v.array(
+    v.strictObject({
+      ...groupInput.entries,
+      locations: v.optional(v.array(v.strictObject(v.omit(locationInput, ['groupId']).entries)), []),
+    }),
+  ),
 });
 export type VenueFile = v.InferInput<typeof venueFile>;
 
