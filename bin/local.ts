@@ -12,6 +12,7 @@ import { seedDemoMenu } from '../local/demo-menu.js';
 import { startLocalRuntime } from '../local/runtime.js';
 import { LocalStartError } from '../local/start-checks.js';
 import { snippetEnvironment } from '../local/snippet-environment.js';
+import { LOCAL_SQS_PATH } from '../local/producer-sqs.js';
 import { CONSOLE_ROOT } from '#lib/console-build';
 import { REFERENCE_ROOT } from '#lib/reference-build';
 import { ENV } from '#platform/config';
@@ -20,6 +21,7 @@ import { ENV } from '#platform/config';
  * npm start: the whole service locally.
  *   --in-memory      keep nothing between runs (default: persist under .data/)
  *   --data DIR       data folder (default CUSTOMER_API_DATA_DIR, else .data); one runtime at a time per folder
+ *   --no-simulated-gateway   leave the stop-command queue to you: no simulated device platform consumes it
  *   PORT             gateway port (3000)
  *   DYNAMODB_ENDPOINT, SQS_ENDPOINT   use external engines instead of the embedded ones
  *   TABLE_NAME       the table (and queue-name prefix) to use; default customer-api-local
@@ -32,7 +34,9 @@ const { values } = parseArgs({
   options: {
     'in-memory': { type: 'boolean', default: false },
     data: { type: 'string', default: defaultDataDir(process.env) },
+    'simulated-gateway': { type: 'boolean', default: true },
   },
+  allowNegative: true,
 });
 
 // What stops a start (the folder's runtime already running, the port taken, an external engine not answering)
@@ -45,6 +49,7 @@ const runtime = await startLocalRuntime({
   tableName: process.env[ENV.tableName] || undefined,
   logLevel: (process.env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO',
   holdRequests: true,
+  simulatedGateway: values['simulated-gateway'],
 }).catch((err: unknown) => {
   if (!(err instanceof LocalStartError)) throw err;
   console.error(`npm start: ${err.message}`);
@@ -82,6 +87,10 @@ const lines = [
   `  Console  ${runtime.url}${CONSOLE_ROOT} (sign in with the admin key above)`,
   `  Producer ${runtime.url}/producer/v1 (Authorization: Bearer <key>, each key held to its producer's routes; kept across restarts)`,
   ...Object.entries(runtime.producerKeys).map(([producer, key]) => `    ${producer.padEnd(16)} ${key}`),
+  `  Stops    ${runtime.queues.stopCommandQueueUrl} (the stop-command queue; the device-platform key consumes it at ${runtime.url}${LOCAL_SQS_PATH})`,
+  runtime.simulatedGateway
+    ? '           a simulated device platform consumes it and reports each stop applied (--no-simulated-gateway: you do)'
+    : '           nothing consumes it but you (the simulated device platform is off)',
   ...(runtime.deps.config.originSecret
     ? ['', "  ORIGIN_SECRET is set: /v1 and /oauth/token answer only requests with x-origin-verify: $ORIGIN_SECRET (the edge's header)."]
     : []),
@@ -100,7 +109,7 @@ if (runtime.demo) {
     `  client_secret ${clientSecret}`,
     '',
     'For the snippets of README.md and docs/, paste into another terminal:',
-    `  ${snippetEnvironment(runtime.url, clientId, clientSecret, runtime.adminKey, runtime.producerKeys)}`,
+    `  ${snippetEnvironment(runtime.url, clientId, clientSecret, runtime.adminKey, runtime.producerKeys, runtime.queues.stopCommandQueueUrl)}`,
     '',
     'Try it:',
     `  TOKEN=$(curl -s${origin} ${runtime.url}/oauth/token -d grant_type=client_credentials -d client_id=${clientId} -d client_secret=${clientSecret} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,

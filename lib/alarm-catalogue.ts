@@ -229,6 +229,15 @@ export const ALARMS = {
     firstStep:
       'Read the producer-api log lines "producer update" with outcome refused (producer, operation, code); the answer the producer got names the field and the rule.',
   },
+  StopCommandAge: {
+    title: 'Emergency stop unreported',
+    threshold: 'stopCommandAgeSeconds',
+    unit: "s, the oldest stop command still queued (its gateway's report not in), each sweep",
+    means:
+      "A customer's emergency stop has not been reported applied or failed: the device platform does not consume the stop-command queue, its gateway is offline, or its reports are refused. Past 10 minutes the command expires and ends failed.",
+    firstStep:
+      'Ask the device platform\'s team whether its consumer runs; read the sweeper\'s log ("stop command sent", "expired") and the producer-api log for refused stop results; the stop-command DLQ holds messages its gateway choked on.',
+  },
   AlarmPathCheck: {
     title: 'Alarm path check',
     // Nothing publishes its metric: it fires only when an operator sets its state.

@@ -12,6 +12,7 @@ import { ServiceDashboard } from './constructs/dashboard.js';
 import { pascal, ServiceFunction } from './constructs/service-function.js';
 import { addRequestCounts } from './constructs/request-metrics.js';
 import { WebhookQueues } from './constructs/webhook-queues.js';
+import { StopCommandQueues } from './constructs/stop-command-queues.js';
 import { WebhookFunctions } from './constructs/webhooks.js';
 import { MailEvents } from './constructs/mail-events.js';
 import { ServiceAlarms } from './constructs/alarms.js';
@@ -60,6 +61,8 @@ export class CustomerApiStack extends Stack {
     });
     const mailConfigurationSet = mailEvents.configurationSetName;
     const webhooks = new WebhookQueues(this, 'Webhooks', { namePrefix: `customer-api-${stage}`, retainDeadLetters: settings.retain });
+    // Emergency stops on their way to the gateways (docs/decisions/matriq.md): the device platform consumes it.
+    const stopCommands = new StopCommandQueues(this, 'StopCommands', { namePrefix: `customer-api-${stage}` });
 
     // Domain and edge (docs/operations.md, "Domain and edge"): the origin secret exists before the functions told where it is.
     const originSecret = settings.edge.enabled
@@ -77,6 +80,7 @@ export class CustomerApiStack extends Stack {
       [ENV.webhookQueueUrl]: webhooks.queue.queueUrl,
       [ENV.webhookDlqUrl]: webhooks.deadLetterQueue.queueUrl,
       [ENV.fanOutQueueUrl]: webhooks.fanOutQueue.queueUrl,
+      [ENV.stopCommandQueueUrl]: stopCommands.queue.queueUrl,
     };
     const provisioned = (name: FunctionName) => (name === 'token' || name === 'discovery' ? settings.provisionedConcurrency[name] : 0);
     /** An API-facing function with exactly the table and mail grants its row declares. */
@@ -104,6 +108,8 @@ export class CustomerApiStack extends Stack {
     this.functions = Object.fromEntries(FAMILIES.map((family) => [family, apiFunction(family)])) as Record<Family, ServiceFunction>;
     // Only /v1 and the token endpoint check the origin (platform/http.ts): they alone are told where its secret is.
     if (originSecret) for (const fn of Object.values(this.functions)) fn.bindOriginSecret(originSecret.secret);
+    // A stop is sent right after it is written; the sweeper sends again what is still queued (below).
+    stopCommands.queue.grantSendMessages(this.functions.matriq);
 
     const webhookFunctions = new WebhookFunctions(this, 'WebhookFunctions', {
       table,
@@ -116,6 +122,7 @@ export class CustomerApiStack extends Stack {
       tracing,
       delivererConcurrency: settings.delivererConcurrency,
     });
+    stopCommands.queue.grantSendMessages(webhookFunctions.functions['webhook-sweeper']);
 
     const adminFunction = apiFunction('admin-api');
     // Send tests and redrives go to the queue; a publish's next page to the fan-out queue; dead letters are read and
@@ -180,6 +187,7 @@ export class CustomerApiStack extends Stack {
     alarms.forMailEvents(mailEvents.failures);
     const producerMetrics = new ProducerMetrics(this, 'ProducerMetrics', { stage, logGroup: producerFunction.logGroup });
     alarms.forProducers(producerMetrics);
+    alarms.forStopCommands();
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
     // An imported configuration set's owner points its bounce and complaint event destination here.
     new CfnOutput(this, 'MailEventsTopicArn', { value: mailEvents.topic.topicArn });
@@ -216,9 +224,11 @@ export class CustomerApiStack extends Stack {
     const operator = new OperatorPolicy(this, 'Operator', { stageName: stage, api: api.httpApi, table });
     new CfnOutput(this, 'OperatorPolicyArn', { value: operator.policy.managedPolicyArn });
     // What a platform team attaches to the role its system runs as, one per class of producer (docs/operations.md, "Producers").
-    const producers = new ProducerPolicies(this, 'Producers', { stageName: stage, api: api.httpApi });
+    const producers = new ProducerPolicies(this, 'Producers', { stageName: stage, api: api.httpApi, stopCommandQueue: stopCommands.queue });
     for (const [producer, policy] of producers.policies)
       new CfnOutput(this, `ProducerPolicyArn${pascal(producer)}`, { value: policy.managedPolicyArn });
+    // The queue the device platform receives emergency stops from, with its policy above (docs/operations.md, "Producers").
+    new CfnOutput(this, 'StopCommandQueueUrl', { value: stopCommands.queue.queueUrl });
     // Who changed the stage's resources (docs/decisions/audit.md, "CloudTrail"): the stack's trail, or the platform's.
     const trailArn =
       settings.trailArn ??

@@ -59,6 +59,8 @@ export type AlarmThresholds = {
   producerQuietMinutes: number;
   /** Producer updates refused, all producers, in 5 minutes. */
   producerRefusals: number;
+  /** Age (s) of the oldest emergency-stop command still queued (no report from its gateway yet), as the sweeper sees it. */
+  stopCommandAgeSeconds: number;
 };
 
 export type StageConfig = {
@@ -157,6 +159,8 @@ const QUIET: AlarmThresholds = {
   mailFailures: 1,
   producerQuietMinutes: 60,
   producerRefusals: 10,
+  // Half a command's 10-minute lifetime: the gateway has had its sends and re-sends, and the stop may yet expire.
+  stopCommandAgeSeconds: 300,
 };
 
 /**
@@ -234,6 +238,8 @@ export const STAGE_TABLE = {
         // Three missed cadences: one late sync is not a page.
         producerQuietMinutes: 15,
         producerRefusals: 1,
+        // A stop unreported for 2 minutes (its first re-send is due): a customer's emergency waits on a gateway.
+        stopCommandAgeSeconds: 120,
       },
     },
     edge: { enabled: true },

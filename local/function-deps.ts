@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type Endpoint } from '#platform/deps';
 import { buildMessagingDeps, type MessagingDepsOptions } from '#lambdas/webhooks/deps';
 import { sqsClient } from '#lambdas/webhooks/messages';
@@ -21,8 +21,10 @@ export type FunctionDeps = {
   depsOf(name: FunctionName): LocalDeps;
   /** That function's SQS client (the deliverer's event source polls with the deliverer's role, as Lambda does). */
   sqsOf(name: FunctionName): SQSClient;
-  /** What a producer's policy allows (execute-api:Invoke on its routes); null when IAM is off. */
+  /** What a producer's policy allows (execute-api:Invoke on its routes, the device platform's queue); null when IAM is off. */
   producerGuard(producer: string): Guard | null;
+  /** An SQS client of a producer's own, refused what its policy does not allow (the simulated gateway's). */
+  producerSqs(producer: string): SQSClient;
   destroy(): void;
 };
 
@@ -66,15 +68,31 @@ export function functionDeps(options: {
       { ...options.base, ...(MAILING.has(name) ? { mailer: sesMailer(config.mailFrom, ses, config.mailConfigurationSet) } : {}) },
       LOCAL_REPOSITORIES,
     );
+    // The stop-command queue through the function's own (guarded) SQS client: only a role that may send reaches it.
+    deps.stopCommands = {
+      async send(body) {
+        await sqs.send(new SendMessageCommand({ QueueUrl: config.stopCommandQueueUrl, MessageBody: body }));
+      },
+    };
     entry = { deps, dynamodb, sqs, ses };
     built.set(name, entry);
     return entry;
   };
+  const producerGuard = (producer: string) =>
+    options.iam ? compileStatements(producer, options.iam.policies.producers[producer] ?? [], options.iam.local) : null;
+  const producerClients: SQSClient[] = [];
   return {
     depsOf: (name) => build(name).deps,
     sqsOf: (name) => build(name).sqs,
-    producerGuard: (producer) =>
-      options.iam ? compileStatements(producer, options.iam.policies.producers[producer] ?? [], options.iam.local) : null,
+    producerGuard,
+    producerSqs(producer) {
+      const sqs = sqsClient(options.endpoints.sqs);
+      const guard = producerGuard(producer);
+      // Not in the call log, which lists the functions' calls against their roles.
+      if (guard && options.iam) guardClient(sqs, 'sqs', guard, options.iam.local, { callLog: undefined });
+      producerClients.push(sqs);
+      return sqs;
+    },
     destroy() {
       mirrors.dynamodb.stop();
       mirrors.sqs.stop();
@@ -84,6 +102,7 @@ export function functionDeps(options: {
         sqs.destroy();
         ses.destroy();
       }
+      for (const sqs of producerClients) sqs.destroy();
     },
   };
 }
@@ -149,6 +168,7 @@ export async function localFunctionDeps(
     queueUrl: config!.webhookQueueUrl,
     dlqUrl: config!.webhookDlqUrl,
     fanOutQueueUrl: config!.fanOutQueueUrl,
+    stopQueueUrl: config!.stopCommandQueueUrl,
     mailFrom: config!.mailFrom,
     configurationSet: config!.mailConfigurationSet,
   };

@@ -10,6 +10,7 @@ import { timeoutSecondsOf, type FunctionName } from '#lib/functions';
 import { isProducerPath, PRODUCER_PROXY_PATH, PRODUCER_ROOT } from '#lambdas/producers/routes';
 import type { ProxyHandler } from './families.js';
 import { type Guard, LOCAL_ACCOUNT, LOCAL_API_ID, PARTITION } from './iam-guard.js';
+import { LOCAL_SQS_PATH, type LocalSqsAnswer } from './producer-sqs.js';
 import { LOCAL_THROTTLE, tokenBucket, type StageThrottle } from './stage-throttle.js';
 
 /**
@@ -47,6 +48,8 @@ type LocalProducers = {
   handler: ProxyHandler;
   region: string;
   keys: readonly { producer: string; key: string; guard: Guard | null }[];
+  /** SQS's consumer actions below LOCAL_SQS_PATH, for a producer key (local/producer-sqs.ts); absent: none. */
+  sqs?: (target: string | undefined, body: string, producer: string, guard: Guard | null) => Promise<LocalSqsAnswer>;
 };
 
 /** Static files served beside the API (the console); answers true when it took the request. */
@@ -87,6 +90,19 @@ export function createGateway(
       // In AWS the console comes from its own distribution, not through the API.
       if (site?.(req, res, path)) return;
       const method = req.method ?? 'GET';
+      if (path === LOCAL_SQS_PATH && method === 'POST' && options.producers?.sqs) {
+        const caller = producerKeys.find((k) => keyMatches(req.headers.authorization, k.hash));
+        if (!caller) return refuse(res, GATEWAY.forbidden);
+        const target = req.headers['x-amz-target'];
+        const answer = await options.producers.sqs(
+          Array.isArray(target) ? target[0] : target,
+          body.toString('utf8'),
+          caller.producer,
+          caller.guard,
+        );
+        res.writeHead(answer.status, { 'Content-Type': 'application/x-amz-json-1.0', ...NO_SNIFF }).end(JSON.stringify(answer.body));
+        return;
+      }
       const target = route(method, path);
       if (!bucketOf(target.routeKey).take()) return refuse(res, GATEWAY.throttled);
       if (target.auth === 'admin' && !keyMatches(req.headers.authorization, keyHash)) return refuse(res, GATEWAY.forbidden);

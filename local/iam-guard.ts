@@ -20,6 +20,8 @@ export type LocalResources = {
   queueUrl: string;
   dlqUrl: string;
   fanOutQueueUrl: string;
+  /** The stop-command queue (absent: none; no request names it then). */
+  stopQueueUrl?: string;
   mailFrom: string;
   configurationSet?: string;
 };
@@ -58,7 +60,7 @@ export function compileStatements(fn: string, statements: readonly IamStatement[
   const values = placeholders(local);
   const fill = (s: string) =>
     s.replace(
-      /\{\{(partition|region|account|table|queue|dlq|fanOutQueue|mailFrom|configurationSet|api)\}\}/g,
+      /\{\{(partition|region|account|table|queue|dlq|fanOutQueue|stopQueue|mailFrom|configurationSet|api)\}\}/g,
       (_, k: keyof typeof values) => values[k],
     );
   const compiled: Compiled[] = statements.map((s) => ({
@@ -106,6 +108,8 @@ function placeholders(local: LocalResources) {
     queue: queueNameOf(local.queueUrl),
     dlq: queueNameOf(local.dlqUrl),
     fanOutQueue: queueNameOf(local.fanOutQueueUrl),
+    // No queue is named '\0': with no stop-command queue, a policy's `{{stopQueue}}` matches no request.
+    stopQueue: local.stopQueueUrl ? queueNameOf(local.stopQueueUrl) : '\0',
     mailFrom: addressOf(local.mailFrom),
     configurationSet: local.configurationSet ?? '',
     api: LOCAL_API_ID,
@@ -253,7 +257,7 @@ function templateFormOf(local: LocalResources): (resource: string) => string {
     if (m[2] === 'dynamodb')
       rest = rest.replace(/^table\/([^/]+)/, (whole, name: string) => (name === values.table ? 'table/{{table}}' : whole));
     if (m[2] === 'sqs') {
-      const queue = (['queue', 'dlq', 'fanOutQueue'] as const).find((k) => values[k] === rest);
+      const queue = (['queue', 'dlq', 'fanOutQueue', 'stopQueue'] as const).find((k) => values[k] === rest);
       if (queue) rest = `{{${queue}}}`;
     }
     if (m[2] === 'ses')

@@ -4,13 +4,15 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FAN_OUT_QUEUES, WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
+import { STOP_COMMAND_QUEUES } from '#lambdas/matriq/stop-queue';
 
 /**
  * The identity policies of every function's role, read from the synthesized dev stack (docs/decisions/iam-local.md).
  * Resources keep CloudFormation's meaning through placeholders, resolved against the local resources by kind:
  * `{{partition}}`, `{{region}}`, `{{account}}`, `{{table}}` (the table's name), `{{queue}}`, `{{dlq}}` and
  * `{{fanOutQueue}}` (the webhook queues' names, told apart by their names' ends, as WEBHOOK_QUEUES and
- * FAN_OUT_QUEUES declare them; no role names the fan-out DLQ), `{{mailFrom}}` (the address the function's MAIL_FROM names), `{{configurationSet}}` (the SES configuration set's name), `{{api}}` (the HTTP API's id).
+ * FAN_OUT_QUEUES declare them; no role names the fan-out DLQ), `{{stopQueue}}` (STOP_COMMAND_QUEUES' queue; no role
+ * names its DLQ), `{{mailFrom}}` (the address the function's MAIL_FROM names), `{{configurationSet}}` (the SES configuration set's name), `{{api}}` (the HTTP API's id).
  * What cannot be resolved becomes `{{unresolved:…}}`, which no request's resource ever matches.
  */
 export type IamStatement = {
@@ -184,8 +186,9 @@ const PSEUDO: Record<string, string> = {
   'AWS::URLSuffix': 'amazonaws.com',
 };
 
-/** Each webhook queue's placeholder by the end of its name (with no prefix); any other queue stays unresolved. */
+/** Each queue's placeholder by the end of its name (with no prefix); any other queue stays unresolved. */
 const QUEUE_PLACEHOLDERS = [
+  [STOP_COMMAND_QUEUES.queueName(''), '{{stopQueue}}'],
   [FAN_OUT_QUEUES.queueName(''), '{{fanOutQueue}}'],
   [WEBHOOK_QUEUES.dlqName(''), '{{dlq}}'],
   [WEBHOOK_QUEUES.queueName(''), '{{queue}}'],

@@ -9,6 +9,7 @@ import {
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { TABLE_KEYS } from '#data/table';
 import { FAN_OUT_QUEUES, WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
+import { STOP_COMMAND_QUEUES } from '#lambdas/matriq/stop-queue';
 import { LocalStartError } from './start-checks.js';
 
 /**
@@ -73,11 +74,18 @@ const GLOBAL_INDEXES: GlobalSecondaryIndex[] = TABLE_KEYS.globalIndexes.map((g) 
   Projection: { ProjectionType: g.projection },
 }));
 
-export type QueueUrls = { webhookQueueUrl: string; webhookDlqUrl: string; fanOutQueueUrl: string; fanOutDlqUrl: string };
+export type QueueUrls = {
+  webhookQueueUrl: string;
+  webhookDlqUrl: string;
+  fanOutQueueUrl: string;
+  fanOutDlqUrl: string;
+  stopCommandQueueUrl: string;
+  stopCommandDlqUrl: string;
+};
 
-/** Creates the webhook queues and their DLQs with the stack's redrive policies (idempotent). */
+/** Creates the webhook queues, the stop-command queue and their DLQs with the stack's redrive policies (idempotent). */
 export async function ensureQueues(sqs: SQSClient, prefix: string): Promise<QueueUrls> {
-  const pair = async (spec: typeof WEBHOOK_QUEUES | typeof FAN_OUT_QUEUES) => {
+  const pair = async (spec: typeof WEBHOOK_QUEUES | typeof FAN_OUT_QUEUES | typeof STOP_COMMAND_QUEUES) => {
     const dlq = await sqs.send(
       new CreateQueueCommand({
         QueueName: spec.dlqName(prefix),
@@ -97,9 +105,10 @@ export async function ensureQueues(sqs: SQSClient, prefix: string): Promise<Queu
     );
     return [queue.QueueUrl!, dlq.QueueUrl!] as const;
   };
-  const [[webhookQueueUrl, webhookDlqUrl], [fanOutQueueUrl, fanOutDlqUrl]] = await Promise.all([
+  const [[webhookQueueUrl, webhookDlqUrl], [fanOutQueueUrl, fanOutDlqUrl], [stopCommandQueueUrl, stopCommandDlqUrl]] = await Promise.all([
     pair(WEBHOOK_QUEUES),
     pair(FAN_OUT_QUEUES),
+    pair(STOP_COMMAND_QUEUES),
   ]);
-  return { webhookQueueUrl, webhookDlqUrl, fanOutQueueUrl, fanOutDlqUrl };
+  return { webhookQueueUrl, webhookDlqUrl, fanOutQueueUrl, fanOutDlqUrl, stopCommandQueueUrl, stopCommandDlqUrl };
 }

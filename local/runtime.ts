@@ -28,6 +28,8 @@ import { createHandler as createProducerHandler } from '#lambdas/producers/produ
 import { type Producer, PRODUCERS } from '#lambdas/producers/routes';
 import { randomSecret } from '#domain/crypto';
 import { createFamilyHandlers } from './families.js';
+import { localSqs } from './producer-sqs.js';
+import { startSimulatedGateway, type SimulatedGateway, type SimulatedGatewayOptions } from './simulated-gateway.js';
 import { consoleSite } from './console-site.js';
 import { createGateway, lambdaContext } from './gateway.js';
 import { LOCAL_THROTTLE, type StageThrottle } from './stage-throttle.js';
@@ -91,6 +93,11 @@ export type LocalRuntimeOptions = {
   iam?: IamOption;
   /** Addresses the local SES bounces or complains about (default: LOCAL_SES_BOUNCE, LOCAL_SES_SOFT_BOUNCE, LOCAL_SES_COMPLAIN). */
   mailEvents?: MailEventsOptions;
+  /**
+   * The device platform played here (local/simulated-gateway.ts): it consumes the stop-command queue and reports
+   * each stop's result. Off unless asked (`npm start` asks), so no test races it; an object tunes it.
+   */
+  simulatedGateway?: boolean | Pick<SimulatedGatewayOptions, 'delayMs' | 'result' | 'onReceived'>;
 };
 
 export type LocalRuntime = {
@@ -115,6 +122,8 @@ export type LocalRuntime = {
   producerKeys: Record<Producer, string>;
   /** SES's bounce and complaint notifications, played locally (local/mail-events.ts). */
   mailEvents: LocalMailEvents;
+  /** The device platform played here, when asked for (`simulatedGateway`); else null. */
+  simulatedGateway: SimulatedGateway | null;
   /** Runs the webhook sweeper now, as its schedule would. */
   sweep(): Promise<void>;
   /** Lets held requests through (see `holdRequests`). */
@@ -235,6 +244,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
           handler: createProducerHandler(functions.depsOf('producer-api')),
           region: REGION,
           keys: PRODUCERS.map((producer) => ({ producer, key: producerKeys[producer], guard: functions.producerGuard(producer) })),
+          sqs: localSqs(sqs, REGION),
         },
       },
     );
@@ -280,6 +290,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       () => sweep(undefined, lambdaContext('webhook-sweeper', `local-${Date.now()}`)),
       deps.logger,
     );
+    const played = options.simulatedGateway;
+    const simulatedGateway = played
+      ? startSimulatedGateway({
+          sqs: functions.producerSqs('device-platform'),
+          queueUrl: queues.stopCommandQueueUrl,
+          apiUrl: `http://localhost:${port}`,
+          key: producerKeys['device-platform'],
+          clock,
+          logger,
+          ...(played === true ? {} : played),
+        })
+      : null;
     const { stop: stopEngines, ...endpoints } = engines;
     return {
       url: `http://localhost:${port}`,
@@ -294,11 +316,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       functionDeps: functions.depsOf,
       demo,
       mailEvents,
+      simulatedGateway,
       adminKey,
       producerKeys,
       sweep: () => sweeper.runNow(),
       open: gate.open,
       async stop() {
+        await simulatedGateway?.stop();
         await sweeper.stop();
         await Promise.all(pollers.map((p) => p.stop()));
         await close(server);

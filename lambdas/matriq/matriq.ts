@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { matriqKeys, matriqRepo, type MatriqState, type StopCommand } from '#data/matriq';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { matriqKeys, matriqRepo, type MatriqState, type NewStopCommand, type StopCommand } from '#data/matriq';
 import { locationUrl, sportsLogoUrl } from '#contract/urls';
 import { ok, type LocationRequest, type Operations, type ReadHints, v1Function } from '#platform/api-handler';
 import { sha256Hex } from '#domain/crypto';
-import type { Deps } from '#platform/deps';
+import { buildDeps, type Deps } from '#platform/deps';
+import { signedSendingQueue } from '#platform/signed-queue';
 import { ApiError } from '#contract/errors';
 import { idempotencyKeyOf, parseJsonBody } from '#platform/input';
 import { MATRIQ_REFRESH, MATRIQ_RESOURCES } from '#contract/refresh';
@@ -12,6 +14,7 @@ import { businessDateAt, locationRefOf, readSportsDay, sportsDayReads, todayIn }
 import { sportsKeys, sportsRepo } from '#data/sports';
 import { deviceHealthOf, deviceStatusOf } from '#domain/device-health';
 import { MATRIQ_ROUTES } from './routes.js';
+import { publishStopCommand } from './stop-commands.js';
 
 const STOP_SCOPE = 'matriq:ai-scheduler:stop';
 const DEFAULT_STOP_REASON = 'Emergency stop requested through the Customer API';
@@ -61,7 +64,7 @@ async function providerAvailable(req: LocationRequest, deps: Deps) {
 /** A draft but its content: its day, whether it is published, its status. */
 const head = ({ title: _title, items: _items, ...rest }: NonNullable<MatriqState['scheduler']['draft']>) => rest;
 
-function stopView(command: StopCommand) {
+function stopView(command: Pick<StopCommand, 'status' | 'deviceId' | 'commandId' | 'requestedAt' | 'reason' | 'completedAt'>) {
   const { status, deviceId, commandId, requestedAt, reason, completedAt } = command;
   return { status, deviceId, commandId, requestedAt, reason, completedAt, refresh: MATRIQ_REFRESH };
 }
@@ -143,10 +146,10 @@ export const operations: Operations<typeof MATRIQ_ROUTES> = {
   }),
 
   /**
-   * Queues the stop: the command is written (durably, conditionally) before
-   * the reply. With an Idempotency-Key the command id is derived from the
-   * location, the application and the key, so a retry — even a concurrent
-   * one — finds the same command instead of queuing another.
+   * Queues the stop: the command is written (durably, conditionally), then sent on the stop-command queue, before
+   * the reply; a send that fails is the sweeper's (stop-commands.ts). With an Idempotency-Key the command id is
+   * derived from the location, the application and the key, so a retry — even a concurrent one — finds the same
+   * command (with its current status) instead of queuing another, and sends nothing.
    */
   matriqEmergencyStop: {
     reads: deviceState,
@@ -161,7 +164,7 @@ export const operations: Operations<typeof MATRIQ_ROUTES> = {
       if (!scheduler.deviceIds.includes(deviceId)) {
         throw new ApiError('invalid_request', `Body field deviceId must be one of the Auto Scheduler's deviceIds, not ${deviceId}.`);
       }
-      const command: StopCommand = {
+      const command: NewStopCommand = {
         commandId: `cmd_${key ? sha256Hex(JSON.stringify([location.groupId, location.id, clientId, key])).slice(0, 32) : randomUUID().replaceAll('-', '')}`,
         groupId: location.groupId,
         locationId: location.id,
@@ -173,7 +176,11 @@ export const operations: Operations<typeof MATRIQ_ROUTES> = {
         clientId,
         requestFingerprint: sha256Hex(JSON.stringify([body.reason ?? null, body.deviceId ?? null])),
       };
-      if (await deps.store.matriq.createCommand(command)) return ok(req, stopView(command));
+      const created = await deps.store.matriq.createCommand(command);
+      if (created) {
+        await publishStopCommand(deps, created);
+        return ok(req, stopView(created));
+      }
       const existing = await deps.store.matriq.getCommand(command.commandId);
       if (!existing) throw new Error(`command ${command.commandId} exists but cannot be read`);
       if (existing.requestFingerprint !== command.requestFingerprint) throw new ApiError('idempotency_key_reused');
@@ -182,8 +189,18 @@ export const operations: Operations<typeof MATRIQ_ROUTES> = {
   },
 };
 
-/** Display devices: gateway, devices, provider availability, Auto Scheduler and its emergency stop. */
-export const { repositories, createHandler, handler } = v1Function('matriq', operations, MATRIQ_ROUTES, {
-  matriq: matriqRepo,
-  sports: sportsRepo,
-});
+/**
+ * Display devices: gateway, devices, provider availability, Auto Scheduler and its emergency stop. In Lambda the
+ * stop-command queue is reached without the SQS client (platform/signed-queue.ts), so the bundle stays a read's.
+ */
+export const { repositories, createHandler, handler } = v1Function(
+  'matriq',
+  operations,
+  MATRIQ_ROUTES,
+  { matriq: matriqRepo, sports: sportsRepo },
+  (repositories) => {
+    const dynamodb = new DynamoDBClient({});
+    const deps = buildDeps(dynamodb, repositories);
+    return { ...deps, stopCommands: signedSendingQueue(dynamodb, deps.config.stopCommandQueueUrl) };
+  },
+);

@@ -73,12 +73,19 @@ export function v1Repositories(own: Factories = {}): Factories {
 
 /**
  * A /v1 family's function over its own repositories (authorization's and those it names: all its bundle carries):
- * `createHandler` for any deps (tests, the local runtime), and `handler`, the Lambda entry (lib/functions.ts).
+ * `createHandler` for any deps (tests, the local runtime), and `handler`, the Lambda entry (lib/functions.ts), over
+ * `lambdaDeps` (default: DynamoDB only).
  */
-export function v1Function<S extends Store>(family: Family, operations: AnyOperations<S>, routes: readonly Route[], own?: Factories) {
+export function v1Function<S extends Store>(
+  family: Family,
+  operations: AnyOperations<S>,
+  routes: readonly Route[],
+  own?: Factories,
+  lambdaDeps: (repositories: Factories) => Deps<S> = defaultDeps<S>,
+) {
   const repositories = v1Repositories(own);
   const createHandler = (deps: Deps<S>) => apiHandler(family, operations, deps, { routes, repositories });
-  return { repositories, createHandler, handler: createHandler(defaultDeps<S>(repositories)) };
+  return { repositories, createHandler, handler: createHandler(lambdaDeps(repositories)) };
 }
 
 /**

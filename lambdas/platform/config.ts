@@ -20,6 +20,8 @@ const SETTINGS = {
   webhookDlqUrl: setting('WEBHOOK_DLQ_URL', text()),
   /** The fan-out queue: a publish's later pages and a resumed destination's releases, for the dispatcher. */
   fanOutQueueUrl: setting('WEBHOOK_FANOUT_QUEUE_URL', text()),
+  /** The stop-command queue the device platform consumes (lambdas/matriq/stop-queue.ts); the matriq function and the sweeper send to it. */
+  stopCommandQueueUrl: setting('STOP_COMMAND_QUEUE_URL', text()),
   /** Fixed public base URL (custom domain); when empty, absolute URLs follow the URL the client called. */
   publicBaseUrl: setting('PUBLIC_BASE_URL', (value) => (value ?? '').replace(/\/+$/, '')),
   /** Sender of owner e-mails (rate-limit alerts, destination changes). */

@@ -30,7 +30,12 @@ export type Deps<S extends Store = Store> = {
   metrics?: Metrics;
   /** What the edge's header must carry for `/v1` and the token endpoint (config.originSecretArn or originSecret); absent: no check. */
   originSecrets?: OriginSecrets;
+  /** The stop-command queue (config.stopCommandQueueUrl), for the functions that send to it; absent elsewhere. */
+  stopCommands?: SendingQueue;
 };
+
+/** A queue a function only sends to: one message, its body as given (SendMessage). */
+export type SendingQueue = { send(body: string): Promise<void> };
 
 /** Where one AWS client points; absent means AWS itself (region and credentials from the environment). */
 export type Endpoint = { endpoint?: string; region?: string; credentials?: { accessKeyId: string; secretAccessKey: string } };

@@ -60,8 +60,8 @@ export const METRICS_NAMESPACE = 'CustomerApi';
 export const SERVICE = 'customer-api';
 
 /**
- * Every metric the service emits, all counts with the same dimensions
- * (service, stage; and api for HTTP requests). A closed list, so no name or
+ * Every metric the service emits, all with the same dimensions (service,
+ * stage; and api for HTTP requests), counts but for METRIC_UNITS' few. A closed list, so no name or
  * dimension can ever carry a client id, a token or a destination.
  */
 export const METRIC_NAMES = [
@@ -90,10 +90,22 @@ export const METRIC_NAMES = [
   'DestinationRecoveredNotified',
   // Menu events the sweeper had to dispatch again (0 on a quiet run keeps the series continuous).
   'SweeperRedispatched',
+  // Emergency-stop commands: first sent on the stop-command queue, reported applied or failed by the gateway, and
+  // ended failed by the sweeper at their expiry, unreported (0 on a quiet sweep keeps the series continuous).
+  'StopCommandsPublished',
+  'StopCommandsApplied',
+  'StopCommandsFailed',
+  'StopCommandsExpired',
+  // Seconds the oldest command still queued has waited, each sweep (0 when none): a level, not a count (METRIC_UNITS).
+  'StopCommandOldestQueuedSeconds',
   // The first invocation of a process.
   'ColdStart',
 ] as const;
 export type MetricName = (typeof METRIC_NAMES)[number];
+
+/** The metrics that are not counts: their unit (every other metric is a Count). */
+export const METRIC_UNITS = { StopCommandOldestQueuedSeconds: 'Seconds' } as const satisfies Partial<Record<MetricName, 'Seconds'>>;
+const unitOf = (name: MetricName): string => (METRIC_UNITS as Partial<Record<MetricName, string>>)[name] ?? 'Count';
 
 /**
  * One invocation's other counts, written at its end as one line of CloudWatch's
@@ -124,7 +136,7 @@ export function createMetrics(stage: string) {
               {
                 Namespace: METRICS_NAMESPACE,
                 Dimensions: [Object.keys(dimensions)],
-                Metrics: names.map((Name) => ({ Name, Unit: 'Count' })),
+                Metrics: names.map((Name) => ({ Name, Unit: unitOf(Name) })),
               },
             ],
           },

@@ -7,6 +7,7 @@ import type { StopCommand } from '#data/matriq';
 import type { Store } from '#data/repositories';
 import type { OrderedOutcome, SourceOrder } from '#data/store';
 import { AdminInputError, AdminNotFoundError, fitsOneItem } from '#domain/inputs';
+import { count } from '#platform/observability';
 import { stopTransition, StopTransitionError } from '#lambdas/matriq/stop-transitions';
 import { requireLocation, type Operation } from './operation.js';
 
@@ -158,6 +159,8 @@ export const MATRIQ_OPERATIONS = {
   putMatriqStopResult: async (deps, { commandId }, data, order) => {
     const { status } = parseInput(MATRIQ_DATA.stopResult, data);
     const { outcome } = await recordStopResult(deps.store, { commandId: commandId!, status }, order);
+    // Once per command: the report that moved it (a repeat is a duplicate).
+    if (outcome === 'applied') count(deps, status === 'applied' ? 'StopCommandsApplied' : 'StopCommandsFailed');
     return { outcome, records: 1 };
   },
 } satisfies Record<string, Operation>;

@@ -291,6 +291,24 @@ export class ServiceAlarms extends Construct {
     );
   }
 
+  /**
+   * The age of the oldest emergency-stop command still queued, as each sweep (every minute) publishes it: the
+   * highest in a minute. No sweep, no datapoint: the sweeper's own alarms say so.
+   */
+  forStopCommands(): void {
+    this.add(
+      'StopCommandAge',
+      'StopCommandAge',
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'StopCommandOldestQueuedSeconds' satisfies MetricName,
+        dimensionsMap: { service: SERVICE, stage: this.config.stage },
+        statistic: Stats.MAXIMUM,
+        period: Duration.minutes(1),
+      }),
+    );
+  }
+
   /** A count the service emits (namespace CustomerApi, dimensions service and stage, plus `extra`), summed over 5 minutes. */
   private serviceMetric(name: MetricName, extra: Record<string, string> = {}): Metric {
     return new Metric({

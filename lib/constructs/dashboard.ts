@@ -6,7 +6,15 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { HttpApi } from '#platform/http';
-import { HTTP_COUNT_DIMENSIONS, HTTP_COUNTS, METRIC_NAMES, METRICS_NAMESPACE, SERVICE, type MetricName } from '#platform/observability';
+import {
+  HTTP_COUNT_DIMENSIONS,
+  HTTP_COUNTS,
+  METRIC_NAMES,
+  METRIC_UNITS,
+  METRICS_NAMESPACE,
+  SERVICE,
+  type MetricName,
+} from '#platform/observability';
 import { FUNCTIONS, type FunctionName } from '../functions.js';
 import { PRODUCERS } from '#lambdas/producers/routes';
 import { PRODUCER_OUTCOMES } from '#lambdas/producers/update-line';
@@ -30,11 +38,17 @@ const HTTP_COUNT_LABELS = {
   RateLimited: '429 rate-limited',
 } as const satisfies Record<HttpCount, string>;
 
+/** The EMF metrics that are levels, not counts (METRIC_UNITS), each drawn on its own widget with its maximum. */
+type EmfLevel = keyof typeof METRIC_UNITS;
+const EMF_LEVELS = {
+  StopCommandOldestQueuedSeconds: 'Emergency stops: oldest command still queued (s, max)',
+} as const satisfies Record<EmfLevel, string>;
 /** Every EMF count (observability.ts), the widget it is drawn on and its label: a new name does not compile until placed. */
-type EmfCount = Exclude<MetricName, HttpCount>;
+type EmfCount = Exclude<MetricName, HttpCount | EmfLevel>;
 const EMF_WIDGETS = {
   outcomes: 'Webhook delivery attempts by outcome',
   backlog: 'Webhook deliveries queued, stranded in the DLQ, requeued, re-dispatched',
+  stops: 'Emergency stops: published, applied, failed, expired',
   other: 'Owner mail failures, cold starts',
 } as const;
 const EMF_COUNTS = {
@@ -46,6 +60,10 @@ const EMF_COUNTS = {
   DeliveryStranded: ['backlog', 'Stranded (held in the DLQ with attempts left)'],
   DeliveryRequeued: ['backlog', 'Requeued (their message vanished)'],
   SweeperRedispatched: ['backlog', 'Menu events re-dispatched by the sweeper'],
+  StopCommandsPublished: ['stops', 'Published (first sent to the device platform)'],
+  StopCommandsApplied: ['stops', 'Reported applied'],
+  StopCommandsFailed: ['stops', 'Reported failed'],
+  StopCommandsExpired: ['stops', 'Expired unreported (failed)'],
   MailFailed: ['other', 'Owner mails not sent'],
   MailSuppressed: ['other', 'Owner mails held back (address bounced or complained)'],
   MailAddressSuppressed: ['other', 'Owner addresses suppressed (bounce or complaint)'],
@@ -159,6 +177,18 @@ export class ServiceDashboard extends Construct {
             .filter((name) => EMF_COUNTS[name][0] === key)
             .map((name) => count(name, EMF_COUNTS[name][1], { service: SERVICE, stage })),
         ),
+      ),
+      ...(Object.entries(EMF_LEVELS) as [EmfLevel, string][]).map(([name, title]) =>
+        graph(title, METRIC_UNITS[name], [
+          new Metric({
+            namespace: METRICS_NAMESPACE,
+            metricName: name,
+            dimensionsMap: { service: SERVICE, stage },
+            statistic: 'Maximum',
+            period: PERIOD,
+            label: 'Oldest queued',
+          }),
+        ]),
       ),
       graph(
         'Webhook queue: visible messages (max) and oldest message age (s)',

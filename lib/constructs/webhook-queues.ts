@@ -15,6 +15,36 @@ export type WebhookQueuesProps = {
   retainDeadLetters: boolean;
 };
 
+/** What a queue and its DLQ are made from: their names, the queue's visibility and both retentions, the redrive's receives. */
+export type QueueSpec = {
+  queueName(prefix: string): string;
+  dlqName(prefix: string): string;
+  visibilityTimeoutSeconds: number;
+  retentionSeconds: number;
+  dlqRetentionSeconds: number;
+  maxReceiveCount: number;
+};
+
+/** A queue and its DLQ (SSE-SQS, TLS only), the queue's redrive policy sending a message there after `maxReceiveCount` receives. */
+export function queuePair(scope: Construct, ids: [string, string], spec: QueueSpec, namePrefix: string, dlqRemoval: RemovalPolicy) {
+  const dlq = new Queue(scope, ids[1], {
+    queueName: spec.dlqName(namePrefix),
+    retentionPeriod: Duration.seconds(spec.dlqRetentionSeconds),
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    removalPolicy: dlqRemoval,
+  });
+  const queue = new Queue(scope, ids[0], {
+    queueName: spec.queueName(namePrefix),
+    visibilityTimeout: Duration.seconds(spec.visibilityTimeoutSeconds),
+    retentionPeriod: Duration.seconds(spec.retentionSeconds),
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    deadLetterQueue: { queue: dlq, maxReceiveCount: spec.maxReceiveCount },
+  });
+  return [queue, dlq] as const;
+}
+
 /**
  * The delivery queue and the fan-out queue, each with its DLQ and redrive policy, from the same WEBHOOK_QUEUES and
  * FAN_OUT_QUEUES the local SQS engine uses.
@@ -27,24 +57,8 @@ export class WebhookQueues extends Construct {
 
   constructor(scope: Construct, id: string, props: WebhookQueuesProps) {
     super(scope, id);
-    const pair = (ids: [string, string], spec: typeof WEBHOOK_QUEUES | typeof FAN_OUT_QUEUES, dlqRemoval: RemovalPolicy) => {
-      const dlq = new Queue(this, ids[1], {
-        queueName: spec.dlqName(props.namePrefix),
-        retentionPeriod: Duration.seconds(spec.dlqRetentionSeconds),
-        encryption: QueueEncryption.SQS_MANAGED,
-        enforceSSL: true,
-        removalPolicy: dlqRemoval,
-      });
-      const queue = new Queue(this, ids[0], {
-        queueName: spec.queueName(props.namePrefix),
-        visibilityTimeout: Duration.seconds(spec.visibilityTimeoutSeconds),
-        retentionPeriod: Duration.seconds(spec.retentionSeconds),
-        encryption: QueueEncryption.SQS_MANAGED,
-        enforceSSL: true,
-        deadLetterQueue: { queue: dlq, maxReceiveCount: spec.maxReceiveCount },
-      });
-      return [queue, dlq] as const;
-    };
+    const pair = (ids: [string, string], spec: typeof WEBHOOK_QUEUES | typeof FAN_OUT_QUEUES, dlqRemoval: RemovalPolicy) =>
+      queuePair(this, ids, spec, props.namePrefix, dlqRemoval);
     [this.queue, this.deadLetterQueue] = pair(
       ['Queue', 'DeadLetterQueue'],
       WEBHOOK_QUEUES,

@@ -65,7 +65,7 @@ beforeAll(async () => {
   env = {
     ...process.env,
     NODE_EXTRA_CA_CERTS: join(ROOT, 'test/fixtures/tls/ca.pem'),
-    ...snippetVariables(runtime.url, clientId, clientSecret, runtime.adminKey, runtime.producerKeys),
+    ...snippetVariables(runtime.url, clientId, clientSecret, runtime.adminKey, runtime.producerKeys, runtime.queues.stopCommandQueueUrl),
     // The admin CLI finds this runtime as it finds `npm start`'s, through its runtime file.
     CUSTOMER_API_RUNTIME_FILE: runtimeFileFor(runtime, work, 'runtime.json'),
   };

@@ -71,15 +71,38 @@ describe('alarms', () => {
     });
   });
 
+  it.each(STAGES)(
+    "%s: alarms on the age of the oldest stop command still queued, as the sweeper publishes it, at the stage's threshold",
+    (stage) => {
+      const [alarm] = Object.values(alarms(stage)).filter((a) => a.Properties.AlarmName === `${alarmNamePrefix(stage)}StopCommandAge`);
+      expect(alarm!.Properties).toMatchObject({
+        MetricName: 'StopCommandOldestQueuedSeconds',
+        Namespace: METRICS_NAMESPACE,
+        Statistic: 'Maximum',
+        Period: 60,
+        Threshold: STAGE_TABLE[stage].alarms.thresholds.stopCommandAgeSeconds,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+      expect(alarm!.Properties.Dimensions).toEqual(
+        expect.arrayContaining([
+          { Name: 'service', Value: SERVICE },
+          { Name: 'stage', Value: stage },
+        ]),
+      );
+    },
+  );
+
   it.each(STAGES)('%s: every alarm notifies the stage topic when it fires and when it recovers', (stage) => {
     const topic = STAGE_CONTEXT[stage].alarmTopicArn ?? { Ref: alarmTopics(stage)[0] };
     const all = Object.values(alarms(stage));
     // Three a function, two more for its new version where a canary deploys; the API's two; token refusals; the
     // table's two; the webhooks' nine (the fan-out queue's age and dead letters, mail failures among them); failed
-    // mail events; the alarm path check; each producer sending on a clock going quiet, and refused updates.
+    // mail events; the alarm path check; an emergency stop left unreported; each producer sending on a clock going
+    // quiet, and refused updates.
     const perFunction = STAGE_TABLE[stage].deployment === 'canary' ? 5 : 3;
     const producers = PRODUCERS.filter((p) => PRODUCER_CADENCE_MINUTES[p] !== null).length + 1;
-    expect(all).toHaveLength(ALL_FUNCTIONS.length * perFunction + 16 + producers);
+    expect(all).toHaveLength(ALL_FUNCTIONS.length * perFunction + 17 + producers);
     for (const a of all) {
       expect(a.Properties.AlarmName.startsWith(alarmNamePrefix(stage)), a.Properties.AlarmName).toBe(true);
       expect(a.Properties.AlarmActions, a.Properties.AlarmName).toEqual([topic]);

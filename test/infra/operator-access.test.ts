@@ -2,6 +2,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { invokePathsOf, PRODUCER_ROUTES, PRODUCERS } from '#lambdas/producers/routes';
 import { LOAD_TABLE_ACTIONS } from '#lib/constructs/operator-policy';
+import { STOP_COMMAND_CONSUMER_ACTIONS } from '#lib/constructs/producer-policies';
+import { STOP_COMMAND_QUEUES } from '#lambdas/matriq/stop-queue';
 import { pascal } from '#lib/constructs/service-function';
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig, type Stage, type StageContext } from '#lib/stages';
@@ -102,8 +104,11 @@ describe('the producer policies (staging)', () => {
     for (const producer of withRoutes) {
       const [policyId, policy] = policies.find(([, p]) => p.Properties.ManagedPolicyName.endsWith(`-producer-${producer}`))!;
       expect(template.Outputs[`ProducerPolicyArn${pascal(producer)}`].Value, producer).toEqual({ Ref: policyId });
-      const statements = policy.Properties.PolicyDocument.Statement as Json[];
-      // One statement: invoke, allowed, unconditioned; never the table (nor anything else).
+      const all = policy.Properties.PolicyDocument.Statement as Json[];
+      // One statement: invoke, allowed, unconditioned; never the table (nor anything else); the device platform's
+      // other one consumes the stop-command queue (below).
+      const statements = all.filter((s) => s.Sid !== 'StopCommandQueue');
+      expect(all.length - statements.length, producer).toBe(producer === 'device-platform' ? 1 : 0);
       expect(statements, producer).toHaveLength(1);
       expect(statements[0]).toMatchObject({ Effect: 'Allow', Action: 'execute-api:Invoke' });
       expect(statements[0]!.Condition).toBeUndefined();
@@ -124,6 +129,24 @@ describe('the producer policies (staging)', () => {
         producer,
       ).toBe(false);
     }
+  });
+
+  it('lets the device platform consume the stop-command queue, that queue only, and never send to it', () => {
+    const [, policy] = ofType(template, 'AWS::IAM::ManagedPolicy').find(([, p]) =>
+      String(p.Properties.ManagedPolicyName ?? '').endsWith('-producer-device-platform'),
+    )!;
+    const statement = (policy.Properties.PolicyDocument.Statement as Json[]).find((s) => s.Sid === 'StopCommandQueue')!;
+    const [queueId] = ofType(template, 'AWS::SQS::Queue').find(
+      ([, q]) => q.Properties.QueueName === STOP_COMMAND_QUEUES.queueName('customer-api-staging'),
+    )!;
+    expect(statement).toMatchObject({ Effect: 'Allow', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } });
+    expect(statement.Condition).toBeUndefined();
+    expect(list(statement.Action).sort()).toEqual(
+      ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'].sort(),
+    );
+    expect([...STOP_COMMAND_CONSUMER_ACTIONS].sort()).toEqual(list(statement.Action).sort());
+    // The queue's URL is an output the device platform's team reads.
+    expect(template.Outputs.StopCommandQueueUrl.Value).toEqual({ Ref: queueId });
   });
 });
 

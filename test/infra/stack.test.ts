@@ -9,6 +9,7 @@ import { SPORTS_LOGO_DIR, SPORTS_LOGO_PACKAGE_DIR } from '#contract/assets';
 import { TABLE_KEYS } from '#data/table';
 import { DELIVERY_POLICY, DERIVED } from '#lambdas/webhooks/delivery-policy';
 import { FAN_OUT_QUEUES, WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
+import { STOP_COMMAND_QUEUES } from '#lambdas/matriq/stop-queue';
 import { FAMILIES, CATCH_ALL_FAMILY, TOKEN_PATH } from '#contract/routes';
 import { ROUTES } from '#lambdas/discovery/all-routes';
 import { OPENAPI_ARTEFACT } from '#contract/openapi-artefact';
@@ -549,8 +550,9 @@ describe('CustomerApiStack (dev)', () => {
     const queues = of(template, 'AWS::SQS::Queue');
     const [dlqId, dlq] = Object.entries(queues).find(([, q]) => q.Properties.QueueName === WEBHOOK_QUEUES.dlqName('customer-api-dev'))!;
     const [, queue] = Object.entries(queues).find(([, q]) => q.Properties.QueueName === WEBHOOK_QUEUES.queueName('customer-api-dev'))!;
-    // The delivery queue and the fan-out queue with their DLQs, and the mail-events function's failure queue (mail-events.test.ts).
-    expect(Object.keys(queues)).toHaveLength(5);
+    // The delivery queue and the fan-out queue with their DLQs, the stop-command queue with its DLQ (below), and the
+    // mail-events function's failure queue (mail-events.test.ts).
+    expect(Object.keys(queues)).toHaveLength(7);
     const [fanOutDlqId, fanOutDlq] = Object.entries(queues).find(
       ([, q]) => q.Properties.QueueName === FAN_OUT_QUEUES.dlqName('customer-api-dev'),
     )!;
@@ -587,7 +589,43 @@ describe('CustomerApiStack (dev)', () => {
         (s) => s.Effect === 'Deny' && s.Condition?.Bool?.['aws:SecureTransport'] === 'false',
       ),
     );
-    expect(denials).toHaveLength(5);
+    expect(denials).toHaveLength(7);
+  });
+
+  it('sends emergency stops on their own queue, redriven to its DLQ, retained no longer than a command lives', () => {
+    const queues = Object.entries(of(template, 'AWS::SQS::Queue'));
+    const [dlqId, dlq] = queues.find(([, q]) => q.Properties.QueueName === STOP_COMMAND_QUEUES.dlqName('customer-api-dev'))!;
+    const [queueId, queue] = queues.find(([, q]) => q.Properties.QueueName === STOP_COMMAND_QUEUES.queueName('customer-api-dev'))!;
+    expect(queue.Properties).toMatchObject({
+      RedrivePolicy: { maxReceiveCount: STOP_COMMAND_QUEUES.maxReceiveCount, deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] } },
+      VisibilityTimeout: STOP_COMMAND_QUEUES.visibilityTimeoutSeconds,
+      MessageRetentionPeriod: 600,
+      SqsManagedSseEnabled: true,
+    });
+    expect(dlq.Properties).toMatchObject({ MessageRetentionPeriod: STOP_COMMAND_QUEUES.dlqRetentionSeconds, SqsManagedSseEnabled: true });
+    // Only the matriq function (the POST) and the sweeper (re-sends) send to it; no function receives from it.
+    const onQueue = (s: Statement) => JSON.stringify(s.Resource).includes(`"${queueId}"`);
+    const [, matriq] = functionOf(template, 'matriq');
+    const [, sweeper] = functionOf(template, 'webhook-sweeper');
+    for (const fn of [matriq, sweeper]) {
+      const actions = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0])
+        .filter(onQueue)
+        .flatMap((s) => list(s.Action));
+      expect(actions).toContain('sqs:SendMessage');
+      expect(actions.filter((a) => !['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].includes(a))).toEqual([]);
+    }
+    // Of the /v1 families, matriq alone touches SQS, and only that queue.
+    for (const family of FAMILIES) {
+      const [, fn] = functionOf(template, family);
+      const sqs = statementsOfRole(template, fn.Properties.Role['Fn::GetAtt'][0]).filter((s) =>
+        list(s.Action).some((a) => a.startsWith('sqs:')),
+      );
+      expect(
+        sqs.filter((s) => family !== 'matriq' || !onQueue(s)),
+        family,
+      ).toEqual([]);
+    }
+    expect(template.toJSON().Outputs.StopCommandQueueUrl.Value).toEqual({ Ref: queueId });
   });
 
   it("alarms as soon as the DLQ holds a message, visible or hidden by the sweeper's pass", () => {
@@ -672,6 +710,7 @@ describe('CustomerApiStack (dev)', () => {
     const queueId = queueIdOf(WEBHOOK_QUEUES.queueName('customer-api-dev'));
     const dlqId = queueIdOf(WEBHOOK_QUEUES.dlqName('customer-api-dev'));
     const fanOutId = queueIdOf(FAN_OUT_QUEUES.queueName('customer-api-dev'));
+    const stopId = queueIdOf(STOP_COMMAND_QUEUES.queueName('customer-api-dev'));
     /** The SQS actions a function's role grants on a queue. */
     const sqsActions = (name: WebhookFunctionName, onQueue: string) => {
       const [, fn] = functionOf(template, name);
@@ -689,10 +728,10 @@ describe('CustomerApiStack (dev)', () => {
         name,
       ).toBe(FUNCTIONS[name].sendsMail);
       expect(fn.Properties.Timeout, name).toBe(FUNCTIONS[name].timeoutSeconds);
-      // The webhook queues, and for the sweeper the DLQ it reconciles; nothing else.
+      // The webhook queues, and for the sweeper the DLQ it reconciles and the stop-command queue; nothing else.
       for (const s of statements.filter((st) => list(st.Action).some((a) => a.startsWith('sqs:'))))
         expect(JSON.stringify(s.Resource), name).toMatch(
-          new RegExp(`${queueId}|${fanOutId}${name === 'webhook-sweeper' ? `|${dlqId}` : ''}`),
+          new RegExp(`${queueId}|${fanOutId}${name === 'webhook-sweeper' ? `|${dlqId}|${stopId}` : ''}`),
         );
     }
     const consumes = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'];
@@ -791,6 +830,7 @@ describe('CustomerApiStack (dev)', () => {
         'MailEventsFailureQueueUrl',
         'MailEventsTopicArn',
         'OperatorPolicyArn',
+        'StopCommandQueueUrl',
         // One per class of producer with a route.
         ...PRODUCERS.filter((p) => PRODUCER_ROUTES.some((r) => r.producer === p)).map((p) => `ProducerPolicyArn${pascal(p)}`),
         'TableName',

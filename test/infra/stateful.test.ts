@@ -27,6 +27,9 @@ const common = (stage: Stage, kept: 'Retain' | 'Delete') => ({
   // Nothing waits only there (the sweeper resumes every fan-out and release): both go with the stack.
   WebhooksFanOutQueueDCD27B49: `AWS::SQS::Queue customer-api-${stage}-webhooks-fanout Delete`,
   WebhooksFanOutDeadLetterQueueEE7D7758: `AWS::SQS::Queue customer-api-${stage}-webhooks-fanout-dlq Delete`,
+  // Every stop command is in the table, and the sweeper sends again one still queued: both go with the stack.
+  StopCommandsQueueA346B3B8: `AWS::SQS::Queue customer-api-${stage}-stop-commands Delete`,
+  StopCommandsDeadLetterQueue0DF2B300: `AWS::SQS::Queue customer-api-${stage}-stop-commands-dlq Delete`,
   MailEventsFailuresD6429A98: `AWS::SQS::Queue customer-api-${stage}-mail-events-failed ${kept}`,
   TrailLogs73276642: `AWS::S3::Bucket - ${kept}`,
   ConsoleUsersE8A0E376: `AWS::Cognito::UserPool customer-api-${stage}-console ${kept}`,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileGuard, guardClient, requestsOf } from '#local/iam-guard';
+import { compileGuard, compileStatements, guardClient, requestsOf } from '#local/iam-guard';
 import { policiesOf, synthesizedPolicies, synthesizeDevTemplate, type RolePolicies } from '#local/iam-policies';
 import { localEndpoint } from '#local/endpoints';
 import { eventually } from '../support/eventually.js';
@@ -102,6 +102,7 @@ describe('the guard, on the synthesized roles', () => {
     queueUrl: 'http://q/000000000000/t-webhooks',
     dlqUrl: 'http://q/000000000000/t-webhooks-dlq',
     fanOutQueueUrl: 'http://q/000000000000/t-webhooks-fanout',
+    stopQueueUrl: 'http://q/000000000000/t-stop-commands',
     mailFrom: 'Alerts <alerts@local.test>',
   };
   beforeAll(async () => {
@@ -142,9 +143,31 @@ describe('the guard, on the synthesized roles', () => {
     expect(allows('webhook-dispatcher', 'sqs', 'ReceiveMessageCommand', { QueueUrl: local.fanOutQueueUrl })).toBe(true);
     expect(allows('webhook-dispatcher', 'sqs', 'ReceiveMessageCommand', { QueueUrl: local.queueUrl })).toBe(false);
     expect(allows('webhook-dispatcher', 'sqs', 'SendMessageBatchCommand', { QueueUrl: local.queueUrl })).toBe(true);
+    // Stop commands: sent by the matriq function and the sweeper, received by none of them.
+    const stops = { QueueUrl: local.stopQueueUrl };
+    expect(allows('matriq', 'sqs', 'SendMessageCommand', stops)).toBe(true);
+    expect(allows('webhook-sweeper', 'sqs', 'SendMessageCommand', stops)).toBe(true);
+    expect(allows('matriq', 'sqs', 'ReceiveMessageCommand', stops)).toBe(false);
+    expect(allows('matriq', 'sqs', 'SendMessageCommand', { QueueUrl: local.queueUrl })).toBe(false);
+    expect(allows('bevq', 'sqs', 'SendMessageCommand', stops)).toBe(false);
     expect(allows('admin-api', 'ses', 'SendEmailCommand', { FromEmailAddress: 'alerts@local.test' })).toBe(true);
     expect(allows('admin-api', 'ses', 'SendEmailCommand', { FromEmailAddress: 'someone@else.test' })).toBe(false);
     expect(allows('webhook-deliverer', 'ses', 'SendEmailCommand', { FromEmailAddress: 'alerts@local.test' })).toBe(false);
+  });
+
+  it("holds the device platform to its policy's queue: it consumes the stop commands, sends none, and touches no other queue", () => {
+    const guard = compileStatements('device-platform', policies.producers['device-platform']!, local);
+    const may = (command: string, QueueUrl: string) =>
+      requestsOf('sqs', command, { QueueUrl }, local).every((r) => guard.allows(r) === 'allowed');
+    for (const command of ['ReceiveMessageCommand', 'DeleteMessageCommand', 'ChangeMessageVisibilityCommand', 'GetQueueAttributesCommand'])
+      expect(may(command, local.stopQueueUrl), command).toBe(true);
+    expect(may('SendMessageCommand', local.stopQueueUrl)).toBe(false);
+    expect(may('ReceiveMessageCommand', local.queueUrl)).toBe(false);
+    expect(may('ReceiveMessageCommand', local.fanOutQueueUrl)).toBe(false);
+    const posSync = compileStatements('pos-sync', policies.producers['pos-sync']!, local);
+    expect(
+      requestsOf('sqs', 'ReceiveMessageCommand', { QueueUrl: local.stopQueueUrl }, local).every((r) => posSync.allows(r) === 'allowed'),
+    ).toBe(false);
   });
 
   it('refuses SES v2 as AWS does (AccessDeniedException, 403) before anything is sent', async () => {
@@ -187,7 +210,16 @@ describe('every call recorded (IAM_CALL_LOG) is allowed by the synthesized templ
     }
     // A run through every function: token, the /v1 families, admin (destination, publish), dispatcher, deliverer, sweeper.
     const app = await newApp(runtime, {
-      scopes: ['locations:read', 'bevq:read', 'sportsq:read', 'campaigns:read', 'orderboard:read', 'shiftq:read', 'matriq:read'],
+      scopes: [
+        'locations:read',
+        'bevq:read',
+        'sportsq:read',
+        'campaigns:read',
+        'orderboard:read',
+        'shiftq:read',
+        'matriq:read',
+        'matriq:ai-scheduler:stop',
+      ],
     });
     const { access_token: token } = await exchange(runtime, app.clientId, app.clientSecret);
     for (const path of [
@@ -198,6 +230,11 @@ describe('every call recorded (IAM_CALL_LOG) is allowed by the synthesized templ
     ]) {
       await fetch(`${runtime.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
     }
+    // An emergency stop: written and sent on the stop-command queue by the matriq function.
+    await fetch(`${runtime.url}/v1/demo-group/nyc-midtown/matriq/aiScheduler/emergency-stop`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}` },
+    });
     const admin = { Authorization: `Bearer ${runtime.adminKey}`, 'Content-Type': 'application/json' };
     await fetch(`${runtime.url}/admin/v1/apps?limit=5`, { headers: admin });
     await fetch(`${runtime.url}/admin/v1/dead-letters`, { headers: admin });
@@ -232,6 +269,7 @@ describe('every call recorded (IAM_CALL_LOG) is allowed by the synthesized templ
       'token',
       'discovery',
       'bevq',
+      'matriq',
       'admin-api',
       'producer-api',
       'webhook-dispatcher',
