@@ -1,6 +1,7 @@
 import { jsonFromChild } from './processes.js';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { addDestination } from '#lambdas/webhooks/destination-operations';
+import { DESTINATIONS_PER_APPLICATION } from '#lambdas/webhooks/destination-limit';
 import { createApp } from '../lambdas/admin/apps.js';
 import { publishMenu } from '../lambdas/webhooks/publish.js';
 import { createDeliverer } from '#lambdas/webhooks/deliver';
@@ -93,10 +94,19 @@ async function run(): Promise<DeliveryRun> {
   let poller: ReturnType<typeof startDeliveryPoller> | null = null;
   const startPoller = () => startDeliveryPoller(runtime.deps, runtime.sqs, Attributes?.QueueArn ?? '', deliver);
   try {
-    const { app } = await createApp(runtime.store, { groupId: 'demo-group', name: 'Delivery bench', scopes: ['bevq:read'] }, Date.now());
+    // As many applications as the destinations take (an application has at most DESTINATIONS_PER_APPLICATION).
+    const apps: string[] = [];
     for (let i = 0; i < DESTINATIONS; i++) {
+      if (i % DESTINATIONS_PER_APPLICATION === 0) {
+        const { app } = await createApp(
+          runtime.store,
+          { groupId: 'demo-group', name: `Delivery bench ${i}`, scopes: ['bevq:read'] },
+          Date.now(),
+        );
+        apps.push(app.clientId);
+      }
       const url = `https://hooks.example.test:${new URL(receiver.url).port}/d/${i}`;
-      const created = await addDestination(runtime.deps, { clientId: app.clientId, name: `load-${i}`, url, locationIds: ['london-soho'] });
+      const created = await addDestination(runtime.deps, { clientId: apps.at(-1)!, name: `load-${i}`, url, locationIds: ['london-soho'] });
       secrets.set(new URL(url).pathname, created.signingSecret);
     }
     const publish = (price: number, locationId = 'london-soho') =>
@@ -104,7 +114,18 @@ async function run(): Promise<DeliveryRun> {
 
     // One delivery alone first (a destination of its own location): its sequential round trips, no other call in flight to hide them.
     const single = `https://hooks.example.test:${new URL(receiver.url).port}/single`;
-    const alone = await addDestination(runtime.deps, { clientId: app.clientId, name: 'alone', url: single, locationIds: ['nyc-midtown'] });
+    // An application of its own: the load's takes as many destinations as an application may have.
+    const { app: aloneApp } = await createApp(
+      runtime.store,
+      { groupId: 'demo-group', name: 'Delivery bench, alone', scopes: ['bevq:read'] },
+      Date.now(),
+    );
+    const alone = await addDestination(runtime.deps, {
+      clientId: aloneApp.clientId,
+      name: 'alone',
+      url: single,
+      locationIds: ['nyc-midtown'],
+    });
     secrets.set('/single', alone.signingSecret);
     await publish(1, 'nyc-midtown');
     const tripsBefore = metered.trips;
