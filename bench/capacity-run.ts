@@ -2,10 +2,10 @@ import { activeBusinessDate, formatIsoDate, parseCompactDate } from '#contract/b
 import { DELIVERY_POLICY } from '#lambdas/webhooks/delivery-policy';
 import { ROUTES } from '#lambdas/discovery/all-routes';
 import { SCOPES } from '#contract/scopes';
-import { AWS_DEFAULT_QUOTAS } from '#lib/aws-quotas';
+import { AWS_DEFAULT_QUOTAS, AWS_QUOTAS } from '#lib/aws-quotas';
 import { edgeRateLimit } from '#lib/constructs/edge';
 import { FUNCTIONS } from '#lib/functions';
-import { mixShare, routeKeyOf } from '#lib/route-throttles';
+import { mixShare, PRODUCER_ROUTE_KEY, routeKeyOf, throttleSum } from '#lib/route-throttles';
 import { reservedConcurrencyOf, STAGE_TABLE, STAGES, throttlesOf, type Stage } from '#lib/stages';
 import { startEngines } from '../local/engines.js';
 import { startLocalRuntime } from '../local/runtime.js';
@@ -29,6 +29,9 @@ import {
   type Scenario,
   type StageInputs,
 } from './capacity-model.js';
+import { ingestLines } from './capacity-ingest.js';
+import { groupKeyReadsPerRead, type WritePrices, type WriteStage } from './capacity-writes.js';
+import { measureIngest } from './ingest-run.js';
 import { costPerMillion, dollars, gatewayAccessLogBytes, isEmfLine, platformLogBytes, PRICES } from './cost.js';
 import { measureDeliveries, RECEIVER_ERROR_RATE, RECEIVER_MS, type DeliveryRun } from './delivery-throughput.js';
 import { getWire, median } from './load.js';
@@ -39,7 +42,8 @@ import { locationId, seedGroup } from './scale.js';
  * `--only capacity`: the capacity model (bench/capacity-model.ts) fed with this run's own figures. Every
  * GET route of the route table measured on a group of GROUP_SIZE locations (a list reads its bounded page, as it
  * would at 10,000), each delivery measured through the real deliverer (bench/delivery-throughput.ts), then each
- * stage at growing loads and its first breaking point. docs/capacity.md explains the model.
+ * stage at growing loads and its first breaking point; then the producers' updates (bench/ingest-run.ts) and the
+ * write side at 10,000 locations (bench/capacity-ingest.ts). docs/capacity.md explains the model.
  */
 const GROUP_SIZE = Number(process.env.BENCH_CAPACITY_GROUP ?? 1000);
 /** The other tenants' groups: ten locations each. */
@@ -230,6 +234,54 @@ function stageInputs(stage: Stage): StageInputs {
   };
 }
 
+/** A stage as the write side sees it: the producer route's limits, and its customers at its capacity beside them. */
+function writeStage(stage: Stage, routes: RouteFigures[], delivery: DeliveryFigures, prices: Prices): WriteStage {
+  const inputs = stageInputs(stage);
+  const reads = STAGE_TABLE[stage].capacity.requestsPerSecond;
+  // A delivery for every ten reads, as the loads above.
+  const deliveries = reads / 10;
+  const customers = model(
+    { readsPerSecond: reads, deliveriesPerSecond: deliveries, ...SKEW, receiverMs: RECEIVER_MS, receiverErrorRate: RECEIVER_ERROR_RATE },
+    inputs,
+    routes,
+    delivery,
+    prices,
+  );
+  return {
+    name: stage,
+    quotas: inputs.quotas,
+    producerRateLimit: inputs.routeThrottles[PRODUCER_ROUTE_KEY]!.rateLimit,
+    producerConcurrency: FUNCTIONS['producer-api'].reservedConcurrency,
+    warmWriteUnits: inputs.warmThroughput?.writeUnitsPerSecond ?? AWS_QUOTAS.dynamoNewTableWriteUnits.default,
+    warmReadUnits: inputs.warmThroughput?.readUnitsPerSecond ?? AWS_QUOTAS.dynamoNewTableReadUnits.default,
+    delivererCapacityPerSecond: customers.deliveries.capacityPerSecond,
+    receiverErrorRate: RECEIVER_ERROR_RATE,
+    others: {
+      requestsPerSecond: reads,
+      tableReadUnits: customers.table.readUnits,
+      tableWriteUnits: customers.table.writeUnits,
+      groupKeyReadUnits: groupKeyReadsPerRead(routes, SKEW.hotTenantShare) * reads,
+      deliveriesPerSecond: deliveries,
+    },
+  };
+}
+
+/** The write side's prices: the table's, the gateway's and Lambda's list prices, and one delivery all in (as measured). */
+function writePrices(delivery: DeliveryFigures, prices: Prices): WritePrices {
+  const units = (pick: (k: KeyUse) => number) => delivery.keys.reduce((s, k) => s + pick(k), 0);
+  return {
+    writeUnit: PRICES.dynamoWriteUnit,
+    readUnit: PRICES.dynamoReadUnit,
+    httpApiRequest: PRICES.httpApiRequest,
+    lambdaGbSecond: PRICES.lambdaGbSecond,
+    lambdaRequest: PRICES.lambdaRequest,
+    logsGb: PRICES.logsGb,
+    delivery:
+      prices.perMillionDeliveries / 1e6 + units((k) => k.readUnits) * prices.readUnit + units((k) => k.writeUnits) * prices.writeUnit,
+    memoryMb: FUNCTIONS['producer-api'].memorySize,
+  };
+}
+
 const n = (value: number, digits = 0) =>
   Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '∞';
 
@@ -350,6 +402,7 @@ function whyHot(result: Result, routes: readonly RouteFigures[]): string[] {
 export async function benchCapacity(): Promise<string[]> {
   const { routes, left } = await measureReads();
   const run = await measureDeliveries();
+  const ingest = await measureIngest();
   const delivery = deliveryFigures(run);
   const prices = pricesOf(routes, delivery);
   const mean = (pick: (r: RouteFigures) => number) => routes.reduce((s, r) => s + r.share * pick(r), 0);
@@ -405,6 +458,19 @@ export async function benchCapacity(): Promise<string[]> {
     `Local delivery throughput (real deliverer, local event source at concurrency ${run.concurrency} × batch ${DELIVERY_POLICY.batchSize}, fauxqs, HTTPS receivers on loopback answering 2xx after ${RECEIVER_MS} ms, 5xx to 1 attempt in ${Math.round(1 / RECEIVER_ERROR_RATE)}):`,
     `  ${n(run.answered)} of ${n(run.deliveries)} deliveries' first attempts answered in ${run.seconds.toFixed(1)} s: ${n(run.answered / run.seconds, 1)} attempts/s (${run.failed} answered 5xx, retried after their backoff); ` +
       `the model's AWS estimate at the same concurrency: ${n(local.deliveries.capacityPerSecond, 1)}/s. Here one process runs the engines, the deliverer, the receivers and both ends of TLS: ${run.cpuMs.toFixed(1)} ms of CPU per attempt, so ${n(1000 / run.cpuMs)} attempts/s per core at most on this machine.`,
+    '',
+    ...ingestLines({
+      measured: ingest,
+      prices: writePrices(delivery, prices),
+      stages: STAGES.map((stage) => writeStage(stage, routes, delivery, prices)),
+      groupKeyReadsPerRead: groupKeyReadsPerRead(routes, SKEW.hotTenantShare),
+      groupLocations: SKEW.hotGroupLocations,
+      guard: STAGES.map((stage) => ({
+        stage,
+        throttleSum: throttleSum(throttlesOf(STAGE_TABLE[stage]).routes),
+        reserved: reservedConcurrencyOf(STAGE_TABLE[stage]),
+      })),
+    }),
   );
   return lines;
 }

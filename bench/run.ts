@@ -27,7 +27,10 @@ const SECTIONS = {
   kitchen: ['Kitchen endpoint (largest payload)', benchKitchen],
   webhooks: ['Webhooks end to end (publish → verified delivery at a local HTTPS receiver)', benchWebhooks],
   scale: ['At any size: per-request cost as a group grows', benchScale],
-  capacity: ["Capacity model: each stage at a platform's load, its first breaking point, and local delivery throughput", benchCapacity],
+  capacity: [
+    "Capacity model: each stage at a platform's load, its first breaking point, local delivery throughput, and the producers' writes with local ingest throughput",
+    benchCapacity,
+  ],
 } as const satisfies Record<string, readonly [string, () => Promise<string[]>]>;
 type Section = keyof typeof SECTIONS;
 

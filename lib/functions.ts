@@ -45,9 +45,10 @@ const v1 = (family: Family, extra: Partial<FunctionSpec> = {}): FunctionSpec => 
 
 /**
  * What a producer update takes on average, with room: tens of ms (a GetItem and one or two conditional puts of a
- * few ms each, validation and gzip of the body), a busy kitchen day's tickets more.
+ * few ms each, validation and gzip of the body), a busy kitchen day's tickets more (the capacity model measures each
+ * feed's: `npm run bench -- --only capacity`).
  */
-const PRODUCER_UPDATE_SECONDS = 0.1;
+export const PRODUCER_UPDATE_SECONDS = 0.1;
 
 /**
  * Every function of the stack, declared once: its entry, table grants, mail,
@@ -110,8 +111,8 @@ export const FUNCTIONS = {
     sendsMail: false,
     memorySize: 512,
     // Ingest at the contract's cadences never takes the concurrency the customer functions read with (a reservation
-    // is also a ceiling), nor waits for it. Sized for what the producer route lets through (PRODUCER_RATE_LIMIT, 500
-    // a second) at PRODUCER_UPDATE_SECONDS each: 50, so the gateway's throttle answers first, never Lambda's.
+    // is also a ceiling), nor waits for it. Sized for what the producer route lets through (PRODUCER_RATE_LIMIT, 562
+    // a second) at PRODUCER_UPDATE_SECONDS each: 57, so the gateway's throttle answers first, never Lambda's.
     reservedConcurrency: Math.ceil(PRODUCER_RATE_LIMIT * PRODUCER_UPDATE_SECONDS),
   },
 

@@ -2,6 +2,7 @@ import { ADMIN_ROUTES } from '#contract/admin-routes';
 import type { Route } from '#contract/routes';
 import { ROUTES } from '#lambdas/discovery/all-routes';
 import { PRODUCER_PROXY_PATH } from '#lambdas/producers/routes';
+import { PRODUCER_LOCATIONS, producerRequestsPerSecond } from './producer-load.js';
 
 /**
  * The share of all requests a route takes in the expected mix (0 to 1): each row's `mix` weight over all of them.
@@ -23,18 +24,13 @@ const MIX_HEADROOM = 1.25;
 const BURST_SECONDS = 2;
 
 /**
- * What the producers send at the contract's cadences (docs/decisions/producers.md), in every stage alike: 10,000
- * locations, about a dozen updates each every 5 minutes, 400 requests a second. Outside the mix: no customer sends
- * it, and a producer's schedule does not follow a stage's capacity.
+ * The producer route's steady rate: what the producers send at the contract's cadences to the platform's 10,000
+ * locations (PRODUCER_FEEDS in lib/producer-load.ts, the capacity model's write side: 449 updates a second), with the
+ * mix's quarter of headroom (562 a second), so a producer meets the gateway's 429 only past the load the stack is
+ * sized for. In every stage alike, outside the mix: no customer sends it, and a producer's schedule does not follow a
+ * stage's capacity. The producer function's reservation derives from it.
  */
-export const PRODUCER_LOAD = { locations: 10_000, updatesPerLocation: 12, everySeconds: 300 } as const;
-/**
- * The producer route's steady rate: the load with the mix's quarter of headroom (500 a second), so a producer meets
- * the gateway's 429 only past the load the stack is sized for. The producer function's reservation derives from it.
- */
-export const PRODUCER_RATE_LIMIT = Math.ceil(
-  ((PRODUCER_LOAD.locations * PRODUCER_LOAD.updatesPerLocation) / PRODUCER_LOAD.everySeconds) * MIX_HEADROOM,
-);
+export const PRODUCER_RATE_LIMIT = Math.ceil(producerRequestsPerSecond(PRODUCER_LOCATIONS) * MIX_HEADROOM);
 /** The producer API's one route (lib/constructs/api.ts), throttled on its own. */
 export const PRODUCER_ROUTE_KEY = `ANY ${PRODUCER_PROXY_PATH}`;
 

@@ -215,7 +215,7 @@ export const STAGE_TABLE = {
   prod: {
     retain: true,
     logRetention: RetentionDays.ONE_YEAR,
-    // Sized within AWS's default quotas (docs/decisions/capacity.md): its throttles add up to 8,789 of the account's
+    // Sized within AWS's default quotas (docs/decisions/capacity.md): its throttles add up to 8,921 of the account's
     // 10,000 requests a second; more takes raised quotas, declared with -c, and a larger row (docs/capacity.md).
     capacity: { requestsPerSecond: 5_000, perRouteFloor: 150 },
     // ONE-WAY (see WARM_READS).

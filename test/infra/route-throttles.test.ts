@@ -5,12 +5,13 @@ import {
   mixShare,
   OTHER_ROUTE_COUNT,
   OTHER_ROUTE_THROTTLE,
-  PRODUCER_LOAD,
+  PRODUCER_RATE_LIMIT,
   PRODUCER_ROUTE_KEY,
   routeKeyOf,
   throttleSum,
 } from '#lib/route-throttles';
 import { STAGE_TABLE, STAGES, throttlesOf } from '#lib/stages';
+import { PRODUCER_LOCATIONS, producerRequestsPerSecond } from '#lib/producer-load';
 import { rateLimitCeiling } from '#lambdas/admin/apps';
 
 /** The gateway's per-route throttles, derived from the route mix and each stage's capacity (lib/route-throttles.ts). */
@@ -42,11 +43,13 @@ describe('per-route throttles', () => {
     });
   }
 
-  it("give the producer route its own throttle in every stage, above the producers' declared load, counted in the sum", () => {
-    const load = (PRODUCER_LOAD.locations * PRODUCER_LOAD.updatesPerLocation) / PRODUCER_LOAD.everySeconds;
+  it("give the producer route its own throttle in every stage, the producers' feeds at 10,000 locations with a quarter's headroom, counted in the sum", () => {
+    const load = producerRequestsPerSecond(PRODUCER_LOCATIONS);
+    expect(PRODUCER_RATE_LIMIT).toBe(Math.ceil(load * 1.25));
     for (const stage of STAGES) {
       const { routes } = throttlesOf(STAGE_TABLE[stage]);
       const producer = routes[PRODUCER_ROUTE_KEY]!;
+      expect(producer.rateLimit, stage).toBe(PRODUCER_RATE_LIMIT);
       expect(producer.rateLimit, stage).toBeGreaterThan(load);
       expect(producer.burstLimit, stage).toBeGreaterThanOrEqual(producer.rateLimit);
       expect(producer.burstLimit, stage).toBeLessThanOrEqual(AWS_QUOTAS.apiGatewayAccountBurst.default);

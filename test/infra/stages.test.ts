@@ -198,10 +198,10 @@ describe('the stage table', () => {
           `Stage prod: its routes' throttles add up to ${throttleSum(throttlesOf(STAGE_TABLE.prod).routes)} requests a second, past the quota "API Gateway throttle per account and Region, all APIs together (requests a second)" declared as ${throttleSum(throttlesOf(STAGE_TABLE.prod).routes) - 1} (AWS's default 10000): ${flagLine('apiThrottleQuota')}`,
         ],
         [
-          // prod reserves its deliverer's 100, the sweeper's 2 and the producer function's 50, and provisions 2 + 2:
-          // 156 of 255 leaves 99.
+          // prod reserves its deliverer's 100, the sweeper's 2 and the producer function's 57, and provisions 2 + 2:
+          // 163 of 262 leaves 99.
           { lambdaConcurrencyQuota: reservedConcurrencyOf(STAGE_TABLE.prod) + 99 },
-          `Stage prod: its functions reserve 156 concurrent executions (reserved and provisioned), leaving 99 unreserved where Lambda keeps at least 100, past the quota "Lambda concurrent executions per account and Region" declared as 255 (AWS's default 1000): ${flagLine('lambdaConcurrencyQuota')}`,
+          `Stage prod: its functions reserve 163 concurrent executions (reserved and provisioned), leaving 99 unreserved where Lambda keeps at least 100, past the quota "Lambda concurrent executions per account and Region" declared as 262 (AWS's default 1000): ${flagLine('lambdaConcurrencyQuota')}`,
         ],
       ];
       for (const [context, message] of cases) {
