@@ -216,12 +216,11 @@ export class CustomerApiStack extends Stack {
     if (settings.domain) new CfnOutput(this, 'DomainUrl', { value: publicBaseUrlOf(settings) });
     // ── end of domain and edge ──────────────────────────────────────────────────────────────────────────────
 
-    // The admin CLI reads these by key from stack CustomerApi-<stage>: the admin API's root, and the table the venue-data loads write.
+    // The admin CLI reads the API's root by key from stack CustomerApi-<stage>; scripts may call the admin API's.
     new CfnOutput(this, 'ApiUrl', { value: api.url });
     new CfnOutput(this, 'AdminApiUrl', { value: `${api.url}${ADMIN_ROOT.slice(1)}/v1` });
-    new CfnOutput(this, 'TableName', { value: table.tableName });
     // What an operator is given to run the admin CLI against this stage (docs/admin.md, "Operator permissions").
-    const operator = new OperatorPolicy(this, 'Operator', { stageName: stage, api: api.httpApi, table });
+    const operator = new OperatorPolicy(this, 'Operator', { stageName: stage, api: api.httpApi });
     new CfnOutput(this, 'OperatorPolicyArn', { value: operator.policy.managedPolicyArn });
     // What a platform team attaches to the role its system runs as, one per class of producer (docs/operations.md, "Producers").
     const producers = new ProducerPolicies(this, 'Producers', { stageName: stage, api: api.httpApi, stopCommandQueue: stopCommands.queue });
