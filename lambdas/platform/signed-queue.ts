@@ -3,12 +3,12 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SendingQueue } from './deps.js';
 
 /**
- * SendMessage to one queue without the SQS client: one SigV4-signed request of SQS's JSON protocol to the queue
- * URL's origin, signed with the function's DynamoDB client's credential chain, region and hash (as the origin-secret
+ * SendMessage to one queue without the SQS client: one SigV4-signed request of SQS's JSON protocol to SQS's endpoint
+ * (the queue URL's origin in AWS, `https://sqs.<region>.amazonaws.com`; `endpoint` where it is not one), signed with the function's DynamoDB client's credential chain, region and hash (as the origin-secret
  * reader reads Secrets Manager), so a /v1 bundle carries nothing new but the signer. A transient answer (5xx, a
  * throttle) is tried once more; anything else throws, and the caller's outbox sends the message later.
  */
-export function signedSendingQueue(client: DynamoDBClient, queueUrl: string): SendingQueue {
+export function signedSendingQueue(client: DynamoDBClient, queueUrl: string, endpoint?: string): SendingQueue {
   let signer: Promise<SignatureV4> | null = null;
   const signerOf = async () => {
     const { credentials, sha256 } = client.config;
@@ -16,7 +16,7 @@ export function signedSendingQueue(client: DynamoDBClient, queueUrl: string): Se
   };
   const attempt = async (body: string) => {
     // Read when sending: a function built without the setting (a test, a tool) never sends.
-    const url = new URL('/', queueUrl);
+    const url = new URL('/', endpoint ?? queueUrl);
     const signed = await (
       await (signer ??= signerOf())
     ).sign({

@@ -1,8 +1,15 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STOP_COMMAND_MAX_SENDS } from '#data/matriq';
 import { publishStopCommand, STOP_COMMAND_SEND_GRACE_MS, sweepStopCommands } from '#lambdas/matriq/stop-commands';
-import { parseStopCommandMessage, STOP_COMMAND_RESEND_AFTER_MS, type StopCommandMessage } from '#lambdas/matriq/stop-queue';
+import {
+  parseStopCommandMessage,
+  STOP_COMMAND_RESEND_AFTER_MS,
+  stopCommandMessage,
+  type StopCommandMessage,
+} from '#lambdas/matriq/stop-queue';
+import { signedSendingQueue } from '#platform/signed-queue';
 import type { LocalRuntime } from '#local/runtime';
 import { eventually } from '../support/eventually.js';
 import { call, ENGINE_NAME, manualClock, producerCall, startTestRuntime, tokenFor } from '../support/runtime.js';
@@ -166,6 +173,27 @@ describe(`emergency stops reach the gateway (${ENGINE_NAME})`, () => {
     });
     expect(await scheduler('london-soho')).toEqual(before);
     expect((await report(commandId, 'applied')).status).toBe(400);
+  });
+
+  it("sends as the Lambda functions do: one SendMessage signed with the function's credentials, a refusal thrown", async () => {
+    const region = process.env.AWS_REGION ?? 'us-east-1';
+    const url = runtime.queues.stopCommandQueueUrl;
+    const message: StopCommandMessage = {
+      commandId: `cmd_${'a'.repeat(32)}`,
+      groupId: 'demo-group',
+      locationId: 'nyc-midtown',
+      deviceId: 'tv-nyc-bar-1',
+      requestedAt: iso(clock.now()),
+      expiresAt: iso(clock.now() + 600_000),
+      reason: 'Signed',
+    };
+    await drain(runtime);
+    // The local queue URL's host names no server (fauxqs's form): the engine's endpoint stands for SQS's.
+    const send = (credentials: { accessKeyId: string; secretAccessKey: string }, body: string) =>
+      signedSendingQueue(new DynamoDBClient({ region, credentials }), url, runtime.engines.sqsEndpoint).send(body);
+    await send(runtime.engines.credentials, stopCommandMessage(message));
+    expect(await drain(runtime)).toEqual([message]);
+    await expect(send({ accessKeyId: 'LOCALstranger', secretAccessKey: 'x' }, '{}')).rejects.toThrow(/^SendMessage: 403/);
   });
 
   it('refuses a location-scoped token at another location: nothing is stored or sent', async () => {
