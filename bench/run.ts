@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { benchBundles } from './bundles.js';
 import { benchCapacity } from './capacity-run.js';
+import { benchEmergencyStop } from './emergency-stop.js';
 import { benchIdle } from './idle.js';
 import { benchKitchen } from './kitchen.js';
 import { benchRoundTrips } from './roundtrips.js';
@@ -26,6 +27,7 @@ const SECTIONS = {
   bundles: ['Lambda bundles', benchBundles],
   kitchen: ['Kitchen endpoint (largest payload)', benchKitchen],
   webhooks: ['Webhooks end to end (publish → verified delivery at a local HTTPS receiver)', benchWebhooks],
+  stops: ['Emergency stops (POST → the simulated device platform receives it)', benchEmergencyStop],
   scale: ['At any size: per-request cost as a group grows', benchScale],
   capacity: [
     "Capacity model: each stage at a platform's load, its first breaking point, local delivery throughput, and the producers' writes with local ingest throughput",
