@@ -73,7 +73,8 @@ export const FUNCTIONS = {
   shiftq: v1('shiftq'),
   // Sports data is read by key and viewing data by base-table Query (PK = group); no GSI.
   sportsq: v1('sportsq'),
-  // Also puts emergency-stop commands (conditional PutItem on a deterministic key).
+  // Also puts emergency-stop commands (conditional PutItem on a deterministic key) and records their sends
+  // (UpdateItem); the stack grants it SendMessage on the stop-command queue.
   matriq: v1('matriq', { tableActions: [...V1_FAMILY.tableActions, 'PutItem'] }),
   // Campaigns listed by base-table Query (PK = group); devices read by key.
   campaigns: v1('campaigns'),
@@ -150,7 +151,8 @@ export const FUNCTIONS = {
    * Schedule: settles menu events left in the outbox (DeleteItem), probes, releases and dead-letters paused
    * destinations' held deliveries (BatchGetItem of health, BatchWriteItem of held items), lists what is in
    * the DLQ, queues again the deliveries whose message vanished (found through GSI2), sends queued owner mail,
-   * rotates the access-token key when it is due: the jobs of lambdas/upkeep/upkeep.ts.
+   * rotates the access-token key when it is due, sends again or expires emergency-stop commands still queued (found
+   * through GSI1; the stack grants SendMessage on the stop-command queue): the jobs of lambdas/upkeep/upkeep.ts.
    */
   'webhook-sweeper': {
     entry: 'upkeep/sweeper.ts',
