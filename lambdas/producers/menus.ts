@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { menuId } from '#contract/schemas/bevq';
+import { menuItem } from '#contract/schemas/bevq';
 import { nonNegativeMoney } from '#contract/schemas/common';
 import { parseInput } from '#contract/validation';
 import type { StoredMenu } from '#data/menus';
@@ -19,6 +19,9 @@ import type { Operation, Order, ProducerDeps } from './operation.js';
 
 /** A rebuild carries the sections only: the source health moves on reconciliation reports alone. */
 const rebuildData = v.strictObject({ sections: v.unknown() });
+
+/** An item's or a size's id, by the menu's own rule. */
+const menuId = menuItem.entries.id;
 
 const stockData = v.strictObject({
   items: v.pipe(

@@ -4,7 +4,7 @@ import { absoluteUrl, decimal, isoTimestamp, nextCursor, nonNegativeMoney, refre
 /** Beverage menu (contract 2.11), the bevq resources around it, and the webhook payload (6.3). */
 
 const text = v.pipe(v.string(), v.maxLength(2000));
-export const menuId = v.pipe(v.string(), v.minLength(1), v.maxLength(128));
+const menuId = v.pipe(v.string(), v.minLength(1), v.maxLength(128));
 /** Position within a section or menu; only the order matters. */
 const sortOrder = v.pipe(v.number(), v.safeInteger(), v.minValue(-1_000_000), v.maxValue(1_000_000));
 const location = v.object({ id: v.string(), name: v.string(), timezone: v.string() });
