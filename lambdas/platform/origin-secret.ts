@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ApiError } from '#contract/errors';
+import { awsJsonCaller } from './aws-json-call.js';
 
 /**
  * The values the edge's `x-origin-verify` header may carry (lib/constructs/edge.ts, docs/decisions/edge.md): in a
@@ -85,34 +85,18 @@ export function secretsManagerOriginSecret(options: SecretsManagerOptions): Orig
 
 /** The current value and, once a rotation has made one, the previous. */
 async function readVersions(options: SecretsManagerOptions): Promise<string[]> {
-  const { credentials, sha256 } = options.client.config;
   const region = await options.client.config.region();
   const url = new URL(options.endpoint ?? `https://secretsmanager.${region}.amazonaws.com/`);
-  const signer = new SignatureV4({ service: 'secretsmanager', region, credentials, sha256 });
-  const values = await Promise.all(STAGES.map((stage) => getSecretValue(signer, url, options.secretId, stage)));
+  const call = awsJsonCaller(options.client, 'secretsmanager', '1.1');
+  const values = await Promise.all(STAGES.map((stage) => getSecretValue(call, url, options.secretId, stage)));
   return values.filter((value): value is string => value !== null);
 }
 
 /** One GetSecretValue; null when the secret has no version in that stage (no rotation yet: no AWSPREVIOUS). */
-async function getSecretValue(signer: SignatureV4, url: URL, secretId: string, stage: string): Promise<string | null> {
-  const body = JSON.stringify({ SecretId: secretId, VersionStage: stage });
-  const signed = await signer.sign({
-    method: 'POST',
-    protocol: url.protocol,
-    hostname: url.hostname,
-    ...(url.port ? { port: Number(url.port) } : {}),
-    path: url.pathname,
-    query: {},
-    headers: {
-      host: url.host,
-      'content-type': 'application/x-amz-json-1.1',
-      'x-amz-target': 'secretsmanager.GetSecretValue',
-    },
-    body,
-  });
-  const response = await fetch(url, { method: 'POST', headers: signed.headers, body, signal: AbortSignal.timeout(3_000) });
-  const answer = (await response.json()) as { SecretString?: string; __type?: string };
-  if (response.ok && typeof answer.SecretString === 'string') return answer.SecretString;
-  if (stage !== 'AWSCURRENT' && answer.__type?.endsWith('ResourceNotFoundException')) return null;
-  throw new Error(`GetSecretValue ${stage}: ${response.status} ${answer.__type ?? ''}`);
+async function getSecretValue(call: ReturnType<typeof awsJsonCaller>, url: URL, secretId: string, stage: string): Promise<string | null> {
+  const answer = await call(url, 'secretsmanager.GetSecretValue', JSON.stringify({ SecretId: secretId, VersionStage: stage }));
+  const { SecretString, __type } = answer.body;
+  if (answer.ok && typeof SecretString === 'string') return SecretString;
+  if (stage !== 'AWSCURRENT' && __type?.endsWith('ResourceNotFoundException')) return null;
+  throw new Error(`GetSecretValue ${stage}: ${answer.status} ${__type ?? ''}`);
 }
