@@ -12,7 +12,7 @@ import {
 import { listAudit } from './audit.js';
 import { listLocations, operatorEdit } from './groups.js';
 import { putGroup, putLocation } from '#lambdas/producers/venues';
-import { recordStopResult } from '#lambdas/producers/matriq';
+import { reportStopResult } from '#lambdas/producers/matriq';
 import { loadVenues } from '#lambdas/producers/loads/venues';
 import { loadShiftq, shiftqLoadBody } from '#lambdas/producers/loads/shiftq';
 import { loadSports } from '#lambdas/producers/loads/sports';
@@ -107,8 +107,8 @@ export const operations: Record<AdminOperation, AdminOperationFn> = {
   loadCampaigns: ({ body, now }, deps) => loadCampaigns(deps.store, body, now),
   // The device platform's route's code, the operator's report observed when it runs; never the request's fingerprint.
   reportStopResult: async ({ params, body, now }, deps) => {
-    const { status } = body as InputOf<typeof recordStopResult, 1>;
-    const { command } = await recordStopResult(deps.store, { commandId: params.commandId!, status }, { sourceMs: now, sequence: 0 });
+    const { status } = body as InputOf<typeof reportStopResult, 1>;
+    const { command } = await reportStopResult(deps, { commandId: params.commandId!, status }, { sourceMs: now, sequence: 0 });
     const { requestFingerprint: _fingerprint, ...shown } = command;
     return { command: shown };
   },

@@ -129,6 +129,17 @@ export async function recordStopResult(
   return { command, outcome };
 }
 
+/** recordStopResult, counted once per command: by the report that moved it (a repeat is a duplicate). */
+export async function reportStopResult(
+  deps: { store: Store; metrics?: Parameters<typeof count>[0]['metrics'] },
+  input: StopResultInput,
+  order: SourceOrder,
+) {
+  const result = await recordStopResult(deps.store, input, order);
+  if (result.outcome === 'applied') count(deps, input.status === 'applied' ? 'StopCommandsApplied' : 'StopCommandsFailed');
+  return result;
+}
+
 /** A producer's data, whole, under the ids its path names: a body naming them again is refused. */
 const MATRIQ_DATA = {
   state: v.strictObject(stateFields),
@@ -158,9 +169,7 @@ export const MATRIQ_OPERATIONS = {
   },
   putMatriqStopResult: async (deps, { commandId }, data, order) => {
     const { status } = parseInput(MATRIQ_DATA.stopResult, data);
-    const { outcome } = await recordStopResult(deps.store, { commandId: commandId!, status }, order);
-    // Once per command: the report that moved it (a repeat is a duplicate).
-    if (outcome === 'applied') count(deps, status === 'applied' ? 'StopCommandsApplied' : 'StopCommandsFailed');
+    const { outcome } = await reportStopResult(deps, { commandId: commandId!, status }, order);
     return { outcome, records: 1 };
   },
 } satisfies Record<string, Operation>;
