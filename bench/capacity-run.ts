@@ -32,7 +32,7 @@ import {
 import { ingestLines } from './capacity-ingest.js';
 import { groupKeyReadsPerRead, type WritePrices, type WriteStage } from './capacity-writes.js';
 import { measureIngest } from './ingest-run.js';
-import { costPerMillion, dollars, gatewayAccessLogBytes, isEmfLine, platformLogBytes, PRICES } from './cost.js';
+import { costPerMillion, countServiceLogs, dollars, gatewayAccessLogBytes, platformLogBytes, PRICES } from './cost.js';
 import { measureDeliveries, RECEIVER_ERROR_RATE, RECEIVER_MS, type DeliveryRun } from './delivery-throughput.js';
 import { getWire, median } from './load.js';
 import { billedMsAt } from './roundtrips.js';
@@ -62,16 +62,9 @@ type Measured = { routes: RouteFigures[]; left: string[] };
 /** Per route: the keys it touched (units by partition key), round trips, billed ms, log and response bytes. */
 async function measureReads(): Promise<Measured> {
   const engines = await startEngines({ dataDir: null });
-  // INFO and metrics on, as deployed, so the log bytes are what a function writes; counted, not shown.
-  const metricsDisabled = process.env.METRICS_DISABLED;
-  process.env.METRICS_DISABLED = 'false';
+  // INFO and metrics on, as deployed: the log bytes are what a function writes; counted, not shown.
+  const logs = countServiceLogs();
   const runtime = await startLocalRuntime({ port: 0, dataDir: null, seed: false, logLevel: 'INFO', engines });
-  const stdoutWrite = process.stdout.write.bind(process.stdout);
-  let logBytes = 0;
-  process.stdout.write = (chunk: string | Uint8Array) => {
-    if (!isEmfLine(String(chunk))) logBytes += Buffer.byteLength(chunk);
-    return true;
-  };
   try {
     // A typical group, and the hot tenant's large one (a list reads its bounded page there, as it would at 10,000).
     const groups = { typical: `capacity-${TYPICAL_GROUP_SIZE}`, hot: `capacity-${GROUP_SIZE}` };
@@ -88,7 +81,7 @@ async function measureReads(): Promise<Measured> {
     /** REQUESTS requests of one URL after a warm-up: keys by the model's names, round trips, median time, bytes. */
     const sample = async (url: string, auth: Record<string, string>, pathLocation: string | null) => {
       await getWire(url, auth); // warm: the token's key versions, the schedule's minute, the location's zone
-      const before = { trips: metered.trips, byKey: new Map(metered.byKey), byItem: new Map(metered.byItem), logBytes };
+      const before = { trips: metered.trips, byKey: new Map(metered.byKey), byItem: new Map(metered.byItem), logBytes: logs.bytes.log };
       const times: number[] = [];
       let bytes = 0;
       let status = 0;
@@ -126,7 +119,7 @@ async function measureReads(): Promise<Measured> {
         trips: (metered.trips - before.trips) / REQUESTS,
         ms: median(times),
         responseBytes: bytes / REQUESTS,
-        logBytes: (logBytes - before.logBytes) / REQUESTS,
+        logBytes: (logs.bytes.log - before.logBytes) / REQUESTS,
         status,
       };
     };
@@ -165,9 +158,7 @@ async function measureReads(): Promise<Measured> {
     const left = ROUTES.filter((r) => r.method !== 'GET').map((r) => `${routeKeyOf(r)} (${(mixShare(r) * 100).toFixed(2)} %)`);
     return { routes, left };
   } finally {
-    process.stdout.write = stdoutWrite;
-    if (metricsDisabled === undefined) delete process.env.METRICS_DISABLED;
-    else process.env.METRICS_DISABLED = metricsDisabled;
+    logs.restore();
     await runtime.stop();
     await engines.stop();
   }

@@ -40,6 +40,31 @@ export function platformLogBytes(): { bytes: number; note: string } {
 export const isEmfLine = (chunk: string) => chunk.startsWith('{"_aws":');
 
 /**
+ * The service's logging as deployed (INFO, metrics on): what it writes to stdout from now on is counted in bytes,
+ * its EMF lines apart, and kept off the bench's output until `restore` gives stdout and the metrics setting back.
+ */
+export function countServiceLogs() {
+  const metricsDisabled = process.env.METRICS_DISABLED;
+  process.env.METRICS_DISABLED = 'false';
+  const write = process.stdout.write.bind(process.stdout);
+  const bytes = { log: 0, emf: 0 };
+  process.stdout.write = (chunk: string | Uint8Array) => {
+    const n = Buffer.byteLength(chunk);
+    if (isEmfLine(String(chunk))) bytes.emf += n;
+    else bytes.log += n;
+    return true;
+  };
+  return {
+    bytes,
+    restore() {
+      process.stdout.write = write;
+      if (metricsDisabled === undefined) delete process.env.METRICS_DISABLED;
+      else process.env.METRICS_DISABLED = metricsDisabled;
+    },
+  };
+}
+
+/**
  * The HTTP API's own access-log line for one request (lib/constructs/api.ts
  * declares its fields), with typical values where the local gateway has none:
  * a 16-character request id, an IPv4 address, the timestamp's fixed format,

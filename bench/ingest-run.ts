@@ -17,7 +17,7 @@ import { demoMatriqFile, demoSportsFile } from '../local/seed-venue-modules.js';
 import { itemKeys, meterKeys, type KeyCapacity, type KeyLoad } from './capacity.js';
 import { audienceOf, itemName, keyName, type ItemUse, type KeyUse } from './capacity-model.js';
 import type { FeedFigures, UpdateFigures } from './capacity-writes.js';
-import { gatewayAccessLogBytes, isEmfLine, platformLogBytes } from './cost.js';
+import { countServiceLogs, gatewayAccessLogBytes, platformLogBytes } from './cost.js';
 import { median, percentile } from './load.js';
 import { billedMsAt } from './roundtrips.js';
 
@@ -350,9 +350,8 @@ async function loadRun(runtime: LocalRuntime, locations: string[], data: unknown
 
 export async function measureIngest(): Promise<IngestMeasured> {
   const engines = await startEngines({ dataDir: null });
-  // INFO and metrics on, as deployed, so the log bytes are what the function writes; counted, not shown.
-  const metricsDisabled = process.env.METRICS_DISABLED;
-  process.env.METRICS_DISABLED = 'false';
+  // INFO and metrics on, as deployed: the log bytes are what a function writes; counted, not shown.
+  const logs = countServiceLogs();
   const runtime = await startLocalRuntime({
     port: 0,
     dataDir: null,
@@ -364,12 +363,6 @@ export async function measureIngest(): Promise<IngestMeasured> {
     sweepEveryMs: 3_600_000,
     throttle: { rateLimit: 100_000, burstLimit: 100_000 },
   });
-  const stdoutWrite = process.stdout.write.bind(process.stdout);
-  let logBytes = 0;
-  process.stdout.write = (chunk: string | Uint8Array) => {
-    if (!isEmfLine(String(chunk))) logBytes += Buffer.byteLength(chunk);
-    return true;
-  };
   try {
     const campaignLocations = await seedLocations(runtime, CAMPAIGN_GROUP, CAMPAIGN_LOCATIONS, 'America/New_York');
     const loadLocations = await seedLocations(runtime, LOAD_GROUP, LOAD_LOCATIONS, 'America/New_York');
@@ -397,7 +390,7 @@ export async function measureIngest(): Promise<IngestMeasured> {
         byItem: new Map(metered.byItem),
         trips: metered.trips,
         events: writes.events,
-        logBytes,
+        logBytes: logs.bytes.log,
       });
       const measure = async (count: number, sourceOf: () => number, expect: string) => {
         const sends = await Promise.all(Array.from({ length: count }, async () => build(++k)));
@@ -416,7 +409,7 @@ export async function measureIngest(): Promise<IngestMeasured> {
           bytes += answer.bytes;
           if (answer.outcome !== expect) throw new Error(`ingest bench: ${feed.name} was ${answer.outcome}, not ${expect}`);
         }
-        const f = figuresBetween(metered, before, writes.events, logBytes, count);
+        const f = figuresBetween(metered, before, writes.events, logs.bytes.log, count);
         const ms = median(times);
         const gateway = await gatewayAccessLogBytes({
           method: sends[0]!.method ?? 'PUT',
@@ -443,7 +436,7 @@ export async function measureIngest(): Promise<IngestMeasured> {
       const c0 = process.cpuUsage();
       await producerCall(runtime, producer, replay, applied.last);
       const cpuMs = cpuMsSince(c0);
-      const f = figuresBetween(metered, before, writes.events, logBytes, 1);
+      const f = figuresBetween(metered, before, writes.events, logs.bytes.log, 1);
       const refused: UpdateFigures = {
         keys: f.keys,
         items: f.items,
@@ -461,9 +454,7 @@ export async function measureIngest(): Promise<IngestMeasured> {
     const local = await loadRun(runtime, loadLocations, salesData, activeBusinessDate(loadZone, Date.now()));
     return { feeds, itemBytes, local };
   } finally {
-    process.stdout.write = stdoutWrite;
-    if (metricsDisabled === undefined) delete process.env.METRICS_DISABLED;
-    else process.env.METRICS_DISABLED = metricsDisabled;
+    logs.restore();
     await runtime.stop();
     await engines.stop();
   }

@@ -20,7 +20,7 @@ import {
   dollars,
   totalPerMillion,
   gatewayAccessLogBytes,
-  isEmfLine,
+  countServiceLogs,
   platformLogBytes,
   PRICES,
   provisionedLine,
@@ -113,9 +113,8 @@ function concretePath(path: string, today: string): string {
 export async function benchRoundTrips(): Promise<string[]> {
   const engines = await startEngines({ dataDir: null });
   const proxy = await startDelayProxy(engines.dynamoEndpoint);
-  // INFO and metrics on, as deployed: the bench counts the log bytes a request writes (its EMF line too), and keeps them off its own output.
-  const metricsDisabled = process.env.METRICS_DISABLED;
-  process.env.METRICS_DISABLED = 'false';
+  // INFO and metrics on, as deployed: the log bytes are what a function writes; counted, not shown.
+  const logs = countServiceLogs();
   const runtime = await startLocalRuntime({
     port: 0,
     dataDir: null,
@@ -123,19 +122,10 @@ export async function benchRoundTrips(): Promise<string[]> {
     logLevel: 'INFO',
     engines: { ...engines, dynamoEndpoint: proxy.url },
   });
-  const stdoutWrite = process.stdout.write.bind(process.stdout);
-  let logBytes = 0;
-  let emfBytes = 0;
-  process.stdout.write = (chunk: string | Uint8Array) => {
-    const bytes = Buffer.byteLength(chunk);
-    if (isEmfLine(String(chunk))) emfBytes += bytes;
-    else logBytes += bytes;
-    return true;
-  };
   const metered = meterCapacity(runtime.dynamo);
   /** One request's consumed units, response and log bytes, over a few sequential requests. */
   const footprint = async (url: string, headers: Record<string, string>): Promise<Footprint> => {
-    const before = { ...metered, logBytes, emfBytes };
+    const before = { ...metered, logBytes: logs.bytes.log, emfBytes: logs.bytes.emf };
     let responseBytes = 0;
     for (let i = 0; i < FOOTPRINT_REQUESTS; i++) {
       responseBytes += (await getWire(url, headers)).bytes;
@@ -146,8 +136,8 @@ export async function benchRoundTrips(): Promise<string[]> {
       readUnits,
       writeUnits,
       responseBytes: per(responseBytes),
-      logBytes: per(logBytes - before.logBytes),
-      emfBytes: per(emfBytes - before.emfBytes),
+      logBytes: per(logs.bytes.log - before.logBytes),
+      emfBytes: per(logs.bytes.emf - before.emfBytes),
     };
   };
   let baseline: Server | null = null;
@@ -272,9 +262,7 @@ export async function benchRoundTrips(): Promise<string[]> {
     await runtime.stop();
     await proxy.close();
     await engines.stop();
-    process.stdout.write = stdoutWrite;
-    if (metricsDisabled === undefined) delete process.env.METRICS_DISABLED;
-    else process.env.METRICS_DISABLED = metricsDisabled;
+    logs.restore();
   }
 }
 
