@@ -51,9 +51,12 @@ const compare = (a: SourceOrder, b: SourceOrder | null | undefined) =>
 const later = (a: SourceOrder | null | undefined, b: SourceOrder | null | undefined) => (!a || (b && compare(b, a) > 0) ? b : a);
 const orderOnly = ({ sourceMs, sequence }: Order): SourceOrder => ({ sourceMs, sequence });
 
-/** The stored menu as the input that publishes it again, with its source health as reported. */
+/**
+ * The stored menu as the input that publishes it again, with its source health as reported: it was validated when
+ * it was built, and a published section is an input section (the fields the build adds are ones the input allows).
+ */
 function inputOf(stored: StoredMenu, health = healthOf(stored)): ParsedInput {
-  return parseMenu({ sections: stored.menu.sections, sourceHealth: health });
+  return { sections: stored.menu.sections, sourceHealth: health };
 }
 const healthOf = (stored: StoredMenu | null) => ({
   lastPosSyncAt: stored?.menu.sourceHealth.lastPosSyncAt ?? null,
