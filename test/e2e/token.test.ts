@@ -6,7 +6,7 @@ import { TOKEN_ADMITTED_ATTEMPTS_PER_MINUTE, TOKEN_ATTEMPTS_PER_MINUTE, TOKENS_I
 import { attemptSubject } from '#lambdas/token/issue-token';
 import type { LocalRuntime } from '#local/runtime';
 import { expectContract } from '../support/openapi.js';
-import { call, exchange, manualClock, newApp, scanTable, startTestRuntime, type Reply } from '../support/runtime.js';
+import { call, exchange, expectUnchanged, manualClock, newApp, scanTable, startTestRuntime, type Reply } from '../support/runtime.js';
 
 let runtime: LocalRuntime;
 const clock = manualClock();
@@ -352,7 +352,7 @@ describe('POST /oauth/token', () => {
       form({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: 'wrong', scope: 'matriq:read' }),
     );
     expect(stranger.body.error).toBe('invalid_client');
-    expect(await tokenItems()).toEqual(before);
+    expectUnchanged(await tokenItems(), before);
   });
 
   it('answers another method than POST with 405, Allow: POST and an OAuth error body (invalid_request), writing nothing', async () => {
@@ -367,6 +367,6 @@ describe('POST /oauth/token', () => {
       expect(reply.headers.get('cache-control'), method).toBe('no-store');
       expect(reply.body, method).toEqual({ error: 'invalid_request', error_description: 'Use POST to request a token.' });
     }
-    expect(await tableItems()).toEqual(before);
+    expectUnchanged(await tableItems(), before);
   });
 });

@@ -12,7 +12,7 @@ import { runCli } from '#admin-cli/run';
 import type { LocalRuntime } from '#local/runtime';
 import { publishMenu } from '#lambdas/webhooks/publish';
 import { sampleMenu } from '#local/demo-menu';
-import { adminCall, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
+import { adminCall, expectUnchanged, newApp, scanTable, startTestRuntime } from '../support/runtime.js';
 import { admin as runAdmin, runtimeFileFor, type Run } from '../fixtures/admin-cli.js';
 
 /** The admin CLI as ops run it: a real subprocess against a real local runtime, checked through the store. */
@@ -56,7 +56,7 @@ async function refused(args: string[], message: RegExp): Promise<Run> {
   expect(run.stderr).toMatch(message);
   expect(run.code).toBe(2);
   expect(run.stdout).toBe('');
-  expect(await snapshot()).toEqual(before);
+  expectUnchanged(await snapshot(), before);
   return run;
 }
 

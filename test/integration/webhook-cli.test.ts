@@ -13,7 +13,7 @@ import { admin, runtimeFileFor } from '../fixtures/admin-cli.js';
 import { sampleMenu } from '#local/demo-menu';
 import { waitForStatus } from '../fixtures/wait-for-delivery.js';
 import { startReceiver } from '../fixtures/webhook-receiver.js';
-import { adminCall, newApp, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';
+import { adminCall, expectUnchanged, newApp, scanTable, sentMail, startTestRuntime } from '../support/runtime.js';
 import { expectSigningSecret } from '../support/signing-secret.js';
 
 /** `menus` and `destinations` commands as ops run them: a CLI subprocess against a real local runtime. */
@@ -229,7 +229,7 @@ describe('npm run admin -- destinations / menus', () => {
       expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(2);
       expect(run.stderr).toMatch(/^error: /);
     }
-    expect(await snapshot()).toEqual(before);
+    expectUnchanged(await snapshot(), before);
   });
 
   it(`refuses a destination past the ${DESTINATIONS_PER_APPLICATION} an application may have with exit 2 naming the limit, writing nothing`, async () => {
@@ -243,6 +243,6 @@ describe('npm run admin -- destinations / menus', () => {
     expect(run.stderr).toContain(
       `error: application ${full.clientId} has ${DESTINATIONS_PER_APPLICATION} destinations, the limit per application: remove one before adding another`,
     );
-    expect(await snapshot()).toEqual(before);
+    expectUnchanged(await snapshot(), before);
   });
 });

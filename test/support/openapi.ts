@@ -1,4 +1,4 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
 import { openApiDocument } from '#lib/openapi';
@@ -37,13 +37,27 @@ export function expectContract(method: string, path: string, reply: Reply): void
     return;
   }
   // What no route describes is a refusal: in the OAuth shape on the token endpoint (its ANY route), else the /v1 one.
-  const refusal = { $ref: decoded === TOKEN_PATH ? '#/components/schemas/OAuthError' : '#/components/schemas/Error' };
+  const refusal = decoded === TOKEN_PATH ? OAUTH_REFUSAL : REFUSAL;
   const schema = described?.content?.['application/json']?.schema ?? (template ? null : refusal);
   expect(schema, `OpenAPI describes ${method} ${template ?? path} → ${reply.status}`).toBeTruthy();
-  const validate = ajv.compile(rebase(schema));
+  const validate = validatorOf(schema);
   const valid = validate(reply.body);
   expect(validate.errors ?? [], `${method} ${path} → ${reply.status} matches OpenAPI`).toEqual([]);
   expect(valid).toBe(true);
+}
+
+const REFUSAL = { $ref: '#/components/schemas/Error' };
+const OAUTH_REFUSAL = { $ref: '#/components/schemas/OAuthError' };
+
+/**
+ * One compiled validator per schema of the document: ajv caches by the schema object, and a rebased copy is a new
+ * object each time, so without this every reply compiled its schema again (the suites' largest share of CPU).
+ */
+const validators = new WeakMap<object, ValidateFunction>();
+function validatorOf(schema: object): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) validators.set(schema, (validate = ajv.compile(rebase(schema))));
+  return validate;
 }
 
 /** Points local component refs at the registered document. */

@@ -4,6 +4,7 @@ import { DynamoDBDocumentClient, GetCommand, ScanCommand, UpdateCommand } from '
 import { appKeys } from '#data/apps';
 import { counterKeys, rateWindow } from '#data/rate-counters';
 import * as oauth from 'openid-client';
+import { expect } from 'vitest';
 import { expectContract } from './openapi.js';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#local/runtime';
 import type { Producer } from '#lambdas/producers/routes';
@@ -197,6 +198,14 @@ export async function scanTable(runtime: LocalRuntime): Promise<Record<string, a
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items;
+}
+
+/**
+ * Asserts what a test read back is what it read before (a table, or part of one). Compared as JSON first: vitest's
+ * deep equality over a whole table costs seconds of CPU, so it runs only when the two differ, to show how.
+ */
+export function expectUnchanged(after: unknown, before: unknown): void {
+  if (JSON.stringify(after) !== JSON.stringify(before)) expect(after).toEqual(before);
 }
 
 /** An application's count in the runtime clock's current window, read straight from the table. */
