@@ -73,7 +73,7 @@ beforeAll(async () => {
   // Resource counts against CloudFormation's 500 a template, for the operations page.
   for (const template of templates)
     console.log(`${template.split('/').at(-1)}: ${Object.keys(JSON.parse(readFileSync(template, 'utf8')).Resources).length} resources`);
-}, 240_000);
+});
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe('cfn-lint', () => {

@@ -1,12 +1,11 @@
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PRODUCERS } from '#lambdas/producers/routes';
 import { PRODUCER_OUTCOMES } from '#lambdas/producers/update-line';
 import { WEBHOOK_QUEUES } from '#lambdas/webhooks/queues';
 import { FAMILY_TAG } from '#lib/constructs/service-function';
 import { FUNCTIONS, type FunctionName } from '#lib/functions';
-import { CustomerApiStack } from '#lib/stack';
-import { stageConfig, type Stage } from '#lib/stages';
+import type { Stage } from '#lib/stages';
 import type { HttpApi } from '#platform/http';
 import {
   logger,
@@ -17,8 +16,7 @@ import {
   METRICS_NAMESPACE,
   SERVICE,
 } from '#platform/observability';
-import { STAGE_CONTEXT } from '../support/stage-context.js';
-import { testApp } from '../support/stage-template.js';
+import { stageTemplates } from '../support/stage-template.js';
 
 type Json = Record<string, any>;
 /** One line of a widget: a metric (namespace, name, dimensions, statistic) or a math expression. */
@@ -123,10 +121,8 @@ describe.each(['dev', 'prod'] as const satisfies readonly Stage[])('ServiceDashb
       ((fn.Properties.Tags ?? []) as Json[]).some((t) => t.Key === FAMILY_TAG && t.Value === name),
     );
 
-  beforeAll(() => {
-    const app = testApp();
-    const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, STAGE_CONTEXT[stage]) });
-    template = Template.fromStack(stack);
+  beforeAll(async () => {
+    template = (await stageTemplates([stage]))[stage];
     const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
     expect(dashboards).toHaveLength(1);
     body = bodyOf(dashboards[0]!);

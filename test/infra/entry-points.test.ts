@@ -15,7 +15,7 @@ let templates: Record<(typeof STAGES_HERE)[number], Template>;
 
 beforeAll(async () => {
   templates = await stageTemplates(STAGES_HERE);
-}, 180_000);
+});
 
 const of = (template: Template, type: string) => template.findResources(type) as Record<string, Json>;
 /** The one resource an invoker's target refers to (an alias's ARN, or its name built from it), or all of them if several. */

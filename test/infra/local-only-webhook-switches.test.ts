@@ -1,11 +1,8 @@
-import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { CustomerApiStack } from '#lib/stack';
-import { stageConfig, STAGES } from '#lib/stages';
+import { STAGES } from '#lib/stages';
 import { configFromEnv } from '#platform/config';
 import { urlSafetyOf } from '#lambdas/webhooks/destinations';
-import { STAGE_CONTEXT } from '../support/stage-context.js';
-import { testApp } from '../support/stage-template.js';
+import { stageTemplates } from '../support/stage-template.js';
 
 /**
  * Loopback destinations are the local runtime's alone: WEBHOOK_ALLOW_LOOPBACK=1 (tests) and the inbox it reserves
@@ -15,10 +12,8 @@ import { testApp } from '../support/stage-template.js';
  */
 
 describe('local-only webhook switches', () => {
-  it.each(STAGES)('are in no function environment of stage %s', (stage) => {
-    const app = testApp();
-    const stack = new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, STAGE_CONTEXT[stage]) });
-    const functions = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'));
+  it.each(STAGES)('are in no function environment of stage %s', async (stage) => {
+    const functions = Object.values((await stageTemplates([stage]))[stage].findResources('AWS::Lambda::Function'));
     const names = functions.flatMap((fn) => Object.keys(fn.Properties.Environment?.Variables ?? {}));
     // The environments are read where the stack sets them: TABLE_NAME is in them.
     expect(names).toContain('TABLE_NAME');

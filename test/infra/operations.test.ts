@@ -25,7 +25,7 @@ const ALL_FUNCTIONS = [...HTTP_FUNCTIONS, ...BACKGROUND_FUNCTIONS];
 let templates: Record<Stage, Template>;
 beforeAll(async () => {
   templates = await stageTemplates(STAGES);
-}, 180_000);
+});
 
 const of = (template: Template, type: string) => template.findResources(type) as Record<string, Json>;
 /** The stage's alarm topics the stack creates (the mail-events topic is the other one). */

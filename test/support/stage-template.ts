@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,10 +32,40 @@ export function testApp({ bundle = false, stageAssets = bundle, outdir, context 
 }
 type TestAppOptions = { bundle?: boolean; stageAssets?: boolean; outdir?: string; context?: Record<string, unknown> };
 
-/** A stage's template with its example context (STAGE_CONTEXT), without bundling: for assertions that read the template. */
-function stageTemplate(stage: Stage): Template {
-  const app = testApp();
-  return Template.fromStack(new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, STAGE_CONTEXT[stage]) }));
+/**
+ * A stage's template with its example context (STAGE_CONTEXT), without bundling: for assertions that read the
+ * template. Synthesized once per run and kept in the run's folder (run-tmpdir.ts): several suites read the same
+ * three stages, and a synthesis costs seconds of CPU. The first fork to ask takes a lock and synthesizes; the others
+ * wait for its file (or synthesize themselves if it gave up).
+ */
+async function stageTemplate(stage: Stage): Promise<Template> {
+  const dir = join(process.env.CUSTOMER_API_TEST_TMPDIR ?? tmpdir(), 'stage-templates');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${stage}.json`);
+  const lock = `${file}.lock`;
+  const kept = () => (existsSync(file) ? Template.fromJSON(JSON.parse(readFileSync(file, 'utf8'))) : null);
+  for (;;) {
+    const template = kept();
+    if (template) return template;
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (!existsSync(lock)) continue;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  try {
+    const app = testApp();
+    const json = Template.fromStack(
+      new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, STAGE_CONTEXT[stage]) }),
+    ).toJSON();
+    writeFileSync(`${file}.part`, JSON.stringify(json));
+    renameSync(`${file}.part`, file);
+    return Template.fromJSON(json);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -46,7 +76,7 @@ export async function stageTemplates<S extends Stage>(stages: readonly S[]): Pro
   const templates = {} as Record<S, Template>;
   for (const stage of stages) {
     await new Promise((resolve) => setImmediate(resolve));
-    templates[stage] = stageTemplate(stage);
+    templates[stage] = await stageTemplate(stage);
   }
   return templates;
 }
