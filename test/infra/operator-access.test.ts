@@ -7,7 +7,7 @@ import { pascal } from '#lib/constructs/service-function';
 import { CustomerApiStack } from '#lib/stack';
 import { stageConfig, type Stage, type StageContext } from '#lib/stages';
 import { STAGE_CONTEXT } from '../support/stage-context.js';
-import { testApp } from '../support/stage-template.js';
+import { stageTemplates, testApp } from '../support/stage-template.js';
 
 /**
  * What an operator is given (the managed policy the stack outputs), what each class of producer is given (its own),
@@ -29,8 +29,8 @@ const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]
 
 describe('the operator policy and the trail (staging)', () => {
   let template: Json;
-  beforeAll(() => {
-    template = synth('staging');
+  beforeAll(async () => {
+    template = (await stageTemplates(['staging'])).staging.toJSON();
   });
 
   it('outputs a managed policy that invokes the admin routes only and reads the stack outputs: no DynamoDB action at all', () => {
@@ -69,8 +69,8 @@ describe('the operator policy and the trail (staging)', () => {
 
 describe('the producer policies (staging)', () => {
   let template: Json;
-  beforeAll(() => {
-    template = synth('staging');
+  beforeAll(async () => {
+    template = (await stageTemplates(['staging'])).staging.toJSON();
   });
 
   /** A Fn::Join of the template as text, each pseudo parameter and reference as `<Name>`. */
