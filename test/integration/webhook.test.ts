@@ -267,14 +267,20 @@ describe.concurrent('delivery outcomes', () => {
       const delivery = await waitForStatus(runtime, deliveryId, ['SUCCEEDED', 'FAILED', 'DEAD_LETTER']);
       expect(delivery.status).toBe(c.status);
       expect(lastOutcome(delivery).lastErrorCode).toBe(c.code);
-      expect(receiver.received).toHaveLength(c.requests);
+      // A starved machine can overrun an attempt's scaled time: its invocation is interrupted, which the policy counts
+      // as a retryable failure whose request may or may not have landed. None on a quiet machine.
+      const interrupted = delivery.timeline.filter((e) => e.code === 'attempt_interrupted').length;
+      expect(receiver.received.length).toBeGreaterThanOrEqual(c.requests);
+      expect(receiver.received.length).toBeLessThanOrEqual(c.requests + interrupted);
       expect(receiver.received.every((r) => r.verified)).toBe(true);
-      // One retry: a jittered wait within the first retry's bounds (30–45 s).
-      expect(delivery.backoffHistory).toHaveLength(c.requests === 2 ? 1 : 0);
-      for (const wait of delivery.backoffHistory) {
-        expect(wait).toBeGreaterThanOrEqual(backoffBounds(1).min);
-        expect(wait).toBeLessThanOrEqual(backoffBounds(1).max);
-      }
+      expect(delivery.attempts).toBeGreaterThanOrEqual(c.requests);
+      expect(delivery.attempts).toBeLessThanOrEqual(c.requests + interrupted);
+      // A jittered wait after each attempt but the last, within its retry's bounds (the first: 30–45 s).
+      expect(delivery.backoffHistory).toHaveLength(delivery.attempts - 1);
+      delivery.backoffHistory.forEach((wait, i) => {
+        expect(wait).toBeGreaterThanOrEqual(backoffBounds(i + 1).min);
+        expect(wait).toBeLessThanOrEqual(backoffBounds(i + 1).max);
+      });
       // The deliverer records the destination's health just after the delivery's outcome: give it that moment.
       const expected = c.status === 'SUCCEEDED' ? 'HEALTHY' : 'FAILING';
       let health = '';
