@@ -12,10 +12,10 @@ export default defineConfig({
     // Most suites wait on sockets, engines and the webhook time scale rather than compute: six forks on a 2-core
     // machine (vitest's default there is one) keep both cores busy while one engine's suites wait.
     poolOptions: { forks: { maxForks: 6, minForks: 1 } },
-    // Outer bounds only: tests wait on the states they need (test/support/eventually.ts, PATIENCE_MS = 90 s), so a busy
+    // Outer bounds only: tests wait on the states they need (test/support/eventually.ts, PATIENCE_MS = 180 s), so a busy
     // machine makes them slower, not red; a test and a hook (a stage's synth) get more than one patience.
-    testTimeout: 150_000,
-    hookTimeout: 300_000,
+    testTimeout: 2 * PATIENCE_MS,
+    hookTimeout: 3 * PATIENCE_MS,
     // expect.poll waits on a state as eventually() does, not vitest's default second.
     expect: { poll: { timeout: PATIENCE_MS } },
     // Both engines in one run, sharing the forks: dynalite (in-process) for every suite, and AWS's own DynamoDB

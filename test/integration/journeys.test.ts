@@ -102,7 +102,7 @@ async function filesRun(result: ScriptCoverage[]): Promise<string[]> {
   return files.sort();
 }
 
-describe(`the webhook journey (${ENGINE_NAME})`, { timeout: 180_000 }, () => {
+describe(`the webhook journey (${ENGINE_NAME})`, () => {
   it(`publish → fan-out → queue → deliverer → signed POST → retry → dead letter runs at most ${JOURNEY_FILE_BOUND} files of lambdas/, in the webhook room and the kernel only`, async () => {
     // Warm: every module loaded, every first-time path taken; the measured run gets destinations of its own.
     await journey(await destinations());

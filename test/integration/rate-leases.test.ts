@@ -119,7 +119,7 @@ async function race(instances: Instance[], token: string, steps: number, stepMs:
 const warnAt = (limit: number) => Math.ceil(limit * RATE_WARNING_FRACTION);
 
 // Hundreds of requests a test on a shared machine: generous time, no timing asserted.
-describe(`leased quota, several instances racing on one application (${ENGINE_NAME})`, { timeout: 180_000 }, () => {
+describe(`leased quota, several instances racing on one application (${ENGINE_NAME})`, () => {
   it('admits at most the limit in a minute, strands at most 1 % of it, warns once at 80 % of admitted requests and mails one exceeded', async () => {
     const limit = 1_000;
     const { clientId, token } = await application(limit);
