@@ -56,6 +56,9 @@ async function stageTemplate(stage: Stage): Promise<Template> {
     }
   }
   try {
+    // Another fork may have written it between this one's look and its lock.
+    const ready = kept();
+    if (ready) return ready;
     const app = testApp();
     const json = Template.fromStack(
       new CustomerApiStack(app, `CustomerApi-${stage}`, { config: stageConfig(stage, STAGE_CONTEXT[stage]) }),
