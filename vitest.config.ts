@@ -16,8 +16,9 @@ export default defineConfig({
     // machine makes them slower, not red; a test and a hook (a stage's synth) get more than one patience.
     testTimeout: 2 * PATIENCE_MS,
     hookTimeout: 3 * PATIENCE_MS,
-    // expect.poll waits on a state as eventually() does, not vitest's default second.
-    expect: { poll: { timeout: PATIENCE_MS } },
+    // expect.poll waits on a state as long as eventually() does, not vitest's default second, and asks every 250 ms:
+    // its default 50 ms made the long waits (a retry's backoff) thousands of engine reads.
+    expect: { poll: { timeout: PATIENCE_MS, interval: 250 } },
     // Both engines in one run, sharing the forks: dynalite (in-process) for every suite, and AWS's own DynamoDB
     // Local for the suites that touch DynamoDB. `--project dynalite` is the development loop.
     projects: [

@@ -73,7 +73,6 @@ async function publishAndReceive(apiUrl: string, price: number): Promise<Forward
   return eventually(
     () => forwarded[before],
     () => 'no delivery forwarded',
-    { everyMs: 100 },
   );
 }
 

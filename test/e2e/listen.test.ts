@@ -118,7 +118,7 @@ async function adminCall(method: string, path: string, body?: unknown, url = api
 }
 
 const waitFor = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> =>
-  eventually(probe, () => `${what}: not seen`, { everyMs: 100 });
+  eventually(probe, () => `${what}: not seen`);
 
 describe('npm run listen after a plain npm start', () => {
   let listen: ListenProcess;

@@ -57,7 +57,7 @@ function startReceiver(reconcileEverySeconds: number) {
 }
 
 async function until(done: () => boolean, what: () => string): Promise<void> {
-  await eventually(() => (done() ? true : undefined), what, { everyMs: 100 });
+  await eventually(() => (done() ? true : undefined), what);
 }
 
 /** The receiver's copies, by "group/location": revision only. */

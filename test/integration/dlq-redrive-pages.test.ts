@@ -191,7 +191,6 @@ async function allFinished(deliveries: readonly Delivery[]): Promise<Delivery[]>
       return finished.size === deliveries.length ? true : undefined;
     },
     () => `${deliveries.length - finished.size} deliveries not finished`,
-    { everyMs: 250 },
   );
   return deliveries.map((d) => finished.get(d.deliveryId)!);
 }

@@ -64,11 +64,9 @@ async function until(
   what: string,
   seen: () => Promise<string> | string = () => '',
 ): Promise<void> {
-  // Each check may scan the table: not too often, for the slower engine.
   await eventually(
     async () => ((await check()) ? true : undefined),
     async () => `${what}; ${await seen()}`,
-    { everyMs: 200 },
   );
 }
 /** What the destinations heard and the records' statuses: said when a wait runs out. */

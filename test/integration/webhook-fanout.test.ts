@@ -75,7 +75,6 @@ describe(`fan-out to ${DESTINATIONS} receivers`, () => {
     await eventually(
       async () => ((before = await recordsOf(event.eventId)).every((r) => r.status === 'SUCCEEDED') ? true : undefined),
       () => `records ${before.map((r) => r.status).join(' ')}`,
-      { everyMs: 100 },
     );
     expect(before).toHaveLength(DESTINATIONS);
     // A second dispatch of the same event (the sweeper after a crash): the records stand, nothing is queued again.

@@ -58,7 +58,6 @@ async function inDlq(QueueUrl: string, body: string): Promise<void> {
       return Messages.some((m) => m.Body === body) ? true : undefined;
     },
     () => `the message in ${QueueUrl}`,
-    { everyMs: 200 },
   );
 }
 

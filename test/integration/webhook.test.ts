@@ -290,7 +290,6 @@ describe.concurrent('delivery outcomes', () => {
         async () =>
           (health = (await showDestination(runtime.deps, destination.destinationId)).destination.health) === expected ? true : undefined,
         () => `health ${health}, wanted ${expected}`,
-        { everyMs: 100 },
       );
       await removeDestination(runtime.deps, destination.destinationId);
     });

@@ -6,20 +6,21 @@
  */
 export const PATIENCE_MS = 180_000;
 
+/** The longest pause between two probes: a long wait asks about once a second, so it does not crowd a busy machine. */
+const MAX_PAUSE_MS = 1_000;
+
 /**
- * Resolves with `probe`'s first answer that is not undefined, asking every `everyMs`; past `timeoutMs` it throws
- * with `what()` saying what was awaited and what was seen (read once, then: it may read the engine).
+ * Resolves with `probe`'s first answer that is not undefined; past PATIENCE_MS it throws with `what()` saying what was
+ * awaited and what was seen (read once, then: it may read the engine). The pauses between probes start at 20 ms and
+ * grow by half each time up to MAX_PAUSE_MS: a state that comes soon is seen soon, and a long wait (a retry's backoff)
+ * costs a few dozen probes, not thousands of engine reads.
  */
-export async function eventually<T>(
-  probe: () => T | undefined | Promise<T | undefined>,
-  what: () => string | Promise<string>,
-  { timeoutMs = PATIENCE_MS, everyMs = 50 }: { timeoutMs?: number; everyMs?: number } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+export async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: () => string | Promise<string>): Promise<T> {
+  const deadline = Date.now() + PATIENCE_MS;
+  for (let pauseMs = 20; ; pauseMs = Math.min(MAX_PAUSE_MS, pauseMs * 1.5)) {
     const answer = await probe();
     if (answer !== undefined) return answer;
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms: ${await what()}`);
-    await new Promise((r) => setTimeout(r, everyMs));
+    if (Date.now() > deadline) throw new Error(`waited ${PATIENCE_MS} ms: ${await what()}`);
+    await new Promise((r) => setTimeout(r, pauseMs));
   }
 }

@@ -16,5 +16,6 @@ export default function runTmpdir(): (() => void) | undefined {
   process.env.CUSTOMER_API_TEST_TMPDIR = process.env.TMPDIR = dir;
   // V8's compiled code of every module, kept for the forks and the processes they start (saves about 4 % of CPU).
   process.env.NODE_COMPILE_CACHE = join(dir, 'node-compile-cache');
-  return () => rmSync(dir, { recursive: true, force: true });
+  // Retried: a process the run started may still be writing its compile cache as it exits.
+  return () => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 }
