@@ -11,7 +11,12 @@ export default defineConfig({
     pool: 'forks',
     // Most suites wait on sockets, engines and the webhook time scale rather than compute: six forks on a 2-core
     // machine (vitest's default there is one) keep both cores busy while one engine's suites wait.
-    poolOptions: { forks: { maxForks: 6, minForks: 1 } },
+    // Each fork runs file after file with the modules it has loaded (a fresh fork per file spent a quarter of the run's
+    // CPU loading the same graph again): every suite stops what it starts and restores what it changes. All six forks
+    // live for the whole run: with fewer kept, tinypool ended an idle fork that still had files queued
+    // ("Terminating worker thread"). One engine's project runs after the other's.
+    isolate: false,
+    poolOptions: { forks: { maxForks: 6, minForks: 6 } },
     // Outer bounds only: tests wait on the states they need (test/support/eventually.ts, PATIENCE_MS = 180 s), so a busy
     // machine makes them slower, not red; a test and a hook (a stage's synth) get more than one patience.
     testTimeout: 2 * PATIENCE_MS,

@@ -95,7 +95,9 @@ async function interrupt(started: Run): Promise<number | null> {
 /** The one line a refused start prints (npm's own notices aside), and its exit code. */
 async function refusal(started: Run): Promise<{ code: number | null; lines: string[] }> {
   // A refused start exits by itself; the bound only ends one that hangs (a busy machine starts slowly).
-  const code = await Promise.race([started.exited, new Promise<'running'>((r) => setTimeout(() => r('running'), PATIENCE_MS))]);
+  let bound: NodeJS.Timeout | undefined;
+  const code = await Promise.race([started.exited, new Promise<'running'>((r) => (bound = setTimeout(() => r('running'), PATIENCE_MS)))]);
+  clearTimeout(bound);
   if (code === 'running') {
     await interrupt(started);
     throw new Error(`still running after ${PATIENCE_MS / 1000} s:\n${started.output()}`);
