@@ -118,6 +118,9 @@ export async function reconcileDlq(deps: MessagingDeps) {
     if (stale || d.status === STATUS.SUCCEEDED || d.status === STATUS.FAILED) return 'delete';
     if (d.deadLetterReason) {
       await list(markerOf(d, d.deadLetterReason));
+      // An attempt or a redrive may have taken it up since the read above: each clears the reason, then the marker.
+      // A marker written over that unmarking would list a delivery that moved on (even one that succeeded): it comes off.
+      if (!(await store.deliveries.get(deliveryId))?.deadLetterReason) await store.deliveries.unmarkDeadLetter(deliveryId);
       return 'keep';
     }
     const stranded = await store.deliveries.write(state.strand(d, now), d);
