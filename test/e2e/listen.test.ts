@@ -1,4 +1,5 @@
 import { type ChildProcess } from 'node:child_process';
+import { overrunsOf } from '../fixtures/wait-for-delivery.js';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -275,8 +276,7 @@ describe('npm run listen after a plain npm start', () => {
     // Refused for good, without a retry: the address is not one the service will ever connect to. A starved machine can
     // overrun an attempt before the refusal (it times out or its invocation is interrupted); only those add attempts.
     const { body: story } = await adminCall('GET', `/deliveries/${refused.deliveryId}`);
-    const overruns = story.delivery.timeline.filter((e: { code: string }) => e.code === 'timeout' || e.code === 'attempt_interrupted');
-    expect([refused.status, refused.attempts - overruns.length]).toEqual(['FAILED', 1]);
+    expect([refused.status, refused.attempts - overrunsOf(story.delivery.timeline)]).toEqual(['FAILED', 1]);
     expect(forwarded.filter((f) => f.headers['x-service-event-id'] === refused.eventId)).toEqual([]);
   });
 
